@@ -1,0 +1,25 @@
+/** The `perks` command line: one yargs program, one module per command (src/commands/). */
+import yargs from 'yargs';
+import { hideBin } from 'yargs/helpers';
+import { commands } from './commands/index.js';
+import { ExitCode } from './shared/exit-codes.js';
+
+const cli = yargs(hideBin(process.argv))
+  .scriptName('perks')
+  .usage('$0 <command> [options]\n\nReporting ETL for the Perks Platform Integration API v3.')
+  .strict()
+  .demandCommand(1, 'Name a command; `perks --help` lists them.')
+  .recommendCommands()
+  .help()
+  .alias('h', 'help')
+  .version(false)
+  .wrap(Math.min(110, process.stdout.columns ?? 110))
+  .fail((msg, err) => {
+    if (err) throw err;
+    process.stderr.write(`perks: ${msg}\n`);
+    process.exit(ExitCode.config);
+  });
+
+for (const command of commands) cli.command(command);
+
+await cli.parseAsync();

@@ -1,0 +1,4 @@
+/** Every CLI command, one module each. */
+import type { CommandModule } from 'yargs';
+
+export const commands: CommandModule<any, any>[] = [];

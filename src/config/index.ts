@@ -1,0 +1,91 @@
+/**
+ * Configuration: environment variables, overridden by CLI flags, validated once at the entry point.
+ * Defaults live here and nowhere else.
+ */
+import { z } from 'zod';
+import { ConfigError } from '../shared/exit-codes.js';
+import { DEFAULT_CREDIT_PATH } from '../resources/credit.js';
+
+const intList = z
+  .string()
+  .regex(/^\s*\d+(\s*,\s*\d+)*\s*$/, 'expected comma-separated group ids, e.g. 11,12')
+  .transform((s) => s.split(',').map((v) => Number.parseInt(v.trim(), 10)));
+
+const positiveInt = (what: string) =>
+  z.coerce.number({ error: `expected ${what}` }).int(`expected ${what}`).positive(`expected ${what}`);
+
+export const ConfigSchema = z.object({
+  baseUrl: z.url({ error: 'expected an http(s) URL, e.g. https://api.example.com' }).optional(),
+  clientId: z.coerce.number({ error: 'expected an integer client id' }).int('expected an integer client id').positive().optional(),
+  clientSecret: z.string().min(1, 'must not be empty').optional(),
+  scope: z.string().min(1).default('*'),
+  groupIds: intList.optional(),
+  rateLimit: positiveInt('calls per minute, a whole number above 0').default(120),
+  output: z.string().min(1).default('./output'),
+  creditPath: z
+    .string()
+    .refine((p) => p.startsWith('/') && p.includes('{identifier}') && p.includes('{identifier_value}'), {
+      message: 'expected a path with {identifier} and {identifier_value}, e.g. /v3/user/credit/{identifier}/{identifier_value}',
+    })
+    .default(DEFAULT_CREDIT_PATH),
+  startDate: z
+    .string()
+    .regex(/^\d{4}-\d{2}-\d{2}$/, 'expected a date YYYY-MM-DD')
+    .refine((d) => !Number.isNaN(Date.parse(d)), 'expected a real calendar date')
+    .optional(),
+  lookbackDays: z.coerce.number({ error: 'expected a whole number of days' }).int().min(0).max(366).default(7),
+  redisUrl: z.string().regex(/^rediss?:\/\//, 'expected redis://host:port').optional(),
+  /** The timezone the API reads order_created_from/to in (not shown in the spec; UTC by default). */
+  apiTimezone: z.string().default('UTC'),
+});
+export type Config = z.infer<typeof ConfigSchema>;
+export type ConfigInput = z.input<typeof ConfigSchema>;
+
+/** Environment variable behind each field, for messages and docs. */
+export const ENV_NAMES: Record<keyof Config, string> = {
+  baseUrl: 'PERKS_BASE_URL',
+  clientId: 'PERKS_CLIENT_ID',
+  clientSecret: 'PERKS_CLIENT_SECRET',
+  scope: 'PERKS_SCOPE',
+  groupIds: 'PERKS_GROUP_IDS',
+  rateLimit: 'PERKS_RATE_LIMIT',
+  output: 'PERKS_OUTPUT',
+  creditPath: 'PERKS_CREDIT_PATH',
+  startDate: 'PERKS_START_DATE',
+  lookbackDays: 'PERKS_LOOKBACK_DAYS',
+  redisUrl: 'PERKS_REDIS_URL',
+  apiTimezone: 'PERKS_API_TIMEZONE',
+};
+
+/** Reads the environment, applies flag overrides (undefined flags do not override), validates. */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Partial<Record<keyof Config, unknown>> = {}): Config {
+  const raw: Record<string, unknown> = {};
+  for (const [key, name] of Object.entries(ENV_NAMES) as [keyof Config, string][]) {
+    const fromEnv = env[name];
+    if (fromEnv !== undefined && fromEnv !== '') raw[key] = fromEnv;
+    const fromFlag = overrides[key];
+    if (fromFlag !== undefined) raw[key] = Array.isArray(fromFlag) ? fromFlag.join(',') : String(fromFlag);
+  }
+  const parsed = ConfigSchema.safeParse(raw);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    const key = String(issue.path[0]) as keyof Config;
+    const shown = key === 'clientSecret' ? '(hidden)' : JSON.stringify(raw[key]);
+    throw new ConfigError(`${ENV_NAMES[key] ?? key}=${shown} is invalid: ${issue.message}`);
+  }
+  return parsed.data;
+}
+
+/** The fields a command talking to the API needs; a missing one is a one-line error naming the variable. */
+export function requireApi(config: Config): Required<Pick<Config, 'baseUrl' | 'clientId' | 'clientSecret'>> & Config {
+  for (const key of ['baseUrl', 'clientId', 'clientSecret'] as const) {
+    if (config[key] === undefined) {
+      throw new ConfigError(`${ENV_NAMES[key]} is not set: set it (or pass --${kebab(key)}) to reach the API, or run \`npm start\` for the embedded sandbox`);
+    }
+  }
+  return config as Required<Pick<Config, 'baseUrl' | 'clientId' | 'clientSecret'>> & Config;
+}
+
+function kebab(s: string): string {
+  return s.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`);
+}
