@@ -1,0 +1,296 @@
+/**
+ * The Perks API client: every operation of the spec (src/resources/operations.ts), typed from the same
+ * zod declarations the sandbox uses. Each attempt queues in the credential's limiter again
+ * (`pRetry(() => limiter.schedule(send))`, guide example 6); a 401 gets exactly one new token.
+ */
+import pRetry, { AbortError } from 'p-retry';
+import { z } from 'zod';
+import { operations, type BodyOf, type DataOf, type OperationName } from '../resources/operations.js';
+import { Pagination } from '../resources/envelope.js';
+import { TokenPayload, type Token } from '../resources/auth.js';
+import { CreditItem } from '../resources/credit.js';
+import { registerSecret } from '../shared/redact.js';
+import { Counters } from './counters.js';
+import { ApiError, RecordParseError } from './errors.js';
+import { ACTIONS } from './outcomes.js';
+import { CredentialLimiter } from './rate-limiter.js';
+import { TokenManager } from './token-manager.js';
+import { send, type HttpResponse } from './transport.js';
+import { paginatorFor } from './paginators.js';
+
+export interface ClientOptions {
+  baseUrl: string;
+  clientId: number;
+  clientSecret: string;
+  scope?: string;
+  /** Calls per minute for this credential (PERKS_RATE_LIMIT). */
+  rateLimit?: number;
+  /** The token is organisation level: every group-scoped call must name its group. */
+  organisationLevel?: boolean;
+  creditPath?: string;
+  timeoutMs?: number;
+  /** Attempts after the first, for transient failures. */
+  retries?: number;
+  /** Backoff before the first retry (grows exponentially, with jitter). */
+  minRetryDelayMs?: number;
+  /** A Retry-After longer than this fails fast instead of waiting. */
+  maxRetryAfterMs?: number;
+  runId?: string;
+  /** Share one limiter between clients of the same credential (e.g. several groups). */
+  limiter?: CredentialLimiter;
+  counters?: Counters;
+  maxConcurrent?: number;
+}
+
+export type PathParams = { identifier: string; identifier_value: string | number } | { id: string | number };
+
+export interface CallArgs<N extends OperationName> {
+  path?: PathParams;
+  body?: BodyOf<N>;
+  /** organisation_group_id, sent where the operation accepts it. */
+  group?: number;
+}
+
+export type ListName = {
+  [N in OperationName]: (typeof operations)[N] extends { item: z.ZodType } ? N : never;
+}[OperationName] | 'userCredit';
+
+export interface Page<T> {
+  page: number;
+  records: T[];
+  rejects: RecordParseError[];
+  pagination?: Pagination;
+  /** The page's data as the server sent it (for lossless landing of unknown fields). */
+  rawCount: number;
+}
+
+export class PerksClient {
+  readonly counters: Counters;
+  readonly limiter: CredentialLimiter;
+  private readonly tokens: TokenManager;
+  private readonly opts: Required<Pick<ClientOptions, 'timeoutMs' | 'retries' | 'minRetryDelayMs' | 'maxRetryAfterMs' | 'scope' | 'creditPath'>> & ClientOptions;
+
+  constructor(options: ClientOptions) {
+    registerSecret(options.clientSecret);
+    this.opts = {
+      timeoutMs: 30_000,
+      retries: 8,
+      minRetryDelayMs: 500,
+      maxRetryAfterMs: 5 * 60_000,
+      scope: '*',
+      creditPath: operations.userCredit.path,
+      ...options,
+      baseUrl: options.baseUrl.replace(/\/+$/, ''),
+    };
+    this.counters = options.counters ?? new Counters();
+    this.limiter = options.limiter ?? new CredentialLimiter({ callsPerMinute: options.rateLimit ?? 120, maxConcurrent: options.maxConcurrent });
+    this.tokens = new TokenManager(() => this.requestToken());
+  }
+
+  /** Calls one operation and decodes its `data` with the operation's schema. */
+  async call<N extends OperationName>(name: N, args: CallArgs<N> = {}): Promise<DataOf<N>> {
+    const response = await this.exchange(name, args);
+    return this.decodeData(name, response.json);
+  }
+
+  /**
+   * Pages through a listing: page 1, then as the paginator says. Records are decoded one by one, so a
+   * bad record is returned as a reject (for quarantine) instead of failing the page. When the server
+   * tells the last page, up to `prefetch` pages are requested ahead to keep the limiter busy.
+   */
+  async *paginate<N extends ListName>(
+    name: N,
+    args: CallArgs<N> = {},
+    options: { perPage?: number; prefetch?: number } = {},
+  ): AsyncGenerator<Page<ItemOf<N>>> {
+    const perPage = options.perPage ?? 100;
+    const fetchPage = (page: number) => this.exchange(name, { ...args, body: { ...(args.body as object), page, per_page: perPage } as BodyOf<N> });
+    const first = await fetchPage(1);
+    const firstPage = this.decodePage(name, 1, first.json);
+    yield firstPage;
+    const paginator = paginatorFor(firstPage.pagination, perPage);
+    let next = paginator.next(1, firstPage.rawCount);
+    const ahead = new Map<number, Promise<HttpResponse>>();
+    const prefetch = options.prefetch ?? 4;
+    try {
+      while (next !== undefined) {
+        const last = paginator.lastPage;
+        for (let p = next; last !== undefined && p <= Math.min(last, next + prefetch - 1); p++) {
+          if (!ahead.has(p)) ahead.set(p, fetchPage(p));
+        }
+        const response = await (ahead.get(next) ?? fetchPage(next));
+        ahead.delete(next);
+        const page = this.decodePage(name, next, response.json);
+        yield page;
+        next = paginator.next(next, page.rawCount);
+      }
+    } finally {
+      for (const pending of ahead.values()) pending.catch(() => undefined);
+    }
+  }
+
+  async close(): Promise<void> {
+    if (!this.opts.limiter) await this.limiter.stop();
+  }
+
+  // ---- internals ----
+
+  private async exchange<N extends OperationName>(name: N, args: CallArgs<N>): Promise<HttpResponse> {
+    const op = operations[name];
+    const body = this.buildBody(name, args);
+    const url = this.opts.baseUrl + this.buildPath(name, args.path);
+    let reauthenticated = false;
+    return pRetry(
+      async () => {
+        const token = op.auth ? await this.tokens.get() : undefined;
+        try {
+          return await this.sendLimited({ operation: name, method: op.method, url, body, token, timeoutMs: this.opts.timeoutMs });
+        } catch (err) {
+          if (err instanceof ApiError && err.kind === 'authentication' && token && !reauthenticated) {
+            // Exactly one new token and one retry (spec, Authentication 4).
+            reauthenticated = true;
+            this.tokens.invalidate(token);
+            return this.sendLimited({ operation: name, method: op.method, url, body, token: await this.tokens.get(), timeoutMs: this.opts.timeoutMs });
+          }
+          throw err;
+        }
+      },
+      this.retryOptions(),
+    );
+  }
+
+  private async sendLimited(req: Parameters<typeof send>[0]): Promise<HttpResponse> {
+    let waited = 0;
+    try {
+      const { value, waitedMs } = await this.limiter.schedule(async () => {
+        const response = await send(req).catch((err: unknown) => {
+          this.counters.recordCall(req.operation, 0, 0);
+          throw err;
+        });
+        this.counters.recordCall(req.operation, response.bytes, 0);
+        return response;
+      });
+      waited = waitedMs;
+      this.limiter.rateHeaders(numberHeader(value.headers, 'x-ratelimit-limit'), numberHeader(value.headers, 'x-ratelimit-remaining'));
+      return value;
+    } catch (err) {
+      if (err instanceof ApiError && err.kind === 'throttled') {
+        this.counters.throttled += 1;
+        if (err.retryAfterMs !== undefined && err.retryAfterMs > this.opts.maxRetryAfterMs) {
+          throw new AbortError(
+            new ApiError('throttled', req.operation, `the API asks to wait ${Math.round(err.retryAfterMs / 1000)} s (Retry-After), above the ${Math.round(this.opts.maxRetryAfterMs / 1000)} s cap: rerun later`, 429),
+          );
+        }
+        this.limiter.throttled(err.retryAfterMs);
+      }
+      throw err;
+    } finally {
+      this.counters.limiterWaitMs += waited;
+    }
+  }
+
+  private retryOptions() {
+    return {
+      retries: this.opts.retries,
+      factor: 2,
+      minTimeout: this.opts.minRetryDelayMs,
+      maxTimeout: 30_000,
+      randomize: true,
+      shouldRetry: ({ error }: { error: Error }) => error instanceof ApiError && ACTIONS[error.kind] === 'retry',
+      onFailedAttempt: ({ error, retriesLeft }: { error: Error; retriesLeft: number }) => {
+        if (error instanceof ApiError && ACTIONS[error.kind] === 'retry' && retriesLeft > 0) this.counters.retries += 1;
+      },
+    };
+  }
+
+  private async requestToken(): Promise<Token> {
+    this.counters.tokenRequests += 1;
+    const body = { client_id: this.opts.clientId, client_secret: this.opts.clientSecret, grant_type: 'client_credentials', scope: this.opts.scope };
+    const url = `${this.opts.baseUrl}${operations.token.path}`;
+    const response = await pRetry(
+      () => this.sendLimited({ operation: 'token', method: 'POST', url, body, timeoutMs: this.opts.timeoutMs }),
+      this.retryOptions(),
+    ).catch((err: unknown) => {
+      if (err instanceof ApiError && err.kind === 'authentication') {
+        throw new ApiError('authentication', 'token', 'the API refused the client credentials: check PERKS_CLIENT_ID and PERKS_CLIENT_SECRET', 401);
+      }
+      throw err;
+    });
+    const parsed = TokenPayload.safeParse(response.json);
+    if (!parsed.success) throw new ApiError('parse', 'token', 'the token response has no access_token', response.status);
+    return parsed.data;
+  }
+
+  private buildBody<N extends OperationName>(name: N, args: CallArgs<N>): unknown {
+    const op = operations[name];
+    const raw: Record<string, unknown> = { ...((args.body as object | undefined) ?? {}) };
+    if (op.groupScoped && args.group !== undefined) raw.organisation_group_id = args.group;
+    if (op.groupScoped && raw.organisation_group_id === undefined && this.opts.organisationLevel) {
+      throw new ApiError('client', name, 'the token is organisation level: name the group (organisation_group_id, PERKS_GROUP_IDS)');
+    }
+    const parsed = (op.body as z.ZodType).safeParse(raw);
+    if (!parsed.success) {
+      const issue = parsed.error.issues[0];
+      throw new ApiError('validation', name, `request field ${issue.path.join('.') || '(body)'}: ${issue.message}`);
+    }
+    return parsed.data;
+  }
+
+  private buildPath(name: OperationName, params?: PathParams): string {
+    const template = name === 'userCredit' ? this.opts.creditPath : operations[name].path;
+    return template.replace(/\{(identifier_value|identifier|id)\}/g, (_, key: string) => {
+      const value = (params as Record<string, unknown> | undefined)?.[key];
+      if (value === undefined || value === '') throw new ApiError('client', name, `path parameter ${key} is missing`);
+      return encodeURIComponent(String(value));
+    });
+  }
+
+  private decodeData<N extends OperationName>(name: N, json: unknown): DataOf<N> {
+    const op = operations[name];
+    if (name === 'token') return TokenPayload.parse(json) as DataOf<N>;
+    const data = (json as { data?: unknown } | undefined)?.data;
+    const parsed = (op.data as z.ZodType).safeParse(data);
+    if (!parsed.success) throw toRecordError(name, parsed.error, data);
+    return parsed.data as DataOf<N>;
+  }
+
+  private decodePage<N extends ListName>(name: N, page: number, json: unknown): Page<ItemOf<N>> {
+    const envelope = (json ?? {}) as Record<string, unknown>;
+    const pagination = Pagination.safeParse(envelope);
+    const { raw, item } = itemsOf(name, envelope.data);
+    const records: ItemOf<N>[] = [];
+    const rejects: RecordParseError[] = [];
+    for (const value of raw) {
+      const parsed = item.safeParse(value);
+      if (parsed.success) records.push(parsed.data as ItemOf<N>);
+      else rejects.push(toRecordError(name, parsed.error, value));
+    }
+    return { page, records, rejects, pagination: pagination.success ? pagination.data : undefined, rawCount: raw.length };
+  }
+}
+
+export type ItemOf<N extends ListName> = N extends 'userCredit'
+  ? CreditItem
+  : (typeof operations)[N] extends { item: infer I extends z.ZodType } ? z.output<I> : never;
+
+function itemsOf(name: ListName, data: unknown): { raw: unknown[]; item: z.ZodType } {
+  if (name === 'userCredit') {
+    const credits = (data as { credits?: unknown } | undefined)?.credits;
+    return { raw: Array.isArray(credits) ? credits : [], item: CreditItem };
+  }
+  const op = operations[name] as { item: z.ZodType };
+  if (!Array.isArray(data)) throw new ApiError('parse', name, 'the listing has no data array');
+  return { raw: data, item: op.item };
+}
+
+function toRecordError(operation: string, error: z.ZodError, record: unknown): RecordParseError {
+  const issue = error.issues[0];
+  let value: unknown = record;
+  for (const key of issue.path) value = (value as Record<PropertyKey, unknown> | undefined)?.[key as PropertyKey];
+  return new RecordParseError(operation, issue.path.join('.'), value, issue.message);
+}
+
+function numberHeader(headers: Headers, name: string): number | undefined {
+  const v = headers.get(name);
+  return v !== null && /^\d+$/.test(v.trim()) ? Number(v) : undefined;
+}

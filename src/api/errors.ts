@@ -1,0 +1,47 @@
+/**
+ * Typed API errors. Each carries the operation, the HTTP status (when there was one), the run id
+ * and a message a person can act on. Messages never contain secrets (see src/shared/redact.ts).
+ */
+import { ExitCode, UserFacingError } from '../shared/exit-codes.js';
+
+export type ApiErrorKind = 'authentication' | 'throttled' | 'validation' | 'client' | 'server' | 'network' | 'timeout' | 'parse';
+
+export class ApiError extends UserFacingError {
+  constructor(
+    readonly kind: ApiErrorKind,
+    readonly operation: string,
+    message: string,
+    readonly status?: number,
+    options?: { cause?: unknown; retryAfterMs?: number; runId?: string },
+  ) {
+    super(`${operation}: ${message}`, kind === 'authentication' ? ExitCode.auth : ExitCode.failed, options);
+    this.name = `ApiError(${kind})`;
+    this.retryAfterMs = options?.retryAfterMs;
+    this.runId = options?.runId;
+  }
+  readonly retryAfterMs?: number;
+  readonly runId?: string;
+
+  /** Worth another attempt: throttling, server faults, network faults, timeouts and cut-off bodies. */
+  get transient(): boolean {
+    return this.kind === 'throttled' || this.kind === 'server' || this.kind === 'network' || this.kind === 'timeout' || this.kind === 'parse';
+  }
+}
+
+/** A record the schema rejects: names the operation, the field and the value. */
+export class RecordParseError extends Error {
+  constructor(
+    readonly operation: string,
+    readonly field: string,
+    readonly value: unknown,
+    readonly reason: string,
+  ) {
+    super(`${operation}: field ${field || '(record)'} ${reason} (value: ${preview(value)})`);
+    this.name = 'RecordParseError';
+  }
+}
+
+export function preview(value: unknown): string {
+  const text = value === undefined ? 'undefined' : JSON.stringify(value);
+  return text.length > 80 ? `${text.slice(0, 77)}...` : text;
+}

@@ -1,0 +1,17 @@
+/** Builds a client from the validated configuration (env + flags). */
+import { requireApi, type Config } from '../config/index.js';
+import { PerksClient, type ClientOptions } from './client.js';
+
+export function clientFromConfig(config: Config, extra: Partial<ClientOptions> = {}): PerksClient {
+  const api = requireApi(config);
+  return new PerksClient({
+    baseUrl: api.baseUrl,
+    clientId: api.clientId,
+    clientSecret: api.clientSecret,
+    scope: api.scope,
+    rateLimit: api.rateLimit,
+    creditPath: api.creditPath,
+    organisationLevel: (api.groupIds?.length ?? 0) > 0,
+    ...extra,
+  });
+}

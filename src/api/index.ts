@@ -1,0 +1,6 @@
+/** The Perks API client: typed operations, token lifecycle, one limiter per credential, retries, pagination. */
+export { PerksClient, type ClientOptions, type CallArgs, type Page, type PathParams, type ListName, type ItemOf } from './client.js';
+export { CredentialLimiter, type LimiterOptions } from './rate-limiter.js';
+export { Counters } from './counters.js';
+export { ApiError, RecordParseError, type ApiErrorKind } from './errors.js';
+export { clientFromConfig } from './from-config.js';

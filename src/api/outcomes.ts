@@ -1,0 +1,36 @@
+/**
+ * How each HTTP outcome is handled, in one table (guide example 5):
+ * 401 → a new token once, then retry; 429, 5xx, network, timeout, cut-off body → retry with backoff;
+ * other 4xx → stop.
+ */
+import type { ApiErrorKind } from './errors.js';
+
+export type Action = 'reauthenticate' | 'retry' | 'stop';
+
+export function kindOfStatus(status: number): ApiErrorKind {
+  if (status === 401) return 'authentication';
+  if (status === 429) return 'throttled';
+  if (status === 422 || status === 400) return 'validation';
+  if (status >= 500) return 'server';
+  return 'client';
+}
+
+export const ACTIONS: Record<ApiErrorKind, Action> = {
+  authentication: 'reauthenticate',
+  throttled: 'retry',
+  server: 'retry',
+  network: 'retry',
+  timeout: 'retry',
+  parse: 'retry',
+  validation: 'stop',
+  client: 'stop',
+};
+
+/** Parses Retry-After: delta seconds or an HTTP date. Undefined when absent or unreadable. */
+export function parseRetryAfter(value: string | null, now = Date.now()): number | undefined {
+  if (!value) return undefined;
+  const trimmed = value.trim();
+  if (/^\d+(\.\d+)?$/.test(trimmed)) return Math.round(Number(trimmed) * 1000);
+  const at = Date.parse(trimmed);
+  return Number.isNaN(at) ? undefined : Math.max(0, at - now);
+}
