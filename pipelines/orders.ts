@@ -1,0 +1,15 @@
+import { defineStream } from '../src/extract/define.js';
+import { Order } from '../src/resources/order.js';
+
+/** Orders carry no date: each local day of the group is one window, and its orders get that order_date. */
+export default defineStream({
+  name: 'orders',
+  description: "Orders of each group, one window per local day of the group's timezone",
+  kind: 'windowed',
+  scope: 'group',
+  operation: 'listOrders',
+  record: Order,
+  key: ['order_id'],
+  dependsOn: ['groups'],
+  window: { unit: 'day', fromParam: 'order_created_from', toParam: 'order_created_to', format: 'datetime', partition: 'order_date' },
+});

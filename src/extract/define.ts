@@ -1,0 +1,81 @@
+/**
+ * A stream definition is data, checked by a schema when it is loaded (guide example 3):
+ * the operation, its parameters, its key, how it is windowed or snapshotted, what it depends on and
+ * its record schema. The runner does the rest; a definition holds no logic and no secrets.
+ */
+import { z } from 'zod';
+import { operations, type OperationName } from '../resources/operations.js';
+
+export const STREAM_NAMES = ['groups', 'users', 'offers', 'orders', 'redemption_stats', 'credit', 'interactions'] as const;
+export const StreamName = z.enum(STREAM_NAMES);
+export type StreamName = z.infer<typeof StreamName>;
+
+const OperationNameSchema = z.enum(Object.keys(operations) as [OperationName, ...OperationName[]]);
+const ZodObjectSchema = z.custom<z.ZodObject>((v) => v instanceof z.ZodObject, 'expected a zod object schema');
+
+const common = {
+  name: StreamName,
+  description: z.string().min(1),
+  operation: OperationNameSchema,
+  /** Record schema: the shared resource declaration. */
+  record: ZodObjectSchema,
+  /** Columns that identify a record within its group. */
+  key: z.array(z.string()).min(1),
+  dependsOn: z.array(StreamName).default([]),
+  /** Fixed request body fields. */
+  body: z.record(z.string(), z.unknown()).default({}),
+};
+
+const Snapshot = z.object({
+  ...common,
+  kind: z.literal('snapshot'),
+  /** organisation: one listing for the credential; group: one listing per group. */
+  scope: z.enum(['organisation', 'group']),
+});
+
+const Windowed = z.object({
+  ...common,
+  kind: z.literal('windowed'),
+  scope: z.literal('group'),
+  window: z.object({
+    unit: z.enum(['day', 'month']),
+    fromParam: z.string(),
+    toParam: z.string(),
+    /** datetime: "YYYY-MM-DD HH:MM:SS" with an inclusive end second; date: "YYYY-MM-DD" with an inclusive last day. */
+    format: z.enum(['datetime', 'date']),
+    /** The Hive partition column holding the window's first local day. */
+    partition: z.string(),
+  }),
+  /** Users batched into the body (redemption stats): identifier kind, values field, batch size. */
+  userBatch: z
+    .object({ identifier: z.enum(['id', 'email']), valuesParam: z.string(), size: z.int().min(1).max(100) })
+    .optional(),
+});
+
+const PerUser = z.object({
+  ...common,
+  kind: z.literal('per-user'),
+  scope: z.literal('group'),
+  /** How a user is named in the path. */
+  identifier: z.enum(['id', 'email', 'UID']).default('id'),
+  /** Per-user time window params (interactions); absent for point-in-time resources (credit). */
+  window: z.object({ fromParam: z.string(), toParam: z.string() }).optional(),
+  /** credit: one row per user from the balances and the paged items; records: one row per item. */
+  shape: z.enum(['credit', 'records']),
+});
+
+export const StreamDefinition = z.discriminatedUnion('kind', [Snapshot, Windowed, PerUser]);
+export type StreamDefinition = z.infer<typeof StreamDefinition>;
+export type SnapshotStream = z.infer<typeof Snapshot>;
+export type WindowedStream = z.infer<typeof Windowed>;
+export type PerUserStream = z.infer<typeof PerUser>;
+
+/** Checks a definition at load time; a bad one is a clear error naming the stream and the field. */
+export function defineStream(definition: z.input<typeof StreamDefinition>): StreamDefinition {
+  const parsed = StreamDefinition.safeParse(definition);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    throw new Error(`stream definition ${String((definition as { name?: unknown }).name)}: ${issue.path.join('.')}: ${issue.message}`);
+  }
+  return parsed.data;
+}
