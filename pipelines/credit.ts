@@ -10,6 +10,7 @@ export default defineStream({
   operation: 'userCredit',
   record: UserCredit,
   key: ['user_id'],
+  columns: { user_id: 'BIGINT' },
   dependsOn: ['groups', 'users'],
   shape: 'credit',
 });

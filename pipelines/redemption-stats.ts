@@ -12,6 +12,7 @@ export default defineStream({
   key: ['id'],
   dependsOn: ['groups', 'users'],
   body: { identifier: 'id', active_only: true },
+  columns: { window_end: 'DATE' },
   window: { unit: 'month', fromParam: 'start_date', toParam: 'end_date', format: 'date', partition: 'window_start' },
   userBatch: { identifier: 'id', valuesParam: 'identifier_value', size: 100 },
 });

@@ -60,8 +60,10 @@ export interface Page<T> {
   records: T[];
   rejects: RecordParseError[];
   pagination?: Pagination;
-  /** The page's data as the server sent it (for lossless landing of unknown fields). */
+  /** How many items the server sent on this page (records + rejects). */
   rawCount: number;
+  /** The page's `data` as the server sent it (the credit balances sit next to the items). */
+  data: unknown;
 }
 
 export class PerksClient {
@@ -265,7 +267,7 @@ export class PerksClient {
       if (parsed.success) records.push(parsed.data as ItemOf<N>);
       else rejects.push(toRecordError(name, parsed.error, value));
     }
-    return { page, records, rejects, pagination: pagination.success ? pagination.data : undefined, rawCount: raw.length };
+    return { page, records, rejects, pagination: pagination.success ? pagination.data : undefined, rawCount: raw.length, data: envelope.data };
   }
 }
 
@@ -287,7 +289,7 @@ function toRecordError(operation: string, error: z.ZodError, record: unknown): R
   const issue = error.issues[0];
   let value: unknown = record;
   for (const key of issue.path) value = (value as Record<PropertyKey, unknown> | undefined)?.[key as PropertyKey];
-  return new RecordParseError(operation, issue.path.join('.'), value, issue.message);
+  return new RecordParseError(operation, issue.path.join('.'), value, issue.message, record);
 }
 
 function numberHeader(headers: Headers, name: string): number | undefined {

@@ -35,6 +35,8 @@ export class RecordParseError extends Error {
     readonly field: string,
     readonly value: unknown,
     readonly reason: string,
+    /** The whole record as the server sent it (for quarantine). */
+    readonly record?: unknown,
   ) {
     super(`${operation}: field ${field || '(record)'} ${reason} (value: ${preview(value)})`);
     this.name = 'RecordParseError';

@@ -22,6 +22,8 @@ const common = {
   /** Columns that identify a record within its group. */
   key: z.array(z.string()).min(1),
   dependsOn: z.array(StreamName).default([]),
+  /** Columns the pipeline adds to each record (name → DuckDB type), beside the record's own. */
+  columns: z.record(z.string(), z.string()).default({}),
   /** Fixed request body fields. */
   body: z.record(z.string(), z.unknown()).default({}),
 };

@@ -45,8 +45,10 @@ export interface Operation<B extends z.ZodType = z.ZodType, R extends z.ZodType 
 function op<B extends z.ZodType, R extends z.ZodType>(o: Operation<B, R>): Operation<B, R> {
   return o;
 }
-const list = <B extends z.ZodType, I extends z.ZodType>(method: Method, path: string, body: B, item: I, groupScoped = true) =>
-  op({ method, path, body, data: z.array(item), item, groupScoped, auth: true });
+const list = <B extends z.ZodType, I extends z.ZodType>(method: Method, path: string, body: B, item: I, groupScoped = true) => ({
+  ...op({ method, path, body, data: z.array(item), groupScoped, auth: true }),
+  item,
+});
 
 const USER = '{identifier}/{identifier_value}';
 const Empty = z.unknown();

@@ -1,0 +1,38 @@
+/** Results as data (guide example 10): per stream and group; the CLI prints them and derives the exit code. */
+export interface GroupTally {
+  group?: number;
+  windows: number;
+  rows: number;
+  rejected: number;
+  files: number;
+  bytes: number;
+  /** Rows the listings said they hold (pagination `total`), when they said it. */
+  expected?: number;
+  /** Local days still inside the lookback: provisional until a later run re-reads them. */
+  provisional?: { from: string; to: string };
+  /** Per-user streams: users refreshed by reason, and users deferred to a later run. */
+  users?: Record<string, number>;
+  notes: string[];
+}
+
+export interface StreamResult {
+  name: string;
+  status: 'success' | 'error' | 'skipped';
+  groups: GroupTally[];
+  rows: number;
+  rejected: number;
+  calls: number;
+  retries: number;
+  throttled: number;
+  ms: number;
+  error?: string;
+}
+
+export function newTally(group?: number): GroupTally {
+  return { group, windows: 0, rows: 0, rejected: 0, files: 0, bytes: 0, notes: [] };
+}
+
+export function addCommit(t: GroupTally, c: { rows: number; files: number; bytes: number }): void {
+  t.files += c.files;
+  t.bytes += c.bytes;
+}

@@ -1,0 +1,68 @@
+/**
+ * What every job of one extract run shares: the run id, the frozen upper bound, the client, the lake,
+ * the state store, the per-stream results and the event sink.
+ */
+import type { PerksClient } from '../api/index.js';
+import type { Config } from '../config/index.js';
+import type { Group } from '../resources/group.js';
+import type { Landing } from './landing.js';
+import type { StateStore } from './state.js';
+import type { StreamName } from './define.js';
+
+export interface ExtractOptions {
+  /** Streams to run (and what they need); all when absent. */
+  streams?: StreamName[];
+  /** Backfill range, local days [startDate, endDate). */
+  startDate?: string;
+  endDate?: string;
+  fullRefresh?: boolean;
+  /** Call budget of the per-user streams, in minutes at the current rate limit. */
+  budgetMinutes?: number;
+  /** Every user is refreshed at least this often when the budget allows. */
+  maxAgeDays?: number;
+  /** Fraction of quarantined records above which the run fails at the end. */
+  quarantineThreshold?: number;
+  /** Print the plan, call no listing. */
+  planOnly?: boolean;
+  /** Freeze "now" (tests); defaults to the wall clock at the start of the run. */
+  now?: Date;
+  /** Windows or users in flight at once per stream. */
+  concurrency?: number;
+}
+
+export interface GroupInfo {
+  group: Group;
+  id: number;
+  timezone: string;
+  /** First local day NOT closed at the run's start: windows end here (exclusive). */
+  upperDay: string;
+}
+
+export interface Event {
+  event: string;
+  stream?: string;
+  group?: number;
+  [key: string]: unknown;
+}
+
+export interface RunContext {
+  runId: string;
+  config: Config;
+  client: PerksClient;
+  outDir: string;
+  now: Date;
+  options: Required<Pick<ExtractOptions, 'budgetMinutes' | 'maxAgeDays' | 'quarantineThreshold' | 'concurrency'>> & ExtractOptions;
+  groups: GroupInfo[];
+  level: 'organisation' | 'group';
+  landing: Landing;
+  state: StateStore;
+  /** Lower-cased emails and user ids seen active (orders, redemptions) in this run's windows, per group. */
+  activity: Map<number, { emails: Set<string>; ids: Set<number> }>;
+  emit: (e: Event) => void;
+}
+
+export function activityOf(ctx: RunContext, group: number) {
+  let a = ctx.activity.get(group);
+  if (!a) ctx.activity.set(group, (a = { emails: new Set(), ids: new Set() }));
+  return a;
+}

@@ -1,0 +1,38 @@
+/**
+ * One extract run over the output directory: takes the lock, clears what killed runs left behind,
+ * runs the streams, writes the run manifest, releases the lock.
+ */
+import { resolve } from 'node:path';
+import { clientFromConfig, type PerksClient } from '../api/index.js';
+import type { Config } from '../config/index.js';
+import { acquireLock, cleanTemporaryFiles, runsRoot, StateStore as LakeStateStore, writeJsonAtomic } from '../lake/index.js';
+import { lakeLanding } from './lake-landing.js';
+import type { Event, ExtractOptions } from './run-context.js';
+import { newRunId, runExtract, type ExtractResult } from './runner.js';
+
+export interface ExtractSessionOptions extends ExtractOptions {
+  client?: PerksClient;
+  emit?: (e: Event) => void;
+  /** Take the output directory's lock (a caller that already holds it passes false). */
+  lock?: boolean;
+}
+
+export async function extract(config: Config, options: ExtractSessionOptions = {}): Promise<ExtractResult & { manifest: string }> {
+  const outDir = resolve(config.output);
+  const lock = options.lock === false ? undefined : await acquireLock(outDir);
+  const client = options.client ?? clientFromConfig(config);
+  try {
+    await cleanTemporaryFiles(outDir);
+    const now = options.now ?? new Date();
+    const runId = newRunId(now);
+    const landing = lakeLanding(outDir, runId, now);
+    const state = new LakeStateStore(outDir);
+    const result = await runExtract({ ...config, output: outDir }, { ...options, now }, { client, landing, state, emit: options.emit, runId });
+    const manifest = `${runsRoot(outDir)}/${runId}.json`;
+    await writeJsonAtomic(manifest, { ...result, unknownFields: Object.fromEntries(landing.unknownFields) });
+    return { ...result, manifest };
+  } finally {
+    if (!options.client) await client.close();
+    await lock?.release();
+  }
+}

@@ -1,0 +1,50 @@
+/**
+ * Incremental state per stream and group, as the extract reads and writes it. Stored by the lake's
+ * atomic state store under <out>/state/<stream>/<group>.json, written only after the data it
+ * describes is committed.
+ */
+import type { Refreshed } from './user-selection.js';
+
+export interface StateStore {
+  read<T>(stream: string, key: string): Promise<T | undefined>;
+  write(stream: string, key: string, value: unknown): Promise<void>;
+}
+
+/** Windowed streams (orders, redemption stats). Days are the group's local days. */
+export interface WindowState {
+  /** First local day not yet extracted (exclusive end of the extracted range). */
+  watermark?: string;
+  /** First local day ever extracted. */
+  firstDay?: string;
+  lookbackDays?: number;
+  /** The pass in progress or last finished: its frozen upper bound and the windows done in it. */
+  pass?: { upper: string; done: string[] };
+  updatedAt?: string;
+}
+
+/** Per-user streams (credit, interactions). */
+export interface PerUserState {
+  users: Record<string, Refreshed>;
+  pass?: { upper: string; done: number[] };
+  updatedAt?: string;
+}
+
+/** Serialises the state writes of one stream and group: windows finish out of order. */
+export class StateWriter<T> {
+  private chain: Promise<void> = Promise.resolve();
+  constructor(
+    private readonly store: StateStore,
+    private readonly stream: string,
+    private readonly key: string,
+    public value: T,
+  ) {}
+
+  update(change: (value: T) => void): Promise<void> {
+    this.chain = this.chain.then(async () => {
+      change(this.value);
+      (this.value as { updatedAt?: string }).updatedAt = new Date().toISOString();
+      await this.store.write(this.stream, this.key, this.value);
+    });
+    return this.chain;
+  }
+}

@@ -1,0 +1,108 @@
+/**
+ * Windowed streams (orders by local day, redemption stats by month), per group. A window is paged
+ * completely into its partition and committed atomically (a re-extracted window replaces its files);
+ * the state records the window only after the commit. A resumed pass skips windows already done.
+ */
+import type { WindowedStream } from './define.js';
+import { forEachLimit } from './pool.js';
+import { pageInto } from './listing.js';
+import { activityOf, type GroupInfo, type RunContext } from './run-context.js';
+import { addCommit, newTally, type GroupTally } from './result.js';
+import { StateWriter, type WindowState } from './state.js';
+import { apiBounds, dayWindows, monthWindows, shiftDay, type Window } from './windows.js';
+import { currentUsers } from './current-users.js';
+
+export interface WindowPlan {
+  windows: Window[];
+  from: string;
+  upper: string;
+  skipped: number;
+}
+
+/** Which windows of a group this run extracts. */
+export function planWindows(ctx: RunContext, def: WindowedStream, g: GroupInfo, state: WindowState | undefined): WindowPlan {
+  const o = ctx.options;
+  const lookback = ctx.config.lookbackDays;
+  const defaultStart = ctx.config.startDate ?? shiftDay(g.upperDay, -90);
+  const upper = o.endDate && o.endDate < g.upperDay ? o.endDate : g.upperDay;
+  let from: string;
+  if (o.startDate) from = o.startDate;
+  else if (o.fullRefresh || !state?.watermark) from = defaultStart;
+  else from = shiftDay(state.watermark < upper ? state.watermark : upper, -lookback);
+  const all = def.window.unit === 'day' ? dayWindows(from, upper, g.timezone) : monthWindows(from, upper, g.timezone).map((w) => clampEnd(w, upper, g.timezone));
+  const done = !o.fullRefresh && state?.pass?.upper === upper ? new Set(state.pass.done) : new Set<string>();
+  const windows = all.filter((w) => !done.has(w.startDay));
+  return { windows, from, upper, skipped: all.length - windows.length };
+}
+
+function clampEnd(w: Window, upper: string, timezone: string): Window {
+  return w.endDay > upper ? { ...w, endDay: upper, end: dayWindows(shiftDay(upper, -1), upper, timezone)[0].end } : w;
+}
+
+export async function runWindowedGroup(ctx: RunContext, def: WindowedStream, g: GroupInfo): Promise<GroupTally> {
+  const tally = newTally(g.id);
+  const key = String(g.id);
+  const state = new StateWriter<WindowState>(ctx.state, def.name, key, (await ctx.state.read<WindowState>(def.name, key)) ?? {});
+  const plan = planWindows(ctx, def, g, state.value);
+  const batches = def.userBatch ? await userBatches(ctx, g, def.userBatch.size) : [undefined];
+  if (state.value.pass?.upper !== plan.upper || ctx.options.fullRefresh) state.value.pass = { upper: plan.upper, done: [] };
+  ctx.emit({ event: 'plan', stream: def.name, group: g.id, windows: plan.windows.length, skipped: plan.skipped, from: plan.from, to: plan.upper });
+
+  await forEachLimit(plan.windows, ctx.options.concurrency, async (w) => {
+    const partition = { organisation_group_id: key, [def.window.partition]: w.startDay };
+    const write = await ctx.landing.open(def, partition, 'replace');
+    try {
+      const decorate = def.name === 'orders' ? rememberOrderEmail(ctx, g.id) : def.name === 'redemption_stats' ? rememberActiveId(ctx, g.id, w) : undefined;
+      for (const batch of batches) {
+        const body = { ...def.body, ...boundsOf(def, w, ctx.config.apiTimezone), ...(batch && def.userBatch ? { [def.userBatch.valuesParam]: batch } : {}) };
+        await pageInto(ctx.client, ctx.landing, def.name, write, tally, def.operation as 'listOrders', { group: g.id, body: body as never }, decorate);
+      }
+      addCommit(tally, await write.commit());
+    } catch (err) {
+      await write.abort();
+      throw err;
+    }
+    tally.windows += 1;
+    ctx.emit({ event: 'window', stream: def.name, group: g.id, window: w.startDay });
+    await state.update((s) => {
+      s.pass!.done.push(w.startDay);
+      s.firstDay = !s.firstDay || w.startDay < s.firstDay ? w.startDay : s.firstDay;
+      s.lookbackDays = ctx.config.lookbackDays;
+    });
+  });
+  await state.update((s) => {
+    if (!s.watermark || plan.upper > s.watermark) s.watermark = plan.upper;
+  });
+  tally.provisional = { from: shiftDay(plan.upper, -ctx.config.lookbackDays), to: plan.upper };
+  return tally;
+}
+
+function boundsOf(def: WindowedStream, w: Window, apiTimezone: string): Record<string, string> {
+  if (def.window.format === 'date') return { [def.window.fromParam]: w.startDay, [def.window.toParam]: shiftDay(w.endDay, -1) };
+  const { from, to } = apiBounds(w, apiTimezone);
+  return { [def.window.fromParam]: from, [def.window.toParam]: to };
+}
+
+/** Redemption stats ask about users in batches: the group's current user ids. */
+async function userBatches(ctx: RunContext, g: GroupInfo, size: number): Promise<string[][]> {
+  const ids = (await currentUsers(ctx.outDir, g.id)).map((u) => String(u.id));
+  const batches: string[][] = [];
+  for (let i = 0; i < ids.length; i += size) batches.push(ids.slice(i, i + size));
+  return batches;
+}
+
+/** Orders date a window: each landed order gets its window's day; its email marks the user active. */
+function rememberOrderEmail(ctx: RunContext, group: number) {
+  const activity = activityOf(ctx, group);
+  return (r: Record<string, unknown>) => {
+    if (typeof r.email === 'string') activity.emails.add(r.email.toLowerCase());
+  };
+}
+
+function rememberActiveId(ctx: RunContext, group: number, w: Window) {
+  const activity = activityOf(ctx, group);
+  return (r: Record<string, unknown>) => {
+    if (typeof r.id === 'number') activity.ids.add(r.id);
+    r.window_end = w.endDay;
+  };
+}

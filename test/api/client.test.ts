@@ -1,0 +1,149 @@
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { startSandbox, type Sandbox } from '../../src/sandbox/index.js';
+import { ApiError, PerksClient } from '../../src/api/index.js';
+
+let sandbox: Sandbox;
+
+beforeAll(async () => {
+  sandbox = await startSandbox({ port: 0, scale: 'tiny', seed: 7, rateLimit: 100_000, today: '2026-11-22' });
+});
+afterAll(async () => {
+  await sandbox?.close();
+});
+
+function groupClient(extra: Partial<ConstructorParameters<typeof PerksClient>[0]> = {}) {
+  const cred = sandbox.credentials.group[0];
+  return new PerksClient({ baseUrl: sandbox.baseUrl, clientId: cred.client_id, clientSecret: cred.client_secret, rateLimit: 100_000, minRetryDelayMs: 5, ...extra });
+}
+
+function orgClient(extra: Partial<ConstructorParameters<typeof PerksClient>[0]> = {}) {
+  const cred = sandbox.credentials.organisation;
+  return new PerksClient({ baseUrl: sandbox.baseUrl, clientId: cred.client_id, clientSecret: cred.client_secret, rateLimit: 100_000, organisationLevel: true, minRetryDelayMs: 5, ...extra });
+}
+
+async function collect<T>(it: AsyncIterable<{ records: T[] }>): Promise<T[]> {
+  const out: T[] = [];
+  for await (const page of it) out.push(...page.records);
+  return out;
+}
+
+describe('the client against the sandbox', () => {
+  test('one token serves many calls', async () => {
+    const client = groupClient();
+    await client.call('getGroup');
+    await client.call('listUsers', { body: { per_page: 5 } });
+    await client.call('listOffers', { body: { per_page: 5 } });
+    expect(client.counters.tokenRequests).toBe(1);
+    expect(client.counters.calls).toBe(4);
+    await client.close();
+  });
+
+  test('every user lifecycle operation round-trips', async () => {
+    const client = groupClient();
+    const email = `round.trip.${Date.now()}@example.com`;
+    const created = await client.call('createUser', { body: { email, first_name: 'Round', last_name: 'Trip', UID: `rt-${Date.now()}` } });
+    expect(created.email).toBe(email);
+    const byEmail = await client.call('getUser', { path: { identifier: 'email', identifier_value: email } });
+    expect(byEmail.id).toBe(created.id);
+    await client.call('updateUser', { path: { identifier: 'id', identifier_value: created.id }, body: { email, first_name: 'Changed' } });
+    await client.call('deactivateUser', { path: { identifier: 'id', identifier_value: created.id } });
+    await client.call('restoreUser', { path: { identifier: 'id', identifier_value: created.id } });
+    const login = await client.call('loginUrl', { path: { identifier: 'id', identifier_value: created.id } });
+    expect(login.login_url).toMatch(/^https?:\/\//);
+    const anon = await client.call('anonymiseUser', { path: { identifier: 'id', identifier_value: created.id }, body: { maintain_uid: true } });
+    expect(anon.email ?? null).toBeNull();
+    const known = await client.call('makeKnownUser', { path: { identifier: 'id', identifier_value: created.id }, body: { email, get_login: true } });
+    expect(known.email).toBe(email);
+    expect(known.login_url).toBeTruthy();
+    const withUrl = await client.call('createUserWithLoginUrl', { body: { email: `lu.${Date.now()}@example.com`, return_user_details: true } });
+    expect(withUrl.user?.id).toBeGreaterThan(0);
+    await client.call('bulkCreateUsers', { body: { data: [{ email: `bulk.${Date.now()}@example.com` }] } });
+    await client.close();
+  });
+
+  test('read operations decode with the shared declarations', async () => {
+    const client = groupClient();
+    const group = await client.call('getGroup');
+    expect(typeof group.sandbox).toBe('boolean');
+    const users = await collect(client.paginate('listUsers'));
+    expect(users.length).toBeGreaterThan(0);
+    const offers = await collect(client.paginate('listOffers'));
+    const offer = await client.call('getOffer', { path: { id: offers[0].id } });
+    expect(offer.id).toBe(offers[0].id);
+    const user = users[0];
+    const path = { identifier: 'id', identifier_value: user.id } as const;
+    await client.call('userStats', { path });
+    const credit = await collect(client.paginate('userCredit', { path }));
+    expect(Array.isArray(credit)).toBe(true);
+    await client.call('createInteraction', { path, body: { interaction_id: 424242, interaction_type: 'test', interaction_at: '2026-11-01T10:00:00Z', interaction_details: { a: 1 } } });
+    const interactions = await collect(client.paginate('listInteractions', { path }));
+    expect(interactions.some((i) => i.interaction_id === '424242')).toBe(true);
+    const orders = await collect(client.paginate('listOrders', { body: { order_created_from: '2026-01-01 00:00:00', order_created_to: '2026-11-21 23:59:59' } }));
+    expect(orders.length).toBeGreaterThan(0);
+    expect(typeof orders[0].face_value).toBe('number');
+    const stats = await collect(client.paginate('redemptionStats', { body: { identifier: 'id', identifier_value: users.slice(0, 50).map((u) => String(u.id)), start_date: '2026-01-01', end_date: '2026-11-21' } }));
+    expect(stats.length).toBeGreaterThan(0);
+    await client.call('listUserOrders', { path: { identifier: 'email', identifier_value: user.email ?? 'x@example.com' } });
+    await client.close();
+  });
+
+  test('an organisation token names its group, and the client requires it', async () => {
+    const client = orgClient();
+    const groups = await client.call('listGroups');
+    expect(groups.length).toBeGreaterThanOrEqual(2);
+    await expect(client.call('getGroup')).rejects.toThrow(/organisation level/);
+    const g = await client.call('getGroup', { group: groups[1].id });
+    expect(g.id).toBe(groups[1].id);
+    await client.close();
+  });
+
+  test('full paging returns every record exactly once under 5% server errors and a revoked token', async () => {
+    const reference = await collect(groupClient().paginate('listOrders', { body: { order_created_from: '2025-01-01 00:00:00', order_created_to: '2026-11-21 23:59:59' } }));
+    sandbox.setFaults({ errorRate: 0.05, revokeTokenEvery: 7 });
+    try {
+      const client = groupClient();
+      const got = await collect(client.paginate('listOrders', { body: { order_created_from: '2025-01-01 00:00:00', order_created_to: '2026-11-21 23:59:59' } }, { perPage: 20 }));
+      const ids = got.map((o) => o.order_id);
+      expect(new Set(ids).size).toBe(ids.length);
+      expect(ids.sort()).toEqual(reference.map((o) => o.order_id).sort());
+      expect(client.counters.tokenRequests).toBeGreaterThan(1);
+    } finally {
+      sandbox.setFaults({ errorRate: 0, revokeTokenEvery: 0 });
+    }
+  });
+
+  test('a 401 leads to exactly one new token and one retry', async () => {
+    const client = groupClient();
+    await client.call('getGroup');
+    sandbox.setFaults({ revokeTokenEvery: 1 });
+    try {
+      await client.call('getGroup');
+    } finally {
+      sandbox.setFaults({ revokeTokenEvery: 0 });
+    }
+    expect(client.counters.tokenRequests).toBe(2);
+  });
+
+  test('validation errors are not retried', async () => {
+    const client = groupClient();
+    await client.call('getGroup');
+    const before = client.counters.calls;
+    const err = await client.call('createUser', { body: { email: sandboxUserEmail() } }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(ApiError);
+    expect((err as ApiError).transient).toBe(false);
+    expect(client.counters.calls - before).toBe(1);
+  });
+
+  test('bad client credentials give an authentication error without the secret', async () => {
+    const client = groupClient({ clientSecret: 'canary-secret-123456' });
+    const err = (await client.call('getGroup').catch((e: unknown) => e)) as Error;
+    expect(err).toBeInstanceOf(ApiError);
+    expect((err as ApiError).kind).toBe('authentication');
+    expect(`${err.message} ${err.stack}`).not.toContain('canary-secret-123456');
+  });
+});
+
+function sandboxUserEmail(): string {
+  const user = sandbox.world.users.find((u: { email: string | null; state?: string }) => u.email);
+  return user.email;
+}
