@@ -1,0 +1,165 @@
+/**
+ * Lands one partition of a stream. Pages are appended as they arrive to a hidden NDJSON spill
+ * file next to the partition (memory stays flat however long the stream); commit has DuckDB read
+ * the spill with the explicit column types and write one zstd Parquet file under a temporary
+ * name, fsyncs it and renames it into place.
+ *
+ * mode 'replace' (windows, snapshots): the partition's file is always `part-0.parquet`, so a
+ * single rename(2) swaps old for new: a reader sees the old partition or the new, never half and
+ * never both. Other .parquet files in the folder (from an earlier layout) are removed just after.
+ * mode 'append' (ledgers, per-user refreshes): a new `part-<run_id>-<n>.parquet` is renamed in
+ * beside the existing files.
+ */
+import { DuckDBTimestampTZValue, TIMESTAMPTZ, VARCHAR, quotedIdentifier, quotedString } from '@duckdb/node-api';
+import { open, readdir, rm, stat, type FileHandle } from 'node:fs/promises';
+import { join } from 'node:path';
+import { fsyncPath, ensureDir, renameDurably } from './atomic-file.js';
+import { sqlType, type Column } from './columns.js';
+import { withLakeConnection } from './duckdb.js';
+import { LakeSchemaError, writingOutput } from './errors.js';
+import { partitionDir, safeSegment, tempPathFor } from './paths.js';
+import { RecordProjector } from './projector.js';
+
+export interface PartitionWriteOptions {
+  outDir: string;
+  stream: string;
+  /** Hive partition values, in path order, e.g. { organisation_group_id: '11', order_date: '2026-11-02' }. */
+  partition: Record<string, string>;
+  columns: readonly Column[];
+  runId: string;
+  extractedAt: Date;
+  mode?: 'replace' | 'append';
+}
+
+export interface CommitResult {
+  rows: number;
+  files: number;
+  bytes: number;
+  /** The committed file. */
+  path: string;
+  /** Keys the records carried that are not columns (path → records carrying it): dropped, reported. */
+  unknownFields: Record<string, number>;
+}
+
+export interface PartitionWriter {
+  readonly rows: number;
+  append(records: readonly object[]): Promise<void>;
+  commit(): Promise<CommitResult>;
+  /** Drops what was appended; the partition's committed files are untouched. Safe to call twice. */
+  abort(): Promise<void>;
+}
+
+export const LAKE_FILE = 'part-0.parquet';
+const SYSTEM_COLUMNS = ['_extracted_at', '_run_id'];
+/** Spill bytes gathered before one write; bounds memory and keeps the syscall count low. */
+const SPILL_CHUNK = 1 << 20;
+/** Smaller row groups than DuckDB's default bound the Parquet writer's memory (see bench/lake.ts). */
+const ROW_GROUP_SIZE = 50_000;
+
+export async function openPartitionWrite(options: PartitionWriteOptions): Promise<PartitionWriter> {
+  const dir = partitionDir(options.outDir, options.stream, options.partition);
+  safeSegment('run id', options.runId);
+  const keys = Object.keys(options.partition);
+  const columns = options.columns.filter((c) => !keys.includes(c.name)); // partition values live in the path only
+  const clash = columns.find((c) => SYSTEM_COLUMNS.includes(c.name));
+  if (clash) throw new LakeSchemaError(`column "${clash.name}" of ${options.stream} clashes with a lake column`);
+  await ensureDir(dir);
+  const spillPath = tempPathFor(join(dir, 'spill.ndjson'));
+  const spill = await writingOutput('the spill file', spillPath, () => open(spillPath, 'wx', 0o600));
+  return new SpillingPartitionWriter(options, dir, columns, spillPath, spill, new RecordProjector(columns, keys));
+}
+
+class SpillingPartitionWriter implements PartitionWriter {
+  rows = 0;
+  private buffer = '';
+  private closed = false;
+
+  constructor(
+    private readonly options: PartitionWriteOptions,
+    private readonly dir: string,
+    private readonly columns: readonly Column[],
+    private readonly spillPath: string,
+    private readonly spill: FileHandle,
+    private readonly projector: RecordProjector,
+  ) {}
+
+  async append(records: readonly object[]): Promise<void> {
+    if (this.closed) throw new Error(`partition writer of ${this.options.stream} is already closed`);
+    for (const record of records) this.buffer += this.projector.line(record);
+    this.rows += records.length;
+    if (this.buffer.length >= SPILL_CHUNK) await this.flush();
+  }
+
+  async commit(): Promise<CommitResult> {
+    if (this.closed) throw new Error(`partition writer of ${this.options.stream} is already closed`);
+    const target = join(this.dir, this.options.mode === 'append' ? await this.nextAppendName() : LAKE_FILE);
+    const temp = tempPathFor(target);
+    try {
+      await this.flush();
+      await this.close();
+      const copied = await writingOutput('a lake file', target, () => this.copyToParquet(temp));
+      if (copied !== this.rows) throw new Error(`landed ${copied} rows of ${this.rows} appended to ${target}`);
+      await writingOutput('a lake file', target, async () => {
+        await fsyncPath(temp);
+        await renameDurably(temp, target);
+        if (this.options.mode !== 'append') await this.removeOtherFiles();
+      });
+      const { size } = await stat(target);
+      return { rows: this.rows, files: 1, bytes: size, path: target, unknownFields: Object.fromEntries(this.projector.unknownFields) };
+    } finally {
+      await rm(temp, { force: true });
+      await rm(this.spillPath, { force: true });
+    }
+  }
+
+  async abort(): Promise<void> {
+    await this.close();
+    this.buffer = '';
+    await rm(this.spillPath, { force: true });
+  }
+
+  private async flush(): Promise<void> {
+    if (!this.buffer) return;
+    const text = this.buffer;
+    this.buffer = '';
+    await writingOutput('the spill file', this.spillPath, () => this.spill.write(text));
+  }
+
+  private async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    await this.spill.close();
+  }
+
+  /** One COPY: the spill, read with the declared types, plus the run's columns, to zstd Parquet. */
+  private async copyToParquet(temp: string): Promise<number> {
+    const types = this.columns.map((c) => `${quotedString(c.name)}: ${quotedString(sqlType(c.type))}`).join(', ');
+    const select = [...this.columns.map((c) => quotedIdentifier(c.name)), '$extracted_at AS _extracted_at', '$run_id AS _run_id'];
+    const sql =
+      `COPY (SELECT ${select.join(', ')} FROM read_json($spill, format = 'newline_delimited', auto_detect = false, columns = {${types}})) ` +
+      `TO ${quotedString(temp)} (FORMAT parquet, COMPRESSION zstd, ROW_GROUP_SIZE ${ROW_GROUP_SIZE})`;
+    const micros = BigInt(this.options.extractedAt.getTime()) * 1000n;
+    return withLakeConnection(async (connection) => {
+      const result = await connection.runAndReadAll(
+        sql,
+        { spill: this.spillPath, extracted_at: new DuckDBTimestampTZValue(micros), run_id: this.options.runId },
+        { spill: VARCHAR, extracted_at: TIMESTAMPTZ, run_id: VARCHAR },
+      );
+      return Number(result.getRows()[0]?.[0] ?? 0);
+    });
+  }
+
+  private async nextAppendName(): Promise<string> {
+    const names = new Set(await readdir(this.dir));
+    let n = 0;
+    while (names.has(`part-${this.options.runId}-${n}.parquet`)) n += 1;
+    return `part-${this.options.runId}-${n}.parquet`;
+  }
+
+  /** Replace mode: after the new file is in place, earlier files of the partition go. */
+  private async removeOtherFiles(): Promise<void> {
+    const stale = (await readdir(this.dir)).filter((name) => name.endsWith('.parquet') && name !== LAKE_FILE);
+    for (const name of stale) await rm(join(this.dir, name), { force: true });
+    if (stale.length) await fsyncPath(this.dir);
+  }
+}

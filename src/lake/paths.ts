@@ -1,0 +1,56 @@
+/**
+ * The output directory's layout, path-segment validation and temporary-file naming.
+ * Values that come from the API (group ids, dates) become directory names, so each
+ * segment is checked against a strict pattern and the joined path must stay inside the lake.
+ */
+import { randomBytes } from 'node:crypto';
+import { basename, dirname, join, relative, resolve, sep } from 'node:path';
+import { UnsafePathError } from './errors.js';
+
+/** Letters, digits, "_", "-", ".", "+"; not starting with "." (no "..", no hidden names); at most 128. */
+const SEGMENT = /^[A-Za-z0-9][A-Za-z0-9_.+-]{0,127}$/;
+const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]{0,63}$/;
+
+export function safeSegment(what: string, value: string): string {
+  if (typeof value !== 'string' || !SEGMENT.test(value)) throw new UnsafePathError(what, String(value));
+  return value;
+}
+
+export function safeIdentifier(what: string, value: string): string {
+  if (typeof value !== 'string' || !IDENTIFIER.test(value)) throw new UnsafePathError(what, String(value));
+  return value;
+}
+
+export const lakeRoot = (outDir: string) => join(outDir, 'lake');
+export const stateRoot = (outDir: string) => join(outDir, 'state');
+export const runsRoot = (outDir: string) => join(outDir, 'runs');
+export const quarantineRoot = (outDir: string) => join(outDir, 'quarantine');
+
+/** `<out>/lake/<stream>/<key>=<value>/…`, Hive style, in the order the partition object lists its keys. */
+export function partitionDir(outDir: string, stream: string, partition: Record<string, string>): string {
+  const streamDir = join(lakeRoot(outDir), safeIdentifier('stream name', stream));
+  const segments = Object.entries(partition).map(
+    ([key, value]) => `${safeIdentifier('partition key', key)}=${safeSegment(`partition value for ${key}`, value)}`,
+  );
+  const dir = join(streamDir, ...segments);
+  // Defence in depth: whatever the patterns allow, the result must lie under the stream's folder.
+  const rel = relative(resolve(streamDir), resolve(dir));
+  if (rel !== segments.join(sep)) throw new UnsafePathError('partition', segments.join('/'));
+  return dir;
+}
+
+/**
+ * Temporary files are hidden (a leading "."), never end in ".parquet" (so `**\/*.parquet` globs
+ * skip them) and carry the writer's pid, so startup hygiene can tell a dead run's leftovers.
+ */
+const TEMP = /^\..*\.perks-tmp-(\d+)-[0-9a-f]{12}$/;
+
+export function tempPathFor(finalPath: string): string {
+  return join(dirname(finalPath), `.${basename(finalPath)}.perks-tmp-${process.pid}-${randomBytes(6).toString('hex')}`);
+}
+
+/** The pid that made a temporary file, or undefined if `name` is not one of ours. */
+export function tempFileOwner(name: string): number | undefined {
+  const m = TEMP.exec(name);
+  return m ? Number(m[1]) : undefined;
+}
