@@ -1,5 +1,8 @@
 /** Every CLI command, one module each. */
 import type { CommandModule } from 'yargs';
+import { checkCommand } from './check.js';
+import { demoCommand } from './demo.js';
 import { extractCommand } from './extract.js';
+import { runCommand } from './run.js';
 
-export const commands: CommandModule<any, any>[] = [extractCommand];
+export const commands: CommandModule<any, any>[] = [checkCommand, extractCommand, runCommand, demoCommand];

@@ -1,0 +1,44 @@
+/**
+ * `perks check`: configuration, credentials, the token, group access and the rate limit, with as few
+ * calls as possible (a token and one or two group reads), each said in words.
+ */
+import type { CommandModule } from 'yargs';
+import { clientFromConfig } from '../api/index.js';
+import { ApiError } from '../api/errors.js';
+import { requireApi } from '../config/index.js';
+import { resolveGroups, timezoneOf } from '../extract/groups.js';
+import { ExitCode } from '../shared/exit-codes.js';
+import { handle } from './handle.js';
+import { configFromFlags, withApiOptions, type ApiFlags } from './options.js';
+
+export const checkCommand: CommandModule<object, ApiFlags> = {
+  command: ['check', 'doctor'],
+  describe: 'Check configuration, credentials, token, group access and rate limit (2–3 calls)',
+  builder: (y) => withApiOptions(y) as never,
+  handler: (argv) =>
+    handle(async () => {
+      const say = (ok: boolean, text: string) => process.stdout.write(`${ok ? 'ok  ' : 'FAIL'} ${text}\n`);
+      const config = requireApi(configFromFlags(argv));
+      say(true, `configuration: ${config.baseUrl}, client ${config.clientId}, scope ${config.scope}, ${config.rateLimit} calls/min, output ${config.output}`);
+      const client = clientFromConfig(config, { retries: 2 });
+      try {
+        const { level, groups } = await resolveGroups(client, config.groupIds);
+        say(true, `token: obtained (${client.counters.tokenRequests} token request); ${level}-level credential`);
+        for (const g of groups) {
+          say(true, `group ${g.id}: ${g.display_name ?? g.name ?? ''} (${timezoneOf(g, (m) => say(false, m))}, ${g.locale ?? 'no locale'}${g.sandbox ? ', sandbox' : ''})`);
+        }
+        const limit = client.limiter.currentRate;
+        say(true, `rate limit: pacing at ${Math.floor(limit)} calls/min (configured ${config.rateLimit}); the API's own value is in the group settings`);
+        say(true, `${client.counters.calls} calls made`);
+        return ExitCode.success;
+      } catch (err) {
+        if (err instanceof ApiError) {
+          say(false, err.message);
+          return err.exitCode;
+        }
+        throw err;
+      } finally {
+        await client.close();
+      }
+    }),
+};

@@ -1,0 +1,43 @@
+/** `perks run`: the whole job, unattended and safe to rerun. */
+import type { CommandModule } from 'yargs';
+import { progressReporter } from '../extract/index.js';
+import { appendStepSummary, formatRunSummary, runPipeline } from '../run/index.js';
+import { checkDay, parseStreams } from './extract.js';
+import { handle } from './handle.js';
+import { configFromFlags, withApiOptions, type ApiFlags } from './options.js';
+
+interface RunFlags extends ApiFlags {
+  streams?: string;
+  month?: string;
+  'budget-minutes'?: number;
+  'no-writeback'?: boolean;
+  writeback?: boolean;
+  quiet?: boolean;
+}
+
+export const runCommand: CommandModule<object, RunFlags> = {
+  command: 'run',
+  describe: 'Extract, build the marts, write interactions back, and report the last closed month',
+  builder: (y) =>
+    withApiOptions(y)
+      .option('streams', { type: 'string', describe: 'limit the extract to these streams' })
+      .option('month', { type: 'string', describe: 'report month YYYY-MM (default: the last closed month)' })
+      .option('budget-minutes', { type: 'number', describe: 'call budget of the per-user streams, in minutes' })
+      .option('writeback', { type: 'boolean', default: true, describe: 'post interactions back (--no-writeback to skip)' })
+      .option('quiet', { type: 'boolean' }) as never,
+  handler: (argv) =>
+    handle(async () => {
+      const config = configFromFlags(argv);
+      if (argv.month !== undefined) checkDay('month', `${argv.month}-01`);
+      const summary = await runPipeline(config, {
+        streams: parseStreams(argv.streams),
+        budgetMinutes: argv['budget-minutes'],
+        month: argv.month,
+        writeback: argv.writeback,
+        emit: progressReporter(process.stderr, argv.quiet),
+      });
+      process.stdout.write(formatRunSummary(summary));
+      appendStepSummary(summary);
+      return summary.exitCode;
+    }),
+};

@@ -1,0 +1,88 @@
+/**
+ * `perks run`: extract, build, write back, and the report of the last closed month, under one lock,
+ * with one summary. Steps return results as data; a step after a failure is marked skipped.
+ */
+import { resolve } from 'node:path';
+import { clientFromConfig } from '../api/index.js';
+import type { Config } from '../config/index.js';
+import { extract, type Event, type ExtractOptions, type ExtractResult } from '../extract/index.js';
+import { acquireLock } from '../lake/index.js';
+import { buildWarehouse } from '../transform/index.js';
+import { runWriteback } from '../writeback/index.js';
+import { writeRevenueReport } from '../report/index.js';
+import { ExitCode } from '../shared/exit-codes.js';
+import { redact } from '../shared/redact.js';
+
+export interface StepResult {
+  name: 'extract' | 'build' | 'writeback' | 'report';
+  status: 'success' | 'error' | 'skipped';
+  ms: number;
+  detail: string;
+  exitCode: number;
+}
+
+export interface RunSummary {
+  outDir: string;
+  steps: StepResult[];
+  extract?: ExtractResult & { manifest: string };
+  files: { warehouse: string; marts: string; reports: string[] };
+  exitCode: number;
+}
+
+/** The last month that has ended, as YYYY-MM (UTC). */
+export function lastClosedMonth(now = new Date()): string {
+  const d = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() - 1, 1));
+  return d.toISOString().slice(0, 7);
+}
+
+export async function runPipeline(config: Config, options: ExtractOptions & { emit?: (e: Event) => void; month?: string; writeback?: boolean } = {}): Promise<RunSummary> {
+  const outDir = resolve(config.output);
+  const lock = await acquireLock(outDir);
+  const client = clientFromConfig(config);
+  const steps: StepResult[] = [];
+  const summary: RunSummary = { outDir, steps, files: { warehouse: `${outDir}/warehouse.duckdb`, marts: `${outDir}/marts`, reports: [] }, exitCode: 0 };
+  const step = async (name: StepResult['name'], work: () => Promise<{ detail: string; exitCode?: number }>) => {
+    if (steps.some((s) => s.status === 'error')) {
+      steps.push({ name, status: 'skipped', ms: 0, detail: 'an earlier step failed', exitCode: 0 });
+      return;
+    }
+    const started = Date.now();
+    try {
+      const { detail, exitCode = 0 } = await work();
+      steps.push({ name, status: exitCode === ExitCode.failed ? 'error' : 'success', ms: Date.now() - started, detail, exitCode });
+    } catch (err) {
+      const exitCode = (err as { exitCode?: number }).exitCode ?? ExitCode.failed;
+      steps.push({ name, status: 'error', ms: Date.now() - started, detail: redact(err instanceof Error ? err.message : String(err)), exitCode });
+    }
+  };
+  try {
+    await step('extract', async () => {
+      const r = await extract({ ...config, output: outDir }, { ...options, client, lock: false });
+      summary.extract = r;
+      const rows = r.streams.reduce((n, s) => n + s.rows, 0);
+      return { detail: `${rows} rows, ${r.api.calls} calls, ${r.quarantined} quarantined`, exitCode: r.exitCode };
+    });
+    await step('build', async () => {
+      const r = await buildWarehouse({ outDir });
+      const failed = r.models.filter((m) => m.status === 'error');
+      return { detail: `${r.models.length} models, ${failed.length} failed`, exitCode: failed.length ? ExitCode.failed : 0 };
+    });
+    if (options.writeback !== false) {
+      await step('writeback', async () => {
+        const r = await runWriteback({ outDir, client, config });
+        return { detail: `${r.sent} sent, ${r.rejected} rejected`, exitCode: r.rejected ? ExitCode.partial : 0 };
+      });
+    }
+    await step('report', async () => {
+      const month = options.month ?? lastClosedMonth(options.now);
+      const r = await writeRevenueReport({ outDir, month, formats: ['html', 'csv', 'md'] });
+      summary.files.reports = r.files;
+      return { detail: `revenue ${month}: ${r.status}` };
+    });
+  } finally {
+    await client.close();
+    await lock.release();
+  }
+  summary.exitCode = steps.reduce((worst, s) => (s.exitCode === ExitCode.failed || worst === ExitCode.failed ? ExitCode.failed : Math.max(worst, s.exitCode)), 0);
+  return summary;
+}

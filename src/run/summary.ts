@@ -1,0 +1,41 @@
+/** The one summary of a run: per stream rows and calls, per step status and time, where the files are. */
+import { appendFileSync } from 'node:fs';
+import { formatExtractSummary } from '../commands/extract.js';
+import type { RunSummary } from './pipeline.js';
+
+export function formatRunSummary(s: RunSummary): string {
+  const lines: string[] = [];
+  if (s.extract) lines.push(formatExtractSummary(s.extract).trimEnd());
+  lines.push('steps:');
+  for (const st of s.steps) lines.push(`  ${st.name.padEnd(10)} ${st.status.padEnd(8)} ${(st.ms / 1000).toFixed(1).padStart(6)} s  ${st.detail}`);
+  lines.push('files:');
+  lines.push(`  warehouse  ${s.files.warehouse}`);
+  lines.push(`  marts      ${s.files.marts}/`);
+  for (const r of s.files.reports) lines.push(`  report     ${r}`);
+  lines.push(`exit code ${s.exitCode}`);
+  return `${lines.join('\n')}\n`;
+}
+
+export function markdownSummary(s: RunSummary): string {
+  const rows = s.steps.map((st) => `| ${st.name} | ${st.status} | ${(st.ms / 1000).toFixed(1)} s | ${st.detail.replace(/\|/g, '\\|')} |`);
+  const streams = (s.extract?.streams ?? []).map((x) => `| ${x.name} | ${x.status} | ${x.rows} | ${x.calls} | ${x.rejected} |`);
+  return [
+    '## Perks data refresh',
+    '',
+    '| step | status | time | detail |',
+    '|---|---|---|---|',
+    ...rows,
+    '',
+    '| stream | status | rows | calls | quarantined |',
+    '|---|---|---|---|---|',
+    ...streams,
+    '',
+    `Exit code ${s.exitCode}.`,
+    '',
+  ].join('\n');
+}
+
+/** Appends the Markdown summary to the CI's step summary when GITHUB_STEP_SUMMARY is set. */
+export function appendStepSummary(s: RunSummary, env = process.env): void {
+  if (env.GITHUB_STEP_SUMMARY) appendFileSync(env.GITHUB_STEP_SUMMARY, markdownSummary(s));
+}
