@@ -3,6 +3,7 @@ import type { CommandModule } from 'yargs';
 import { checkCommand } from './check.js';
 import { demoCommand } from './demo.js';
 import { extractCommand } from './extract.js';
+import { reportCommand } from './report.js';
 import { runCommand } from './run.js';
 
-export const commands: CommandModule<any, any>[] = [checkCommand, extractCommand, runCommand, demoCommand];
+export const commands: CommandModule<any, any>[] = [checkCommand, extractCommand, runCommand, demoCommand, reportCommand];

@@ -1,0 +1,58 @@
+/** `perks report revenue`: the finance monthly revenue report (HTML, CSV, Markdown) in <out>/reports/. */
+import type { CommandModule } from 'yargs';
+import { loadConfig } from '../config/index.js';
+import { REPORT_FORMATS, ReportInputError, writeRevenueReport, type ReportFormat } from '../report/index.js';
+import { handle } from './handle.js';
+
+interface ReportFlags {
+  report: string;
+  month: string;
+  group?: string;
+  format: string;
+  output?: string;
+}
+
+export function parseFormats(value: string): ReportFormat[] {
+  const names = value.split(',').map((s) => s.trim().toLowerCase()).filter(Boolean);
+  if (names.includes('all')) return [...REPORT_FORMATS];
+  for (const n of names) {
+    if (!(REPORT_FORMATS as readonly string[]).includes(n)) throw new ReportInputError(`--format=${JSON.stringify(value)} is invalid: expected html, csv, md or all`);
+  }
+  if (names.length === 0) throw new ReportInputError('--format is empty: expected html, csv, md or all');
+  return names as ReportFormat[];
+}
+
+export function parseGroup(value: string | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  if (!/^\s*\d+\s*$/.test(value) || Number(value) <= 0) throw new ReportInputError(`--group=${JSON.stringify(value)} is invalid: expected an organisation_group_id, a whole number above 0`);
+  return Number(value);
+}
+
+export const reportCommand: CommandModule<object, ReportFlags> = {
+  command: 'report <report>',
+  describe: 'Write a report to <out>/reports/ (revenue: the finance monthly revenue report)',
+  builder: (y) =>
+    y
+      .positional('report', { type: 'string', choices: ['revenue'], describe: 'which report' })
+      .option('month', { type: 'string', demandOption: true, describe: 'the month, YYYY-MM (group-local days)' })
+      .option('group', { type: 'string', describe: 'one organisation_group_id (default: every group)' })
+      .option('format', { type: 'string', default: 'all', describe: 'html, csv, md, a comma-separated list, or all' })
+      .option('output', { alias: 'o', type: 'string', describe: 'output directory (PERKS_OUTPUT, default ./output)' })
+      .example('$0 report revenue --month 2026-03', 'every group, all three formats')
+      .example('$0 report revenue --month 2026-03 --group 11 --format md', 'one group, Markdown only') as never,
+  handler: (argv) =>
+    handle(async () => {
+      const config = loadConfig(process.env, { output: argv.output });
+      const result = await writeRevenueReport({
+        outDir: config.output,
+        month: argv.month,
+        group: parseGroup(argv.group),
+        formats: parseFormats(argv.format),
+      });
+      const lines = [
+        `revenue ${argv.month}: ${result.status.toUpperCase()}, ${result.reconciled ? 'reconciled with the lake' : 'NOT reconciled with the lake (see the report)'}`,
+        ...result.files.map((f) => `  ${f}`),
+      ];
+      process.stdout.write(`${lines.join('\n')}\n`);
+    }),
+};

@@ -1,0 +1,65 @@
+/**
+ * The report month as calendar dates. Orders carry their group-local day (order_date), so a month is a
+ * plain range of local days: no timezone arithmetic is needed here, only calendar arithmetic in UTC.
+ */
+import { ReportInputError } from './errors.js';
+
+export interface ReportMonth {
+  /** "2024-03" */
+  readonly ym: string;
+  /** First day, "2024-03-01". */
+  readonly start: string;
+  /** Last day, "2024-03-31". */
+  readonly end: string;
+  /** First day of the next month (exclusive end), "2024-04-01". */
+  readonly next: string;
+  /** First day of the previous month, "2024-02-01". */
+  readonly previous: string;
+  readonly days: number;
+  /** "March 2024" */
+  readonly label: string;
+  /** "February 2024" */
+  readonly previousLabel: string;
+}
+
+const MONTH = /^(\d{4})-(0[1-9]|1[0-2])$/;
+const NAMES = ['January', 'February', 'March', 'April', 'May', 'June', 'July', 'August', 'September', 'October', 'November', 'December'];
+
+/** Parses --month; anything but a real YYYY-MM is a ReportInputError naming the value. */
+export function parseMonth(text: string): ReportMonth {
+  const m = MONTH.exec(String(text).trim());
+  if (!m) throw new ReportInputError(`--month=${JSON.stringify(text)} is invalid: expected a month YYYY-MM, e.g. 2024-03`);
+  return monthOf(Number(m[1]), Number(m[2]));
+}
+
+function monthOf(year: number, month: number): ReportMonth {
+  const first = Date.UTC(year, month - 1, 1);
+  const next = Date.UTC(year, month, 1);
+  const previous = Date.UTC(year, month - 2, 1);
+  return {
+    ym: iso(first).slice(0, 7),
+    start: iso(first),
+    end: iso(next - DAY),
+    next: iso(next),
+    previous: iso(previous),
+    days: Math.round((next - first) / DAY),
+    label: `${NAMES[month - 1]} ${year}`,
+    previousLabel: `${NAMES[new Date(previous).getUTCMonth()]} ${new Date(previous).getUTCFullYear()}`,
+  };
+}
+
+/** The month that contains a day "YYYY-MM-DD". */
+export function monthContaining(day: string): ReportMonth {
+  return parseMonth(day.slice(0, 7));
+}
+
+const DAY = 86_400_000;
+
+/** Adds whole days to a calendar date "YYYY-MM-DD". */
+export function addDays(day: string, n: number): string {
+  return iso(Date.parse(`${day}T00:00:00Z`) + n * DAY);
+}
+
+function iso(ms: number): string {
+  return new Date(ms).toISOString().slice(0, 10);
+}

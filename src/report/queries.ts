@@ -1,0 +1,130 @@
+/**
+ * The report's SQL. Every sum, difference and percentage is computed by DuckDB on DECIMAL columns, so
+ * totals are exact; TypeScript only arranges the rows. Column names come from the fixed MEASURES list;
+ * values are always $parameters.
+ */
+import { MEASURES, type BrandLine, type DayLine, type Measures, type StatusLine } from './model.js';
+import type { ReportMonth } from './month.js';
+import type { Row, Warehouse } from './warehouse.js';
+
+export interface GroupInfo {
+  readonly groupId: number;
+  readonly name: string;
+  readonly timezone: string | null;
+}
+
+/** Groups known to the warehouse: stg_groups when built, plus any group that has revenue. */
+export async function listGroups(wh: Warehouse): Promise<GroupInfo[]> {
+  const named = wh.tables.has('stg_groups')
+    ? `SELECT CAST(organisation_group_id AS BIGINT) AS id, coalesce(display_name, name) AS name, timezone FROM stg_groups`
+    : `SELECT NULL::BIGINT AS id, NULL::VARCHAR AS name, NULL::VARCHAR AS timezone WHERE false`;
+  const rows = await wh.all(`
+    WITH named AS (${named}),
+    revenue AS (SELECT DISTINCT CAST(organisation_group_id AS BIGINT) AS id FROM revenue_monthly)
+    SELECT coalesce(n.id, r.id) AS id, any_value(n.name) AS name, any_value(n.timezone) AS timezone
+    FROM named n FULL OUTER JOIN revenue r ON r.id = n.id
+    GROUP BY 1 ORDER BY 1`);
+  return rows.map((r) => ({ groupId: Number(r.id), name: r.name === null ? `Group ${r.id}` : String(r.name), timezone: r.timezone === null ? null : String(r.timezone) }));
+}
+
+/** First and last month ("YYYY-MM") the mart holds for one group; undefined when it holds none. */
+export async function monthsHeld(wh: Warehouse, groupId: number): Promise<{ first: string; last: string } | undefined> {
+  const [row] = await wh.all(
+    `SELECT strftime(min(month), '%Y-%m') AS first, strftime(max(month), '%Y-%m') AS last FROM revenue_monthly WHERE organisation_group_id = $group`,
+    { group: groupId },
+  );
+  return row?.first ? { first: String(row.first), last: String(row.last) } : undefined;
+}
+
+const sums = (prefix = '') => MEASURES.map((m) => `coalesce(sum(${prefix}${m}), 0) AS ${m}`).join(',\n      ');
+const pick = (row: Row, suffix = ''): Measures => Object.fromEntries(MEASURES.map((m) => [m, String(row[m + suffix])])) as Measures;
+
+export interface CurrencyTotals {
+  readonly currency: string;
+  readonly current: Measures;
+  readonly previous: Measures;
+  readonly change: Measures;
+  readonly changePct: Record<(typeof MEASURES)[number], string | null>;
+}
+
+/** Per currency: this month, the previous month, the change and the change in percent. */
+export async function currencyTotals(wh: Warehouse, month: ReportMonth, groupId: number): Promise<CurrencyTotals[]> {
+  const side = (when: string) => MEASURES.map((m) => `coalesce(sum(${m}) FILTER (WHERE month = ${when}::DATE), 0) AS ${m}${when === '$cur' ? '' : '_prev'}`).join(',\n      ');
+  const change = MEASURES.map(
+    (m) => `${m} - ${m}_prev AS ${m}_change,
+      CASE WHEN ${m}_prev = 0 THEN NULL ELSE CAST(round((${m} - ${m}_prev) * 100 / ${m}_prev, 1) AS DECIMAL(18,1)) END AS ${m}_pct`,
+  ).join(',\n      ');
+  const rows = await wh.all(
+    `WITH base AS (
+      SELECT coalesce(order_currency, '') AS currency, month, ${MEASURES.join(', ')}
+      FROM revenue_monthly
+      WHERE organisation_group_id = $group AND month IN ($cur::DATE, $prev::DATE)
+    ),
+    sides AS (SELECT currency, ${side('$cur')}, ${side('$prev')} FROM base GROUP BY currency)
+    SELECT *, ${change} FROM sides ORDER BY currency`,
+    { group: groupId, cur: month.start, prev: month.previous },
+  );
+  return rows.map((r) => ({
+    currency: String(r.currency),
+    current: pick(r),
+    previous: pick(r, '_prev'),
+    change: pick(r, '_change'),
+    changePct: Object.fromEntries(MEASURES.map((m) => [m, r[`${m}_pct`] === null ? null : String(r[`${m}_pct`])])) as CurrencyTotals['changePct'],
+  }));
+}
+
+/** This month by order_status, per currency. */
+export async function statusLines(wh: Warehouse, month: ReportMonth, groupId: number): Promise<Map<string, StatusLine[]>> {
+  const rows = await wh.all(
+    `SELECT coalesce(order_currency, '') AS currency, coalesce(order_status, '') AS status,
+      ${sums()}
+    FROM revenue_monthly
+    WHERE organisation_group_id = $group AND month = $cur::DATE
+    GROUP BY 1, 2 ORDER BY 1, 2`,
+    { group: groupId, cur: month.start },
+  );
+  return groupBy(rows, (r) => ({ status: String(r.status), values: pick(r) }));
+}
+
+/** Top five brands by group revenue this month, per currency (ties by brand name). */
+export async function topBrands(wh: Warehouse, month: ReportMonth, groupId: number): Promise<Map<string, BrandLine[]>> {
+  const rows = await wh.all(
+    `SELECT coalesce(order_currency, '') AS currency, coalesce(brand, '(no brand)') AS brand,
+      count(*) AS orders, coalesce(sum(group_revenue), 0) AS group_revenue,
+      CAST(round(coalesce(sum(group_revenue), 0) * 100 / nullif(sum(coalesce(sum(group_revenue), 0)) OVER (PARTITION BY coalesce(order_currency, '')), 0), 1) AS DECIMAL(18,1)) AS share
+    FROM stg_orders
+    WHERE organisation_group_id = $group AND order_date >= $cur::DATE AND order_date < $next::DATE
+    GROUP BY 1, 2
+    QUALIFY row_number() OVER (PARTITION BY coalesce(order_currency, '') ORDER BY coalesce(sum(group_revenue), 0) DESC, 2) <= 5
+    ORDER BY 1, 4 DESC, 2`,
+    { group: groupId, cur: month.start, next: month.next },
+  );
+  return groupBy(rows, (r) => ({ brand: String(r.brand), orders: String(r.orders), group_revenue: String(r.group_revenue), share: r.share === null ? null : String(r.share) }));
+}
+
+/** Orders and group revenue for every day of the month (zeros included), per currency with orders. */
+export async function dailyLines(wh: Warehouse, month: ReportMonth, groupId: number): Promise<Map<string, DayLine[]>> {
+  const rows = await wh.all(
+    `WITH orders AS (
+      SELECT coalesce(order_currency, '') AS currency, order_date AS day, group_revenue
+      FROM stg_orders
+      WHERE organisation_group_id = $group AND order_date >= $cur::DATE AND order_date < $next::DATE
+    ),
+    days AS (SELECT CAST(d AS DATE) AS day FROM range($cur::DATE, $next::DATE, INTERVAL 1 DAY) AS t(d)),
+    currencies AS (SELECT DISTINCT currency FROM orders)
+    SELECT c.currency, strftime(d.day, '%Y-%m-%d') AS day, count(o.day) AS orders, coalesce(sum(o.group_revenue), 0) AS group_revenue
+    FROM currencies c CROSS JOIN days d LEFT JOIN orders o ON o.currency = c.currency AND o.day = d.day
+    GROUP BY 1, 2 ORDER BY 1, 2`,
+    { group: groupId, cur: month.start, next: month.next },
+  );
+  return groupBy(rows, (r) => ({ day: String(r.day), orders: String(r.orders), group_revenue: String(r.group_revenue) }));
+}
+
+function groupBy<T>(rows: Row[], map: (r: Row) => T): Map<string, T[]> {
+  const out = new Map<string, T[]>();
+  for (const r of rows) {
+    const key = String(r.currency);
+    out.set(key, [...(out.get(key) ?? []), map(r)]);
+  }
+  return out;
+}

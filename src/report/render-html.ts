@@ -1,0 +1,144 @@
+/**
+ * The HTML report: one self-contained file (inline CSS and SVG, no script, no network) that a person
+ * opens, reads and prints. Tables carry real headers and captions; charts carry <title> and <desc>.
+ */
+import { currencyLabel, esc, formatChange, formatCount, formatMeasure, formatMoney, formatPct } from './format.js';
+import { HTML_STYLE } from './html-style.js';
+import { MEASURE_LABELS, MEASURES, type CurrencySection, type GroupSection, type RevenueReport } from './model.js';
+import { closureReasons, reconciliationSentence, statusHeadline } from './sentences.js';
+import { revenueChart } from './svg-chart.js';
+
+export function renderHtml(report: RevenueReport): string {
+  const title = `Revenue report: ${report.month.label}${report.groupFilter === undefined ? '' : ` (group ${report.groupFilter})`}`;
+  return `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>${esc(title)}</title>
+<style>${HTML_STYLE}</style>
+</head>
+<body>
+<main>
+<header class="masthead">
+  <p class="eyebrow">Finance · monthly revenue</p>
+  <h1>${esc(title)}</h1>
+  <p class="meta">Generated ${esc(report.generatedAt)} from ${esc(report.warehouse)}. Months are the groups' own local days; currencies are never added together.</p>
+</header>
+${statusBlock(report)}
+<nav class="toc" aria-label="Contents"><a href="#summary">Summary</a>${report.groups.map((g) => `<a href="#group-${g.groupId}">${esc(g.name)}</a>`).join('')}<a href="#reconciliation">Reconciliation</a></nav>
+${summary(report)}
+${report.groups.map((g) => groupBlock(report, g)).join('\n')}
+${reconciliationBlock(report)}
+<footer>Amounts are exact decimals summed by DuckDB from the revenue_monthly mart (group revenue per day and brands from the staged orders).
+Change compares with ${esc(report.month.previousLabel)}; "new" means ${esc(report.month.previousLabel)} had nothing to compare with.</footer>
+</main>
+</body>
+</html>
+`;
+}
+
+function statusBlock(report: RevenueReport): string {
+  const [word, rest] = splitHeadline(statusHeadline(report));
+  return `<section class="status status-${report.status}" role="status" aria-label="Month status">
+  <p><strong>${esc(word)}</strong> ${esc(rest)}</p>
+  <ul>${closureReasons(report).map((r) => `<li>${esc(r)}</li>`).join('')}</ul>
+</section>`;
+}
+
+function summary(report: RevenueReport): string {
+  const rows = report.groups.flatMap((g) =>
+    g.currencies.length === 0
+      ? [`<tr><th scope="row">${esc(g.name)}</th><td colspan="${MEASURES.length + 2}" class="empty">No orders in ${esc(report.month.label)} or ${esc(report.month.previousLabel)}.</td></tr>`]
+      : g.currencies.map((c) =>
+          `<tr><th scope="row">${esc(g.name)}</th><td>${esc(currencyLabel(c.currency))}</td>` +
+          MEASURES.map((m) => `<td class="num">${esc(formatMeasure(m, c.current[m], c.currency))}</td>`).join('') +
+          `<td class="num ${trend(c.change.group_revenue)}">${esc(formatChange('group_revenue', c.change.group_revenue, c.currency))} (${esc(formatPct(c.changePct.group_revenue))})</td></tr>`,
+        ),
+  );
+  return `<section id="summary" aria-labelledby="summary-h">
+<h2 id="summary-h">Summary <span class="sub">${esc(report.month.label)}, all order statuses</span></h2>
+<table class="summary">
+<caption>Totals per group and currency; change in group revenue against ${esc(report.month.previousLabel)}</caption>
+<thead><tr><th scope="col">Group</th><th scope="col">Currency</th>${MEASURES.map((m) => `<th scope="col" class="num">${MEASURE_LABELS[m]}</th>`).join('')}<th scope="col" class="num">Revenue change</th></tr></thead>
+<tbody>${rows.join('\n')}</tbody>
+</table>
+</section>`;
+}
+
+function groupBlock(report: RevenueReport, g: GroupSection): string {
+  const sub = [`group ${g.groupId}`, g.timezone, g.closure.status].filter(Boolean).join(' · ');
+  const body = g.currencies.length === 0
+    ? `<p class="empty">No orders in ${esc(report.month.label)} or ${esc(report.month.previousLabel)}.</p>`
+    : g.currencies.map((c) => currencyBlock(report, g, c)).join('\n');
+  return `<section class="group" id="group-${g.groupId}" aria-labelledby="group-${g.groupId}-h">
+<h2 id="group-${g.groupId}-h">${esc(g.name)} <span class="sub">${esc(sub)}</span> <span class="badge ${g.closure.status}">${g.closure.status}</span></h2>
+${body}
+</section>`;
+}
+
+function currencyBlock(report: RevenueReport, g: GroupSection, c: CurrencySection): string {
+  const cur = currencyLabel(c.currency);
+  const id = `chart-${g.groupId}-${c.currency.replace(/[^A-Za-z0-9]/g, '') || 'none'}`;
+  const measures = MEASURES.map((m) =>
+    `<tr><th scope="row">${MEASURE_LABELS[m]}</th><td class="num">${esc(formatMeasure(m, c.current[m], c.currency))}</td>` +
+    `<td class="num">${esc(formatMeasure(m, c.previous[m], c.currency))}</td>` +
+    `<td class="num ${trend(c.change[m])}">${esc(formatChange(m, c.change[m], c.currency))}</td><td class="num ${trend(c.change[m])}">${esc(formatPct(c.changePct[m]))}</td></tr>`,
+  ).join('');
+  const statuses = c.byStatus.length === 0 ? `<p class="empty">No orders in ${esc(report.month.label)}.</p>` : `<table>
+<caption>${esc(report.month.label)} by order status, ${esc(cur)}</caption>
+<thead><tr><th scope="col">Status</th>${MEASURES.map((m) => `<th scope="col" class="num">${MEASURE_LABELS[m]}</th>`).join('')}</tr></thead>
+<tbody>${c.byStatus.map((s) => `<tr><th scope="row">${esc(s.status || '(none)')}</th>${MEASURES.map((m) => `<td class="num">${esc(formatMeasure(m, s.values[m], c.currency))}</td>`).join('')}</tr>`).join('')}
+<tr class="total"><th scope="row">Total</th>${MEASURES.map((m) => `<td class="num">${esc(formatMeasure(m, c.current[m], c.currency))}</td>`).join('')}</tr></tbody>
+</table>`;
+  const chart = c.daily.length === 0 ? `<p class="empty">No orders in ${esc(report.month.label)}, so no daily chart.</p>` : `<figure>
+${revenueChart({ id, title: `Group revenue per day, ${g.name}, ${cur}, ${report.month.label}`, currency: c.currency, days: c.daily, total: c.current.group_revenue })}
+<figcaption>Group revenue per day (group-local days), ${esc(cur)}. Hover a bar for its amount.</figcaption>
+</figure>`;
+  const brands = c.topBrands.length === 0 ? '' : `<table>
+<caption>Top brands by group revenue, ${esc(cur)}</caption>
+<thead><tr><th scope="col">Brand</th><th scope="col" class="num">Orders</th><th scope="col" class="num">Group revenue</th><th scope="col" class="num">Share</th></tr></thead>
+<tbody>${c.topBrands.map((b) => `<tr><th scope="row">${esc(b.brand)}</th><td class="num">${esc(formatCount(b.orders))}</td><td class="num">${esc(formatMoney(b.group_revenue, c.currency))}</td><td class="num">${b.share === null ? '–' : `${esc(b.share)}%`}</td></tr>`).join('')}</tbody>
+</table>`;
+  return `<article class="currency" aria-label="${esc(`${g.name}, ${cur}`)}">
+<h3>${esc(cur)} <span class="sub">${esc(report.month.label)} against ${esc(report.month.previousLabel)}</span></h3>
+<table class="measures">
+<caption>Totals, all order statuses, ${esc(cur)}</caption>
+<thead><tr><th scope="col">Measure</th><th scope="col" class="num">${esc(report.month.label)}</th><th scope="col" class="num">${esc(report.month.previousLabel)}</th><th scope="col" class="num">Change</th><th scope="col" class="num">Change %</th></tr></thead>
+<tbody>${measures}</tbody>
+</table>
+<h4>By order status</h4>
+${statuses}
+<div class="split">${chart}<div><h4>Top brands</h4>${brands || '<p class="empty">No brands this month.</p>'}</div></div>
+</article>`;
+}
+
+function reconciliationBlock(report: RevenueReport): string {
+  const rec = report.reconciliation;
+  const sentence = reconciliationSentence(report);
+  const badge = rec.reconciled ? '<span class="badge ok">reconciled</span>' : '<span class="badge bad">not reconciled</span>';
+  const table = rec.lines.length === 0 ? '' : `<table>
+<caption>Mart (revenue_monthly) against the lake's raw orders for ${esc(report.month.label)}, deduplicated by order, latest extract first</caption>
+<thead><tr><th scope="col">Group</th><th scope="col">Currency</th><th scope="col">Column</th><th scope="col" class="num">Mart</th><th scope="col" class="num">Lake</th><th scope="col" class="num">Difference</th><th scope="col">Result</th></tr></thead>
+<tbody>${rec.lines.map((l) => {
+    const bad = rec.differences.includes(l);
+    const show = (v: string | null) => (v === null ? 'none' : formatMeasure(l.column, v, l.currency));
+    return `<tr><td>${l.groupId}</td><td>${esc(currencyLabel(l.currency))}</td><th scope="row">${MEASURE_LABELS[l.column]}</th><td class="num">${esc(show(l.mart))}</td><td class="num">${esc(show(l.lake))}</td><td class="num${bad ? ' down' : ''}">${esc(formatMeasure(l.column, l.difference, l.currency))}</td><td>${bad ? '<span class="badge bad">differs</span>' : 'equal'}</td></tr>`;
+  }).join('\n')}</tbody>
+</table>`;
+  return `<section id="reconciliation" aria-labelledby="reconciliation-h">
+<h2 id="reconciliation-h">Reconciliation ${badge}</h2>
+<p>${esc(sentence)}</p>
+${table}
+</section>`;
+}
+
+function splitHeadline(text: string): [string, string] {
+  const i = text.indexOf(':');
+  return [text.slice(0, i + 1), text.slice(i + 1).trim()];
+}
+
+function trend(change: string): string {
+  if (!/[1-9]/.test(change)) return '';
+  return change.trim().startsWith('-') ? 'down' : 'up';
+}

@@ -1,0 +1,36 @@
+/**
+ * The Markdown for a CI summary: the status line, one table per group and currency, the reconciliation
+ * line. Short on purpose; the HTML has the detail.
+ */
+import { currencyLabel, formatChange, formatMeasure, formatPct } from './format.js';
+import { MEASURE_LABELS, MEASURES, type RevenueReport } from './model.js';
+import { reconciliationSentence, statusHeadline } from './sentences.js';
+
+export function renderMarkdown(report: RevenueReport): string {
+  const { month } = report;
+  const headline = statusHeadline(report);
+  const colon = headline.indexOf(':');
+  const out = [
+    `## Revenue report: ${month.label}${report.groupFilter === undefined ? '' : ` (group ${report.groupFilter})`}`,
+    '',
+    `**${headline.slice(0, colon)}**${headline.slice(colon)}`,
+    '',
+    `| Group | Currency | ${MEASURES.map((m) => MEASURE_LABELS[m]).join(' | ')} | Revenue vs ${month.previousLabel} |`,
+    `|---|---|${MEASURES.map(() => '--:').join('|')}|--:|`,
+  ];
+  for (const g of report.groups) {
+    const name = `${cell(g.name)} (${g.groupId})`;
+    if (g.currencies.length === 0) out.push(`| ${name} | – | ${MEASURES.map(() => '0').join(' | ')} | – |`);
+    for (const c of g.currencies) {
+      const values = MEASURES.map((m) => formatMeasure(m, c.current[m], c.currency));
+      const change = `${formatChange('group_revenue', c.change.group_revenue, c.currency)} (${formatPct(c.changePct.group_revenue)})`;
+      out.push(`| ${name} | ${cell(currencyLabel(c.currency))} | ${values.join(' | ')} | ${change} |`);
+    }
+  }
+  out.push('', `**Reconciliation**: ${reconciliationSentence(report)}`, '');
+  return out.join('\n');
+}
+
+function cell(text: string): string {
+  return text.replace(/\|/g, '\\|').replace(/\r?\n/g, ' ');
+}

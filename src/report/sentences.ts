@@ -1,0 +1,35 @@
+/** The plain sentences every format opens and closes with, written once so the formats never disagree. */
+import { currencyLabel } from './format.js';
+import { MEASURE_LABELS, type RevenueReport } from './model.js';
+
+/** "CLOSED" or "PROVISIONAL", then why, in one line. */
+export function statusHeadline(report: RevenueReport): string {
+  const { month } = report;
+  const scope = report.groupFilter === undefined ? 'every group' : `group ${report.groupFilter}`;
+  if (report.status === 'closed') {
+    return `CLOSED: ${month.label} is closed for ${scope}. The extract has passed the month's end plus its lookback, so these figures will not change.`;
+  }
+  const open = report.groups.filter((g) => g.closure.status === 'provisional').map((g) => g.groupId);
+  return `PROVISIONAL: ${month.label} is not closed yet for group ${open.join(', ')}. Orders may still change until the extract has passed the month's end plus its lookback; do not sign these figures off.`;
+}
+
+/** One reason per group, e.g. "group 12 is extracted to 2024-04-06; the month closes once …". */
+export function closureReasons(report: RevenueReport): string[] {
+  return report.groups.map((g) => `${g.name} (${g.closure.status}): ${g.closure.reason}.`);
+}
+
+/** "Reconciled: …" or "NOT RECONCILED: n differences …" or why it could not be done. */
+export function reconciliationSentence(report: RevenueReport): string {
+  const rec = report.reconciliation;
+  if (!rec.available) return `NOT RECONCILED: ${rec.note}.`;
+  const pairs = new Set(rec.lines.map((l) => `${l.groupId}/${l.currency}`)).size;
+  if (rec.reconciled) {
+    return `Reconciled: the mart equals the lake's raw orders for ${report.month.label} in every column (${pairs} group/currency pair${pairs === 1 ? '' : 's'}).`;
+  }
+  const where = rec.differences
+    .slice(0, 3)
+    .map((d) => `group ${d.groupId} ${currencyLabel(d.currency)} ${MEASURE_LABELS[d.column].toLowerCase()} (mart ${d.mart ?? 'none'}, lake ${d.lake ?? 'none'})`)
+    .join('; ');
+  const more = rec.differences.length > 3 ? `; and ${rec.differences.length - 3} more` : '';
+  return `NOT RECONCILED: ${rec.differences.length} difference${rec.differences.length === 1 ? '' : 's'} between the mart and the lake: ${where}${more}.`;
+}

@@ -1,0 +1,73 @@
+/**
+ * Revenue per day as an inline SVG bar chart: no script, no fonts, no network, so it renders the same
+ * on screen, on paper and in a CI artefact. Pixel positions use floats; the amounts shown do not.
+ */
+import type { DayLine } from './model.js';
+import { esc, formatMoney } from './format.js';
+
+const W = 760;
+const H = 240;
+const PAD = { left: 84, right: 12, top: 14, bottom: 30 };
+
+export interface ChartInput {
+  readonly id: string;
+  readonly title: string;
+  readonly currency: string;
+  readonly days: readonly DayLine[];
+  /** The month's group revenue from the mart, exact, for the description. */
+  readonly total: string;
+}
+
+export function revenueChart(input: ChartInput): string {
+  const values = input.days.map((d) => Number(d.group_revenue));
+  const top = niceCeiling(Math.max(0, ...values));
+  const bottom = -niceCeiling(Math.max(0, ...values.map((v) => -v)));
+  const span = top - bottom || 1;
+  const plotW = W - PAD.left - PAD.right;
+  const plotH = H - PAD.top - PAD.bottom;
+  const y = (v: number) => PAD.top + ((top - v) / span) * plotH;
+  const band = plotW / Math.max(1, input.days.length);
+  const barW = Math.max(1, band * 0.72);
+  const peak = input.days.reduce<DayLine | undefined>((best, d) => (best === undefined || Number(d.group_revenue) > Number(best.group_revenue) ? d : best), undefined);
+
+  const ticks = [bottom, bottom / 2, 0, top / 2, top].filter((v, i, all) => all.indexOf(v) === i && v >= bottom && v <= top);
+  const grid = ticks
+    .map((v) => `<line class="grid${v === 0 ? ' zero' : ''}" x1="${PAD.left}" x2="${W - PAD.right}" y1="${r(y(v))}" y2="${r(y(v))}"/>` +
+      `<text class="tick" x="${PAD.left - 6}" y="${r(y(v) + 4)}" text-anchor="end">${esc(tickLabel(v))}</text>`)
+    .join('');
+  const bars = input.days
+    .map((d, i) => {
+      const v = Number(d.group_revenue);
+      const x = PAD.left + i * band + (band - barW) / 2;
+      const y0 = y(Math.max(0, v));
+      const h = Math.abs(y(v) - y(0));
+      const dayNo = Number(d.day.slice(8));
+      const label = dayNo === 1 || dayNo % 5 === 0 || i === input.days.length - 1
+        ? `<text class="day" x="${r(x + barW / 2)}" y="${H - PAD.bottom + 16}" text-anchor="middle">${dayNo}</text>` : '';
+      return `<rect class="bar${v < 0 ? ' negative' : ''}" x="${r(x)}" y="${r(y0)}" width="${r(barW)}" height="${r(h)}" data-day="${d.day}" data-value="${esc(d.group_revenue)}">` +
+        `<title>${esc(`${d.day}: ${formatMoney(d.group_revenue, input.currency)} (${d.orders} orders)`)}</title></rect>${label}`;
+    })
+    .join('');
+  const desc = `Total ${formatMoney(input.total, input.currency)} over ${input.days.length} days` +
+    (peak && Number(peak.group_revenue) > 0 ? `; highest on ${peak.day} with ${formatMoney(peak.group_revenue, input.currency)}.` : '.');
+  return `<svg class="chart" id="${esc(input.id)}" role="img" viewBox="0 0 ${W} ${H}" preserveAspectRatio="xMidYMid meet" aria-labelledby="${esc(input.id)}-t ${esc(input.id)}-d" xmlns="http://www.w3.org/2000/svg">` +
+    `<title id="${esc(input.id)}-t">${esc(input.title)}</title><desc id="${esc(input.id)}-d">${esc(desc)}</desc>` +
+    `${grid}${bars}<text class="axis" x="${PAD.left}" y="${H - 2}">Day of month</text></svg>`;
+}
+
+/** The smallest 1, 2 or 5 × 10ⁿ at or above v, so the axis reads in round numbers. */
+function niceCeiling(v: number): number {
+  if (v <= 0) return 0;
+  const base = 10 ** Math.floor(Math.log10(v));
+  for (const step of [1, 2, 5, 10]) if (step * base >= v) return step * base;
+  return 10 * base;
+}
+
+function tickLabel(v: number): string {
+  const text = Number.isInteger(v) ? String(v) : v.toFixed(2);
+  return text.replace(/\B(?=(\d{3})+(?!\d))/g, ',');
+}
+
+function r(v: number): string {
+  return String(Math.round(v * 10) / 10);
+}

@@ -1,0 +1,92 @@
+/**
+ * writeRevenueReport: validate the inputs, read the warehouse read-only, render the requested formats and
+ * write each file atomically (a temporary file in the same folder, then a rename), so a reader never sees
+ * half a report and a failure leaves the previous one in place.
+ */
+import { randomBytes } from 'node:crypto';
+import { mkdir, rename, rm, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { MonthStatus } from './closure.js';
+import { ReportInputError } from './errors.js';
+import { loadReport } from './load-report.js';
+import { totalsOf, type RevenueReport, type TotalsLine } from './model.js';
+import { parseMonth } from './month.js';
+import { renderCsv } from './render-csv.js';
+import { renderHtml } from './render-html.js';
+import { renderMarkdown } from './render-md.js';
+import { openWarehouse } from './warehouse.js';
+
+export const REPORT_FORMATS = ['html', 'csv', 'md'] as const;
+export type ReportFormat = (typeof REPORT_FORMATS)[number];
+
+const RENDERERS: Record<ReportFormat, (r: RevenueReport) => string> = { html: renderHtml, csv: renderCsv, md: renderMarkdown };
+
+export interface RevenueReportOptions {
+  /** The output directory (<out>): reads warehouse.duckdb, lake/ and state/, writes reports/. */
+  readonly outDir: string;
+  /** "YYYY-MM" */
+  readonly month: string;
+  /** One organisation_group_id; all groups when absent. */
+  readonly group?: number;
+  /** Default: all three. */
+  readonly formats?: readonly ReportFormat[];
+}
+
+export interface RevenueReportResult {
+  /** Absolute or outDir-relative paths of the files written, in format order html, csv, md. */
+  readonly files: string[];
+  readonly status: MonthStatus;
+  /** This month's totals per group and currency, exact decimal strings. */
+  readonly totals: TotalsLine[];
+  /** Mart equals lake for every group, currency and column. */
+  readonly reconciled: boolean;
+}
+
+export function reportFileName(month: string, group: number | undefined, format: ReportFormat): string {
+  return `revenue-${month}${group === undefined ? '' : `-g${group}`}.${format}`;
+}
+
+export async function writeRevenueReport(options: RevenueReportOptions): Promise<RevenueReportResult> {
+  const month = parseMonth(options.month);
+  const group = checkGroup(options.group);
+  const formats = [...new Set(options.formats ?? REPORT_FORMATS)];
+  const unknown = formats.filter((f) => !REPORT_FORMATS.includes(f));
+  if (unknown.length > 0 || formats.length === 0) throw new ReportInputError(`--format=${unknown.join(',') || '(none)'} is invalid: expected html, csv, md or all`);
+
+  const wh = await openWarehouse(options.outDir);
+  let report: RevenueReport;
+  try {
+    report = await loadReport(wh, options.outDir, month, group);
+  } finally {
+    wh.close();
+  }
+
+  const dir = join(options.outDir, 'reports');
+  await mkdir(dir, { recursive: true });
+  const files: string[] = [];
+  for (const format of REPORT_FORMATS.filter((f) => formats.includes(f))) {
+    const file = join(dir, reportFileName(month.ym, group, format));
+    await writeAtomically(file, RENDERERS[format](report));
+    files.push(file);
+  }
+  return { files, status: report.status, totals: totalsOf(report), reconciled: report.reconciliation.reconciled };
+}
+
+function checkGroup(group: unknown): number | undefined {
+  if (group === undefined) return undefined;
+  if (typeof group !== 'number' || !Number.isSafeInteger(group) || group <= 0) {
+    throw new ReportInputError(`--group=${JSON.stringify(group)} is invalid: expected an organisation_group_id, a whole number above 0`);
+  }
+  return group;
+}
+
+async function writeAtomically(file: string, content: string): Promise<void> {
+  const temp = `${file}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
+  try {
+    await writeFile(temp, content, 'utf8');
+    await rename(temp, file);
+  } catch (err) {
+    await rm(temp, { force: true });
+    throw err;
+  }
+}
