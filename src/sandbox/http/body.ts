@@ -1,0 +1,66 @@
+/**
+ * Request bodies: read (size-capped), parsed as a JSON object, validated with the operation's zod schema.
+ * Every failure is a 422 with Laravel's body {message, errors: {field: [..]}} naming the field.
+ */
+import { z } from 'zod';
+import { BODY_TOO_LARGE_STATUS, MAX_BODY_BYTES, VALIDATION_STATUS } from '../choices.js';
+import { ApiError } from '../errors.js';
+
+export function validationError(errors: Record<string, string[]>): ApiError {
+  const messages = Object.values(errors).flat();
+  const more = messages.length > 1 ? ` (and ${messages.length - 1} more error${messages.length > 2 ? 's' : ''})` : '';
+  return new ApiError('validation', VALIDATION_STATUS, `${messages[0]}${more}`, errors);
+}
+
+export const fieldError = (field: string, message: string) => validationError({ [field]: [message] });
+
+export async function readJsonObject(req: Request): Promise<Record<string, unknown>> {
+  const declared = Number(req.headers.get('content-length') ?? 0);
+  if (declared > MAX_BODY_BYTES) throw new ApiError('too_large', BODY_TOO_LARGE_STATUS, `The request body exceeds ${MAX_BODY_BYTES} bytes.`);
+  const text = await req.text();
+  if (text.length > MAX_BODY_BYTES) throw new ApiError('too_large', BODY_TOO_LARGE_STATUS, `The request body exceeds ${MAX_BODY_BYTES} bytes.`);
+  if (text.trim() === '') return {};
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    throw fieldError('body', 'The request body must be valid JSON.');
+  }
+  if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) throw fieldError('body', 'The request body must be a JSON object.');
+  return parsed as Record<string, unknown>;
+}
+
+function describe(issue: z.core.$ZodIssue, field: string, input: unknown): string {
+  const the = `The ${field} field`;
+  switch (issue.code) {
+    case 'invalid_type':
+      return input === undefined ? `${the} is required.` : `${the} must be ${article(issue.expected)}.`;
+    case 'too_small':
+      return issue.origin === 'array' ? `${the} must have at least ${issue.minimum} items.`
+        : issue.origin === 'string' ? `${the} must be at least ${issue.minimum} characters.` : `${the} must be at least ${issue.minimum}.`;
+    case 'too_big':
+      return issue.origin === 'array' ? `${the} must not have more than ${issue.maximum} items.`
+        : issue.origin === 'string' ? `${the} must not be greater than ${issue.maximum} characters.` : `${the} must not be greater than ${issue.maximum}.`;
+    case 'invalid_format':
+      return issue.format === 'email' ? `${the} must be a valid email address.` : `${the} format is invalid: ${issue.message}.`;
+    case 'invalid_value':
+      return `The selected ${field} is invalid; expected one of: ${issue.values.map(String).join(', ')}.`;
+    default:
+      return `${the} is invalid: ${issue.message}.`;
+  }
+}
+
+const article = (type: string) => (type === 'int' ? 'an integer' : /^[aeiou]/.test(type) ? `an ${type}` : `a ${type}`);
+
+/** Validates a body; the output is the schema's decoded value. */
+export function validate<S extends z.ZodType>(schema: S, raw: unknown): z.output<S> {
+  const result = schema.safeParse(raw);
+  if (result.success) return result.data;
+  const errors: Record<string, string[]> = {};
+  for (const issue of result.error.issues) {
+    const field = issue.path.length ? issue.path.map(String).join('.') : 'body';
+    const input = issue.path.reduce<unknown>((v, k) => (v !== null && typeof v === 'object' ? (v as Record<PropertyKey, unknown>)[k as PropertyKey] : undefined), raw);
+    (errors[field] ??= []).push(describe(issue, field, input));
+  }
+  throw validationError(errors);
+}

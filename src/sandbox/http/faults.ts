@@ -1,0 +1,65 @@
+/**
+ * Fault injection for reliability tests: added latency, 5xx answers, requests never answered,
+ * bodies cut mid-way. Draws come from a seeded stream, so a run with the same calls sees the same faults.
+ */
+import { NO_FAULTS, FaultsSchema, type Faults } from '../options.js';
+import { ApiError, HungRequest } from '../errors.js';
+import { createRng, type Rng } from '../prng.js';
+
+export interface FaultCounts {
+  errors: number;
+  hangs: number;
+  truncations: number;
+  revocations: number;
+}
+
+const ERROR_STATUSES = [500, 502, 503] as const;
+const ERROR_MESSAGES: Record<number, string> = { 500: 'Server Error', 502: 'Bad Gateway', 503: 'Service Unavailable' };
+
+export class FaultInjector {
+  current: Faults;
+  readonly counts: FaultCounts = { errors: 0, hangs: 0, truncations: 0, revocations: 0 };
+  private readonly rng: Rng;
+
+  constructor(seed: number, initial: Partial<Faults>) {
+    this.rng = createRng(seed, 'faults');
+    this.current = { ...NO_FAULTS, ...FaultsSchema.parse(initial) };
+  }
+
+  set(change: Partial<Faults>): void {
+    this.current = { ...this.current, ...FaultsSchema.parse(change) };
+  }
+
+  /** Runs before an API call is served: waits, hangs until the client gives up, or fails with a 5xx. */
+  async before(signal: AbortSignal): Promise<void> {
+    const f = this.current;
+    if (f.latencyMs > 0) await sleep(f.latencyMs, signal);
+    if (f.hangRate > 0 && this.rng.next() < f.hangRate) {
+      this.counts.hangs++;
+      await new Promise<void>((resolve) => (signal.aborted ? resolve() : signal.addEventListener('abort', () => resolve(), { once: true })));
+      throw new HungRequest();
+    }
+    if (signal.aborted) throw new HungRequest();
+    if (f.errorRate > 0 && this.rng.next() < f.errorRate) {
+      this.counts.errors++;
+      const status = ERROR_STATUSES[Math.floor(this.rng.next() * ERROR_STATUSES.length)];
+      throw new ApiError('injected_fault', status, ERROR_MESSAGES[status]);
+    }
+  }
+
+  /** A successful body, or its first half when the draw says to cut it. */
+  maybeTruncate(text: string): string {
+    if (this.current.truncateRate > 0 && this.rng.next() < this.current.truncateRate) {
+      this.counts.truncations++;
+      return text.slice(0, Math.max(1, Math.floor(text.length / 2)));
+    }
+    return text;
+  }
+}
+
+function sleep(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(resolve, ms);
+    signal.addEventListener('abort', () => (clearTimeout(timer), resolve()), { once: true });
+  });
+}

@@ -1,0 +1,45 @@
+/** Responses: JSON with the API's envelope {status, timestamp, data} and Laravel's eleven pagination fields. */
+import type { Pagination } from '../../resources/envelope.js';
+
+export const DEFAULT_PER_PAGE = 50;
+
+export function jsonResponse(status: number, body: unknown, headers: Record<string, string> = {}, shape: (text: string) => string = (t) => t): Response {
+  return new Response(shape(JSON.stringify(body)), {
+    status,
+    headers: { 'content-type': 'application/json', 'cache-control': 'no-cache, private', ...headers },
+  });
+}
+
+export interface Page {
+  /** Slice [start, end) of the full, ordered list. */
+  start: number;
+  end: number;
+  fields: Required<Pagination>;
+}
+
+/** Laravel's LengthAwarePaginator over `total` items; `path` is the full URL without query. */
+export function pageOf(total: number, request: { page?: number; per_page?: number }, path: string): Page {
+  const perPage = request.per_page ?? DEFAULT_PER_PAGE;
+  const page = request.page ?? 1;
+  const lastPage = Math.max(1, Math.ceil(total / perPage));
+  const start = Math.min(total, (page - 1) * perPage);
+  const end = Math.min(total, start + perPage);
+  const url = (n: number) => `${path}?page=${n}`;
+  return {
+    start,
+    end,
+    fields: {
+      current_page: page,
+      first_page_url: url(1),
+      from: end > start ? start + 1 : null,
+      last_page: lastPage,
+      last_page_url: url(lastPage),
+      next_page_url: page < lastPage ? url(page + 1) : null,
+      path,
+      per_page: perPage,
+      prev_page_url: page > 1 ? url(page - 1) : null,
+      to: end > start ? end : null,
+      total,
+    },
+  };
+}

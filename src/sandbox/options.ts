@@ -1,0 +1,84 @@
+/** startSandbox options, checked once at the entry point; defaults and scale presets live here. */
+import { z } from 'zod';
+import { DEFAULT_CREDIT_PATH } from '../resources/credit.js';
+import { TOKEN_RATE_LIMIT_PER_MINUTE } from './choices.js';
+
+export const SCALES = ['tiny', 'small', 'medium', 'large'] as const;
+export type Scale = (typeof SCALES)[number];
+
+export interface ScalePreset {
+  /** Users generated per group, before the group's weight. */
+  usersPerGroup: number;
+  /** Orders over the year before today, all groups together. */
+  orders: number;
+  offers: number;
+}
+
+export const SCALE_PRESETS: Record<Scale, ScalePreset> = {
+  tiny: { usersPerGroup: 30, orders: 1_500, offers: 24 },
+  small: { usersPerGroup: 700, orders: 20_000, offers: 60 },
+  medium: { usersPerGroup: 6_700, orders: 200_000, offers: 120 },
+  large: { usersPerGroup: 34_000, orders: 1_200_000, offers: 240 },
+};
+
+/** Fault injection for reliability tests; every field 0 (off) by default. */
+export interface Faults {
+  /** Fraction of API calls answered 500, 502 or 503. */
+  errorRate: number;
+  /** Added to every API call, in ms. */
+  latencyMs: number;
+  /** Fraction of API calls never answered (the client must time out). */
+  hangRate: number;
+  /** Fraction of successful API calls whose JSON body is cut mid-way. */
+  truncateRate: number;
+  /** Revoke a token once it has served this many calls (0: never). */
+  revokeTokenEvery: number;
+  /** Retry-After (seconds) on 429s instead of the computed wait (0: computed). */
+  retryAfter: number;
+}
+
+export const NO_FAULTS: Faults = { errorRate: 0, latencyMs: 0, hangRate: 0, truncateRate: 0, revokeTokenEvery: 0, retryAfter: 0 };
+
+const rate = z.number().min(0).max(1);
+export const FaultsSchema = z
+  .object({
+    errorRate: rate,
+    latencyMs: z.number().min(0),
+    hangRate: rate,
+    truncateRate: rate,
+    revokeTokenEvery: z.int().min(0),
+    retryAfter: z.int().min(0),
+  })
+  .partial()
+  .strict();
+
+export const SandboxOptionsSchema = z
+  .object({
+    host: z.string().min(1).default('127.0.0.1'),
+    port: z.int().min(0).max(65535).default(0),
+    seed: z.int().default(1),
+    scale: z.enum(SCALES).default('tiny'),
+    /** API calls per minute per client_id. */
+    rateLimit: z.int().min(1).default(120),
+    /** Token requests per minute per client_id. */
+    tokenRateLimit: z.int().min(1).default(TOKEN_RATE_LIMIT_PER_MINUTE),
+    today: z
+      .string()
+      .regex(/^\d{4}-\d{2}-\d{2}$/, 'expected a date YYYY-MM-DD')
+      .refine((d) => !Number.isNaN(Date.parse(`${d}T00:00:00Z`)), 'expected a real calendar date')
+      .optional(),
+    faults: FaultsSchema.default({}),
+    /** Omit the pagination fields on /v3/user/list and /v3/orders (the spec leaves them unclear). */
+    bareListings: z.boolean().default(false),
+    /** Path of the user credit operation (not shown in the spec). */
+    creditPath: z
+      .string()
+      .refine((p) => p.startsWith('/') && p.includes('{identifier}') && p.includes('{identifier_value}'), 'expected a path with {identifier} and {identifier_value}')
+      .default(DEFAULT_CREDIT_PATH),
+    /** Token lifetime in seconds (the spec: one year); shorter lets tests see expiry. */
+    tokenLifetimeSeconds: z.int().min(1).default(31_536_000),
+  })
+  .strict();
+
+export type SandboxOptions = z.input<typeof SandboxOptionsSchema>;
+export type ResolvedOptions = z.output<typeof SandboxOptionsSchema>;

@@ -1,0 +1,108 @@
+/**
+ * startSandbox: builds the world and the handler, listens on host:port (loopback, port 0 by default),
+ * and hands back the URL, the credentials and the controls tests use (advance, faults, stats).
+ */
+import type { Server } from 'node:http';
+import { ConfigError } from '../shared/exit-codes.js';
+import { ORGANISATION_CLIENT_ID } from './choices.js';
+import { makeSecret, TokenService, type Credential } from './http/auth.js';
+import { createHandler, type Handler } from './http/handler.js';
+import { listen } from './http/node-adapter.js';
+import { FaultInjector } from './http/faults.js';
+import { SlidingWindow } from './http/rate-limit.js';
+import { Router } from './http/router.js';
+import { StatsRecorder, type SandboxStats } from './http/stats.js';
+import { LoginUrls } from './ops/index.js';
+import { SandboxOptionsSchema, type Faults, type SandboxOptions } from './options.js';
+import { advanceWorld, type AdvanceReport } from './world/advance.js';
+import { World } from './world/world.js';
+
+export interface SandboxCredentials {
+  group: { client_id: number; client_secret: string; organisation_group_id: number }[];
+  organisation: { client_id: number; client_secret: string; organisation_group_ids: number[] };
+}
+
+export interface Sandbox {
+  baseUrl: string;
+  credentials: SandboxCredentials;
+  /** The generated data, hidden order times included: tests compute the truth from it. */
+  world: World;
+  /** The fetch-shaped handler, for in-process calls. */
+  handler: Handler;
+  /** Moves "today" forward by whole days (new users and orders, status changes, anonymisations). */
+  advance(days: number): AdvanceReport;
+  setFaults(faults: Partial<Faults>): void;
+  stats(): SandboxStats;
+  /** The CLI's start line: one JSON object with base_url and credentials. */
+  startLine(): string;
+  close(): Promise<void>;
+}
+
+function parseOptions(options: SandboxOptions) {
+  const parsed = SandboxOptionsSchema.safeParse(options);
+  if (parsed.success) return parsed.data;
+  const issue = parsed.error.issues[0];
+  throw new ConfigError(`sandbox option ${issue.path.join('.') || '(options)'} is invalid: ${issue.message}`);
+}
+
+export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbox> {
+  const opts = parseOptions(options);
+  const world = new World(opts.seed, opts.scale, opts.today);
+  const groupCreds = world.groups.map((g) => ({ client_id: g.clientId, client_secret: makeSecret(), organisation_group_id: g.id }));
+  const org = { client_id: ORGANISATION_CLIENT_ID, client_secret: makeSecret(), organisation_group_ids: world.groups.map((g) => g.id) };
+  const creds: Credential[] = [
+    ...groupCreds.map((c) => ({ client_id: c.client_id, client_secret: c.client_secret, kind: 'group' as const, groupIds: [c.organisation_group_id] })),
+    { client_id: org.client_id, client_secret: org.client_secret, kind: 'organisation', groupIds: org.organisation_group_ids },
+  ];
+  const shutdown = new AbortController();
+  const timers = new Set<NodeJS.Timeout>();
+  const faults = new FaultInjector(opts.seed, opts.faults);
+  const stats = new StatsRecorder();
+  const handler = createHandler({
+    state: {
+      world,
+      options: opts,
+      logins: new LoginUrls(),
+      later: (fn) => {
+        const t = setTimeout(() => (timers.delete(t), fn()), 0);
+        timers.add(t);
+      },
+    },
+    router: new Router(opts.creditPath),
+    tokens: new TokenService(creds, opts.tokenLifetimeSeconds),
+    apiLimit: new SlidingWindow(opts.rateLimit),
+    tokenLimit: new SlidingWindow(opts.tokenRateLimit),
+    faults,
+    stats,
+    shutdown: shutdown.signal,
+  });
+  let server: Server;
+  try {
+    server = await listen(handler, opts.host, opts.port);
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    throw new ConfigError(`cannot listen on ${opts.host}:${opts.port}: ${code ?? (err as Error).message}`);
+  }
+  const address = server.address();
+  const port = typeof address === 'object' && address ? address.port : opts.port;
+  const host = opts.host.includes(':') ? `[${opts.host}]` : opts.host;
+  const baseUrl = `http://${host}:${port}`;
+  const credentials: SandboxCredentials = { group: groupCreds, organisation: org };
+  return {
+    baseUrl,
+    credentials,
+    world,
+    handler,
+    advance: (days) => advanceWorld(world, days),
+    setFaults: (f) => faults.set(f),
+    stats: () => stats.snapshot(faults.counts, world.interactions.storedCounts()),
+    startLine: () => JSON.stringify({ base_url: baseUrl, credentials }),
+    close: () =>
+      new Promise<void>((resolve) => {
+        shutdown.abort();
+        for (const t of timers) clearTimeout(t);
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
+  };
+}

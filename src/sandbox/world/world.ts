@@ -1,0 +1,103 @@
+/**
+ * The sandbox's data: groups, offers, users, orders (with their hidden creation time), credit and
+ * interactions, deterministic from the seed and today. Tests read it to compute the truth.
+ */
+import { parseTimestamp } from '../../resources/codecs.js';
+import { Clock, DAY_MS } from '../clock.js';
+import type { Scale, ScalePreset } from '../options.js';
+import { SCALE_PRESETS } from '../options.js';
+import { createRng } from '../prng.js';
+import { creditOf, type CreditRecord } from './credit.js';
+import { UserDirectory } from './directory.js';
+import { CURRENCIES, GROUPS, type GroupRecord } from './groups.js';
+import { InteractionBook, type InteractionRecord } from './interactions.js';
+import { generateOffers, type OfferRecord } from './offers.js';
+import { generateDay, type DayContext } from './order-gen.js';
+import { OrderIndex } from './order-index.js';
+import { OrderStore, type OrderRecord } from './order-store.js';
+import { generateUsers, type UserRecord } from './users.js';
+
+export const HISTORY_DAYS = 365;
+
+type TimeBound = number | string;
+const toMs = (t: TimeBound) => (typeof t === 'number' ? t : parseTimestamp(t));
+
+export class World {
+  readonly clock: Clock;
+  readonly preset: ScalePreset;
+  readonly groups: readonly GroupRecord[] = GROUPS;
+  readonly offers: readonly OfferRecord[];
+  readonly users: UserDirectory;
+  readonly orders: OrderStore;
+  readonly orderIndex: OrderIndex;
+  readonly interactions: InteractionBook;
+  readonly dayContext: DayContext;
+
+  constructor(
+    readonly seed: number,
+    readonly scale: Scale,
+    today?: string,
+  ) {
+    this.clock = new Clock(today);
+    this.preset = SCALE_PRESETS[scale];
+    const start = this.clock.todayStart;
+    this.offers = generateOffers(seed, this.preset.offers, start);
+    this.users = new UserDirectory(generateUsers(seed, this.groups, this.preset.usersPerGroup, start));
+    this.orders = new OrderStore(CURRENCIES, Math.ceil(this.preset.orders * 1.1));
+    this.orderIndex = new OrderIndex(this.orders, this.groups.length, () => this.users.nextId());
+    this.interactions = new InteractionBook(seed);
+    const voucherOffers = this.offers.flatMap((offer, index) => (offer.perk_type_format === 'vouchers' ? [{ offer, index }] : []));
+    this.dayContext = {
+      groups: this.groups,
+      voucherOffers,
+      usersOf: (id) => this.users.inGroup(id),
+      ordersPerDay: this.preset.orders / HISTORY_DAYS,
+      todayStart: start,
+    };
+    for (let day = start - HISTORY_DAYS * DAY_MS; day < start; day += DAY_MS) {
+      generateDay(this.dayContext, this.orders, createRng(seed, 'orders', day), day);
+    }
+  }
+
+  get today(): string {
+    return this.clock.today;
+  }
+
+  now(): number {
+    return this.clock.now();
+  }
+
+  group(id: number): GroupRecord | undefined {
+    return this.groups.find((g) => g.id === id);
+  }
+
+  groupIndex(id: number): number {
+    return this.groups.findIndex((g) => g.id === id);
+  }
+
+  offerOf(order: OrderRecord): OfferRecord {
+    return this.offers[order.offerIndex];
+  }
+
+  /**
+   * The truth for tests: a group's (or one user's) orders created in [from, to], both inclusive,
+   * in the API's order. Bounds are ms or "YYYY-MM-DD HH:MM:SS" read as UTC.
+   */
+  ordersOf(groupId: number, filter: { from?: TimeBound; to?: TimeBound; userId?: number } = {}): OrderRecord[] {
+    const gi = this.groupIndex(groupId);
+    if (gi < 0) return [];
+    const list = filter.userId === undefined ? this.orderIndex.ofGroup(gi) : this.orderIndex.ofUser(filter.userId);
+    const slice = this.orderIndex.range(list, filter.from === undefined ? -Infinity : toMs(filter.from), filter.to === undefined ? Infinity : toMs(filter.to));
+    const out: OrderRecord[] = [];
+    for (const i of slice) if (this.orders.group[i] === gi) out.push(this.orders.get(i));
+    return out;
+  }
+
+  creditOf(user: UserRecord): CreditRecord {
+    return creditOf(this.seed, user, this.now());
+  }
+
+  interactionsOf(user: UserRecord): InteractionRecord[] {
+    return this.interactions.of(user, this.now());
+  }
+}
