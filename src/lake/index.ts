@@ -1,7 +1,15 @@
-/** The lake: typed Parquet partitions landed atomically, plus the run's durable bookkeeping. */
+/**
+ * The lake: typed Parquet partitions landed atomically, plus the run's durable bookkeeping
+ * (state, run manifests, quarantine, the output directory's lock and startup hygiene).
+ */
 export { lakeColumns, sqlType, type Column, type LakeType } from './columns.js';
 export { openPartitionWrite, LAKE_FILE, type PartitionWriter, type PartitionWriteOptions, type CommitResult } from './partition-writer.js';
 export { lakeDuckDB, withLakeConnection } from './duckdb.js';
 export { writeJsonAtomic, writeFileAtomic, type AtomicWriteOptions } from './atomic-file.js';
-export { lakeRoot, stateRoot, runsRoot, quarantineRoot, partitionDir } from './paths.js';
+export { StateStore } from './state-store.js';
+export { writeRunManifest, runManifestPath } from './run-manifest.js';
+export { quarantineRecord, quarantineFile, issuesOf, type QuarantineEntry, type QuarantineIssue, type QuarantineReason } from './quarantine.js';
+export { acquireLock, lockPath, type Lock, type LockHolder, type LockOptions } from './lock.js';
+export { cleanTemporaryFiles } from './temp-files.js';
+export { lakeRoot, stateRoot, runsRoot, quarantineRoot, partitionDir, safeSegment } from './paths.js';
 export * from './errors.js';

@@ -41,16 +41,17 @@ export function partitionDir(outDir: string, stream: string, partition: Record<s
 
 /**
  * Temporary files are hidden (a leading "."), never end in ".parquet" (so `**\/*.parquet` globs
- * skip them) and carry the writer's pid, so startup hygiene can tell a dead run's leftovers.
+ * skip them) and carry a tag of the process that made them (pid and a random part, since pids
+ * are reused), so startup hygiene can tell another run's leftovers from this run's own files.
  */
-const TEMP = /^\..*\.perks-tmp-(\d+)-[0-9a-f]{12}$/;
+const TEMP = /^\..*\.perks-tmp-(\d+-[0-9a-f]{8})-[0-9a-f]{8}$/;
+export const PROCESS_TAG = `${process.pid}-${randomBytes(4).toString('hex')}`;
 
 export function tempPathFor(finalPath: string): string {
-  return join(dirname(finalPath), `.${basename(finalPath)}.perks-tmp-${process.pid}-${randomBytes(6).toString('hex')}`);
+  return join(dirname(finalPath), `.${basename(finalPath)}.perks-tmp-${PROCESS_TAG}-${randomBytes(4).toString('hex')}`);
 }
 
-/** The pid that made a temporary file, or undefined if `name` is not one of ours. */
-export function tempFileOwner(name: string): number | undefined {
-  const m = TEMP.exec(name);
-  return m ? Number(m[1]) : undefined;
+/** The tag of the process that made a temporary file, or undefined if `name` is not one of ours. */
+export function tempFileOwner(name: string): string | undefined {
+  return TEMP.exec(name)?.[1];
 }

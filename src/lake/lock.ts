@@ -1,0 +1,160 @@
+/**
+ * One run per output directory: `<out>/.perks.lock` holds the owner's pid, host, start time and a
+ * heartbeat. It is created whole or not at all (written to a temporary file, then link(2), which
+ * fails if the lock exists). A second run stops at once with LockedError (exit code 5). A lock
+ * whose process is dead (same host, pid gone) or whose heartbeat is older than `staleAfterMs`
+ * is taken over, under a short-lived guard file so two newcomers cannot both take it.
+ */
+import { randomBytes } from 'node:crypto';
+import { readFileSync, unlinkSync } from 'node:fs';
+import { link, open, readFile, rm, stat, unlink } from 'node:fs/promises';
+import { hostname } from 'node:os';
+import { join } from 'node:path';
+import { ensureDir, writeFileAtomic } from './atomic-file.js';
+import { LockedError, writingOutput } from './errors.js';
+import { tempPathFor } from './paths.js';
+
+export interface LockHolder {
+  pid: number;
+  host: string;
+  started_at: string;
+  heartbeat_at: string;
+  token: string;
+}
+
+export interface Lock {
+  readonly path: string;
+  release(): Promise<void>;
+}
+
+export interface LockOptions {
+  /** A lock not refreshed for this long is stale even if its pid seems alive (default 10 minutes). */
+  staleAfterMs?: number;
+  /** How often the holder refreshes its heartbeat (default 30 s). */
+  heartbeatMs?: number;
+}
+
+export const lockPath = (outDir: string) => join(outDir, '.perks.lock');
+/** A takeover guard older than this belongs to a process that died mid-takeover. */
+const GUARD_STALE_MS = 30_000;
+
+export async function acquireLock(outDir: string, options: LockOptions = {}): Promise<Lock> {
+  const staleAfterMs = options.staleAfterMs ?? 10 * 60_000;
+  const path = lockPath(outDir);
+  await ensureDir(outDir);
+  const now = new Date().toISOString();
+  const me: LockHolder = { pid: process.pid, host: hostname(), started_at: now, heartbeat_at: now, token: randomBytes(8).toString('hex') };
+  for (let attempt = 1; !(await createExclusive(path, me)); attempt += 1) {
+    const holder = await readHolder(path);
+    const gone = holder === undefined && !(await stat(path).catch(() => undefined));
+    if (gone && attempt < 3) continue; // released between our two looks: try again
+    if (await isStale(path, holder, staleAfterMs)) {
+      if (await takeOver(path, holder, me, staleAfterMs)) break;
+    }
+    throw lockedError(outDir, path, holder);
+  }
+  return holdLock(path, me, options.heartbeatMs ?? 30_000);
+}
+
+function holdLock(path: string, me: LockHolder, heartbeatMs: number): Lock {
+  const ours = () => readHolderSync(path)?.token === me.token;
+  const onExit = () => {
+    if (ours()) unlinkSync(path);
+  };
+  const timer = setInterval(() => {
+    if (!ours()) return;
+    void writeFileAtomic(path, JSON.stringify({ ...me, heartbeat_at: new Date().toISOString() }), { mode: 0o644 }).catch(() => undefined);
+  }, heartbeatMs);
+  timer.unref();
+  process.once('exit', onExit);
+  let released = false;
+  return {
+    path,
+    async release() {
+      if (released) return;
+      released = true;
+      clearInterval(timer);
+      process.removeListener('exit', onExit);
+      if ((await readHolder(path))?.token === me.token) await unlink(path).catch(() => undefined);
+    },
+  };
+}
+
+/** Creates `path` holding `holder`, whole, unless it exists: false when it does. */
+async function createExclusive(path: string, holder: LockHolder): Promise<boolean> {
+  const temp = tempPathFor(path);
+  return writingOutput('the lock file', path, async () => {
+    try {
+      const handle = await open(temp, 'wx', 0o644);
+      await handle.writeFile(JSON.stringify(holder));
+      await handle.sync();
+      await handle.close();
+      await link(temp, path);
+      return true;
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'EEXIST') return false;
+      throw err;
+    } finally {
+      await rm(temp, { force: true });
+    }
+  });
+}
+
+async function isStale(path: string, holder: LockHolder | undefined, staleAfterMs: number): Promise<boolean> {
+  if (holder && holder.host === hostname() && !pidAlive(holder.pid)) return true;
+  const seen = holder ? Date.parse(holder.heartbeat_at) : (await stat(path).catch(() => undefined))?.mtimeMs;
+  return seen !== undefined && !Number.isNaN(seen) && Date.now() - seen > staleAfterMs;
+}
+
+/** Replaces a stale lock, if it is still the same stale lock once the guard is held. */
+async function takeOver(path: string, stale: LockHolder | undefined, me: LockHolder, staleAfterMs: number): Promise<boolean> {
+  const guard = `${path}.takeover`;
+  const guardAge = Date.now() - ((await stat(guard).catch(() => undefined))?.mtimeMs ?? Date.now());
+  if (guardAge > GUARD_STALE_MS) await rm(guard, { force: true });
+  if (!(await createExclusive(guard, me))) return false;
+  try {
+    const current = await readHolder(path);
+    if (current?.token !== stale?.token || !(await isStale(path, current, staleAfterMs))) return false;
+    await rm(path, { force: true });
+    return await createExclusive(path, me);
+  } finally {
+    await rm(guard, { force: true });
+  }
+}
+
+function lockedError(outDir: string, path: string, holder: LockHolder | undefined): LockedError {
+  const who = holder
+    ? `pid ${holder.pid} on ${holder.host}, started ${holder.started_at}, last heartbeat ${holder.heartbeat_at}`
+    : 'an unreadable lock file';
+  return new LockedError(`output directory ${outDir} is in use by another run (${who}); wait for it to finish, or delete ${path} if that run is gone`);
+}
+
+export function pidAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+function parseHolder(text: string): LockHolder | undefined {
+  try {
+    const v = JSON.parse(text) as LockHolder;
+    return typeof v.pid === 'number' && typeof v.token === 'string' ? v : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+async function readHolder(path: string): Promise<LockHolder | undefined> {
+  return parseHolder(await readFile(path, 'utf8').catch(() => ''));
+}
+
+function readHolderSync(path: string): LockHolder | undefined {
+  try {
+    return parseHolder(readFileSync(path, 'utf8'));
+  } catch {
+    return undefined;
+  }
+}

@@ -1,0 +1,73 @@
+/**
+ * Incremental state: `<out>/state/<stream>/<key>.json`, one JSON document per stream and group.
+ * Written atomically (temp, fsync, rename, fsync dir) so a run killed mid-write leaves the old
+ * state or the new one. Files 0600 in 0700 folders; looser modes found on disk are tightened.
+ * A file that is not JSON (or fails the caller's schema) stops the run with CorruptStateError.
+ */
+import { chmod, readdir, readFile, stat } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { z } from 'zod';
+import { ensureDir, writeJsonAtomic } from './atomic-file.js';
+import { CorruptStateError } from './errors.js';
+import { safeIdentifier, safeSegment, stateRoot } from './paths.js';
+
+const FILE_MODE = 0o600;
+const DIR_MODE = 0o700;
+
+export class StateStore {
+  private tightened?: Promise<void>;
+
+  constructor(readonly outDir: string) {}
+
+  fileOf(stream: string, key: string): string {
+    return join(stateRoot(this.outDir), safeIdentifier('stream name', stream), `${safeSegment('state key', key)}.json`);
+  }
+
+  /** The stored value, or undefined when there is none; `schema` checks its shape. */
+  async read<T = unknown>(stream: string, key: string, schema?: z.ZodType<T>): Promise<T | undefined> {
+    const file = this.fileOf(stream, key);
+    await this.tightenOnce();
+    let text: string;
+    try {
+      text = await readFile(file, 'utf8');
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+      throw err;
+    }
+    let value: unknown;
+    try {
+      value = JSON.parse(text);
+    } catch {
+      throw new CorruptStateError(file, text.trim() ? 'not valid JSON' : 'empty');
+    }
+    if (!schema) return value as T;
+    const parsed = schema.safeParse(value);
+    if (parsed.success) return parsed.data;
+    const issue = parsed.error.issues[0];
+    throw new CorruptStateError(file, `${issue.path.join('.') || 'value'}: ${issue.message}`);
+  }
+
+  async write(stream: string, key: string, value: unknown): Promise<void> {
+    const file = this.fileOf(stream, key);
+    await this.tightenOnce();
+    await ensureDir(stateRoot(this.outDir), DIR_MODE);
+    await writeJsonAtomic(file, value, { mode: FILE_MODE, dirMode: DIR_MODE });
+  }
+
+  /** Once per store: folders 0700 and files 0600 under <out>/state, whatever an older run or a copy left. */
+  private tightenOnce(): Promise<void> {
+    this.tightened ??= tighten(stateRoot(this.outDir), true);
+    return this.tightened;
+  }
+}
+
+async function tighten(path: string, isDir: boolean): Promise<void> {
+  const info = await stat(path).catch(() => undefined);
+  if (!info) return;
+  const mode = isDir ? DIR_MODE : FILE_MODE;
+  if ((info.mode & 0o777 & ~mode) !== 0) await chmod(path, mode);
+  if (!isDir) return;
+  for (const entry of await readdir(path, { withFileTypes: true })) {
+    if (entry.isDirectory() || entry.isFile()) await tighten(join(path, entry.name), entry.isDirectory());
+  }
+}
