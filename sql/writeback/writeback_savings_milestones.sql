@@ -1,0 +1,70 @@
+-- Savings milestones to tell the platform: a user's cumulative savings (order_saving + egift_savings summed
+-- over the user's months so far, in the group's currency) first reached 50, 100, 250 or 500.
+-- interaction_at is the first instant (UTC) of the month of the crossing: the mart is monthly, no finer time
+-- is known. A milestone happens once per user and threshold: savings lowered later (refunds) do not take a
+-- sent milestone back, and crossing again after dropping below is the same milestone (same id, sent once).
+-- interaction_id: first 52 bits of md5('perks-writeback-v1:<group>:<user>:savings_milestone:<threshold>').
+-- grain: one row per organisation_group_id, user_id, threshold reached
+-- key: interaction_id
+-- materialized: table
+-- tests:
+--   unique: interaction_id
+--   not_null: interaction_id, organisation_group_id, identifier_value, interaction_type, interaction_at
+--   accepted_values: identifier in id
+with
+
+thresholds as (
+    select unnest([50, 100, 250, 500]) as threshold
+),
+
+monthly as (
+    select
+        organisation_group_id::BIGINT as organisation_group_id,
+        user_id::BIGINT as user_id,
+        month::DATE as month,
+        coalesce(order_saving, 0) + coalesce(egift_savings, 0) as saving
+    from savings_monthly
+    where user_id is not null
+),
+
+cumulative as (
+    select
+        *,
+        sum(saving) over (
+            partition by organisation_group_id, user_id order by month rows unbounded preceding
+        ) as cumulative_saving
+    from monthly
+),
+
+crossed as (
+    select c.*, t.threshold
+    from cumulative as c
+    join thresholds as t
+        on c.cumulative_saving >= t.threshold
+        and c.cumulative_saving - c.saving < t.threshold
+    qualify row_number() over (
+        partition by c.organisation_group_id, c.user_id, t.threshold order by c.month
+    ) = 1
+),
+
+final as (
+    select
+        organisation_group_id,
+        'id' as identifier,
+        user_id::VARCHAR as identifier_value,
+        'savings_milestone' as kind,
+        -- default type; PERKS_WRITEBACK_TYPES maps the kind to another configured type
+        'savings_milestone' as interaction_type,
+        timezone('UTC', month::TIMESTAMP) as interaction_at,
+        json_object(
+            'threshold', threshold,
+            'cumulative_saving', cumulative_saving,
+            'month', strftime(month, '%Y-%m')
+        ) as interaction_details,
+        ('0x' || left(md5(concat_ws(':',
+            'perks-writeback-v1', organisation_group_id, user_id, 'savings_milestone', threshold
+        )), 13))::BIGINT as interaction_id
+    from crossed
+)
+
+select * from final

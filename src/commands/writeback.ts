@@ -1,0 +1,89 @@
+/** `perks writeback`: posts the interactions sql/writeback/ produces, exactly once; or checks them (--verify). */
+import type { CommandModule } from 'yargs';
+import { clientFromConfig } from '../api/index.js';
+import { requireApi, type Config } from '../config/index.js';
+import { ConfigError, ExitCode } from '../shared/exit-codes.js';
+import { redact } from '../shared/redact.js';
+import { parseTypeMap, runWriteback, TYPES_ENV, verifyWriteback, type VerifyResult, type WritebackResult } from '../writeback/index.js';
+import { handle } from './handle.js';
+import { configFromFlags, withApiOptions, type ApiFlags } from './options.js';
+
+interface WritebackFlags extends ApiFlags {
+  dryRun?: boolean;
+  limit?: number;
+  verify?: boolean;
+  types?: string;
+}
+
+export const writebackCommand: CommandModule<object, WritebackFlags> = {
+  command: 'writeback',
+  describe: 'Post the interactions the write-back models produce (sql/writeback/), each exactly once',
+  builder: (y) =>
+    withApiOptions(y)
+      .option('dry-run', { type: 'boolean', describe: 'print counts per type and the first rows; send nothing' })
+      .option('limit', { type: 'number', describe: 'post at most N rows in this run; the rest wait for the next' })
+      .option('verify', { type: 'boolean', describe: 'report rows the ledger says were sent but the platform does not show (sends nothing)' })
+      .option('types', { type: 'string', describe: `kind=interaction_type pairs, comma-separated (${TYPES_ENV})` })
+      .example('$0 writeback --dry-run', 'what would be sent')
+      .example('$0 writeback --limit 500', 'send at most 500 interactions')
+      .example('$0 writeback --verify', 'reconcile the ledger with the landed interactions') as never,
+  handler: (argv) =>
+    handle(async () => {
+      const config = configFromFlags(argv);
+      const limit = argv.limit;
+      if (limit !== undefined && !(Number.isInteger(limit) && limit >= 0)) throw new ConfigError(`--limit=${JSON.stringify(limit)} is invalid: expected a whole number of rows, 0 or more`);
+      if (argv.verify) return verify(config);
+      const types = argv.types === undefined ? undefined : parseTypeMap(argv.types);
+      const result = await runWriteback({ outDir: config.output, config, dryRun: argv.dryRun, limit, types });
+      process.stdout.write(redact(formatWriteback(result)));
+      return result.rejected ? ExitCode.partial : ExitCode.success;
+    }),
+};
+
+async function verify(config: Config): Promise<number> {
+  let client;
+  try {
+    client = clientFromConfig(requireApi(config));
+  } catch (err) {
+    if (!(err instanceof ConfigError)) throw err;
+    process.stderr.write('perks: writeback --verify: no API credentials, checking the landed interactions only\n');
+  }
+  try {
+    const result = await verifyWriteback({ outDir: config.output, client });
+    process.stdout.write(redact(formatVerify(result)));
+    return result.missing.length ? ExitCode.partial : ExitCode.success;
+  } finally {
+    await client?.close();
+  }
+}
+
+export function formatWriteback(r: WritebackResult): string {
+  const lines = [
+    r.dry_run
+      ? `writeback dry run: ${r.rows} rows from the models, ${r.to_send} to send${r.deferred ? ` (${r.deferred} beyond --limit)` : ''}, ${r.skipped_already_sent} already sent, ${r.skipped_rejected} rejected before, ${r.pending} pending to look up upstream; nothing sent`
+      : `writeback ${r.run_id}: ${r.status}: ${r.sent} sent, ${r.rejected} rejected, ${r.skipped_already_sent} already sent, ${r.skipped_rejected} rejected before, ${r.recovered_pending} pending found upstream, ${r.reposted_pending} pending posted again${r.deferred ? `, ${r.deferred} left for the next run (--limit)` : ''}; ${r.calls} calls in ${(r.ms / 1000).toFixed(1)} s`,
+    `  ${'kind'.padEnd(20)} ${'interaction_type'.padEnd(24)} ${'rows'.padStart(8)} ${'to send'.padStart(8)}`,
+    ...r.by_type.map((t) => `  ${t.kind.padEnd(20)} ${t.interaction_type.padEnd(24)} ${String(t.rows).padStart(8)} ${String(t.to_send).padStart(8)}`),
+  ];
+  if (r.dry_run && r.preview.length) {
+    lines.push(`first ${r.preview.length} rows:`);
+    for (const p of r.preview) {
+      lines.push(`  ${p.interaction_id}  group ${p.organisation_group_id}  ${p.identifier}=${p.identifier_value}  ${p.interaction_type}  ${p.interaction_at}  ${JSON.stringify(p.interaction_details)}`);
+    }
+  }
+  for (const x of r.rejections.slice(0, 10)) lines.push(`  rejected ${x.interaction_id} (${x.kind}, user ${x.identifier_value}): ${x.message}`);
+  if (r.rejections.length > 10) lines.push(`  … and ${r.rejections.length - 10} more rejected (see the ledger: ${r.ledger})`);
+  if (!r.dry_run) lines.push(`  ledger: ${r.ledger}`);
+  return `${lines.join('\n')}\n`;
+}
+
+export function formatVerify(r: VerifyResult): string {
+  const lines = [
+    `writeback verify: ${r.sent} sent per the ledger, ${r.seen_in_lake} seen in the landed interactions, ${r.seen_via_api} seen through the API, ${r.missing.length} missing${r.unchecked ? `, ${r.unchecked} unchecked (not extracted since they were sent, and no API credentials)` : ''}`,
+  ];
+  for (const m of r.missing.slice(0, 20)) {
+    lines.push(`  missing ${m.interaction_id} (${m.kind}, group ${m.organisation_group_id}, ${m.identifier}=${m.identifier_value}, sent ${m.attempted_at}; checked in the ${m.checked})`);
+  }
+  if (r.missing.length > 20) lines.push(`  … and ${r.missing.length - 20} more`);
+  return `${lines.join('\n')}\n`;
+}

@@ -1,0 +1,74 @@
+/**
+ * The write-ahead journal: one JSON line per ledger entry, appended to a segment file of the run
+ * (`<out>/state/writeback/journal-<run_id>.jsonl`) and fsync'd before the call it announces. It is the
+ * crash-safe half of the ledger; compaction (ledger.ts) turns closed segments into the Parquet table.
+ * A crash can leave at most a torn last line, which readers skip.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import type { LedgerEntry } from './rows.js';
+
+const SEGMENT = /^journal-(.+)\.jsonl$/;
+
+export class Journal {
+  private fd: number;
+
+  private constructor(readonly path: string) {
+    this.fd = fs.openSync(path, 'a');
+  }
+
+  /** Opens (creates) this run's segment and makes its directory entry durable. */
+  static open(dir: string, runId: string): Journal {
+    fs.mkdirSync(dir, { recursive: true });
+    const journal = new Journal(path.join(dir, `journal-${runId}.jsonl`));
+    fsyncDir(dir);
+    return journal;
+  }
+
+  /** Appends entries in one write and waits until they are on disk. */
+  append(entries: LedgerEntry[]): void {
+    if (entries.length === 0) return;
+    const text = entries.map((e) => `${JSON.stringify(e)}\n`).join('');
+    fs.writeSync(this.fd, text);
+    fs.fsyncSync(this.fd);
+  }
+
+  close(): void {
+    if (this.fd >= 0) fs.closeSync(this.fd);
+    this.fd = -1;
+  }
+}
+
+/** The journal segments in a directory, oldest run first (run ids sort by time). */
+export function journalSegments(dir: string): { path: string; runId: string }[] {
+  if (!fs.existsSync(dir)) return [];
+  return fs
+    .readdirSync(dir)
+    .flatMap((name) => {
+      const m = SEGMENT.exec(name);
+      return m ? [{ path: path.join(dir, name), runId: m[1] }] : [];
+    })
+    .sort((a, b) => a.runId.localeCompare(b.runId));
+}
+
+/** Makes renames, creations and deletions in a directory durable (no-op where the OS refuses). */
+export function fsyncDir(dir: string): void {
+  let fd: number | undefined;
+  try {
+    fd = fs.openSync(dir, 'r');
+    fs.fsyncSync(fd);
+  } catch {
+    // Some platforms cannot fsync a directory; the data files themselves are fsync'd.
+  } finally {
+    if (fd !== undefined) fs.closeSync(fd);
+  }
+}
+
+export function fsyncFile(file: string): void {
+  const fd = fs.openSync(file, 'r+');
+  try {
+    fs.fsyncSync(fd);
+  } finally {
+    fs.closeSync(fd);
+  }
+}

@@ -1,0 +1,136 @@
+/**
+ * The ledger: every outcome of every row the write-back ever tried. Two halves, one table:
+ * - the journal segments under `<out>/state/writeback/` (write-ahead, fsync'd, crash-safe), and
+ * - the Parquet table `<out>/lake/writeback_ledger/organisation_group_id=…/_snapshot_date=…/part-<run_id>-0.parquet`
+ *   (lake contract), which closed segments are compacted into.
+ * The view `lake_writeback_ledger` reads both. A row's state: 'sent' if any entry says sent, else 'rejected'
+ * if any says rejected, else 'pending' (sent and rejected are final; pending means "maybe posted").
+ */
+import fs from 'node:fs';
+import { quotedString } from '@duckdb/node-api';
+import path from 'node:path';
+import type { Db } from './db.js';
+import { fileList, isoOf } from './db.js';
+import { fsyncDir, fsyncFile, journalSegments } from './journal.js';
+import { LedgerEntry, type LedgerStatus } from './rows.js';
+
+/** The name the model runner gives the stream's view (lake_<stream>), so models run the same in both places. */
+export const LEDGER_VIEW = 'lake_writeback_ledger';
+
+export function ledgerDirs(outDir: string): { lake: string; state: string } {
+  return { lake: path.join(outDir, 'lake', 'writeback_ledger'), state: path.join(outDir, 'state', 'writeback') };
+}
+
+/** Journal line fields and their DuckDB types (the ledger's columns, partition columns included). */
+const JOURNAL_COLUMNS = `{interaction_id: 'BIGINT', organisation_group_id: 'BIGINT', identifier: 'VARCHAR',
+  identifier_value: 'VARCHAR', kind: 'VARCHAR', interaction_type: 'VARCHAR', interaction_at: 'TIMESTAMPTZ',
+  interaction_details: 'JSON', status: 'VARCHAR', http_status: 'INTEGER', message: 'VARCHAR',
+  attempted_at: 'TIMESTAMPTZ', _run_id: 'VARCHAR'}`;
+
+const COLUMNS = `interaction_id::BIGINT AS interaction_id, organisation_group_id::BIGINT AS organisation_group_id,
+  identifier, identifier_value, kind, interaction_type, interaction_at::TIMESTAMPTZ AS interaction_at,
+  interaction_details::JSON AS interaction_details, status, http_status::INTEGER AS http_status, message,
+  attempted_at::TIMESTAMPTZ AS attempted_at, _run_id`;
+
+function journalSql(files: string[]): string {
+  return `SELECT ${COLUMNS} FROM read_json(${fileList(files)}, format = 'newline_delimited', columns = ${JOURNAL_COLUMNS}, ignore_errors = true)
+    WHERE interaction_id IS NOT NULL AND status IS NOT NULL`;
+}
+
+export function parquetFiles(dir: string): string[] {
+  if (!fs.existsSync(dir)) return [];
+  return (fs.readdirSync(dir, { recursive: true }) as string[])
+    .filter((f) => f.endsWith('.parquet') && !path.basename(f).startsWith('.'))
+    .map((f) => path.join(dir, f))
+    .sort();
+}
+
+/** (Re)creates the `writeback_ledger` view over the Parquet table and every journal segment. */
+export async function createLedgerView(db: Db, outDir: string): Promise<void> {
+  const dirs = ledgerDirs(outDir);
+  const parts: string[] = [];
+  const parquet = parquetFiles(dirs.lake);
+  if (parquet.length) parts.push(`SELECT ${COLUMNS} FROM read_parquet(${fileList(parquet)}, hive_partitioning = true, union_by_name = true)`);
+  const segments = journalSegments(dirs.state).map((s) => s.path);
+  if (segments.length) parts.push(journalSql(segments));
+  if (!parts.length) parts.push(`SELECT ${COLUMNS} FROM (SELECT NULL AS interaction_id, NULL AS organisation_group_id, NULL AS identifier,
+    NULL AS identifier_value, NULL AS kind, NULL AS interaction_type, NULL AS interaction_at, NULL AS interaction_details,
+    NULL AS status, NULL AS http_status, NULL AS message, NULL AS attempted_at, NULL AS _run_id) WHERE false`);
+  await db.conn.run(`CREATE OR REPLACE TEMP VIEW ${LEDGER_VIEW} AS ${parts.join('\nUNION ALL BY NAME\n')}`);
+}
+
+export interface LedgerState {
+  status: Map<number, LedgerStatus>;
+  /** The latest entry of each row left pending (a crash, or a call that never got an answer). */
+  pending: LedgerEntry[];
+}
+
+/** Every row's state, from the view (create it first). */
+export async function readLedgerState(db: Db): Promise<LedgerState> {
+  const rows = await db.all(`
+    WITH entries AS (
+      SELECT *, row_number() OVER (PARTITION BY interaction_id ORDER BY attempted_at DESC) AS recency FROM ${LEDGER_VIEW}
+    ), state AS (
+      SELECT interaction_id,
+        CASE WHEN bool_or(status = 'sent') THEN 'sent' WHEN bool_or(status = 'rejected') THEN 'rejected' ELSE 'pending' END AS state
+      FROM entries GROUP BY interaction_id
+    )
+    SELECT s.state, e.interaction_id, e.organisation_group_id, e.identifier, e.identifier_value, e.kind, e.interaction_type,
+      ${isoOf('e.interaction_at')} AS interaction_at, e.interaction_details::VARCHAR AS interaction_details, e.status,
+      e.http_status, e.message, ${isoOf('e.attempted_at')} AS attempted_at, e._run_id
+    FROM state AS s JOIN entries AS e ON e.interaction_id = s.interaction_id AND e.recency = 1`);
+  const status = new Map<number, LedgerStatus>();
+  const pending: LedgerEntry[] = [];
+  for (const r of rows) {
+    const id = Number(r.interaction_id);
+    status.set(id, r.state as LedgerStatus);
+    if (r.state === 'pending') pending.push(toEntry(r));
+  }
+  return { status, pending };
+}
+
+export function toEntry(r: Record<string, unknown>): LedgerEntry {
+  return LedgerEntry.parse({
+    ...r,
+    interaction_id: Number(r.interaction_id),
+    organisation_group_id: Number(r.organisation_group_id),
+    http_status: r.http_status === null || r.http_status === undefined ? null : Number(r.http_status),
+    interaction_details: typeof r.interaction_details === 'string' ? JSON.parse(r.interaction_details) : (r.interaction_details ?? {}),
+  });
+}
+
+/**
+ * Turns closed journal segments (all but `keepRunId`'s) into Parquet files, one per group and UTC day
+ * of attempted_at, then deletes the segment. Idempotent: file names come from the segment, so a crash
+ * between writing the files and deleting the segment only rewrites the same files next time.
+ */
+export async function compactJournals(db: Db, outDir: string, keepRunId?: string): Promise<number> {
+  const dirs = ledgerDirs(outDir);
+  let entries = 0;
+  for (const segment of journalSegments(dirs.state)) {
+    if (segment.runId === keepRunId) continue;
+    const source = `(${journalSql([segment.path])})`;
+    const partitions = await db.all(`SELECT organisation_group_id AS g, strftime(timezone('UTC', attempted_at), '%Y-%m-%d') AS d, count(*) AS n
+      FROM ${source} GROUP BY ALL ORDER BY ALL`);
+    for (const p of partitions) {
+      const dir = path.join(dirs.lake, `organisation_group_id=${Number(p.g)}`, `_snapshot_date=${String(p.d)}`);
+      fs.mkdirSync(dir, { recursive: true });
+      const file = path.join(dir, `part-${segment.runId}-0.parquet`);
+      const tmp = path.join(dir, `.part-${segment.runId}-0.parquet.tmp`);
+      await db.conn.run(
+        `COPY (SELECT interaction_id, kind, identifier, identifier_value, interaction_type, interaction_at, interaction_details,
+            status, http_status, message, attempted_at, attempted_at AS _extracted_at, _run_id
+          FROM ${source} WHERE organisation_group_id = $g AND strftime(timezone('UTC', attempted_at), '%Y-%m-%d') = $d
+          ORDER BY attempted_at, interaction_id) TO ${quotedString(tmp)} (FORMAT parquet, COMPRESSION zstd)`,
+        { g: Number(p.g), d: String(p.d) },
+      );
+      fsyncFile(tmp);
+      fs.renameSync(tmp, file);
+      fsyncDir(dir);
+      entries += Number(p.n);
+    }
+    fs.unlinkSync(segment.path);
+    fsyncDir(dirs.state);
+  }
+  return entries;
+}

@@ -1,0 +1,98 @@
+/**
+ * The write-back models: every `sql/writeback/*.sql` is one SELECT giving one row per interaction to send.
+ * They run here, at send time, against the published marts (`<out>/marts/<mart>.parquet`, one view per
+ * file, named by the mart) and the ledger (`lake_writeback_ledger`), so "what was sent before" is always the
+ * ledger as it is now.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { quotedIdentifier } from '@duckdb/node-api';
+import { fileList, isoOf, type Db } from './db.js';
+import { WritebackModelError, WritebackError } from './errors.js';
+import { WritebackRow } from './rows.js';
+
+/** sql/writeback/ of this package. */
+export const DEFAULT_SQL_DIR = fileURLToPath(new URL('../../sql/writeback/', import.meta.url));
+
+export interface ModelSql {
+  name: string;
+  file: string;
+  sql: string;
+}
+
+export function loadModels(sqlDir: string = DEFAULT_SQL_DIR): ModelSql[] {
+  const files = fs.existsSync(sqlDir) ? fs.readdirSync(sqlDir).filter((f) => f.endsWith('.sql')).sort() : [];
+  if (!files.length) throw new WritebackError(`no write-back models (*.sql) in ${sqlDir}`);
+  return files.map((f) => {
+    const file = path.join(sqlDir, f);
+    // One SELECT per file; a trailing semicolon is tolerated.
+    const sql = fs.readFileSync(file, 'utf8').trim().replace(/;\s*$/, '');
+    return { name: path.basename(f, '.sql'), file, sql };
+  });
+}
+
+/** One view per published mart, so models reference marts by name. Returns the mart names. */
+export async function createMartViews(db: Db, outDir: string): Promise<string[]> {
+  const dir = path.join(outDir, 'marts');
+  const marts = fs.existsSync(dir) ? fs.readdirSync(dir).filter((f) => f.endsWith('.parquet')).sort() : [];
+  for (const file of marts) {
+    const name = path.basename(file, '.parquet');
+    await db.conn.run(`CREATE OR REPLACE TEMP VIEW ${quotedIdentifier(name)} AS SELECT * FROM read_parquet(${fileList([path.join(dir, file)])})`);
+  }
+  return marts.map((f) => path.basename(f, '.parquet'));
+}
+
+export interface ModelOutput {
+  model: string;
+  rows: WritebackRow[];
+}
+
+/** Runs every model; each row is checked, and an id produced twice is an error naming both models. */
+export async function evaluateModels(db: Db, models: ModelSql[], marts: string[]): Promise<ModelOutput[]> {
+  const seen = new Map<number, string>();
+  const out: ModelOutput[] = [];
+  for (const model of models) {
+    let raw: Record<string, unknown>[];
+    try {
+      raw = await db.all(`SELECT interaction_id::BIGINT AS interaction_id, organisation_group_id::BIGINT AS organisation_group_id,
+          identifier::VARCHAR AS identifier, identifier_value::VARCHAR AS identifier_value, kind::VARCHAR AS kind,
+          interaction_type::VARCHAR AS interaction_type, ${isoOf('interaction_at::TIMESTAMPTZ')} AS interaction_at,
+          interaction_details::JSON::VARCHAR AS interaction_details
+        FROM (\n${model.sql}\n) AS model ORDER BY organisation_group_id, interaction_id`);
+    } catch (err) {
+      const detail = err instanceof Error ? err.message.split('\n')[0] : String(err);
+      const hint = marts.length ? `marts found: ${marts.join(', ')}` : 'no marts in <out>/marts/: run `perks build` first';
+      throw new WritebackModelError(model.name, `${detail} (${model.file}; ${hint})`, { cause: err });
+    }
+    const rows = raw.map((r, i) => parseRow(model, r, i));
+    for (const row of rows) {
+      const other = seen.get(row.interaction_id);
+      if (other) throw new WritebackModelError(model.name, `interaction_id ${row.interaction_id} is also produced by ${other === model.name ? 'another row of the same model' : `model ${other}`}: ids must identify one fact`);
+      seen.set(row.interaction_id, model.name);
+    }
+    out.push({ model: model.name, rows });
+  }
+  return out;
+}
+
+function parseRow(model: ModelSql, r: Record<string, unknown>, index: number): WritebackRow {
+  let details: unknown = null;
+  try {
+    details = typeof r.interaction_details === 'string' ? JSON.parse(r.interaction_details) : null;
+  } catch {
+    details = null;
+  }
+  const parsed = WritebackRow.safeParse({
+    ...r,
+    interaction_id: r.interaction_id === null ? null : Number(r.interaction_id),
+    organisation_group_id: r.organisation_group_id === null ? null : Number(r.organisation_group_id),
+    interaction_details: details,
+  });
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    const field = issue.path.join('.') || '(row)';
+    throw new WritebackModelError(model.name, `row ${index + 1}: column ${field} ${issue.message} (value: ${JSON.stringify(r[field] ?? null).slice(0, 80)})`);
+  }
+  return parsed.data;
+}

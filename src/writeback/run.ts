@@ -1,0 +1,229 @@
+/**
+ * `runWriteback`: posts what the write-back models say and the ledger has not recorded, each row
+ * exactly once across crashes and reruns. Order of work:
+ *  1. lock the output's write-back, compact journals left by earlier (crashed) runs into the ledger;
+ *  2. resolve rows left pending by looking them up upstream (found → sent; absent → post again);
+ *  3. evaluate sql/writeback/*.sql against the marts and the ledger; drop rows already recorded;
+ *  4. post in small batches: 'pending' entries fsync'd first, then the posts, then their outcomes;
+ *  5. compact this run's journal into the Parquet ledger.
+ * A dry run does 3 only and writes nothing.
+ */
+import { randomBytes } from 'node:crypto';
+import path from 'node:path';
+import { clientFromConfig, type PerksClient } from '../api/index.js';
+import type { Config } from '../config/index.js';
+import { openDb } from './db.js';
+import { Journal } from './journal.js';
+import { compactJournals, createLedgerView, ledgerDirs, readLedgerState } from './ledger.js';
+import { acquireWritebackLock } from './lock.js';
+import { createMartViews, evaluateModels, loadModels, DEFAULT_SQL_DIR } from './models.js';
+import { postOnce, type PosterOptions } from './poster.js';
+import { resolvePending, waitForGrace } from './recover.js';
+import { entryOf, type LedgerEntry, type WritebackRow } from './rows.js';
+import { typeMapFromEnv, type TypeMap } from './settings.js';
+
+export interface WritebackOptions {
+  outDir: string;
+  /**
+   * The run's client: its limiter (one per credential) and counters are shared by every call here.
+   * Default: one from `config` (a dry run makes no calls and needs none).
+   */
+  client?: PerksClient;
+  config: Config;
+  dryRun?: boolean;
+  /** At most this many posts in this run (re-posts of pending rows included); the rest wait for the next. */
+  limit?: number;
+  /** kind → interaction_type; default from PERKS_WRITEBACK_TYPES. */
+  types?: TypeMap;
+  runId?: string;
+  sqlDir?: string;
+  /** Posts in flight at once (the limiter spaces them). */
+  concurrency?: number;
+  /** How old a pending row must be before it is looked up upstream (see recover.ts). */
+  pendingGraceMs?: number;
+  previewRows?: number;
+  /** Client for posts, retries off; default: from config, sharing `client`'s limiter and counters. */
+  postClient?: PerksClient;
+}
+
+export interface TypeCount {
+  kind: string;
+  interaction_type: string;
+  rows: number;
+  to_send: number;
+}
+
+export interface Rejection {
+  interaction_id: number;
+  kind: string;
+  identifier_value: string;
+  http_status: number | null;
+  message: string;
+}
+
+export interface WritebackResult {
+  status: 'success' | 'partial';
+  run_id: string;
+  dry_run: boolean;
+  /** Rows the models produced. */
+  rows: number;
+  by_type: TypeCount[];
+  /** Rows this run would post (new rows and pending rows to post again), before --limit. */
+  to_send: number;
+  sent: number;
+  rejected: number;
+  skipped_already_sent: number;
+  skipped_rejected: number;
+  /** Pending rows of an earlier run found upstream (recorded as sent, not posted again). */
+  recovered_pending: number;
+  /** Pending rows of an earlier run not found upstream, posted again. */
+  reposted_pending: number;
+  /** Pending rows a dry run would look up. */
+  pending: number;
+  /** Rows left for the next run by --limit. */
+  deferred: number;
+  calls: number;
+  ms: number;
+  preview: WritebackRow[];
+  rejections: Rejection[];
+  ledger: string;
+}
+
+const BATCH = 4;
+
+export function newRunId(now = new Date()): string {
+  return `wb-${now.toISOString().replace(/[-:.]/g, '')}-${randomBytes(3).toString('hex')}`;
+}
+
+export async function runWriteback(options: WritebackOptions): Promise<WritebackResult> {
+  const started = Date.now();
+  const outDir = path.resolve(options.outDir);
+  const dryRun = options.dryRun ?? false;
+  const runId = options.runId ?? newRunId();
+  const dirs = ledgerDirs(outDir);
+  const types = options.types ?? typeMapFromEnv();
+  const ownClient = !options.client && !dryRun ? clientFromConfig(options.config, { runId }) : undefined;
+  const client = options.client ?? ownClient;
+  const callsBefore = client?.counters.calls ?? 0;
+  const result: WritebackResult = {
+    status: 'success', run_id: runId, dry_run: dryRun, rows: 0, by_type: [], to_send: 0, sent: 0, rejected: 0,
+    skipped_already_sent: 0, skipped_rejected: 0, recovered_pending: 0, reposted_pending: 0, pending: 0,
+    deferred: 0, calls: 0, ms: 0, preview: [], rejections: [], ledger: dirs.lake,
+  };
+  const lock = dryRun ? undefined : acquireWritebackLock(dirs.state);
+  const db = await openDb().catch((err: unknown) => {
+    lock?.release();
+    throw err;
+  });
+  let journal: Journal | undefined;
+  try {
+    if (!dryRun) await compactJournals(db, outDir);
+    await createLedgerView(db, outDir);
+    const before = await readLedgerState(db);
+    let repost: WritebackRow[] = [];
+    if (dryRun || !client) {
+      result.pending = before.pending.length;
+    } else {
+      journal = Journal.open(dirs.state, runId);
+      if (before.pending.length) {
+        await waitForGrace(before.pending, options.pendingGraceMs ?? 5_000);
+        const recovery = await resolvePending(before.pending, client, journal, runId);
+        result.recovered_pending = recovery.recovered;
+        repost = recovery.repost;
+      }
+      await createLedgerView(db, outDir); // now with this run's journal
+    }
+
+    const outputs = await evaluateModels(db, loadModels(options.sqlDir ?? DEFAULT_SQL_DIR), await createMartViews(db, outDir));
+    const rows = outputs.flatMap((o) => o.rows).map((r) => ({ ...r, interaction_type: types[r.kind] ?? r.interaction_type }));
+    const state = await readLedgerState(db);
+    const fresh: WritebackRow[] = [];
+    const counts = new Map<string, TypeCount>();
+    for (const row of rows) {
+      const key = `${row.kind}\u0000${row.interaction_type}`;
+      const count = counts.get(key) ?? { kind: row.kind, interaction_type: row.interaction_type, rows: 0, to_send: 0 };
+      counts.set(key, count);
+      count.rows += 1;
+      const known = state.status.get(row.interaction_id);
+      if (known === 'sent') result.skipped_already_sent += 1;
+      else if (known === 'rejected') result.skipped_rejected += 1;
+      else if (known === undefined) {
+        fresh.push(row);
+        count.to_send += 1;
+      } // 'pending': resolved above (a dry run only counts it)
+    }
+    result.rows = rows.length;
+    result.by_type = [...counts.values()].sort((a, b) => a.kind.localeCompare(b.kind) || a.interaction_type.localeCompare(b.interaction_type));
+    const queue = [...repost, ...fresh];
+    result.to_send = queue.length;
+    const capped = options.limit === undefined ? queue : queue.slice(0, options.limit);
+    result.deferred = queue.length - capped.length;
+    result.preview = capped.slice(0, options.previewRows ?? 10);
+    if (dryRun || !journal || !client) return result;
+
+    const poster: PosterOptions = {
+      list: client,
+      post: options.postClient ?? clientFromConfig(options.config, { limiter: client.limiter, counters: client.counters, retries: 0, runId }),
+    };
+    const reposting = new Set(repost.map((r) => r.interaction_id));
+    await sendAll(capped, journal, runId, options.concurrency ?? BATCH, poster, (row, entry) => {
+      if (entry.status === 'rejected') {
+        result.rejected += 1;
+        result.rejections.push({ interaction_id: row.interaction_id, kind: row.kind, identifier_value: row.identifier_value, http_status: entry.http_status, message: entry.message ?? '' });
+      } else {
+        result.sent += 1;
+        if (reposting.has(row.interaction_id)) result.reposted_pending += 1;
+      }
+    });
+    result.status = result.rejected ? 'partial' : 'success';
+    return result;
+  } finally {
+    journal?.close();
+    try {
+      if (!dryRun) await compactJournals(db, outDir);
+    } finally {
+      lock?.release();
+      db.close();
+      await ownClient?.close();
+      result.calls = (client?.counters.calls ?? 0) - callsBefore;
+      result.ms = Date.now() - started;
+    }
+  }
+}
+
+/**
+ * Posts in batches: the batch's 'pending' entries reach the disk before any of its posts leave, and
+ * its outcomes are recorded before the next batch. A failure that is not a row's own (API down after
+ * retries, credentials refused) stops the run once the batch's other outcomes are recorded.
+ */
+async function sendAll(
+  rows: WritebackRow[],
+  journal: Journal,
+  runId: string,
+  batchSize: number,
+  poster: PosterOptions,
+  onOutcome: (row: WritebackRow, entry: LedgerEntry) => void,
+): Promise<void> {
+  for (let i = 0; i < rows.length; i += batchSize) {
+    const batch = rows.slice(i, i + batchSize);
+    journal.append(batch.map((row) => entryOf(row, 'pending', runId)));
+    const settled = await Promise.allSettled(batch.map((row) => postOnce(row, poster)));
+    const outcomes: LedgerEntry[] = [];
+    let failure: unknown;
+    settled.forEach((s, k) => {
+      if (s.status === 'rejected') {
+        failure ??= s.reason;
+        return;
+      }
+      const o = s.value;
+      const entry =
+        o.status === 'sent'
+          ? entryOf(batch[k], 'sent', runId, { message: o.recovered ? 'found upstream after an unanswered post' : null })
+          : entryOf(batch[k], 'rejected', runId, { http_status: o.http_status, message: o.message });
+      outcomes.push(entry);
+      onOutcome(batch[k], entry);
+    });
+    journal.append(outcomes);
+    if (failure !== undefined) throw failure;
+  }
+}
