@@ -5,5 +5,6 @@ import { demoCommand } from './demo.js';
 import { extractCommand } from './extract.js';
 import { reportCommand } from './report.js';
 import { runCommand } from './run.js';
+import { writebackCommand } from './writeback.js';
 
-export const commands: CommandModule<any, any>[] = [checkCommand, extractCommand, runCommand, demoCommand, reportCommand];
+export const commands: CommandModule<any, any>[] = [checkCommand, extractCommand, runCommand, demoCommand, reportCommand, writebackCommand];
