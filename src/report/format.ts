@@ -35,9 +35,12 @@ export function formatChange(measure: Measure, value: string, currency: string):
   return shown.startsWith('-') || !/[1-9]/.test(value) ? shown : `+${shown}`;
 }
 
-/** "+1,675.0%", "-12.5%", or "new" when the previous month had nothing to compare with. */
-export function formatPct(pct: string | null): string {
-  if (pct === null) return 'new';
+/**
+ * "+1,675.0%", "-12.5%"; without a percentage (the previous month was zero): "new" when there is something
+ * this month, "–" when both months are zero.
+ */
+export function formatPct(pct: string | null, current: string): string {
+  if (pct === null) return /[1-9]/.test(current) ? 'new' : '–';
   const shown = `${groupDigits(pct)}%`;
   return shown.startsWith('-') || !/[1-9]/.test(pct) ? shown : `+${shown}`;
 }

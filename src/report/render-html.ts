@@ -4,7 +4,7 @@
  */
 import { currencyLabel, esc, formatChange, formatCount, formatMeasure, formatMoney, formatPct } from './format.js';
 import { HTML_STYLE } from './html-style.js';
-import { MEASURE_LABELS, MEASURES, type CurrencySection, type GroupSection, type RevenueReport } from './model.js';
+import { MEASURE_LABELS, MEASURES, type CurrencySection, type GroupSection, type Measure, type RevenueReport } from './model.js';
 import { closureReasons, reconciliationSentence, statusHeadline } from './sentences.js';
 import { revenueChart } from './svg-chart.js';
 
@@ -53,7 +53,7 @@ function summary(report: RevenueReport): string {
       : g.currencies.map((c) =>
           `<tr><th scope="row">${esc(g.name)}</th><td>${esc(currencyLabel(c.currency))}</td>` +
           MEASURES.map((m) => `<td class="num">${esc(formatMeasure(m, c.current[m], c.currency))}</td>`).join('') +
-          `<td class="num ${trend(c.change.group_revenue)}">${esc(formatChange('group_revenue', c.change.group_revenue, c.currency))} (${esc(formatPct(c.changePct.group_revenue))})</td></tr>`,
+          `<td class="num ${trend(c.change.group_revenue)}">${esc(formatChange('group_revenue', c.change.group_revenue, c.currency))} (${esc(formatPct(c.changePct.group_revenue, c.current.group_revenue))})</td></tr>`,
         ),
   );
   return `<section id="summary" aria-labelledby="summary-h">
@@ -83,7 +83,7 @@ function currencyBlock(report: RevenueReport, g: GroupSection, c: CurrencySectio
   const measures = MEASURES.map((m) =>
     `<tr><th scope="row">${MEASURE_LABELS[m]}</th><td class="num">${esc(formatMeasure(m, c.current[m], c.currency))}</td>` +
     `<td class="num">${esc(formatMeasure(m, c.previous[m], c.currency))}</td>` +
-    `<td class="num ${trend(c.change[m])}">${esc(formatChange(m, c.change[m], c.currency))}</td><td class="num ${trend(c.change[m])}">${esc(formatPct(c.changePct[m]))}</td></tr>`,
+    `<td class="num ${trend(c.change[m])}">${esc(formatChange(m, c.change[m], c.currency))}</td><td class="num ${trend(c.change[m])}">${esc(formatPct(c.changePct[m], c.current[m]))}</td></tr>`,
   ).join('');
   const statuses = c.byStatus.length === 0 ? `<p class="empty">No orders in ${esc(report.month.label)}.</p>` : `<table>
 <caption>${esc(report.month.label)} by order status, ${esc(cur)}</caption>
@@ -115,21 +115,28 @@ ${statuses}
 
 function reconciliationBlock(report: RevenueReport): string {
   const rec = report.reconciliation;
-  const sentence = reconciliationSentence(report);
   const badge = rec.reconciled ? '<span class="badge ok">reconciled</span>' : '<span class="badge bad">not reconciled</span>';
-  const table = rec.lines.length === 0 ? '' : `<table>
-<caption>Mart (revenue_monthly) against the lake's raw orders for ${esc(report.month.label)}, deduplicated by order, latest extract first</caption>
-<thead><tr><th scope="col">Group</th><th scope="col">Currency</th><th scope="col">Column</th><th scope="col" class="num">Mart</th><th scope="col" class="num">Lake</th><th scope="col" class="num">Difference</th><th scope="col">Result</th></tr></thead>
-<tbody>${rec.lines.map((l) => {
-    const bad = rec.differences.includes(l);
-    const show = (v: string | null) => (v === null ? 'none' : formatMeasure(l.column, v, l.currency));
-    return `<tr><td>${l.groupId}</td><td>${esc(currencyLabel(l.currency))}</td><th scope="row">${MEASURE_LABELS[l.column]}</th><td class="num">${esc(show(l.mart))}</td><td class="num">${esc(show(l.lake))}</td><td class="num${bad ? ' down' : ''}">${esc(formatMeasure(l.column, l.difference, l.currency))}</td><td>${bad ? '<span class="badge bad">differs</span>' : 'equal'}</td></tr>`;
+  const pairs = [...new Map(rec.lines.map((l) => [`${l.groupId}/${l.currency}`, rec.lines.filter((x) => x.groupId === l.groupId && x.currency === l.currency)])).values()];
+  const overview = pairs.length === 0 ? '' : `<table>
+<caption>Mart (revenue_monthly) against the lake's raw orders for ${esc(report.month.label)}, each order once (its latest extract); each cell is mart − lake</caption>
+<thead><tr><th scope="col">Group</th><th scope="col">Currency</th>${MEASURES.map((m) => `<th scope="col" class="num">${MEASURE_LABELS[m]}</th>`).join('')}<th scope="col">Result</th></tr></thead>
+<tbody>${pairs.map((lines) => {
+    const bad = lines.some((l) => rec.differences.includes(l));
+    const cells = lines.map((l) => `<td class="num${rec.differences.includes(l) ? ' down' : ''}">${esc(formatMeasure(l.column, l.difference, l.currency))}</td>`).join('');
+    return `<tr><th scope="row">${lines[0].groupId}</th><td>${esc(currencyLabel(lines[0].currency))}</td>${cells}<td>${bad ? '<span class="badge bad">differs</span>' : 'equal'}</td></tr>`;
   }).join('\n')}</tbody>
+</table>`;
+  const show = (column: Measure, v: string | null, currency: string) => (v === null ? 'none' : formatMeasure(column, v, currency));
+  const differences = rec.differences.length === 0 ? '' : `<table>
+<caption>The differences</caption>
+<thead><tr><th scope="col">Group</th><th scope="col">Currency</th><th scope="col">Column</th><th scope="col" class="num">Mart</th><th scope="col" class="num">Lake</th><th scope="col" class="num">Mart − lake</th></tr></thead>
+<tbody>${rec.differences.map((l) => `<tr><td>${l.groupId}</td><td>${esc(currencyLabel(l.currency))}</td><th scope="row">${MEASURE_LABELS[l.column]}</th><td class="num">${esc(show(l.column, l.mart, l.currency))}</td><td class="num">${esc(show(l.column, l.lake, l.currency))}</td><td class="num down">${esc(formatMeasure(l.column, l.difference, l.currency))}</td></tr>`).join('\n')}</tbody>
 </table>`;
   return `<section id="reconciliation" aria-labelledby="reconciliation-h">
 <h2 id="reconciliation-h">Reconciliation ${badge}</h2>
-<p>${esc(sentence)}</p>
-${table}
+<p>${esc(reconciliationSentence(report))}</p>
+${overview}
+${differences}
 </section>`;
 }
 

@@ -4,7 +4,7 @@
  */
 import { currencyLabel, formatChange, formatMeasure, formatPct } from './format.js';
 import { MEASURE_LABELS, MEASURES, type RevenueReport } from './model.js';
-import { reconciliationSentence, statusHeadline } from './sentences.js';
+import { closureReasons, reconciliationSentence, statusHeadline } from './sentences.js';
 
 export function renderMarkdown(report: RevenueReport): string {
   const { month } = report;
@@ -15,6 +15,7 @@ export function renderMarkdown(report: RevenueReport): string {
     '',
     `**${headline.slice(0, colon)}**${headline.slice(colon)}`,
     '',
+    ...(report.status === 'provisional' ? [...closureReasons(report).map((r) => `- ${r}`), ''] : []),
     `| Group | Currency | ${MEASURES.map((m) => MEASURE_LABELS[m]).join(' | ')} | Revenue vs ${month.previousLabel} |`,
     `|---|---|${MEASURES.map(() => '--:').join('|')}|--:|`,
   ];
@@ -23,7 +24,7 @@ export function renderMarkdown(report: RevenueReport): string {
     if (g.currencies.length === 0) out.push(`| ${name} | – | ${MEASURES.map(() => '0').join(' | ')} | – |`);
     for (const c of g.currencies) {
       const values = MEASURES.map((m) => formatMeasure(m, c.current[m], c.currency));
-      const change = `${formatChange('group_revenue', c.change.group_revenue, c.currency)} (${formatPct(c.changePct.group_revenue)})`;
+      const change = `${formatChange('group_revenue', c.change.group_revenue, c.currency)} (${formatPct(c.changePct.group_revenue, c.current.group_revenue)})`;
       out.push(`| ${name} | ${cell(currencyLabel(c.currency))} | ${values.join(' | ')} | ${change} |`);
     }
   }

@@ -7,7 +7,7 @@ import { esc, formatMoney } from './format.js';
 
 const W = 760;
 const H = 240;
-const PAD = { left: 84, right: 12, top: 14, bottom: 30 };
+const PAD = { left: 84, right: 12, top: 18, bottom: 38 };
 
 export interface ChartInput {
   readonly id: string;
@@ -39,10 +39,12 @@ export function revenueChart(input: ChartInput): string {
     .map((d, i) => {
       const v = Number(d.group_revenue);
       const x = PAD.left + i * band + (band - barW) / 2;
-      const y0 = y(Math.max(0, v));
-      const h = Math.abs(y(v) - y(0));
+      // A day with any revenue keeps a visible sliver, so small days are not mistaken for empty ones.
+      const h = v === 0 ? 0 : Math.max(1.5, Math.abs(y(v) - y(0)));
+      const y0 = v > 0 ? y(0) - h : y(0);
       const dayNo = Number(d.day.slice(8));
-      const label = dayNo === 1 || dayNo % 5 === 0 || i === input.days.length - 1
+      const last = i === input.days.length - 1;
+      const label = dayNo === 1 || last || (dayNo % 5 === 0 && input.days.length - dayNo >= 2)
         ? `<text class="day" x="${r(x + barW / 2)}" y="${H - PAD.bottom + 16}" text-anchor="middle">${dayNo}</text>` : '';
       return `<rect class="bar${v < 0 ? ' negative' : ''}" x="${r(x)}" y="${r(y0)}" width="${r(barW)}" height="${r(h)}" data-day="${d.day}" data-value="${esc(d.group_revenue)}">` +
         `<title>${esc(`${d.day}: ${formatMoney(d.group_revenue, input.currency)} (${d.orders} orders)`)}</title></rect>${label}`;
@@ -52,7 +54,8 @@ export function revenueChart(input: ChartInput): string {
     (peak && Number(peak.group_revenue) > 0 ? `; highest on ${peak.day} with ${formatMoney(peak.group_revenue, input.currency)}.` : '.');
   return `<svg class="chart" id="${esc(input.id)}" role="img" viewBox="0 0 ${W} ${H}" preserveAspectRatio="xMidYMid meet" aria-labelledby="${esc(input.id)}-t ${esc(input.id)}-d" xmlns="http://www.w3.org/2000/svg">` +
     `<title id="${esc(input.id)}-t">${esc(input.title)}</title><desc id="${esc(input.id)}-d">${esc(desc)}</desc>` +
-    `${grid}${bars}<text class="axis" x="${PAD.left}" y="${H - 2}">Day of month</text></svg>`;
+    `<text class="tick" x="${PAD.left - 6}" y="10" text-anchor="end">${esc(input.currency)}</text>` +
+    `${grid}${bars}<text class="axis" x="${r(PAD.left + plotW / 2)}" y="${H - 3}" text-anchor="middle">Day of month</text></svg>`;
 }
 
 /** The smallest 1, 2 or 5 × 10ⁿ at or above v, so the axis reads in round numbers. */

@@ -1,0 +1,72 @@
+import { mkdir, readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { afterAll, beforeAll, expect, test } from 'vitest';
+import type { Browser } from 'playwright-core';
+import { writeRevenueReport } from '../../src/report/index.js';
+import { launchChromium } from './browser.js';
+import { buildFixture } from './fixture.js';
+
+const ARTIFACTS = join(import.meta.dirname, '..', '..', 'test-artifacts', 'report');
+let browser: Browser;
+let html: string;
+
+beforeAll(async () => {
+  const out = await buildFixture();
+  const result = await writeRevenueReport({ outDir: out, month: '2024-03', formats: ['html'] });
+  html = result.files[0];
+  browser = await launchChromium();
+}, 60_000);
+
+afterAll(async () => {
+  await browser?.close();
+});
+
+test('the HTML report renders in headless chromium with its charts, totals and status, offline', async () => {
+  const context = await browser.newContext({ viewport: { width: 1200, height: 900 } });
+  const page = await context.newPage();
+  const requests: string[] = [];
+  page.on('request', (r) => {
+    if (!r.url().startsWith('file:')) requests.push(r.url());
+  });
+  await page.goto(pathToFileURL(html).href, { waitUntil: 'load' });
+
+  // One chart per group and currency, each a bar per day of March, with a title for screen readers.
+  const charts = await page.$$eval('svg.chart', (svgs) =>
+    svgs.map((s) => ({ title: s.querySelector('title')?.textContent ?? '', bars: s.querySelectorAll('rect.bar').length, tall: Array.from(s.querySelectorAll("rect.bar")).filter((r) => r.getBoundingClientRect().height > 1).length, width: s.getBoundingClientRect().width })),
+  );
+  expect(charts.map((c) => c.title)).toEqual([
+    'Group revenue per day, Acme UK, GBP, March 2024',
+    'Group revenue per day, Acme US, EUR, March 2024',
+    'Group revenue per day, Acme US, USD, March 2024',
+  ]);
+  for (const c of charts) {
+    expect(c.bars).toBe(31);
+    expect(c.width).toBeGreaterThan(300);
+  }
+  // Acme UK sold on six days of March, so six bars have a visible height.
+  expect(charts[0].tall).toBe(6);
+
+  const text = await page.innerText('body');
+  expect(text).toMatch(/PROVISIONAL:\s+March 2024 is not closed yet for group 12/);
+  for (const amount of ['2,130.00 GBP', '95.85 GBP', '1,260.00 USD', '41.70 USD', '1.35 EUR', '+90.45 GBP', '+1,675.0%']) expect(text).toContain(amount);
+  expect(await page.locator('#reconciliation').innerText()).toMatch(/Reconciled: the mart equals the lake/);
+  expect(requests).toEqual([]);
+
+  await mkdir(ARTIFACTS, { recursive: true });
+  await page.screenshot({ path: join(ARTIFACTS, 'revenue-2024-03.png'), fullPage: true });
+  await context.close();
+}, 60_000);
+
+test('the HTML report prints: the print stylesheet applies and chromium lays it out as a PDF', async () => {
+  const page = await browser.newPage();
+  await page.goto(pathToFileURL(html).href);
+  await page.emulateMedia({ media: 'print' });
+  expect(await page.locator('nav.toc').isVisible()).toBe(false);
+  const pdf = await page.pdf({ format: 'A4', printBackground: true });
+  expect(pdf.subarray(0, 5).toString()).toBe('%PDF-');
+  await mkdir(ARTIFACTS, { recursive: true });
+  await import('node:fs/promises').then((fs) => fs.writeFile(join(ARTIFACTS, 'revenue-2024-03.pdf'), pdf));
+  expect((await readFile(html, 'utf8')).match(/<(link|script|img)\b/g)).toBeNull();
+  await page.close();
+}, 60_000);
