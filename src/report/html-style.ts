@@ -32,11 +32,12 @@ tr.total th, tr.total td { font-weight: 700; border-top: 2px solid var(--ink); }
 .currency { border: 1px solid var(--line); border-radius: 8px; padding: 4px 16px 12px; margin: 12px 0 18px; }
 .split { display: grid; grid-template-columns: 3fr 2fr; gap: 18px; align-items: start; }
 figure { margin: 0; }
+.wide { overflow-x: auto; }
 figcaption { color: var(--muted); font-size: 12px; margin-top: 2px; }
 svg.chart { width: 100%; height: auto; display: block; }
 svg .bar { fill: var(--accent); } svg .bar.negative { fill: var(--bad); }
 svg .grid { stroke: var(--line); stroke-width: 1; } svg .grid.zero { stroke: #8a93a6; }
-svg text { font-size: 11px; fill: var(--muted); font-family: inherit; }
+svg text { font-size: 13px; fill: var(--muted); font-family: inherit; }
 .empty { color: var(--muted); font-style: italic; }
 nav.toc { font-size: 13px; color: var(--muted); } nav.toc a { color: var(--accent); text-decoration: none; margin-right: 12px; }
 footer { margin-top: 32px; padding-top: 10px; border-top: 1px solid var(--line); color: var(--muted); font-size: 12px; }

@@ -58,11 +58,11 @@ function summary(report: RevenueReport): string {
   );
   return `<section id="summary" aria-labelledby="summary-h">
 <h2 id="summary-h">Summary <span class="sub">${esc(report.month.label)}, all order statuses</span></h2>
-<table class="summary">
+<div class="wide"><table class="summary">
 <caption>Totals per group and currency; change in group revenue against ${esc(report.month.previousLabel)}</caption>
 <thead><tr><th scope="col">Group</th><th scope="col">Currency</th>${MEASURES.map((m) => `<th scope="col" class="num">${MEASURE_LABELS[m]}</th>`).join('')}<th scope="col" class="num">Revenue change</th></tr></thead>
 <tbody>${rows.join('\n')}</tbody>
-</table>
+</table></div>
 </section>`;
 }
 
@@ -85,12 +85,12 @@ function currencyBlock(report: RevenueReport, g: GroupSection, c: CurrencySectio
     `<td class="num">${esc(formatMeasure(m, c.previous[m], c.currency))}</td>` +
     `<td class="num ${trend(c.change[m])}">${esc(formatChange(m, c.change[m], c.currency))}</td><td class="num ${trend(c.change[m])}">${esc(formatPct(c.changePct[m], c.current[m]))}</td></tr>`,
   ).join('');
-  const statuses = c.byStatus.length === 0 ? `<p class="empty">No orders in ${esc(report.month.label)}.</p>` : `<table>
+  const statuses = c.byStatus.length === 0 ? `<p class="empty">No orders in ${esc(report.month.label)}.</p>` : `<div class="wide"><table>
 <caption>${esc(report.month.label)} by order status, ${esc(cur)}</caption>
 <thead><tr><th scope="col">Status</th>${MEASURES.map((m) => `<th scope="col" class="num">${MEASURE_LABELS[m]}</th>`).join('')}</tr></thead>
 <tbody>${c.byStatus.map((s) => `<tr><th scope="row">${esc(s.status || '(none)')}</th>${MEASURES.map((m) => `<td class="num">${esc(formatMeasure(m, s.values[m], c.currency))}</td>`).join('')}</tr>`).join('')}
 <tr class="total"><th scope="row">Total</th>${MEASURES.map((m) => `<td class="num">${esc(formatMeasure(m, c.current[m], c.currency))}</td>`).join('')}</tr></tbody>
-</table>`;
+</table></div>`;
   const chart = c.daily.length === 0 ? `<p class="empty">No orders in ${esc(report.month.label)}, so no daily chart.</p>` : `<figure>
 ${revenueChart({ id, title: `Group revenue per day, ${g.name}, ${cur}, ${report.month.label}`, currency: c.currency, days: c.daily, total: c.current.group_revenue })}
 <figcaption>Group revenue per day (group-local days), ${esc(cur)}. Hover a bar for its amount.</figcaption>
@@ -109,7 +109,7 @@ ${revenueChart({ id, title: `Group revenue per day, ${g.name}, ${cur}, ${report.
 </table>
 <h4>By order status</h4>
 ${statuses}
-<div class="split">${chart}<div><h4>Top brands</h4>${brands || '<p class="empty">No brands this month.</p>'}</div></div>
+<div class="split"><div><h4>Group revenue per day</h4>${chart}</div><div><h4>Top brands</h4>${brands || '<p class="empty">No brands this month.</p>'}</div></div>
 </article>`;
 }
 
@@ -117,7 +117,7 @@ function reconciliationBlock(report: RevenueReport): string {
   const rec = report.reconciliation;
   const badge = rec.reconciled ? '<span class="badge ok">reconciled</span>' : '<span class="badge bad">not reconciled</span>';
   const pairs = [...new Map(rec.lines.map((l) => [`${l.groupId}/${l.currency}`, rec.lines.filter((x) => x.groupId === l.groupId && x.currency === l.currency)])).values()];
-  const overview = pairs.length === 0 ? '' : `<table>
+  const overview = pairs.length === 0 ? '' : `<div class="wide"><table>
 <caption>Mart (revenue_monthly) against the lake's raw orders for ${esc(report.month.label)}, each order once (its latest extract); each cell is mart − lake</caption>
 <thead><tr><th scope="col">Group</th><th scope="col">Currency</th>${MEASURES.map((m) => `<th scope="col" class="num">${MEASURE_LABELS[m]}</th>`).join('')}<th scope="col">Result</th></tr></thead>
 <tbody>${pairs.map((lines) => {
@@ -125,7 +125,7 @@ function reconciliationBlock(report: RevenueReport): string {
     const cells = lines.map((l) => `<td class="num${rec.differences.includes(l) ? ' down' : ''}">${esc(formatMeasure(l.column, l.difference, l.currency))}</td>`).join('');
     return `<tr><th scope="row">${lines[0].groupId}</th><td>${esc(currencyLabel(lines[0].currency))}</td>${cells}<td>${bad ? '<span class="badge bad">differs</span>' : 'equal'}</td></tr>`;
   }).join('\n')}</tbody>
-</table>`;
+</table></div>`;
   const show = (column: Measure, v: string | null, currency: string) => (v === null ? 'none' : formatMeasure(column, v, currency));
   const differences = rec.differences.length === 0 ? '' : `<table>
 <caption>The differences</caption>

@@ -7,7 +7,7 @@ import { esc, formatMoney } from './format.js';
 
 const W = 760;
 const H = 240;
-const PAD = { left: 84, right: 12, top: 18, bottom: 38 };
+const PAD = { left: 84, right: 12, top: 26, bottom: 38 };
 
 export interface ChartInput {
   readonly id: string;
@@ -54,7 +54,7 @@ export function revenueChart(input: ChartInput): string {
     (peak && Number(peak.group_revenue) > 0 ? `; highest on ${peak.day} with ${formatMoney(peak.group_revenue, input.currency)}.` : '.');
   return `<svg class="chart" id="${esc(input.id)}" role="img" viewBox="0 0 ${W} ${H}" preserveAspectRatio="xMidYMid meet" aria-labelledby="${esc(input.id)}-t ${esc(input.id)}-d" xmlns="http://www.w3.org/2000/svg">` +
     `<title id="${esc(input.id)}-t">${esc(input.title)}</title><desc id="${esc(input.id)}-d">${esc(desc)}</desc>` +
-    `<text class="tick" x="${PAD.left - 6}" y="10" text-anchor="end">${esc(input.currency)}</text>` +
+    `<text class="tick" x="${PAD.left - 6}" y="12" text-anchor="end">${esc(input.currency)}</text>` +
     `${grid}${bars}<text class="axis" x="${r(PAD.left + plotW / 2)}" y="${H - 3}" text-anchor="middle">Day of month</text></svg>`;
 }
 
