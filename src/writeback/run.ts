@@ -42,6 +42,8 @@ export interface WritebackOptions {
   /** How old a pending row must be before it is looked up upstream (see recover.ts). */
   pendingGraceMs?: number;
   previewRows?: number;
+  /** First backoff of the post's own retries (grows exponentially). */
+  minRetryDelayMs?: number;
   /** Client for posts, retries off; default: from config, sharing `client`'s limiter and counters. */
   postClient?: PerksClient;
 }
@@ -163,6 +165,7 @@ export async function runWriteback(options: WritebackOptions): Promise<Writeback
 
     const poster: PosterOptions = {
       list: client,
+      minRetryDelayMs: options.minRetryDelayMs,
       post: options.postClient ?? clientFromConfig(options.config, { limiter: client.limiter, counters: client.counters, retries: 0, runId }),
     };
     const reposting = new Set(repost.map((r) => r.interaction_id));

@@ -1,0 +1,107 @@
+/**
+ * Test fixtures for the write-back: a sandbox over HTTP, a config for it, and mart files written
+ * straight to `<out>/marts/` (what `perks build` publishes), built from the sandbox's own users.
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { DuckDBInstance, quotedString } from '@duckdb/node-api';
+import { clientFromConfig, type PerksClient } from '../../src/api/index.js';
+import { loadConfig, type Config } from '../../src/config/index.js';
+import { startSandbox, type Sandbox } from '../../src/sandbox/index.js';
+
+export const SEGMENTS = ['new', 'active', 'dormant', 'churned', 'never_active'] as const;
+
+export interface EngagementUser {
+  organisation_group_id: number;
+  user_id: number;
+  segment: string;
+}
+
+export interface SavingsMonth {
+  organisation_group_id: number;
+  user_id: number;
+  month: string;
+  order_saving: number;
+  egift_savings: number;
+}
+
+export function startTestSandbox(): Promise<Sandbox> {
+  return startSandbox({ port: 0, scale: 'tiny', seed: 3, rateLimit: 100_000, today: '2026-11-22' });
+}
+
+export function tempOut(): string {
+  return fs.mkdtempSync(path.join(os.tmpdir(), 'perks-writeback-'));
+}
+
+/** The environment a child `perks` process needs to reach the sandbox with the organisation credential. */
+export function sandboxEnv(sandbox: Sandbox, outDir: string, rateLimit = 100_000): Record<string, string> {
+  const org = sandbox.credentials.organisation;
+  return {
+    PERKS_BASE_URL: sandbox.baseUrl,
+    PERKS_CLIENT_ID: String(org.client_id),
+    PERKS_CLIENT_SECRET: org.client_secret,
+    PERKS_GROUP_IDS: org.organisation_group_ids.join(','),
+    PERKS_RATE_LIMIT: String(rateLimit),
+    PERKS_OUTPUT: outDir,
+  };
+}
+
+export function configFor(sandbox: Sandbox, outDir: string): Config {
+  return loadConfig(sandboxEnv(sandbox, outDir));
+}
+
+export function clientFor(config: Config): PerksClient {
+  return clientFromConfig(config, { minRetryDelayMs: 5 });
+}
+
+/** Every sandbox user with a segment (cycling through the five), and savings for every third user. */
+export function martsFromSandbox(sandbox: Sandbox): { users: EngagementUser[]; savings: SavingsMonth[] } {
+  const all = [...sandbox.world.users.all()].sort((a, b) => a.id - b.id);
+  const users = all.map((u, i) => ({ organisation_group_id: u.groupId, user_id: u.id, segment: SEGMENTS[i % SEGMENTS.length] }));
+  const savings = all
+    .filter((_, i) => i % 3 === 0)
+    .flatMap((u) => [
+      { organisation_group_id: u.groupId, user_id: u.id, month: '2026-09-01', order_saving: 40, egift_savings: 15.5 },
+      { organisation_group_id: u.groupId, user_id: u.id, month: '2026-10-01', order_saving: 30, egift_savings: 0 },
+    ]);
+  return { users, savings };
+}
+
+/** Writes engagement_users and savings_monthly as `perks build` would publish them. */
+export async function writeMarts(outDir: string, marts: { users: EngagementUser[]; savings: SavingsMonth[] }): Promise<void> {
+  const dir = path.join(outDir, 'marts');
+  fs.mkdirSync(dir, { recursive: true });
+  const instance = await DuckDBInstance.create(':memory:');
+  const conn = await instance.connect();
+  try {
+    const write = async (name: string, rows: object[], columns: string, select: string) => {
+      const json = path.join(dir, `${name}.json`);
+      fs.writeFileSync(json, rows.map((r) => JSON.stringify(r)).join('\n'));
+      const source = `read_json(${quotedString(json)}, format = 'newline_delimited', columns = ${columns})`;
+      await conn.run(`COPY (SELECT ${select} FROM ${source}) TO ${quotedString(path.join(dir, `${name}.parquet`))} (FORMAT parquet)`);
+      fs.rmSync(json);
+    };
+    await write('engagement_users', marts.users, `{organisation_group_id: 'BIGINT', user_id: 'BIGINT', segment: 'VARCHAR'}`,
+      `organisation_group_id, user_id, 'UID-' || user_id AS UID, 'Active' AS status, segment`);
+    await write('savings_monthly', marts.savings, `{organisation_group_id: 'BIGINT', user_id: 'BIGINT', month: 'DATE', order_saving: 'DECIMAL(18,2)', egift_savings: 'DECIMAL(18,2)'}`, '*');
+  } finally {
+    conn.closeSync();
+    instance.closeSync();
+  }
+}
+
+/** How many times the sandbox holds each interaction_id (its generated history has ids of another range). */
+export function storedTimes(sandbox: Sandbox): Map<string, number> {
+  const times = new Map<string, number>();
+  for (const user of sandbox.world.users.all()) {
+    for (const i of sandbox.world.interactionsOf(user)) {
+      times.set(i.interaction_id, (times.get(i.interaction_id) ?? 0) + 1);
+    }
+  }
+  return times;
+}
+
+export function storedTotal(sandbox: Sandbox): number {
+  return Object.values(sandbox.stats().interactionsStored).reduce((a, b) => a + b, 0);
+}
