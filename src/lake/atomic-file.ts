@@ -23,8 +23,10 @@ export async function fsyncPath(path: string): Promise<void> {
  * tightening a looser existing mode. Fails clearly when the path is a file.
  */
 export async function ensureDir(dir: string, mode?: number): Promise<void> {
-  await writingOutput('a directory', dir, async () => {
-    await mkdir(dir, { recursive: true, ...(mode === undefined ? {} : { mode }) });
+  await writingOutput('into the directory', dir, async () => {
+    await mkdir(dir, { recursive: true, ...(mode === undefined ? {} : { mode }) }).catch((err: NodeJS.ErrnoException) => {
+      if (err.code !== 'EEXIST') throw err; // a file in the way: reported as "not a directory" below
+    });
     const info = await stat(dir);
     if (!info.isDirectory()) throw Object.assign(new Error(`${dir}: Not a directory`), { code: 'ENOTDIR' });
     if (mode !== undefined && (info.mode & 0o777) !== mode) await chmod(dir, mode);

@@ -18,8 +18,21 @@ export class RecordProjector {
 
   /** One NDJSON line (with its newline) for a record. */
   line(record: object): string {
-    return `${JSON.stringify(this.project(record, this.unknownFields))}\n`;
+    const json = JSON.stringify(this.project(record, this.unknownFields));
+    return `${json.includes('\\ud') || json.includes('\\uD') ? replaceLoneSurrogates(json) : json}\n`;
   }
+}
+
+/**
+ * JSON.stringify writes a lone UTF-16 surrogate (a cut emoji) as an escape such as \ud83d, which
+ * DuckDB's JSON reader refuses, failing the whole partition; such a character becomes U+FFFD.
+ * Paired surrogates are written as characters, so every escaped one is lone; an even run of
+ * backslashes before "u" is an escaped backslash, not an escape.
+ */
+function replaceLoneSurrogates(json: string): string {
+  return json.replace(/(\\+)u[dD][89a-fA-F][0-9a-fA-F]{2}/g, (match, slashes: string) =>
+    slashes.length % 2 === 1 ? `${slashes.slice(1)}\\ufffd` : match,
+  );
 }
 
 function projectorFor(type: LakeType, path: string): Project {

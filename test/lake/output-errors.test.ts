@@ -1,0 +1,73 @@
+import { spawnSync } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+import { chmod, mkdir, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { describe, expect, test } from 'vitest';
+import { acquireLock, asOutputError, lakeColumns, openPartitionWrite, StateStore, withLakeConnection, writeRunManifest } from '../../src/lake/index.js';
+import { Order } from '../../src/resources/index.js';
+import { ExitCode, UserFacingError } from '../../src/shared/exit-codes.js';
+import { filesUnder, ROOT, tempOut } from './helpers.js';
+
+const failure = (p: Promise<unknown>) => p.then(() => undefined, (e: unknown) => e as UserFacingError);
+const fileInTheWay = async () => {
+  const out = join(await tempOut(), 'output');
+  await writeFile(out, 'not a directory');
+  return out;
+};
+
+describe('output directory problems stop the run with one clear line', () => {
+  test('an output path that is a file: every writer says so, exit code 2', async () => {
+    const out = await fileInTheWay();
+    const attempts = [
+      acquireLock(out),
+      new StateStore(out).write('orders', '11', {}),
+      writeRunManifest(out, { run_id: 'r1' }),
+      openPartitionWrite({ outDir: out, stream: 'orders', partition: { d: '1' }, columns: lakeColumns(Order), runId: 'r', extractedAt: new Date() }),
+    ];
+    for (const error of await Promise.all(attempts.map(failure))) {
+      expect(error).toBeInstanceOf(UserFacingError);
+      expect(error!.exitCode).toBe(ExitCode.config);
+      expect(error!.message).toMatch(/^cannot write .* \(.*output.*\): a part of the path is a file, not a directory; choose another output directory with PERKS_OUTPUT$/);
+    }
+  });
+
+  test('an unwritable output directory: one line, exit code 2, nothing written', async () => {
+    const base = await tempOut();
+    const out = join(base, 'readonly');
+    await mkdir(out);
+    await chmod(out, 0o555);
+    await chmod(base, 0o755);
+    // root ignores file modes, so the attempt runs as an unprivileged user when the tests run as root
+    const asUser = process.getuid?.() === 0 ? { uid: 65534, gid: 65534 } : {};
+    for (const action of ['lock', 'state', 'lake']) {
+      const run = spawnSync(process.execPath, [join(ROOT, 'bin/run-ts.mjs'), join(ROOT, 'test/lake/fixtures/try-output.ts'), out, action], { cwd: ROOT, encoding: 'utf8', ...asUser });
+      expect(run.status, run.stderr).toBe(0);
+      const outcome = JSON.parse(run.stdout);
+      expect(outcome.exitCode).toBe(ExitCode.config);
+      expect(outcome.message).toMatch(/^cannot write .*readonly.*: permission denied or read-only; make the output directory writable or choose another with PERKS_OUTPUT$/);
+    }
+    expect(await filesUnder(out)).toEqual([]);
+  });
+
+  test('a full disk, as node:fs and as DuckDB report it, becomes one line with exit code 1', async () => {
+    const fromFs = (() => {
+      try {
+        writeFileSync('/dev/full', 'x');
+      } catch (err) {
+        return err;
+      }
+    })();
+    const fromDuckDB = await withLakeConnection((c) => c.run(`COPY (SELECT 1 AS x) TO '/dev/full' (FORMAT parquet)`)).catch((e: unknown) => e);
+    for (const cause of [fromFs, fromDuckDB]) {
+      const error = asOutputError(cause, 'a lake file', '/out/lake/orders/part-0.parquet') as UserFacingError;
+      expect(error).toBeInstanceOf(UserFacingError);
+      expect(error.exitCode).toBe(ExitCode.failed);
+      expect(error.message).toBe('disk full while writing a lake file (/out/lake/orders/part-0.parquet): free some space and rerun; committed data is unchanged');
+    }
+  });
+
+  test('a failure that is not about the output is passed on unchanged', () => {
+    const other = new Error('Conversion Error: Could not convert string to BIGINT');
+    expect(asOutputError(other, 'a lake file', '/x')).toBe(other);
+  });
+});

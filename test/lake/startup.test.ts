@@ -1,0 +1,53 @@
+import { spawn } from 'node:child_process';
+import { readdir, readFile, stat } from 'node:fs/promises';
+import { join } from 'node:path';
+import { expect, test } from 'vitest';
+import { acquireLock, cleanTemporaryFiles, lakeColumns, openPartitionWrite, runManifestPath, UnsafePathError, writeRunManifest } from '../../src/lake/index.js';
+import { Order } from '../../src/resources/index.js';
+import { filesUnder, readStream, ROOT, tempOut } from './helpers.js';
+
+const partition = { organisation_group_id: '11', order_date: '2026-11-02' };
+
+test('after a run is killed mid-write, the next run removes its temporary files and nothing committed', async () => {
+  const out = await tempOut();
+  const first = await openPartitionWrite({ outDir: out, stream: 'orders', partition, columns: lakeColumns(Order), runId: 'r0', extractedAt: new Date() });
+  await first.append([{ order_id: 1 }]);
+  await first.commit();
+
+  const child = spawn(process.execPath, [join(ROOT, 'bin/run-ts.mjs'), join(ROOT, 'test/lake/fixtures/killed-writer.ts'), out], { cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'] });
+  await new Promise<void>((resolve, reject) => {
+    child.stdout.on('data', (d: Buffer) => String(d).includes('appended') && resolve());
+    child.on('exit', (code) => reject(new Error(`killed-writer exited with ${code}`)));
+  });
+  child.kill('SIGKILL');
+  await new Promise((resolve) => child.once('exit', resolve));
+  const leftovers = (await filesUnder(out)).filter((f) => f.includes('.perks-tmp-'));
+  expect(leftovers.length).toBeGreaterThan(0);
+
+  const lock = await acquireLock(out);
+  const removed = await cleanTemporaryFiles(out);
+  expect(removed.map((p) => p.slice(out.length + 1)).sort()).toEqual(leftovers);
+  expect(await filesUnder(out)).toEqual(['.perks.lock', 'lake/orders/organisation_group_id=11/order_date=2026-11-02/part-0.parquet', 'runs/killed.json']);
+  expect((await readStream(out, 'orders', 'order_id')).rows.map((r) => r.order_id)).toEqual(['1']);
+  await lock.release();
+});
+
+test("startup hygiene leaves this process's own temporary files alone", async () => {
+  const out = await tempOut();
+  const writer = await openPartitionWrite({ outDir: out, stream: 'orders', partition, columns: lakeColumns(Order), runId: 'r', extractedAt: new Date() });
+  await writer.append([{ order_id: 1 }]);
+  expect(await cleanTemporaryFiles(out)).toEqual([]);
+  expect((await writer.commit()).rows).toBe(1);
+});
+
+test('a run manifest is written whole to runs/<run_id>.json, readable, with no temporary file', async () => {
+  const out = await tempOut();
+  const manifest = { run_id: '20261103T040506Z-ab12', outcome: 'success', streams: { orders: { rows: 3 } } };
+  const path = await writeRunManifest(out, manifest);
+  expect(path).toBe(runManifestPath(out, manifest.run_id));
+  expect(path).toBe(join(out, 'runs', '20261103T040506Z-ab12.json'));
+  expect(JSON.parse(await readFile(path, 'utf8'))).toEqual(manifest);
+  expect((await stat(path)).mode & 0o777).toBe(0o644);
+  expect(await readdir(join(out, 'runs'))).toEqual(['20261103T040506Z-ab12.json']);
+  await expect(writeRunManifest(out, { run_id: '../escape' })).rejects.toThrow(UnsafePathError);
+});
