@@ -66,7 +66,7 @@ test('the lake reads back with an independent Parquet reader (hyparquet) to the 
   ]);
 
   const asDate = (s: string) => `${s}T00:00:00.000Z`;
-  const cases = [
+  const cases: { stream: string; key: string; json: string[]; partitions: Record<string, (s: string) => unknown> }[] = [
     { stream: 'orders', key: 'order_id', json: [], partitions: { organisation_group_id: (s: string) => s, order_date: asDate } },
     { stream: 'interactions', key: 'id', json: ['interaction_details'], partitions: { organisation_group_id: (s: string) => s, _snapshot_date: asDate } },
     { stream: 'offers', key: 'id', json: [], partitions: { _snapshot_date: asDate } },
