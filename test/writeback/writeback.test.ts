@@ -1,29 +1,26 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { DuckDBInstance, quotedString } from '@duckdb/node-api';
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import type { PerksClient } from '../../src/api/index.js';
+import { beforeEach, describe, expect, onTestFinished, test } from 'vitest';
 import type { Sandbox } from '../../src/sandbox/index.js';
 import { interactionId, runWriteback } from '../../src/writeback/index.js';
 import { clientFor, configFor, martsFromSandbox, startTestSandbox, storedTimes, storedTotal, tempOut, writeMarts } from './fixtures.js';
 
+// Each test has its own sandbox: the same facts get the same ids, so tests must not share a platform.
 let sandbox: Sandbox;
-const clients: PerksClient[] = [];
 
-beforeAll(async () => {
+beforeEach(async () => {
   sandbox = await startTestSandbox();
-});
-afterAll(async () => {
-  for (const c of clients) await c.close();
-  await sandbox?.close();
+  onTestFinished(() => sandbox.close());
 });
 
-async function setup(marts = martsFromSandbox(sandbox)) {
+async function setup(marts?: ReturnType<typeof martsFromSandbox>) {
+  marts ??= martsFromSandbox(sandbox);
   const outDir = tempOut();
   await writeMarts(outDir, marts);
   const config = configFor(sandbox, outDir);
   const client = clientFor(config);
-  clients.push(client);
+  onTestFinished(() => client.close());
   return { outDir, config, client, marts, run: (extra: Partial<Parameters<typeof runWriteback>[0]> = {}) => runWriteback({ outDir, client, config, pendingGraceMs: 0, ...extra }) };
 }
 
