@@ -44,7 +44,11 @@ footer { margin-top: 32px; padding-top: 10px; border-top: 1px solid var(--line);
 @media (max-width: 760px) { .split { grid-template-columns: 1fr; } main { padding: 16px; } }
 @media print {
   @page { size: A4; margin: 14mm 12mm; }
-  body { font-size: 10.5pt; }
+  body { font-size: 10pt; }
+  table { font-size: 8pt; }
+  th, td { padding: 3px 4px; }
+  .wide { overflow: visible; }
+  .currency { padding: 2px 10px 8px; }
   main { max-width: none; padding: 0; }
   nav.toc { display: none; }
   * { -webkit-print-color-adjust: exact; print-color-adjust: exact; }

@@ -15,9 +15,16 @@ export interface GroupInfo {
 
 /** Groups known to the warehouse: stg_groups when built, plus any group that has revenue. */
 export async function listGroups(wh: Warehouse): Promise<GroupInfo[]> {
-  const named = wh.tables.has('stg_groups')
-    ? `SELECT CAST(organisation_group_id AS BIGINT) AS id, coalesce(display_name, name) AS name, timezone FROM stg_groups`
-    : `SELECT NULL::BIGINT AS id, NULL::VARCHAR AS name, NULL::VARCHAR AS timezone WHERE false`;
+  let named = `SELECT NULL::BIGINT AS id, NULL::VARCHAR AS name, NULL::VARCHAR AS timezone WHERE false`;
+  if (wh.tables.has('stg_groups')) {
+    // The display name when the group has one, else its name (whichever of these columns the model has).
+    const columns = await wh.all(`SELECT column_name AS c FROM information_schema.columns WHERE table_schema = 'main' AND table_name = 'stg_groups'`);
+    const present = new Set(columns.map((r) => String(r.c)));
+    const names = ['display_name', 'group_name', 'name'].filter((c) => present.has(c));
+    const name = names.length === 0 ? 'NULL' : `coalesce(${names.map((c) => `nullif(trim(${c}), '')`).join(', ')})`;
+    const timezone = present.has('timezone') ? 'timezone' : 'NULL';
+    named = `SELECT CAST(organisation_group_id AS BIGINT) AS id, ${name} AS name, ${timezone} AS timezone FROM stg_groups`;
+  }
   const rows = await wh.all(`
     WITH named AS (${named}),
     revenue AS (SELECT DISTINCT CAST(organisation_group_id AS BIGINT) AS id FROM revenue_monthly)

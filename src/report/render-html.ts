@@ -93,7 +93,7 @@ function currencyBlock(report: RevenueReport, g: GroupSection, c: CurrencySectio
 </table></div>`;
   const chart = c.daily.length === 0 ? `<p class="empty">No orders in ${esc(report.month.label)}, so no daily chart.</p>` : `<figure>
 ${revenueChart({ id, title: `Group revenue per day, ${g.name}, ${cur}, ${report.month.label}`, currency: c.currency, days: c.daily, total: c.current.group_revenue })}
-<figcaption>Group revenue per day (group-local days), ${esc(cur)}. Hover a bar for its amount.</figcaption>
+<figcaption>Group revenue per day, ${esc(cur)}, on the group's local days; each bar carries its amount as a tooltip.</figcaption>
 </figure>`;
   const brands = c.topBrands.length === 0 ? '' : `<table>
 <caption>Top brands by group revenue, ${esc(cur)}</caption>

@@ -1,6 +1,6 @@
 /**
  * A small output directory for the report tests, built for real with DuckDB: a Hive-partitioned lake of
- * orders (one order extracted twice, so deduplication matters), a warehouse with stg_groups, stg_orders and
+ * groups and orders (one order extracted twice, so deduplication matters), a warehouse with stg_groups, stg_orders and
  * revenue_monthly built from that lake the way the models do, and extract state files.
  * The numbers are worked out by hand in EXPECTED below.
  */
@@ -80,6 +80,13 @@ export async function writeLake(outDir: string, orders: O[] = ORDERS, stale: O[]
         TO ${lit(join(dir, `part-${run}-0.parquet`))} (FORMAT parquet, COMPRESSION zstd)`);
     }
   }
+  for (const g of GROUPS) {
+    const dir = join(outDir, 'lake', 'groups', `organisation_group_id=${g.id}`, '_snapshot_date=2024-04-09');
+    await mkdir(dir, { recursive: true });
+    await c.run(`COPY (SELECT ${g.id}::BIGINT AS id, ${lit(g.name)} AS name, ${lit(g.display_name)} AS display_name, false AS sandbox, 'en_GB' AS locale,
+      ${lit(g.timezone)} AS timezone, NULL::VARCHAR AS custom_domain, ${lit(g.name)} AS subdomain, TIMESTAMPTZ '2024-04-09 06:00:00+00' AS _extracted_at, 'run-2' AS _run_id)
+      TO ${lit(join(dir, 'part-run-2-0.parquet'))} (FORMAT parquet, COMPRESSION zstd)`);
+  }
   c.closeSync();
   db.closeSync();
 }
@@ -89,7 +96,7 @@ export async function writeWarehouse(outDir: string, tweak?: string): Promise<st
   const path = join(outDir, 'warehouse.duckdb');
   const db = await DuckDBInstance.create(path);
   const c = await db.connect();
-  await c.run(`CREATE OR REPLACE TABLE stg_groups AS SELECT * FROM (VALUES ${GROUPS.map((g) => `(${g.id}::BIGINT, ${lit(g.name)}, ${lit(g.display_name)}, ${lit(g.timezone)})`).join(', ')}) AS t(organisation_group_id, name, display_name, timezone)`);
+  await c.run(`CREATE OR REPLACE TABLE stg_groups AS SELECT * FROM (VALUES ${GROUPS.map((g) => `(${g.id}::BIGINT, ${lit(g.name)}, ${lit(g.display_name)}, ${lit(g.timezone)})`).join(', ')}) AS t(organisation_group_id, group_name, display_name, timezone)`);
   await c.run(`CREATE OR REPLACE TABLE stg_orders AS
     SELECT CAST(organisation_group_id AS BIGINT) AS organisation_group_id, order_id, CAST(order_date AS DATE) AS order_date, ${COLUMNS.replace('order_id, ', '')}
     FROM read_parquet(${lit(join(outDir, 'lake', 'orders', '**', '*.parquet'))}, hive_partitioning = true, union_by_name = true)
