@@ -65,7 +65,7 @@ export async function openPartitionWrite(options: PartitionWriteOptions): Promis
   if (clash) throw new LakeSchemaError(`column "${clash.name}" of ${options.stream} clashes with a lake column`);
   await ensureDir(dir);
   const spillPath = tempPathFor(join(dir, 'spill.ndjson'));
-  const spill = await writingOutput('the spill file', spillPath, () => open(spillPath, 'wx', 0o600));
+  const spill = await writingOutput("a partition's spill file", dir, () => open(spillPath, 'wx', 0o600));
   return new SpillingPartitionWriter(options, dir, columns, spillPath, spill, new RecordProjector(columns, keys));
 }
 
@@ -122,7 +122,7 @@ class SpillingPartitionWriter implements PartitionWriter {
     if (!this.buffer) return;
     const text = this.buffer;
     this.buffer = '';
-    await writingOutput('the spill file', this.spillPath, () => this.spill.write(text));
+    await writingOutput("a partition's spill file", this.dir, () => this.spill.writeFile(text)); // writeFile loops over short writes
   }
 
   private async close(): Promise<void> {
