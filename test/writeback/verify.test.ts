@@ -1,0 +1,69 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { DuckDBInstance, quotedString } from '@duckdb/node-api';
+import { beforeEach, describe, expect, onTestFinished, test } from 'vitest';
+import type { Sandbox } from '../../src/sandbox/index.js';
+import { runWriteback, verifyWriteback, type WritebackRow } from '../../src/writeback/index.js';
+import { clientFor, configFor, martsFromSandbox, startTestSandbox, tempOut, writeMarts } from './fixtures.js';
+
+let sandbox: Sandbox;
+
+beforeEach(async () => {
+  sandbox = await startTestSandbox();
+  onTestFinished(() => sandbox.close());
+});
+
+async function sentRun() {
+  const outDir = tempOut();
+  await writeMarts(outDir, martsFromSandbox(sandbox));
+  const config = configFor(sandbox, outDir);
+  const client = clientFor(config);
+  onTestFinished(() => client.close());
+  const rows = (await runWriteback({ outDir, client, config, dryRun: true, previewRows: 100_000 })).preview;
+  await runWriteback({ outDir, client, config });
+  return { outDir, client, rows };
+}
+
+/** Lands interactions as the extract does: `<out>/lake/interactions/organisation_group_id=…/_snapshot_date=…/`. */
+async function landInteractions(outDir: string, rows: WritebackRow[], extractedAt: string) {
+  const json = path.join(outDir, 'landed.json');
+  fs.writeFileSync(json, rows.map((r) => JSON.stringify({ organisation_group_id: r.organisation_group_id, interaction_id: String(r.interaction_id), user_id: Number(r.identifier_value) })).join('\n'));
+  const instance = await DuckDBInstance.create(':memory:');
+  const conn = await instance.connect();
+  await conn.run(`COPY (SELECT *, ${quotedString(extractedAt)}::TIMESTAMPTZ AS _extracted_at, 'x' AS _run_id, DATE '2026-11-22' AS _snapshot_date
+      FROM read_json(${quotedString(json)}, format = 'newline_delimited', columns = {organisation_group_id: 'BIGINT', interaction_id: 'VARCHAR', user_id: 'BIGINT'}))
+    TO ${quotedString(path.join(outDir, 'lake', 'interactions'))} (FORMAT parquet, PARTITION_BY (organisation_group_id, _snapshot_date))`);
+  conn.closeSync();
+  instance.closeSync();
+}
+
+describe('perks writeback --verify', () => {
+  test('a row sent but absent from interactions extracted after it is reported missing', async () => {
+    const { outDir, rows } = await sentRun();
+    // A milestone whose user's segment change did land: that user was extracted after both were sent.
+    const lost = rows.find((r) => r.kind === 'savings_milestone')!;
+    const landed = rows.filter((r) => r !== lost);
+    await landInteractions(outDir, landed, new Date(Date.now() + 60_000).toISOString());
+    const result = await verifyWriteback({ outDir });
+    expect(result).toMatchObject({ sent: rows.length, seen_in_lake: rows.length - 1, unchecked: 0 });
+    expect(result.missing).toEqual([expect.objectContaining({ interaction_id: lost.interaction_id, checked: 'lake' })]);
+  });
+
+  test('a row sent after its user was last extracted is not called missing without asking the API', async () => {
+    const { outDir, rows } = await sentRun();
+    const lost = rows.find((r) => r.kind === 'savings_milestone')!;
+    await landInteractions(outDir, rows.filter((r) => r !== lost), '2026-01-01T00:00:00Z');
+    const result = await verifyWriteback({ outDir });
+    expect(result).toMatchObject({ seen_in_lake: rows.length - 1, missing: [], unchecked: 1 });
+  });
+
+  test('rows the lake cannot decide are looked up through the API, and one the platform lacks is missing', async () => {
+    const { outDir, client, rows } = await sentRun();
+    // A ledger that claims a row was sent that never reached the platform.
+    const ghost = { ...rows[0], interaction_id: 42, status: 'sent', http_status: null, message: null, attempted_at: new Date().toISOString(), _run_id: 'wb-ghost' };
+    fs.writeFileSync(path.join(outDir, 'state', 'writeback', 'journal-wb-ghost.jsonl'), `${JSON.stringify(ghost)}\n`);
+    const result = await verifyWriteback({ outDir, client });
+    expect(result).toMatchObject({ sent: rows.length + 1, seen_in_lake: 0, seen_via_api: rows.length });
+    expect(result.missing).toEqual([expect.objectContaining({ interaction_id: 42, checked: 'api' })]);
+  });
+});
