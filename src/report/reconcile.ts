@@ -1,7 +1,8 @@
 /**
  * Reconciliation: the mart's totals for the month against the lake's raw orders for the same month,
  * per group, currency and column. The lake is read as the contract says (hive partitions, union by name),
- * each order once: the row with the latest _extracted_at per (organisation_group_id, order_id).
+ * each order once: the row with the latest _extracted_at (then _run_id) per (organisation_group_id, order_id),
+ * the same rule as stg_orders.
  */
 import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
@@ -22,12 +23,12 @@ export async function reconcile(wh: Warehouse, outDir: string, month: ReportMont
   const rows = await wh.all(
     `WITH raw AS (
       SELECT CAST(organisation_group_id AS BIGINT) AS organisation_group_id, CAST(order_date AS DATE) AS order_date,
-        order_id, order_currency, ${MEASURES.filter((m) => m !== 'orders').join(', ')}, _extracted_at
+        order_id, order_currency, ${MEASURES.filter((m) => m !== 'orders').join(', ')}, _extracted_at, _run_id
       FROM read_parquet(${sqlString(join(dir, '**', '*.parquet'))}, hive_partitioning = true, union_by_name = true)
     ),
     latest AS (
       SELECT * FROM raw
-      QUALIFY row_number() OVER (PARTITION BY organisation_group_id, order_id ORDER BY _extracted_at DESC) = 1
+      QUALIFY row_number() OVER (PARTITION BY organisation_group_id, order_id ORDER BY _extracted_at DESC, _run_id DESC) = 1
     ),
     lake AS (
       SELECT organisation_group_id, coalesce(order_currency, '') AS currency, ${lakeSums}

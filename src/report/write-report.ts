@@ -33,7 +33,7 @@ export interface RevenueReportOptions {
 }
 
 export interface RevenueReportResult {
-  /** Absolute or outDir-relative paths of the files written, in format order html, csv, md. */
+  /** The files written, under <outDir>/reports/, in the order html, csv, md. */
   readonly files: string[];
   readonly status: MonthStatus;
   /** This month's totals per group and currency, exact decimal strings. */
