@@ -72,6 +72,7 @@ export async function openPartitionWrite(options: PartitionWriteOptions): Promis
 class SpillingPartitionWriter implements PartitionWriter {
   rows = 0;
   private buffer = '';
+  private writing: Promise<void> = Promise.resolve();
   private closed = false;
 
   constructor(
@@ -113,16 +114,21 @@ class SpillingPartitionWriter implements PartitionWriter {
   }
 
   async abort(): Promise<void> {
-    await this.close();
     this.buffer = '';
+    await this.writing.catch(() => undefined); // a write under way finishes before the file goes
+    await this.close();
     await rm(this.spillPath, { force: true });
   }
 
-  private async flush(): Promise<void> {
-    if (!this.buffer) return;
-    const text = this.buffer;
-    this.buffer = '';
-    await writingOutput("a partition's spill file", this.dir, () => this.spill.writeFile(text)); // writeFile loops over short writes
+  /** Writes the buffer after any write still under way, so appends not awaited cannot interleave. */
+  private flush(): Promise<void> {
+    if (this.buffer) {
+      const text = this.buffer;
+      this.buffer = '';
+      // writeFile loops over short writes: a full disk is an error, never a silently short spill
+      this.writing = this.writing.then(() => writingOutput("a partition's spill file", this.dir, () => this.spill.writeFile(text)));
+    }
+    return this.writing;
   }
 
   private async close(): Promise<void> {
