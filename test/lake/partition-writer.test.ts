@@ -151,6 +151,18 @@ describe('a partition write', () => {
     expect(stats).toEqual([['30000', '0', '29999', '370200.00']]);
   });
 
+  test('appends that are not awaited one by one still land every row once', async () => {
+    const out = await tempOut();
+    const writer = await openPartitionWrite({ outDir: out, stream: 'orders', partition: { d: '1' }, columns: lakeColumns(Order), runId: 'r', extractedAt });
+    const pad = 'x'.repeat(300);
+    await Promise.all(Array.from({ length: 8 }, (_, page) => writer.append(Array.from({ length: 5_000 }, (_, i) => ({ order_id: page * 5_000 + i, offer: pad })))));
+    expect((await writer.commit()).rows).toBe(40_000);
+    const stats = await withLakeConnection(async (c) =>
+      (await c.runAndReadAll(`SELECT count(*), count(DISTINCT order_id) FROM read_parquet($g)`, { g: join(out, 'lake/orders/**/*.parquet') })).getRowsJson(),
+    );
+    expect(stats).toEqual([['40000', '40000']]);
+  });
+
   test.each([['../x'], ['..'], ['a/b'], ['a\0b'], [''], ['.hidden'], ['a\\b'], ['x=y'], ['%2e%2e']])('the hostile partition value %j is refused', async (value) => {
     const out = await tempOut();
     await expect(land(out, orders([1]), { organisation_group_id: value, order_date: '2026-11-02' })).rejects.toThrow(UnsafePathError);
