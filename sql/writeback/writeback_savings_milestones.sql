@@ -1,5 +1,7 @@
--- Savings milestones to tell the platform: a user's cumulative savings (order_saving + egift_savings summed
--- over the user's months so far, in the group's currency) first reached 50, 100, 250 or 500.
+-- Savings milestones to tell the platform: a user's cumulative savings in the group's currency
+-- (order_saving + egift_savings summed over the user's months so far) first reached 50, 100, 250 or 500.
+-- The group's currency is the order_currency most of its savings_monthly rows carry; rows in another
+-- currency are left out (never summed together), rows without one (egift savings only) count in.
 -- interaction_at is the first instant (UTC) of the month of the crossing: the mart is monthly, no finer time
 -- is known. A milestone happens once per user and threshold: savings lowered later (refunds) do not take a
 -- sent milestone back, and crossing again after dropping below is the same milestone (same id, sent once).
@@ -17,14 +19,36 @@ thresholds as (
     select unnest([50, 100, 250, 500]) as threshold
 ),
 
-monthly as (
+savings_rows as (
     select
         organisation_group_id::BIGINT as organisation_group_id,
         user_id::BIGINT as user_id,
         month::DATE as month,
+        order_currency::VARCHAR as order_currency,
         coalesce(order_saving, 0) + coalesce(egift_savings, 0) as saving
     from savings_monthly
     where user_id is not null
+),
+
+group_currency as (
+    select organisation_group_id, order_currency as currency
+    from savings_rows
+    where order_currency is not null
+    group by organisation_group_id, order_currency
+    qualify row_number() over (partition by organisation_group_id order by count(*) desc, order_currency) = 1
+),
+
+monthly as (
+    select
+        s.organisation_group_id,
+        s.user_id,
+        s.month,
+        g.currency,
+        sum(s.saving) as saving
+    from savings_rows as s
+    left join group_currency as g on g.organisation_group_id = s.organisation_group_id
+    where s.order_currency is null or s.order_currency = g.currency
+    group by s.organisation_group_id, s.user_id, s.month, g.currency
 ),
 
 cumulative as (
@@ -59,6 +83,7 @@ final as (
         json_object(
             'threshold', threshold,
             'cumulative_saving', cumulative_saving,
+            'currency', currency,
             'month', strftime(month, '%Y-%m')
         ) as interaction_details,
         ('0x' || left(md5(concat_ws(':',

@@ -59,9 +59,17 @@ export function entryOf(row: WritebackRow, status: LedgerStatus, runId: string, 
     status,
     http_status: outcome.http_status ?? null,
     message: outcome.message ?? null,
-    attempted_at: new Date().toISOString(),
+    attempted_at: stamp(),
     _run_id: runId,
   };
+}
+
+let lastStamp = 0;
+
+/** Now, strictly after the previous entry's time: an outcome always sorts after its pending entry. */
+function stamp(): string {
+  lastStamp = Math.max(Date.now(), lastStamp + 1);
+  return new Date(lastStamp).toISOString();
 }
 
 /** The row part of a ledger entry (what to post again). */

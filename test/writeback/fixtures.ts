@@ -22,6 +22,7 @@ export interface SavingsMonth {
   organisation_group_id: number;
   user_id: number;
   month: string;
+  order_currency?: string | null;
   order_saving: number;
   egift_savings: number;
 }
@@ -62,8 +63,8 @@ export function martsFromSandbox(sandbox: Sandbox): { users: EngagementUser[]; s
   const savings = all
     .filter((_, i) => i % 3 === 0)
     .flatMap((u) => [
-      { organisation_group_id: u.groupId, user_id: u.id, month: '2026-09-01', order_saving: 40, egift_savings: 15.5 },
-      { organisation_group_id: u.groupId, user_id: u.id, month: '2026-10-01', order_saving: 30, egift_savings: 0 },
+      { organisation_group_id: u.groupId, user_id: u.id, month: '2026-09-01', order_currency: 'XTS', order_saving: 40, egift_savings: 15.5 },
+      { organisation_group_id: u.groupId, user_id: u.id, month: '2026-10-01', order_currency: 'XTS', order_saving: 30, egift_savings: 0 },
     ]);
   return { users, savings };
 }
@@ -84,7 +85,7 @@ export async function writeMarts(outDir: string, marts: { users: EngagementUser[
     };
     await write('engagement_users', marts.users, `{organisation_group_id: 'BIGINT', user_id: 'BIGINT', segment: 'VARCHAR'}`,
       `organisation_group_id, user_id, 'UID-' || user_id AS UID, 'Active' AS status, segment`);
-    await write('savings_monthly', marts.savings, `{organisation_group_id: 'BIGINT', user_id: 'BIGINT', month: 'DATE', order_saving: 'DECIMAL(18,2)', egift_savings: 'DECIMAL(18,2)'}`, '*');
+    await write('savings_monthly', marts.savings, `{organisation_group_id: 'BIGINT', user_id: 'BIGINT', month: 'DATE', order_currency: 'VARCHAR', order_saving: 'DECIMAL(18,2)', egift_savings: 'DECIMAL(18,2)'}`, '*');
   } finally {
     conn.closeSync();
     instance.closeSync();

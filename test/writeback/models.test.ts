@@ -13,7 +13,7 @@ async function modelRows(marts: Parameters<typeof writeMarts>[1], sqlDir?: strin
   return result.preview;
 }
 
-const month = (m: string, saving: number): SavingsMonth => ({ organisation_group_id: 11, user_id: 7, month: m, order_saving: saving, egift_savings: 0 });
+const month = (m: string, saving: number, currency: string | null = 'GBP'): SavingsMonth => ({ organisation_group_id: 11, user_id: 7, month: m, order_currency: currency, order_saving: saving, egift_savings: 0 });
 
 describe('the write-back models', () => {
   test('a savings milestone is sent once per threshold, dated the month it is first reached', async () => {
@@ -29,6 +29,13 @@ describe('the write-back models', () => {
     );
     expect(rows.find((r) => r.interaction_details.threshold === 250)?.interaction_details.cumulative_saving).toBe(360.5);
     expect(rows.every((r) => r.identifier === 'id' && r.identifier_value === '7' && r.kind === 'savings_milestone')).toBe(true);
+  });
+
+  test('savings in another currency than the group\'s are not added in; egift-only months are', async () => {
+    const other = (m: string): SavingsMonth => ({ ...month(m, 5), user_id: 8 });
+    const savings = [month('2026-01-01', 40), month('2026-02-01', 500, 'EUR'), { ...month('2026-03-01', 0, null), egift_savings: 15 }, other('2026-01-01'), other('2026-02-01')];
+    const rows = await modelRows({ users: [], savings });
+    expect(rows.map((r) => r.interaction_details)).toEqual([{ threshold: 50, cumulative_saving: 55, currency: 'GBP', month: '2026-03' }]);
   });
 
   test('a user never told about gets their current segment, with the documented id', async () => {
