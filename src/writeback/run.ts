@@ -118,6 +118,7 @@ export async function runWriteback(options: WritebackOptions): Promise<Writeback
     throw err;
   });
   let journal: Journal | undefined;
+  let failed = false;
   try {
     if (!dryRun) await compactJournals(db, outDir);
     await createLedgerView(db, outDir);
@@ -180,10 +181,16 @@ export async function runWriteback(options: WritebackOptions): Promise<Writeback
     });
     result.status = result.rejected ? 'partial' : 'success';
     return result;
+  } catch (err) {
+    failed = true;
+    throw err;
   } finally {
     journal?.close();
     try {
       if (!dryRun) await compactJournals(db, outDir);
+    } catch (err) {
+      // The journal stays and the next run compacts it: never hide the run's own error behind this one.
+      if (!failed) throw err;
     } finally {
       lock?.release();
       db.close();
