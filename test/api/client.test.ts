@@ -5,7 +5,7 @@ import { ApiError, PerksClient } from '../../src/api/index.js';
 let sandbox: Sandbox;
 
 beforeAll(async () => {
-  sandbox = await startSandbox({ port: 0, scale: 'tiny', seed: 7, rateLimit: 100_000, today: '2026-11-22' });
+  sandbox = await startSandbox({ port: 0, scale: 'tiny', seed: 7, rateLimit: 100_000, tokenRateLimit: 1000, today: '2026-11-22' });
 });
 afterAll(async () => {
   await sandbox?.close();
@@ -117,7 +117,11 @@ describe('the client against the sandbox', () => {
     await client.call('getGroup');
     sandbox.setFaults({ revokeTokenEvery: 1 });
     try {
-      await client.call('getGroup');
+      await client.call('getGroup'); // succeeds; the sandbox revokes the token after this use
+      const callsBefore = client.counters.calls;
+      await client.call('getGroup'); // 401, one new token, one retry
+      // The refused call, the token request and the retry: every one counts against the budget.
+      expect(client.counters.calls - callsBefore).toBe(3);
     } finally {
       sandbox.setFaults({ revokeTokenEvery: 0 });
     }
@@ -144,6 +148,8 @@ describe('the client against the sandbox', () => {
 });
 
 function sandboxUserEmail(): string {
-  const user = sandbox.world.users.find((u: { email: string | null; state?: string }) => u.email);
+  const gid = sandbox.credentials.group[0].organisation_group_id;
+  const user = [...sandbox.world.users.all()].find((u) => u.groupId === gid && u.email);
+  if (!user?.email) throw new Error('the tiny sandbox has no user with an email');
   return user.email;
 }
