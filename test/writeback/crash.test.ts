@@ -1,34 +1,22 @@
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { beforeEach, describe, expect, onTestFinished, test } from 'vitest';
-import type { Sandbox } from '../../src/sandbox/index.js';
-import { runWriteback, type WritebackRow } from '../../src/writeback/index.js';
-import { clientFor, configFor, martsFromSandbox, sandboxEnv, startTestSandbox, storedTimes, storedTotal, tempOut, writeMarts } from './fixtures.js';
+import { describe, expect, test } from 'vitest';
+import type { WritebackRow } from '../../src/writeback/index.js';
+import { prepare, sandboxEnv, sandboxPerTest, storedTimes, storedTotal } from './fixtures.js';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
-// Each test has its own sandbox: the same facts get the same ids, so tests must not share a platform.
-let sandbox: Sandbox;
-
-beforeEach(async () => {
-  sandbox = await startTestSandbox();
-  onTestFinished(() => sandbox.close());
-});
+const sandbox = sandboxPerTest();
 
 async function setup() {
-  const outDir = tempOut();
-  await writeMarts(outDir, martsFromSandbox(sandbox));
-  const config = configFor(sandbox, outDir);
-  const client = clientFor(config);
-  onTestFinished(() => client.close());
-  const run = (extra: Partial<Parameters<typeof runWriteback>[0]> = {}) => runWriteback({ outDir, client, config, pendingGraceMs: 0, minRetryDelayMs: 5, ...extra });
+  const prepared = await prepare(sandbox());
   // Every row the models produce, before anything is sent.
-  const rows = (await run({ dryRun: true, previewRows: 100_000 })).preview;
-  return { outDir, client, run, rows };
+  const rows = (await prepared.run({ dryRun: true, previewRows: 100_000 })).preview;
+  return { ...prepared, rows };
 }
 
 function expectEachStoredOnce(rows: WritebackRow[]) {
-  const times = storedTimes(sandbox);
+  const times = storedTimes(sandbox());
   const wrong = rows.filter((r) => times.get(String(r.interaction_id)) !== 1).map((r) => [r.interaction_id, times.get(String(r.interaction_id)) ?? 0]);
   expect(wrong).toEqual([]);
 }
@@ -60,42 +48,42 @@ describe('exactly once across crashes', () => {
 
   test('killed with SIGKILL in the middle of a run, the rerun leaves every row stored exactly once', async () => {
     const { outDir, run, rows } = await setup();
-    const before = storedTotal(sandbox);
+    const before = storedTotal(sandbox());
     // 10 calls a second, so the run is still going when it is killed.
     const child = spawn(process.execPath, [path.join(ROOT, 'bin/perks.mjs'), 'writeback'], {
       cwd: ROOT,
-      env: { ...process.env, ...sandboxEnv(sandbox, outDir, 600) },
+      env: { ...process.env, ...sandboxEnv(sandbox(), outDir, 600) },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let stderr = '';
     child.stderr.on('data', (d) => (stderr += String(d)));
     const exited = new Promise<NodeJS.Signals | number | null>((resolve) => child.on('exit', (code, signal) => resolve(signal ?? code)));
     const deadline = Date.now() + 45_000;
-    while (storedTotal(sandbox) - before < 10 && Date.now() < deadline && child.exitCode === null) await new Promise((r) => setTimeout(r, 5));
+    while (storedTotal(sandbox()) - before < 10 && Date.now() < deadline && child.exitCode === null) await new Promise((r) => setTimeout(r, 5));
     child.kill('SIGKILL');
     expect(await exited, stderr).toBe('SIGKILL');
-    const storedByChild = storedTotal(sandbox) - before;
+    const storedByChild = storedTotal(sandbox()) - before;
     expect(storedByChild).toBeGreaterThanOrEqual(10);
     expect(storedByChild).toBeLessThan(rows.length);
 
     const rerun = await run();
     // The killed run left its last batch announced but unanswered.
     expect(rerun.recovered_pending + rerun.reposted_pending).toBeGreaterThan(0);
-    expect(storedTotal(sandbox) - before).toBe(rows.length);
+    expect(storedTotal(sandbox()) - before).toBe(rows.length);
     expectEachStoredOnce(rows);
     expect((await run()).sent).toBe(0);
   });
 
   test('answers cut off or lost to server errors never get a row stored twice', async () => {
     const { run, rows } = await setup();
-    sandbox.setFaults({ truncateRate: 0.25, errorRate: 0.15 });
+    sandbox().setFaults({ truncateRate: 0.25, errorRate: 0.15 });
     try {
       const result = await run();
       expect(result).toMatchObject({ sent: rows.length, rejected: 0 });
     } finally {
-      sandbox.setFaults({ truncateRate: 0, errorRate: 0 });
+      sandbox().setFaults({ truncateRate: 0, errorRate: 0 });
     }
-    expect(sandbox.stats().faults.truncations).toBeGreaterThan(0);
+    expect(sandbox().stats().faults.truncations).toBeGreaterThan(0);
     expectEachStoredOnce(rows);
   });
 });

@@ -6,9 +6,11 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { DuckDBInstance, quotedString } from '@duckdb/node-api';
+import { beforeEach, onTestFinished } from 'vitest';
 import { clientFromConfig, type PerksClient } from '../../src/api/index.js';
 import { loadConfig, type Config } from '../../src/config/index.js';
 import { startSandbox, type Sandbox } from '../../src/sandbox/index.js';
+import { runWriteback, type WritebackOptions } from '../../src/writeback/index.js';
 
 export const SEGMENTS = ['new', 'active', 'dormant', 'churned', 'never_active'] as const;
 
@@ -29,6 +31,31 @@ export interface SavingsMonth {
 
 export function startTestSandbox(): Promise<Sandbox> {
   return startSandbox({ port: 0, scale: 'tiny', seed: 3, rateLimit: 100_000, today: '2026-11-22' });
+}
+
+/**
+ * A sandbox of its own for each test of the file (the same facts get the same ids, so tests must not
+ * share a platform); call the returned function inside a test.
+ */
+export function sandboxPerTest(): () => Sandbox {
+  let current: Sandbox | undefined;
+  beforeEach(async () => {
+    const sandbox = await startTestSandbox();
+    current = sandbox;
+    onTestFinished(() => sandbox.close());
+  });
+  return () => current!;
+}
+
+/** An output directory with marts from the sandbox's users, a client, and a runner of the write-back. */
+export async function prepare(sandbox: Sandbox, marts = martsFromSandbox(sandbox)) {
+  const outDir = tempOut();
+  await writeMarts(outDir, marts);
+  const config = configFor(sandbox, outDir);
+  const client = clientFor(config);
+  onTestFinished(() => client.close());
+  const run = (extra: Partial<WritebackOptions> = {}) => runWriteback({ outDir, client, config, pendingGraceMs: 0, minRetryDelayMs: 5, ...extra });
+  return { outDir, config, client, marts, run };
 }
 
 export function tempOut(): string {

@@ -1,26 +1,16 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { DuckDBInstance, quotedString } from '@duckdb/node-api';
-import { beforeEach, describe, expect, onTestFinished, test } from 'vitest';
-import type { Sandbox } from '../../src/sandbox/index.js';
-import { runWriteback, verifyWriteback, type WritebackRow } from '../../src/writeback/index.js';
-import { clientFor, configFor, martsFromSandbox, startTestSandbox, tempOut, writeMarts } from './fixtures.js';
+import { describe, expect, test } from 'vitest';
+import { verifyWriteback, type WritebackRow } from '../../src/writeback/index.js';
+import { prepare, sandboxPerTest } from './fixtures.js';
 
-let sandbox: Sandbox;
-
-beforeEach(async () => {
-  sandbox = await startTestSandbox();
-  onTestFinished(() => sandbox.close());
-});
+const sandbox = sandboxPerTest();
 
 async function sentRun() {
-  const outDir = tempOut();
-  await writeMarts(outDir, martsFromSandbox(sandbox));
-  const config = configFor(sandbox, outDir);
-  const client = clientFor(config);
-  onTestFinished(() => client.close());
-  const rows = (await runWriteback({ outDir, client, config, dryRun: true, previewRows: 100_000 })).preview;
-  await runWriteback({ outDir, client, config });
+  const { outDir, client, run } = await prepare(sandbox());
+  const rows = (await run({ dryRun: true, previewRows: 100_000 })).preview;
+  await run();
   return { outDir, client, rows };
 }
 

@@ -1,38 +1,23 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { DuckDBInstance, quotedString } from '@duckdb/node-api';
-import { beforeEach, describe, expect, onTestFinished, test } from 'vitest';
-import type { Sandbox } from '../../src/sandbox/index.js';
-import { interactionId, runWriteback } from '../../src/writeback/index.js';
-import { clientFor, configFor, martsFromSandbox, startTestSandbox, storedTimes, storedTotal, tempOut, writeMarts } from './fixtures.js';
+import { describe, expect, test } from 'vitest';
+import { interactionId } from '../../src/writeback/index.js';
+import { martsFromSandbox, prepare, sandboxPerTest, storedTimes, storedTotal, writeMarts } from './fixtures.js';
 
-// Each test has its own sandbox: the same facts get the same ids, so tests must not share a platform.
-let sandbox: Sandbox;
+const sandbox = sandboxPerTest();
 
-beforeEach(async () => {
-  sandbox = await startTestSandbox();
-  onTestFinished(() => sandbox.close());
-});
-
-async function setup(marts?: ReturnType<typeof martsFromSandbox>) {
-  marts ??= martsFromSandbox(sandbox);
-  const outDir = tempOut();
-  await writeMarts(outDir, marts);
-  const config = configFor(sandbox, outDir);
-  const client = clientFor(config);
-  onTestFinished(() => client.close());
-  return { outDir, config, client, marts, run: (extra: Partial<Parameters<typeof runWriteback>[0]> = {}) => runWriteback({ outDir, client, config, pendingGraceMs: 0, ...extra }) };
-}
+const setup = (marts?: ReturnType<typeof martsFromSandbox>) => prepare(sandbox(), marts);
 
 describe('perks writeback against the sandbox', () => {
   test('the first run posts every row once and a second run posts nothing', async () => {
     const { run, marts } = await setup();
-    const before = storedTotal(sandbox);
+    const before = storedTotal(sandbox());
     const first = await run();
     const milestones = marts.savings.length / 2; // each saver reaches 50 in September only: 55.50, then 85.50
     expect(first).toMatchObject({ status: 'success', rows: marts.users.length + milestones, sent: marts.users.length + milestones, rejected: 0 });
-    expect(storedTotal(sandbox) - before).toBe(first.sent);
-    const times = storedTimes(sandbox);
+    expect(storedTotal(sandbox()) - before).toBe(first.sent);
+    const times = storedTimes(sandbox());
     const u = marts.users[0];
     expect(times.get(String(interactionId(u.organisation_group_id, u.user_id, 'segment_change', 1, u.segment)))).toBe(1);
 
@@ -40,7 +25,7 @@ describe('perks writeback against the sandbox', () => {
     const second = await run();
     expect(second).toMatchObject({ rows: milestones, sent: 0, rejected: 0, skipped_already_sent: milestones, to_send: 0 });
     expect(second.calls).toBe(0);
-    expect(storedTotal(sandbox) - before).toBe(first.sent);
+    expect(storedTotal(sandbox()) - before).toBe(first.sent);
   });
 
   test('the ledger is a Parquet table in the lake: per row a pending entry, then its outcome', async () => {
@@ -65,9 +50,9 @@ describe('perks writeback against the sandbox', () => {
 
   test('a dry run counts rows per type, shows the first ones and sends nothing', async () => {
     const { run, outDir, marts } = await setup();
-    const calls = sandbox.stats().calls;
+    const calls = sandbox().stats().calls;
     const result = await run({ dryRun: true, previewRows: 3 });
-    expect(sandbox.stats().calls).toBe(calls);
+    expect(sandbox().stats().calls).toBe(calls);
     expect(result.sent).toBe(0);
     expect(result.by_type).toEqual([
       { kind: 'savings_milestone', interaction_type: 'savings_milestone', rows: marts.savings.length / 2, to_send: marts.savings.length / 2 },
@@ -79,7 +64,7 @@ describe('perks writeback against the sandbox', () => {
   });
 
   test('a row the sandbox refuses is recorded as rejected with its status and not retried; the others go through', async () => {
-    const marts = martsFromSandbox(sandbox);
+    const marts = martsFromSandbox(sandbox());
     marts.users.push({ organisation_group_id: 11, user_id: 987_654_321, segment: 'active' }); // unknown to the platform
     const { run } = await setup(marts);
     const first = await run();
@@ -115,8 +100,8 @@ describe('perks writeback against the sandbox', () => {
     const second = await run();
     expect(second.sent).toBe(1);
     const id = interactionId(moved.organisation_group_id, moved.user_id, 'segment_change', 2, 'churned');
-    expect(storedTimes(sandbox).get(String(id))).toBe(1);
-    const stored = [...sandbox.world.interactionsOf(sandbox.world.users.get(moved.user_id)!)].find((i) => i.interaction_id === String(id));
+    expect(storedTimes(sandbox()).get(String(id))).toBe(1);
+    const stored = [...sandbox().world.interactionsOf(sandbox().world.users.get(moved.user_id)!)].find((i) => i.interaction_id === String(id));
     expect(stored?.interaction_details).toEqual({ segment: 'churned', previous_segment: moved.segment, change_number: 2 });
     expect((await run()).sent).toBe(0);
   });
