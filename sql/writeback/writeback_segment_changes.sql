@@ -1,6 +1,7 @@
 -- Segment changes to tell the platform: a user's current segment (engagement_users) differs from the last
 -- segment the write-back sent for that user (lake_writeback_ledger, status sent). A user the platform was
 -- never told about gets one row (previous_segment null): the first write-back sends every user's segment.
+-- Anonymised users get nothing.
 -- The previous segment is what was SENT, not the previous build's: two builds between write-backs lose no
 -- change, and a change that reverted before it was sent sends nothing. A rejected change is not retried.
 -- interaction_id: first 52 bits of md5('perks-writeback-v1:<group>:<user>:segment_change:<n>:<segment>'),
@@ -20,7 +21,8 @@ current_segments as (
         user_id::BIGINT as user_id,
         segment::VARCHAR as segment
     from engagement_users
-    where segment is not null
+    -- an anonymised user is told nothing more
+    where segment is not null and not coalesce(is_anonymised, false)
 ),
 
 sent_changes as (

@@ -31,7 +31,7 @@ export const writebackCommand: CommandModule<object, WritebackFlags> = {
     handle(async () => {
       const config = configFromFlags(argv);
       const limit = argv.limit;
-      if (limit !== undefined && !(Number.isInteger(limit) && limit >= 0)) throw new ConfigError(`--limit=${JSON.stringify(limit)} is invalid: expected a whole number of rows, 0 or more`);
+      if (limit !== undefined && !(Number.isInteger(limit) && limit >= 0)) throw new ConfigError(`--limit=${String(limit)} is invalid: expected a whole number of rows, 0 or more`);
       if (argv.verify) return verify(config);
       const types = argv.types === undefined ? undefined : parseTypeMap(argv.types);
       const result = await runWriteback({ outDir: config.output, config, dryRun: argv.dryRun, limit, types });

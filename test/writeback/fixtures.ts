@@ -18,6 +18,7 @@ export interface EngagementUser {
   organisation_group_id: number;
   user_id: number;
   segment: string;
+  is_anonymised?: boolean;
 }
 
 export interface SavingsMonth {
@@ -110,8 +111,8 @@ export async function writeMarts(outDir: string, marts: { users: EngagementUser[
       await conn.run(`COPY (SELECT ${select} FROM ${source}) TO ${quotedString(path.join(dir, `${name}.parquet`))} (FORMAT parquet)`);
       fs.rmSync(json);
     };
-    await write('engagement_users', marts.users, `{organisation_group_id: 'BIGINT', user_id: 'BIGINT', segment: 'VARCHAR'}`,
-      `organisation_group_id, user_id, 'UID-' || user_id AS UID, 'Active' AS status, segment`);
+    await write('engagement_users', marts.users, `{organisation_group_id: 'BIGINT', user_id: 'BIGINT', segment: 'VARCHAR', is_anonymised: 'BOOLEAN'}`,
+      `organisation_group_id, user_id, 'UID-' || user_id AS user_uid, 'Active' AS status, coalesce(is_anonymised, false) AS is_anonymised, segment`);
     await write('savings_monthly', marts.savings, `{organisation_group_id: 'BIGINT', user_id: 'BIGINT', month: 'DATE', order_currency: 'VARCHAR', order_saving: 'DECIMAL(18,2)', egift_savings: 'DECIMAL(18,2)'}`, '*');
   } finally {
     conn.closeSync();

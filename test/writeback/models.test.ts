@@ -38,8 +38,9 @@ describe('the write-back models', () => {
     expect(rows.map((r) => r.interaction_details)).toEqual([{ threshold: 50, cumulative_saving: 55, currency: 'GBP', month: '2026-03' }]);
   });
 
-  test('a user never told about gets their current segment, with the documented id', async () => {
-    const rows = await modelRows({ users: [{ organisation_group_id: 12, user_id: 40, segment: 'dormant' }], savings: [] });
+  test('a user never told about gets their current segment, with the documented id; an anonymised user gets nothing', async () => {
+    const anonymised = { organisation_group_id: 12, user_id: 41, segment: 'churned', is_anonymised: true };
+    const rows = await modelRows({ users: [{ organisation_group_id: 12, user_id: 40, segment: 'dormant' }, anonymised], savings: [] });
     expect(rows).toEqual([
       expect.objectContaining({
         interaction_id: interactionId(12, 40, 'segment_change', 1, 'dormant'),
