@@ -1,3 +1,3 @@
 /** The whole job: extract, build, write back, report. */
-export { runPipeline, lastClosedMonth, type RunSummary, type StepResult } from './pipeline.js';
+export { runPipeline, type RunSummary, type StepResult } from './pipeline.js';
 export { formatRunSummary, markdownSummary, appendStepSummary } from './summary.js';

@@ -7,9 +7,9 @@ import { clientFromConfig } from '../api/index.js';
 import type { Config } from '../config/index.js';
 import { extract, type Event, type ExtractOptions, type ExtractResult } from '../extract/index.js';
 import { acquireLock } from '../lake/index.js';
-import { buildWarehouse } from '../transform/index.js';
+import { buildWarehouse, type BuildResult } from '../transform/index.js';
 import { runWriteback } from '../writeback/index.js';
-import { writeRevenueReport } from '../report/index.js';
+import { lastClosedMonth, writeRevenueReport } from '../report/index.js';
 import { ExitCode } from '../shared/exit-codes.js';
 import { redact } from '../shared/redact.js';
 
@@ -25,14 +25,14 @@ export interface RunSummary {
   outDir: string;
   steps: StepResult[];
   extract?: ExtractResult & { manifest: string };
+  build?: BuildResult;
   files: { warehouse: string; marts: string; reports: string[] };
   exitCode: number;
 }
 
-/** The last month that has ended, as YYYY-MM (UTC). */
-export function lastClosedMonth(now = new Date()): string {
-  const d = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() - 1, 1));
-  return d.toISOString().slice(0, 7);
+/** The calendar month before `now` (UTC), YYYY-MM: the report's month when no month is closed yet. */
+function previousMonth(now = new Date()): string {
+  return new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() - 1, 1)).toISOString().slice(0, 7);
 }
 
 export async function runPipeline(config: Config, options: ExtractOptions & { emit?: (e: Event) => void; month?: string; writeback?: boolean } = {}): Promise<RunSummary> {
@@ -63,9 +63,12 @@ export async function runPipeline(config: Config, options: ExtractOptions & { em
       return { detail: `${rows} rows, ${r.api.calls} calls, ${r.quarantined} quarantined`, exitCode: r.exitCode };
     });
     await step('build', async () => {
-      const r = await buildWarehouse({ outDir });
-      const failed = r.models.filter((m) => m.status === 'error');
-      return { detail: `${r.models.length} models, ${failed.length} failed`, exitCode: failed.length ? ExitCode.failed : 0 };
+      const r = await buildWarehouse({ outDir, asOf: options.now?.toISOString().slice(0, 10) });
+      summary.build = r;
+      if (!r.ok) return { detail: r.error ?? 'the build failed', exitCode: ExitCode.failed };
+      const models = r.steps.filter((st) => st.kind === 'model').length;
+      const tests = r.steps.filter((st) => st.kind === 'test').length;
+      return { detail: `${models} models, ${tests} data tests passed, ${r.marts.length} marts exported` };
     });
     if (options.writeback !== false) {
       await step('writeback', async () => {
@@ -74,7 +77,8 @@ export async function runPipeline(config: Config, options: ExtractOptions & { em
       });
     }
     await step('report', async () => {
-      const month = options.month ?? lastClosedMonth(options.now);
+      const groups = summary.extract?.groups.map((g) => g.id) ?? [];
+      const month = options.month ?? (await lastClosedMonth(outDir, groups)) ?? previousMonth(options.now);
       const r = await writeRevenueReport({ outDir, month, formats: ['html', 'csv', 'md'] });
       summary.files.reports = r.files;
       return { detail: `revenue ${month}: ${r.status}` };
