@@ -1,0 +1,120 @@
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { spawn } from 'node:child_process';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { extract, shiftDay } from '../../src/extract/index.js';
+import { loadConfig } from '../../src/config/index.js';
+import { startSandbox, type Sandbox } from '../../src/sandbox/index.js';
+import { lakeOrders, orgConfig, orgEnv, tempOut, truthOrders } from './helpers.js';
+
+const TODAY = '2026-11-22';
+const START = '2026-10-01';
+let sandbox: Sandbox;
+
+beforeAll(async () => {
+  sandbox = await startSandbox({ port: 0, scale: 'tiny', seed: 11, rateLimit: 1_000_000, tokenRateLimit: 1000, today: TODAY });
+});
+afterAll(async () => {
+  await sandbox?.close();
+});
+
+const groupsOf = (s: Sandbox) => s.world.groups.map((g) => ({ id: g.id, timezone: g.timezone }));
+const noonUtc = (day: string) => new Date(`${day}T12:00:00Z`);
+/** The last closed local day at noon UTC is the day before in every group's timezone used here. */
+const upperOf = (day: string) => day;
+
+describe('extract against the sandbox', () => {
+  test('a first run lands exactly the sandbox orders, dated by the group local day across DST changes', async () => {
+    const out = tempOut();
+    const result = await extract(orgConfig(sandbox, out, { PERKS_START_DATE: START }), { now: noonUtc(TODAY), streams: ['orders'] });
+    expect(result.status).toBe('success');
+    const lake = await lakeOrders(out);
+    const truth = truthOrders(sandbox, groupsOf(sandbox), START, upperOf(TODAY));
+    expect(lake.length).toBeGreaterThan(50);
+    expect(lake).toEqual(truth);
+    // Every group got its own windows: 52 local days each.
+    const groups = new Set(lake.map((r) => r.group));
+    expect(groups.size).toBe(sandbox.credentials.organisation.organisation_group_ids.length);
+  });
+
+  test('a rerun the same day asks nothing again and changes nothing', async () => {
+    const out = tempOut();
+    const config = orgConfig(sandbox, out, { PERKS_START_DATE: START });
+    await extract(config, { now: noonUtc(TODAY), streams: ['orders'] });
+    const before = await lakeOrders(out);
+    const again = await extract(config, { now: noonUtc(TODAY), streams: ['orders'] });
+    const orders = again.streams.find((s) => s.name === 'orders')!;
+    expect(orders.calls).toBe(0);
+    expect(await lakeOrders(out)).toEqual(before);
+  });
+
+  test('every stream lands, and the run manifest and state say what was done', async () => {
+    const out = tempOut();
+    const result = await extract(orgConfig(sandbox, out, { PERKS_START_DATE: START }), { now: noonUtc(TODAY) });
+    expect(result.status).toBe('success');
+    for (const s of ['groups', 'users', 'offers', 'orders', 'redemption_stats', 'credit', 'interactions']) {
+      expect(existsSync(join(out, 'lake', s)), s).toBe(true);
+      expect(result.streams.find((r) => r.name === s)?.status).toBe('success');
+    }
+    const users = result.streams.find((s) => s.name === 'users')!;
+    const credit = result.streams.find((s) => s.name === 'credit')!;
+    expect(credit.rows).toBe(users.rows);
+    const manifest = JSON.parse(readFileSync(result.manifest, 'utf8'));
+    expect(manifest.runId).toBe(result.runId);
+    const state = JSON.parse(readFileSync(join(out, 'state', 'orders', `${result.groups[0].id}.json`), 'utf8'));
+    expect(state.watermark).toBe(result.groups[0].upperDay);
+    expect(state.lookbackDays).toBe(7);
+  });
+
+  test('after the sandbox moves forward, an incremental run makes the lake equal the new truth, refunds included', async () => {
+    const local = await startSandbox({ port: 0, scale: 'tiny', seed: 12, rateLimit: 1_000_000, tokenRateLimit: 1000, today: TODAY });
+    try {
+      const out = tempOut();
+      const config = orgConfig(local, out, { PERKS_START_DATE: START });
+      const first = await extract(config, { now: noonUtc(TODAY) });
+      local.advance(2);
+      const later = shiftDay(TODAY, 2);
+      const second = await extract(config, { now: noonUtc(later) });
+      expect(second.status).toBe('success');
+      const lake = await lakeOrders(out);
+      expect(lake).toEqual(truthOrders(local, groupsOf(local), START, later));
+      // Incremental: the lookback and the two new days, not the whole range again.
+      const ordersCalls = (r: typeof first) => r.streams.find((s) => s.name === 'orders')!.calls;
+      expect(ordersCalls(second)).toBeLessThan(ordersCalls(first) / 3);
+    } finally {
+      await local.close();
+    }
+  });
+
+  test('a run killed with SIGKILL and started again ends with the same lake as one uninterrupted run', async () => {
+    const out = tempOut();
+    const env = { ...process.env, ...orgEnv(sandbox, out, { PERKS_START_DATE: START, PERKS_RATE_LIMIT: '3000' }) };
+    for (const delay of [900, 1700]) {
+      const child = spawn(process.execPath, ['bin/perks.mjs', 'extract', '--quiet', '--streams', 'orders'], { env, stdio: 'ignore' });
+      await new Promise((r) => setTimeout(r, delay));
+      child.kill('SIGKILL');
+      await new Promise((r) => child.once('exit', r));
+    }
+    const final = spawn(process.execPath, ['bin/perks.mjs', 'extract', '--quiet', '--streams', 'orders'], { env, stdio: 'ignore' });
+    const code = await new Promise((r) => final.once('exit', r));
+    expect(code).toBe(0);
+    const lake = await lakeOrders(out);
+    const upper = new Date().toISOString().slice(0, 10);
+    const groups = groupsOf(sandbox).map((g) => ({ ...g }));
+    // The child ran with the wall clock: compare the days it extracted.
+    const truth = truthOrders(sandbox, groups, START, upper).filter((t) => lake.some((l) => l.group === t.group && l.order_date === t.order_date) || t.order_date < shiftDay(upper, -1));
+    expect(lake).toEqual(truth);
+    const leftovers = readdirSync(join(out, 'lake', 'orders'), { recursive: true }).map(String).filter((f) => f.includes('perks-tmp'));
+    expect(leftovers).toEqual([]);
+  });
+
+  test('a group-level credential lands its own group only', async () => {
+    const out = tempOut();
+    const cred = sandbox.credentials.group[1];
+    const config = loadConfig({ PERKS_BASE_URL: sandbox.baseUrl, PERKS_CLIENT_ID: String(cred.client_id), PERKS_CLIENT_SECRET: cred.client_secret, PERKS_OUTPUT: out, PERKS_RATE_LIMIT: '100000', PERKS_START_DATE: '2026-11-01' });
+    const result = await extract(config, { now: noonUtc(TODAY), streams: ['orders'] });
+    expect(result.level).toBe('group');
+    const lake = await lakeOrders(out);
+    expect(new Set(lake.map((r) => r.group))).toEqual(new Set([cred.organisation_group_id]));
+  });
+});
