@@ -89,9 +89,12 @@ export class PerksClient {
     this.tokens = new TokenManager(() => this.requestToken());
   }
 
-  /** Calls one operation and decodes its `data` with the operation's schema. */
-  async call<N extends OperationName>(name: N, args: CallArgs<N> = {}): Promise<DataOf<N>> {
-    const response = await this.exchange(name, args);
+  /**
+   * Calls one operation and decodes its `data` with the operation's schema. `retries: 0` sends it once
+   * (a 401 still gets its one new token): for posts whose caller must check upstream before repeating.
+   */
+  async call<N extends OperationName>(name: N, args: CallArgs<N> = {}, options: { retries?: number } = {}): Promise<DataOf<N>> {
+    const response = await this.exchange(name, args, options.retries);
     return this.decodeData(name, response.json);
   }
 
@@ -137,7 +140,7 @@ export class PerksClient {
 
   // ---- internals ----
 
-  private async exchange<N extends OperationName>(name: N, args: CallArgs<N>): Promise<HttpResponse> {
+  private async exchange<N extends OperationName>(name: N, args: CallArgs<N>, retries = this.opts.retries): Promise<HttpResponse> {
     const op = operations[name];
     const body = this.buildBody(name, args);
     const url = this.opts.baseUrl + this.buildPath(name, args.path);
@@ -157,7 +160,7 @@ export class PerksClient {
           throw err;
         }
       },
-      this.retryOptions(),
+      this.retryOptions(retries),
     );
   }
 
@@ -191,9 +194,9 @@ export class PerksClient {
     }
   }
 
-  private retryOptions() {
+  private retryOptions(retries = this.opts.retries) {
     return {
-      retries: this.opts.retries,
+      retries,
       factor: 2,
       minTimeout: this.opts.minRetryDelayMs,
       maxTimeout: 30_000,

@@ -16,7 +16,7 @@ export type PostOutcome =
   | { status: 'rejected'; http_status: number | null; message: string };
 
 export interface PosterOptions {
-  /** Client used for the post: retries off, same limiter as `lister`. */
+  /** Client used for the post (sent with retries off: an unclear failure is checked upstream first). */
   post: PerksClient;
   /** Client used for reading the interactions list (its retries are safe: a read). */
   list: PerksClient;
@@ -59,7 +59,7 @@ export async function postOnce(row: WritebackRow, opts: PosterOptions): Promise<
               interaction_details: row.interaction_details,
             },
             group: row.organisation_group_id,
-          });
+          }, { retries: 0 });
           return { status: 'sent', recovered: false };
         } catch (err) {
           if (ambiguous(err)) mustCheck = true;

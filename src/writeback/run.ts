@@ -44,7 +44,7 @@ export interface WritebackOptions {
   previewRows?: number;
   /** First backoff of the post's own retries (grows exponentially). */
   minRetryDelayMs?: number;
-  /** Client for posts, retries off; default: from config, sharing `client`'s limiter and counters. */
+  /** Client for posts (sent once each, see poster.ts); default: `client`. */
   postClient?: PerksClient;
 }
 
@@ -167,7 +167,7 @@ export async function runWriteback(options: WritebackOptions): Promise<Writeback
     const poster: PosterOptions = {
       list: client,
       minRetryDelayMs: options.minRetryDelayMs,
-      post: options.postClient ?? clientFromConfig(options.config, { limiter: client.limiter, counters: client.counters, retries: 0, runId }),
+      post: options.postClient ?? client,
     };
     const reposting = new Set(repost.map((r) => r.interaction_id));
     await sendAll(capped, journal, runId, options.concurrency ?? BATCH, poster, (row, entry) => {
