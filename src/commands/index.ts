@@ -5,6 +5,7 @@ import { demoCommand } from './demo.js';
 import { extractCommand } from './extract.js';
 import { reportCommand } from './report.js';
 import { runCommand } from './run.js';
+import { sandboxCommand } from './sandbox.js';
 import { writebackCommand } from './writeback.js';
 
-export const commands: CommandModule<any, any>[] = [checkCommand, extractCommand, runCommand, demoCommand, reportCommand, writebackCommand];
+export const commands: CommandModule<any, any>[] = [checkCommand, extractCommand, runCommand, demoCommand, reportCommand, sandboxCommand, writebackCommand];

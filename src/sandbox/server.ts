@@ -42,7 +42,9 @@ function parseOptions(options: SandboxOptions) {
   const parsed = SandboxOptionsSchema.safeParse(options);
   if (parsed.success) return parsed.data;
   const issue = parsed.error.issues[0];
-  throw new ConfigError(`sandbox option ${issue.path.join('.') || '(options)'} is invalid: ${issue.message}`);
+  const name = issue.path.join('.');
+  const value = issue.path.reduce<unknown>((v, k) => (v && typeof v === 'object' ? (v as Record<PropertyKey, unknown>)[k as PropertyKey] : undefined), options);
+  throw new ConfigError(`sandbox option ${name || '(options)'}${value === undefined ? '' : `=${JSON.stringify(value)}`} is invalid: ${issue.message}`);
 }
 
 export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbox> {

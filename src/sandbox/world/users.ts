@@ -76,7 +76,7 @@ export function generateUsers(seed: number, groups: readonly GroupRecord[], user
     for (let i = 0; i < n; i++) drafts.push({ groupId: g.id, at: todayStart - span + Math.floor(rng.next() * (span - 3_600_000)) });
   }
   drafts.sort((a, b) => a.at - b.at);
-  return drafts.map((d, i) => {
+  const users = drafts.map((d, i) => {
     const user = newPerson(rng, i + 1, d.groupId, d.at);
     const life = todayStart - d.at;
     if (user.last_login !== null) user.last_login = d.at + Math.floor(rng.next() * life);
@@ -90,4 +90,12 @@ export function generateUsers(seed: number, groups: readonly GroupRecord[], user
     }
     return user;
   });
+  // Every group holds the identifiers a client must URL-encode: an email with +, UIDs with / and a space.
+  for (const g of groups) {
+    const [a, b, c] = users.filter((u) => u.groupId === g.id && u.status === USER_STATUS.active);
+    if (a) a.email = `${a.email!.split('@')[0].replace(/\+.*/, '')}+vip@mail.example.org`;
+    if (b) b.UID = `CRM/${b.id}`;
+    if (c) c.UID = `ext ${c.id}`;
+  }
+  return users;
 }
