@@ -11,5 +11,6 @@ export default defineStream({
   record: Order,
   key: ['order_id'],
   dependsOn: ['groups'],
+  activity: { userField: 'email', compare: ['order_status', 'order_total_paid', 'order_credit', 'order_saving', 'group_revenue'] },
   window: { unit: 'day', fromParam: 'order_created_from', toParam: 'order_created_to', format: 'datetime', partition: 'order_date' },
 });

@@ -48,6 +48,11 @@ const Windowed = z.object({
     /** The Hive partition column holding the window's first local day. */
     partition: z.string(),
   }),
+  /**
+   * Which records mark their user active for the per-user streams: records new to the window, or
+   * whose `compare` fields changed since it was last landed. `userField` names the user (email or id).
+   */
+  activity: z.object({ userField: z.enum(['email', 'id']), compare: z.array(z.string()).min(1) }).optional(),
   /** Users batched into the body (redemption stats): identifier kind, values field, batch size. */
   userBatch: z
     .object({ identifier: z.enum(['id', 'email']), valuesParam: z.string(), size: z.int().min(1).max(100) })

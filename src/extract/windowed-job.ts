@@ -11,6 +11,7 @@ import { addCommit, newTally, type GroupTally } from './result.js';
 import { StateWriter, type WindowState } from './state.js';
 import { apiBounds, dayWindows, monthWindows, shiftDay, type Window } from './windows.js';
 import { currentUsers } from './current-users.js';
+import { landedValues, valueEncoder } from './activity.js';
 
 export interface WindowPlan {
   windows: Window[];
@@ -50,9 +51,9 @@ export async function runWindowedGroup(ctx: RunContext, def: WindowedStream, g: 
 
   await forEachLimit(plan.windows, ctx.options.concurrency, async (w) => {
     const partition = { organisation_group_id: key, [def.window.partition]: w.startDay };
+    const decorate = await activityTracker(ctx, def, g.id, partition, w);
     const write = await ctx.landing.open(def, partition, 'replace');
     try {
-      const decorate = def.name === 'orders' ? rememberOrderEmail(ctx, g.id) : def.name === 'redemption_stats' ? rememberActiveId(ctx, g.id, w) : undefined;
       for (const batch of batches) {
         const body = { ...def.body, ...boundsOf(def, w, ctx.config.apiTimezone), ...(batch && def.userBatch ? { [def.userBatch.valuesParam]: batch } : {}) };
         await pageInto(ctx.client, ctx.landing, def.name, write, tally, def.operation as 'listOrders', { group: g.id, body: body as never }, decorate);
@@ -91,18 +92,22 @@ async function userBatches(ctx: RunContext, g: GroupInfo, size: number): Promise
   return batches;
 }
 
-/** Orders date a window: each landed order gets its window's day; its email marks the user active. */
-function rememberOrderEmail(ctx: RunContext, group: number) {
+/**
+ * Per record of a window: sets the pipeline's own columns (window_end) and marks the record's user
+ * active when the record is new to the window or changed since it was last landed.
+ */
+async function activityTracker(ctx: RunContext, def: WindowedStream, group: number, partition: Record<string, string>, w: Window) {
+  const spec = def.activity;
+  const landed = spec ? await landedValues(ctx.outDir, def, partition) : new Map<string, string>();
+  const encode = valueEncoder(def);
   const activity = activityOf(ctx, group);
+  const key = def.key[0];
+  const setsWindowEnd = 'window_end' in def.columns;
   return (r: Record<string, unknown>) => {
-    if (typeof r.email === 'string') activity.emails.add(r.email.toLowerCase());
-  };
-}
-
-function rememberActiveId(ctx: RunContext, group: number, w: Window) {
-  const activity = activityOf(ctx, group);
-  return (r: Record<string, unknown>) => {
-    if (typeof r.id === 'number') activity.ids.add(r.id);
-    r.window_end = w.endDay;
+    if (setsWindowEnd) r.window_end = w.endDay;
+    if (!spec || landed.get(String(r[key])) === encode(r)) return;
+    const user = r[spec.userField];
+    if (spec.userField === 'email' && typeof user === 'string') activity.emails.add(user.toLowerCase());
+    if (spec.userField === 'id' && typeof user === 'number') activity.ids.add(user);
   };
 }

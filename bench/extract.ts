@@ -1,0 +1,81 @@
+/**
+ * Extract call efficiency, with the limiter out of the way (the sandbox's limit very high):
+ * 1. a full refresh of the sandbox: calls made ÷ the minimum calls the same data needs (pages of 100;
+ *    orders need at least one call per group-local day, since a day's window is what dates them);
+ * 2. an incremental run after one day of sandbox changes: calls ÷ the full refresh's calls.
+ * Also rows per second and the share of wall time spent outside HTTP.
+ *   node bin/run-ts.mjs bench/extract.ts [scale=medium] [days=365]
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { loadConfig } from '../src/config/index.js';
+import { dayWindows, extract, monthWindows, shiftDay, type ExtractResult } from '../src/extract/index.js';
+import { startSandbox, type Scale } from '../src/sandbox/index.js';
+
+const scale = (process.argv[2] ?? 'medium') as Scale;
+const days = Number(process.argv[3] ?? 365);
+const today = '2026-11-22';
+const sandbox = await startSandbox({ port: 0, scale, seed: 5, rateLimit: 10_000_000, tokenRateLimit: 1000, today });
+const out = mkdtempSync(join(tmpdir(), 'perks-bench-extract-'));
+const org = sandbox.credentials.organisation;
+const start = shiftDay(today, -days);
+const config = loadConfig({
+  PERKS_BASE_URL: sandbox.baseUrl,
+  PERKS_CLIENT_ID: String(org.client_id),
+  PERKS_CLIENT_SECRET: org.client_secret,
+  PERKS_GROUP_IDS: org.organisation_group_ids.join(','),
+  PERKS_RATE_LIMIT: '10000000',
+  PERKS_OUTPUT: out,
+  PERKS_START_DATE: start,
+});
+
+/** The fewest calls that can fetch the same data through this API. */
+function minimumCalls(upper: string): Record<string, number> {
+  const w = sandbox.world;
+  const pages = (n: number) => Math.max(1, Math.ceil(n / 100));
+  const min: Record<string, number> = { groups: 1, users: 0, offers: pages(w.offers.length), orders: 0, redemption_stats: 0, credit: 0, interactions: 0 };
+  for (const g of w.groups) {
+    const users = w.users.inGroup(g.id).length;
+    min.users += pages(users);
+    min.credit += users;
+    min.interactions += users;
+    for (const d of dayWindows(start, upper, g.timezone)) min.orders += pages(w.ordersOf(g.id, { from: d.start.getTime(), to: d.end.getTime() - 1 }).length);
+    min.redemption_stats += monthWindows(start, upper, g.timezone).length * Math.ceil(users / 100);
+  }
+  return min;
+}
+
+function line(label: string, r: ExtractResult, seconds: number) {
+  const rows = r.streams.reduce((n, s) => n + s.rows, 0);
+  return `${label}: ${r.api.calls} calls, ${rows} rows, ${(rows / seconds).toFixed(0)} rows/s, ${seconds.toFixed(1)} s, peak RSS ${(process.resourceUsage().maxRSS / 1024).toFixed(0)} MB`;
+}
+
+let t = Date.now();
+const full = await extract(config, { now: new Date(`${today}T12:00:00Z`), budgetMinutes: 1e6, quiet: true } as never);
+const fullSeconds = (Date.now() - t) / 1000;
+const min = minimumCalls(today);
+console.log(`extract (${scale}, ${days} days) ${line('full refresh', full, fullSeconds)}`);
+let made = 0;
+let needed = 0;
+for (const s of full.streams) {
+  const m = min[s.name] ?? 0;
+  made += s.calls;
+  needed += m;
+  console.log(`  ${s.name.padEnd(17)} calls ${String(s.calls).padStart(7)}  minimum ${String(m).padStart(7)}  ratio ${(s.calls / Math.max(1, m)).toFixed(3)}`);
+}
+console.log(`  call efficiency (calls ÷ minimum, token excluded): ${(made / needed).toFixed(3)} (goal <= 1.05)`);
+
+sandbox.advance(1);
+t = Date.now();
+const next = await extract(config, { now: new Date(`${shiftDay(today, 1)}T12:00:00Z`), budgetMinutes: 1e6 });
+console.log(`extract ${line('incremental after one day', next, (Date.now() - t) / 1000)}`);
+for (const s of next.streams) {
+  const reasons: Record<string, number> = {};
+  for (const g of s.groups) for (const [k, v] of Object.entries(g.users ?? {})) reasons[k] = (reasons[k] ?? 0) + v;
+  console.log(`  ${s.name.padEnd(17)} calls ${String(s.calls).padStart(7)}${Object.keys(reasons).length ? `  users by reason ${JSON.stringify(reasons)}` : ''}`);
+}
+console.log(`  incremental ÷ full calls: ${(next.api.calls / full.api.calls).toFixed(3)} (goal <= 0.05)`);
+
+await sandbox.close();
+rmSync(out, { recursive: true, force: true });

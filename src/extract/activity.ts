@@ -1,0 +1,40 @@
+/**
+ * Which users a windowed stream marks active for the per-user streams: a user whose records in a
+ * window are new, or changed (e.g. a refund) since the window was last landed. Re-reading the
+ * lookback days therefore marks only the users something happened to, not everyone with an order.
+ */
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { lakeColumns, partitionDir, sqlType, withLakeConnection } from '../lake/index.js';
+import type { WindowedStream } from './define.js';
+
+/** key → compared values, of the partition as it is in the lake now (empty when never landed). */
+export async function landedValues(outDir: string, def: WindowedStream, partition: Record<string, string>): Promise<Map<string, string>> {
+  const values = new Map<string, string>();
+  const activity = def.activity;
+  const dir = partitionDir(outDir, def.name, partition);
+  if (!activity || !existsSync(dir)) return values;
+  const key = def.key[0];
+  const columns = activity.compare.map((c) => `CAST(${JSON.stringify(c)} AS VARCHAR)`).join(', ');
+  await withLakeConnection(async (c) => {
+    const reader = await c.runAndReadAll(`SELECT CAST(${JSON.stringify(key)} AS VARCHAR) AS k, to_json([${columns}])::VARCHAR AS v FROM read_parquet($glob)`, {
+      glob: join(dir, '*.parquet'),
+    });
+    for (const row of reader.getRowObjectsJS()) values.set(String(row.k), String(row.v));
+  });
+  return values;
+}
+
+/** The same encoding for a record that has just arrived: values as DuckDB prints their lake type. */
+export function valueEncoder(def: WindowedStream): (record: Record<string, unknown>) => string {
+  const types = new Map(lakeColumns(def.record, def.columns).map((c) => [c.name, sqlType(c.type)]));
+  const compare = def.activity?.compare ?? [];
+  return (record) =>
+    JSON.stringify(
+      compare.map((c) => {
+        const v = record[c];
+        if (v === null || v === undefined) return null;
+        return typeof v === 'number' && types.get(c)?.startsWith('DECIMAL') ? v.toFixed(2) : String(v);
+      }),
+    );
+}
