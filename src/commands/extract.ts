@@ -1,7 +1,7 @@
 /** `perks extract`: lands every stream (or the named ones and what they need) incrementally in the lake. */
 import type { CommandModule } from 'yargs';
 import { z } from 'zod';
-import { extract, progressReporter, STREAM_NAMES, type ExtractResult } from '../extract/index.js';
+import { extract, formatPlan, progressReporter, STREAM_NAMES, type ExtractResult } from '../extract/index.js';
 import { ConfigError } from '../shared/exit-codes.js';
 import { handle } from './handle.js';
 import { configFromFlags, withApiOptions, type ApiFlags } from './options.js';
@@ -64,6 +64,10 @@ export const extractCommand: CommandModule<object, ExtractFlags> = {
         planOnly: argv.plan,
         emit: progressReporter(process.stderr, argv.quiet),
       });
+      if (result.plan) {
+        process.stdout.write(formatPlan(result.plan, Number(config.rateLimit)));
+        return result.exitCode;
+      }
       process.stdout.write(formatExtractSummary(result));
       return result.exitCode;
     }),

@@ -6,3 +6,4 @@ export { progressReporter } from './progress.js';
 export type { ExtractOptions, Event } from './run-context.js';
 export type { StreamResult, GroupTally } from './result.js';
 export * from './windows.js';
+export { planExtract, formatPlan, type PlanRow } from './plan.js';

@@ -21,6 +21,7 @@ import type { StateStore } from './state.js';
 import { runWindowedGroup } from './windowed-job.js';
 import { localDay } from './windows.js';
 import { currentUsers } from './current-users.js';
+import { planExtract, type PlanRow } from './plan.js';
 
 export interface ExtractDeps {
   client: PerksClient;
@@ -44,6 +45,25 @@ export interface ExtractResult {
   /** Calls per minute achieved over the run, divided by the configured limit. */
   limiterUtilisation: number;
   quarantined: number;
+  /** With --plan: what the run would do; nothing was extracted. */
+  plan?: PlanRow[];
+}
+
+function emptyResult(ctx: RunContext, started: number): ExtractResult {
+  return {
+    runId: ctx.runId,
+    status: 'success',
+    exitCode: ExitCode.success,
+    startedAt: new Date(started).toISOString(),
+    finishedAt: new Date().toISOString(),
+    upperBound: ctx.now.toISOString(),
+    level: ctx.level,
+    groups: ctx.groups.map((g) => ({ id: g.id, timezone: g.timezone, upperDay: g.upperDay })),
+    streams: [],
+    api: ctx.client.counters.snapshot(),
+    limiterUtilisation: 0,
+    quarantined: 0,
+  };
 }
 
 export const DEFAULTS = { budgetMinutes: 30, maxAgeDays: 7, quarantineThreshold: 0.001, concurrency: 4 };
@@ -89,6 +109,10 @@ export async function runExtract(config: Config, options: ExtractOptions, deps: 
     activity: new Map(),
     emit,
   };
+  if (options.planOnly) {
+    const plan = await planExtract(ctx, selectStreams(options.streams));
+    return { ...emptyResult(ctx, started), plan };
+  }
   emit({ event: 'run', run_id: runId, level: resolved.level, groups: groups.map((g) => g.id) });
 
   const results: StreamResult[] = [];

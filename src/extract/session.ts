@@ -28,6 +28,7 @@ export async function extract(config: Config, options: ExtractSessionOptions = {
     const landing = lakeLanding(outDir, runId, now);
     const state = new LakeStateStore(outDir);
     const result = await runExtract({ ...config, output: outDir }, { ...options, now }, { client, landing, state, emit: options.emit, runId });
+    if (result.plan) return { ...result, manifest: '' };
     const manifest = `${runsRoot(outDir)}/${runId}.json`;
     await writeJsonAtomic(manifest, { ...result, unknownFields: Object.fromEntries(landing.unknownFields) });
     return { ...result, manifest };

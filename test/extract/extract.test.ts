@@ -108,6 +108,18 @@ describe('extract against the sandbox', () => {
     expect(leftovers).toEqual([]);
   });
 
+  test('--plan says what a run would do and calls no listing', async () => {
+    const out = tempOut();
+    const before = { ...sandbox.stats().callsByOperation };
+    const result = await extract(orgConfig(sandbox, out, { PERKS_START_DATE: START }), { now: noonUtc(TODAY), planOnly: true });
+    const after = sandbox.stats().callsByOperation;
+    for (const op of ['listOrders', 'listUsers', 'listOffers', 'redemptionStats', 'userCredit', 'listInteractions']) expect(after[op] ?? 0, op).toBe(before[op] ?? 0);
+    const orders = result.plan!.filter((r) => r.stream === 'orders');
+    expect(orders.length).toBe(sandbox.credentials.organisation.organisation_group_ids.length);
+    expect(orders[0].units).toBe(52);
+    expect(existsSync(join(out, 'lake', 'orders'))).toBe(false);
+  });
+
   test('a group-level credential lands its own group only', async () => {
     const out = tempOut();
     const cred = sandbox.credentials.group[1];
