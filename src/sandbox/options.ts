@@ -3,6 +3,12 @@ import { z } from 'zod';
 import { DEFAULT_CREDIT_PATH } from '../resources/credit.js';
 import { TOKEN_RATE_LIMIT_PER_MINUTE } from './choices.js';
 
+/** A YYYY-MM-DD that names a real day (Date.parse alone rolls 2026-02-30 over to March). */
+export function isCalendarDate(d: string): boolean {
+  const ms = Date.parse(`${d}T00:00:00Z`);
+  return !Number.isNaN(ms) && new Date(ms).toISOString().slice(0, 10) === d;
+}
+
 export const SCALES = ['tiny', 'small', 'medium', 'large'] as const;
 export type Scale = (typeof SCALES)[number];
 
@@ -65,7 +71,7 @@ export const SandboxOptionsSchema = z
     today: z
       .string()
       .regex(/^\d{4}-\d{2}-\d{2}$/, 'expected a date YYYY-MM-DD')
-      .refine((d) => !Number.isNaN(Date.parse(`${d}T00:00:00Z`)), 'expected a real calendar date')
+      .refine((d) => isCalendarDate(d), 'expected a real calendar date')
       .optional(),
     faults: FaultsSchema.default({}),
     /** Omit the pagination fields on /v3/user/list and /v3/orders (the spec leaves them unclear). */

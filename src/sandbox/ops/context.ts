@@ -57,3 +57,8 @@ export function paged<T>(ctx: OpContext, items: { length: number; slice(start: n
   const page = pageOf(items.length, ctx.body, ctx.pathUrl);
   return { data: Array.from(items.slice(page.start, page.end), (item) => encodeItem(item)), page: page.fields };
 }
+
+/** bareListings: the spec leaves the pagination fields of the user list and orders unclear; this drops them. */
+export function maybeBare(ctx: OpContext, result: OpResult): OpResult {
+  return ctx.state.options.bareListings ? { data: result.data } : result;
+}

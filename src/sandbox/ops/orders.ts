@@ -5,7 +5,7 @@
  */
 import type { OrdersBody } from '../../resources/order.js';
 import { fieldError } from '../http/body.js';
-import { paged, pathUser, type OpContext, type OpHandler, type OpResult } from './context.js';
+import { maybeBare, paged, pathUser, type OpContext, type OpHandler, type OpResult } from './context.js';
 import { orderWire } from './wire.js';
 
 /** "YYYY-MM-DD HH:MM:SS" as UTC ms; the schema checked the form, this checks the calendar. */
@@ -33,8 +33,7 @@ function listed(ctx: OpContext, list: Int32Array): OpResult {
     }
     rows = kept;
   }
-  const result = paged(ctx, rows, (i: number) => orderWire(world, world.orders.get(i)));
-  return ctx.state.options.bareListings ? { data: result.data } : result;
+  return maybeBare(ctx, paged(ctx, rows, (i: number) => orderWire(world, world.orders.get(i))));
 }
 
 export const orderHandlers = {

@@ -5,6 +5,7 @@
 import type { RedemptionStatsBody, UserStatsBody } from '../../resources/redemption-stats.js';
 import { dayStart, DAY_MS } from '../clock.js';
 import { fieldError } from '../http/body.js';
+import { isCalendarDate } from '../options.js';
 import type { UserRecord } from '../world/users.js';
 import type { World } from '../world/world.js';
 import { paged, pathUser, type OpHandler } from './context.js';
@@ -27,9 +28,8 @@ export function orderTotals(world: World, user: UserRecord, from: number, to: nu
 
 function date(field: string, value: string | undefined): number | undefined {
   if (value === undefined) return undefined;
-  const ms = dayStart(value);
-  if (Number.isNaN(ms) || new Date(ms).toISOString().slice(0, 10) !== value) throw fieldError(field, `The ${field} field must be a real date, YYYY-MM-DD.`);
-  return ms;
+  if (!isCalendarDate(value)) throw fieldError(field, `The ${field} field must be a real date, YYYY-MM-DD.`);
+  return dayStart(value);
 }
 
 export const statsHandlers = {

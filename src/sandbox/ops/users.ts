@@ -4,7 +4,7 @@ import { DUPLICATE_USER_STATUS, USER_STATUS, WRONG_STATE_STATUS } from '../choic
 import { ApiError } from '../errors.js';
 import { validationError } from '../http/body.js';
 import type { UserRecord } from '../world/users.js';
-import { paged, pathUser, type OpContext, type OpHandler } from './context.js';
+import { maybeBare, paged, pathUser, type OpContext, type OpHandler } from './context.js';
 import { userListWire, userWire } from './wire.js';
 
 export function duplicate(field: string): ApiError {
@@ -74,7 +74,7 @@ export const userHandlers = {
 
   getUser: (ctx) => ({ data: { user: userWire(pathUser(ctx)) } }),
 
-  listUsers: (ctx) => paged(ctx, ctx.world.users.inGroup(ctx.group.id), userListWire),
+  listUsers: (ctx) => maybeBare(ctx, paged(ctx, ctx.world.users.inGroup(ctx.group.id), userListWire)),
 
   updateUser: (ctx) => {
     const user = pathUser(ctx);

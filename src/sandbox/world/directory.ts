@@ -12,6 +12,8 @@ export class UserDirectory {
   private readonly byEmail = new Map<string, UserRecord>();
   private readonly byUid = new Map<string, UserRecord>();
   private lastId = 0;
+  /** Bumped on every add or change, so derived views know to rebuild. */
+  version = 0;
 
   constructor(users: Iterable<UserRecord>) {
     for (const u of users) this.add(u);
@@ -22,6 +24,7 @@ export class UserDirectory {
   }
 
   add(user: UserRecord): void {
+    this.version++;
     this.byId.set(user.id, user);
     this.lastId = Math.max(this.lastId, user.id);
     const list = this.byGroup.get(user.groupId) ?? [];
@@ -63,6 +66,7 @@ export class UserDirectory {
 
   /** Changes identity fields through here, so the indexes stay right. */
   update(user: UserRecord, change: Partial<UserRecord>): void {
+    this.version++;
     this.unindex(user);
     Object.assign(user, change);
     this.index(user);

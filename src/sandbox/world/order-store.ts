@@ -24,8 +24,6 @@ export interface OrderRecord {
   group_revenue: number;
 }
 
-export type NewOrder = Omit<OrderRecord, 'index' | 'order_id' | 'order_saving'>;
-
 export class OrderStore {
   count = 0;
   createdAt = new Float64Array(0);
@@ -46,20 +44,21 @@ export class OrderStore {
     this.grow(capacity);
   }
 
-  append(o: NewOrder): number {
+  /** Appends one order (money in minor units); orders must come in creation-time order. */
+  push(groupIndex: number, userId: number, offerIndex: number, status: OrderStatus, createdAt: number, currency: string, face: number, paid: number, credit: number, revenue: number): number {
     if (this.count === this.createdAt.length) this.grow(this.count * 2);
     const i = this.count++;
-    if (i > 0 && o.created_at < this.createdAt[i - 1]) throw new Error('orders must be appended in time order');
-    this.createdAt[i] = o.created_at;
-    this.group[i] = o.groupIndex;
-    this.user[i] = o.user_id;
-    this.offer[i] = o.offerIndex;
-    this.status[i] = ORDER_STATUSES.indexOf(o.status);
-    this.currency[i] = this.currencies.indexOf(o.currency);
-    this.face[i] = o.face_value;
-    this.paid[i] = o.order_total_paid;
-    this.credit[i] = o.order_credit;
-    this.revenue[i] = o.group_revenue;
+    if (i > 0 && createdAt < this.createdAt[i - 1]) throw new Error('orders must be appended in time order');
+    this.createdAt[i] = createdAt;
+    this.group[i] = groupIndex;
+    this.user[i] = userId;
+    this.offer[i] = offerIndex;
+    this.status[i] = ORDER_STATUSES.indexOf(status);
+    this.currency[i] = this.currencies.indexOf(currency);
+    this.face[i] = face;
+    this.paid[i] = paid;
+    this.credit[i] = credit;
+    this.revenue[i] = revenue;
     return i;
   }
 

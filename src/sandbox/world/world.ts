@@ -14,7 +14,7 @@ import { InteractionBook, type InteractionRecord } from './interactions.js';
 import { generateOffers, type OfferRecord } from './offers.js';
 import { generateDay, type DayContext } from './order-gen.js';
 import { OrderIndex } from './order-index.js';
-import { OrderStore, type OrderRecord } from './order-store.js';
+import { ORDER_ID_BASE, OrderStore, type OrderRecord } from './order-store.js';
 import { generateUsers, type UserRecord } from './users.js';
 
 export const HISTORY_DAYS = 365;
@@ -51,6 +51,7 @@ export class World {
       groups: this.groups,
       voucherOffers,
       usersOf: (id) => this.users.inGroup(id),
+      usersVersion: () => this.users.version,
       ordersPerDay: this.preset.orders / HISTORY_DAYS,
       todayStart: start,
     };
@@ -91,6 +92,12 @@ export class World {
     const out: OrderRecord[] = [];
     for (const i of slice) if (this.orders.group[i] === gi) out.push(this.orders.get(i));
     return out;
+  }
+
+  /** An order by its order_id (order ids are creation order, so the id gives the index). */
+  orderById(orderId: number): OrderRecord | undefined {
+    const i = orderId - ORDER_ID_BASE;
+    return Number.isInteger(i) && i >= 0 && i < this.orders.count ? this.orders.get(i) : undefined;
   }
 
   creditOf(user: UserRecord): CreditRecord {
