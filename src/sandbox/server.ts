@@ -5,17 +5,10 @@
 import type { Server } from 'node:http';
 import { ConfigError } from '../shared/exit-codes.js';
 import { ORGANISATION_CLIENT_ID } from './choices.js';
-import { makeSecret, TokenService, type Credential } from './http/auth.js';
-import { createHandler, type Handler } from './http/handler.js';
-import { listen } from './http/node-adapter.js';
-import { FaultInjector } from './http/faults.js';
-import { SlidingWindow } from './http/rate-limit.js';
-import { Router } from './http/router.js';
-import { StatsRecorder, type SandboxStats } from './http/stats.js';
+import { createHandler, FaultInjector, listen, makeSecret, Router, SlidingWindow, StatsRecorder, TokenService, type Credential, type Handler, type SandboxStats } from './http/index.js';
 import { LoginUrls } from './ops/index.js';
 import { SandboxOptionsSchema, type Faults, type SandboxOptions } from './options.js';
-import { advanceWorld, type AdvanceReport } from './world/advance.js';
-import { World } from './world/world.js';
+import { advanceWorld, World, type AdvanceReport } from './world/index.js';
 
 export interface SandboxCredentials {
   group: { client_id: number; client_secret: string; organisation_group_id: number }[];

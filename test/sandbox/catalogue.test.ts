@@ -72,3 +72,13 @@ describe('offers', () => {
     expect((await h.call('/v3/offers/get/abc')).status).toBe(404);
   });
 });
+
+test('the fetch-shaped handler answers in-process exactly as over HTTP', async () => {
+  const request = (url: string) => new Request(url, { method: 'POST', headers: { authorization: `Bearer ${h.groupToken}`, 'content-type': 'application/json' }, body: '{"per_page":3}' });
+  const inProcess = await h.sb.handler(request('http://sandbox.test/v3/offers/list'));
+  const body = await inProcess.json();
+  const overHttp = await h.call('/v3/offers/list', { per_page: 3 });
+  expect(inProcess.status).toBe(200);
+  expect(body.data).toEqual(overHttp.body.data);
+  expect(body.path).toBe('http://sandbox.test/v3/offers/list');
+});
