@@ -3,17 +3,17 @@
  * window are new, or changed (e.g. a refund) since the window was last landed. Re-reading the
  * lookback days therefore marks only the users something happened to, not everyone with an order.
  */
-import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { lakeColumns, partitionDir, sqlType, withLakeConnection } from '../lake/index.js';
 import type { WindowedStream } from './define.js';
+import { hasParquet } from './lake-files.js';
 
 /** key → compared values, of the partition as it is in the lake now (empty when never landed). */
 export async function landedValues(outDir: string, def: WindowedStream, partition: Record<string, string>): Promise<Map<string, string>> {
   const values = new Map<string, string>();
   const activity = def.activity;
   const dir = partitionDir(outDir, def.name, partition);
-  if (!activity || !existsSync(dir)) return values;
+  if (!activity || !hasParquet(dir)) return values;
   const key = def.key[0];
   const columns = activity.compare.map((c) => `CAST(${JSON.stringify(c)} AS VARCHAR)`).join(', ');
   await withLakeConnection(async (c) => {

@@ -2,14 +2,14 @@
  * The group's current users, read back from the lake's latest users snapshot: the per-user streams
  * and the redemption-stats batches are planned from them.
  */
-import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { withLakeConnection } from '../lake/index.js';
 import type { CurrentUser } from './user-selection.js';
+import { hasParquet } from './lake-files.js';
 
 export async function currentUsers(outDir: string, group: number): Promise<CurrentUser[]> {
   const dir = join(outDir, 'lake', 'users', `organisation_group_id=${group}`);
-  if (!existsSync(dir)) return [];
+  if (!hasParquet(dir)) return [];
   return withLakeConnection(async (connection) => {
     const glob = join(dir, '*', '*.parquet');
     const reader = await connection.runAndReadAll(

@@ -4,10 +4,10 @@
  * sizes are estimated from the lake's latest snapshot (one page when there is none).
  */
 import { join } from 'node:path';
-import { existsSync } from 'node:fs';
 import { withLakeConnection } from '../lake/index.js';
 import type { StreamDefinition } from './define.js';
 import { currentUsers } from './current-users.js';
+import { hasParquet } from './lake-files.js';
 import type { RunContext } from './run-context.js';
 import type { PerUserState, WindowState } from './state.js';
 import { selectUsers } from './user-selection.js';
@@ -49,7 +49,7 @@ export async function planExtract(ctx: RunContext, streams: StreamDefinition[]):
 
 async function lastSnapshotRows(outDir: string, stream: string, group?: number): Promise<number> {
   const dir = join(outDir, 'lake', stream, ...(group === undefined ? [] : [`organisation_group_id=${group}`]));
-  if (!existsSync(dir)) return 0;
+  if (!hasParquet(dir)) return 0;
   return withLakeConnection(async (c) => {
     const r = await c.runAndReadAll(
       `WITH s AS (SELECT _snapshot_date::VARCHAR AS d FROM read_parquet($glob, hive_partitioning = true, union_by_name = true))

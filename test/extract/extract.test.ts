@@ -95,9 +95,12 @@ describe('extract against the sandbox', () => {
       child.kill('SIGKILL');
       await new Promise((r) => child.once('exit', r));
     }
-    const final = spawn(process.execPath, ['bin/perks.mjs', 'extract', '--quiet', '--streams', 'orders'], { env, stdio: 'ignore' });
+    const final = spawn(process.execPath, ['bin/perks.mjs', 'extract', '--quiet', '--streams', 'orders'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let output = '';
+    final.stdout.on('data', (d) => (output += d));
+    final.stderr.on('data', (d) => (output += d));
     const code = await new Promise((r) => final.once('exit', r));
-    expect(code).toBe(0);
+    expect(code, output).toBe(0);
     const lake = await lakeOrders(out);
     const upper = new Date().toISOString().slice(0, 10);
     const groups = groupsOf(sandbox).map((g) => ({ ...g }));
