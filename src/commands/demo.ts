@@ -10,7 +10,7 @@ import { formatRunSummary, runPipeline } from '../run/index.js';
 import { startSandbox } from '../sandbox/index.js';
 import { handle } from './handle.js';
 
-const DEMO_RATE = 6000;
+const DEMO_RATE = 15_000;
 
 export const demoCommand: CommandModule<object, { output?: string; scale?: string; quiet?: boolean }> = {
   command: 'demo',
