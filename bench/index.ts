@@ -1,0 +1,36 @@
+/**
+ * `npm run bench`: every benchmark, each in its own process (so each peak RSS is its own), figures
+ * printed as they come. Pass names to run some: `npm run bench -- client extract`.
+ *   client   throughput at a 600/min sliding-window limit, with and without 2% 5xx (about 70 s)
+ *   extract  call efficiency of a full refresh and of an incremental day (medium scale, a few minutes)
+ *   lake     landing 1,000,000 orders: rows/s and peak RSS
+ *   build    the marts over 10,000,000 orders and 1,000,000 users: build time, ratio to a scan, RSS
+ *   scale    three workers sharing one limit through Redis (needs redis-server)
+ */
+import { spawnSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+
+const parts: Record<string, string[]> = {
+  client: ['bench/client.ts', '600', '30'],
+  extract: ['bench/extract.ts', 'medium', '365'],
+  lake: ['bench/lake.ts'],
+  build: ['bench/build.ts'],
+  scale: ['bench/scale.ts'],
+};
+const wanted = process.argv.slice(2).length ? process.argv.slice(2) : Object.keys(parts);
+let failed = 0;
+for (const name of wanted) {
+  const args = parts[name];
+  if (!args) {
+    console.error(`bench: unknown part "${name}"; parts: ${Object.keys(parts).join(', ')}`);
+    process.exit(2);
+  }
+  if (!existsSync(args[0])) {
+    console.log(`== ${name}: not present (${args[0]})`);
+    continue;
+  }
+  console.log(`== ${name}`);
+  const r = spawnSync(process.execPath, ['bin/run-ts.mjs', ...args], { stdio: 'inherit' });
+  if (r.status !== 0) failed += 1;
+}
+process.exit(failed ? 1 : 0);
