@@ -18,6 +18,9 @@ import { TokenManager } from './token-manager.js';
 import { send, type HttpResponse } from './transport.js';
 import { paginatorFor } from './paginators.js';
 
+/** Attempts for a request that never reaches the API (connection refused, DNS): about 8 s of backoff. */
+const NETWORK_ATTEMPTS = 4;
+
 export interface ClientOptions {
   baseUrl: string;
   clientId: number;
@@ -201,7 +204,9 @@ export class PerksClient {
       minTimeout: this.opts.minRetryDelayMs,
       maxTimeout: 30_000,
       randomize: true,
-      shouldRetry: ({ error }: { error: Error }) => error instanceof ApiError && ACTIONS[error.kind] === 'retry',
+      // An API that cannot be reached at all gives up sooner than one that answers with faults.
+      shouldRetry: ({ error, attemptNumber }: { error: Error; attemptNumber: number }) =>
+        error instanceof ApiError && ACTIONS[error.kind] === 'retry' && !(error.kind === 'network' && attemptNumber >= NETWORK_ATTEMPTS),
       onFailedAttempt: ({ error, retriesLeft }: { error: Error; retriesLeft: number }) => {
         if (error instanceof ApiError && ACTIONS[error.kind] === 'retry' && retriesLeft > 0) this.counters.retries += 1;
       },

@@ -1,0 +1,102 @@
+import { describe, expect, test } from 'vitest';
+import { spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, readdirSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parse } from 'yaml';
+import { DuckDBInstance } from '@duckdb/node-api';
+import { startSandbox } from '../../src/sandbox/index.js';
+import { commands } from '../../src/commands/index.js';
+
+function perks(args: string[], env: Record<string, string> = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const clean = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('PERKS_')));
+  const child = spawn(process.execPath, ['bin/perks.mjs', ...args], { env: { ...clean, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (d) => (stdout += d));
+  child.stderr.on('data', (d) => (stderr += d));
+  return new Promise((resolve) => child.once('exit', (code) => resolve({ code, stdout, stderr })));
+}
+
+const out = () => mkdtempSync(join(tmpdir(), 'perks-run-'));
+
+describe('the whole job, for the people who use it', () => {
+  test('the demo runs everything against the embedded sandbox and the report equals the mart', async () => {
+    const dir = out();
+    const r = await perks(['demo', '--scale', 'tiny', '--quiet', '--output', dir]);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toContain('limit is raised');
+    expect(existsSync(join(dir, 'warehouse.duckdb'))).toBe(true);
+    for (const mart of ['revenue_monthly', 'savings_monthly', 'engagement_users', 'engagement_monthly']) {
+      expect(existsSync(join(dir, 'marts', `${mart}.parquet`)), mart).toBe(true);
+    }
+    const csv = readdirSync(join(dir, 'reports')).find((f) => f.endsWith('.csv'))!;
+    expect(readdirSync(join(dir, 'reports')).filter((f) => /\.(html|md)$/.test(f)).length).toBe(2);
+    const month = csv.match(/revenue-(\d{4}-\d{2})\.csv/)![1];
+    const db = await DuckDBInstance.create(':memory:');
+    const c = await db.connect();
+    const compare = await c.runAndReadAll(
+      `WITH report AS (
+         SELECT organisation_group_id::BIGINT AS g, order_currency AS cur, sum(group_revenue::DECIMAL(18,2)) AS revenue, sum(orders::BIGINT) AS orders
+         FROM read_csv($csv, header = true, all_varchar = true) GROUP BY ALL),
+       mart AS (
+         SELECT organisation_group_id AS g, order_currency AS cur, sum(group_revenue) AS revenue, sum(orders) AS orders
+         FROM read_parquet($mart) WHERE month = $month::DATE GROUP BY ALL)
+       SELECT count(*) AS differences FROM report FULL JOIN mart USING (g, cur)
+       WHERE report.revenue IS DISTINCT FROM mart.revenue OR report.orders IS DISTINCT FROM mart.orders`,
+      { csv: join(dir, 'reports', csv), mart: join(dir, 'marts', 'revenue_monthly.parquet'), month: `${month}-01` },
+    );
+    expect(Number(compare.getRowObjectsJS()[0].differences)).toBe(0);
+    c.closeSync();
+  });
+
+  test('a malformed setting exits 2 with one line naming the variable', async () => {
+    const r = await perks(['extract'], { PERKS_BASE_URL: 'http://127.0.0.1:9', PERKS_CLIENT_ID: '1', PERKS_CLIENT_SECRET: 'x', PERKS_RATE_LIMIT: 'fast', PERKS_OUTPUT: out() });
+    expect(r.code).toBe(2);
+    expect(r.stderr.trim().split('\n')).toHaveLength(1);
+    expect(r.stderr).toContain('PERKS_RATE_LIMIT');
+  });
+
+  test('a missing base URL exits 2 and says how to run offline', async () => {
+    const r = await perks(['run'], { PERKS_OUTPUT: out() });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/PERKS_BASE_URL is not set/);
+  });
+
+  test('refused credentials exit 3 and never print the secret', async () => {
+    const sandbox = await startSandbox({ port: 0, scale: 'tiny' });
+    try {
+      const cred = sandbox.credentials.group[0];
+      const r = await perks(['run'], { PERKS_BASE_URL: sandbox.baseUrl, PERKS_CLIENT_ID: String(cred.client_id), PERKS_CLIENT_SECRET: 'canary-wrong-secret-7731', PERKS_OUTPUT: out(), PERKS_DEBUG: '1' });
+      expect(r.code).toBe(3);
+      expect(r.stdout + r.stderr).not.toContain('canary-wrong-secret-7731');
+      expect(r.stdout + r.stderr).toMatch(/refused the client credentials/);
+    } finally {
+      await sandbox.close();
+    }
+  });
+
+  test('an unreachable API exits 1 with a message saying so', async () => {
+    const port = await new Promise<number>((resolve) => {
+      const s = createServer().listen(0, '127.0.0.1', () => {
+        const p = (s.address() as { port: number }).port;
+        s.close(() => resolve(p));
+      });
+    });
+    const r = await perks(['check'], { PERKS_BASE_URL: `http://127.0.0.1:${port}`, PERKS_CLIENT_ID: '1', PERKS_CLIENT_SECRET: 'secret-unused', PERKS_OUTPUT: out() });
+    expect(r.code).toBe(1);
+    expect(r.stdout + r.stderr).toMatch(/could not reach the API/);
+  });
+
+  test('the scheduled workflow is valid YAML and calls commands that exist', () => {
+    const workflow = parse(readFileSync('.github/workflows/refresh.yml', 'utf8'));
+    expect(workflow.on.schedule[0].cron).toMatch(/^[\d*/ ,-]+$/);
+    const names = new Set(commands.flatMap((c) => (Array.isArray(c.command) ? c.command : [c.command])).map((c) => String(c).split(' ')[0]));
+    const runs: string[] = workflow.jobs.refresh.steps.filter((s: { run?: string }) => s.run).map((s: { run: string }) => s.run);
+    const perksCalls = runs.filter((r) => r.startsWith('npx perks'));
+    expect(perksCalls.length).toBeGreaterThan(0);
+    for (const call of perksCalls) expect(names.has(call.split(' ')[2]), call).toBe(true);
+    for (const secret of ['PERKS_CLIENT_ID', 'PERKS_CLIENT_SECRET', 'PERKS_BASE_URL']) expect(workflow.jobs.refresh.env[secret]).toMatch(/secrets\./);
+  });
+});
