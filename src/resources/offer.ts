@@ -4,10 +4,9 @@ import { pageRequest } from './envelope.js';
 
 export const Collection = z.looseObject({ id: int, name: z.string().nullish() });
 
-/** Offer detail (/v3/offers/get/{id}). */
-export const Offer = z.looseObject({
+/** The fields an offer's detail and its list item share. */
+const offerContent = {
   id: int,
-  partner_id: int.nullish(),
   title: z.string().nullish(),
   overview: z.string().nullish(),
   terms: z.string().nullish(),
@@ -18,8 +17,14 @@ export const Offer = z.looseObject({
   redemption_online: bool.nullish(),
   redemption_selected_stores: bool.nullish(),
   image: z.string().nullish(),
-  offer_link: z.string().nullish(),
   collections: z.array(Collection).nullish(),
+};
+
+/** Offer detail (/v3/offers/get/{id}). */
+export const Offer = z.looseObject({
+  ...offerContent,
+  partner_id: int.nullish(),
+  offer_link: z.string().nullish(),
 });
 export type Offer = z.infer<typeof Offer>;
 
@@ -37,25 +42,14 @@ export const OfferType = z.looseObject({
 
 /** Offer list item (/v3/offers/list). */
 export const OfferListItem = z.looseObject({
-  id: int,
+  ...offerContent,
   brand: z.string().nullish(),
   brand_id: int.nullish(),
-  title: z.string().nullish(),
-  overview: z.string().nullish(),
-  terms: z.string().nullish(),
-  faq: z.string().nullish(),
-  how_to_redeem: z.string().nullish(),
-  offer: z.string().nullish(),
   start_date: timestamp.nullish(),
   end_date: timestamp.nullish(),
-  redemption_in_store: bool.nullish(),
-  redemption_online: bool.nullish(),
-  redemption_selected_stores: bool.nullish(),
   link: z.string().nullish(),
-  image: z.string().nullish(),
   discount: int.nullish(),
   perk_type_format: z.string().nullish(),
-  collections: z.array(Collection).nullish(),
   type: OfferType.nullish(),
 });
 export type OfferListItem = z.infer<typeof OfferListItem>;
