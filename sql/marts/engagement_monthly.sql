@@ -1,0 +1,135 @@
+-- Engagement per group and local month, every month from the group's first activity to the as-of month.
+--   users            current users created by the end of the month (creation day in the group's timezone)
+--   new_users        current users created in the month
+--   active_users     distinct users with an order, an interaction or their last login in the month
+--                    (the API gives only the LAST login, so earlier logins cannot count)
+--   redeeming_users  distinct users with redemptions in the month (redemption statistics window)
+--   orders           every order of the month, unattributed ones included
+--   order_saving     summed only when the month's orders share one currency (savings_currency); null
+--                    when they span several (savings_monthly and revenue_monthly keep them apart)
+--   egift_savings    from redemption statistics, which carry no currency
+-- grain: one row per organisation_group_id, month
+-- key: organisation_group_id, month
+-- tests:
+--   unique: organisation_group_id, month
+--   not_null: organisation_group_id, month, users, orders
+
+with user_months as (
+
+    select organisation_group_id, user_id, cast(date_trunc('month', created_local_date) as date) as created_month,
+        cast(date_trunc('month', last_login_local_date) as date) as last_login_month
+    from int_users
+
+),
+
+savings as (
+
+    select organisation_group_id, month, user_id, order_currency, orders, redemptions, order_saving, egift_savings
+    from savings_monthly
+
+),
+
+interaction_months as (
+
+    select
+        interactions.organisation_group_id,
+        interactions.user_id,
+        cast(date_trunc('month', timezone('UTC', interactions.interaction_at) + offsets.utc_offset) as date) as month
+    from stg_interactions as interactions
+    inner join int_local_offsets as offsets
+        on interactions.organisation_group_id = offsets.organisation_group_id
+        and time_bucket(interval 15 minutes, interactions.interaction_at) = offsets.quarter_start
+    where interactions.user_id is not null
+
+),
+
+bounds as (
+
+    select organisation_group_id, min(month) as first_month, max(month) as last_month
+    from (
+        select organisation_group_id, month from savings
+        union all
+        select organisation_group_id, created_month from user_months where created_month is not null
+    )
+    group by all
+
+),
+
+months as (
+
+    select
+        organisation_group_id,
+        cast(unnest(generate_series(
+            first_month,
+            greatest(last_month, cast(date_trunc('month', getvariable('as_of')) as date)),
+            interval 1 month
+        )) as date) as month
+    from bounds
+
+),
+
+created as (
+
+    select organisation_group_id, created_month as month, count(*) as new_users
+    from user_months
+    where created_month is not null
+    group by all
+
+),
+
+activity as (
+
+    select organisation_group_id, month, count(distinct user_id) as active_users
+    from (
+        select organisation_group_id, month, user_id from savings where user_id is not null and orders > 0
+        union all
+        select organisation_group_id, last_login_month, user_id from user_months where last_login_month is not null
+        union all
+        select organisation_group_id, month, user_id from interaction_months
+    )
+    group by all
+
+),
+
+money as (
+
+    select
+        organisation_group_id,
+        month,
+        sum(orders) as orders,
+        count(distinct user_id) filter (where redemptions > 0) as redeeming_users,
+        min(order_currency) filter (where orders > 0) as currency_min,
+        max(order_currency) filter (where orders > 0) as currency_max,
+        count(*) filter (where orders > 0 and order_currency is null) as no_currency,
+        sum(order_saving) as order_saving_sum,
+        sum(egift_savings) as egift_savings
+    from savings
+    group by all
+
+),
+
+final as (
+
+    select
+        months.organisation_group_id,
+        months.month,
+        sum(coalesce(created.new_users, 0)) over (
+            partition by months.organisation_group_id order by months.month rows unbounded preceding
+        ) as users,
+        coalesce(created.new_users, 0) as new_users,
+        coalesce(activity.active_users, 0) as active_users,
+        coalesce(money.redeeming_users, 0) as redeeming_users,
+        coalesce(money.orders, 0) as orders,
+        case when money.currency_min is not distinct from money.currency_max and coalesce(money.no_currency, 0) = 0
+            then money.currency_min end as savings_currency,
+        case when money.currency_min is not distinct from money.currency_max and coalesce(money.no_currency, 0) = 0
+            then coalesce(money.order_saving_sum, 0) end as order_saving,
+        coalesce(money.egift_savings, 0) as egift_savings
+    from months
+    left join created on months.organisation_group_id = created.organisation_group_id and months.month = created.month
+    left join activity on months.organisation_group_id = activity.organisation_group_id and months.month = activity.month
+    left join money on months.organisation_group_id = money.organisation_group_id and months.month = money.month
+
+)
+
+select * from final

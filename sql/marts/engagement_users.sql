@@ -1,0 +1,156 @@
+-- Engagement of each current user as of the build's as-of day (getvariable('as_of'), default today):
+-- logins, orders and savings in the last 30 and 90 days, redemptions, credit, interactions, and a segment.
+-- Days are local to the group (int_users); "last 30 days" is order_date in (as_of - 30, as_of].
+-- Savings are order_saving; they are summed only when the user's orders in the window share one
+-- currency (savings_currency), and are null when they span several (savings_monthly has them apart).
+-- Segment, first that applies, with thresholds from variables segment_new_days (30),
+-- segment_active_days (30) and segment_dormant_days (90):
+--   new           created fewer than segment_new_days days before as_of;
+--   never_active  never logged in (no last_login, login_count 0 or null) and no orders;
+--   active        last activity (last login or last order) at most segment_active_days days ago;
+--   dormant       last activity at most segment_dormant_days days ago;
+--   churned       last activity longer ago (or unknown).
+-- grain: one row per organisation_group_id, user_id
+-- key: organisation_group_id, user_id
+-- tests:
+--   unique: organisation_group_id, user_id
+--   not_null: organisation_group_id, user_id, segment
+--   accepted_values: segment in new, active, dormant, churned, never_active
+--   relationships: organisation_group_id, user_id -> stg_users
+
+with users as (
+
+    select * from int_users
+
+),
+
+orders as (
+
+    select
+        organisation_group_id,
+        user_id,
+        count(*) as orders_total,
+        max(order_date) as last_order_date,
+        count(*) filter (where order_date > getvariable('as_of') - 30 and order_date <= getvariable('as_of')) as orders_30d,
+        count(*) filter (where order_date > getvariable('as_of') - 90 and order_date <= getvariable('as_of')) as orders_90d,
+        sum(order_saving) filter (where order_date > getvariable('as_of') - 30 and order_date <= getvariable('as_of')) as savings_30d_sum,
+        sum(order_saving) filter (where order_date > getvariable('as_of') - 90 and order_date <= getvariable('as_of')) as savings_90d_sum,
+        min(order_currency) filter (where order_date > getvariable('as_of') - 90 and order_date <= getvariable('as_of')) as currency_min,
+        max(order_currency) filter (where order_date > getvariable('as_of') - 90 and order_date <= getvariable('as_of')) as currency_max,
+        count(*) filter (where order_currency is null and order_date > getvariable('as_of') - 90 and order_date <= getvariable('as_of')) as no_currency
+    from int_orders
+    where user_id is not null
+    group by all
+
+),
+
+redemptions as (
+
+    select
+        organisation_group_id,
+        user_id,
+        sum(all_redemptions_count) as redemptions,
+        sum(egift_orders_count) as egift_orders,
+        sum(egift_savings) as egift_savings
+    from stg_redemption_stats
+    group by all
+
+),
+
+credit as (
+
+    select organisation_group_id, user_id, credit_available, credit_spent, credit_expired
+    from stg_credit
+
+),
+
+interactions as (
+
+    select organisation_group_id, user_id, count(*) as interactions, max(interaction_at) as last_interaction_at
+    from stg_interactions
+    where user_id is not null
+    group by all
+
+),
+
+joined as (
+
+    select
+        users.organisation_group_id,
+        users.user_id,
+        users.user_uid,
+        users.status,
+        users.is_anonymised,
+        users.created_at,
+        users.last_login,
+        users.login_count,
+        date_diff('day', users.created_local_date, getvariable('as_of')) as days_since_created,
+        date_diff('day', users.last_login_local_date, getvariable('as_of')) as days_since_last_login,
+        date_diff('day', greatest(users.last_login_local_date, orders.last_order_date), getvariable('as_of')) as days_since_last_activity,
+        orders.last_order_date,
+        coalesce(orders.orders_total, 0) as orders_total,
+        coalesce(orders.orders_30d, 0) as orders_30d,
+        coalesce(orders.orders_90d, 0) as orders_90d,
+        orders.currency_min is not distinct from orders.currency_max and coalesce(orders.no_currency, 0) = 0 as is_single_currency,
+        orders.currency_min as currency,
+        orders.savings_30d_sum,
+        orders.savings_90d_sum,
+        coalesce(redemptions.redemptions, 0) as redemptions,
+        coalesce(redemptions.egift_orders, 0) as egift_orders,
+        coalesce(redemptions.egift_savings, 0) as egift_savings,
+        credit.credit_available,
+        credit.credit_spent,
+        credit.credit_expired,
+        coalesce(interactions.interactions, 0) as interactions,
+        interactions.last_interaction_at
+    from users
+    left join orders
+        on users.organisation_group_id = orders.organisation_group_id and users.user_id = orders.user_id
+    left join redemptions
+        on users.organisation_group_id = redemptions.organisation_group_id and users.user_id = redemptions.user_id
+    left join credit
+        on users.organisation_group_id = credit.organisation_group_id and users.user_id = credit.user_id
+    left join interactions
+        on users.organisation_group_id = interactions.organisation_group_id and users.user_id = interactions.user_id
+
+),
+
+final as (
+
+    select
+        organisation_group_id,
+        user_id,
+        user_uid,
+        status,
+        is_anonymised,
+        created_at,
+        last_login,
+        login_count,
+        days_since_last_login,
+        last_order_date,
+        orders_total,
+        orders_30d,
+        orders_90d,
+        case when is_single_currency then currency end as savings_currency,
+        case when is_single_currency then coalesce(savings_30d_sum, 0) end as savings_30d,
+        case when is_single_currency then coalesce(savings_90d_sum, 0) end as savings_90d,
+        redemptions,
+        egift_orders,
+        egift_savings,
+        credit_available,
+        credit_spent,
+        credit_expired,
+        interactions,
+        last_interaction_at,
+        case
+            when days_since_created < getvariable('segment_new_days') then 'new'
+            when last_login is null and coalesce(login_count, 0) = 0 and orders_total = 0 then 'never_active'
+            when days_since_last_activity <= getvariable('segment_active_days') then 'active'
+            when days_since_last_activity <= getvariable('segment_dormant_days') then 'dormant'
+            else 'churned'
+        end as segment
+    from joined
+
+)
+
+select * from final

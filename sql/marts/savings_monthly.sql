@@ -1,0 +1,111 @@
+-- Savings per user and local month: the user's orders (order_saving, face value, credit spent on orders)
+-- and, from redemption statistics (window_start = month), egift savings and face value.
+-- Orders whose email matches no current user (anonymised users among them) form one unattributed row
+-- per group, month and currency (user_id null), so group totals still add up to revenue_monthly.
+-- Currencies stay apart: order_currency is in the grain. Redemption statistics carry no currency: their
+-- figures sit on the user's first currency row of the month (the only row, in the usual single-currency
+-- group), or on a row with order_currency null when the user had no orders that month.
+-- grain: one row per organisation_group_id, month, user_id, order_currency
+-- key: organisation_group_id, month, user_id, order_currency
+-- tests:
+--   unique: organisation_group_id, month, user_id, order_currency
+--   not_null: organisation_group_id, month
+
+with orders as (
+
+    select
+        organisation_group_id,
+        month,
+        user_id,
+        order_currency,
+        count(*) as orders,
+        coalesce(sum(order_saving), 0) as order_saving,
+        coalesce(sum(face_value), 0) as face_value,
+        coalesce(sum(order_credit), 0) as credit_spent
+    from int_orders
+    group by all
+
+),
+
+ranked_orders as (
+
+    select
+        *,
+        row_number() over (
+            partition by organisation_group_id, month, user_id
+            order by order_currency nulls last
+        ) as currency_rank
+    from orders
+
+),
+
+redemptions as (
+
+    select
+        organisation_group_id,
+        window_start as month,
+        user_id,
+        -- redemption figures join the user's first currency row (an equality, so a hash join)
+        1 as currency_rank,
+        sum(all_redemptions_count) as redemptions,
+        sum(egift_orders_count) as egift_orders,
+        coalesce(sum(egift_savings), 0) as egift_savings,
+        coalesce(sum(egift_face_value), 0) as egift_face_value
+    from stg_redemption_stats
+    group by all
+    having coalesce(sum(all_redemptions_count), 0) > 0
+        or coalesce(sum(egift_orders_count), 0) > 0
+        or coalesce(sum(egift_savings), 0) <> 0
+        or coalesce(sum(egift_face_value), 0) <> 0
+
+),
+
+joined as (
+
+    select
+        coalesce(ranked_orders.organisation_group_id, redemptions.organisation_group_id) as organisation_group_id,
+        coalesce(ranked_orders.month, redemptions.month) as month,
+        coalesce(ranked_orders.user_id, redemptions.user_id) as user_id,
+        ranked_orders.order_currency,
+        coalesce(ranked_orders.orders, 0) as orders,
+        coalesce(ranked_orders.order_saving, 0) as order_saving,
+        coalesce(ranked_orders.face_value, 0) as face_value,
+        coalesce(ranked_orders.credit_spent, 0) as credit_spent,
+        coalesce(redemptions.redemptions, 0) as redemptions,
+        coalesce(redemptions.egift_orders, 0) as egift_orders,
+        coalesce(redemptions.egift_savings, 0) as egift_savings,
+        coalesce(redemptions.egift_face_value, 0) as egift_face_value
+    from ranked_orders
+    full outer join redemptions
+        on ranked_orders.organisation_group_id = redemptions.organisation_group_id
+        and ranked_orders.month = redemptions.month
+        and ranked_orders.user_id = redemptions.user_id
+        and ranked_orders.currency_rank = redemptions.currency_rank
+
+),
+
+final as (
+
+    select
+        joined.organisation_group_id,
+        joined.month,
+        joined.user_id,
+        users.user_uid,
+        joined.user_id is null as is_unattributed,
+        joined.order_currency,
+        joined.orders,
+        joined.order_saving,
+        joined.face_value,
+        joined.credit_spent,
+        joined.redemptions,
+        joined.egift_orders,
+        joined.egift_savings,
+        joined.egift_face_value
+    from joined
+    left join stg_users as users
+        on joined.organisation_group_id = users.organisation_group_id
+        and joined.user_id = users.user_id
+
+)
+
+select * from final

@@ -1,0 +1,38 @@
+-- Redemption statistics per user and monthly window: the latest extraction of each window wins.
+-- window_start is the first day of the month the statistics cover; window_end is exclusive.
+-- Personal data: the email and UID columns of the stream are not carried (the current UID is in
+-- stg_users), so an anonymised user's old windows hold only ids and numbers.
+-- grain: one row per organisation_group_id, window_start, user_id
+-- key: organisation_group_id, window_start, user_id
+-- tests:
+--   unique: organisation_group_id, window_start, user_id
+--   not_null: organisation_group_id, window_start, user_id
+
+with source as (
+
+    select * from lake_redemption_stats
+
+),
+
+renamed as (
+
+    select
+        cast(organisation_group_id as bigint) as organisation_group_id,
+        cast(window_start as date) as window_start,
+        cast(window_end as date) as window_end,
+        id as user_id,
+        all_redemptions_count,
+        egift_orders_count,
+        egift_face_value,
+        egift_cost,
+        egift_savings,
+        _extracted_at as extracted_at
+    from source
+    qualify row_number() over (
+        partition by organisation_group_id, window_start, id
+        order by _extracted_at desc, _run_id desc
+    ) = 1
+
+)
+
+select * from renamed

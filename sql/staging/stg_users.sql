@@ -1,0 +1,64 @@
+-- Current users: for each group, the rows of its latest users snapshot (_snapshot_date), the latest
+-- extraction of a user within it. A user absent from the latest listing is not current.
+-- Personal data: no names, no email. email_key is hash(salt || lower(trim(email))) (salt random per
+-- build) for the join with orders, and is null once the user is anonymised: the latest snapshot then
+-- holds null personal fields, and older snapshots are never read for them.
+-- grain: one row per organisation_group_id, user_id
+-- key: organisation_group_id, user_id
+-- tests:
+--   unique: organisation_group_id, user_id
+--   not_null: organisation_group_id, user_id
+
+with source as (
+
+    select * from lake_users
+
+),
+
+latest_snapshot as (
+
+    select organisation_group_id, max(_snapshot_date) as snapshot_date
+    from source
+    group by all
+
+),
+
+current_rows as (
+
+    select source.*
+    from source
+    inner join latest_snapshot
+        on source.organisation_group_id = latest_snapshot.organisation_group_id
+        and source._snapshot_date = latest_snapshot.snapshot_date
+    qualify row_number() over (
+        partition by source.organisation_group_id, source.id
+        order by source._extracted_at desc, source._run_id desc
+    ) = 1
+
+),
+
+renamed as (
+
+    select
+        cast(organisation_group_id as bigint) as organisation_group_id,
+        id as user_id,
+        UID as user_uid,
+        alt_uid,
+        status,
+        created_at,
+        updated_at,
+        deleted_at,
+        last_login,
+        login_count,
+        email is null as is_anonymised,
+        case
+            when nullif(trim(email), '') is not null
+                then hash(getvariable('email_salt') || lower(trim(email)))
+        end as email_key,
+        cast(_snapshot_date as date) as snapshot_date,
+        _extracted_at as extracted_at
+    from current_rows
+
+)
+
+select * from renamed

@@ -1,0 +1,63 @@
+/**
+ * Options of a build, checked once at the entry point, with their defaults, and the DuckDB variables the
+ * models read them through (`getvariable('as_of')`, …), so the SQL stays plain DuckDB.
+ */
+import { randomBytes } from 'node:crypto';
+import { z } from 'zod';
+import { quotedIdentifier as id, quotedString as str, type DuckDBConnection } from '@duckdb/node-api';
+import { ConfigError } from '../shared/exit-codes.js';
+
+/** Engagement segment thresholds, in days (see docs/assumptions.md, ## Models). */
+export const SegmentThresholds = z
+  .object({
+    /** new: created at most this many days before as-of. */
+    newDays: z.number().int().positive().default(30),
+    /** active: last login or last order at most this many days before as-of. */
+    activeDays: z.number().int().positive().default(30),
+    /** dormant: last activity within this many days (but not active); churned beyond it. */
+    dormantDays: z.number().int().positive().default(90),
+  })
+  .refine((t) => t.activeDays <= t.dormantDays, { message: 'activeDays must not exceed dormantDays' });
+export type SegmentThresholds = z.infer<typeof SegmentThresholds>;
+
+const isoDay = z
+  .string()
+  .regex(/^\d{4}-\d{2}-\d{2}$/, 'expected a date YYYY-MM-DD')
+  .refine((d) => new Date(`${d}T00:00:00Z`).toISOString().startsWith(d), 'expected a real calendar date');
+
+export const BuildOptions = z.object({
+  outDir: z.string().min(1),
+  sqlDir: z.string().min(1).optional(),
+  /** The day "now" is for the models (days since last login, last 30/90 days); default today (UTC). */
+  asOf: isoDay.optional(),
+  segments: SegmentThresholds.optional(),
+  /** DuckDB memory limit for the build, e.g. "1GB"; beyond it DuckDB spills to disk. */
+  memoryLimit: z.string().regex(/^\d+(\.\d+)?\s*[KMGT]i?B$/i, 'expected a size such as 1GB').default('1GB'),
+});
+export type BuildOptions = z.input<typeof BuildOptions>;
+export type CheckedBuildOptions = z.infer<typeof BuildOptions> & { asOf: string; segments: SegmentThresholds };
+
+export function checkBuildOptions(input: BuildOptions): CheckedBuildOptions {
+  const parsed = BuildOptions.safeParse(input);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    throw new ConfigError(`build option ${issue.path.join('.') || '(options)'} is invalid: ${issue.message}`);
+  }
+  const asOf = parsed.data.asOf ?? new Date().toISOString().slice(0, 10);
+  return { ...parsed.data, asOf, segments: parsed.data.segments ?? SegmentThresholds.parse({}) };
+}
+
+/**
+ * Sets the variables models may read. `email_salt` is random per build: staged email keys are
+ * hash(salt || lower(email)), joinable within the build and meaningless after it.
+ */
+export async function setModelVariables(conn: DuckDBConnection, options: { asOf: string; segments: SegmentThresholds }): Promise<void> {
+  const vars: Record<string, string> = {
+    as_of: `DATE ${str(options.asOf)}`,
+    segment_new_days: String(options.segments.newDays),
+    segment_active_days: String(options.segments.activeDays),
+    segment_dormant_days: String(options.segments.dormantDays),
+    email_salt: str(randomBytes(16).toString('hex')),
+  };
+  for (const [name, value] of Object.entries(vars)) await conn.run(`SET VARIABLE ${id(name)} = ${value}`);
+}

@@ -1,0 +1,120 @@
+/**
+ * `perks build`: every model into a NEW warehouse file, data tests, marts exported to Parquet, then the
+ * new files renamed over the old ones. A failed build leaves the previous warehouse and marts in place
+ * and no temporary file behind.
+ */
+import { mkdirSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { DuckDBInstance, quotedIdentifier as id, quotedString as str, type DuckDBConnection } from '@duckdb/node-api';
+import { checkBuildOptions, setModelVariables, type BuildOptions } from './build-options.js';
+import { collectTests } from './data-tests.js';
+import { modelDocs, writeDictionary } from './dictionary.js';
+import { firstLine } from './errors.js';
+import { createLakeViews, lakeViewNames } from './lake-views.js';
+import { DEFAULT_SQL_DIR, readProject } from './model-files.js';
+import { resolveGraph, type Node } from './model-graph.js';
+import { countRows, runModels, type StepResult } from './run-models.js';
+import { commit, discard, removeStaleTemps, tempPathFor } from './atomic-files.js';
+
+export interface BuildResult {
+  ok: boolean;
+  asOf: string;
+  /** <out>/warehouse.duckdb (replaced only when ok). */
+  warehouse: string;
+  /** <out>/marts/<mart>.parquet written by this build (empty unless ok). */
+  marts: string[];
+  steps: StepResult[];
+  /** The first error, one line. */
+  error?: string;
+}
+
+export const warehousePath = (outDir: string): string => join(resolve(outDir), 'warehouse.duckdb');
+
+/** `onStep` hears of each step as it ends (progress for the CLI). */
+export async function buildWarehouse(input: BuildOptions, hooks: { onStep?: (step: StepResult) => void } = {}): Promise<BuildResult> {
+  const options = checkBuildOptions(input);
+  const outDir = resolve(options.outDir);
+  const project = readProject(options.sqlDir ? resolve(options.sqlDir) : DEFAULT_SQL_DIR);
+  const target = warehousePath(outDir);
+  mkdirSync(outDir, { recursive: true });
+  removeStaleTemps(target);
+  const temp = tempPathFor(target);
+  const exports: { temp: string; target: string }[] = [];
+  let committed = false;
+  const instance = await DuckDBInstance.create(temp, {
+    preserve_insertion_order: 'false',
+    memory_limit: options.memoryLimit,
+    temp_directory: `${temp}.spill`,
+  });
+  const conn = await instance.connect();
+  let open = true;
+  const close = () => {
+    if (!open) return;
+    open = false;
+    conn.closeSync();
+    instance.closeSync();
+  };
+  try {
+    await conn.run(`SET TimeZone = 'UTC'`);
+    await setModelVariables(conn, options);
+    const started = Date.now();
+    const lake = await createLakeViews(conn, join(outDir, 'lake'));
+    const lakeStep: StepResult = { name: 'lake views', kind: 'lake', status: 'success', rows: lake.reduce((n, v) => n + v.files, 0), ms: Date.now() - started };
+    const graph = await resolveGraph(conn, project, lakeViewNames());
+    const tests = collectTests(graph.models, graph.tests);
+    const steps = [lakeStep, ...(await runModels(conn, graph.models, tests, { runTests: true, lakeViews: lakeViewNames(), onStep: hooks.onStep }))];
+    let ok = steps.every((s) => s.status !== 'error');
+    const marts = graph.models.filter((m) => m.layer === 'marts');
+    if (ok) {
+      steps.push(...(await exportMarts(conn, marts, join(outDir, 'marts'), exports)));
+      ok = steps.every((s) => s.status !== 'error');
+    }
+    if (ok) {
+      writeDictionary(join(outDir, 'docs', 'models.md'), await modelDocs(conn, graph.models, tests));
+      await conn.run('CHECKPOINT');
+    }
+    close();
+    if (ok) {
+      commit(temp, target);
+      committed = true;
+      for (const e of exports) commit(e.temp, e.target);
+    }
+    const error = steps.find((s) => s.status === 'error')?.error;
+    return { ok, asOf: options.asOf, warehouse: target, marts: ok ? exports.map((e) => e.target) : [], steps, ...(error ? { error } : {}) };
+  } finally {
+    close();
+    if (!committed) discard(temp);
+    discard(`${temp}.spill`);
+    for (const e of exports) discard(e.temp);
+  }
+}
+
+/** Each mart to <out>/marts/<mart>.parquet (zstd), written under a temporary name first. */
+async function exportMarts(
+  conn: DuckDBConnection,
+  marts: Node[],
+  dir: string,
+  exports: { temp: string; target: string }[],
+): Promise<StepResult[]> {
+  mkdirSync(dir, { recursive: true });
+  const steps: StepResult[] = [];
+  for (const mart of marts) {
+    const target = join(dir, `${mart.name}.parquet`);
+    const temp = tempPathFor(target);
+    removeStaleTemps(target);
+    const started = Date.now();
+    const name = `marts/${mart.name}.parquet`;
+    if (steps.some((s) => s.status === 'error')) {
+      steps.push({ name, kind: 'export', status: 'skipped', rows: null, ms: 0 });
+      continue;
+    }
+    try {
+      exports.push({ temp, target });
+      await conn.run(`COPY (SELECT * FROM ${id(mart.name)}) TO ${str(temp)} (FORMAT parquet, COMPRESSION zstd)`);
+      steps.push({ name, kind: 'export', status: 'success', rows: await countRows(conn, mart.name), ms: Date.now() - started });
+    } catch (err) {
+      steps.push({ name, kind: 'export', status: 'error', rows: null, ms: Date.now() - started, error: `export of ${name} failed: ${firstLine(err)}` });
+    }
+  }
+  return steps;
+}

@@ -1,0 +1,103 @@
+/**
+ * Data tests: each is a query that returns the offending rows; zero rows passes. Generic tests come from
+ * model headers (unique, not_null, accepted_values, relationships); singular tests are the files of
+ * sql/tests/ (e.g. the revenue reconciliation), written as plain queries.
+ */
+import { quotedIdentifier as id, quotedString as str, type DuckDBConnection } from '@duckdb/node-api';
+import type { TestSpec } from './header.js';
+import type { Node } from './model-graph.js';
+import { stripTrailingSemicolon } from './model-graph.js';
+
+export interface DataTest {
+  /** e.g. revenue_monthly · unique(organisation_group_id, month) */
+  name: string;
+  /** The model the test checks. */
+  model: string;
+  /** Models the query reads: the test runs once all are built. */
+  needs: string[];
+  sql: string;
+}
+
+export interface TestOutcome {
+  failures: number;
+  /** A few offending rows, JSON-safe. */
+  examples: Record<string, unknown>[];
+}
+
+const cols = (c: string[]) => c.map(id).join(', ');
+
+function compile(model: string, spec: TestSpec): DataTest[] {
+  const from = id(model);
+  switch (spec.kind) {
+    case 'unique':
+      return [
+        {
+          name: `${model} · unique(${spec.columns.join(', ')})`,
+          model,
+          needs: [model],
+          sql: `SELECT ${cols(spec.columns)}, count(*) AS duplicates FROM ${from} GROUP BY ALL HAVING count(*) > 1`,
+        },
+      ];
+    case 'not_null':
+      return spec.columns.map((c) => ({
+        name: `${model} · not_null(${c})`,
+        model,
+        needs: [model],
+        sql: `SELECT * FROM ${from} WHERE ${id(c)} IS NULL`,
+      }));
+    case 'accepted_values':
+      return [
+        {
+          name: `${model} · accepted_values(${spec.column})`,
+          model,
+          needs: [model],
+          sql: `SELECT ${id(spec.column)}, count(*) AS "rows" FROM ${from}
+                WHERE ${id(spec.column)} IS NOT NULL AND ${id(spec.column)}::VARCHAR NOT IN (${spec.values.map(str).join(', ')})
+                GROUP BY ALL`,
+        },
+      ];
+    case 'relationships': {
+      const on = spec.columns.map((c, i) => `p.${id(spec.toColumns[i])} = c.${id(c)}`).join(' AND ');
+      const present = spec.columns.map((c) => `c.${id(c)} IS NOT NULL`).join(' AND ');
+      return [
+        {
+          name: `${model} · relationships(${spec.columns.join(', ')} -> ${spec.toModel})`,
+          model,
+          needs: [model, spec.toModel],
+          sql: `SELECT ${spec.columns.map((c) => `c.${id(c)}`).join(', ')}, count(*) AS "rows" FROM ${from} c
+                WHERE ${present} AND NOT EXISTS (SELECT 1 FROM ${id(spec.toModel)} p WHERE ${on})
+                GROUP BY ALL`,
+        },
+      ];
+    }
+  }
+}
+
+/** Every test of the project: the header tests of each model, then the singular tests. */
+export function collectTests(models: Node[], singular: Node[]): DataTest[] {
+  const generic = models.flatMap((m) => m.header.tests.flatMap((spec) => compile(m.name, spec)));
+  const files = singular.map((t) => ({
+    name: `${t.header.model ?? t.dependsOn.join('+')} · ${t.name} (${t.file})`,
+    model: t.header.model ?? t.dependsOn.join(', '),
+    needs: t.dependsOn,
+    sql: stripTrailingSemicolon(t.sql),
+  }));
+  return [...generic, ...files];
+}
+
+/** Runs a test: how many rows it returns and the first three of them. */
+export async function runTest(conn: DuckDBConnection, test: DataTest): Promise<TestOutcome> {
+  const reader = await conn.runAndReadAll(
+    `SELECT *, count(*) OVER () AS __failures FROM (${test.sql}\n) LIMIT 3`,
+  );
+  const rows = reader.getRowObjectsJson() as Record<string, unknown>[];
+  const failures = rows.length === 0 ? 0 : Number(rows[0].__failures);
+  const examples = rows.map(({ __failures, ...rest }) => rest);
+  return { failures, examples };
+}
+
+/** One line: the model, the test and a few offending rows. */
+export function describeFailure(test: DataTest, outcome: TestOutcome): string {
+  const shown = outcome.examples.map((r) => JSON.stringify(r)).join('; ');
+  return `data test failed: ${test.name}: ${outcome.failures} offending row${outcome.failures === 1 ? '' : 's'}, e.g. ${shown}`;
+}

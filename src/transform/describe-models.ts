@@ -1,0 +1,33 @@
+/**
+ * `perks models`: the data dictionary without a lake. The models are built in memory over empty, typed
+ * lake views, which checks that every one of them compiles and gives its exact columns and types.
+ */
+import { DuckDBInstance } from '@duckdb/node-api';
+import { checkBuildOptions, setModelVariables } from './build-options.js';
+import { collectTests } from './data-tests.js';
+import { modelDocs, type ModelDoc } from './dictionary.js';
+import { ModelGraphError } from './errors.js';
+import { createLakeViews, lakeViewNames } from './lake-views.js';
+import { DEFAULT_SQL_DIR, readProject } from './model-files.js';
+import { resolveGraph } from './model-graph.js';
+import { runModels } from './run-models.js';
+
+export async function describeModels(sqlDir: string = DEFAULT_SQL_DIR): Promise<ModelDoc[]> {
+  const project = readProject(sqlDir);
+  const instance = await DuckDBInstance.create(':memory:');
+  const conn = await instance.connect();
+  try {
+    await conn.run(`SET TimeZone = 'UTC'`);
+    await setModelVariables(conn, checkBuildOptions({ outDir: '.' }));
+    await createLakeViews(conn, null);
+    const graph = await resolveGraph(conn, project, lakeViewNames());
+    const tests = collectTests(graph.models, graph.tests);
+    const steps = await runModels(conn, graph.models, tests, { runTests: false, lakeViews: lakeViewNames() });
+    const failed = steps.find((s) => s.status === 'error');
+    if (failed) throw new ModelGraphError(failed.error ?? `model ${failed.name} failed`);
+    return await modelDocs(conn, graph.models, tests);
+  } finally {
+    conn.closeSync();
+    instance.closeSync();
+  }
+}

@@ -1,0 +1,32 @@
+/** Errors of the model runner: one line each, naming the files involved. */
+import { ExitCode, UserFacingError } from '../shared/exit-codes.js';
+
+/** The models do not form a buildable graph: a cycle, a missing reference, a duplicate name, a syntax error. */
+export class ModelGraphError extends UserFacingError {
+  constructor(message: string) {
+    super(message, ExitCode.failed);
+    this.name = 'ModelGraphError';
+  }
+}
+
+/** The warehouse cannot be read: not built yet, or built by an incompatible DuckDB. */
+export class WarehouseMissingError extends UserFacingError {
+  constructor(path: string) {
+    super(`no warehouse at ${path}: run \`perks build\` first (or set PERKS_OUTPUT to the output folder that holds it)`, ExitCode.config);
+    this.name = 'WarehouseMissingError';
+  }
+}
+
+/** An ad-hoc query was refused (a write on the read-only warehouse) or failed (bad SQL). */
+export class QueryError extends UserFacingError {
+  constructor(message: string) {
+    super(message, ExitCode.config);
+    this.name = 'QueryError';
+  }
+}
+
+/** One line out of a DuckDB error: its first line, without the "LINE 1: ^" excerpt. */
+export function firstLine(err: unknown): string {
+  const message = err instanceof Error ? err.message : String(err);
+  return message.split('\n')[0].trim();
+}

@@ -1,0 +1,99 @@
+/**
+ * The header comment a model file opens with: what one row is, the key, how it is materialized, and its
+ * data tests. Plain SQL comments, so the file stays a query an analyst can paste anywhere:
+ *
+ *   -- Monthly revenue per group, currency and order status, for finance.
+ *   -- grain: one row per organisation_group_id, month, order_currency, order_status
+ *   -- key: organisation_group_id, month, order_currency, order_status
+ *   -- materialized: table
+ *   -- tests:
+ *   --   unique: organisation_group_id, month, order_currency, order_status
+ *   --   not_null: organisation_group_id, month
+ *   --   accepted_values: order_currency in GBP, EUR
+ *   --   relationships: organisation_group_id, user_id -> stg_users
+ *   --   relationships: user_id -> stg_users(user_id)
+ */
+import { ModelGraphError } from './errors.js';
+
+export type TestSpec =
+  | { kind: 'unique'; columns: string[] }
+  | { kind: 'not_null'; columns: string[] }
+  | { kind: 'accepted_values'; column: string; values: string[] }
+  | { kind: 'relationships'; columns: string[]; toModel: string; toColumns: string[] };
+
+export interface Header {
+  description: string;
+  grain?: string;
+  key?: string[];
+  materialized?: 'table' | 'view';
+  /** Singular test files (sql/tests/) name the model they check. */
+  model?: string;
+  tests: TestSpec[];
+}
+
+const list = (s: string) =>
+  s
+    .split(',')
+    .map((v) => v.trim())
+    .filter(Boolean);
+const unquote = (s: string) => s.replace(/^'(.*)'$/, '$1').replace(/^"(.*)"$/, '$1');
+
+/** Parses the leading `--` lines of a model file; `file` only names the file in errors. */
+export function parseHeader(sql: string, file: string): Header {
+  const header: Header = { description: '', tests: [] };
+  const description: string[] = [];
+  let inTests = false;
+  for (const raw of sql.split('\n')) {
+    const line = raw.trim();
+    if (line === '') continue;
+    if (!line.startsWith('--')) break;
+    const text = line.replace(/^--\s?/, '');
+    const field = /^(grain|key|materialized|model|tests):\s*(.*)$/.exec(text.trim());
+    if (inTests && /^\s+\S/.test(text) && !field) {
+      header.tests.push(parseTest(text.trim(), file));
+      continue;
+    }
+    inTests = false;
+    if (!field) {
+      description.push(text.trim());
+      continue;
+    }
+    const [, name, value] = field;
+    if (name === 'tests') inTests = true;
+    else if (name === 'grain') header.grain = value.trim();
+    else if (name === 'key') header.key = list(value);
+    else if (name === 'model') header.model = value.trim();
+    else if (value.trim() === 'table' || value.trim() === 'view') header.materialized = value.trim() as 'table' | 'view';
+    else throw new ModelGraphError(`${file}: materialized must be table or view, not "${value.trim()}"`);
+  }
+  header.description = description.join(' ').trim();
+  return header;
+}
+
+function parseTest(text: string, file: string): TestSpec {
+  const match = /^(\w+):\s*(.+)$/.exec(text);
+  const bad = (expected: string) =>
+    new ModelGraphError(`${file}: test "${text}" is not understood; expected ${expected}`);
+  if (!match) throw bad('"<kind>: <arguments>"');
+  const [, kind, args] = match;
+  switch (kind) {
+    case 'unique':
+    case 'not_null':
+      return { kind, columns: list(args) };
+    case 'accepted_values': {
+      const m = /^(\w+)\s+in\s+(.+)$/i.exec(args);
+      if (!m) throw bad('"accepted_values: <column> in <value>, <value>"');
+      return { kind, column: m[1], values: list(m[2]).map(unquote) };
+    }
+    case 'relationships': {
+      const m = /^(.+?)\s*->\s*(\w+)\s*(?:\((.+)\))?$/.exec(args);
+      if (!m) throw bad('"relationships: <columns> -> <model>[(<columns>)]"');
+      const columns = list(m[1]);
+      const toColumns = m[3] ? list(m[3]) : columns;
+      if (toColumns.length !== columns.length) throw bad('as many columns on both sides of ->');
+      return { kind, columns, toModel: m[2], toColumns };
+    }
+    default:
+      throw bad('unique, not_null, accepted_values or relationships');
+  }
+}

@@ -1,0 +1,10 @@
+/** The model runner: SQL models (sql/) into the warehouse, data tests, mart export, dictionary, read-only queries. */
+export { buildWarehouse, warehousePath, type BuildResult } from './build-warehouse.js';
+export { SegmentThresholds, type BuildOptions } from './build-options.js';
+export type { StepResult, StepStatus } from './run-models.js';
+export { describeModels } from './describe-models.js';
+export { renderMarkdown, type ModelDoc } from './dictionary.js';
+export { queryWarehouse, type QueryResult } from './read-only-query.js';
+export { LAKE_STREAMS, lakeViewName, type LakeStream, type LakeColumn } from './lake-streams.js';
+export { DEFAULT_SQL_DIR } from './model-files.js';
+export { ModelGraphError, QueryError, WarehouseMissingError } from './errors.js';

@@ -1,0 +1,112 @@
+/**
+ * The lake's streams as the models see them (docs/dev/lake-contract.md): path partitions and the
+ * columns inside the files, typed from the one zod declaration of each resource (src/resources/).
+ * Knowing the columns lets a stream with no files yet still be an empty, typed relation.
+ */
+import { z } from 'zod';
+import {
+  Group,
+  Interaction,
+  OfferListItem,
+  Order,
+  RedemptionStatsItem,
+  UserCredit,
+  UserListItem,
+  lakeType,
+} from '../resources/index.js';
+
+export interface LakeColumn {
+  name: string;
+  /** DuckDB type, e.g. BIGINT, DECIMAL(18,2), STRUCT(id BIGINT, name VARCHAR)[] */
+  type: string;
+}
+
+export interface LakeStream {
+  name: string;
+  /** Hive partition columns: in the path only, never inside the files. */
+  partitions: LakeColumn[];
+  /** Columns inside the files, including _extracted_at and _run_id. */
+  columns: LakeColumn[];
+}
+
+const BIGINT = 'BIGINT';
+const DATE = 'DATE';
+const group = { name: 'organisation_group_id', type: BIGINT };
+const snapshot = { name: '_snapshot_date', type: DATE };
+const META: LakeColumn[] = [
+  { name: '_extracted_at', type: 'TIMESTAMPTZ' },
+  { name: '_run_id', type: 'VARCHAR' },
+];
+
+/** DuckDB type of a zod schema: codecs name theirs in the lakeType registry; plain shapes map structurally. */
+export function duckdbType(schema: z.ZodType): string {
+  const hinted = lakeType.get(schema);
+  if (hinted) return hinted.duckdb;
+  const def = (schema as unknown as { _zod: { def: Record<string, unknown> & { type: string } } })._zod.def;
+  switch (def.type) {
+    case 'optional':
+    case 'nullable':
+    case 'default':
+    case 'prefault':
+      return duckdbType(def.innerType as z.ZodType);
+    case 'string':
+    case 'enum':
+    case 'literal':
+      return 'VARCHAR';
+    case 'int':
+      return BIGINT;
+    case 'number':
+      return 'DOUBLE';
+    case 'boolean':
+      return 'BOOLEAN';
+    case 'array':
+      return `${duckdbType(def.element as z.ZodType)}[]`;
+    case 'object':
+      return `STRUCT(${objectColumns(schema as z.ZodObject)
+        .map((c) => `"${c.name}" ${c.type}`)
+        .join(', ')})`;
+    default:
+      return 'JSON';
+  }
+}
+
+function objectColumns(schema: z.ZodObject, skip: string[] = []): LakeColumn[] {
+  return Object.entries(schema.shape)
+    .filter(([name]) => !skip.includes(name))
+    .map(([name, field]) => ({ name, type: duckdbType(field as z.ZodType) }));
+}
+
+function stream(name: string, partitions: LakeColumn[], columns: LakeColumn[]): LakeStream {
+  const inPath = partitions.map((p) => p.name);
+  return { name, partitions, columns: [...columns.filter((c) => !inPath.includes(c.name)), ...META] };
+}
+
+/** Every stream of the contract, in the contract's order. */
+export const LAKE_STREAMS: LakeStream[] = [
+  stream('groups', [group, snapshot], objectColumns(Group)),
+  stream('users', [group, snapshot], objectColumns(UserListItem)),
+  stream('offers', [snapshot], objectColumns(OfferListItem)),
+  stream('orders', [group, { name: 'order_date', type: DATE }], objectColumns(Order)),
+  stream('redemption_stats', [group, { name: 'window_start', type: DATE }], [
+    ...objectColumns(RedemptionStatsItem),
+    { name: 'window_end', type: DATE },
+  ]),
+  stream('credit', [group, snapshot], [{ name: 'user_id', type: BIGINT }, ...objectColumns(UserCredit)]),
+  stream('interactions', [group, snapshot], objectColumns(Interaction)),
+  // The write-back ledger has no API resource: its columns are the contract's.
+  stream('writeback_ledger', [group, snapshot], [
+    { name: 'interaction_id', type: BIGINT },
+    { name: 'kind', type: 'VARCHAR' },
+    { name: 'identifier', type: 'VARCHAR' },
+    { name: 'identifier_value', type: 'VARCHAR' },
+    { name: 'interaction_type', type: 'VARCHAR' },
+    { name: 'interaction_at', type: 'TIMESTAMPTZ' },
+    { name: 'status', type: 'VARCHAR' },
+    { name: 'http_status', type: BIGINT },
+    { name: 'message', type: 'VARCHAR' },
+    { name: 'attempted_at', type: 'TIMESTAMPTZ' },
+  ]),
+];
+
+/** The view name a model uses for a raw stream: `lake_<stream>`. */
+export const lakeViewName = (stream: string): string => `lake_${stream}`;

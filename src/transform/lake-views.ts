@@ -1,0 +1,71 @@
+/**
+ * One view per lake stream, `lake_<stream>`, over the absolute path of the lake, so a warehouse opened
+ * anywhere on this machine still reads it. Every view has the contract's columns with the contract's
+ * types, whatever the files hold: partition columns are cast from the path explicitly, a column the
+ * files lack is a typed NULL, extra columns ride along (union_by_name), and a stream with no files yet
+ * is an empty typed relation rather than an error.
+ */
+import { readdirSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { quotedIdentifier as id, quotedString as str, type DuckDBConnection } from '@duckdb/node-api';
+import { LAKE_STREAMS, lakeViewName, type LakeColumn, type LakeStream } from './lake-streams.js';
+
+export interface LakeView {
+  view: string;
+  stream: string;
+  /** How many Parquet files the view reads (0: an empty typed relation). */
+  files: number;
+}
+
+/**
+ * Creates (or replaces) the lake views on `conn` and says how many files each one reads;
+ * `lakeDir` null gives every view empty (for the data dictionary).
+ */
+export async function createLakeViews(conn: DuckDBConnection, lakeDir: string | null): Promise<LakeView[]> {
+  const views: LakeView[] = [];
+  for (const stream of LAKE_STREAMS) {
+    const dir = lakeDir === null ? '' : resolve(lakeDir, stream.name);
+    const files = lakeDir === null ? 0 : countParquet(dir);
+    const view = lakeViewName(stream.name);
+    const body = files === 0 ? emptyRelation(stream) : await typedScan(conn, stream, dir);
+    await conn.run(`CREATE OR REPLACE VIEW ${id(view)} AS ${body}`);
+    views.push({ view, stream: stream.name, files });
+  }
+  return views;
+}
+
+export const lakeViewNames = (): string[] => LAKE_STREAMS.map((s) => lakeViewName(s.name));
+
+function countParquet(dir: string): number {
+  try {
+    return readdirSync(dir, { recursive: true, encoding: 'utf8' }).filter((f) => f.endsWith('.parquet')).length;
+  } catch {
+    return 0;
+  }
+}
+
+const allColumns = (s: LakeStream): LakeColumn[] => [...s.partitions, ...s.columns];
+const isNested = (type: string) => /STRUCT|\[\]|MAP/.test(type);
+
+function emptyRelation(stream: LakeStream): string {
+  return `SELECT ${allColumns(stream)
+    .map((c) => `CAST(NULL AS ${c.type}) AS ${id(c.name)}`)
+    .join(', ')} LIMIT 0`;
+}
+
+async function typedScan(conn: DuckDBConnection, stream: LakeStream, dir: string): Promise<string> {
+  // Partition values stay text (no autocast): the casts below are the one place they get their type.
+  const source = `read_parquet(${str(join(dir, '**', '*.parquet'))}, hive_partitioning = true, union_by_name = true, hive_types_autocast = false)`;
+  const described = await conn.runAndReadAll(`DESCRIBE SELECT * FROM ${source}`);
+  const present = described.getRowObjectsJson().map((r) => String(r.column_name));
+  const presentLower = new Set(present.map((n) => n.toLowerCase()));
+  const known = allColumns(stream);
+  const select = known.map((c) => {
+    if (!presentLower.has(c.name.toLowerCase())) return `CAST(NULL AS ${c.type}) AS ${id(c.name)}`;
+    // Nested values keep their file type: a cast would fail on a struct that gained a field.
+    return isNested(c.type) ? id(c.name) : `CAST(${id(c.name)} AS ${c.type}) AS ${id(c.name)}`;
+  });
+  const knownNames = new Set(known.map((c) => c.name.toLowerCase()));
+  const extra = present.filter((n) => !knownNames.has(n.toLowerCase())).map(id);
+  return `SELECT ${[...select, ...extra].join(', ')} FROM ${source}`;
+}

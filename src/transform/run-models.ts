@@ -1,0 +1,95 @@
+/**
+ * Runs the models in dependency order on one connection, each test as soon as what it reads is built.
+ * The first failure stops the build: every step after it is reported as skipped, not dropped.
+ */
+import { quotedIdentifier as id, type DuckDBConnection } from '@duckdb/node-api';
+import { describeFailure, runTest, type DataTest } from './data-tests.js';
+import { firstLine } from './errors.js';
+import { stripTrailingSemicolon, type Node } from './model-graph.js';
+
+export type StepStatus = 'success' | 'error' | 'skipped';
+
+export interface StepResult {
+  name: string;
+  kind: 'lake' | 'model' | 'test' | 'export';
+  status: StepStatus;
+  /** Rows built (tables), offending rows (tests), rows exported; null where counting would cost a scan. */
+  rows: number | null;
+  ms: number;
+  /** One line, on error. */
+  error?: string;
+}
+
+/** Views for `materialized: view`; tables otherwise (what is read more than once is computed once). */
+export const materialization = (m: Node): 'table' | 'view' => m.header.materialized ?? 'table';
+
+export async function runModels(
+  conn: DuckDBConnection,
+  models: Node[],
+  tests: DataTest[],
+  options: { runTests: boolean; lakeViews: string[]; onStep?: (step: StepResult) => void },
+): Promise<StepResult[]> {
+  const steps: StepResult[] = [];
+  const push = steps.push.bind(steps);
+  steps.push = (...added: StepResult[]) => {
+    for (const s of added) options.onStep?.(s);
+    return push(...added);
+  };
+  const built = new Set<string>(options.lakeViews);
+  const pending = options.runTests ? [...tests] : [];
+  let failed = false;
+
+  const runReadyTests = async () => {
+    for (const test of [...pending]) {
+      if (!test.needs.every((n) => built.has(n))) continue;
+      pending.splice(pending.indexOf(test), 1);
+      if (failed) {
+        steps.push({ name: test.name, kind: 'test', status: 'skipped', rows: null, ms: 0 });
+        continue;
+      }
+      const started = Date.now();
+      try {
+        const outcome = await runTest(conn, test);
+        const ok = outcome.failures === 0;
+        steps.push({
+          name: test.name,
+          kind: 'test',
+          status: ok ? 'success' : 'error',
+          rows: outcome.failures,
+          ms: Date.now() - started,
+          ...(ok ? {} : { error: describeFailure(test, outcome) }),
+        });
+        failed ||= !ok;
+      } catch (err) {
+        failed = true;
+        steps.push({ name: test.name, kind: 'test', status: 'error', rows: null, ms: Date.now() - started, error: `data test ${test.name} could not run: ${firstLine(err)}` });
+      }
+    }
+  };
+
+  for (const model of models) {
+    if (failed) {
+      steps.push({ name: model.name, kind: 'model', status: 'skipped', rows: null, ms: 0 });
+      continue;
+    }
+    const started = Date.now();
+    try {
+      const kind = materialization(model);
+      await conn.run(`CREATE OR REPLACE ${kind === 'view' ? 'VIEW' : 'TABLE'} ${id(model.name)} AS\n${stripTrailingSemicolon(model.sql)}\n`);
+      const rows = kind === 'table' ? await countRows(conn, model.name) : null;
+      steps.push({ name: model.name, kind: 'model', status: 'success', rows, ms: Date.now() - started });
+      built.add(model.name);
+    } catch (err) {
+      failed = true;
+      steps.push({ name: model.name, kind: 'model', status: 'error', rows: null, ms: Date.now() - started, error: `model ${model.name} (${model.file}) failed: ${firstLine(err)}` });
+    }
+    await runReadyTests();
+  }
+  for (const test of pending) steps.push({ name: test.name, kind: 'test', status: 'skipped', rows: null, ms: 0 });
+  return steps;
+}
+
+export async function countRows(conn: DuckDBConnection, table: string): Promise<number> {
+  const reader = await conn.runAndReadAll(`SELECT count(*) AS n FROM ${id(table)}`);
+  return Number(reader.getRowObjectsJson()[0].n);
+}
