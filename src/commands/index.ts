@@ -1,11 +1,14 @@
 /** Every CLI command, one module each. */
 import type { CommandModule } from 'yargs';
+import { buildCommand } from './build.js';
 import { checkCommand } from './check.js';
 import { demoCommand } from './demo.js';
 import { extractCommand } from './extract.js';
 import { reportCommand } from './report.js';
+import { modelsCommand } from './models.js';
 import { runCommand } from './run.js';
 import { sandboxCommand } from './sandbox.js';
+import { sqlCommand } from './sql.js';
 import { writebackCommand } from './writeback.js';
 
-export const commands: CommandModule<any, any>[] = [checkCommand, extractCommand, runCommand, demoCommand, reportCommand, sandboxCommand, writebackCommand];
+export const commands: CommandModule<any, any>[] = [checkCommand, extractCommand, runCommand, demoCommand, reportCommand, sandboxCommand, writebackCommand, buildCommand, sqlCommand, modelsCommand];

@@ -3,7 +3,7 @@ export { buildWarehouse, warehousePath, type BuildResult } from './build-warehou
 export { SegmentThresholds, type BuildOptions } from './build-options.js';
 export type { StepResult, StepStatus } from './run-models.js';
 export { describeModels } from './describe-models.js';
-export { renderMarkdown, type ModelDoc } from './dictionary.js';
+export { renderMarkdown, writeDictionary, type ModelDoc } from './dictionary.js';
 export { queryWarehouse, type QueryResult } from './read-only-query.js';
 export { LAKE_STREAMS, lakeViewName, type LakeStream, type LakeColumn } from './lake-streams.js';
 export { DEFAULT_SQL_DIR } from './model-files.js';

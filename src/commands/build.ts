@@ -1,0 +1,70 @@
+/** `perks build`: the SQL models into <out>/warehouse.duckdb, data tests, marts to <out>/marts/*.parquet. */
+import { resolve } from 'node:path';
+import type { CommandModule } from 'yargs';
+import { loadConfig } from '../config/index.js';
+import { acquireLock } from '../lake/index.js';
+import { ConfigError, ExitCode } from '../shared/exit-codes.js';
+import { buildWarehouse, type BuildResult, type StepResult } from '../transform/index.js';
+import { handle } from './handle.js';
+
+interface BuildFlags {
+  output?: string;
+  'as-of'?: string;
+  'new-days'?: number;
+  'active-days'?: number;
+  'dormant-days'?: number;
+  quiet?: boolean;
+}
+
+function days(flag: string, value: number | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  if (!Number.isInteger(value) || value <= 0) throw new ConfigError(`--${flag}=${value} is invalid: expected a whole number of days above 0`);
+  return value;
+}
+
+export const buildCommand: CommandModule<object, BuildFlags> = {
+  command: 'build',
+  describe: 'Build the SQL models into <out>/warehouse.duckdb, run the data tests, export the marts to <out>/marts',
+  builder: (y) =>
+    y
+      .option('output', { alias: 'o', type: 'string', describe: 'output directory (PERKS_OUTPUT, default ./output)' })
+      .option('as-of', { type: 'string', describe: 'the day engagement is measured at, YYYY-MM-DD (default today, UTC)' })
+      .option('new-days', { type: 'number', describe: 'segment "new": created within this many days (default 30)' })
+      .option('active-days', { type: 'number', describe: 'segment "active": login or order within this many days (default 30)' })
+      .option('dormant-days', { type: 'number', describe: 'segment "dormant" up to this many days, "churned" beyond (default 90)' })
+      .option('quiet', { type: 'boolean', describe: 'no progress output' })
+      .example('$0 build', 'build from ./output/lake')
+      .example('$0 build --as-of 2026-03-31 --dormant-days 120', 'engagement as of a past day, with a longer dormant window') as never,
+  handler: (argv) =>
+    handle(async () => {
+      const config = loadConfig(process.env, { output: argv.output });
+      const segments = { newDays: days('new-days', argv['new-days']), activeDays: days('active-days', argv['active-days']), dormantDays: days('dormant-days', argv['dormant-days']) };
+      const outDir = resolve(config.output);
+      const lock = await acquireLock(outDir);
+      try {
+        const result = await buildWarehouse(
+          { outDir, asOf: argv['as-of'], segments: Object.fromEntries(Object.entries(segments).filter(([, v]) => v !== undefined)) },
+          { onStep: argv.quiet ? undefined : (s) => process.stderr.write(`${formatStep(s)}\n`) },
+        );
+        process.stdout.write(formatBuildSummary(result));
+        return result.ok ? ExitCode.success : ExitCode.failed;
+      } finally {
+        await lock.release();
+      }
+    }),
+};
+
+export function formatStep(s: StepResult): string {
+  const rows = s.rows === null ? '' : `${s.rows.toLocaleString('en-GB')} ${s.kind === 'test' ? 'failing' : 'rows'}`;
+  return `  ${s.status.padEnd(7)} ${(s.ms / 1000).toFixed(1).padStart(6)} s  ${rows.padStart(18)}  ${s.name}`;
+}
+
+export function formatBuildSummary(r: BuildResult): string {
+  const count = (kind: StepResult['kind']) => r.steps.filter((s) => s.kind === kind && s.status === 'success').length;
+  const lines = r.ok
+    ? [`build as of ${r.asOf}: ${count('model')} models, ${count('test')} data tests passed, ${r.marts.length} marts exported`, `  ${r.warehouse}`, ...r.marts.map((m) => `  ${m}`)]
+    : [`build as of ${r.asOf} FAILED; the previous warehouse and marts are unchanged`, `  ${r.error}`];
+  const skipped = r.steps.filter((s) => s.status === 'skipped').length;
+  if (skipped) lines.push(`  ${skipped} steps skipped after the failure`);
+  return `${lines.join('\n')}\n`;
+}
