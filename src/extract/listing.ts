@@ -5,6 +5,7 @@
 import type { CallArgs, ListName, PerksClient } from '../api/index.js';
 import type { PartitionWrite, Landing } from './landing.js';
 import type { GroupTally } from './result.js';
+import { crashPoint } from '../shared/crash-points.js';
 
 export async function pageInto<N extends ListName>(
   client: PerksClient,
@@ -25,6 +26,7 @@ export async function pageInto<N extends ListName>(
     const rows = page.records as Record<string, unknown>[];
     if (decorate) rows.forEach(decorate);
     if (rows.length) await write.append(rows);
+    crashPoint('after-page');
     records += rows.length;
   }
   tally.rows += records;

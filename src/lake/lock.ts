@@ -13,6 +13,7 @@ import { join } from 'node:path';
 import { ensureDir, writeFileAtomic } from './atomic-file.js';
 import { LockedError, writingOutput } from './errors.js';
 import { tempPathFor } from './paths.js';
+import { crashPoint } from '../shared/crash-points.js';
 
 export interface LockHolder {
   pid: number;
@@ -72,6 +73,7 @@ function holdLock(path: string, me: LockHolder, heartbeatMs: number): Lock {
     path,
     async release() {
       if (released) return;
+      crashPoint('before-unlock');
       released = true;
       clearInterval(timer);
       process.removeListener('exit', onExit);

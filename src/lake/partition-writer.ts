@@ -19,6 +19,7 @@ import { withLakeConnection } from './duckdb.js';
 import { LakeSchemaError, writingOutput } from './errors.js';
 import { partitionDir, safeSegment, tempPathFor } from './paths.js';
 import { RecordProjector } from './projector.js';
+import { crashPoint, crashSoon } from '../shared/crash-points.js';
 
 export interface PartitionWriteOptions {
   outDir: string;
@@ -98,11 +99,14 @@ class SpillingPartitionWriter implements PartitionWriter {
     try {
       await this.flush();
       await this.close();
+      crashSoon('mid-parquet');
       const copied = await writingOutput('a lake file', target, () => this.copyToParquet(temp));
       if (copied !== this.rows) throw new Error(`landed ${copied} rows of ${this.rows} appended to ${target}`);
       await writingOutput('a lake file', target, async () => {
         await fsyncPath(temp);
+        crashPoint('before-rename');
         await renameDurably(temp, target);
+        crashPoint('after-rename');
         if (this.options.mode !== 'append') await this.removeOtherFiles();
       });
       const { size } = await stat(target);

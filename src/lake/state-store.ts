@@ -10,6 +10,7 @@ import type { z } from 'zod';
 import { ensureDir, writeJsonAtomic } from './atomic-file.js';
 import { CorruptStateError } from './errors.js';
 import { safeIdentifier, safeSegment, stateRoot } from './paths.js';
+import { crashPoint } from '../shared/crash-points.js';
 
 const FILE_MODE = 0o600;
 const DIR_MODE = 0o700;
@@ -52,6 +53,7 @@ export class StateStore {
     await this.tightenOnce();
     await ensureDir(stateRoot(this.outDir), DIR_MODE);
     await writeJsonAtomic(file, value, { mode: FILE_MODE, dirMode: DIR_MODE });
+    crashPoint('after-state');
   }
 
   /** Once per store: folders 0700 and files 0600 under <out>/state, whatever an older run or a copy left. */

@@ -1,0 +1,36 @@
+/**
+ * Named crash points, for the reliability suite only (test/reliability): with
+ * `PERKS_CRASH_AT=<point>[:<n>]` the process kills itself with SIGKILL the n-th time (default the
+ * first) it passes <point>, exactly as a power cut or `kill -9` would stop it there. Unset, a call is
+ * one comparison. Each point is one line at the commit step it names:
+ *
+ * - after-page     src/extract/listing.ts       a page is in the partition's spill, nothing committed
+ * - mid-parquet    src/lake/partition-writer.ts DuckDB is writing the temporary Parquet file (the kill
+ *                                               is scheduled as the COPY starts and lands during it)
+ * - before-rename  src/lake/partition-writer.ts the temporary file is complete and fsynced, not renamed
+ * - after-rename   src/lake/partition-writer.ts the file is in place; the state does not know it yet
+ * - after-state    src/lake/state-store.ts      the state names the window; the run manifest is not written
+ * - before-unlock  src/lake/lock.ts             the run manifest is written; the lock is still held
+ */
+export const CRASH_POINTS = ['after-page', 'mid-parquet', 'before-rename', 'after-rename', 'after-state', 'before-unlock'] as const;
+export type CrashPoint = (typeof CRASH_POINTS)[number];
+
+export const CRASH_ENV = 'PERKS_CRASH_AT';
+
+const wanted = /^([a-z-]+)(?::(\d+))?$/.exec(process.env[CRASH_ENV] ?? '');
+const target = wanted ? { point: wanted[1], nth: Number(wanted[2] ?? 1) } : undefined;
+let passes = 0;
+
+function due(point: CrashPoint): boolean {
+  return target?.point === point && ++passes >= target.nth;
+}
+
+/** Dies here when PERKS_CRASH_AT names this point (and this is its n-th pass). */
+export function crashPoint(point: CrashPoint): void {
+  if (due(point)) process.kill(process.pid, 'SIGKILL');
+}
+
+/** Dies on the next turn of the event loop: inside the asynchronous work that starts right after. */
+export function crashSoon(point: CrashPoint): void {
+  if (due(point)) setImmediate(() => process.kill(process.pid, 'SIGKILL'));
+}
