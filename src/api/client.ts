@@ -14,6 +14,7 @@ import { Counters } from './counters.js';
 import { ApiError, RecordParseError } from './errors.js';
 import { ACTIONS } from './outcomes.js';
 import { CredentialLimiter } from './rate-limiter.js';
+import type { ClusterSettings } from './cluster.js';
 import { TokenManager } from './token-manager.js';
 import { send, type HttpResponse } from './transport.js';
 import { paginatorFor } from './paginators.js';
@@ -41,6 +42,8 @@ export interface ClientOptions {
   runId?: string;
   /** Share one limiter between clients of the same credential (e.g. several groups). */
   limiter?: CredentialLimiter;
+  /** Share the credential's budget with other processes through Redis (PERKS_REDIS_URL). */
+  cluster?: ClusterSettings;
   counters?: Counters;
   maxConcurrent?: number;
 }
@@ -88,7 +91,7 @@ export class PerksClient {
       baseUrl: options.baseUrl.replace(/\/+$/, ''),
     };
     this.counters = options.counters ?? new Counters();
-    this.limiter = options.limiter ?? new CredentialLimiter({ callsPerMinute: options.rateLimit ?? 120, maxConcurrent: options.maxConcurrent });
+    this.limiter = options.limiter ?? new CredentialLimiter({ callsPerMinute: options.rateLimit ?? 120, maxConcurrent: options.maxConcurrent, cluster: options.cluster });
     this.tokens = new TokenManager(() => this.requestToken());
   }
 

@@ -47,3 +47,11 @@ export function preview(value: unknown): string {
   const text = value === undefined ? 'undefined' : JSON.stringify(value);
   return text.length > 80 ? `${text.slice(0, 77)}...` : text;
 }
+
+/** The shared rate limiter's Redis (PERKS_REDIS_URL) cannot be reached: the message never holds credentials. */
+export class ClusterError extends UserFacingError {
+  constructor(message: string) {
+    super(message, ExitCode.failed);
+    this.name = 'ClusterError';
+  }
+}

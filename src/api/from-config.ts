@@ -1,6 +1,7 @@
 /** Builds a client from the validated configuration (env + flags). */
 import { requireApi, type Config } from '../config/index.js';
 import { PerksClient, type ClientOptions } from './client.js';
+import { clusterKey } from './cluster.js';
 
 export function clientFromConfig(config: Config, extra: Partial<ClientOptions> = {}): PerksClient {
   const api = requireApi(config);
@@ -12,6 +13,7 @@ export function clientFromConfig(config: Config, extra: Partial<ClientOptions> =
     rateLimit: api.rateLimit,
     creditPath: api.creditPath,
     organisationLevel: (api.groupIds?.length ?? 0) > 0,
+    cluster: api.redisUrl ? { redisUrl: api.redisUrl, key: clusterKey(api.baseUrl, api.clientId) } : undefined,
     ...extra,
   });
 }

@@ -2,5 +2,6 @@
 export { PerksClient, type ClientOptions, type CallArgs, type Page, type PathParams, type ListName, type ItemOf } from './client.js';
 export { CredentialLimiter, type LimiterOptions } from './rate-limiter.js';
 export { Counters } from './counters.js';
-export { ApiError, RecordParseError, type ApiErrorKind } from './errors.js';
+export { ApiError, ClusterError, RecordParseError, type ApiErrorKind } from './errors.js';
+export { clusterKey, describeRedisUrl, CLUSTER_DEFAULTS, type ClusterSettings } from './cluster.js';
 export { clientFromConfig } from './from-config.js';

@@ -3,8 +3,11 @@
  * fixed-window bursts, so a server counting over a sliding 60-second window never sees more than the
  * limit. A 429 pauses the whole credential (reservoir 0 until Retry-After) and slows it down; the
  * pace recovers once a minute passes without throttling. The retry loop lives outside (guide example 6).
+ * With `cluster` (PERKS_REDIS_URL) the budget, the pause and the pace are shared in Redis by every
+ * process of the credential (cluster.ts).
  */
 import Bottleneck from 'bottleneck';
+import { CLUSTER_DEFAULTS, ClusterLink, clusteredOptions, type ClusterMessage, type ClusterSettings } from './cluster.js';
 
 /** Headroom under the limit: network jitter can bring two calls closer than they were sent. */
 const SAFETY = 1.01;
@@ -12,6 +15,8 @@ const SAFETY = 1.01;
 const SLOWDOWN = 1.25;
 const RECOVERY = 0.97;
 const QUIET_MS = 60_000;
+/** How long stop() waits for a clustered limiter's last jobs before disconnecting anyway. */
+const STOP_GRACE_MS = 5_000;
 
 export interface LimiterOptions {
   /** Calls per minute allowed for this credential. */
@@ -20,12 +25,16 @@ export interface LimiterOptions {
   maxConcurrent?: number;
   /** Bottleneck id (the Redis key prefix when clustered). */
   id?: string;
-  /** Extra Bottleneck options, e.g. the Redis datastore for clustering. */
+  /** Share the budget through Redis with every process of the same credential. */
+  cluster?: ClusterSettings;
+  /** Extra Bottleneck options. */
   bottleneck?: Bottleneck.ConstructorOptions;
 }
 
 export class CredentialLimiter {
   private readonly limiter: Bottleneck;
+  private readonly link?: ClusterLink;
+  private joined?: Promise<void>;
   private baseMinTime: number;
   private minTime: number;
   private last429 = 0;
@@ -39,22 +48,31 @@ export class CredentialLimiter {
       maxConcurrent: options.maxConcurrent ?? 8,
       minTime: this.minTime,
       id: options.id,
+      ...(options.cluster ? clusteredOptions(options.cluster) : {}),
       ...options.bottleneck,
     });
+    if (options.cluster) this.link = new ClusterLink(this.limiter, options.cluster, (m) => this.joinThrottle(m));
   }
 
   static spacing(callsPerMinute: number): number {
     return Math.ceil((60_000 / callsPerMinute) * SAFETY);
   }
 
+  get clustered(): boolean {
+    return this.link !== undefined;
+  }
+
   /** Runs fn when the budget allows; resolves with its value and how long it waited in the queue. */
   async schedule<T>(fn: () => Promise<T>): Promise<{ value: T; waitedMs: number }> {
+    if (this.link) await (this.joined ??= this.join(this.link));
     const queuedAt = performance.now();
     let waitedMs = 0;
-    const value = await this.limiter.schedule(() => {
+    const job = () => {
       waitedMs = performance.now() - queuedAt;
       return fn();
-    });
+    };
+    // A clustered job frees its slot by itself if this process dies mid-call.
+    const value = this.link ? await this.limiter.schedule({ expiration: CLUSTER_DEFAULTS.jobExpirationMs }, job) : await this.limiter.schedule(job);
     this.recover();
     return { value, waitedMs };
   }
@@ -85,21 +103,53 @@ export class CredentialLimiter {
 
   async stop(): Promise<void> {
     clearTimeout(this.resumeTimer);
-    await this.limiter.stop({ dropWaitingJobs: false });
-    await this.limiter.disconnect?.();
+    if (this.link && !this.link.isConnected) {
+      // Never connected: nothing of ours runs in the cluster; just close the clients.
+      await this.limiter.disconnect(false);
+      return;
+    }
+    const stopped = this.limiter.stop({ dropWaitingJobs: false });
+    await (this.link ? Promise.race([stopped, new Promise((r) => setTimeout(r, STOP_GRACE_MS).unref())]) : stopped);
+    if (this.link) await this.limiter.disconnect(true).catch(() => this.limiter.disconnect(false));
+  }
+
+  /** First call of a clustered limiter: connect, take up a pause in progress, agree on the pace. */
+  private async join(link: ClusterLink): Promise<void> {
+    await link.ready();
+    const left = await link.pauseLeft();
+    // No pause in progress: a reservoir of 0 can only be a dead process's pause; lift it.
+    if (left > 0) this.pauseLocally(left);
+    else await this.limiter.updateSettings({ reservoir: null });
+    const shared = await link.sharedMinTime();
+    if (shared === undefined || shared < this.minTime) await this.limiter.updateSettings({ minTime: this.minTime });
+    else this.minTime = shared;
+  }
+
+  /** Another process of the cluster was throttled: adopt its pace and end the pause on our own timer too. */
+  private joinThrottle(m: ClusterMessage): void {
+    this.last429 = Date.now();
+    this.minTime = Math.max(this.minTime, m.minTime);
+    this.pauseLocally(m.pauseMs);
   }
 
   private pauseFor(ms: number): void {
+    if (!this.pauseLocally(ms)) return;
+    if (this.link?.isConnected) void this.link.broadcast({ pauseMs: ms, minTime: this.minTime }).catch(() => undefined);
+  }
+
+  /** Reservoir 0 now, back to unlimited after ms; false when a longer pause is already on. */
+  private pauseLocally(ms: number): boolean {
     const until = Date.now() + ms;
-    if (until <= this.resumeAt) return;
+    if (until <= this.resumeAt) return false;
     this.resumeAt = until;
-    void this.limiter.updateSettings({ reservoir: 0 });
+    this.update({ reservoir: 0 });
     clearTimeout(this.resumeTimer);
     this.resumeTimer = setTimeout(() => {
       this.resumeAt = 0;
-      void this.limiter.updateSettings({ reservoir: null });
+      this.update({ reservoir: null });
     }, ms);
     this.resumeTimer.unref?.();
+    return true;
   }
 
   private recover(): void {
@@ -110,6 +160,11 @@ export class CredentialLimiter {
 
   private setMinTime(ms: number): void {
     this.minTime = Math.ceil(ms);
-    void this.limiter.updateSettings({ minTime: this.minTime });
+    this.update({ minTime: this.minTime });
+  }
+
+  /** Settings change (shared by the cluster when clustered); a Redis hiccup here must not crash the run. */
+  private update(settings: Bottleneck.ConstructorOptions): void {
+    void Promise.resolve(this.limiter.updateSettings(settings)).catch(() => undefined);
   }
 }

@@ -1,7 +1,7 @@
 /** `perks extract`: lands every stream (or the named ones and what they need) incrementally in the lake. */
 import type { CommandModule } from 'yargs';
 import { z } from 'zod';
-import { extract, formatPlan, progressReporter, STREAM_NAMES, type ExtractResult } from '../extract/index.js';
+import { extract, formatPlan, parseShard, progressReporter, STREAM_NAMES, type ExtractResult } from '../extract/index.js';
 import { ConfigError } from '../shared/exit-codes.js';
 import { handle } from './handle.js';
 import { configFromFlags, withApiOptions, type ApiFlags } from './options.js';
@@ -14,6 +14,8 @@ interface ExtractFlags extends ApiFlags {
   'budget-minutes'?: number;
   plan?: boolean;
   quiet?: boolean;
+  shard?: string;
+  'shard-wait-minutes'?: number;
 }
 
 const day = z.string().regex(/^\d{4}-\d{2}-\d{2}$/).refine((d) => !Number.isNaN(Date.parse(d)));
@@ -45,8 +47,12 @@ export const extractCommand: CommandModule<object, ExtractFlags> = {
       .option('budget-minutes', { type: 'number', describe: 'call budget of the per-user streams, in minutes at the rate limit (default 30)' })
       .option('plan', { type: 'boolean', describe: 'print the plan and estimated calls, without extracting' })
       .option('quiet', { type: 'boolean', describe: 'no progress output' })
+      .option('shard', { type: 'string', describe: 'K/N: this worker refreshes the users of shard K of N; shard 1 also lands the other streams (docs/scale-out.md)' })
+      .option('shard-wait-minutes', { type: 'number', describe: 'how long shards 2..N wait for shard 1 to land the day\'s users and windows (default 120)' })
       .example('$0 extract --streams orders', 'orders (and the groups they need)')
-      .example('$0 extract --start-date 2026-01-01 --end-date 2026-02-01 --streams orders', 'backfill January') as never,
+      .example('$0 extract --start-date 2026-01-01 --end-date 2026-02-01 --streams orders', 'backfill January')
+      .example('$0 extract --shard 2/4', 'one of four workers sharing one output directory (and PERKS_REDIS_URL)')
+      .example('$0 extract --groups 11,12', 'a worker for groups 11 and 12 only') as never,
   handler: (argv) =>
     handle(async () => {
       const config = configFromFlags(argv);
@@ -55,6 +61,8 @@ export const extractCommand: CommandModule<object, ExtractFlags> = {
       if (startDate && endDate && startDate >= endDate) throw new ConfigError('--start-date must be before --end-date');
       const budget = argv['budget-minutes'];
       if (budget !== undefined && !(budget >= 0)) throw new ConfigError('--budget-minutes must be a number of minutes, 0 or more');
+      const wait = argv['shard-wait-minutes'];
+      if (wait !== undefined && !(wait >= 0)) throw new ConfigError('--shard-wait-minutes must be a number of minutes, 0 or more');
       const result = await extract(config, {
         streams: parseStreams(argv.streams),
         startDate,
@@ -62,6 +70,10 @@ export const extractCommand: CommandModule<object, ExtractFlags> = {
         fullRefresh: argv['full-refresh'],
         budgetMinutes: budget,
         planOnly: argv.plan,
+        shard: parseShard(argv.shard),
+        shardWaitMinutes: wait,
+        // --groups on the command line makes this worker one slice of the organisation (work-lock.ts).
+        groupSlice: argv.groups !== undefined,
         emit: progressReporter(process.stderr, argv.quiet),
       });
       if (result.plan) {
@@ -74,7 +86,7 @@ export const extractCommand: CommandModule<object, ExtractFlags> = {
 };
 
 export function formatExtractSummary(r: ExtractResult & { manifest?: string }): string {
-  const lines = [`run ${r.runId}: ${r.status}`];
+  const lines = [`run ${r.runId}: ${r.status}${r.shard ? ` (shard ${r.shard})` : ''}`];
   for (const s of r.streams) {
     lines.push(`  ${s.name.padEnd(17)} ${s.status.padEnd(8)} ${String(s.rows).padStart(9)} rows ${String(s.calls).padStart(7)} calls ${String(s.rejected).padStart(5)} quarantined ${(s.ms / 1000).toFixed(1).padStart(7)} s${s.error ? `  ${s.error}` : ''}`);
     for (const g of s.groups) for (const n of g.notes) lines.push(`    group ${g.group ?? '-'}: ${n}`);

@@ -34,7 +34,12 @@ export const ConfigSchema = z.object({
     .refine((d) => !Number.isNaN(Date.parse(d)), 'expected a real calendar date')
     .optional(),
   lookbackDays: z.coerce.number({ error: 'expected a whole number of days' }).int().min(0).max(366).default(7),
-  redisUrl: z.string().regex(/^rediss?:\/\//, 'expected redis://host:port').optional(),
+  /** Shared rate limiter across processes (Bottleneck clustering); may hold a password, never printed. */
+  redisUrl: z
+    .string()
+    .regex(/^rediss?:\/\/[^/]/, 'expected redis://[:password@]host:port[/db] or rediss://…')
+    .refine((u) => URL.canParse(u), 'expected redis://[:password@]host:port[/db] or rediss://…')
+    .optional(),
   /** The timezone the API reads order_created_from/to in (not shown in the spec; UTC by default). */
   apiTimezone: z.string().default('UTC'),
 });
@@ -70,7 +75,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
     const key = String(issue.path[0]) as keyof Config;
-    const shown = key === 'clientSecret' ? '(hidden)' : JSON.stringify(raw[key]);
+    const shown = key === 'clientSecret' ? '(hidden)' : key === 'redisUrl' ? JSON.stringify(withoutCredentials(String(raw[key]))) : JSON.stringify(raw[key]);
     throw new ConfigError(`${ENV_NAMES[key] ?? key}=${shown} is invalid: ${issue.message}`);
   }
   return parsed.data;
@@ -84,6 +89,11 @@ export function requireApi(config: Config): Required<Pick<Config, 'baseUrl' | 'c
     }
   }
   return config as Required<Pick<Config, 'baseUrl' | 'clientId' | 'clientSecret'>> & Config;
+}
+
+/** A URL's user and password hidden, for messages: `redis://user:pw@host` → `redis://(hidden)@host`. */
+function withoutCredentials(url: string): string {
+  return url.replace(/^([a-z][a-z0-9+.-]*:\/\/)[^/@]*@/i, '$1(hidden)@');
 }
 
 function kebab(s: string): string {

@@ -10,6 +10,8 @@ import { ConfigError } from '../shared/exit-codes.js';
 export interface ResolvedGroups {
   level: 'organisation' | 'group';
   groups: Group[];
+  /** Every group id the credential reaches, when the API lists them (a `--groups` slice is part of it). */
+  reachable?: number[];
 }
 
 export async function resolveGroups(client: PerksClient, groupIds: number[] | undefined): Promise<ResolvedGroups> {
@@ -20,16 +22,16 @@ export async function resolveGroups(client: PerksClient, groupIds: number[] | un
       const found = listed?.find((g) => g.id === id) ?? (await client.call('getGroup', { group: id }));
       groups.push(found);
     }
-    return { level: 'organisation', groups };
+    return { level: 'organisation', groups, reachable: listed?.map((g) => g.id) };
   }
   try {
     const group = await client.call('getGroup');
-    return { level: 'group', groups: [group] };
+    return { level: 'group', groups: [group], reachable: [group.id] };
   } catch (err) {
     if (!(err instanceof ApiError) || (err.kind !== 'validation' && err.kind !== 'client')) throw err;
     const groups = await client.call('listGroups');
     if (!groups.length) throw new ConfigError('the credential reaches no group: check PERKS_GROUP_IDS and the credential');
-    return { level: 'organisation', groups };
+    return { level: 'organisation', groups, reachable: groups.map((g) => g.id) };
   }
 }
 

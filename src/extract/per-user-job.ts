@@ -12,6 +12,7 @@ import { addCommit, newTally, type GroupTally } from './result.js';
 import { StateWriter, type PerUserState } from './state.js';
 import { fingerprint, selectUsers, type CurrentUser } from './user-selection.js';
 import { currentUsers } from './current-users.js';
+import { inShard, perUserStateKey, readPerUserState } from './shard.js';
 import { UserCredit } from '../resources/credit.js';
 import type { PartitionWrite } from './landing.js';
 
@@ -21,12 +22,13 @@ const BATCH_USERS = 200;
 export async function runPerUserGroup(ctx: RunContext, def: PerUserStream, g: GroupInfo, budgetCalls: number): Promise<GroupTally> {
   const tally = newTally(g.id);
   const key = String(g.id);
-  const state = new StateWriter<PerUserState>(ctx.state, def.name, key, (await ctx.state.read<PerUserState>(def.name, key)) ?? { users: {} });
+  // Sharded: this worker's users only, its own state file, the refreshes of every shard (shard.ts).
+  const state = new StateWriter<PerUserState>(ctx.state, def.name, perUserStateKey(g.id, ctx.options.shard), await readPerUserState(ctx, def.name, g.id));
   if (ctx.options.fullRefresh) state.value.users = {};
   const upper = ctx.now.toISOString().slice(0, 10);
   if (state.value.pass?.upper !== upper) state.value.pass = { upper, done: [] };
 
-  const users = await currentUsers(ctx.outDir, g.id);
+  const users = (await currentUsers(ctx.outDir, g.id)).filter((u) => inShard(u.id, ctx.options.shard));
   const byId = new Map(users.map((u) => [u.id, u]));
   const activity = activityOf(ctx, g.id);
   const active = new Set<number>(activity.ids);

@@ -8,6 +8,7 @@ import type { Group } from '../resources/group.js';
 import type { Landing } from './landing.js';
 import type { StateStore } from './state.js';
 import type { StreamName } from './define.js';
+import type { Shard } from './shard.js';
 
 export interface ExtractOptions {
   /** Streams to run (and what they need); all when absent. */
@@ -28,6 +29,15 @@ export interface ExtractOptions {
   now?: Date;
   /** Windows or users in flight at once per stream. */
   concurrency?: number;
+  /** This worker's share of the per-user work (`--shard K/N`); shard 1 also lands the other streams. */
+  shard?: Shard;
+  /** How long shards 2..N wait for shard 1's hand-off (minutes). */
+  shardWaitMinutes?: number;
+  /**
+   * The groups were named on the command line (`--groups`): this worker is one slice of the
+   * organisation, and lands the organisation-wide streams (offers) only if it holds the lowest group id.
+   */
+  groupSlice?: boolean;
 }
 
 export interface GroupInfo {
@@ -51,13 +61,17 @@ export interface RunContext {
   client: PerksClient;
   outDir: string;
   now: Date;
-  options: Required<Pick<ExtractOptions, 'budgetMinutes' | 'maxAgeDays' | 'quarantineThreshold' | 'concurrency'>> & ExtractOptions;
+  options: Required<Pick<ExtractOptions, 'budgetMinutes' | 'maxAgeDays' | 'quarantineThreshold' | 'concurrency' | 'shardWaitMinutes'>> & ExtractOptions;
   groups: GroupInfo[];
   level: 'organisation' | 'group';
   landing: Landing;
   state: StateStore;
   /** Lower-cased emails and user ids seen active (orders, redemptions) in this run's windows, per group. */
   activity: Map<number, { emails: Set<string>; ids: Set<number> }>;
+  /** Sharded runs: shard 1's hand-off written, or shard 2..N's awaited (once per run). */
+  handoff?: Promise<void>;
+  /** This worker lands the organisation-wide streams (offers). */
+  leadsOrganisation: boolean;
   emit: (e: Event) => void;
 }
 

@@ -15,13 +15,15 @@ import type { Landing } from './landing.js';
 import { runPerUserGroup } from './per-user-job.js';
 import { forEachLimit } from './pool.js';
 import type { Event, ExtractOptions, GroupInfo, RunContext } from './run-context.js';
-import type { GroupTally, StreamResult } from './result.js';
+import { newTally, type GroupTally, type StreamResult } from './result.js';
 import { runSnapshot } from './snapshot-job.js';
 import type { StateStore } from './state.js';
 import { runWindowedGroup } from './windowed-job.js';
 import { localDay } from './windows.js';
 import { currentUsers } from './current-users.js';
 import { planExtract, type PlanRow } from './plan.js';
+import { awaitHandoff, writeHandoff } from './handoff.js';
+import { landsSharedStreams, shardLabel } from './shard.js';
 
 export interface ExtractDeps {
   client: PerksClient;
@@ -47,6 +49,8 @@ export interface ExtractResult {
   quarantined: number;
   /** With --plan: what the run would do; nothing was extracted. */
   plan?: PlanRow[];
+  /** `--shard K/N`: this worker's share of the per-user work. */
+  shard?: string;
 }
 
 function emptyResult(ctx: RunContext, started: number): ExtractResult {
@@ -66,7 +70,7 @@ function emptyResult(ctx: RunContext, started: number): ExtractResult {
   };
 }
 
-export const DEFAULTS = { budgetMinutes: 30, maxAgeDays: 7, quarantineThreshold: 0.001, concurrency: 4 };
+export const DEFAULTS = { budgetMinutes: 30, maxAgeDays: 7, quarantineThreshold: 0.001, concurrency: 4, shardWaitMinutes: 120 };
 
 export function newRunId(now = new Date()): string {
   return `${now.toISOString().replace(/[-:]/g, '').replace(/\.\d+Z$/, 'Z')}-${randomBytes(3).toString('hex')}`;
@@ -107,6 +111,7 @@ export async function runExtract(config: Config, options: ExtractOptions, deps: 
     landing: deps.landing,
     state: deps.state,
     activity: new Map(),
+    leadsOrganisation: leadsOrganisation(options, groups, resolved.reachable),
     emit,
   };
   if (options.planOnly) {
@@ -120,6 +125,12 @@ export async function runExtract(config: Config, options: ExtractOptions, deps: 
   for (const def of selectStreams(options.streams)) {
     if (failed) {
       results.push({ name: def.name, status: 'skipped', groups: [], rows: 0, rejected: 0, calls: 0, retries: 0, throttled: 0, ms: 0 });
+      continue;
+    }
+    const elsewhere = landedElsewhere(ctx, def);
+    if (elsewhere) {
+      results.push({ name: def.name, status: 'skipped', groups: [{ ...newTally(), notes: [elsewhere] }], rows: 0, rejected: 0, calls: 0, retries: 0, throttled: 0, ms: 0 });
+      emit({ event: 'stream_skipped', stream: def.name, message: elsewhere });
       continue;
     }
     const result = await runStream(ctx, def);
@@ -144,7 +155,27 @@ export async function runExtract(config: Config, options: ExtractOptions, deps: 
     api,
     limiterUtilisation: Math.round((api.callsPerMinute / config.rateLimit) * 1000) / 1000,
     quarantined,
+    shard: options.shard ? shardLabel(options.shard) : undefined,
   };
+}
+
+/**
+ * A worker that is one of several lands only its share: shards 2..N only the per-user streams, and
+ * the organisation-wide streams (offers) only the worker holding the organisation's lowest group id.
+ * Why a stream is not landed here, or undefined when it is.
+ */
+function landedElsewhere(ctx: RunContext, def: StreamDefinition): string | undefined {
+  const shard = ctx.options.shard;
+  if (def.kind !== 'per-user' && !landsSharedStreams(shard)) return `landed by shard 1/${shard!.count} (this is shard ${shardLabel(shard!)})`;
+  if (def.kind === 'snapshot' && def.scope === 'organisation' && def.name !== 'groups' && !ctx.leadsOrganisation) {
+    return 'organisation-wide: landed by the --groups worker holding the lowest group id';
+  }
+  return undefined;
+}
+
+function leadsOrganisation(options: ExtractOptions, groups: GroupInfo[], reachable: number[] | undefined): boolean {
+  if (!options.groupSlice || !reachable?.length) return true;
+  return groups.some((g) => g.id === Math.min(...reachable));
 }
 
 async function runStream(ctx: RunContext, def: StreamDefinition): Promise<StreamResult> {
@@ -161,6 +192,8 @@ async function runStream(ctx: RunContext, def: StreamDefinition): Promise<Stream
     } else if (def.kind === 'windowed') {
       await forEachLimit(ctx.groups, ctx.options.concurrency, async (g) => void tallies.push(await runWindowedGroup(ctx, def, g)));
     } else {
+      const shard = ctx.options.shard;
+      if (shard) await (ctx.handoff ??= landsSharedStreams(shard) ? writeHandoff(ctx) : awaitHandoff(ctx));
       const budgets = await perUserBudgets(ctx);
       for (const g of ctx.groups) tallies.push(await runPerUserGroup(ctx, def, g, budgets.get(g.id) ?? 0));
     }
@@ -185,9 +218,12 @@ async function runStream(ctx: RunContext, def: StreamDefinition): Promise<Stream
   return result;
 }
 
-/** Splits the per-user call budget: half per per-user stream, then by each group's share of users. */
+/**
+ * Splits the per-user call budget: half per per-user stream, then by each group's share of users. The
+ * N shards of a round share one credential's rate, so each gets 1/N of it.
+ */
 async function perUserBudgets(ctx: RunContext): Promise<Map<number, number>> {
-  const perStream = Math.floor((ctx.options.budgetMinutes * ctx.client.limiter.currentRate) / 2);
+  const perStream = Math.floor((ctx.options.budgetMinutes * ctx.client.limiter.currentRate) / 2 / (ctx.options.shard?.count ?? 1));
   const counts = await Promise.all(ctx.groups.map(async (g) => [g.id, (await currentUsers(ctx.outDir, g.id)).length] as const));
   const total = counts.reduce((n, [, c]) => n + c, 0) || 1;
   return new Map(counts.map(([id, c]) => [id, Math.ceil((perStream * c) / total)]));

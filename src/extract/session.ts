@@ -1,28 +1,32 @@
 /**
- * One extract run over the output directory: takes the lock, clears what killed runs left behind,
- * runs the streams, writes the run manifest, releases the lock.
+ * One extract run over the output directory: takes the lock of what it writes (work-lock.ts), clears
+ * what killed runs left behind, runs the streams, writes the run manifest, releases the lock.
  */
 import { resolve } from 'node:path';
 import { clientFromConfig, type PerksClient } from '../api/index.js';
 import type { Config } from '../config/index.js';
-import { acquireLock, cleanTemporaryFiles, runsRoot, StateStore as LakeStateStore, writeJsonAtomic } from '../lake/index.js';
+import { cleanTemporaryFiles, lockPath, runsRoot, StateStore as LakeStateStore, writeJsonAtomic } from '../lake/index.js';
 import { lakeLanding } from './lake-landing.js';
 import type { Event, ExtractOptions } from './run-context.js';
 import { newRunId, runExtract, type ExtractResult } from './runner.js';
+import { acquireWorkLock, assertNoOverlap, isWholeScope, type WorkScope } from './work-lock.js';
 
 export interface ExtractSessionOptions extends ExtractOptions {
   client?: PerksClient;
   emit?: (e: Event) => void;
-  /** Take the output directory's lock (a caller that already holds it passes false). */
+  /** Take the output directory's lock (a caller that already holds the whole directory's lock passes false). */
   lock?: boolean;
 }
 
 export async function extract(config: Config, options: ExtractSessionOptions = {}): Promise<ExtractResult & { manifest: string }> {
   const outDir = resolve(config.output);
-  const lock = options.lock === false ? undefined : await acquireLock(outDir);
+  const scope: WorkScope = { groups: options.groupSlice ? config.groupIds : undefined, shard: options.shard };
+  const lock = options.lock === false ? undefined : await acquireWorkLock(outDir, scope);
+  if (!lock) await assertNoOverlap(outDir, scope, lockPath(outDir));
   const client = options.client ?? clientFromConfig(config);
   try {
-    await cleanTemporaryFiles(outDir);
+    // Other workers of the round may be writing right now: only a whole-directory run may sweep.
+    if (isWholeScope(scope)) await cleanTemporaryFiles(outDir);
     const now = options.now ?? new Date();
     const runId = newRunId(now);
     const landing = lakeLanding(outDir, runId, now);

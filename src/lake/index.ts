@@ -9,7 +9,7 @@ export { writeJsonAtomic, writeFileAtomic, type AtomicWriteOptions } from './ato
 export { StateStore } from './state-store.js';
 export { writeRunManifest, runManifestPath } from './run-manifest.js';
 export { quarantineRecord, quarantineFile, issuesOf, type QuarantineEntry, type QuarantineIssue, type QuarantineReason } from './quarantine.js';
-export { acquireLock, lockPath, type Lock, type LockHolder, type LockOptions } from './lock.js';
+export { acquireLock, lockPath, pidAlive, type Lock, type LockHolder, type LockOptions } from './lock.js';
 export { cleanTemporaryFiles } from './temp-files.js';
 export { lakeRoot, stateRoot, runsRoot, quarantineRoot, partitionDir, safeSegment } from './paths.js';
 export * from './errors.js';
