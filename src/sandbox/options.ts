@@ -41,9 +41,11 @@ export interface Faults {
   revokeTokenEvery: number;
   /** Retry-After (seconds) on 429s instead of the computed wait (0: computed). */
   retryAfter: number;
+  /** Fraction of listed records that drift: a wrong type, an unknown field, numbers as strings, nulls left out (http/drift.ts). */
+  driftRate: number;
 }
 
-export const NO_FAULTS: Faults = { errorRate: 0, latencyMs: 0, hangRate: 0, truncateRate: 0, revokeTokenEvery: 0, retryAfter: 0 };
+export const NO_FAULTS: Faults = { errorRate: 0, latencyMs: 0, hangRate: 0, truncateRate: 0, revokeTokenEvery: 0, retryAfter: 0, driftRate: 0 };
 
 const rate = z.number().min(0).max(1);
 export const FaultsSchema = z
@@ -54,6 +56,7 @@ export const FaultsSchema = z
     truncateRate: rate,
     revokeTokenEvery: z.int().min(0),
     retryAfter: z.int().min(0),
+    driftRate: rate,
   })
   .partial()
   .strict();

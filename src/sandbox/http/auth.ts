@@ -78,11 +78,11 @@ export class TokenService {
     return { clientId: cred.client_id, kind: cred.kind, groupIds: cred.groupIds, jti: payload.jti };
   }
 
-  /** Counts a call served with the token; revokes it once it has served `revokeEvery` calls (fault injection). */
+  /** Counts a call served with the token; revokes it once it has served `revokeEvery` calls (fault injection); true when it did just now. */
   noteUse(principal: Principal, revokeEvery: number): boolean {
     const n = (this.uses.get(principal.jti) ?? 0) + 1;
     this.uses.set(principal.jti, n);
-    if (revokeEvery > 0 && n >= revokeEvery) {
+    if (revokeEvery > 0 && n >= revokeEvery && !this.revoked.has(principal.jti)) {
       this.revoked.add(principal.jti);
       return true;
     }

@@ -1,16 +1,21 @@
 /**
  * Fault injection for reliability tests: added latency, 5xx answers, requests never answered,
- * bodies cut mid-way. Draws come from a seeded stream, so a run with the same calls sees the same faults.
+ * bodies cut mid-way, records that drift. Draws come from a seeded stream, so a run with the same calls
+ * sees the same faults (drift depends on the record itself: see drift.ts).
  */
 import { NO_FAULTS, FaultsSchema, type Faults } from '../options.js';
 import { ApiError, HungRequest } from '../errors.js';
 import { createRng, type Rng } from '../prng.js';
+import { driftData, emptyDriftCounts, type DriftCounts } from './drift.js';
 
 export interface FaultCounts {
   errors: number;
   hangs: number;
   truncations: number;
+  /** Distinct tokens revoked by revokeTokenEvery. */
   revocations: number;
+  /** Records drifted, per kind. */
+  drift: DriftCounts;
 }
 
 const ERROR_STATUSES = [500, 502, 503] as const;
@@ -18,10 +23,13 @@ const ERROR_MESSAGES: Record<number, string> = { 500: 'Server Error', 502: 'Bad 
 
 export class FaultInjector {
   current: Faults;
-  readonly counts: FaultCounts = { errors: 0, hangs: 0, truncations: 0, revocations: 0 };
+  readonly counts: FaultCounts = { errors: 0, hangs: 0, truncations: 0, revocations: 0, drift: emptyDriftCounts() };
   private readonly rng: Rng;
 
-  constructor(seed: number, initial: Partial<Faults>) {
+  constructor(
+    private readonly seed: number,
+    initial: Partial<Faults>,
+  ) {
     this.rng = createRng(seed, 'faults');
     this.current = { ...NO_FAULTS, ...FaultsSchema.parse(initial) };
   }
@@ -45,6 +53,11 @@ export class FaultInjector {
       const status = ERROR_STATUSES[Math.floor(this.rng.next() * ERROR_STATUSES.length)];
       throw new ApiError('injected_fault', status, ERROR_MESSAGES[status]);
     }
+  }
+
+  /** A listing's data with some records drifted (driftRate), in place. */
+  drift(operation: string, data: unknown): void {
+    driftData(this.seed, operation, data, this.current.driftRate, this.counts.drift);
   }
 
   /** A successful body, or its first half when the draw says to cut it. */

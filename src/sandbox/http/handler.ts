@@ -89,6 +89,7 @@ async function serve(e: Engine, req: Request, url: URL, seen: (id: unknown) => v
   const result = await handlers[match.name as Exclude<OperationName, 'token'>]({
     state: e.state, world: e.state.world, name: match.name, params: match.params, body, principal, group, origin, pathUrl: `${origin}${url.pathname}`,
   });
+  e.faults.drift(match.name, result.data);
   const status = result.status ?? 200;
   const envelope = { status, timestamp: e.state.world.clock.stamp(), ...(result.page ? { current_page: result.page.current_page } : {}), data: result.data, ...result.page };
   const headers = { 'X-RateLimit-Limit': String(verdict.limit), 'X-RateLimit-Remaining': String(verdict.remaining) };

@@ -75,7 +75,7 @@ export class StatsRecorder {
       throttled: this.throttled,
       throttledByClient: copy(this.throttledByClient),
       statuses: copy(this.statuses),
-      faults: { ...faults },
+      faults: { ...faults, drift: { ...faults.drift } },
       interactionsStored,
     };
   }
