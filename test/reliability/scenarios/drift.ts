@@ -1,0 +1,129 @@
+/**
+ * 6. Data drift: the sandbox's `driftRate` fault changes some listed records (a wrong type, an unknown
+ * field, numbers as strings, nulls left out). A run with drift is compared with a run without:
+ * the wrong-typed records are quarantined and counted, the unknown fields are counted, everything
+ * else lands with exactly the values of the run without drift.
+ */
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { extract } from '../../../src/extract/index.js';
+import { withLakeConnection } from '../../../src/lake/index.js';
+import type { Sandbox } from '../../../src/sandbox/index.js';
+import { orgConfig, withSandbox } from '../../support/sandbox.js';
+import { withScratch } from '../../support/scratch.js';
+import { row, type Row, type ScenarioOptions } from '../table.js';
+
+const TODAY = '2026-11-22';
+const NOW = new Date(`${TODAY}T12:00:00Z`);
+const START = '2026-10-15';
+
+/** Each stream's record key, and the user a record belongs to (a quarantined user's records are never asked for). */
+const STREAMS: Record<string, { key: string; user?: string; drop?: string[] }> = {
+  users: { key: 'id', user: 'id' },
+  offers: { key: 'id' },
+  orders: { key: 'order_id' },
+  redemption_stats: { key: "window_start::VARCHAR || '/' || id", user: 'id' },
+  credit: { key: 'user_id', user: 'user_id', drop: ['credits'] },
+  interactions: { key: 'id', user: 'user_id' },
+};
+
+export async function driftScenario(o: ScenarioOptions & { rates: number[] }): Promise<Row[]> {
+  const rows: Row[] = [];
+  for (const rate of o.rates) {
+    rows.push(await withSandbox({ seed: 21, today: TODAY }, (sandbox) => withScratch('drift', (scratch) => driftRun(sandbox, scratch.dir('clean'), scratch.dir('drift'), rate))));
+  }
+  return rows;
+}
+
+async function driftRun(sandbox: Sandbox, cleanDir: string, driftDir: string, rate: number): Promise<Row> {
+  const problems: string[] = [];
+  const clean = await extract(orgConfig(sandbox, cleanDir, { PERKS_START_DATE: START }), { now: NOW });
+  sandbox.setFaults({ driftRate: rate });
+  const before = { ...sandbox.stats().faults.drift };
+  const drifted = await extract(orgConfig(sandbox, driftDir, { PERKS_START_DATE: START }), { now: NOW });
+  const after = sandbox.stats().faults.drift;
+  sandbox.setFaults({ driftRate: 0 });
+  const injected = Object.fromEntries(Object.entries(after).map(([k, v]) => [k, v - before[k as keyof typeof before]])) as typeof after;
+  if (clean.exitCode !== 0) problems.push(`the run without drift exited ${clean.exitCode}`);
+  if (drifted.status !== 'success') problems.push(`the run with drift failed: ${drifted.streams.find((s) => s.error)?.error}`);
+
+  const quarantined = quarantinedRecords(driftDir);
+  const quarantinedUsers = new Set((quarantined.get('users') ?? []).map((r) => String(r.id)));
+  const unknown = unknownFieldCount(drifted.manifest, 'drift_note');
+  const totalQuarantined = [...quarantined.values()].reduce((n, l) => n + l.length, 0);
+  if (totalQuarantined !== injected.wrongType) problems.push(`quarantined ${totalQuarantined} records, ${injected.wrongType} were given a wrong type`);
+  if (drifted.quarantined !== injected.wrongType) problems.push(`the run counted ${drifted.quarantined} quarantined, ${injected.wrongType} injected`);
+  if (unknown !== injected.unknownField) problems.push(`the manifest counts ${unknown} unknown drift_note fields, ${injected.unknownField} injected`);
+
+  let changed = 0;
+  let lost = 0;
+  for (const [stream, spec] of Object.entries(STREAMS)) {
+    const base = await streamRows(cleanDir, stream, spec);
+    const got = await streamRows(driftDir, stream, spec);
+    const extra = [...got.keys()].filter((k) => !base.has(k));
+    const differ = [...got].filter(([k, v]) => base.has(k) && base.get(k)!.json !== v.json);
+    const ofQuarantinedUsers = spec.user && stream !== 'users' ? [...base.values()].filter((r) => quarantinedUsers.has(r.user)).length : 0;
+    const direct = stream === 'credit' ? 0 : (quarantined.get(stream)?.length ?? 0);
+    const missing = base.size - got.size - ofQuarantinedUsers - direct;
+    changed += differ.length + extra.length;
+    lost += Math.abs(missing);
+    if (extra.length || differ.length || missing) {
+      problems.push(`${stream}: ${extra.length} rows not in the run without drift, ${differ.length} with other values (e.g. ${differ[0]?.[1].json.slice(0, 160)}), ${missing} missing beyond the quarantined`);
+    }
+  }
+  // Credit items: those of quarantined users were never asked for; the quarantined items are the only others missing.
+  const creditItems = async (dir: string) =>
+    withLakeConnection(async (c) => {
+      const r = await c.runAndReadAll(`SELECT user_id::VARCHAR AS u, len(credits)::BIGINT AS n FROM read_parquet($g)`, { g: join(dir, 'lake', 'credit', '**', '*.parquet') });
+      return r.getRowObjectsJS().reduce((n, x) => n + (quarantinedUsers.has(String(x.u)) ? 0 : Number(x.n)), 0);
+    });
+  const itemsLost = (await creditItems(cleanDir)) - (await creditItems(driftDir)) - (quarantined.get('credit')?.length ?? 0);
+  if (itemsLost !== 0) problems.push(`credit: ${itemsLost} credit items missing beyond the quarantined ones`);
+
+  const all = Object.values(injected).reduce((a, b) => a + b, 0);
+  return row(
+    `data drift at ${rate * 100}% of records`,
+    all,
+    problems,
+    `${all} drifted (wrong type ${injected.wrongType}, unknown field ${injected.unknownField}, numbers as strings ${injected.numbersAsStrings}, nulls left out ${injected.missingFields}): quarantined ${totalQuarantined}/${injected.wrongType}, unknown fields counted ${unknown}/${injected.unknownField}, values changed ${changed}, lost ${lost + Math.abs(itemsLost)}, exit ${drifted.exitCode}`,
+  );
+}
+
+/** The raw records of each stream's quarantine files. */
+function quarantinedRecords(outDir: string): Map<string, Record<string, unknown>[]> {
+  const out = new Map<string, Record<string, unknown>[]>();
+  const root = join(outDir, 'quarantine');
+  let streams: string[] = [];
+  try {
+    streams = readdirSync(root);
+  } catch {
+    return out;
+  }
+  for (const stream of streams) {
+    const records = readdirSync(join(root, stream)).flatMap((f) =>
+      readFileSync(join(root, stream, f), 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l).record as Record<string, unknown>),
+    );
+    out.set(stream, records);
+  }
+  return out;
+}
+
+function unknownFieldCount(manifest: string, field: string): number {
+  const fields = (JSON.parse(readFileSync(manifest, 'utf8')).unknownFields ?? {}) as Record<string, Record<string, number>>;
+  let n = 0;
+  for (const perStream of Object.values(fields)) for (const [path, count] of Object.entries(perStream)) if (path.endsWith(field)) n += count;
+  return n;
+}
+
+/** key → the row's values as JSON (without the run's own columns), and its user. */
+async function streamRows(outDir: string, stream: string, spec: (typeof STREAMS)[string]): Promise<Map<string, { json: string; user: string }>> {
+  const drop = ['_extracted_at', '_run_id', ...(spec.drop ?? [])].join(', ');
+  return withLakeConnection(async (c) => {
+    const r = await c.runAndReadAll(
+      `SELECT (${spec.key})::VARCHAR AS k, ${spec.user ? `${spec.user}::VARCHAR` : 'NULL'} AS u, to_json(t)::VARCHAR AS j
+       FROM (SELECT * EXCLUDE (${drop}) FROM read_parquet($g, hive_partitioning = true, union_by_name = true)) t`,
+      { g: join(outDir, 'lake', stream, '**', '*.parquet') },
+    );
+    return new Map(r.getRowObjectsJS().map((x) => [String(x.k), { json: String(x.j), user: String(x.u) }]));
+  });
+}

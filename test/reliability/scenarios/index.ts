@@ -1,0 +1,10 @@
+/** The suite's scenarios in the order, each with its default and --long counts. */
+import { CRASH_POINTS } from '../../../src/shared/crash-points.js';
+import type { Scenario } from '../table.js';
+import { crashScenario } from './crash.js';
+import { driftScenario } from './drift.js';
+
+export const SCENARIOS: Record<string, Scenario> = {
+  crash: (o) => crashScenario({ ...o, kills: o.long ? 50 : 30, points: CRASH_POINTS }),
+  drift: (o) => driftScenario({ ...o, rates: o.long ? [0.02, 0.1, 0.3] : [0.05, 0.2] }),
+};

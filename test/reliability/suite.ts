@@ -1,0 +1,49 @@
+/**
+ * `npm run reliability [-- --long] [--only crash,faults] [--seed N]`: every scenario against the sandbox
+ * over real HTTP and real files, then one table: scenario, runs, outcome, figure. Exit code 1 when a
+ * figure misses its goal. The fast counts also run in `npm test` (test/reliability/*.test.ts).
+ */
+import { formatTable, row, type Row, type Scenario, type ScenarioOptions } from './table.js';
+import { SCENARIOS } from './scenarios/index.js';
+
+const args = process.argv.slice(2);
+const flag = (name: string) => {
+  const i = args.indexOf(`--${name}`);
+  return i >= 0 ? (args[i + 1] ?? '') : undefined;
+};
+const unknown = args.filter((a, i) => a.startsWith('--') && !['--long', '--only', '--seed'].includes(a) && !['--only', '--seed'].includes(args[i - 1] ?? ''));
+if (unknown.length) {
+  process.stderr.write(`reliability: unknown option ${unknown[0]}; use --long, --only <names>, --seed <n>\n`);
+  process.exit(2);
+}
+const only = flag('only')?.split(',').filter(Boolean);
+for (const name of only ?? []) {
+  if (!(name in SCENARIOS)) {
+    process.stderr.write(`reliability: unknown scenario "${name}"; known: ${Object.keys(SCENARIOS).join(', ')}\n`);
+    process.exit(2);
+  }
+}
+const seed = flag('seed') !== undefined ? Number(flag('seed')) : Date.now() % 1_000_000;
+const options: ScenarioOptions = {
+  long: args.includes('--long'),
+  seed,
+  log: (line) => process.stderr.write(`  ${line}\n`),
+};
+
+const rows: Row[] = [];
+const started = Date.now();
+process.stderr.write(`reliability suite (${options.long ? 'long' : 'default'} counts, seed ${seed})\n`);
+for (const [name, scenario] of Object.entries(SCENARIOS) as [string, Scenario][]) {
+  if (only && !only.includes(name)) continue;
+  const t = Date.now();
+  process.stderr.write(`${name}…\n`);
+  try {
+    rows.push(...(await scenario(options)));
+  } catch (err) {
+    rows.push(row(name, 0, [`the scenario itself failed: ${(err as Error).stack ?? String(err)}`], 'did not finish'));
+  }
+  process.stderr.write(`${name}: ${((Date.now() - t) / 1000).toFixed(1)} s\n`);
+}
+process.stdout.write(formatTable(rows));
+process.stdout.write(`\n${rows.filter((r) => r.ok).length}/${rows.length} at goal in ${((Date.now() - started) / 1000).toFixed(0)} s (seed ${seed})\n`);
+process.exitCode = rows.every((r) => r.ok) ? 0 : 1;

@@ -1,0 +1,36 @@
+/** The suite's result rows and the one table it prints: scenario, runs, outcome, figure. */
+export interface Row {
+  scenario: string;
+  /** How many runs (or cases, or generated inputs) the figure is over. */
+  runs: number;
+  ok: boolean;
+  figure: string;
+  /** What went wrong, one line each, when not ok (printed under the table). */
+  problems?: string[];
+}
+
+export interface ScenarioOptions {
+  /** The larger counts of `npm run reliability -- --long`. */
+  long: boolean;
+  /** Progress lines (the suite prints them on stderr; tests stay quiet). */
+  log: (line: string) => void;
+  /** Seed of the random moments and splits, printed so a failure can be replayed. */
+  seed: number;
+}
+
+export type Scenario = (options: ScenarioOptions) => Promise<Row[]>;
+
+export function row(scenario: string, runs: number, problems: string[], figure: string): Row {
+  return { scenario, runs, ok: problems.length === 0, figure, ...(problems.length ? { problems } : {}) };
+}
+
+export function formatTable(rows: Row[]): string {
+  const head = ['scenario', 'runs', 'outcome', 'figure'];
+  const cells = rows.map((r) => [r.scenario, String(r.runs), r.ok ? 'pass' : 'FAIL', r.figure]);
+  const width = head.map((h, i) => Math.max(h.length, ...cells.map((c) => c[i].length)));
+  const line = (c: string[]) => `| ${c.map((v, i) => (i === 1 ? v.padStart(width[i]) : v.padEnd(width[i]))).join(' | ')} |`;
+  const rule = `|${width.map((w, i) => (i === 1 ? `${'-'.repeat(w + 1)}:` : '-'.repeat(w + 2))).join('|')}|`;
+  const out = [line(head), rule, ...cells.map(line)];
+  for (const r of rows) for (const p of r.problems ?? []) out.push(`  ${r.scenario}: ${p}`);
+  return `${out.join('\n')}\n`;
+}

@@ -1,0 +1,77 @@
+/**
+ * The `perks` command line as a child process: a clean environment (PATH, HOME, TMPDIR and what the
+ * caller gives, never the developer's own PERKS_* values), its output, exit code or signal, and time.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { join, resolve } from 'node:path';
+
+export const ROOT = resolve(import.meta.dirname, '..', '..');
+export const PERKS = join(ROOT, 'bin', 'perks.mjs');
+
+export interface CliResult {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  stdout: string;
+  stderr: string;
+  ms: number;
+}
+
+export interface RunningCli {
+  child: ChildProcess;
+  /** Resolves when the process has exited (killed or not). */
+  done: Promise<CliResult>;
+  /** Resolves when stderr or stdout has shown `text` (e.g. a progress event), or the process ended. */
+  saw(text: string): Promise<boolean>;
+}
+
+export function baseEnv(extra: Record<string, string> = {}): Record<string, string> {
+  const keep = ['PATH', 'HOME', 'TMPDIR', 'LANG'];
+  const env: Record<string, string> = {};
+  for (const k of keep) if (process.env[k] !== undefined) env[k] = process.env[k]!;
+  return { ...env, ...extra };
+}
+
+export function startCli(args: string[], env: Record<string, string>, options: { cwd?: string } = {}): RunningCli {
+  const started = Date.now();
+  const child = spawn(process.execPath, [PERKS, ...args], { cwd: options.cwd ?? ROOT, env: baseEnv(env), stdio: ['ignore', 'pipe', 'pipe'] });
+  let stdout = '';
+  let stderr = '';
+  const waiters: { text: string; resolve: (seen: boolean) => void }[] = [];
+  const check = () => {
+    for (const w of [...waiters]) {
+      if (stdout.includes(w.text) || stderr.includes(w.text)) {
+        waiters.splice(waiters.indexOf(w), 1);
+        w.resolve(true);
+      }
+    }
+  };
+  child.stdout!.on('data', (d) => ((stdout += d), check()));
+  child.stderr!.on('data', (d) => ((stderr += d), check()));
+  const done = new Promise<CliResult>((resolveDone) => {
+    child.once('close', (code, signal) => {
+      for (const w of waiters.splice(0)) w.resolve(false);
+      resolveDone({ code, signal, stdout, stderr, ms: Date.now() - started });
+    });
+  });
+  const saw = (text: string) =>
+    new Promise<boolean>((res) => {
+      if (stdout.includes(text) || stderr.includes(text)) return res(true);
+      if (child.exitCode !== null || child.signalCode !== null) return res(false);
+      waiters.push({ text, resolve: res });
+    });
+  return { child, done, saw };
+}
+
+/** Runs a command to its end (killed after `timeoutMs`, default 120 s). */
+export async function runCli(args: string[], env: Record<string, string>, options: { cwd?: string; timeoutMs?: number } = {}): Promise<CliResult> {
+  const running = startCli(args, env, options);
+  const timer = setTimeout(() => running.child.kill('SIGKILL'), options.timeoutMs ?? 120_000);
+  try {
+    return await running.done;
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** The non-empty lines a command wrote to stderr. */
+export const stderrLines = (r: CliResult) => r.stderr.split('\n').filter((l) => l.trim() !== '');

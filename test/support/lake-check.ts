@@ -1,0 +1,132 @@
+/**
+ * The lake against the truth: the sandbox's own orders for each group's closed local days, every
+ * stream's current keys (to compare with a reference run), duplicates by each stream's contract,
+ * and the temporary files a run may have left behind.
+ */
+import { readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { dayWindows, localDay } from '../../src/extract/index.js';
+import { withLakeConnection } from '../../src/lake/index.js';
+import type { Sandbox } from '../../src/sandbox/index.js';
+import { lakeOrders, type OrderRow } from '../extract/helpers.js';
+
+export { lakeOrders, type OrderRow };
+
+export interface GroupDays {
+  id: number;
+  timezone: string;
+  /** First local day not closed at the run's start (windows end before it). */
+  upperDay: string;
+}
+
+/** Each sandbox group with its first open local day at `now`. */
+export function groupsAt(sandbox: Sandbox, now: Date): GroupDays[] {
+  return sandbox.world.groups.map((g) => ({ id: g.id, timezone: g.timezone, upperDay: localDay(now, g.timezone) }));
+}
+
+/** The sandbox's orders for each group's local days [from, upperDay), as the lake should hold them. */
+export function ordersTruth(sandbox: Sandbox, groups: GroupDays[], from: string): OrderRow[] {
+  const out: OrderRow[] = [];
+  for (const g of groups) {
+    for (const w of dayWindows(from, g.upperDay, g.timezone)) {
+      for (const o of sandbox.world.ordersOf(g.id, { from: w.start.getTime(), to: w.end.getTime() - 1 })) {
+        out.push({
+          group: g.id,
+          order_date: w.startDay,
+          order_id: o.order_id,
+          order_status: o.status,
+          face_value: (o.face_value / 100).toFixed(2),
+          group_revenue: (o.group_revenue / 100).toFixed(2),
+        });
+      }
+    }
+  }
+  return out.sort((a, b) => a.group - b.group || a.order_id - b.order_id);
+}
+
+/** Rows of `truth` absent from `lake` (by group and order id), and lake rows that differ or are extra. */
+export function compareOrders(lake: OrderRow[], truth: OrderRow[]): { missing: number; wrong: number; duplicated: number } {
+  const key = (r: OrderRow) => `${r.group}/${r.order_id}`;
+  const seen = new Map<string, number>();
+  for (const r of lake) seen.set(key(r), (seen.get(key(r)) ?? 0) + 1);
+  const want = new Map(truth.map((r) => [key(r), JSON.stringify(r)]));
+  const missing = truth.filter((r) => !seen.has(key(r))).length;
+  const wrong = lake.filter((r) => want.get(key(r)) !== JSON.stringify(r)).length;
+  const duplicated = [...seen.values()].reduce((n, c) => n + c - 1, 0);
+  return { missing, wrong, duplicated };
+}
+
+interface StreamKeys {
+  /** The stream's key, as SQL over the stream's rows. */
+  key: string;
+  /** What must be unique: the key, plus the snapshot day or extraction time where the contract allows repeats. */
+  unique: string;
+  /** Rows that are current (latest snapshot), when not all are. */
+  current?: string;
+}
+
+const G = 'organisation_group_id::VARCHAR';
+export const STREAM_KEYS: Record<string, StreamKeys> = {
+  groups: { key: G, unique: `${G}, _snapshot_date::VARCHAR`, current: 'latest' },
+  users: { key: `${G} || '/' || id::VARCHAR`, unique: `${G}, _snapshot_date::VARCHAR, id`, current: 'latest' },
+  offers: { key: 'id::VARCHAR', unique: '_snapshot_date::VARCHAR, id', current: 'latest' },
+  orders: { key: `${G} || '/' || order_id::VARCHAR`, unique: `${G}, order_id` },
+  redemption_stats: { key: `${G} || '/' || window_start::VARCHAR || '/' || id::VARCHAR`, unique: `${G}, window_start::VARCHAR, id` },
+  credit: { key: `${G} || '/' || user_id::VARCHAR`, unique: `${G}, user_id, _extracted_at` },
+  interactions: { key: `${G} || '/' || id::VARCHAR`, unique: `${G}, id, _extracted_at` },
+};
+
+const glob = (outDir: string, stream: string) => join(outDir, 'lake', stream, '**', '*.parquet');
+const hasFiles = (outDir: string, stream: string) => {
+  try {
+    return readdirSync(join(outDir, 'lake', stream), { recursive: true }).some((f) => String(f).endsWith('.parquet'));
+  } catch {
+    return false;
+  }
+};
+
+/** Per stream: its current keys, and how many rows break its uniqueness contract. */
+export async function lakeKeys(outDir: string, streams = Object.keys(STREAM_KEYS)): Promise<Map<string, { keys: Set<string>; duplicated: number }>> {
+  const out = new Map<string, { keys: Set<string>; duplicated: number }>();
+  await withLakeConnection(async (c) => {
+    for (const stream of streams) {
+      const spec = STREAM_KEYS[stream];
+      if (!hasFiles(outDir, stream)) {
+        out.set(stream, { keys: new Set(), duplicated: 0 });
+        continue;
+      }
+      const source = `read_parquet($glob, hive_partitioning = true, union_by_name = true)`;
+      const latest = spec.current ? `WHERE _snapshot_date::VARCHAR = (SELECT max(_snapshot_date::VARCHAR) FROM ${source})` : '';
+      const keys = await c.runAndReadAll(`SELECT DISTINCT ${spec.key} AS k FROM ${source} ${latest}`, { glob: glob(outDir, stream) });
+      const dup = await c.runAndReadAll(`SELECT coalesce(sum(n - 1), 0)::BIGINT AS d FROM (SELECT count(*) AS n FROM ${source} GROUP BY ${spec.unique})`, { glob: glob(outDir, stream) });
+      out.set(stream, { keys: new Set(keys.getRowObjectsJS().map((r) => String(r.k))), duplicated: Number(dup.getRowObjectsJS()[0].d) });
+    }
+  });
+  return out;
+}
+
+/** Keys of `reference` each stream of `actual` lacks, and the duplicates `actual` holds, summed. */
+export function missingAgainst(reference: Map<string, { keys: Set<string> }>, actual: Map<string, { keys: Set<string>; duplicated: number }>) {
+  let missing = 0;
+  let duplicated = 0;
+  const perStream: Record<string, number> = {};
+  for (const [stream, ref] of reference) {
+    const got = actual.get(stream);
+    const lacking = [...ref.keys].filter((k) => !got?.keys.has(k)).length;
+    if (lacking) perStream[stream] = lacking;
+    missing += lacking;
+    duplicated += got?.duplicated ?? 0;
+  }
+  return { missing, duplicated, perStream };
+}
+
+/** Files a run must never leave behind: temporary names (spills, unfinished Parquet, half-written JSON). */
+export function leftovers(outDir: string): string[] {
+  let names: string[];
+  try {
+    names = readdirSync(outDir, { recursive: true }).map(String);
+  } catch {
+    return [];
+  }
+  return names.filter((n) => n.includes('perks-tmp') || n.includes('.tmp-') || n.endsWith('.tmp') || n.endsWith('.spill'));
+}
