@@ -24,7 +24,7 @@ const READING = new Set<StatementType>([
 ]);
 
 const refused = (what: string) =>
-  new QueryError(`perks sql is read-only: ${what} is refused (the warehouse is rebuilt by \`perks build\`; query it with SELECT)`);
+  new QueryError(`the warehouse is read-only here: ${what} is refused (\`perks build\` rebuilds it; query it with SELECT)`);
 
 /** Runs every statement of `sql` and returns the last one's rows. */
 export async function queryWarehouse(warehouse: string, sql: string): Promise<QueryResult> {
@@ -43,7 +43,7 @@ export async function queryWarehouse(warehouse: string, sql: string): Promise<Qu
         const line = firstLine(err);
         throw /read-only/i.test(line) ? refused('a statement that writes') : new QueryError(`the query failed: ${line}`);
       });
-      if (!READING.has(prepared.statementType)) throw refused(`a ${StatementType[prepared.statementType]} statement`);
+      if (!READING.has(prepared.statementType)) throw refused(StatementType[prepared.statementType]);
       const reader = await prepared.runAndReadAll().catch((err: unknown) => {
         const line = firstLine(err);
         throw /read-only/i.test(line) ? refused('a statement that writes') : new QueryError(`the query failed: ${line}`);

@@ -1,0 +1,27 @@
+/** Shared by the transform tests: a read of a warehouse or Parquet file, and what a folder holds. */
+import { readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { DuckDBInstance } from '@duckdb/node-api';
+
+export const ROOT = join(import.meta.dirname, '..', '..');
+export const AS_OF = '2026-04-01';
+
+/** Rows of a query, JSON-safe (BIGINT and DECIMAL as strings, dates as YYYY-MM-DD). */
+export async function query(database: string, sql: string): Promise<Record<string, unknown>[]> {
+  const db = await DuckDBInstance.create(database, database === ':memory:' ? {} : { access_mode: 'READ_ONLY' });
+  const conn = await db.connect();
+  try {
+    await conn.run(`SET TimeZone = 'UTC'`);
+    return (await conn.runAndReadAll(sql)).getRowObjectsJson() as Record<string, unknown>[];
+  } finally {
+    conn.closeSync();
+    db.closeSync();
+  }
+}
+
+/** File names directly in `dir`. */
+export const namesIn = (dir: string): string[] => readdirSync(dir).sort();
+
+/** Leftovers of an unfinished write: temporary files, DuckDB WAL or spill folders. */
+export const temporaries = (dir: string): string[] =>
+  (readdirSync(dir, { recursive: true, encoding: 'utf8' }) as string[]).filter((f) => /\.tmp-|\.wal$|\.spill/.test(f));
