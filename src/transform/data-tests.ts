@@ -88,7 +88,7 @@ export function collectTests(models: Node[], singular: Node[]): DataTest[] {
 /** Runs a test: how many rows it returns and the first three of them. */
 export async function runTest(conn: DuckDBConnection, test: DataTest): Promise<TestOutcome> {
   const reader = await conn.runAndReadAll(
-    `SELECT *, count(*) OVER () AS __failures FROM (${test.sql}\n) LIMIT 3`,
+    `SELECT *, count(*) OVER () AS __failures FROM (${test.sql}\n) ORDER BY ALL LIMIT 3`,
   );
   const rows = reader.getRowObjectsJson() as Record<string, unknown>[];
   const failures = rows.length === 0 ? 0 : Number(rows[0].__failures);

@@ -26,6 +26,12 @@ const READING = new Set<StatementType>([
 const refused = (what: string) =>
   new QueryError(`the warehouse is read-only here: ${what} is refused (\`perks build\` rebuilds it; query it with SELECT)`);
 
+/** DuckDB's own refusal (the database is READ_ONLY) or any other failure, as one line. */
+function failed(err: unknown): never {
+  const line = firstLine(err);
+  throw /read-only/i.test(line) ? refused('a statement that writes') : new QueryError(`the query failed: ${line}`);
+}
+
 /** Runs every statement of `sql` and returns the last one's rows. */
 export async function queryWarehouse(warehouse: string, sql: string): Promise<QueryResult> {
   if (!existsSync(warehouse)) throw new WarehouseMissingError(warehouse);
@@ -37,17 +43,16 @@ export async function queryWarehouse(warehouse: string, sql: string): Promise<Qu
       throw new QueryError(`the query is not valid SQL: ${firstLine(err)}`);
     });
     if (statements.count === 0) throw new QueryError('the query is empty: give one SQL statement, e.g. "SELECT * FROM revenue_monthly"');
-    let result: QueryResult = { columns: [], rows: [] };
+    // every statement is checked before any runs: "SELECT 1; DROP …" runs nothing
+    const prepared = [];
     for (let i = 0; i < statements.count; i++) {
-      const prepared = await statements.prepare(i).catch((err: unknown) => {
-        const line = firstLine(err);
-        throw /read-only/i.test(line) ? refused('a statement that writes') : new QueryError(`the query failed: ${line}`);
-      });
-      if (!READING.has(prepared.statementType)) throw refused(StatementType[prepared.statementType]);
-      const reader = await prepared.runAndReadAll().catch((err: unknown) => {
-        const line = firstLine(err);
-        throw /read-only/i.test(line) ? refused('a statement that writes') : new QueryError(`the query failed: ${line}`);
-      });
+      const statement = await statements.prepare(i).catch(failed);
+      if (!READING.has(statement.statementType)) throw refused(StatementType[statement.statementType]);
+      prepared.push(statement);
+    }
+    let result: QueryResult = { columns: [], rows: [] };
+    for (const statement of prepared) {
+      const reader = await statement.runAndReadAll().catch(failed);
       result = { columns: reader.columnNames(), rows: reader.getRowObjectsJson() as Record<string, unknown>[] };
     }
     return result;

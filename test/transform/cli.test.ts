@@ -1,0 +1,87 @@
+/** `perks build`, `perks sql` and `perks models` as a user runs them: child processes, PERKS_OUTPUT set. */
+import { existsSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, expect, test } from 'vitest';
+import { runCli, stderrLines, type CliResult } from '../support/cli.js';
+import { writeFixtureLake } from './fixture-lake.js';
+import { AS_OF } from './helpers.js';
+
+let outDir: string;
+let build: CliResult;
+const perks = (...args: string[]) => runCli(args, { PERKS_OUTPUT: outDir });
+
+beforeAll(async () => {
+  outDir = await writeFixtureLake();
+  build = await perks('build', '--as-of', AS_OF, '--quiet');
+});
+afterAll(() => rmSync(outDir, { recursive: true, force: true }));
+
+test('perks build builds the warehouse and the marts and says so', () => {
+  expect(build.stderr).toBe('');
+  expect(build.code).toBe(0);
+  expect(build.stdout).toMatch(/^build as of 2026-04-01: \d+ models, \d+ data tests passed, 4 marts exported\n/);
+  expect(existsSync(join(outDir, 'warehouse.duckdb'))).toBe(true);
+  expect(existsSync(join(outDir, 'marts', 'savings_monthly.parquet'))).toBe(true);
+});
+
+test('perks sql answers a query as a table, CSV or JSON', async () => {
+  const sql = "SELECT order_currency, sum(face_value) AS face_value FROM revenue_monthly WHERE month = DATE '2026-03-01' GROUP BY ALL ORDER BY 1";
+  const table = await perks('sql', sql);
+  expect(table.code).toBe(0);
+  expect(table.stdout).toBe(
+    ['order_currency | face_value', '---------------+-----------', 'EUR            | 50.00', 'GBP            | 40.00', 'USD            | 50.00', '(3 rows)', ''].join('\n'),
+  );
+  const csv = await perks('sql', sql, '--format', 'csv');
+  expect(csv.stdout).toBe('order_currency,face_value\nEUR,50.00\nGBP,40.00\nUSD,50.00\n');
+  const json = await perks('sql', sql, '--format', 'json');
+  expect(JSON.parse(json.stdout)).toEqual([
+    { order_currency: 'EUR', face_value: '50.00' },
+    { order_currency: 'GBP', face_value: '40.00' },
+    { order_currency: 'USD', face_value: '50.00' },
+  ]);
+});
+
+test('perks sql refuses to write, with one line and exit code 2, and the warehouse is untouched', async () => {
+  const mtime = statSync(join(outDir, 'warehouse.duckdb')).mtimeMs;
+  for (const write of ['CREATE TABLE x AS SELECT 1', 'DELETE FROM revenue_monthly', "COPY revenue_monthly TO '/tmp/perks-copy.csv'", 'SELECT 1; DROP TABLE stg_orders']) {
+    const r = await perks('sql', write);
+    expect(r.code, write).toBe(2);
+    expect(stderrLines(r), write).toHaveLength(1);
+    expect(r.stderr, write).toMatch(/^perks: the warehouse is read-only here: (CREATE|DELETE|COPY|DROP) is refused/);
+  }
+  expect(statSync(join(outDir, 'warehouse.duckdb')).mtimeMs).toBe(mtime);
+  const count = await perks('sql', 'SELECT count(*) AS n FROM stg_orders', '--format', 'csv');
+  expect(count.stdout).toBe('n\n9\n'); // 10 order rows in the lake, one of them twice
+});
+
+test('perks sql says what is wrong with a bad query or a missing warehouse', async () => {
+  const bad = await perks('sql', 'SELEC 1');
+  expect(bad.code).toBe(2);
+  expect(stderrLines(bad)).toEqual([expect.stringMatching(/^perks: the query is not valid SQL: .*syntax error at or near "SELEC"/)]);
+  const none = await runCli(['sql', 'SELECT 1'], { PERKS_OUTPUT: join(outDir, 'nowhere') });
+  expect(none.code).toBe(2);
+  expect(stderrLines(none)).toEqual([`perks: no warehouse at ${join(outDir, 'nowhere', 'warehouse.duckdb')}: run \`perks build\` first (or set PERKS_OUTPUT to the output folder that holds it)`]);
+});
+
+test('perks models lists every model with grain, columns and dependencies, and writes <out>/docs/models.md', async () => {
+  const r = await perks('models', '--format', 'json');
+  expect(r.code).toBe(0);
+  const docs = JSON.parse(r.stdout) as { name: string; layer: string; grain: string; dependsOn: string[]; columns: { name: string; type: string }[] }[];
+  const revenue = docs.find((d) => d.name === 'revenue_monthly')!;
+  expect(revenue.layer).toBe('marts');
+  expect(revenue.grain).toBe('one row per organisation_group_id, month, order_currency, order_status');
+  expect(revenue.dependsOn).toEqual(['stg_orders']);
+  expect(revenue.columns.slice(0, 5)).toEqual([
+    { name: 'organisation_group_id', type: 'BIGINT' },
+    { name: 'month', type: 'DATE' },
+    { name: 'order_currency', type: 'VARCHAR' },
+    { name: 'order_status', type: 'VARCHAR' },
+    { name: 'orders', type: 'BIGINT' },
+  ]);
+  expect(docs.find((d) => d.name === 'stg_orders')!.dependsOn).toEqual(['lake_orders']);
+  // dependencies come before what reads them
+  const order = docs.map((d) => d.name);
+  expect(order.indexOf('stg_users')).toBeLessThan(order.indexOf('int_orders'));
+  expect(order.indexOf('savings_monthly')).toBeLessThan(order.indexOf('engagement_monthly'));
+  expect(readFileSync(join(outDir, 'docs', 'models.md'), 'utf8')).toContain('## engagement_users');
+});

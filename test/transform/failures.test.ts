@@ -1,0 +1,116 @@
+/**
+ * A broken model, a cycle, a missing reference and a failing data test each stop the build with one
+ * clear line naming the files, and leave the previous warehouse and marts exactly as they were.
+ */
+import { cpSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, beforeEach, expect, test } from 'vitest';
+import { buildWarehouse, ModelGraphError } from '../../src/transform/index.js';
+import { writeFixtureLake } from './fixture-lake.js';
+import { AS_OF, query, ROOT, temporaries } from './helpers.js';
+
+let outDir: string;
+let sqlDir: string;
+let before: { warehouse: string; marts: string };
+
+/** What a reader of the outputs sees: the warehouse's revenue and the bytes of a mart file. */
+const snapshot = async () => ({
+  warehouse: JSON.stringify(await query(join(outDir, 'warehouse.duckdb'), 'SELECT * FROM revenue_monthly ORDER BY ALL')) + statSync(join(outDir, 'warehouse.duckdb')).mtimeMs,
+  marts: readFileSync(join(outDir, 'marts', 'revenue_monthly.parquet')).toString('base64'),
+});
+
+beforeAll(async () => {
+  outDir = await writeFixtureLake();
+  const first = await buildWarehouse({ outDir, asOf: AS_OF });
+  expect(first.ok).toBe(true);
+  before = await snapshot();
+});
+afterAll(() => rmSync(outDir, { recursive: true, force: true }));
+
+beforeEach(() => {
+  // a private copy of the project's models for each test to break
+  sqlDir = join(mkdtempSync(join(tmpdir(), 'perks-sql-')), 'sql');
+  cpSync(join(ROOT, 'sql'), sqlDir, { recursive: true });
+  return () => rmSync(join(sqlDir, '..'), { recursive: true, force: true });
+});
+
+const add = (path: string, sql: string) => writeFileSync(join(sqlDir, path), sql);
+
+async function expectPreviousOutputsKept() {
+  expect(await snapshot()).toEqual(before);
+  expect(temporaries(outDir)).toEqual([]);
+}
+
+test('a broken model fails the build naming the model and its file; later models are skipped; the previous warehouse stays', async () => {
+  add('marts/broken_mart.sql', '-- grain: nothing\nselect no_such_column from stg_orders\n');
+  const result = await buildWarehouse({ outDir, sqlDir, asOf: AS_OF });
+  expect(result.ok).toBe(false);
+  expect(result.error).toMatch(/^model broken_mart \(sql\/marts\/broken_mart\.sql\) failed: Binder Error: .*no_such_column/);
+  expect(result.error).not.toContain('\n');
+  const broken = result.steps.findIndex((s) => s.name === 'broken_mart');
+  expect(result.steps[broken].status).toBe('error');
+  const after = result.steps.slice(broken + 1);
+  expect(after.length).toBeGreaterThan(0);
+  expect(after.every((s) => s.status === 'skipped')).toBe(true);
+  expect(result.marts).toEqual([]);
+  await expectPreviousOutputsKept();
+});
+
+test('a cycle is one line naming every model of the loop and its file', async () => {
+  add('intermediate/int_a.sql', 'select * from int_b\n');
+  add('intermediate/int_b.sql', 'with x as (select * from int_a) select * from x\n');
+  const attempt = buildWarehouse({ outDir, sqlDir, asOf: AS_OF });
+  await expect(attempt).rejects.toThrow(ModelGraphError);
+  await expect(attempt).rejects.toThrow(
+    'cycle between models: int_a (sql/intermediate/int_a.sql) -> int_b (sql/intermediate/int_b.sql) -> int_a (sql/intermediate/int_a.sql)',
+  );
+  await expectPreviousOutputsKept();
+});
+
+test('a reference to a missing model names the file and the name', async () => {
+  add('marts/orphan.sql', 'select * from stg_orders join int_nowhere using (order_id)\n');
+  await expect(buildWarehouse({ outDir, sqlDir, asOf: AS_OF })).rejects.toThrow(
+    'sql/marts/orphan.sql references "int_nowhere", which is neither a model (sql/<layer>/int_nowhere.sql) nor a lake view (lake_<stream>)',
+  );
+  await expectPreviousOutputsKept();
+});
+
+test('a failing data test fails the build with the model, the test and a few offending rows', async () => {
+  // revenue_monthly declares a key it does not have: one row per group only
+  const path = join(sqlDir, 'marts', 'revenue_monthly.sql');
+  writeFileSync(path, readFileSync(path, 'utf8').replace('-- tests:\n', '-- tests:\n--   unique: organisation_group_id\n'));
+  const result = await buildWarehouse({ outDir, sqlDir, asOf: AS_OF });
+  expect(result.ok).toBe(false);
+  expect(result.error).toBe(
+    'data test failed: revenue_monthly · unique(organisation_group_id): 2 offending rows, e.g. {"organisation_group_id":"11","duplicates":"4"}; {"organisation_group_id":"12","duplicates":"3"}',
+  );
+  await expectPreviousOutputsKept();
+});
+
+test('a failing singular test (sql/tests) names its file', async () => {
+  add('../sql/tests/no_refunds.sql', "-- model: revenue_monthly\nselect organisation_group_id, month from revenue_monthly where order_status = 'Refunded'\n");
+  const result = await buildWarehouse({ outDir, sqlDir, asOf: AS_OF });
+  expect(result.error).toBe(
+    'data test failed: revenue_monthly · no_refunds (sql/tests/no_refunds.sql): 1 offending row, e.g. {"organisation_group_id":"11","month":"2026-02-01"}',
+  );
+  await expectPreviousOutputsKept();
+});
+
+test('a model that is not one SELECT is refused before anything runs', async () => {
+  add('staging/stg_bad.sql', 'create table oops as select 1;\n');
+  await expect(buildWarehouse({ outDir, sqlDir, asOf: AS_OF })).rejects.toThrow('sql/staging/stg_bad.sql: a model is one SELECT query');
+  await expectPreviousOutputsKept();
+});
+
+test('an empty lake builds every model as an empty, typed table', async () => {
+  const empty = mkdtempSync(join(tmpdir(), 'perks-empty-'));
+  try {
+    const result = await buildWarehouse({ outDir: empty, asOf: AS_OF });
+    expect(result.error).toBeUndefined();
+    const rows = await query(join(empty, 'warehouse.duckdb'), `SELECT count(*) AS n FROM revenue_monthly`);
+    expect(rows).toEqual([{ n: '0' }]);
+  } finally {
+    rmSync(empty, { recursive: true, force: true });
+  }
+});
