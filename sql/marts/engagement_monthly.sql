@@ -22,13 +22,6 @@ with user_months as (
 
 ),
 
-savings as (
-
-    select organisation_group_id, month, user_id, order_currency, orders, redemptions, order_saving, egift_savings
-    from savings_monthly
-
-),
-
 interaction_months as (
 
     select
@@ -43,11 +36,28 @@ interaction_months as (
 
 ),
 
+money as (
+
+    select
+        organisation_group_id,
+        month,
+        sum(orders) as orders,
+        count(distinct user_id) filter (where redemptions > 0) as redeeming_users,
+        min(order_currency) filter (where orders > 0) as currency_min,
+        max(order_currency) filter (where orders > 0) as currency_max,
+        count(*) filter (where orders > 0 and order_currency is null) as no_currency,
+        sum(order_saving) as order_saving_sum,
+        sum(egift_savings) as egift_savings
+    from savings_monthly
+    group by all
+
+),
+
 bounds as (
 
     select organisation_group_id, min(month) as first_month, max(month) as last_month
     from (
-        select organisation_group_id, month from savings
+        select organisation_group_id, month from money
         union all
         select organisation_group_id, created_month from user_months where created_month is not null
     )
@@ -81,29 +91,12 @@ activity as (
 
     select organisation_group_id, month, count(distinct user_id) as active_users
     from (
-        select organisation_group_id, month, user_id from savings where user_id is not null and orders > 0
+        select organisation_group_id, month, user_id from savings_monthly where user_id is not null and orders > 0
         union all
         select organisation_group_id, last_login_month, user_id from user_months where last_login_month is not null
         union all
         select organisation_group_id, month, user_id from interaction_months
     )
-    group by all
-
-),
-
-money as (
-
-    select
-        organisation_group_id,
-        month,
-        sum(orders) as orders,
-        count(distinct user_id) filter (where redemptions > 0) as redeeming_users,
-        min(order_currency) filter (where orders > 0) as currency_min,
-        max(order_currency) filter (where orders > 0) as currency_max,
-        count(*) filter (where orders > 0 and order_currency is null) as no_currency,
-        sum(order_saving) as order_saving_sum,
-        sum(egift_savings) as egift_savings
-    from savings
     group by all
 
 ),
@@ -123,8 +116,8 @@ final as (
         case when money.currency_min is not distinct from money.currency_max and coalesce(money.no_currency, 0) = 0
             then money.currency_min end as savings_currency,
         case when money.currency_min is not distinct from money.currency_max and coalesce(money.no_currency, 0) = 0
-            then coalesce(money.order_saving_sum, 0) end as order_saving,
-        coalesce(money.egift_savings, 0) as egift_savings
+            then cast(coalesce(money.order_saving_sum, 0) as decimal(18, 2)) end as order_saving,
+        cast(coalesce(money.egift_savings, 0) as decimal(18, 2)) as egift_savings
     from months
     left join created on months.organisation_group_id = created.organisation_group_id and months.month = created.month
     left join activity on months.organisation_group_id = activity.organisation_group_id and months.month = activity.month

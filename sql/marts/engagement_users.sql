@@ -51,7 +51,7 @@ redemptions as (
         user_id,
         sum(all_redemptions_count) as redemptions,
         sum(egift_orders_count) as egift_orders,
-        sum(egift_savings) as egift_savings
+        cast(sum(egift_savings) as decimal(18, 2)) as egift_savings
     from stg_redemption_stats
     group by all
 
@@ -132,8 +132,8 @@ final as (
         orders_30d,
         orders_90d,
         case when is_single_currency then currency end as savings_currency,
-        case when is_single_currency then coalesce(savings_30d_sum, 0) end as savings_30d,
-        case when is_single_currency then coalesce(savings_90d_sum, 0) end as savings_90d,
+        case when is_single_currency then cast(coalesce(savings_30d_sum, 0) as decimal(18, 2)) end as savings_30d,
+        case when is_single_currency then cast(coalesce(savings_90d_sum, 0) as decimal(18, 2)) end as savings_90d,
         redemptions,
         egift_orders,
         egift_savings,

@@ -2,7 +2,7 @@
 -- and, from redemption statistics (window_start = month), egift savings and face value.
 -- Orders whose email matches no current user (anonymised users among them) form one unattributed row
 -- per group, month and currency (user_id null), so group totals still add up to revenue_monthly.
--- Currencies stay apart: order_currency is in the grain. Redemption statistics carry no currency: their
+-- Currencies stay apart: order_currency is in the grain. Money is DECIMAL(18,2): one user's month fits. Redemption statistics carry no currency: their
 -- figures sit on the user's first currency row of the month (the only row, in the usual single-currency
 -- group), or on a row with order_currency null when the user had no orders that month.
 -- grain: one row per organisation_group_id, month, user_id, order_currency
@@ -19,9 +19,9 @@ with orders as (
         user_id,
         order_currency,
         count(*) as orders,
-        coalesce(sum(order_saving), 0) as order_saving,
-        coalesce(sum(face_value), 0) as face_value,
-        coalesce(sum(order_credit), 0) as credit_spent
+        cast(coalesce(sum(order_saving), 0) as decimal(18, 2)) as order_saving,
+        cast(coalesce(sum(face_value), 0) as decimal(18, 2)) as face_value,
+        cast(coalesce(sum(order_credit), 0) as decimal(18, 2)) as credit_spent
     from int_orders
     group by all
 
@@ -49,8 +49,8 @@ redemptions as (
         1 as currency_rank,
         sum(all_redemptions_count) as redemptions,
         sum(egift_orders_count) as egift_orders,
-        coalesce(sum(egift_savings), 0) as egift_savings,
-        coalesce(sum(egift_face_value), 0) as egift_face_value
+        cast(coalesce(sum(egift_savings), 0) as decimal(18, 2)) as egift_savings,
+        cast(coalesce(sum(egift_face_value), 0) as decimal(18, 2)) as egift_face_value
     from stg_redemption_stats
     group by all
     having coalesce(sum(all_redemptions_count), 0) > 0
