@@ -21,6 +21,8 @@ import { paginatorFor } from './paginators.js';
 
 /** Attempts for a request that never reaches the API (connection refused, DNS): about 8 s of backoff. */
 const NETWORK_ATTEMPTS = 4;
+/** New tokens one call may ask for, each after a 401 that refused a different token. */
+const NEW_TOKENS_PER_CALL = 3;
 
 export interface ClientOptions {
   baseUrl: string;
@@ -150,20 +152,22 @@ export class PerksClient {
     const op = operations[name];
     const body = this.buildBody(name, args);
     const url = this.opts.baseUrl + this.buildPath(name, args.path);
-    let reauthenticated = false;
+    // A 401 gets a new token and a retry (spec, Authentication 4). Another 401 is worth another token only
+    // when it refused a different token (revoked again while calls were in flight), at most a few per call:
+    // refused credentials fail at the token endpoint itself, and a token refused twice is not asked again.
+    const refused = new Set<string>();
     return pRetry(
       async () => {
-        const token = op.auth ? await this.tokens.get() : undefined;
-        try {
-          return await this.sendLimited({ operation: name, method: op.method, url, body, token, timeoutMs: this.opts.timeoutMs });
-        } catch (err) {
-          if (err instanceof ApiError && err.kind === 'authentication' && token && !reauthenticated) {
-            // Exactly one new token and one retry (spec, Authentication 4).
-            reauthenticated = true;
+        let token = op.auth ? await this.tokens.get() : undefined;
+        for (;;) {
+          try {
+            return await this.sendLimited({ operation: name, method: op.method, url, body, token, timeoutMs: this.opts.timeoutMs });
+          } catch (err) {
+            if (!(err instanceof ApiError && err.kind === 'authentication' && token && !refused.has(token) && refused.size < NEW_TOKENS_PER_CALL)) throw err;
+            refused.add(token);
             this.tokens.invalidate(token);
-            return this.sendLimited({ operation: name, method: op.method, url, body, token: await this.tokens.get(), timeoutMs: this.opts.timeoutMs });
+            token = await this.tokens.get();
           }
-          throw err;
         }
       },
       this.retryOptions(retries),

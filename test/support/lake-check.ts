@@ -130,3 +130,29 @@ export function leftovers(outDir: string): string[] {
   }
   return names.filter((n) => n.includes('perks-tmp') || n.includes('.tmp-') || n.endsWith('.tmp') || n.endsWith('.spill'));
 }
+
+export type Keys = Awaited<ReturnType<typeof lakeKeys>>;
+
+export interface Completeness {
+  missing: number;
+  wrong: number;
+  duplicated: number;
+  leftovers: string[];
+  /** One line naming what is off, empty when nothing is. */
+  problem: string;
+}
+
+/** The lake of `outDir` against the sandbox's orders and against the keys of an uninterrupted run. */
+export async function completeness(sandbox: Sandbox, outDir: string, groups: GroupDays[], start: string, reference: Keys): Promise<Completeness> {
+  const orders = compareOrders(await lakeOrders(outDir), ordersTruth(sandbox, groups, start));
+  const keys = missingAgainst(reference, await lakeKeys(outDir));
+  const left = leftovers(outDir);
+  const bad = orders.missing || orders.wrong || keys.missing || keys.duplicated || left.length;
+  return {
+    missing: orders.missing + keys.missing,
+    wrong: orders.wrong,
+    duplicated: keys.duplicated, // orders included
+    leftovers: left,
+    problem: bad ? `orders missing ${orders.missing}, wrong ${orders.wrong}; keys missing ${JSON.stringify(keys.perStream)}, duplicated ${keys.duplicated}; left ${left.slice(0, 3).join(', ')}` : '',
+  };
+}

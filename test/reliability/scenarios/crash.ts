@@ -9,7 +9,7 @@ import { extract, localDay, shiftDay } from '../../../src/extract/index.js';
 import type { Sandbox } from '../../../src/sandbox/index.js';
 import { CRASH_POINTS, CRASH_ENV, type CrashPoint } from '../../../src/shared/crash-points.js';
 import { startCli } from '../../support/cli.js';
-import { compareOrders, lakeKeys, lakeOrders, leftovers, missingAgainst, ordersTruth, type GroupDays } from '../../support/lake-check.js';
+import { completeness, lakeKeys, leftovers, type GroupDays, type Keys } from '../../support/lake-check.js';
 import { seeded, sleep } from '../../support/random.js';
 import { orgConfig, orgEnv, testSandbox } from '../../support/sandbox.js';
 import { withScratch, type Scratch } from '../../support/scratch.js';
@@ -77,7 +77,7 @@ async function run(sandbox: Sandbox, scratch: Scratch, o: CrashOptions): Promise
 
 type EnvOf = (out: string, extra?: Record<string, string>) => Record<string, string>;
 
-async function randomKills(o: CrashOptions, scratch: Scratch, random: () => number, span: number, env: EnvOf, dirs: string[], sandbox: Sandbox, start: string, refKeys: Awaited<ReturnType<typeof lakeKeys>>): Promise<Row> {
+async function randomKills(o: CrashOptions, scratch: Scratch, random: () => number, span: number, env: EnvOf, dirs: string[], sandbox: Sandbox, start: string, refKeys: Keys): Promise<Row> {
   const t = emptyTally();
   let out = '';
   let killedMidRun = 0;
@@ -103,7 +103,7 @@ async function randomKills(o: CrashOptions, scratch: Scratch, random: () => numb
   );
 }
 
-async function namedPoints(o: CrashOptions, scratch: Scratch, reference: string, env: EnvOf, dirs: string[], sandbox: Sandbox, start: string, refKeys: Awaited<ReturnType<typeof lakeKeys>>): Promise<Row> {
+async function namedPoints(o: CrashOptions, scratch: Scratch, reference: string, env: EnvOf, dirs: string[], sandbox: Sandbox, start: string, refKeys: Keys): Promise<Row> {
   const t = emptyTally();
   let reached = 0;
   let midWrite = 0;
@@ -131,7 +131,7 @@ async function namedPoints(o: CrashOptions, scratch: Scratch, reference: string,
 }
 
 /** The rerun a scheduler would make, then every check. */
-async function rerunAndCheck(sandbox: Sandbox, out: string, start: string, refKeys: Awaited<ReturnType<typeof lakeKeys>>, t: Tally, label: string): Promise<void> {
+async function rerunAndCheck(sandbox: Sandbox, out: string, start: string, refKeys: Keys, t: Tally, label: string): Promise<void> {
   let groups: GroupDays[];
   try {
     const result = await extract(orgConfig(sandbox, out, { PERKS_START_DATE: start }));
@@ -142,15 +142,11 @@ async function rerunAndCheck(sandbox: Sandbox, out: string, start: string, refKe
     t.problems.push(`${label}: the rerun failed: ${(err as Error).message}`);
     return;
   }
-  const orders = compareOrders(await lakeOrders(out), ordersTruth(sandbox, groups, start));
-  const keys = missingAgainst(refKeys, await lakeKeys(out));
-  const left = leftovers(out);
-  t.missing += orders.missing + keys.missing;
-  t.wrong += orders.wrong;
-  t.duplicated += keys.duplicated; // orders included
-  t.leftovers += left.length;
-  if (orders.missing || orders.wrong || keys.missing || keys.duplicated || left.length) {
-    t.problems.push(`${label}: orders missing ${orders.missing}, wrong ${orders.wrong}; keys missing ${JSON.stringify(keys.perStream)}, duplicated ${keys.duplicated}; left ${left.slice(0, 3).join(', ')}`);
-  }
+  const c = await completeness(sandbox, out, groups, start, refKeys);
+  t.missing += c.missing;
+  t.wrong += c.wrong;
+  t.duplicated += c.duplicated;
+  t.leftovers += c.leftovers.length;
+  if (c.problem) t.problems.push(`${label}: ${c.problem}`);
 }
 

@@ -3,8 +3,10 @@ import { CRASH_POINTS } from '../../../src/shared/crash-points.js';
 import type { Scenario } from '../table.js';
 import { crashScenario } from './crash.js';
 import { driftScenario } from './drift.js';
+import { faultStorms, STORMS } from './faults.js';
 
 export const SCENARIOS: Record<string, Scenario> = {
   crash: (o) => crashScenario({ ...o, kills: o.long ? 50 : 30, points: CRASH_POINTS }),
+  faults: (o) => faultStorms({ ...o, storms: Object.keys(STORMS), days: o.long ? 60 : 30 }),
   drift: (o) => driftScenario({ ...o, rates: o.long ? [0.02, 0.1, 0.3] : [0.05, 0.2] }),
 };
