@@ -4,11 +4,11 @@
 -- and still counts in every group total. If two current users of a group share an email, the order goes
 -- to the one not deleted, then the lowest user_id, so an order is never counted twice.
 -- month is the group's local month: order_date is already the group's local day.
--- A view, narrow on purpose: it is read twice (savings_monthly, engagement_users), and joining again is
--- cheaper than writing ten million rows once more. Revenue reads stg_orders directly.
+-- Narrow on purpose (only what savings and engagement read): the join is done once here rather than in
+-- each mart. Revenue reads stg_orders directly.
 -- grain: one row per organisation_group_id, order_id
 -- key: organisation_group_id, order_id
--- materialized: view
+-- materialized: table
 
 with orders as (
 
