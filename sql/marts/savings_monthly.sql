@@ -27,26 +27,12 @@ with orders as (
 
 ),
 
-ranked_orders as (
-
-    select
-        *,
-        row_number() over (
-            partition by organisation_group_id, month, user_id
-            order by order_currency nulls last
-        ) as currency_rank
-    from orders
-
-),
-
 redemptions as (
 
     select
         organisation_group_id,
         window_start as month,
         user_id,
-        -- redemption figures join the user's first currency row (an equality, so a hash join)
-        1 as currency_rank,
         sum(all_redemptions_count) as redemptions,
         sum(egift_orders_count) as egift_orders,
         cast(coalesce(sum(egift_savings), 0) as decimal(18, 2)) as egift_savings,
@@ -60,27 +46,41 @@ redemptions as (
 
 ),
 
+redemptions_placed as (
+
+    -- redemption statistics carry no currency: they go to the user's first currency of the month
+    -- (null when the user had no orders that month)
+    select redemptions.*, min(orders.order_currency) as order_currency
+    from redemptions
+    left join orders
+        on redemptions.organisation_group_id = orders.organisation_group_id
+        and redemptions.month = orders.month
+        and redemptions.user_id = orders.user_id
+    group by all
+
+),
+
 joined as (
 
     select
-        coalesce(ranked_orders.organisation_group_id, redemptions.organisation_group_id) as organisation_group_id,
-        coalesce(ranked_orders.month, redemptions.month) as month,
-        coalesce(ranked_orders.user_id, redemptions.user_id) as user_id,
-        ranked_orders.order_currency,
-        coalesce(ranked_orders.orders, 0) as orders,
-        coalesce(ranked_orders.order_saving, 0) as order_saving,
-        coalesce(ranked_orders.face_value, 0) as face_value,
-        coalesce(ranked_orders.credit_spent, 0) as credit_spent,
-        coalesce(redemptions.redemptions, 0) as redemptions,
-        coalesce(redemptions.egift_orders, 0) as egift_orders,
-        coalesce(redemptions.egift_savings, 0) as egift_savings,
-        coalesce(redemptions.egift_face_value, 0) as egift_face_value
-    from ranked_orders
-    full outer join redemptions
-        on ranked_orders.organisation_group_id = redemptions.organisation_group_id
-        and ranked_orders.month = redemptions.month
-        and ranked_orders.user_id = redemptions.user_id
-        and ranked_orders.currency_rank = redemptions.currency_rank
+        coalesce(orders.organisation_group_id, placed.organisation_group_id) as organisation_group_id,
+        coalesce(orders.month, placed.month) as month,
+        coalesce(orders.user_id, placed.user_id) as user_id,
+        coalesce(orders.order_currency, placed.order_currency) as order_currency,
+        coalesce(orders.orders, 0) as orders,
+        coalesce(orders.order_saving, 0) as order_saving,
+        coalesce(orders.face_value, 0) as face_value,
+        coalesce(orders.credit_spent, 0) as credit_spent,
+        coalesce(placed.redemptions, 0) as redemptions,
+        coalesce(placed.egift_orders, 0) as egift_orders,
+        coalesce(placed.egift_savings, 0) as egift_savings,
+        coalesce(placed.egift_face_value, 0) as egift_face_value
+    from orders
+    full outer join redemptions_placed as placed
+        on orders.organisation_group_id = placed.organisation_group_id
+        and orders.month = placed.month
+        and orders.user_id = placed.user_id
+        and orders.order_currency is not distinct from placed.order_currency
 
 ),
 

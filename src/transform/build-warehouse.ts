@@ -66,7 +66,7 @@ export async function buildWarehouse(input: BuildOptions, hooks: { onStep?: (ste
     let ok = steps.every((s) => s.status !== 'error');
     const marts = graph.models.filter((m) => m.layer === 'marts');
     if (ok) {
-      steps.push(...(await exportMarts(conn, marts, join(outDir, 'marts'), exports)));
+      steps.push(...(await exportMarts(conn, marts, join(outDir, 'marts'), exports, hooks.onStep)));
       ok = steps.every((s) => s.status !== 'error');
     }
     if (ok) {
@@ -95,9 +95,14 @@ async function exportMarts(
   marts: Node[],
   dir: string,
   exports: { temp: string; target: string }[],
+  onStep?: (step: StepResult) => void,
 ): Promise<StepResult[]> {
   mkdirSync(dir, { recursive: true });
   const steps: StepResult[] = [];
+  const push = (step: StepResult) => {
+    steps.push(step);
+    onStep?.(step);
+  };
   for (const mart of marts) {
     const target = join(dir, `${mart.name}.parquet`);
     const temp = tempPathFor(target);
@@ -105,15 +110,15 @@ async function exportMarts(
     const started = Date.now();
     const name = `marts/${mart.name}.parquet`;
     if (steps.some((s) => s.status === 'error')) {
-      steps.push({ name, kind: 'export', status: 'skipped', rows: null, ms: 0 });
+      push({ name, kind: 'export', status: 'skipped', rows: null, ms: 0 });
       continue;
     }
     try {
       exports.push({ temp, target });
       await conn.run(`COPY (SELECT * FROM ${id(mart.name)}) TO ${str(temp)} (FORMAT parquet, COMPRESSION zstd)`);
-      steps.push({ name, kind: 'export', status: 'success', rows: await countRows(conn, mart.name), ms: Date.now() - started });
+      push({ name, kind: 'export', status: 'success', rows: await countRows(conn, mart.name), ms: Date.now() - started });
     } catch (err) {
-      steps.push({ name, kind: 'export', status: 'error', rows: null, ms: Date.now() - started, error: `export of ${name} failed: ${firstLine(err)}` });
+      push({ name, kind: 'export', status: 'error', rows: null, ms: Date.now() - started, error: `export of ${name} failed: ${firstLine(err)}` });
     }
   }
   return steps;
