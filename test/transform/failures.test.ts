@@ -114,3 +114,13 @@ test('an empty lake builds every model as an empty, typed table', async () => {
     rmSync(empty, { recursive: true, force: true });
   }
 });
+
+test('leftovers of a killed build (its pid gone) are removed by the next build', async () => {
+  const dead = 2 ** 22 + 12345; // above Linux's default pid_max: never a live process
+  writeFileSync(join(outDir, `warehouse.duckdb.tmp-${dead}-0badc0de`), 'half a warehouse');
+  writeFileSync(join(outDir, `warehouse.duckdb.tmp-${dead}-0badc0de.wal`), '');
+  writeFileSync(join(outDir, 'marts', `revenue_monthly.parquet.tmp-${dead}-0badc0de`), 'half a mart');
+  const result = await buildWarehouse({ outDir, asOf: AS_OF });
+  expect(result.ok).toBe(true);
+  expect(temporaries(outDir)).toEqual([]);
+});
