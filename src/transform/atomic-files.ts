@@ -36,8 +36,7 @@ export function removeStaleTemps(target: string): void {
   for (const name of names) {
     if (!name.startsWith(prefix)) continue;
     const pid = Number.parseInt(name.slice(prefix.length), 10);
-    if (!Number.isNaN(pid) && pid !== process.pid && isAlive(pid)) continue;
-    if (pid === process.pid) continue;
+    if (pid === process.pid || (!Number.isNaN(pid) && isAlive(pid))) continue;
     rmSync(join(dirname(target), name), { recursive: true, force: true });
   }
 }

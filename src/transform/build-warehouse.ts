@@ -60,6 +60,7 @@ export async function buildWarehouse(input: BuildOptions, hooks: { onStep?: (ste
     const started = Date.now();
     const lake = await createLakeViews(conn, join(outDir, 'lake'));
     const lakeStep: StepResult = { name: 'lake views', kind: 'lake', status: 'success', rows: lake.reduce((n, v) => n + v.files, 0), ms: Date.now() - started };
+    hooks.onStep?.(lakeStep);
     const graph = await resolveGraph(conn, project, lakeViewNames());
     const tests = collectTests(graph.models, graph.tests);
     const steps = [lakeStep, ...(await runModels(conn, graph.models, tests, { runTests: true, lakeViews: lakeViewNames(), onStep: hooks.onStep }))];
@@ -69,15 +70,14 @@ export async function buildWarehouse(input: BuildOptions, hooks: { onStep?: (ste
       steps.push(...(await exportMarts(conn, marts, join(outDir, 'marts'), exports, hooks.onStep)));
       ok = steps.every((s) => s.status !== 'error');
     }
-    if (ok) {
-      writeDictionary(join(outDir, 'docs', 'models.md'), await modelDocs(conn, graph.models, tests));
-      await conn.run('CHECKPOINT');
-    }
+    const docs = ok ? await modelDocs(conn, graph.models, tests) : [];
+    if (ok) await conn.run('CHECKPOINT');
     close();
     if (ok) {
       commit(temp, target);
       committed = true;
       for (const e of exports) commit(e.temp, e.target);
+      writeDictionary(join(outDir, 'docs', 'models.md'), docs);
     }
     const error = steps.find((s) => s.status === 'error')?.error;
     return { ok, asOf: options.asOf, warehouse: target, marts: ok ? exports.map((e) => e.target) : [], steps, ...(error ? { error } : {}) };
