@@ -55,7 +55,8 @@ export const buildCommand: CommandModule<object, BuildFlags> = {
 };
 
 export function formatStep(s: StepResult): string {
-  const rows = s.rows === null ? '' : `${s.rows.toLocaleString('en-GB')} ${s.kind === 'test' ? 'failing' : 'rows'}`;
+  const unit = s.kind === 'test' ? 'failing' : s.kind === 'lake' ? 'files' : 'rows';
+  const rows = s.rows === null ? '' : `${s.rows.toLocaleString('en-GB')} ${unit}`;
   return `  ${s.status.padEnd(7)} ${(s.ms / 1000).toFixed(1).padStart(6)} s  ${rows.padStart(18)}  ${s.name}`;
 }
 

@@ -17,7 +17,7 @@ export const SegmentThresholds = z
     /** dormant: last activity within this many days (but not active); churned beyond it. */
     dormantDays: z.number().int().positive().default(90),
   })
-  .refine((t) => t.activeDays <= t.dormantDays, { message: 'activeDays must not exceed dormantDays' });
+  .refine((t) => t.activeDays <= t.dormantDays, { message: 'the active window must not exceed the dormant one (--dormant-days)', path: ['activeDays'] });
 export type SegmentThresholds = z.infer<typeof SegmentThresholds>;
 
 const isoDay = z
@@ -37,11 +37,21 @@ export const BuildOptions = z.object({
 export type BuildOptions = z.input<typeof BuildOptions>;
 export type CheckedBuildOptions = z.infer<typeof BuildOptions> & { asOf: string; segments: SegmentThresholds };
 
+/** The CLI flag behind an option, for messages. */
+const FLAG_NAMES: Record<string, string> = {
+  asOf: '--as-of',
+  'segments.newDays': '--new-days',
+  'segments.activeDays': '--active-days',
+  'segments.dormantDays': '--dormant-days',
+};
+
 export function checkBuildOptions(input: BuildOptions): CheckedBuildOptions {
   const parsed = BuildOptions.safeParse(input);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
-    throw new ConfigError(`build option ${issue.path.join('.') || '(options)'} is invalid: ${issue.message}`);
+    const path = issue.path.join('.');
+    const value = issue.path.reduce<unknown>((v, k) => (v as Record<PropertyKey, unknown> | undefined)?.[k], input);
+    throw new ConfigError(`${FLAG_NAMES[path] ?? `build option ${path || '(options)'}`}=${JSON.stringify(value)} is invalid: ${issue.message}`);
   }
   const asOf = parsed.data.asOf ?? new Date().toISOString().slice(0, 10);
   return { ...parsed.data, asOf, segments: parsed.data.segments ?? SegmentThresholds.parse({}) };
