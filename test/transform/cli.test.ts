@@ -24,6 +24,12 @@ test('perks build builds the warehouse and the marts and says so', () => {
   expect(existsSync(join(outDir, 'marts', 'savings_monthly.parquet'))).toBe(true);
 });
 
+test('perks build refuses an impossible as-of day with one line and exit code 2', async () => {
+  const r = await perks('build', '--as-of', '2026-02-30');
+  expect(r.code).toBe(2);
+  expect(stderrLines(r)).toEqual(['perks: --as-of="2026-02-30" is invalid: expected a real calendar date']);
+});
+
 test('perks sql answers a query as a table, CSV or JSON', async () => {
   const sql = "SELECT order_currency, sum(face_value) AS face_value FROM revenue_monthly WHERE month = DATE '2026-03-01' GROUP BY ALL ORDER BY 1";
   const table = await perks('sql', sql);
