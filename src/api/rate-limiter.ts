@@ -101,15 +101,17 @@ export class CredentialLimiter {
     return 60_000 / this.minTime;
   }
 
+  /** Lets queued calls finish (after a pause in progress ends), then closes; a clustered limiter also disconnects. */
   async stop(): Promise<void> {
-    clearTimeout(this.resumeTimer);
     if (this.link && !this.link.isConnected) {
       // Never connected: nothing of ours runs in the cluster; just close the clients.
+      clearTimeout(this.resumeTimer);
       await this.limiter.disconnect(false);
       return;
     }
     const stopped = this.limiter.stop({ dropWaitingJobs: false });
     await (this.link ? Promise.race([stopped, new Promise((r) => setTimeout(r, STOP_GRACE_MS).unref())]) : stopped);
+    clearTimeout(this.resumeTimer);
     if (this.link) await this.limiter.disconnect(true).catch(() => this.limiter.disconnect(false));
   }
 
@@ -148,7 +150,7 @@ export class CredentialLimiter {
       this.resumeAt = 0;
       this.update({ reservoir: null });
     }, ms);
-    this.resumeTimer.unref?.();
+    // Not unref'd: while every call waits out the pause, this timer is what keeps the process alive.
     return true;
   }
 

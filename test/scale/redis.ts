@@ -1,0 +1,70 @@
+/**
+ * A throwaway Redis for the scale tests and the bench: `redis-server` on loopback, on a free port, no
+ * persistence, with a password (so the tests also prove it never leaks). Fails with a clear message
+ * when the binary is missing.
+ */
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { createServer } from 'node:net';
+
+export interface TestRedis {
+  url: string;
+  password: string;
+  port: number;
+  stop(): Promise<void>;
+}
+
+export const REDIS_PASSWORD = 'scale-test-redis-pw';
+
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+export async function startRedis(): Promise<TestRedis> {
+  if (spawnSync('redis-server', ['--version']).error) {
+    throw new Error('redis-server is not installed: the scale tests need it (apt-get install redis-server; .ci/run installs it)');
+  }
+  const port = await freePort();
+  const child: ChildProcess = spawn(
+    'redis-server',
+    ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--requirepass', REDIS_PASSWORD],
+    { stdio: ['ignore', 'pipe', 'pipe'] },
+  );
+  let output = '';
+  await new Promise<void>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`redis-server did not start on port ${port}: ${output.slice(-500)}`)), 10_000);
+    const onData = (chunk: Buffer) => {
+      output += chunk.toString();
+      if (output.includes('Ready to accept connections')) {
+        clearTimeout(timer);
+        resolve();
+      }
+    };
+    child.stdout?.on('data', onData);
+    child.stderr?.on('data', onData);
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`redis-server exited with ${code}: ${output.slice(-500)}`));
+    });
+  });
+  child.stdout?.removeAllListeners('data');
+  child.stderr?.removeAllListeners('data');
+  child.removeAllListeners('exit');
+  return {
+    url: `redis://:${REDIS_PASSWORD}@127.0.0.1:${port}`,
+    password: REDIS_PASSWORD,
+    port,
+    stop: () =>
+      new Promise<void>((resolve) => {
+        if (child.exitCode !== null) return resolve();
+        child.once('exit', () => resolve());
+        child.kill('SIGTERM');
+      }),
+  };
+}
