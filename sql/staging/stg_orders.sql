@@ -3,7 +3,7 @@
 -- order_date is the group's LOCAL day of the window the order was extracted with: orders carry no
 -- timestamp of their own, so month = date_trunc('month', order_date) is already the group's local month.
 -- Kept lean (10 million rows are written here): the offer texts (offer, offer_excerpt) stay in lake_orders;
--- perk_id joins stg_offers. Personal data: no names, no email. email_key is md5_number(salt || lower(trim(email))) with a salt that is
+-- perk_id joins stg_offers. Personal data: no names, no email. email_key is md5_number_lower(salt || lower(trim(email))) with a salt that is
 -- random per build: it joins orders to stg_users within a build and means nothing after it.
 -- grain: one row per organisation_group_id, order_id
 -- key: organisation_group_id, order_id
@@ -33,7 +33,7 @@ renamed as (
         group_revenue,
         case
             when nullif(trim(email), '') is not null
-                then md5_number(getvariable('email_salt') || lower(trim(email)))
+                then md5_number_lower(getvariable('email_salt') || lower(trim(email)))
         end as email_key,
         _extracted_at as extracted_at,
         _run_id as run_id

@@ -1,6 +1,6 @@
 -- Current users: for each group, the rows of its latest users snapshot (_snapshot_date), the latest
 -- extraction of a user within it. A user absent from the latest listing is not current.
--- Personal data: no names, no email. email_key is md5_number(salt || lower(trim(email))) (salt random per
+-- Personal data: no names, no email. email_key is md5_number_lower(salt || lower(trim(email))) (salt random per
 -- build) for the join with orders, and is null once the user is anonymised: the latest snapshot then
 -- holds null personal fields, and older snapshots are never read for them.
 -- grain: one row per organisation_group_id, user_id
@@ -53,7 +53,7 @@ renamed as (
         email is null as is_anonymised,
         case
             when nullif(trim(email), '') is not null
-                then md5_number(getvariable('email_salt') || lower(trim(email)))
+                then md5_number_lower(getvariable('email_salt') || lower(trim(email)))
         end as email_key,
         cast(_snapshot_date as date) as snapshot_date,
         _extracted_at as extracted_at
