@@ -2,9 +2,10 @@
 -- the row with the latest _extracted_at).
 -- order_date is the group's LOCAL day of the window the order was extracted with: orders carry no
 -- timestamp of their own, so month = date_trunc('month', order_date) is already the group's local month.
--- Kept lean (10 million rows are written here): the offer texts (offer, offer_excerpt) stay in lake_orders;
--- perk_id joins stg_offers. Personal data: no names, no email. email_key is md5_number_lower(salt || lower(trim(email))) with a salt that is
--- random per build: it joins orders to stg_users within a build and means nothing after it.
+-- Kept lean (ten million rows are written here): the offer texts (offer, offer_excerpt) stay in
+-- lake_orders; perk_id joins stg_offers.
+-- Personal data: no names, no email. email_key is md5_number_lower(salt || lower(trim(email))) with a
+-- salt that is random per build: it joins orders to stg_users within a build and means nothing after it.
 -- grain: one row per organisation_group_id, order_id
 -- key: organisation_group_id, order_id
 -- tests:
