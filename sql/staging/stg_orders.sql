@@ -32,10 +32,8 @@ renamed as (
         order_credit,
         order_saving,
         group_revenue,
-        case
-            when nullif(trim(email), '') is not null
-                then md5_number_lower(getvariable('email_salt') || lower(trim(email)))
-        end as email_key,
+        -- null for a null or blank email (the concatenation is null)
+        md5_number_lower(getvariable('email_salt') || nullif(lower(trim(email)), '')) as email_key,
         _extracted_at as extracted_at,
         _run_id as run_id
     from source

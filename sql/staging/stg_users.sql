@@ -51,10 +51,8 @@ renamed as (
         last_login,
         login_count,
         email is null as is_anonymised,
-        case
-            when nullif(trim(email), '') is not null
-                then md5_number_lower(getvariable('email_salt') || lower(trim(email)))
-        end as email_key,
+        -- null for a null or blank email (the concatenation is null)
+        md5_number_lower(getvariable('email_salt') || nullif(lower(trim(email)), '')) as email_key,
         cast(_snapshot_date as date) as snapshot_date,
         _extracted_at as extracted_at
     from current_rows
