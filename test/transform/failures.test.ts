@@ -124,3 +124,12 @@ test('leftovers of a killed build (its pid gone) are removed by the next build',
   expect(result.ok).toBe(true);
   expect(temporaries(outDir)).toEqual([]);
 });
+
+test('a data test the header cannot read is one line naming the file and the expected form', async () => {
+  const path = join(sqlDir, 'marts', 'revenue_monthly.sql');
+  writeFileSync(path, readFileSync(path, 'utf8').replace('-- tests:\n', '-- tests:\n--   unqiue: organisation_group_id\n'));
+  await expect(buildWarehouse({ outDir, sqlDir, asOf: AS_OF })).rejects.toThrow(
+    'sql/marts/revenue_monthly.sql: test "unqiue: organisation_group_id" is not understood; expected unique, not_null, accepted_values or relationships',
+  );
+  expect(temporaries(outDir)).toEqual([]);
+});
