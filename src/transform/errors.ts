@@ -9,6 +9,14 @@ export class ModelGraphError extends UserFacingError {
   }
 }
 
+/** A lake stream's files cannot be read together (a broken file, clashing column types). */
+export class LakeReadError extends UserFacingError {
+  constructor(message: string) {
+    super(message, ExitCode.failed);
+    this.name = 'LakeReadError';
+  }
+}
+
 /** The warehouse cannot be read: not built yet, or built by an incompatible DuckDB. */
 export class WarehouseMissingError extends UserFacingError {
   constructor(path: string) {

@@ -7,4 +7,4 @@ export { renderMarkdown, writeDictionary, type ModelDoc } from './dictionary.js'
 export { queryWarehouse, type QueryResult } from './read-only-query.js';
 export { LAKE_STREAMS, lakeViewName, type LakeStream, type LakeColumn } from './lake-streams.js';
 export { DEFAULT_SQL_DIR } from './model-files.js';
-export { ModelGraphError, QueryError, WarehouseMissingError } from './errors.js';
+export { LakeReadError, ModelGraphError, QueryError, WarehouseMissingError } from './errors.js';

@@ -8,6 +8,7 @@
 import { readdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { quotedIdentifier as id, quotedString as str, type DuckDBConnection } from '@duckdb/node-api';
+import { firstLine, LakeReadError } from './errors.js';
 import { LAKE_STREAMS, lakeViewName, type LakeColumn, type LakeStream } from './lake-streams.js';
 
 export interface LakeView {
@@ -27,8 +28,12 @@ export async function createLakeViews(conn: DuckDBConnection, lakeDir: string | 
     const dir = lakeDir === null ? '' : resolve(lakeDir, stream.name);
     const files = lakeDir === null ? 0 : countParquet(dir);
     const view = lakeViewName(stream.name);
-    const body = files === 0 ? emptyRelation(stream) : await typedScan(conn, stream, dir);
-    await conn.run(`CREATE OR REPLACE VIEW ${id(view)} AS ${body}`);
+    try {
+      const body = files === 0 ? emptyRelation(stream) : await typedScan(conn, stream, dir);
+      await conn.run(`CREATE OR REPLACE VIEW ${id(view)} AS ${body}`);
+    } catch (err) {
+      throw new LakeReadError(`the lake stream ${stream.name} (${dir}) cannot be read: ${firstLine(err)}`);
+    }
     views.push({ view, stream: stream.name, files });
   }
   return views;

@@ -133,3 +133,17 @@ test('a data test the header cannot read is one line naming the file and the exp
   );
   expect(temporaries(outDir)).toEqual([]);
 });
+
+test('a lake file that is not Parquet is one line naming the stream, and the previous warehouse stays', async () => {
+  const broken = await writeFixtureLake();
+  try {
+    expect((await buildWarehouse({ outDir: broken, asOf: AS_OF })).ok).toBe(true);
+    const warehouse = readFileSync(join(broken, 'warehouse.duckdb'));
+    writeFileSync(join(broken, 'lake', 'credit', 'organisation_group_id=11', '_snapshot_date=2026-03-31', 'part-9.parquet'), 'not parquet');
+    await expect(buildWarehouse({ outDir: broken, asOf: AS_OF })).rejects.toThrow(/^the lake stream credit \(.*\/lake\/credit\) cannot be read: /);
+    expect(readFileSync(join(broken, 'warehouse.duckdb')).equals(warehouse)).toBe(true);
+    expect(temporaries(broken)).toEqual([]);
+  } finally {
+    rmSync(broken, { recursive: true, force: true });
+  }
+});
