@@ -24,11 +24,12 @@ with users as (
 
 ),
 
-orders as (
+orders_by_email as (
 
+    -- by email first (the aggregate is one row per email), then to the user who has that email
     select
         organisation_group_id,
-        user_id,
+        email_key,
         count(*) as orders_total,
         max(order_date) as last_order_date,
         count(*) filter (where order_date > getvariable('as_of') - 30 and order_date <= getvariable('as_of')) as orders_30d,
@@ -38,9 +39,19 @@ orders as (
         min(order_currency) filter (where order_date > getvariable('as_of') - 90 and order_date <= getvariable('as_of')) as currency_min,
         max(order_currency) filter (where order_date > getvariable('as_of') - 90 and order_date <= getvariable('as_of')) as currency_max,
         count(*) filter (where order_currency is null and order_date > getvariable('as_of') - 90 and order_date <= getvariable('as_of')) as no_currency
-    from int_orders
-    where user_id is not null
+    from stg_orders
+    where email_key is not null
     group by all
+
+),
+
+user_orders as (
+
+    select emails.user_id, orders_by_email.*
+    from orders_by_email
+    inner join int_user_emails as emails
+        on orders_by_email.organisation_group_id = emails.organisation_group_id
+        and orders_by_email.email_key = emails.email_key
 
 ),
 
@@ -104,7 +115,7 @@ joined as (
         coalesce(interactions.interactions, 0) as interactions,
         interactions.last_interaction_at
     from users
-    left join orders
+    left join user_orders as orders
         on users.organisation_group_id = orders.organisation_group_id and users.user_id = orders.user_id
     left join redemptions
         on users.organisation_group_id = redemptions.organisation_group_id and users.user_id = redemptions.user_id

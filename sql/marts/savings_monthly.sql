@@ -1,4 +1,4 @@
--- Savings per user and local month: the user's orders (order_saving, face value, credit spent on orders)
+-- Savings per user and local month (order_date is the group's local day): the user's orders (order_saving, face value, credit spent on orders)
 -- and, from redemption statistics (window_start = month), egift savings and face value.
 -- Orders whose email matches no current user (anonymised users among them) form one unattributed row
 -- per group, month and currency (user_id null), so group totals still add up to revenue_monthly.
@@ -11,18 +11,39 @@
 --   unique: organisation_group_id, month, user_id, order_currency
 --   not_null: organisation_group_id, month
 
-with orders as (
+with orders_by_email as (
 
+    -- aggregated before the join to users: a few rows per user and month instead of every order
     select
         organisation_group_id,
-        month,
-        user_id,
+        cast(date_trunc('month', order_date) as date) as month,
+        email_key,
         order_currency,
         count(*) as orders,
-        cast(coalesce(sum(order_saving), 0) as decimal(18, 2)) as order_saving,
-        cast(coalesce(sum(face_value), 0) as decimal(18, 2)) as face_value,
-        cast(coalesce(sum(order_credit), 0) as decimal(18, 2)) as credit_spent
-    from int_orders
+        sum(order_saving) as order_saving,
+        sum(face_value) as face_value,
+        sum(order_credit) as credit_spent
+    from stg_orders
+    group by all
+
+),
+
+orders as (
+
+    -- emails of no current user (anonymised, unknown, none) add up to one unattributed row (user_id null)
+    select
+        orders_by_email.organisation_group_id,
+        orders_by_email.month,
+        emails.user_id,
+        orders_by_email.order_currency,
+        sum(orders_by_email.orders) as orders,
+        cast(coalesce(sum(orders_by_email.order_saving), 0) as decimal(18, 2)) as order_saving,
+        cast(coalesce(sum(orders_by_email.face_value), 0) as decimal(18, 2)) as face_value,
+        cast(coalesce(sum(orders_by_email.credit_spent), 0) as decimal(18, 2)) as credit_spent
+    from orders_by_email
+    left join int_user_emails as emails
+        on orders_by_email.organisation_group_id = emails.organisation_group_id
+        and orders_by_email.email_key = emails.email_key
     group by all
 
 ),

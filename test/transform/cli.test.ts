@@ -87,7 +87,7 @@ test('perks models lists every model with grain, columns and dependencies, and w
   expect(docs.find((d) => d.name === 'stg_orders')!.dependsOn).toEqual(['lake_orders']);
   // dependencies come before what reads them
   const order = docs.map((d) => d.name);
-  expect(order.indexOf('stg_users')).toBeLessThan(order.indexOf('int_orders'));
+  expect(order.indexOf('stg_users')).toBeLessThan(order.indexOf('int_user_emails'));
   expect(order.indexOf('savings_monthly')).toBeLessThan(order.indexOf('engagement_monthly'));
   expect(readFileSync(join(outDir, 'docs', 'models.md'), 'utf8')).toContain('## engagement_users');
 });
