@@ -31,7 +31,8 @@ export const ConfigSchema = z.object({
   startDate: z
     .string()
     .regex(/^\d{4}-\d{2}-\d{2}$/, 'expected a date YYYY-MM-DD')
-    .refine((d) => !Number.isNaN(Date.parse(d)), 'expected a real calendar date')
+    // Date.parse alone rolls 2026-02-30 over to March 2nd
+    .refine((d) => !Number.isNaN(Date.parse(d)) && new Date(Date.parse(`${d}T00:00:00Z`)).toISOString().startsWith(d), 'expected a real calendar date')
     .optional(),
   lookbackDays: z.coerce.number({ error: 'expected a whole number of days' }).int().min(0).max(366).default(7),
   /** Shared rate limiter across processes (Bottleneck clustering); may hold a password, never printed. */
@@ -65,18 +66,24 @@ export const ENV_NAMES: Record<keyof Config, string> = {
 /** Reads the environment, applies flag overrides (undefined flags do not override), validates. */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Partial<Record<keyof Config, unknown>> = {}): Config {
   const raw: Record<string, unknown> = {};
+  const flagged = new Set<keyof Config>();
   for (const [key, name] of Object.entries(ENV_NAMES) as [keyof Config, string][]) {
     const fromEnv = env[name];
     if (fromEnv !== undefined && fromEnv !== '') raw[key] = fromEnv;
     const fromFlag = overrides[key];
-    if (fromFlag !== undefined) raw[key] = Array.isArray(fromFlag) ? fromFlag.join(',') : String(fromFlag);
+    if (fromFlag !== undefined) {
+      raw[key] = Array.isArray(fromFlag) ? fromFlag.join(',') : String(fromFlag);
+      flagged.add(key);
+    }
   }
   const parsed = ConfigSchema.safeParse(raw);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
     const key = String(issue.path[0]) as keyof Config;
     const shown = key === 'clientSecret' ? '(hidden)' : key === 'redisUrl' ? JSON.stringify(withoutCredentials(String(raw[key]))) : JSON.stringify(raw[key]);
-    throw new ConfigError(`${ENV_NAMES[key] ?? key}=${shown} is invalid: ${issue.message}`);
+    // Name what the user typed: the flag when the value came from one, else the variable.
+    const source = flagged.has(key) ? (key === 'groupIds' ? '--groups' : `--${kebab(key)}`) : (ENV_NAMES[key] ?? key);
+    throw new ConfigError(`${source}=${shown} is invalid: ${issue.message}`);
   }
   return parsed.data;
 }
