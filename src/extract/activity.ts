@@ -8,7 +8,10 @@ import { lakeColumns, partitionDir, sqlType, withLakeConnection } from '../lake/
 import type { WindowedStream } from './define.js';
 import { hasParquet } from './lake-files.js';
 
-/** key → compared values, of the partition as it is in the lake now (empty when never landed). */
+/** DuckDB's words for a file that is not (or no longer) a whole Parquet file. */
+const UNREADABLE = /No magic bytes|not a parquet file|Invalid Input Error|Corrupt|truncated/i;
+
+/** key → compared values, of the partition as it is in the lake now (empty when never landed or unreadable). */
 export async function landedValues(outDir: string, def: WindowedStream, partition: Record<string, string>): Promise<Map<string, string>> {
   const values = new Map<string, string>();
   const activity = def.activity;
@@ -16,12 +19,19 @@ export async function landedValues(outDir: string, def: WindowedStream, partitio
   if (!activity || !hasParquet(dir)) return values;
   const key = def.key[0];
   const columns = activity.compare.map((c) => `CAST(${JSON.stringify(c)} AS VARCHAR)`).join(', ');
-  await withLakeConnection(async (c) => {
-    const reader = await c.runAndReadAll(`SELECT CAST(${JSON.stringify(key)} AS VARCHAR) AS k, to_json([${columns}])::VARCHAR AS v FROM read_parquet($glob)`, {
-      glob: join(dir, '*.parquet'),
+  try {
+    await withLakeConnection(async (c) => {
+      const reader = await c.runAndReadAll(`SELECT CAST(${JSON.stringify(key)} AS VARCHAR) AS k, to_json([${columns}])::VARCHAR AS v FROM read_parquet($glob)`, {
+        glob: join(dir, '*.parquet'),
+      });
+      for (const row of reader.getRowObjectsJS()) values.set(String(row.k), String(row.v));
     });
-    for (const row of reader.getRowObjectsJS()) values.set(String(row.k), String(row.v));
-  });
+  } catch (err) {
+    // A damaged file (disk fault, a copy cut short): the window is about to be replaced whole, so its
+    // old rows only served to tell changes apart. Every record counts as new and the file is healed.
+    if (!UNREADABLE.test((err as Error).message)) throw err;
+    values.clear();
+  }
   return values;
 }
 
