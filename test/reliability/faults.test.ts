@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, test } from 'vitest';
-import { faultStorms } from './scenarios/faults.js';
+import { faultStorms, notRetried } from './scenarios/faults.js';
 import { expectAtGoal, fast } from './at-goal.js';
 import type { Row } from './table.js';
 
@@ -31,5 +31,11 @@ describe('fault storms', () => {
   test('a token revoked while calls are in flight costs one token request, even when the new token is revoked again at once', () => {
     expectAtGoal(at('revoke25', 'revoke5'));
     expect(rows.get('revoke5')!.figure).toMatch(/up to [4-8] calls in flight at a 401/);
+  });
+});
+
+describe('answers that are not retried', () => {
+  test('a 400, 403, 404, 405, 409, 410, 413 or 422 is sent once and reported, never retried', async () => {
+    expectAtGoal([await notRetried()]);
   });
 });

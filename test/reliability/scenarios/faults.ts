@@ -184,3 +184,32 @@ function onlyStreams(reference: Keys, streams?: string[]): Keys {
 function shiftDays(day: string, n: number): string {
   return new Date(Date.parse(`${day}T12:00:00Z`) + n * 86_400_000).toISOString().slice(0, 10);
 }
+
+/** 4xx answers other than 401 and 429 are the client's own fault: sent once, never retried. */
+export async function notRetried(): Promise<Row> {
+  const statuses = [400, 403, 404, 405, 409, 410, 413, 422];
+  return withSandbox({ seed: 31, today: TODAY }, async (sandbox) => {
+    const problems: string[] = [];
+    let answer = 0;
+    const proxy = await startProxy(sandbox.baseUrl, { intercept: (req) => (API(req.path) ? { respond: { status: answer, body: '{"message":"refused by the test proxy"}' } } : undefined) });
+    const org = sandbox.credentials.organisation;
+    const client = new PerksClient({ baseUrl: proxy.url, clientId: org.client_id, clientSecret: org.client_secret, organisationLevel: true, rateLimit: 100_000, minRetryDelayMs: 20 });
+    try {
+      for (const status of statuses) {
+        answer = status;
+        const before = apiCalls(proxy.log).length;
+        const err = await client.call('listOrders', { group: org.organisation_group_ids[0], body: { page: 1, per_page: 10 } }).then(
+          () => undefined,
+          (e: unknown) => e as Error,
+        );
+        const sent = apiCalls(proxy.log).length - before;
+        if (!err) problems.push(`${status}: the call succeeded`);
+        if (sent !== 1) problems.push(`${status}: sent ${sent} times`);
+      }
+    } finally {
+      await client.close();
+      await proxy.close();
+    }
+    return row('4xx other than 401/429 are not retried', statuses.length, problems, `${statuses.join(', ')}: ${statuses.length - problems.length}/${statuses.length} sent once and failed`);
+  });
+}

@@ -1,12 +1,14 @@
 /** The suite's scenarios in the order, each with its default and --long counts. */
 import { CRASH_POINTS } from '../../../src/shared/crash-points.js';
 import type { Scenario } from '../table.js';
+import { badInputScenario } from './bad-input.js';
 import { crashScenario } from './crash.js';
 import { driftScenario } from './drift.js';
-import { faultStorms, STORMS } from './faults.js';
+import { faultStorms, notRetried, STORMS } from './faults.js';
 
 export const SCENARIOS: Record<string, Scenario> = {
   crash: (o) => crashScenario({ ...o, kills: o.long ? 50 : 30, points: CRASH_POINTS }),
-  faults: (o) => faultStorms({ ...o, storms: Object.keys(STORMS), days: o.long ? 60 : 30 }),
+  faults: async (o) => [...(await faultStorms({ ...o, storms: Object.keys(STORMS), days: o.long ? 60 : 30 })), await notRetried()],
+  'bad-input': (o) => badInputScenario(o),
   drift: (o) => driftScenario({ ...o, rates: o.long ? [0.02, 0.1, 0.3] : [0.05, 0.2] }),
 };
