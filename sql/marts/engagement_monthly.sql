@@ -41,7 +41,7 @@ money as (
     select
         organisation_group_id,
         month,
-        sum(orders) as orders,
+        cast(sum(orders) as bigint) as orders,
         count(distinct user_id) filter (where redemptions > 0) as redeeming_users,
         min(order_currency) filter (where orders > 0) as currency_min,
         max(order_currency) filter (where orders > 0) as currency_max,
@@ -106,9 +106,9 @@ final as (
     select
         months.organisation_group_id,
         months.month,
-        sum(coalesce(created.new_users, 0)) over (
+        cast(sum(coalesce(created.new_users, 0)) over (
             partition by months.organisation_group_id order by months.month rows unbounded preceding
-        ) as users,
+        ) as bigint) as users,
         coalesce(created.new_users, 0) as new_users,
         coalesce(activity.active_users, 0) as active_users,
         coalesce(money.redeeming_users, 0) as redeeming_users,

@@ -60,8 +60,8 @@ redemptions as (
     select
         organisation_group_id,
         user_id,
-        sum(all_redemptions_count) as redemptions,
-        sum(egift_orders_count) as egift_orders,
+        cast(sum(all_redemptions_count) as bigint) as redemptions,
+        cast(sum(egift_orders_count) as bigint) as egift_orders,
         cast(sum(egift_savings) as decimal(18, 2)) as egift_savings
     from stg_redemption_stats
     group by all

@@ -20,31 +20,59 @@ with orders_by_email as (
         email_key,
         order_currency,
         count(*) as orders,
-        sum(order_saving) as order_saving,
-        sum(face_value) as face_value,
-        sum(order_credit) as credit_spent
+        cast(coalesce(sum(order_saving), 0) as decimal(18, 2)) as order_saving,
+        cast(coalesce(sum(face_value), 0) as decimal(18, 2)) as face_value,
+        cast(coalesce(sum(order_credit), 0) as decimal(18, 2)) as credit_spent
     from stg_orders
+    group by all
+
+),
+
+attributed as (
+
+    -- an email belongs to at most one current user: these rows are already one per user
+    select
+        orders_by_email.organisation_group_id,
+        orders_by_email.month,
+        emails.user_id,
+        orders_by_email.order_currency,
+        orders_by_email.orders,
+        orders_by_email.order_saving,
+        orders_by_email.face_value,
+        orders_by_email.credit_spent
+    from orders_by_email
+    inner join int_user_emails as emails
+        on orders_by_email.organisation_group_id = emails.organisation_group_id
+        and orders_by_email.email_key = emails.email_key
+
+),
+
+unattributed as (
+
+    -- emails of no current user (anonymised, unknown, none) add up to one row per group, month and currency
+    select
+        orders_by_email.organisation_group_id,
+        orders_by_email.month,
+        cast(null as bigint) as user_id,
+        orders_by_email.order_currency,
+        cast(sum(orders_by_email.orders) as bigint) as orders,
+        cast(sum(orders_by_email.order_saving) as decimal(18, 2)) as order_saving,
+        cast(sum(orders_by_email.face_value) as decimal(18, 2)) as face_value,
+        cast(sum(orders_by_email.credit_spent) as decimal(18, 2)) as credit_spent
+    from orders_by_email
+    left join int_user_emails as emails
+        on orders_by_email.organisation_group_id = emails.organisation_group_id
+        and orders_by_email.email_key = emails.email_key
+    where emails.user_id is null
     group by all
 
 ),
 
 orders as (
 
-    -- emails of no current user (anonymised, unknown, none) add up to one unattributed row (user_id null)
-    select
-        orders_by_email.organisation_group_id,
-        orders_by_email.month,
-        emails.user_id,
-        orders_by_email.order_currency,
-        sum(orders_by_email.orders) as orders,
-        cast(coalesce(sum(orders_by_email.order_saving), 0) as decimal(18, 2)) as order_saving,
-        cast(coalesce(sum(orders_by_email.face_value), 0) as decimal(18, 2)) as face_value,
-        cast(coalesce(sum(orders_by_email.credit_spent), 0) as decimal(18, 2)) as credit_spent
-    from orders_by_email
-    left join int_user_emails as emails
-        on orders_by_email.organisation_group_id = emails.organisation_group_id
-        and orders_by_email.email_key = emails.email_key
-    group by all
+    select * from attributed
+    union all
+    select * from unattributed
 
 ),
 
@@ -54,8 +82,8 @@ redemptions as (
         organisation_group_id,
         window_start as month,
         user_id,
-        sum(all_redemptions_count) as redemptions,
-        sum(egift_orders_count) as egift_orders,
+        cast(sum(all_redemptions_count) as bigint) as redemptions,
+        cast(sum(egift_orders_count) as bigint) as egift_orders,
         cast(coalesce(sum(egift_savings), 0) as decimal(18, 2)) as egift_savings,
         cast(coalesce(sum(egift_face_value), 0) as decimal(18, 2)) as egift_face_value
     from stg_redemption_stats
