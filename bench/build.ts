@@ -140,20 +140,33 @@ export async function generateLake(outDir: string, orders: number, users: number
   writeFileSync(join(outDir, 'lake.ok'), JSON.stringify({ orders, users }));
 }
 
-/** A plain scan of the same orders Parquet: every column the build reads, summed. */
-async function plainScan(outDir: string): Promise<number> {
+/**
+ * Plain DuckDB scans of the same orders Parquet: `sum` reads one column (the issue's example); `full`
+ * reads every column the build reads from orders (money, keys, dates, status, brand, email).
+ */
+async function plainScans(outDir: string): Promise<{ sum: number; full: number }> {
   const db = await DuckDBInstance.create(':memory:');
   const c = await db.connect();
-  const t = Date.now();
-  await c.run(
-    `SELECT count(*), count(DISTINCT order_id), sum(face_value), sum(order_total_paid), sum(order_credit), sum(order_saving),
-            sum(group_revenue), count(lower(email)), min(order_date), max(_extracted_at)
-     FROM read_parquet('${join(outDir, 'lake', 'orders')}/**/*.parquet', hive_partitioning = true, union_by_name = true)`,
+  const source = `read_parquet('${join(outDir, 'lake', 'orders')}/**/*.parquet', hive_partitioning = true, union_by_name = true)`;
+  const time = async (sql: string) => {
+    let best = Infinity;
+    for (let i = 0; i < 2; i++) {
+      const t = Date.now();
+      await c.run(sql);
+      best = Math.min(best, Date.now() - t);
+    }
+    return best;
+  };
+  const sum = await time(`SELECT sum(face_value) FROM ${source}`);
+  const full = await time(
+    `SELECT count(*), sum(face_value), sum(order_total_paid), sum(order_credit), sum(order_saving), sum(group_revenue),
+            count(order_status), count(brand), count(order_currency), count(lower(email)), max(order_id), max(perk_id),
+            min(order_date), max(organisation_group_id), max(_extracted_at), max(_run_id)
+     FROM ${source}`,
   );
-  const ms = Date.now() - t;
   c.closeSync();
   db.closeSync();
-  return ms;
+  return { sum, full };
 }
 
 async function main(): Promise<void> {
@@ -178,7 +191,7 @@ async function main(): Promise<void> {
     console.log(`lake generated in ${((Date.now() - t) / 1000).toFixed(1)} s`);
   }
   if (args.includes('--generate-only')) return;
-  const scanMs = Math.min(await plainScan(outDir), await plainScan(outDir));
+  const scans = await plainScans(outDir);
   const self = fileURLToPath(import.meta.url);
   const runTs = resolve(dirname(self), '..', 'bin', 'run-ts.mjs');
   const child = spawnSync(process.execPath, [runTs, self, ...args, '--lake', outDir, '--child'], {
@@ -195,14 +208,17 @@ async function main(): Promise<void> {
     // CPU seconds of the build (all DuckDB threads): on a shared machine, wall time depends on the neighbours
     build_cpu_s: +(build.cpuMs / 1000).toFixed(1),
     load_avg_1m: +loadavg()[0].toFixed(2),
-    scan_s: +(scanMs / 1000).toFixed(2),
-    ratio: +(build.ms / scanMs).toFixed(1),
+    scan_sum_s: +(scans.sum / 1000).toFixed(2),
+    scan_full_s: +(scans.full / 1000).toFixed(2),
+    ratio_to_sum_scan: +(build.ms / scans.sum).toFixed(1),
+    ratio_to_full_scan: +(build.ms / scans.full).toFixed(1),
     peak_rss_mb: Math.round(build.rss / 1024 / 1024),
     ok: build.ok,
   };
   console.log(JSON.stringify(report));
   console.log(
-    `build ${report.build_s} s (goal ≤ 30) · ratio ${report.ratio} (goal ≤ 5) · peak RSS ${report.peak_rss_mb} MB (goal ≤ 2048)` +
+    `build ${report.build_s} s (goal ≤ 30) · ratio ${report.ratio_to_sum_scan} to a one-column scan, ${report.ratio_to_full_scan} to a ` +
+      `scan of every column it reads (goal ≤ 5) · peak RSS ${report.peak_rss_mb} MB (goal ≤ 2048)` +
       (build.ok ? '' : ` · BUILD FAILED: ${build.error}`),
   );
   if (!build.ok) process.exitCode = 1;
