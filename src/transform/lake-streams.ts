@@ -101,6 +101,8 @@ export const LAKE_STREAMS: LakeStream[] = [
     { name: 'identifier_value', type: 'VARCHAR' },
     { name: 'interaction_type', type: 'VARCHAR' },
     { name: 'interaction_at', type: 'TIMESTAMPTZ' },
+    // not in the contract's table, but written by the write-back (what was sent): typed even with no files
+    { name: 'interaction_details', type: 'JSON' },
     { name: 'status', type: 'VARCHAR' },
     { name: 'http_status', type: BIGINT },
     { name: 'message', type: 'VARCHAR' },
