@@ -3,6 +3,7 @@ import { CRASH_POINTS } from '../../../src/shared/crash-points.js';
 import type { Scenario } from '../table.js';
 import { badInputScenario } from './bad-input.js';
 import { crashScenario } from './crash.js';
+import { lockScenario, sharedLimiterScenario } from './concurrency.js';
 import { driftScenario } from './drift.js';
 import { faultStorms, notRetried, STORMS } from './faults.js';
 
@@ -10,5 +11,6 @@ export const SCENARIOS: Record<string, Scenario> = {
   crash: (o) => crashScenario({ ...o, kills: o.long ? 50 : 30, points: CRASH_POINTS }),
   faults: async (o) => [...(await faultStorms({ ...o, storms: Object.keys(STORMS), days: o.long ? 60 : 30 })), await notRetried()],
   'bad-input': (o) => badInputScenario(o),
+  concurrency: async (o) => [...(await lockScenario(o)), ...(await sharedLimiterScenario({ ...o, limit: o.long ? 120 : 60, days: o.long ? 30 : 8 }))],
   drift: (o) => driftScenario({ ...o, rates: o.long ? [0.02, 0.1, 0.3] : [0.05, 0.2] }),
 };
