@@ -1,0 +1,38 @@
+-- model: savings_monthly
+-- Reconciliation: per group, month and currency, savings_monthly (attributed users plus the unattributed
+-- rows) holds every order and its saving exactly once. Compared with revenue_monthly, which is itself
+-- reconciled with the staged orders (revenue_reconciles_with_orders.sql), so the check reads two small
+-- aggregates instead of every order again. Returns the rows that differ.
+
+with mart as (
+
+    select organisation_group_id, month, order_currency, sum(orders) as orders, sum(order_saving) as order_saving
+    from savings_monthly
+    where orders > 0
+    group by all
+
+),
+
+revenue as (
+
+    select organisation_group_id, month, order_currency, sum(orders) as orders, sum(order_saving) as order_saving
+    from revenue_monthly
+    group by all
+
+)
+
+select
+    coalesce(mart.organisation_group_id, revenue.organisation_group_id) as organisation_group_id,
+    coalesce(mart.month, revenue.month) as month,
+    coalesce(mart.order_currency, revenue.order_currency) as order_currency,
+    mart.orders as savings_orders,
+    revenue.orders as revenue_orders,
+    mart.order_saving as savings_order_saving,
+    revenue.order_saving as revenue_order_saving
+from mart
+full outer join revenue
+    on mart.organisation_group_id = revenue.organisation_group_id
+    and mart.month = revenue.month
+    and mart.order_currency is not distinct from revenue.order_currency
+where mart.orders is distinct from revenue.orders
+    or mart.order_saving is distinct from revenue.order_saving
