@@ -147,3 +147,15 @@ test('a lake file that is not Parquet is one line naming the stream, and the pre
     rmSync(broken, { recursive: true, force: true });
   }
 });
+
+test('revenue that does not add up to the staged orders fails the reconciliation, per group and currency', async () => {
+  // a mart that silently drops refunded orders
+  const path = join(sqlDir, 'marts', 'revenue_monthly.sql');
+  writeFileSync(path, readFileSync(path, 'utf8').replace('from stg_orders', "from stg_orders where order_status <> 'Refunded'"));
+  const result = await buildWarehouse({ outDir, sqlDir, asOf: AS_OF });
+  expect(result.error).toBe(
+    'data test failed: revenue_monthly · revenue_reconciles_with_orders (sql/tests/revenue_reconciles_with_orders.sql): 1 offending row, e.g. ' +
+      '{"organisation_group_id":"11","order_currency":"GBP","mart_orders":"3","staged_orders":"4","mart_face_value":"60.00","staged_face_value":"75.00","mart_group_revenue":"1.80","staged_group_revenue":"2.25"}',
+  );
+  await expectPreviousOutputsKept();
+});
