@@ -55,8 +55,9 @@ export async function tableReferences(conn: DuckDBConnection, sql: string, file:
   return [...refs].filter((r) => !ctes.has(r)).sort();
 }
 
+/** The query without its closing `;` (and comments after it), so the runner can wrap it in CREATE … AS (…). */
 export function stripTrailingSemicolon(sql: string): string {
-  return sql.replace(/;\s*$/, '').replace(/;(\s*--[^\n]*\n?)*\s*$/, '');
+  return sql.replace(/;(\s*--[^\n]*)*\s*$/, '');
 }
 
 export async function resolveGraph(conn: DuckDBConnection, project: Project, lakeViews: string[]): Promise<Graph> {
