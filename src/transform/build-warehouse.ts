@@ -71,6 +71,7 @@ export async function buildWarehouse(input: BuildOptions, hooks: { onStep?: (ste
       ok = steps.every((s) => s.status !== 'error');
     }
     const docs = ok ? await modelDocs(conn, graph.models, tests) : [];
+    const swapStarted = Date.now();
     if (ok) await conn.run('CHECKPOINT');
     close();
     if (ok) {
@@ -78,6 +79,9 @@ export async function buildWarehouse(input: BuildOptions, hooks: { onStep?: (ste
       committed = true;
       for (const e of exports) commit(e.temp, e.target);
       writeDictionary(join(outDir, 'docs', 'models.md'), docs);
+      const swap: StepResult = { name: 'warehouse swap', kind: 'swap', status: 'success', rows: null, ms: Date.now() - swapStarted };
+      steps.push(swap);
+      hooks.onStep?.(swap);
     }
     const error = steps.find((s) => s.status === 'error')?.error;
     return { ok, asOf: options.asOf, warehouse: target, marts: ok ? exports.map((e) => e.target) : [], steps, ...(error ? { error } : {}) };

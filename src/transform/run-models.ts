@@ -11,7 +11,7 @@ export type StepStatus = 'success' | 'error' | 'skipped';
 
 export interface StepResult {
   name: string;
-  kind: 'lake' | 'model' | 'test' | 'export';
+  kind: 'lake' | 'model' | 'test' | 'export' | 'swap';
   status: StepStatus;
   /** Rows built (tables), offending rows (tests), rows exported; null where counting would cost a scan. */
   rows: number | null;
