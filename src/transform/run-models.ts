@@ -30,10 +30,9 @@ export async function runModels(
   options: { runTests: boolean; lakeViews: string[]; onStep?: (step: StepResult) => void },
 ): Promise<StepResult[]> {
   const steps: StepResult[] = [];
-  const push = steps.push.bind(steps);
-  steps.push = (...added: StepResult[]) => {
-    for (const s of added) options.onStep?.(s);
-    return push(...added);
+  const record = (step: StepResult) => {
+    steps.push(step);
+    options.onStep?.(step);
   };
   const built = new Set<string>(options.lakeViews);
   const pending = options.runTests ? [...tests] : [];
@@ -44,14 +43,14 @@ export async function runModels(
       if (!test.needs.every((n) => built.has(n))) continue;
       pending.splice(pending.indexOf(test), 1);
       if (failed) {
-        steps.push({ name: test.name, kind: 'test', status: 'skipped', rows: null, ms: 0 });
+        record({ name: test.name, kind: 'test', status: 'skipped', rows: null, ms: 0 });
         continue;
       }
       const started = Date.now();
       try {
         const outcome = await runTest(conn, test);
         const ok = outcome.failures === 0;
-        steps.push({
+        record({
           name: test.name,
           kind: 'test',
           status: ok ? 'success' : 'error',
@@ -62,14 +61,14 @@ export async function runModels(
         failed ||= !ok;
       } catch (err) {
         failed = true;
-        steps.push({ name: test.name, kind: 'test', status: 'error', rows: null, ms: Date.now() - started, error: `data test ${test.name} could not run: ${firstLine(err)}` });
+        record({ name: test.name, kind: 'test', status: 'error', rows: null, ms: Date.now() - started, error: `data test ${test.name} could not run: ${firstLine(err)}` });
       }
     }
   };
 
   for (const model of models) {
     if (failed) {
-      steps.push({ name: model.name, kind: 'model', status: 'skipped', rows: null, ms: 0 });
+      record({ name: model.name, kind: 'model', status: 'skipped', rows: null, ms: 0 });
       continue;
     }
     const started = Date.now();
@@ -77,15 +76,15 @@ export async function runModels(
       const kind = materialization(model);
       await conn.run(`CREATE OR REPLACE ${kind === 'view' ? 'VIEW' : 'TABLE'} ${id(model.name)} AS\n${stripTrailingSemicolon(model.sql)}\n`);
       const rows = kind === 'table' ? await countRows(conn, model.name) : null;
-      steps.push({ name: model.name, kind: 'model', status: 'success', rows, ms: Date.now() - started });
+      record({ name: model.name, kind: 'model', status: 'success', rows, ms: Date.now() - started });
       built.add(model.name);
     } catch (err) {
       failed = true;
-      steps.push({ name: model.name, kind: 'model', status: 'error', rows: null, ms: Date.now() - started, error: `model ${model.name} (${model.file}) failed: ${firstLine(err)}` });
+      record({ name: model.name, kind: 'model', status: 'error', rows: null, ms: Date.now() - started, error: `model ${model.name} (${model.file}) failed: ${firstLine(err)}` });
     }
     await runReadyTests();
   }
-  for (const test of pending) steps.push({ name: test.name, kind: 'test', status: 'skipped', rows: null, ms: 0 });
+  for (const test of pending) record({ name: test.name, kind: 'test', status: 'skipped', rows: null, ms: 0 });
   return steps;
 }
 
