@@ -4,19 +4,20 @@
  * owns the whole limit). Prints, side by side, the most calls the sandbox saw in any 60 s, the 429s,
  * the combined rate of accepted calls divided by the limit (goal with Redis: >= 0.95, no 429), and how
  * bursty the traffic was (most calls in any 10 s, against limit/6 for an even pace; longest silence).
- *   node bin/run-ts.mjs bench/scale.ts [limit=600] [budgetMinutes=0.8]
+ *   node bin/run-ts.mjs bench/scale.ts [limit=600] [budgetMinutes=2]
  * Needs `redis-server` on the PATH (apt-get install redis-server).
  */
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { maxCallsInWindow, startSandbox } from '../src/sandbox/index.js';
-import { organisationEnv, perksExtract, type ChildResult } from '../test/scale/helpers.js';
+import { orgEnv } from '../test/extract/helpers.js';
+import { perksExtract, type ChildResult } from '../test/scale/helpers.js';
 import { startRedis } from '../test/scale/redis.js';
 
 const LIMIT = Number(process.argv[2] ?? 600);
-/** Per-user call budget of each process: budget × limit / 2 credit calls, about 80 s of calls for three at 600/min. */
-const BUDGET_MINUTES = process.argv[3] ?? '0.8';
+/** Per-user call budget of each process: budget × limit / 2 credit calls, about 190 s of calls for three at 600/min (long enough to show the steady state without Redis). */
+const BUDGET_MINUTES = process.argv[3] ?? '2';
 const PROCESSES = 3;
 
 interface Outcome {
@@ -38,7 +39,7 @@ async function measure(label: string, redisUrl: string | undefined): Promise<Out
     const runs = await Promise.all(
       Array.from({ length: PROCESSES }, () => {
         const out = mkdtempSync(join(tmpdir(), 'perks-bench-scale-'));
-        const env = organisationEnv(sandbox, out, { PERKS_RATE_LIMIT: String(LIMIT), ...(redisUrl ? { PERKS_REDIS_URL: redisUrl } : {}) });
+        const env = orgEnv(sandbox, out, { PERKS_RATE_LIMIT: String(LIMIT), ...(redisUrl ? { PERKS_REDIS_URL: redisUrl } : {}) });
         return perksExtract(['--quiet', '--streams', 'credit', '--budget-minutes', BUDGET_MINUTES], env);
       }),
     );

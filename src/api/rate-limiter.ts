@@ -45,7 +45,9 @@ export class CredentialLimiter {
     this.baseMinTime = CredentialLimiter.spacing(options.callsPerMinute);
     this.minTime = this.baseMinTime;
     this.limiter = new Bottleneck({
-      maxConcurrent: options.maxConcurrent ?? 8,
+      // Clustered, maxConcurrent would cap the calls in flight of ALL processes together (8 would cap N
+      // workers at 8 / latency): spacing alone keeps the rate there, and each process bounds its own.
+      maxConcurrent: options.cluster ? (options.maxConcurrent ?? null) : (options.maxConcurrent ?? 8),
       minTime: this.minTime,
       id: options.id,
       ...(options.cluster ? clusteredOptions(options.cluster) : {}),

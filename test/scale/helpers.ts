@@ -2,7 +2,6 @@
 import { spawn } from 'node:child_process';
 import { join, resolve } from 'node:path';
 import { withLakeConnection } from '../../src/lake/index.js';
-import type { Sandbox } from '../../src/sandbox/index.js';
 
 export const ROOT = resolve(import.meta.dirname, '../..');
 
@@ -20,19 +19,6 @@ export function perksExtract(args: string[], env: Record<string, string>): Promi
   child.stdout.on('data', (d: Buffer) => (stdout += d));
   child.stderr.on('data', (d: Buffer) => (stderr += d));
   return new Promise((done) => child.once('exit', (code) => done({ code, stdout, stderr })));
-}
-
-/** The organisation credential of a sandbox as PERKS_* variables. */
-export function organisationEnv(sandbox: Sandbox, outDir: string, extra: Record<string, string> = {}): Record<string, string> {
-  const org = sandbox.credentials.organisation;
-  return {
-    PERKS_BASE_URL: sandbox.baseUrl,
-    PERKS_CLIENT_ID: String(org.client_id),
-    PERKS_CLIENT_SECRET: org.client_secret,
-    PERKS_GROUP_IDS: org.organisation_group_ids.join(','),
-    PERKS_OUTPUT: outDir,
-    ...extra,
-  };
 }
 
 /**

@@ -38,9 +38,11 @@ describe('one budget per credential across processes (Redis)', () => {
     try {
       const t0 = Date.now();
       const starts = (await Promise.all(Array.from({ length: 16 }, (_, i) => startOf(i % 2 ? a : b, t0)))).sort((x, y) => x - y);
-      const gaps = starts.slice(1).map((s, i) => s - starts[i]);
-      // Timers fire a few ms late or early; two calls never come closer than the spacing minus that jitter.
-      expect(Math.min(...gaps)).toBeGreaterThanOrEqual(90);
+      // Redis hands out slots 101 ms apart; a timer that fires late (a busy machine) can bring one call
+      // closer to the next, never a later call earlier: any k calls span at least (k - 1) slots, minus that lateness.
+      for (let i = 0; i < starts.length; i++) {
+        for (let j = i + 1; j < starts.length; j++) expect(starts[j] - starts[i], `calls ${i} and ${j}`).toBeGreaterThanOrEqual((j - i) * 101 - 60);
+      }
       expect(starts.at(-1)! - starts[0]).toBeGreaterThanOrEqual(15 * 100);
     } finally {
       await Promise.all([a.stop(), b.stop()]);

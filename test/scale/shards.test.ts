@@ -5,7 +5,8 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { loadConfig } from '../../src/config/index.js';
 import { extract, shardOfUser, shiftDay, STREAM_NAMES, type ExtractResult } from '../../src/extract/index.js';
 import { startSandbox, type Sandbox } from '../../src/sandbox/index.js';
-import { organisationEnv, streamRows } from './helpers.js';
+import { streamRows } from './helpers.js';
+import { orgEnv } from '../extract/helpers.js';
 
 const TODAY = '2026-11-22';
 const noon = (day: string) => new Date(`${day}T12:00:00Z`);
@@ -19,7 +20,7 @@ afterAll(async () => {
 });
 
 const tempOut = () => mkdtempSync(join(tmpdir(), 'perks-scale-shards-'));
-const config = (out: string) => loadConfig(organisationEnv(sandbox, out, { PERKS_RATE_LIMIT: '100000', PERKS_START_DATE: '2026-10-20' }));
+const config = (out: string) => loadConfig(orgEnv(sandbox, out, { PERKS_RATE_LIMIT: '100000', PERKS_START_DATE: '2026-10-20' }));
 const refreshed = (r: ExtractResult, stream: string) => {
   const users: Record<string, number> = {};
   for (const g of r.streams.find((s) => s.name === stream)?.groups ?? []) for (const [k, v] of Object.entries(g.users ?? {})) users[k] = (users[k] ?? 0) + v;
@@ -43,7 +44,7 @@ describe('--shard K/N', () => {
     const single = tempOut();
     const shared = tempOut();
     const ids = sandbox.credentials.organisation.organisation_group_ids;
-    const slice = (groups: number[]) => loadConfig(organisationEnv(sandbox, shared, { PERKS_RATE_LIMIT: '100000', PERKS_START_DATE: '2026-10-20', PERKS_GROUP_IDS: groups.join(',') }));
+    const slice = (groups: number[]) => loadConfig(orgEnv(sandbox, shared, { PERKS_RATE_LIMIT: '100000', PERKS_START_DATE: '2026-10-20', PERKS_GROUP_IDS: groups.join(',') }));
     const now = noon(TODAY);
     const [alone, low, high] = await Promise.all([
       extract(config(single), { now }),

@@ -3,7 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { maxCallsInWindow, startSandbox, type Sandbox } from '../../src/sandbox/index.js';
-import { organisationEnv, perksExtract, streamRows } from './helpers.js';
+import { perksExtract, streamRows } from './helpers.js';
+import { orgEnv } from '../extract/helpers.js';
 import { startRedis, type TestRedis } from './redis.js';
 
 const LIMIT = 300;
@@ -22,7 +23,7 @@ afterAll(async () => {
 describe('worker processes sharing one credential through Redis', () => {
   test(`two extract processes on one credential stay within ${LIMIT} calls per minute together, with no 429, and land every user once`, async () => {
     const out = mkdtempSync(join(tmpdir(), 'perks-scale-workers-'));
-    const env = organisationEnv(sandbox, out, { PERKS_RATE_LIMIT: String(LIMIT), PERKS_REDIS_URL: redis.url });
+    const env = orgEnv(sandbox, out, { PERKS_RATE_LIMIT: String(LIMIT), PERKS_REDIS_URL: redis.url });
     const runs = await Promise.all([1, 2].map((k) => perksExtract(['--quiet', '--streams', 'credit', '--shard', `${k}/2`], env)));
     for (const r of runs) expect(r.code, r.stdout + r.stderr).toBe(0);
 
@@ -32,8 +33,9 @@ describe('worker processes sharing one credential through Redis', () => {
     expect(stats.throttledByClient[client] ?? 0).toBe(0);
     expect(maxCallsInWindow(times, 60_000)).toBeLessThanOrEqual(LIMIT);
     // The run is shorter than a minute: over any 10 s, two processes that each believed they own the
-    // limit would make twice LIMIT/6; one shared budget makes at most LIMIT/6 (+1 at the window's edge).
-    expect(maxCallsInWindow(times, 10_000)).toBeLessThanOrEqual(LIMIT / 6 + 1);
+    // limit would make twice LIMIT/6; one shared budget makes at most LIMIT/6 (+1 at the window's edge,
+    // +2 for requests that a busy machine delivers late and so closer to the next).
+    expect(maxCallsInWindow(times, 10_000)).toBeLessThanOrEqual(LIMIT / 6 + 3);
     const perMinute = ((times.length - 1) / (times.at(-1)! - times[0])) * 60_000;
     expect(perMinute / LIMIT).toBeGreaterThan(0.85);
 
@@ -49,10 +51,10 @@ describe('worker processes sharing one credential through Redis', () => {
   test('a bad --shard or PERKS_REDIS_URL stops the run before any call with one line and exit code 2, never showing the password', async () => {
     const out = mkdtempSync(join(tmpdir(), 'perks-scale-bad-'));
     const before = sandbox.stats().calls;
-    const shard = await perksExtract(['--shard', '3/2'], organisationEnv(sandbox, out));
+    const shard = await perksExtract(['--shard', '3/2'], orgEnv(sandbox, out));
     expect(shard.code).toBe(2);
     expect(shard.stderr.trim().split('\n')).toEqual(['perks: --shard="3/2" is invalid: expected K/N with 1 <= K <= N <= 1024, e.g. --shard 2/4']);
-    const url = await perksExtract([], organisationEnv(sandbox, out, { PERKS_REDIS_URL: `http://:${redis.password}@127.0.0.1:${redis.port}` }));
+    const url = await perksExtract([], orgEnv(sandbox, out, { PERKS_REDIS_URL: `http://:${redis.password}@127.0.0.1:${redis.port}` }));
     expect(url.code).toBe(2);
     expect(url.stderr.trim().split('\n')).toHaveLength(1);
     expect(url.stderr).toContain('PERKS_REDIS_URL="http://(hidden)@127.0.0.1');
