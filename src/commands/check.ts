@@ -8,6 +8,7 @@ import { ApiError } from '../api/errors.js';
 import { requireApi } from '../config/index.js';
 import { resolveGroups, timezoneOf } from '../extract/groups.js';
 import { ExitCode } from '../shared/exit-codes.js';
+import { redact } from '../shared/redact.js';
 import { handle } from './handle.js';
 import { configFromFlags, withApiOptions, type ApiFlags } from './options.js';
 
@@ -17,7 +18,8 @@ export const checkCommand: CommandModule<object, ApiFlags> = {
   builder: (y) => withApiOptions(y) as never,
   handler: (argv) =>
     handle(async () => {
-      const say = (ok: boolean, text: string) => process.stdout.write(`${ok ? 'ok  ' : 'FAIL'} ${text}\n`);
+      // Error texts can quote what a server echoed back (a token, a secret): every line is redacted.
+      const say = (ok: boolean, text: string) => process.stdout.write(`${ok ? 'ok  ' : 'FAIL'} ${redact(text)}\n`);
       const config = requireApi(configFromFlags(argv));
       say(true, `configuration: ${config.baseUrl}, client ${config.clientId}, scope ${config.scope}, ${config.rateLimit} calls/min, output ${config.output}`);
       const client = clientFromConfig(config, { retries: 2 });

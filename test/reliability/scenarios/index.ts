@@ -5,6 +5,7 @@ import { badInputScenario } from './bad-input.js';
 import { crashScenario } from './crash.js';
 import { lockScenario, sharedLimiterScenario } from './concurrency.js';
 import { driftScenario } from './drift.js';
+import { secretsScenario } from './secrets.js';
 import { faultStorms, notRetried, STORMS } from './faults.js';
 
 export const SCENARIOS: Record<string, Scenario> = {
@@ -12,5 +13,6 @@ export const SCENARIOS: Record<string, Scenario> = {
   faults: async (o) => [...(await faultStorms({ ...o, storms: Object.keys(STORMS), days: o.long ? 60 : 30 })), await notRetried()],
   'bad-input': (o) => badInputScenario(o),
   concurrency: async (o) => [...(await lockScenario(o)), ...(await sharedLimiterScenario({ ...o, limit: o.long ? 120 : 60, days: o.long ? 30 : 8 }))],
+  secrets: (o) => secretsScenario(o),
   drift: (o) => driftScenario({ ...o, rates: o.long ? [0.02, 0.1, 0.3] : [0.05, 0.2] }),
 };

@@ -1,0 +1,136 @@
+/**
+ * 9. Secrets: the pipeline's client secret and every access token it receives are unique canary
+ * strings (a proxy swaps them for the sandbox's real ones). Every command runs through its normal,
+ * 401, 500 and crash paths with PERKS_DEBUG=1, and error bodies echo the credentials back, as careless
+ * servers do. Then stdout, stderr and every value of every file of the output are searched: 0 hits.
+ */
+import { randomBytes } from 'node:crypto';
+import { readdirSync } from 'node:fs';
+import { localDay, shiftDay } from '../../../src/extract/index.js';
+import { runCli, startCli, type CliResult } from '../../support/cli.js';
+import { searchOutput } from '../../support/decode.js';
+import { startProxy, type ProxyHooks, type ProxyRequest } from '../../support/proxy.js';
+import { seeded, sleep } from '../../support/random.js';
+import { orgEnv, withSandbox } from '../../support/sandbox.js';
+import { withScratch } from '../../support/scratch.js';
+import { row, type Row, type ScenarioOptions } from '../table.js';
+
+type Mode = 'ok' | 'token401' | 'token500' | 'api401' | 'api500';
+
+export interface SecretRun {
+  args: string[];
+  mode: Mode;
+  /** Kill it with SIGKILL this long after its run starts, then rerun it normally. */
+  crash?: boolean;
+}
+
+const TODAY = localDay(new Date(), 'UTC');
+const MONTH = shiftDay(`${TODAY.slice(0, 7)}-01`, -1).slice(0, 7);
+
+export const SECRET_RUNS: SecretRun[] = [
+  { args: ['check'], mode: 'ok' },
+  { args: ['check'], mode: 'token401' },
+  { args: ['check'], mode: 'token500' },
+  { args: ['check'], mode: 'api401' },
+  { args: ['extract'], mode: 'api500' },
+  { args: ['extract', '--full-refresh'], mode: 'api401' },
+  { args: ['extract', '--full-refresh'], mode: 'token401' },
+  { args: ['extract', '--full-refresh'], mode: 'ok', crash: true },
+  { args: ['build'], mode: 'ok' },
+  { args: ['run'], mode: 'api500' },
+  { args: ['writeback'], mode: 'api500' },
+  { args: ['writeback', '--verify'], mode: 'ok' },
+  { args: ['report', 'revenue', '--month', MONTH], mode: 'ok' },
+];
+
+/** Days extracted: by default 40, so the month before this one is in the lake and `perks run` and the report have a month to show. */
+export async function secretsScenario(o: ScenarioOptions & { runs?: SecretRun[]; days?: number }): Promise<Row[]> {
+  const runs = o.runs ?? SECRET_RUNS;
+  const start = shiftDay(TODAY, -(o.days ?? 40));
+  const secret = `CanarySecret${randomBytes(6).toString('hex')}`;
+  const tokenPrefix = `CanaryToken${randomBytes(6).toString('hex')}`;
+  const random = seeded(o.seed);
+  return withSandbox({ seed: 61 }, (sandbox) =>
+    withScratch('secrets', async (scratch) => {
+      const out = scratch.dir('out');
+      const cwd = scratch.dir('cwd');
+      let mode: Mode = 'ok';
+      const tokens = new Map<string, string>();
+      const real = sandbox.credentials.organisation.client_secret;
+      const proxy = await startProxy(sandbox.baseUrl, canaryHooks(() => mode, secret, real, tokenPrefix, tokens, random));
+      const env = { ...orgEnv(sandbox, out, { PERKS_START_DATE: start }), PERKS_BASE_URL: proxy.url, PERKS_CLIENT_SECRET: secret, PERKS_DEBUG: '1' };
+      const outputs: CliResult[] = [];
+      const codes: string[] = [];
+      try {
+        for (const r of runs) {
+          mode = r.mode;
+          if (r.crash) {
+            const child = startCli(r.args, env, { cwd });
+            await child.saw('"event":"run"');
+            await sleep(Math.floor(random() * 1500));
+            child.child.kill('SIGKILL');
+            outputs.push(await child.done);
+            mode = 'ok';
+          }
+          const result = await runCli(r.args, env, { cwd, timeoutMs: 120_000 });
+          outputs.push(result);
+          codes.push(`${r.args.slice(0, 2).join(" ")} [${r.mode}${r.crash ? ", killed, rerun" : ""}] → ${result.code} (${(result.ms / 1000).toFixed(1)} s)`);
+          o.log(`secrets: ${codes.at(-1)}${result.code ? `: ${(result.stderr.trim().split('\n').at(-1) ?? '').slice(0, 200)}` : ''}`);
+        }
+      } finally {
+        await proxy.close();
+      }
+      const needles = [secret, tokenPrefix];
+      const problems: string[] = [];
+      outputs.forEach((r, i) => {
+        for (const n of needles) {
+          if (r.stdout.includes(n)) problems.push(`stdout of run ${i + 1} holds a canary`);
+          if (r.stderr.includes(n)) problems.push(`stderr of run ${i + 1} holds a canary`);
+        }
+      });
+      const found = await searchOutput(out, needles);
+      for (const h of found.hits) problems.push(`${h.file} (${h.where}) holds a canary`);
+      const strays = readdirSync(cwd);
+      if (strays.length) problems.push(`written outside the output directory: ${strays.join(', ')}`);
+      if (tokens.size < 2) problems.push(`only ${tokens.size} canary tokens were handed out: the 401 paths were not exercised`);
+      const echoed = proxy.log.filter((e) => e.intercepted).length;
+      return [
+        row(
+          'secrets: canary secret and tokens',
+          outputs.length,
+          problems,
+          `${problems.length} hits in ${outputs.length} outputs and ${found.files.parquet + found.files.duckdb + found.files.text} files (${found.values} values decoded); ${tokens.size} tokens, ${echoed} error bodies echoing them`,
+        ),
+      ];
+    }),
+  );
+}
+
+/** The proxy's part: canaries in, real credentials out, and error bodies that echo what they were sent. */
+function canaryHooks(mode: () => Mode, secret: string, realSecret: string, prefix: string, tokens: Map<string, string>, random: () => number): ProxyHooks {
+  const isToken = (r: ProxyRequest) => r.path.startsWith('/v3/oauth/token');
+  const echo = (r: ProxyRequest) => JSON.stringify({ message: `refused: ${r.headers.authorization ?? ''} ${r.body}`, debug: { headers: r.headers, body: r.body } });
+  return {
+    intercept(r) {
+      const m = mode();
+      if (isToken(r) && m === 'token401') return { respond: { status: 401, body: JSON.stringify({ error: 'invalid_client', message: `Client authentication failed: ${r.body}` }) } };
+      if (isToken(r) && m === 'token500') return { respond: { status: 500, body: echo(r) } };
+      if (!isToken(r) && m === 'api401') return { respond: { status: 401, body: echo(r) } };
+      if (!isToken(r) && m === 'api500' && random() < 0.2) return { respond: { status: 500, body: echo(r) } };
+      return undefined;
+    },
+    rewriteRequest(r) {
+      if (isToken(r)) return { body: r.body.split(secret).join(realSecret) };
+      const given = /^Bearer (.+)$/.exec(String(r.headers.authorization ?? ''))?.[1] ?? '';
+      return { authorization: `Bearer ${tokens.get(given) ?? given}` };
+    },
+    rewriteResponse(r, answer) {
+      if (!isToken(r) || answer.status !== 200) return answer;
+      const jwt = /"access_token":"([^"]+)"/.exec(answer.body)?.[1];
+      if (!jwt) return answer;
+      const canary = `${prefix}-${tokens.size + 1}`;
+      tokens.set(canary, jwt);
+      return { ...answer, body: answer.body.replace(jwt, canary) };
+    },
+  };
+}

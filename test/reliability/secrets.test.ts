@@ -1,0 +1,18 @@
+import { describe, test } from 'vitest';
+import { secretsScenario } from './scenarios/secrets.js';
+import { expectAtGoal, fast } from './at-goal.js';
+
+describe('secrets', () => {
+  test('a canary secret and canary tokens, echoed back by failing servers, appear in no output and no file value, through 401, 500 and crash paths with PERKS_DEBUG=1', async () => {
+    const runs = [
+      { args: ['check'], mode: 'token500' as const },
+      { args: ['check'], mode: 'api401' as const },
+      { args: ['extract'], mode: 'api401' as const },
+      { args: ['extract'], mode: 'token401' as const },
+      { args: ['extract', '--full-refresh'], mode: 'ok' as const, crash: true },
+      { args: ['build'], mode: 'ok' as const },
+      { args: ['writeback'], mode: 'api500' as const },
+    ];
+    expectAtGoal(await secretsScenario({ ...fast(), runs, days: 6 }));
+  }, 120_000);
+});
