@@ -158,7 +158,7 @@ export class PerksClient {
     const refused = new Set<string>();
     return pRetry(
       async () => {
-        let token = op.auth ? await this.tokens.get() : undefined;
+        let token = op.auth ? await this.token() : undefined;
         for (;;) {
           try {
             return await this.sendLimited({ operation: name, method: op.method, url, body, token, timeoutMs: this.opts.timeoutMs });
@@ -166,12 +166,22 @@ export class PerksClient {
             if (!(err instanceof ApiError && err.kind === 'authentication' && token && !refused.has(token) && refused.size < NEW_TOKENS_PER_CALL)) throw err;
             refused.add(token);
             this.tokens.invalidate(token);
-            token = await this.tokens.get();
+            token = await this.token();
           }
         }
       },
       this.retryOptions(retries),
     );
+  }
+
+  /**
+   * The current token. The token request retries on its own; its failure ends the call instead of being
+   * retried again by the call's loop, which would ask the rate-limited token endpoint retries² times.
+   */
+  private token(): Promise<string> {
+    return this.tokens.get().catch((err: unknown) => {
+      throw new AbortError(err instanceof Error ? err : String(err));
+    });
   }
 
   private async sendLimited(req: Parameters<typeof send>[0]): Promise<HttpResponse> {

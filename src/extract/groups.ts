@@ -16,7 +16,12 @@ export interface ResolvedGroups {
 
 export async function resolveGroups(client: PerksClient, groupIds: number[] | undefined): Promise<ResolvedGroups> {
   if (groupIds?.length) {
-    const listed = await client.call('listGroups').catch(() => undefined);
+    // A refused listing (4xx) falls back to one read per group; an API that is down or refuses the
+    // credential stops here, instead of being asked again once per group.
+    const listed = await client.call('listGroups').catch((err: unknown) => {
+      if (err instanceof ApiError && (err.kind === 'client' || err.kind === 'validation')) return undefined;
+      throw err;
+    });
     const groups: Group[] = [];
     for (const id of groupIds) {
       const found = listed?.find((g) => g.id === id) ?? (await client.call('getGroup', { group: id }));

@@ -3,7 +3,7 @@ import { faultStorms, notRetried } from './scenarios/faults.js';
 import { expectAtGoal, fast } from './at-goal.js';
 import type { Row } from './table.js';
 
-const FAST = ['errors20', 'resets', 'hangs', 'cut', 'everything', 'retryAfterSeconds', 'retryAfterDate', 'retryAfterMissing', 'retryAfterAbsurd', 'revoke25', 'revoke5'];
+const FAST = ['errors20', 'resets', 'hangs', 'cut', 'everything', 'retryAfterSeconds', 'retryAfterDate', 'retryAfterMissing', 'retryAfterAbsurd', 'tokenDown', 'revoke25', 'revoke5'];
 let rows: Map<string, Row>;
 
 beforeAll(async () => {
@@ -26,6 +26,10 @@ describe('fault storms', () => {
   test('an absurd Retry-After stops the run at once with a message naming the wait and the cap', () => {
     expectAtGoal(at('retryAfterAbsurd'));
     expect(rows.get('retryAfterAbsurd')!.figure).toMatch(/86400 s \(Retry-After\), above the 300 s cap/);
+  });
+
+  test('a token endpoint that keeps failing is asked at most once per retry, not once per retry of every call and group', () => {
+    expectAtGoal(at('tokenDown'));
   });
 
   test('a token revoked while calls are in flight costs one token request, even when the new token is revoked again at once', () => {

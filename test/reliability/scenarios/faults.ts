@@ -28,7 +28,7 @@ export interface Storm {
   /** Streams to extract (all when absent). */
   streams?: ('orders' | 'users')[];
   /** The run must fail within this many ms with a message matching `message`, instead of completing. */
-  failFast?: { withinMs: number; message: RegExp };
+  failFast?: { withinMs: number; message: RegExp; maxTokenRequests?: number };
 }
 
 const API = (path: string) => !path.startsWith('/v3/oauth/token');
@@ -59,6 +59,11 @@ export const STORMS: Record<string, Storm> = {
     name: '429 with Retry-After: 86400 → fails fast',
     proxy: throttleEvery(10, () => '86400'),
     failFast: { withinMs: 10_000, message: /Retry-After.*cap/ },
+  },
+  tokenDown: {
+    name: 'token endpoint answering 500 → stops after its own retries',
+    proxy: () => ({ intercept: (req) => (API(req.path) ? undefined : { respond: { status: 500, body: '{"message":"Server Error"}' } }) }),
+    failFast: { withinMs: 30_000, message: /token: HTTP 500/, maxTokenRequests: 9 },
   },
   revoke25: { name: 'token revoked every 25 calls, calls in flight', faults: { revokeTokenEvery: 25, latencyMs: 30 }, proxy: () => ({}) },
   revoke5: { name: 'token revoked every 5 calls, 8 in flight', faults: { revokeTokenEvery: 5, latencyMs: 30 }, proxy: () => ({}) },
@@ -134,7 +139,10 @@ async function runStorm(sandbox: Sandbox, scratch: Scratch, storm: Storm, start:
     if (result?.status === 'success') problems.push('the run completed instead of stopping');
     if (ms > storm.failFast.withinMs) problems.push(`stopped after ${ms} ms`);
     if (!storm.failFast.message.test(message)) problems.push(`message: ${message || '(none)'}`);
-    return row(storm.name, 1, problems, `stopped after ${(ms / 1000).toFixed(1)} s: "${message.slice(0, 110)}"`);
+    const tokens = log.filter((e) => !API(e.path)).length;
+    if (storm.failFast.maxTokenRequests !== undefined && tokens > storm.failFast.maxTokenRequests) problems.push(`${tokens} token requests (at most ${storm.failFast.maxTokenRequests})`);
+    const asked = storm.failFast.maxTokenRequests !== undefined ? `, ${tokens} token requests` : '';
+    return row(storm.name, 1, problems, `stopped after ${(ms / 1000).toFixed(1)} s${asked}: "${message.slice(0, 110)}"`);
   }
 
   if (thrown || result?.status !== 'success') problems.push(`the run did not complete: ${thrown?.message ?? result?.streams.find((s) => s.error)?.error}`);
