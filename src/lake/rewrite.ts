@@ -1,0 +1,48 @@
+/**
+ * Rewrites one committed Parquet file through a SELECT over it (personal values set to NULL, for one):
+ * the result is written under a temporary name beside it, fsynced and renamed over it, so a reader sees
+ * the old file or the new one, and a crash leaves the old one and a temporary file the next run removes.
+ * Values reach the SQL only as bound parameters.
+ */
+import { quotedString, type DuckDBType, type DuckDBValue } from '@duckdb/node-api';
+import { rm } from 'node:fs/promises';
+import { fsyncPath, renameDurably } from './atomic-file.js';
+import { withLakeConnection } from './duckdb.js';
+import { writingOutput } from './errors.js';
+import { tempPathFor } from './paths.js';
+
+export interface Rewrite {
+  /** The SELECT that gives the new content, over `source` (the file as it is). Same columns, same types. */
+  select: (source: string) => string;
+  params?: Record<string, DuckDBValue>;
+  types?: Record<string, DuckDBType>;
+}
+
+/** DuckDB refuses parameters a statement does not use: only those named in `sql` are bound. */
+function bind(sql: string, rewrite: Pick<Rewrite, 'params' | 'types'>, file: string) {
+  const used = (name: string) => new RegExp(`\\$${name}\\b`).test(sql);
+  const params = Object.fromEntries(Object.entries({ ...rewrite.params, file }).filter(([k]) => used(k)));
+  const types = Object.fromEntries(Object.entries(rewrite.types ?? {}).filter(([k]) => used(k)));
+  return [sql, params, types] as const;
+}
+
+/** Rows of the file that `where` selects (a condition over its columns, with the rewrite's parameters). */
+export async function countWhere(path: string, where: string, rewrite: Pick<Rewrite, 'params' | 'types'> = {}): Promise<number> {
+  return withLakeConnection(async (c) => {
+    const r = await c.runAndReadAll(...bind(`SELECT count(*)::BIGINT AS n FROM read_parquet($file) WHERE ${where}`, rewrite, path));
+    return Number(r.getRowObjectsJS()[0].n);
+  });
+}
+
+export async function rewriteParquet(path: string, rewrite: Rewrite): Promise<void> {
+  const temp = tempPathFor(path);
+  try {
+    await writingOutput('a lake file', path, async () => {
+      await withLakeConnection((c) => c.run(...bind(`COPY (${rewrite.select('read_parquet($file)')}) TO ${quotedString(temp)} (FORMAT parquet, COMPRESSION zstd)`, rewrite, path)));
+      await fsyncPath(temp);
+      await renameDurably(temp, path);
+    });
+  } finally {
+    await rm(temp, { force: true });
+  }
+}
