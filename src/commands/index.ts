@@ -4,6 +4,7 @@ import { buildCommand } from './build.js';
 import { checkCommand } from './check.js';
 import { demoCommand } from './demo.js';
 import { extractCommand } from './extract.js';
+import { forgetCommand } from './forget.js';
 import { reportCommand } from './report.js';
 import { modelsCommand } from './models.js';
 import { runCommand } from './run.js';
@@ -11,4 +12,4 @@ import { sandboxCommand } from './sandbox.js';
 import { sqlCommand } from './sql.js';
 import { writebackCommand } from './writeback.js';
 
-export const commands: CommandModule<any, any>[] = [checkCommand, extractCommand, runCommand, demoCommand, reportCommand, sandboxCommand, writebackCommand, buildCommand, sqlCommand, modelsCommand];
+export const commands: CommandModule<any, any>[] = [checkCommand, extractCommand, runCommand, demoCommand, reportCommand, sandboxCommand, writebackCommand, buildCommand, sqlCommand, modelsCommand, forgetCommand];

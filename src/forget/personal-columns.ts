@@ -1,0 +1,23 @@
+/**
+ * Where the lake holds personal data (names, email addresses, the integrator's alternative id) and
+ * how a row is known to be a given user's. docs/assumptions.md (## Personal data) lists the same.
+ * Keys (user id, UID) stay: they are what joins and reconciles, and the API keeps the UID too.
+ */
+export interface PersonalColumns {
+  stream: string;
+  /** Set to NULL in the rows of a forgotten user. */
+  columns: string[];
+  /** The row is the user's when this column holds their id… */
+  byId?: string;
+  /** …or when this column holds one of their email addresses (orders carry no user id). */
+  byEmail?: string;
+}
+
+export const PERSONAL_COLUMNS: readonly PersonalColumns[] = [
+  { stream: 'users', columns: ['first_name', 'last_name', 'email', 'alt_uid'], byId: 'id', byEmail: 'email' },
+  { stream: 'orders', columns: ['first_name', 'last_name', 'email'], byEmail: 'email' },
+  { stream: 'redemption_stats', columns: ['email'], byId: 'id', byEmail: 'email' },
+];
+
+/** Keys of a quarantined record that hold personal values, whichever stream it came from. */
+export const PERSONAL_KEYS: readonly string[] = ['first_name', 'last_name', 'email', 'alt_uid', 'company_name', 'phone'];

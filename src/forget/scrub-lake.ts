@@ -1,0 +1,52 @@
+/**
+ * Clears a user's personal values in every lake file that holds them, one file at a time, each
+ * rewritten atomically (src/lake/rewrite.ts). Files without such rows are not touched.
+ */
+import { BIGINT, LIST, listValue, quotedIdentifier as id, VARCHAR } from '@duckdb/node-api';
+import { countWhere, rewriteParquet, withLakeConnection } from '../lake/index.js';
+import type { Identities } from './identities.js';
+import { lakeFiles } from './lake-files.js';
+import { PERSONAL_COLUMNS, type PersonalColumns } from './personal-columns.js';
+
+export interface StreamScrub {
+  files: number;
+  rows: number;
+}
+
+export async function scrubLake(outDir: string, who: Identities): Promise<Record<string, StreamScrub>> {
+  const out: Record<string, StreamScrub> = {};
+  const params = { ids: listValue(who.ids.map(BigInt)), emails: listValue(who.emails) };
+  const types = { ids: LIST(BIGINT), emails: LIST(VARCHAR) };
+  for (const spec of PERSONAL_COLUMNS) {
+    const tally: StreamScrub = { files: 0, rows: 0 };
+    for (const file of lakeFiles(outDir, spec.stream)) {
+      const present = await columnsOf(file);
+      const match = matchOf(spec, present);
+      const clear = spec.columns.filter((c) => present.has(c));
+      if (!match || !clear.length) continue;
+      const rows = await countWhere(file, `(${match}) AND (${clear.map((c) => `${id(c)} IS NOT NULL`).join(' OR ')})`, { params, types });
+      if (!rows) continue;
+      const replace = clear.map((c) => `CASE WHEN (${match}) THEN NULL ELSE ${id(c)} END AS ${id(c)}`).join(', ');
+      await rewriteParquet(file, { select: (source) => `SELECT * REPLACE (${replace}) FROM ${source}`, params, types });
+      tally.files += 1;
+      tally.rows += rows;
+    }
+    out[spec.stream] = tally;
+  }
+  return out;
+}
+
+/** The SQL condition that a row is the user's, over the columns the file has. */
+function matchOf(spec: PersonalColumns, present: Set<string>): string | undefined {
+  const parts: string[] = [];
+  if (spec.byId && present.has(spec.byId)) parts.push(`list_contains($ids, TRY_CAST(${id(spec.byId)} AS BIGINT))`);
+  if (spec.byEmail && present.has(spec.byEmail)) parts.push(`list_contains($emails, lower(${id(spec.byEmail)}))`);
+  return parts.length ? parts.join(' OR ') : undefined;
+}
+
+async function columnsOf(file: string): Promise<Set<string>> {
+  return withLakeConnection(async (c) => {
+    const r = await c.runAndReadAll('DESCRIBE SELECT * FROM read_parquet($file)', { file });
+    return new Set(r.getRowObjectsJS().map((x) => String(x.column_name)));
+  });
+}
