@@ -1,11 +1,13 @@
 /**
- * `perks run`: extract, build, write back, and the report of the last closed month, under one lock,
+ * `perks run`: extract, forget users anonymised upstream, build, write back, and the report of the last
+ * closed month, under one lock,
  * with one summary. Steps return results as data; a step after a failure is marked skipped.
  */
 import { resolve } from 'node:path';
 import { clientFromConfig } from '../api/index.js';
 import type { Config } from '../config/index.js';
 import { extract, type Event, type ExtractOptions, type ExtractResult } from '../extract/index.js';
+import { forgetAnonymised } from '../forget/index.js';
 import { acquireLock } from '../lake/index.js';
 import { buildWarehouse, type BuildResult } from '../transform/index.js';
 import { runWriteback } from '../writeback/index.js';
@@ -14,7 +16,7 @@ import { ExitCode } from '../shared/exit-codes.js';
 import { redact } from '../shared/redact.js';
 
 export interface StepResult {
-  name: 'extract' | 'build' | 'writeback' | 'report';
+  name: 'extract' | 'forget' | 'build' | 'writeback' | 'report';
   status: 'success' | 'error' | 'skipped';
   ms: number;
   detail: string;
@@ -61,6 +63,11 @@ export async function runPipeline(config: Config, options: ExtractOptions & { em
       summary.extract = r;
       const rows = r.streams.reduce((n, s) => n + s.rows, 0);
       return { detail: `${rows} rows, ${r.api.calls} calls, ${r.quarantined} quarantined`, exitCode: r.exitCode };
+    });
+    // Users anonymised upstream: their names and emails leave the older snapshots and windows too.
+    await step('forget', async () => {
+      const r = await forgetAnonymised(outDir, { lock: false });
+      return { detail: r.users.length ? `${r.users.length} anonymised users forgotten: ${r.rows} rows in ${r.files} files, ${r.quarantineLines} quarantined records` : 'no anonymised user left behind' };
     });
     await step('build', async () => {
       const r = await buildWarehouse({ outDir, asOf: options.now?.toISOString().slice(0, 10) });

@@ -25,10 +25,16 @@ export interface SearchResult {
 
 const lower = (s: string) => s.toLowerCase();
 
-/** Searches every file under `dir` (temporary and hidden ones included) for each needle, case-insensitively. */
-export async function searchOutput(dir: string, needles: string[]): Promise<SearchResult> {
+/**
+ * Searches every file under `dir` (temporary and hidden ones included) for each needle, case-insensitively;
+ * and, with `together`, for rows (or lines) holding every one of those values at once (a first and last
+ * name pair, which alone would match other people).
+ */
+export async function searchOutput(dir: string, needles: string[], together: string[] = []): Promise<SearchResult> {
   const result: SearchResult = { hits: [], files: { parquet: 0, duckdb: 0, text: 0 }, values: 0 };
   const wanted = needles.filter(Boolean).map(lower);
+  const pair = together.map(lower);
+  const pairName = together.join('+');
   const names = readdirSync(dir, { recursive: true }).map(String).sort();
   for (const name of names) {
     const path = join(dir, name);
@@ -39,12 +45,16 @@ export async function searchOutput(dir: string, needles: string[]): Promise<Sear
         if (t.includes(n) && !result.hits.some((h) => h.file === name && h.needle === n && h.where === where)) result.hits.push({ file: name, needle: n, where });
       }
     };
+    const row = (where: string, values: string[]) => {
+      const have = new Set(values.map(lower));
+      if (pair.length && pair.every((p) => have.has(p)) && !result.hits.some((h) => h.file === name && h.needle === pairName)) result.hits.push({ file: name, needle: pairName, where });
+    };
     if (name.endsWith('.parquet')) {
       result.files.parquet += 1;
-      await parquetValues(path, (column, value) => (result.values++, found(column, value))).catch((err: Error) => found('(unreadable)', readFileSync(path, 'latin1') + err.message));
+      await parquetValues(path, (column, value) => (result.values++, found(column, value)), row).catch((err: Error) => found('(unreadable)', readFileSync(path, 'latin1') + err.message));
     } else if (/\.duckdb$/.test(name)) {
       result.files.duckdb += 1;
-      await duckdbValues(path, (where, value) => (result.values++, found(where, value)));
+      await duckdbValues(path, (where, value) => (result.values++, found(where, value)), row);
     } else {
       result.files.text += 1;
       const bytes = readFileSync(path);
@@ -52,22 +62,31 @@ export async function searchOutput(dir: string, needles: string[]): Promise<Sear
       bytes
         .toString('utf8')
         .split('\n')
-        .forEach((line, i) => (result.values++, found(`line ${i + 1}`, line)));
+        .forEach((line, i) => {
+          result.values++;
+          found(`line ${i + 1}`, line);
+          row(`line ${i + 1}`, line.match(/"(?:[^"\\]|\\.)*"/g)?.map((q) => q.slice(1, -1)) ?? []);
+        });
       if (bytes.includes(0)) found('(bytes)', bytes.toString('latin1'));
     }
   }
   return result;
 }
 
-async function parquetValues(path: string, each: (column: string, value: string) => void): Promise<void> {
+type RowSink = (where: string, values: string[]) => void;
+
+async function parquetValues(path: string, each: (column: string, value: string) => void, rowOf: RowSink): Promise<void> {
   await withLakeConnection(async (c) => {
     const r = await c.runAndReadAll('SELECT CAST(COLUMNS(*) AS VARCHAR) FROM read_parquet($f)', { f: path });
     const names = r.columnNames();
-    for (const row of r.getRows()) row.forEach((v, i) => v !== null && each(names[i], String(v)));
+    r.getRows().forEach((row, n) => {
+      row.forEach((v, i) => v !== null && each(names[i], String(v)));
+      rowOf(`row ${n + 1}`, row.filter((v) => v !== null).map(String));
+    });
   });
 }
 
-async function duckdbValues(path: string, each: (where: string, value: string) => void): Promise<void> {
+async function duckdbValues(path: string, each: (where: string, value: string) => void, rowOf: RowSink): Promise<void> {
   const db = await DuckDBInstance.create(path, { access_mode: 'READ_ONLY' });
   const c = await db.connect();
   try {
@@ -75,7 +94,10 @@ async function duckdbValues(path: string, each: (where: string, value: string) =
     for (const [schema, table] of tables) {
       const r = await c.runAndReadAll(`SELECT CAST(COLUMNS(*) AS VARCHAR) FROM ${quotedIdentifier(String(schema))}.${quotedIdentifier(String(table))}`);
       const names = r.columnNames();
-      for (const row of r.getRows()) row.forEach((v, i) => v !== null && each(`${table}.${names[i]}`, String(v)));
+      r.getRows().forEach((row, n) => {
+        row.forEach((v, i) => v !== null && each(`${table}.${names[i]}`, String(v)));
+        rowOf(`${table} row ${n + 1}`, row.filter((v) => v !== null).map(String));
+      });
     }
     // Views read the lake (searched file by file); their definitions are text.
     for (const [name, sql] of (await c.runAndReadAll(`SELECT view_name, sql FROM duckdb_views() WHERE NOT internal`)).getRows()) each(`view ${name}`, String(sql));

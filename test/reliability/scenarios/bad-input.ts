@@ -59,6 +59,8 @@ export const BAD_INPUTS: BadInput[] = [
   { name: 'an unknown flag', args: ['extract', '--bogus'], code: ExitCode.config, says: /Unknown argument/ },
   { name: 'report --month 2026-13', args: ['report', 'revenue', '--month', '2026-13'], code: ExitCode.config, says: /month/ },
   { name: 'build --as-of 2026-02-30', args: ['build', '--as-of', '2026-02-30'], code: ExitCode.config, says: /as-of|asOf/ },
+  { name: 'forget --user not an id', args: ['forget', '--user', 'abc'], code: ExitCode.config, says: /--user="abc" is invalid/ },
+  { name: 'forget without a user', args: ['forget'], code: ExitCode.config, says: /name the users to forget/ },
   { name: 'wrong client secret', args: ['extract'], env: { PERKS_CLIENT_SECRET: 'not-the-secret' }, code: ExitCode.auth, says: /refused the client credentials/ },
   { name: 'output path is a file', args: ['extract'], output: (out) => (writeFileSync(join(out, 'a-file'), 'x'), join(out, 'a-file')), code: ExitCode.config, says: /not a directory|is a file/ },
   { name: 'output inside a file', args: ['extract'], output: (out) => (writeFileSync(join(out, 'a-file'), 'x'), join(out, 'a-file', 'out')), code: ExitCode.config, says: /not a directory|is a file/ },

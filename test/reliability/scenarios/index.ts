@@ -6,6 +6,7 @@ import { crashScenario } from './crash.js';
 import { lockScenario, sharedLimiterScenario } from './concurrency.js';
 import { driftScenario } from './drift.js';
 import { secretsScenario } from './secrets.js';
+import { personalDataScenario } from './personal-data.js';
 import { faultStorms, notRetried, STORMS } from './faults.js';
 
 export const SCENARIOS: Record<string, Scenario> = {
@@ -14,5 +15,6 @@ export const SCENARIOS: Record<string, Scenario> = {
   'bad-input': (o) => badInputScenario(o),
   concurrency: async (o) => [...(await lockScenario(o)), ...(await sharedLimiterScenario({ ...o, limit: o.long ? 120 : 60, days: o.long ? 30 : 8 }))],
   secrets: (o) => secretsScenario(o),
+  'personal-data': (o) => personalDataScenario(o),
   drift: (o) => driftScenario({ ...o, rates: o.long ? [0.02, 0.1, 0.3] : [0.05, 0.2] }),
 };
