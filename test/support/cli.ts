@@ -22,6 +22,8 @@ export interface RunningCli {
   done: Promise<CliResult>;
   /** Resolves when stderr or stdout has shown `text` (e.g. a progress event), or the process ended. */
   saw(text: string): Promise<boolean>;
+  /** What it has written so far. */
+  text(): { stdout: string; stderr: string };
 }
 
 export function baseEnv(extra: Record<string, string> = {}): Record<string, string> {
@@ -59,7 +61,7 @@ export function startCli(args: string[], env: Record<string, string>, options: {
       if (child.exitCode !== null || child.signalCode !== null) return res(false);
       waiters.push({ text, resolve: res });
     });
-  return { child, done, saw };
+  return { child, done, saw, text: () => ({ stdout, stderr }) };
 }
 
 /** Runs a command to its end (killed after `timeoutMs`, default 120 s). */

@@ -7,6 +7,8 @@ import { lockScenario, sharedLimiterScenario } from './concurrency.js';
 import { driftScenario } from './drift.js';
 import { secretsScenario } from './secrets.js';
 import { personalDataScenario } from './personal-data.js';
+import { filesScenario } from './files.js';
+import { sandboxScenario } from './sandbox-choices.js';
 import { faultStorms, notRetried, STORMS } from './faults.js';
 
 export const SCENARIOS: Record<string, Scenario> = {
@@ -16,5 +18,7 @@ export const SCENARIOS: Record<string, Scenario> = {
   concurrency: async (o) => [...(await lockScenario(o)), ...(await sharedLimiterScenario({ ...o, limit: o.long ? 120 : 60, days: o.long ? 30 : 8 }))],
   secrets: (o) => secretsScenario(o),
   'personal-data': (o) => personalDataScenario(o),
+  files: (o) => filesScenario({ ...o, strings: o.long ? 50_000 : 10_000 }),
+  sandbox: (o) => sandboxScenario(o),
   drift: (o) => driftScenario({ ...o, rates: o.long ? [0.02, 0.1, 0.3] : [0.05, 0.2] }),
 };
