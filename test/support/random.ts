@@ -11,3 +11,13 @@ export function seeded(seed: number): () => number {
 }
 
 export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** Runs a fast-check assertion; its counterexample as one line, or undefined when the property held. */
+export function propertyFailure(run: () => void): string | undefined {
+  try {
+    run();
+    return undefined;
+  } catch (err) {
+    return (err as Error).message.split('\n').slice(0, 3).join(' ');
+  }
+}

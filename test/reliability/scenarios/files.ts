@@ -13,6 +13,7 @@ import { Order, UserListItem } from '../../../src/resources/index.js';
 import { runCli } from '../../support/cli.js';
 import { orgEnv, withSandbox } from '../../support/sandbox.js';
 import { withScratch } from '../../support/scratch.js';
+import { propertyFailure } from '../../support/random.js';
 import { row, type Row, type ScenarioOptions } from '../table.js';
 
 const NASTY = ["'", "''", '"', '--', "'); DROP TABLE orders; --", '\u0000', '../', '..\\', '/', '\\', '%2e%2e%2f', '$1', '$file', '?', ';', '\n', '\r\n', '\u2028', '\ud800', '\udfff', '${x}', '*', '**', '=', 'NULL', '.', '..', ' '];
@@ -91,28 +92,31 @@ async function pathsStayInside(o: ScenarioOptions & { strings: number }): Promis
     const rel = relative(base, path);
     return rel !== '' && !rel.startsWith('..') && !rel.split(sep).includes('..') && resolve(base, rel) === resolve(path);
   };
-  fc.assert(
-    fc.property(hostile, hostile, (group, day) => {
-      const tries: [string, () => string][] = [
-        [join(out, 'lake', 'orders'), () => partitionDir(out, 'orders', { organisation_group_id: group, order_date: day })],
-        [join(out, 'state', 'orders'), () => state.fileOf('orders', group)],
-        [join(out, 'quarantine', 'orders'), () => quarantineFile(out, 'orders', day)],
-      ];
-      for (const [base, make] of tries) {
-        try {
-          const path = make();
-          accepted += 1;
-          if (!inside(path, base) || path.includes('\u0000')) escapes.push(JSON.stringify(path));
-        } catch (err) {
-          if (!(err instanceof UnsafePathError)) throw err;
-          refused += 1;
+  const failure = propertyFailure(() =>
+    fc.assert(
+      fc.property(hostile, hostile, (group, day) => {
+        const tries: [string, () => string][] = [
+          [join(out, 'lake', 'orders'), () => partitionDir(out, 'orders', { organisation_group_id: group, order_date: day })],
+          [join(out, 'state', 'orders'), () => state.fileOf('orders', group)],
+          [join(out, 'quarantine', 'orders'), () => quarantineFile(out, 'orders', day)],
+        ];
+        for (const [base, make] of tries) {
+          try {
+            const path = make();
+            accepted += 1;
+            if (!inside(path, base) || path.includes('\u0000')) escapes.push(JSON.stringify(path));
+          } catch (err) {
+            if (!(err instanceof UnsafePathError)) throw err;
+            refused += 1;
+          }
         }
-      }
-      return escapes.length === 0;
-    }),
-    { numRuns: o.strings, seed: o.seed },
+        return escapes.length === 0;
+      }),
+      { numRuns: o.strings, seed: o.seed },
+    ),
   );
-  return row('paths from API values stay inside (fast-check)', o.strings, escapes.slice(0, 3).map((e) => `escaped: ${e}`), `${o.strings} string pairs: ${refused} refused (one clear line, exit 1), ${accepted} inside the lake, ${escapes.length} outside`);
+  if (failure && !escapes.length) escapes.push(failure);
+  return row('paths from API values stay inside (fast-check)', o.strings, escapes.slice(0, 3).map((e) => `escaped or failed: ${e}`), `${o.strings} string pairs: ${refused} refused (one clear line, exit 1), ${accepted} inside the lake, ${escapes.length} outside`);
 }
 
 /** Hostile values through a partition write and a forget: they come back exactly, and no statement breaks. */

@@ -9,10 +9,14 @@ import { secretsScenario } from './secrets.js';
 import { personalDataScenario } from './personal-data.js';
 import { filesScenario } from './files.js';
 import { sandboxScenario } from './sandbox-choices.js';
+import { windowsScenario } from './windows.js';
+import { incrementalScenario } from './incremental.js';
 import { faultStorms, notRetried, STORMS } from './faults.js';
 
 export const SCENARIOS: Record<string, Scenario> = {
   crash: (o) => crashScenario({ ...o, kills: o.long ? 50 : 30, points: CRASH_POINTS }),
+  incremental: (o) => incrementalScenario({ ...o, restarts: o.long ? 12 : 5 }),
+  windows: (o) => windowsScenario({ ...o, splits: o.long ? 5000 : 1000 }),
   faults: async (o) => [...(await faultStorms({ ...o, storms: Object.keys(STORMS), days: o.long ? 60 : 30 })), await notRetried()],
   'bad-input': (o) => badInputScenario(o),
   concurrency: async (o) => [...(await lockScenario(o)), ...(await sharedLimiterScenario({ ...o, limit: o.long ? 120 : 60, days: o.long ? 30 : 8 }))],

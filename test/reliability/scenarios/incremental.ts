@@ -1,0 +1,132 @@
+/**
+ * 3. The incremental contract: extracting the same windows again adds nothing and leaves the marts
+ * identical; a state in the far future extracts nothing and exits 0; and a run restarted from any state
+ * saved along the way (with the lake of that moment, or with a newer lake) ends in the full set.
+ */
+import { cpSync, readdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { clientFromConfig } from '../../../src/api/index.js';
+import { extract, runExtract } from '../../../src/extract/index.js';
+import { lakeLanding } from '../../../src/extract/lake-landing.js';
+import { StateStore, withLakeConnection } from '../../../src/lake/index.js';
+import type { Sandbox } from '../../../src/sandbox/index.js';
+import { buildWarehouse } from '../../../src/transform/index.js';
+import { completeness, groupsAt, lakeKeys, lakeOrders, type Keys } from '../../support/lake-check.js';
+import { seeded } from '../../support/random.js';
+import { orgConfig, withSandbox } from '../../support/sandbox.js';
+import { withScratch, type Scratch } from '../../support/scratch.js';
+import { row, type Row, type ScenarioOptions } from '../table.js';
+
+const TODAY = '2026-11-22';
+const NOW = new Date(`${TODAY}T12:00:00Z`);
+const START = '2026-10-20';
+
+export async function incrementalScenario(o: ScenarioOptions & { restarts: number }): Promise<Row[]> {
+  return withSandbox({ seed: 101, today: TODAY }, (sandbox) =>
+    withScratch('incremental', async (scratch) => {
+      const out = scratch.dir('main');
+      const config = orgConfig(sandbox, out, { PERKS_START_DATE: START });
+      await extract(config, { now: NOW });
+      const reference = await lakeKeys(out);
+      return [await sameWindowsTwice(out, config), await farFuture(sandbox, scratch, out), await restarts(sandbox, scratch, reference, o)];
+    }),
+  );
+}
+
+async function sameWindowsTwice(out: string, config: ReturnType<typeof orgConfig>): Promise<Row> {
+  const problems: string[] = [];
+  const first = await buildWarehouse({ outDir: out, asOf: TODAY });
+  const lakeBefore = JSON.stringify(await lakeOrders(out));
+  const martsBefore = await marts(out);
+  // The same windows again: a backfill of ten days already landed, then a full refresh of everything.
+  const again = await extract(config, { now: NOW, startDate: '2026-11-05', endDate: '2026-11-15' });
+  const refresh = await extract(config, { now: NOW, fullRefresh: true });
+  const second = await buildWarehouse({ outDir: out, asOf: TODAY });
+  const lakeAfter = JSON.stringify(await lakeOrders(out));
+  const martsAfter = await marts(out);
+  if (!first.ok || !second.ok) problems.push(`a build failed: ${first.error ?? second.error}`);
+  if (again.exitCode || refresh.exitCode) problems.push(`a rerun exited ${again.exitCode || refresh.exitCode}`);
+  if (lakeAfter !== lakeBefore) problems.push('the lake orders changed');
+  const changed = Object.keys(martsBefore).filter((m) => martsBefore[m] !== martsAfter[m]);
+  if (changed.length) problems.push(`marts changed: ${changed.join(', ')}`);
+  const rows = Object.values(martsAfter).reduce((n, m) => n + JSON.parse(m).length, 0);
+  const windows = (again.streams.find((s) => s.name === 'orders')?.groups ?? []).reduce((n, g) => n + g.windows, 0);
+  return row('same windows twice add nothing', 2, problems, `${windows} windows re-extracted, then a full refresh: lake orders unchanged, ${Object.keys(martsAfter).length} marts identical (${rows} rows)`);
+}
+
+/** Every mart's rows, sorted, as text. */
+async function marts(out: string): Promise<Record<string, string>> {
+  const dir = join(out, 'marts');
+  const result: Record<string, string> = {};
+  await withLakeConnection(async (c) => {
+    for (const f of readdirSync(dir).filter((n) => n.endsWith('.parquet')).sort()) {
+      const r = await c.runAndReadAll('SELECT to_json(t)::VARCHAR AS j FROM read_parquet($f) t ORDER BY 1', { f: join(dir, f) });
+      result[f] = JSON.stringify(r.getRowObjectsJS().map((x) => x.j));
+    }
+  });
+  return result;
+}
+
+/** A watermark years ahead (a clock that was wrong, a state copied from elsewhere): nothing to extract. */
+async function farFuture(sandbox: Sandbox, scratch: Scratch, from: string): Promise<Row> {
+  const out = scratch.dir('future');
+  cpSync(from, out, { recursive: true });
+  for (const g of sandbox.world.groups) {
+    writeFileSync(join(out, 'state', 'orders', `${g.id}.json`), JSON.stringify({ watermark: '2099-01-01', firstDay: START, lookbackDays: 7, pass: { upper: '2099-01-01', done: [] } }));
+  }
+  const before = JSON.stringify(await lakeOrders(out));
+  const result = await extract(orgConfig(sandbox, out, { PERKS_START_DATE: START }), { now: NOW, streams: ['orders'] });
+  const orders = result.streams.find((s) => s.name === 'orders');
+  const problems: string[] = [];
+  if (result.exitCode !== 0) problems.push(`exit ${result.exitCode}`);
+  if (orders?.calls) problems.push(`${orders.calls} orders calls (${orders.groups.reduce((n, g) => n + g.windows, 0)} windows re-extracted)`);
+  if (JSON.stringify(await lakeOrders(out)) !== before) problems.push('the lake orders changed');
+  return row('a state in the far future extracts nothing', 1, problems, `exit ${result.exitCode}, ${orders?.calls ?? 0} orders calls, lake ${problems.some((p) => p.includes('changed')) ? 'changed' : 'unchanged'}`);
+}
+
+/**
+ * Saved states: a run whose state store copies the whole output (committed files only) every few
+ * writes. Each copy, and each copy's state over the final lake, is run again to completion.
+ */
+async function restarts(sandbox: Sandbox, scratch: Scratch, reference: Keys, o: ScenarioOptions & { restarts: number }): Promise<Row> {
+  const out = scratch.dir('saving');
+  const saved: string[] = [];
+  const random = seeded(o.seed);
+  const committedOnly = (src: string) => !src.includes('perks-tmp') && !src.endsWith('.perks.lock');
+  class SavingStore extends StateStore {
+    private writes = 0;
+    override async write(stream: string, key: string, value: unknown): Promise<void> {
+      await super.write(stream, key, value);
+      if (++this.writes % 7 === 0 && random() < 0.6) {
+        const copy = scratch.dir(`saved${saved.length}`);
+        cpSync(out, copy, { recursive: true, filter: committedOnly });
+        saved.push(copy);
+      }
+    }
+  }
+  const config = orgConfig(sandbox, out, { PERKS_START_DATE: START });
+  const client = clientFromConfig(config);
+  try {
+    await runExtract({ ...config, output: out }, { now: NOW }, { client, landing: lakeLanding(out, 'saving', NOW), state: new SavingStore(out) });
+  } finally {
+    await client.close();
+  }
+  const picks = saved.filter((_, i) => i % Math.max(1, Math.floor(saved.length / o.restarts)) === 0).slice(0, o.restarts);
+  const problems: string[] = [];
+  let runs = 0;
+  for (const copy of picks) {
+    // As saved (lake and state of one moment), then the state of that moment over the final lake.
+    const behind = scratch.dir('behind');
+    cpSync(out, behind, { recursive: true });
+    cpSync(join(copy, 'state'), join(behind, 'state'), { recursive: true, force: true });
+    for (const dir of [copy, behind]) {
+      runs += 1;
+      const result = await extract(orgConfig(sandbox, dir, { PERKS_START_DATE: START }), { now: NOW });
+      const c = await completeness(sandbox, dir, groupsAt(sandbox, NOW), START, reference);
+      if (result.exitCode !== 0) problems.push(`restart ${runs}: exit ${result.exitCode}`);
+      if (c.problem) problems.push(`restart ${runs}: ${c.problem}`);
+    }
+  }
+  if (picks.length === 0) problems.push('no state was saved during the run');
+  return row('restart from any saved state', runs, problems.slice(0, 4), `${picks.length} of ${saved.length} saved states, each as saved and over the final lake: ${runs - new Set(problems.map((p) => p.split(':')[0])).size}/${runs} ended in the full set`);
+}
