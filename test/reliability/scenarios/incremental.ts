@@ -3,15 +3,16 @@
  * identical; a state in the far future extracts nothing and exits 0; and a run restarted from any state
  * saved along the way (with the lake of that moment, or with a newer lake) ends in the full set.
  */
-import { cpSync, readdirSync, writeFileSync } from 'node:fs';
+import { cpSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { clientFromConfig } from '../../../src/api/index.js';
 import { extract, runExtract } from '../../../src/extract/index.js';
 import { lakeLanding } from '../../../src/extract/lake-landing.js';
-import { StateStore, withLakeConnection } from '../../../src/lake/index.js';
+import { StateStore } from '../../../src/lake/index.js';
 import type { Sandbox } from '../../../src/sandbox/index.js';
 import { buildWarehouse } from '../../../src/transform/index.js';
 import { completeness, groupsAt, lakeKeys, lakeOrders, type Keys } from '../../support/lake-check.js';
+import { martRows } from '../../support/marts.js';
 import { seeded } from '../../support/random.js';
 import { orgConfig, withSandbox } from '../../support/sandbox.js';
 import { withScratch, type Scratch } from '../../support/scratch.js';
@@ -37,13 +38,13 @@ async function sameWindowsTwice(out: string, config: ReturnType<typeof orgConfig
   const problems: string[] = [];
   const first = await buildWarehouse({ outDir: out, asOf: TODAY });
   const lakeBefore = JSON.stringify(await lakeOrders(out));
-  const martsBefore = await marts(out);
+  const martsBefore = await martRows(out);
   // The same windows again: a backfill of ten days already landed, then a full refresh of everything.
   const again = await extract(config, { now: NOW, startDate: '2026-11-05', endDate: '2026-11-15' });
   const refresh = await extract(config, { now: NOW, fullRefresh: true });
   const second = await buildWarehouse({ outDir: out, asOf: TODAY });
   const lakeAfter = JSON.stringify(await lakeOrders(out));
-  const martsAfter = await marts(out);
+  const martsAfter = await martRows(out);
   if (!first.ok || !second.ok) problems.push(`a build failed: ${first.error ?? second.error}`);
   if (again.exitCode || refresh.exitCode) problems.push(`a rerun exited ${again.exitCode || refresh.exitCode}`);
   if (lakeAfter !== lakeBefore) problems.push('the lake orders changed');
@@ -52,19 +53,6 @@ async function sameWindowsTwice(out: string, config: ReturnType<typeof orgConfig
   const rows = Object.values(martsAfter).reduce((n, m) => n + JSON.parse(m).length, 0);
   const windows = (again.streams.find((s) => s.name === 'orders')?.groups ?? []).reduce((n, g) => n + g.windows, 0);
   return row('same windows twice add nothing', 2, problems, `${windows} windows re-extracted, then a full refresh: lake orders unchanged, ${Object.keys(martsAfter).length} marts identical (${rows} rows)`);
-}
-
-/** Every mart's rows, sorted, as text. */
-async function marts(out: string): Promise<Record<string, string>> {
-  const dir = join(out, 'marts');
-  const result: Record<string, string> = {};
-  await withLakeConnection(async (c) => {
-    for (const f of readdirSync(dir).filter((n) => n.endsWith('.parquet')).sort()) {
-      const r = await c.runAndReadAll('SELECT to_json(t)::VARCHAR AS j FROM read_parquet($f) t ORDER BY 1', { f: join(dir, f) });
-      result[f] = JSON.stringify(r.getRowObjectsJS().map((x) => x.j));
-    }
-  });
-  return result;
 }
 
 /** A watermark years ahead (a clock that was wrong, a state copied from elsewhere): nothing to extract. */

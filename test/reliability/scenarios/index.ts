@@ -3,6 +3,7 @@ import { CRASH_POINTS } from '../../../src/shared/crash-points.js';
 import type { Scenario } from '../table.js';
 import { badInputScenario } from './bad-input.js';
 import { crashScenario } from './crash.js';
+import { buildCrashScenario, writebackCrashScenario } from './crash-downstream.js';
 import { lockScenario, sharedLimiterScenario } from './concurrency.js';
 import { driftScenario } from './drift.js';
 import { secretsScenario } from './secrets.js';
@@ -18,6 +19,8 @@ export const SCENARIOS: Record<string, Scenario> = {
   incremental: (o) => incrementalScenario({ ...o, restarts: o.long ? 12 : 5 }),
   windows: (o) => windowsScenario({ ...o, splits: o.long ? 5000 : 1000 }),
   faults: async (o) => [...(await faultStorms({ ...o, storms: Object.keys(STORMS), days: o.long ? 60 : 30 })), await notRetried()],
+  'crash-build': (o) => buildCrashScenario({ ...o, kills: o.long ? 15 : 6 }),
+  'crash-writeback': (o) => writebackCrashScenario({ ...o, kills: o.long ? 8 : 3 }),
   'bad-input': (o) => badInputScenario(o),
   concurrency: async (o) => [...(await lockScenario(o)), ...(await sharedLimiterScenario({ ...o, limit: o.long ? 120 : 60, days: o.long ? 30 : 8 }))],
   secrets: (o) => secretsScenario(o),

@@ -1,0 +1,56 @@
+/** The marts as readers see them: every mart's rows as sorted text, and a reader loop that checks them. */
+import { readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { withLakeConnection } from '../../src/lake/index.js';
+import { sleep } from './random.js';
+
+/** mart file → its rows as JSON, sorted, as one string. */
+export async function martRows(out: string): Promise<Record<string, string>> {
+  const dir = join(out, 'marts');
+  const result: Record<string, string> = {};
+  await withLakeConnection(async (c) => {
+    for (const f of readdirSync(dir).filter((n) => n.endsWith('.parquet')).sort()) {
+      const r = await c.runAndReadAll('SELECT to_json(t)::VARCHAR AS j FROM read_parquet($f) t ORDER BY 1', { f: join(dir, f) });
+      result[f] = JSON.stringify(r.getRowObjectsJS().map((x) => x.j));
+    }
+  });
+  return result;
+}
+
+export interface MartReads {
+  reads: number;
+  errors: number;
+  torn: number;
+  problems: string[];
+}
+
+/** Reads every mart over and over while builds run and die: each read must give the marts whole. */
+export function startMartsReader(out: string, expected: Record<string, string>, everyMs = 100): { stop(): Promise<MartReads> } {
+  const tally: MartReads = { reads: 0, errors: 0, torn: 0, problems: [] };
+  let stopped = false;
+  const loop = (async () => {
+    while (!stopped) {
+      tally.reads += 1;
+      try {
+        const now = await martRows(out);
+        for (const [mart, rows] of Object.entries(expected)) {
+          if (now[mart] !== rows) {
+            tally.torn += 1;
+            if (tally.problems.length < 5) tally.problems.push(`${mart} read with other rows than the build made`);
+          }
+        }
+      } catch (err) {
+        tally.errors += 1;
+        if (tally.problems.length < 5) tally.problems.push(`read error: ${(err as Error).message.split('\n')[0]}`);
+      }
+      await sleep(everyMs);
+    }
+  })();
+  return {
+    async stop() {
+      stopped = true;
+      await loop;
+      return tally;
+    },
+  };
+}
