@@ -12,5 +12,7 @@ export default defineStream({
   key: ['id'],
   dependsOn: ['groups', 'users'],
   shape: 'records',
+  // Interactions are posted by integrators, not caused by orders: new and changed users, then the oldest.
+  refreshActiveUsers: false,
   window: { fromParam: 'interactions_from', toParam: 'interactions_to' },
 });

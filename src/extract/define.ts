@@ -69,6 +69,11 @@ const PerUser = z.object({
   window: z.object({ fromParam: z.string(), toParam: z.string() }).optional(),
   /** credit: one row per user from the balances and the paged items; records: one row per item. */
   shape: z.enum(['credit', 'records']),
+  /**
+   * Refresh users the windowed streams marked active (new or changed orders, redemptions). True for
+   * credit (orders spend credit); false for interactions, which integrators post, not orders.
+   */
+  refreshActiveUsers: z.boolean().default(true),
 });
 
 export const StreamDefinition = z.discriminatedUnion('kind', [Snapshot, Windowed, PerUser]);

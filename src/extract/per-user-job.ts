@@ -31,8 +31,8 @@ export async function runPerUserGroup(ctx: RunContext, def: PerUserStream, g: Gr
   const users = (await currentUsers(ctx.outDir, g.id)).filter((u) => inShard(u.id, ctx.options.shard));
   const byId = new Map(users.map((u) => [u.id, u]));
   const activity = activityOf(ctx, g.id);
-  const active = new Set<number>(activity.ids);
-  for (const u of users) if (u.email && activity.emails.has(u.email)) active.add(u.id);
+  const active = new Set<number>(def.refreshActiveUsers ? activity.ids : []);
+  if (def.refreshActiveUsers) for (const u of users) if (u.email && activity.emails.has(u.email)) active.add(u.id);
   const selection = selectUsers({
     users,
     refreshed: state.value.users,
