@@ -14,12 +14,14 @@ export class Journal {
   private fd: number;
 
   private constructor(readonly path: string) {
-    this.fd = fs.openSync(path, 'a');
+    this.fd = fs.openSync(path, 'a', 0o600);
   }
 
   /** Opens (creates) this run's segment and makes its directory entry durable. */
   static open(dir: string, runId: string): Journal {
-    fs.mkdirSync(dir, { recursive: true });
+    // Under <out>/state, like the extract's state: 0700 folder, 0600 files (a looser folder is tightened).
+    fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
+    fs.chmodSync(dir, 0o700);
     const journal = new Journal(path.join(dir, `journal-${runId}.jsonl`));
     fsyncDir(dir);
     return journal;

@@ -40,7 +40,7 @@ async function modes(o: ScenarioOptions): Promise<Row> {
       chmodSync(join(out, 'state', 'orders'), 0o755);
       chmodSync(join(out, 'state', 'orders', '11.json'), 0o644);
       const env = { ...orgEnv(sandbox, out, { PERKS_START_DATE: '2026-11-01' }), TMPDIR: tmp };
-      const runs = [['extract', '--quiet'], ['build', '--quiet'], ['forget', '--anonymised']];
+      const runs = [['extract', '--quiet'], ['build', '--quiet'], ['writeback'], ['forget', '--anonymised']];
       const problems: string[] = [];
       // Some records drift, so the quarantine has files too (the extract then exits 4, as documented).
       sandbox.setFaults({ driftRate: 0.03 });
