@@ -7,7 +7,7 @@ const FAST = ['errors20', 'resets', 'hangs', 'cut', 'everything', 'retryAfterSec
 let rows: Map<string, Row>;
 
 beforeAll(async () => {
-  const list = await faultStorms({ ...fast(), storms: FAST, days: 5 });
+  const list = await faultStorms({ ...fast(), storms: FAST, days: 3 });
   rows = new Map(FAST.map((k, i) => [k, list[i]]));
 }, 150_000);
 

@@ -53,6 +53,7 @@ export const STORMS: Record<string, Storm> = {
   hangs: { name: '3% of calls hang (timeout 0.5 s)', faults: { hangRate: 0.03 }, client: { timeoutMs: 500 } },
   cut: { name: '10% of bodies cut mid-way', faults: { truncateRate: 0.1 } },
   retryAfterSeconds: { name: '429 with Retry-After: 1 (every 40th call)', proxy: throttleEvery(40, () => '1') },
+  retryAfterPaced: { name: '429 with Retry-After: 1 at a paced 1000/min (every 40th)', proxy: throttleEvery(40, () => '1'), client: { rateLimit: 1000 }, streams: ['orders'] },
   retryAfterDate: { name: '429 with Retry-After as a date (every 60th)', proxy: throttleEvery(60, () => new Date(Date.now() + 2000).toUTCString()) },
   retryAfterMissing: { name: '429 without Retry-After (every 40th)', proxy: throttleEvery(40, () => undefined) },
   retryAfterAbsurd: {
