@@ -21,8 +21,12 @@ import { paginatorFor } from './paginators.js';
 
 /** Attempts for a request that never reaches the API (connection refused, DNS): about 8 s of backoff. */
 const NETWORK_ATTEMPTS = 4;
-/** New tokens one call may ask for, each after a 401 that refused a different token. */
-const NEW_TOKENS_PER_CALL = 3;
+/**
+ * New tokens one call may ask for, each after a 401 that refused a different token: a safety net, not a
+ * budget (calls share each new token). A token revoked every 5 calls with 8 in flight refuses 3 of the 8
+ * retries each round, so a call can be unlucky several rounds in a row; 3 failed runs of 30 days.
+ */
+const NEW_TOKENS_PER_CALL = 16;
 
 export interface ClientOptions {
   baseUrl: string;

@@ -164,7 +164,8 @@ async function runStorm(sandbox: Sandbox, scratch: Scratch, storm: Storm, start:
   const revocations = faults.revocations - before.faults.revocations;
   if (revocations) {
     const tokens = after.tokenRequests - before.tokenRequests;
-    if (tokens !== revocations + 1) problems.push(`${tokens} token requests for ${revocations} revocations (goal: one each, plus the first)`);
+    // One token request per revocation, plus the first (none is needed when the last token is revoked by the last call).
+    if (tokens > revocations + 1) problems.push(`${tokens} token requests for ${revocations} revocations (goal: at most one each, plus the first)`);
     figures.push(`${revocations} revocations → ${tokens} token requests, up to ${maxInFlightAt401(log)} calls in flight at a 401`);
   }
   if (storm.serverLimit) {
