@@ -5,10 +5,10 @@
  */
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { dayWindows, localDay } from '../../src/extract/index.js';
+import { localDay } from '../../src/extract/index.js';
 import { withLakeConnection } from '../../src/lake/index.js';
 import type { Sandbox } from '../../src/sandbox/index.js';
-import { lakeOrders, type OrderRow } from '../extract/helpers.js';
+import { lakeOrders, truthOrders, type OrderRow } from '../extract/helpers.js';
 
 export { lakeOrders, type OrderRow };
 
@@ -26,22 +26,7 @@ export function groupsAt(sandbox: Sandbox, now: Date): GroupDays[] {
 
 /** The sandbox's orders for each group's local days [from, upperDay), as the lake should hold them. */
 export function ordersTruth(sandbox: Sandbox, groups: GroupDays[], from: string): OrderRow[] {
-  const out: OrderRow[] = [];
-  for (const g of groups) {
-    for (const w of dayWindows(from, g.upperDay, g.timezone)) {
-      for (const o of sandbox.world.ordersOf(g.id, { from: w.start.getTime(), to: w.end.getTime() - 1 })) {
-        out.push({
-          group: g.id,
-          order_date: w.startDay,
-          order_id: o.order_id,
-          order_status: o.status,
-          face_value: (o.face_value / 100).toFixed(2),
-          group_revenue: (o.group_revenue / 100).toFixed(2),
-        });
-      }
-    }
-  }
-  return out.sort((a, b) => a.group - b.group || a.order_id - b.order_id);
+  return groups.flatMap((g) => truthOrders(sandbox, [g], from, g.upperDay)).sort((a, b) => a.group - b.group || a.order_id - b.order_id);
 }
 
 /** Rows of `truth` absent from `lake` (by group and order id), and lake rows that differ or are extra. */

@@ -2,7 +2,7 @@
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { withLakeConnection } from '../../src/lake/index.js';
-import { sleep } from './random.js';
+import { repeat } from './random.js';
 
 /** mart file → its rows as JSON, sorted, as one string. */
 export async function martRows(out: string): Promise<Record<string, string>> {
@@ -27,30 +27,20 @@ export interface MartReads {
 /** Reads every mart over and over while builds run and die: each read must give the marts whole. */
 export function startMartsReader(out: string, expected: Record<string, string>, everyMs = 100): { stop(): Promise<MartReads> } {
   const tally: MartReads = { reads: 0, errors: 0, torn: 0, problems: [] };
-  let stopped = false;
-  const loop = (async () => {
-    while (!stopped) {
-      tally.reads += 1;
-      try {
-        const now = await martRows(out);
-        for (const [mart, rows] of Object.entries(expected)) {
-          if (now[mart] !== rows) {
-            tally.torn += 1;
-            if (tally.problems.length < 5) tally.problems.push(`${mart} read with other rows than the build made`);
-          }
+  const loop = repeat(everyMs, async () => {
+    tally.reads += 1;
+    try {
+      const now = await martRows(out);
+      for (const [mart, rows] of Object.entries(expected)) {
+        if (now[mart] !== rows) {
+          tally.torn += 1;
+          if (tally.problems.length < 5) tally.problems.push(`${mart} read with other rows than the build made`);
         }
-      } catch (err) {
-        tally.errors += 1;
-        if (tally.problems.length < 5) tally.problems.push(`read error: ${(err as Error).message.split('\n')[0]}`);
       }
-      await sleep(everyMs);
+    } catch (err) {
+      tally.errors += 1;
+      if (tally.problems.length < 5) tally.problems.push(`read error: ${(err as Error).message.split('\n')[0]}`);
     }
-  })();
-  return {
-    async stop() {
-      stopped = true;
-      await loop;
-      return tally;
-    },
-  };
+  });
+  return { stop: () => loop.stop().then(() => tally) };
 }

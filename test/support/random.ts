@@ -21,3 +21,20 @@ export function propertyFailure(run: () => void): string | undefined {
     return (err as Error).message.split('\n').slice(0, 3).join(' ');
   }
 }
+
+/** Runs `work` again and again, `everyMs` apart, until stopped; stop() waits for the turn under way. */
+export function repeat(everyMs: number, work: () => Promise<void>): { stop(): Promise<void> } {
+  let stopped = false;
+  const loop = (async () => {
+    while (!stopped) {
+      await work();
+      await sleep(everyMs);
+    }
+  })();
+  return {
+    async stop() {
+      stopped = true;
+      await loop;
+    },
+  };
+}

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { dayWindows, localDay, shiftDay } from '../../../src/extract/index.js';
 import { withLakeConnection } from '../../../src/lake/index.js';
 import type { Sandbox } from '../../../src/sandbox/index.js';
-import { sleep } from '../../support/random.js';
+import { repeat } from '../../support/random.js';
 
 export interface ReadTally {
   reads: number;
@@ -32,23 +32,10 @@ export function ordersPerDay(sandbox: Sandbox, start: string): Map<string, numbe
 export function startOrdersReader(sandbox: Sandbox, start: string, dirs: () => string[], everyMs = 120): { stop(): Promise<ReadTally> } {
   const truth = ordersPerDay(sandbox, start);
   const tally: ReadTally = { reads: 0, errors: 0, torn: 0, problems: [] };
-  let stopped = false;
-  const loop = (async () => {
-    while (!stopped) {
-      for (const dir of dirs().slice(-2)) {
-        if (!existsSync(join(dir, 'lake', 'orders'))) continue;
-        await readOnce(dir, truth, tally);
-      }
-      await sleep(everyMs);
-    }
-  })();
-  return {
-    async stop() {
-      stopped = true;
-      await loop;
-      return tally;
-    },
-  };
+  const loop = repeat(everyMs, async () => {
+    for (const dir of dirs().slice(-2)) if (existsSync(join(dir, 'lake', 'orders'))) await readOnce(dir, truth, tally);
+  });
+  return { stop: () => loop.stop().then(() => tally) };
 }
 
 async function readOnce(dir: string, truth: Map<string, number>, tally: ReadTally): Promise<void> {
