@@ -41,6 +41,9 @@ export const SECRET_RUNS: SecretRun[] = [
   { args: ['writeback'], mode: 'api500' },
   { args: ['writeback', '--verify'], mode: 'ok' },
   { args: ['report', 'revenue', '--month', MONTH], mode: 'ok' },
+  { args: ['sql', 'SELECT * FROM lake_users LIMIT 5', '--format', 'json'], mode: 'ok' },
+  { args: ['models'], mode: 'ok' },
+  { args: ['forget', '--anonymised'], mode: 'ok' },
 ];
 
 /** Days extracted: by default 40, so the month before this one is in the lake and `perks run` and the report have a month to show. */
