@@ -21,13 +21,14 @@ export async function lockScenario(o: ScenarioOptions): Promise<Row[]> {
       const rows: Row[] = [];
       const out = scratch.dir();
       const env = orgEnv(sandbox, out, { PERKS_START_DATE: '2026-10-01' });
-      // A slow first run (every call takes 40 ms) holds the directory.
-      sandbox.setFaults({ latencyMs: 40 });
+      // A slow first run (every call takes 250 ms, so it runs for well over 10 s) holds the directory.
+      sandbox.setFaults({ latencyMs: 250 });
       const first = startCli(['extract', '--quiet'], env);
       await waitFor(() => locked(out));
       const problems: string[] = [];
       const seconds: string[] = [];
       for (const args of [['extract'], ['run'], ['build'], ['extract', '--full-refresh']]) {
+        if (first.child.exitCode !== null) problems.push(`the first run ended before ${args.join(' ')} was tried: nothing measured`);
         const second = await runCli([...args, '--quiet'], env, { timeoutMs: 20_000 });
         const lines = stderrLines(second);
         seconds.push((second.ms / 1000).toFixed(1));
