@@ -14,9 +14,11 @@ export interface PersonalColumns {
 }
 
 export const PERSONAL_COLUMNS: readonly PersonalColumns[] = [
-  { stream: 'users', columns: ['first_name', 'last_name', 'email', 'alt_uid'], byId: 'id', byEmail: 'email' },
+  { stream: 'users', columns: ['first_name', 'last_name', 'email', 'alt_uid'], byId: 'id' },
+  // Orders name no user id: the user's emails from every users snapshot find them. An address someone
+  // else uses later would have that person's order names and emails cleared too (a known over-reach).
   { stream: 'orders', columns: ['first_name', 'last_name', 'email'], byEmail: 'email' },
-  { stream: 'redemption_stats', columns: ['email'], byId: 'id', byEmail: 'email' },
+  { stream: 'redemption_stats', columns: ['email'], byId: 'id' },
 ];
 
 /** Keys of a quarantined record that hold personal values, whichever stream it came from. */
