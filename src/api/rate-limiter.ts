@@ -69,7 +69,9 @@ export class CredentialLimiter {
     if (this.link) await (this.joined ??= this.join(this.link));
     const queuedAt = performance.now();
     let waitedMs = 0;
-    const job = () => {
+    const job = async () => {
+      // Jobs Bottleneck admitted before a 429 arrived must not go out before its Retry-After either.
+      while (this.resumeAt > Date.now()) await new Promise((r) => setTimeout(r, this.resumeAt - Date.now()));
       waitedMs = performance.now() - queuedAt;
       return fn();
     };
@@ -81,8 +83,9 @@ export class CredentialLimiter {
 
   /** A 429: pause every call of this credential until Retry-After (or one spacing) and slow down. */
   throttled(retryAfterMs?: number): void {
+    // 429s answering calls sent before the pause began are one event: slow down once per pause.
+    if (this.resumeAt <= Date.now()) this.setMinTime(Math.min(this.minTime * SLOWDOWN, 60_000));
     this.last429 = Date.now();
-    this.setMinTime(Math.min(this.minTime * SLOWDOWN, 60_000));
     this.pauseFor(retryAfterMs ?? this.minTime);
   }
 

@@ -3,6 +3,7 @@ import type { CommandModule } from 'yargs';
 import { z } from 'zod';
 import { extract, formatPlan, parseShard, progressReporter, STREAM_NAMES, type ExtractResult } from '../extract/index.js';
 import { ConfigError } from '../shared/exit-codes.js';
+import { forgetAnonymised } from '../forget/index.js';
 import { handle } from './handle.js';
 import { configFromFlags, withApiOptions, type ApiFlags } from './options.js';
 
@@ -18,7 +19,11 @@ interface ExtractFlags extends ApiFlags {
   'shard-wait-minutes'?: number;
 }
 
-const day = z.string().regex(/^\d{4}-\d{2}-\d{2}$/).refine((d) => !Number.isNaN(Date.parse(d)));
+/** A real calendar day: 2026-02-30 is refused, not read as 2 March. */
+const day = z
+  .string()
+  .regex(/^\d{4}-\d{2}-\d{2}$/)
+  .refine((d) => !Number.isNaN(Date.parse(d)) && new Date(`${d}T00:00:00Z`).toISOString().slice(0, 10) === d);
 
 export function parseStreams(value: string | undefined) {
   if (!value) return undefined;
@@ -81,6 +86,10 @@ export const extractCommand: CommandModule<object, ExtractFlags> = {
         return result.exitCode;
       }
       process.stdout.write(formatExtractSummary(result));
+      // The failure also reaches stderr, so a --quiet run in a scheduler still says what went wrong.
+      for (const s of result.streams) if (s.status === 'error') process.stderr.write(`perks: ${s.name}: ${s.error}\n`);
+      // Users anonymised upstream leave the older snapshots and windows of the lake too.
+      if (result.status === 'success') await forgetAnonymised(config.output);
       return result.exitCode;
     }),
 };

@@ -26,6 +26,8 @@ export interface StreamResult {
   throttled: number;
   ms: number;
   error?: string;
+  /** The exit code the error maps to (only when status is 'error'). */
+  exitCode?: number;
 }
 
 export function newTally(group?: number): GroupTally {

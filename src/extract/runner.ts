@@ -145,7 +145,7 @@ export async function runExtract(config: Config, options: ExtractOptions, deps: 
   return {
     runId,
     status: failed ? 'error' : 'success',
-    exitCode: failed ? ExitCode.failed : overThreshold ? ExitCode.partial : ExitCode.success,
+    exitCode: failed ? (results.find((r) => r.status === 'error')?.exitCode ?? ExitCode.failed) : overThreshold ? ExitCode.partial : ExitCode.success,
     startedAt: new Date(started).toISOString(),
     finishedAt: new Date().toISOString(),
     upperBound: now.toISOString(),
@@ -200,6 +200,8 @@ async function runStream(ctx: RunContext, def: StreamDefinition): Promise<Stream
   } catch (err) {
     result.status = 'error';
     result.error = redact(err instanceof Error ? err.message : String(err));
+    // A corrupt state file is the operator's to fix (2), refused credentials too (3): keep their codes.
+    result.exitCode = (err as { exitCode?: number }).exitCode ?? ExitCode.failed;
     ctx.emit({ event: 'error', stream: def.name, message: result.error });
   }
   const after = ctx.client.counters.snapshot();

@@ -29,7 +29,9 @@ export function planWindows(ctx: RunContext, def: WindowedStream, g: GroupInfo, 
   let from: string;
   if (o.startDate) from = o.startDate;
   else if (o.fullRefresh || !state?.watermark) from = defaultStart;
-  else from = shiftDay(state.watermark < upper ? state.watermark : upper, -lookback);
+  // A watermark past the run's upper bound (a state from the future, or a clock set back): nothing to do.
+  else if (state.watermark > upper) from = upper;
+  else from = shiftDay(state.watermark, -lookback);
   const all = def.window.unit === 'day' ? dayWindows(from, upper, g.timezone) : monthWindows(from, upper, g.timezone).map((w) => clampEnd(w, upper, g.timezone));
   const done = !o.fullRefresh && state?.pass?.upper === upper ? new Set(state.pass.done) : new Set<string>();
   const windows = all.filter((w) => !done.has(w.startDay));
