@@ -88,8 +88,10 @@ export const extractCommand: CommandModule<object, ExtractFlags> = {
       process.stdout.write(formatExtractSummary(result));
       // The failure also reaches stderr, so a --quiet run in a scheduler still says what went wrong.
       for (const s of result.streams) if (s.status === 'error') process.stderr.write(`perks: ${s.name}: ${s.error}\n`);
-      // Users anonymised upstream leave the older snapshots and windows of the lake too.
-      if (result.status === 'success') await forgetAnonymised(config.output);
+      // Users anonymised upstream leave the older snapshots and windows of the lake too. A shard or
+      // group slice leaves that to the final step (perks run, or perks forget --anonymised): forgetting
+      // takes the whole output directory, which other workers are still writing.
+      if (result.status === 'success' && argv.shard === undefined && argv.groups === undefined) await forgetAnonymised(config.output);
       return result.exitCode;
     }),
 };
