@@ -11,7 +11,7 @@ import { forgetAnonymised } from '../forget/index.js';
 import { acquireLock } from '../lake/index.js';
 import { buildWarehouse, type BuildResult } from '../transform/index.js';
 import { runWriteback } from '../writeback/index.js';
-import { lastClosedMonth, writeRevenueReport } from '../report/index.js';
+import { lastClosedMonth, ReportInputError, writeRevenueReport } from '../report/index.js';
 import { ExitCode } from '../shared/exit-codes.js';
 import { redact } from '../shared/redact.js';
 
@@ -85,8 +85,16 @@ export async function runPipeline(config: Config, options: ExtractOptions & { em
     }
     await step('report', async () => {
       const groups = summary.extract?.groups.map((g) => g.id) ?? [];
-      const month = options.month ?? (await lastClosedMonth(outDir, groups)) ?? previousMonth(options.now);
-      const r = await writeRevenueReport({ outDir, month, formats: ['html', 'csv', 'md'] });
+      const closed = await lastClosedMonth(outDir, groups);
+      const month = options.month ?? closed ?? previousMonth(options.now);
+      let r: Awaited<ReturnType<typeof writeRevenueReport>>;
+      try {
+        r = await writeRevenueReport({ outDir, month, formats: ['html', 'csv', 'md'] });
+      } catch (err) {
+        // A young lake (less than a month extracted) has no month to report yet: not a failure of the run.
+        if (options.month === undefined && err instanceof ReportInputError) return { detail: `no month to report yet (${err.message})` };
+        throw err;
+      }
       summary.files.reports = r.files;
       return { detail: `revenue ${month}: ${r.status}` };
     });

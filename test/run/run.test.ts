@@ -51,6 +51,30 @@ describe('the whole job, for the people who use it', () => {
     c.closeSync();
   });
 
+  test('a run over less than a month of history succeeds and says there is no month to report yet', async () => {
+    const sandbox = await startSandbox({ port: 0, scale: 'tiny', rateLimit: 1_000_000 });
+    try {
+      const org = sandbox.credentials.organisation;
+      // Up to five days of this month only (on the 1st: nothing closed yet), so no month has data before it.
+      const today = new Date().toISOString().slice(0, 10);
+      const fiveDaysBack = new Date(Date.now() - 5 * 86_400_000).toISOString().slice(0, 10);
+      const start = fiveDaysBack.slice(0, 7) === today.slice(0, 7) ? fiveDaysBack : `${today.slice(0, 7)}-01`;
+      const r = await perks(['run', '--quiet'], {
+        PERKS_BASE_URL: sandbox.baseUrl,
+        PERKS_CLIENT_ID: String(org.client_id),
+        PERKS_CLIENT_SECRET: org.client_secret,
+        PERKS_GROUP_IDS: org.organisation_group_ids.join(','),
+        PERKS_RATE_LIMIT: '1000000',
+        PERKS_START_DATE: start,
+        PERKS_OUTPUT: out(),
+      });
+      expect(r.code, r.stdout + r.stderr).toBe(0);
+      expect(r.stdout).toMatch(/report\s+success.*no month to report yet/);
+    } finally {
+      await sandbox.close();
+    }
+  });
+
   test('a malformed setting exits 2 with one line naming the variable', async () => {
     const r = await perks(['extract'], { PERKS_BASE_URL: 'http://127.0.0.1:9', PERKS_CLIENT_ID: '1', PERKS_CLIENT_SECRET: 'x', PERKS_RATE_LIMIT: 'fast', PERKS_OUTPUT: out() });
     expect(r.code).toBe(2);
