@@ -19,7 +19,10 @@ import { TokenManager } from './token-manager.js';
 import { send, type HttpResponse } from './transport.js';
 import { paginatorFor } from './paginators.js';
 
-/** Attempts for a request that never reaches the API (connection refused, DNS): about 8 s of backoff. */
+/**
+ * Attempts for a request that never reaches the API (connection refused, DNS): about 8 s of backoff.
+ * A connection cut midway (reset, "other side closed") is an API that is there: it gets the full budget.
+ */
 const NETWORK_ATTEMPTS = 4;
 /**
  * New tokens one call may ask for, each after a 401 that refused a different token: a safety net, not a
@@ -227,7 +230,7 @@ export class PerksClient {
       randomize: true,
       // An API that cannot be reached at all gives up sooner than one that answers with faults.
       shouldRetry: ({ error, attemptNumber }: { error: Error; attemptNumber: number }) =>
-        error instanceof ApiError && ACTIONS[error.kind] === 'retry' && !(error.kind === 'network' && attemptNumber >= NETWORK_ATTEMPTS),
+        error instanceof ApiError && ACTIONS[error.kind] === 'retry' && !(error.unreachable && attemptNumber >= NETWORK_ATTEMPTS),
       onFailedAttempt: ({ error, retriesLeft }: { error: Error; retriesLeft: number }) => {
         if (error instanceof ApiError && ACTIONS[error.kind] === 'retry' && retriesLeft > 0) this.counters.retries += 1;
       },

@@ -12,13 +12,16 @@ export class ApiError extends UserFacingError {
     readonly operation: string,
     message: string,
     readonly status?: number,
-    options?: { cause?: unknown; retryAfterMs?: number; runId?: string },
+    options?: { cause?: unknown; retryAfterMs?: number; runId?: string; unreachable?: boolean },
   ) {
     super(`${operation}: ${message}`, kind === 'authentication' ? ExitCode.auth : ExitCode.failed, options);
     this.name = `ApiError(${kind})`;
     this.retryAfterMs = options?.retryAfterMs;
     this.runId = options?.runId;
+    this.unreachable = options?.unreachable === true;
   }
+  /** A network error where no connection could be made (refused, unknown host), not one cut midway. */
+  readonly unreachable: boolean;
   readonly retryAfterMs?: number;
   readonly runId?: string;
 

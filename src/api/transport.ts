@@ -37,8 +37,10 @@ export async function send(req: HttpRequest): Promise<HttpResponse> {
   } catch (err) {
     const timedOut = err instanceof Error && (err.name === 'TimeoutError' || err.name === 'AbortError');
     if (timedOut) throw new ApiError('timeout', req.operation, `no answer within ${req.timeoutMs} ms`, undefined, { cause: err });
-    const detail = err instanceof Error ? ((err.cause as Error | undefined)?.message ?? err.message) : String(err);
-    throw new ApiError('network', req.operation, `could not reach the API (${detail})`, undefined, { cause: err });
+    const cause = err instanceof Error ? (err.cause as (Error & { code?: string }) | undefined) : undefined;
+    const detail = cause?.message ?? (err instanceof Error ? err.message : String(err));
+    if (isUnreachable(cause)) throw new ApiError('network', req.operation, `could not reach the API (${detail})`, undefined, { cause: err, unreachable: true });
+    throw new ApiError('network', req.operation, `the connection to the API was cut (${detail})`, undefined, { cause: err });
   }
   const bytes = Buffer.byteLength(text);
   let json: unknown;
@@ -54,6 +56,19 @@ export async function send(req: HttpRequest): Promise<HttpResponse> {
     throw new ApiError(kind, req.operation, describe(res.status, json), res.status, { retryAfterMs });
   }
   return { status: res.status, json, bytes, headers: res.headers };
+}
+
+/**
+ * No connection could be made at all (refused, unknown host, no route), as opposed to a connection the
+ * API opened and then cut: only the first means "the API is not there" and earns a shorter retry budget.
+ */
+const UNREACHABLE = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'EADDRNOTAVAIL']);
+
+function isUnreachable(cause: (Error & { code?: string; errors?: Array<{ code?: string }> }) | undefined): boolean {
+  if (!cause) return false;
+  if (cause.code && UNREACHABLE.has(cause.code)) return true;
+  // Happy eyeballs tries every address and reports them together.
+  return Array.isArray(cause.errors) && cause.errors.length > 0 && cause.errors.every((e) => e.code !== undefined && UNREACHABLE.has(e.code));
 }
 
 function describe(status: number, json: unknown): string {

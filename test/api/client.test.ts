@@ -1,6 +1,8 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { startSandbox, type Sandbox } from '../../src/sandbox/index.js';
 import { ApiError, PerksClient } from '../../src/api/index.js';
+import { startProxy } from '../support/proxy.js';
+import { createServer } from 'node:net';
 
 let sandbox: Sandbox;
 
@@ -136,6 +138,36 @@ describe('the client against the sandbox', () => {
     expect(err).toBeInstanceOf(ApiError);
     expect((err as ApiError).transient).toBe(false);
     expect(client.counters.calls - before).toBe(1);
+  });
+
+  test('a connection the API cuts is retried with the full budget; an API that is not there gives up after 4 attempts', async () => {
+    // Six cut connections in a row for one call: more than the budget of an unreachable API, less than the full one.
+    let cuts = 0;
+    const proxy = await startProxy(sandbox.baseUrl, { intercept: (req) => (req.path.endsWith('/group') && cuts++ < 6 ? { reset: true } : undefined) });
+    try {
+      const client = groupClient({ baseUrl: proxy.url });
+      const group = await client.call('getGroup');
+      expect(group.id).toBe(sandbox.credentials.group[0].organisation_group_id);
+      expect(cuts).toBe(7);
+      await client.close();
+    } finally {
+      await proxy.close();
+    }
+
+    const port = await new Promise<number>((resolve) => {
+      const s = createServer().listen(0, '127.0.0.1', () => {
+        const p = (s.address() as { port: number }).port;
+        s.close(() => resolve(p));
+      });
+    });
+    const client = groupClient({ baseUrl: `http://127.0.0.1:${port}`, minRetryDelayMs: 1 });
+    const err = (await client.call('getGroup').catch((e: unknown) => e)) as ApiError;
+    expect(err).toBeInstanceOf(ApiError);
+    expect(err.unreachable).toBe(true);
+    expect(err.message).toMatch(/could not reach the API \(connect ECONNREFUSED/);
+    // The token request is the call that cannot get through: 4 attempts.
+    expect(client.counters.calls).toBe(4);
+    await client.close();
   });
 
   test('bad client credentials give an authentication error without the secret', async () => {
