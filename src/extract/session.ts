@@ -5,7 +5,7 @@
 import { resolve } from 'node:path';
 import { clientFromConfig, type PerksClient } from '../api/index.js';
 import type { Config } from '../config/index.js';
-import { cleanTemporaryFiles, lockPath, runsRoot, StateStore as LakeStateStore, writeJsonAtomic } from '../lake/index.js';
+import { cleanTemporaryFiles, lockPath, runsRoot, StateStore as LakeStateStore, tightenLake, writeJsonAtomic } from '../lake/index.js';
 import { lakeLanding } from './lake-landing.js';
 import type { Event, ExtractOptions } from './run-context.js';
 import { newRunId, runExtract, type ExtractResult } from './runner.js';
@@ -27,6 +27,8 @@ export async function extract(config: Config, options: ExtractSessionOptions = {
   try {
     // Other workers of the round may be writing right now: only a whole-directory run may sweep.
     if (isWholeScope(scope)) await cleanTemporaryFiles(outDir);
+    // The lake holds personal data: files an older version left world-readable are tightened too.
+    if (!options.planOnly) await tightenLake(outDir);
     const now = options.now ?? new Date();
     const runId = newRunId(now);
     const landing = lakeLanding(outDir, runId, now);

@@ -11,6 +11,7 @@ export { writeRunManifest, runManifestPath } from './run-manifest.js';
 export { quarantineRecord, quarantineFile, issuesOf, type QuarantineEntry, type QuarantineIssue, type QuarantineReason } from './quarantine.js';
 export { acquireLock, lockPath, pidAlive, type Lock, type LockHolder, type LockOptions } from './lock.js';
 export { cleanTemporaryFiles } from './temp-files.js';
+export { ensureLakeDir, tightenLake, LAKE_DIR_MODE, LAKE_FILE_MODE } from './modes.js';
 export { rewriteParquet, countWhere, type Rewrite } from './rewrite.js';
 export { lakeRoot, stateRoot, runsRoot, quarantineRoot, partitionDir, safeSegment } from './paths.js';
 export * from './errors.js';

@@ -11,12 +11,13 @@
  * beside the existing files.
  */
 import { DuckDBTimestampTZValue, TIMESTAMPTZ, VARCHAR, quotedIdentifier, quotedString } from '@duckdb/node-api';
-import { open, readdir, rm, stat, type FileHandle } from 'node:fs/promises';
+import { chmod, open, readdir, rm, stat, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
-import { fsyncPath, ensureDir, renameDurably } from './atomic-file.js';
+import { fsyncPath, renameDurably } from './atomic-file.js';
 import { sqlType, type Column } from './columns.js';
 import { withLakeConnection } from './duckdb.js';
 import { LakeSchemaError, writingOutput } from './errors.js';
+import { ensureLakeDir, LAKE_FILE_MODE } from './modes.js';
 import { partitionDir, safeSegment, tempPathFor } from './paths.js';
 import { RecordProjector } from './projector.js';
 import { crashPoint, crashSoon } from '../shared/crash-points.js';
@@ -64,7 +65,7 @@ export async function openPartitionWrite(options: PartitionWriteOptions): Promis
   const columns = options.columns.filter((c) => !keys.includes(c.name)); // partition values live in the path only
   const clash = columns.find((c) => SYSTEM_COLUMNS.includes(c.name));
   if (clash) throw new LakeSchemaError(`column "${clash.name}" of ${options.stream} clashes with a lake column`);
-  await ensureDir(dir);
+  await ensureLakeDir(options.outDir, dir);
   const spillPath = tempPathFor(join(dir, 'spill.ndjson'));
   const spill = await writingOutput("a partition's spill file", dir, () => open(spillPath, 'wx', 0o600));
   return new SpillingPartitionWriter(options, dir, columns, spillPath, spill, new RecordProjector(columns, keys));
@@ -103,6 +104,7 @@ class SpillingPartitionWriter implements PartitionWriter {
       const copied = await writingOutput('a lake file', target, () => this.copyToParquet(temp));
       if (copied !== this.rows) throw new Error(`landed ${copied} rows of ${this.rows} appended to ${target}`);
       await writingOutput('a lake file', target, async () => {
+        await chmod(temp, LAKE_FILE_MODE); // DuckDB's file follows the umask; personal data is the owner's only
         await fsyncPath(temp);
         crashPoint('before-rename');
         await renameDurably(temp, target);

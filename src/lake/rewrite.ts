@@ -5,10 +5,11 @@
  * Values reach the SQL only as bound parameters.
  */
 import { quotedString, type DuckDBType, type DuckDBValue } from '@duckdb/node-api';
-import { rm } from 'node:fs/promises';
+import { chmod, rm } from 'node:fs/promises';
 import { fsyncPath, renameDurably } from './atomic-file.js';
 import { withLakeConnection } from './duckdb.js';
 import { writingOutput } from './errors.js';
+import { LAKE_FILE_MODE } from './modes.js';
 import { tempPathFor } from './paths.js';
 
 export interface Rewrite {
@@ -39,6 +40,7 @@ export async function rewriteParquet(path: string, rewrite: Rewrite): Promise<vo
   try {
     await writingOutput('a lake file', path, async () => {
       await withLakeConnection((c) => c.run(...bind(`COPY (${rewrite.select('read_parquet($file)')}) TO ${quotedString(temp)} (FORMAT parquet, COMPRESSION zstd)`, rewrite, path)));
+      await chmod(temp, LAKE_FILE_MODE); // DuckDB's file follows the umask
       await fsyncPath(temp);
       await renameDurably(temp, path);
     });

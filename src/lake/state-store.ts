@@ -4,11 +4,12 @@
  * state or the new one. Files 0600 in 0700 folders; looser modes found on disk are tightened.
  * A file that is not JSON (or fails the caller's schema) stops the run with CorruptStateError.
  */
-import { chmod, readdir, readFile, stat } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { z } from 'zod';
 import { ensureDir, writeJsonAtomic } from './atomic-file.js';
 import { CorruptStateError } from './errors.js';
+import { tightenTree } from './modes.js';
 import { safeIdentifier, safeSegment, stateRoot } from './paths.js';
 import { crashPoint } from '../shared/crash-points.js';
 
@@ -58,18 +59,7 @@ export class StateStore {
 
   /** Once per store: folders 0700 and files 0600 under <out>/state, whatever an older run or a copy left. */
   private tightenOnce(): Promise<void> {
-    this.tightened ??= tighten(stateRoot(this.outDir), true);
+    this.tightened ??= tightenTree(stateRoot(this.outDir), { dir: DIR_MODE, file: FILE_MODE });
     return this.tightened;
-  }
-}
-
-async function tighten(path: string, isDir: boolean): Promise<void> {
-  const info = await stat(path).catch(() => undefined);
-  if (!info) return;
-  const mode = isDir ? DIR_MODE : FILE_MODE;
-  if ((info.mode & 0o777 & ~mode) !== 0) await chmod(path, mode);
-  if (!isDir) return;
-  for (const entry of await readdir(path, { withFileTypes: true })) {
-    if (entry.isDirectory() || entry.isFile()) await tighten(join(path, entry.name), entry.isDirectory());
   }
 }

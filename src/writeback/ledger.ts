@@ -8,6 +8,7 @@
  */
 import fs from 'node:fs';
 import { quotedString } from '@duckdb/node-api';
+import { ensureLakeDir, LAKE_FILE_MODE } from '../lake/index.js';
 import path from 'node:path';
 import type { Db } from './db.js';
 import { fileList, isoOf } from './db.js';
@@ -114,7 +115,7 @@ export async function compactJournals(db: Db, outDir: string, keepRunId?: string
       FROM ${source} GROUP BY ALL ORDER BY ALL`);
     for (const p of partitions) {
       const dir = path.join(dirs.lake, `organisation_group_id=${Number(p.g)}`, `_snapshot_date=${String(p.d)}`);
-      fs.mkdirSync(dir, { recursive: true });
+      await ensureLakeDir(outDir, dir); // personal data (emails): 0700 folders, 0600 files, like the rest of the lake
       const file = path.join(dir, `part-${segment.runId}-0.parquet`);
       const tmp = path.join(dir, `.part-${segment.runId}-0.parquet.tmp`);
       await db.conn.run(
@@ -124,6 +125,7 @@ export async function compactJournals(db: Db, outDir: string, keepRunId?: string
           ORDER BY attempted_at, interaction_id) TO ${quotedString(tmp)} (FORMAT parquet, COMPRESSION zstd)`,
         { g: Number(p.g), d: String(p.d) },
       );
+      fs.chmodSync(tmp, LAKE_FILE_MODE);
       fsyncFile(tmp);
       fs.renameSync(tmp, file);
       fsyncDir(dir);

@@ -1,5 +1,6 @@
 /**
- * 11. Files: state and quarantine are 0600 in 0700 folders (looser modes found are tightened); a run
+ * 11. Files: state, quarantine and lake (the extract's files and the write-back ledger) are 0600 in 0700
+ * folders under umask 000 (looser modes found are tightened); a run
  * writes nothing outside the output directory (its working directory and TMPDIR stay empty); paths
  * built from API values never leave the lake; values reach SQL only as bound parameters. The last two
  * with fast-check over hostile strings: quotes, `--`, `'); DROP`, NUL, `../`, lone surrogates, any Unicode.
@@ -39,39 +40,58 @@ async function modes(o: ScenarioOptions): Promise<Row> {
       chmodSync(join(out, 'state'), 0o777);
       chmodSync(join(out, 'state', 'orders'), 0o755);
       chmodSync(join(out, 'state', 'orders', '11.json'), 0o644);
+      // And a lake folder an older version left open to everyone.
+      mkdirSync(join(out, 'lake', 'users'), { recursive: true });
+      chmodSync(join(out, 'lake'), 0o777);
+      chmodSync(join(out, 'lake', 'users'), 0o777);
       const env = { ...orgEnv(sandbox, out, { PERKS_START_DATE: '2026-11-01' }), TMPDIR: tmp };
       const runs = [['extract', '--quiet'], ['build', '--quiet'], ['writeback'], ['forget', '--anonymised']];
       const problems: string[] = [];
       // Some records drift, so the quarantine has files too (the extract then exits 4, as documented).
       sandbox.setFaults({ driftRate: 0.03 });
-      for (const args of runs) {
-        const r = await runCli(args, env, { cwd });
-        if (r.code !== (args[0] === 'extract' ? 4 : 0)) problems.push(`${args[0]} exited ${r.code}: ${r.stderr.slice(0, 200)}`);
+      // The most permissive umask: the children inherit it, so every mode checked below is the pipeline's own doing.
+      const umask = process.umask(0o000);
+      try {
+        for (const args of runs) {
+          const r = await runCli(args, env, { cwd });
+          if (r.code !== (args[0] === 'extract' ? 4 : 0)) problems.push(`${args[0]} exited ${r.code}: ${r.stderr.slice(0, 200)}`);
+        }
+      } finally {
+        process.umask(umask);
       }
       const wrong: string[] = [];
       let checked = 0;
-      for (const root of ['state', 'quarantine']) {
+      const perRoot: Record<string, number> = {};
+      for (const root of ['state', 'quarantine', 'lake']) {
         const base = join(out, root);
         const entries = [base, ...safeList(base).map((f) => join(base, f))];
         for (const path of entries) {
           const info = statSync(path);
           const want = info.isDirectory() ? 0o700 : 0o600;
           checked += 1;
+          perRoot[root] = (perRoot[root] ?? 0) + 1;
           if ((info.mode & 0o777) !== want) wrong.push(`${relative(out, path) || root} is ${(info.mode & 0o777).toString(8)}`);
         }
       }
       for (const w of wrong) problems.push(`mode: ${w}`);
-      // Not a goal of the issue, said so the reader knows: lake files (names, emails) follow the umask.
-      const lakeFile = join(out, 'lake', 'users', safeList(join(out, 'lake', 'users')).find((f) => f.endsWith('.parquet')) ?? '');
-      const lakeMode = (statSync(lakeFile).mode & 0o777).toString(8);
+      // Not a goal here, said so the reader knows: the transform's warehouse and marts follow the umask.
+      const transformModes = ['warehouse.duckdb', 'marts'].map((f) => `${f} ${modeOf(join(out, f))}`).join(', ');
       // tsx, which runs the TypeScript sources (bin/perks.mjs), keeps its compile cache in TMPDIR: the toolchain's, not data.
       const outside = [...safeList(cwd).map((f) => `cwd/${f}`), ...safeList(tmp).filter((f) => !/^tsx-\d+/.test(f)).map((f) => `TMPDIR/${f}`)];
       for (const f of outside.slice(0, 5)) problems.push(`written outside the output directory: ${f}`);
-      o.log(`files: ${checked} state and quarantine entries checked`);
-      return row('files: modes, nothing outside the output', runs.length, problems, `${checked - wrong.length}/${checked} state entries 0600/0700 (a 0777 folder and a 0644 file tightened), ${outside.length} files outside the output directory (cwd and TMPDIR, tsx's compile cache aside); lake files ${lakeMode}`);
+      o.log(`files: ${checked} state, quarantine and lake entries checked`);
+      return row('files: modes, nothing outside the output', runs.length, problems, `${checked - wrong.length}/${checked} entries 0600/0700 under umask 000 (state ${perRoot.state ?? 0}, quarantine ${perRoot.quarantine ?? 0}, lake ${perRoot.lake ?? 0}; 0777 folders and a 0644 file tightened), ${outside.length} files outside the output directory (cwd and TMPDIR, tsx's compile cache aside); the transform's ${transformModes}`);
     }),
   );
 }
+
+const modeOf = (path: string) => {
+  try {
+    return (statSync(path).mode & 0o777).toString(8);
+  } catch {
+    return 'absent';
+  }
+};
 
 function safeList(dir: string): string[] {
   try {
