@@ -7,7 +7,7 @@
  *   node bin/run-ts.mjs bench/scale.ts [limit=600] [budgetMinutes=2]
  * Needs `redis-server` on the PATH (apt-get install redis-server).
  */
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { maxCallsInWindow, startSandbox } from '../src/sandbox/index.js';
@@ -34,11 +34,13 @@ interface Outcome {
 
 async function measure(label: string, redisUrl: string | undefined): Promise<Outcome> {
   const sandbox = await startSandbox({ port: 0, scale: 'small', seed: 5, rateLimit: LIMIT });
+  const outs: string[] = [];
   try {
     const started = Date.now();
     const runs = await Promise.all(
       Array.from({ length: PROCESSES }, () => {
         const out = mkdtempSync(join(tmpdir(), 'perks-bench-scale-'));
+        outs.push(out);
         const env = orgEnv(sandbox, out, { PERKS_RATE_LIMIT: String(LIMIT), ...(redisUrl ? { PERKS_REDIS_URL: redisUrl } : {}) });
         return perksExtract(['--quiet', '--streams', 'credit', '--budget-minutes', BUDGET_MINUTES], env);
       }),
@@ -63,6 +65,8 @@ async function measure(label: string, redisUrl: string | undefined): Promise<Out
     };
   } finally {
     await sandbox.close();
+    // The lakes are only a means to the figures: gone when the run ends, success or failure.
+    for (const out of outs) rmSync(out, { recursive: true, force: true });
   }
 }
 
