@@ -50,7 +50,7 @@ export const extractCommand: CommandModule<object, ExtractFlags> = {
       .option('end-date', { type: 'string', describe: 'backfill up to this local day, exclusive (YYYY-MM-DD)' })
       .option('full-refresh', { type: 'boolean', describe: 'ignore the state and start over from PERKS_START_DATE' })
       .option('budget-minutes', { type: 'number', describe: 'call budget of the per-user streams, in minutes at the rate limit (default 30)' })
-      .option('plan', { type: 'boolean', describe: 'print the plan and estimated calls, without extracting' })
+      .option('plan', { type: 'boolean', describe: 'print the plan and estimated calls of this worker (its --shard and --groups), without extracting' })
       .option('quiet', { type: 'boolean', describe: 'no progress output' })
       .option('shard', { type: 'string', describe: 'K/N: this worker refreshes the users of shard K of N; shard 1 also lands the other streams (docs/scale-out.md)' })
       .option('shard-wait-minutes', { type: 'number', describe: 'how long shards 2..N wait for shard 1 to land the day\'s users and windows (default 120)' })

@@ -7,12 +7,12 @@
 import type { PerUserStream } from './define.js';
 import { pageInto } from './listing.js';
 import { forEachLimit } from './pool.js';
-import { activityOf, type GroupInfo, type RunContext } from './run-context.js';
+import type { GroupInfo, RunContext } from './run-context.js';
 import { addCommit, newTally, type GroupTally } from './result.js';
 import { StateWriter, type PerUserState } from './state.js';
-import { fingerprint, selectUsers, type CurrentUser } from './user-selection.js';
-import { currentUsers } from './current-users.js';
-import { inShard, perUserStateKey, readPerUserState } from './shard.js';
+import { fingerprint, type CurrentUser } from './user-selection.js';
+import { perUserStateKey } from './shard.js';
+import { pickUsers, startingState } from './worker-share.js';
 import { UserCredit } from '../resources/credit.js';
 import type { PartitionWrite } from './landing.js';
 
@@ -23,25 +23,9 @@ export async function runPerUserGroup(ctx: RunContext, def: PerUserStream, g: Gr
   const tally = newTally(g.id);
   const key = String(g.id);
   // Sharded: this worker's users only, its own state file, the refreshes of every shard (shard.ts).
-  const state = new StateWriter<PerUserState>(ctx.state, def.name, perUserStateKey(g.id, ctx.options.shard), await readPerUserState(ctx, def.name, g.id));
-  if (ctx.options.fullRefresh) state.value.users = {};
-  const upper = ctx.now.toISOString().slice(0, 10);
-  if (state.value.pass?.upper !== upper) state.value.pass = { upper, done: [] };
-
-  const users = (await currentUsers(ctx.outDir, g.id)).filter((u) => inShard(u.id, ctx.options.shard));
+  const state = new StateWriter<PerUserState>(ctx.state, def.name, perUserStateKey(g.id, ctx.options.shard), await startingState(ctx, def, g));
+  const { users, selection } = await pickUsers(ctx, def, g, state.value, budgetCalls);
   const byId = new Map(users.map((u) => [u.id, u]));
-  const activity = activityOf(ctx, g.id);
-  const active = new Set<number>(def.refreshActiveUsers ? activity.ids : []);
-  if (def.refreshActiveUsers) for (const u of users) if (u.email && activity.emails.has(u.email)) active.add(u.id);
-  const selection = selectUsers({
-    users,
-    refreshed: state.value.users,
-    active,
-    done: new Set(state.value.pass!.done),
-    budgetCalls,
-    maxAgeDays: ctx.options.maxAgeDays,
-    now: ctx.now,
-  });
   tally.users = { ...selection.counts, deferred: selection.deferred };
   if (selection.deferred > 0) {
     const note = `${selection.deferred} users wait for a later run: the call budget (${budgetCalls} calls) is spent; raise --budget-minutes or the rate limit`;

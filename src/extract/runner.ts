@@ -20,10 +20,10 @@ import { runSnapshot } from './snapshot-job.js';
 import type { StateStore } from './state.js';
 import { runWindowedGroup } from './windowed-job.js';
 import { localDay } from './windows.js';
-import { currentUsers } from './current-users.js';
-import { planExtract, type PlanRow } from './plan.js';
+import { planExtract, type Plan } from './plan.js';
 import { awaitHandoff, writeHandoff } from './handoff.js';
 import { landsSharedStreams, shardLabel } from './shard.js';
+import { landedElsewhere, perUserBudgets } from './worker-share.js';
 
 export interface ExtractDeps {
   client: PerksClient;
@@ -48,7 +48,7 @@ export interface ExtractResult {
   limiterUtilisation: number;
   quarantined: number;
   /** With --plan: what the run would do; nothing was extracted. */
-  plan?: PlanRow[];
+  plan?: Plan;
   /** `--shard K/N`: this worker's share of the per-user work. */
   shard?: string;
 }
@@ -159,20 +159,6 @@ export async function runExtract(config: Config, options: ExtractOptions, deps: 
   };
 }
 
-/**
- * A worker that is one of several lands only its share: shards 2..N only the per-user streams, and
- * the organisation-wide streams (offers) only the worker holding the organisation's lowest group id.
- * Why a stream is not landed here, or undefined when it is.
- */
-function landedElsewhere(ctx: RunContext, def: StreamDefinition): string | undefined {
-  const shard = ctx.options.shard;
-  if (def.kind !== 'per-user' && !landsSharedStreams(shard)) return `landed by shard 1/${shard!.count} (this is shard ${shardLabel(shard!)})`;
-  if (def.kind === 'snapshot' && def.scope === 'organisation' && def.name !== 'groups' && !ctx.leadsOrganisation) {
-    return 'organisation-wide: landed by the --groups worker holding the lowest group id';
-  }
-  return undefined;
-}
-
 function leadsOrganisation(options: ExtractOptions, groups: GroupInfo[], reachable: number[] | undefined): boolean {
   if (!options.groupSlice || !reachable?.length) return true;
   return groups.some((g) => g.id === Math.min(...reachable));
@@ -218,17 +204,6 @@ async function runStream(ctx: RunContext, def: StreamDefinition): Promise<Stream
   }
   ctx.emit({ event: 'stream_done', stream: def.name, status: result.status, rows: result.rows, calls: result.calls, ms: result.ms });
   return result;
-}
-
-/**
- * Splits the per-user call budget: half per per-user stream, then by each group's share of users. The
- * N shards of a round share one credential's rate, so each gets 1/N of it.
- */
-async function perUserBudgets(ctx: RunContext): Promise<Map<number, number>> {
-  const perStream = Math.floor((ctx.options.budgetMinutes * ctx.client.limiter.currentRate) / 2 / (ctx.options.shard?.count ?? 1));
-  const counts = await Promise.all(ctx.groups.map(async (g) => [g.id, (await currentUsers(ctx.outDir, g.id)).length] as const));
-  const total = counts.reduce((n, [, c]) => n + c, 0) || 1;
-  return new Map(counts.map(([id, c]) => [id, Math.ceil((perStream * c) / total)]));
 }
 
 function stripUndefined<T extends object>(o: T): Partial<T> {

@@ -117,7 +117,7 @@ describe('extract against the sandbox', () => {
     const result = await extract(orgConfig(sandbox, out, { PERKS_START_DATE: START }), { now: noonUtc(TODAY), planOnly: true });
     const after = sandbox.stats().callsByOperation;
     for (const op of ['listOrders', 'listUsers', 'listOffers', 'redemptionStats', 'userCredit', 'listInteractions']) expect(after[op] ?? 0, op).toBe(before[op] ?? 0);
-    const orders = result.plan!.filter((r) => r.stream === 'orders');
+    const orders = result.plan!.rows.filter((r) => r.stream === 'orders');
     expect(orders.length).toBe(sandbox.credentials.organisation.organisation_group_ids.length);
     expect(orders[0].units).toBe(52);
     expect(existsSync(join(out, 'lake', 'orders'))).toBe(false);

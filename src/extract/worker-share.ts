@@ -1,0 +1,74 @@
+/**
+ * A worker's share of the round (`--shard K/N`, `--groups`): which streams it lands, which users of a
+ * per-user stream it refreshes and with what call budget. The run and `--plan` both ask here, so the
+ * plan is exactly the work the worker would do.
+ */
+import { currentUsers } from './current-users.js';
+import type { PerUserStream, StreamDefinition } from './define.js';
+import { activityOf, type GroupInfo, type RunContext } from './run-context.js';
+import { inShard, landsSharedStreams, readPerUserState, shardLabel } from './shard.js';
+import type { PerUserState } from './state.js';
+import { selectUsers, type CurrentUser, type Selection } from './user-selection.js';
+import { describeScope } from './work-lock.js';
+
+/** Who this worker is, in words: "the whole organisation (groups 11, 12)", "shard 2/4 of groups 11, 12"… */
+export function workerScope(ctx: RunContext): string {
+  const ids = ctx.groups.map((g) => g.id);
+  const scope = describeScope({ groups: ctx.options.groupSlice ? ids : undefined, shard: ctx.options.shard });
+  return ctx.options.groupSlice ? scope : `${scope} (group${ids.length === 1 ? '' : 's'} ${ids.join(', ')})`;
+}
+
+/**
+ * A worker that is one of several lands only its share: shards 2..N only the per-user streams, and
+ * the organisation-wide streams (offers) only the worker holding the organisation's lowest group id.
+ * Why a stream is not landed here, or undefined when it is.
+ */
+export function landedElsewhere(ctx: RunContext, def: StreamDefinition): string | undefined {
+  const shard = ctx.options.shard;
+  if (def.kind !== 'per-user' && !landsSharedStreams(shard)) return `landed by shard 1/${shard!.count} (this is shard ${shardLabel(shard!)})`;
+  if (def.kind === 'snapshot' && def.scope === 'organisation' && def.name !== 'groups' && !ctx.leadsOrganisation) {
+    return 'organisation-wide: landed by the --groups worker holding the lowest group id';
+  }
+  return undefined;
+}
+
+/**
+ * Splits the per-user call budget: half per per-user stream, then by each group's share of users. The
+ * N shards of a round share one credential's rate, so each gets 1/N of it.
+ */
+export async function perUserBudgets(ctx: RunContext): Promise<Map<number, number>> {
+  const perStream = Math.floor((ctx.options.budgetMinutes * ctx.client.limiter.currentRate) / 2 / (ctx.options.shard?.count ?? 1));
+  const counts = await Promise.all(ctx.groups.map(async (g) => [g.id, (await currentUsers(ctx.outDir, g.id)).length] as const));
+  const total = counts.reduce((n, [, c]) => n + c, 0) || 1;
+  return new Map(counts.map(([id, c]) => [id, Math.ceil((perStream * c) / total)]));
+}
+
+/**
+ * The group's per-user state as this run starts from it: every shard's refreshes of this worker's
+ * users (shard.ts), none with --full-refresh, and a new pass on a new day.
+ */
+export async function startingState(ctx: RunContext, def: PerUserStream, g: GroupInfo): Promise<PerUserState> {
+  const state = await readPerUserState(ctx, def.name, g.id);
+  if (ctx.options.fullRefresh) state.users = {};
+  const upper = ctx.now.toISOString().slice(0, 10);
+  if (state.pass?.upper !== upper) state.pass = { upper, done: [] };
+  return state;
+}
+
+/** This worker's users of the group (its shard's) and those it refreshes this run (user-selection.ts). */
+export async function pickUsers(ctx: RunContext, def: PerUserStream, g: GroupInfo, state: PerUserState, budgetCalls: number): Promise<{ users: CurrentUser[]; selection: Selection }> {
+  const users = (await currentUsers(ctx.outDir, g.id)).filter((u) => inShard(u.id, ctx.options.shard));
+  const activity = activityOf(ctx, g.id);
+  const active = new Set<number>(def.refreshActiveUsers ? activity.ids : []);
+  if (def.refreshActiveUsers) for (const u of users) if (u.email && activity.emails.has(u.email)) active.add(u.id);
+  const selection = selectUsers({
+    users,
+    refreshed: state.users,
+    active,
+    done: new Set(state.pass?.done ?? []),
+    budgetCalls,
+    maxAgeDays: ctx.options.maxAgeDays,
+    now: ctx.now,
+  });
+  return { users, selection };
+}

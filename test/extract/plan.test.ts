@@ -1,0 +1,74 @@
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { extract, type Plan } from '../../src/extract/index.js';
+import { startSandbox, type Sandbox } from '../../src/sandbox/index.js';
+import { runCli } from '../support/cli.js';
+import { orgConfig, orgEnv, tempOut } from './helpers.js';
+
+const TODAY = '2026-11-22';
+const now = new Date(`${TODAY}T12:00:00Z`);
+let sandbox: Sandbox;
+/** An output directory whose lake holds today's users snapshot: the per-user streams plan from it. */
+let out: string;
+let groups: number[];
+
+beforeAll(async () => {
+  sandbox = await startSandbox({ port: 0, scale: 'tiny', seed: 23, rateLimit: 1_000_000, tokenRateLimit: 1000, today: TODAY });
+  out = tempOut();
+  groups = sandbox.credentials.organisation.organisation_group_ids;
+  const landed = await extract(orgConfig(sandbox, out, { PERKS_START_DATE: '2026-11-15' }), { now, streams: ['users'] });
+  expect(landed.status).toBe('success');
+});
+afterAll(async () => {
+  await sandbox?.close();
+});
+
+/** The plan of the worker `--shard shard` `--groups only` (whole organisation when both are absent). */
+async function planOf(shard?: { index: number; count: number }, only?: number[]): Promise<Plan> {
+  const env = { PERKS_START_DATE: '2026-11-15', ...(only ? { PERKS_GROUP_IDS: only.join(',') } : {}) };
+  const result = await extract(orgConfig(sandbox, out, env), { now, planOnly: true, shard, groupSlice: only !== undefined });
+  return result.plan!;
+}
+
+const perUserCalls = (plan: Plan) => plan.rows.filter((r) => r.unit === 'users').reduce((n, r) => n + r.estimatedCalls, 0);
+
+describe('extract --plan of one worker', () => {
+  test('the per-user calls of shards 1/2 and 2/2 add up to the unsharded plan, and shard 2/2 plans no shared stream', async () => {
+    const whole = await planOf();
+    const [first, second] = [await planOf({ index: 1, count: 2 }), await planOf({ index: 2, count: 2 })];
+    expect(perUserCalls(whole)).toBeGreaterThan(20);
+    expect(perUserCalls(first)).toBeGreaterThan(0);
+    expect(perUserCalls(second)).toBeGreaterThan(0);
+    expect(perUserCalls(first) + perUserCalls(second)).toBe(perUserCalls(whole));
+    // Shard 1 lands the shared streams as a single worker would; shard 2 only its users' credit and interactions.
+    expect(first.rows.filter((r) => r.unit !== 'users')).toEqual(whole.rows.filter((r) => r.unit !== 'users'));
+    expect(new Set(second.rows.map((r) => r.stream))).toEqual(new Set(['credit', 'interactions']));
+    expect(second.elsewhere.map((e) => e.stream)).toEqual(['groups', 'users', 'offers', 'orders', 'redemption_stats']);
+    expect(second.elsewhere[0].reason).toBe('landed by shard 1/2 (this is shard 2/2)');
+    const all = groups.join(', ');
+    expect([whole.scope, second.scope]).toEqual([`the whole organisation (groups ${all})`, `shard 2/2 of every group (groups ${all})`]);
+  });
+
+  test('--groups restricts the plan to those groups, and the offers go to the worker holding the lowest group id', async () => {
+    const whole = await planOf();
+    const last = Math.max(...groups);
+    const slice = await planOf(undefined, [last]);
+    expect(new Set(slice.rows.map((r) => r.group))).toEqual(new Set([last]));
+    expect(slice.elsewhere).toEqual([{ stream: 'offers', reason: 'organisation-wide: landed by the --groups worker holding the lowest group id' }]);
+    // The slice's rows are the whole plan's rows of that group: same windows, same users.
+    expect(slice.rows.filter((r) => r.stream !== 'groups')).toEqual(whole.rows.filter((r) => r.group === last && r.stream !== 'groups'));
+    expect(slice.scope).toBe(`group ${last}`);
+  });
+
+  test('perks extract --plan --shard 2/2 --groups G prints that worker\'s plan and says so in its header', async () => {
+    const g = Math.min(...groups);
+    const expected = await planOf({ index: 2, count: 2 }, [g]);
+    const r = await runCli(['extract', '--plan', '--shard', '2/2', '--groups', String(g)], orgEnv(sandbox, out, { PERKS_START_DATE: '2026-11-15' }));
+    expect(r.code, r.stderr).toBe(0);
+    const lines = r.stdout.trim().split('\n');
+    expect(lines[0]).toBe(`plan for shard 2/2 of group ${g}, no listing called:`);
+    const rows = lines.filter((l) => /^\s+\w+\s+group\s/.test(l));
+    expect(rows.map((l) => l.trim().split(/\s+/).slice(0, 4))).toEqual(expected.rows.map((e) => [e.stream, 'group', String(e.group), String(e.units)]));
+    expect(lines.filter((l) => l.includes('not here: landed by shard 1/2'))).toHaveLength(5);
+    expect(lines.at(-1)).toContain(`total ~${perUserCalls(expected)} calls`);
+  });
+});
