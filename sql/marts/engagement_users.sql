@@ -24,12 +24,11 @@ with users as (
 
 ),
 
-orders_by_email as (
+user_orders as (
 
-    -- by email first (the aggregate is one row per email), then to the user who has that email
     select
         organisation_group_id,
-        email_key,
+        user_id,
         count(*) as orders_total,
         max(order_date) as last_order_date,
         count(*) filter (where order_date > getvariable('as_of') - 30 and order_date <= getvariable('as_of')) as orders_30d,
@@ -40,18 +39,8 @@ orders_by_email as (
         max(order_currency) filter (where order_date > getvariable('as_of') - 90 and order_date <= getvariable('as_of')) as currency_max,
         count(*) filter (where order_currency is null and order_date > getvariable('as_of') - 90 and order_date <= getvariable('as_of')) as no_currency
     from stg_orders
-    where email_key is not null
+    where user_id is not null
     group by all
-
-),
-
-user_orders as (
-
-    select emails.user_id, orders_by_email.*
-    from orders_by_email
-    inner join int_user_emails as emails
-        on orders_by_email.organisation_group_id = emails.organisation_group_id
-        and orders_by_email.email_key = emails.email_key
 
 ),
 

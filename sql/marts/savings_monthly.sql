@@ -1,7 +1,7 @@
 -- Savings per user and local month (order_date is the group's local day): the user's orders (order_saving, face value, credit spent on orders)
 -- and, from redemption statistics (window_start = month), egift savings and face value.
--- Orders whose email matches no current user (anonymised users among them) form one unattributed row
--- per group, month and currency (user_id null), so group totals still add up to revenue_monthly.
+-- Orders of no current user (stg_orders.user_id null: anonymised, unknown or no email) form one
+-- unattributed row per group, month and currency (user_id null), so group totals still add up to revenue_monthly.
 -- Currencies stay apart: order_currency is in the grain. Money is DECIMAL(18,2): one user's month fits. Redemption statistics carry no currency: their
 -- figures sit on the user's first currency row of the month (the only row, in the usual single-currency
 -- group), or on a row with order_currency null when the user had no orders that month.
@@ -11,13 +11,14 @@
 --   unique: organisation_group_id, month, user_id, order_currency
 --   not_null: organisation_group_id, month
 
-with orders_by_email as (
+with orders as (
 
-    -- aggregated before the join to users: a few rows per user and month instead of every order
+    -- orders of no current user (anonymised, unknown, no email: user_id null) add up to one row per
+    -- group, month and currency
     select
         organisation_group_id,
         cast(date_trunc('month', order_date) as date) as month,
-        email_key,
+        user_id,
         order_currency,
         count(*) as orders,
         cast(coalesce(sum(order_saving), 0) as decimal(18, 2)) as order_saving,
@@ -25,54 +26,6 @@ with orders_by_email as (
         cast(coalesce(sum(order_credit), 0) as decimal(18, 2)) as credit_spent
     from stg_orders
     group by all
-
-),
-
-attributed as (
-
-    -- an email belongs to at most one current user: these rows are already one per user
-    select
-        orders_by_email.organisation_group_id,
-        orders_by_email.month,
-        emails.user_id,
-        orders_by_email.order_currency,
-        orders_by_email.orders,
-        orders_by_email.order_saving,
-        orders_by_email.face_value,
-        orders_by_email.credit_spent
-    from orders_by_email
-    inner join int_user_emails as emails
-        on orders_by_email.organisation_group_id = emails.organisation_group_id
-        and orders_by_email.email_key = emails.email_key
-
-),
-
-unattributed as (
-
-    -- emails of no current user (anonymised, unknown, none) add up to one row per group, month and currency
-    select
-        orders_by_email.organisation_group_id,
-        orders_by_email.month,
-        cast(null as bigint) as user_id,
-        orders_by_email.order_currency,
-        cast(sum(orders_by_email.orders) as bigint) as orders,
-        cast(sum(orders_by_email.order_saving) as decimal(18, 2)) as order_saving,
-        cast(sum(orders_by_email.face_value) as decimal(18, 2)) as face_value,
-        cast(sum(orders_by_email.credit_spent) as decimal(18, 2)) as credit_spent
-    from orders_by_email
-    left join int_user_emails as emails
-        on orders_by_email.organisation_group_id = emails.organisation_group_id
-        and orders_by_email.email_key = emails.email_key
-    where emails.user_id is null
-    group by all
-
-),
-
-orders as (
-
-    select * from attributed
-    union all
-    select * from unattributed
 
 ),
 

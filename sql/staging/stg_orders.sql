@@ -1,47 +1,67 @@
--- Orders, one row per order: the latest extraction of each order wins (a key seen in two files keeps
--- the row with the latest _extracted_at).
+-- Orders, one row per order, with the current user who placed it.
+-- The latest extraction of each order wins: a key landed in two files (a window re-landed under another
+-- day, e.g. after a group's timezone changed) keeps the row with the latest _extracted_at. Only those
+-- rare keys are ranked; every other order is taken as it is (ranking ten million rows costs seconds).
 -- order_date is the group's LOCAL day of the window the order was extracted with: orders carry no
 -- timestamp of their own, so month = date_trunc('month', order_date) is already the group's local month.
--- Kept lean (ten million rows are written here): the offer texts (offer, offer_excerpt) stay in
--- lake_orders; perk_id joins stg_offers.
--- Personal data: no names, no email. email_key is md5_number_lower(salt || lower(trim(email))) with a
--- salt that is random per build: it joins orders to stg_users within a build and means nothing after it.
+-- user_id: the current user of the group whose email is the order's (stg_user_emails: case-insensitive,
+-- blanks ignored); null when none is (anonymised, unknown or no email): the order is unattributed.
+-- Kept lean (ten million rows are written here): no names or email; the offer texts (offer,
+-- offer_excerpt) stay in lake_orders; perk_id joins stg_offers.
 -- grain: one row per organisation_group_id, order_id
 -- key: organisation_group_id, order_id
+-- (unique by construction: a unique test would rank ten million keys a second time)
 -- tests:
 --   not_null: organisation_group_id, order_id, order_date
 
-with source as (
+with repeated as (
 
-    select * from lake_orders
+    -- keys landed more than once
+    select organisation_group_id, order_id
+    from lake_orders
+    group by all
+    having count(*) > 1
 
 ),
 
-renamed as (
+deduplicated as (
+
+    select * from lake_orders
+    anti join repeated using (organisation_group_id, order_id)
+    union all by name
+    (
+        select lake_orders.* from lake_orders
+        semi join repeated using (organisation_group_id, order_id)
+        qualify row_number() over (
+            partition by organisation_group_id, order_id
+            order by _extracted_at desc, _run_id desc
+        ) = 1
+    )
+
+),
+
+final as (
 
     select
-        cast(organisation_group_id as bigint) as organisation_group_id,
-        cast(order_date as date) as order_date,
-        order_id,
-        order_status,
-        perk_id,
-        brand,
-        order_currency,
-        face_value,
-        order_total_paid,
-        order_credit,
-        order_saving,
-        group_revenue,
-        -- null for a null or blank email (the concatenation is null)
-        md5_number_lower(getvariable('email_salt') || nullif(lower(trim(email)), '')) as email_key,
-        _extracted_at as extracted_at,
-        _run_id as run_id
-    from source
+        cast(orders.organisation_group_id as bigint) as organisation_group_id,
+        cast(orders.order_date as date) as order_date,
+        orders.order_id,
+        emails.user_id,
+        orders.order_status,
+        orders.perk_id,
+        orders.brand,
+        orders.order_currency,
+        orders.face_value,
+        orders.order_total_paid,
+        orders.order_credit,
+        orders.order_saving,
+        orders.group_revenue,
+        orders._extracted_at as extracted_at
+    from deduplicated as orders
+    left join stg_user_emails as emails
+        on cast(orders.organisation_group_id as bigint) = emails.organisation_group_id
+        and lower(trim(orders.email)) = emails.email
 
 )
 
-select * exclude (run_id) from renamed
-qualify row_number() over (
-    partition by organisation_group_id, order_id
-    order by extracted_at desc, run_id desc
-) = 1
+select * from final

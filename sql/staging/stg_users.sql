@@ -1,8 +1,8 @@
 -- Current users: for each group, the rows of its latest users snapshot (_snapshot_date), the latest
 -- extraction of a user within it. A user absent from the latest listing is not current.
--- Personal data: no names, no email. email_key is md5_number_lower(salt || lower(trim(email))) (salt random per
--- build) for the join with orders, and is null once the user is anonymised: the latest snapshot then
--- holds null personal fields, and older snapshots are never read for them.
+-- Personal data: no names, no email (int_user_emails, ephemeral, reads the current users' emails to
+-- attribute orders). Once a user is anonymised the latest snapshot holds null personal fields, and older
+-- snapshots are never read for them.
 -- grain: one row per organisation_group_id, user_id
 -- key: organisation_group_id, user_id
 -- tests:
@@ -51,8 +51,6 @@ renamed as (
         last_login,
         login_count,
         email is null as is_anonymised,
-        -- null for a null or blank email (the concatenation is null)
-        md5_number_lower(getvariable('email_salt') || nullif(lower(trim(email)), '')) as email_key,
         cast(_snapshot_date as date) as snapshot_date,
         _extracted_at as extracted_at
     from current_rows

@@ -2,7 +2,6 @@
  * Options of a build, checked once at the entry point, with their defaults, and the DuckDB variables the
  * models read them through (`getvariable('as_of')`, …), so the SQL stays plain DuckDB.
  */
-import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
 import { quotedIdentifier as id, quotedString as str, type DuckDBConnection } from '@duckdb/node-api';
 import { ConfigError } from '../shared/exit-codes.js';
@@ -57,17 +56,13 @@ export function checkBuildOptions(input: BuildOptions): CheckedBuildOptions {
   return { ...parsed.data, asOf, segments: parsed.data.segments ?? SegmentThresholds.parse({}) };
 }
 
-/**
- * Sets the variables models may read. `email_salt` is random per build: staged email keys are
- * hash(salt || lower(email)), joinable within the build and meaningless after it.
- */
+/** Sets the variables models may read (`getvariable('as_of')`, the segment thresholds). */
 export async function setModelVariables(conn: DuckDBConnection, options: { asOf: string; segments: SegmentThresholds }): Promise<void> {
   const vars: Record<string, string> = {
     as_of: `DATE ${str(options.asOf)}`,
     segment_new_days: String(options.segments.newDays),
     segment_active_days: String(options.segments.activeDays),
     segment_dormant_days: String(options.segments.dormantDays),
-    email_salt: str(randomBytes(16).toString('hex')),
   };
   for (const [name, value] of Object.entries(vars)) await conn.run(`SET VARIABLE ${id(name)} = ${value}`);
 }

@@ -6,6 +6,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import type { DataTest } from './data-tests.js';
+import type { Materialization } from './header.js';
 import type { Node } from './model-graph.js';
 import { materialization } from './run-models.js';
 import { commit, tempPathFor } from './atomic-files.js';
@@ -17,7 +18,7 @@ export interface ModelDoc {
   description: string;
   grain: string | null;
   key: string[];
-  materialized: 'table' | 'view';
+  materialized: Materialization;
   dependsOn: string[];
   tests: string[];
   columns: { name: string; type: string }[];
@@ -59,7 +60,7 @@ export function renderMarkdown(docs: ModelDoc[]): string {
   for (const d of docs) {
     out.push(`## ${d.name}`, '');
     if (d.description) out.push(d.description, '');
-    out.push(`- layer: ${d.layer} (${d.materialized}), file: \`${d.file}\``);
+    out.push(`- layer: ${d.layer} (${d.materialized}${d.materialized === 'ephemeral' ? ': built and dropped by each build, not in the warehouse' : ''}), file: \`${d.file}\``);
     if (d.grain) out.push(`- grain: ${d.grain}`);
     if (d.key.length) out.push(`- key: ${d.key.join(', ')}`);
     out.push(`- depends on: ${d.dependsOn.join(', ') || '(nothing)'}`);

@@ -5,7 +5,7 @@
  *   -- Monthly revenue per group, currency and order status, for finance.
  *   -- grain: one row per organisation_group_id, month, order_currency, order_status
  *   -- key: organisation_group_id, month, order_currency, order_status
- *   -- materialized: table
+ *   -- materialized: table        (or view, or ephemeral: a temporary table of the build, never stored)
  *   -- tests:
  *   --   unique: organisation_group_id, month, order_currency, order_status
  *   --   not_null: organisation_group_id, month
@@ -21,11 +21,18 @@ export type TestSpec =
   | { kind: 'accepted_values'; column: string; values: string[] }
   | { kind: 'relationships'; columns: string[]; toModel: string; toColumns: string[] };
 
+/**
+ * table: stored in the warehouse; view: stored as a query; ephemeral: a temporary table that only this
+ * build's later models read (what must not be stored, such as the emails that attribute orders to users).
+ */
+export type Materialization = 'table' | 'view' | 'ephemeral';
+const MATERIALIZATIONS: readonly string[] = ['table', 'view', 'ephemeral'];
+
 export interface Header {
   description: string;
   grain?: string;
   key?: string[];
-  materialized?: 'table' | 'view';
+  materialized?: Materialization;
   /** Singular test files (sql/tests/) name the model they check. */
   model?: string;
   tests: TestSpec[];
@@ -63,8 +70,8 @@ export function parseHeader(sql: string, file: string): Header {
     else if (name === 'grain') header.grain = value.trim();
     else if (name === 'key') header.key = list(value);
     else if (name === 'model') header.model = value.trim();
-    else if (value.trim() === 'table' || value.trim() === 'view') header.materialized = value.trim() as 'table' | 'view';
-    else throw new ModelGraphError(`${file}: materialized must be table or view, not "${value.trim()}"`);
+    else if (MATERIALIZATIONS.includes(value.trim())) header.materialized = value.trim() as Materialization;
+    else throw new ModelGraphError(`${file}: materialized must be table, view or ephemeral, not "${value.trim()}"`);
   }
   header.description = description.join(' ').trim();
   return header;

@@ -5,6 +5,7 @@
 import { quotedIdentifier as id, type DuckDBConnection } from '@duckdb/node-api';
 import { describeFailure, runTest, type DataTest } from './data-tests.js';
 import { firstLine } from './errors.js';
+import type { Materialization } from './header.js';
 import { stripTrailingSemicolon, type Node } from './model-graph.js';
 
 export type StepStatus = 'success' | 'error' | 'skipped';
@@ -20,8 +21,10 @@ export interface StepResult {
   error?: string;
 }
 
-/** Views for `materialized: view`; tables otherwise (what is read more than once is computed once). */
-export const materialization = (m: Node): 'table' | 'view' => m.header.materialized ?? 'table';
+/** Tables unless the header says otherwise (what is read more than once is computed once). */
+export const materialization = (m: Node): Materialization => m.header.materialized ?? 'table';
+
+const CREATE: Record<Materialization, string> = { table: 'TABLE', view: 'VIEW', ephemeral: 'TEMP TABLE' };
 
 export async function runModels(
   conn: DuckDBConnection,
@@ -74,8 +77,8 @@ export async function runModels(
     const started = Date.now();
     try {
       const kind = materialization(model);
-      await conn.run(`CREATE OR REPLACE ${kind === 'view' ? 'VIEW' : 'TABLE'} ${id(model.name)} AS\n${stripTrailingSemicolon(model.sql)}\n`);
-      const rows = kind === 'table' ? await countRows(conn, model.name) : null;
+      await conn.run(`CREATE OR REPLACE ${CREATE[kind]} ${id(model.name)} AS\n${stripTrailingSemicolon(model.sql)}\n`);
+      const rows = kind === 'view' ? null : await countRows(conn, model.name);
       record({ name: model.name, kind: 'model', status: 'success', rows, ms: Date.now() - started });
       built.add(model.name);
     } catch (err) {

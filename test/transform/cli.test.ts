@@ -84,10 +84,12 @@ test('perks models lists every model with grain, columns and dependencies, and w
     { name: 'order_status', type: 'VARCHAR' },
     { name: 'orders', type: 'BIGINT' },
   ]);
-  expect(docs.find((d) => d.name === 'stg_orders')!.dependsOn).toEqual(['lake_orders']);
+  expect(docs.find((d) => d.name === 'stg_orders')!.dependsOn).toEqual(['lake_orders', 'stg_user_emails']);
+  expect(docs.find((d) => d.name === 'stg_user_emails')).toMatchObject({ materialized: 'ephemeral', layer: 'staging' });
   // dependencies come before what reads them
   const order = docs.map((d) => d.name);
-  expect(order.indexOf('stg_users')).toBeLessThan(order.indexOf('int_user_emails'));
+  expect(order.indexOf('stg_users')).toBeLessThan(order.indexOf('stg_user_emails'));
+  expect(order.indexOf('stg_user_emails')).toBeLessThan(order.indexOf('stg_orders'));
   expect(order.indexOf('savings_monthly')).toBeLessThan(order.indexOf('engagement_monthly'));
   expect(readFileSync(join(outDir, 'docs', 'models.md'), 'utf8')).toContain('## engagement_users');
 });

@@ -205,10 +205,13 @@ test('an anonymised user leaves no personal data in any warehouse table or mart 
   const counts = await q(perTable.concat(perMart).join(' UNION ALL '));
   expect(counts).toHaveLength(tables.length + 4);
   expect(counts.filter((c) => c.n !== '0')).toEqual([]);
-  // and no email text in any table: orders and users carry only a salted hash
+  // and no email or name column in any table: orders carry the user_id their email matched, and the
+  // emails that matched them (stg_user_emails, ephemeral) lived only during the build
   const emailColumns = await q(`SELECT table_name, column_name FROM information_schema.columns c JOIN information_schema.tables t USING (table_name)
-    WHERE t.table_type = 'BASE TABLE' AND (column_name ILIKE '%email%' AND column_name <> 'email_key' OR column_name ILIKE '%name' AND column_name NOT IN ('group_name', 'display_name'))`);
+    WHERE t.table_type = 'BASE TABLE' AND (column_name ILIKE '%email%' OR column_name ILIKE '%name' AND column_name NOT IN ('group_name', 'display_name'))`);
   expect(emailColumns).toEqual([]);
+  expect(await q(`SELECT count(*) AS n FROM information_schema.tables WHERE table_name = 'stg_user_emails'`)).toEqual([{ n: '0' }]);
+  expect(await q(`SELECT count(*) AS n FROM stg_orders WHERE user_id IS NOT NULL`)).not.toEqual([{ n: '0' }]);
 });
 
 test('the warehouse reads the lake by absolute paths and holds the data dictionary in <out>/docs/models.md', async () => {
