@@ -1,6 +1,6 @@
 -- Current users: for each group, the rows of its latest users snapshot (_snapshot_date), the latest
 -- extraction of a user within it. A user absent from the latest listing is not current.
--- Personal data: no names, no email (int_user_emails, ephemeral, reads the current users' emails to
+-- Personal data: no names, no email (stg_user_emails, ephemeral, reads the current users' emails to
 -- attribute orders). Once a user is anonymised the latest snapshot holds null personal fields, and older
 -- snapshots are never read for them.
 -- grain: one row per organisation_group_id, user_id
