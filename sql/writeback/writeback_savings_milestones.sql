@@ -38,17 +38,27 @@ group_currency as (
     qualify row_number() over (partition by organisation_group_id order by count(*) desc, order_currency) = 1
 ),
 
-monthly as (
-    select
-        s.organisation_group_id,
-        s.user_id,
-        s.month,
-        g.currency,
-        sum(s.saving) as saving
+in_group_currency as (
+    select s.organisation_group_id, s.user_id, s.month, g.currency, s.saving
     from savings_rows as s
     left join group_currency as g on g.organisation_group_id = s.organisation_group_id
     where s.order_currency is null or s.order_currency = g.currency
-    group by s.organisation_group_id, s.user_id, s.month, g.currency
+),
+
+candidates as (
+    -- a running total never exceeds the sum of the positive rows: only users whose positive rows reach
+    -- the lowest threshold can cross one, and only their months are summed and ranked
+    select organisation_group_id, user_id
+    from in_group_currency
+    group by organisation_group_id, user_id
+    having sum(greatest(saving, 0)) >= (select min(threshold) from thresholds)
+),
+
+monthly as (
+    select organisation_group_id, user_id, month, currency, sum(saving) as saving
+    from in_group_currency
+    semi join candidates using (organisation_group_id, user_id)
+    group by organisation_group_id, user_id, month, currency
 ),
 
 cumulative as (
