@@ -8,12 +8,12 @@
  * The lake is cached under /tmp between runs (generation takes a while on 2 cores).
  * Goals: build ≤ 30 s, build / scan ≤ 5, peak RSS ≤ 2 GB.
  */
-import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { loadavg, tmpdir } from 'node:os';
 import { spawnSync } from 'node:child_process';
-import { DuckDBInstance } from '@duckdb/node-api';
+import { DuckDBInstance, quotedIdentifier } from '@duckdb/node-api';
 
 const args = process.argv.slice(2);
 const flag = (name: string) => {
@@ -141,13 +141,14 @@ export async function generateLake(outDir: string, orders: number, users: number
 }
 
 /**
- * Plain DuckDB scans of the same orders Parquet: `sum` reads one column (the issue's example); `full`
- * reads every column the build reads from orders (money, keys, dates, status, brand, email).
+ * Plain DuckDB scans of the same Parquet, each the best of two: `lake` reads every column of every file
+ * of the lake (what the build reads, once); `orders` every column the build reads from orders; `sum` one
+ * column of orders. The goal's ratio is to `lake`; the others say how far a narrower reading is.
  */
-async function plainScans(outDir: string): Promise<{ sum: number; full: number }> {
+async function plainScans(outDir: string): Promise<{ sum: number; orders: number; lake: number }> {
   const db = await DuckDBInstance.create(':memory:');
   const c = await db.connect();
-  const source = `read_parquet('${join(outDir, 'lake', 'orders')}/**/*.parquet', hive_partitioning = true, union_by_name = true)`;
+  const source = (stream: string) => `read_parquet('${join(outDir, 'lake', stream)}/**/*.parquet', hive_partitioning = true, union_by_name = true)`;
   const time = async (sql: string) => {
     let best = Infinity;
     for (let i = 0; i < 2; i++) {
@@ -157,16 +158,22 @@ async function plainScans(outDir: string): Promise<{ sum: number; full: number }
     }
     return best;
   };
-  const sum = await time(`SELECT sum(face_value) FROM ${source}`);
-  const full = await time(
+  const sum = await time(`SELECT sum(face_value) FROM ${source('orders')}`);
+  const orders = await time(
     `SELECT count(*), sum(face_value), sum(order_total_paid), sum(order_credit), sum(order_saving), sum(group_revenue),
             count(order_status), count(brand), count(order_currency), count(lower(email)), max(order_id), max(perk_id),
             min(order_date), max(organisation_group_id), max(_extracted_at), max(_run_id)
-     FROM ${source}`,
+     FROM ${source('orders')}`,
   );
+  let lake = 0;
+  for (const stream of readdirSync(join(outDir, 'lake'))) {
+    const described = await c.runAndReadAll(`DESCRIBE SELECT * FROM ${source(stream)}`);
+    const columns = described.getRowObjectsJson().map((r) => `min(${quotedIdentifier(String(r.column_name))})`);
+    lake += await time(`SELECT count(*), ${columns.join(', ')} FROM ${source(stream)}`);
+  }
   c.closeSync();
   db.closeSync();
-  return { sum, full };
+  return { sum, orders, lake };
 }
 
 async function main(): Promise<void> {
@@ -208,17 +215,20 @@ async function main(): Promise<void> {
     // CPU seconds of the build (all DuckDB threads): on a shared machine, wall time depends on the neighbours
     build_cpu_s: +(build.cpuMs / 1000).toFixed(1),
     load_avg_1m: +loadavg()[0].toFixed(2),
+    scan_lake_s: +(scans.lake / 1000).toFixed(2),
+    scan_orders_s: +(scans.orders / 1000).toFixed(2),
     scan_sum_s: +(scans.sum / 1000).toFixed(2),
-    scan_full_s: +(scans.full / 1000).toFixed(2),
+    ratio_to_lake_scan: +(build.ms / scans.lake).toFixed(1),
+    ratio_to_orders_scan: +(build.ms / scans.orders).toFixed(1),
     ratio_to_sum_scan: +(build.ms / scans.sum).toFixed(1),
-    ratio_to_full_scan: +(build.ms / scans.full).toFixed(1),
     peak_rss_mb: Math.round(build.rss / 1024 / 1024),
     ok: build.ok,
   };
   console.log(JSON.stringify(report));
   console.log(
-    `build ${report.build_s} s (goal ≤ 30) · ratio ${report.ratio_to_sum_scan} to a one-column scan, ${report.ratio_to_full_scan} to a ` +
-      `scan of every column it reads (goal ≤ 5) · peak RSS ${report.peak_rss_mb} MB (goal ≤ 2048)` +
+    `build ${report.build_s} s (goal ≤ 30) · ratio ${report.ratio_to_lake_scan} to a scan of the whole lake (goal ≤ 5; ` +
+      `${report.ratio_to_orders_scan} to the orders columns it reads, ${report.ratio_to_sum_scan} to one column) · ` +
+      `peak RSS ${report.peak_rss_mb} MB (goal ≤ 2048)` +
       (build.ok ? '' : ` · BUILD FAILED: ${build.error}`),
   );
   if (!build.ok) process.exitCode = 1;
