@@ -14,6 +14,7 @@ import { createLakeViews, lakeViewNames } from './lake-views.js';
 import { DEFAULT_SQL_DIR, readProject } from './model-files.js';
 import { resolveGraph, type Node } from './model-graph.js';
 import { countRows, runModels, type StepResult } from './run-models.js';
+import { crashPoint } from '../shared/crash-points.js';
 import { commit, discard, removeStaleTemps, tempPathFor } from './atomic-files.js';
 
 export interface BuildResult {
@@ -75,6 +76,7 @@ export async function buildWarehouse(input: BuildOptions, hooks: { onStep?: (ste
     if (ok) await conn.run('CHECKPOINT');
     close();
     if (ok) {
+      crashPoint('before-swap');
       commit(temp, target);
       committed = true;
       for (const e of exports) commit(e.temp, e.target);

@@ -4,6 +4,7 @@
  */
 import { quotedIdentifier as id, type DuckDBConnection } from '@duckdb/node-api';
 import { describeFailure, runTest, type DataTest } from './data-tests.js';
+import { crashPoint } from '../shared/crash-points.js';
 import { firstLine } from './errors.js';
 import type { Materialization } from './header.js';
 import { stripTrailingSemicolon, type Node } from './model-graph.js';
@@ -81,6 +82,7 @@ export async function runModels(
       const rows = kind === 'view' ? null : await countRows(conn, model.name);
       record({ name: model.name, kind: 'model', status: 'success', rows, ms: Date.now() - started });
       built.add(model.name);
+      crashPoint('mid-build');
     } catch (err) {
       failed = true;
       record({ name: model.name, kind: 'model', status: 'error', rows: null, ms: Date.now() - started, error: `model ${model.name} (${model.file}) failed: ${firstLine(err)}` });

@@ -3,7 +3,7 @@ import { buildCrashScenario, writebackCrashScenario } from './scenarios/crash-do
 import { expectAtGoal, fast } from './at-goal.js';
 
 describe('crashes downstream of the lake', () => {
-  test('a build killed at random moments leaves the previous warehouse and marts whole for readers, and the next build succeeds with no temporary file left', async () => {
+  test('a build killed at random moments, after a model and just before its swap leaves the previous warehouse and marts whole for readers, and the next build succeeds with no temporary file left', async () => {
     expectAtGoal(await buildCrashScenario({ ...fast(3), kills: 2 }));
   });
 

@@ -10,6 +10,7 @@ import { extract } from '../../../src/extract/index.js';
 import type { Sandbox } from '../../../src/sandbox/index.js';
 import { buildWarehouse, warehousePath } from '../../../src/transform/index.js';
 import { runWriteback } from '../../../src/writeback/index.js';
+import { CRASH_ENV } from '../../../src/shared/crash-points.js';
 import { startCli } from '../../support/cli.js';
 import { leftovers } from '../../support/lake-check.js';
 import { martRows, startMartsReader } from '../../support/marts.js';
@@ -19,6 +20,8 @@ import { withScratch } from '../../support/scratch.js';
 import { row, type Row, type ScenarioOptions } from '../table.js';
 
 const TODAY = '2026-11-22';
+/** Named build kills: after the first model, after the tenth, and with the new warehouse complete but not in place. */
+const NAMED_BUILD_KILLS = ['mid-build:1', 'mid-build:10', 'before-swap'] as const;
 const NOW = new Date(`${TODAY}T12:00:00Z`);
 const START = '2026-10-01';
 
@@ -47,6 +50,19 @@ export async function buildCrashScenario(o: ScenarioOptions & { kills: number })
       const problems: string[] = [];
       let killedMidBuild = 0;
       let failure: unknown;
+      // What a killed build must leave: the previous warehouse, whole, the same marts; then a good build.
+      const afterKill = async (label: string) => {
+        const whole = await warehouseOpens(out);
+        if (whole) problems.push(`${label}: the warehouse does not open: ${whole}`);
+        const now = await martRows(out);
+        const changed = Object.keys(before).filter((m) => before[m] !== now[m]);
+        if (changed.length) problems.push(`${label}: marts changed: ${changed.join(', ')}`);
+        const rebuilt = await buildWarehouse({ outDir: out, asOf: TODAY });
+        if (!rebuilt.ok) problems.push(`${label}: the next build failed: ${rebuilt.error}`);
+        const left = leftovers(out);
+        if (left.length) problems.push(`${label}: left ${left.slice(0, 2).join(', ')}`);
+      };
+      const named: readonly string[] = NAMED_BUILD_KILLS;
       try {
         for (let i = 0; i < o.kills; i++) {
           const child = startCli(['build', '--as-of', TODAY], env);
@@ -54,16 +70,13 @@ export async function buildCrashScenario(o: ScenarioOptions & { kills: number })
           await sleep(Math.floor(random() * span));
           child.child.kill('SIGKILL');
           if ((await child.done).signal === 'SIGKILL') killedMidBuild += 1;
-          // What the killed build leaves: the previous warehouse, whole, and the same marts.
-          const whole = await warehouseOpens(out);
-          if (whole) problems.push(`kill ${i + 1}: the warehouse does not open: ${whole}`);
-          const now = await martRows(out);
-          const changed = Object.keys(before).filter((m) => before[m] !== now[m]);
-          if (changed.length) problems.push(`kill ${i + 1}: marts changed: ${changed.join(', ')}`);
-          const rebuilt = await buildWarehouse({ outDir: out, asOf: TODAY });
-          if (!rebuilt.ok) problems.push(`kill ${i + 1}: the next build failed: ${rebuilt.error}`);
-          const left = leftovers(out);
-          if (left.length) problems.push(`kill ${i + 1}: left ${left.slice(0, 2).join(', ')}`);
+          await afterKill(`kill ${i + 1}`);
+        }
+        // The named points (src/shared/crash-points.ts): after a model, and with the new warehouse complete.
+        for (const at of named) {
+          const child = startCli(['build', '--as-of', TODAY], { ...env, [CRASH_ENV]: at });
+          if ((await child.done).signal !== 'SIGKILL') problems.push(`${at}: the build was not killed there`);
+          await afterKill(at);
         }
       } catch (err) {
         failure = err;
@@ -72,7 +85,7 @@ export async function buildCrashScenario(o: ScenarioOptions & { kills: number })
       if (failure) throw failure;
       o.log(`build crash: ${killedMidBuild}/${o.kills} killed mid-build (a build takes ${span} ms)`);
       return [
-        row('crash: SIGKILL mid-build', o.kills, problems, `${killedMidBuild} killed mid-build: previous warehouse and marts whole ${o.kills - problems.filter((p) => /open|marts/.test(p)).length}/${o.kills}, next build ok, temp files left ${problems.filter((p) => p.includes('left')).length}`),
+        row('crash: SIGKILL mid-build', o.kills + named.length, problems, `${killedMidBuild} killed at random moments and at ${named.join(', ')}: previous warehouse and marts whole ${o.kills + named.length - problems.filter((p) => /open|marts/.test(p)).length}/${o.kills + named.length}, next build ok, temp files left ${problems.filter((p) => p.includes('left')).length}`),
         row('readers during builds (marts)', reads.reads, reads.problems, `${reads.reads} reads, ${reads.errors} read errors, ${reads.torn} torn marts`),
       ];
     }),

@@ -7,7 +7,7 @@
 import { cpSync } from 'node:fs';
 import { extract, localDay, shiftDay } from '../../../src/extract/index.js';
 import type { Sandbox } from '../../../src/sandbox/index.js';
-import { CRASH_POINTS, CRASH_ENV, type CrashPoint } from '../../../src/shared/crash-points.js';
+import { EXTRACT_CRASH_POINTS, CRASH_ENV, type ExtractCrashPoint } from '../../../src/shared/crash-points.js';
 import { startCli } from '../../support/cli.js';
 import { completeness, lakeKeys, leftovers, type GroupDays, type Keys } from '../../support/lake-check.js';
 import { seeded, sleep } from '../../support/random.js';
@@ -18,13 +18,13 @@ import { startOrdersReader } from './readers.js';
 
 export interface CrashOptions extends ScenarioOptions {
   kills: number;
-  points?: readonly CrashPoint[];
+  points?: readonly ExtractCrashPoint[];
   /** Local days extracted (the sandbox's today minus this many days, up to yesterday). */
   days?: number;
 }
 
 /** Where each named point is killed: its n-th pass, so the run has committed something before. */
-const NTH: Record<CrashPoint, number> = { 'after-page': 40, 'mid-parquet': 25, 'before-rename': 25, 'after-rename': 25, 'after-state': 25, 'before-unlock': 1 };
+const NTH: Record<ExtractCrashPoint, number> = { 'after-page': 40, 'mid-parquet': 25, 'before-rename': 25, 'after-rename': 25, 'after-state': 25, 'before-unlock': 1 };
 
 interface Tally {
   missing: number;
@@ -107,7 +107,7 @@ async function namedPoints(o: CrashOptions, scratch: Scratch, reference: string,
   const t = emptyTally();
   let reached = 0;
   let midWrite = 0;
-  for (const point of o.points ?? CRASH_POINTS) {
+  for (const point of o.points ?? EXTRACT_CRASH_POINTS) {
     // Over a copy of a whole lake, so the crash interrupts the replacement of committed files.
     const out = scratch.dir(point);
     cpSync(reference, out, { recursive: true });
@@ -120,8 +120,8 @@ async function namedPoints(o: CrashOptions, scratch: Scratch, reference: string,
     o.log(`crash: point ${point} (${killed.signal ?? `exit ${killed.code}`})`);
     await rerunAndCheck(sandbox, out, start, refKeys, t, point);
   }
-  const n = (o.points ?? CRASH_POINTS).length;
-  if ((o.points ?? CRASH_POINTS).includes('mid-parquet') && midWrite === 0) t.problems.push('mid-parquet: no unfinished Parquet file seen after the kill');
+  const n = (o.points ?? EXTRACT_CRASH_POINTS).length;
+  if ((o.points ?? EXTRACT_CRASH_POINTS).includes('mid-parquet') && midWrite === 0) t.problems.push('mid-parquet: no unfinished Parquet file seen after the kill');
   return row(
     'crash: named commit points',
     n,

@@ -1,5 +1,5 @@
 /** The suite's scenarios in the order (1–12), each with its default and --long counts. */
-import { CRASH_POINTS } from '../../../src/shared/crash-points.js';
+import { EXTRACT_CRASH_POINTS } from '../../../src/shared/crash-points.js';
 import type { Scenario } from '../table.js';
 import { badInputScenario } from './bad-input.js';
 import { lockScenario, sharedLimiterScenario } from './concurrency.js';
@@ -18,7 +18,7 @@ import { windowsScenario } from './windows.js';
 const DEFAULT_STORMS = Object.keys(STORMS).filter((k) => k !== 'lowerLimit');
 
 export const SCENARIOS: Record<string, Scenario> = {
-  crash: (o) => crashScenario({ ...o, kills: o.long ? 50 : 30, points: CRASH_POINTS }),
+  crash: (o) => crashScenario({ ...o, kills: o.long ? 50 : 30, points: EXTRACT_CRASH_POINTS }),
   'crash-build': (o) => buildCrashScenario({ ...o, kills: o.long ? 15 : 6 }),
   'crash-writeback': (o) => writebackCrashScenario({ ...o, kills: o.long ? 8 : 3 }),
   incremental: (o) => incrementalScenario({ ...o, restarts: o.long ? 12 : 5 }),
