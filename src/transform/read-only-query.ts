@@ -1,10 +1,14 @@
 /**
- * `perks sql`: ad-hoc SQL against the warehouse, read-only twice over. The database is opened with
- * access_mode READ_ONLY, and statements that write (to the database or to files: COPY, EXPORT, ATTACH…)
- * are refused before they run, with one clear line.
+ * `perks sql`: ad-hoc SQL against the warehouse, read-only for the database AND for files. The database
+ * is opened with access_mode READ_ONLY; every statement is then checked by DuckDB's parser alone
+ * (json_serialize_sql, which serialises SELECT-like statements only) before any is bound: binding is
+ * not harmless (preparing EXPORT DATABASE already creates its directory). Only SELECT, WITH, FROM,
+ * VALUES, DESCRIBE, SHOW, SUMMARIZE and EXPLAIN of those pass, and none may call a function with a side
+ * effect (enable_logging writes log files, enable_profiling a profile…). The configuration is locked
+ * first, so nothing can point a log or profile at a file, and extensions are never downloaded.
  */
 import { existsSync } from 'node:fs';
-import { DuckDBInstance, StatementType } from '@duckdb/node-api';
+import { DuckDBInstance, StatementType, type DuckDBConnection } from '@duckdb/node-api';
 import { firstLine, QueryError, WarehouseMissingError } from './errors.js';
 
 export interface QueryResult {
@@ -13,14 +17,13 @@ export interface QueryResult {
   rows: Record<string, unknown>[];
 }
 
-const READING = new Set<StatementType>([
-  StatementType.SELECT,
-  StatementType.EXPLAIN,
-  StatementType.PRAGMA,
-  StatementType.SET,
-  StatementType.VARIABLE_SET,
-  StatementType.CALL,
-  StatementType.TRANSACTION,
+/** Table or scalar functions that change the session or write files, though called from a SELECT. */
+const SIDE_EFFECTS = new Set([
+  'enable_logging', 'disable_logging', 'truncate_duckdb_logs', 'write_log',
+  'enable_profiling', 'disable_profiling', 'enable_peg_parser', 'disable_peg_parser',
+  'checkpoint', 'force_checkpoint',
+  // they run SQL text or a serialised plan the check cannot see
+  'query', 'query_table', 'json_execute_serialized_sql',
 ]);
 
 const refused = (what: string) =>
@@ -32,6 +35,61 @@ function failed(err: unknown): never {
   throw /read-only/i.test(line) ? refused('a statement that writes') : new QueryError(`the query failed: ${line}`);
 }
 
+/** The text of `sql` cut at its top-level semicolons; quotes, dollar quotes and comments are skipped. */
+function splitStatements(sql: string): string[] {
+  const parts: string[] = [];
+  let start = 0;
+  let i = 0;
+  const skipTo = (end: string, from: number) => {
+    const at = sql.indexOf(end, from);
+    return at < 0 ? sql.length : at + end.length;
+  };
+  while (i < sql.length) {
+    const c = sql[i];
+    const dollar = c === '$' ? /^\$[A-Za-z_]*\$/.exec(sql.slice(i)) : null;
+    if (c === "'" || c === '"') i = skipTo(c, i + 1); // a doubled quote is two adjacent quoted runs
+    else if (sql.startsWith('--', i)) i = skipTo('\n', i);
+    else if (sql.startsWith('/*', i)) i = skipTo('*/', i + 2);
+    else if (dollar) i = skipTo(dollar[0], i + dollar[0].length);
+    else if (c === ';') {
+      parts.push(sql.slice(start, i));
+      start = ++i;
+    } else i++;
+  }
+  parts.push(sql.slice(start));
+  return parts.filter((p) => body(p) !== '');
+}
+
+/** The statement without its leading blanks and comments. */
+const body = (statement: string): string => statement.replace(/^(\s+|--[^\n]*(\n|$)|\/\*[\s\S]*?\*\/)*/, '');
+
+/** The first keyword of a statement, upper case ('' for blanks and comments only). */
+const firstWord = (statement: string): string => /^[A-Za-z_]*/.exec(body(statement))![0].toUpperCase();
+
+/** Every function a parsed statement calls, from DuckDB's JSON serialisation of it. */
+function calledFunctions(node: unknown, into: Set<string> = new Set()): Set<string> {
+  if (Array.isArray(node)) for (const n of node) calledFunctions(n, into);
+  else if (node && typeof node === 'object') {
+    for (const [key, value] of Object.entries(node)) {
+      if (key === 'function_name' && typeof value === 'string') into.add(value.toLowerCase());
+      else calledFunctions(value, into);
+    }
+  }
+  return into;
+}
+
+/** Refuses a statement that is not SELECT-like or calls a function with a side effect, by parsing only. */
+async function checkReading(conn: DuckDBConnection, statement: string): Promise<void> {
+  const word = firstWord(statement);
+  // EXPLAIN [ANALYZE] [(options)] <select>: the select is what must be read-only
+  const inner = word === 'EXPLAIN' ? body(statement).replace(/^EXPLAIN\s+(ANALY[SZ]E\s+)?(\([^)]*\)\s*)?/i, '') : statement;
+  const reader = await conn.runAndReadAll('SELECT json_serialize_sql($1::VARCHAR) AS tree', [inner]).catch(failed);
+  const tree = JSON.parse(String(reader.getRows()[0][0])) as { error: boolean; statements?: unknown };
+  if (tree.error) throw refused(word || 'a statement that is not a SELECT');
+  const writing = [...calledFunctions(tree.statements)].filter((f) => SIDE_EFFECTS.has(f));
+  if (writing.length > 0) throw refused(`${writing[0]}()`);
+}
+
 /** Runs every statement of `sql` and returns the last one's rows. */
 export async function queryWarehouse(warehouse: string, sql: string): Promise<QueryResult> {
   if (!existsSync(warehouse)) throw new WarehouseMissingError(warehouse);
@@ -39,20 +97,24 @@ export async function queryWarehouse(warehouse: string, sql: string): Promise<Qu
   const conn = await instance.connect();
   try {
     await conn.run(`SET TimeZone = 'UTC'`);
-    const statements = await conn.extractStatements(sql).catch((err: unknown) => {
+    await conn.run('SET autoinstall_known_extensions = false'); // an unknown file type would download an extension
+    await conn.run('SET lock_configuration = true'); // no SET/PRAGMA can point a log or a profile at a file
+    const extracted = await conn.extractStatements(sql).catch((err: unknown) => {
       throw new QueryError(`the query is not valid SQL: ${firstLine(err)}`);
     });
-    if (statements.count === 0) throw new QueryError('the query is empty: give one SQL statement, e.g. "SELECT * FROM revenue_monthly"');
-    // every statement is checked before any runs: "SELECT 1; DROP …" runs nothing
-    const prepared = [];
-    for (let i = 0; i < statements.count; i++) {
-      const statement = await statements.prepare(i).catch(failed);
-      if (!READING.has(statement.statementType)) throw refused(StatementType[statement.statementType]);
-      prepared.push(statement);
-    }
+    if (extracted.count === 0) throw new QueryError('the query is empty: give one SQL statement, e.g. "SELECT * FROM revenue_monthly"');
+    const statements = splitStatements(sql);
+    if (statements.length !== extracted.count) throw new QueryError('the query could not be cut into statements: give one statement at a time');
+    // every statement is checked before any is prepared or runs: "SELECT 1; DROP …" does nothing
+    for (const statement of statements) await checkReading(conn, statement);
     let result: QueryResult = { columns: [], rows: [] };
-    for (const statement of prepared) {
-      const reader = await statement.runAndReadAll().catch(failed);
+    for (const statement of statements) {
+      // what runs is exactly the text that was checked
+      const one = await conn.extractStatements(statement);
+      if (one.count !== 1) throw new QueryError('the query could not be cut into statements: give one statement at a time');
+      const prepared = await one.prepare(0).catch(failed);
+      if (![StatementType.SELECT, StatementType.EXPLAIN].includes(prepared.statementType)) throw refused(StatementType[prepared.statementType]);
+      const reader = await prepared.runAndReadAll().catch(failed);
       result = { columns: reader.columnNames(), rows: reader.getRowObjectsJson() as Record<string, unknown>[] };
     }
     return result;

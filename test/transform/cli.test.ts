@@ -1,5 +1,6 @@
 /** `perks build`, `perks sql` and `perks models` as a user runs them: child processes, PERKS_OUTPUT set. */
-import { existsSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import { runCli, stderrLines, type CliResult } from '../support/cli.js';
@@ -58,6 +59,47 @@ test('perks sql refuses to write, with one line and exit code 2, and the warehou
   expect(statSync(join(outDir, 'warehouse.duckdb')).mtimeMs).toBe(mtime);
   const count = await perks('sql', 'SELECT count(*) AS n FROM stg_orders', '--format', 'csv');
   expect(count.stdout).toBe('n\n9\n'); // 10 order rows in the lake, one of them twice
+});
+
+test('perks sql writes no file: SET, PRAGMA, EXPORT, ATTACH, INSTALL, CALL and writing functions exit 2 and leave nothing behind', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'perks-sql-files-'));
+  const at = (name: string) => join(dir, name);
+  const attempts: [string, RegExp][] = [
+    [`SET log_query_path='${at('q.log')}'; SELECT 42`, /SET is refused/],
+    [`PRAGMA enable_profiling='json'; PRAGMA profiling_output='${at('prof.json')}'; SELECT 43`, /PRAGMA is refused/],
+    [`EXPORT DATABASE '${at('exp')}'`, /EXPORT is refused/],
+    [`COPY (SELECT 1) TO '${at('copy.csv')}'`, /COPY is refused/],
+    [`ATTACH '${at('other.duckdb')}' AS other`, /ATTACH is refused/],
+    ['INSTALL excel', /INSTALL is refused/],
+    ['LOAD excel', /LOAD is refused/],
+    [`CALL enable_logging(storage='file', storage_config={'path': '${at('log')}'})`, /CALL is refused/],
+    [`SELECT * FROM enable_logging(storage='file', storage_config={'path': '${at('log')}'})`, /enable_logging\(\) is refused/],
+    [`FROM enable_profiling(save_location='${at('p.json')}', format='json')`, /enable_profiling\(\) is refused/],
+    [`SELECT 1 FROM query('SELECT 1') CROSS JOIN (SELECT 2)`, /query\(\) is refused/],
+    [`EXPLAIN ANALYZE SELECT * FROM enable_logging(storage='file', storage_config={'path': '${at('log')}'})`, /enable_logging\(\) is refused/],
+  ];
+  try {
+    for (const [sql, message] of attempts) {
+      const r = await perks('sql', sql);
+      expect(r.code, sql).toBe(2);
+      expect(stderrLines(r), sql).toEqual([expect.stringMatching(/^perks: the warehouse is read-only here: /)]);
+      expect(r.stderr, sql).toMatch(message);
+      expect(readdirSync(dir), sql).toEqual([]);
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('perks sql still reads: DESCRIBE, SHOW, SUMMARIZE, WITH, EXPLAIN and the lake views over Parquet', async () => {
+  for (const sql of ['DESCRIBE revenue_monthly', 'SHOW TABLES', 'SUMMARIZE stg_orders', 'WITH o AS (FROM stg_orders) SELECT count(*) FROM o', "EXPLAIN SELECT 1 -- a comment; with a semicolon"]) {
+    const r = await perks('sql', sql, '--format', 'csv');
+    expect(r.stderr, sql).toBe('');
+    expect(r.code, sql).toBe(0);
+  }
+  const lake = await perks('sql', "SELECT count(*) AS n FROM lake_orders WHERE ';' = $$;$$ /* ; */", '--format', 'csv');
+  expect(lake.stderr).toBe('');
+  expect(lake.stdout).toBe('n\n10\n');
 });
 
 test('perks sql says what is wrong with a bad query or a missing warehouse', async () => {
