@@ -5,6 +5,7 @@ import { appendStepSummary, formatRunSummary, runPipeline } from '../run/index.j
 import { checkDay, parseStreams } from './extract.js';
 import { handle } from './handle.js';
 import { configFromFlags, withApiOptions, type ApiFlags } from './options.js';
+import { loadConfig } from '../config/index.js';
 
 interface RunFlags extends ApiFlags {
   streams?: string;
@@ -13,6 +14,7 @@ interface RunFlags extends ApiFlags {
   'no-writeback'?: boolean;
   writeback?: boolean;
   quiet?: boolean;
+  'writeback-limit'?: string;
 }
 
 export const runCommand: CommandModule<object, RunFlags> = {
@@ -24,10 +26,13 @@ export const runCommand: CommandModule<object, RunFlags> = {
       .option('month', { type: 'string', describe: 'report month YYYY-MM (default: the last closed month)' })
       .option('budget-minutes', { type: 'number', describe: 'call budget of the per-user streams, in minutes' })
       .option('writeback', { type: 'boolean', default: true, describe: 'post interactions back (--no-writeback to skip)' })
+      .option('writeback-limit', { type: 'string', describe: 'post at most N interactions in this run; the rest wait for the next (PERKS_WRITEBACK_LIMIT)' })
       .option('quiet', { type: 'boolean' }) as never,
   handler: (argv) =>
     handle(async () => {
-      const config = configFromFlags(argv);
+      const flagged = argv['writeback-limit'];
+      // The flag goes through the same validation as PERKS_WRITEBACK_LIMIT (one line, exit 2) and wins over it.
+      const config = { ...configFromFlags(argv), ...(flagged === undefined ? {} : { writebackLimit: loadConfig({}, { writebackLimit: flagged }).writebackLimit }) };
       if (argv.month !== undefined) checkDay('month', `${argv.month}-01`);
       const summary = await runPipeline(config, {
         streams: parseStreams(argv.streams),

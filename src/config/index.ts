@@ -43,6 +43,8 @@ export const ConfigSchema = z.object({
     .optional(),
   /** The timezone the API reads order_created_from/to in (not shown in the spec; UTC by default). */
   apiTimezone: z.string().default('UTC'),
+  /** Posts of one write-back at most (the rest wait for the next run); none: no cap. */
+  writebackLimit: z.string().trim().regex(/^\d+$/, 'expected a whole number of rows, 0 or more').transform(Number).optional(),
 });
 export type Config = z.infer<typeof ConfigSchema>;
 export type ConfigInput = z.input<typeof ConfigSchema>;
@@ -61,6 +63,7 @@ export const ENV_NAMES: Record<keyof Config, string> = {
   lookbackDays: 'PERKS_LOOKBACK_DAYS',
   redisUrl: 'PERKS_REDIS_URL',
   apiTimezone: 'PERKS_API_TIMEZONE',
+  writebackLimit: 'PERKS_WRITEBACK_LIMIT',
 };
 
 /** Reads the environment, applies flag overrides (undefined flags do not override), validates. */

@@ -8,4 +8,6 @@ export { interactionId, ID_NAMESPACE, WritebackRow, LedgerEntry, type LedgerStat
 export { parseTypeMap, typeMapFromEnv, TYPES_ENV, type TypeMap } from './settings.js';
 export { ledgerDirs, LEDGER_VIEW } from './ledger.js';
 export { DEFAULT_SQL_DIR } from './models.js';
+export { SETTLED_MESSAGE } from './rows.js';
+export type { Unresolved } from './recover.js';
 export { WritebackError, WritebackModelError, WritebackLockedError } from './errors.js';

@@ -3,8 +3,9 @@
  * - the journal segments under `<out>/state/writeback/` (write-ahead, fsync'd, crash-safe), and
  * - the Parquet table `<out>/lake/writeback_ledger/organisation_group_id=…/_snapshot_date=…/part-<run_id>-0.parquet`
  *   (lake contract), which closed segments are compacted into.
- * The view `lake_writeback_ledger` reads both. A row's state: 'sent' if any entry says sent, else 'rejected'
- * if any says rejected, else 'pending' (sent and rejected are final; pending means "maybe posted").
+ * The view `lake_writeback_ledger` reads both. A row's state: 'sent' if any entry says sent, else the status of
+ * its latest entry: 'rejected' (not stored) or 'pending' ("maybe posted"). Latest, not any: a rejected row
+ * posted again by --retry-rejected is pending again until its new answer is recorded.
  */
 import fs from 'node:fs';
 import { quotedString } from '@duckdb/node-api';
@@ -13,7 +14,7 @@ import path from 'node:path';
 import type { Db } from './db.js';
 import { fileList, isoOf } from './db.js';
 import { fsyncDir, fsyncFile, journalSegments } from './journal.js';
-import { LedgerEntry, type LedgerStatus } from './rows.js';
+import { LedgerEntry, SETTLED_MESSAGE, type LedgerStatus } from './rows.js';
 
 /** The name the model runner gives the stream's view (lake_<stream>), so models run the same in both places. */
 export const LEDGER_VIEW = 'lake_writeback_ledger';
@@ -62,6 +63,8 @@ export async function createLedgerView(db: Db, outDir: string): Promise<void> {
 
 export interface LedgerState {
   status: Map<number, LedgerStatus>;
+  /** Rejected rows the operator settled (--settle-pending-as-rejected): never posted again, not even by --retry-rejected. */
+  settled: Set<number>;
   /** The latest entry of each row left pending (a crash, or a call that never got an answer). */
   pending: LedgerEntry[];
 }
@@ -73,21 +76,24 @@ export async function readLedgerState(db: Db): Promise<LedgerState> {
       SELECT *, row_number() OVER (PARTITION BY interaction_id ORDER BY attempted_at DESC) AS recency FROM ${LEDGER_VIEW}
     ), state AS (
       SELECT interaction_id,
-        CASE WHEN bool_or(status = 'sent') THEN 'sent' WHEN bool_or(status = 'rejected') THEN 'rejected' ELSE 'pending' END AS state
+        CASE WHEN bool_or(status = 'sent') THEN 'sent' ELSE max(status) FILTER (WHERE recency = 1) END AS state,
+        bool_or(status = 'rejected' AND message = ${quotedString(SETTLED_MESSAGE)}) AS settled
       FROM entries GROUP BY interaction_id
     )
-    SELECT s.state, e.interaction_id, e.organisation_group_id, e.identifier, e.identifier_value, e.kind, e.interaction_type,
+    SELECT s.state, s.settled, e.interaction_id, e.organisation_group_id, e.identifier, e.identifier_value, e.kind, e.interaction_type,
       ${isoOf('e.interaction_at')} AS interaction_at, e.interaction_details::VARCHAR AS interaction_details, e.status,
       e.http_status, e.message, ${isoOf('e.attempted_at')} AS attempted_at, e._run_id
     FROM state AS s JOIN entries AS e ON e.interaction_id = s.interaction_id AND e.recency = 1`);
   const status = new Map<number, LedgerStatus>();
+  const settled = new Set<number>();
   const pending: LedgerEntry[] = [];
   for (const r of rows) {
     const id = Number(r.interaction_id);
     status.set(id, r.state as LedgerStatus);
     if (r.state === 'pending') pending.push(toEntry(r));
+    if (r.state === 'rejected' && r.settled === true) settled.add(id);
   }
-  return { status, pending };
+  return { status, settled, pending };
 }
 
 export function toEntry(r: Record<string, unknown>): LedgerEntry {

@@ -3,17 +3,19 @@
  * (a blind retry after a timeout could store it twice): a refusal before the server could act (429,
  * 401) is simply retried; an answer that may have come after the server stored the row (timeout,
  * network, 5xx, cut-off body) is retried only after the user's interactions list shows it is absent.
- * A 4xx is a final rejection, recorded and not retried.
+ * A 4xx is a final rejection, recorded and not retried. When the check itself is refused for good (a
+ * 4xx on the listing), the row is 'unresolved': it stays pending, the run goes on with the others.
  */
 import pRetry from 'p-retry';
 import { ApiError, type PerksClient } from '../api/index.js';
-import { WritebackError } from './errors.js';
+import { listingFailed, unresolvable } from './recover.js';
 import type { WritebackRow } from './rows.js';
 import { findUpstream } from './upstream.js';
 
 export type PostOutcome =
   | { status: 'sent'; recovered: boolean }
-  | { status: 'rejected'; http_status: number | null; message: string };
+  | { status: 'rejected'; http_status: number | null; message: string }
+  | { status: 'unresolved'; message: string };
 
 export interface PosterOptions {
   /** Client used for the post (sent with retries off: an unclear failure is checked upstream first). */
@@ -41,11 +43,14 @@ export async function postOnce(row: WritebackRow, opts: PosterOptions): Promise<
       async (): Promise<PostOutcome> => {
         if (mustCheck) {
           const at = Date.parse(row.interaction_at);
-          const found = await findUpstream(opts.list, { ...row, ids: [row.interaction_id], around: [at, Date.now()] }).catch((err: unknown) => {
-            if (err instanceof ApiError && err.transient) throw err;
+          let found: Set<number>;
+          try {
+            found = await findUpstream(opts.list, { ...row, ids: [row.interaction_id], around: [at, Date.now()] });
+          } catch (err) {
             // Not knowing whether it was stored, the row stays pending: never a guess either way.
-            throw new WritebackError(`cannot tell whether interaction ${row.interaction_id} was stored (listing failed: ${err instanceof Error ? err.message : String(err)})`, undefined, { cause: err });
-          });
+            if (unresolvable(err)) return { status: 'unresolved', message: listingFailed(err) };
+            throw err; // transient (retried), refused credentials, …: stops the run as before
+          }
           if (found.has(row.interaction_id)) return { status: 'sent', recovered: true };
           mustCheck = false;
         }

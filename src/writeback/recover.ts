@@ -1,30 +1,63 @@
 /**
  * Resolves rows a crashed (or failed) run left pending: each was announced in the journal before its
  * post, so it may or may not be stored. One listing per user says which; the found ones are recorded
- * as sent, the others are returned to be posted again.
+ * as sent, the others are returned to be posted again. A user whose listing is refused for good (a 4xx,
+ * e.g. 404 for a user gone upstream) leaves its rows pending and named as unresolved: never a guess,
+ * and never a reason to stop every other row. Transient failures after retries and refused
+ * credentials still stop the run.
  */
-import type { PerksClient } from '../api/index.js';
+import { ApiError, type PerksClient } from '../api/index.js';
 import type { Journal } from './journal.js';
 import { entryOf, rowOf, type LedgerEntry, type WritebackRow } from './rows.js';
 import { byUser, findUpstream } from './upstream.js';
 
 export const RECOVERED_MESSAGE = 'found upstream: stored by an earlier attempt whose answer was lost';
 
+/** A pending row whose storage upstream could not be learned: it stays pending. */
+export interface Unresolved {
+  interaction_id: number;
+  kind: string;
+  identifier_value: string;
+  reason: string;
+}
+
 export interface Recovery {
   /** Found upstream and now recorded as sent. */
   recovered: number;
   /** Not found upstream: to be posted again (with the body recorded when they were first announced). */
   repost: WritebackRow[];
+  /** Left pending: the listing that would tell was refused. */
+  unresolved: Unresolved[];
+}
+
+/** Whether a failed listing leaves the row unresolved (true) or must stop the run (false). */
+export function unresolvable(err: unknown): err is Error {
+  return err instanceof ApiError ? err.kind === 'client' || err.kind === 'validation' : false;
+}
+
+export function unresolvedOf(row: WritebackRow, reason: string): Unresolved {
+  return { interaction_id: row.interaction_id, kind: row.kind, identifier_value: row.identifier_value, reason };
+}
+
+export function listingFailed(err: Error): string {
+  return `cannot tell whether it was stored: listing the user's interactions failed (${err.message})`;
 }
 
 export async function resolvePending(pending: LedgerEntry[], client: PerksClient, journal: Journal, runId: string): Promise<Recovery> {
-  const recovery: Recovery = { recovered: 0, repost: [] };
+  const recovery: Recovery = { recovered: 0, repost: [], unresolved: [] };
   for (const entries of byUser(pending)) {
-    const found = await findUpstream(client, {
-      ...entries[0],
-      ids: entries.map((e) => e.interaction_id),
-      around: entries.flatMap((e) => [Date.parse(e.interaction_at), Date.parse(e.attempted_at)]),
-    });
+    let found: Set<number>;
+    try {
+      found = await findUpstream(client, {
+        ...entries[0],
+        ids: entries.map((e) => e.interaction_id),
+        around: entries.flatMap((e) => [Date.parse(e.interaction_at), Date.parse(e.attempted_at)]),
+      });
+    } catch (err) {
+      if (!unresolvable(err)) throw err;
+      recovery.unresolved.push(...entries.map((e) => unresolvedOf(e, listingFailed(err))));
+      continue;
+    }
     const sent = entries.filter((e) => found.has(e.interaction_id));
     journal.append(sent.map((e) => entryOf(rowOf(e), 'sent', runId, { message: RECOVERED_MESSAGE })));
     recovery.recovered += sent.length;

@@ -33,6 +33,9 @@ export const WritebackRow = z.object({
 });
 export type WritebackRow = z.infer<typeof WritebackRow>;
 
+/** The message of a pending row the operator settled as rejected (--settle-pending-as-rejected). */
+export const SETTLED_MESSAGE = 'settled as rejected by the operator (--settle-pending-as-rejected): whether it was stored is unknown; never posted again';
+
 export const LedgerStatus = z.enum(['pending', 'sent', 'rejected']);
 export type LedgerStatus = z.infer<typeof LedgerStatus>;
 

@@ -2,8 +2,10 @@
  * `runWriteback`: posts what the write-back models say and the ledger has not recorded, each row
  * exactly once across crashes and reruns. Order of work:
  *  1. lock the output's write-back, compact journals left by earlier (crashed) runs into the ledger;
- *  2. resolve rows left pending by looking them up upstream (found → sent; absent → post again);
- *  3. evaluate sql/writeback/*.sql against the marts and the ledger; drop rows already recorded;
+ *  2. settle the pending rows the operator names as rejected; resolve the other pending rows by looking
+ *     them up upstream (found → sent; absent → post again; listing refused → left pending, unresolved);
+ *  3. evaluate sql/writeback/*.sql against the marts and the ledger; drop rows already recorded
+ *     (rejected ones too, unless --retry-rejected);
  *  4. post in small batches: 'pending' entries fsync'd first, then the posts, then their outcomes;
  *  5. compact this run's journal into the Parquet ledger.
  * A dry run does 3 only and writes nothing.
@@ -17,9 +19,11 @@ import { Journal } from './journal.js';
 import { compactJournals, createLedgerView, ledgerDirs, readLedgerState } from './ledger.js';
 import { acquireWritebackLock } from './lock.js';
 import { createMartViews, evaluateModels, loadModels, DEFAULT_SQL_DIR } from './models.js';
-import { postOnce, type PosterOptions } from './poster.js';
-import { resolvePending, waitForGrace } from './recover.js';
-import { entryOf, type LedgerEntry, type WritebackRow } from './rows.js';
+import type { PosterOptions } from './poster.js';
+import { sendAll } from './send.js';
+import { resolvePending, unresolvedOf, waitForGrace, type Unresolved } from './recover.js';
+import { entryOf, rowOf, SETTLED_MESSAGE, type WritebackRow } from './rows.js';
+import { ConfigError } from '../shared/exit-codes.js';
 import { typeMapFromEnv, type TypeMap } from './settings.js';
 
 export interface WritebackOptions {
@@ -46,6 +50,10 @@ export interface WritebackOptions {
   minRetryDelayMs?: number;
   /** Client for posts (sent once each, see poster.ts); default: `client`. */
   postClient?: PerksClient;
+  /** Post again the rows the ledger records as rejected (a rejection was not stored) that the models still produce. */
+  retryRejected?: boolean;
+  /** Pending rows (interaction ids) to record as rejected without a lookup: the operator's way out. */
+  settlePending?: number[];
 }
 
 export interface TypeCount {
@@ -84,6 +92,12 @@ export interface WritebackResult {
   pending: number;
   /** Rows left for the next run by --limit. */
   deferred: number;
+  /** Pending rows whose storage could not be learned (listing refused): left pending, looked up again next run. */
+  unresolved_pending: Unresolved[];
+  /** Pending rows the operator settled as rejected in this run. */
+  settled_pending: number;
+  /** Rejected rows queued again by --retry-rejected (before --limit). */
+  retried_rejected: number;
   calls: number;
   ms: number;
   preview: WritebackRow[];
@@ -110,7 +124,7 @@ export async function runWriteback(options: WritebackOptions): Promise<Writeback
   const result: WritebackResult = {
     status: 'success', run_id: runId, dry_run: dryRun, rows: 0, by_type: [], to_send: 0, sent: 0, rejected: 0,
     skipped_already_sent: 0, skipped_rejected: 0, recovered_pending: 0, reposted_pending: 0, pending: 0,
-    deferred: 0, calls: 0, ms: 0, preview: [], rejections: [], ledger: dirs.lake,
+    deferred: 0, unresolved_pending: [], settled_pending: 0, retried_rejected: 0, calls: 0, ms: 0, preview: [], rejections: [], ledger: dirs.lake,
   };
   const lock = dryRun ? undefined : acquireWritebackLock(dirs.state);
   const db = await openDb().catch((err: unknown) => {
@@ -123,15 +137,21 @@ export async function runWriteback(options: WritebackOptions): Promise<Writeback
     if (!dryRun) await compactJournals(db, outDir);
     await createLedgerView(db, outDir);
     const before = await readLedgerState(db);
+    const settle = checkSettle(options.settlePending ?? [], before.status);
     let repost: WritebackRow[] = [];
     if (dryRun || !client) {
       result.pending = before.pending.length;
     } else {
       journal = Journal.open(dirs.state, runId);
-      if (before.pending.length) {
-        await waitForGrace(before.pending, options.pendingGraceMs ?? 5_000);
-        const recovery = await resolvePending(before.pending, client, journal, runId);
+      const toSettle = before.pending.filter((e) => settle.has(e.interaction_id));
+      journal.append(toSettle.map((e) => entryOf(rowOf(e), 'rejected', runId, { message: SETTLED_MESSAGE })));
+      result.settled_pending = toSettle.length;
+      const pending = before.pending.filter((e) => !settle.has(e.interaction_id));
+      if (pending.length) {
+        await waitForGrace(pending, options.pendingGraceMs ?? 5_000);
+        const recovery = await resolvePending(pending, client, journal, runId);
         result.recovered_pending = recovery.recovered;
+        result.unresolved_pending.push(...recovery.unresolved);
         repost = recovery.repost;
       }
       await createLedgerView(db, outDir); // now with this run's journal
@@ -141,6 +161,7 @@ export async function runWriteback(options: WritebackOptions): Promise<Writeback
     const rows = outputs.flatMap((o) => o.rows).map((r) => ({ ...r, interaction_type: types[r.kind] ?? r.interaction_type }));
     const state = await readLedgerState(db);
     const fresh: WritebackRow[] = [];
+    const retry: WritebackRow[] = [];
     const counts = new Map<string, TypeCount>();
     for (const row of rows) {
       const key = `${row.kind}\u0000${row.interaction_type}`;
@@ -149,15 +170,19 @@ export async function runWriteback(options: WritebackOptions): Promise<Writeback
       count.rows += 1;
       const known = state.status.get(row.interaction_id);
       if (known === 'sent') result.skipped_already_sent += 1;
-      else if (known === 'rejected') result.skipped_rejected += 1;
-      else if (known === undefined) {
+      else if (known === 'rejected' && !(options.retryRejected && !state.settled.has(row.interaction_id))) result.skipped_rejected += 1;
+      else if (known === 'rejected') {
+        retry.push(row); // not stored (a 4xx), so posting it again cannot store it twice
+        count.to_send += 1;
+      } else if (known === undefined) {
         fresh.push(row);
         count.to_send += 1;
       } // 'pending': resolved above (a dry run only counts it)
     }
     result.rows = rows.length;
     result.by_type = [...counts.values()].sort((a, b) => a.kind.localeCompare(b.kind) || a.interaction_type.localeCompare(b.interaction_type));
-    const queue = [...repost, ...fresh];
+    result.retried_rejected = retry.length;
+    const queue = [...repost, ...retry, ...fresh];
     result.to_send = queue.length;
     const capped = options.limit === undefined ? queue : queue.slice(0, options.limit);
     result.deferred = queue.length - capped.length;
@@ -171,7 +196,9 @@ export async function runWriteback(options: WritebackOptions): Promise<Writeback
     };
     const reposting = new Set(repost.map((r) => r.interaction_id));
     await sendAll(capped, journal, runId, options.concurrency ?? BATCH, poster, (row, entry) => {
-      if (entry.status === 'rejected') {
+      if (typeof entry === 'string') {
+        result.unresolved_pending.push(unresolvedOf(row, entry));
+      } else if (entry.status === 'rejected') {
         result.rejected += 1;
         result.rejections.push({ interaction_id: row.interaction_id, kind: row.kind, identifier_value: row.identifier_value, http_status: entry.http_status, message: entry.message ?? '' });
       } else {
@@ -179,7 +206,7 @@ export async function runWriteback(options: WritebackOptions): Promise<Writeback
         if (reposting.has(row.interaction_id)) result.reposted_pending += 1;
       }
     });
-    result.status = result.rejected ? 'partial' : 'success';
+    result.status = result.rejected || result.unresolved_pending.length ? 'partial' : 'success';
     return result;
   } catch (err) {
     failed = true;
@@ -201,39 +228,13 @@ export async function runWriteback(options: WritebackOptions): Promise<Writeback
   }
 }
 
-/**
- * Posts in batches: the batch's 'pending' entries reach the disk before any of its posts leave, and
- * its outcomes are recorded before the next batch. A failure that is not a row's own (API down after
- * retries, credentials refused) stops the run once the batch's other outcomes are recorded.
- */
-async function sendAll(
-  rows: WritebackRow[],
-  journal: Journal,
-  runId: string,
-  batchSize: number,
-  poster: PosterOptions,
-  onOutcome: (row: WritebackRow, entry: LedgerEntry) => void,
-): Promise<void> {
-  for (let i = 0; i < rows.length; i += batchSize) {
-    const batch = rows.slice(i, i + batchSize);
-    journal.append(batch.map((row) => entryOf(row, 'pending', runId)));
-    const settled = await Promise.allSettled(batch.map((row) => postOnce(row, poster)));
-    const outcomes: LedgerEntry[] = [];
-    let failure: unknown;
-    settled.forEach((s, k) => {
-      if (s.status === 'rejected') {
-        failure ??= s.reason;
-        return;
-      }
-      const o = s.value;
-      const entry =
-        o.status === 'sent'
-          ? entryOf(batch[k], 'sent', runId, { message: o.recovered ? 'found upstream after an unanswered post' : null })
-          : entryOf(batch[k], 'rejected', runId, { http_status: o.http_status, message: o.message });
-      outcomes.push(entry);
-      onOutcome(batch[k], entry);
-    });
-    journal.append(outcomes);
-    if (failure !== undefined) throw failure;
+/** The ids --settle-pending-as-rejected names, each checked to be pending (else one line, exit 2, nothing settled). */
+function checkSettle(ids: number[], status: Map<number, string>): Set<number> {
+  for (const id of ids) {
+    const state = status.get(id);
+    if (state !== 'pending') {
+      throw new ConfigError(`--settle-pending-as-rejected: interaction ${id} is not pending (${state === undefined ? 'the ledger does not know it' : `it is ${state}`}); nothing was settled`);
+    }
   }
+  return new Set(ids);
 }

@@ -1,9 +1,8 @@
 import { spawn } from 'node:child_process';
-import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, test } from 'vitest';
 import type { WritebackRow } from '../../src/writeback/index.js';
-import { prepare, sandboxEnv, sandboxPerTest, storedTimes, storedTotal } from './fixtures.js';
+import { prepare, sandboxEnv, sandboxPerTest, storedTimes, storedTotal, writePendingJournal } from './fixtures.js';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 const sandbox = sandboxPerTest();
@@ -21,11 +20,6 @@ function expectEachStoredOnce(rows: WritebackRow[]) {
   expect(wrong).toEqual([]);
 }
 
-/** A journal line as a run writes it before posting (the write-ahead 'pending' entry). */
-function pendingLine(row: WritebackRow): string {
-  return JSON.stringify({ ...row, status: 'pending', http_status: null, message: null, attempted_at: new Date().toISOString(), _run_id: 'wb-00000000T000000000Z-crash' });
-}
-
 describe('exactly once across crashes', () => {
   test('a pending row the server stored is found upstream and not posted again; one it never got is posted', async () => {
     const { outDir, client, run, rows } = await setup();
@@ -36,10 +30,8 @@ describe('exactly once across crashes', () => {
       body: { interaction_id: storedBeforeCrash.interaction_id, interaction_type: storedBeforeCrash.interaction_type, interaction_at: storedBeforeCrash.interaction_at, interaction_details: storedBeforeCrash.interaction_details },
       group: storedBeforeCrash.organisation_group_id,
     });
-    const state = path.join(outDir, 'state', 'writeback');
-    fs.mkdirSync(state, { recursive: true });
     // Two durable pending entries and a line torn by the crash.
-    fs.writeFileSync(path.join(state, 'journal-wb-00000000T000000000Z-crash.jsonl'), `${pendingLine(storedBeforeCrash)}\n${pendingLine(lostBeforeCrash)}\n{"interaction_id":12`);
+    writePendingJournal(outDir, [storedBeforeCrash, lostBeforeCrash], '{"interaction_id":12');
 
     const result = await run();
     expect(result).toMatchObject({ recovered_pending: 1, reposted_pending: 1, sent: rows.length - 1, rejected: 0 });

@@ -10,7 +10,7 @@ import { beforeEach, onTestFinished } from 'vitest';
 import { clientFromConfig, type PerksClient } from '../../src/api/index.js';
 import { loadConfig, type Config } from '../../src/config/index.js';
 import { startSandbox, type Sandbox } from '../../src/sandbox/index.js';
-import { runWriteback, type WritebackOptions } from '../../src/writeback/index.js';
+import { runWriteback, type WritebackOptions, type WritebackRow } from '../../src/writeback/index.js';
 
 export const SEGMENTS = ['new', 'active', 'dormant', 'churned', 'never_active'] as const;
 
@@ -133,4 +133,16 @@ export function storedTimes(sandbox: Sandbox): Map<string, number> {
 
 export function storedTotal(sandbox: Sandbox): number {
   return Object.values(sandbox.stats().interactionsStored).reduce((a, b) => a + b, 0);
+}
+
+/** A journal line as a run writes it before posting (the write-ahead 'pending' entry). */
+export function pendingLine(row: WritebackRow): string {
+  return JSON.stringify({ ...row, status: 'pending', http_status: null, message: null, attempted_at: new Date().toISOString(), _run_id: 'wb-00000000T000000000Z-crash' });
+}
+
+/** Leaves `rows` pending in the output, as a run killed after announcing them would (plus `tail`, e.g. a torn line). */
+export function writePendingJournal(outDir: string, rows: WritebackRow[], tail = ''): void {
+  const state = path.join(outDir, 'state', 'writeback');
+  fs.mkdirSync(state, { recursive: true });
+  fs.writeFileSync(path.join(state, 'journal-wb-00000000T000000000Z-crash.jsonl'), `${rows.map((r) => `${pendingLine(r)}\n`).join('')}${tail}`);
 }

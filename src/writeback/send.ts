@@ -1,0 +1,46 @@
+/** The write-back's posting loop: write-ahead 'pending' entries, the posts, then their outcomes. */
+import type { Journal } from './journal.js';
+import { postOnce, type PosterOptions } from './poster.js';
+import { entryOf, type LedgerEntry, type WritebackRow } from './rows.js';
+
+/**
+ * Posts in batches: the batch's 'pending' entries reach the disk before any of its posts leave, and
+ * its outcomes are recorded before the next batch. A failure that is not a row's own (API down after
+ * retries, credentials refused) stops the run once the batch's other outcomes are recorded.
+ */
+export async function sendAll(
+  rows: WritebackRow[],
+  journal: Journal,
+  runId: string,
+  batchSize: number,
+  poster: PosterOptions,
+  /** The recorded entry, or the reason the row stays pending (its storage could not be learned). */
+  onOutcome: (row: WritebackRow, entry: LedgerEntry | string) => void,
+): Promise<void> {
+  for (let i = 0; i < rows.length; i += batchSize) {
+    const batch = rows.slice(i, i + batchSize);
+    journal.append(batch.map((row) => entryOf(row, 'pending', runId)));
+    const settled = await Promise.allSettled(batch.map((row) => postOnce(row, poster)));
+    const outcomes: LedgerEntry[] = [];
+    let failure: unknown;
+    settled.forEach((s, k) => {
+      if (s.status === 'rejected') {
+        failure ??= s.reason;
+        return;
+      }
+      const o = s.value;
+      if (o.status === 'unresolved') {
+        onOutcome(batch[k], o.message); // no entry: the row stays pending, looked up again next run
+        return;
+      }
+      const entry =
+        o.status === 'sent'
+          ? entryOf(batch[k], 'sent', runId, { message: o.recovered ? 'found upstream after an unanswered post' : null })
+          : entryOf(batch[k], 'rejected', runId, { http_status: o.http_status, message: o.message });
+      outcomes.push(entry);
+      onOutcome(batch[k], entry);
+    });
+    journal.append(outcomes);
+    if (failure !== undefined) throw failure;
+  }
+}
