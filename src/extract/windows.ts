@@ -56,6 +56,8 @@ export function dayWindows(from: string, to: string, timezone: string): Window[]
 /** Whole months overlapping [from, to): each from its first day to the next month's first day. */
 export function monthWindows(from: string, to: string, timezone: string): Window[] {
   const out: Window[] = [];
+  // an empty range overlaps no month (a watermark past the run's upper bound plans from = to)
+  if (from >= to) return out;
   for (let m = monthStart(from); m < to; m = shiftMonth(m, 1)) out.push(window(m, shiftMonth(m, 1), timezone));
   return out;
 }

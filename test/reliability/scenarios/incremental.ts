@@ -3,7 +3,7 @@
  * identical; a state in the far future extracts nothing and exits 0; and a run restarted from any state
  * saved along the way (with the lake of that moment, or with a newer lake) ends in the full set.
  */
-import { cpSync, writeFileSync } from 'node:fs';
+import { cpSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { clientFromConfig } from '../../../src/api/index.js';
 import { extract, runExtract } from '../../../src/extract/index.js';
@@ -59,18 +59,33 @@ async function sameWindowsTwice(out: string, config: ReturnType<typeof orgConfig
 async function farFuture(sandbox: Sandbox, scratch: Scratch, from: string): Promise<Row> {
   const out = scratch.dir('future');
   cpSync(from, out, { recursive: true });
-  for (const g of sandbox.world.groups) {
-    writeFileSync(join(out, 'state', 'orders', `${g.id}.json`), JSON.stringify({ watermark: '2099-01-01', firstDay: START, lookbackDays: 7, pass: { upper: '2099-01-01', done: [] } }));
+  // every windowed stream: orders by day, redemption stats by month
+  const streams = ['orders', 'redemption_stats'] as const;
+  for (const stream of streams) {
+    for (const g of sandbox.world.groups) {
+      writeFileSync(join(out, 'state', stream, `${g.id}.json`), JSON.stringify({ watermark: '2099-01-01', firstDay: START, lookbackDays: 7, pass: { upper: '2099-01-01', done: [] } }));
+    }
   }
-  const before = JSON.stringify(await lakeOrders(out));
-  const result = await extract(orgConfig(sandbox, out, { PERKS_START_DATE: START }), { now: NOW, streams: ['orders'] });
-  const orders = result.streams.find((s) => s.name === 'orders');
+  const before = lakeFiles(out, streams); // the groups' snapshot of the day is landed on every run
+  const result = await extract(orgConfig(sandbox, out, { PERKS_START_DATE: START }), { now: NOW, streams: [...streams] });
   const problems: string[] = [];
   if (result.exitCode !== 0) problems.push(`exit ${result.exitCode}`);
-  if (orders?.calls) problems.push(`${orders.calls} orders calls (${orders.groups.reduce((n, g) => n + g.windows, 0)} windows re-extracted)`);
-  if (JSON.stringify(await lakeOrders(out)) !== before) problems.push('the lake orders changed');
-  return row('a state in the far future extracts nothing', 1, problems, `exit ${result.exitCode}, ${orders?.calls ?? 0} orders calls, lake ${problems.some((p) => p.includes('changed')) ? 'changed' : 'unchanged'}`);
+  const calls = streams.map((name) => {
+    const s = result.streams.find((x) => x.name === name);
+    if (s?.calls) problems.push(`${s.calls} ${name} calls (${s.groups.reduce((n, g) => n + g.windows, 0)} windows re-extracted)`);
+    return `${s?.calls ?? 0} ${name} calls`;
+  });
+  if (lakeFiles(out, streams) !== before) problems.push('the lake changed');
+  return row('a state in the far future extracts nothing', 1, problems, `exit ${result.exitCode}, ${calls.join(', ')}, lake ${problems.some((p) => p.includes('changed')) ? 'changed' : 'unchanged'}`);
 }
+
+/** Every file of the streams' lake with its size and time: a re-landed window replaces its files. */
+const lakeFiles = (out: string, streams: readonly string[]): string =>
+  streams
+    .flatMap((stream) => readdirSync(join(out, 'lake', stream), { recursive: true }).map((f) => join(out, 'lake', stream, String(f))))
+    .sort()
+    .map((f) => `${f} ${statSync(f).size} ${statSync(f).mtimeMs}`)
+    .join('\n');
 
 /**
  * Saved states: a run whose state store copies the whole output (committed files only) every few
