@@ -8,6 +8,7 @@ import { parse } from 'yaml';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { startSandbox } from '../../src/sandbox/index.js';
 import { commands } from '../../src/commands/index.js';
+import { writePendingJournal } from '../writeback/fixtures.js';
 
 function perks(args: string[], env: Record<string, string> = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
   const clean = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('PERKS_')));
@@ -70,6 +71,35 @@ describe('the whole job, for the people who use it', () => {
       });
       expect(r.code, r.stdout + r.stderr).toBe(0);
       expect(r.stdout).toMatch(/report\s+success.*no month to report yet/);
+    } finally {
+      await sandbox.close();
+    }
+  });
+
+  test('a write-back pending row that cannot be resolved and PERKS_WRITEBACK_LIMIT: the run is partial (exit 4), capped, and still reports', async () => {
+    const sandbox = await startSandbox({ port: 0, scale: 'tiny', rateLimit: 1_000_000 });
+    try {
+      const org = sandbox.credentials.organisation;
+      const dir = out();
+      // A row a crashed run left pending, for a user the platform does not know: its listing answers 404.
+      writePendingJournal(dir, [{ interaction_id: 4_503_599_627_370_000, organisation_group_id: org.organisation_group_ids[0], identifier: 'id', identifier_value: '987654321',
+        kind: 'segment_change', interaction_type: 'segment_change', interaction_at: new Date().toISOString(), interaction_details: {} }], '', new Date(Date.now() - 60_000));
+      const r = await perks(['run', '--quiet', '--writeback-limit', '5'], {
+        PERKS_BASE_URL: sandbox.baseUrl,
+        PERKS_CLIENT_ID: String(org.client_id),
+        PERKS_CLIENT_SECRET: org.client_secret,
+        PERKS_GROUP_IDS: org.organisation_group_ids.join(','),
+        PERKS_RATE_LIMIT: '1000000',
+        PERKS_START_DATE: new Date(Date.now() - 3 * 86_400_000).toISOString().slice(0, 10),
+        PERKS_WRITEBACK_LIMIT: '1000', // the flag wins
+        PERKS_OUTPUT: dir,
+      });
+      expect(r.code, r.stdout + r.stderr).toBe(4);
+      expect(r.stdout).toMatch(/writeback\s+success.*5 sent, 0 rejected, 1 pending unresolved \(cannot tell whether it was stored: .*HTTP 404.*\), \d+ left for the next run/);
+      expect(r.stdout).toMatch(/report\s+success/);
+      const bad = await perks(['run', '--writeback-limit', '-1'], { PERKS_OUTPUT: dir });
+      expect(bad.code).toBe(2);
+      expect(bad.stderr.trim().split('\n')).toEqual(['perks: --writeback-limit="-1" is invalid: expected a whole number of rows, 0 or more']);
     } finally {
       await sandbox.close();
     }

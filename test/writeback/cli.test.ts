@@ -1,7 +1,8 @@
 import { spawn } from 'node:child_process';
 import path from 'node:path';
 import { describe, expect, test } from 'vitest';
-import { martsFromSandbox, sandboxEnv, sandboxPerTest, storedTotal, tempOut, writeMarts } from './fixtures.js';
+import { runWriteback } from '../../src/writeback/index.js';
+import { configFor, martsFromSandbox, sandboxEnv, sandboxPerTest, storedTotal, tempOut, writeMarts, writePendingJournal } from './fixtures.js';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 const sandbox = sandboxPerTest();
@@ -52,5 +53,42 @@ describe('the perks writeback command', () => {
     const types = await perks(['writeback', '--dry-run'], { ...env, PERKS_WRITEBACK_TYPES: 'segment_change' });
     expect(types.code).toBe(2);
     expect(types.stderr).toMatch(/^perks: PERKS_WRITEBACK_TYPES="segment_change" is invalid: expected kind=type pairs/);
+  });
+
+  test('a pending row of a user unknown upstream: exit 4, the row named, the others sent; the operator then settles it and the exit is 0', async () => {
+    const outDir = tempOut();
+    const marts = martsFromSandbox(sandbox());
+    marts.users.push({ organisation_group_id: 11, user_id: 987_654_321, segment: 'active' });
+    await writeMarts(outDir, marts);
+    const rows = (await runWriteback({ outDir, config: configFor(sandbox(), outDir), dryRun: true, previewRows: 100_000 })).preview;
+    const unknown = rows.find((r) => r.identifier_value === '987654321')!;
+    writePendingJournal(outDir, [unknown], '', new Date(Date.now() - 60_000)); // older than the grace period
+    const env = { ...sandboxEnv(sandbox(), outDir), PERKS_WRITEBACK_TYPES: '' };
+    const r = await perks(['writeback'], env);
+    expect(r.code, r.stderr).toBe(4);
+    expect(r.stdout).toMatch(new RegExp(`partial: ${rows.length - 1} sent, 0 rejected, .*1 pending unresolved \\(left pending\\)`));
+    expect(r.stdout).toContain(`unresolved pending ${unknown.interaction_id} (segment_change, user 987654321): cannot tell whether it was stored`);
+    expect(r.stdout).toContain('--settle-pending-as-rejected <ids>');
+    const bad = await perks(['writeback', '--settle-pending-as-rejected', 'all'], env);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr.trim().split('\n')).toEqual(['perks: --settle-pending-as-rejected="all" is invalid: expected interaction ids separated by commas']);
+    const settled = await perks(['writeback', '--settle-pending-as-rejected', String(unknown.interaction_id)], env);
+    expect(settled.code, settled.stderr).toBe(0);
+    expect(settled.stdout).toMatch(/success: 0 sent, .*1 pending settled as rejected/);
+  });
+
+  test('PERKS_WRITEBACK_LIMIT caps a run, --limit wins over it, and a bad value is one line and exit status 2', async () => {
+    const outDir = tempOut();
+    await writeMarts(outDir, martsFromSandbox(sandbox()));
+    const env = { ...sandboxEnv(sandbox(), outDir), PERKS_WRITEBACK_LIMIT: '2' };
+    const capped = await perks(['writeback'], env);
+    expect(capped.code, capped.stderr).toBe(0);
+    expect(capped.stdout).toMatch(/success: 2 sent, .*left for the next run \(--limit\)/);
+    const flagged = await perks(['writeback', '--limit', '3'], env);
+    expect(flagged.stdout).toMatch(/success: 3 sent, 0 rejected, 2 already sent/);
+    expect(storedTotal(sandbox())).toBe(5);
+    const bad = await perks(['writeback', '--dry-run'], { ...env, PERKS_WRITEBACK_LIMIT: 'lots' });
+    expect(bad.code).toBe(2);
+    expect(bad.stderr.trim().split('\n')).toEqual(['perks: PERKS_WRITEBACK_LIMIT="lots" is invalid: expected a whole number of rows, 0 or more']);
   });
 });

@@ -136,13 +136,13 @@ export function storedTotal(sandbox: Sandbox): number {
 }
 
 /** A journal line as a run writes it before posting (the write-ahead 'pending' entry). */
-export function pendingLine(row: WritebackRow): string {
-  return JSON.stringify({ ...row, status: 'pending', http_status: null, message: null, attempted_at: new Date().toISOString(), _run_id: 'wb-00000000T000000000Z-crash' });
+export function pendingLine(row: WritebackRow, at = new Date()): string {
+  return JSON.stringify({ ...row, status: 'pending', http_status: null, message: null, attempted_at: at.toISOString(), _run_id: 'wb-00000000T000000000Z-crash' });
 }
 
 /** Leaves `rows` pending in the output, as a run killed after announcing them would (plus `tail`, e.g. a torn line). */
-export function writePendingJournal(outDir: string, rows: WritebackRow[], tail = ''): void {
+export function writePendingJournal(outDir: string, rows: WritebackRow[], tail = '', at = new Date()): void {
   const state = path.join(outDir, 'state', 'writeback');
   fs.mkdirSync(state, { recursive: true });
-  fs.writeFileSync(path.join(state, 'journal-wb-00000000T000000000Z-crash.jsonl'), `${rows.map((r) => `${pendingLine(r)}\n`).join('')}${tail}`);
+  fs.writeFileSync(path.join(state, 'journal-wb-00000000T000000000Z-crash.jsonl'), `${rows.map((r) => `${pendingLine(r, at)}\n`).join('')}${tail}`);
 }
