@@ -1,7 +1,7 @@
 /** `perks extract`: lands every stream (or the named ones and what they need) incrementally in the lake. */
 import type { CommandModule } from 'yargs';
 import { z } from 'zod';
-import { extract, formatPlan, parseShard, progressReporter, STREAM_NAMES, type ExtractResult } from '../extract/index.js';
+import { extract, formatPlan, parseShard, progressReporter, unsharedLimitWarning, STREAM_NAMES, type ExtractResult } from '../extract/index.js';
 import { ConfigError } from '../shared/exit-codes.js';
 import { forgetAnonymised } from '../forget/index.js';
 import { handle } from './handle.js';
@@ -68,6 +68,9 @@ export const extractCommand: CommandModule<object, ExtractFlags> = {
       if (budget !== undefined && !(budget >= 0)) throw new ConfigError('--budget-minutes must be a number of minutes, 0 or more');
       const wait = argv['shard-wait-minutes'];
       if (wait !== undefined && !(wait >= 0)) throw new ConfigError('--shard-wait-minutes must be a number of minutes, 0 or more');
+      const shard = parseShard(argv.shard);
+      const warning = argv.plan ? undefined : unsharedLimitWarning(shard, config.redisUrl);
+      if (warning) process.stderr.write(`perks: ${warning}\n`); // even --quiet: it is not progress
       const result = await extract(config, {
         streams: parseStreams(argv.streams),
         startDate,
@@ -75,7 +78,7 @@ export const extractCommand: CommandModule<object, ExtractFlags> = {
         fullRefresh: argv['full-refresh'],
         budgetMinutes: budget,
         planOnly: argv.plan,
-        shard: parseShard(argv.shard),
+        shard,
         shardWaitMinutes: wait,
         // --groups on the command line makes this worker one slice of the organisation (work-lock.ts).
         groupSlice: argv.groups !== undefined,

@@ -7,5 +7,5 @@ export type { ExtractOptions, Event } from './run-context.js';
 export type { StreamResult, GroupTally } from './result.js';
 export * from './windows.js';
 export { planExtract, formatPlan, type Plan, type PlanRow } from './plan.js';
-export { parseShard, shardOfUser, fnv1a32, type Shard } from './shard.js';
+export { parseShard, unsharedLimitWarning, shardOfUser, fnv1a32, type Shard } from './shard.js';
 export { acquireWorkLock, scopesOverlap, scopeKey, type WorkScope } from './work-lock.js';

@@ -38,6 +38,19 @@ export function parseShard(text: string | undefined): Shard | undefined {
 
 export const shardLabel = (s: Shard) => `${s.index}/${s.count}`;
 
+/**
+ * Shards of one credential pace together only through PERKS_REDIS_URL; without it each paces at the
+ * full limit and together they are throttled. A warning, not an error: one shard alone (a test, a
+ * single machine) is legitimate.
+ */
+export function unsharedLimitWarning(shard: Shard | undefined, redisUrl: string | undefined): string | undefined {
+  if (!shard || shard.count < 2 || redisUrl) return undefined;
+  return (
+    `warning: --shard ${shardLabel(shard)} without PERKS_REDIS_URL: the ${shard.count} shards do not share the rate limit, ` +
+    `so each paces at the full limit and together they are throttled (429); set PERKS_REDIS_URL to one Redis for every shard (docs/scale-out.md)`
+  );
+}
+
 /** FNV-1a, 32 bits: tiny, stable across platforms and languages (documented for operators). */
 export function fnv1a32(text: string): number {
   let hash = 0x811c9dc5;
