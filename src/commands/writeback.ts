@@ -23,7 +23,7 @@ export const writebackCommand: CommandModule<object, WritebackFlags> = {
   builder: (y) =>
     withApiOptions(y)
       .option('dry-run', { type: 'boolean', describe: 'print counts per type and the first rows; send nothing' })
-      .option('limit', { type: 'number', describe: 'post at most N rows in this run; the rest wait for the next' })
+      .option('limit', { type: 'number', describe: 'post at most N rows in this run; the rest wait for the next (wins over PERKS_WRITEBACK_LIMIT)' })
       .option('verify', { type: 'boolean', describe: 'report rows the ledger says were sent but the platform does not show (sends nothing)' })
       .option('types', { type: 'string', describe: `kind=interaction_type pairs, comma-separated (${TYPES_ENV})` })
       .option('retry-rejected', { type: 'boolean', describe: 'post again the rows the ledger records as rejected (e.g. after fixing the types)' })
