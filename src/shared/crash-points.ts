@@ -13,10 +13,11 @@
  * - before-unlock  src/lake/lock.ts             the run manifest is written; the lock is still held
  * - mid-build      src/transform/run-models.ts  a model is built in the new warehouse (n: the n-th model)
  * - before-swap    src/transform/build-warehouse.ts the new warehouse is complete, not yet renamed over the old
+ * - after-post     src/writeback/send.ts        a batch of interactions is posted and answered; no outcome recorded
  */
 export const EXTRACT_CRASH_POINTS = ['after-page', 'mid-parquet', 'before-rename', 'after-rename', 'after-state', 'before-unlock'] as const;
 export const BUILD_CRASH_POINTS = ['mid-build', 'before-swap'] as const;
-export const CRASH_POINTS = [...EXTRACT_CRASH_POINTS, ...BUILD_CRASH_POINTS] as const;
+export const CRASH_POINTS = [...EXTRACT_CRASH_POINTS, ...BUILD_CRASH_POINTS, 'after-post'] as const;
 export type CrashPoint = (typeof CRASH_POINTS)[number];
 export type ExtractCrashPoint = (typeof EXTRACT_CRASH_POINTS)[number];
 

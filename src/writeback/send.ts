@@ -1,4 +1,5 @@
 /** The write-back's posting loop: write-ahead 'pending' entries, the posts, then their outcomes. */
+import { crashPoint } from '../shared/crash-points.js';
 import type { Journal } from './journal.js';
 import { postOnce, type PosterOptions } from './poster.js';
 import { entryOf, type LedgerEntry, type WritebackRow } from './rows.js';
@@ -21,6 +22,7 @@ export async function sendAll(
     const batch = rows.slice(i, i + batchSize);
     journal.append(batch.map((row) => entryOf(row, 'pending', runId)));
     const settled = await Promise.allSettled(batch.map((row) => postOnce(row, poster)));
+    crashPoint('after-post'); // the posts are answered (stored upstream), their outcomes not yet recorded
     const outcomes: LedgerEntry[] = [];
     let failure: unknown;
     settled.forEach((s, k) => {

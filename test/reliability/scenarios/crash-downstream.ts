@@ -132,17 +132,24 @@ export async function writebackCrashScenario(o: ScenarioOptions & { kills: numbe
         const planned = (await runWriteback({ outDir: out, config, dryRun: true, previewRows: 1_000_000 })).preview.map((r) => String(r.interaction_id));
         rows += planned.length;
         const before = storedTotal(sandbox);
-        const child = startCli(['writeback'], orgEnv(sandbox, out, { PERKS_RATE_LIMIT: '3000' }));
+        // Odd kills at the named point after-post (a batch posted and answered, no outcome recorded: the
+        // window the API cannot tell about), even ones once the sandbox stored a random number of posts.
+        const batches = Math.max(1, Math.floor(planned.length / 8));
+        const named = i % 2 === 0 ? `after-post:${1 + Math.floor(random() * batches)}` : undefined;
+        const child = startCli(['writeback'], orgEnv(sandbox, out, { PERKS_RATE_LIMIT: '3000', ...(named ? { [CRASH_ENV]: named } : {}) }));
         const target = 1 + Math.floor(random() * (planned.length / 2));
         const deadline = Date.now() + 60_000;
-        while (storedTotal(sandbox) - before < target && child.child.exitCode === null && Date.now() < deadline) await sleep(2);
-        child.child.kill('SIGKILL');
+        if (!named) {
+          while (storedTotal(sandbox) - before < target && child.child.exitCode === null && Date.now() < deadline) await sleep(2);
+          child.child.kill('SIGKILL');
+        }
         if ((await child.done).signal === 'SIGKILL') killedMidRun += 1;
+        else if (named) problems.push(`kill ${i + 1}: the write-back was not killed at ${named}`);
         const rerun = await runWriteback({ outDir: out, config, pendingGraceMs: 0 });
         const times = storedTimes(sandbox);
         const missing = planned.filter((id) => !times.has(id)).length;
         const twice = planned.filter((id) => (times.get(id) ?? 0) > 1).length;
-        if (missing || twice || rerun.rejected) problems.push(`kill ${i + 1} after ${target} posts: ${missing} missing, ${twice} stored twice, ${rerun.rejected} rejected`);
+        if (missing || twice || rerun.rejected) problems.push(`kill ${i + 1} ${named ? `at ${named}` : `after ${target} posts`}: ${missing} missing, ${twice} stored twice, ${rerun.rejected} rejected`);
       } finally {
         await sandbox.close();
       }
