@@ -83,7 +83,7 @@ export async function runPipeline(config: Config, options: ExtractOptions & { em
         // Rejected or unresolved rows make the run partial (exit 4), never a failure: the report still runs.
         const unresolved = r.unresolved_pending.length ? `, ${r.unresolved_pending.length} pending unresolved (${[...new Set(r.unresolved_pending.map((u) => u.reason))].slice(0, 3).join('; ')})` : '';
         const deferred = r.deferred ? `, ${r.deferred} left for the next run (PERKS_WRITEBACK_LIMIT)` : '';
-        return { detail: `${r.sent} sent, ${r.rejected} rejected${unresolved}${deferred}`, exitCode: r.status === 'partial' ? ExitCode.partial : 0 };
+        return { detail: `${r.sent} sent, ${r.rejected} rejected, ${r.calls} calls${unresolved}${deferred}`, exitCode: r.status === 'partial' ? ExitCode.partial : 0 };
       });
     }
     await step('report', async () => {

@@ -3,11 +3,20 @@ import { appendFileSync } from 'node:fs';
 import { formatExtractSummary } from '../commands/extract.js';
 import type { RunSummary } from './pipeline.js';
 
+/** Rows of each mart the build exported (its Parquet file under <out>/marts/). */
+export function martRows(s: RunSummary): { mart: string; rows: number }[] {
+  return (s.build?.ok ? s.build.steps : [])
+    .filter((st) => st.kind === 'export' && st.status === 'success')
+    .map((st) => ({ mart: st.name.replace(/^marts\//, '').replace(/\.parquet$/, ''), rows: st.rows ?? 0 }));
+}
+
 export function formatRunSummary(s: RunSummary): string {
   const lines: string[] = [];
   if (s.extract) lines.push(formatExtractSummary(s.extract).trimEnd());
   lines.push('steps:');
   for (const st of s.steps) lines.push(`  ${st.name.padEnd(10)} ${st.status.padEnd(8)} ${(st.ms / 1000).toFixed(1).padStart(6)} s  ${st.detail}`);
+  const marts = martRows(s);
+  if (marts.length) lines.push('marts:', ...marts.map((m) => `  ${m.mart.padEnd(20)} ${String(m.rows).padStart(10)} rows`));
   lines.push('files:');
   lines.push(`  warehouse  ${s.files.warehouse}`);
   lines.push(`  marts      ${s.files.marts}/`);
@@ -19,6 +28,7 @@ export function formatRunSummary(s: RunSummary): string {
 export function markdownSummary(s: RunSummary): string {
   const rows = s.steps.map((st) => `| ${st.name} | ${st.status} | ${(st.ms / 1000).toFixed(1)} s | ${st.detail.replace(/\|/g, '\\|')} |`);
   const streams = (s.extract?.streams ?? []).map((x) => `| ${x.name} | ${x.status} | ${x.rows} | ${x.calls} | ${x.rejected} |`);
+  const marts = martRows(s).map((m) => `| ${m.mart} | ${m.rows} |`);
   return [
     '## Perks data refresh',
     '',
@@ -30,6 +40,7 @@ export function markdownSummary(s: RunSummary): string {
     '|---|---|---|---|---|',
     ...streams,
     '',
+    ...(marts.length ? ['| mart | rows |', '|---|---|', ...marts, ''] : []),
     `Exit code ${s.exitCode}.`,
     '',
   ].join('\n');

@@ -49,10 +49,16 @@ describe('the whole job, for the people who use it', () => {
       { csv: join(dir, 'reports', csv), mart: join(dir, 'marts', 'revenue_monthly.parquet'), month: `${month}-01` },
     );
     expect(Number(compare.getRowObjectsJS()[0].differences)).toBe(0);
+    // the summary names each mart with the rows its Parquet file holds, and the write-back's calls
+    for (const mart of ['revenue_monthly', 'savings_monthly', 'engagement_users', 'engagement_monthly']) {
+      const counted = await c.runAndReadAll(`SELECT count(*) AS n FROM read_parquet($file)`, { file: join(dir, 'marts', `${mart}.parquet`) });
+      expect(r.stdout).toMatch(new RegExp(`\\n  ${mart} +${Number(counted.getRowObjectsJS()[0].n)} rows\\n`));
+    }
+    expect(r.stdout).toMatch(/writeback +success .* \d+ sent, 0 rejected, \d+ calls/);
     c.closeSync();
   });
 
-  test('a run over less than a month of history succeeds and says there is no month to report yet', async () => {
+  test('a run over less than a month of history succeeds, says there is no month to report yet, and writes the CI job summary', async () => {
     const sandbox = await startSandbox({ port: 0, scale: 'tiny', rateLimit: 1_000_000 });
     try {
       const org = sandbox.credentials.organisation;
@@ -60,6 +66,7 @@ describe('the whole job, for the people who use it', () => {
       const today = new Date().toISOString().slice(0, 10);
       const fiveDaysBack = new Date(Date.now() - 5 * 86_400_000).toISOString().slice(0, 10);
       const start = fiveDaysBack.slice(0, 7) === today.slice(0, 7) ? fiveDaysBack : `${today.slice(0, 7)}-01`;
+      const summary = join(out(), 'step-summary.md');
       const r = await perks(['run', '--quiet'], {
         PERKS_BASE_URL: sandbox.baseUrl,
         PERKS_CLIENT_ID: String(org.client_id),
@@ -68,9 +75,17 @@ describe('the whole job, for the people who use it', () => {
         PERKS_RATE_LIMIT: '1000000',
         PERKS_START_DATE: start,
         PERKS_OUTPUT: out(),
+        GITHUB_STEP_SUMMARY: summary,
       });
       expect(r.code, r.stdout + r.stderr).toBe(0);
       expect(r.stdout).toMatch(/report\s+success.*no month to report yet/);
+      // the CI job summary (GitHub Actions): steps, streams and marts as Markdown tables
+      const md = readFileSync(summary, 'utf8');
+      expect(md).toContain('## Perks data refresh');
+      expect(md).toMatch(/\| report \| success \| [\d.]+ s \| no month to report yet/);
+      expect(md).toMatch(/\| orders \| success \| \d+ \| \d+ \| 0 \|/);
+      expect(md).toMatch(/\| engagement_users \| \d+ \|/);
+      expect(md).toContain('Exit code 0.');
     } finally {
       await sandbox.close();
     }
