@@ -11,11 +11,38 @@ const intList = z
   .regex(/^\s*\d+(\s*,\s*\d+)*\s*$/, 'expected comma-separated group ids, e.g. 11,12')
   .transform((s) => s.split(',').map((v) => Number.parseInt(v.trim(), 10)));
 
+/**
+ * The API's base URL. Operation paths are appended to it as text, so a query, a fragment or a user and
+ * password would end up in the wrong place (fetch refuses credentials in a URL): refused here, up front.
+ */
+const baseUrl = z
+  .string()
+  .trim()
+  .refine((u) => /^https?:\/\/[^/?#]/i.test(u) && URL.canParse(u), {
+    message: 'expected an http(s) URL, e.g. https://api.example.com',
+    abort: true, // the checks below read it as a URL
+  })
+  .refine((u) => !/[?#]/.test(u), 'expected no query (?) or fragment (#): operation paths are appended to it')
+  .refine((u) => !new URL(u).username && !new URL(u).password, 'expected no user or password in the URL');
+
+/** An IANA zone the runtime knows: Intl throws a RangeError for any other (e.g. Mars/Olympus). */
+const timeZone = z
+  .string()
+  .trim()
+  .refine((tz) => {
+    try {
+      new Intl.DateTimeFormat('en-US', { timeZone: tz });
+      return tz !== '';
+    } catch {
+      return false;
+    }
+  }, 'expected an IANA time zone, e.g. UTC or Europe/London');
+
 const positiveInt = (what: string) =>
   z.coerce.number({ error: `expected ${what}` }).int(`expected ${what}`).positive(`expected ${what}`);
 
 export const ConfigSchema = z.object({
-  baseUrl: z.url({ error: 'expected an http(s) URL, e.g. https://api.example.com' }).optional(),
+  baseUrl: baseUrl.optional(),
   clientId: z.coerce.number({ error: 'expected an integer client id' }).int('expected an integer client id').positive().optional(),
   clientSecret: z.string().min(1, 'must not be empty').optional(),
   scope: z.string().min(1).default('*'),
@@ -42,7 +69,7 @@ export const ConfigSchema = z.object({
     .refine((u) => URL.canParse(u), 'expected redis://[:password@]host:port[/db] or rediss://…')
     .optional(),
   /** The timezone the API reads order_created_from/to in (not shown in the spec; UTC by default). */
-  apiTimezone: z.string().default('UTC'),
+  apiTimezone: timeZone.default('UTC'),
   /** Posts of one write-back at most (the rest wait for the next run); none: no cap. */
   writebackLimit: z.string().trim().regex(/^\d+$/, 'expected a whole number of rows, 0 or more').transform(Number).optional(),
 });
@@ -83,7 +110,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
     const key = String(issue.path[0]) as keyof Config;
-    const shown = key === 'clientSecret' ? '(hidden)' : key === 'redisUrl' ? JSON.stringify(withoutCredentials(String(raw[key]))) : JSON.stringify(raw[key]);
+    const shown = key === 'clientSecret' ? '(hidden)' : key === 'redisUrl' || key === 'baseUrl' ? JSON.stringify(withoutCredentials(String(raw[key]))) : JSON.stringify(raw[key]);
     // Name what the user typed: the flag when the value came from one, else the variable.
     const source = flagged.has(key) ? (key === 'groupIds' ? '--groups' : `--${kebab(key)}`) : (ENV_NAMES[key] ?? key);
     throw new ConfigError(`${source}=${shown} is invalid: ${issue.message}`);
