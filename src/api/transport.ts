@@ -43,6 +43,11 @@ export async function send(req: HttpRequest): Promise<HttpResponse> {
     throw new ApiError('network', req.operation, `the connection to the API was cut (${detail})`, undefined, { cause: err });
   }
   const bytes = Buffer.byteLength(text);
+  // Every answer of this API is a JSON envelope: an empty 200 (not a 204) is a body cut off before its
+  // first byte, retried like a truncated one (the write-back checks upstream before posting again).
+  if (res.ok && res.status !== 204 && text.trim() === '') {
+    throw new ApiError('parse', req.operation, `HTTP ${res.status} with an empty body`, res.status);
+  }
   let json: unknown;
   try {
     json = text.length ? JSON.parse(text) : undefined;
