@@ -1,7 +1,7 @@
 /** `perks extract`: lands every stream (or the named ones and what they need) incrementally in the lake. */
 import type { CommandModule } from 'yargs';
 import { z } from 'zod';
-import { extract, formatPlan, parseShard, progressReporter, unsharedLimitWarning, STREAM_NAMES, type ExtractResult } from '../extract/index.js';
+import { extract, extractSettings, formatPlan, parseShard, progressReporter, unsharedLimitWarning, STREAM_NAMES, type ExtractResult } from '../extract/index.js';
 import { ConfigError } from '../shared/exit-codes.js';
 import { forgetAnonymised } from '../forget/index.js';
 import { handle } from './handle.js';
@@ -17,6 +17,8 @@ interface ExtractFlags extends ApiFlags {
   quiet?: boolean;
   shard?: string;
   'shard-wait-minutes'?: number;
+  'refresh-days'?: string;
+  'quarantine-threshold'?: string;
 }
 
 /** A real calendar day: 2026-02-30 is refused, not read as 2 March. */
@@ -53,6 +55,8 @@ export const extractCommand: CommandModule<object, ExtractFlags> = {
       .option('plan', { type: 'boolean', describe: 'print the plan and estimated calls of this worker (its --shard and --groups), without extracting' })
       .option('quiet', { type: 'boolean', describe: 'no progress output' })
       .option('shard', { type: 'string', describe: 'K/N: this worker refreshes the users of shard K of N; shard 1 also lands the other streams (docs/scale-out.md)' })
+      .option('refresh-days', { type: 'string', describe: 'refresh every user\'s credit and interactions at least every N days, budget allowing (PERKS_REFRESH_DAYS, default 7)' })
+      .option('quarantine-threshold', { type: 'string', describe: 'share of quarantined records above which the run ends partial, exit 4: a fraction, 0.001 = 0.1% (PERKS_QUARANTINE_THRESHOLD, default 0.001)' })
       .option('shard-wait-minutes', { type: 'number', describe: 'how long shards 2..N wait for shard 1 to land the day\'s users and windows (default 120)' })
       .example('$0 extract --streams orders', 'orders (and the groups they need)')
       .example('$0 extract --start-date 2026-01-01 --end-date 2026-02-01 --streams orders', 'backfill January')
@@ -68,6 +72,8 @@ export const extractCommand: CommandModule<object, ExtractFlags> = {
       if (budget !== undefined && !(budget >= 0)) throw new ConfigError('--budget-minutes must be a number of minutes, 0 or more');
       const wait = argv['shard-wait-minutes'];
       if (wait !== undefined && !(wait >= 0)) throw new ConfigError('--shard-wait-minutes must be a number of minutes, 0 or more');
+      // The flags override PERKS_REFRESH_DAYS / PERKS_QUARANTINE_THRESHOLD, which the run reads itself.
+      const settings = extractSettings(process.env, { refreshDays: argv['refresh-days'], quarantineThreshold: argv['quarantine-threshold'] });
       const shard = parseShard(argv.shard);
       const warning = argv.plan ? undefined : unsharedLimitWarning(shard, config.redisUrl);
       if (warning) process.stderr.write(`perks: ${warning}\n`); // even --quiet: it is not progress
@@ -77,6 +83,7 @@ export const extractCommand: CommandModule<object, ExtractFlags> = {
         endDate,
         fullRefresh: argv['full-refresh'],
         budgetMinutes: budget,
+        ...settings,
         planOnly: argv.plan,
         shard,
         shardWaitMinutes: wait,
@@ -91,10 +98,11 @@ export const extractCommand: CommandModule<object, ExtractFlags> = {
       process.stdout.write(formatExtractSummary(result));
       // The failure also reaches stderr, so a --quiet run in a scheduler still says what went wrong.
       for (const s of result.streams) if (s.status === 'error') process.stderr.write(`perks: ${s.name}: ${s.error}\n`);
+      if (result.quarantine?.message) process.stderr.write(`perks: ${result.quarantine.message}\n`);
       // Users anonymised upstream leave the older snapshots and windows of the lake too. A shard or
       // group slice leaves that to the final step (perks run, or perks forget --anonymised): forgetting
       // takes the whole output directory, which other workers are still writing.
-      if (result.status === 'success' && argv.shard === undefined && argv.groups === undefined) await forgetAnonymised(config.output);
+      if (result.status !== 'error' && argv.shard === undefined && argv.groups === undefined) await forgetAnonymised(config.output);
       return result.exitCode;
     }),
 };
@@ -105,6 +113,7 @@ export function formatExtractSummary(r: ExtractResult & { manifest?: string }): 
     lines.push(`  ${s.name.padEnd(17)} ${s.status.padEnd(8)} ${String(s.rows).padStart(9)} rows ${String(s.calls).padStart(7)} calls ${String(s.rejected).padStart(5)} quarantined ${(s.ms / 1000).toFixed(1).padStart(7)} s${s.error ? `  ${s.error}` : ''}`);
     for (const g of s.groups) for (const n of g.notes) lines.push(`    ${g.group === undefined ? '' : `group ${g.group}: `}${n}`);
   }
+  if (r.quarantine?.message) lines.push(`  ${r.quarantine.message}`);
   const a = r.api;
   lines.push(`  api: ${a.calls} calls, ${a.retries} retries, ${a.throttled} throttled (429), ${a.tokenRequests} token requests, ${a.callsPerMinute} calls/min (utilisation ${r.limiterUtilisation})`);
   if (r.manifest) lines.push(`  manifest: ${r.manifest}`);

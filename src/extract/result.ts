@@ -28,6 +28,8 @@ export interface StreamResult {
   error?: string;
   /** The exit code the error maps to (only when status is 'error'). */
   exitCode?: number;
+  /** The stream failed for these groups only: the others landed, and the streams after it run. */
+  failedGroups?: number[];
 }
 
 export function newTally(group?: number): GroupTally {

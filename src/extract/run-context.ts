@@ -2,7 +2,7 @@
  * What every job of one extract run shares: the run id, the frozen upper bound, the client, the lake,
  * the state store, the per-stream results and the event sink.
  */
-import type { PerksClient } from '../api/index.js';
+import type { PerksClient, RecordParseError } from '../api/index.js';
 import type { Config } from '../config/index.js';
 import type { Group } from '../resources/group.js';
 import type { Landing } from './landing.js';
@@ -19,11 +19,11 @@ export interface ExtractOptions {
   fullRefresh?: boolean;
   /** Call budget of the per-user streams, in minutes at the current rate limit. */
   budgetMinutes?: number;
-  /** Every user is refreshed at least this often when the budget allows. */
+  /** Every user is refreshed at least this often when the budget allows (PERKS_REFRESH_DAYS, --refresh-days). */
   maxAgeDays?: number;
-  /** Fraction of quarantined records above which the run fails at the end. */
+  /** Fraction of quarantined records above which the run ends partial, exit 4 (PERKS_QUARANTINE_THRESHOLD). */
   quarantineThreshold?: number;
-  /** Print the plan, call no listing. */
+  /** Print the plan; extract nothing. */
   planOnly?: boolean;
   /** Freeze "now" (tests); defaults to the wall clock at the start of the run. */
   now?: Date;
@@ -46,6 +46,10 @@ export interface GroupInfo {
   timezone: string;
   /** First local day NOT closed at the run's start: windows end here (exclusive). */
   upperDay: string;
+  /** The group's record was refused and quarantined: it lands no groups row, its id and timezone were read leniently. */
+  recordQuarantined?: string;
+  /** The timezone cannot be read at all: the group's windowed streams fail, its other streams run. */
+  timezoneError?: string;
 }
 
 export interface Event {
@@ -63,6 +67,8 @@ export interface RunContext {
   now: Date;
   options: Required<Pick<ExtractOptions, 'budgetMinutes' | 'maxAgeDays' | 'quarantineThreshold' | 'concurrency' | 'shardWaitMinutes'>> & ExtractOptions;
   groups: GroupInfo[];
+  /** Group records of the listing the schema refused: the groups stream quarantines them. */
+  groupRejects: RecordParseError[];
   level: 'organisation' | 'group';
   landing: Landing;
   state: StateStore;

@@ -10,13 +10,16 @@ import { streams as allStreams } from '../../pipelines/index.js';
 import { ExitCode } from '../shared/exit-codes.js';
 import { redact } from '../shared/redact.js';
 import type { StreamDefinition, StreamName } from './define.js';
-import { resolveGroups, timezoneOf } from './groups.js';
+import { resolveGroups, timezoneOf, type LenientGroup } from './groups.js';
+import type { Group } from '../resources/group.js';
 import type { Landing } from './landing.js';
 import { runPerUserGroup } from './per-user-job.js';
 import { forEachLimit } from './pool.js';
 import type { Event, ExtractOptions, GroupInfo, RunContext } from './run-context.js';
 import { newTally, type GroupTally, type StreamResult } from './result.js';
-import { runSnapshot } from './snapshot-job.js';
+import { quarantineGroupRejects, runSnapshot } from './snapshot-job.js';
+import { quarantineShare, type QuarantineShare } from './quarantine-share.js';
+import { extractSettings } from './settings.js';
 import type { StateStore } from './state.js';
 import { runWindowedGroup } from './windowed-job.js';
 import { localDay } from './windows.js';
@@ -35,7 +38,8 @@ export interface ExtractDeps {
 
 export interface ExtractResult {
   runId: string;
-  status: 'success' | 'error';
+  /** partial: everything ran, but more records were quarantined than the threshold allows (exit 4). */
+  status: 'success' | 'partial' | 'error';
   exitCode: number;
   startedAt: string;
   finishedAt: string;
@@ -47,6 +51,8 @@ export interface ExtractResult {
   /** Calls per minute achieved over the run, divided by the configured limit. */
   limiterUtilisation: number;
   quarantined: number;
+  /** Quarantined records against the threshold (PERKS_QUARANTINE_THRESHOLD). */
+  quarantine?: QuarantineShare;
   /** With --plan: what the run would do; nothing was extracted. */
   plan?: Plan;
   /** `--shard K/N`: this worker's share of the per-user work. */
@@ -94,19 +100,19 @@ export async function runExtract(config: Config, options: ExtractOptions, deps: 
   const now = options.now ?? new Date();
   const runId = deps.runId ?? newRunId(now);
   const emit = deps.emit ?? (() => undefined);
+  // Environment first, then the caller's options (flags): checked before any call.
+  const settings = stripUndefined(extractSettings(process.env));
   const resolved = await resolveGroups(deps.client, config.groupIds);
-  const groups: GroupInfo[] = resolved.groups.map((group) => {
-    const timezone = timezoneOf(group, (message) => emit({ event: 'warning', message }));
-    return { group, id: group.id, timezone, upperDay: localDay(now, timezone) };
-  });
+  const groups: GroupInfo[] = resolved.groups.map((group) => groupInfo(group, resolved.lenient.get(group.id), now, emit));
   const ctx: RunContext = {
     runId,
     config,
     client: deps.client,
     outDir: config.output,
     now,
-    options: { ...DEFAULTS, ...stripUndefined(options) },
+    options: { ...DEFAULTS, ...settings, ...stripUndefined(options) },
     groups,
+    groupRejects: resolved.rejects,
     level: resolved.level,
     landing: deps.landing,
     state: deps.state,
@@ -135,17 +141,18 @@ export async function runExtract(config: Config, options: ExtractOptions, deps: 
     }
     const result = await runStream(ctx, def);
     results.push(result);
-    failed = result.status === 'error';
+    // A stream that failed for some groups only (failedGroups) lets the streams after it run.
+    failed = result.status === 'error' && !result.failedGroups;
   }
 
   const api = deps.client.counters.snapshot();
-  const rows = results.reduce((n, r) => n + r.rows, 0);
-  const quarantined = results.reduce((n, r) => n + r.rejected, 0);
-  const overThreshold = quarantined > 0 && quarantined / Math.max(1, rows + quarantined) > ctx.options.quarantineThreshold;
+  const quarantine = quarantineShare(results, ctx.options.quarantineThreshold);
+  const errored = results.find((r) => r.status === 'error');
+  if (quarantine.message) emit({ event: 'warning', message: quarantine.message });
   return {
     runId,
-    status: failed ? 'error' : 'success',
-    exitCode: failed ? (results.find((r) => r.status === 'error')?.exitCode ?? ExitCode.failed) : overThreshold ? ExitCode.partial : ExitCode.success,
+    status: errored ? 'error' : quarantine.above ? 'partial' : 'success',
+    exitCode: errored ? (errored.exitCode ?? ExitCode.failed) : quarantine.above ? ExitCode.partial : ExitCode.success,
     startedAt: new Date(started).toISOString(),
     finishedAt: new Date().toISOString(),
     upperBound: now.toISOString(),
@@ -154,9 +161,21 @@ export async function runExtract(config: Config, options: ExtractOptions, deps: 
     streams: results,
     api,
     limiterUtilisation: Math.round((api.callsPerMinute / config.rateLimit) * 1000) / 1000,
-    quarantined,
+    quarantined: quarantine.quarantined,
+    quarantine,
     shard: options.shard ? shardLabel(options.shard) : undefined,
   };
+}
+
+/** The run's view of one group: its timezone (UTC with a warning when missing) and last closed local day. */
+function groupInfo(group: Group, lenient: LenientGroup | undefined, now: Date, emit: (e: Event) => void): GroupInfo {
+  const warn = (message: string) => emit({ event: 'warning', group: group.id, message });
+  if (lenient) warn(`group ${group.id}: its record was quarantined (${lenient.reason}); the run goes on with the fields it could read`);
+  const timezone = lenient?.timezoneError ? 'UTC' : timezoneOf(group, warn);
+  const info: GroupInfo = { group, id: group.id, timezone, upperDay: localDay(now, timezone) };
+  if (lenient) info.recordQuarantined = lenient.reason;
+  if (lenient?.timezoneError) info.timezoneError = lenient.timezoneError;
+  return info;
 }
 
 function leadsOrganisation(options: ExtractOptions, groups: GroupInfo[], reachable: number[] | undefined): boolean {
@@ -175,8 +194,18 @@ async function runStream(ctx: RunContext, def: StreamDefinition): Promise<Stream
       tallies.push(await runSnapshot(ctx, def));
     } else if (def.kind === 'snapshot') {
       await forEachLimit(ctx.groups, ctx.options.concurrency, async (g) => void tallies.push(await runSnapshot(ctx, def, g)));
+      if (def.name === 'groups') tallies.push(await quarantineGroupRejects(ctx, def));
     } else if (def.kind === 'windowed') {
-      await forEachLimit(ctx.groups, ctx.options.concurrency, async (g) => void tallies.push(await runWindowedGroup(ctx, def, g)));
+      // A group whose timezone cannot be read has no local days: its windows fail, the other groups' run.
+      const unreadable = ctx.groups.filter((g) => g.timezoneError);
+      await forEachLimit(ctx.groups.filter((g) => !g.timezoneError), ctx.options.concurrency, async (g) => void tallies.push(await runWindowedGroup(ctx, def, g)));
+      if (unreadable.length) {
+        result.status = 'error';
+        result.error = `${unreadable.map((g) => g.timezoneError).join('; ')}: no ${def.name} window extracted for ${unreadable.length === 1 ? 'it' : 'them'}, the other groups' were; fix the timezone upstream and rerun`;
+        result.exitCode = ExitCode.failed;
+        result.failedGroups = unreadable.map((g) => g.id);
+        ctx.emit({ event: 'error', stream: def.name, message: result.error });
+      }
     } else {
       const shard = ctx.options.shard;
       if (shard) await (ctx.handoff ??= landsSharedStreams(shard) ? writeHandoff(ctx) : awaitHandoff(ctx));

@@ -7,9 +7,14 @@ import type { SnapshotStream } from './define.js';
 import { pageInto } from './listing.js';
 import type { GroupInfo, RunContext } from './run-context.js';
 import { addCommit, newTally, type GroupTally } from './result.js';
+import { groupIdOf } from './groups.js';
 
 export async function runSnapshot(ctx: RunContext, def: SnapshotStream, g?: GroupInfo): Promise<GroupTally> {
   const tally = newTally(g?.id);
+  if (def.name === 'groups' && g?.recordQuarantined) {
+    tally.notes.push('its record was quarantined, so no groups row landed today; its id and timezone were read from it');
+    return tally;
+  }
   const partition: Record<string, string> = g ? { organisation_group_id: String(g.id) } : {};
   partition._snapshot_date = ctx.now.toISOString().slice(0, 10);
   const write = await ctx.landing.open(def, partition, 'replace');
@@ -26,5 +31,24 @@ export async function runSnapshot(ctx: RunContext, def: SnapshotStream, g?: Grou
     throw err;
   }
   tally.windows = 1;
+  return tally;
+}
+
+/**
+ * The group records the schema refused, quarantined and counted once: each by the worker that runs its
+ * group, the others (groups no worker asked for) by the worker that leads the organisation.
+ */
+export async function quarantineGroupRejects(ctx: RunContext, def: SnapshotStream): Promise<GroupTally> {
+  const tally = newTally();
+  const mine = new Set(ctx.groups.map((g) => g.id));
+  const ids: string[] = [];
+  for (const reject of ctx.groupRejects) {
+    const id = groupIdOf(reject.record);
+    if (!ctx.leadsOrganisation && (id === undefined || !mine.has(id))) continue;
+    await ctx.landing.quarantine(def.name, reject.record, reject.message);
+    tally.rejected += 1;
+    ids.push(id === undefined ? '(no id)' : String(id));
+  }
+  if (ids.length) tally.notes.push(`${ids.length} group record${ids.length === 1 ? '' : 's'} quarantined (group ${ids.join(', ')}): the schema refused ${ids.length === 1 ? 'it' : 'them'}`);
   return tally;
 }
