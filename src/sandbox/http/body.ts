@@ -64,3 +64,19 @@ export function validate<S extends z.ZodType>(schema: S, raw: unknown): z.output
   }
   throw validationError(errors);
 }
+
+/**
+ * The advertised page URLs (`<path>?page=N`) work when followed as given: a listing reads `page` and
+ * `per_page` from the query string when the body does not give them (the body wins when both do).
+ * A query value that is not a whole number is passed on as text, so validation answers 422 naming it.
+ */
+export function withQueryPaging(schema: z.ZodType, raw: Record<string, unknown>, query: URLSearchParams): Record<string, unknown> {
+  const shape = (schema as { shape?: Record<string, unknown> }).shape ?? {};
+  const out = { ...raw };
+  for (const field of ['page', 'per_page']) {
+    const value = query.get(field);
+    if (!(field in shape) || value === null || out[field] !== undefined) continue;
+    out[field] = /^\d+$/.test(value) ? Number(value) : value;
+  }
+  return out;
+}

@@ -10,7 +10,7 @@ import { ApiError, HungRequest } from '../errors.js';
 import { handlers, type SandboxState } from '../ops/index.js';
 import type { GroupRecord } from '../world/groups.js';
 import type { Principal, TokenService } from './auth.js';
-import { fieldError, readJsonObject, validate } from './body.js';
+import { fieldError, readJsonObject, validate, withQueryPaging } from './body.js';
 import type { FaultInjector } from './faults.js';
 import type { SlidingWindow, Verdict } from './rate-limit.js';
 import { jsonResponse } from './respond.js';
@@ -83,7 +83,7 @@ async function serve(e: Engine, req: Request, url: URL, seen: (id: unknown) => v
   if (!verdict.allowed) throw throttled(verdict, e.faults.current.retryAfter);
   if (e.tokens.noteUse(principal, e.faults.current.revokeTokenEvery)) e.faults.counts.revocations++;
   await e.faults.before(AbortSignal.any([req.signal, e.shutdown]));
-  const body = validate(match.op.body, await readJsonObject(req)) as Record<string, unknown>;
+  const body = validate(match.op.body, withQueryPaging(match.op.body, await readJsonObject(req), url.searchParams)) as Record<string, unknown>;
   const group = resolveGroup(e, match.name, match.op, principal, body);
   const origin = url.origin;
   const result = await handlers[match.name as Exclude<OperationName, 'token'>]({
