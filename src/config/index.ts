@@ -9,7 +9,9 @@ import { DEFAULT_CREDIT_PATH } from '../resources/credit.js';
 const intList = z
   .string()
   .regex(/^\s*\d+(\s*,\s*\d+)*\s*$/, 'expected comma-separated group ids, e.g. 11,12')
-  .transform((s) => s.split(',').map((v) => Number.parseInt(v.trim(), 10)));
+  .transform((s) => s.split(',').map((v) => Number.parseInt(v.trim(), 10)))
+  // A group listed twice would be planned and landed twice by the same run.
+  .refine((ids) => new Set(ids).size === ids.length, 'a group id is listed twice');
 
 /**
  * The API's base URL. Operation paths are appended to it as text, so a query, a fragment or a user and
@@ -45,7 +47,7 @@ export const ConfigSchema = z.object({
   baseUrl: baseUrl.optional(),
   clientId: z.coerce.number({ error: 'expected an integer client id' }).int('expected an integer client id').positive().optional(),
   clientSecret: z.string().min(1, 'must not be empty').optional(),
-  scope: z.string().min(1).default('*'),
+  scope: z.string().trim().min(1, 'must not be blank').default('*'),
   groupIds: intList.optional(),
   rateLimit: positiveInt('calls per minute, a whole number above 0').default(120),
   output: z.string().min(1).default('./output'),
