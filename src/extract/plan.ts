@@ -1,18 +1,22 @@
 /**
  * `perks extract --plan`: what a run of this worker (its `--shard`, its `--groups`) would do, per stream
- * and group, without calling any listing: windows (or users), estimated calls, and the time they take
- * at the current rate limit. Snapshot sizes are estimated from the lake's latest snapshot (one page
- * when there is none).
+ * and group, without extracting: windows (or users), estimated calls, and the time they take at the
+ * current rate limit. Snapshot sizes are estimated from the lake's latest snapshot (one page when there
+ * is none). Users come from the lake's latest users snapshot; for a group with none landed yet, from
+ * the first page of the users listing (user-estimate.ts). The plan names the calls it made: resolving
+ * the groups, and those first pages.
  */
 import { join } from 'node:path';
 import { withLakeConnection } from '../lake/index.js';
-import type { StreamDefinition } from './define.js';
-import { currentUsers } from './current-users.js';
+import { operations, type OperationName } from '../resources/operations.js';
+import type { PerUserStream, StreamDefinition } from './define.js';
 import { hasParquet } from './lake-files.js';
 import type { RunContext } from './run-context.js';
 import type { WindowState } from './state.js';
 import { planWindows } from './windowed-job.js';
 import { landedElsewhere, perUserBudgets, pickUsers, startingState, workerScope } from './worker-share.js';
+import { userEstimates, type UserEstimate } from './user-estimate.js';
+import type { GroupInfo } from './run-context.js';
 
 export interface PlanRow {
   stream: string;
@@ -30,10 +34,21 @@ export interface Plan {
   scope: string;
   rows: PlanRow[];
   elsewhere: { stream: string; reason: string }[];
+  /** The calls made to plan (besides the token): the groups' resolution, the users listings' first pages. */
+  calls: { path: string; calls: number }[];
+  /** Groups with no users landed yet, whose users were counted by the users listing. */
+  usersFromListing: number[];
 }
 
-export async function planExtract(ctx: RunContext, streams: StreamDefinition[]): Promise<Plan> {
-  const plan: Plan = { scope: workerScope(ctx), rows: [], elsewhere: [] };
+/** `callsBefore`: the client's calls per operation before the run resolved its groups. */
+export async function planExtract(ctx: RunContext, streams: StreamDefinition[], callsBefore: Record<string, number> = {}): Promise<Plan> {
+  const plan: Plan = { scope: workerScope(ctx), rows: [], elsewhere: [], calls: [], usersFromListing: [] };
+  const estimates = userEstimates(ctx.client, ctx.outDir);
+  const usersOf = async (group: number) => {
+    const e = await estimates(group);
+    if (e.source !== 'lake' && !plan.usersFromListing.includes(group)) plan.usersFromListing.push(group);
+    return e;
+  };
   let budgets: Map<number, number> | undefined;
   for (const def of streams) {
     const reason = landedElsewhere(ctx, def);
@@ -44,22 +59,58 @@ export async function planExtract(ctx: RunContext, streams: StreamDefinition[]):
     const groups = def.scope === 'organisation' && def.name !== 'groups' ? [undefined] : ctx.groups;
     for (const g of groups) {
       if (def.kind === 'snapshot') {
-        const last = def.name === 'groups' ? 1 : await lastSnapshotRows(ctx.outDir, def.name, g?.id);
-        plan.rows.push({ stream: def.name, group: g?.id, units: 1, unit: 'snapshot', estimatedCalls: def.name === 'groups' ? 0 : Math.max(1, Math.ceil(last / 100)), detail: `${last} rows last time` });
+        // The groups were read when the run resolved them: that call is among the plan's calls.
+        if (def.name === 'groups') {
+          plan.rows.push({ stream: def.name, group: g?.id, units: 1, unit: 'snapshot', estimatedCalls: 0, detail: 'read while resolving the groups' });
+          continue;
+        }
+        let last = await lastSnapshotRows(ctx.outDir, def.name, g?.id);
+        let detail = `${last} rows last time`;
+        const e = def.name === 'users' && g && last === 0 ? await usersOf(g.id) : undefined;
+        if (e && e.source !== 'lake') [last, detail] = [e.users, `${usersText(e)} by the users listing (none landed yet)`];
+        plan.rows.push({ stream: def.name, group: g?.id, units: 1, unit: 'snapshot', estimatedCalls: Math.max(1, Math.ceil(last / 100)), detail });
       } else if (def.kind === 'windowed' && g) {
+        if (g.timezoneError) {
+          plan.rows.push({ stream: def.name, group: g.id, units: 0, unit: 'windows', estimatedCalls: 0, detail: `${g.timezoneError}: the run fails this group's windows` });
+          continue;
+        }
         const windows = planWindows(ctx, def, g, await ctx.state.read<WindowState>(def.name, String(g.id)));
-        const batches = def.userBatch ? Math.ceil((await currentUsers(ctx.outDir, g.id)).length / def.userBatch.size) : 1;
+        const batches = def.userBatch ? Math.ceil((await usersOf(g.id)).users / def.userBatch.size) : 1;
         plan.rows.push({ stream: def.name, group: g.id, units: windows.windows.length, unit: 'windows', estimatedCalls: windows.windows.length * batches, detail: `${windows.from} to ${windows.upper} (exclusive), ${windows.skipped} already done` });
       } else if (def.kind === 'per-user' && g) {
-        // The same state, shard, budget and selection as the run (worker-share.ts); the users active in
-        // this run's windows are known only once the windows are landed.
-        budgets ??= await perUserBudgets(ctx);
-        const { selection: s } = await pickUsers(ctx, def, g, await startingState(ctx, def, g), budgets.get(g.id) ?? 0);
-        plan.rows.push({ stream: def.name, group: g.id, units: s.users.length, unit: 'users', estimatedCalls: s.users.length, detail: `${JSON.stringify(s.counts)}, ${s.deferred} deferred; plus users active in new windows` });
+        budgets ??= await perUserBudgets(ctx, async (group) => (await usersOf(group)).users);
+        plan.rows.push(await perUserRow(ctx, def, g, budgets.get(g.id) ?? 0, await usersOf(g.id)));
       }
     }
   }
+  plan.calls = callsSince(ctx, callsBefore);
   return plan;
+}
+
+/**
+ * The same state, shard, budget and selection as the run (worker-share.ts); the users active in this
+ * run's windows are known only once the windows are landed. With no users landed yet, every user of
+ * the listing is new: one call each, as many as the budget allows.
+ */
+async function perUserRow(ctx: RunContext, def: PerUserStream, g: GroupInfo, budget: number, e: UserEstimate): Promise<PlanRow> {
+  if (e.source === 'lake') {
+    const { selection: s } = await pickUsers(ctx, def, g, await startingState(ctx, def, g), budget);
+    return { stream: def.name, group: g.id, units: s.users.length, unit: 'users', estimatedCalls: s.users.length, detail: `${JSON.stringify(s.counts)}, ${s.deferred} deferred; plus users active in new windows` };
+  }
+  const mine = Math.round(e.users / (ctx.options.shard?.count ?? 1));
+  const units = Math.min(mine, budget);
+  const share = ctx.options.shard ? `about 1/${ctx.options.shard.count} of ${usersText(e)}` : usersText(e);
+  return { stream: def.name, group: g.id, units, unit: 'users', estimatedCalls: units, detail: `all new: ${share} by the users listing (none landed yet), ${mine - units} deferred` };
+}
+
+const usersText = (e: UserEstimate) => `${e.source === 'at-least' ? 'at least ' : ''}${e.users} users`;
+
+/** The calls the client made since `before`, by path (the token request aside). */
+function callsSince(ctx: RunContext, before: Record<string, number>): Plan['calls'] {
+  const now = ctx.client.counters.snapshot().callsByOperation;
+  return Object.entries(now)
+    .filter(([op, n]) => op !== 'token' && n > (before[op] ?? 0))
+    .map(([op, n]) => ({ path: operations[op as OperationName]?.path ?? op, calls: n - (before[op] ?? 0) }));
 }
 
 async function lastSnapshotRows(outDir: string, stream: string, group?: number): Promise<number> {
@@ -76,11 +127,16 @@ async function lastSnapshotRows(outDir: string, stream: string, group?: number):
 }
 
 export function formatPlan(plan: Plan, callsPerMinute: number): string {
-  const lines = [`plan for ${plan.scope}, no listing called:`];
+  const calls = plan.calls.map((c) => `${c.path} (${c.calls})`).join(', ') || 'none';
+  const lines = [`plan for ${plan.scope}, nothing extracted; calls made to plan it: ${calls}`];
   for (const r of plan.rows) {
     lines.push(`  ${r.stream.padEnd(17)} group ${String(r.group ?? '-').padEnd(6)} ${String(r.units).padStart(6)} ${r.unit.padEnd(8)} ~${String(r.estimatedCalls).padStart(7)} calls  ${r.detail}`);
   }
   for (const e of plan.elsewhere) lines.push(`  ${e.stream.padEnd(17)} not here: ${e.reason}`);
+  if (plan.usersFromListing.length) {
+    const groups = plan.usersFromListing.join(', ');
+    lines.push(`  users of group${plan.usersFromListing.length === 1 ? '' : 's'} ${groups}: none landed yet, estimated from the first page of /v3/user/list (its total); one call per user assumed`);
+  }
   const total = plan.rows.reduce((n, r) => n + r.estimatedCalls, 0);
   lines.push(`  total ~${total} calls: about ${(total / callsPerMinute).toFixed(1)} minutes at ${Math.floor(callsPerMinute)} calls/min`);
   return `${lines.join('\n')}\n`;

@@ -100,6 +100,7 @@ export async function runExtract(config: Config, options: ExtractOptions, deps: 
   const now = options.now ?? new Date();
   const runId = deps.runId ?? newRunId(now);
   const emit = deps.emit ?? (() => undefined);
+  const callsBefore = deps.client.counters.snapshot().callsByOperation;
   // Environment first, then the caller's options (flags): checked before any call.
   const settings = stripUndefined(extractSettings(process.env));
   const resolved = await resolveGroups(deps.client, config.groupIds);
@@ -121,7 +122,7 @@ export async function runExtract(config: Config, options: ExtractOptions, deps: 
     emit,
   };
   if (options.planOnly) {
-    const plan = await planExtract(ctx, selectStreams(options.streams));
+    const plan = await planExtract(ctx, selectStreams(options.streams), callsBefore);
     return { ...emptyResult(ctx, started), plan };
   }
   emit({ event: 'run', run_id: runId, level: resolved.level, groups: groups.map((g) => g.id) });

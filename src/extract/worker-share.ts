@@ -36,9 +36,11 @@ export function landedElsewhere(ctx: RunContext, def: StreamDefinition): string 
  * Splits the per-user call budget: half per per-user stream, then by each group's share of users. The
  * N shards of a round share one credential's rate, so each gets 1/N of it.
  */
-export async function perUserBudgets(ctx: RunContext): Promise<Map<number, number>> {
+export async function perUserBudgets(ctx: RunContext, usersOf?: (group: number) => Promise<number>): Promise<Map<number, number>> {
   const perStream = Math.floor((ctx.options.budgetMinutes * ctx.client.limiter.currentRate) / 2 / (ctx.options.shard?.count ?? 1));
-  const counts = await Promise.all(ctx.groups.map(async (g) => [g.id, (await currentUsers(ctx.outDir, g.id)).length] as const));
+  // The run counts the landed users; --plan may estimate a group's users from the listing (user-estimate.ts).
+  const count = usersOf ?? (async (group: number) => (await currentUsers(ctx.outDir, group)).length);
+  const counts = await Promise.all(ctx.groups.map(async (g) => [g.id, await count(g.id)] as const));
   const total = counts.reduce((n, [, c]) => n + c, 0) || 1;
   return new Map(counts.map(([id, c]) => [id, Math.ceil((perStream * c) / total)]));
 }
