@@ -111,12 +111,15 @@ describe('extract against the sandbox', () => {
     expect(leftovers).toEqual([]);
   });
 
-  test('--plan says what a run would do and calls no listing', async () => {
+  test('--plan says what a run would do, calling only the groups listing and, with no users landed, one users page per group', async () => {
     const out = tempOut();
     const before = { ...sandbox.stats().callsByOperation };
     const result = await extract(orgConfig(sandbox, out, { PERKS_START_DATE: START }), { now: noonUtc(TODAY), planOnly: true });
     const after = sandbox.stats().callsByOperation;
-    for (const op of ['listOrders', 'listUsers', 'listOffers', 'redemptionStats', 'userCredit', 'listInteractions']) expect(after[op] ?? 0, op).toBe(before[op] ?? 0);
+    const groupCount = sandbox.credentials.organisation.organisation_group_ids.length;
+    for (const op of ['listOrders', 'listOffers', 'redemptionStats', 'userCredit', 'listInteractions']) expect(after[op] ?? 0, op).toBe(before[op] ?? 0);
+    expect((after.listUsers ?? 0) - (before.listUsers ?? 0)).toBe(groupCount);
+    expect(result.plan!.calls).toEqual([{ path: '/v3/group/list', calls: 1 }, { path: '/v3/user/list', calls: groupCount }]);
     const orders = result.plan!.rows.filter((r) => r.stream === 'orders');
     expect(orders.length).toBe(sandbox.credentials.organisation.organisation_group_ids.length);
     expect(orders[0].units).toBe(52);

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { extract, type Plan } from '../../src/extract/index.js';
+import { extract, formatPlan, type Plan } from '../../src/extract/index.js';
 import { startSandbox, type Sandbox } from '../../src/sandbox/index.js';
 import { runCli } from '../support/cli.js';
 import { orgConfig, orgEnv, tempOut } from './helpers.js';
@@ -65,10 +65,33 @@ describe('extract --plan of one worker', () => {
     const r = await runCli(['extract', '--plan', '--shard', '2/2', '--groups', String(g)], orgEnv(sandbox, out, { PERKS_START_DATE: '2026-11-15' }));
     expect(r.code, r.stderr).toBe(0);
     const lines = r.stdout.trim().split('\n');
-    expect(lines[0]).toBe(`plan for shard 2/2 of group ${g}, no listing called:`);
+    expect(lines[0]).toBe(`plan for shard 2/2 of group ${g}, nothing extracted; calls made to plan it: /v3/group/list (1)`);
     const rows = lines.filter((l) => /^\s+\w+\s+group\s/.test(l));
     expect(rows.map((l) => l.trim().split(/\s+/).slice(0, 4))).toEqual(expected.rows.map((e) => [e.stream, 'group', String(e.group), String(e.units)]));
     expect(lines.filter((l) => l.includes('not here: landed by shard 1/2'))).toHaveLength(5);
     expect(lines.at(-1)).toContain(`total ~${perUserCalls(expected)} calls`);
+  });
+
+  test('on an empty output directory the plan counts each group\'s users by the first page of the users listing, says so, and plans the calls the run then makes', async () => {
+    const empty = tempOut();
+    const config = orgConfig(sandbox, empty, { PERKS_START_DATE: '2026-11-15' });
+    const plan = (await extract(config, { now, planOnly: true })).plan!;
+    expect(plan.usersFromListing).toEqual(groups);
+    expect(plan.calls).toEqual([{ path: '/v3/group/list', calls: 1 }, { path: '/v3/user/list', calls: groups.length }]);
+    const text = formatPlan(plan, 120);
+    expect(text.split('\n')[0]).toBe(`plan for the whole organisation (groups ${groups.join(', ')}), nothing extracted; calls made to plan it: /v3/group/list (1), /v3/user/list (${groups.length})`);
+    expect(text).toContain(`  users of groups ${groups.join(', ')}: none landed yet, estimated from the first page of /v3/user/list (its total); one call per user assumed\n`);
+
+    const run = await extract(config, { now });
+    expect(run.status).toBe('success');
+    const planned = (stream: string) => plan.rows.filter((r) => r.stream === stream).reduce((n, r) => n + r.estimatedCalls, 0);
+    const made = (stream: string) => run.streams.find((s) => s.name === stream)!.calls;
+    for (const stream of ['users', 'orders', 'redemption_stats', 'credit']) expect(planned(stream), stream).toBe(made(stream));
+    expect(planned('credit')).toBe(run.streams.find((s) => s.name === 'users')!.rows);
+    // One interactions call per user is planned; a user with more than a page of them takes more.
+    expect(planned('interactions')).toBe(planned('credit'));
+    expect(made('interactions')).toBeGreaterThanOrEqual(planned('interactions'));
+    const total = plan.rows.reduce((n, r) => n + r.estimatedCalls, 0);
+    expect(total).toBeGreaterThan(0.95 * (run.api.calls - 2));
   });
 });
