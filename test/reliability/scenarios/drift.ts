@@ -45,7 +45,14 @@ async function driftRun(sandbox: Sandbox, cleanDir: string, driftDir: string, ra
   sandbox.setFaults({ driftRate: 0 });
   const injected = Object.fromEntries(Object.entries(after).map(([k, v]) => [k, v - before[k as keyof typeof before]])) as typeof after;
   if (clean.exitCode !== 0) problems.push(`the run without drift exited ${clean.exitCode}`);
-  if (drifted.status !== 'success') problems.push(`the run with drift failed: ${drifted.streams.find((s) => s.error)?.error}`);
+  const failed = drifted.streams.find((s) => s.status !== 'success');
+  if (failed) problems.push(`the run with drift failed: ${failed.name} ${failed.status} ${failed.error ?? ''}`);
+  // Above the quarantine threshold (0.1%) the run ends partial, exit 4, and names the threshold.
+  const q = drifted.quarantine;
+  const above = drifted.quarantined / Math.max(1, q?.records ?? 0) > 0.001;
+  const expected = above ? { status: 'partial', exitCode: 4 } : { status: 'success', exitCode: 0 };
+  if (drifted.status !== expected.status || drifted.exitCode !== expected.exitCode) problems.push(`the run with drift ended ${drifted.status}, exit ${drifted.exitCode}; expected ${expected.status}, exit ${expected.exitCode}`);
+  if (above && !q?.message?.includes('above the 0.1% threshold (PERKS_QUARANTINE_THRESHOLD)')) problems.push(`no line names the threshold: ${q?.message}`);
 
   const quarantined = quarantinedRecords(driftDir);
   const quarantinedUsers = new Set((quarantined.get('users') ?? []).map((r) => String(r.id)));
