@@ -4,6 +4,7 @@
  *   client   throughput at a 600/min sliding-window limit, with and without 2% 5xx (about 70 s)
  *   extract  call efficiency of a full refresh and of an incremental day (medium scale, a few minutes)
  *   lake     landing 1,000,000 orders: rows/s and peak RSS
+ *   land     the real extract landing ~1,000,000 orders from the large sandbox, each its own process (a few minutes)
  *   build    the marts over 10,000,000 orders and 1,000,000 users: build time, ratio to a scan, RSS
  *   scale    three workers sharing one limit through Redis (needs redis-server)
  */
@@ -14,6 +15,7 @@ const parts: Record<string, string[]> = {
   client: ['bench/client.ts', '600', '30'],
   extract: ['bench/extract.ts', 'medium', '365'],
   lake: ['bench/lake.ts'],
+  land: ['bench/land.ts'],
   build: ['bench/build.ts'],
   scale: ['bench/scale.ts'],
 };
