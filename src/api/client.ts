@@ -10,7 +10,7 @@ import { Pagination } from '../resources/envelope.js';
 import { TokenPayload, type Token } from '../resources/auth.js';
 import { CreditItem } from '../resources/credit.js';
 import { registerSecret } from '../shared/redact.js';
-import { Counters } from './counters.js';
+import { Counters, currentScope } from './counters.js';
 import { ApiError, RecordParseError } from './errors.js';
 import { ACTIONS } from './outcomes.js';
 import { CredentialLimiter } from './rate-limiter.js';
@@ -193,13 +193,14 @@ export class PerksClient {
 
   private async sendLimited(req: Parameters<typeof send>[0]): Promise<HttpResponse> {
     let waited = 0;
+    const scope = currentScope(); // the limiter runs the call outside the caller's async context
     try {
       const { value, waitedMs } = await this.limiter.schedule(async () => {
         const response = await send(req).catch((err: unknown) => {
-          this.counters.recordCall(req.operation, 0, 0);
+          this.counters.recordCall(req.operation, 0, 0, scope);
           throw err;
         });
-        this.counters.recordCall(req.operation, response.bytes, 0);
+        this.counters.recordCall(req.operation, response.bytes, 0, scope);
         return response;
       });
       waited = waitedMs;
@@ -207,7 +208,7 @@ export class PerksClient {
       return value;
     } catch (err) {
       if (err instanceof ApiError && err.kind === 'throttled') {
-        this.counters.throttled += 1;
+        this.counters.recordThrottle();
         if (err.retryAfterMs !== undefined && err.retryAfterMs > this.opts.maxRetryAfterMs) {
           throw new AbortError(
             new ApiError('throttled', req.operation, `the API asks to wait ${Math.round(err.retryAfterMs / 1000)} s (Retry-After), above the ${Math.round(this.opts.maxRetryAfterMs / 1000)} s cap: rerun later`, 429),
@@ -232,7 +233,7 @@ export class PerksClient {
       shouldRetry: ({ error, attemptNumber }: { error: Error; attemptNumber: number }) =>
         error instanceof ApiError && ACTIONS[error.kind] === 'retry' && !(error.unreachable && attemptNumber >= NETWORK_ATTEMPTS),
       onFailedAttempt: ({ error, retriesLeft }: { error: Error; retriesLeft: number }) => {
-        if (error instanceof ApiError && ACTIONS[error.kind] === 'retry' && retriesLeft > 0) this.counters.retries += 1;
+        if (error instanceof ApiError && ACTIONS[error.kind] === 'retry' && retriesLeft > 0) this.counters.recordRetry();
       },
     };
   }

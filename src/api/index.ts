@@ -1,7 +1,7 @@
 /** The Perks API client: typed operations, token lifecycle, one limiter per credential, retries, pagination. */
 export { PerksClient, type ClientOptions, type CallArgs, type Page, type PathParams, type ListName, type ItemOf } from './client.js';
 export { CredentialLimiter, type LimiterOptions } from './rate-limiter.js';
-export { Counters } from './counters.js';
+export { Counters, inScope, type ScopeTraffic } from './counters.js';
 export { ApiError, ClusterError, RecordParseError, type ApiErrorKind } from './errors.js';
 export { clusterKey, describeRedisUrl, CLUSTER_DEFAULTS, type ClusterSettings } from './cluster.js';
 export { clientFromConfig } from './from-config.js';

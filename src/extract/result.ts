@@ -13,6 +13,11 @@ export interface GroupTally {
   /** Per-user streams: users refreshed by reason, and users deferred to a later run. */
   users?: Record<string, number>;
   notes: string[];
+  /** API traffic and time of this group's part (calls made for the stream as a whole, such as a shard's hand-off, count only in the stream's). */
+  calls?: number;
+  retries?: number;
+  throttled?: number;
+  ms?: number;
 }
 
 export interface StreamResult {

@@ -4,7 +4,7 @@
  * credential keeps the API budget); a stream that fails marks the streams after it skipped.
  */
 import { randomBytes } from 'node:crypto';
-import type { PerksClient } from '../api/index.js';
+import { inScope, type PerksClient } from '../api/index.js';
 import type { Config } from '../config/index.js';
 import { streams as allStreams } from '../../pipelines/index.js';
 import { ExitCode } from '../shared/exit-codes.js';
@@ -192,14 +192,14 @@ async function runStream(ctx: RunContext, def: StreamDefinition): Promise<Stream
   ctx.emit({ event: 'stream', stream: def.name });
   try {
     if (def.kind === 'snapshot' && def.scope === 'organisation' && def.name !== 'groups') {
-      tallies.push(await runSnapshot(ctx, def));
+      tallies.push(await groupPart(ctx, def, undefined, () => runSnapshot(ctx, def)));
     } else if (def.kind === 'snapshot') {
-      await forEachLimit(ctx.groups, ctx.options.concurrency, async (g) => void tallies.push(await runSnapshot(ctx, def, g)));
+      await forEachLimit(ctx.groups, ctx.options.concurrency, async (g) => void tallies.push(await groupPart(ctx, def, g.id, () => runSnapshot(ctx, def, g))));
       if (def.name === 'groups') tallies.push(await quarantineGroupRejects(ctx, def));
     } else if (def.kind === 'windowed') {
       // A group whose timezone cannot be read has no local days: its windows fail, the other groups' run.
       const unreadable = ctx.groups.filter((g) => g.timezoneError);
-      await forEachLimit(ctx.groups.filter((g) => !g.timezoneError), ctx.options.concurrency, async (g) => void tallies.push(await runWindowedGroup(ctx, def, g)));
+      await forEachLimit(ctx.groups.filter((g) => !g.timezoneError), ctx.options.concurrency, async (g) => void tallies.push(await groupPart(ctx, def, g.id, () => runWindowedGroup(ctx, def, g))));
       if (unreadable.length) {
         result.status = 'error';
         result.error = `${unreadable.map((g) => g.timezoneError).join('; ')}: no ${def.name} window extracted for ${unreadable.length === 1 ? 'it' : 'them'}, the other groups' were; fix the timezone upstream and rerun`;
@@ -211,7 +211,7 @@ async function runStream(ctx: RunContext, def: StreamDefinition): Promise<Stream
       const shard = ctx.options.shard;
       if (shard) await (ctx.handoff ??= landsSharedStreams(shard) ? writeHandoff(ctx) : awaitHandoff(ctx));
       const budgets = await perUserBudgets(ctx);
-      for (const g of ctx.groups) tallies.push(await runPerUserGroup(ctx, def, g, budgets.get(g.id) ?? 0));
+      for (const g of ctx.groups) tallies.push(await groupPart(ctx, def, g.id, () => runPerUserGroup(ctx, def, g, budgets.get(g.id) ?? 0)));
     }
   } catch (err) {
     result.status = 'error';
@@ -234,6 +234,20 @@ async function runStream(ctx: RunContext, def: StreamDefinition): Promise<Stream
   }
   ctx.emit({ event: 'stream_done', stream: def.name, status: result.status, rows: result.rows, calls: result.calls, ms: result.ms });
   return result;
+}
+
+/**
+ * One group's part of a stream, with the calls, retries and 429s it caused (counted in its own scope,
+ * see Counters) and its time: the run manifest's per-group figures.
+ */
+async function groupPart(ctx: RunContext, def: StreamDefinition, group: number | undefined, work: () => Promise<GroupTally>): Promise<GroupTally> {
+  const scope = `${def.name}/${group ?? 'organisation'}`;
+  const traffic = () => ({ ...(ctx.client.counters.byScope[scope] ?? { calls: 0, retries: 0, throttled: 0 }) });
+  const before = traffic();
+  const started = Date.now();
+  const tally = await inScope(scope, work);
+  const after = traffic();
+  return { ...tally, calls: after.calls - before.calls, retries: after.retries - before.retries, throttled: after.throttled - before.throttled, ms: Date.now() - started };
 }
 
 function stripUndefined<T extends object>(o: T): Partial<T> {

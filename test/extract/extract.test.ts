@@ -48,7 +48,7 @@ describe('extract against the sandbox', () => {
     expect(await lakeOrders(out)).toEqual(before);
   });
 
-  test('every stream lands, and the run manifest and state say what was done', async () => {
+  test('every stream lands, and the run manifest (per stream and group) and state say what was done', async () => {
     const out = tempOut();
     const result = await extract(orgConfig(sandbox, out, { PERKS_START_DATE: START }), { now: noonUtc(TODAY) });
     expect(result.status).toBe('success');
@@ -61,6 +61,16 @@ describe('extract against the sandbox', () => {
     expect(credit.rows).toBe(users.rows);
     const manifest = JSON.parse(readFileSync(result.manifest, 'utf8'));
     expect(manifest.runId).toBe(result.runId);
+    // per stream AND group: calls, retries, 429s and time; a windowed stream's calls are all its groups'
+    type Part = { group: number; calls: number; retries: number; throttled: number; ms: number; rows: number };
+    const orders = manifest.streams.find((s: { name: string }) => s.name === 'orders') as { calls: number; groups: Part[] };
+    expect(orders.groups.map((g) => g.group).sort()).toEqual(result.groups.map((g) => g.id).sort());
+    for (const g of orders.groups) {
+      expect(g.calls, `group ${g.group}`).toBeGreaterThan(0);
+      expect(g).toMatchObject({ retries: 0, throttled: 0 });
+      expect(g.ms).toBeGreaterThanOrEqual(0);
+    }
+    expect(orders.groups.reduce((n, g) => n + g.calls, 0)).toBe(orders.calls);
     const state = JSON.parse(readFileSync(join(out, 'state', 'orders', `${result.groups[0].id}.json`), 'utf8'));
     expect(state.watermark).toBe(result.groups[0].upperDay);
     expect(state.lookbackDays).toBe(7);
