@@ -4,6 +4,8 @@ import { expectAtGoal, fast } from './at-goal.js';
 
 describe('secrets', () => {
   test('a canary secret and canary tokens, echoed back by failing servers, appear in no output and no file value, through 401, 500 and crash paths with PERKS_DEBUG=1', async () => {
+    // A subset of SECRET_RUNS on 6 days; `npm run reliability -- --only secrets` runs them all on 40
+    // (`run` with 500s, ~30 s of retries, among them).
     const runs = [
       { args: ['check'], mode: 'token500' as const },
       { args: ['check'], mode: 'api401' as const },
@@ -11,6 +13,10 @@ describe('secrets', () => {
       { args: ['extract'], mode: 'token401' as const },
       { args: ['extract', '--full-refresh'], mode: 'ok' as const, crash: true },
       { args: ['build'], mode: 'ok' as const },
+      { args: ['build'], mode: 'ok' as const, crash: true },
+      { args: ['writeback'], mode: 'api401' as const },
+      { args: ['run'], mode: 'api401' as const },
+      { args: ['run'], mode: 'ok' as const, crash: true },
       { args: ['writeback'], mode: 'ok' as const },
     ];
     expectAtGoal(await secretsScenario({ ...fast(), runs, days: 6 }));

@@ -37,8 +37,14 @@ export const SECRET_RUNS: SecretRun[] = [
   { args: ['extract', '--full-refresh'], mode: 'token401' },
   { args: ['extract', '--full-refresh'], mode: 'ok', crash: true },
   { args: ['build'], mode: 'ok' },
-  { args: ['run'], mode: 'ok' },
+  { args: ['build'], mode: 'ok', crash: true },
+  // Before any `run`, which posts the write-back rows itself: here they are still to send.
+  { args: ['writeback'], mode: 'api401' },
   { args: ['writeback'], mode: 'api500' },
+  { args: ['run'], mode: 'ok' },
+  { args: ['run'], mode: 'api500' },
+  { args: ['run'], mode: 'api401' },
+  { args: ['run'], mode: 'ok', crash: true },
   { args: ['writeback', '--verify'], mode: 'ok' },
   { args: ['report', 'revenue', '--month', MONTH], mode: 'ok' },
   { args: ['sql', 'SELECT * FROM lake_users LIMIT 5', '--format', 'json'], mode: 'ok' },
@@ -57,34 +63,45 @@ export async function secretsScenario(o: ScenarioOptions & { runs?: SecretRun[];
     withScratch('secrets', async (scratch) => {
       const out = scratch.dir('out');
       const cwd = scratch.dir('cwd');
-      let mode: Mode = 'ok';
+      // The mode of the run under way, and whether it has met a 500 yet (its first API call always does).
+      const current = { mode: 'ok' as Mode, failed500: false };
       const tokens = new Map<string, string>();
       const real = sandbox.credentials.organisation.client_secret;
-      const proxy = await startProxy(sandbox.baseUrl, canaryHooks(() => mode, secret, real, tokenPrefix, tokens, random));
+      const proxy = await startProxy(sandbox.baseUrl, canaryHooks(current, secret, real, tokenPrefix, tokens, random));
       const env = { ...orgEnv(sandbox, out, { PERKS_START_DATE: start }), PERKS_BASE_URL: proxy.url, PERKS_CLIENT_SECRET: secret, PERKS_DEBUG: '1' };
       const outputs: CliResult[] = [];
       const codes: string[] = [];
+      let kills = 0;
+      const problems: string[] = [];
       try {
         for (const r of runs) {
-          mode = r.mode;
+          Object.assign(current, { mode: r.mode, failed500: false });
+          let killed = '';
+          const seen = proxy.log.length;
           if (r.crash) {
             const child = startCli(r.args, env, { cwd });
-            await child.saw('"event":"run"');
+            await child.saw(startedLine(r.args));
             await sleep(Math.floor(random() * 1500));
             child.child.kill('SIGKILL');
-            outputs.push(await child.done);
-            mode = 'ok';
+            const crashed = await child.done;
+            outputs.push(crashed);
+            // A run that ended before the kill did not take the crash path: it is counted, and said.
+            if (crashed.signal === 'SIGKILL') kills += 1;
+            killed = crashed.signal === 'SIGKILL' ? ', killed, rerun' : `, ended ${crashed.code} before the kill, rerun`;
+            current.mode = 'ok';
           }
           const result = await runCli(r.args, env, { cwd, timeoutMs: 120_000 });
           outputs.push(result);
-          codes.push(`${r.args.slice(0, 2).join(" ")} [${r.mode}${r.crash ? ", killed, rerun" : ""}] → ${result.code} (${(result.ms / 1000).toFixed(1)} s)`);
+          // A failure mode that refused nothing exercised nothing.
+          const refused = proxy.log.slice(seen).filter((e) => e.intercepted).length;
+          if (!refused && r.mode !== 'ok') problems.push(`${r.args.join(' ')} [${r.mode}] met no refusal: its ${r.mode} path was not exercised`);
+          codes.push(`${r.args.slice(0, 2).join(' ')} [${r.mode}${killed}] → ${result.code}, ${refused} refused (${(result.ms / 1000).toFixed(1)} s)`);
           o.log(`secrets: ${codes.at(-1)}${result.code ? `: ${(result.stderr.trim().split('\n').at(-1) ?? '').slice(0, 200)}` : ''}`);
         }
       } finally {
         await proxy.close();
       }
       const needles = [secret, tokenPrefix];
-      const problems: string[] = [];
       outputs.forEach((r, i) => {
         for (const n of needles) {
           if (r.stdout.includes(n)) problems.push(`stdout of run ${i + 1} holds a canary`);
@@ -93,8 +110,11 @@ export async function secretsScenario(o: ScenarioOptions & { runs?: SecretRun[];
       });
       const found = await searchOutput(out, needles);
       for (const h of found.hits) problems.push(`${h.file} (${h.where}) holds a canary`);
+      const hits = problems.filter((p) => p.endsWith('holds a canary')).length;
       const strays = readdirSync(cwd);
       if (strays.length) problems.push(`written outside the output directory: ${strays.join(', ')}`);
+      const crashes = runs.filter((r) => r.crash).length;
+      if (kills < crashes) problems.push(`${crashes - kills} of ${crashes} runs to kill ended before the kill: their crash path was not exercised`);
       if (tokens.size < 2) problems.push(`only ${tokens.size} canary tokens were handed out: the 401 paths were not exercised`);
       const echoed = proxy.log.filter((e) => e.intercepted).length;
       return [
@@ -102,24 +122,31 @@ export async function secretsScenario(o: ScenarioOptions & { runs?: SecretRun[];
           'secrets: canary secret and tokens',
           outputs.length,
           problems,
-          `${problems.length} hits in ${outputs.length} outputs and ${found.files.parquet + found.files.duckdb + found.files.text} files (${found.values} values decoded); ${tokens.size} tokens, ${echoed} error bodies echoing them`,
+          `${hits} hits in ${outputs.length} outputs (${kills} killed mid-run) and ${found.files.parquet + found.files.duckdb + found.files.text} files (${found.values} values decoded); ${tokens.size} tokens, ${echoed} error bodies echoing them`,
         ),
       ];
     }),
   );
 }
 
+/** What a command prints once it is under way, so a kill lands mid-run: build's first step, else the run event. */
+const startedLine = (args: string[]) => (args[0] === 'build' ? 'lake views' : '"event":"run"');
+
 /** The proxy's part: canaries in, real credentials out, and error bodies that echo what they were sent. */
-function canaryHooks(mode: () => Mode, secret: string, realSecret: string, prefix: string, tokens: Map<string, string>, random: () => number): ProxyHooks {
+function canaryHooks(current: { mode: Mode; failed500: boolean }, secret: string, realSecret: string, prefix: string, tokens: Map<string, string>, random: () => number): ProxyHooks {
   const isToken = (r: ProxyRequest) => r.path.startsWith('/v3/oauth/token');
   const echo = (r: ProxyRequest) => JSON.stringify({ message: `refused: ${r.headers.authorization ?? ''} ${r.body}`, debug: { headers: r.headers, body: r.body } });
   return {
     intercept(r) {
-      const m = mode();
+      const m = current.mode;
       if (isToken(r) && m === 'token401') return { respond: { status: 401, body: JSON.stringify({ error: 'invalid_client', message: `Client authentication failed: ${r.body}` }) } };
       if (isToken(r) && m === 'token500') return { respond: { status: 500, body: echo(r) } };
       if (!isToken(r) && m === 'api401') return { respond: { status: 401, body: echo(r) } };
-      if (!isToken(r) && m === 'api500' && random() < 0.2) return { respond: { status: 500, body: echo(r) } };
+      // 500s: the run's first API call, then a fifth of the calls (at random), so a short run meets one too.
+      if (!isToken(r) && m === 'api500' && (!current.failed500 || random() < 0.2)) {
+        current.failed500 = true;
+        return { respond: { status: 500, body: echo(r) } };
+      }
       return undefined;
     },
     rewriteRequest(r) {
