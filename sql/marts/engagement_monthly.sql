@@ -10,6 +10,17 @@
 --   egift_savings    from redemption statistics, which carry no currency
 -- grain: one row per organisation_group_id, month
 -- key: organisation_group_id, month
+-- columns:
+--   organisation_group_id: the group
+--   month: first day of the group's local month
+--   users: current users created by the end of the month
+--   new_users: current users created in the month
+--   active_users: users with an order, an interaction or their last login in the month
+--   redeeming_users: users with redemptions in the month's redemption statistics
+--   orders: every order of the month, unattributed ones included
+--   savings_currency: the currency of the month's orders when there is one; null when several
+--   order_saving: order_saving of the month (null when currencies are mixed)
+--   egift_savings: egift_savings of the month's redemption statistics
 -- tests:
 --   unique: organisation_group_id, month
 --   not_null: organisation_group_id, month, users, orders

@@ -12,6 +12,32 @@
 --   churned       last activity longer ago (or unknown).
 -- grain: one row per organisation_group_id, user_id
 -- key: organisation_group_id, user_id
+-- columns:
+--   organisation_group_id: the group
+--   user_id: the Perks user id
+--   user_uid: the user's UID on the platform
+--   status: the user's status as the API reports it
+--   is_anonymised: the latest users snapshot holds no email for the user
+--   created_at: when the user was created (UTC)
+--   last_login: the user's last login (UTC; the API gives only the last one)
+--   login_count: logins as the API counts them
+--   days_since_last_login: local days from the last login to the as-of day
+--   last_order_date: local day of the user's last order
+--   orders_total: the user's orders, all time (every status)
+--   orders_30d: orders in the 30 local days up to the as-of day
+--   orders_90d: orders in the 90 local days up to the as-of day
+--   savings_currency: currency of the 90-day savings; null when they span several
+--   savings_30d: order_saving in the last 30 days (null when currencies are mixed)
+--   savings_90d: order_saving in the last 90 days (null when currencies are mixed)
+--   redemptions: all_redemptions_count over every redemption statistics window landed
+--   egift_orders: egift_orders_count over every window landed
+--   egift_savings: egift_savings over every window landed
+--   credit_available: credit available now (latest credit snapshot of the user)
+--   credit_spent: credit spent, as the credit operation reports it
+--   credit_expired: credit expired, as the credit operation reports it
+--   interactions: interactions landed for the user
+--   last_interaction_at: the latest interaction_at (UTC)
+--   segment: new, active, dormant, churned or never_active (thresholds above)
 -- tests:
 --   unique: organisation_group_id, user_id
 --   not_null: organisation_group_id, user_id, segment

@@ -7,6 +7,21 @@
 -- group), or on a row with order_currency null when the user had no orders that month.
 -- grain: one row per organisation_group_id, month, user_id, order_currency
 -- key: organisation_group_id, month, user_id, order_currency
+-- columns:
+--   organisation_group_id: the group
+--   month: first day of the group's local month
+--   user_id: the Perks user id; null on the group's unattributed row (orders of no current user)
+--   user_uid: the user's UID on the platform (null when unattributed)
+--   is_unattributed: true on the row of orders whose email matches no current user
+--   order_currency: currency of the orders; null on a row with only redemption statistics
+--   orders: the user's orders in the month (every status)
+--   order_saving: sum of the orders' order_saving
+--   face_value: sum of the orders' face_value
+--   credit_spent: sum of the orders' order_credit (credit spent on orders)
+--   redemptions: all_redemptions_count of the month's redemption statistics
+--   egift_orders: egift_orders_count of the month's redemption statistics
+--   egift_savings: egift_savings of the month's redemption statistics (no currency given by the API)
+--   egift_face_value: egift_face_value of the month's redemption statistics
 -- tests:
 --   unique: organisation_group_id, month, user_id, order_currency
 --   not_null: organisation_group_id, month

@@ -21,7 +21,7 @@ export interface ModelDoc {
   materialized: Materialization;
   dependsOn: string[];
   tests: string[];
-  columns: { name: string; type: string }[];
+  columns: { name: string; type: string; description?: string }[];
 }
 
 export async function modelDocs(conn: DuckDBConnection, models: Node[], tests: DataTest[]): Promise<ModelDoc[]> {
@@ -45,7 +45,7 @@ export async function modelDocs(conn: DuckDBConnection, models: Node[], tests: D
     materialized: materialization(m),
     dependsOn: m.dependsOn,
     tests: tests.filter((t) => t.model === m.name).map((t) => t.name.replace(`${m.name} · `, '')),
-    columns: columns.get(m.name) ?? [],
+    columns: (columns.get(m.name) ?? []).map((c) => (m.header.columns[c.name] ? { ...c, description: m.header.columns[c.name] } : c)),
   }));
 }
 
@@ -65,7 +65,7 @@ export function renderMarkdown(docs: ModelDoc[]): string {
     if (d.key.length) out.push(`- key: ${d.key.join(', ')}`);
     out.push(`- depends on: ${d.dependsOn.join(', ') || '(nothing)'}`);
     if (d.tests.length) out.push(`- tests: ${d.tests.join('; ')}`);
-    out.push('', '| column | type |', '|---|---|', ...d.columns.map((c) => `| ${c.name} | ${c.type} |`), '');
+    out.push('', '| column | type | meaning |', '|---|---|---|', ...d.columns.map((c) => `| ${c.name} | ${c.type} | ${(c.description ?? '').replace(/\|/g, '\\|')} |`), '');
   }
   return out.join('\n');
 }

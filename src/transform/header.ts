@@ -6,6 +6,8 @@
  *   -- grain: one row per organisation_group_id, month, order_currency, order_status
  *   -- key: organisation_group_id, month, order_currency, order_status
  *   -- materialized: table        (or view, or ephemeral: a temporary table of the build, never stored)
+ *   -- columns:
+ *   --   orders: orders placed in the month (every status)
  *   -- tests:
  *   --   unique: organisation_group_id, month, order_currency, order_status
  *   --   not_null: organisation_group_id, month
@@ -36,6 +38,8 @@ export interface Header {
   /** Singular test files (sql/tests/) name the model they check. */
   model?: string;
   tests: TestSpec[];
+  /** What each column means (the `columns:` block): the data dictionary prints it beside the type. */
+  columns: Record<string, string>;
 }
 
 const list = (s: string) =>
@@ -47,26 +51,27 @@ const unquote = (s: string) => s.replace(/^'(.*)'$/, '$1').replace(/^"(.*)"$/, '
 
 /** Parses the leading `--` lines of a model file; `file` only names the file in errors. */
 export function parseHeader(sql: string, file: string): Header {
-  const header: Header = { description: '', tests: [] };
+  const header: Header = { description: '', tests: [], columns: {} };
   const description: string[] = [];
-  let inTests = false;
+  let block: 'tests' | 'columns' | undefined;
   for (const raw of sql.split('\n')) {
     const line = raw.trim();
     if (line === '') continue;
     if (!line.startsWith('--')) break;
     const text = line.replace(/^--\s?/, '');
-    const field = /^(grain|key|materialized|model|tests):\s*(.*)$/.exec(text.trim());
-    if (inTests && /^\s+\S/.test(text) && !field) {
-      header.tests.push(parseTest(text.trim(), file));
+    const field = /^(grain|key|materialized|model|tests|columns):\s*(.*)$/.exec(text.trim());
+    if (block && /^\s+\S/.test(text) && !field) {
+      if (block === 'tests') header.tests.push(parseTest(text.trim(), file));
+      else parseColumn(text.trim(), header.columns, file);
       continue;
     }
-    inTests = false;
+    block = undefined;
     if (!field) {
       description.push(text.trim());
       continue;
     }
     const [, name, value] = field;
-    if (name === 'tests') inTests = true;
+    if (name === 'tests' || name === 'columns') block = name;
     else if (name === 'grain') header.grain = value.trim();
     else if (name === 'key') header.key = list(value);
     else if (name === 'model') header.model = value.trim();
@@ -75,6 +80,12 @@ export function parseHeader(sql: string, file: string): Header {
   }
   header.description = description.join(' ').trim();
   return header;
+}
+
+function parseColumn(text: string, columns: Record<string, string>, file: string): void {
+  const match = /^(\w+):\s*(.+)$/.exec(text);
+  if (!match) throw new ModelGraphError(`${file}: column line "${text}" is not understood; expected "<column>: <what it means>"`);
+  columns[match[1]] = columns[match[1]] ? `${columns[match[1]]} ${match[2].trim()}` : match[2].trim();
 }
 
 function parseTest(text: string, file: string): TestSpec {

@@ -114,18 +114,27 @@ test('perks sql says what is wrong with a bad query or a missing warehouse', asy
 test('perks models lists every model with grain, columns and dependencies, and writes <out>/docs/models.md', async () => {
   const r = await perks('models', '--format', 'json');
   expect(r.code).toBe(0);
-  const docs = JSON.parse(r.stdout) as { name: string; layer: string; grain: string; dependsOn: string[]; columns: { name: string; type: string }[] }[];
+  const docs = JSON.parse(r.stdout) as { name: string; layer: string; grain: string; dependsOn: string[]; columns: { name: string; type: string; description?: string }[] }[];
   const revenue = docs.find((d) => d.name === 'revenue_monthly')!;
   expect(revenue.layer).toBe('marts');
   expect(revenue.grain).toBe('one row per organisation_group_id, month, order_currency, order_status');
   expect(revenue.dependsOn).toEqual(['stg_orders']);
-  expect(revenue.columns.slice(0, 5)).toEqual([
+  expect(revenue.columns.slice(0, 5)).toMatchObject([
     { name: 'organisation_group_id', type: 'BIGINT' },
     { name: 'month', type: 'DATE' },
     { name: 'order_currency', type: 'VARCHAR' },
     { name: 'order_status', type: 'VARCHAR' },
     { name: 'orders', type: 'BIGINT' },
   ]);
+  // every column of every mart (the BI contract) says what it means, and no meaning names a column that is gone
+  for (const mart of docs.filter((d) => d.layer === 'marts')) {
+    const undocumented = mart.columns.filter((c) => !c.description).map((c) => c.name);
+    expect(undocumented, `${mart.name}: columns without a meaning in its header's columns: block`).toEqual([]);
+  }
+  const sqlHeader = readFileSync('sql/marts/revenue_monthly.sql', 'utf8');
+  const described = [...sqlHeader.matchAll(/^--   (\w+): /gm)].map((m) => m[1]).filter((n) => !['unique', 'not_null', 'accepted_values', 'relationships'].includes(n));
+  expect(described.sort()).toEqual(revenue.columns.map((c) => c.name).sort());
+  expect(readFileSync(join(outDir, 'docs', 'models.md'), 'utf8')).toContain('| group_revenue | DECIMAL(38,2) | sum of the group');
   expect(docs.find((d) => d.name === 'stg_orders')!.dependsOn).toEqual(['lake_orders', 'stg_user_emails']);
   expect(docs.find((d) => d.name === 'stg_user_emails')).toMatchObject({ materialized: 'ephemeral', layer: 'staging' });
   // dependencies come before what reads them
