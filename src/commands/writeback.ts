@@ -64,7 +64,8 @@ async function verify(config: Config): Promise<number> {
   try {
     const result = await verifyWriteback({ outDir: config.output, client });
     process.stdout.write(redact(formatVerify(result)));
-    return result.missing.length ? ExitCode.partial : ExitCode.success;
+    // Rows nobody could check are not a clean bill: a scheduler must not read them as verified.
+    return result.missing.length || result.unchecked ? ExitCode.partial : ExitCode.success;
   } finally {
     await client?.close();
   }
@@ -95,7 +96,7 @@ export function formatWriteback(r: WritebackResult): string {
 
 export function formatVerify(r: VerifyResult): string {
   const lines = [
-    `writeback verify: ${r.sent} sent per the ledger, ${r.seen_in_lake} seen in the landed interactions, ${r.seen_via_api} seen through the API, ${r.missing.length} missing${r.unchecked ? `, ${r.unchecked} unchecked (not extracted since they were sent, and no API credentials)` : ''}`,
+    `writeback verify: ${r.sent} sent per the ledger, ${r.seen_in_lake} seen in the landed interactions, ${r.seen_via_api} seen through the API, ${r.missing.length} missing${r.unchecked ? `, ${r.unchecked} unchecked (not extracted since they were sent, and no API credentials): not verified, rerun with credentials or after the next extract` : ''}`,
   ];
   for (const m of r.missing.slice(0, 20)) {
     lines.push(`  missing ${m.interaction_id} (${m.kind}, group ${m.organisation_group_id}, ${m.identifier}=${m.identifier_value}, sent ${m.attempted_at}; checked in the ${m.checked})`);

@@ -91,4 +91,17 @@ describe('the perks writeback command', () => {
     expect(bad.code).toBe(2);
     expect(bad.stderr.trim().split('\n')).toEqual(['perks: PERKS_WRITEBACK_LIMIT="lots" is invalid: expected a whole number of rows, 0 or more']);
   });
+
+  test('--verify without credentials exits 4 when some sent rows could not be checked, and says so', async () => {
+    const outDir = tempOut();
+    await writeMarts(outDir, martsFromSandbox(sandbox()));
+    const sent = await runWriteback({ outDir, config: configFor(sandbox(), outDir) });
+    expect(sent.sent).toBeGreaterThan(0);
+    // no interactions landed since, and no credentials: nothing can be checked
+    const clean = Object.fromEntries(Object.entries(sandboxEnv(sandbox(), outDir)).filter(([k]) => !['PERKS_CLIENT_ID', 'PERKS_CLIENT_SECRET', 'PERKS_BASE_URL'].includes(k)));
+    const r = await perks(['writeback', '--verify'], { ...clean, PERKS_CLIENT_ID: '', PERKS_CLIENT_SECRET: '', PERKS_BASE_URL: '' });
+    expect(r.code, r.stdout + r.stderr).toBe(4);
+    expect(r.stdout).toContain(`0 missing, ${sent.sent} unchecked`);
+    expect(r.stdout).toContain('not verified');
+  });
 });
