@@ -13,7 +13,7 @@ describe('secrets', () => {
       { args: ['extract'], mode: 'token401' as const },
       { args: ['extract', '--full-refresh'], mode: 'ok' as const, crash: true },
       { args: ['build'], mode: 'ok' as const },
-      { args: ['build'], mode: 'ok' as const, crash: true },
+      { args: ['build'], mode: 'ok' as const, crashAt: 'mid-build:5' },
       { args: ['writeback'], mode: 'api401' as const },
       { args: ['run'], mode: 'api401' as const },
       { args: ['run'], mode: 'ok' as const, crash: true },

@@ -7,6 +7,7 @@
 import { randomBytes } from 'node:crypto';
 import { readdirSync } from 'node:fs';
 import { localDay, shiftDay } from '../../../src/extract/index.js';
+import { CRASH_ENV } from '../../../src/shared/crash-points.js';
 import { runCli, startCli, type CliResult } from '../../support/cli.js';
 import { searchOutput } from '../../support/decode.js';
 import { startProxy, type ProxyHooks, type ProxyRequest } from '../../support/proxy.js';
@@ -20,8 +21,10 @@ type Mode = 'ok' | 'token401' | 'token500' | 'api401' | 'api500';
 export interface SecretRun {
   args: string[];
   mode: Mode;
-  /** Kill it with SIGKILL this long after its run starts, then rerun it normally. */
+  /** Kill it with SIGKILL at a random moment once its run has started, then rerun it normally. */
   crash?: boolean;
+  /** Let it kill itself at this named point (PERKS_CRASH_AT, src/shared/crash-points.ts), then rerun it: for a run too short to hit at random. */
+  crashAt?: string;
 }
 
 const TODAY = localDay(new Date(), 'UTC');
@@ -37,7 +40,7 @@ export const SECRET_RUNS: SecretRun[] = [
   { args: ['extract', '--full-refresh'], mode: 'token401' },
   { args: ['extract', '--full-refresh'], mode: 'ok', crash: true },
   { args: ['build'], mode: 'ok' },
-  { args: ['build'], mode: 'ok', crash: true },
+  { args: ['build'], mode: 'ok', crashAt: 'mid-build:5' },
   // Before any `run`, which posts the write-back rows itself: here they are still to send.
   { args: ['writeback'], mode: 'api401' },
   { args: ['writeback'], mode: 'api500' },
@@ -78,11 +81,13 @@ export async function secretsScenario(o: ScenarioOptions & { runs?: SecretRun[];
           Object.assign(current, { mode: r.mode, failed500: false });
           let killed = '';
           const seen = proxy.log.length;
-          if (r.crash) {
-            const child = startCli(r.args, env, { cwd });
-            await child.saw(startedLine(r.args));
-            await sleep(Math.floor(random() * 1500));
-            child.child.kill('SIGKILL');
+          if (r.crash || r.crashAt) {
+            const child = startCli(r.args, r.crashAt ? { ...env, [CRASH_ENV]: r.crashAt } : env, { cwd });
+            if (!r.crashAt) {
+              await child.saw('"event":"run"');
+              await sleep(Math.floor(random() * 1500));
+              child.child.kill('SIGKILL');
+            }
             const crashed = await child.done;
             outputs.push(crashed);
             // A run that ended before the kill did not take the crash path: it is counted, and said.
@@ -113,7 +118,7 @@ export async function secretsScenario(o: ScenarioOptions & { runs?: SecretRun[];
       const hits = problems.filter((p) => p.endsWith('holds a canary')).length;
       const strays = readdirSync(cwd);
       if (strays.length) problems.push(`written outside the output directory: ${strays.join(', ')}`);
-      const crashes = runs.filter((r) => r.crash).length;
+      const crashes = runs.filter((r) => r.crash || r.crashAt).length;
       if (kills < crashes) problems.push(`${crashes - kills} of ${crashes} runs to kill ended before the kill: their crash path was not exercised`);
       if (tokens.size < 2) problems.push(`only ${tokens.size} canary tokens were handed out: the 401 paths were not exercised`);
       const echoed = proxy.log.filter((e) => e.intercepted).length;
@@ -128,9 +133,6 @@ export async function secretsScenario(o: ScenarioOptions & { runs?: SecretRun[];
     }),
   );
 }
-
-/** What a command prints once it is under way, so a kill lands mid-run: build's first step, else the run event. */
-const startedLine = (args: string[]) => (args[0] === 'build' ? 'lake views' : '"event":"run"');
 
 /** The proxy's part: canaries in, real credentials out, and error bodies that echo what they were sent. */
 function canaryHooks(current: { mode: Mode; failed500: boolean }, secret: string, realSecret: string, prefix: string, tokens: Map<string, string>, random: () => number): ProxyHooks {
