@@ -91,6 +91,7 @@ export class CredentialLimiter {
 
   /** Server-sent X-RateLimit-Limit / X-RateLimit-Remaining, when a server sends them. */
   rateHeaders(limit?: number, remaining?: number): void {
+    if (limit && limit > 0) this.reported = { limit, remaining };
     if (limit && limit > 0) {
       const spacing = CredentialLimiter.spacing(limit);
       if (spacing > this.baseMinTime) {
@@ -100,6 +101,9 @@ export class CredentialLimiter {
     }
     if (remaining === 0) this.pauseFor(this.minTime);
   }
+
+  /** The last X-RateLimit-Limit (and -Remaining) a server sent, if it sends them. */
+  reported?: { limit: number; remaining?: number };
 
   /** Calls per minute the limiter currently allows. */
   get currentRate(): number {

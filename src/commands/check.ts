@@ -30,9 +30,18 @@ export const checkCommand: CommandModule<object, ApiFlags> = {
           say(true, `group ${g.id}: ${g.display_name ?? g.name ?? ''} (${timezoneOf(g, (m) => say(false, m))}, ${g.locale ?? 'no locale'}${g.sandbox ? ', sandbox' : ''})`);
         }
         const limit = client.limiter.currentRate;
-        say(true, `rate limit: pacing at ${Math.floor(limit)} calls/min (configured ${config.rateLimit}); the API's own value is in the group settings`);
+        const reported = client.limiter.reported;
+        let exitCode: number = ExitCode.success;
+        if (!reported) {
+          say(true, `rate limit: pacing at ${Math.floor(limit)} calls/min (configured ${config.rateLimit}); the API sent no rate headers: its value is in the group settings`);
+        } else if (reported.limit < config.rateLimit) {
+          say(false, `rate limit: the API reports ${reported.limit} calls/min (X-RateLimit-Limit), below the configured ${config.rateLimit}: set PERKS_RATE_LIMIT=${reported.limit} (the client already paces at ${Math.floor(limit)})`);
+          exitCode = ExitCode.config;
+        } else {
+          say(true, `rate limit: the API reports ${reported.limit} calls/min (X-RateLimit-Limit${reported.remaining === undefined ? '' : `, ${reported.remaining} left`}); pacing at ${Math.floor(limit)} calls/min (configured ${config.rateLimit})`);
+        }
         say(true, `${client.counters.calls} calls made`);
-        return ExitCode.success;
+        return exitCode;
       } catch (err) {
         if (err instanceof ApiError) {
           say(false, err.message);

@@ -146,6 +146,26 @@ describe('the whole job, for the people who use it', () => {
     }
   });
 
+  test('perks check says in words what works, with few calls, and names a configured rate above the one the API reports', async () => {
+    const sandbox = await startSandbox({ port: 0, scale: 'tiny', rateLimit: 600 });
+    try {
+      const org = sandbox.credentials.organisation;
+      const env = { PERKS_BASE_URL: sandbox.baseUrl, PERKS_CLIENT_ID: String(org.client_id), PERKS_CLIENT_SECRET: org.client_secret, PERKS_OUTPUT: out() };
+      const ok = await perks(['check'], { ...env, PERKS_RATE_LIMIT: '120' });
+      expect(ok.code, ok.stdout + ok.stderr).toBe(0);
+      expect(ok.stdout).toMatch(/^ok {3}token: obtained \(1 token request\); organisation-level credential$/m);
+      for (const g of org.organisation_group_ids) expect(ok.stdout).toMatch(new RegExp(`^ok {3}group ${g}: `, 'm'));
+      expect(ok.stdout).toMatch(/^ok {3}rate limit: the API reports 600 calls\/min \(X-RateLimit-Limit, \d+ left\); pacing at 118 calls\/min \(configured 120\)$/m);
+      expect(Number(/(\d+) calls made/.exec(ok.stdout)![1])).toBeLessThanOrEqual(3);
+      expect(ok.stdout).not.toContain(org.client_secret);
+      const high = await perks(['check'], { ...env, PERKS_RATE_LIMIT: '1000' });
+      expect(high.code).toBe(2);
+      expect(high.stdout).toMatch(/^FAIL rate limit: the API reports 600 calls\/min \(X-RateLimit-Limit\), below the configured 1000: set PERKS_RATE_LIMIT=600/m);
+    } finally {
+      await sandbox.close();
+    }
+  });
+
   test('an unreachable API exits 1 with a message saying so', async () => {
     const port = await new Promise<number>((resolve) => {
       const s = createServer().listen(0, '127.0.0.1', () => {
