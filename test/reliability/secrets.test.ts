@@ -16,7 +16,7 @@ describe('secrets', () => {
       { args: ['build'], mode: 'ok' as const, crashAt: 'mid-build:5' },
       { args: ['writeback'], mode: 'api401' as const },
       { args: ['run'], mode: 'api401' as const },
-      { args: ['run'], mode: 'ok' as const, crash: true },
+      { args: ['run'], mode: 'ok' as const, crashAt: 'after-page:2' },
       { args: ['writeback'], mode: 'ok' as const },
     ];
     expectAtGoal(await secretsScenario({ ...fast(), runs, days: 6 }));

@@ -23,7 +23,7 @@ export interface SecretRun {
   mode: Mode;
   /** Kill it with SIGKILL at a random moment once its run has started, then rerun it normally. */
   crash?: boolean;
-  /** Let it kill itself at this named point (PERKS_CRASH_AT, src/shared/crash-points.ts), then rerun it: for a run too short to hit at random. */
+  /** Let it kill itself at this named point (PERKS_CRASH_AT, src/shared/crash-points.ts), then rerun it: for a run too short to hit at random (an incremental build, a same-day run). */
   crashAt?: string;
 }
 
@@ -47,7 +47,7 @@ export const SECRET_RUNS: SecretRun[] = [
   { args: ['run'], mode: 'ok' },
   { args: ['run'], mode: 'api500' },
   { args: ['run'], mode: 'api401' },
-  { args: ['run'], mode: 'ok', crash: true },
+  { args: ['run'], mode: 'ok', crashAt: 'after-page:2' },
   { args: ['writeback', '--verify'], mode: 'ok' },
   { args: ['report', 'revenue', '--month', MONTH], mode: 'ok' },
   { args: ['sql', 'SELECT * FROM lake_users LIMIT 5', '--format', 'json'], mode: 'ok' },
