@@ -30,6 +30,13 @@ const NETWORK_ATTEMPTS = 4;
  * retries each round, so a call can be unlucky several rounds in a row; 3 failed runs of 30 days.
  */
 const NEW_TOKENS_PER_CALL = 16;
+/**
+ * Distinct tokens the API may refuse (401) across all calls with no call succeeding in between before
+ * the client stops: a token revoked while calls are in flight is followed by successes; an API that
+ * refuses every new token (a credential that may obtain tokens but not call operations) is not, and
+ * asking the rate-limited token endpoint again and again would not change its mind.
+ */
+const REFUSED_TOKENS_WITHOUT_SUCCESS = 4;
 
 export interface ClientOptions {
   baseUrl: string;
@@ -85,6 +92,8 @@ export class PerksClient {
   readonly counters: Counters;
   readonly limiter: CredentialLimiter;
   private readonly tokens: TokenManager;
+  /** Tokens refused since the last call that succeeded (see REFUSED_TOKENS_WITHOUT_SUCCESS). */
+  private readonly refusedSinceSuccess = new Set<string>();
   private readonly opts: Required<Pick<ClientOptions, 'timeoutMs' | 'retries' | 'minRetryDelayMs' | 'maxRetryAfterMs' | 'scope' | 'creditPath'>> & ClientOptions;
 
   constructor(options: ClientOptions) {
@@ -168,9 +177,17 @@ export class PerksClient {
         let token = op.auth ? await this.token() : undefined;
         for (;;) {
           try {
-            return await this.sendLimited({ operation: name, method: op.method, url, body, token, timeoutMs: this.opts.timeoutMs });
+            const response = await this.sendLimited({ operation: name, method: op.method, url, body, token, timeoutMs: this.opts.timeoutMs });
+            this.refusedSinceSuccess.clear();
+            return response;
           } catch (err) {
             if (!(err instanceof ApiError && err.kind === 'authentication' && token && !refused.has(token) && refused.size < NEW_TOKENS_PER_CALL)) throw err;
+            this.refusedSinceSuccess.add(token);
+            if (this.refusedSinceSuccess.size >= REFUSED_TOKENS_WITHOUT_SUCCESS) {
+              throw new AbortError(
+                new ApiError('authentication', name, `the API refused ${this.refusedSinceSuccess.size} new tokens in a row (401) and no call succeeded: the credential can get tokens but not call the API; check its scope and groups (PERKS_SCOPE, PERKS_GROUP_IDS)`, 401),
+              );
+            }
             refused.add(token);
             this.tokens.invalidate(token);
             token = await this.token();

@@ -170,6 +170,22 @@ describe('the client against the sandbox', () => {
     await client.close();
   });
 
+  test('an API that refuses every new token for operations stops the client after 4 tokens, not 16 per call', async () => {
+    const proxy = await startProxy(sandbox.baseUrl, { intercept: (req) => (req.path.includes('/oauth/token') ? undefined : { respond: { status: 401, body: '{"message":"Unauthenticated."}' } }) });
+    try {
+      const client = groupClient({ baseUrl: proxy.url });
+      const err = (await client.call('getGroup').catch((e: unknown) => e)) as ApiError;
+      expect(err).toBeInstanceOf(ApiError);
+      expect(err.kind).toBe('authentication');
+      expect(err.message).toMatch(/refused 4 new tokens in a row \(401\) and no call succeeded/);
+      expect(client.counters.tokenRequests).toBe(4);
+      expect(proxy.log.filter((e) => !e.path.includes('/oauth/token'))).toHaveLength(4);
+      await client.close();
+    } finally {
+      await proxy.close();
+    }
+  });
+
   test('bad client credentials give an authentication error without the secret', async () => {
     const client = groupClient({ clientSecret: 'canary-secret-123456' });
     const err = (await client.call('getGroup').catch((e: unknown) => e)) as Error;

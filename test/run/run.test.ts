@@ -110,7 +110,7 @@ describe('the whole job, for the people who use it', () => {
         PERKS_OUTPUT: dir,
       });
       expect(r.code, r.stdout + r.stderr).toBe(4);
-      expect(r.stdout).toMatch(/writeback\s+success.*5 sent, 0 rejected, 1 pending unresolved \(cannot tell whether it was stored: .*HTTP 404.*\), \d+ left for the next run/);
+      expect(r.stdout).toMatch(/writeback\s+success.*5 sent, 0 rejected, \d+ calls, 1 pending unresolved \(cannot tell whether it was stored: .*HTTP 404.*\), \d+ left for the next run/);
       expect(r.stdout).toMatch(/report\s+success/);
       const bad = await perks(['run', '--writeback-limit', '-1'], { PERKS_OUTPUT: dir });
       expect(bad.code).toBe(2);
