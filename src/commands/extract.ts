@@ -1,7 +1,7 @@
 /** `perks extract`: lands every stream (or the named ones and what they need) incrementally in the lake. */
 import type { CommandModule } from 'yargs';
 import { z } from 'zod';
-import { extract, extractSettings, formatPlan, parseShard, progressReporter, unsharedLimitWarning, STREAM_NAMES, type ExtractResult } from '../extract/index.js';
+import { extract, formatPlan, parseShard, progressReporter, unsharedLimitWarning, STREAM_NAMES, type ExtractResult } from '../extract/index.js';
 import { ConfigError } from '../shared/exit-codes.js';
 import { forgetAnonymised } from '../forget/index.js';
 import { handle } from './handle.js';
@@ -64,7 +64,7 @@ export const extractCommand: CommandModule<object, ExtractFlags> = {
       .example('$0 extract --groups 11,12', 'a worker for groups 11 and 12 only') as never,
   handler: (argv) =>
     handle(async () => {
-      const config = configFromFlags(argv);
+      const config = configFromFlags(argv, { refreshDays: argv['refresh-days'], quarantineThreshold: argv['quarantine-threshold'] });
       const startDate = checkDay('start-date', argv['start-date']);
       const endDate = checkDay('end-date', argv['end-date']);
       if (startDate && endDate && startDate >= endDate) throw new ConfigError('--start-date must be before --end-date');
@@ -72,8 +72,6 @@ export const extractCommand: CommandModule<object, ExtractFlags> = {
       if (budget !== undefined && !(budget >= 0)) throw new ConfigError('--budget-minutes must be a number of minutes, 0 or more');
       const wait = argv['shard-wait-minutes'];
       if (wait !== undefined && !(wait >= 0)) throw new ConfigError('--shard-wait-minutes must be a number of minutes, 0 or more');
-      // The flags override PERKS_REFRESH_DAYS / PERKS_QUARANTINE_THRESHOLD, which the run reads itself.
-      const settings = extractSettings(process.env, { refreshDays: argv['refresh-days'], quarantineThreshold: argv['quarantine-threshold'] });
       const shard = parseShard(argv.shard);
       const warning = argv.plan ? undefined : unsharedLimitWarning(shard, config.redisUrl);
       if (warning) process.stderr.write(`perks: ${warning}\n`); // even --quiet: it is not progress
@@ -83,7 +81,6 @@ export const extractCommand: CommandModule<object, ExtractFlags> = {
         endDate,
         fullRefresh: argv['full-refresh'],
         budgetMinutes: budget,
-        ...settings,
         planOnly: argv.plan,
         shard,
         shardWaitMinutes: wait,

@@ -27,8 +27,10 @@ export interface ApiFlags {
   lookbackDays?: number;
 }
 
-export function configFromFlags(argv: ApiFlags): Config {
+/** `more`: a command's own setting flags (e.g. extract's --refresh-days), overriding their variables too. */
+export function configFromFlags(argv: ApiFlags, more: Partial<Record<keyof Config, unknown>> = {}): Config {
   return loadConfig(process.env, {
+    ...more,
     baseUrl: argv.baseUrl,
     clientId: argv.clientId,
     clientSecret: argv.clientSecret,

@@ -72,6 +72,22 @@ export const ConfigSchema = z.object({
     .optional(),
   /** The timezone the API reads order_created_from/to in (not shown in the spec; UTC by default). */
   apiTimezone: timeZone.default('UTC'),
+  /** Every user's per-user streams (credit, interactions) are refreshed at least every N days, budget allowing. */
+  refreshDays: z
+    .string()
+    .trim()
+    .regex(/^\d+$/, 'expected a whole number of days, 1 or more (default 7)')
+    .transform(Number)
+    .refine((n) => n >= 1 && n <= 3650, 'expected a whole number of days, 1 or more (default 7)')
+    .default(7),
+  /** Share of quarantined records above which an extract ends partial (exit 4). */
+  quarantineThreshold: z
+    .string()
+    .trim()
+    .regex(/^(\d+(\.\d*)?|\.\d+)$/, 'expected a fraction from 0 to 1, e.g. 0.001 for 0.1% (the default)')
+    .transform(Number)
+    .refine((n) => n <= 1, 'expected a fraction from 0 to 1, e.g. 0.001 for 0.1% (the default)')
+    .default(0.001),
   /** Posts of one write-back at most (the rest wait for the next run); none: no cap. */
   writebackLimit: z.string().trim().regex(/^\d+$/, 'expected a whole number of rows, 0 or more').transform(Number).optional(),
 });
@@ -93,6 +109,8 @@ export const ENV_NAMES: Record<keyof Config, string> = {
   redisUrl: 'PERKS_REDIS_URL',
   apiTimezone: 'PERKS_API_TIMEZONE',
   writebackLimit: 'PERKS_WRITEBACK_LIMIT',
+  refreshDays: 'PERKS_REFRESH_DAYS',
+  quarantineThreshold: 'PERKS_QUARANTINE_THRESHOLD',
 };
 
 /** Reads the environment, applies flag overrides (undefined flags do not override), validates. */

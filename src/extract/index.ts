@@ -6,7 +6,6 @@ export { progressReporter } from './progress.js';
 export type { ExtractOptions, Event } from './run-context.js';
 export type { StreamResult, GroupTally } from './result.js';
 export * from './windows.js';
-export { extractSettings, type ExtractSettings } from './settings.js';
 export { quarantineShare, type QuarantineShare } from './quarantine-share.js';
 export { planExtract, formatPlan, type Plan, type PlanRow } from './plan.js';
 export { parseShard, unsharedLimitWarning, shardOfUser, fnv1a32, type Shard } from './shard.js';

@@ -19,7 +19,6 @@ import type { Event, ExtractOptions, GroupInfo, RunContext } from './run-context
 import { newTally, type GroupTally, type StreamResult } from './result.js';
 import { quarantineGroupRejects, runSnapshot } from './snapshot-job.js';
 import { quarantineShare, type QuarantineShare } from './quarantine-share.js';
-import { extractSettings } from './settings.js';
 import type { StateStore } from './state.js';
 import { runWindowedGroup } from './windowed-job.js';
 import { localDay } from './windows.js';
@@ -76,7 +75,8 @@ function emptyResult(ctx: RunContext, started: number): ExtractResult {
   };
 }
 
-export const DEFAULTS = { budgetMinutes: 30, maxAgeDays: 7, quarantineThreshold: 0.001, concurrency: 4, shardWaitMinutes: 120 };
+/** Defaults of the options that are not settings (PERKS_REFRESH_DAYS and PERKS_QUARANTINE_THRESHOLD are, in src/config). */
+export const DEFAULTS = { budgetMinutes: 30, concurrency: 4, shardWaitMinutes: 120 };
 
 export function newRunId(now = new Date()): string {
   return `${now.toISOString().replace(/[-:]/g, '').replace(/\.\d+Z$/, 'Z')}-${randomBytes(3).toString('hex')}`;
@@ -101,8 +101,6 @@ export async function runExtract(config: Config, options: ExtractOptions, deps: 
   const runId = deps.runId ?? newRunId(now);
   const emit = deps.emit ?? (() => undefined);
   const callsBefore = deps.client.counters.snapshot().callsByOperation;
-  // Environment first, then the caller's options (flags): checked before any call.
-  const settings = stripUndefined(extractSettings(process.env));
   const resolved = await resolveGroups(deps.client, config.groupIds);
   const groups: GroupInfo[] = resolved.groups.map((group) => groupInfo(group, resolved.lenient.get(group.id), now, emit));
   const ctx: RunContext = {
@@ -111,7 +109,7 @@ export async function runExtract(config: Config, options: ExtractOptions, deps: 
     client: deps.client,
     outDir: config.output,
     now,
-    options: { ...DEFAULTS, ...settings, ...stripUndefined(options) },
+    options: { ...DEFAULTS, maxAgeDays: config.refreshDays, quarantineThreshold: config.quarantineThreshold, ...stripUndefined(options) },
     groups,
     groupRejects: resolved.rejects,
     level: resolved.level,
