@@ -16,7 +16,7 @@ import { ACTIONS } from './outcomes.js';
 import { CredentialLimiter } from './rate-limiter.js';
 import type { ClusterSettings } from './cluster.js';
 import { TokenManager } from './token-manager.js';
-import { send, type HttpResponse } from './transport.js';
+import { send, type HttpResponse, type ResponseHeaders } from './transport.js';
 import { paginatorFor } from './paginators.js';
 
 /**
@@ -342,7 +342,7 @@ function toRecordError(operation: string, error: z.ZodError, record: unknown): R
   return new RecordParseError(operation, issue.path.join('.'), value, issue.message, record);
 }
 
-function numberHeader(headers: Headers, name: string): number | undefined {
+function numberHeader(headers: ResponseHeaders, name: string): number | undefined {
   const v = headers.get(name);
   return v !== null && /^\d+$/.test(v.trim()) ? Number(v) : undefined;
 }

@@ -107,7 +107,9 @@ async function activityTracker(ctx: RunContext, def: WindowedStream, group: numb
   const setsWindowEnd = 'window_end' in def.columns;
   return (r: Record<string, unknown>) => {
     if (setsWindowEnd) r.window_end = w.endDay;
-    if (!spec || landed.get(String(r[key])) === encode(r)) return;
+    if (!spec) return;
+    const before = landed.size ? landed.get(String(r[key])) : undefined;
+    if (before !== undefined && before === encode(r)) return; // landed before, unchanged (encoded only then)
     const user = r[spec.userField];
     if (spec.userField === 'email' && typeof user === 'string') activity.emails.add(user.toLowerCase());
     if (spec.userField === 'id' && typeof user === 'number') activity.ids.add(user);
