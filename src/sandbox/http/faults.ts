@@ -7,6 +7,7 @@ import { NO_FAULTS, FaultsSchema, type Faults } from '../options.js';
 import { ApiError, HungRequest } from '../errors.js';
 import { createRng, type Rng } from '../prng.js';
 import { driftData, emptyDriftCounts, type DriftCounts } from './drift.js';
+import { JsonList } from './json-list.js';
 
 export interface FaultCounts {
   errors: number;
@@ -55,9 +56,12 @@ export class FaultInjector {
     }
   }
 
-  /** A listing's data with some records drifted (driftRate), in place. */
-  drift(operation: string, data: unknown): void {
-    driftData(this.seed, operation, data, this.current.driftRate, this.counts.drift);
+  /** A listing's data with some records drifted (driftRate); records written as JSON text become objects first. */
+  drift(operation: string, data: unknown): unknown {
+    if (this.current.driftRate <= 0) return data;
+    const records = data instanceof JsonList ? data.values() : data;
+    driftData(this.seed, operation, records, this.current.driftRate, this.counts.drift);
+    return records;
   }
 
   /** A successful body, or its first half when the draw says to cut it. */

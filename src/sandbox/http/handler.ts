@@ -13,7 +13,7 @@ import type { Principal, TokenService } from './auth.js';
 import { fieldError, readJsonObject, validate, withQueryPaging } from './body.js';
 import type { FaultInjector } from './faults.js';
 import type { SlidingWindow, Verdict } from './rate-limit.js';
-import { jsonResponse } from './respond.js';
+import { envelopeJson, jsonResponse } from './respond.js';
 import type { Router } from './router.js';
 import type { StatsRecorder } from './stats.js';
 
@@ -89,9 +89,9 @@ async function serve(e: Engine, req: Request, url: URL, seen: (id: unknown) => v
   const result = await handlers[match.name as Exclude<OperationName, 'token'>]({
     state: e.state, world: e.state.world, name: match.name, params: match.params, body, principal, group, origin, pathUrl: `${origin}${url.pathname}`,
   });
-  e.faults.drift(match.name, result.data);
+  const data = e.faults.drift(match.name, result.data);
   const status = result.status ?? 200;
-  const envelope = { status, timestamp: e.state.world.clock.stamp(), ...(result.page ? { current_page: result.page.current_page } : {}), data: result.data, ...result.page };
+  const envelope = envelopeJson(status, e.state.world.clock.stamp(), data, result.page);
   const headers = { 'X-RateLimit-Limit': String(verdict.limit), 'X-RateLimit-Remaining': String(verdict.remaining) };
   return jsonResponse(status, envelope, headers, (text) => e.faults.maybeTruncate(text));
 }

@@ -1,13 +1,32 @@
 /** Responses: JSON with the API's envelope {status, timestamp, data} and Laravel's eleven pagination fields. */
 import type { Pagination } from '../../resources/envelope.js';
+import { JsonList } from './json-list.js';
 
 export const DEFAULT_PER_PAGE = 50;
 
+/** A JSON response; `body` is a value to stringify, or text already written (envelopeJson). */
 export function jsonResponse(status: number, body: unknown, headers: Record<string, string> = {}, shape: (text: string) => string = (t) => t): Response {
-  return new Response(shape(JSON.stringify(body)), {
+  return new Response(shape(body instanceof JsonText ? body.text : JSON.stringify(body)), {
     status,
     headers: { 'content-type': 'application/json', 'cache-control': 'no-cache, private', ...headers },
   });
+}
+
+/** JSON text already written, passed to jsonResponse as it is. */
+export class JsonText {
+  constructor(readonly text: string) {}
+}
+
+/**
+ * The envelope {status, timestamp, current_page?, data, ...pagination} as JSON: JSON.stringify of that object,
+ * with a JsonList's items spliced in as written (the same bytes, without an object per record).
+ */
+export function envelopeJson(status: number, timestamp: string, data: unknown, page?: Page['fields']): JsonText {
+  const head = { status, timestamp, ...(page ? { current_page: page.current_page } : {}) };
+  if (!(data instanceof JsonList)) return new JsonText(JSON.stringify({ ...head, data, ...page }));
+  const { current_page: _, ...rest } = page ?? {};
+  const tail = JSON.stringify(rest);
+  return new JsonText(`${JSON.stringify(head).slice(0, -1)},"data":${data.text()}${tail === '{}' ? '}' : `,${tail.slice(1)}`}`);
 }
 
 export interface Page {

@@ -71,13 +71,17 @@ export class OrderStore {
       offerIndex: this.offer[i],
       status: ORDER_STATUSES[this.status[i]],
       created_at: this.createdAt[i],
-      currency: this.currencies[this.currency[i]],
+      currency: this.currencyOf(i),
       face_value: this.face[i],
       order_total_paid: this.paid[i],
       order_credit: this.credit[i],
       order_saving: this.face[i] - this.paid[i],
       group_revenue: this.revenue[i],
     };
+  }
+
+  currencyOf(i: number): string {
+    return this.currencies[this.currency[i]];
   }
 
   statusOf(i: number): OrderStatus {

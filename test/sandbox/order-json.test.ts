@@ -1,0 +1,59 @@
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { orderJson } from '../../src/sandbox/ops/order-json.js';
+import { orderWire } from '../../src/sandbox/ops/wire.js';
+import { advanceWorld, World } from '../../src/sandbox/world/index.js';
+import { allPages, harness, TODAY, type Harness } from './helpers.js';
+
+/** Store indexes whose written text differs from JSON.stringify of the zod-encoded Order (the first few). */
+function mismatches(world: World): { index: number; written: string; encoded: string }[] {
+  const out = [];
+  for (let i = 0; i < world.orders.count && out.length < 3; i++) {
+    const written = orderJson(world, i);
+    const encoded = JSON.stringify(orderWire(world, world.orders.get(i)));
+    if (written !== encoded) out.push({ index: i, written, encoded });
+  }
+  return out;
+}
+
+describe('orders written straight to JSON text', () => {
+  test('every order of a world is byte for byte the Order declaration encoded with zod', () => {
+    const world = new World(3, 'small', TODAY);
+    expect(world.orders.count).toBeGreaterThan(15_000);
+    expect(mismatches(world)).toEqual([]);
+  });
+
+  test('after the clock moves and users are renamed or anonymised, each order shows its new status and its user as they are now', () => {
+    const world = new World(4, 'tiny', TODAY);
+    const report = advanceWorld(world, 40);
+    expect(report.statusChanges).toBeGreaterThan(0);
+    expect(report.anonymised.length).toBeGreaterThan(0);
+    const renamed = world.users.get(world.orders.user[0])!;
+    world.users.update(renamed, { first_name: 'Zoë "Q" \\ \u2028 😀', last_name: null, email: 'odd+\u00e9@mail.example.org' });
+    expect(mismatches(world)).toEqual([]);
+    expect(JSON.parse(orderJson(world, 0))).toMatchObject({ first_name: 'Zoë "Q" \\ \u2028 😀', last_name: null, email: 'odd+\u00e9@mail.example.org' });
+  });
+});
+
+describe('order pages', () => {
+  let h: Harness;
+  let bare: Harness;
+  beforeAll(async () => {
+    [h, bare] = await Promise.all([harness(), harness({ bareListings: true })]);
+  });
+  afterAll(() => Promise.all([h.sb.close(), bare.sb.close()]));
+
+  test('are the JSON of the envelope with its fields in the usual order, with and without pagination fields', async () => {
+    const { pages } = await allPages((b) => h.call('/v3/orders', b), { order_created_from: '2026-06-01 00:00:00', order_created_to: '2026-07-31 23:59:59' }, 40);
+    expect(pages.length).toBeGreaterThan(1);
+    for (const p of pages) {
+      expect(JSON.stringify(p.body)).toBe(p.text);
+      expect(Object.keys(p.body)).toEqual(['status', 'timestamp', 'current_page', 'data', 'first_page_url', 'from', 'last_page', 'last_page_url', 'next_page_url', 'path', 'per_page', 'prev_page_url', 'to', 'total']);
+    }
+    const plain = await bare.call('/v3/orders', { per_page: 5 });
+    expect(JSON.stringify(plain.body)).toBe(plain.text);
+    expect(Object.keys(plain.body)).toEqual(['status', 'timestamp', 'data']);
+    const empty = await h.call('/v3/orders', { order_created_from: '2020-01-01 00:00:00', order_created_to: '2020-01-02 00:00:00' });
+    expect(empty.text).toContain('"data":[],');
+    expect(JSON.stringify(empty.body)).toBe(empty.text);
+  });
+});
