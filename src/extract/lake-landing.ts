@@ -6,6 +6,7 @@ import type { Landing } from './landing.js';
 export function lakeLanding(outDir: string, runId: string, extractedAt: Date): Landing & { unknownFields: Map<string, Record<string, number>> } {
   const columns = new Map<string, Column[]>();
   const unknownFields = new Map<string, Record<string, number>>();
+  const madeDirs = new Set<string>();
   const columnsOf = (def: StreamDefinition) => {
     let c = columns.get(def.name);
     if (!c) columns.set(def.name, (c = lakeColumns(def.record, def.columns)));
@@ -14,7 +15,7 @@ export function lakeLanding(outDir: string, runId: string, extractedAt: Date): L
   return {
     unknownFields,
     async open(def, partition, mode) {
-      const writer = await openPartitionWrite({ outDir, stream: def.name, partition, columns: columnsOf(def), runId, extractedAt, mode });
+      const writer = await openPartitionWrite({ outDir, stream: def.name, partition, columns: columnsOf(def), runId, extractedAt, mode, madeDirs });
       return {
         append: (records) => writer.append(records),
         abort: () => writer.abort(),

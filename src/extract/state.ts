@@ -32,6 +32,8 @@ export interface PerUserState {
 /** Serialises the state writes of one stream and group: windows finish out of order. */
 export class StateWriter<T> {
   private chain: Promise<void> = Promise.resolve();
+  /** The next write, not started yet: later changes join it instead of writing the file again. */
+  private queued?: Promise<void>;
   constructor(
     private readonly store: StateStore,
     private readonly stream: string,
@@ -39,12 +41,17 @@ export class StateWriter<T> {
     public value: T,
   ) {}
 
+  /** Applies `change` now; resolves once a write holding it (and every change before it) is durable. */
   update(change: (value: T) => void): Promise<void> {
-    this.chain = this.chain.then(async () => {
-      change(this.value);
-      (this.value as { updatedAt?: string }).updatedAt = new Date().toISOString();
-      await this.store.write(this.stream, this.key, this.value);
-    });
-    return this.chain;
+    change(this.value);
+    if (!this.queued) {
+      this.queued = this.chain.then(async () => {
+        this.queued = undefined;
+        (this.value as { updatedAt?: string }).updatedAt = new Date().toISOString();
+        await this.store.write(this.stream, this.key, structuredClone(this.value));
+      });
+      this.chain = this.queued.catch(() => undefined); // a failed write fails its callers, not the next write
+    }
+    return this.queued;
   }
 }

@@ -21,15 +21,18 @@ export async function fsyncPath(path: string): Promise<void> {
 /**
  * Creates `dir` (and parents) and gives it exactly `mode` when one is asked for,
  * tightening a looser existing mode. Fails clearly when the path is a file.
+ * Resolves true when `dir` itself did not exist before (so it holds nothing yet).
  */
-export async function ensureDir(dir: string, mode?: number): Promise<void> {
-  await writingOutput('into the directory', dir, async () => {
-    await mkdir(dir, { recursive: true, ...(mode === undefined ? {} : { mode }) }).catch((err: NodeJS.ErrnoException) => {
+export async function ensureDir(dir: string, mode?: number): Promise<boolean> {
+  return writingOutput('into the directory', dir, async () => {
+    const made = await mkdir(dir, { recursive: true, ...(mode === undefined ? {} : { mode }) }).catch((err: NodeJS.ErrnoException) => {
       if (err.code !== 'EEXIST') throw err; // a file in the way: reported as "not a directory" below
+      return undefined;
     });
     const info = await stat(dir);
     if (!info.isDirectory()) throw Object.assign(new Error(`${dir}: Not a directory`), { code: 'ENOTDIR' });
     if (mode !== undefined && (info.mode & 0o777) !== mode) await chmod(dir, mode);
+    return made !== undefined;
   });
 }
 

@@ -12,18 +12,29 @@ import { lakeRoot } from './paths.js';
 export const LAKE_DIR_MODE = 0o700;
 export const LAKE_FILE_MODE = 0o600;
 
-/** Creates `dir`, a folder under `<out>/lake`, with every folder from `<out>/lake` down to it 0700. */
-export async function ensureLakeDir(outDir: string, dir: string): Promise<void> {
+/**
+ * Creates `dir`, a folder under `<out>/lake`, with every folder from `<out>/lake` down to it 0700.
+ * `known` (one per run) remembers the folders already made, so a run landing thousands of day
+ * partitions makes each parent once. Resolves true when `dir` itself is new (it holds no file yet).
+ */
+export async function ensureLakeDir(outDir: string, dir: string, known?: Set<string>): Promise<boolean> {
   const root = lakeRoot(outDir);
   const rel = relative(resolve(root), resolve(dir));
   if (rel === '..' || rel.startsWith(`..${sep}`) || isAbsolute(rel)) throw new Error(`${dir} is not under the lake ${root}`);
-  await ensureDir(outDir);
+  const ensure = async (path: string, mode?: number) => {
+    if (known?.has(path)) return false;
+    const made = await ensureDir(path, mode);
+    known?.add(path);
+    return made;
+  };
+  await ensure(outDir);
   let path = root;
-  await ensureDir(path, LAKE_DIR_MODE);
+  let made = await ensure(path, LAKE_DIR_MODE);
   for (const segment of rel ? rel.split(sep) : []) {
     path = join(path, segment);
-    await ensureDir(path, LAKE_DIR_MODE);
+    made = await ensure(path, LAKE_DIR_MODE);
   }
+  return made;
 }
 
 /** Once per run: folders 0700 and files 0600 under `<out>/lake`, whatever an older version or a copy left. */

@@ -31,6 +31,8 @@ export interface PartitionWriteOptions {
   runId: string;
   extractedAt: Date;
   mode?: 'replace' | 'append';
+  /** Folders this run already made (one set per run), so each parent folder is made once. */
+  madeDirs?: Set<string>;
 }
 
 export interface CommitResult {
@@ -65,10 +67,10 @@ export async function openPartitionWrite(options: PartitionWriteOptions): Promis
   const columns = options.columns.filter((c) => !keys.includes(c.name)); // partition values live in the path only
   const clash = columns.find((c) => SYSTEM_COLUMNS.includes(c.name));
   if (clash) throw new LakeSchemaError(`column "${clash.name}" of ${options.stream} clashes with a lake column`);
-  await ensureLakeDir(options.outDir, dir);
+  const fresh = await ensureLakeDir(options.outDir, dir, options.madeDirs);
   const spillPath = tempPathFor(join(dir, 'spill.ndjson'));
   const spill = await writingOutput("a partition's spill file", dir, () => open(spillPath, 'wx', 0o600));
-  return new SpillingPartitionWriter(options, dir, columns, spillPath, spill, new RecordProjector(columns, keys));
+  return new SpillingPartitionWriter(options, dir, fresh, columns, spillPath, spill, new RecordProjector(columns, keys));
 }
 
 class SpillingPartitionWriter implements PartitionWriter {
@@ -80,6 +82,8 @@ class SpillingPartitionWriter implements PartitionWriter {
   constructor(
     private readonly options: PartitionWriteOptions,
     private readonly dir: string,
+    /** The folder was made for this write: no earlier file to replace or remove. */
+    private readonly fresh: boolean,
     private readonly columns: readonly Column[],
     private readonly spillPath: string,
     private readonly spill: FileHandle,
@@ -97,6 +101,7 @@ class SpillingPartitionWriter implements PartitionWriter {
     if (this.closed) throw new Error(`partition writer of ${this.options.stream} is already closed`);
     const target = join(this.dir, this.options.mode === 'append' ? await this.nextAppendName() : LAKE_FILE);
     const temp = tempPathFor(target);
+    let renamed = false;
     try {
       await this.flush();
       await this.close();
@@ -108,13 +113,14 @@ class SpillingPartitionWriter implements PartitionWriter {
         await fsyncPath(temp);
         crashPoint('before-rename');
         await renameDurably(temp, target);
+        renamed = true;
         crashPoint('after-rename');
-        if (this.options.mode !== 'append') await this.removeOtherFiles();
+        if (this.options.mode !== 'append' && !this.fresh) await this.removeOtherFiles();
       });
       const { size } = await stat(target);
       return { rows: this.rows, files: 1, bytes: size, path: target, unknownFields: Object.fromEntries(this.projector.unknownFields) };
     } finally {
-      await rm(temp, { force: true });
+      if (!renamed) await rm(temp, { force: true });
       await rm(this.spillPath, { force: true });
     }
   }
