@@ -74,7 +74,7 @@ export async function send(req: HttpRequest): Promise<HttpResponse> {
   if (!ok) {
     const kind = kindOfStatus(status);
     const retryAfterMs = parseRetryAfter(responseHeaders.get('retry-after'));
-    throw new ApiError(kind, req.operation, describe(status, json), status, { retryAfterMs });
+    throw new ApiError(kind, req.operation, describe(status, json, responseHeaders.get('location')), status, { retryAfterMs });
   }
   return { status, json, bytes, headers: responseHeaders };
 }
@@ -150,7 +150,7 @@ function isUnreachable(cause: (Error & { code?: string; errors?: Array<{ code?: 
   return Array.isArray(cause.errors) && cause.errors.length > 0 && cause.errors.every((e) => e.code !== undefined && UNREACHABLE.has(e.code));
 }
 
-function describe(status: number, json: unknown): string {
+function describe(status: number, json: unknown, location: string | null): string {
   const message = typeof json === 'object' && json !== null && 'message' in json ? String((json as { message: unknown }).message) : '';
   const errors = typeof json === 'object' && json !== null && 'errors' in json ? JSON.stringify((json as { errors: unknown }).errors) : '';
   const hint: Record<number, string> = {
@@ -160,5 +160,7 @@ function describe(status: number, json: unknown): string {
     405: 'method not allowed for this path',
     429: 'throttled by the API',
   };
-  return [`HTTP ${status}`, hint[status], message, errors.slice(0, 300)].filter(Boolean).join(': ');
+  // Redirects are not followed: a POST redirected would not be the same call (fetch turns it into a GET).
+  const redirect = status >= 300 && status < 400 ? `the API redirects${location ? ` to ${location.slice(0, 200)}` : ''}: set PERKS_BASE_URL to the address it answers at` : '';
+  return [`HTTP ${status}`, hint[status] ?? redirect, message, errors.slice(0, 300)].filter(Boolean).join(': ');
 }

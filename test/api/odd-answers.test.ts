@@ -137,4 +137,19 @@ describe('odd answers over HTTP', () => {
     expect(direct).toEqual(underUser);
     await c.close();
   });
+  test('a gzip-compressed answer is decoded; a redirect stops the call with the address to set', async () => {
+    const c = client();
+    const plain = await c.call('listGroups');
+    const { gzipSync } = await import('node:zlib');
+    const zipped = await withHooks(
+      { intercept: (req) => (req.path === '/v3/group/list' ? { respond: { status: 200, headers: { 'content-encoding': 'gzip' }, body: gzipSync(JSON.stringify({ status: 200, data: plain })) } } : undefined) },
+      () => c.call('listGroups'),
+    );
+    expect(zipped).toEqual(plain);
+    const moved = withHooks({ intercept: (req) => (req.path === '/v3/group/list' ? { respond: { status: 301, headers: { location: 'https://api.example.test/v3/group/list' } } } : undefined) }, () =>
+      c.call('listGroups'),
+    );
+    await expect(moved).rejects.toThrow(/HTTP 301: the API redirects to https:\/\/api\.example\.test\/v3\/group\/list: set PERKS_BASE_URL/);
+    await c.close();
+  });
 });

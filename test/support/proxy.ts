@@ -22,7 +22,7 @@ export interface ProxyAnswer {
   body: string;
 }
 
-export type Intercept = { respond: { status: number; headers?: Record<string, string>; body?: string } } | { reset: true } | undefined;
+export type Intercept = { respond: { status: number; headers?: Record<string, string>; body?: string | Buffer } } | { reset: true } | undefined;
 
 export interface ProxyHooks {
   /** Answer (or cut) a request instead of forwarding it. */
@@ -65,7 +65,7 @@ export async function startProxy(target: string, hooks: ProxyHooks = {}): Promis
     const request: ProxyRequest = { n: ++n, method: req.method ?? 'GET', path: req.url ?? '/', headers: req.headers, body: Buffer.concat(chunks).toString('utf8'), arrivedAt: Date.now() };
     const entry: LogEntry = { n: request.n, method: request.method, path: request.path, arrivedAt: request.arrivedAt, answeredAt: 0, status: 0, intercepted: false, headers: {}, inFlight };
     log.push(entry);
-    const finish = (answer: ProxyAnswer | 'reset') => {
+    const finish = (answer: (Omit<ProxyAnswer, 'body'> & { body: string | Buffer }) | 'reset') => {
       inFlight -= 1;
       entry.answeredAt = Date.now();
       if (answer === 'reset') {
