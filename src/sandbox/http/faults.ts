@@ -8,6 +8,7 @@ import { ApiError, HungRequest } from '../errors.js';
 import { createRng, type Rng } from '../prng.js';
 import { driftData, emptyDriftCounts, type DriftCounts } from './drift.js';
 import { JsonList } from './json-list.js';
+import type { Json } from './respond.js';
 
 export interface FaultCounts {
   errors: number;
@@ -64,13 +65,14 @@ export class FaultInjector {
     return records;
   }
 
-  /** A successful body, or its first half when the draw says to cut it. */
-  maybeTruncate(text: string): string {
+  /** A successful body, or the first half of its text when the draw says to cut it. */
+  maybeTruncate(json: Json): Json {
     if (this.current.truncateRate > 0 && this.rng.next() < this.current.truncateRate) {
       this.counts.truncations++;
+      const text = typeof json === 'string' ? json : Buffer.from(json).toString('utf8');
       return text.slice(0, Math.max(1, Math.floor(text.length / 2)));
     }
-    return text;
+    return json;
   }
 }
 

@@ -4,29 +4,34 @@ import { JsonList } from './json-list.js';
 
 export const DEFAULT_PER_PAGE = 50;
 
-/** A JSON response; `body` is a value to stringify, or text already written (envelopeJson). */
-export function jsonResponse(status: number, body: unknown, headers: Record<string, string> = {}, shape: (text: string) => string = (t) => t): Response {
-  return new Response(shape(body instanceof JsonText ? body.text : JSON.stringify(body)), {
+/** A JSON response; `body` is a value to stringify, or JSON already written (envelopeJson). */
+export function jsonResponse(status: number, body: unknown, headers: Record<string, string> = {}, shape: (json: Json) => Json = (t) => t): Response {
+  return new Response(shape(body instanceof JsonText ? body.json : JSON.stringify(body)), {
     status,
     headers: { 'content-type': 'application/json', 'cache-control': 'no-cache, private', ...headers },
   });
 }
 
-/** JSON text already written, passed to jsonResponse as it is. */
+/** JSON text, or the same text in UTF-8. */
+export type Json = string | Uint8Array<ArrayBuffer>;
+
+/** JSON already written, passed to jsonResponse as it is. */
 export class JsonText {
-  constructor(readonly text: string) {}
+  constructor(readonly json: Json) {}
 }
 
 /**
  * The envelope {status, timestamp, current_page?, data, ...pagination} as JSON: JSON.stringify of that object,
- * with a JsonList's items spliced in as written (the same bytes, without an object per record).
+ * with a JsonList's bytes spliced in as written (the same bytes, without an object per record).
  */
 export function envelopeJson(status: number, timestamp: string, data: unknown, page?: Page['fields']): JsonText {
   const head = { status, timestamp, ...(page ? { current_page: page.current_page } : {}) };
   if (!(data instanceof JsonList)) return new JsonText(JSON.stringify({ ...head, data, ...page }));
   const { current_page: _, ...rest } = page ?? {};
   const tail = JSON.stringify(rest);
-  return new JsonText(`${JSON.stringify(head).slice(0, -1)},"data":${data.text()}${tail === '{}' ? '}' : `,${tail.slice(1)}`}`);
+  const before = `${JSON.stringify(head).slice(0, -1)},"data":`;
+  const after = tail === '{}' ? '}' : `,${tail.slice(1)}`;
+  return new JsonText(Buffer.concat([Buffer.from(before), data.bytes, Buffer.from(after)]));
 }
 
 export interface Page {

@@ -3,7 +3,7 @@ import type { OperationName } from '../../resources/operations.js';
 import { Identifier } from '../../resources/user.js';
 import type { Principal } from '../http/auth.js';
 import { fieldError } from '../http/body.js';
-import { JsonList } from '../http/json-list.js';
+import type { JsonList } from '../http/json-list.js';
 import { pageOf, type Page } from '../http/respond.js';
 import type { ResolvedOptions } from '../options.js';
 import { requireUser } from '../world/directory.js';
@@ -59,10 +59,10 @@ export function paged<T>(ctx: OpContext, items: { length: number; slice(start: n
   return { data: Array.from(items.slice(page.start, page.end), (item) => encodeItem(item)), page: page.fields };
 }
 
-/** One page of an ordered list whose items are written straight to JSON text (see http/json-list.ts). */
-export function pagedJson<T>(ctx: OpContext, items: { length: number; slice(start: number, end: number): ArrayLike<T> }, writeItem: (item: T) => string): OpResult {
+/** One page of an ordered list whose items are written straight to JSON (see http/json-list.ts). */
+export function pagedJson<T>(ctx: OpContext, items: { length: number; slice(start: number, end: number): ArrayLike<T> }, write: (page: ArrayLike<T>) => JsonList): OpResult {
   const page = pageOf(items.length, ctx.body, ctx.pathUrl);
-  return { data: new JsonList(Array.from(items.slice(page.start, page.end), (item) => writeItem(item))), page: page.fields };
+  return { data: write(items.slice(page.start, page.end)), page: page.fields };
 }
 
 /** bareListings: the spec leaves the pagination fields of the user list and orders unclear; this drops them. */

@@ -6,7 +6,7 @@
 import type { OrdersBody } from '../../resources/order.js';
 import { fieldError } from '../http/body.js';
 import { maybeBare, pagedJson, pathUser, type OpContext, type OpHandler, type OpResult } from './context.js';
-import { orderJson } from './order-json.js';
+import { ordersJson } from './order-json.js';
 
 /** "YYYY-MM-DD HH:MM:SS" as UTC ms; the schema checked the form, this checks the calendar. */
 export function utcSeconds(field: string, value: string | undefined, fallback: number): number {
@@ -33,7 +33,7 @@ function listed(ctx: OpContext, list: Int32Array): OpResult {
     }
     rows = kept;
   }
-  return maybeBare(ctx, pagedJson(ctx, rows, (i: number) => orderJson(world, i)));
+  return maybeBare(ctx, pagedJson(ctx, rows, (page) => ordersJson(world, page)));
 }
 
 export const orderHandlers = {
