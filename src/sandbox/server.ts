@@ -5,7 +5,7 @@
 import type { Server } from 'node:http';
 import { ConfigError } from '../shared/exit-codes.js';
 import { ORGANISATION_CLIENT_ID } from './choices.js';
-import { createHandler, FaultInjector, listen, makeSecret, Router, SlidingWindow, StatsRecorder, TokenService, type Credential, type Handler, type SandboxStats } from './http/index.js';
+import { createServe, FaultInjector, fetchHandler, listen, makeSecret, Router, SlidingWindow, StatsRecorder, TokenService, type Credential, type Handler, type SandboxStats } from './http/index.js';
 import { LoginUrls } from './ops/index.js';
 import { SandboxOptionsSchema, type Faults, type SandboxOptions } from './options.js';
 import { advanceWorld, World, type AdvanceReport } from './world/index.js';
@@ -53,7 +53,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
   const timers = new Set<NodeJS.Timeout>();
   const faults = new FaultInjector(opts.seed, opts.faults);
   const stats = new StatsRecorder();
-  const handler = createHandler({
+  const serve = createServe({
     state: {
       world,
       options: opts,
@@ -73,7 +73,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
   });
   let server: Server;
   try {
-    server = await listen(handler, opts.host, opts.port);
+    server = await listen(serve, opts.host, opts.port);
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
     throw new ConfigError(`cannot listen on ${opts.host}:${opts.port}: ${code ?? (err as Error).message}`);
@@ -87,7 +87,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     baseUrl,
     credentials,
     world,
-    handler,
+    handler: fetchHandler(serve),
     advance: (days) => advanceWorld(world, days),
     setFaults: (f) => faults.set(f),
     stats: () => stats.snapshot(faults.counts, world.interactions.storedCounts()),

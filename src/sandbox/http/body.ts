@@ -5,6 +5,7 @@
 import { z } from 'zod';
 import { BODY_TOO_LARGE_STATUS, MAX_BODY_BYTES, VALIDATION_STATUS } from '../choices.js';
 import { ApiError } from '../errors.js';
+import type { SandboxRequest } from './exchange.js';
 
 export function validationError(errors: Record<string, string[]>): ApiError {
   const messages = Object.values(errors).flat();
@@ -14,8 +15,8 @@ export function validationError(errors: Record<string, string[]>): ApiError {
 
 export const fieldError = (field: string, message: string) => validationError({ [field]: [message] });
 
-export async function readJsonObject(req: Request): Promise<Record<string, unknown>> {
-  const declared = Number(req.headers.get('content-length') ?? 0);
+export async function readJsonObject(req: SandboxRequest): Promise<Record<string, unknown>> {
+  const declared = Number(req.header('content-length') ?? 0);
   if (declared > MAX_BODY_BYTES) throw new ApiError('too_large', BODY_TOO_LARGE_STATUS, `The request body exceeds ${MAX_BODY_BYTES} bytes.`);
   const text = await req.text();
   if (text.length > MAX_BODY_BYTES) throw new ApiError('too_large', BODY_TOO_LARGE_STATUS, `The request body exceeds ${MAX_BODY_BYTES} bytes.`);

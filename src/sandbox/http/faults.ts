@@ -40,20 +40,25 @@ export class FaultInjector {
     this.current = { ...this.current, ...FaultsSchema.parse(change) };
   }
 
-  /** Runs before an API call is served: waits, hangs until the client gives up, or fails with a 5xx. */
-  async before(signal: AbortSignal): Promise<void> {
+  /** Runs before an API call is served: waits, hangs until the client gives up (or the sandbox closes), or fails with a 5xx. */
+  async before(client: AbortSignal, shutdown: AbortSignal): Promise<void> {
+    const f = this.current;
+    if (f.latencyMs > 0 || f.hangRate > 0) await this.delay(AbortSignal.any([client, shutdown]));
+    if (client.aborted || shutdown.aborted) throw new HungRequest();
+    if (f.errorRate > 0 && this.rng.next() < f.errorRate) {
+      this.counts.errors++;
+      const status = ERROR_STATUSES[Math.floor(this.rng.next() * ERROR_STATUSES.length)];
+      throw new ApiError('injected_fault', status, ERROR_MESSAGES[status]);
+    }
+  }
+
+  private async delay(signal: AbortSignal): Promise<void> {
     const f = this.current;
     if (f.latencyMs > 0) await sleep(f.latencyMs, signal);
     if (f.hangRate > 0 && this.rng.next() < f.hangRate) {
       this.counts.hangs++;
       await new Promise<void>((resolve) => (signal.aborted ? resolve() : signal.addEventListener('abort', () => resolve(), { once: true })));
       throw new HungRequest();
-    }
-    if (signal.aborted) throw new HungRequest();
-    if (f.errorRate > 0 && this.rng.next() < f.errorRate) {
-      this.counts.errors++;
-      const status = ERROR_STATUSES[Math.floor(this.rng.next() * ERROR_STATUSES.length)];
-      throw new ApiError('injected_fault', status, ERROR_MESSAGES[status]);
     }
   }
 

@@ -1,5 +1,5 @@
 /**
- * The sandbox as one fetch-shaped handler: route (404/405), token endpoint, authenticate (401),
+ * The sandbox as one handler: route (404/405), token endpoint, authenticate (401),
  * rate limit (429), faults, validate (422), resolve the group (403/422), run the operation, envelope.
  * One error handler turns every ApiError into its status and JSON body; nothing else escapes as a 500.
  */
@@ -11,9 +11,10 @@ import { handlers, type SandboxState } from '../ops/index.js';
 import type { GroupRecord } from '../world/groups.js';
 import type { Principal, TokenService } from './auth.js';
 import { fieldError, readJsonObject, validate, withQueryPaging } from './body.js';
+import type { Reply, SandboxRequest, Serve } from './exchange.js';
 import type { FaultInjector } from './faults.js';
 import type { SlidingWindow, Verdict } from './rate-limit.js';
-import { envelopeJson, jsonResponse } from './respond.js';
+import { envelopeJson, jsonReply } from './respond.js';
 import type { Router } from './router.js';
 import type { StatsRecorder } from './stats.js';
 
@@ -28,8 +29,6 @@ export interface Engine {
   /** Aborted when the sandbox closes: hung requests end then. */
   shutdown: AbortSignal;
 }
-
-export type Handler = (req: Request) => Promise<Response>;
 
 function throttled(v: Verdict, retryAfterOverride: number): ApiError {
   const retryAfter = String(retryAfterOverride || v.retryAfter);
@@ -53,7 +52,7 @@ function resolveGroup(e: Engine, name: OperationName, op: Operation, principal: 
   return e.state.world.group(principal.groupIds[0])!;
 }
 
-async function token(e: Engine, req: Request, seen: (id: unknown) => void): Promise<Response> {
+async function token(e: Engine, req: SandboxRequest, seen: (id: unknown) => void): Promise<Reply> {
   const raw = await readJsonObject(req);
   seen(raw.client_id);
   e.stats.tokenRequest(raw.client_id);
@@ -62,27 +61,27 @@ async function token(e: Engine, req: Request, seen: (id: unknown) => void): Prom
     if (!verdict.allowed) throw throttled(verdict, e.faults.current.retryAfter);
   }
   const data = e.tokens.issue(raw);
-  return jsonResponse(200, { status: 200, timestamp: e.state.world.clock.stamp(), data });
+  return jsonReply(200, { status: 200, timestamp: e.state.world.clock.stamp(), data });
 }
 
-function login(e: Engine, req: Request, pathname: string): Response {
+function login(e: Engine, req: SandboxRequest, pathname: string): Reply {
   if (req.method !== 'GET') throw new ApiError('method_not_allowed', 405, `The ${req.method} method is not supported for this route. Supported methods: GET.`, undefined, { Allow: 'GET' });
   const user = e.state.world.users.get(e.state.logins.consume(pathname.slice(LOGIN_PATH_PREFIX.length)));
   if (user) Object.assign(user, { login_count: user.login_count + 1, last_login: e.state.world.now() });
-  return new Response('<!doctype html><title>Signed in</title><p>You are signed in.</p>', { status: 200, headers: { 'content-type': 'text/html; charset=utf-8' } });
+  return { status: 200, headers: { 'content-type': 'text/html; charset=utf-8' }, body: '<!doctype html><title>Signed in</title><p>You are signed in.</p>' };
 }
 
-async function serve(e: Engine, req: Request, url: URL, seen: (id: unknown) => void): Promise<Response> {
+async function serve(e: Engine, req: SandboxRequest, url: URL, seen: (id: unknown) => void): Promise<Reply> {
   if (url.pathname.startsWith(LOGIN_PATH_PREFIX)) return login(e, req, url.pathname);
   const match = e.router.match(req.method, url.pathname);
   if (match.name === 'token') return token(e, req, seen);
-  const principal = e.tokens.authenticate(req.headers.get('authorization'));
+  const principal = e.tokens.authenticate(req.header('authorization'));
   seen(principal.clientId);
   e.stats.apiCall(principal.clientId, match.name);
   const verdict = e.apiLimit.hit(String(principal.clientId));
   if (!verdict.allowed) throw throttled(verdict, e.faults.current.retryAfter);
   if (e.tokens.noteUse(principal, e.faults.current.revokeTokenEvery)) e.faults.counts.revocations++;
-  await e.faults.before(AbortSignal.any([req.signal, e.shutdown]));
+  await e.faults.before(req.signal, e.shutdown);
   const body = validate(match.op.body, withQueryPaging(match.op.body, await readJsonObject(req), url.searchParams)) as Record<string, unknown>;
   const group = resolveGroup(e, match.name, match.op, principal, body);
   const origin = url.origin;
@@ -93,12 +92,12 @@ async function serve(e: Engine, req: Request, url: URL, seen: (id: unknown) => v
   const status = result.status ?? 200;
   const envelope = envelopeJson(status, e.state.world.clock.stamp(), data, result.page);
   const headers = { 'X-RateLimit-Limit': String(verdict.limit), 'X-RateLimit-Remaining': String(verdict.remaining) };
-  return jsonResponse(status, envelope, headers, (text) => e.faults.maybeTruncate(text));
+  return jsonReply(status, envelope, headers, (json) => e.faults.maybeTruncate(json));
 }
 
-export function createHandler(e: Engine): Handler {
+export function createServe(e: Engine): Serve {
   return async (req) => {
-    const url = new URL(req.url);
+    const url = req.url;
     let client: unknown;
     let path = url.pathname;
     try {
@@ -107,15 +106,15 @@ export function createHandler(e: Engine): Handler {
       /* counted as sent */
     }
     e.stats.request(path);
-    let res: Response;
+    let res: Reply;
     try {
       res = await serve(e, req, url, (id) => (client = id));
     } catch (err) {
       if (err instanceof HungRequest) throw err;
-      if (err instanceof ApiError) res = jsonResponse(err.status, err.body, err.headers);
+      if (err instanceof ApiError) res = jsonReply(err.status, err.body, err.headers);
       else {
         process.stderr.write(`perks sandbox: internal error on ${req.method} ${url.pathname}: ${redact(err instanceof Error ? err.message : String(err))}\n`);
-        res = jsonResponse(500, { message: 'Server Error' });
+        res = jsonReply(500, { message: 'Server Error' });
       }
     }
     e.stats.answered(res.status, client);

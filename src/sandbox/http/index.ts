@@ -1,5 +1,6 @@
 /** The sandbox's HTTP layer: the fetch-shaped handler, its parts, and the node:http adapter. */
-export { createHandler, type Engine, type Handler } from './handler.js';
+export { createServe, type Engine } from './handler.js';
+export { fetchHandler, type Handler, type Reply, type SandboxRequest, type Serve } from './exchange.js';
 export { listen } from './node-adapter.js';
 export { makeSecret, TokenService, type Credential, type Principal } from './auth.js';
 export { FaultInjector, type FaultCounts } from './faults.js';

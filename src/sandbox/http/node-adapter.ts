@@ -1,8 +1,16 @@
-/** A thin node:http adapter for the fetch-shaped handler; a hung request gets no answer until the client leaves. */
+/**
+ * A thin node:http adapter for the handler: the request read straight from node (body size-capped), the
+ * reply written with its headers lower case in name order, then content-length. A hung request gets no
+ * answer until the client leaves.
+ */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { MAX_BODY_BYTES } from '../choices.js';
 import { HungRequest } from '../errors.js';
-import type { Handler } from './handler.js';
+import { sortedHeaders, type SandboxRequest, type Serve } from './exchange.js';
+
+/** Methods a fetch Request refuses: answered 500 as before the handler took node requests directly. */
+const FORBIDDEN_METHODS = new Set(['CONNECT', 'TRACE', 'TRACK']);
+const decoder = new TextDecoder();
 
 async function readCapped(req: IncomingMessage): Promise<Buffer> {
   const chunks: Buffer[] = [];
@@ -14,26 +22,33 @@ async function readCapped(req: IncomingMessage): Promise<Buffer> {
   return Buffer.concat(chunks);
 }
 
-async function bridge(handler: Handler, req: IncomingMessage, res: ServerResponse): Promise<void> {
+function toRequest(req: IncomingMessage, body: Buffer, signal: AbortSignal): SandboxRequest {
+  const method = req.method ?? 'GET';
+  const url = new URL(`http://${req.headers.host ?? 'localhost'}${req.url ?? '/'}`);
+  if (url.username || url.password || FORBIDDEN_METHODS.has(method)) throw new TypeError('not a request fetch accepts');
+  const hasBody = method !== 'GET' && method !== 'HEAD';
+  return {
+    method,
+    url,
+    // content-length is not passed on: the body read here is what counts.
+    header: (name) => {
+      const value = name === 'content-length' ? undefined : req.headers[name];
+      return value === undefined ? null : Array.isArray(value) ? value.join(', ') : value;
+    },
+    text: async () => (hasBody ? decoder.decode(body) : ''),
+    signal,
+  };
+}
+
+async function bridge(serve: Serve, req: IncomingMessage, res: ServerResponse): Promise<void> {
   const controller = new AbortController();
   res.on('close', () => {
     if (!res.writableFinished) controller.abort();
   });
   const body = await readCapped(req);
-  const headers = new Headers();
-  for (const [name, value] of Object.entries(req.headers)) {
-    if (value !== undefined && name !== 'content-length') headers.set(name, Array.isArray(value) ? value.join(', ') : value);
-  }
-  const method = req.method ?? 'GET';
-  const request = new Request(`http://${req.headers.host ?? 'localhost'}${req.url ?? '/'}`, {
-    method,
-    headers,
-    body: method === 'GET' || method === 'HEAD' || body.length === 0 ? undefined : new Uint8Array(body),
-    signal: controller.signal,
-  });
-  let response: Response;
+  let reply;
   try {
-    response = await handler(request);
+    reply = await serve(toRequest(req, body, controller.signal));
   } catch (err) {
     if (err instanceof HungRequest) {
       res.destroy();
@@ -41,16 +56,16 @@ async function bridge(handler: Handler, req: IncomingMessage, res: ServerRespons
     }
     throw err;
   }
-  const payload = Buffer.from(await response.arrayBuffer());
-  const out: Record<string, string> = {};
-  response.headers.forEach((value, name) => (out[name] = value));
-  res.writeHead(response.status, { ...out, 'content-length': String(payload.length) });
+  const payload = typeof reply.body === 'string' ? Buffer.from(reply.body) : reply.body;
+  const headers = sortedHeaders(reply.headers);
+  headers.push(['content-length', String(payload.length)]);
+  res.writeHead(reply.status, headers.flat());
   res.end(payload);
 }
 
-export function listen(handler: Handler, host: string, port: number): Promise<Server> {
+export function listen(serve: Serve, host: string, port: number): Promise<Server> {
   const server = createServer((req, res) => {
-    bridge(handler, req, res).catch(() => {
+    bridge(serve, req, res).catch(() => {
       if (!res.headersSent) res.writeHead(500, { 'content-type': 'application/json' }).end('{"message":"Server Error"}');
       else res.destroy();
     });

@@ -1,15 +1,17 @@
-/** Responses: JSON with the API's envelope {status, timestamp, data} and Laravel's eleven pagination fields. */
+/** Replies: JSON with the API's envelope {status, timestamp, data} and Laravel's eleven pagination fields. */
 import type { Pagination } from '../../resources/envelope.js';
+import type { Reply } from './exchange.js';
 import { JsonList } from './json-list.js';
 
 export const DEFAULT_PER_PAGE = 50;
 
-/** A JSON response; `body` is a value to stringify, or JSON already written (envelopeJson). */
-export function jsonResponse(status: number, body: unknown, headers: Record<string, string> = {}, shape: (json: Json) => Json = (t) => t): Response {
-  return new Response(shape(body instanceof JsonText ? body.json : JSON.stringify(body)), {
+/** A JSON reply; `body` is a value to stringify, or JSON already written (envelopeJson). */
+export function jsonReply(status: number, body: unknown, headers: Record<string, string> = {}, shape: (json: Json) => Json = (t) => t): Reply {
+  return {
     status,
     headers: { 'content-type': 'application/json', 'cache-control': 'no-cache, private', ...headers },
-  });
+    body: shape(body instanceof JsonText ? body.json : JSON.stringify(body)),
+  };
 }
 
 /** JSON text, or the same text in UTF-8. */
