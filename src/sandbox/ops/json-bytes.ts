@@ -1,6 +1,6 @@
 /**
- * A growable UTF-8 buffer for writing JSON by hand: parts already encoded (bytes), and ASCII text such as
- * numbers printed by String() (the same digits JSON.stringify writes for a finite number).
+ * A growable UTF-8 buffer for writing JSON by hand: parts already encoded (bytes), and numbers written digit
+ * by digit with the same digits JSON.stringify gives (test/sandbox/json-bytes.test.ts compares them).
  */
 export class JsonBytes {
   private buf: Buffer;
@@ -16,15 +16,45 @@ export class JsonBytes {
     this.pos += bytes.length;
   }
 
-  /** Text known to be ASCII (digits, punctuation), one byte per character. */
-  ascii(text: string): void {
-    this.room(text.length);
-    for (let k = 0; k < text.length; k++) this.buf[this.pos++] = text.charCodeAt(k);
+  /** One ASCII character by its code. */
+  char(code: number): void {
+    this.room(1);
+    this.buf[this.pos++] = code;
   }
 
-  /** A finite number as JSON.stringify writes it. */
-  number(value: number): void {
-    this.ascii(String(value));
+  /** A safe integer, as String(value). */
+  int(value: number): void {
+    if (value < 0) {
+      this.char(0x2d);
+      value = -value;
+    }
+    this.room(16);
+    let digits = 1;
+    for (let v = value; v >= 10; v = Math.floor(v / 10)) digits++;
+    let at = this.pos + digits;
+    this.pos = at;
+    do {
+      this.buf[--at] = 0x30 + (value % 10);
+      value = Math.floor(value / 10);
+    } while (value > 0);
+  }
+
+  /**
+   * Minor units as the decimal amount JSON.stringify(minor / 100) writes: 1250 -> 12.5, 1205 -> 12.05,
+   * 1200 -> 12, -5 -> -0.05 (for whole minor amounts below 2^46, the shortest form of minor / 100 has these digits).
+   */
+  cents(minor: number): void {
+    if (minor < 0) {
+      this.char(0x2d);
+      minor = -minor;
+    }
+    const cents = minor % 100;
+    this.int((minor - cents) / 100);
+    if (cents === 0) return;
+    this.room(3);
+    this.buf[this.pos++] = 0x2e;
+    this.buf[this.pos++] = 0x30 + Math.floor(cents / 10);
+    if (cents % 10 !== 0) this.buf[this.pos++] = 0x30 + (cents % 10);
   }
 
   /** What was written (a view on the buffer, not a copy). */

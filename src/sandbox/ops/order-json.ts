@@ -2,69 +2,74 @@
  * A page of orders written straight to JSON bytes. It is byte for byte JSON.stringify of the orders'
  * orderWire(…) (the Order declaration of src/resources encoded with zod), which test/sandbox/order-json.test.ts
  * checks for every order of a world, before and after the clock moves. Listing a million orders through
- * z.encode, an object and a string per order was most of the sandbox's CPU; this copies parts already encoded.
+ * z.encode, an object and a string per order was most of the sandbox's CPU; this copies parts already encoded
+ * and writes the numbers digit by digit.
  * The status (settling, refunds) and the user (renames, anonymisation) can change: the status is read at each
- * call, a user's part is written again when its values are not the ones it was written from. Offers never change.
+ * call, and a user's part is checked against the user once the user directory has changed. Offers never change.
  */
 import { ORDER_STATUSES } from '../choices.js';
 import { JsonList } from '../http/json-list.js';
 import { ORDER_ID_BASE } from '../world/order-store.js';
 import type { World } from '../world/world.js';
 import { JsonBytes } from './json-bytes.js';
-import { major } from './wire.js';
 
 const utf8 = (text: string) => Buffer.from(text, 'utf8');
-/** JSON.stringify of an object, without its braces, as UTF-8. */
-const fields = (value: object) => utf8(JSON.stringify(value).slice(1, -1));
+/** JSON.stringify of an object, without its braces. */
+const fields = (value: object) => JSON.stringify(value).slice(1, -1);
 
+// Each part carries the keys around it, so an order is seven copies and six numbers.
 const ORDER_ID = utf8('{"order_id":');
-const STATUS = ORDER_STATUSES.map((s) => utf8(`,${JSON.stringify({ order_status: s }).slice(1, -1)},`));
-const FACE = utf8(',"face_value":');
+const STATUS = ORDER_STATUSES.map((s) => utf8(`,${fields({ order_status: s })},`));
 const PAID = utf8(',"order_total_paid":');
 const CREDIT = utf8(',"order_credit":');
-const CURRENCY = utf8(',"order_currency":');
-const SAVING = utf8(',"order_saving":');
 const REVENUE = utf8(',"group_revenue":');
+const CLOSE = 0x7d;
+const NO_USER = utf8(`${fields({ first_name: null, last_name: null, email: null })},`);
 
-/** A user's `"first_name":…,"last_name":…,"email":…`, kept with the values it was written from. */
+/** A user's `"first_name":…,"last_name":…,"email":…,`, with the values it was written from. */
 interface UserPart {
   first: string | null;
   last: string | null;
   email: string | null;
   bytes: Buffer;
+  /** The user directory's version when the part was last known right. */
+  version: number;
 }
-
-const NO_USER = fields({ first_name: null, last_name: null, email: null });
 
 /** The parts of a world's orders that many orders share, each written once. */
 class SharedParts {
-  /** `"perk_id":…,"brand":…,"offer":…,"offer_excerpt":…` by offer index. */
+  /** `"perk_id":…,"brand":…,"offer":…,"offer_excerpt":…,"face_value":` by offer index. */
   readonly offers: Buffer[];
-  /** The JSON string of each currency, by the store's currency code. */
-  readonly currencies: Buffer[] = [];
+  /** `,"order_currency":…,"order_saving":` by the store's currency code. */
+  private readonly currencies: Buffer[] = [];
   private readonly users: (UserPart | undefined)[] = [];
 
   constructor(private readonly world: World) {
-    this.offers = world.offers.map((o) => fields({ perk_id: o.id, brand: o.brand, offer: o.title, offer_excerpt: o.offer_excerpt }));
+    this.offers = world.offers.map((o) => utf8(`${fields({ perk_id: o.id, brand: o.brand, offer: o.title, offer_excerpt: o.offer_excerpt })},"face_value":`));
   }
 
-  /** Written again when the user's values are not the ones it was written from (renames, anonymisation). */
+  /** Names and emails change only through the directory, which bumps its version: until then a part stays right. */
   user(id: number): Buffer {
+    const version = this.world.users.version;
+    const part = this.users[id];
+    if (part?.version === version) return part.bytes;
     const user = this.world.users.get(id);
     if (!user) return NO_USER;
-    const part = this.users[id];
-    if (part && part.first === user.first_name && part.last === user.last_name && part.email === user.email) return part.bytes;
     const first = user.first_name ?? null;
     const last = user.last_name ?? null;
     const email = user.email ?? null;
-    const bytes = fields({ first_name: first, last_name: last, email });
-    this.users[id] = { first, last, email, bytes };
+    if (part && part.first === first && part.last === last && part.email === email) {
+      part.version = version;
+      return part.bytes;
+    }
+    const bytes = utf8(`${fields({ first_name: first, last_name: last, email })},`);
+    this.users[id] = { first, last, email, bytes, version };
     return bytes;
   }
 
   currency(i: number): Buffer {
     const code = this.world.orders.currency[i];
-    return (this.currencies[code] ??= utf8(JSON.stringify(this.world.orders.currencyOf(i))));
+    return (this.currencies[code] ??= utf8(`,${fields({ order_currency: this.world.orders.currencyOf(i) })},"order_saving":`));
   }
 }
 
@@ -76,32 +81,28 @@ export function ordersJson(world: World, indexes: ArrayLike<number>): JsonList {
   let parts = shared.get(world);
   if (!parts) shared.set(world, (parts = new SharedParts(world)));
   const out = new JsonBytes(512 * indexes.length + 2);
-  out.ascii('[');
+  out.char(0x5b);
   for (let k = 0; k < indexes.length; k++) {
     const i = indexes[k];
     const face = s.face[i];
     const paid = s.paid[i];
-    if (k > 0) out.ascii(',');
+    if (k > 0) out.char(0x2c);
     out.raw(ORDER_ID);
-    out.number(ORDER_ID_BASE + i);
+    out.int(ORDER_ID_BASE + i);
     out.raw(STATUS[s.status[i]]);
     out.raw(parts.user(s.user[i]));
-    out.ascii(',');
     out.raw(parts.offers[s.offer[i]]);
-    out.raw(FACE);
-    out.number(major(face));
+    out.cents(face);
     out.raw(PAID);
-    out.number(major(paid));
+    out.cents(paid);
     out.raw(CREDIT);
-    out.number(major(s.credit[i]));
-    out.raw(CURRENCY);
+    out.cents(s.credit[i]);
     out.raw(parts.currency(i));
-    out.raw(SAVING);
-    out.number(major(face - paid));
+    out.cents(face - paid);
     out.raw(REVENUE);
-    out.number(major(s.revenue[i]));
-    out.ascii('}');
+    out.cents(s.revenue[i]);
+    out.char(CLOSE);
   }
-  out.ascii(']');
+  out.char(0x5d);
   return new JsonList(out.bytes());
 }
