@@ -1,7 +1,6 @@
-/** Replies: JSON with the API's envelope {status, timestamp, data} and Laravel's eleven pagination fields. */
+/** Replies: JSON (stringified or already written) with the API's envelope {status, timestamp, data} and Laravel's eleven pagination fields. */
 import type { Pagination } from '../../resources/envelope.js';
 import type { Reply } from './exchange.js';
-import { JsonList } from './json-list.js';
 
 export const DEFAULT_PER_PAGE = 50;
 
@@ -17,9 +16,23 @@ export function jsonReply(status: number, body: unknown, headers: Record<string,
 /** JSON text, or the same text in UTF-8. */
 export type Json = string | Uint8Array<ArrayBuffer>;
 
-/** JSON already written, passed to jsonResponse as it is. */
+/** JSON already written, passed to jsonReply as it is. */
 export class JsonText {
   constructor(readonly json: Json) {}
+}
+
+/**
+ * A listing's records already written as a JSON array, in UTF-8 (ops/order-json.ts). The envelope splices the
+ * bytes in as they are, so a page costs no object and no stringify per record. The bytes must be exactly what
+ * JSON.stringify gives for the records, so answers do not depend on the path they took.
+ */
+export class JsonList {
+  constructor(readonly bytes: Uint8Array) {}
+
+  /** The records as objects (for drift, which changes records): JSON.stringify gives back the same text. */
+  values(): Record<string, unknown>[] {
+    return JSON.parse(Buffer.from(this.bytes.buffer, this.bytes.byteOffset, this.bytes.byteLength).toString('utf8')) as Record<string, unknown>[];
+  }
 }
 
 /**

@@ -8,7 +8,7 @@
  * call, and a user's part is checked against the user once the user directory has changed. Offers never change.
  */
 import { ORDER_STATUSES } from '../choices.js';
-import { JsonList } from '../http/json-list.js';
+import { JsonList } from '../http/respond.js';
 import { ORDER_ID_BASE } from '../world/order-store.js';
 import type { World } from '../world/world.js';
 import { JsonBytes } from './json-bytes.js';

@@ -51,7 +51,10 @@ export function offerListWire(o: OfferRecord) {
   });
 }
 
-/** An order as the API shows it: the ordering user's current name and email, no creation time. */
+/**
+ * An order as the API shows it: the ordering user's current name and email, no creation time. Listings write
+ * orders straight to bytes (order-json.ts); this is the declared form that test/sandbox/order-json.test.ts holds them to.
+ */
 export function orderWire(world: World, o: OrderRecord) {
   const user = world.users.get(o.user_id);
   const offer = world.offers[o.offerIndex];
