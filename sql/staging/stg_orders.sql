@@ -60,7 +60,14 @@ final as (
     from deduplicated as orders
     left join stg_user_emails as emails
         on cast(orders.organisation_group_id as bigint) = emails.organisation_group_id
-        and lower(trim(orders.email)) = emails.email
+        -- lower(trim(email)), as stg_user_emails keys them; trim() (blanks and other Unicode spaces) only runs
+        -- where there can be one to remove: a blank at either end or a non-ASCII character (strlen counts bytes,
+        -- length characters). Trimming every order costs about half a CPU second per ten million orders.
+        and lower(case
+            when starts_with(orders.email, ' ') or ends_with(orders.email, ' ') or strlen(orders.email) <> length(orders.email)
+                then trim(orders.email)
+            else orders.email
+        end) = emails.email
 
 )
 

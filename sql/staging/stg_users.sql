@@ -23,17 +23,39 @@ latest_snapshot as (
 
 ),
 
-current_rows as (
+latest_rows as (
 
     select source.*
     from source
-    inner join latest_snapshot
+    semi join latest_snapshot
         on source.organisation_group_id = latest_snapshot.organisation_group_id
         and source._snapshot_date = latest_snapshot.snapshot_date
-    qualify row_number() over (
-        partition by source.organisation_group_id, source.id
-        order by source._extracted_at desc, source._run_id desc
-    ) = 1
+
+),
+
+repeated as (
+
+    -- users listed twice in the latest snapshot (rare: a listing is one file): only those are ranked
+    select organisation_group_id, id
+    from latest_rows
+    group by all
+    having count(*) > 1
+
+),
+
+current_rows as (
+
+    select * from latest_rows
+    anti join repeated using (organisation_group_id, id)
+    union all by name
+    (
+        select latest_rows.* from latest_rows
+        semi join repeated using (organisation_group_id, id)
+        qualify row_number() over (
+            partition by organisation_group_id, id
+            order by _extracted_at desc, _run_id desc
+        ) = 1
+    )
 
 ),
 

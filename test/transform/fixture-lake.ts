@@ -123,6 +123,8 @@ export async function writeFixtureLake(outDir = mkdtempSync(join(tmpdir(), 'perk
       user(99, '2024-01-01T09:00:00Z', { email: 'gone@example.com' }),
     ]);
     const latest11 = [
+      // listed again in part-1, extracted later: that row wins (login_count 7)
+      user(1, '2024-01-01T09:00:00Z', { email: 'alice@example.com', last_login: '2026-03-20T10:00:00Z', login_count: 5 }),
       user(2, '2024-01-01T09:00:00Z', { email: 'Bob@Example.com', last_login: '2025-12-01T10:00:00Z', login_count: 2 }),
       // anonymised: personal fields null, UID removed (maintain_uid false)
       user(3, '2024-01-01T09:00:00Z', { first_name: null, last_name: null, email: null, UID: null, last_login: '2025-11-01T10:00:00Z', login_count: 3, status: 'Anonymised' }),
@@ -164,11 +166,11 @@ export async function writeFixtureLake(outDir = mkdtempSync(join(tmpdir(), 'perk
       order(102, ' ALICE@EXAMPLE.COM', 'GBP', [20, 18, 0, 2, 0.6], { promo_code: 'SPRING' }), // an extra column
     ]);
     await w.file('orders', { organisation_group_id: 11, order_date: '2026-03-15' }, 'part-0.parquet', LATE, [
-      order(103, 'bob@example.com', 'EUR', [50, 45, 5, 5, 1.5]),
+      order(103, 'bob@example.com\u00a0', 'EUR', [50, 45, 5, 5, 1.5]), // a trailing no-break space is trimmed like a blank
       order(104, ANONYMISED.email, 'GBP', [30, 27, 0, 3, 0.9], { first_name: ANONYMISED.first, last_name: ANONYMISED.last }),
     ]);
     await w.file('orders', { organisation_group_id: 11, order_date: '2026-02-28' }, 'part-0.parquet', LATE, [
-      order(105, 'bob@example.com', 'GBP', [15, 15, 0, 0, 0.45], { order_status: 'Refunded' }),
+      order(105, 'bob@example.com ', 'GBP', [15, 15, 0, 0, 0.45], { order_status: 'Refunded' }),
     ]);
     // Group 12, New York: last local days of months on both sides of the DST end (2 Nov 2025).
     const ny: [string, Row][] = [
