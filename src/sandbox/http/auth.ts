@@ -21,6 +21,8 @@ export interface Principal {
   jti: string;
 }
 
+type Payload = { aud?: string; jti?: string; exp?: number };
+const MAX_VERIFIED = 10_000;
 const b64 = (v: Buffer | string) => Buffer.from(v).toString('base64url');
 const unauthenticated = () => new ApiError('unauthenticated', 401, 'Unauthenticated.');
 
@@ -32,6 +34,7 @@ export class TokenService {
   private readonly key = randomBytes(32);
   private readonly revoked = new Set<string>();
   private readonly uses = new Map<string, number>();
+  private readonly verified = new Map<string, Payload>();
 
   constructor(
     private readonly credentials: readonly Credential[],
@@ -64,15 +67,7 @@ export class TokenService {
   authenticate(header: string | null): Principal {
     const m = /^Bearer\s+([A-Za-z0-9_-]+)\.([A-Za-z0-9_-]+)\.([A-Za-z0-9_-]+)\s*$/i.exec(header ?? '');
     if (!m) throw unauthenticated();
-    const expected = Buffer.from(this.sign(`${m[1]}.${m[2]}`));
-    const given = Buffer.from(m[3]);
-    if (expected.length !== given.length || !timingSafeEqual(expected, given)) throw unauthenticated();
-    let payload: { aud?: string; jti?: string; exp?: number };
-    try {
-      payload = JSON.parse(Buffer.from(m[2], 'base64url').toString('utf8'));
-    } catch {
-      throw unauthenticated();
-    }
+    const payload = this.verified.get(`${m[1]}.${m[2]}.${m[3]}`) ?? this.verify(m[1], m[2], m[3]);
     const cred = this.credentials.find((c) => String(c.client_id) === payload.aud);
     if (!cred || !payload.jti || this.revoked.has(payload.jti) || !payload.exp || payload.exp * 1000 <= Date.now()) throw unauthenticated();
     return { clientId: cred.client_id, kind: cred.kind, groupIds: cred.groupIds, jti: payload.jti };
@@ -87,6 +82,25 @@ export class TokenService {
       return true;
     }
     return false;
+  }
+
+  /**
+   * The payload of a token whose signature holds, or 401. Remembered: a token's signature and payload never
+   * change, and only tokens this service signed get here. Expiry and revocation are checked at every call.
+   */
+  private verify(header: string, body: string, signature: string): Payload {
+    const expected = Buffer.from(this.sign(`${header}.${body}`));
+    const given = Buffer.from(signature);
+    if (expected.length !== given.length || !timingSafeEqual(expected, given)) throw unauthenticated();
+    let payload: Payload;
+    try {
+      payload = JSON.parse(Buffer.from(body, 'base64url').toString('utf8'));
+    } catch {
+      throw unauthenticated();
+    }
+    if (this.verified.size >= MAX_VERIFIED) this.verified.clear();
+    this.verified.set(`${header}.${body}.${signature}`, payload);
+    return payload;
   }
 
   private sign(unsigned: string): string {
