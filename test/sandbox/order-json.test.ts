@@ -4,7 +4,6 @@ import { orderWire } from '../../src/sandbox/ops/wire.js';
 import { advanceWorld, World } from '../../src/sandbox/world/index.js';
 import { allPages, harness, TODAY, type Harness } from './helpers.js';
 
-const text = (bytes: Uint8Array) => Buffer.from(bytes).toString('utf8');
 const encoded = (world: World, i: number) => JSON.stringify(orderWire(world, world.orders.get(i)));
 
 /** Orders whose written JSON differs from JSON.stringify of the zod-encoded Order (the first few), and whether the whole list matches. */
@@ -12,10 +11,10 @@ function mismatches(world: World): { index: number; written: string; encoded: st
   const all = Array.from({ length: world.orders.count }, (_, i) => i);
   const out = [];
   for (let i = 0; i < world.orders.count && out.length < 3; i++) {
-    const written = text(ordersJson(world, [i]).bytes);
+    const written = ordersJson(world, [i]).json;
     if (written !== `[${encoded(world, i)}]`) out.push({ index: i, written, encoded: encoded(world, i) });
   }
-  if (out.length === 0 && text(ordersJson(world, all).bytes) !== `[${all.map((i) => encoded(world, i)).join(',')}]`) out.push({ index: -1, written: 'the whole list', encoded: 'differs' });
+  if (out.length === 0 && ordersJson(world, all).json !== `[${all.map((i) => encoded(world, i)).join(',')}]`) out.push({ index: -1, written: 'the whole list', encoded: 'differs' });
   return out;
 }
 
@@ -35,7 +34,7 @@ describe('orders written straight to JSON text', () => {
     const renamed = world.users.get(world.orders.user[0])!;
     world.users.update(renamed, { first_name: 'Zoë "Q" \\ \u2028 😀', last_name: null, email: 'odd+\u00e9@mail.example.org' });
     expect(mismatches(world)).toEqual([]);
-    expect(JSON.parse(text(ordersJson(world, [0]).bytes))[0]).toMatchObject({ first_name: 'Zoë "Q" \\ \u2028 😀', last_name: null, email: 'odd+\u00e9@mail.example.org' });
+    expect(JSON.parse(ordersJson(world, [0]).json)[0]).toMatchObject({ first_name: 'Zoë "Q" \\ \u2028 😀', last_name: null, email: 'odd+\u00e9@mail.example.org' });
   });
 });
 

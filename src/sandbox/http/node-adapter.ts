@@ -12,14 +12,21 @@ import { sortedHeaders, type SandboxRequest, type Serve } from './exchange.js';
 const FORBIDDEN_METHODS = new Set(['CONNECT', 'TRACE', 'TRACK']);
 const decoder = new TextDecoder();
 
-async function readCapped(req: IncomingMessage): Promise<Buffer> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of req as AsyncIterable<Buffer>) {
-    if (size <= MAX_BODY_BYTES) chunks.push(chunk);
-    size += chunk.length;
-  }
-  return Buffer.concat(chunks);
+/** The body, read to its end (chunks past the cap are dropped: the handler answers 413 on the length). */
+function readCapped(req: IncomingMessage): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    req.on('data', (chunk: Buffer) => {
+      if (size <= MAX_BODY_BYTES) chunks.push(chunk);
+      size += chunk.length;
+    });
+    req.once('end', () => resolve(Buffer.concat(chunks)));
+    req.once('error', reject);
+    req.once('close', () => {
+      if (!req.complete) reject(new Error('request closed before its body ended'));
+    });
+  });
 }
 
 function toRequest(req: IncomingMessage, body: Buffer, signal: AbortSignal): SandboxRequest {
@@ -56,11 +63,12 @@ async function bridge(serve: Serve, req: IncomingMessage, res: ServerResponse): 
     }
     throw err;
   }
-  const payload = typeof reply.body === 'string' ? Buffer.from(reply.body) : reply.body;
+  // Text goes out as text: node encodes it while writing, with no buffer per answer left for the GC.
+  const length = typeof reply.body === 'string' ? Buffer.byteLength(reply.body) : reply.body.length;
   const headers = sortedHeaders(reply.headers);
-  headers.push(['content-length', String(payload.length)]);
+  headers.push(['content-length', String(length)]);
   res.writeHead(reply.status, headers.flat());
-  res.end(payload);
+  res.end(reply.body);
 }
 
 export function listen(serve: Serve, host: string, port: number): Promise<Server> {

@@ -22,31 +22,29 @@ export class JsonText {
 }
 
 /**
- * A listing's records already written as a JSON array, in UTF-8 (ops/order-json.ts). The envelope splices the
- * bytes in as they are, so a page costs no object and no stringify per record. The bytes must be exactly what
- * JSON.stringify gives for the records, so answers do not depend on the path they took.
+ * A listing's records already written as a JSON array (ops/order-json.ts). The envelope splices the text in as
+ * it is, so a page costs no object and no stringify per record. The text must be exactly what JSON.stringify
+ * gives for the records, so answers do not depend on the path they took.
  */
 export class JsonList {
-  constructor(readonly bytes: Uint8Array) {}
+  constructor(readonly json: string) {}
 
   /** The records as objects (for drift, which changes records): JSON.stringify gives back the same text. */
   values(): Record<string, unknown>[] {
-    return JSON.parse(Buffer.from(this.bytes.buffer, this.bytes.byteOffset, this.bytes.byteLength).toString('utf8')) as Record<string, unknown>[];
+    return JSON.parse(this.json) as Record<string, unknown>[];
   }
 }
 
 /**
  * The envelope {status, timestamp, current_page?, data, ...pagination} as JSON: JSON.stringify of that object,
- * with a JsonList's bytes spliced in as written (the same bytes, without an object per record).
+ * with a JsonList's text spliced in as written (the same bytes, without an object per record).
  */
 export function envelopeJson(status: number, timestamp: string, data: unknown, page?: Page['fields']): JsonText {
   const head = { status, timestamp, ...(page ? { current_page: page.current_page } : {}) };
   if (!(data instanceof JsonList)) return new JsonText(JSON.stringify({ ...head, data, ...page }));
   const { current_page: _, ...rest } = page ?? {};
   const tail = JSON.stringify(rest);
-  const before = `${JSON.stringify(head).slice(0, -1)},"data":`;
-  const after = tail === '{}' ? '}' : `,${tail.slice(1)}`;
-  return new JsonText(Buffer.concat([Buffer.from(before), data.bytes, Buffer.from(after)]));
+  return new JsonText(`${JSON.stringify(head).slice(0, -1)},"data":${data.json}${tail === '{}' ? '}' : `,${tail.slice(1)}`}`);
 }
 
 export interface Page {

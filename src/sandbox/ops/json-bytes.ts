@@ -16,6 +16,15 @@ export class JsonBytes {
     this.pos += bytes.length;
   }
 
+  /** Bytes [start, end) of `from`, copied one by one: short parts, where a copy call would cost more. */
+  copy(from: Uint8Array, start: number, end: number): void {
+    this.room(end - start);
+    const buf = this.buf;
+    let pos = this.pos;
+    for (let k = start; k < end; k++) buf[pos++] = from[k];
+    this.pos = pos;
+  }
+
   /** One ASCII character by its code. */
   char(code: number): void {
     this.room(1);
@@ -60,6 +69,16 @@ export class JsonBytes {
   /** What was written (a view on the buffer, not a copy). */
   bytes(): Buffer {
     return this.buf.subarray(0, this.pos);
+  }
+
+  /** What was written, as text. */
+  text(): string {
+    return this.buf.toString('utf8', 0, this.pos);
+  }
+
+  /** Starts again at the beginning, keeping the buffer. */
+  reset(): void {
+    this.pos = 0;
   }
 
   private room(n: number): void {

@@ -5,13 +5,14 @@
  * z.encode, an object and a string per order was most of the sandbox's CPU; this copies parts already encoded
  * and writes the numbers digit by digit.
  * The status (settling, refunds) and the user (renames, anonymisation) can change: the status is read at each
- * call, and a user's part is checked against the user once the user directory has changed. Offers never change.
+ * call, and users' parts are checked once the user directory has changed (user-parts.ts). Offers never change.
  */
 import { ORDER_STATUSES } from '../choices.js';
 import { JsonList } from '../http/respond.js';
 import { ORDER_ID_BASE } from '../world/order-store.js';
 import type { World } from '../world/world.js';
 import { JsonBytes } from './json-bytes.js';
+import { UserParts } from './user-parts.js';
 
 const utf8 = (text: string) => Buffer.from(text, 'utf8');
 /** JSON.stringify of an object, without its braces. */
@@ -24,17 +25,6 @@ const PAID = utf8(',"order_total_paid":');
 const CREDIT = utf8(',"order_credit":');
 const REVENUE = utf8(',"group_revenue":');
 const CLOSE = 0x7d;
-const NO_USER = utf8(`${fields({ first_name: null, last_name: null, email: null })},`);
-
-/** A user's `"first_name":…,"last_name":…,"email":…,`, with the values it was written from. */
-interface UserPart {
-  first: string | null;
-  last: string | null;
-  email: string | null;
-  bytes: Buffer;
-  /** The user directory's version when the part was last known right. */
-  version: number;
-}
 
 /** The parts of a world's orders that many orders share, each written once. */
 class SharedParts {
@@ -42,29 +32,11 @@ class SharedParts {
   readonly offers: Buffer[];
   /** `,"order_currency":…,"order_saving":` by the store's currency code. */
   private readonly currencies: Buffer[] = [];
-  private readonly users: (UserPart | undefined)[] = [];
+  readonly users: UserParts;
 
   constructor(private readonly world: World) {
+    this.users = new UserParts(world.users);
     this.offers = world.offers.map((o) => utf8(`${fields({ perk_id: o.id, brand: o.brand, offer: o.title, offer_excerpt: o.offer_excerpt })},"face_value":`));
-  }
-
-  /** Names and emails change only through the directory, which bumps its version: until then a part stays right. */
-  user(id: number): Buffer {
-    const version = this.world.users.version;
-    const part = this.users[id];
-    if (part?.version === version) return part.bytes;
-    const user = this.world.users.get(id);
-    if (!user) return NO_USER;
-    const first = user.first_name ?? null;
-    const last = user.last_name ?? null;
-    const email = user.email ?? null;
-    if (part && part.first === first && part.last === last && part.email === email) {
-      part.version = version;
-      return part.bytes;
-    }
-    const bytes = utf8(`${fields({ first_name: first, last_name: last, email })},`);
-    this.users[id] = { first, last, email, bytes, version };
-    return bytes;
   }
 
   currency(i: number): Buffer {
@@ -74,13 +46,17 @@ class SharedParts {
 }
 
 const shared = new WeakMap<World, SharedParts>();
+/** Pages are written here and handed on as text: a fresh buffer per page is memory outside the JS heap, which the
+ * garbage collector frees only in full collections over the whole world. */
+const scratch = new JsonBytes(64 * 1024);
 
 /** The orders at these store indexes, as the JSON array the API answers. */
 export function ordersJson(world: World, indexes: ArrayLike<number>): JsonList {
   const s = world.orders;
   let parts = shared.get(world);
   if (!parts) shared.set(world, (parts = new SharedParts(world)));
-  const out = new JsonBytes(512 * indexes.length + 2);
+  const out = scratch;
+  out.reset();
   out.char(0x5b);
   for (let k = 0; k < indexes.length; k++) {
     const i = indexes[k];
@@ -90,7 +66,7 @@ export function ordersJson(world: World, indexes: ArrayLike<number>): JsonList {
     out.raw(ORDER_ID);
     out.int(ORDER_ID_BASE + i);
     out.raw(STATUS[s.status[i]]);
-    out.raw(parts.user(s.user[i]));
+    parts.users.writeTo(out, s.user[i]);
     out.raw(parts.offers[s.offer[i]]);
     out.cents(face);
     out.raw(PAID);
@@ -104,5 +80,5 @@ export function ordersJson(world: World, indexes: ArrayLike<number>): JsonList {
     out.char(CLOSE);
   }
   out.char(0x5d);
-  return new JsonList(out.bytes());
+  return new JsonList(out.text());
 }
