@@ -1,9 +1,9 @@
 import { describe, expect, test } from 'vitest';
-import { JsonBytes } from '../../src/sandbox/ops/json-bytes.js';
+import { JsonBytes } from '../../src/sandbox/http/json-bytes.js';
 import { createRng } from '../../src/sandbox/prng.js';
 
 const written = (write: (out: JsonBytes) => void) => {
-  const out = new JsonBytes(4);
+  const out = new JsonBytes(Buffer.alloc(4));
   write(out);
   return out.bytes().toString('utf8');
 };

@@ -20,6 +20,8 @@ export interface Reply {
   headers: Record<string, string>;
   /** Text, or UTF-8 bytes. */
   body: string | Uint8Array<ArrayBuffer>;
+  /** Called once the body's bytes are no longer needed (it gives a pooled buffer back). */
+  release?: () => void;
 }
 
 export type Serve = (req: SandboxRequest) => Promise<Reply>;
@@ -36,7 +38,9 @@ export function fetchHandler(serve: Serve): Handler {
       text: () => req.text(),
       signal: req.signal,
     });
-    return new Response(reply.body, { status: reply.status, headers: reply.headers });
+    const body = typeof reply.body === 'string' ? reply.body : reply.body.slice();
+    reply.release?.();
+    return new Response(body, { status: reply.status, headers: reply.headers });
   };
 }
 

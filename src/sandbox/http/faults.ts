@@ -7,7 +7,7 @@ import { NO_FAULTS, FaultsSchema, type Faults } from '../options.js';
 import { ApiError, HungRequest } from '../errors.js';
 import { createRng, type Rng } from '../prng.js';
 import { driftData, emptyDriftCounts, type DriftCounts } from './drift.js';
-import { JsonList, type Json } from './respond.js';
+import { JsonList, type Json } from './written-json.js';
 
 export interface FaultCounts {
   errors: number;

@@ -68,6 +68,15 @@ async function bridge(serve: Serve, req: IncomingMessage, res: ServerResponse): 
   const headers = sortedHeaders(reply.headers);
   headers.push(['content-length', String(length)]);
   res.writeHead(reply.status, headers.flat());
+  if (reply.release) {
+    // The socket has the bytes once the reply is finished, or will never need them once it is closed.
+    const release = reply.release;
+    let released = false;
+    const done = () => {
+      if (!released) (released = true), release();
+    };
+    res.once('finish', done).once('close', done);
+  }
   res.end(reply.body);
 }
 

@@ -1,50 +1,31 @@
-/** Replies: JSON (stringified or already written) with the API's envelope {status, timestamp, data} and Laravel's eleven pagination fields. */
+/** Replies: JSON (stringified, or written: written-json.ts) with the API's envelope {status, timestamp, data} and Laravel's eleven pagination fields. */
 import type { Pagination } from '../../resources/envelope.js';
 import type { Reply } from './exchange.js';
+import { JsonList, JsonText, type Json } from './written-json.js';
 
 export const DEFAULT_PER_PAGE = 50;
 
 /** A JSON reply; `body` is a value to stringify, or JSON already written (envelopeJson). */
 export function jsonReply(status: number, body: unknown, headers: Record<string, string> = {}, shape: (json: Json) => Json = (t) => t): Reply {
+  const written = body instanceof JsonText ? body : undefined;
   return {
     status,
     headers: { 'content-type': 'application/json', 'cache-control': 'no-cache, private', ...headers },
-    body: shape(body instanceof JsonText ? body.json : JSON.stringify(body)),
+    body: shape(written ? written.json : JSON.stringify(body)),
+    release: written?.buffer ? () => written.buffer!.release() : undefined,
   };
-}
-
-/** JSON text, or the same text in UTF-8. */
-export type Json = string | Uint8Array<ArrayBuffer>;
-
-/** JSON already written, passed to jsonReply as it is. */
-export class JsonText {
-  constructor(readonly json: Json) {}
-}
-
-/**
- * A listing's records already written as a JSON array (ops/order-json.ts). The envelope splices the text in as
- * it is, so a page costs no object and no stringify per record. The text must be exactly what JSON.stringify
- * gives for the records, so answers do not depend on the path they took.
- */
-export class JsonList {
-  constructor(readonly json: string) {}
-
-  /** The records as objects (for drift, which changes records): JSON.stringify gives back the same text. */
-  values(): Record<string, unknown>[] {
-    return JSON.parse(this.json) as Record<string, unknown>[];
-  }
 }
 
 /**
  * The envelope {status, timestamp, current_page?, data, ...pagination} as JSON: JSON.stringify of that object,
- * with a JsonList's text spliced in as written (the same bytes, without an object per record).
+ * with a JsonList's bytes spliced in as written (the same bytes, without an object per record).
  */
 export function envelopeJson(status: number, timestamp: string, data: unknown, page?: Page['fields']): JsonText {
   const head = { status, timestamp, ...(page ? { current_page: page.current_page } : {}) };
   if (!(data instanceof JsonList)) return new JsonText(JSON.stringify({ ...head, data, ...page }));
   const { current_page: _, ...rest } = page ?? {};
   const tail = JSON.stringify(rest);
-  return new JsonText(`${JSON.stringify(head).slice(0, -1)},"data":${data.json}${tail === '{}' ? '}' : `,${tail.slice(1)}`}`);
+  return data.wrap(`${JSON.stringify(head).slice(0, -1)},"data":`, tail === '{}' ? '}' : `,${tail.slice(1)}`);
 }
 
 export interface Page {

@@ -3,7 +3,8 @@ import type { OperationName } from '../../resources/operations.js';
 import { Identifier } from '../../resources/user.js';
 import type { Principal } from '../http/auth.js';
 import { fieldError } from '../http/body.js';
-import { pageOf, type JsonList, type Page } from '../http/respond.js';
+import { pageOf, type Page } from '../http/respond.js';
+import type { JsonList } from '../http/written-json.js';
 import type { ResolvedOptions } from '../options.js';
 import { requireUser } from '../world/directory.js';
 import type { GroupRecord } from '../world/groups.js';
@@ -58,7 +59,7 @@ export function paged<T>(ctx: OpContext, items: { length: number; slice(start: n
   return { data: Array.from(items.slice(page.start, page.end), (item) => encodeItem(item)), page: page.fields };
 }
 
-/** One page of an ordered list whose items are written straight to JSON (see JsonList in http/respond.ts). */
+/** One page of an ordered list whose items are written straight to JSON (see http/written-json.ts). */
 export function pagedJson<T>(ctx: OpContext, items: { length: number; slice(start: number, end: number): ArrayLike<T> }, write: (page: ArrayLike<T>) => JsonList): OpResult {
   const page = pageOf(items.length, ctx.body, ctx.pathUrl);
   return { data: write(items.slice(page.start, page.end)), page: page.fields };

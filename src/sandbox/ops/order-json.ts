@@ -8,10 +8,9 @@
  * call, and users' parts are checked once the user directory has changed (user-parts.ts). Offers never change.
  */
 import { ORDER_STATUSES } from '../choices.js';
-import { JsonList } from '../http/respond.js';
+import { JsonList } from '../http/written-json.js';
 import { ORDER_ID_BASE } from '../world/order-store.js';
 import type { World } from '../world/world.js';
-import { JsonBytes } from './json-bytes.js';
 import { UserParts } from './user-parts.js';
 
 const utf8 = (text: string) => Buffer.from(text, 'utf8');
@@ -46,39 +45,37 @@ class SharedParts {
 }
 
 const shared = new WeakMap<World, SharedParts>();
-/** Pages are written here and handed on as text: a fresh buffer per page is memory outside the JS heap, which the
- * garbage collector frees only in full collections over the whole world. */
-const scratch = new JsonBytes(64 * 1024);
 
 /** The orders at these store indexes, as the JSON array the API answers. */
 export function ordersJson(world: World, indexes: ArrayLike<number>): JsonList {
   const s = world.orders;
   let parts = shared.get(world);
   if (!parts) shared.set(world, (parts = new SharedParts(world)));
-  const out = scratch;
-  out.reset();
-  out.char(0x5b);
-  for (let k = 0; k < indexes.length; k++) {
-    const i = indexes[k];
-    const face = s.face[i];
-    const paid = s.paid[i];
-    if (k > 0) out.char(0x2c);
-    out.raw(ORDER_ID);
-    out.int(ORDER_ID_BASE + i);
-    out.raw(STATUS[s.status[i]]);
-    parts.users.writeTo(out, s.user[i]);
-    out.raw(parts.offers[s.offer[i]]);
-    out.cents(face);
-    out.raw(PAID);
-    out.cents(paid);
-    out.raw(CREDIT);
-    out.cents(s.credit[i]);
-    out.raw(parts.currency(i));
-    out.cents(face - paid);
-    out.raw(REVENUE);
-    out.cents(s.revenue[i]);
-    out.char(CLOSE);
-  }
-  out.char(0x5d);
-  return new JsonList(out.text());
+  const users = parts.users;
+  const offers = parts.offers;
+  return JsonList.write((out) => {
+    out.char(0x5b);
+    for (let k = 0; k < indexes.length; k++) {
+      const i = indexes[k];
+      const face = s.face[i];
+      const paid = s.paid[i];
+      if (k > 0) out.char(0x2c);
+      out.raw(ORDER_ID);
+      out.int(ORDER_ID_BASE + i);
+      out.raw(STATUS[s.status[i]]);
+      users.writeTo(out, s.user[i]);
+      out.raw(offers[s.offer[i]]);
+      out.cents(face);
+      out.raw(PAID);
+      out.cents(paid);
+      out.raw(CREDIT);
+      out.cents(s.credit[i]);
+      out.raw(parts.currency(i));
+      out.cents(face - paid);
+      out.raw(REVENUE);
+      out.cents(s.revenue[i]);
+      out.char(CLOSE);
+    }
+    out.char(0x5d);
+  });
 }

@@ -6,7 +6,7 @@
  * the version is the one it was last checked at, and written again (kept if unchanged) after.
  */
 import type { UserDirectory } from '../world/directory.js';
-import type { JsonBytes } from './json-bytes.js';
+import type { JsonBytes } from '../http/json-bytes.js';
 
 const SLOTS = 3; // start, end, directory version it was checked at
 const written = (first: string | null, last: string | null, email: string | null) =>
