@@ -25,7 +25,7 @@ describe('orders written straight to JSON text', () => {
     expect(mismatches(world)).toEqual([]);
   });
 
-  test('after the clock moves and users are renamed or anonymised, each order shows its new status and its user as they are now', () => {
+  test('after the clock moves and users are renamed (long names too) or anonymised, each order shows its new status and its user as they are now', () => {
     const world = new World(4, 'tiny', TODAY);
     expect(mismatches(world)).toEqual([]);
     const report = advanceWorld(world, 40);
@@ -33,6 +33,8 @@ describe('orders written straight to JSON text', () => {
     expect(report.anonymised.length).toBeGreaterThan(0);
     const renamed = world.users.get(world.orders.user[0])!;
     world.users.update(renamed, { first_name: 'Zoë "Q" \\ \u2028 😀', last_name: null, email: 'odd+\u00e9@mail.example.org' });
+    const longName = world.users.get(world.orders.user[world.orders.count - 1])!;
+    world.users.update(longName, { last_name: 'Long'.repeat(40), email: `${'x'.repeat(150)}@mail.example.org` });
     expect(mismatches(world)).toEqual([]);
     expect(ordersJson(world, [0]).values()[0]).toMatchObject({ first_name: 'Zoë "Q" \\ \u2028 😀', last_name: null, email: 'odd+\u00e9@mail.example.org' });
   });

@@ -1,53 +1,62 @@
 /**
- * Each user's `"first_name":…,"last_name":…,"email":…,` as order JSON shows it, written once into one flat
- * buffer, found through a table by user id. No object per user: a cache of 100k+ small objects grows the
- * heap through a whole listing run, and the garbage collector then runs over the whole world again and again.
+ * Each user's `"first_name":…,"last_name":…,"email":…,` as order JSON shows it, written once into a slot of one
+ * flat buffer by user id. Orders name their users at random, so everything an order needs of its user sits in
+ * one place; and there is no object per user: a cache of 100k+ small objects grows the heap through a whole
+ * listing run, and the garbage collector then runs over the whole world again and again.
  * Names and emails change only through the user directory, which bumps its version: a part is trusted while
- * the version is the one it was last checked at, and written again (kept if unchanged) after.
+ * the directory's version is the one it was written at, and written again after.
  */
-import type { UserDirectory } from '../world/directory.js';
 import type { JsonBytes } from '../http/json-bytes.js';
+import type { UserDirectory } from '../world/directory.js';
 
-const SLOTS = 3; // start, end, directory version it was checked at
+/** Bytes per user: the directory version it was written at (4), the part's length (1), the part. */
+const SLOT = 128;
+const ROOM = SLOT - 5;
+/** Length byte of a part longer than its slot holds: it is kept aside. */
+const LONG = 255;
+
 const written = (first: string | null, last: string | null, email: string | null) =>
   Buffer.from(`${JSON.stringify({ first_name: first, last_name: last, email }).slice(1, -1)},`, 'utf8');
 const NO_USER = written(null, null, null);
 
 export class UserParts {
-  private arena = Buffer.allocUnsafe(1 << 20);
-  private used = 0;
-  private table = new Int32Array(0);
+  private slots = new Uint8Array(0);
+  /** The slots' first four bytes, as numbers: versions[id * SLOT / 4]. */
+  private versions = new Int32Array(0);
+  private readonly long = new Map<number, Buffer>();
 
   constructor(private readonly users: UserDirectory) {}
 
   /** Writes user `id`'s part to `out` (nulls for an unknown user). */
   writeTo(out: JsonBytes, id: number): void {
-    const at = id * SLOTS;
-    if (at >= this.table.length || this.table[at + 2] !== this.users.version) {
+    const at = id * SLOT;
+    if (at >= this.slots.length || this.versions[at >> 2] !== this.users.version) {
       const user = this.users.get(id);
       if (!user) return out.raw(NO_USER);
-      this.check(at, written(user.first_name ?? null, user.last_name ?? null, user.email ?? null));
+      this.store(at, id, written(user.first_name ?? null, user.last_name ?? null, user.email ?? null));
     }
-    out.copy(this.arena, this.table[at], this.table[at + 1]);
+    const length = this.slots[at + 4];
+    if (length === LONG) out.raw(this.long.get(id)!);
+    else out.copy(this.slots, at + 5, at + 5 + length);
   }
 
-  /** Keeps the part at table slot `at` when it did not change, else appends the new one. */
-  private check(at: number, part: Buffer): void {
-    if (at >= this.table.length) {
-      const grown = new Int32Array(Math.max(this.table.length * 2, at + SLOTS * 1024)).fill(-1);
-      grown.set(this.table);
-      this.table = grown;
+  private store(at: number, id: number, part: Buffer): void {
+    if (at >= this.slots.length) {
+      const grown = new Uint8Array(Math.max(this.slots.length * 2, at + SLOT * 1024));
+      grown.set(this.slots);
+      const versions = new Int32Array(grown.buffer);
+      for (let slot = this.slots.length; slot < grown.length; slot += SLOT) versions[slot >> 2] = -1;
+      this.slots = grown;
+      this.versions = versions;
     }
-    if (this.table[at] < 0 || !part.equals(this.arena.subarray(this.table[at], this.table[at + 1]))) {
-      if (this.used + part.length > this.arena.length) {
-        const grown = Buffer.allocUnsafe(Math.max(this.arena.length * 2, this.used + part.length));
-        this.arena.copy(grown, 0, 0, this.used);
-        this.arena = grown;
-      }
-      part.copy(this.arena, this.used);
-      this.table[at] = this.used;
-      this.table[at + 1] = this.used += part.length;
+    if (part.length <= ROOM) {
+      this.slots.set(part, at + 5);
+      this.slots[at + 4] = part.length;
+      this.long.delete(id);
+    } else {
+      this.slots[at + 4] = LONG;
+      this.long.set(id, part);
     }
-    this.table[at + 2] = this.users.version;
+    this.versions[at >> 2] = this.users.version;
   }
 }
