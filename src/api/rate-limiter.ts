@@ -8,6 +8,7 @@
  */
 import Bottleneck from 'bottleneck';
 import { CLUSTER_DEFAULTS, ClusterLink, clusteredOptions, type ClusterMessage, type ClusterSettings } from './cluster.js';
+import { FastLane } from './fast-lane.js';
 
 /** Headroom under the limit: network jitter can bring two calls closer than they were sent. */
 const SAFETY = 1.01;
@@ -33,6 +34,8 @@ export interface LimiterOptions {
 
 export class CredentialLimiter {
   private readonly limiter: Bottleneck;
+  /** Used instead of Bottleneck while the spacing is below one millisecond (never clustered). */
+  private readonly fastLane: FastLane;
   private readonly link?: ClusterLink;
   private joined?: Promise<void>;
   private baseMinTime: number;
@@ -42,22 +45,26 @@ export class CredentialLimiter {
   private resumeTimer?: NodeJS.Timeout;
 
   constructor(readonly options: LimiterOptions) {
-    this.baseMinTime = CredentialLimiter.spacing(options.callsPerMinute);
+    // Clustered, Bottleneck spaces the calls of every process in Redis, in whole milliseconds.
+    this.baseMinTime = options.cluster ? Math.max(1, CredentialLimiter.spacing(options.callsPerMinute)) : CredentialLimiter.spacing(options.callsPerMinute);
     this.minTime = this.baseMinTime;
     this.limiter = new Bottleneck({
       // Clustered, maxConcurrent would cap the calls in flight of ALL processes together (8 would cap N
       // workers at 8 / latency): spacing alone keeps the rate there, and each process bounds its own.
       maxConcurrent: options.cluster ? (options.maxConcurrent ?? null) : (options.maxConcurrent ?? 8),
-      minTime: this.minTime,
+      minTime: bottleneckMinTime(this.minTime),
       id: options.id,
       ...(options.cluster ? clusteredOptions(options.cluster) : {}),
       ...options.bottleneck,
     });
+    this.fastLane = new FastLane(options.maxConcurrent ?? 8);
     if (options.cluster) this.link = new ClusterLink(this.limiter, options.cluster, (m) => this.joinThrottle(m));
   }
 
+  /** Milliseconds between two calls: whole milliseconds, or a fraction of one above 59,400 calls/min. */
   static spacing(callsPerMinute: number): number {
-    return Math.ceil((60_000 / callsPerMinute) * SAFETY);
+    const ms = (60_000 / callsPerMinute) * SAFETY;
+    return ms >= 1 ? Math.ceil(ms) : ms;
   }
 
   get clustered(): boolean {
@@ -76,7 +83,11 @@ export class CredentialLimiter {
       return fn();
     };
     // A clustered job frees its slot by itself if this process dies mid-call.
-    const value = this.link ? await this.limiter.schedule({ expiration: CLUSTER_DEFAULTS.jobExpirationMs }, job) : await this.limiter.schedule(job);
+    const value = this.link
+      ? await this.limiter.schedule({ expiration: CLUSTER_DEFAULTS.jobExpirationMs }, job)
+      : this.minTime < 1
+        ? await this.fastLane.run(this.minTime, job)
+        : await this.limiter.schedule(job);
     this.recover();
     return { value, waitedMs };
   }
@@ -170,12 +181,17 @@ export class CredentialLimiter {
   }
 
   private setMinTime(ms: number): void {
-    this.minTime = Math.ceil(ms);
-    this.update({ minTime: this.minTime });
+    this.minTime = ms >= 1 ? Math.ceil(ms) : ms;
+    this.update({ minTime: bottleneckMinTime(this.minTime) });
   }
 
   /** Settings change (shared by the cluster when clustered); a Redis hiccup here must not crash the run. */
   private update(settings: Bottleneck.ConstructorOptions): void {
     void Promise.resolve(this.limiter.updateSettings(settings)).catch(() => undefined);
   }
+}
+
+/** Bottleneck's minTime: the spacing in whole milliseconds, 0 when it is below one (paced by the limiter itself). */
+function bottleneckMinTime(spacing: number): number {
+  return spacing >= 1 ? spacing : 0;
 }
