@@ -1,5 +1,6 @@
 import { describe, expect, test } from 'vitest';
 import { JsonBytes } from '../../src/sandbox/http/json-bytes.js';
+import { JsonList } from '../../src/sandbox/http/written-json.js';
 import { createRng } from '../../src/sandbox/prng.js';
 
 const written = (write: (out: JsonBytes) => void) => {
@@ -33,5 +34,23 @@ describe('numbers written digit by digit', () => {
       }
     });
     expect(text).toBe(Array.from({ length: 1000 }, (_, k) => `é,${k};`).join(''));
+  });
+});
+
+describe('a listing written to bytes', () => {
+  const list = () => JsonList.write((out) => out.text('[{"é":1},2]'));
+  const text = (json: string | Uint8Array) => (typeof json === 'string' ? json : Buffer.from(json).toString('utf8'));
+
+  test('is wrapped in place when the head fits in front of it, and as text when it does not or is not ASCII', () => {
+    const inPlace = list().wrap('{"data":', '}');
+    expect(inPlace.buffer).toBeDefined();
+    expect(text(inPlace.json)).toBe('{"data":[{"é":1},2]}');
+    const long = `{"x":"${'a'.repeat(400)}","data":`;
+    expect(list().wrap(long, '}').json).toBe(`${long}[{"é":1},2]}`);
+    expect(list().wrap('{"ü":', '}').json).toBe('{"ü":[{"é":1},2]}');
+  });
+
+  test('gives back records that stringify to the same text', () => {
+    expect(JSON.stringify(list().values())).toBe('[{"é":1},2]');
   });
 });

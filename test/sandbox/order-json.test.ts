@@ -77,4 +77,12 @@ describe('order pages', () => {
     const after = await Promise.all(bodies.map((b) => h.call('/v3/orders', b)));
     for (let k = 0; k < bodies.length; k++) expect(after[k].body.data).toEqual(alone[k]);
   });
+  test('answered in-process, a page read long after, when its buffer has served other pages, is still its own', async () => {
+    const call = (page: number) =>
+      h.sb.handler(new Request(`${h.sb.baseUrl}/v3/orders`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${h.groupToken}` }, body: JSON.stringify({ per_page: 10, page }) }));
+    const early = await Promise.all([1, 2, 3].map(call));
+    for (let k = 0; k < 100; k++) await (await call(4 + (k % 3))).arrayBuffer();
+    const late = await Promise.all([1, 2, 3].map(async (page) => (await h.call('/v3/orders', { per_page: 10, page })).body.data));
+    for (let k = 0; k < 3; k++) expect((await early[k].json()).data).toEqual(late[k]);
+  });
 });

@@ -38,7 +38,8 @@ export function fetchHandler(serve: Serve): Handler {
       text: () => req.text(),
       signal: req.signal,
     });
-    const body = typeof reply.body === 'string' ? reply.body : reply.body.slice();
+    // A copy (Buffer's slice would be a view): the reply's buffer goes back to its pool now.
+    const body = typeof reply.body === 'string' ? reply.body : new Uint8Array(reply.body);
     reply.release?.();
     return new Response(body, { status: reply.status, headers: reply.headers });
   };

@@ -63,7 +63,6 @@ async function bridge(serve: Serve, req: IncomingMessage, res: ServerResponse): 
     }
     throw err;
   }
-  // Text goes out as text: node encodes it while writing, with no buffer per answer left for the GC.
   const length = typeof reply.body === 'string' ? Buffer.byteLength(reply.body) : reply.body.length;
   const headers = sortedHeaders(reply.headers);
   headers.push(['content-length', String(length)]);
