@@ -26,9 +26,4 @@ export class FastLane {
       this.waiting.shift()?.();
     }
   }
-
-  /** Calls running or waiting for a slot. */
-  get pending(): number {
-    return this.inFlight + this.waiting.length;
-  }
 }
