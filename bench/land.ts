@@ -4,12 +4,14 @@
  * own process, so the extract's peak RSS and CPU are its own. The last 305 days of the large scale hold
  * about 1,000,000 orders (1,004,652 with today 2026-11-22; the count moves a little with the date).
  * Prints orders landed (counted in the lake with DuckDB), wall seconds, rows/s, calls, rows per call,
- * the extract's peak RSS (GNU time) and the CPU seconds of each process.
+ * the extract's peak RSS (GNU time) and the CPU seconds of each process; and, from those, how many
+ * cores the two kept busy and the rows/s that their CPU seconds allow at best on this machine's cores
+ * (both processes keeping every core busy the whole run): a ceiling no scheduling can pass.
  *   node bin/run-ts.mjs bench/land.ts [days=305]
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { withLakeConnection } from '../src/lake/index.js';
@@ -91,6 +93,8 @@ try {
   const rowsPerSecond = Math.round(landed.rows / seconds);
   const peakRssMb = Math.round(maxRssKb / 1024);
   const ordersCalls = Number(stream?.[2] ?? NaN);
+  const extractCpu = user + system;
+  const cpuBound = landed.rows / ((extractCpu + sandboxCpu) / availableParallelism());
   console.log(
     JSON.stringify({
       bench: 'land',
@@ -103,8 +107,10 @@ try {
       orders_calls: ordersCalls,
       rows_per_call: Number((landed.rows / ordersCalls).toFixed(1)),
       extract_peak_rss_mb: peakRssMb,
-      extract_cpu_seconds: Number((user + system).toFixed(1)),
+      extract_cpu_seconds: Number(extractCpu.toFixed(1)),
       sandbox_cpu_seconds: Number(sandboxCpu.toFixed(1)),
+      cores_busy: Number(((extractCpu + sandboxCpu) / seconds).toFixed(2)),
+      cpu_bound_rows_per_second: Math.round(cpuBound),
       sandbox_start_seconds: Number(sandboxStartSeconds.toFixed(1)),
       goals: GOALS,
       ok: rowsPerSecond >= GOALS.rowsPerSecond && peakRssMb <= GOALS.peakRssMb,
