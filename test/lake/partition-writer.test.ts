@@ -62,18 +62,18 @@ describe('a partition write', () => {
   test('nested offers and credit land as STRUCT and LIST values, unknown keys dropped and counted', async () => {
     const out = await tempOut();
     const offer = OfferListItem.parse({
-      id: 9, title: 'Ten off', start_date: '2026-01-02 03:04:05', redemption_online: 1, new_top: 'x',
+      id: 9, title: 'Ten off', start_date: '2026-01-02 03:04:05', redemption_online: 1, new_top: 'x', Title: 'not the title',
       collections: [{ id: '1', name: 'Food', colour: 'red' }, { id: 2, name: null }],
       type: { id: 3, trackable: 0, voucher_code: 'ABC', novel: true },
     });
     const writer = await openPartitionWrite({ outDir: out, stream: 'offers', partition: { _snapshot_date: '2026-11-02' }, columns: lakeColumns(OfferListItem), runId: 'r', extractedAt });
     await writer.append([offer]);
     const result = await writer.commit();
-    expect(result.unknownFields).toEqual({ new_top: 1, 'collections[].colour': 1, 'type.novel': 1 });
+    expect(result.unknownFields).toEqual({ new_top: 1, Title: 1, 'collections[].colour': 1, 'type.novel': 1 });
     const { rows, types } = await readStream(out, 'offers', 'id');
     expect(types.collections).toBe('STRUCT("id" BIGINT, "name" VARCHAR)[]');
     expect(rows[0]).toMatchObject({
-      start_date: '2026-01-02 03:04:05+00', redemption_online: true,
+      title: 'Ten off', start_date: '2026-01-02 03:04:05+00', redemption_online: true,
       collections: [{ id: '1', name: 'Food' }, { id: '2', name: null }],
       type: { id: '3', trackable: false, voucher_code: 'ABC', perk_id: null },
     });
