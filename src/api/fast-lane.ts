@@ -13,8 +13,10 @@ export class FastLane {
   constructor(private readonly maxConcurrent: number) {}
 
   async run<T>(spacingMs: number, fn: () => Promise<T>): Promise<T> {
+    // A call that has to wait is handed the place of the call that ends (the count does not drop
+    // between them), so a newcomer cannot slip in first and make one more than maxConcurrent.
     if (this.inFlight >= this.maxConcurrent) await new Promise<void>((r) => this.waiting.push(r));
-    this.inFlight += 1;
+    else this.inFlight += 1;
     try {
       const now = performance.now();
       const slot = Math.max(now, this.nextSlot);
@@ -22,8 +24,9 @@ export class FastLane {
       if (slot - now >= 1) await new Promise((r) => setTimeout(r, slot - now));
       return await fn();
     } finally {
-      this.inFlight -= 1;
-      this.waiting.shift()?.();
+      const next = this.waiting.shift();
+      if (next) next();
+      else this.inFlight -= 1;
     }
   }
 }

@@ -22,6 +22,28 @@ describe('the credential limiter above 59,400 calls a minute (spacing below one 
     await limiter.stop();
   });
 
+  it('never has more than 8 calls in flight, however many callers wait', async () => {
+    const limiter = new CredentialLimiter({ callsPerMinute: 10_000_000 });
+    let inFlight = 0;
+    let most = 0;
+    let done = 0;
+    await Promise.all(
+      Array.from({ length: 40 }, async () => {
+        for (let i = 0; i < 25; i++) {
+          await limiter.schedule(async () => {
+            most = Math.max(most, ++inFlight);
+            await new Promise((r) => setTimeout(r, i % 3));
+            inFlight -= 1;
+            done += 1;
+          });
+        }
+      }),
+    );
+    expect(done).toBe(1_000);
+    expect(most).toBe(8);
+    await limiter.stop();
+  });
+
   it('still never starts more calls than the limit allows', async () => {
     const limiter = new CredentialLimiter({ callsPerMinute: 600_000 }); // 10 a millisecond
     const at = await starts(limiter, 2_000);
