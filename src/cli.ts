@@ -2,7 +2,17 @@
 import yargs from 'yargs';
 import { hideBin } from 'yargs/helpers';
 import { commands } from './commands/index.js';
-import { ExitCode } from './shared/exit-codes.js';
+import { ExitCode, UserFacingError } from './shared/exit-codes.js';
+import { clock } from './shared/clock.js';
+
+// The calendar is read from one clock (PERKS_NOW pins it): a malformed value stops here, before any work.
+try {
+  clock();
+} catch (err) {
+  if (!(err instanceof UserFacingError)) throw err;
+  process.stderr.write(`perks: ${err.message}\n`);
+  process.exit(err.exitCode);
+}
 
 const cli = yargs(hideBin(process.argv))
   .scriptName('perks')

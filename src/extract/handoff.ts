@@ -10,6 +10,7 @@ import { ExtractError } from './errors.js';
 import { currentUsers } from './current-users.js';
 import { activityOf, type RunContext } from './run-context.js';
 import { shardLabel } from './shard.js';
+import { now } from '../shared/clock.js';
 
 export interface Handoff {
   /** UTC day of the shard-1 run (the `_snapshot_date` of what it landed). */
@@ -36,7 +37,7 @@ export async function writeHandoff(ctx: RunContext): Promise<void> {
     // A rerun the same day keeps what an earlier run of the day found active (its windows are done now).
     const earlier = await ctx.state.read<Handoff>(STREAM, String(g.id));
     if (earlier?.day === day) earlier.active.forEach((id) => active.add(id));
-    const handoff: Handoff = { day, runId: ctx.runId, writtenAt: new Date().toISOString(), active: [...active].sort((a, b) => a - b) };
+    const handoff: Handoff = { day, runId: ctx.runId, writtenAt: now().toISOString(), active: [...active].sort((a, b) => a - b) };
     await ctx.state.write(STREAM, String(g.id), handoff);
   }
   ctx.emit({ event: 'handoff', groups: ctx.groups.map((g) => g.id), day });

@@ -4,11 +4,12 @@
  */
 import { redact } from '../shared/redact.js';
 import type { Event } from './run-context.js';
+import { now } from '../shared/clock.js';
 
 export function progressReporter(stream: NodeJS.WriteStream = process.stderr, quiet = false): (e: Event) => void {
   if (quiet) return () => undefined;
   if (!stream.isTTY) {
-    return (e) => stream.write(`${redact(JSON.stringify({ at: new Date().toISOString(), ...e }))}\n`);
+    return (e) => stream.write(`${redact(JSON.stringify({ at: now().toISOString(), ...e }))}\n`);
   }
   const counts = new Map<string, { windows: number; planned: number }>();
   return (e) => {

@@ -26,6 +26,7 @@ import { planExtract, type Plan } from './plan.js';
 import { awaitHandoff, writeHandoff } from './handoff.js';
 import { landsSharedStreams, shardLabel } from './shard.js';
 import { landedElsewhere, perUserBudgets } from './worker-share.js';
+import { now as clockNow } from '../shared/clock.js';
 
 export interface ExtractDeps {
   client: PerksClient;
@@ -64,7 +65,7 @@ function emptyResult(ctx: RunContext, started: number): ExtractResult {
     status: 'success',
     exitCode: ExitCode.success,
     startedAt: new Date(started).toISOString(),
-    finishedAt: new Date().toISOString(),
+    finishedAt: clockNow().toISOString(),
     upperBound: ctx.now.toISOString(),
     level: ctx.level,
     groups: ctx.groups.map((g) => ({ id: g.id, timezone: g.timezone, upperDay: g.upperDay })),
@@ -78,7 +79,7 @@ function emptyResult(ctx: RunContext, started: number): ExtractResult {
 /** Defaults of the options that are not settings (PERKS_REFRESH_DAYS and PERKS_QUARANTINE_THRESHOLD are, in src/config). */
 export const DEFAULTS = { budgetMinutes: 30, concurrency: 4, shardWaitMinutes: 120 };
 
-export function newRunId(now = new Date()): string {
+export function newRunId(now = clockNow()): string {
   return `${now.toISOString().replace(/[-:]/g, '').replace(/\.\d+Z$/, 'Z')}-${randomBytes(3).toString('hex')}`;
 }
 
@@ -97,7 +98,7 @@ export function selectStreams(names?: StreamName[]): StreamDefinition[] {
 
 export async function runExtract(config: Config, options: ExtractOptions, deps: ExtractDeps): Promise<ExtractResult> {
   const started = Date.now();
-  const now = options.now ?? new Date();
+  const now = options.now ?? clockNow();
   const runId = deps.runId ?? newRunId(now);
   const emit = deps.emit ?? (() => undefined);
   const callsBefore = deps.client.counters.snapshot().callsByOperation;
@@ -153,7 +154,7 @@ export async function runExtract(config: Config, options: ExtractOptions, deps: 
     status: errored ? 'error' : quarantine.above ? 'partial' : 'success',
     exitCode: errored ? (errored.exitCode ?? ExitCode.failed) : quarantine.above ? ExitCode.partial : ExitCode.success,
     startedAt: new Date(started).toISOString(),
-    finishedAt: new Date().toISOString(),
+    finishedAt: clockNow().toISOString(),
     upperBound: now.toISOString(),
     level: resolved.level,
     groups: groups.map((g) => ({ id: g.id, timezone: g.timezone, upperDay: g.upperDay })),

@@ -10,6 +10,7 @@ import { lakeLanding } from './lake-landing.js';
 import type { Event, ExtractOptions } from './run-context.js';
 import { newRunId, runExtract, type ExtractResult } from './runner.js';
 import { acquireWorkLock, assertNoOverlap, isWholeScope, type WorkScope } from './work-lock.js';
+import { now } from '../shared/clock.js';
 
 export interface ExtractSessionOptions extends ExtractOptions {
   client?: PerksClient;
@@ -29,11 +30,11 @@ export async function extract(config: Config, options: ExtractSessionOptions = {
     if (isWholeScope(scope)) await cleanTemporaryFiles(outDir);
     // The lake holds personal data: files an older version left world-readable are tightened too.
     if (!options.planOnly) await tightenLake(outDir);
-    const now = options.now ?? new Date();
-    const runId = newRunId(now);
-    const landing = lakeLanding(outDir, runId, now);
+    const startedAt = options.now ?? now();
+    const runId = newRunId(startedAt);
+    const landing = lakeLanding(outDir, runId, startedAt);
     const state = new LakeStateStore(outDir);
-    const result = await runExtract({ ...config, output: outDir }, { ...options, now }, { client, landing, state, emit: options.emit, runId });
+    const result = await runExtract({ ...config, output: outDir }, { ...options, now: startedAt }, { client, landing, state, emit: options.emit, runId });
     if (result.plan) return { ...result, manifest: '' };
     const manifest = `${runsRoot(outDir)}/${runId}.json`;
     await writeJsonAtomic(manifest, { ...result, unknownFields: Object.fromEntries(landing.unknownFields) });

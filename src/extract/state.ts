@@ -4,6 +4,7 @@
  * describes is committed.
  */
 import type { Refreshed } from './user-selection.js';
+import { now } from '../shared/clock.js';
 
 export interface StateStore {
   read<T>(stream: string, key: string): Promise<T | undefined>;
@@ -47,7 +48,7 @@ export class StateWriter<T> {
     if (!this.queued) {
       this.queued = this.chain.then(async () => {
         this.queued = undefined;
-        (this.value as { updatedAt?: string }).updatedAt = new Date().toISOString();
+        (this.value as { updatedAt?: string }).updatedAt = now().toISOString();
         await this.store.write(this.stream, this.key, structuredClone(this.value));
       });
       this.chain = this.queued.catch(() => undefined); // a failed write fails its callers, not the next write

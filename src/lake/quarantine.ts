@@ -11,6 +11,7 @@ import { redact } from '../shared/redact.js';
 import { ensureDir } from './atomic-file.js';
 import { writingOutput } from './errors.js';
 import { quarantineRoot, safeIdentifier, safeSegment } from './paths.js';
+import { now } from '../shared/clock.js';
 
 export interface QuarantineIssue {
   path: string;
@@ -36,7 +37,7 @@ export function quarantineFile(outDir: string, stream: string, runId: string): s
 export async function quarantineRecord(entry: QuarantineEntry): Promise<void> {
   const file = quarantineFile(entry.outDir, entry.stream, entry.runId);
   const line = {
-    at: new Date().toISOString(),
+    at: now().toISOString(),
     run_id: entry.runId,
     stream: entry.stream,
     issues: issuesOf(entry.reason, entry.record),

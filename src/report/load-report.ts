@@ -9,6 +9,7 @@ import { addDays, type ReportMonth } from './month.js';
 import { currencyTotals, dailyLines, listGroups, monthsHeld, statusLines, topBrands, type GroupInfo } from './queries.js';
 import { reconcile } from './reconcile.js';
 import type { Warehouse } from './warehouse.js';
+import { now } from '../shared/clock.js';
 
 export async function loadReport(wh: Warehouse, outDir: string, month: ReportMonth, groupFilter?: number): Promise<RevenueReport> {
   const groups = await selectGroups(wh, groupFilter);
@@ -20,7 +21,7 @@ export async function loadReport(wh: Warehouse, outDir: string, month: ReportMon
     month,
     status: closures.every((c) => c.status === 'closed') ? 'closed' : 'provisional',
     groupFilter,
-    generatedAt: new Date().toISOString().replace(/\.\d+Z$/, 'Z'),
+    generatedAt: now().toISOString().replace(/\.\d+Z$/, 'Z'),
     warehouse: wh.path,
     groups: sections,
     reconciliation: await reconcile(wh, outDir, month, groups.map((g) => g.groupId), groupFilter),

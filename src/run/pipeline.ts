@@ -14,6 +14,7 @@ import { runWriteback } from '../writeback/index.js';
 import { lastClosedMonth, ReportInputError, writeRevenueReport } from '../report/index.js';
 import { ExitCode } from '../shared/exit-codes.js';
 import { redact } from '../shared/redact.js';
+import { now } from '../shared/clock.js';
 
 export interface StepResult {
   name: 'extract' | 'forget' | 'build' | 'writeback' | 'report';
@@ -33,12 +34,14 @@ export interface RunSummary {
 }
 
 /** The calendar month before `now` (UTC), YYYY-MM: the report's month when no month is closed yet. */
-function previousMonth(now = new Date()): string {
+function previousMonth(now: Date): string {
   return new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() - 1, 1)).toISOString().slice(0, 7);
 }
 
 export async function runPipeline(config: Config, options: ExtractOptions & { emit?: (e: Event) => void; month?: string; writeback?: boolean } = {}): Promise<RunSummary> {
   const outDir = resolve(config.output);
+  // One instant for the whole run: the extract's upper bound, the build's as-of day, the report's month.
+  const startedAt = options.now ?? now();
   const lock = await acquireLock(outDir);
   const client = clientFromConfig(config);
   const steps: StepResult[] = [];
@@ -59,7 +62,7 @@ export async function runPipeline(config: Config, options: ExtractOptions & { em
   };
   try {
     await step('extract', async () => {
-      const r = await extract({ ...config, output: outDir }, { ...options, client, lock: false });
+      const r = await extract({ ...config, output: outDir }, { ...options, now: startedAt, client, lock: false });
       summary.extract = r;
       const rows = r.streams.reduce((n, s) => n + s.rows, 0);
       return { detail: `${rows} rows, ${r.api.calls} calls, ${r.quarantined} quarantined`, exitCode: r.exitCode };
@@ -70,7 +73,7 @@ export async function runPipeline(config: Config, options: ExtractOptions & { em
       return { detail: r.users.length ? `${r.users.length} anonymised users forgotten: ${r.rows} rows in ${r.files} files, ${r.quarantineLines} quarantined records` : 'no anonymised user left behind' };
     });
     await step('build', async () => {
-      const r = await buildWarehouse({ outDir, asOf: options.now?.toISOString().slice(0, 10) });
+      const r = await buildWarehouse({ outDir, asOf: startedAt.toISOString().slice(0, 10) });
       summary.build = r;
       if (!r.ok) return { detail: r.error ?? 'the build failed', exitCode: ExitCode.failed };
       const models = r.steps.filter((st) => st.kind === 'model').length;
@@ -89,7 +92,7 @@ export async function runPipeline(config: Config, options: ExtractOptions & { em
     await step('report', async () => {
       const groups = summary.extract?.groups.map((g) => g.id) ?? [];
       const closed = await lastClosedMonth(outDir, groups);
-      const month = options.month ?? closed ?? previousMonth(options.now);
+      const month = options.month ?? closed ?? previousMonth(startedAt);
       let r: Awaited<ReturnType<typeof writeRevenueReport>>;
       try {
         r = await writeRevenueReport({ outDir, month, formats: ['html', 'csv', 'md'] });

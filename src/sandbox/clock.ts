@@ -1,8 +1,11 @@
 /**
  * The sandbox's data clock. "today" is a UTC calendar day; generated history ends at its midnight, and
- * the clock ticks in real time from there (or from the real time of day when no --today was given).
+ * the clock ticks in real time from there (or from the program clock's time of day, PERKS_NOW or the
+ * system's, when no --today was given).
  * advance(days) moves it forward; rate limits and token expiry use the real clock instead.
  */
+import { now } from '../shared/clock.js';
+
 export const DAY_MS = 86_400_000;
 
 export function dayStart(day: string): number {
@@ -24,7 +27,7 @@ export class Clock {
   private readonly realStart = Date.now();
 
   constructor(today?: string) {
-    const real = Date.now();
+    const real = now().getTime();
     this.todayMs = today ? dayStart(today) : dayStart(dayOf(real));
     this.intraday = today ? 0 : real - this.todayMs;
   }

@@ -5,6 +5,7 @@
 import { z } from 'zod';
 import { quotedIdentifier as id, quotedString as str, type DuckDBConnection } from '@duckdb/node-api';
 import { ConfigError } from '../shared/exit-codes.js';
+import { todayUtc } from '../shared/clock.js';
 
 /** Engagement segment thresholds, in days (see docs/assumptions.md, ## Models). */
 export const SegmentThresholds = z
@@ -52,7 +53,7 @@ export function checkBuildOptions(input: BuildOptions): CheckedBuildOptions {
     const value = issue.path.reduce<unknown>((v, k) => (v as Record<PropertyKey, unknown> | undefined)?.[k], input);
     throw new ConfigError(`${FLAG_NAMES[path] ?? `build option ${path || '(options)'}`}=${JSON.stringify(value)} is invalid: ${issue.message}`);
   }
-  const asOf = parsed.data.asOf ?? new Date().toISOString().slice(0, 10);
+  const asOf = parsed.data.asOf ?? todayUtc();
   return { ...parsed.data, asOf, segments: parsed.data.segments ?? SegmentThresholds.parse({}) };
 }
 

@@ -11,6 +11,7 @@ import { ApiError, type PerksClient } from '../api/index.js';
 import { listingFailed, unresolvable } from './recover.js';
 import type { WritebackRow } from './rows.js';
 import { findUpstream } from './upstream.js';
+import { now } from '../shared/clock.js';
 
 export type PostOutcome =
   | { status: 'sent'; recovered: boolean }
@@ -45,7 +46,7 @@ export async function postOnce(row: WritebackRow, opts: PosterOptions): Promise<
           const at = Date.parse(row.interaction_at);
           let found: Set<number>;
           try {
-            found = await findUpstream(opts.list, { ...row, ids: [row.interaction_id], around: [at, Date.now()] });
+            found = await findUpstream(opts.list, { ...row, ids: [row.interaction_id], around: [at, now().getTime()] });
           } catch (err) {
             // Not knowing whether it was stored, the row stays pending: never a guess either way.
             if (unresolvable(err)) return { status: 'unresolved', message: listingFailed(err) };

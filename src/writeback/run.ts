@@ -25,6 +25,7 @@ import { resolvePending, unresolvedOf, waitForGrace, type Unresolved } from './r
 import { entryOf, rowOf, SETTLED_MESSAGE, type WritebackRow } from './rows.js';
 import { ConfigError } from '../shared/exit-codes.js';
 import { typeMapFromEnv, type TypeMap } from './settings.js';
+import { now as clockNow } from '../shared/clock.js';
 
 export interface WritebackOptions {
   outDir: string;
@@ -107,7 +108,7 @@ export interface WritebackResult {
 
 const BATCH = 4;
 
-export function newRunId(now = new Date()): string {
+export function newRunId(now = clockNow()): string {
   return `wb-${now.toISOString().replace(/[-:.]/g, '')}-${randomBytes(3).toString('hex')}`;
 }
 

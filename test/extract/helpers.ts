@@ -20,6 +20,8 @@ export function orgEnv(sandbox: Sandbox, outDir: string, extra: Record<string, s
     PERKS_GROUP_IDS: org.organisation_group_ids.join(','),
     PERKS_RATE_LIMIT: '100000',
     PERKS_OUTPUT: outDir,
+    // A command runs on the sandbox's day (noon UTC: the same local day in every group's zone).
+    PERKS_NOW: `${sandbox.world.today}T12:00:00Z`,
     ...extra,
   };
 }

@@ -27,7 +27,7 @@ export interface RunningCli {
 }
 
 export function baseEnv(extra: Record<string, string> = {}): Record<string, string> {
-  const keep = ['PATH', 'HOME', 'TMPDIR', 'LANG'];
+  const keep = ['PATH', 'HOME', 'TMPDIR', 'LANG', 'PERKS_NOW'];
   const env: Record<string, string> = {};
   for (const k of keep) if (process.env[k] !== undefined) env[k] = process.env[k]!;
   return { ...env, ...extra };

@@ -53,6 +53,7 @@ export const BAD_INPUTS: BadInput[] = [
   { name: 'PERKS_SCOPE blank', args: ['extract'], env: { PERKS_SCOPE: ' ' }, code: ExitCode.config, says: /PERKS_SCOPE=" " is invalid: must not be blank/ },
   { name: 'PERKS_LOOKBACK_DAYS negative', args: ['extract'], env: { PERKS_LOOKBACK_DAYS: '-3' }, code: ExitCode.config, says: /PERKS_LOOKBACK_DAYS="-3" is invalid/ },
   { name: 'PERKS_CREDIT_PATH without placeholders', args: ['extract'], env: { PERKS_CREDIT_PATH: '/v3/credit' }, code: ExitCode.config, says: /PERKS_CREDIT_PATH="\/v3\/credit" is invalid/ },
+  { name: 'PERKS_NOW not an instant', args: ['extract'], env: { PERKS_NOW: 'tomorrow' }, code: ExitCode.config, says: /PERKS_NOW="tomorrow" is invalid/ },
   { name: 'PERKS_START_DATE not a date', args: ['extract'], env: { PERKS_START_DATE: 'yesterday' }, code: ExitCode.config, says: /PERKS_START_DATE="yesterday" is invalid/ },
   { name: 'PERKS_START_DATE 2026-02-30', args: ['extract'], env: { PERKS_START_DATE: '2026-02-30' }, code: ExitCode.config, says: /PERKS_START_DATE="2026-02-30" is invalid/ },
   { name: '--start-date 2026-13-01', args: ['extract', '--start-date', '2026-13-01'], code: ExitCode.config, says: /--start-date="2026-13-01" is invalid/ },
