@@ -7,7 +7,7 @@ import { currentUsers } from './current-users.js';
 import type { PerUserStream, StreamDefinition } from './define.js';
 import { activityOf, type GroupInfo, type RunContext } from './run-context.js';
 import { inShard, landsSharedStreams, readPerUserState, shardLabel } from './shard.js';
-import type { PerUserState } from './state.js';
+import { resumes, type PerUserState } from './state.js';
 import { selectUsers, type CurrentUser, type Selection } from './user-selection.js';
 import { describeScope } from './work-lock.js';
 
@@ -47,13 +47,13 @@ export async function perUserBudgets(ctx: RunContext, usersOf?: (group: number) 
 
 /**
  * The group's per-user state as this run starts from it: every shard's refreshes of this worker's
- * users (shard.ts), none with --full-refresh, and a new pass on a new day.
+ * users (shard.ts), none with --full-refresh, and a new pass unless an interrupted one resumes.
  */
 export async function startingState(ctx: RunContext, def: PerUserStream, g: GroupInfo): Promise<PerUserState> {
   const state = await readPerUserState(ctx, def.name, g.id);
   if (ctx.options.fullRefresh) state.users = {};
   const upper = ctx.now.toISOString().slice(0, 10);
-  if (state.pass?.upper !== upper) state.pass = { upper, done: [] };
+  if (!resumes(state.pass, upper, ctx.options.fullRefresh)) state.pass = { upper, done: [] };
   return state;
 }
 

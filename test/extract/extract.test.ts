@@ -37,14 +37,18 @@ describe('extract against the sandbox', () => {
     expect(groups.size).toBe(sandbox.credentials.organisation.organisation_group_ids.length);
   });
 
-  test('a rerun the same day asks nothing again and changes nothing', async () => {
+  test('a rerun the same day re-reads only the lookback (days x groups calls) and changes nothing when nothing changed', async () => {
     const out = tempOut();
-    const config = orgConfig(sandbox, out, { PERKS_START_DATE: START });
-    await extract(config, { now: noonUtc(TODAY), streams: ['orders'] });
+    const config = orgConfig(sandbox, out, { PERKS_START_DATE: START, PERKS_LOOKBACK_DAYS: '7' });
+    const first = await extract(config, { now: noonUtc(TODAY), streams: ['orders'] });
     const before = await lakeOrders(out);
     const again = await extract(config, { now: noonUtc(TODAY), streams: ['orders'] });
     const orders = again.streams.find((s) => s.name === 'orders')!;
-    expect(orders.calls).toBe(0);
+    const groups = sandbox.credentials.organisation.organisation_group_ids.length;
+    // A finished pass is finished: the second run asks the 7 lookback days of every group again (one page each here).
+    expect(orders.groups.reduce((n, g) => n + g.windows, 0)).toBe(7 * groups);
+    expect(orders.calls).toBeGreaterThanOrEqual(7 * groups);
+    expect(orders.calls).toBeLessThan(first.streams.find((s) => s.name === 'orders')!.calls / 3);
     expect(await lakeOrders(out)).toEqual(before);
   });
 
