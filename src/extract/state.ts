@@ -3,11 +3,13 @@
  * atomic state store under <out>/state/<stream>/<group>.json, written only after the data it
  * describes is committed.
  */
+import type { z } from 'zod';
 import type { Refreshed } from './user-selection.js';
 import { now } from '../shared/clock.js';
 
 export interface StateStore {
-  read<T>(stream: string, key: string): Promise<T | undefined>;
+  /** The stored value; `schema`, when given, checks its shape (a wrong one stops the run, naming the file). */
+  read<T>(stream: string, key: string, schema?: z.ZodType<T>): Promise<T | undefined>;
   write(stream: string, key: string, value: unknown): Promise<void>;
 }
 

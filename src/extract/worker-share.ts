@@ -10,6 +10,7 @@ import { inShard, landsSharedStreams, readPerUserState, shardLabel } from './sha
 import { resumes, type PerUserState } from './state.js';
 import { selectUsers, type CurrentUser, type Selection } from './user-selection.js';
 import { describeScope } from './work-lock.js';
+import { userChangesOf } from './user-changes.js';
 
 /** Who this worker is, in words: "the whole organisation (groups 11, 12)", "shard 2/4 of groups 11, 12"… */
 export function workerScope(ctx: RunContext): string {
@@ -63,11 +64,18 @@ export async function pickUsers(ctx: RunContext, def: PerUserStream, g: GroupInf
   const activity = activityOf(ctx, g.id);
   const active = new Set<number>(def.refreshActiveUsers ? activity.ids : []);
   if (def.refreshActiveUsers) for (const u of users) if (u.email && activity.emails.has(u.email)) active.add(u.id);
+  const changedAt = new Map<number, string>();
+  const joined = new Set<number>();
+  for (const c of await userChangesOf(ctx, g.id)) {
+    if (c.at > (changedAt.get(c.id) ?? '')) changedAt.set(c.id, c.at);
+    if (c.kinds.includes('joined')) joined.add(c.id);
+  }
   const selection = selectUsers({
     users,
     refreshed: state.users,
     active,
     done: new Set(state.pass?.done ?? []),
+    recorded: { changedAt, joined },
     budgetCalls,
     maxAgeDays: ctx.options.maxAgeDays,
     now: ctx.now,
