@@ -34,16 +34,32 @@ export function landedElsewhere(ctx: RunContext, def: StreamDefinition): string 
 }
 
 /**
- * Splits the per-user call budget: half per per-user stream, then by each group's share of users. The
- * N shards of a round share one credential's rate, so each gets 1/N of it.
+ * Splits the per-user call budget: half per per-user stream, and the N shards of a round (one
+ * credential's rate) 1/N each. Users with a signal (changed, new, active: user-selection.ts) come
+ * first across groups: each group gets what its signals need, then the rest by its share of users, so
+ * a tight budget is spent on what the data shows changed, wherever it is. Without `def` (or when the
+ * signals alone exceed the budget) the split is by share of users, resp. of signals.
  */
-export async function perUserBudgets(ctx: RunContext, usersOf?: (group: number) => Promise<number>): Promise<Map<number, number>> {
+export async function perUserBudgets(ctx: RunContext, def?: PerUserStream, usersOf?: (group: number) => Promise<number>): Promise<Map<number, number>> {
   const perStream = Math.floor((ctx.options.budgetMinutes * ctx.client.limiter.currentRate) / 2 / (ctx.options.shard?.count ?? 1));
   // The run counts the landed users; --plan may estimate a group's users from the listing (user-estimate.ts).
   const count = usersOf ?? (async (group: number) => (await currentUsers(ctx.outDir, group)).length);
   const counts = await Promise.all(ctx.groups.map(async (g) => [g.id, await count(g.id)] as const));
-  const total = counts.reduce((n, [, c]) => n + c, 0) || 1;
-  return new Map(counts.map(([id, c]) => [id, Math.ceil((perStream * c) / total)]));
+  const signals = new Map<number, number>();
+  if (def) {
+    for (const g of ctx.groups) {
+      const { selection } = await pickUsers(ctx, def, g, await startingState(ctx, def, g), Number.MAX_SAFE_INTEGER);
+      signals.set(g.id, selection.counts.changed + selection.counts.new + selection.counts.active);
+    }
+  }
+  const need = [...signals.values()].reduce((n, c) => n + c, 0);
+  const share = (pool: number, weights: readonly (readonly [number, number])[]) => {
+    const total = weights.reduce((n, [, c]) => n + c, 0) || 1;
+    return new Map(weights.map(([id, c]) => [id, Math.ceil((pool * c) / total)]));
+  };
+  if (need >= perStream && need > 0) return share(perStream, [...signals]);
+  const rest = share(perStream - need, counts);
+  return new Map(counts.map(([id]) => [id, (signals.get(id) ?? 0) + (rest.get(id) ?? 0)]));
 }
 
 /**
