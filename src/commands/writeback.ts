@@ -90,6 +90,8 @@ export function formatWriteback(r: WritebackResult): string {
   for (const u of r.unresolved_pending.slice(0, 10)) lines.push(`  unresolved pending ${u.interaction_id} (${u.kind}, user ${u.identifier_value}): ${u.reason}`);
   if (r.unresolved_pending.length > 10) lines.push(`  … and ${r.unresolved_pending.length - 10} more unresolved pending`);
   for (const h of r.held) lines.push(`  ${heldLine(h)}`);
+  const l = r.learned;
+  if (l && (l.fromLake || l.usersListed)) lines.push(`  ${l.reason === 'not needed' ? '' : `${l.reason}: `}${l.fromLake + l.fromApi} rows the ledger did not know were already stored upstream (${l.fromLake} seen in the extracted interactions, ${l.fromApi} by listing ${l.usersListed} users in ${l.calls} calls): recorded as sent, not posted again`);
   if (r.unresolved_pending.length) lines.push(`  unresolved rows stay pending and are looked up again next run; to give up on them: perks writeback --settle-pending-as-rejected <ids>`);
   if (!r.dry_run) lines.push(`  ledger: ${r.ledger}`);
   return `${lines.join('\n')}\n`;

@@ -87,7 +87,9 @@ export async function runPipeline(config: Config, options: ExtractOptions & { em
         const unresolved = r.unresolved_pending.length ? `, ${r.unresolved_pending.length} pending unresolved (${[...new Set(r.unresolved_pending.map((u) => u.reason))].slice(0, 3).join('; ')})` : '';
         const deferred = r.deferred ? `, ${r.deferred} left for the next run (PERKS_WRITEBACK_LIMIT)` : '';
         const held = r.held.map((h) => `; ${heldLine(h)}`).join('');
-        return { detail: `${r.sent} sent, ${r.rejected} rejected, ${r.calls} calls${unresolved}${deferred}${held}`, exitCode: r.status === 'partial' ? ExitCode.partial : 0 };
+        const l = r.learned;
+        const learned = l && l.fromLake + l.fromApi ? `, ${l.fromLake + l.fromApi} already stored upstream (${l.reason}; ${l.calls} calls to learn it)` : '';
+        return { detail: `${r.sent} sent, ${r.rejected} rejected, ${r.calls} calls${learned}${unresolved}${deferred}${held}`, exitCode: r.status === 'partial' ? ExitCode.partial : 0 };
       });
     }
     await step('report', async () => {

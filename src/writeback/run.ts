@@ -18,6 +18,7 @@ import { openDb } from './db.js';
 import { Journal } from './journal.js';
 import { compactJournals, createLedgerView, ledgerDirs, readLedgerState, type LedgerState } from './ledger.js';
 import { HeldKinds, type HeldKind } from './held-kinds.js';
+import { learnStored, type Learned } from './learn-stored.js';
 import { acquireWritebackLock } from './lock.js';
 import { createMartViews, evaluateModels, loadModels, DEFAULT_SQL_DIR } from './models.js';
 import type { PosterOptions } from './poster.js';
@@ -102,6 +103,8 @@ export interface WritebackResult {
   retried_rejected: number;
   /** Kinds the platform rejected systematically: held for the rest of the run (held-kinds.ts). */
   held: HeldKind[];
+  /** Rows the ledger did not know found already stored upstream, and what learning it cost (learn-stored.ts). */
+  learned?: Learned;
   calls: number;
   ms: number;
   preview: WritebackRow[];
@@ -186,6 +189,12 @@ export async function runWriteback(options: WritebackOptions): Promise<Writeback
     result.rows = rows.length;
     result.by_type = [...counts.values()].sort((a, b) => a.kind.localeCompare(b.kind) || a.interaction_type.localeCompare(b.interaction_type));
     result.retried_rejected = retry.length;
+    if (journal && client) {
+      // Rows the ledger never saw may be upstream already (a lost or older ledger): learned, not posted twice.
+      const learning = await learnStored(fresh, { db, outDir, client, journal, runId, ledgerEmpty: before.status.size === 0 });
+      fresh.splice(0, fresh.length, ...learning.toPost);
+      result.learned = learning.learned;
+    }
     const queue = [...repost, ...retry, ...fresh];
     result.to_send = queue.length;
     const capped = options.limit === undefined ? queue : queue.slice(0, options.limit);
