@@ -1,14 +1,16 @@
 /**
  * `perks users import`: creates a file's users in bulk calls of at most 100 (202, processed
  * asynchronously), under the client's rate limit, and confirms each by reading it back (the bulk answer
- * carries nothing). Before creating, each row's e-mail is looked up, so a rerun of the same file creates
- * nothing and reports every user as already existing. A bulk call the platform refuses (4xx) is sent
+ * carries nothing). Before creating, the rows' e-mails are looked up, so a rerun of the same file creates
+ * nothing and reports every user as already existing. Looking up and confirming list the group when its
+ * pages are fewer than the rows, else read each user (directory.ts). A bulk call the platform refuses (4xx) is sent
  * again user by user, so each row gets its own answer. Every accepted call is audited.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import { ApiError, type PerksClient } from '../api/index.js';
 import type { CreateUserBody } from '../resources/user.js';
 import { appendAudit, operator } from './audit.js';
+import { usersByEmail } from './directory.js';
 import { snapshotBasis } from './local-state.js';
 import { readImportFile, type ImportRow, type RowRejection } from './rows.js';
 
@@ -49,7 +51,8 @@ export async function importUsers(file: string, o: ImportOptions): Promise<Impor
   const result: ImportResult = { file, rows: parsed.rows.length + parsed.rejected.length, dryRun: !!o.dryRun, created: [], existing: [], rejected: [...parsed.rejected], calls: { lookups: 0, bulk: 0, single: 0, confirms: 0 } };
   if (o.dryRun) {
     const n = parsed.rows.length;
-    result.calls = { lookups: n, bulk: Math.ceil(n / BULK_SIZE), single: 0, confirms: n };
+    // at most: a listing's first page, then one look-up per row (when the listing would cost more)
+    result.calls = { lookups: n + 1, bulk: Math.ceil(n / BULK_SIZE), single: 0, confirms: n + 1 };
     return result;
   }
   const progress = o.onProgress ?? (() => undefined);
@@ -58,17 +61,17 @@ export async function importUsers(file: string, o: ImportOptions): Promise<Impor
   const actor = { client_id: o.clientId, operator: operator() };
 
   // 1. Who exists already (any state: the platform rejects creating them).
+  const before = await usersByEmail(o.client, o.group, parsed.rows.map((r) => r.body.email), (d, t) => progress('look up', d, t));
+  result.calls.lookups += before.calls;
   const toCreate: ImportRow[] = [];
-  await inChunks(parsed.rows, async (row) => {
-    result.calls.lookups++;
-    const id = await findByEmail(o, row.body.email);
+  for (const row of parsed.rows) {
+    const id = before.found.get(row.body.email.toLowerCase());
     if (id === undefined) toCreate.push(row);
     else result.existing.push({ line: row.line, id });
-  }, (done) => progress('look up', done, parsed.rows.length));
+  }
 
   // 2. Bulk calls of at most 100; a refused batch goes user by user.
   const sent: ImportRow[] = [];
-  toCreate.sort((a, b) => a.line - b.line);
   for (let i = 0; i < toCreate.length; i += BULK_SIZE) {
     const batch = toCreate.slice(i, i + BULK_SIZE);
     const lines = { users: batch.length };
@@ -89,14 +92,18 @@ export async function importUsers(file: string, o: ImportOptions): Promise<Impor
   let waiting = sent;
   const deadline = Date.now() + (o.confirmWaitMs ?? 30_000);
   for (let round = 0; waiting.length; round++) {
+    const after = await usersByEmail(o.client, o.group, waiting.map((r) => r.body.email), (d, t) => progress('confirm', d, t));
+    result.calls.confirms += after.calls;
     const missing: ImportRow[] = [];
-    await inChunks(waiting, async (row) => {
-      result.calls.confirms++;
-      const id = await findByEmail(o, row.body.email);
-      if (id === undefined) return void missing.push(row);
+    for (const row of waiting) {
+      const id = after.found.get(row.body.email.toLowerCase());
+      if (id === undefined) {
+        missing.push(row);
+        continue;
+      }
       result.created.push({ line: row.line, id });
       await audit({ actor, command: 'import', operation: 'bulkCreateUsers', group: o.group, user_id: id, outcome: 'ok', answer: { message: 'created (confirmed by reading it back)' }, state_after: 'active' });
-    }, (done) => progress('confirm', sent.length - waiting.length + done, sent.length));
+    }
     if (!missing.length) break;
     if (Date.now() >= deadline) {
       for (const row of missing) result.rejected.push({ line: row.line, reason: 'the platform accepted it in a bulk call but has not created it (no user with this e-mail): its UID may be taken, or processing is slow; rerun the import later' });
@@ -126,21 +133,3 @@ async function createOne(o: ImportOptions, row: ImportRow, result: ImportResult,
   }
 }
 
-/** The platform id of the user with this e-mail, or undefined when the platform has none (404). */
-async function findByEmail(o: ImportOptions, email: string): Promise<number | undefined> {
-  try {
-    const user = await o.client.call('getUser', { group: o.group, path: { identifier: 'email', identifier_value: email } });
-    return user.id;
-  } catch (err) {
-    if (err instanceof ApiError && err.status === 404) return undefined;
-    throw err;
-  }
-}
-
-/** Runs `work` on every item, a bulk's worth at a time (the limiter paces the calls), reporting progress. */
-async function inChunks<T>(items: T[], work: (item: T) => Promise<void>, progress: (done: number) => void): Promise<void> {
-  for (let i = 0; i < items.length; i += BULK_SIZE) {
-    await Promise.all(items.slice(i, i + BULK_SIZE).map(work));
-    progress(Math.min(i + BULK_SIZE, items.length));
-  }
-}

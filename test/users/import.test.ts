@@ -23,6 +23,7 @@ describe('perks users import', () => {
       const file = crmFile(out, 250);
       const group = sandbox.credentials.organisation.organisation_group_ids[1];
       const env = orgEnv(sandbox, out);
+      const already = sandbox.world.users.inGroup(group).length;
 
       const first = await runCli(['users', 'import', file, '--group', String(group), '--format', 'json'], env);
       expect(first.stderr).toBe('');
@@ -31,10 +32,14 @@ describe('perks users import', () => {
       expect(report.created).toHaveLength(250);
       expect(report.existing).toHaveLength(0);
       expect(report.rejected).toHaveLength(0);
-      expect(report.calls).toEqual({ lookups: 250, bulk: 3, single: 0, confirms: 250 });
+      // the group's listing is cheaper than 250 look-ups: read before (its pages) and after (its pages)
+      const pagesBefore = Math.ceil(already / 100);
+      const pagesAfter = Math.ceil((already + 250) / 100);
+      expect(report.calls).toEqual({ lookups: pagesBefore, bulk: 3, single: 0, confirms: pagesAfter });
       const stats = sandbox.stats().callsByOperation;
       expect(stats.bulkCreateUsers).toBe(3);
-      expect(stats.getUser).toBe(500);
+      expect(stats.listUsers).toBe(pagesBefore + pagesAfter);
+      expect(stats.getUser).toBeUndefined();
       // every reported id is the platform's user with that row's e-mail, in the named group
       for (const { line, id } of report.created as { line: number; id: number }[]) {
         const user = sandbox.world.users.find(group, 'email', `person${line - 1}@crm.example`);
@@ -47,7 +52,18 @@ describe('perks users import', () => {
       expect(again.code).toBe(0);
       expect(again.stdout).toMatch(/^0 created, 250 already existing, 0 rejected \(of 250 rows\)$/m);
       expect(again.stdout).toContain('nothing created: every valid row already exists on the platform');
+      expect(again.stdout).toContain(`${pagesAfter} calls (${pagesAfter} look-ups, 0 bulk, 0 confirmations)`);
       expect(sandbox.stats().callsByOperation.bulkCreateUsers).toBe(3);
+
+      // two more users into a group of 280: one look-up each is cheaper than the listing's 3 pages
+      const few = join(out, 'few.jsonl');
+      writeFileSync(few, '{"email":"new1@crm.example","UID":"crm-new-1"}\n{"email":"new2@crm.example","meta":{"sales":3,"location":"York"}}\n');
+      const third = await runCli(['users', 'import', few, '--group', String(group), '--format', 'json'], env);
+      expect(third.code, third.stderr).toBe(0);
+      const small = JSON.parse(third.stdout);
+      expect(small.created.map((c: { line: number }) => c.line)).toEqual([1, 2]);
+      expect(small.calls).toEqual({ lookups: 1 + 2, bulk: 1, single: 0, confirms: 1 + 2 });
+      expect(sandbox.world.users.find(group, 'email', 'new2@crm.example')?.meta).toMatchObject({ sales: 3, location: 'York' });
     });
   });
 
@@ -67,6 +83,31 @@ describe('perks users import', () => {
     });
   });
 
+  test('a bulk call the platform refuses goes user by user, each with its answer; a row the platform silently skips (UID taken) is reported', async () => {
+    await withSandbox({ today: TODAY }, async (sandbox) => {
+      const out = tempOut('perks-users-');
+      const group = sandbox.credentials.organisation.organisation_group_ids[0];
+      const taken = sandbox.world.users.inGroup(group).find((u) => u.UID)!.UID!;
+      const refused = join(out, 'refused.csv');
+      // an SMS without a phone: the sandbox refuses the whole bulk call (422), as Laravel validates every item
+      writeFileSync(refused, 'email,UID,send_activation_sms,phone\nok1@crm.example,r-1,,\nsms@crm.example,r-2,true,\nok2@crm.example,r-3,true,+441234\n');
+      const r = await runCli(['users', 'import', refused, '--group', String(group), '--format', 'json'], orgEnv(sandbox, out));
+      expect(r.code).toBe(4);
+      const report = JSON.parse(r.stdout);
+      expect(report.created.map((c: { line: number }) => c.line)).toEqual([2, 4]);
+      expect(report.rejected).toEqual([{ line: 3, reason: expect.stringMatching(/^the platform refused it: createUser: HTTP 422: .*phone/) }]);
+      expect(report.calls).toMatchObject({ bulk: 1, single: 3, confirms: 0 });
+
+      const skipped = join(out, 'skipped.csv');
+      writeFileSync(skipped, `email,UID\nfresh@crm.example,fresh-1\nother@crm.example,${taken}\n`);
+      const s = await runCli(['users', 'import', skipped, '--group', String(group), '--confirm-wait', '0', '--format', 'json'], orgEnv(sandbox, out));
+      expect(s.code).toBe(4);
+      const second = JSON.parse(s.stdout);
+      expect(second.created.map((c: { line: number }) => c.line)).toEqual([2]);
+      expect(second.rejected).toEqual([{ line: 3, reason: expect.stringMatching(/^the platform accepted it in a bulk call but has not created it .*UID may be taken/) }]);
+    });
+  });
+
   test('a dry run checks the file and sends nothing', async () => {
     await withSandbox({ today: TODAY }, async (sandbox) => {
       const out = tempOut('perks-users-');
@@ -74,7 +115,7 @@ describe('perks users import', () => {
       const r = await runCli(['users', 'import', file, '--group', '11', '--dry-run'], orgEnv(sandbox, out, { PERKS_RATE_LIMIT: '120' }));
       expect(r.code).toBe(0);
       expect(r.stdout).toContain('dry run, nothing sent: 120 rows, 120 to import, 0 rejected');
-      expect(r.stdout).toContain('would make at most 242 calls (120 look-ups, 2 bulk, 120 confirmations): about 2.0 min at 120 calls/min');
+      expect(r.stdout).toContain('would make at most 244 calls (121 look-ups, 2 bulk, 121 confirmations): about 2.0 min at 120 calls/min');
       expect(sandbox.stats().calls).toBe(0);
     });
   });
