@@ -17,3 +17,6 @@ export { UserCredit, CreditItem } from '../resources/credit.js';
 export { RedemptionStatsItem, UserStats } from '../resources/redemption-stats.js';
 export { Interaction } from '../resources/interaction.js';
 export { ExitCode, UserFacingError } from '../shared/exit-codes.js';
+/** The PERKS_* environment (README, Configuration) to a client: `clientFromConfig(loadConfig())`. */
+export { clientFromConfig } from '../api/from-config.js';
+export { loadConfig, type Config } from '../config/index.js';

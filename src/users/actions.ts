@@ -108,7 +108,11 @@ export async function runUserCommand(command: UserCommand, o: ActionOptions): Pr
   result.answer = answer;
   if (command === 'anonymise') {
     if (userId === undefined) throw new UserFacingError('anonymise: the platform did not answer with the user id; forget the user locally with `perks forget --user <id>`', ExitCode.partial);
-    const forgot = await forgetUsers(o.outDir, [userId]);
+    const forgot = await forgetUsers(o.outDir, [userId]).catch((err: unknown) => {
+      const why = err instanceof Error ? err.message : String(err);
+      const code = err instanceof UserFacingError ? err.exitCode : ExitCode.failed;
+      throw new UserFacingError(`anonymise: user ${userId} is anonymised upstream, but forgetting it in ${o.outDir} failed (${why}); run \`perks forget --user ${userId}\` once that is fixed`, code, { cause: err });
+    });
     result.forgot = { files: forgot.files, rows: forgot.rows, quarantineLines: forgot.quarantineLines };
   }
   return result;

@@ -15,7 +15,7 @@ const run = promisify(execFile);
 const TSC = join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc');
 
 const PROGRAM = `
-import { PerksClient, ApiError, type User } from 'perks-pipeline/client';
+import { PerksClient, ApiError, clientFromConfig, loadConfig, type User } from 'perks-pipeline/client';
 import { startSandbox } from 'perks-pipeline/sandbox';
 
 const sandbox = await startSandbox({ port: 0, scale: 'tiny', today: '2026-11-22' });
@@ -32,7 +32,10 @@ try {
   } catch (err) {
     if (err instanceof ApiError) missing = err.kind + ' ' + err.status;
   }
-  console.log(JSON.stringify({ created: created.id, read: read.id, users, missing, calls: sandbox.stats().callsByOperation }));
+  const fromEnv = clientFromConfig(loadConfig({ PERKS_BASE_URL: sandbox.baseUrl, PERKS_CLIENT_ID: String(credential.client_id), PERKS_CLIENT_SECRET: credential.client_secret }));
+  const group = await fromEnv.call('getGroup');
+  await fromEnv.close();
+  console.log(JSON.stringify({ created: created.id, read: read.id, users, missing, group: group.id, calls: sandbox.stats().callsByOperation }));
 } finally {
   await client.close();
   await sandbox.close();
@@ -66,6 +69,7 @@ describe('the built package', () => {
     expect(out.users).toBeGreaterThan(1);
     expect(out.missing).toBe('client 404');
     expect(out.calls.createUser).toBe(1);
+    expect(out.group).toBeGreaterThan(0);
   });
 
   test('a type error in the integrator program is caught by the emitted declarations', async () => {
