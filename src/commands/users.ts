@@ -3,7 +3,7 @@ import type { Argv, CommandModule } from 'yargs';
 import { clientFromConfig } from '../api/index.js';
 import { requireApi, type Config } from '../config/index.js';
 import { ExitCode } from '../shared/exit-codes.js';
-import { addressOf, formatAction, formatImport, importProgress, importUsers, runUserCommand, UsersInputError, type Format, type UserCommand } from '../users/index.js';
+import { addressOf, createOneUser, formatAction, formatImport, formatOrders, importProgress, importUsers, runUserCommand, userOrders, UsersInputError, type Format, type UserCommand } from '../users/index.js';
 import { handle } from './handle.js';
 import { configFromFlags, withApiOptions, type ApiFlags } from './options.js';
 
@@ -23,6 +23,7 @@ interface UsersFlags extends ApiFlags {
   file?: string;
   sendActivationEmail?: boolean;
   confirmWait?: string;
+  loginUrl?: boolean;
 }
 
 const FIRST_FIVE_MINUTES = `An integrator's first five minutes (sandbox in another terminal: npx perks sandbox, then export
@@ -146,12 +147,61 @@ const importCommand: CommandModule<UsersFlags, UsersFlags> = {
     }),
 };
 
+const createCommand: CommandModule<UsersFlags, UsersFlags> = {
+  command: 'create',
+  describe: 'Create one user: --set email=… (required), names, UID, phone; --login-url also answers with a single-use login URL',
+  builder: (y) =>
+    setter(common(y) as unknown as Argv<UsersFlags>)
+      .option('login-url', { type: 'boolean', describe: 'create user with login URL (printed, never logged)' })
+      .option('send-activation-email', { type: 'boolean', describe: "send (or not) the welcome e-mail; default: the group's setting" })
+      .example('$0 users create --set email=ada@example.com --set UID=crm-1 --login-url', '') as never,
+  handler: (argv) =>
+    handle(async () => {
+      const set = parseSet(argv.set);
+      const config = configFromFlags(argv);
+      const group = groupOf(config, argv.group);
+      const api = requireApi(config);
+      const client = clientFromConfig(config);
+      try {
+        const result = await createOneUser({ client, clientId: api.clientId, outDir: config.output, group, set, loginUrl: argv.loginUrl, sendActivationEmail: argv.sendActivationEmail, dryRun: argv.dryRun });
+        process.stdout.write(formatAction(result, (argv.format ?? 'table') as Format));
+      } finally {
+        await client.close();
+      }
+    }),
+};
+
+const ordersCommand: CommandModule<UsersFlags, UsersFlags> = {
+  command: 'orders',
+  describe: "A user's orders, every page (--from/--to: YYYY-MM-DD HH:MM:SS)",
+  builder: (y) =>
+    addressed(y)
+      .option('from', { type: 'string', describe: 'orders created from (YYYY-MM-DD HH:MM:SS)' })
+      .option('to', { type: 'string', describe: 'orders created to (YYYY-MM-DD HH:MM:SS)' })
+      .example('$0 users orders --uid crm-1', '') as never,
+  handler: (argv) =>
+    handle(async () => {
+      const address = addressOf(argv);
+      const config = configFromFlags(argv);
+      const group = groupOf(config, argv.group);
+      requireApi(config);
+      if (argv.dryRun) throw new UsersInputError('orders only reads: --dry-run has nothing to leave out');
+      const client = clientFromConfig(config);
+      try {
+        process.stdout.write(formatOrders(await userOrders({ client, group, address, from: argv.from, to: argv.to }), (argv.format ?? 'table') as Format));
+      } finally {
+        await client.close();
+      }
+    }),
+};
+
 export const usersCommand: CommandModule<object, UsersFlags> = {
   command: 'users <command>',
-  describe: 'User administration: import a CSV in bulk, look up, update, deactivate, restore, login URLs, anonymise (and forget locally), make known, stats',
+  describe: 'User administration: import a CSV in bulk, create, look up, update, deactivate, restore, login URLs, anonymise (and forget locally), make known, stats, orders',
   builder: (y) =>
     (y as unknown as Argv<UsersFlags>)
       .command(importCommand)
+      .command(createCommand)
       .command(single('get', 'Look a user up (--id, --email or --uid)', (y) => y, '$0 users get --email ada@example.com'))
       .command(single('update', 'Change a user: --set field=value (repeatable); the e-mail is sent every time, as the spec requires', setter, '$0 users update --uid crm-1 --set last_name=Lovelace'))
       .command(single('deactivate', 'Offboard a user: access revoked, everything kept (only an active user)', force, '$0 users deactivate --uid crm-1'))
@@ -171,6 +221,7 @@ export const usersCommand: CommandModule<object, UsersFlags> = {
       .command(
         single('stats', "A user's redemption statistics", (y) => y.option('from', { type: 'string', describe: 'redemptions created from (timestamp)' }).option('to', { type: 'string', describe: 'redemptions created to (timestamp)' }), '$0 users stats --uid crm-1'),
       )
+      .command(ordersCommand)
       .demandCommand(1, 'Name a users command; `perks users --help` lists them.')
       .epilogue(FIRST_FIVE_MINUTES) as never,
   handler: () => undefined,

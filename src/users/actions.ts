@@ -49,7 +49,7 @@ export interface ActionOptions {
 }
 
 export interface ActionResult {
-  command: UserCommand;
+  command: UserCommand | 'create';
   operation: OperationName;
   identifier: Address['identifier'];
   dryRun: boolean;

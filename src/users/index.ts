@@ -9,3 +9,6 @@ export { readImportFile, type ImportRow, type RowRejection } from './rows.js';
 export { formatImport, formatAction, type Format } from './format.js';
 export { importProgress } from './progress.js';
 export { UsersInputError, LifecycleRefusal } from './errors.js';
+export { createOneUser, type CreateOptions } from './create.js';
+export { userOrders, formatOrders, type OrdersOptions } from './orders.js';
+export { usersByEmail, type Lookup } from './directory.js';
