@@ -108,6 +108,21 @@ describe('perks users import', () => {
     });
   });
 
+  test('the calls are paced by the client at PERKS_RATE_LIMIT, token included', async () => {
+    await withSandbox({ today: TODAY }, async (sandbox) => {
+      const out = tempOut('perks-users-');
+      const file = crmFile(out, 3);
+      const group = sandbox.credentials.organisation.organisation_group_ids[0];
+      const r = await runCli(['users', 'import', file, '--group', String(group), '--format', 'json'], orgEnv(sandbox, out, { PERKS_RATE_LIMIT: '300' }));
+      expect(r.code, r.stderr).toBe(0);
+      expect(JSON.parse(r.stdout).created).toHaveLength(3);
+      const times = sandbox.stats().callTimes[String(sandbox.credentials.organisation.client_id)];
+      expect(times).toHaveLength(3); // a listing page, the bulk call, a listing page
+      for (let i = 1; i < times.length; i++) expect(times[i] - times[i - 1]).toBeGreaterThanOrEqual(190); // 60 s / 300
+      expect(sandbox.stats().tokenRequests).toBe(1);
+    });
+  });
+
   test('a dry run checks the file and sends nothing', async () => {
     await withSandbox({ today: TODAY }, async (sandbox) => {
       const out = tempOut('perks-users-');
