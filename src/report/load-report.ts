@@ -4,19 +4,20 @@
  */
 import { readClosures, type GroupClosure } from './closure.js';
 import { ReportInputError } from './errors.js';
-import type { CurrencySection, GroupSection, RevenueReport } from './model.js';
+import { MEASURES, type CurrencySection, type GroupSection, type Measures, type RevenueReport } from './model.js';
+import { isKnownStatus, type RevenueRule } from './revenue-rule.js';
 import { addDays, type ReportMonth } from './month.js';
 import { currencyTotals, dailyLines, listGroups, monthsHeld, statusLines, topBrands, type GroupInfo } from './queries.js';
 import { reconcile } from './reconcile.js';
 import type { Warehouse } from './warehouse.js';
 import { now } from '../shared/clock.js';
 
-export async function loadReport(wh: Warehouse, outDir: string, month: ReportMonth, groupFilter?: number): Promise<RevenueReport> {
+export async function loadReport(wh: Warehouse, outDir: string, month: ReportMonth, groupFilter?: number, rule: RevenueRule = { statuses: ['Complete'] }): Promise<RevenueReport> {
   const groups = await selectGroups(wh, groupFilter);
   const closures = await readClosures(outDir, month, groups.map((g) => g.groupId));
   await requireMonthHeld(wh, month, groups, closures);
   const sections: GroupSection[] = [];
-  for (const [i, group] of groups.entries()) sections.push(await groupSection(wh, month, group, closures[i]));
+  for (const [i, group] of groups.entries()) sections.push(await groupSection(wh, month, group, closures[i], rule));
   return {
     month,
     status: closures.every((c) => c.status === 'closed') ? 'closed' : 'provisional',
@@ -25,6 +26,7 @@ export async function loadReport(wh: Warehouse, outDir: string, month: ReportMon
     warehouse: wh.path,
     groups: sections,
     reconciliation: await reconcile(wh, outDir, month, groups.map((g) => g.groupId), groupFilter),
+    revenueRule: rule,
   };
 }
 
@@ -62,16 +64,23 @@ async function requireMonthHeld(wh: Warehouse, month: ReportMonth, groups: Group
   }
 }
 
-async function groupSection(wh: Warehouse, month: ReportMonth, group: GroupInfo, closure: GroupClosure): Promise<GroupSection> {
-  const [totals, statuses, brands, daily] = [
+export async function groupSection(wh: Warehouse, month: ReportMonth, group: GroupInfo, closure: GroupClosure, rule: RevenueRule): Promise<GroupSection> {
+  const [totals, recognised, other, statuses, brands, daily] = [
     await currencyTotals(wh, month, group.groupId),
+    await currencyTotals(wh, month, group.groupId, { statuses: rule.statuses, recognised: true }),
+    await currencyTotals(wh, month, group.groupId, { statuses: rule.statuses, recognised: false }),
     await statusLines(wh, month, group.groupId),
     await topBrands(wh, month, group.groupId),
     await dailyLines(wh, month, group.groupId),
   ];
+  const zero = Object.fromEntries(MEASURES.map((m) => [m, m === 'orders' ? '0' : '0.00'])) as Measures;
+  const noPct = Object.fromEntries(MEASURES.map((m) => [m, null])) as CurrencySection['changePct'];
   const currencies: CurrencySection[] = totals.map((t) => ({
     ...t,
     byStatus: statuses.get(t.currency) ?? [],
+    recognised: recognised.find((r) => r.currency === t.currency) ?? { current: zero, previous: zero, change: zero, changePct: noPct },
+    other: other.find((r) => r.currency === t.currency)?.current ?? zero,
+    unknownStatuses: (statuses.get(t.currency) ?? []).map((s) => s.status).filter((s) => !isKnownStatus(s, rule)),
     topBrands: brands.get(t.currency) ?? [],
     daily: daily.get(t.currency) ?? [],
   }));

@@ -4,6 +4,7 @@
  */
 import type { GroupClosure, MonthStatus } from './closure.js';
 import type { ReportMonth } from './month.js';
+import type { RevenueRule } from './revenue-rule.js';
 
 /** The mart's measures, in the order every format shows them. */
 export const MEASURES = ['orders', 'face_value', 'order_total_paid', 'order_credit', 'order_saving', 'group_revenue'] as const;
@@ -50,6 +51,12 @@ export interface CurrencySection {
   /** Change in percent of previous, one decimal; null when previous is zero. */
   readonly changePct: Record<Measure, string | null>;
   readonly byStatus: readonly StatusLine[];
+  /** The statuses of the revenue rule only (recognised revenue): this month, previous, change. */
+  readonly recognised: Pick<CurrencySection, 'current' | 'previous' | 'change' | 'changePct'>;
+  /** Every other status this month (not revenue under the rule), summed. */
+  readonly other: Measures;
+  /** Statuses this month that are neither in the rule nor known to the project: named, never counted. */
+  readonly unknownStatuses: readonly string[];
   readonly topBrands: readonly BrandLine[];
   /** Every day of the month, zeros included. Empty when the currency has no orders this month. */
   readonly daily: readonly DayLine[];
@@ -91,6 +98,8 @@ export interface RevenueReport {
   readonly warehouse: string;
   readonly groups: readonly GroupSection[];
   readonly reconciliation: Reconciliation;
+  /** The statuses counted as recognised revenue (PERKS_REVENUE_STATUSES). */
+  readonly revenueRule: RevenueRule;
 }
 
 /** The current month's totals per group and currency (what `writeRevenueReport` returns). */

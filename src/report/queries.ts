@@ -55,7 +55,7 @@ export interface CurrencyTotals {
 }
 
 /** Per currency: this month, the previous month, the change and the change in percent. */
-export async function currencyTotals(wh: Warehouse, month: ReportMonth, groupId: number): Promise<CurrencyTotals[]> {
+export async function currencyTotals(wh: Warehouse, month: ReportMonth, groupId: number, statuses?: { readonly statuses: readonly string[]; readonly recognised: boolean }): Promise<CurrencyTotals[]> {
   const side = (when: string) => MEASURES.map((m) => `coalesce(sum(${m}) FILTER (WHERE month = ${when}::DATE), 0) AS ${m}${when === '$cur' ? '' : '_prev'}`).join(',\n      ');
   const change = MEASURES.map(
     (m) => `${m} - ${m}_prev AS ${m}_change,
@@ -65,11 +65,12 @@ export async function currencyTotals(wh: Warehouse, month: ReportMonth, groupId:
     `WITH base AS (
       SELECT coalesce(order_currency, '') AS currency, month, ${MEASURES.join(', ')}
       FROM revenue_monthly
-      WHERE organisation_group_id = $group AND month IN ($cur::DATE, $prev::DATE)
+      WHERE organisation_group_id = $group AND month IN ($cur::DATE, $prev::DATE)${statuses === undefined ? '' : `
+        AND ${statuses.recognised ? '' : 'NOT '}coalesce(list_contains(string_split($statuses, ','), order_status), false)`}
     ),
     sides AS (SELECT currency, ${side('$cur')}, ${side('$prev')} FROM base GROUP BY currency)
     SELECT *, ${change} FROM sides ORDER BY currency`,
-    { group: groupId, cur: month.start, prev: month.previous },
+    { group: groupId, cur: month.start, prev: month.previous, ...(statuses === undefined ? {} : { statuses: statuses.statuses.join(',') }) },
   );
   return rows.map((r) => ({
     currency: String(r.currency),

@@ -2,10 +2,12 @@
  * The CSV for spreadsheets: one tidy table, one header row, plain numbers (no separators, no currency
  * symbols). Grain: one row per group, currency and order status for the report month; the month's
  * status (closed/provisional) leads every row, so it is the first thing a spreadsheet shows.
+ * is_recognised_revenue says whether the row's status is revenue under PERKS_REVENUE_STATUSES: summing
+ * the rows where it is true gives the report's recognised revenue.
  */
 import { MEASURES, type RevenueReport } from './model.js';
 
-export const CSV_COLUMNS = ['month_status', 'month', 'organisation_group_id', 'group_name', 'order_currency', 'order_status', ...MEASURES] as const;
+export const CSV_COLUMNS = ['month_status', 'month', 'organisation_group_id', 'group_name', 'order_currency', 'order_status', ...MEASURES, 'is_recognised_revenue'] as const;
 
 export function renderCsv(report: RevenueReport): string {
   const lines = [CSV_COLUMNS.join(',')];
@@ -13,7 +15,7 @@ export function renderCsv(report: RevenueReport): string {
     for (const c of g.currencies) {
       for (const s of c.byStatus) {
         const text = [g.closure.status, report.month.ym, String(g.groupId), g.name, c.currency, s.status].map(textField);
-        lines.push([...text, ...MEASURES.map((m) => s.values[m])].join(','));
+        lines.push([...text, ...MEASURES.map((m) => s.values[m]), String(report.revenueRule.statuses.includes(s.status))].join(','));
       }
     }
   }

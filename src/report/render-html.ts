@@ -5,7 +5,8 @@
 import { currencyLabel, esc, formatChange, formatCount, formatMeasure, formatMoney, formatPct } from './format.js';
 import { HTML_STYLE } from './html-style.js';
 import { MEASURE_LABELS, MEASURES, type CurrencySection, type GroupSection, type Measure, type RevenueReport } from './model.js';
-import { closureReasons, reconciliationSentence, statusHeadline } from './sentences.js';
+import { ruleSentence } from './revenue-rule.js';
+import { closureReasons, reconciliationSentence, statusHeadline, unknownStatusSentences } from './sentences.js';
 import { revenueChart } from './svg-chart.js';
 
 export function renderHtml(report: RevenueReport): string {
@@ -26,7 +27,8 @@ export function renderHtml(report: RevenueReport): string {
   <p class="meta">Generated ${esc(report.generatedAt)} from ${esc(report.warehouse)}. Months are the groups' own local days; currencies are never added together.</p>
 </header>
 ${statusBlock(report)}
-<nav class="toc" aria-label="Contents"><a href="#summary">Summary</a>${report.groups.map((g) => `<a href="#group-${g.groupId}">${esc(g.name)}</a>`).join('')}<a href="#reconciliation">Reconciliation</a></nav>
+<nav class="toc" aria-label="Contents"><a href="#recognised">Recognised revenue</a><a href="#summary">Summary</a>${report.groups.map((g) => `<a href="#group-${g.groupId}">${esc(g.name)}</a>`).join('')}<a href="#reconciliation">Reconciliation</a></nav>
+${recognisedBlock(report)}
 ${summary(report)}
 ${report.groups.map((g) => groupBlock(report, g)).join('\n')}
 ${reconciliationBlock(report)}
@@ -43,6 +45,30 @@ function statusBlock(report: RevenueReport): string {
   return `<section class="status status-${report.status}" role="status" aria-label="Month status">
   <p><strong>${esc(word)}</strong> ${esc(rest)}</p>
   <ul>${closureReasons(report).map((r) => `<li>${esc(r)}</li>`).join('')}</ul>
+</section>`;
+}
+
+/** The headline: recognised revenue under the organisation's rule, the other statuses apart, unknown statuses named. */
+function recognisedBlock(report: RevenueReport): string {
+  const rows = report.groups.flatMap((g) =>
+    g.currencies.map((c) =>
+      `<tr><th scope="row">${esc(g.name)}</th><td>${esc(currencyLabel(c.currency))}</td>` +
+      `<td class="num">${esc(formatCount(c.recognised.current.orders))}</td>` +
+      `<td class="num">${esc(formatMoney(c.recognised.current.group_revenue, c.currency))}</td>` +
+      `<td class="num ${trend(c.recognised.change.group_revenue)}">${esc(formatChange('group_revenue', c.recognised.change.group_revenue, c.currency))} (${esc(formatPct(c.recognised.changePct.group_revenue, c.recognised.current.group_revenue))})</td>` +
+      `<td class="num">${esc(formatCount(c.other.orders))}</td><td class="num">${esc(formatMoney(c.other.group_revenue, c.currency))}</td></tr>`,
+    ),
+  );
+  const unknown = unknownStatusSentences(report);
+  return `<section id="recognised" aria-labelledby="recognised-h">
+<h2 id="recognised-h">Recognised revenue <span class="sub">${esc(report.month.label)}, statuses ${esc(report.revenueRule.statuses.join(', '))}</span></h2>
+<p class="rule">${esc(ruleSentence(report.revenueRule))}</p>
+${unknown.length === 0 ? '' : `<ul class="unknown-statuses">${unknown.map((u) => `<li><strong>${esc(u)}</strong></li>`).join('')}</ul>`}
+<div class="wide"><table class="recognised">
+<caption>Recognised group revenue per group and currency, change against ${esc(report.month.previousLabel)}; other statuses apart</caption>
+<thead><tr><th scope="col">Group</th><th scope="col">Currency</th><th scope="col" class="num">Recognised orders</th><th scope="col" class="num">Recognised group revenue</th><th scope="col" class="num">Change</th><th scope="col" class="num">Other statuses: orders</th><th scope="col" class="num">Other statuses: group revenue</th></tr></thead>
+<tbody>${rows.join('\n')}</tbody>
+</table></div>
 </section>`;
 }
 

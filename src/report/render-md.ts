@@ -4,7 +4,8 @@
  */
 import { currencyLabel, formatChange, formatMeasure, formatPct } from './format.js';
 import { MEASURE_LABELS, MEASURES, type RevenueReport } from './model.js';
-import { closureReasons, reconciliationSentence, statusHeadline } from './sentences.js';
+import { ruleSentence } from './revenue-rule.js';
+import { closureReasons, reconciliationSentence, statusHeadline, unknownStatusSentences } from './sentences.js';
 
 export function renderMarkdown(report: RevenueReport): string {
   const { month } = report;
@@ -16,6 +17,22 @@ export function renderMarkdown(report: RevenueReport): string {
     `**${headline.slice(0, colon)}**${headline.slice(colon)}`,
     '',
     ...(report.status === 'provisional' ? [...closureReasons(report).map((r) => `- ${r}`), ''] : []),
+    `### Recognised revenue`,
+    '',
+    ruleSentence(report.revenueRule),
+    '',
+    ...unknownStatusSentences(report).flatMap((u) => [`- **${u}**`]),
+    `| Group | Currency | Recognised orders | Recognised group revenue | Change vs ${month.previousLabel} | Other statuses: orders | Other statuses: group revenue |`,
+    `|---|---|--:|--:|--:|--:|--:|`,
+    ...report.groups.flatMap((g) =>
+      g.currencies.map((c) => {
+        const change = `${formatChange('group_revenue', c.recognised.change.group_revenue, c.currency)} (${formatPct(c.recognised.changePct.group_revenue, c.recognised.current.group_revenue)})`;
+        return `| ${cell(g.name)} (${g.groupId}) | ${cell(currencyLabel(c.currency))} | ${formatMeasure('orders', c.recognised.current.orders, c.currency)} | ${formatMeasure('group_revenue', c.recognised.current.group_revenue, c.currency)} | ${change} | ${formatMeasure('orders', c.other.orders, c.currency)} | ${formatMeasure('group_revenue', c.other.group_revenue, c.currency)} |`;
+      }),
+    ),
+    '',
+    `### All statuses`,
+    '',
     `| Group | Currency | ${MEASURES.map((m) => MEASURE_LABELS[m]).join(' | ')} | Revenue vs ${month.previousLabel} |`,
     `|---|---|${MEASURES.map(() => '--:').join('|')}|--:|`,
   ];

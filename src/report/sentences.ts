@@ -33,3 +33,12 @@ export function reconciliationSentence(report: RevenueReport): string {
   const more = rec.differences.length > 3 ? `; and ${rec.differences.length - 3} more` : '';
   return `NOT RECONCILED: ${rec.differences.length} difference${rec.differences.length === 1 ? '' : 's'} between the mart and the lake: ${where}${more}.`;
 }
+
+/** Statuses the API sent this month that the project does not know and the rule does not name: never counted. */
+export function unknownStatusSentences(report: RevenueReport): string[] {
+  return report.groups.flatMap((g) =>
+    g.currencies
+      .filter((c) => c.unknownStatuses.length > 0)
+      .map((c) => `${g.name} (${g.groupId}), ${currencyLabel(c.currency)}: unknown order status ${c.unknownStatuses.map((s) => JSON.stringify(s || '(none)')).join(', ')} is not counted as recognised revenue; add it to PERKS_REVENUE_STATUSES if it is revenue.`),
+  );
+}

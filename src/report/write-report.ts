@@ -15,6 +15,7 @@ import { renderCsv } from './render-csv.js';
 import { renderHtml } from './render-html.js';
 import { renderMarkdown } from './render-md.js';
 import { openWarehouse } from './warehouse.js';
+import { revenueRuleFrom, type RevenueRule } from './revenue-rule.js';
 
 export const REPORT_FORMATS = ['html', 'csv', 'md'] as const;
 export type ReportFormat = (typeof REPORT_FORMATS)[number];
@@ -30,6 +31,8 @@ export interface RevenueReportOptions {
   readonly group?: number;
   /** Default: all three. */
   readonly formats?: readonly ReportFormat[];
+  /** The statuses that are revenue; default: PERKS_REVENUE_STATUSES, else Complete. */
+  readonly revenueRule?: RevenueRule;
 }
 
 export interface RevenueReportResult {
@@ -53,10 +56,11 @@ export async function writeRevenueReport(options: RevenueReportOptions): Promise
   const unknown = formats.filter((f) => !REPORT_FORMATS.includes(f));
   if (unknown.length > 0 || formats.length === 0) throw new ReportInputError(`--format=${unknown.join(',') || '(none)'} is invalid: expected html, csv, md or all`);
 
+  const rule = options.revenueRule ?? revenueRuleFrom(process.env);
   const wh = await openWarehouse(options.outDir);
   let report: RevenueReport;
   try {
-    report = await loadReport(wh, options.outDir, month, group);
+    report = await loadReport(wh, options.outDir, month, group, rule);
   } finally {
     wh.close();
   }

@@ -81,9 +81,9 @@ describe('the revenue report of a small worked-out warehouse', () => {
 
   test('by status, top five brands by group revenue, and one bar per day, from the latest extract of each order', () => {
     expect(files.csv.split('\r\n').slice(0, 3)).toEqual([
-      'month_status,month,organisation_group_id,group_name,order_currency,order_status,orders,face_value,order_total_paid,order_credit,order_saving,group_revenue',
-      'closed,2024-03,11,Acme UK,GBP,Complete,6,2110.00,1899.00,70.00,211.00,94.95',
-      'closed,2024-03,11,Acme UK,GBP,Refunded,1,20.00,18.00,0.00,2.00,0.90',
+      'month_status,month,organisation_group_id,group_name,order_currency,order_status,orders,face_value,order_total_paid,order_credit,order_saving,group_revenue,is_recognised_revenue',
+      'closed,2024-03,11,Acme UK,GBP,Complete,6,2110.00,1899.00,70.00,211.00,94.95,true',
+      'closed,2024-03,11,Acme UK,GBP,Refunded,1,20.00,18.00,0.00,2.00,0.90,false',
     ]);
     const uk = files.html.slice(files.html.indexOf('id="group-11"'), files.html.indexOf('id="group-12"'));
     const brands = [...uk.slice(uk.indexOf('Top brands by group revenue')).matchAll(/<tr><th scope="row">([^<]+)<\/th><td class="num">\d+<\/td><td class="num">[^<]+ GBP<\/td>/g)].map((m) => m[1]);
@@ -100,6 +100,58 @@ describe('the revenue report of a small worked-out warehouse', () => {
     expect(files.csv.split('\r\n')[0].startsWith('month_status,')).toBe(true);
     expect(files.html.indexOf('class="status status-provisional"')).toBeLessThan(files.html.indexOf('id="summary"'));
     expect(files.md).toContain('**Reconciliation**: Reconciled: the mart equals the lake\'s raw orders for March 2024 in every column (3 group/currency pairs).');
+  });
+});
+
+describe('recognised revenue: the statuses that are revenue are the organisation\'s rule', () => {
+  test('the headline is recognised revenue (Complete by default), the other statuses apart, and the rule is said', async () => {
+    const out = await buildFixture();
+    const r = await writeRevenueReport({ outDir: out, month: '2024-03', formats: ['html', 'md'], revenueRule: { statuses: ['Complete'] } });
+    const [html, md] = await Promise.all(r.files.map((f) => readFile(f, 'utf8')));
+    // UK: six Complete orders 94.95 GBP (February 5.40), the Refunded one (0.90) apart; US: Pending 2.70 USD apart.
+    expect(md).toContain('Recognised revenue counts orders whose status is Complete (PERKS_REVENUE_STATUSES); every other status is shown apart and never added to it.');
+    expect(md).toContain('| Acme UK (11) | GBP | 6 | 94.95 GBP | +89.55 GBP (+1,658.3%) | 1 | 0.90 GBP |');
+    expect(md).toContain('| Acme US (12) | USD | 2 | 39.00 USD | +34.50 USD (+766.7%) | 1 | 2.70 USD |');
+    const headline = html.slice(html.indexOf('id="recognised"'), html.indexOf('id="summary"'));
+    expect(headline).toContain('<td class="num">94.95 GBP</td>');
+    expect(headline).toContain('<td class="num">0.90 GBP</td>');
+    expect(html.indexOf('id="recognised"')).toBeLessThan(html.indexOf('id="summary"'));
+  });
+
+  test('PERKS_REVENUE_STATUSES decides: Complete and Pending make US revenue 41.70', async () => {
+    const out = await buildFixture();
+    process.env.PERKS_REVENUE_STATUSES = 'Complete, Pending';
+    try {
+      const r = await writeRevenueReport({ outDir: out, month: '2024-03', group: 12, formats: ['md'] });
+      const md = await readFile(r.files[0], 'utf8');
+      expect(md).toContain('status is Complete and Pending (PERKS_REVENUE_STATUSES)');
+      expect(md).toContain('| Acme US (12) | USD | 3 | 41.70 USD | +37.20 USD (+826.7%) | 0 | 0.00 USD |');
+    } finally {
+      delete process.env.PERKS_REVENUE_STATUSES;
+    }
+  });
+
+  test('a status the API starts sending is named in the report, never counted as revenue', async () => {
+    const out = await buildFixture({ tweak: `UPDATE revenue_monthly SET order_status = 'Disputed' WHERE organisation_group_id = 11 AND order_status = 'Refunded'` });
+    const r = await writeRevenueReport({ outDir: out, month: '2024-03', group: 11, formats: ['md', 'csv'] });
+    const md = await readFile(r.files[1], 'utf8');
+    expect(md).toContain('Acme UK (11), GBP: unknown order status "Disputed" is not counted as recognised revenue');
+    expect(md).toContain('| Acme UK (11) | GBP | 6 | 94.95 GBP |');
+    expect(await readFile(r.files[0], 'utf8')).toContain(',Disputed,1,20.00,18.00,0.00,2.00,0.90,false');
+  });
+
+  test('a blank PERKS_REVENUE_STATUSES is one line, exit 2', async () => {
+    const out = await buildFixture();
+    process.env.PERKS_REVENUE_STATUSES = 'Complete,,';
+    try {
+      const err = await writeRevenueReport({ outDir: out, month: '2024-03' }).catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(ReportInputError);
+      expect((err as ReportInputError).exitCode).toBe(2);
+      expect((err as Error).message).toMatch(/^PERKS_REVENUE_STATUSES="Complete,," is invalid: expected comma-separated order statuses/);
+      expect(await readdir(out)).not.toContain('reports');
+    } finally {
+      delete process.env.PERKS_REVENUE_STATUSES;
+    }
   });
 });
 

@@ -1,0 +1,38 @@
+/**
+ * Which order statuses are revenue: the organisation's rule, not the API's (the spec shows only Complete).
+ * `PERKS_REVENUE_STATUSES` (comma-separated, default Complete) names them; the report shows their sum as the
+ * headline and every other status apart. A status the API sends that is neither in the rule nor among the
+ * statuses known to this project is named in the report, never silently counted.
+ */
+import { ReportInputError } from './errors.js';
+
+/** The statuses the project knows the API to send (the spec shows Complete; the others are observed). */
+export const KNOWN_STATUSES = ['Complete', 'Pending', 'Cancelled', 'Refunded'] as const;
+export const DEFAULT_REVENUE_STATUSES = ['Complete'] as const;
+
+export interface RevenueRule {
+  /** Statuses counted as recognised revenue, as the API spells them. */
+  readonly statuses: readonly string[];
+}
+
+/** Parses PERKS_REVENUE_STATUSES (absent: Complete). A blank entry or a comma in a name is refused. */
+export function revenueRuleFrom(env: Record<string, string | undefined>): RevenueRule {
+  const raw = env.PERKS_REVENUE_STATUSES;
+  if (raw === undefined) return { statuses: [...DEFAULT_REVENUE_STATUSES] };
+  const statuses = raw.split(',').map((s) => s.trim());
+  if (statuses.some((s) => s === '') || statuses.length === 0) {
+    throw new ReportInputError(`PERKS_REVENUE_STATUSES=${JSON.stringify(raw)} is invalid: expected comma-separated order statuses, e.g. Complete or Complete,Pending`);
+  }
+  return { statuses: [...new Set(statuses)] };
+}
+
+export function isKnownStatus(status: string, rule: RevenueRule): boolean {
+  return (KNOWN_STATUSES as readonly string[]).includes(status) || rule.statuses.includes(status);
+}
+
+/** "Complete" / "Complete and Pending" / "Complete, Pending and Refunded". */
+export function ruleSentence(rule: RevenueRule): string {
+  const s = rule.statuses;
+  const list = s.length === 1 ? s[0] : `${s.slice(0, -1).join(', ')} and ${s.at(-1)}`;
+  return `Recognised revenue counts orders whose status is ${list} (PERKS_REVENUE_STATUSES); every other status is shown apart and never added to it.`;
+}
