@@ -1,5 +1,5 @@
 import { defineStream } from '../src/extract/define.js';
-import { Order } from '../src/resources/order.js';
+import { Order, OrderVersion } from '../src/resources/order.js';
 
 /** Orders carry no date: each local day of the group is one window, and its orders get that order_date. */
 export default defineStream({
@@ -12,5 +12,6 @@ export default defineStream({
   key: ['order_id'],
   dependsOn: ['groups'],
   activity: { userField: 'email', compare: ['order_status', 'order_total_paid', 'order_credit', 'order_saving', 'group_revenue'] },
+  history: { stream: 'order_versions', record: OrderVersion },
   window: { unit: 'day', fromParam: 'order_created_from', toParam: 'order_created_to', format: 'datetime', partition: 'order_date' },
 });

@@ -53,6 +53,12 @@ const Windowed = z.object({
    * whose `compare` fields changed since it was last landed. `userField` names the user (email or id).
    */
   activity: z.object({ userField: z.enum(['email', 'id']), compare: z.array(z.string()).min(1) }).optional(),
+  /**
+   * History: each record new to its window or changed since it was last landed (the `activity` comparison)
+   * is also appended, as `record`'s fields, to the lake stream `stream` (same partition, one file per
+   * window and run): the versions a window replace would otherwise lose. Needs `activity`.
+   */
+  history: z.object({ stream: z.string().regex(/^[a-z_]+$/), record: ZodObjectSchema }).optional(),
   /** Users batched into the body (redemption stats): identifier kind, values field, batch size. */
   userBatch: z
     .object({ identifier: z.enum(['id', 'email']), valuesParam: z.string(), size: z.int().min(1).max(100) })

@@ -15,6 +15,20 @@ import { apiBounds, dayWindows, monthWindows, shiftDay, type Window } from './wi
 import { currentUsers } from './current-users.js';
 import { landedValues, valueEncoder } from './activity.js';
 
+/** The new or changed records of a window, appended to the stream's history (see `history` in define.ts). */
+async function landVersions(ctx: RunContext, def: WindowedStream, partition: Record<string, string>, versions: Record<string, unknown>[]): Promise<void> {
+  if (!def.history || versions.length === 0) return;
+  const history = { ...def, name: def.history.stream, record: def.history.record, columns: {} } as unknown as WindowedStream;
+  const write = await ctx.landing.open(history, partition, 'append');
+  try {
+    await write.append(versions);
+    await write.commit();
+  } catch (err) {
+    await write.abort();
+    throw err;
+  }
+}
+
 export interface WindowPlan {
   windows: Window[];
   from: string;
@@ -55,7 +69,8 @@ export async function runWindowedGroup(ctx: RunContext, def: WindowedStream, g: 
 
   await forEachLimit(plan.windows, ctx.options.concurrency, async (w) => {
     const partition = { organisation_group_id: key, [def.window.partition]: w.startDay };
-    const decorate = await activityTracker(ctx, def, g.id, partition, w);
+    const versions: Record<string, unknown>[] = [];
+    const decorate = await activityTracker(ctx, def, g.id, partition, w, versions);
     const write = await ctx.landing.open(def, partition, 'replace');
     try {
       for (const batch of batches) {
@@ -63,6 +78,8 @@ export async function runWindowedGroup(ctx: RunContext, def: WindowedStream, g: 
         await pageInto(ctx.client, ctx.landing, def.name, write, tally, def.operation as 'listOrders', { group: g.id, body: body as never }, decorate);
       }
       addCommit(tally, await write.commit());
+      // After the window: a crash in between loses no version (the window's current rows are versions too).
+      await landVersions(ctx, def, partition, versions);
     } catch (err) {
       await write.abort();
       throw err;
@@ -101,7 +118,7 @@ async function userBatches(ctx: RunContext, g: GroupInfo, size: number): Promise
  * Per record of a window: sets the pipeline's own columns (window_end) and marks the record's user
  * active when the record is new to the window or changed since it was last landed.
  */
-async function activityTracker(ctx: RunContext, def: WindowedStream, group: number, partition: Record<string, string>, w: Window) {
+async function activityTracker(ctx: RunContext, def: WindowedStream, group: number, partition: Record<string, string>, w: Window, versions: Record<string, unknown>[]) {
   const spec = def.activity;
   const landed = spec ? await landedValues(ctx.outDir, def, partition) : new Map<string, string>();
   const encode = valueEncoder(def);
@@ -113,6 +130,7 @@ async function activityTracker(ctx: RunContext, def: WindowedStream, group: numb
     if (!spec) return;
     const before = landed.size ? landed.get(String(r[key])) : undefined;
     if (before !== undefined && before === encode(r)) return; // landed before, unchanged (encoded only then)
+    if (def.history) versions.push(Object.fromEntries(Object.keys(def.history.record.shape).map((f) => [f, r[f] ?? null])));
     const user = r[spec.userField];
     if (spec.userField === 'email' && typeof user === 'string') activity.emails.add(user.toLowerCase());
     if (spec.userField === 'id' && typeof user === 'number') activity.ids.add(user);

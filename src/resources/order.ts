@@ -22,6 +22,22 @@ export const Order = z.looseObject({
 });
 export type Order = z.infer<typeof Order>;
 
+/**
+ * One observed version of an order (the order history stream, lake `order_versions`): its key and the
+ * fields whose change matters to finance (status and money). No personal data.
+ */
+export const OrderVersion = Order.pick({
+  order_id: true,
+  order_status: true,
+  order_currency: true,
+  face_value: true,
+  order_total_paid: true,
+  order_credit: true,
+  order_saving: true,
+  group_revenue: true,
+});
+export type OrderVersion = z.infer<typeof OrderVersion>;
+
 /** Body of /v3/orders and /v3/orders/{identifier}/{identifier_value}. */
 export const OrdersBody = z.object({
   ...pageRequest,

@@ -9,6 +9,7 @@ import {
   Interaction,
   OfferListItem,
   Order,
+  OrderVersion,
   RedemptionStatsItem,
   UserCredit,
   UserListItem,
@@ -87,6 +88,8 @@ export const LAKE_STREAMS: LakeStream[] = [
   stream('users', [group, snapshot], objectColumns(UserListItem)),
   stream('offers', [snapshot], objectColumns(OfferListItem)),
   stream('orders', [group, { name: 'order_date', type: DATE }], objectColumns(Order)),
+  // The order history: each version of an order an extract observed (new or changed), appended, never replaced.
+  stream('order_versions', [group, { name: 'order_date', type: DATE }], objectColumns(OrderVersion)),
   stream('redemption_stats', [group, { name: 'window_start', type: DATE }], [
     ...objectColumns(RedemptionStatsItem),
     { name: 'window_end', type: DATE },

@@ -1,0 +1,111 @@
+-- Order history: one row per version of an order (its status and money) that an extract observed, with when
+-- it was first and last seen, like a dbt snapshot. Built from the lake's append-only history stream
+-- (order_versions: every record new to its window or changed since it was last landed) and the current
+-- orders (each current row is an observation too), so a window replaced by a re-read loses no version.
+-- Consecutive observations with the same values are one version; a version seen again after another
+-- (A, B, A) is a new version. valid_to is the next version's valid_from (null: the current version).
+-- grain: one row per organisation_group_id, order_id, valid_from
+-- key: organisation_group_id, order_id, valid_from
+-- columns:
+--   organisation_group_id: the group
+--   order_id: the order
+--   version: 1 for the first version observed, then 2, 3, …
+--   order_date: the group-local day of the window the version was extracted with
+--   order_status: the order's status in this version
+--   order_currency: the currency in this version
+--   face_value: face value in this version
+--   order_total_paid: what the user paid, in this version
+--   order_credit: credit spent, in this version
+--   order_saving: the user's saving, in this version
+--   group_revenue: the group's revenue, in this version
+--   valid_from: when an extract first saw this version (UTC)
+--   last_seen_at: when an extract last saw this version (UTC)
+--   valid_to: when the next version was first seen (UTC); null for the current version
+--   is_current: true for the latest version
+-- tests:
+--   unique: organisation_group_id, order_id, valid_from
+--   not_null: organisation_group_id, order_id, valid_from, version
+
+with observed as (
+
+    select
+        cast(organisation_group_id as bigint) as organisation_group_id,
+        order_id,
+        cast(order_date as date) as order_date,
+        order_status, order_currency, face_value, order_total_paid, order_credit, order_saving, group_revenue,
+        _extracted_at as observed_at
+    from lake_order_versions
+    union all
+    select
+        cast(organisation_group_id as bigint),
+        order_id,
+        cast(order_date as date),
+        order_status, order_currency, face_value, order_total_paid, order_credit, order_saving, group_revenue,
+        _extracted_at
+    from lake_orders
+
+),
+
+valued as (
+
+    select
+        *,
+        {'d': order_date, 's': order_status, 'c': order_currency, 'f': face_value, 'p': order_total_paid,
+         'cr': order_credit, 'sv': order_saving, 'r': group_revenue} as v
+    from observed
+
+),
+
+marked as (
+
+    select
+        *,
+        case when lag(v) over w is not distinct from v then 0 else 1 end as starts_version
+    from valued
+    window w as (partition by organisation_group_id, order_id order by observed_at, v)
+    -- ties (the same values seen by the history and the current row at once) are peers: the running sum
+    -- below uses the RANGE frame, so they share one version whichever of them lag() saw first
+
+),
+
+numbered as (
+
+    select
+        *,
+        sum(starts_version) over (partition by organisation_group_id, order_id order by observed_at, v range between unbounded preceding and current row) as version
+    from marked
+
+),
+
+versions as (
+
+    select
+        organisation_group_id,
+        order_id,
+        cast(version as bigint) as version,
+        any_value(order_date) as order_date,
+        any_value(order_status) as order_status,
+        any_value(order_currency) as order_currency,
+        any_value(face_value) as face_value,
+        any_value(order_total_paid) as order_total_paid,
+        any_value(order_credit) as order_credit,
+        any_value(order_saving) as order_saving,
+        any_value(group_revenue) as group_revenue,
+        min(observed_at) as valid_from,
+        max(observed_at) as last_seen_at
+    from numbered
+    group by organisation_group_id, order_id, version
+
+),
+
+final as (
+
+    select
+        *,
+        lead(valid_from) over (partition by organisation_group_id, order_id order by version) as valid_to,
+        lead(valid_from) over (partition by organisation_group_id, order_id order by version) is null as is_current
+    from versions
+
+)
+
+select * from final
