@@ -1,6 +1,7 @@
 /** Every CLI command, one module each. */
 import type { CommandModule } from 'yargs';
 import { buildCommand } from './build.js';
+import { closeCommand, closesCommand, reopenCommand } from './close.js';
 import { checkCommand } from './check.js';
 import { demoCommand } from './demo.js';
 import { extractCommand } from './extract.js';
@@ -13,4 +14,4 @@ import { sqlCommand } from './sql.js';
 import { writebackCommand } from './writeback.js';
 import { usersCommand } from './users.js';
 
-export const commands: CommandModule<any, any>[] = [checkCommand, extractCommand, runCommand, demoCommand, reportCommand, sandboxCommand, writebackCommand, buildCommand, sqlCommand, modelsCommand, forgetCommand, usersCommand];
+export const commands: CommandModule<any, any>[] = [checkCommand, extractCommand, runCommand, demoCommand, reportCommand, sandboxCommand, writebackCommand, buildCommand, sqlCommand, modelsCommand, forgetCommand, usersCommand, closeCommand, reopenCommand, closesCommand];

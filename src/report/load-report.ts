@@ -4,10 +4,12 @@
  */
 import { readClosures, type GroupClosure } from './closure.js';
 import { ReportInputError } from './errors.js';
-import { MEASURES, type CurrencySection, type GroupSection, type Measures, type RevenueReport } from './model.js';
+import { MEASURES, type CurrencySection, type GroupSection, type Measures, type ReconciliationLine, type RevenueReport } from './model.js';
 import { isKnownStatus, type RevenueRule } from './revenue-rule.js';
 import { addDays, type ReportMonth } from './month.js';
-import { currencyTotals, dailyLines, listGroups, monthsHeld, statusLines, topBrands, type GroupInfo } from './queries.js';
+import { closeKey, closesInForce, readCloses, type CloseRecord } from '../close/record.js';
+import type { FrozenFigures } from '../close/close.js';
+import { adjustmentsBooked, currencyTotals, dailyLines, listGroups, monthsHeld, statusLines, topBrands, type GroupInfo } from './queries.js';
 import { reconcile } from './reconcile.js';
 import type { Warehouse } from './warehouse.js';
 import { now } from '../shared/clock.js';
@@ -16,19 +18,45 @@ export async function loadReport(wh: Warehouse, outDir: string, month: ReportMon
   const groups = await selectGroups(wh, groupFilter);
   const closures = await readClosures(outDir, month, groups.map((g) => g.groupId));
   await requireMonthHeld(wh, month, groups, closures);
+  // A month signed off for a group is shown as the close froze it (the record is verified first).
+  const inForce = closesInForce(await readCloses(outDir));
+  const signed = new Map(groups.flatMap((g) => {
+    const r = inForce.get(closeKey(g.groupId, month.ym));
+    return r ? [[g.groupId, r] as const] : [];
+  }));
   const sections: GroupSection[] = [];
-  for (const [i, group] of groups.entries()) sections.push(await groupSection(wh, month, group, closures[i], rule));
+  for (const [i, group] of groups.entries()) {
+    const record = signed.get(group.groupId);
+    sections.push(record ? frozenSection(record) : await groupSection(wh, month, group, closures[i], rule));
+  }
+  const live = groups.map((g) => g.groupId).filter((id) => !signed.has(id));
+  const frozen = [...signed.values()].map((r) => (r.figures as FrozenFigures).reconciliation);
+  const liveRec = live.length === 0 ? undefined : await reconcile(wh, outDir, month, live, groupFilter);
+  const lines = [...frozen.flatMap((f) => f.lines), ...(liveRec?.lines ?? [])].sort((a, b) => a.groupId - b.groupId || (a.currency < b.currency ? -1 : a.currency > b.currency ? 1 : 0));
+  const unavailable = [...frozen, ...(liveRec ? [liveRec] : [])].find((f) => !f.available);
+  const differences = lines.filter((l) => liveRec?.differences.includes(l) || (signed.has(l.groupId) && differs(l)));
+  const rules = [...signed.values()].map((r) => (r.figures as FrozenFigures).revenue_statuses);
   return {
     month,
-    status: closures.every((c) => c.status === 'closed') ? 'closed' : 'provisional',
+    status: sections.every((s) => s.signoff !== undefined || s.closure.status === 'closed') ? 'closed' : 'provisional',
     groupFilter,
     generatedAt: now().toISOString().replace(/\.\d+Z$/, 'Z'),
     warehouse: wh.path,
     groups: sections,
-    reconciliation: await reconcile(wh, outDir, month, groups.map((g) => g.groupId), groupFilter),
-    revenueRule: rule,
+    reconciliation: unavailable
+      ? { available: false, note: unavailable.note, lines: [], differences: [], reconciled: false }
+      : { available: true, lines, differences, reconciled: differences.length === 0 },
+    // Every group signed off: the rule the closes used (the same figures, the same sentence).
+    revenueRule: live.length === 0 && rules.length > 0 ? { statuses: rules[0] } : rule,
   };
 }
+
+function frozenSection(record: CloseRecord): GroupSection {
+  const figures = record.figures as FrozenFigures;
+  return { ...figures.section, signoff: { by: record.by, at: record.at, seq: record.seq, hash: record.hash, note: record.note, forced: record.forced } };
+}
+
+const differs = (l: ReconciliationLine) => !/^-?0*(\.0*)?$/.test(l.difference) || (l.mart === null) !== (l.lake === null);
 
 async function selectGroups(wh: Warehouse, groupFilter?: number): Promise<GroupInfo[]> {
   const all = await listGroups(wh);
@@ -65,13 +93,14 @@ async function requireMonthHeld(wh: Warehouse, month: ReportMonth, groups: Group
 }
 
 export async function groupSection(wh: Warehouse, month: ReportMonth, group: GroupInfo, closure: GroupClosure, rule: RevenueRule): Promise<GroupSection> {
-  const [totals, recognised, other, statuses, brands, daily] = [
+  const [totals, recognised, other, statuses, brands, daily, adjustments] = [
     await currencyTotals(wh, month, group.groupId),
     await currencyTotals(wh, month, group.groupId, { statuses: rule.statuses, recognised: true }),
     await currencyTotals(wh, month, group.groupId, { statuses: rule.statuses, recognised: false }),
     await statusLines(wh, month, group.groupId),
     await topBrands(wh, month, group.groupId),
     await dailyLines(wh, month, group.groupId),
+    await adjustmentsBooked(wh, month, group.groupId, rule.statuses),
   ];
   const zero = Object.fromEntries(MEASURES.map((m) => [m, m === 'orders' ? '0' : '0.00'])) as Measures;
   const noPct = Object.fromEntries(MEASURES.map((m) => [m, null])) as CurrencySection['changePct'];
@@ -84,5 +113,5 @@ export async function groupSection(wh: Warehouse, month: ReportMonth, group: Gro
     topBrands: brands.get(t.currency) ?? [],
     daily: daily.get(t.currency) ?? [],
   }));
-  return { groupId: group.groupId, name: group.name, timezone: group.timezone, closure, currencies };
+  return { groupId: group.groupId, name: group.name, timezone: group.timezone, closure, currencies, ...(adjustments ? { adjustments } : {}) };
 }

@@ -62,12 +62,59 @@ export interface CurrencySection {
   readonly daily: readonly DayLine[];
 }
 
+/** Per closed month and currency: the adjustments booked in the report month (revenue_adjustments). */
+export interface AdjustmentTotal {
+  /** The closed month, "YYYY-MM". */
+  readonly month: string;
+  readonly currency: string;
+  /** Changed order versions. */
+  readonly changes: string;
+  /** Late orders (orders the close did not know). */
+  readonly orders: string;
+  readonly group_revenue: string;
+  /** Change of recognised revenue under the report's revenue rule. */
+  readonly recognised_revenue: string;
+}
+
+export interface AdjustmentLine {
+  readonly month: string;
+  readonly orderId: string;
+  readonly observedAt: string;
+  readonly kind: string;
+  readonly beforeStatus: string | null;
+  readonly afterStatus: string;
+  readonly currency: string;
+  readonly beforeRevenue: string | null;
+  readonly afterRevenue: string;
+}
+
+export interface Adjustments {
+  readonly totals: readonly AdjustmentTotal[];
+  /** The first ADJUSTMENT_LINES changes, by month, order and time; `more` says how many are not listed. */
+  readonly lines: readonly AdjustmentLine[];
+  readonly more: number;
+}
+
+/** Who signed the month off for the group, from the close record in force. */
+export interface Signoff {
+  readonly by: string;
+  readonly at: string;
+  readonly seq: number;
+  readonly hash: string;
+  readonly note: string;
+  readonly forced: boolean;
+}
+
 export interface GroupSection {
   readonly groupId: number;
   readonly name: string;
   readonly timezone: string | null;
   readonly closure: GroupClosure;
   readonly currencies: readonly CurrencySection[];
+  /** Adjustments to closed months booked in this month (absent in a warehouse without the mart). */
+  readonly adjustments?: Adjustments;
+  /** Present when the month is signed off: the section is then the one the close froze. */
+  readonly signoff?: Signoff;
 }
 
 export interface ReconciliationLine {

@@ -3,7 +3,7 @@
  * totals are exact; TypeScript only arranges the rows. Column names come from the fixed MEASURES list;
  * values are always $parameters.
  */
-import { MEASURES, type BrandLine, type DayLine, type Measures, type StatusLine } from './model.js';
+import { MEASURES, type Adjustments, type BrandLine, type DayLine, type Measures, type StatusLine } from './model.js';
 import type { ReportMonth } from './month.js';
 import type { Row, Warehouse } from './warehouse.js';
 
@@ -135,4 +135,38 @@ function groupBy<T>(rows: Row[], map: (r: Row) => T): Map<string, T[]> {
     out.set(key, [...(out.get(key) ?? []), map(r)]);
   }
   return out;
+}
+
+export const ADJUSTMENT_LINES = 100;
+
+/** Adjustments to closed months booked in this month: totals per closed month and currency, and the first lines. */
+export async function adjustmentsBooked(wh: Warehouse, month: ReportMonth, groupId: number, statuses: readonly string[]): Promise<Adjustments | undefined> {
+  if (!wh.tables.has('revenue_adjustments')) return undefined;
+  const params = { group: groupId, cur: month.start, statuses: statuses.join(',') };
+  const recognised = (status: string, revenue: string) => `CASE WHEN coalesce(list_contains(string_split($statuses, ','), ${status}), false) THEN coalesce(${revenue}, 0) ELSE 0 END`;
+  const totals = await wh.all(
+    `SELECT strftime(month, '%Y-%m') AS month, coalesce(order_currency, '') AS currency, count(*) AS changes, sum(orders_change) AS orders,
+      sum(group_revenue_change) AS group_revenue,
+      sum(${recognised('after_status', 'after_group_revenue')} - ${recognised('before_status', 'before_group_revenue')}) AS recognised_revenue
+    FROM revenue_adjustments WHERE organisation_group_id = $group AND booked_month = $cur::DATE
+    GROUP BY 1, 2 ORDER BY 1, 2`,
+    params,
+  );
+  const lines = await wh.all(
+    `SELECT strftime(month, '%Y-%m') AS month, order_id, strftime(observed_at, '%Y-%m-%dT%H:%M:%SZ') AS observed_at, adjustment_kind AS kind,
+      before_status, coalesce(after_status, '') AS after_status, coalesce(order_currency, '') AS currency, before_group_revenue, coalesce(after_group_revenue, 0) AS after_group_revenue
+    FROM revenue_adjustments WHERE organisation_group_id = $group AND booked_month = $cur::DATE
+    ORDER BY month, order_id, observed_at LIMIT ${ADJUSTMENT_LINES}`,
+    { group: groupId, cur: month.start },
+  );
+  const changes = totals.reduce((n, t) => n + Number(t.changes), 0);
+  return {
+    totals: totals.map((t) => ({ month: String(t.month), currency: String(t.currency), changes: String(t.changes), orders: String(t.orders), group_revenue: String(t.group_revenue), recognised_revenue: String(t.recognised_revenue) })),
+    lines: lines.map((l) => ({
+      month: String(l.month), orderId: String(l.order_id), observedAt: String(l.observed_at), kind: String(l.kind),
+      beforeStatus: l.before_status === null ? null : String(l.before_status), afterStatus: String(l.after_status), currency: String(l.currency),
+      beforeRevenue: l.before_group_revenue === null ? null : String(l.before_group_revenue), afterRevenue: String(l.after_group_revenue),
+    })),
+    more: Math.max(0, changes - lines.length),
+  };
 }

@@ -27,9 +27,10 @@ export function renderHtml(report: RevenueReport): string {
   <p class="meta">Generated ${esc(report.generatedAt)} from ${esc(report.warehouse)}. Months are the groups' own local days; currencies are never added together.</p>
 </header>
 ${statusBlock(report)}
-<nav class="toc" aria-label="Contents"><a href="#recognised">Recognised revenue</a><a href="#summary">Summary</a>${report.groups.map((g) => `<a href="#group-${g.groupId}">${esc(g.name)}</a>`).join('')}<a href="#reconciliation">Reconciliation</a></nav>
+<nav class="toc" aria-label="Contents"><a href="#recognised">Recognised revenue</a><a href="#summary">Summary</a>${report.groups.some((g) => (g.adjustments?.totals.length ?? 0) > 0) ? '<a href="#adjustments">Adjustments</a>' : ''}${report.groups.map((g) => `<a href="#group-${g.groupId}">${esc(g.name)}</a>`).join('')}<a href="#reconciliation">Reconciliation</a></nav>
 ${recognisedBlock(report)}
 ${summary(report)}
+${adjustmentsBlock(report)}
 ${report.groups.map((g) => groupBlock(report, g)).join('\n')}
 ${reconciliationBlock(report)}
 <footer>Amounts are exact decimals summed by DuckDB from the revenue_monthly mart (group revenue per day and brands from the staged orders).
@@ -92,8 +93,35 @@ function summary(report: RevenueReport): string {
 </section>`;
 }
 
+/** Adjustments to closed months booked in this month: totals per group, closed month and currency, then the changes. */
+function adjustmentsBlock(report: RevenueReport): string {
+  const withAdjustments = report.groups.filter((g) => (g.adjustments?.totals.length ?? 0) > 0);
+  if (withAdjustments.length === 0) return '';
+  const totals = withAdjustments.flatMap((g) => g.adjustments!.totals.map((t) =>
+    `<tr><th scope="row">${esc(g.name)}</th><td>${esc(t.month)}</td><td>${esc(currencyLabel(t.currency))}</td><td class="num">${esc(formatCount(t.changes))}</td><td class="num">${esc(formatCount(t.orders))}</td>` +
+    `<td class="num ${trend(t.group_revenue)}">${esc(formatChange('group_revenue', t.group_revenue, t.currency))}</td><td class="num ${trend(t.recognised_revenue)}">${esc(formatChange('group_revenue', t.recognised_revenue, t.currency))}</td></tr>`));
+  const lines = withAdjustments.flatMap((g) => g.adjustments!.lines.map((l) =>
+    `<tr><td>${esc(g.name)}</td><td>${esc(l.month)}</td><th scope="row">${esc(l.orderId)}</th><td>${esc(l.kind)}</td><td>${esc(l.beforeStatus ?? '(none)')} → ${esc(l.afterStatus || '(none)')}</td>` +
+    `<td class="num">${l.beforeRevenue === null ? '–' : esc(formatMoney(l.beforeRevenue, l.currency))}</td><td class="num">${esc(formatMoney(l.afterRevenue, l.currency))}</td><td>${esc(l.observedAt)}</td></tr>`));
+  const more = withAdjustments.reduce((n, g) => n + g.adjustments!.more, 0);
+  return `<section id="adjustments" aria-labelledby="adjustments-h">
+<h2 id="adjustments-h">Adjustments to closed months <span class="sub">booked in ${esc(report.month.label)}</span></h2>
+<p>Changes first observed in ${esc(report.month.label)} to orders of months already signed off. The closed months' figures stay as signed; these are booked here.</p>
+<div class="wide"><table class="adjustments">
+<caption>Per closed month and currency</caption>
+<thead><tr><th scope="col">Group</th><th scope="col">Closed month</th><th scope="col">Currency</th><th scope="col" class="num">Changes</th><th scope="col" class="num">Late orders</th><th scope="col" class="num">Group revenue change</th><th scope="col" class="num">Recognised revenue change</th></tr></thead>
+<tbody>${totals.join('\n')}</tbody>
+</table></div>
+<div class="wide"><table class="adjustment-lines">
+<caption>The changes${more > 0 ? `, the first ${lines.length} (${more} more in the revenue_adjustments mart)` : ''}</caption>
+<thead><tr><th scope="col">Group</th><th scope="col">Closed month</th><th scope="col">Order</th><th scope="col">Kind</th><th scope="col">Status</th><th scope="col" class="num">Revenue before</th><th scope="col" class="num">Revenue after</th><th scope="col">Observed at</th></tr></thead>
+<tbody>${lines.join('\n')}</tbody>
+</table></div>
+</section>`;
+}
+
 function groupBlock(report: RevenueReport, g: GroupSection): string {
-  const sub = [`group ${g.groupId}`, g.timezone, g.closure.status].filter(Boolean).join(' · ');
+  const sub = [`group ${g.groupId}`, g.timezone, g.signoff ? 'signed off' : g.closure.status].filter(Boolean).join(' · ');
   const body = g.currencies.length === 0
     ? `<p class="empty">No orders in ${esc(report.month.label)} or ${esc(report.month.previousLabel)}.</p>`
     : g.currencies.map((c) => currencyBlock(report, g, c)).join('\n');

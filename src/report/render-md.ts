@@ -16,7 +16,7 @@ export function renderMarkdown(report: RevenueReport): string {
     '',
     `**${headline.slice(0, colon)}**${headline.slice(colon)}`,
     '',
-    ...(report.status === 'provisional' ? [...closureReasons(report).map((r) => `- ${r}`), ''] : []),
+    ...(report.status === 'provisional' || report.groups.some((g) => g.signoff) ? [...closureReasons(report).map((r) => `- ${r}`), ''] : []),
     `### Recognised revenue`,
     '',
     ruleSentence(report.revenueRule),
@@ -43,6 +43,14 @@ export function renderMarkdown(report: RevenueReport): string {
       const values = MEASURES.map((m) => formatMeasure(m, c.current[m], c.currency));
       const change = `${formatChange('group_revenue', c.change.group_revenue, c.currency)} (${formatPct(c.changePct.group_revenue, c.current.group_revenue)})`;
       out.push(`| ${name} | ${cell(currencyLabel(c.currency))} | ${values.join(' | ')} | ${change} |`);
+    }
+  }
+  const adjustments = report.groups.flatMap((g) => (g.adjustments?.totals ?? []).map((t) => ({ g, t })));
+  if (adjustments.length > 0) {
+    out.push('', `### Adjustments to closed months booked in ${month.label}`, '', 'Changes first observed this month to orders of months already signed off; the closed figures stay as signed.', '');
+    out.push('| Group | Closed month | Currency | Changes | Late orders | Group revenue change | Recognised revenue change |', '|---|---|---|--:|--:|--:|--:|');
+    for (const { g, t } of adjustments) {
+      out.push(`| ${cell(g.name)} (${g.groupId}) | ${t.month} | ${cell(currencyLabel(t.currency))} | ${t.changes} | ${t.orders} | ${formatChange('group_revenue', t.group_revenue, t.currency)} | ${formatChange('group_revenue', t.recognised_revenue, t.currency)} |`);
     }
   }
   out.push('', `**Reconciliation**: ${reconciliationSentence(report)}`, '');

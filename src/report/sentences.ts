@@ -6,6 +6,10 @@ import { MEASURE_LABELS, type RevenueReport } from './model.js';
 export function statusHeadline(report: RevenueReport): string {
   const { month } = report;
   const scope = report.groupFilter === undefined ? 'every group' : `group ${report.groupFilter}`;
+  const signed = report.groups.filter((g) => g.signoff);
+  if (signed.length > 0 && signed.length === report.groups.length) {
+    return `CLOSED: ${month.label} is signed off for ${scope}. These are the figures as closed (the close record below); later changes to its orders are booked as adjustments in the month they are observed.`;
+  }
   if (report.status === 'closed') {
     return `CLOSED: ${month.label} is closed for ${scope}. The extract has passed the month's end plus its lookback, so these figures will not change.`;
   }
@@ -15,7 +19,24 @@ export function statusHeadline(report: RevenueReport): string {
 
 /** One reason per group, e.g. "group 12 is extracted to 2024-04-06; the month closes once …". */
 export function closureReasons(report: RevenueReport): string[] {
-  return report.groups.map((g) => `${g.name} (${g.closure.status}): ${g.closure.reason}.`);
+  return report.groups.map((g) => {
+    const s = g.signoff;
+    if (!s) return `${g.name} (${g.closure.status}): ${g.closure.reason}.`;
+    return `${g.name} (signed off): closed by ${s.by} at ${s.at}${s.forced ? ' with --force while the month was provisional' : ''}${s.note ? ` ("${s.note}")` : ''}; close record ${s.seq}, sha256 ${s.hash}.`;
+  });
+}
+
+/** One line per closed month and currency adjusted in this month, e.g. "Acme UK (11): October 2026 GBP, 3 changes …". */
+export function adjustmentSentences(report: RevenueReport): string[] {
+  return report.groups.flatMap((g) =>
+    (g.adjustments?.totals ?? []).map((t) =>
+      `${g.name} (${g.groupId}), ${t.month}, ${currencyLabel(t.currency)}: ${t.changes} change${t.changes === '1' ? '' : 's'} (${t.orders} late order${t.orders === '1' ? '' : 's'}), group revenue ${signed(t.group_revenue)}, recognised revenue ${signed(t.recognised_revenue)}.`,
+    ),
+  );
+}
+
+function signed(decimal: string): string {
+  return decimal.startsWith('-') || !/[1-9]/.test(decimal) ? decimal : `+${decimal}`;
 }
 
 /** "Reconciled: …" or "NOT RECONCILED: n differences …" or why it could not be done. */

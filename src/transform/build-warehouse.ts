@@ -11,6 +11,7 @@ import { collectTests } from './data-tests.js';
 import { modelDocs, writeDictionary } from './dictionary.js';
 import { firstLine } from './errors.js';
 import { createLakeViews, lakeViewNames } from './lake-views.js';
+import { CLOSE_TABLES, createCloseTables } from './close-tables.js';
 import { DEFAULT_SQL_DIR, readProject } from './model-files.js';
 import { resolveGraph, type Node } from './model-graph.js';
 import { countRows, runModels, type StepResult } from './run-models.js';
@@ -70,9 +71,11 @@ export async function buildWarehouse(input: BuildOptions, hooks: { onStep?: (ste
     const lake = await createLakeViews(conn, join(outDir, 'lake'));
     const lakeStep: StepResult = { name: 'lake views', kind: 'lake', status: 'success', rows: lake.reduce((n, v) => n + v.files, 0), ms: Date.now() - started };
     hooks.onStep?.(lakeStep);
-    const graph = await resolveGraph(conn, project, lakeViewNames());
+    await createCloseTables(conn, outDir);
+    const sources = [...lakeViewNames(), ...CLOSE_TABLES];
+    const graph = await resolveGraph(conn, project, sources);
     const tests = collectTests(graph.models, graph.tests);
-    const steps = [lakeStep, ...(await runModels(conn, graph.models, tests, { runTests: true, lakeViews: lakeViewNames(), onStep: hooks.onStep }))];
+    const steps = [lakeStep, ...(await runModels(conn, graph.models, tests, { runTests: true, lakeViews: sources, onStep: hooks.onStep }))];
     let ok = steps.every((s) => s.status !== 'error');
     const marts = graph.models.filter((m) => m.layer === 'marts');
     if (ok) {

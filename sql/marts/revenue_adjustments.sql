@@ -1,0 +1,120 @@
+-- Adjustments to closed months, for finance: every change to an order of a month signed off with `perks close`
+-- that an extract first saw AFTER the close (a refund, a late order, a money correction). The closed
+-- figures never change (they live in the close record and in revenue_monthly's *_as_closed columns); the
+-- change is booked in the group-local month in which it was observed (booked_month).
+-- One row per new version of such an order: before_* is the version it replaced (null for a late order,
+-- unknown at the close), after_* the new one; *_change = after − before (before counted as 0 when null).
+-- How to read: as closed + the changes of its adjustments = as now (revenue_monthly). Never add the
+-- changes to revenue_monthly's current columns: they are already in them. A status change moves an
+-- order's money from one order_status to another (Complete → Refunded: group_revenue_change 0, but the
+-- order's revenue leaves Complete): read it with before_status and after_status.
+-- grain: one row per organisation_group_id, order_id, observed_at
+-- key: organisation_group_id, order_id, observed_at
+-- columns:
+--   organisation_group_id: the group
+--   month: the closed month the order belongs to (first day of the group-local month of its order_date)
+--   order_id: the order
+--   booked_month: first day of the group-local month in which the change was observed (an open month)
+--   observed_at: when an extract first saw the change (UTC)
+--   closed_at: when the month was closed (UTC)
+--   close_record_hash: the hash of the close record in force
+--   adjustment_kind: late order (unknown at the close), status, money, or status and money
+--   before_status: the order's status before the change (null for a late order)
+--   after_status: the order's status after the change
+--   order_currency: the order's currency after the change
+--   before_currency: the order's currency before the change (null for a late order)
+--   before_face_value: face value before
+--   after_face_value: face value after
+--   before_order_total_paid: paid before
+--   after_order_total_paid: paid after
+--   before_group_revenue: group revenue before
+--   after_group_revenue: group revenue after
+--   orders_change: 1 for a late order, else 0
+--   face_value_change: after − before face value
+--   order_total_paid_change: after − before paid
+--   order_credit_change: after − before credit
+--   order_saving_change: after − before saving
+--   group_revenue_change: after − before group revenue
+-- tests:
+--   unique: organisation_group_id, order_id, observed_at
+--   not_null: organisation_group_id, month, order_id, booked_month, observed_at, adjustment_kind
+
+with closes as (
+
+    select organisation_group_id, month, closed_at, record_hash from close_records
+
+),
+
+changed as (
+
+    -- orders of a closed month with a version first seen after the close (few: only these are ranked)
+    select distinct v.organisation_group_id, v.order_id, k.month, k.closed_at, k.record_hash
+    from int_order_versions as v
+    join closes as k
+        on v.organisation_group_id = k.organisation_group_id
+        and cast(date_trunc('month', v.order_date) as date) = k.month
+    where v.valid_from > k.closed_at
+
+),
+
+versions as (
+
+    select
+        c.month, c.closed_at, c.record_hash, v.*,
+        lag(v.order_status) over w as before_status,
+        lag(v.order_currency) over w as before_currency,
+        lag(v.face_value) over w as before_face_value,
+        lag(v.order_total_paid) over w as before_order_total_paid,
+        lag(v.order_credit) over w as before_order_credit,
+        lag(v.order_saving) over w as before_order_saving,
+        lag(v.group_revenue) over w as before_group_revenue,
+        lag(v.version) over w as before_version
+    from int_order_versions as v
+    join changed as c using (organisation_group_id, order_id)
+    window w as (partition by v.organisation_group_id, v.order_id order by v.version)
+
+),
+
+final as (
+
+    select
+        versions.organisation_group_id,
+        versions.month,
+        versions.order_id,
+        cast(date_trunc('month', timezone(coalesce(stg_groups.timezone, 'UTC'), versions.valid_from)) as date) as booked_month,
+        versions.valid_from as observed_at,
+        versions.closed_at,
+        versions.record_hash as close_record_hash,
+        case
+            when versions.before_version is null then 'late order'
+            when versions.before_status is distinct from versions.order_status
+                and (versions.before_group_revenue is distinct from versions.group_revenue
+                    or versions.before_face_value is distinct from versions.face_value
+                    or versions.before_order_total_paid is distinct from versions.order_total_paid) then 'status and money'
+            when versions.before_status is distinct from versions.order_status then 'status'
+            else 'money'
+        end as adjustment_kind,
+        versions.before_status,
+        versions.order_status as after_status,
+        versions.order_currency,
+        versions.before_currency,
+        versions.before_face_value,
+        versions.face_value as after_face_value,
+        versions.before_order_total_paid,
+        versions.order_total_paid as after_order_total_paid,
+        versions.before_group_revenue,
+        versions.group_revenue as after_group_revenue,
+        case when versions.before_version is null then 1 else 0 end as orders_change,
+        coalesce(versions.face_value, 0) - coalesce(versions.before_face_value, 0) as face_value_change,
+        coalesce(versions.order_total_paid, 0) - coalesce(versions.before_order_total_paid, 0) as order_total_paid_change,
+        coalesce(versions.order_credit, 0) - coalesce(versions.before_order_credit, 0) as order_credit_change,
+        coalesce(versions.order_saving, 0) - coalesce(versions.before_order_saving, 0) as order_saving_change,
+        coalesce(versions.group_revenue, 0) - coalesce(versions.before_group_revenue, 0) as group_revenue_change
+    from versions
+    left join stg_groups
+        on versions.organisation_group_id = stg_groups.organisation_group_id
+    where versions.valid_from > versions.closed_at
+
+)
+
+select * from final

@@ -1,0 +1,130 @@
+/**
+ * `perks close`, `perks reopen`, `perks closes`: signing a month off per group, undoing a mistake, and the
+ * record of both. A close freezes the group's report figures of the month (as `perks report` computes them
+ * from the warehouse now) in the record; the report of a closed month is rendered from them ever after.
+ */
+import { userInfo } from 'node:os';
+import { loadReport } from '../report/load-report.js';
+import type { GroupSection, ReconciliationLine } from '../report/model.js';
+import { parseMonth } from '../report/month.js';
+import type { RevenueRule } from '../report/revenue-rule.js';
+import { openWarehouse } from '../report/warehouse.js';
+import { now, todayUtc } from '../shared/clock.js';
+import { CloseInputError } from './errors.js';
+import { appendClose, closeKey, closesInForce, readCloses, type CloseRecord } from './record.js';
+
+/** What a close freezes: the group's report section, its reconciliation, and the rule the section used. */
+export interface FrozenFigures {
+  readonly revenue_statuses: readonly string[];
+  readonly section: GroupSection;
+  readonly reconciliation: { readonly available: boolean; readonly note?: string; readonly lines: readonly ReconciliationLine[] };
+}
+
+export interface CloseOptions {
+  readonly outDir: string;
+  /** "YYYY-MM" */
+  readonly month: string;
+  /** One group; every group of the warehouse when absent. */
+  readonly group?: number;
+  readonly by?: string;
+  readonly note?: string;
+  /** Close although the month is provisional; the record says so. */
+  readonly force?: boolean;
+  readonly rule: RevenueRule;
+}
+
+/** The operator's name when --by is not given. */
+export function defaultOperator(): string {
+  try {
+    return process.env.PERKS_OPERATOR || userInfo().username || 'unknown';
+  } catch {
+    return 'unknown';
+  }
+}
+
+export async function closeMonth(options: CloseOptions): Promise<CloseRecord[]> {
+  const month = parseMonth(options.month);
+  const today = todayUtc();
+  if (month.start > today) throw new CloseInputError(`--month=${month.ym} is in the future (today is ${today}): only a month that is over can be closed`);
+  if (month.next > today) throw new CloseInputError(`--month=${month.ym} is not over yet (it ends on ${month.end}): close it once the extract has passed its end plus the lookback`);
+  const records = await readCloses(options.outDir);
+  const inForce = closesInForce(records);
+  const wh = await openWarehouse(options.outDir);
+  const frozen: { group: number; figures: FrozenFigures; forced: boolean }[] = [];
+  try {
+    const report = await loadReport(wh, options.outDir, month, options.group, options.rule);
+    for (const g of report.groups) {
+      const held = inForce.get(closeKey(g.groupId, month.ym));
+      if (held) {
+        throw new CloseInputError(`${month.ym} is already closed for group ${g.groupId} (by ${held.by} at ${held.at}, record ${held.seq}): reopen it first with \`perks reopen --month ${month.ym} --group ${g.groupId} --reason …\` if it must change`);
+      }
+      if (g.closure.status === 'provisional' && !options.force) {
+        throw new CloseInputError(`${month.ym} is provisional for group ${g.groupId}: ${g.closure.reason}; close it then, or pass --force to close it now (the record will say so)`);
+      }
+      const lines = report.reconciliation.lines.filter((l) => l.groupId === g.groupId);
+      frozen.push({
+        group: g.groupId,
+        forced: g.closure.status === 'provisional',
+        figures: { revenue_statuses: [...options.rule.statuses], section: g, reconciliation: { available: report.reconciliation.available, ...(report.reconciliation.note ? { note: report.reconciliation.note } : {}), lines } },
+      });
+    }
+  } finally {
+    wh.close();
+  }
+  // Every check passed for every group before anything is written.
+  const at = now().toISOString();
+  const written: CloseRecord[] = [];
+  let chain = records;
+  for (const f of frozen) {
+    const record = await appendClose(options.outDir, chain, {
+      action: 'close',
+      organisation_group_id: f.group,
+      month: month.ym,
+      at,
+      by: options.by ?? defaultOperator(),
+      note: options.note ?? '',
+      forced: f.forced,
+      figures: f.figures,
+    });
+    chain = [...chain, record];
+    written.push(record);
+  }
+  return written;
+}
+
+export interface ReopenOptions {
+  readonly outDir: string;
+  readonly month: string;
+  readonly group: number;
+  readonly reason: string;
+  readonly by?: string;
+}
+
+/** Reopens a group's LATEST closed month only: an interior month would leave later closes on mutable numbers. */
+export async function reopenMonth(options: ReopenOptions): Promise<CloseRecord> {
+  const month = parseMonth(options.month);
+  if (!options.reason.trim()) throw new CloseInputError('--reason is empty: say why the month is reopened (it goes in the record)');
+  const records = await readCloses(options.outDir);
+  const inForce = closesInForce(records);
+  const held = inForce.get(closeKey(options.group, month.ym));
+  if (!held) throw new CloseInputError(`${month.ym} is not closed for group ${options.group}, so it cannot be reopened (\`perks closes\` lists the closes)`);
+  const later = [...inForce.values()].filter((r) => r.organisation_group_id === options.group && r.month > month.ym).map((r) => r.month).sort();
+  if (later.length > 0) {
+    throw new CloseInputError(`${month.ym} is not group ${options.group}'s latest closed month (${later.join(', ')} ${later.length === 1 ? 'is' : 'are'} closed after it): reopen ${later.at(-1)} first`);
+  }
+  return appendClose(options.outDir, records, {
+    action: 'reopen',
+    organisation_group_id: options.group,
+    month: month.ym,
+    at: now().toISOString(),
+    by: options.by ?? defaultOperator(),
+    note: options.reason.trim(),
+    forced: false,
+    figures: null,
+  });
+}
+
+/** The figures a record in force froze, per "group/month". */
+export function frozenFigures(record: CloseRecord): FrozenFigures {
+  return record.figures as FrozenFigures;
+}

@@ -1,0 +1,100 @@
+/** `perks close`, `perks reopen`, `perks closes`: the finance close of a month, per group, and its record. */
+import type { CommandModule } from 'yargs';
+import { closeMonth, closesPath, readCloses, reopenMonth, type CloseRecord } from '../close/index.js';
+import { loadConfig } from '../config/index.js';
+import { acquireLock } from '../lake/index.js';
+import { revenueRuleFrom } from '../report/revenue-rule.js';
+import { CloseInputError } from '../close/errors.js';
+import { handle } from './handle.js';
+import { parseGroup } from './report.js';
+
+interface CloseFlags {
+  month: string;
+  group?: string;
+  by?: string;
+  note?: string;
+  force?: boolean;
+  output?: string;
+}
+
+async function locked<T>(outDir: string, work: () => Promise<T>): Promise<T> {
+  const lock = await acquireLock(outDir);
+  try {
+    return await work();
+  } finally {
+    await lock.release();
+  }
+}
+
+const line = (r: CloseRecord) =>
+  `${String(r.seq).padStart(4)}  ${r.action.padEnd(6)}  group ${r.organisation_group_id}  ${r.month}  ${r.at}  by ${r.by}${r.forced ? '  FORCED (provisional)' : ''}${r.note ? `  "${r.note}"` : ''}  ${r.hash.slice(0, 12)}`;
+
+export const closeCommand: CommandModule<object, CloseFlags> = {
+  command: 'close',
+  describe: 'Sign a month off (per group): its figures are frozen in <out>/closes/closes.jsonl; later changes become adjustments',
+  builder: (y) =>
+    y
+      .option('month', { type: 'string', demandOption: true, describe: 'the month, YYYY-MM' })
+      .option('group', { type: 'string', describe: 'one organisation_group_id (default: every group)' })
+      .option('by', { type: 'string', describe: 'who signs it off (default: PERKS_OPERATOR, else the login name)' })
+      .option('note', { type: 'string', describe: 'a note for the record' })
+      .option('force', { type: 'boolean', default: false, describe: 'close a provisional month anyway (the record says so)' })
+      .option('output', { alias: 'o', type: 'string', describe: 'output directory (PERKS_OUTPUT, default ./output)' })
+      .example('$0 close --month 2026-10 --group 11 --by "A. Controller" --note "board pack"', 'sign October off for group 11') as never,
+  handler: (argv) =>
+    handle(async () => {
+      const config = loadConfig(process.env, { output: argv.output });
+      const group = parseGroup(argv.group);
+      const rule = revenueRuleFrom(process.env);
+      const written = await locked(config.output, () => closeMonth({ outDir: config.output, month: argv.month, group, by: argv.by, note: argv.note, force: argv.force, rule }));
+      process.stdout.write(`${written.map((r) => `closed ${r.month} for group ${r.organisation_group_id}${r.forced ? ' (FORCED: the month was provisional)' : ''}, record ${r.seq}, hash ${r.hash}`).join('\n')}\n  ${closesPath(config.output)}\n`);
+    }),
+};
+
+interface ReopenFlags {
+  month: string;
+  group: string;
+  reason: string;
+  by?: string;
+  output?: string;
+}
+
+export const reopenCommand: CommandModule<object, ReopenFlags> = {
+  command: 'reopen',
+  describe: "Reopen a group's latest closed month (a mistake), recorded like a close",
+  builder: (y) =>
+    y
+      .option('month', { type: 'string', demandOption: true, describe: 'the month, YYYY-MM' })
+      .option('group', { type: 'string', demandOption: true, describe: 'the organisation_group_id' })
+      .option('reason', { type: 'string', demandOption: true, describe: 'why (goes in the record)' })
+      .option('by', { type: 'string', describe: 'who reopens it (default: PERKS_OPERATOR, else the login name)' })
+      .option('output', { alias: 'o', type: 'string', describe: 'output directory (PERKS_OUTPUT, default ./output)' }) as never,
+  handler: (argv) =>
+    handle(async () => {
+      const config = loadConfig(process.env, { output: argv.output });
+      const group = parseGroup(argv.group);
+      if (group === undefined) throw new CloseInputError('--group is required');
+      const r = await locked(config.output, () => reopenMonth({ outDir: config.output, month: argv.month, group, reason: argv.reason, by: argv.by }));
+      process.stdout.write(`reopened ${r.month} for group ${r.organisation_group_id}, record ${r.seq}, hash ${r.hash}\n`);
+    }),
+};
+
+export const closesCommand: CommandModule<object, { output?: string; format: string }> = {
+  command: 'closes',
+  describe: 'List the close record and verify its hash chain (exit 2 when it does not verify)',
+  builder: (y) =>
+    y
+      .option('format', { type: 'string', choices: ['table', 'json'], default: 'table' })
+      .option('output', { alias: 'o', type: 'string', describe: 'output directory (PERKS_OUTPUT, default ./output)' }) as never,
+  handler: (argv) =>
+    handle(async () => {
+      const config = loadConfig(process.env, { output: argv.output });
+      const records = await readCloses(config.output);
+      if (argv.format === 'json') {
+        process.stdout.write(`${JSON.stringify(records.map(({ figures: _f, ...r }) => r))}\n`);
+        return;
+      }
+      const head = records.length === 0 ? 'no closes yet' : `${records.length} record${records.length === 1 ? '' : 's'}, hash chain verified (last ${records.at(-1)!.hash})`;
+      process.stdout.write(`${[...records.map(line), head].join('\n')}\n`);
+    }),
+};

@@ -1,0 +1,41 @@
+/**
+ * The finance close as sources of the models (issue 17): the close record (`<out>/closes/closes.jsonl`,
+ * verified) becomes two small tables the SQL reads like lake views:
+ * - `close_records`: per group and month, the close in force (a later reopen removes it);
+ * - `close_figures`: the figures that close froze, per currency and order status (the report's numbers).
+ * A broken hash chain stops the build (exit 2) before any model runs.
+ */
+import type { DuckDBConnection } from '@duckdb/node-api';
+import { closesInForce, readCloses } from '../close/record.js';
+import type { FrozenFigures } from '../close/close.js';
+
+export const CLOSE_TABLES = ['close_records', 'close_figures'] as const;
+
+const MONEY = 'DECIMAL(38,2)';
+
+/** Creates the two tables on `conn`; `outDir` null gives them empty (for the data dictionary). */
+export async function createCloseTables(conn: DuckDBConnection, outDir: string | null): Promise<number> {
+  await conn.run(`CREATE OR REPLACE TABLE close_records (organisation_group_id BIGINT, month DATE, closed_at TIMESTAMPTZ, closed_by VARCHAR,
+    is_forced BOOLEAN, record_seq BIGINT, record_hash VARCHAR)`);
+  await conn.run(`CREATE OR REPLACE TABLE close_figures (organisation_group_id BIGINT, month DATE, order_currency VARCHAR, order_status VARCHAR,
+    orders BIGINT, face_value ${MONEY}, order_total_paid ${MONEY}, order_credit ${MONEY}, order_saving ${MONEY}, group_revenue ${MONEY})`);
+  if (outDir === null) return 0;
+  const inForce = [...closesInForce(await readCloses(outDir)).values()];
+  for (const r of inForce) {
+    const month = `${r.month}-01`;
+    await conn.run(`INSERT INTO close_records VALUES ($g, $m::DATE, $at::TIMESTAMPTZ, $by, $forced, $seq, $hash)`, {
+      g: r.organisation_group_id, m: month, at: r.at, by: r.by, forced: r.forced, seq: r.seq, hash: r.hash,
+    });
+    const figures = r.figures as FrozenFigures;
+    for (const c of figures.section.currencies) {
+      for (const s of c.byStatus) {
+        await conn.run(`INSERT INTO close_figures VALUES ($g, $m::DATE, $cur, $st, $o::BIGINT, $f::${MONEY}, $p::${MONEY}, $cr::${MONEY}, $sv::${MONEY}, $r::${MONEY})`, {
+          // "" is how the report shows a missing currency or status: back to NULL, as in revenue_monthly
+          g: r.organisation_group_id, m: month, cur: c.currency === '' ? null : c.currency, st: s.status === '' ? null : s.status,
+          o: s.values.orders, f: s.values.face_value, p: s.values.order_total_paid, cr: s.values.order_credit, sv: s.values.order_saving, r: s.values.group_revenue,
+        });
+      }
+    }
+  }
+  return inForce.length;
+}
