@@ -1,0 +1,110 @@
+/**
+ * `perks close | reopen | closes` as a person runs them: one line on stderr and exit 2 for every refusal,
+ * nothing written; the hash chain catches a tampered record.
+ */
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { extract } from '../../src/extract/index.js';
+import { buildWarehouse } from '../../src/transform/index.js';
+import type { Sandbox } from '../../src/sandbox/index.js';
+import { runCli, stderrLines } from '../support/cli.js';
+import { testSandbox } from '../support/sandbox.js';
+import { orgConfig, tempOut } from '../extract/helpers.js';
+import { TODAY } from './scenario.js';
+
+let sandbox: Sandbox;
+let out: string;
+let group: number;
+const env = (dir: string, extra: Record<string, string> = {}) => ({ PERKS_OUTPUT: dir, PERKS_NOW: `${TODAY}T12:00:00Z`, PERKS_OPERATOR: 'ci', ...extra });
+const closes = (dir: string) => join(dir, 'closes', 'closes.jsonl');
+
+async function extracted(now: string): Promise<string> {
+  const dir = tempOut('perks-close-cli-');
+  const r = await extract(orgConfig(sandbox, dir, { PERKS_START_DATE: '2026-09-01' }), { now: new Date(now), streams: ['orders'] });
+  expect(r.status).toBe('success');
+  const b = await buildWarehouse({ outDir: dir, asOf: now.slice(0, 10) });
+  expect(b.ok, b.error).toBe(true);
+  return dir;
+}
+
+function refused(r: { code: number | null; stderr: string }, message: RegExp): void {
+  expect(r.code, r.stderr).toBe(2);
+  expect(stderrLines(r as never)).toHaveLength(1);
+  expect(r.stderr).toMatch(message);
+}
+
+beforeAll(async () => {
+  sandbox = await testSandbox({ today: TODAY });
+  group = sandbox.world.groups[0].id;
+  out = await extracted(`${TODAY}T12:00:00Z`);
+}, 120_000);
+
+afterAll(async () => {
+  await sandbox?.close();
+});
+
+describe('perks close, reopen and closes', () => {
+  test('bad input is refused with one line, exit 2, and nothing written', async () => {
+    refused(await runCli(['close', '--month', '2027-01', '--group', String(group)], env(out)), /^perks: --month=2027-01 is in the future \(today is 2026-11-22\)/);
+    refused(await runCli(['close', '--month', '2026-11', '--group', String(group)], env(out)), /^perks: --month=2026-11 is not over yet/);
+    refused(await runCli(['close', '--month', '2026-10', '--group', '99'], env(out)), /^perks: --group=99 is not in the warehouse; its groups are /);
+    refused(await runCli(['close', '--month', '2026-1O'], env(out)), /^perks: --month="2026-1O" is invalid/);
+    refused(await runCli(['reopen', '--month', '2026-10', '--group', String(group), '--reason', 'typo'], env(out)), /^perks: 2026-10 is not closed for group \d+, so it cannot be reopened/);
+    expect(existsSync(closes(out))).toBe(false);
+  }, 60_000);
+
+  test('close, close twice, reopen only the latest closed month, and the record lists and verifies', async () => {
+    const g = String(group);
+    const sep = await runCli(['close', '--month', '2026-09', '--group', g, '--note', 'Q3'], env(out));
+    expect(sep.code, sep.stderr).toBe(0);
+    expect(sep.stdout).toMatch(new RegExp(`^closed 2026-09 for group ${g}, record 1, hash [0-9a-f]{64}\\n`));
+    expect((await runCli(['close', '--month', '2026-10', '--group', g], env(out))).code).toBe(0);
+    const before = readFileSync(closes(out), 'utf8');
+    refused(await runCli(['close', '--month', '2026-10', '--group', g], env(out)), /^perks: 2026-10 is already closed for group \d+ \(by ci at 2026-11-22T12:00:\d\d\.\d{3}Z, record 2\): reopen it first/);
+    refused(await runCli(['reopen', '--month', '2026-09', '--group', g, '--reason', 'typo'], env(out)), /^perks: 2026-09 is not group \d+'s latest closed month \(2026-10 is closed after it\): reopen 2026-10 first\n/);
+    expect(readFileSync(closes(out), 'utf8')).toBe(before);
+    const reopened = await runCli(['reopen', '--month', '2026-10', '--group', g, '--reason', 'late invoice'], env(out));
+    expect(reopened.code, reopened.stderr).toBe(0);
+    const list = await runCli(['closes'], env(out));
+    expect(list.code).toBe(0);
+    expect(list.stdout.split('\n').filter(Boolean)).toEqual([
+      expect.stringMatching(new RegExp(`^ {3}1  close   group ${g}  2026-09  2026-11-22T12:00:\\d\\d\\.\\d{3}Z  by ci  "Q3"  [0-9a-f]{12}$`)),
+      expect.stringMatching(new RegExp(`^ {3}2  close   group ${g}  2026-10 `)),
+      expect.stringMatching(new RegExp(`^ {3}3  reopen  group ${g}  2026-10 .* "late invoice" `)),
+      expect.stringMatching(/^3 records, hash chain verified \(last [0-9a-f]{64}\)$/),
+    ]);
+    // October is open again: it can be closed anew.
+    expect((await runCli(['close', '--month', '2026-10', '--group', g], env(out))).code).toBe(0);
+  }, 60_000);
+
+  test('a tampered record: the hash chain says which line, and nothing is written', async () => {
+    const dir = tempOut('perks-close-tamper-');
+    // a copy of the record with one frozen figure changed
+    const lines = readFileSync(closes(out), 'utf8').split('\n').filter(Boolean);
+    const first = JSON.parse(lines[0]);
+    first.figures.section.currencies[0].current.group_revenue = '999999.99';
+    const tampered = [JSON.stringify(first), ...lines.slice(1)].join('\n') + '\n';
+    const { mkdirSync, cpSync } = await import('node:fs');
+    cpSync(out, dir, { recursive: true });
+    mkdirSync(join(dir, 'closes'), { recursive: true });
+    writeFileSync(closes(dir), tampered);
+    refused(await runCli(['closes'], env(dir)), /^perks: the close record does not verify: .*closes\.jsonl line 1 has a hash that does not match its content; .*restore it from a backup/);
+    refused(await runCli(['close', '--month', '2026-09', '--group', String(group)], env(dir)), /line 1 has a hash that does not match/);
+    refused(await runCli(['report', 'revenue', '--month', '2026-09', '--group', String(group)], env(dir)), /line 1 has a hash that does not match/);
+    expect(readFileSync(closes(dir), 'utf8')).toBe(tampered);
+    // a line removed: the next one no longer follows
+    writeFileSync(closes(dir), [lines[0], ...lines.slice(2)].join('\n') + '\n');
+    refused(await runCli(['closes'], env(dir)), /line 2 has seq 3, expected 2/);
+  }, 60_000);
+
+  test('a provisional month is refused, and --force closes it with the record saying so', async () => {
+    const early = await extracted('2026-11-05T12:00:00Z');
+    refused(await runCli(['close', '--month', '2026-10', '--group', String(group)], env(early)), /^perks: 2026-10 is provisional for group \d+: group \d+ is extracted to 2026-11-04; .*pass --force/);
+    expect(existsSync(closes(early))).toBe(false);
+    const forced = await runCli(['close', '--month', '2026-10', '--group', String(group), '--force'], env(early));
+    expect(forced.code, forced.stderr).toBe(0);
+    expect(forced.stdout).toContain('(FORCED: the month was provisional)');
+    expect(JSON.parse(readFileSync(closes(early), 'utf8')).forced).toBe(true);
+  }, 120_000);
+});
