@@ -4,3 +4,5 @@ export { lastClosedMonth, readOrdersState, closureOf, ordersStatePath, OrdersSta
 export { parseMonth, type ReportMonth } from './month.js';
 export { ReportInputError } from './errors.js';
 export { MEASURES, type Measure, type Measures, type RevenueReport, type TotalsLine } from './model.js';
+export { closeSummary } from './close-summary.js';
+export { revenueRuleFrom, KNOWN_STATUSES, type RevenueRule } from './revenue-rule.js';

@@ -11,7 +11,7 @@ import { forgetAnonymised } from '../forget/index.js';
 import { acquireLock } from '../lake/index.js';
 import { buildWarehouse, type BuildResult } from '../transform/index.js';
 import { heldLine, runWriteback } from '../writeback/index.js';
-import { lastClosedMonth, ReportInputError, writeRevenueReport } from '../report/index.js';
+import { closeSummary, lastClosedMonth, ReportInputError, writeRevenueReport } from '../report/index.js';
 import { ExitCode } from '../shared/exit-codes.js';
 import { redact } from '../shared/redact.js';
 import { now } from '../shared/clock.js';
@@ -105,7 +105,7 @@ export async function runPipeline(config: Config, options: ExtractOptions & { em
         throw err;
       }
       summary.files.reports = r.files;
-      return { detail: `revenue ${month}: ${r.status}` };
+      return { detail: `revenue ${month}: ${r.status}; ${await closeSummary(outDir, groups)}` };
     });
   } finally {
     await client.close();

@@ -7,7 +7,7 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { closeMonth } from '../../src/close/index.js';
-import { writeRevenueReport } from '../../src/report/index.js';
+import { closeSummary, writeRevenueReport } from '../../src/report/index.js';
 import type { Sandbox } from '../../src/sandbox/index.js';
 import { clockFrom, setClock } from '../../src/shared/clock.js';
 import { testSandbox } from '../support/sandbox.js';
@@ -126,5 +126,9 @@ describe('a closed month never changes silently', () => {
     }
     expect(html).toContain('id="adjustments"');
     expect(html.match(/<tr><td>[^<]+<\/td><td>2026-10<\/td><th scope="row">\d+<\/th>/g)).toHaveLength(5);
+  });
+
+  test("perks run's summary line says which months are signed off, closed by the extract, provisional and adjusted", async () => {
+    expect(await closeSummary(out, [group])).toBe(`signed off: group ${group} ${OCTOBER}; closed by the extract through ${OCTOBER}, later months provisional; adjusted: group ${group} ${OCTOBER} (5 changes)`);
   });
 });

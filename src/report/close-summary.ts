@@ -1,0 +1,33 @@
+/**
+ * One line for `perks run`'s summary: which months are signed off (the close record), which are closed by the
+ * extract's watermark, which are still provisional, and which closed months have adjustments. `perks run`
+ * never closes a month itself: closing is a person's decision (`perks close`).
+ */
+import { closesInForce, readCloses } from '../close/record.js';
+import { lastClosedMonth } from './closure.js';
+import { openWarehouse } from './warehouse.js';
+
+export async function closeSummary(outDir: string, groups: readonly number[]): Promise<string> {
+  const inForce = [...closesInForce(await readCloses(outDir)).values()];
+  const signed = inForce.length === 0 ? 'none' : groupMonths(inForce.map((r) => [r.organisation_group_id, r.month]));
+  const closedTo = await lastClosedMonth(outDir, groups);
+  let adjusted = 'none';
+  const wh = await openWarehouse(outDir).catch(() => undefined);
+  if (wh) {
+    try {
+      if (wh.tables.has('revenue_adjustments')) {
+        const rows = await wh.all(`SELECT organisation_group_id AS g, strftime(month, '%Y-%m') AS m, count(*) AS n FROM revenue_adjustments GROUP BY 1, 2 ORDER BY 1, 2`);
+        if (rows.length > 0) adjusted = rows.map((r) => `group ${r.g} ${r.m} (${r.n} change${r.n === '1' ? '' : 's'})`).join(', ');
+      }
+    } finally {
+      wh.close();
+    }
+  }
+  return `signed off: ${signed}; closed by the extract through ${closedTo ?? '(none yet)'}, later months provisional; adjusted: ${adjusted}`;
+}
+
+function groupMonths(pairs: [number, string][]): string {
+  const by = new Map<number, string[]>();
+  for (const [g, m] of pairs) by.set(g, [...(by.get(g) ?? []), m]);
+  return [...by].sort(([a], [b]) => a - b).map(([g, ms]) => `group ${g} ${ms.sort().join(', ')}`).join('; ');
+}
