@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import type { Browser } from 'playwright-core';
+import { closeMonth } from '../../src/close/index.js';
 import { writeRevenueReport } from '../../src/report/index.js';
 import { launchChromium } from './browser.js';
 import { buildFixture } from './fixture.js';
@@ -68,5 +69,32 @@ test('the HTML report prints: the print stylesheet applies and chromium lays it 
   await mkdir(ARTIFACTS, { recursive: true });
   await import('node:fs/promises').then((fs) => fs.writeFile(join(ARTIFACTS, 'revenue-2024-03.pdf'), pdf));
   expect((await readFile(html, 'utf8')).match(/<(link|script|img)\b/g)).toBeNull();
+  await page.close();
+}, 60_000);
+
+test('a signed-off month with adjustments to an earlier closed month: recognised revenue, the sign-off and the adjustments render', async () => {
+  // February 2024 was closed earlier; two of its orders changed in March (a refund and a late order).
+  const out = await buildFixture({
+    tweak: `CREATE TABLE revenue_adjustments AS SELECT * FROM (VALUES
+      (11::BIGINT, DATE '2024-02-01', 901::BIGINT, DATE '2024-03-01', TIMESTAMPTZ '2024-03-04 06:00:00+00', 'status', 'Complete', 'Refunded', 'GBP', 3.60::DECIMAL(18,2), 3.60::DECIMAL(18,2), 0, 0.00::DECIMAL(18,2)),
+      (11::BIGINT, DATE '2024-02-01', 903::BIGINT, DATE '2024-03-01', TIMESTAMPTZ '2024-03-05 06:00:00+00', 'late order', NULL, 'Complete', 'GBP', NULL, 2.00::DECIMAL(18,2), 1, 2.00::DECIMAL(18,2))
+    ) AS t(organisation_group_id, month, order_id, booked_month, observed_at, adjustment_kind, before_status, after_status, order_currency, before_group_revenue, after_group_revenue, orders_change, group_revenue_change)`,
+  });
+  await closeMonth({ outDir: out, month: '2024-03', group: 11, by: 'A. Controller', note: 'Q1 board pack', rule: { statuses: ['Complete'] } });
+  const [file] = (await writeRevenueReport({ outDir: out, month: '2024-03', group: 11, formats: ['html'] })).files;
+  const page = await browser.newPage({ viewport: { width: 1200, height: 900 } });
+  await page.goto(pathToFileURL(file).href, { waitUntil: 'load' });
+  const status = await page.locator('section.status').innerText();
+  expect(status).toMatch(/CLOSED:\s+March 2024 is signed off for group 11/);
+  expect(status).toMatch(/closed by A\. Controller at .*\("Q1 board pack"\); close record 1, sha256 [0-9a-f]{64}/);
+  const recognised = await page.locator('#recognised').innerText();
+  expect(recognised).toContain('Recognised revenue counts orders whose status is Complete');
+  expect(recognised).toMatch(/Acme UK\s+GBP\s+6\s+94\.95 GBP\s+\+89\.55 GBP \(\+1,658\.3%\)\s+1\s+0\.90 GBP/);
+  expect(await page.locator('#adjustments').isVisible()).toBe(true);
+  const totals = await page.locator('#adjustments table.adjustments tbody tr').allInnerTexts();
+  expect(totals).toEqual([expect.stringMatching(/^Acme UK\s+2024-02\s+GBP\s+2\s+1\s+\+2\.00 GBP\s+-1\.60 GBP$/)]);
+  expect(await page.locator('#adjustments table.adjustment-lines tbody tr').count()).toBe(2);
+  await mkdir(ARTIFACTS, { recursive: true });
+  await page.screenshot({ path: join(ARTIFACTS, 'revenue-2024-03-signed.png'), fullPage: true });
   await page.close();
 }, 60_000);
