@@ -95,6 +95,27 @@ export interface Adjustments {
   readonly more: number;
 }
 
+/** The platform's own statistics against the lake's orders, per user (reconciliation_platform). */
+export interface PlatformCheck {
+  /** False when the warehouse has no statistics for the group and month. */
+  readonly available: boolean;
+  readonly matched: number;
+  /** Per reason: rows (users, or the unattributed row) and their order difference. */
+  readonly explained: readonly { readonly reason: string; readonly rows: number }[];
+  readonly differs: number;
+  /** The first PLATFORM_LINES differing users. */
+  readonly differences: readonly {
+    readonly userId: string;
+    readonly platformOrders: string | null;
+    readonly lakeOrders: string;
+    readonly platformEgiftOrders: string | null;
+    readonly lakeCompleteOrders: string;
+    readonly faceValue: string;
+    readonly cost: string;
+    readonly savings: string;
+  }[];
+}
+
 /** Who signed the month off for the group, from the close record in force. */
 export interface Signoff {
   readonly by: string;
@@ -113,6 +134,8 @@ export interface GroupSection {
   readonly currencies: readonly CurrencySection[];
   /** Adjustments to closed months booked in this month (absent in a warehouse without the mart). */
   readonly adjustments?: Adjustments;
+  /** The platform statistics check (absent in a warehouse without the mart). */
+  readonly platform?: PlatformCheck;
   /** Present when the month is signed off: the section is then the one the close froze. */
   readonly signoff?: Signoff;
 }

@@ -3,7 +3,7 @@
  * totals are exact; TypeScript only arranges the rows. Column names come from the fixed MEASURES list;
  * values are always $parameters.
  */
-import { MEASURES, type Adjustments, type BrandLine, type DayLine, type Measures, type StatusLine } from './model.js';
+import { MEASURES, type Adjustments, type PlatformCheck, type BrandLine, type DayLine, type Measures, type StatusLine } from './model.js';
 import type { ReportMonth } from './month.js';
 import type { Row, Warehouse } from './warehouse.js';
 
@@ -168,5 +168,37 @@ export async function adjustmentsBooked(wh: Warehouse, month: ReportMonth, group
       beforeRevenue: l.before_group_revenue === null ? null : String(l.before_group_revenue), afterRevenue: String(l.after_group_revenue),
     })),
     more: Math.max(0, changes - lines.length),
+  };
+}
+
+export const PLATFORM_LINES = 20;
+
+/** The platform's statistics against the lake for one group and month, from reconciliation_platform. */
+export async function platformCheck(wh: Warehouse, month: ReportMonth, groupId: number): Promise<PlatformCheck | undefined> {
+  if (!wh.tables.has('reconciliation_platform')) return undefined;
+  const params = { group: groupId, cur: month.start };
+  const counts = await wh.all(
+    `SELECT result, coalesce(explanation, '') AS reason, count(*) AS n FROM reconciliation_platform
+    WHERE organisation_group_id = $group AND month = $cur::DATE GROUP BY 1, 2 ORDER BY 1, 2`,
+    params,
+  );
+  const rows = await wh.all(
+    `SELECT user_id, platform_orders, lake_orders, platform_egift_orders, lake_complete_orders, face_value_difference, cost_difference, savings_difference
+    FROM reconciliation_platform WHERE organisation_group_id = $group AND month = $cur::DATE AND result = 'differs'
+    ORDER BY user_id LIMIT ${PLATFORM_LINES}`,
+    params,
+  );
+  const n = (result: string) => counts.filter((c) => c.result === result).reduce((t, c) => t + Number(c.n), 0);
+  const text = (v: unknown) => (v === null ? null : String(v));
+  return {
+    available: counts.length > 0,
+    matched: n('matched'),
+    explained: counts.filter((c) => c.result === 'explained').map((c) => ({ reason: String(c.reason), rows: Number(c.n) })),
+    differs: n('differs'),
+    differences: rows.map((r) => ({
+      userId: String(r.user_id), platformOrders: text(r.platform_orders), lakeOrders: String(r.lake_orders),
+      platformEgiftOrders: text(r.platform_egift_orders), lakeCompleteOrders: String(r.lake_complete_orders),
+      faceValue: String(r.face_value_difference), cost: String(r.cost_difference), savings: String(r.savings_difference),
+    })),
   };
 }

@@ -2,11 +2,11 @@
  * The HTML report: one self-contained file (inline CSS and SVG, no script, no network) that a person
  * opens, reads and prints. Tables carry real headers and captions; charts carry <title> and <desc>.
  */
-import { currencyLabel, esc, formatChange, formatCount, formatMeasure, formatMoney, formatPct } from './format.js';
+import { currencyLabel, esc, groupDigits, formatChange, formatCount, formatMeasure, formatMoney, formatPct } from './format.js';
 import { HTML_STYLE } from './html-style.js';
 import { MEASURE_LABELS, MEASURES, type CurrencySection, type GroupSection, type Measure, type RevenueReport } from './model.js';
 import { ruleSentence } from './revenue-rule.js';
-import { closureReasons, reconciliationSentence, statusHeadline, unknownStatusSentences } from './sentences.js';
+import { closureReasons, reconciliationSentence, statusHeadline, platformSentences, unknownStatusSentences } from './sentences.js';
 import { revenueChart } from './svg-chart.js';
 
 export function renderHtml(report: RevenueReport): string {
@@ -27,12 +27,13 @@ export function renderHtml(report: RevenueReport): string {
   <p class="meta">Generated ${esc(report.generatedAt)} from ${esc(report.warehouse)}. Months are the groups' own local days; currencies are never added together.</p>
 </header>
 ${statusBlock(report)}
-<nav class="toc" aria-label="Contents"><a href="#recognised">Recognised revenue</a><a href="#summary">Summary</a>${report.groups.some((g) => (g.adjustments?.totals.length ?? 0) > 0) ? '<a href="#adjustments">Adjustments</a>' : ''}${report.groups.map((g) => `<a href="#group-${g.groupId}">${esc(g.name)}</a>`).join('')}<a href="#reconciliation">Reconciliation</a></nav>
+<nav class="toc" aria-label="Contents"><a href="#recognised">Recognised revenue</a><a href="#summary">Summary</a>${report.groups.some((g) => (g.adjustments?.totals.length ?? 0) > 0) ? '<a href="#adjustments">Adjustments</a>' : ''}${report.groups.map((g) => `<a href="#group-${g.groupId}">${esc(g.name)}</a>`).join('')}<a href="#reconciliation">Reconciliation</a>${report.groups.some((g) => g.platform) ? '<a href="#platform">Platform statistics</a>' : ''}</nav>
 ${recognisedBlock(report)}
 ${summary(report)}
 ${adjustmentsBlock(report)}
 ${report.groups.map((g) => groupBlock(report, g)).join('\n')}
 ${reconciliationBlock(report)}
+${platformBlock(report)}
 <footer>Amounts are exact decimals summed by DuckDB from the revenue_monthly mart (group revenue per day and brands from the staged orders).
 Change compares with ${esc(report.month.previousLabel)}; "new" means ${esc(report.month.previousLabel)} had nothing to compare with.</footer>
 </main>
@@ -191,6 +192,32 @@ function reconciliationBlock(report: RevenueReport): string {
 <p>${esc(reconciliationSentence(report))}</p>
 ${overview}
 ${differences}
+</section>`;
+}
+
+function platformBlock(report: RevenueReport): string {
+  const groups = report.groups.filter((g) => g.platform);
+  if (groups.length === 0) return '';
+  const agree = groups.every((g) => g.platform!.available && g.platform!.differs === 0);
+  const badge = agree ? '<span class="badge ok">agree</span>' : groups.some((g) => (g.platform?.differs ?? 0) > 0) ? '<span class="badge bad">disagree</span>' : '<span class="badge">not compared</span>';
+  const explained = groups.flatMap((g) => g.platform!.explained.map((e) => `<tr><th scope="row">${esc(g.name)}</th><td>${esc(e.reason)}</td><td class="num">${e.rows}</td></tr>`));
+  const differs = groups.flatMap((g) => g.platform!.differences.map((d) =>
+    `<tr><td>${esc(g.name)}</td><th scope="row">${esc(d.userId)}</th><td class="num">${esc(d.platformOrders ?? 'none')}</td><td class="num">${esc(d.lakeOrders)}</td><td class="num">${esc(d.platformEgiftOrders ?? 'none')}</td><td class="num">${esc(d.lakeCompleteOrders)}</td>` +
+    `<td class="num down">${esc(groupDigits(d.faceValue, 2))}</td><td class="num down">${esc(groupDigits(d.cost, 2))}</td><td class="num down">${esc(groupDigits(d.savings, 2))}</td></tr>`));
+  return `<section id="platform" aria-labelledby="platform-h">
+<h2 id="platform-h">Platform statistics ${badge}</h2>
+<p>The platform's own redemption statistics (per user and month: orders, Complete orders, face value, cost, savings; they count Complete orders only and add currencies together) against the orders in our lake for the same users and month.</p>
+<ul>${platformSentences(report).map((p) => `<li>${esc(p)}</li>`).join('')}</ul>
+${differs.length === 0 ? '' : `<div class="wide"><table class="platform-differences">
+<caption>Users whose figures differ (platform − ours for the amounts)</caption>
+<thead><tr><th scope="col">Group</th><th scope="col">User</th><th scope="col" class="num">Orders, platform</th><th scope="col" class="num">Orders, ours</th><th scope="col" class="num">Complete, platform</th><th scope="col" class="num">Complete, ours</th><th scope="col" class="num">Face value difference</th><th scope="col" class="num">Cost difference</th><th scope="col" class="num">Savings difference</th></tr></thead>
+<tbody>${differs.join('\n')}</tbody>
+</table></div>`}
+${explained.length === 0 ? '' : `<table class="platform-explained">
+<caption>Differences with a known reason</caption>
+<thead><tr><th scope="col">Group</th><th scope="col">Reason</th><th scope="col" class="num">Rows</th></tr></thead>
+<tbody>${explained.join('\n')}</tbody>
+</table>`}
 </section>`;
 }
 

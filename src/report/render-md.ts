@@ -5,7 +5,7 @@
 import { currencyLabel, formatChange, formatMeasure, formatPct } from './format.js';
 import { MEASURE_LABELS, MEASURES, type RevenueReport } from './model.js';
 import { ruleSentence } from './revenue-rule.js';
-import { closureReasons, reconciliationSentence, statusHeadline, unknownStatusSentences } from './sentences.js';
+import { closureReasons, reconciliationSentence, statusHeadline, platformSentences, unknownStatusSentences } from './sentences.js';
 
 export function renderMarkdown(report: RevenueReport): string {
   const { month } = report;
@@ -54,6 +54,8 @@ export function renderMarkdown(report: RevenueReport): string {
     }
   }
   out.push('', `**Reconciliation**: ${reconciliationSentence(report)}`, '');
+  const platform = platformSentences(report);
+  if (platform.length > 0) out.push('**Platform statistics** (the redemption statistics the platform computes, per user, against our orders):', '', ...platform.map((p) => `- ${p}`), '');
   return out.join('\n');
 }
 

@@ -63,3 +63,19 @@ export function unknownStatusSentences(report: RevenueReport): string[] {
       .map((c) => `${g.name} (${g.groupId}), ${currencyLabel(c.currency)}: unknown order status ${c.unknownStatuses.map((s) => JSON.stringify(s || '(none)')).join(', ')} is not counted as recognised revenue; add it to PERKS_REVENUE_STATUSES if it is revenue.`),
   );
 }
+
+/** Per group: "Platform statistics: …" saying plainly whether the platform's own figures and ours agree. */
+export function platformSentences(report: RevenueReport): string[] {
+  return report.groups.flatMap((g) => {
+    const p = g.platform;
+    if (!p) return [];
+    const who = `${g.name} (${g.groupId})`;
+    if (!p.available) return [`${who}: no platform statistics for ${report.month.label} in the warehouse (extract redemption_stats), so our orders were not compared with the platform's own figures.`];
+    const explained = p.explained.reduce((n, e) => n + e.rows, 0);
+    const head = `${p.matched} user${p.matched === 1 ? '' : 's'} matched, ${explained} explained`;
+    if (p.differs === 0) return [`${who}: the platform's statistics AGREE with our orders: ${head}, 0 differ.`];
+    const users = p.differences.slice(0, 5).map((d) => `user ${d.userId} (Complete orders: platform ${d.platformEgiftOrders ?? 'none'}, ours ${d.lakeCompleteOrders}; face value platform − ours ${d.faceValue})`).join('; ');
+    const more = p.differs > 5 ? `; and ${p.differs - 5} more` : '';
+    return [`${who}: the platform's statistics DISAGREE with our orders for ${p.differs} user${p.differs === 1 ? '' : 's'} (${head}): ${users}${more}.`];
+  });
+}

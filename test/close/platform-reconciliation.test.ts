@@ -2,6 +2,8 @@ import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
 import { extract } from '../../src/extract/index.js';
 import { buildWarehouse } from '../../src/transform/index.js';
+import { readFile } from 'node:fs/promises';
+import { writeRevenueReport } from '../../src/report/index.js';
 import { withSandbox } from '../support/sandbox.js';
 import { orgConfig, tempOut } from '../extract/helpers.js';
 import { query } from '../transform/helpers.js';
@@ -18,6 +20,8 @@ describe("reconciliation against the platform's own statistics", () => {
       const results = await query(wh, `SELECT result, explanation, count(*) AS n FROM reconciliation_platform WHERE month = DATE '2026-10-01' GROUP BY ALL ORDER BY ALL`);
       expect(results.filter((r) => r.result === 'differs')).toEqual([]);
       expect(Number(results.find((r) => r.result === 'matched')?.n)).toBeGreaterThan(20);
+      const agreeing = await writeRevenueReport({ outDir: out, month: '2026-10', formats: ['md'], revenueRule: { statuses: ['Complete'] } });
+      expect(await readFile(agreeing.files[0], 'utf8')).toMatch(/the platform's statistics AGREE with our orders: \d+ users matched, \d+ explained, 0 differ\./);
 
       // A Complete October order, away from the month's edges, of a user the statistics know: refunded upstream,
       // and only the orders are re-read, so the platform's statistics in the lake are now older than the orders.
@@ -29,6 +33,10 @@ describe("reconciliation against the platform's own statistics", () => {
       expect((await buildWarehouse({ outDir: out, asOf: TODAY })).ok).toBe(true);
       const differs = await query(wh, `SELECT organisation_group_id AS g, user_id, platform_egift_orders - lake_complete_orders AS egift_orders, face_value_difference, cost_difference, savings_difference, orders_difference
         FROM reconciliation_platform WHERE result = 'differs'`);
+      const report = await writeRevenueReport({ outDir: out, month: '2026-10', group: Number(pick.g), formats: ['md', 'html'], revenueRule: { statuses: ['Complete'] } });
+      const md = await readFile(report.files[1], 'utf8');
+      expect(md).toMatch(new RegExp(`the platform's statistics DISAGREE with our orders for 1 user \\(\\d+ users matched, \\d+ explained\\): user ${pick.user_id} \\(Complete orders: platform (\\d+), ours (\\d+); face value platform − ours ${pick.face_value.replace('.', '\\.')}\\)\\.`));
+      expect(await readFile(report.files[0], 'utf8')).toContain(`<th scope="row">${pick.user_id}</th>`);
       expect(differs).toEqual([{ g: pick.g, user_id: pick.user_id, egift_orders: '1', face_value_difference: pick.face_value, cost_difference: pick.order_total_paid, savings_difference: pick.order_saving, orders_difference: '0' }]);
     });
   }, 180_000);
