@@ -35,7 +35,7 @@ describe("reconciliation against the platform's own statistics", () => {
         FROM reconciliation_platform WHERE result = 'differs'`);
       const report = await writeRevenueReport({ outDir: out, month: '2026-10', group: Number(pick.g), formats: ['md', 'html'], revenueRule: { statuses: ['Complete'] } });
       const md = await readFile(report.files[1], 'utf8');
-      expect(md).toMatch(new RegExp(`the platform's statistics DISAGREE with our orders for 1 user \\(\\d+ users matched, \\d+ explained\\): user ${pick.user_id} \\(Complete orders: platform (\\d+), ours (\\d+); face value platform − ours ${pick.face_value.replace('.', '\\.')}\\)\\.`));
+      expect(md).toMatch(new RegExp(`the platform's statistics DISAGREE with our orders for 1 user \\(\\d+ users matched, \\d+ explained\\): user ${pick.user_id} \\(Complete orders: platform (\\d+), ours (\\d+); face value platform − ours ${String(pick.face_value).replace('.', '\\.')}\\)\\.`));
       expect(await readFile(report.files[0], 'utf8')).toContain(`<th scope="row">${pick.user_id}</th>`);
       expect(differs).toEqual([{ g: pick.g, user_id: pick.user_id, egift_orders: '1', face_value_difference: pick.face_value, cost_difference: pick.order_total_paid, savings_difference: pick.order_saving, orders_difference: '0' }]);
     });
