@@ -11,10 +11,12 @@ import { closeKey, closesInForce, readCloses, type CloseRecord } from '../close/
 import type { FrozenFigures } from '../close/close.js';
 import { adjustmentsBooked, platformCheck, currencyTotals, dailyLines, listGroups, monthsHeld, statusLines, topBrands, type GroupInfo } from './queries.js';
 import { reconcile } from './reconcile.js';
+import { consolidate } from './consolidate.js';
+import type { FxRates } from './fx-rates.js';
 import type { Warehouse } from './warehouse.js';
 import { now } from '../shared/clock.js';
 
-export async function loadReport(wh: Warehouse, outDir: string, month: ReportMonth, groupFilter?: number, rule: RevenueRule = { statuses: ['Complete'] }): Promise<RevenueReport> {
+export async function loadReport(wh: Warehouse, outDir: string, month: ReportMonth, groupFilter?: number, rule: RevenueRule = { statuses: ['Complete'] }, fx?: FxRates): Promise<RevenueReport> {
   const groups = await selectGroups(wh, groupFilter);
   const closures = await readClosures(outDir, month, groups.map((g) => g.groupId));
   await requireMonthHeld(wh, month, groups, closures);
@@ -46,6 +48,7 @@ export async function loadReport(wh: Warehouse, outDir: string, month: ReportMon
     reconciliation: unavailable
       ? { available: false, note: unavailable.note, lines: [], differences: [], reconciled: false }
       : { available: true, lines, differences, reconciled: differences.length === 0 },
+    ...(fx ? { consolidated: await consolidate(wh, month, sections, fx) } : {}),
     // Every group signed off: the rule the closes used (the same figures, the same sentence).
     revenueRule: live.length === 0 && rules.length > 0 ? { statuses: rules[0] } : rule,
   };

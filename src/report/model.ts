@@ -116,6 +116,19 @@ export interface PlatformCheck {
   }[];
 }
 
+/** Totals consolidated into the reporting currency (PERKS_FX_RATES). */
+export interface Consolidated {
+  readonly currency: string;
+  readonly file: string;
+  /** Per group: recognised revenue and group revenue (all statuses) converted, and the currencies left out. */
+  readonly groups: readonly { readonly groupId: number; readonly name: string; readonly recognised: string; readonly groupRevenue: string; readonly missing: readonly string[] }[];
+  readonly total: { readonly recognised: string; readonly groupRevenue: string };
+  /** Currencies with orders this month but no rate for it: named, never converted at 1. */
+  readonly missing: readonly string[];
+  /** The rates used, "CUR rate". */
+  readonly used: readonly string[];
+}
+
 /** Who signed the month off for the group, from the close record in force. */
 export interface Signoff {
   readonly by: string;
@@ -168,6 +181,8 @@ export interface RevenueReport {
   readonly warehouse: string;
   readonly groups: readonly GroupSection[];
   readonly reconciliation: Reconciliation;
+  /** Present with PERKS_FX_RATES. */
+  readonly consolidated?: Consolidated;
   /** The statuses counted as recognised revenue (PERKS_REVENUE_STATUSES). */
   readonly revenueRule: RevenueRule;
 }

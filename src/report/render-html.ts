@@ -6,7 +6,7 @@ import { currencyLabel, esc, groupDigits, formatChange, formatCount, formatMeasu
 import { HTML_STYLE } from './html-style.js';
 import { MEASURE_LABELS, MEASURES, type CurrencySection, type GroupSection, type Measure, type RevenueReport } from './model.js';
 import { ruleSentence } from './revenue-rule.js';
-import { closureReasons, reconciliationSentence, statusHeadline, platformSentences, unknownStatusSentences } from './sentences.js';
+import { closureReasons, consolidatedSentence, reconciliationSentence, statusHeadline, platformSentences, unknownStatusSentences } from './sentences.js';
 import { revenueChart } from './svg-chart.js';
 
 export function renderHtml(report: RevenueReport): string {
@@ -29,6 +29,7 @@ export function renderHtml(report: RevenueReport): string {
 ${statusBlock(report)}
 <nav class="toc" aria-label="Contents"><a href="#recognised">Recognised revenue</a><a href="#summary">Summary</a>${report.groups.some((g) => (g.adjustments?.totals.length ?? 0) > 0) ? '<a href="#adjustments">Adjustments</a>' : ''}${report.groups.map((g) => `<a href="#group-${g.groupId}">${esc(g.name)}</a>`).join('')}<a href="#reconciliation">Reconciliation</a>${report.groups.some((g) => g.platform) ? '<a href="#platform">Platform statistics</a>' : ''}</nav>
 ${recognisedBlock(report)}
+${consolidatedBlock(report)}
 ${summary(report)}
 ${adjustmentsBlock(report)}
 ${report.groups.map((g) => groupBlock(report, g)).join('\n')}
@@ -71,6 +72,23 @@ ${unknown.length === 0 ? '' : `<ul class="unknown-statuses">${unknown.map((u) =>
 <thead><tr><th scope="col">Group</th><th scope="col">Currency</th><th scope="col" class="num">Recognised orders</th><th scope="col" class="num">Recognised group revenue</th><th scope="col" class="num">Change</th><th scope="col" class="num">Other statuses: orders</th><th scope="col" class="num">Other statuses: group revenue</th></tr></thead>
 <tbody>${rows.join('\n')}</tbody>
 </table></div>
+</section>`;
+}
+
+function consolidatedBlock(report: RevenueReport): string {
+  const c = report.consolidated;
+  if (!c) return '';
+  const row = (name: string, recognised: string, total: string, missing: readonly string[]) =>
+    `<tr><th scope="row">${esc(name)}</th><td class="num">${esc(formatMoney(recognised, c.currency))}</td><td class="num">${esc(formatMoney(total, c.currency))}</td><td${missing.length ? ' class="down"' : ''}>${esc(missing.join(', ') || '–')}</td></tr>`;
+  return `<section id="consolidated" aria-labelledby="consolidated-h">
+<h2 id="consolidated-h">Consolidated in ${esc(c.currency)} <span class="sub">${esc(report.month.label)}</span>${c.missing.length ? ' <span class="badge bad">incomplete</span>' : ''}</h2>
+<p>${esc(consolidatedSentence(report)!)}</p>
+<table class="consolidated">
+<caption>Converted with the rates of ${esc(report.month.ym)}; a currency without a rate is named and left out</caption>
+<thead><tr><th scope="col">Group</th><th scope="col" class="num">Recognised revenue</th><th scope="col" class="num">Group revenue, all statuses</th><th scope="col">Not converted (no rate)</th></tr></thead>
+<tbody>${c.groups.map((g) => row(g.name, g.recognised, g.groupRevenue, g.missing)).join('\n')}
+<tr class="total">${row('Total', c.total.recognised, c.total.groupRevenue, c.missing).slice(4)}</tbody>
+</table>
 </section>`;
 }
 

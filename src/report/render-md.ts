@@ -2,10 +2,10 @@
  * The Markdown for a CI summary: the status line, one table per group and currency, the reconciliation
  * line. Short on purpose; the HTML has the detail.
  */
-import { currencyLabel, formatChange, formatMeasure, formatPct } from './format.js';
+import { currencyLabel, formatChange, formatMeasure, formatMoney, formatPct } from './format.js';
 import { MEASURE_LABELS, MEASURES, type RevenueReport } from './model.js';
 import { ruleSentence } from './revenue-rule.js';
-import { closureReasons, reconciliationSentence, statusHeadline, platformSentences, unknownStatusSentences } from './sentences.js';
+import { closureReasons, consolidatedSentence, reconciliationSentence, statusHeadline, platformSentences, unknownStatusSentences } from './sentences.js';
 
 export function renderMarkdown(report: RevenueReport): string {
   const { month } = report;
@@ -31,6 +31,19 @@ export function renderMarkdown(report: RevenueReport): string {
       }),
     ),
     '',
+    ...(report.consolidated
+      ? [
+          `### Consolidated in ${report.consolidated.currency}`,
+          '',
+          consolidatedSentence(report)!,
+          '',
+          `| Group | Recognised revenue | Group revenue, all statuses | Not converted (no rate) |`,
+          `|---|--:|--:|---|`,
+          ...report.consolidated.groups.map((g) => `| ${cell(g.name)} (${g.groupId}) | ${formatMoney(g.recognised, report.consolidated!.currency)} | ${formatMoney(g.groupRevenue, report.consolidated!.currency)} | ${g.missing.join(', ') || '–'} |`),
+          `| Total | ${formatMoney(report.consolidated.total.recognised, report.consolidated.currency)} | ${formatMoney(report.consolidated.total.groupRevenue, report.consolidated.currency)} | ${report.consolidated.missing.join(', ') || '–'} |`,
+          '',
+        ]
+      : []),
     `### All statuses`,
     '',
     `| Group | Currency | ${MEASURES.map((m) => MEASURE_LABELS[m]).join(' | ')} | Revenue vs ${month.previousLabel} |`,

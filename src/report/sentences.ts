@@ -1,5 +1,5 @@
 /** The plain sentences every format opens and closes with, written once so the formats never disagree. */
-import { currencyLabel } from './format.js';
+import { currencyLabel, groupDigits } from './format.js';
 import { MEASURE_LABELS, type RevenueReport } from './model.js';
 
 /** "CLOSED" or "PROVISIONAL", then why, in one line. */
@@ -78,4 +78,16 @@ export function platformSentences(report: RevenueReport): string[] {
     const more = p.differs > 5 ? `; and ${p.differs - 5} more` : '';
     return [`${who}: the platform's statistics DISAGREE with our orders for ${p.differs} user${p.differs === 1 ? '' : 's'} (${head}): ${users}${more}.`];
   });
+}
+
+/** "Consolidated in EUR: recognised revenue 1,234.56 EUR …", naming the currencies left out for want of a rate. */
+export function consolidatedSentence(report: RevenueReport): string | undefined {
+  const c = report.consolidated;
+  if (!c) return undefined;
+  const money = (v: string) => `${groupDigits(v, 2)} ${c.currency}`;
+  const rates = c.used.length === 0 ? '' : ` at ${c.used.join(', ')} (${c.file})`;
+  const left = c.missing.length === 0
+    ? ''
+    : ` NOT INCLUDED: ${c.missing.join(', ')}, which ha${c.missing.length === 1 ? 's' : 've'} no rate for ${report.month.ym} in ${c.file} (never converted at 1); the total is incomplete.`;
+  return `Consolidated in ${c.currency}: recognised revenue ${money(c.total.recognised)}, group revenue of all statuses ${money(c.total.groupRevenue)}${rates}.${left}`;
 }

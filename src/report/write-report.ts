@@ -16,6 +16,7 @@ import { renderHtml } from './render-html.js';
 import { renderMarkdown } from './render-md.js';
 import { openWarehouse } from './warehouse.js';
 import { revenueRuleFrom, type RevenueRule } from './revenue-rule.js';
+import { fxRatesFrom } from './fx-rates.js';
 
 export const REPORT_FORMATS = ['html', 'csv', 'md'] as const;
 export type ReportFormat = (typeof REPORT_FORMATS)[number];
@@ -57,10 +58,11 @@ export async function writeRevenueReport(options: RevenueReportOptions): Promise
   if (unknown.length > 0 || formats.length === 0) throw new ReportInputError(`--format=${unknown.join(',') || '(none)'} is invalid: expected html, csv, md or all`);
 
   const rule = options.revenueRule ?? revenueRuleFrom(process.env);
+  const fx = fxRatesFrom(process.env);
   const wh = await openWarehouse(options.outDir);
   let report: RevenueReport;
   try {
-    report = await loadReport(wh, options.outDir, month, group, rule);
+    report = await loadReport(wh, options.outDir, month, group, rule, fx);
   } finally {
     wh.close();
   }

@@ -1,0 +1,52 @@
+/** Consolidated totals in the reporting currency: each group's currencies × the month's rates, summed exactly by DuckDB. */
+import { rateOf, type FxRates } from './fx-rates.js';
+import type { Consolidated, GroupSection } from './model.js';
+import type { ReportMonth } from './month.js';
+import type { Warehouse } from './warehouse.js';
+
+export async function consolidate(wh: Warehouse, month: ReportMonth, sections: readonly GroupSection[], fx: FxRates): Promise<Consolidated> {
+  const items: { g: number; r: string; a: string; t: string }[] = [];
+  const missing = new Map<number, string[]>();
+  const used = new Set<string>();
+  for (const g of sections) {
+    for (const c of g.currencies) {
+      if (c.current.orders === '0') continue;
+      const rate = c.currency === '' ? undefined : rateOf(fx, month.ym, c.currency);
+      if (rate === undefined) {
+        missing.set(g.groupId, [...(missing.get(g.groupId) ?? []), c.currency || '(no currency)']);
+        continue;
+      }
+      if (c.currency !== fx.reportingCurrency) used.add(`${c.currency} ${rate}`);
+      items.push({ g: g.groupId, r: rate, a: c.recognised.current.group_revenue, t: c.current.group_revenue });
+    }
+  }
+  // Amounts and rates go in as one JSON parameter; DuckDB multiplies and sums them as DECIMAL.
+  const rows = await wh.all(
+    `WITH items AS (SELECT unnest(from_json($items, '["json"]')) AS j),
+    converted AS (
+      SELECT CAST(j->>'g' AS BIGINT) AS g,
+        CAST(j->>'a' AS DECIMAL(38,2)) * CAST(j->>'r' AS DECIMAL(22,10)) AS recognised,
+        CAST(j->>'t' AS DECIMAL(38,2)) * CAST(j->>'r' AS DECIMAL(22,10)) AS total
+      FROM items
+    )
+    SELECT g, CAST(round(sum(recognised), 2) AS DECIMAL(38,2)) AS recognised, CAST(round(sum(total), 2) AS DECIMAL(38,2)) AS total
+    FROM converted GROUP BY ROLLUP (g) ORDER BY g NULLS LAST`,
+    { items: JSON.stringify(items) },
+  );
+  const byGroup = new Map(rows.filter((r) => r.g !== null).map((r) => [Number(r.g), r]));
+  const all = rows.find((r) => r.g === null);
+  return {
+    currency: fx.reportingCurrency,
+    file: fx.file,
+    groups: sections.map((g) => ({
+      groupId: g.groupId,
+      name: g.name,
+      recognised: String(byGroup.get(g.groupId)?.recognised ?? '0.00'),
+      groupRevenue: String(byGroup.get(g.groupId)?.total ?? '0.00'),
+      missing: missing.get(g.groupId) ?? [],
+    })),
+    total: { recognised: String(all?.recognised ?? '0.00'), groupRevenue: String(all?.total ?? '0.00') },
+    missing: [...new Set([...missing.values()].flat())].sort(),
+    used: [...used].sort(),
+  };
+}

@@ -1,0 +1,61 @@
+/**
+ * A reporting currency (issue 17): with PERKS_FX_RATES, a CSV `month,currency,rate` (the rate converts one
+ * unit of `currency` into PERKS_REPORTING_CURRENCY for orders of that month), the report adds consolidated
+ * totals. The reporting currency itself converts at 1; any other currency without a rate for the month is
+ * named and left out of the total, never converted at 1. Without PERKS_FX_RATES nothing changes.
+ */
+import { readFileSync } from 'node:fs';
+import { ReportInputError } from './errors.js';
+
+export interface FxRates {
+  readonly file: string;
+  readonly reportingCurrency: string;
+  /** "YYYY-MM|CUR" → rate as an exact decimal string. */
+  readonly rates: ReadonlyMap<string, string>;
+}
+
+const CURRENCY = /^[A-Z]{3}$/;
+const MONTH = /^\d{4}-(0[1-9]|1[0-2])$/;
+const RATE = /^(?:0|[1-9]\d{0,11})(?:\.\d{1,10})?$/;
+
+/** Reads the rates named by the environment; undefined without PERKS_FX_RATES. Every fault: one line, exit 2. */
+export function fxRatesFrom(env: Record<string, string | undefined>): FxRates | undefined {
+  const file = env.PERKS_FX_RATES;
+  if (file === undefined || file === '') return undefined;
+  const reportingCurrency = (env.PERKS_REPORTING_CURRENCY ?? '').trim();
+  if (!CURRENCY.test(reportingCurrency)) {
+    throw new ReportInputError(`PERKS_REPORTING_CURRENCY=${JSON.stringify(env.PERKS_REPORTING_CURRENCY ?? '')} is invalid: PERKS_FX_RATES needs the currency its rates convert into, a three-letter code such as EUR`);
+  }
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (err) {
+    throw new ReportInputError(`PERKS_FX_RATES=${file} cannot be read (${(err as NodeJS.ErrnoException).code ?? 'error'}): give the path of a CSV with the columns month,currency,rate`);
+  }
+  const lines = text.replace(/^\uFEFF/, '').split(/\r?\n/);
+  if (lines.at(-1) === '') lines.pop();
+  const bad = (n: number, why: string) => new ReportInputError(`PERKS_FX_RATES=${file} line ${n}: ${why}; expected month,currency,rate (e.g. 2026-10,USD,0.9213), one rate per month and currency, into ${reportingCurrency}`);
+  if (lines[0]?.trim().toLowerCase() !== 'month,currency,rate') throw bad(1, `the header is ${JSON.stringify(lines[0] ?? '')}`);
+  if (!text.endsWith('\n') && lines.length > 1) throw bad(lines.length, 'the file ends in the middle of a line (cut short?)');
+  const rates = new Map<string, string>();
+  for (const [i, line] of lines.entries()) {
+    if (i === 0) continue;
+    const n = i + 1;
+    const cells = line.split(',').map((c) => c.trim());
+    if (cells.length !== 3) throw bad(n, `${cells.length} fields`);
+    const [month, currency, rate] = cells;
+    if (!MONTH.test(month)) throw bad(n, `month ${JSON.stringify(month)} is not YYYY-MM`);
+    if (!CURRENCY.test(currency)) throw bad(n, `currency ${JSON.stringify(currency)} is not a three-letter code`);
+    if (!RATE.test(rate) || !/[1-9]/.test(rate)) throw bad(n, `rate ${JSON.stringify(rate)} is not a positive decimal`);
+    const key = `${month}|${currency}`;
+    if (rates.has(key)) throw bad(n, `a second rate for ${currency} in ${month}`);
+    rates.set(key, rate);
+  }
+  return { file, reportingCurrency, rates };
+}
+
+/** The rate of a currency for a month: "1" for the reporting currency itself, undefined when the file has none. */
+export function rateOf(fx: FxRates, month: string, currency: string): string | undefined {
+  if (currency === fx.reportingCurrency) return '1';
+  return fx.rates.get(`${month}|${currency}`);
+}
