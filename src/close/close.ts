@@ -11,11 +11,14 @@ import type { RevenueRule } from '../report/revenue-rule.js';
 import { openWarehouse } from '../report/warehouse.js';
 import { now, todayUtc } from '../shared/clock.js';
 import { CloseInputError } from './errors.js';
+import type { Reread } from './reread.js';
 import { appendClose, closeKey, closesInForce, readCloses, type CloseRecord } from './record.js';
 
 /** What a close freezes: the group's report section, its reconciliation, and the rule the section used. */
 export interface FrozenFigures {
   readonly revenue_statuses: readonly string[];
+  /** The re-read of the month's windows just before the close; null when it was skipped. */
+  readonly reread?: Reread | null;
   readonly section: GroupSection;
   readonly reconciliation: { readonly available: boolean; readonly note?: string; readonly lines: readonly ReconciliationLine[] };
 }
@@ -31,6 +34,10 @@ export interface CloseOptions {
   /** Close although the month is provisional; the record says so. */
   readonly force?: boolean;
   readonly rule: RevenueRule;
+  /** Only check that the close would be accepted; write nothing. */
+  readonly dryRun?: boolean;
+  /** What the re-read before the close found (null: not re-read). */
+  readonly reread?: Reread | null;
 }
 
 /** The operator's name when --by is not given. */
@@ -65,13 +72,14 @@ export async function closeMonth(options: CloseOptions): Promise<CloseRecord[]> 
       frozen.push({
         group: g.groupId,
         forced: g.closure.status === 'provisional',
-        figures: { revenue_statuses: [...options.rule.statuses], section: g, reconciliation: { available: report.reconciliation.available, ...(report.reconciliation.note ? { note: report.reconciliation.note } : {}), lines } },
+        figures: { revenue_statuses: [...options.rule.statuses], reread: options.reread ?? null, section: g, reconciliation: { available: report.reconciliation.available, ...(report.reconciliation.note ? { note: report.reconciliation.note } : {}), lines } },
       });
     }
   } finally {
     wh.close();
   }
   // Every check passed for every group before anything is written.
+  if (options.dryRun) return [];
   const at = now().toISOString();
   const written: CloseRecord[] = [];
   let chain = records;

@@ -2,3 +2,4 @@
 export { closeMonth, reopenMonth, defaultOperator, frozenFigures, type CloseOptions, type ReopenOptions, type FrozenFigures } from './close.js';
 export { readCloses, closesInForce, closesPath, closeKey, canonicalJson, hashOf, CloseRecord } from './record.js';
 export { CloseInputError, CloseRecordError } from './errors.js';
+export { rereadMonth, type Reread } from './reread.js';

@@ -1,6 +1,10 @@
 /** `perks close`, `perks reopen`, `perks closes`: the finance close of a month, per group, and its record. */
 import type { CommandModule } from 'yargs';
-import { closeMonth, closesPath, readCloses, reopenMonth, type CloseRecord } from '../close/index.js';
+import { closeMonth, closesPath, readCloses, reopenMonth, rereadMonth, type CloseRecord, type Reread } from '../close/index.js';
+import { parseMonth } from '../report/month.js';
+import { todayUtc } from '../shared/clock.js';
+import { ExitCode, UserFacingError } from '../shared/exit-codes.js';
+import { buildWarehouse } from '../transform/index.js';
 import { loadConfig } from '../config/index.js';
 import { acquireLock } from '../lake/index.js';
 import { revenueRuleFrom } from '../report/revenue-rule.js';
@@ -14,6 +18,7 @@ interface CloseFlags {
   by?: string;
   note?: string;
   force?: boolean;
+  reread: boolean;
   output?: string;
 }
 
@@ -39,6 +44,7 @@ export const closeCommand: CommandModule<object, CloseFlags> = {
       .option('by', { type: 'string', describe: 'who signs it off (default: PERKS_OPERATOR, else the login name)' })
       .option('note', { type: 'string', describe: 'a note for the record' })
       .option('force', { type: 'boolean', default: false, describe: 'close a provisional month anyway (the record says so)' })
+      .option('reread', { type: 'boolean', default: true, describe: 'first re-read every window of the month from the API (when PERKS_BASE_URL is set) and rebuild; --no-reread skips it' })
       .option('output', { alias: 'o', type: 'string', describe: 'output directory (PERKS_OUTPUT, default ./output)' })
       .example('$0 close --month 2026-10 --group 11 --by "A. Controller" --note "board pack"', 'sign October off for group 11') as never,
   handler: (argv) =>
@@ -46,7 +52,24 @@ export const closeCommand: CommandModule<object, CloseFlags> = {
       const config = loadConfig(process.env, { output: argv.output });
       const group = parseGroup(argv.group);
       const rule = revenueRuleFrom(process.env);
-      const written = await locked(config.output, () => closeMonth({ outDir: config.output, month: argv.month, group, by: argv.by, note: argv.note, force: argv.force, rule }));
+      const month = parseMonth(argv.month);
+      let reread: Reread | null = null;
+      const notes: string[] = [];
+      const request = { outDir: config.output, month: argv.month, group, by: argv.by, note: argv.note, force: argv.force, rule };
+      if (argv.reread && config.baseUrl && month.next <= todayUtc()) {
+        // the refusals first: a close that would be refused re-reads nothing
+        await locked(config.output, () => closeMonth({ ...request, dryRun: true }));
+        reread = await rereadMonth(config, month);
+        notes.push(`re-read ${month.ym} (${reread.windows} windows): ${reread.changed} order${reread.changed === 1 ? '' : 's'} new or changed since last extracted`);
+      } else notes.push(argv.reread ? `${month.ym} not re-read before the close: no API configured (PERKS_BASE_URL)` : `${month.ym} not re-read before the close (--no-reread)`);
+      const written = await locked(config.output, async () => {
+        if (reread) {
+          const built = await buildWarehouse({ outDir: config.output });
+          if (!built.ok) throw new UserFacingError(`the build after the re-read failed; nothing was closed: ${built.error}`, ExitCode.failed);
+        }
+        return closeMonth({ ...request, reread });
+      });
+      process.stdout.write(`${notes.join('\n')}\n`);
       process.stdout.write(`${written.map((r) => `closed ${r.month} for group ${r.organisation_group_id}${r.forced ? ' (FORCED: the month was provisional)' : ''}, record ${r.seq}, hash ${r.hash}`).join('\n')}\n  ${closesPath(config.output)}\n`);
     }),
 };

@@ -58,7 +58,7 @@ describe('perks close, reopen and closes', () => {
     const g = String(group);
     const sep = await runCli(['close', '--month', '2026-09', '--group', g, '--note', 'Q3'], env(out));
     expect(sep.code, sep.stderr).toBe(0);
-    expect(sep.stdout).toMatch(new RegExp(`^closed 2026-09 for group ${g}, record 1, hash [0-9a-f]{64}\\n`));
+    expect(sep.stdout).toMatch(new RegExp(`^2026-09 not re-read before the close: no API configured \\(PERKS_BASE_URL\\)\\nclosed 2026-09 for group ${g}, record 1, hash [0-9a-f]{64}\\n`));
     expect((await runCli(['close', '--month', '2026-10', '--group', g], env(out))).code).toBe(0);
     const before = readFileSync(closes(out), 'utf8');
     refused(await runCli(['close', '--month', '2026-10', '--group', g], env(out)), /^perks: 2026-10 is already closed for group \d+ \(by ci at 2026-11-22T12:00:\d\d\.\d{3}Z, record 2\): reopen it first/);
@@ -106,5 +106,28 @@ describe('perks close, reopen and closes', () => {
     expect(forced.code, forced.stderr).toBe(0);
     expect(forced.stdout).toContain('(FORCED: the month was provisional)');
     expect(JSON.parse(readFileSync(closes(early), 'utf8')).forced).toBe(true);
+  }, 120_000);
+});
+
+describe('closing first re-reads the month', () => {
+  test('a refund that came weeks late is found by the re-read and is in the signed figures, not an adjustment', async () => {
+    const { orgEnv } = await import('../extract/helpers.js');
+    const { query } = await import('../transform/helpers.js');
+    const { octoberCompleteOrders } = await import('./scenario.js');
+    const dir = await extracted(`${TODAY}T12:00:00Z`);
+    const [i] = octoberCompleteOrders(sandbox, group, 1, 30);
+    sandbox.world.orders.setStatus(i, 'Refunded');
+    const r = await runCli(['close', '--month', '2026-10', '--group', String(group)], { ...orgEnv(sandbox, dir), PERKS_OPERATOR: 'ci' });
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toMatch(/^re-read 2026-10 \(\d+ windows\): 1 order new or changed since last extracted\n/);
+    const record = JSON.parse(readFileSync(closes(dir), 'utf8'));
+    expect(record.figures.reread).toMatchObject({ changed: 1 });
+    const [refunded] = await query(join(dir, 'warehouse.duckdb'), `SELECT order_status FROM stg_orders WHERE order_id = ${700_001 + i}`);
+    expect(refunded.order_status).toBe('Refunded');
+    const [adjustments] = await query(join(dir, 'warehouse.duckdb'), 'SELECT count(*) AS n FROM revenue_adjustments');
+    expect(adjustments.n).toBe('0');
+    // without an API, the close says it did not re-read
+    const offline = await runCli(['close', '--month', '2026-09', '--group', String(group)], env(dir));
+    expect(offline.stdout).toMatch(/^2026-09 not re-read before the close: no API configured \(PERKS_BASE_URL\)\n/);
   }, 120_000);
 });
