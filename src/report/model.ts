@@ -129,6 +129,17 @@ export interface Consolidated {
   readonly used: readonly string[];
 }
 
+/** Credit users hold at the month end (credit_liability_monthly); credit units, no currency. */
+export interface CreditLiability {
+  readonly monthEnd: string;
+  readonly users: string;
+  readonly available: string;
+  readonly granted: string;
+  readonly spent: string;
+  readonly expired: string;
+  readonly oldestSnapshot: string;
+}
+
 /** Who signed the month off for the group, from the close record in force. */
 export interface Signoff {
   readonly by: string;
@@ -147,6 +158,8 @@ export interface GroupSection {
   readonly currencies: readonly CurrencySection[];
   /** Adjustments to closed months booked in this month (absent in a warehouse without the mart). */
   readonly adjustments?: Adjustments;
+  /** Credit liability at the month end (absent without the mart or without credit extracted by then). */
+  readonly credit?: CreditLiability;
   /** The platform statistics check (absent in a warehouse without the mart). */
   readonly platform?: PlatformCheck;
   /** Present when the month is signed off: the section is then the one the close froze. */

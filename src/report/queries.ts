@@ -3,7 +3,7 @@
  * totals are exact; TypeScript only arranges the rows. Column names come from the fixed MEASURES list;
  * values are always $parameters.
  */
-import { MEASURES, type Adjustments, type PlatformCheck, type BrandLine, type DayLine, type Measures, type StatusLine } from './model.js';
+import { MEASURES, type Adjustments, type CreditLiability, type PlatformCheck, type BrandLine, type DayLine, type Measures, type StatusLine } from './model.js';
 import type { ReportMonth } from './month.js';
 import type { Row, Warehouse } from './warehouse.js';
 
@@ -201,4 +201,16 @@ export async function platformCheck(wh: Warehouse, month: ReportMonth, groupId: 
       faceValue: String(r.face_value_difference), cost: String(r.cost_difference), savings: String(r.savings_difference),
     })),
   };
+}
+
+/** The group's credit liability at the end of the month, from credit_liability_monthly. */
+export async function creditLiability(wh: Warehouse, month: ReportMonth, groupId: number): Promise<CreditLiability | undefined> {
+  if (!wh.tables.has('credit_liability_monthly')) return undefined;
+  const [r] = await wh.all(
+    `SELECT strftime(month_end, '%Y-%m-%d') AS month_end, users, credit_available, credit_granted, credit_spent, credit_expired, strftime(oldest_snapshot_date, '%Y-%m-%d') AS oldest
+    FROM credit_liability_monthly WHERE organisation_group_id = $group AND month = $cur::DATE`,
+    { group: groupId, cur: month.start },
+  );
+  if (!r) return undefined;
+  return { monthEnd: String(r.month_end), users: String(r.users), available: String(r.credit_available), granted: String(r.credit_granted), spent: String(r.credit_spent), expired: String(r.credit_expired), oldestSnapshot: String(r.oldest) };
 }

@@ -33,6 +33,7 @@ ${consolidatedBlock(report)}
 ${summary(report)}
 ${adjustmentsBlock(report)}
 ${report.groups.map((g) => groupBlock(report, g)).join('\n')}
+${creditBlock(report)}
 ${reconciliationBlock(report)}
 ${platformBlock(report)}
 <footer>Amounts are exact decimals summed by DuckDB from the revenue_monthly mart (group revenue per day and brands from the staged orders).
@@ -210,6 +211,24 @@ function reconciliationBlock(report: RevenueReport): string {
 <p>${esc(reconciliationSentence(report))}</p>
 ${overview}
 ${differences}
+</section>`;
+}
+
+function creditBlock(report: RevenueReport): string {
+  const groups = report.groups.filter((g) => g.credit);
+  if (groups.length === 0) return '';
+  const rows = groups.map((g) => {
+    const c = g.credit!;
+    return `<tr><th scope="row">${esc(g.name)}</th><td class="num">${esc(formatCount(c.users))}</td><td class="num">${esc(groupDigits(c.available, 2))}</td><td class="num">${esc(groupDigits(c.granted, 2))}</td><td class="num">${esc(groupDigits(c.spent, 2))}</td><td class="num">${esc(groupDigits(c.expired, 2))}</td><td>${esc(c.oldestSnapshot)}</td></tr>`;
+  });
+  return `<section id="credit" aria-labelledby="credit-h">
+<h2 id="credit-h">Credit liability <span class="sub">at ${esc(groups[0].credit!.monthEnd)}</span></h2>
+<p>Platform credit users can still spend is a liability. Amounts are credit units: the API names no currency for credit. Each user counts with the latest credit extraction on or before the month end.</p>
+<table class="credit">
+<caption>Credit at the month end, per group</caption>
+<thead><tr><th scope="col">Group</th><th scope="col" class="num">Users</th><th scope="col" class="num">Available (liability)</th><th scope="col" class="num">Granted</th><th scope="col" class="num">Spent</th><th scope="col" class="num">Expired</th><th scope="col">Oldest extraction</th></tr></thead>
+<tbody>${rows.join('\n')}</tbody>
+</table>
 </section>`;
 }
 

@@ -2,7 +2,7 @@
  * The Markdown for a CI summary: the status line, one table per group and currency, the reconciliation
  * line. Short on purpose; the HTML has the detail.
  */
-import { currencyLabel, formatChange, formatMeasure, formatMoney, formatPct } from './format.js';
+import { currencyLabel, formatChange, formatMeasure, formatMoney, formatPct, groupDigits } from './format.js';
 import { MEASURE_LABELS, MEASURES, type RevenueReport } from './model.js';
 import { ruleSentence } from './revenue-rule.js';
 import { closureReasons, consolidatedSentence, reconciliationSentence, statusHeadline, platformSentences, unknownStatusSentences } from './sentences.js';
@@ -64,6 +64,15 @@ export function renderMarkdown(report: RevenueReport): string {
     out.push('| Group | Closed month | Currency | Changes | Late orders | Group revenue change | Recognised revenue change |', '|---|---|---|--:|--:|--:|--:|');
     for (const { g, t } of adjustments) {
       out.push(`| ${cell(g.name)} (${g.groupId}) | ${t.month} | ${cell(currencyLabel(t.currency))} | ${t.changes} | ${t.orders} | ${formatChange('group_revenue', t.group_revenue, t.currency)} | ${formatChange('group_revenue', t.recognised_revenue, t.currency)} |`);
+    }
+  }
+  const credit = report.groups.filter((g) => g.credit);
+  if (credit.length > 0) {
+    out.push('', `### Credit liability at ${credit[0].credit!.monthEnd}`, '', 'Platform credit users can still spend (a liability), in credit units: the API names no currency for credit.', '');
+    out.push('| Group | Users | Available (liability) | Granted | Spent | Expired | Oldest extraction |', '|---|--:|--:|--:|--:|--:|---|');
+    for (const g of credit) {
+      const c = g.credit!;
+      out.push(`| ${cell(g.name)} (${g.groupId}) | ${groupDigits(c.users)} | ${groupDigits(c.available, 2)} | ${groupDigits(c.granted, 2)} | ${groupDigits(c.spent, 2)} | ${groupDigits(c.expired, 2)} | ${c.oldestSnapshot} |`);
     }
   }
   out.push('', `**Reconciliation**: ${reconciliationSentence(report)}`, '');
