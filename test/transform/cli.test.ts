@@ -20,7 +20,7 @@ afterAll(() => rmSync(outDir, { recursive: true, force: true }));
 test('perks build builds the warehouse and the marts and says so', () => {
   expect(build.stderr).toBe('');
   expect(build.code).toBe(0);
-  expect(build.stdout).toMatch(/^build as of 2026-04-01: \d+ models, \d+ data tests passed, 4 marts exported\n/);
+  expect(build.stdout).toMatch(/^build as of 2026-04-01: \d+ models, \d+ data tests passed, 7 marts exported\n/);
   expect(existsSync(join(outDir, 'warehouse.duckdb'))).toBe(true);
   expect(existsSync(join(outDir, 'marts', 'savings_monthly.parquet'))).toBe(true);
 });
@@ -118,7 +118,7 @@ test('perks models lists every model with grain, columns and dependencies, and w
   const revenue = docs.find((d) => d.name === 'revenue_monthly')!;
   expect(revenue.layer).toBe('marts');
   expect(revenue.grain).toBe('one row per organisation_group_id, month, order_currency, order_status');
-  expect(revenue.dependsOn).toEqual(['stg_orders']);
+  expect(revenue.dependsOn).toEqual(['close_figures', 'close_records', 'stg_orders']);
   expect(revenue.columns.slice(0, 5)).toMatchObject([
     { name: 'organisation_group_id', type: 'BIGINT' },
     { name: 'month', type: 'DATE' },
