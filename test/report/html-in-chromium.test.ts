@@ -81,7 +81,17 @@ test('a signed-off month with adjustments to an earlier closed month: recognised
     ) AS t(organisation_group_id, month, order_id, booked_month, observed_at, adjustment_kind, before_status, after_status, order_currency, before_group_revenue, after_group_revenue, orders_change, group_revenue_change)`,
   });
   await closeMonth({ outDir: out, month: '2024-03', group: 11, by: 'A. Controller', note: 'Q1 board pack', rule: { statuses: ['Complete'] } });
-  const [file] = (await writeRevenueReport({ outDir: out, month: '2024-03', group: 11, formats: ['html'] })).files;
+  const { writeFile } = await import('node:fs/promises');
+  await writeFile(join(out, 'rates.csv'), 'month,currency,rate\n2024-03,GBP,1.17\n');
+  process.env.PERKS_FX_RATES = join(out, 'rates.csv');
+  process.env.PERKS_REPORTING_CURRENCY = 'EUR';
+  let file: string;
+  try {
+    [file] = (await writeRevenueReport({ outDir: out, month: '2024-03', group: 11, formats: ['html'] })).files;
+  } finally {
+    delete process.env.PERKS_FX_RATES;
+    delete process.env.PERKS_REPORTING_CURRENCY;
+  }
   const page = await browser.newPage({ viewport: { width: 1200, height: 900 } });
   await page.goto(pathToFileURL(file).href, { waitUntil: 'load' });
   const status = await page.locator('section.status').innerText();
@@ -94,6 +104,7 @@ test('a signed-off month with adjustments to an earlier closed month: recognised
   const totals = await page.locator('#adjustments table.adjustments tbody tr').allInnerTexts();
   expect(totals).toEqual([expect.stringMatching(/^Acme UK\s+2024-02\s+GBP\s+2\s+1\s+\+2\.00 GBP\s+-1\.60 GBP$/)]);
   expect(await page.locator('#adjustments table.adjustment-lines tbody tr').count()).toBe(2);
+  expect(await page.locator('#consolidated').innerText()).toMatch(/Consolidated in EUR: recognised revenue 111\.09 EUR, group revenue of all statuses 112\.14 EUR at GBP 1\.17/);
   await mkdir(ARTIFACTS, { recursive: true });
   await page.screenshot({ path: join(ARTIFACTS, 'revenue-2024-03-signed.png'), fullPage: true });
   await page.close();
