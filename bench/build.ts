@@ -105,6 +105,25 @@ export async function generateLake(outDir: string, orders: number, users: number
      FROM g ORDER BY organisation_group_id, order_date`,
     'organisation_group_id, order_date',
   );
+  // The order history as the extract writes it: every order's first observation (a day before the current
+  // extract), Complete for the 5% that are Refunded now, and their Refunded version seen by the current extract.
+  await copy(
+    'order_versions',
+    `WITH o AS (SELECT i, (i * 7919 + 13) % ${users} AS u FROM range(${orders}) t(i)),
+     g AS (SELECT *, 11 + u % 4 AS g, CAST(((i % 900) + 1000) / 100 AS DECIMAL(18,2)) AS fv FROM o)
+     SELECT g AS organisation_group_id, DATE '${AS_OF}' - 1 - ((i * 31) % ${DAYS})::INT AS order_date,
+            (i + 1)::BIGINT AS order_id, 'Complete' AS order_status, ${groupCase('ccy')} AS order_currency,
+            fv AS face_value, (fv * 0.9)::DECIMAL(18,2) AS order_total_paid, (i % 5)::DECIMAL(18,2) AS order_credit,
+            (fv - fv * 0.9)::DECIMAL(18,2) AS order_saving, (fv * 0.03)::DECIMAL(18,2) AS group_revenue,
+            TIMESTAMPTZ '2026-03-31 06:00:00+00' AS _extracted_at, 'bench-history' AS _run_id
+     FROM g
+     UNION ALL
+     SELECT g, DATE '${AS_OF}' - 1 - ((i * 31) % ${DAYS})::INT, (i + 1)::BIGINT, 'Refunded', ${groupCase('ccy')},
+            fv, (fv * 0.9)::DECIMAL(18,2), (i % 5)::DECIMAL(18,2), (fv - fv * 0.9)::DECIMAL(18,2), (fv * 0.03)::DECIMAL(18,2), ${meta}
+     FROM g WHERE i % 20 = 0
+     ORDER BY organisation_group_id, order_date`,
+    'organisation_group_id, order_date',
+  );
   await copy(
     'redemption_stats',
     `WITH r AS (SELECT (r * 7) % ${users} AS u, r % 12 AS m FROM range(${users}) t(r))
@@ -208,6 +227,25 @@ function printSteps(steps: StepFigure[]): void {
   console.log(rows.join('\n'));
 }
 
+/**
+ * February 2026 signed off for every group (the close record, hash chained) before the current extract:
+ * the refunds that extract saw become revenue_adjustments (about 5% of February's orders).
+ */
+async function writeBenchCloses(outDir: string): Promise<void> {
+  const { hashOf, canonicalJson } = await import('../src/close/index.js');
+  const lines: string[] = [];
+  let prev = '';
+  for (const [i, g] of GROUPS.entries()) {
+    const body = { seq: i + 1, action: 'close' as const, organisation_group_id: g.id, month: '2026-02', at: '2026-03-31T12:00:00.000Z', by: 'bench', note: '', forced: false,
+      figures: { revenue_statuses: ['Complete'], reread: null, section: { groupId: g.id, name: `Group ${g.id}`, timezone: g.tz, currencies: [] }, reconciliation: { available: true, lines: [] } }, prev_hash: prev };
+    const record = { ...body, hash: hashOf(body) };
+    lines.push(canonicalJson(record));
+    prev = record.hash;
+  }
+  mkdirSync(join(outDir, 'closes'), { recursive: true });
+  writeFileSync(join(outDir, 'closes', 'closes.jsonl'), `${lines.join('\n')}\n`);
+}
+
 async function main(): Promise<void> {
   const outDir = flag('lake') ?? join(tmpdir(), `perks-bench-lake-${ORDERS}-${USERS}`);
   if (args.includes('--child')) {
@@ -240,6 +278,7 @@ async function main(): Promise<void> {
     await generateLake(outDir, ORDERS, USERS);
     console.log(`lake generated in ${((Date.now() - t) / 1000).toFixed(1)} s`);
   }
+  await writeBenchCloses(outDir);
   if (args.includes('--generate-only')) return;
   const scans = await plainScans(outDir);
   const self = fileURLToPath(import.meta.url);

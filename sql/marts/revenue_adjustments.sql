@@ -2,6 +2,8 @@
 -- that an extract first saw AFTER the close (a refund, a late order, a money correction). The closed
 -- figures never change (they live in the close record and in revenue_monthly's *_as_closed columns); the
 -- change is booked in the group-local month in which it was observed (booked_month).
+-- Found through the history stream (lake order_versions: an extract appends every order it sees new or
+-- changed), so only those orders are ranked; their versions are those of int_order_versions.
 -- One row per new version of such an order: before_* is the version it replaced (null for a late order,
 -- unknown at the close), after_* the new one; *_change = after − before (before counted as 0 when null).
 -- How to read: as closed + the changes of its adjustments = as now (revenue_monthly). Never add the
@@ -47,13 +49,70 @@ with closes as (
 
 changed as (
 
-    -- orders of a closed month with a version first seen after the close (few: only these are ranked)
-    select distinct v.organisation_group_id, v.order_id, k.month, k.closed_at, k.record_hash
-    from int_order_versions as v
+    -- orders of a closed month with an observation after the close: the history stream gets a row for every
+    -- order an extract sees new or changed, so these are all of them, found without computing any history
+    select distinct cast(h.organisation_group_id as bigint) as organisation_group_id, h.order_id, k.month, k.closed_at, k.record_hash
+    from lake_order_versions as h
     join closes as k
-        on v.organisation_group_id = k.organisation_group_id
-        and cast(date_trunc('month', v.order_date) as date) = k.month
-    where v.valid_from > k.closed_at
+        on cast(h.organisation_group_id as bigint) = k.organisation_group_id
+        and cast(date_trunc('month', cast(h.order_date as date)) as date) = k.month
+    where h._extracted_at > k.closed_at
+
+),
+
+observed as (
+
+    -- every observation of those orders: their history rows and their current staged row
+    select
+        cast(h.organisation_group_id as bigint) as organisation_group_id, h.order_id, cast(h.order_date as date) as order_date,
+        h.order_status, h.order_currency, h.face_value, h.order_total_paid, h.order_credit, h.order_saving, h.group_revenue,
+        h._extracted_at as observed_at
+    from lake_order_versions as h
+    semi join changed
+        on cast(h.organisation_group_id as bigint) = changed.organisation_group_id
+        and h.order_id = changed.order_id
+    union all
+    select
+        s.organisation_group_id, s.order_id, s.order_date, s.order_status, s.order_currency, s.face_value, s.order_total_paid,
+        s.order_credit, s.order_saving, s.group_revenue, s.extracted_at
+    from stg_orders as s
+    semi join changed
+        on s.organisation_group_id = changed.organisation_group_id
+        and s.order_id = changed.order_id
+
+),
+
+marked as (
+
+    -- the same versions as int_order_versions (consecutive equal values are one version), for these orders only
+    select
+        *,
+        hash(order_date, order_status, order_currency, face_value, order_total_paid, order_credit, order_saving, group_revenue) as vh,
+        case when lag(vh) over w = vh then 0 else 1 end as starts_version
+    from observed
+    window w as (partition by organisation_group_id, order_id order by observed_at, vh)
+
+),
+
+numbered as (
+
+    select
+        *,
+        sum(starts_version) over (partition by organisation_group_id, order_id order by observed_at, vh range between unbounded preceding and current row) as version
+    from marked
+
+),
+
+order_versions as (
+
+    select
+        organisation_group_id, order_id, cast(version as bigint) as version,
+        any_value(order_date) as order_date, any_value(order_status) as order_status, any_value(order_currency) as order_currency,
+        any_value(face_value) as face_value, any_value(order_total_paid) as order_total_paid, any_value(order_credit) as order_credit,
+        any_value(order_saving) as order_saving, any_value(group_revenue) as group_revenue,
+        min(observed_at) as valid_from
+    from numbered
+    group by organisation_group_id, order_id, version
 
 ),
 
@@ -69,7 +128,7 @@ versions as (
         lag(v.order_saving) over w as before_order_saving,
         lag(v.group_revenue) over w as before_group_revenue,
         lag(v.version) over w as before_version
-    from int_order_versions as v
+    from order_versions as v
     join changed as c using (organisation_group_id, order_id)
     window w as (partition by v.organisation_group_id, v.order_id order by v.version)
 
