@@ -64,6 +64,8 @@ export const ConfigSchema = z.object({
     .refine((d) => !Number.isNaN(Date.parse(d)) && new Date(Date.parse(`${d}T00:00:00Z`)).toISOString().startsWith(d), 'expected a real calendar date')
     .optional(),
   lookbackDays: z.coerce.number({ error: 'expected a whole number of days' }).int().min(0).max(366).default(7),
+  /** Every N days the orders extract re-reads the open and the previous month whole (late refunds); 0: never. */
+  deepRereadDays: z.coerce.number({ error: 'expected a whole number of days (0: never)' }).int('expected a whole number of days (0: never)').min(0).max(366).default(0),
   /** Shared rate limiter across processes (Bottleneck clustering); may hold a password, never printed. */
   redisUrl: z
     .string()
@@ -106,6 +108,7 @@ export const ENV_NAMES: Record<keyof Config, string> = {
   creditPath: 'PERKS_CREDIT_PATH',
   startDate: 'PERKS_START_DATE',
   lookbackDays: 'PERKS_LOOKBACK_DAYS',
+  deepRereadDays: 'PERKS_DEEP_REREAD_DAYS',
   redisUrl: 'PERKS_REDIS_URL',
   apiTimezone: 'PERKS_API_TIMEZONE',
   writebackLimit: 'PERKS_WRITEBACK_LIMIT',

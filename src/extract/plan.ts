@@ -76,7 +76,7 @@ export async function planExtract(ctx: RunContext, streams: StreamDefinition[], 
         }
         const windows = planWindows(ctx, def, g, await ctx.state.read<WindowState>(def.name, String(g.id)));
         const batches = def.userBatch ? Math.ceil((await usersOf(g.id)).users / def.userBatch.size) : 1;
-        plan.rows.push({ stream: def.name, group: g.id, units: windows.windows.length, unit: 'windows', estimatedCalls: windows.windows.length * batches, detail: `${windows.from} to ${windows.upper} (exclusive), ${windows.skipped} already done` });
+        plan.rows.push({ stream: def.name, group: g.id, units: windows.windows.length, unit: 'windows', estimatedCalls: windows.windows.length * batches, detail: `${windows.from} to ${windows.upper} (exclusive), ${windows.skipped} already done${windows.deep ? ', a deep re-read of the open and previous month (PERKS_DEEP_REREAD_DAYS)' : ''}` });
       } else if (def.kind === 'per-user' && g) {
         budgets[def.name] ??= await perUserBudgets(ctx, def, async (group) => (await usersOf(group)).users);
         plan.rows.push(await perUserRow(ctx, def, g, budgets[def.name].get(g.id) ?? 0, await usersOf(g.id)));

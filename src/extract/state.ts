@@ -20,6 +20,8 @@ export interface WindowState {
   /** First local day ever extracted. */
   firstDay?: string;
   lookbackDays?: number;
+  /** The upper bound of the last pass that re-read the open and previous month whole (PERKS_DEEP_REREAD_DAYS). */
+  deepAt?: string;
   /**
    * The pass in progress or last finished: its frozen upper bound, the windows done in it, and whether
    * it finished. Only an unfinished pass (killed, failed) is resumed; every new run after a finished

@@ -34,6 +34,15 @@ export interface WindowPlan {
   from: string;
   upper: string;
   skipped: number;
+  /** This pass re-reads the open and previous month whole (a deep re-read). */
+  deep: boolean;
+}
+
+/** First day of the month before the one holding `day`. */
+function previousMonthStart(day: string): string {
+  const d = new Date(`${day.slice(0, 7)}-01T00:00:00Z`);
+  d.setUTCMonth(d.getUTCMonth() - 1);
+  return d.toISOString().slice(0, 10);
 }
 
 /** Which windows of a group this run extracts. */
@@ -48,10 +57,17 @@ export function planWindows(ctx: RunContext, def: WindowedStream, g: GroupInfo, 
   // A watermark past the run's upper bound (a state from the future, or a clock set back): nothing to do.
   else if (state.watermark > upper) from = upper;
   else from = shiftDay(state.watermark, -lookback);
+  // A deep re-read every deepRereadDays: the open and the previous month whole, for refunds later than the lookback.
+  const every = ctx.config.deepRereadDays ?? 0;
+  let deep = false;
+  if (every > 0 && def.window.unit === 'day' && state?.watermark && !o.startDate && !o.fullRefresh && (!state.deepAt || shiftDay(state.deepAt, every) <= upper)) {
+    const start = previousMonthStart(upper);
+    if (start < from) [from, deep] = [start, true];
+  }
   const all = def.window.unit === 'day' ? dayWindows(from, upper, g.timezone) : monthWindows(from, upper, g.timezone).map((w) => clampEnd(w, upper, g.timezone));
   const done = resumes(state?.pass, upper, o.fullRefresh) ? new Set(state!.pass!.done) : new Set<string>();
   const windows = all.filter((w) => !done.has(w.startDay));
-  return { windows, from, upper, skipped: all.length - windows.length };
+  return { windows, from, upper, skipped: all.length - windows.length, deep };
 }
 
 function clampEnd(w: Window, upper: string, timezone: string): Window {
@@ -94,6 +110,7 @@ export async function runWindowedGroup(ctx: RunContext, def: WindowedStream, g: 
   });
   await state.update((s) => {
     if (!s.watermark || plan.upper > s.watermark) s.watermark = plan.upper;
+    if (plan.deep || (!s.deepAt && (ctx.config.deepRereadDays ?? 0) > 0)) s.deepAt = plan.upper;
     s.pass!.finished = true;
   });
   tally.provisional = { from: shiftDay(plan.upper, -ctx.config.lookbackDays), to: plan.upper };
