@@ -27,3 +27,38 @@ function textField(value: string): string {
   const safe = /^[=+\-@\t\r]/.test(value) ? `'${value}` : value;
   return /[",\r\n]/.test(safe) ? `"${safe.replaceAll('"', '""')}"` : safe;
 }
+
+/**
+ * The report's other sections as tidy CSV files of their own (one table each, so the main CSV stays one
+ * table): adjustments to closed months, consolidated totals, credit liability, platform statistics. Only
+ * the sections the report has; written to <out>/reports/sections/.
+ */
+export function renderCsvSections(report: RevenueReport): { section: string; content: string }[] {
+  const out: { section: string; content: string }[] = [];
+  // numbers stay plain (a negative amount is a number, not a formula); text is defused as in the main CSV
+  const table = (section: string, header: string[], rows: string[][]) => {
+    if (rows.length > 0) out.push({ section, content: `${[header, ...rows].map((r) => r.map((v) => (/^-?\d+(\.\d+)?$/.test(v) ? v : textField(v))).join(',')).join('\r\n')}\r\n` });
+  };
+  const ym = report.month.ym;
+  table('adjustments', ['booked_month', 'organisation_group_id', 'group_name', 'closed_month', 'order_currency', 'changes', 'late_orders', 'group_revenue_change', 'recognised_revenue_change'],
+    report.groups.flatMap((g) => (g.adjustments?.totals ?? []).map((t) => [ym, String(g.groupId), g.name, t.month, t.currency, t.changes, t.orders, t.group_revenue, t.recognised_revenue])));
+  const c = report.consolidated;
+  if (c) {
+    table('consolidated', ['month', 'reporting_currency', 'organisation_group_id', 'group_name', 'recognised_revenue', 'group_revenue', 'not_converted'], [
+      ...c.groups.map((g) => [ym, c.currency, String(g.groupId), g.name, g.recognised, g.groupRevenue, g.missing.join(' ')]),
+      [ym, c.currency, '', 'Total', c.total.recognised, c.total.groupRevenue, c.missing.join(' ')],
+    ]);
+  }
+  table('credit', ['month_end', 'organisation_group_id', 'group_name', 'users', 'credit_available', 'credit_granted', 'credit_spent', 'credit_expired', 'oldest_snapshot_date'],
+    report.groups.filter((g) => g.credit).map((g) => { const k = g.credit!; return [k.monthEnd, String(g.groupId), g.name, k.users, k.available, k.granted, k.spent, k.expired, k.oldestSnapshot]; }));
+  table('platform', ['month', 'organisation_group_id', 'group_name', 'result', 'reason', 'rows', 'user_id', 'platform_orders', 'lake_orders', 'platform_egift_orders', 'lake_complete_orders', 'face_value_difference', 'cost_difference', 'savings_difference'],
+    report.groups.filter((g) => g.platform?.available).flatMap((g) => {
+      const p = g.platform!;
+      return [
+        [ym, String(g.groupId), g.name, 'matched', '', String(p.matched), '', '', '', '', '', '', '', ''],
+        ...p.explained.map((e) => [ym, String(g.groupId), g.name, 'explained', e.reason, String(e.rows), '', '', '', '', '', '', '', '']),
+        ...p.differences.map((d) => [ym, String(g.groupId), g.name, 'differs', '', '1', d.userId, d.platformOrders ?? '', d.lakeOrders, d.platformEgiftOrders ?? '', d.lakeCompleteOrders, d.faceValue, d.cost, d.savings]),
+      ];
+    }));
+  return out;
+}

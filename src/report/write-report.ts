@@ -11,7 +11,7 @@ import { ReportInputError } from './errors.js';
 import { loadReport } from './load-report.js';
 import { totalsOf, type RevenueReport, type TotalsLine } from './model.js';
 import { parseMonth } from './month.js';
-import { renderCsv } from './render-csv.js';
+import { renderCsv, renderCsvSections } from './render-csv.js';
 import { renderHtml } from './render-html.js';
 import { renderMarkdown } from './render-md.js';
 import { openWarehouse } from './warehouse.js';
@@ -74,6 +74,15 @@ export async function writeRevenueReport(options: RevenueReportOptions): Promise
     const file = join(dir, reportFileName(month.ym, group, format));
     await writeAtomically(file, RENDERERS[format](report));
     files.push(file);
+  }
+  if (formats.includes('csv')) {
+    // The other sections, one tidy CSV each, beside the main one (only those the report has).
+    for (const { section, content } of renderCsvSections(report)) {
+      const file = join(dir, 'sections', reportFileName(month.ym, group, 'csv').replace(/\.csv$/, `-${section}.csv`));
+      await mkdir(join(dir, 'sections'), { recursive: true });
+      await writeAtomically(file, content);
+      files.push(file);
+    }
   }
   return { files, status: report.status, totals: totalsOf(report), reconciled: report.reconciliation.reconciled };
 }

@@ -107,7 +107,7 @@ describe('a closed month never changes silently', () => {
     expect(a.md).toMatch(/\(signed off\): closed by A\. Controller at 2026-11-22T12:30:\d\d\.\d{3}Z \("board pack"\); close record 1, sha256 [0-9a-f]{64}\./);
   });
 
-  test("November's report lists the adjustments to October with totals per month and currency", () => {
+  test("November's report lists the adjustments to October with totals per month and currency", async () => {
     const { md, html } = after['2026-11'];
     const store = sandbox.world.orders;
     // Per currency, from the platform's truth: changes, late orders, group revenue change, recognised revenue change.
@@ -125,6 +125,14 @@ describe('a closed month never changes silently', () => {
       expect(md).toContain(`| ${OCTOBER} | ${cur} | ${mine.length} | ${sum('late')} | ${fmt(sum('revenue'), cur)} | ${fmt(sum('recognised'), cur)} |`);
     }
     expect(html).toContain('id="adjustments"');
+    // the CSV carries the section too, as a tidy table of its own
+    const csv = await readFile(join(out, 'reports', 'sections', `revenue-2026-11-g${group}-adjustments.csv`), 'utf8');
+    expect(csv.split('\r\n')[0]).toBe('booked_month,organisation_group_id,group_name,closed_month,order_currency,changes,late_orders,group_revenue_change,recognised_revenue_change');
+    for (const cur of currencies) {
+      const mine = changes.filter((c) => store.currencyOf(c.i) === cur);
+      const sum = (k: 'late' | 'revenue' | 'recognised') => (mine.reduce((n, c) => n + c[k], 0) / 100).toFixed(2);
+      expect(csv).toContain(`,${OCTOBER},${cur},${mine.length},${mine.reduce((n, c) => n + c.late, 0)},${sum('revenue')},${sum('recognised')}\r\n`);
+    }
     expect(html.match(/<tr><td>[^<]+<\/td><td>2026-10<\/td><th scope="row">\d+<\/th>/g)).toHaveLength(5);
   });
 
