@@ -64,6 +64,9 @@ async function parquetTo(last: LastStatement, temp: string): Promise<number> {
   if (last.prepared.statementType !== StatementType.SELECT) throw new QueryError('--format parquet needs a SELECT as the last statement (EXPLAIN has no table to write)');
   // The file name is ours (a temporary name), never the user's text; COPY takes no parameter for it.
   const copy = `COPY (\n${last.text}\n) TO '${temp.replaceAll("'", "''")}' (FORMAT parquet, COMPRESSION zstd)`;
-  const reader = await last.connection.runAndReadAll(copy).catch(failed);
+  // the checked SELECT is one balanced statement; wrapped, it must still be exactly one COPY
+  const statements = await last.connection.extractStatements(copy).catch(failed);
+  if (statements.count !== 1) throw new QueryError('the query could not be written as Parquet: give one SELECT');
+  const reader = await (await statements.prepare(0).catch(failed)).runAndReadAll().catch(failed);
   return Number(reader.getRows()[0]?.[0] ?? 0);
 }
