@@ -143,6 +143,13 @@ describe('perks sql --format parquet', () => {
   });
 });
 
+test('a binary format is refused on a terminal (util-linux `script` gives the command one): one line, exit 2', () => {
+  const command = `${process.execPath} ${PERKS} sql 'SELECT 1' --format arrow`;
+  const run = spawnSync('script', ['-qec', command, '/dev/null'], { env: baseEnv(env()), encoding: 'utf8' });
+  expect(run.status).toBe(2);
+  expect(run.stdout.trim()).toBe('perks: --format=arrow writes binary data: give --out FILE, or pipe stdout into the program that reads it');
+});
+
 test('bad input: one line each, exit code 2', async () => {
   const cases: [string[], RegExp][] = [
     [['sql', 'EXPLAIN SELECT 1', '--format', 'parquet', '--out', 'x.parquet'], /^perks: --format parquet needs a SELECT as the last statement/],
