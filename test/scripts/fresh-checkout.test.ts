@@ -5,7 +5,7 @@
  * another uid and so depended on the permissions of the checkout's parent folders.
  */
 import { spawnSync } from 'node:child_process';
-import { chown, cp, link, lstat, mkdir, mkdtemp, readdir, rm, stat } from 'node:fs/promises';
+import { chown, cp, lchown, link, lstat, mkdir, mkdtemp, readdir, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
@@ -39,6 +39,8 @@ async function giveTo(dir: string, uid: number): Promise<void> {
   for (const entry of await readdir(dir, { withFileTypes: true })) {
     const path = join(dir, entry.name);
     if (entry.isDirectory()) await giveTo(path, uid);
+    // the link itself, never its target (a .bin link points at a hard-linked file of the real checkout)
+    else if (entry.isSymbolicLink()) await lchown(path, uid, uid);
     else if ((await lstat(path)).nlink === 1) await chown(path, uid, uid);
   }
 }
