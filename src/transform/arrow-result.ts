@@ -42,6 +42,9 @@ export function arrowType(t: DuckDBType): A.DataType {
     case DuckDBTypeId.TIMESTAMP: return new A.TimestampMicrosecond();
     // the warehouse's session runs in UTC, and TIMESTAMPTZ values are instants
     case DuckDBTypeId.TIMESTAMP_TZ: return new A.TimestampMicrosecond('UTC');
+    case DuckDBTypeId.TIMESTAMP_S: return new A.TimestampSecond();
+    case DuckDBTypeId.TIMESTAMP_MS: return new A.TimestampMillisecond();
+    case DuckDBTypeId.TIMESTAMP_NS: return new A.TimestampNanosecond();
     case DuckDBTypeId.BLOB: return new A.Binary();
     case DuckDBTypeId.LIST: return new A.List(new A.Field('item', arrowType(t.valueType), true));
     case DuckDBTypeId.STRUCT: return new A.Struct(t.entryNames.map((name, i) => new A.Field(name, arrowType(t.entryTypes[i]), true)));
@@ -113,6 +116,12 @@ export function arrowData(type: A.DataType, duck: DuckDBType, values: readonly D
     case DuckDBTypeId.TIME: case DuckDBTypeId.TIMESTAMP: case DuckDBTypeId.TIMESTAMP_TZ: {
       const data = fixed(values, new BigInt64Array(n), (a, v, i) => (a[i] = (v as DuckDBTimestampValue | DuckDBTimestampTZValue | DuckDBTimeValue).micros));
       return A.makeData({ ...base, type: type as A.TimestampMicrosecond, data } as never);
+    }
+    case DuckDBTypeId.TIMESTAMP_S: case DuckDBTypeId.TIMESTAMP_MS: case DuckDBTypeId.TIMESTAMP_NS: {
+      // each in its own unit, as DuckDB holds it
+      const ticks = (v: object) => ('seconds' in v ? v.seconds : 'millis' in v ? v.millis : (v as { nanos: bigint }).nanos) as bigint;
+      const data = fixed(values, new BigInt64Array(n), (a, v, i) => (a[i] = ticks(v as object)));
+      return A.makeData({ ...base, type: type as A.TimestampSecond, data } as never);
     }
     case DuckDBTypeId.BLOB: {
       const parts = values.map((v) => (v === null ? new Uint8Array(0) : (v as DuckDBBlobValue).bytes));
