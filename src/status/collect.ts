@@ -156,7 +156,8 @@ export async function collectStatus(outDir: string, config: Config, at: Date): P
   const seen = new Map<string, StreamGroupStatus>();
   for (const m of manifests) {
     for (const s of m.streams) {
-      const groups = s.groups.length > 0 ? s.groups.map((g) => g.group ?? null) : [...(s.failedGroups ?? [])];
+      // the groups it ran for, and those it failed for (a failed group may have no tally)
+      const groups = [...new Set<number | null>([...s.groups.map((g) => g.group ?? null), ...(s.failedGroups ?? [])])];
       for (const group of groups) {
         const key = `${s.name}/${group ?? ''}`;
         const entry = seen.get(key) ?? { stream: s.name, group, watermark: null, lastSuccessAt: null, ageHours: null, rows: 0, lastRun: null };

@@ -2,7 +2,7 @@
  * `perks status` as a scheduler meets it: one real run against a tiny sandbox on 2026-11-22 (noon UTC),
  * then the status asked at several later instants (PERKS_NOW), each with the exit code it must give.
  */
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
@@ -123,6 +123,29 @@ describe('perks status', () => {
     } finally {
       rmSync(empty, { recursive: true, force: true });
     }
+  });
+
+  // Last: it adds a run. A later run whose orders failed for one group, written as the extract writes
+  // manifests (<out>/runs/<run_id>.json, the output contract): that group's orders keep their earlier success.
+  test('a later run that failed for one group: shown as its last run, and that group goes stale first', async () => {
+    const [first] = readdirSync(join(outDir, 'runs'));
+    const manifest = JSON.parse(readFileSync(join(outDir, 'runs', first), 'utf8'));
+    const orders = manifest.streams.find((x: any) => x.name === 'orders');
+    Object.assign(orders, { status: 'error', failedGroups: [11], error: 'orders of group 11: HTTP 500 after 8 attempts' });
+    orders.groups = orders.groups.filter((g: any) => g.group !== 11);
+    Object.assign(manifest, { runId: 'later', status: 'error', finishedAt: '2026-11-23T12:00:05.000Z' });
+    writeFileSync(join(outDir, 'runs', 'later.json'), JSON.stringify(manifest));
+
+    const fresh = JSON.parse((await status('2026-11-23T13:00:00Z', ['--format', 'json'])).stdout);
+    const o11 = fresh.streams.find((x: any) => x.stream === 'orders' && x.group === 11);
+    expect(o11).toMatchObject({ lastRun: { runId: 'later', outcome: 'error', error: 'orders of group 11: HTTP 500 after 8 attempts' }, freshness: 'fresh' });
+    expect(o11.lastSuccessAt).toMatch(/^2026-11-22T12:00:/);
+    expect(fresh.streams.find((x: any) => x.stream === 'orders' && x.group === 12)).toMatchObject({ lastSuccessAt: '2026-11-23T12:00:05.000Z', lastRun: { outcome: 'success' } });
+    expect(fresh).toMatchObject({ freshness: 'fresh', runs: 2, lastRun: { runId: 'later', status: 'error' } });
+
+    const stale = await status('2026-11-23T15:00:00Z');
+    expect(stale.code).toBe(4);
+    expect(stderrLines(stale)).toEqual([expect.stringMatching(/^perks: data is stale: orders of group 11 last extracted 27\.0h ago, past --warn-after 26h; look at the last runs/)]);
   });
 
   test('perks run appends the freshness table to GITHUB_STEP_SUMMARY, after its own summary', () => {
