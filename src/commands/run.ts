@@ -7,7 +7,6 @@ import { handle } from './handle.js';
 import { configFromFlags, withApiOptions, type ApiFlags } from './options.js';
 import { loadConfig } from '../config/index.js';
 import { appendFileSync } from 'node:fs';
-import { resolve } from 'node:path';
 import { now } from '../shared/clock.js';
 import { collectStatus, judge, statusMarkdown } from '../status/index.js';
 import { freshnessOptions } from './status.js';
@@ -58,7 +57,7 @@ async function appendFreshness(output: string, env = process.env): Promise<void>
   if (!env.GITHUB_STEP_SUMMARY) return;
   try {
     const options = freshnessOptions({}, env);
-    const report = await collectStatus(resolve(output), loadConfig(env, { output }), now());
+    const report = await collectStatus(output, loadConfig(env, { output }), now());
     appendFileSync(env.GITHUB_STEP_SUMMARY, statusMarkdown(report, judge(report, options), options));
   } catch (err) {
     // the run's outcome stands: the freshness table is a view of it, not a step

@@ -1,5 +1,4 @@
 /** `perks status`: freshness per stream and group, the write-back backlog, closed months; exit codes for schedulers. */
-import { resolve } from 'node:path';
 import type { CommandModule } from 'yargs';
 import { loadConfig } from '../config/index.js';
 import { now } from '../shared/clock.js';
@@ -46,7 +45,8 @@ export const statusCommand: CommandModule<object, StatusFlags> = {
       if (argv.format !== 'text' && argv.format !== 'json') throw new ConfigError(`--format=${JSON.stringify(argv.format)} is invalid: expected text or json`);
       const options = freshnessOptions({ warnAfter: argv['warn-after'], errorAfter: argv['error-after'] });
       const config = loadConfig(process.env, { output: argv.output });
-      const report = await collectStatus(resolve(config.output), config, now());
+      // the output directory as given (./output), not the machine's absolute path: the status is shared
+      const report = await collectStatus(config.output, config, now());
       const freshness = judge(report, options);
       process.stdout.write(argv.format === 'json' ? statusJson(report, freshness, options) : statusText(report, freshness, options));
       if (freshness.message) process.stderr.write(`perks: ${freshness.message}\n`);
