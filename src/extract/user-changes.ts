@@ -13,7 +13,7 @@ import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { quotedString } from '@duckdb/node-api';
 import { z } from 'zod';
-import { oweErasures, personalKey, withLakeConnection, type OwedErasure } from '../lake/index.js';
+import { oweErasures, personalKeySql, withLakeConnection, type OwedErasure } from '../lake/index.js';
 import { hasParquet } from './lake-files.js';
 import type { RunContext } from './run-context.js';
 
@@ -35,6 +35,8 @@ interface Seen {
   last_name: string | null;
   alt_uid: string | null;
   deleted_at: string | null;
+  /** Personal keys of the values above (computed by DuckDB, as the scrub matches them); landed rows only. */
+  keys?: string[];
 }
 
 const text = (v: unknown): string | null => (v === null || v === undefined || v === '' ? null : String(v));
@@ -58,11 +60,12 @@ async function lastSnapshot(outDir: string, group: number): Promise<Map<number, 
       if (!files.length) continue;
       try {
         const r = await c.runAndReadAll(
-          `SELECT id::BIGINT AS id, status, email, first_name, last_name, alt_uid, deleted_at::VARCHAR AS deleted_at
+          `SELECT id::BIGINT AS id, status, email, first_name, last_name, alt_uid, deleted_at::VARCHAR AS deleted_at,
+                  list_filter([${['email', 'first_name', 'last_name', 'alt_uid'].map((c) => personalKeySql(c)).join(', ')}], k -> k IS NOT NULL) AS keys
            FROM read_parquet(${fileList(files)}, union_by_name = true)
            QUALIFY row_number() OVER (PARTITION BY id ORDER BY _extracted_at DESC) = 1`,
         );
-        for (const row of r.getRowObjectsJS()) seen.set(Number(row.id), seenOf(row));
+        for (const row of r.getRowObjectsJS()) seen.set(Number(row.id), { ...seenOf(row), keys: (row.keys as string[] | null) ?? [] });
         return;
       } catch {
         seen.clear(); // damaged: the snapshot before it is the last one that can be compared with
@@ -110,9 +113,7 @@ export async function trackUserChanges(ctx: RunContext, group: number) {
         if (!kinds.length) continue;
         changes.push({ id, kinds, at });
         if (kinds.includes('anonymised')) {
-          const b = before.get(id)!;
-          const keys = [b.email, b.first_name, b.last_name, b.alt_uid].filter((v): v is string => v !== null).map(personalKey);
-          owed.push({ id, group, keys: [...new Set(keys)], observed_at: at });
+          owed.push({ id, group, keys: [...new Set(before.get(id)!.keys ?? [])], observed_at: at });
         }
       }
       // The erasure first: if the run dies after it, the next forget still finds the user.
