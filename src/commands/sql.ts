@@ -12,6 +12,7 @@ interface SqlFlags {
   query?: string;
   format?: string;
   output?: string;
+  'read-files-anywhere'?: boolean;
 }
 
 export const sqlCommand: CommandModule<object, SqlFlags> = {
@@ -22,6 +23,7 @@ export const sqlCommand: CommandModule<object, SqlFlags> = {
       .positional('query', { type: 'string', describe: 'the SQL to run, e.g. "SELECT * FROM revenue_monthly"' })
       .option('format', { alias: 'f', type: 'string', describe: `output format: ${FORMATS.join(', ')}`, default: 'table' })
       .option('output', { alias: 'o', type: 'string', describe: 'output directory holding warehouse.duckdb (PERKS_OUTPUT, default ./output)' })
+      .option('read-files-anywhere', { type: 'boolean', describe: 'let the query read files outside the output directory (read_csv, read_text, glob…); by default it reads only there' })
       .example('$0 sql "SELECT month, order_currency, sum(group_revenue) FROM revenue_monthly GROUP BY ALL ORDER BY 1"', 'revenue by month')
       .example('$0 sql "FROM engagement_users LIMIT 5" --format json', 'five users as JSON') as never,
   handler: (argv) =>
@@ -29,7 +31,7 @@ export const sqlCommand: CommandModule<object, SqlFlags> = {
       const format = argv.format as Format;
       if (!FORMATS.includes(format)) throw new ConfigError(`--format=${JSON.stringify(argv.format)} is invalid: expected ${FORMATS.join(', ')}`);
       const config = loadConfig(process.env, { output: argv.output });
-      const result = await queryWarehouse(warehousePath(config.output), argv.query ?? '');
+      const result = await queryWarehouse(warehousePath(config.output), argv.query ?? '', { filesAnywhere: argv['read-files-anywhere'] });
       process.stdout.write(render(result, format));
     }),
 };

@@ -7,7 +7,7 @@
  * the groups, and those first pages.
  */
 import { join } from 'node:path';
-import { withLakeConnection } from '../lake/index.js';
+import { globUnder, withLakeConnection } from '../lake/index.js';
 import { operations, type OperationName } from '../resources/operations.js';
 import type { PerUserStream, StreamDefinition } from './define.js';
 import { hasParquet } from './lake-files.js';
@@ -120,7 +120,7 @@ async function lastSnapshotRows(outDir: string, stream: string, group?: number):
     const r = await c.runAndReadAll(
       `WITH s AS (SELECT _snapshot_date::VARCHAR AS d FROM read_parquet($glob, hive_partitioning = true, union_by_name = true))
        SELECT count(*)::BIGINT AS n FROM s WHERE d = (SELECT max(d) FROM s)`,
-      { glob: join(dir, '**', '*.parquet') },
+      { glob: globUnder(dir, '**', '*.parquet') },
     );
     return Number(r.getRowObjectsJS()[0]?.n ?? 0);
   });

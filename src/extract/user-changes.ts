@@ -11,7 +11,7 @@
  */
 import { join } from 'node:path';
 import { z } from 'zod';
-import { oweErasures, personalKey, withLakeConnection, type OwedErasure } from '../lake/index.js';
+import { globUnder, oweErasures, personalKey, withLakeConnection, type OwedErasure } from '../lake/index.js';
 import { hasParquet } from './lake-files.js';
 import type { RunContext } from './run-context.js';
 
@@ -52,7 +52,7 @@ async function lastSnapshot(outDir: string, group: number): Promise<Map<number, 
        SELECT id::BIGINT AS id, status, email, first_name, last_name, alt_uid, deleted_at::VARCHAR AS deleted_at
        FROM snap WHERE snap = (SELECT max(snap) FROM snap)
        QUALIFY row_number() OVER (PARTITION BY id ORDER BY _extracted_at DESC) = 1`,
-      { glob: join(dir, '*', '*.parquet') },
+      { glob: globUnder(dir, '*', '*.parquet') },
     );
     for (const row of r.getRowObjectsJS()) seen.set(Number(row.id), seenOf(row));
   });

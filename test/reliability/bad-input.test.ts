@@ -8,6 +8,11 @@ describe('bad input', () => {
     expectAtGoal(await badInputScenario({ ...fast(), cases }));
   });
 
+  test('every flag and setting is checked before any work (dates, safe ids, output paths, queries): one line naming it, exit 2; --plan writes nothing; damaged data is exit 1 in every command', async () => {
+    const cases = ['run --month abc', 'extract --end-date 2026-1-1', 'PERKS_START_DATE 2026-1-1', 'build --as-of abc', 'extract --groups beyond a safe integer, --plan', 'PERKS_CLIENT_ID beyond a safe integer', 'extract --plan writes nothing', 'PERKS_OUTPUT with a 300-character folder name', 'PERKS_OUTPUT with a comma', 'sql with an empty query', 'sql reading a file outside the output directory', 'sql on a damaged warehouse (exit 1, not bad input)', 'report on a damaged warehouse (exit 1, not bad input)', 'sql on a damaged lake file (exit 1, not bad input)'];
+    expectAtGoal(await badInputScenario({ ...fast(), cases }));
+  }, 240_000);
+
   test('a damaged Parquet file is healed when its window or snapshot is landed again, and named in one line by the build', async () => {
     const cases = ['corrupt Parquet file in a window the run re-extracts (healed)', 'corrupt users snapshot, re-landed before it is read (healed)', 'corrupt Parquet file, then perks build', 'wrong client secret'];
     expectAtGoal(await badInputScenario({ ...fast(), cases }));

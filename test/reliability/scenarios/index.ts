@@ -8,6 +8,7 @@ import { buildCrashScenario, writebackCrashScenario } from './crash-downstream.j
 import { driftScenario } from './drift.js';
 import { faultStorms, notRetried, STORMS } from './faults.js';
 import { filesScenario } from './files.js';
+import { hostilePathsScenario } from './hostile-paths.js';
 import { incrementalScenario } from './incremental.js';
 import { personalDataScenario } from './personal-data.js';
 import { rightTwiceScenario } from './right-twice.js';
@@ -33,6 +34,7 @@ export const SCENARIOS: Record<string, Scenario> = {
   'right-twice': (o) => rightTwiceScenario(o),
   files: (o) => filesScenario({ ...o, strings: o.long ? 50_000 : 10_000 }),
   sandbox: (o) => sandboxScenario(o),
+  'hostile-paths': (o) => hostilePathsScenario({ ...o, paths: o.long ? 100 : 25 }),
 };
 
 /**
