@@ -10,7 +10,7 @@ import { forEachLimit } from './pool.js';
 import { pageInto } from './listing.js';
 import { activityOf, type GroupInfo, type RunContext } from './run-context.js';
 import { addCommit, newTally, type GroupTally } from './result.js';
-import { resumes, StateWriter, type WindowState } from './state.js';
+import { FutureWatermarkError, resumes, StateWriter, WindowStateSchema, type WindowState } from './state.js';
 import { apiBounds, dayWindows, monthWindows, shiftDay, type Window } from './windows.js';
 import { currentUsers } from './current-users.js';
 import { landedValues, valueEncoder } from './activity.js';
@@ -31,7 +31,9 @@ export function planWindows(ctx: RunContext, def: WindowedStream, g: GroupInfo, 
   let from: string;
   if (o.startDate) from = o.startDate;
   else if (o.fullRefresh || !state?.watermark) from = defaultStart;
-  // A watermark past the run's upper bound (a state from the future, or a clock set back): nothing to do.
+  // A watermark beyond tomorrow (a clock set back, a copied state) would extract nothing, run after run,
+  // with exit 0: refused instead, naming the fixes. Up to tomorrow (another zone's today) is nothing to do.
+  else if (state.watermark > shiftDay(g.upperDay, 1)) throw new FutureWatermarkError(ctx.state.fileOf?.(def.name, String(g.id)) ?? `${def.name}/${g.id}.json`, state.watermark, g.upperDay);
   else if (state.watermark > upper) from = upper;
   else from = shiftDay(state.watermark, -lookback);
   const all = def.window.unit === 'day' ? dayWindows(from, upper, g.timezone) : monthWindows(from, upper, g.timezone).map((w) => clampEnd(w, upper, g.timezone));
@@ -47,7 +49,7 @@ function clampEnd(w: Window, upper: string, timezone: string): Window {
 export async function runWindowedGroup(ctx: RunContext, def: WindowedStream, g: GroupInfo): Promise<GroupTally> {
   const tally = newTally(g.id);
   const key = String(g.id);
-  const state = new StateWriter<WindowState>(ctx.state, def.name, key, (await ctx.state.read<WindowState>(def.name, key)) ?? {});
+  const state = new StateWriter<WindowState>(ctx.state, def.name, key, (await ctx.state.read(def.name, key, WindowStateSchema)) ?? {});
   const plan = planWindows(ctx, def, g, state.value);
   const batches = def.userBatch ? await userBatches(ctx, g, def.userBatch.size) : [undefined];
   if (!resumes(state.value.pass, plan.upper, ctx.options.fullRefresh)) state.value.pass = { upper: plan.upper, done: [] };
@@ -76,7 +78,8 @@ export async function runWindowedGroup(ctx: RunContext, def: WindowedStream, g: 
     });
   });
   await state.update((s) => {
-    if (!s.watermark || plan.upper > s.watermark) s.watermark = plan.upper;
+    // a watermark beyond tomorrow is only ever here on --full-refresh / --start-date: this pass replaces it
+    if (!s.watermark || plan.upper > s.watermark || s.watermark > shiftDay(g.upperDay, 1)) s.watermark = plan.upper;
     s.pass!.finished = true;
   });
   tally.provisional = { from: shiftDay(plan.upper, -ctx.config.lookbackDays), to: plan.upper };

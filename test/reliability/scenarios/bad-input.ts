@@ -115,6 +115,33 @@ export const BAD_INPUTS: BadInput[] = [
     says: /state file .*11\.json is corrupt/,
   },
   {
+    name: 'state file of the wrong shape',
+    args: ['extract', '--streams', 'orders'],
+    lake: true,
+    setup: (out) => editState(out, (s) => ({ ...s, watermark: 20261120, pass: { upper: '2026-11-22', done: 'all' } })),
+    keeps: 'state/orders/11.json',
+    code: ExitCode.config,
+    says: /state file .*11\.json is corrupt \(watermark: .*\): delete it .* or rerun with --full-refresh/,
+  },
+  {
+    name: 'watermark beyond tomorrow (a clock set back)',
+    args: ['extract', '--streams', 'orders'],
+    lake: true,
+    setup: (out) => editState(out, (s) => ({ ...s, watermark: '2027-03-01' })),
+    keeps: 'state/orders/11.json',
+    code: ExitCode.config,
+    says: /state file .*11\.json says 2027-03-01 is already extracted, beyond tomorrow .*--full-refresh/,
+  },
+  {
+    name: 'watermark beyond tomorrow, then --full-refresh',
+    args: ['extract', '--streams', 'orders', '--full-refresh'],
+    lake: true,
+    setup: (out) => editState(out, (s) => ({ ...s, watermark: '2027-03-01' })),
+    code: ExitCode.success,
+    says: /orders +success/,
+    check: async (out) => (JSON.parse(readFileSync(join(out, 'state', 'orders', '11.json'), 'utf8')).watermark === '2027-03-01' ? ['the future watermark was kept'] : []),
+  },
+  {
     name: 'corrupt Parquet file in a window the run re-extracts (healed)',
     args: ['extract', '--streams', 'orders', '--start-date', '2026-11-18', '--end-date', '2026-11-21'],
     lake: true,
@@ -151,6 +178,12 @@ export const BAD_INPUTS: BadInput[] = [
     check: lakeReadable,
   },
 ];
+
+/** Rewrites group 11's orders state. */
+function editState(out: string, change: (state: Record<string, unknown>) => Record<string, unknown>): void {
+  const file = join(out, 'state', 'orders', '11.json');
+  writeFileSync(file, JSON.stringify(change(JSON.parse(readFileSync(file, 'utf8')))));
+}
 
 /** Builds the warehouse of the copied lake (for the cases that query it). */
 async function buildIn(out: string): Promise<void> {
