@@ -18,7 +18,7 @@ import { existsSync } from 'node:fs';
 import { dirname, resolve, sep } from 'node:path';
 import { ExitCode, UserFacingError } from '../shared/exit-codes.js';
 import { useOutputDir } from './lake-views.js';
-import { DuckDBInstance, listValue, StatementType, type DuckDBConnection } from '@duckdb/node-api';
+import { DuckDBInstance, listValue, StatementType, type DuckDBConnection, type DuckDBPreparedStatement } from '@duckdb/node-api';
 import { firstLine, QueryError, WarehouseMissingError } from './errors.js';
 
 export interface QueryResult {
@@ -54,7 +54,7 @@ export class QueryDataError extends UserFacingError {
  * DuckDB's own refusal (the database is READ_ONLY, a file outside the output directory) or any other
  * failure, as one line. A file that cannot be read is the data's fault (exit 1); the rest is the query's (exit 2).
  */
-function failed(err: unknown): never {
+export function failed(err: unknown): never {
   const line = firstLine(err);
   if (/read-only/i.test(line)) throw refused('a statement that writes');
   if (/^Permission Error/i.test(line) || /disabled by configuration/i.test(line)) {
@@ -124,10 +124,23 @@ async function checkReading(conn: DuckDBConnection, statement: string): Promise<
 export interface QueryOptions {
   /** Lift the confinement of file access to the warehouse's folder (`--read-files-anywhere`). */
   filesAnywhere?: boolean;
+  /** Files the program itself writes (an export's temporary file), allowed even when confined. */
+  allowedFiles?: string[];
 }
 
-/** Runs every statement of `sql` and returns the last one's rows. */
-export async function queryWarehouse(warehouse: string, sql: string, options: QueryOptions = {}): Promise<QueryResult> {
+/** The last statement of a query, checked and prepared: what a caller reads its result from. */
+export interface LastStatement {
+  readonly prepared: DuckDBPreparedStatement;
+  /** Its text, exactly as checked. */
+  readonly text: string;
+  readonly connection: DuckDBConnection;
+}
+
+/**
+ * Opens the warehouse read-only, checks every statement of `sql` before any runs, runs all but the last,
+ * and hands the last, prepared and SELECT-like, to `read` (rows, an Arrow stream, a Parquet file).
+ */
+export async function withReadOnlyQuery<T>(warehouse: string, sql: string, read: (last: LastStatement) => Promise<T>, options: QueryOptions = {}): Promise<T> {
   if (sql.trim() === '') throw new QueryError('the query is empty: give one SQL statement, e.g. "SELECT * FROM revenue_monthly"');
   if (!existsSync(warehouse)) throw new WarehouseMissingError(warehouse);
   const outDir = dirname(resolve(warehouse));
@@ -146,6 +159,7 @@ export async function queryWarehouse(warehouse: string, sql: string, options: Qu
       // the working directory). DuckDB refuses any path with `..` once external access is off.
       const prefixes = [outDir.endsWith(sep) ? outDir : `${outDir}${sep}`, `lake${sep}`, `marts${sep}`];
       await conn.run('SET allowed_directories = $dirs', { dirs: listValue(prefixes) });
+      if (options.allowedFiles?.length) await conn.run('SET allowed_paths = $files', { files: listValue(options.allowedFiles.map((f) => resolve(f))) });
       await conn.run('SET enable_external_access = false');
     }
     await conn.run('SET lock_configuration = true'); // no SET/PRAGMA can point a log or a profile at a file, or lift the confinement
@@ -157,19 +171,31 @@ export async function queryWarehouse(warehouse: string, sql: string, options: Qu
     if (statements.length !== extracted.count) throw new QueryError('the query could not be cut into statements: give one statement at a time');
     // every statement is checked before any is prepared or runs: "SELECT 1; DROP …" does nothing
     for (const statement of statements) await checkReading(conn, statement);
-    let result: QueryResult = { columns: [], rows: [] };
-    for (const statement of statements) {
+    for (const [i, statement] of statements.entries()) {
       // what runs is exactly the text that was checked
       const one = await conn.extractStatements(statement);
       if (one.count !== 1) throw new QueryError('the query could not be cut into statements: give one statement at a time');
       const prepared = await one.prepare(0).catch(failed);
       if (![StatementType.SELECT, StatementType.EXPLAIN].includes(prepared.statementType)) throw refused(StatementType[prepared.statementType]);
-      const reader = await prepared.runAndReadAll().catch(failed);
-      result = { columns: reader.columnNames(), rows: reader.getRowObjectsJson() as Record<string, unknown>[] };
+      if (i === statements.length - 1) return await read({ prepared, text: statement, connection: conn });
+      await prepared.runAndReadAll().catch(failed);
     }
-    return result;
+    throw new QueryError('the query is empty: give one SQL statement, e.g. "SELECT * FROM revenue_monthly"');
   } finally {
     conn.closeSync();
     instance.closeSync();
   }
+}
+
+/** Runs every statement of `sql` and returns the last one's rows. */
+export async function queryWarehouse(warehouse: string, sql: string, options: QueryOptions = {}): Promise<QueryResult> {
+  return withReadOnlyQuery(
+    warehouse,
+    sql,
+    async ({ prepared }) => {
+      const reader = await prepared.runAndReadAll().catch(failed);
+      return { columns: reader.columnNames(), rows: reader.getRowObjectsJson() as Record<string, unknown>[] };
+    },
+    options,
+  );
 }

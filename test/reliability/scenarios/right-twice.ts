@@ -28,6 +28,8 @@ export interface SecondRun {
   crashAt?: `${ExtractCrashPoint}:${number}`;
   /** The second run is on the next day (the sandbox moves a day before churning). */
   nextDay?: boolean;
+  /** The second extract is done by workers of these group slices (`--groups`), one after the other. */
+  slices?: string[];
 }
 
 export const SECOND_RUNS: SecondRun[] = [
@@ -41,6 +43,7 @@ export const SECOND_RUNS: SecondRun[] = [
   { name: 'same day, killed before a rename', crashAt: 'before-rename:5' },
   { name: 'same day, killed before unlocking', crashAt: 'before-unlock:1' },
   { name: 'next day', nextDay: true },
+  { name: 'same day, two --groups workers', slices: ['11,12', '13,14'] },
 ];
 
 interface Person {
@@ -74,9 +77,11 @@ async function twice(sandbox: Sandbox, out: string, second: SecondRun, o: Scenar
     const killed = await runCli(extractArgs, env({ [CRASH_ENV]: second.crashAt }));
     if (killed.signal !== 'SIGKILL') problems.push(`the second extract was not killed at ${second.crashAt} (exit ${killed.code})`);
   }
-  const again = await runCli(extractArgs, env());
-  if (again.code !== 0) problems.push(`the second extract exited ${again.code}: ${again.stderr.trim().slice(0, 300)}`);
-  calls += Number(/api: (\d+) calls/.exec(again.stdout)?.[1] ?? 0);
+  for (const slice of second.slices ?? [undefined]) {
+    const again = await runCli([...extractArgs, ...(slice ? ['--groups', slice] : [])], env());
+    if (again.code !== 0) problems.push(`the second extract${slice ? ` of groups ${slice}` : ''} exited ${again.code}: ${again.stderr.trim().slice(0, 300)}`);
+    calls += Number(/api: (\d+) calls/.exec(again.stdout)?.[1] ?? 0);
+  }
   const build = await runCli(['build', '--quiet'], env());
   if (build.code !== 0) problems.push(`the build exited ${build.code}: ${build.stderr.trim().slice(0, 300)}`);
 
