@@ -17,3 +17,4 @@ export { lakeRoot, stateRoot, runsRoot, quarantineRoot, partitionDir, safeSegmen
 export { personalKey, personalKeySql } from './personal-keys.js';
 export { oweErasures, owedErasures, settleErasures, OwedErasure } from './erasure-queue.js';
 export * from './errors.js';
+export { damagedFiles, isDamagedParquet, partitionsOf, repairCommand } from './damaged.js';

@@ -13,6 +13,7 @@ import { readdirSync } from 'node:fs';
 import { basename, dirname, resolve } from 'node:path';
 import { quotedIdentifier as id, quotedString as str, type DuckDBConnection } from '@duckdb/node-api';
 import { ConfigError } from '../shared/exit-codes.js';
+import { damagedFiles, repairCommand } from '../lake/index.js';
 import { firstLine, LakeReadError } from './errors.js';
 import { LAKE_STREAMS, lakeViewName, type LakeColumn, type LakeStream } from './lake-streams.js';
 
@@ -38,11 +39,19 @@ export async function createLakeViews(conn: DuckDBConnection, lakeDir: string | 
       const body = files === 0 ? emptyRelation(stream) : await typedScan(conn, stream, `${basename(resolve(lakeDir!))}/${stream.name}`);
       await conn.run(`CREATE OR REPLACE VIEW ${id(view)} AS ${body}`);
     } catch (err) {
-      throw new LakeReadError(`the lake stream ${stream.name} (${dir}) cannot be read: ${firstLine(err)}`);
+      throw new LakeReadError(`the lake stream ${stream.name} (${dir}) cannot be read: ${firstLine(err)}${repairHint(dirname(resolve(lakeDir!)), stream.name, dir)}`);
     }
     views.push({ view, stream: stream.name, files });
   }
   return views;
+}
+
+/** The damaged files of a stream, each with the command that repairs it (none found: ''). */
+export function repairHint(outDir: string, stream: string, dir: string): string {
+  const damaged = damagedFiles(dir);
+  if (!damaged.length) return '';
+  const more = damaged.length > 1 ? ` (and ${damaged.length - 1} more damaged files of ${stream}; the next \`perks extract\` re-extracts every damaged window)` : '';
+  return `; damaged: ${damaged[0]}; repair: ${repairCommand(outDir, stream, damaged[0])}${more}`;
 }
 
 export const lakeViewNames = (): string[] => LAKE_STREAMS.map((s) => lakeViewName(s.name));

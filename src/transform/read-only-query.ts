@@ -15,9 +15,9 @@
  * passes `--read-files-anywhere` (`filesAnywhere`).
  */
 import { existsSync } from 'node:fs';
-import { dirname, resolve, sep } from 'node:path';
+import { dirname, join, resolve, sep } from 'node:path';
 import { ExitCode, UserFacingError } from '../shared/exit-codes.js';
-import { useOutputDir } from './lake-views.js';
+import { repairHint, useOutputDir } from './lake-views.js';
 import { DuckDBInstance, listValue, StatementType, type DuckDBConnection, type DuckDBPreparedStatement } from '@duckdb/node-api';
 import { firstLine, QueryError, WarehouseMissingError } from './errors.js';
 
@@ -38,6 +38,9 @@ const SIDE_EFFECTS = new Set([
 
 const refused = (what: string) =>
   new QueryError(`the warehouse is read-only here: ${what} is refused (\`perks build\` rebuilds it; query it with SELECT)`);
+
+/** The output directory of the query under way (for naming a damaged file's repair). */
+let outDirOfQuery: string | undefined;
 
 /** The flag that lifts the confinement to the output directory. */
 export const FILES_ANYWHERE_FLAG = '--read-files-anywhere';
@@ -61,7 +64,9 @@ export function failed(err: unknown): never {
     throw new QueryError(`the query reads a file outside the output directory, which is refused (${line.replace(/^Permission Error:\s*/i, '')}); pass ${FILES_ANYWHERE_FLAG} to read files elsewhere`);
   }
   if (/^IO Error|^Invalid Input Error:.*(parquet|magic|footer|too small)|^Serialization Error|^INTERNAL Error/i.test(line)) {
-    throw new QueryDataError(`the query could not read its data: ${line}; \`perks build\` names a damaged lake file and the command that repairs it`);
+    const stream = /lake[\\/]([a-z_]+)[\\/]/.exec(line)?.[1];
+    const hint = stream && outDirOfQuery ? repairHint(outDirOfQuery, stream, join(outDirOfQuery, 'lake', stream)) : '';
+    throw new QueryDataError(`the query could not read its data: ${line}${hint || '; `perks build` names a damaged lake file and the command that repairs it'}`);
   }
   throw new QueryError(`the query failed: ${line}`);
 }
@@ -144,6 +149,7 @@ export async function withReadOnlyQuery<T>(warehouse: string, sql: string, read:
   if (sql.trim() === '') throw new QueryError('the query is empty: give one SQL statement, e.g. "SELECT * FROM revenue_monthly"');
   if (!existsSync(warehouse)) throw new WarehouseMissingError(warehouse);
   const outDir = dirname(resolve(warehouse));
+  outDirOfQuery = outDir;
   const instance = await DuckDBInstance.create(warehouse, { access_mode: 'READ_ONLY' }).catch((err: unknown) => {
     throw new QueryDataError(`the warehouse ${warehouse} cannot be opened: ${firstLine(err)}; rebuild it with \`perks build\``);
   });

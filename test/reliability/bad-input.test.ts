@@ -13,8 +13,8 @@ describe('bad input', () => {
     expectAtGoal(await badInputScenario({ ...fast(), cases }));
   }, 240_000);
 
-  test('a damaged Parquet file is healed when its window or snapshot is landed again, and named in one line by the build', async () => {
-    const cases = ['corrupt Parquet file in a window the run re-extracts (healed)', 'corrupt users snapshot, re-landed before it is read (healed)', 'corrupt Parquet file, then perks build', 'wrong client secret'];
+  test('a damaged Parquet file is healed when its window or snapshot is landed again, by the next extract whatever its age, and named in one line by the build with the command that repairs it', async () => {
+    const cases = ['corrupt Parquet file in a window the run re-extracts (healed)', 'corrupt users snapshot, re-landed before it is read (healed)', 'corrupt Parquet file, then perks build', 'corrupt Parquet file outside the lookback, healed by the next extract', 'corrupt Parquet file, repaired by the command the build names', 'wrong client secret'];
     expectAtGoal(await badInputScenario({ ...fast(), cases }));
   });
 });
