@@ -40,6 +40,8 @@ export const runCommand: CommandModule<object, RunFlags> = {
       // The flag goes through the same validation as PERKS_WRITEBACK_LIMIT (one line, exit 2) and wins over it.
       const config = { ...configFromFlags(argv), ...(flagged === undefined ? {} : { writebackLimit: loadConfig({}, { writebackLimit: flagged }).writebackLimit }) };
       if (argv.month !== undefined && !isRealMonth(argv.month)) throw new ConfigError(`--month=${JSON.stringify(argv.month)} is invalid: expected a month YYYY-MM, e.g. 2026-10`);
+      const budget = argv['budget-minutes'];
+      if (budget !== undefined && !(budget >= 0 && Number.isFinite(budget))) throw new ConfigError('--budget-minutes must be a number of minutes, 0 or more');
       const summary = await runPipeline(config, {
         streams: parseStreams(argv.streams),
         budgetMinutes: argv['budget-minutes'],
