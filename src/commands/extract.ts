@@ -1,6 +1,6 @@
 /** `perks extract`: lands every stream (or the named ones and what they need) incrementally in the lake. */
 import type { CommandModule } from 'yargs';
-import { z } from 'zod';
+import { isRealDay } from '../shared/checks.js';
 import { extract, formatPlan, parseShard, progressReporter, unsharedLimitWarning, STREAM_NAMES, type ExtractResult } from '../extract/index.js';
 import { ConfigError } from '../shared/exit-codes.js';
 import { forgetAnonymised } from '../forget/index.js';
@@ -21,11 +21,6 @@ interface ExtractFlags extends ApiFlags {
   'quarantine-threshold'?: string;
 }
 
-/** A real calendar day: 2026-02-30 is refused, not read as 2 March. */
-const day = z
-  .string()
-  .regex(/^\d{4}-\d{2}-\d{2}$/)
-  .refine((d) => !Number.isNaN(Date.parse(d)) && new Date(`${d}T00:00:00Z`).toISOString().slice(0, 10) === d);
 
 export function parseStreams(value: string | undefined) {
   if (!value) return undefined;
@@ -38,7 +33,8 @@ export function parseStreams(value: string | undefined) {
 
 export function checkDay(flag: string, value: string | undefined): string | undefined {
   if (value === undefined) return undefined;
-  if (!day.safeParse(value).success) throw new ConfigError(`--${flag}=${JSON.stringify(value)} is invalid: expected a date YYYY-MM-DD`);
+  // A real calendar day: 2026-02-30 is refused, not read as 2 March; 2026-1-1 is refused, not a RangeError.
+  if (!isRealDay(value)) throw new ConfigError(`--${flag}=${JSON.stringify(value)} is invalid: expected a date YYYY-MM-DD`);
   return value;
 }
 

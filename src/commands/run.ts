@@ -2,7 +2,9 @@
 import type { CommandModule } from 'yargs';
 import { progressReporter } from '../extract/index.js';
 import { appendStepSummary, formatRunSummary, runPipeline } from '../run/index.js';
-import { checkDay, parseStreams } from './extract.js';
+import { parseStreams } from './extract.js';
+import { isRealMonth } from '../shared/checks.js';
+import { ConfigError } from '../shared/exit-codes.js';
 import { handle } from './handle.js';
 import { configFromFlags, withApiOptions, type ApiFlags } from './options.js';
 import { loadConfig } from '../config/index.js';
@@ -37,7 +39,9 @@ export const runCommand: CommandModule<object, RunFlags> = {
       const flagged = argv['writeback-limit'];
       // The flag goes through the same validation as PERKS_WRITEBACK_LIMIT (one line, exit 2) and wins over it.
       const config = { ...configFromFlags(argv), ...(flagged === undefined ? {} : { writebackLimit: loadConfig({}, { writebackLimit: flagged }).writebackLimit }) };
-      if (argv.month !== undefined) checkDay('month', `${argv.month}-01`);
+      if (argv.month !== undefined && !isRealMonth(argv.month)) throw new ConfigError(`--month=${JSON.stringify(argv.month)} is invalid: expected a month YYYY-MM, e.g. 2026-10`);
+      const budget = argv['budget-minutes'];
+      if (budget !== undefined && !(budget >= 0 && Number.isFinite(budget))) throw new ConfigError('--budget-minutes must be a number of minutes, 0 or more');
       const summary = await runPipeline(config, {
         streams: parseStreams(argv.streams),
         budgetMinutes: argv['budget-minutes'],

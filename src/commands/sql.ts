@@ -19,6 +19,7 @@ interface SqlFlags {
   format?: string;
   output?: string;
   out?: string;
+  'read-files-anywhere'?: boolean;
 }
 
 export const sqlCommand: CommandModule<object, SqlFlags> = {
@@ -30,6 +31,7 @@ export const sqlCommand: CommandModule<object, SqlFlags> = {
       .option('format', { alias: 'f', type: 'string', describe: `output format: ${FORMATS.join(', ')}`, default: 'table' })
       .option('output', { alias: 'o', type: 'string', describe: 'output directory holding warehouse.duckdb (PERKS_OUTPUT, default ./output)' })
       .option('out', { type: 'string', describe: 'write the result to this file instead of stdout' })
+      .option('read-files-anywhere', { type: 'boolean', describe: 'let the query read files outside the output directory (read_csv, read_text, glob…); by default it reads only there' })
       .example('$0 sql "SELECT month, order_currency, sum(group_revenue) FROM revenue_monthly GROUP BY ALL ORDER BY 1"', 'revenue by month')
       .example('$0 sql "FROM engagement_users LIMIT 5" --format json', 'five users as JSON')
       .example('$0 sql "FROM revenue_monthly" --format arrow | python -c "import pyarrow as pa, sys; print(pa.ipc.open_stream(sys.stdin.buffer).read_pandas())"', 'typed results into pandas')
@@ -45,11 +47,11 @@ export const sqlCommand: CommandModule<object, SqlFlags> = {
       const config = loadConfig(process.env, { output: argv.output });
       const warehouse = warehousePath(config.output);
       if (format === 'arrow' || format === 'parquet') {
-        const rows = await exportQuery(warehouse, argv.query ?? '', format, { file: argv.out, stdout: process.stdout });
+        const rows = await exportQuery(warehouse, argv.query ?? '', format, { file: argv.out, stdout: process.stdout }, { filesAnywhere: argv['read-files-anywhere'] });
         if (argv.out !== undefined) process.stdout.write(`${rows} row${rows === 1 ? '' : 's'} written to ${argv.out} (${format})\n`);
         return;
       }
-      const text = render(await queryWarehouse(warehouse, argv.query ?? ''), format);
+      const text = render(await queryWarehouse(warehouse, argv.query ?? '', { filesAnywhere: argv['read-files-anywhere'] }), format);
       if (argv.out === undefined) process.stdout.write(text);
       else await writeFile(argv.out, text).catch((err: NodeJS.ErrnoException) => {
         throw new ConfigError(`cannot write ${argv.out}: ${err.code ?? err.message}; choose another --out`);

@@ -4,7 +4,7 @@
  * lookback days therefore marks only the users something happened to, not everyone with an order.
  */
 import { join } from 'node:path';
-import { lakeColumns, partitionDir, sqlType, withLakeConnection } from '../lake/index.js';
+import { globUnder, lakeColumns, partitionDir, sqlType, withLakeConnection } from '../lake/index.js';
 import type { WindowedStream } from './define.js';
 import { hasParquet } from './lake-files.js';
 
@@ -22,7 +22,7 @@ export async function landedValues(outDir: string, def: WindowedStream, partitio
   try {
     await withLakeConnection(async (c) => {
       const reader = await c.runAndReadAll(`SELECT CAST(${JSON.stringify(key)} AS VARCHAR) AS k, to_json([${columns}])::VARCHAR AS v FROM read_parquet($glob)`, {
-        glob: join(dir, '*.parquet'),
+        glob: globUnder(dir, '*.parquet'),
       });
       for (const row of reader.getRowObjectsJS()) values.set(String(row.k), String(row.v));
     });

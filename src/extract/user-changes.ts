@@ -13,7 +13,7 @@ import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { quotedString } from '@duckdb/node-api';
 import { z } from 'zod';
-import { oweErasures, personalKeySql, withLakeConnection, type OwedErasure } from '../lake/index.js';
+import { literalPath, oweErasures, personalKeySql, withLakeConnection, type OwedErasure } from '../lake/index.js';
 import { hasParquet } from './lake-files.js';
 import type { RunContext } from './run-context.js';
 
@@ -80,7 +80,8 @@ function lakeFilesIn(dir: string): string[] {
   return readdirSync(dir).filter((f) => f.endsWith('.parquet') && !f.startsWith('.')).map((f) => join(dir, f));
 }
 
-const fileList = (files: string[]) => `[${files.map((f) => quotedString(f)).join(', ')}]`;
+// each file taken literally: DuckDB globs a list's items too (src/lake/paths.ts)
+const fileList = (files: string[]) => `[${files.map((f) => quotedString(literalPath(f))).join(', ')}]`;
 
 function kindsOf(before: Seen | undefined, after: Seen | undefined): ChangeKind[] {
   if (!before) return ['joined'];

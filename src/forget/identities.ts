@@ -7,7 +7,7 @@
  */
 import { join } from 'node:path';
 import { BIGINT, LIST, listValue, VARCHAR } from '@duckdb/node-api';
-import { personalKeySql, withLakeConnection } from '../lake/index.js';
+import { globUnder, personalKeySql, withLakeConnection } from '../lake/index.js';
 import { lakeFiles } from './lake-files.js';
 
 export interface Identities {
@@ -18,7 +18,7 @@ export interface Identities {
   emails: number;
 }
 
-const usersGlob = (outDir: string) => join(outDir, 'lake', 'users', '**', '*.parquet');
+const usersGlob = (outDir: string) => globUnder(join(outDir, 'lake', 'users'), '**', '*.parquet');
 
 export async function identitiesOf(outDir: string, ids: number[], owedKeys: string[] = []): Promise<Identities> {
   const emails = new Set<string>();
@@ -35,7 +35,7 @@ export async function identitiesOf(outDir: string, ids: number[], owedKeys: stri
       if (!lakeFiles(outDir, s.stream).length) continue;
       const r = await c.runAndReadAll(
         `SELECT DISTINCT ${s.columns} FROM read_parquet($glob, union_by_name = true) WHERE list_contains($ids, id::BIGINT)`,
-        { glob: join(outDir, 'lake', s.stream, '**', '*.parquet'), ids: listValue(ids.map(BigInt)) },
+        { glob: globUnder(join(outDir, 'lake', s.stream), '**', '*.parquet'), ids: listValue(ids.map(BigInt)) },
         { glob: VARCHAR, ids: LIST(BIGINT) },
       );
       for (const row of r.getRowObjectsJS()) {

@@ -18,7 +18,7 @@ import { sqlType, type Column } from './columns.js';
 import { withLakeConnection } from './duckdb.js';
 import { LakeSchemaError, writingOutput } from './errors.js';
 import { ensureLakeDir, LAKE_FILE_MODE } from './modes.js';
-import { partitionDir, safeSegment, tempPathFor } from './paths.js';
+import { literalPath, partitionDir, safeSegment, tempPathFor } from './paths.js';
 import { RecordProjector } from './projector.js';
 import { crashPoint, crashSoon } from '../shared/crash-points.js';
 
@@ -160,7 +160,7 @@ class SpillingPartitionWriter implements PartitionWriter {
     return withLakeConnection(async (connection) => {
       const result = await connection.runAndReadAll(
         sql,
-        { spill: this.spillPath, extracted_at: new DuckDBTimestampTZValue(micros), run_id: this.options.runId },
+        { spill: literalPath(this.spillPath), extracted_at: new DuckDBTimestampTZValue(micros), run_id: this.options.runId },
         { spill: VARCHAR, extracted_at: TIMESTAMPTZ, run_id: VARCHAR },
       );
       return Number(result.getRows()[0]?.[0] ?? 0);

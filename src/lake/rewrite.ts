@@ -10,7 +10,7 @@ import { fsyncPath, renameDurably } from './atomic-file.js';
 import { withLakeConnection } from './duckdb.js';
 import { writingOutput } from './errors.js';
 import { LAKE_FILE_MODE } from './modes.js';
-import { tempPathFor } from './paths.js';
+import { literalPath, tempPathFor } from './paths.js';
 
 export interface Rewrite {
   /** The SELECT that gives the new content, over `source` (the file as it is). Same columns, same types. */
@@ -22,7 +22,7 @@ export interface Rewrite {
 /** DuckDB refuses parameters a statement does not use: only those named in `sql` are bound. */
 function bind(sql: string, rewrite: Pick<Rewrite, 'params' | 'types'>, file: string) {
   const used = (name: string) => new RegExp(`\\$${name}\\b`).test(sql);
-  const params = Object.fromEntries(Object.entries({ ...rewrite.params, file }).filter(([k]) => used(k)));
+  const params = Object.fromEntries(Object.entries({ ...rewrite.params, file: literalPath(file) }).filter(([k]) => used(k)));
   const types = Object.fromEntries(Object.entries(rewrite.types ?? {}).filter(([k]) => used(k)));
   return [sql, params, types] as const;
 }

@@ -12,7 +12,7 @@ import { pipeline } from 'node:stream/promises';
 import { StatementType } from '@duckdb/node-api';
 import { writeArrowStream } from './arrow-result.js';
 import { QueryError } from './errors.js';
-import { failed, withReadOnlyQuery, type LastStatement } from './read-only-query.js';
+import { failed, withReadOnlyQuery, type LastStatement, type QueryOptions } from './read-only-query.js';
 
 export type BinaryFormat = 'arrow' | 'parquet';
 
@@ -23,12 +23,12 @@ export interface ExportTarget {
 }
 
 /** Runs `sql` read-only and writes its last statement's result in `format`; returns the rows written. */
-export async function exportQuery(warehouse: string, sql: string, format: BinaryFormat, target: ExportTarget): Promise<number> {
+export async function exportQuery(warehouse: string, sql: string, format: BinaryFormat, target: ExportTarget, options: QueryOptions = {}): Promise<number> {
   const temp = target.file ? join(dirname(target.file), `.${basename(target.file)}.${process.pid}.tmp`) : join(tmpdir(), `perks-sql-${process.pid}.${format}`);
   // before the query runs: a typo in the folder should not cost a long query first
   if (target.file) await access(dirname(target.file), constants.W_OK).catch(cannotWrite(target.file));
   try {
-    const rows = await withReadOnlyQuery(warehouse, sql, (last) => (format === 'arrow' ? arrowTo(last, target, temp) : parquetTo(last, temp)));
+    const rows = await withReadOnlyQuery(warehouse, sql, (last) => (format === 'arrow' ? arrowTo(last, target, temp) : parquetTo(last, temp)), { ...options, allowedFiles: [temp] });
     if (target.file) await rename(temp, target.file).catch(cannotWrite(target.file));
     else if (format === 'parquet') await pipeline(createReadStream(temp), target.stdout, { end: false });
     return rows;

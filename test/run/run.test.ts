@@ -190,3 +190,20 @@ describe('the whole job, for the people who use it', () => {
     for (const secret of ['PERKS_CLIENT_ID', 'PERKS_CLIENT_SECRET', 'PERKS_BASE_URL']) expect(workflow.jobs.refresh.env[secret]).toMatch(/secrets\./);
   });
 });
+
+describe('perks run after a failed extract', () => {
+  test('its summary lists only files that exist: no warehouse or marts when the extract failed before any was built', async () => {
+    const sandbox = await startSandbox({ port: 0, scale: 'tiny', today: '2026-11-22' });
+    try {
+      const dir = out();
+      const o = sandbox.credentials.organisation;
+      const r = await perks(['run', '--quiet', '--no-writeback'], { PERKS_BASE_URL: sandbox.baseUrl, PERKS_CLIENT_ID: String(o.client_id), PERKS_CLIENT_SECRET: 'not-the-secret', PERKS_GROUP_IDS: o.organisation_group_ids.join(','), PERKS_OUTPUT: dir, PERKS_NOW: '2026-11-22T12:00:00Z' });
+      expect(r.code).toBe(3);
+      expect(existsSync(join(dir, 'warehouse.duckdb'))).toBe(false);
+      expect(r.stdout).not.toContain('warehouse.duckdb');
+      expect(r.stdout).not.toMatch(/marts +\//);
+    } finally {
+      await sandbox.close();
+    }
+  });
+});
