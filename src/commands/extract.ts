@@ -4,6 +4,7 @@ import { z } from 'zod';
 import { extract, formatPlan, parseShard, progressReporter, unsharedLimitWarning, STREAM_NAMES, type ExtractResult } from '../extract/index.js';
 import { ConfigError } from '../shared/exit-codes.js';
 import { forgetAnonymised } from '../forget/index.js';
+import { compactLake } from '../compact/index.js';
 import { handle } from './handle.js';
 import { configFromFlags, withApiOptions, type ApiFlags } from './options.js';
 
@@ -100,6 +101,8 @@ export const extractCommand: CommandModule<object, ExtractFlags> = {
       // group slice leaves that to the final step (perks run, or perks forget --anonymised): forgetting
       // takes the whole output directory, which other workers are still writing.
       if (result.status !== 'error' && argv.shard === undefined && argv.groups === undefined) await forgetAnonymised(config.output);
+      // Closed months become one file per group and month (src/compact), after the forget step: same rule.
+      if (result.status !== 'error' && argv.shard === undefined && argv.groups === undefined) await compactLake(config.output, { lookbackDays: config.lookbackDays });
       return result.exitCode;
     }),
 };

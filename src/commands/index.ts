@@ -2,6 +2,7 @@
 import type { CommandModule } from 'yargs';
 import { buildCommand } from './build.js';
 import { checkCommand } from './check.js';
+import { compactCommand } from './compact.js';
 import { demoCommand } from './demo.js';
 import { extractCommand } from './extract.js';
 import { forgetCommand } from './forget.js';
@@ -12,4 +13,4 @@ import { sandboxCommand } from './sandbox.js';
 import { sqlCommand } from './sql.js';
 import { writebackCommand } from './writeback.js';
 
-export const commands: CommandModule<any, any>[] = [checkCommand, extractCommand, runCommand, demoCommand, reportCommand, sandboxCommand, writebackCommand, buildCommand, sqlCommand, modelsCommand, forgetCommand];
+export const commands: CommandModule<any, any>[] = [checkCommand, extractCommand, runCommand, demoCommand, reportCommand, sandboxCommand, writebackCommand, buildCommand, sqlCommand, modelsCommand, forgetCommand, compactCommand];

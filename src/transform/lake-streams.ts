@@ -86,7 +86,9 @@ export const LAKE_STREAMS: LakeStream[] = [
   stream('groups', [group, snapshot], objectColumns(Group)),
   stream('users', [group, snapshot], objectColumns(UserListItem)),
   stream('offers', [snapshot], objectColumns(OfferListItem)),
-  stream('orders', [group, { name: 'order_date', type: DATE }], objectColumns(Order)),
+  // Month folders (order_month=YYYY-MM) whose files carry order_date, so a closed month is one file
+  // (src/lake/month-layout.ts); a lake of the earlier layout has order_date in the path and no order_month.
+  stream('orders', [group, { name: 'order_month', type: 'VARCHAR' }], [{ name: 'order_date', type: DATE }, ...objectColumns(Order)]),
   stream('redemption_stats', [group, { name: 'window_start', type: DATE }], [
     ...objectColumns(RedemptionStatsItem),
     { name: 'window_end', type: DATE },
