@@ -19,10 +19,14 @@ export function lakeLanding(outDir: string, runId: string, extractedAt: Date): L
     async open(def, partition, mode) {
       // Month-layout streams land a day in its month folder, unless the lake still has the legacy layout.
       if (!legacy.has(def.name)) legacy.set(def.name, hasLegacyLayout(outDir, def.name));
-      const place = mode === 'replace' && !legacy.get(def.name) ? placeDay(outDir, def.name, partition) : undefined;
-      const where = place
-        ? { partition: place.partition, fileName: place.fileName, dateColumns: place.dateColumns, mergeInto: place.monthFile ? { file: place.monthFile, dayColumn: place.layout.day, day: place.day, sort: place.layout.sort } : undefined }
-        : { partition };
+      const found = legacy.get(def.name) ? undefined : placeDay(outDir, def.name, partition);
+      // Appended batches (per-user refreshes) only move to the month folder; a replaced day has its own file.
+      const where = !found
+        ? { partition }
+        : mode === 'append'
+          ? { partition: found.partition, dateColumns: found.dateColumns }
+          : { partition: found.partition, fileName: found.fileName, dateColumns: found.dateColumns, mergeInto: found.monthFile ? { file: found.monthFile, dayColumn: found.layout.day, day: found.day, sort: found.layout.sort } : undefined };
+      const place = mode === 'replace' ? found : undefined;
       const writer = await openPartitionWrite({ outDir, stream: def.name, ...where, columns: columnsOf(def), runId, extractedAt, mode, madeDirs });
       return {
         append: (records) => writer.append(records),

@@ -5,6 +5,7 @@
  *
  *   orders/organisation_group_id=G/order_month=YYYY-MM/day-YYYY-MM-DD.parquet   a day, as the extract lands it
  *   orders/organisation_group_id=G/order_month=YYYY-MM/month-YYYY-MM.g<N>.parquet   a compacted month
+ *   credit/organisation_group_id=G/_snapshot_month=YYYY-MM/part-<run_id>-<n>.parquet  a refresh batch
  *
  * Both carry `order_date` as a column. A folder holds day files or one month file: a day re-extracted
  * into a compacted month is merged into the month file (its rows for that day replaced) by one rename.
@@ -26,6 +27,10 @@ export interface MonthLayout {
 
 export const MONTH_LAYOUTS: Readonly<Record<string, MonthLayout>> = {
   orders: { day: 'order_date', month: 'order_month', sort: ['order_date', 'order_id'] },
+  // Per-user refresh batches (append mode: `part-<run_id>-<n>.parquet`, the refresh day as a column). A
+  // compacted month keeps every row, ordered so each key's rows sit together, latest last.
+  credit: { day: '_snapshot_date', month: '_snapshot_month', sort: ['user_id', '_extracted_at', '_run_id'] },
+  interactions: { day: '_snapshot_date', month: '_snapshot_month', sort: ['id', '_extracted_at', '_run_id'] },
 };
 
 export const dayFileName = (day: string) => `day-${safeSegment('day', day)}.parquet`;
