@@ -33,6 +33,7 @@ import { fsyncDir, streamFiles } from './files.js';
 import { fingerprint, sameFingerprint } from './fingerprint.js';
 import { beginSwitch, endSwitch, readJournal, recover, relativeToLake, removeInputs, type Journal } from './journal.js';
 import { isClosed, monthUnits, type MonthUnit } from './months.js';
+import { applyRetention, KEEP_DAYS, type StreamRetention } from './retention.js';
 
 export interface CompactOptions {
   /** Days every run re-reads (PERKS_LOOKBACK_DAYS): months that end before them are closed. */
@@ -41,6 +42,8 @@ export interface CompactOptions {
   now?: Date;
   /** Take the output directory's lock (a caller that holds it passes false). */
   lock?: boolean;
+  /** Daily snapshots kept before one per month (default KEEP_DAYS, 14). */
+  keepSnapshotDays?: number;
 }
 
 export interface StreamCompaction {
@@ -57,6 +60,8 @@ export interface StreamCompaction {
 
 export interface CompactResult {
   streams: StreamCompaction[];
+  /** Snapshot streams: what retention removed (retention.ts). */
+  snapshots: StreamRetention[];
   /** A switch a killed compaction left was finished first. */
   recovered: boolean;
   /** Months left as they were, one line each (the step then fails with the first). */
@@ -74,13 +79,14 @@ export async function compactLake(outDir: string, options: CompactOptions): Prom
     const journal = readJournal(dir);
     const recovered = await recover(dir, journal);
     const today = (options.now ?? clockNow()).toISOString().slice(0, 10);
-    const result: CompactResult = { streams: [], recovered, failures: [] };
+    const result: CompactResult = { streams: [], snapshots: [], recovered, failures: [] };
     for (const [stream, layout] of Object.entries(MONTH_LAYOUTS)) {
       result.streams.push(await compactStream(dir, stream, layout, journal, today, options.lookbackDays, result.failures));
     }
+    result.snapshots = await applyRetention(dir, journal, result.failures, options.keepSnapshotDays ?? KEEP_DAYS);
     if (result.failures.length) {
       const more = result.failures.length > 1 ? ` (and ${result.failures.length - 1} more month(s))` : '';
-      throw new CompactionError(`compaction left a month as it was: ${result.failures[0]}${more}; nothing was lost, the other months are compacted`);
+      throw new CompactionError(`compaction left a month (or snapshots) as it was: ${result.failures[0]}${more}; nothing was lost, the rest is compacted`);
     }
     return result;
   } finally {

@@ -4,3 +4,4 @@ export { readJournal, journalPath, type Journal } from './journal.js';
 export { fingerprint, sameFingerprint, type Fingerprint } from './fingerprint.js';
 export { CompactionError } from './errors.js';
 export { readConsistently, type ConsistentReadOptions } from './reader.js';
+export { applyRetention, KEEP_DAYS, SNAPSHOT_STREAMS, type StreamRetention } from './retention.js';
