@@ -17,7 +17,7 @@ import {
   ensureLakeDir,
   LAKE_FILE_MODE,
   lakeRoot,
-  MONTH_FILE,
+  monthFileInfo,
   MONTH_LAYOUTS,
   monthFileName,
   withLakeConnection,
@@ -32,7 +32,7 @@ import { CompactionError } from './errors.js';
 import { fsyncDir, streamFiles } from './files.js';
 import { fingerprint, sameFingerprint } from './fingerprint.js';
 import { beginSwitch, endSwitch, readJournal, recover, relativeToLake, removeInputs, type Journal } from './journal.js';
-import { isClosed, monthUnits, type MonthUnit } from './months.js';
+import { dayOfFile, isClosed, monthUnits, settledBefore, watermarkOf, type MonthUnit } from './months.js';
 import { applyRetention, KEEP_DAYS, type StreamRetention } from './retention.js';
 
 export interface CompactOptions {
@@ -98,17 +98,28 @@ async function compactStream(outDir: string, stream: string, layout: MonthLayout
   const started = Date.now();
   const tally: StreamCompaction = { stream, months: 0, days: 0, rows: 0, filesBefore: streamFiles(outDir, stream).length, filesAfter: 0, ms: 0 };
   for (const u of monthUnits(outDir, stream, layout)) {
+    const cutoff = settledBefore(today, lookbackDays, watermarkOf(outDir, stream, u.groupDir));
     try {
-      if (isClosed(u.month, today, lookbackDays) || conflicts(u)) {
-        if (u.legacy.length || u.days.length || u.months.length > 1) {
+      const whole = u.months.length === 1 && monthFileInfo(u.months[0])!.upto === undefined;
+      if (isClosed(u.month, cutoff) || conflicts(u)) {
+        if (u.legacy.length || u.days.length || u.months.length > 1 || (u.months.length === 1 && !whole)) {
           tally.rows += await switchIn(outDir, journal, layout, u, u.legacy, [...u.days, ...u.months], join(u.dir, monthFileName(u.month, nextGeneration(u))));
           tally.months += 1;
         }
-      } else {
-        for (const l of u.legacy) {
-          tally.rows += await switchIn(outDir, journal, layout, u, [l], [], join(u.dir, dayFileName(l.day)));
-          tally.days += 1;
-        }
+        continue;
+      }
+      // The open month: its settled days (named by day; refresh batches wait for the month to close) into a
+      // month file up to the day before the cut-off; the days a run still re-reads stay (or become) day files.
+      const settled = u.days.filter((f) => (dayOfFile(f) ?? '9999') < cutoff);
+      const oldLegacy = u.legacy.filter((l) => l.day < cutoff);
+      if ((settled.length || oldLegacy.length) && !whole) {
+        const upto = shiftDay(cutoff, -1);
+        tally.rows += await switchIn(outDir, journal, layout, u, oldLegacy, [...settled, ...u.months], join(u.dir, monthFileName(u.month, nextGeneration(u), upto)));
+        tally.months += 1;
+      }
+      for (const l of u.legacy.filter((x) => x.day >= cutoff)) {
+        tally.rows += await switchIn(outDir, journal, layout, u, [l], [], join(u.dir, dayFileName(l.day)));
+        tally.days += 1;
       }
     } catch (err) {
       if (!(err instanceof CompactionError) && err instanceof UserFacingError) throw err; // disk full, permissions: stop
@@ -120,16 +131,20 @@ async function compactStream(outDir: string, stream: string, layout: MonthLayout
   return tally;
 }
 
-/** An open month whose legacy days cannot simply move (a month file already there, or a day file of the same day). */
+/** An open month whose legacy days cannot simply move: a month file already covers one, or a day file of the same day exists. */
 function conflicts(u: MonthUnit): boolean {
-  if (!u.legacy.length) return false;
-  return u.months.length > 0 || u.legacy.some((l) => u.days.some((d) => d.endsWith(dayFileName(l.day))));
+  const covered = (day: string) => u.months.some((m) => {
+    const upto = monthFileInfo(m)!.upto;
+    return upto === undefined || day <= upto;
+  });
+  return u.legacy.some((l) => covered(l.day) || u.days.some((d) => d.endsWith(dayFileName(l.day))));
 }
 
 function nextGeneration(u: MonthUnit): number {
-  const names = u.months.map((m) => Number(MONTH_FILE.exec(m.slice(m.lastIndexOf('/') + 1))?.[2] ?? 0));
-  return Math.max(0, ...names) + 1;
+  return Math.max(0, ...u.months.map((m) => monthFileInfo(m)?.generation ?? 0)) + 1;
 }
+
+const shiftDay = (day: string, n: number) => new Date(Date.parse(`${day}T00:00:00Z`) + n * 86_400_000).toISOString().slice(0, 10);
 
 /**
  * Writes the rows of `legacy` and `files` to `target` (sorted), checks its fingerprint against theirs,

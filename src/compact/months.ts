@@ -3,8 +3,9 @@
  * closed: a month whose every day is older than the lookback (no run re-reads it; a backfill or a full
  * refresh that does re-read a day merges it into the month file, see src/lake/month-layout.ts).
  */
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { DAY_FILE, MONTH_FILE, lakeRoot, type MonthLayout } from '../lake/index.js';
+import { DAY_FILE, MONTH_FILE, lakeRoot, stateRoot, type MonthLayout } from '../lake/index.js';
 import { namesIn } from '../lake/month-layout.js';
 
 export interface MonthUnit {
@@ -57,8 +58,34 @@ export function nextMonthStart(month: string): string {
   return m === 12 ? `${y + 1}-01-01` : `${y}-${String(m + 1).padStart(2, '0')}-01`;
 }
 
-/** Closed: the month ends before the first day a run re-reads (today minus the lookback, and one day for timezones). */
-export function isClosed(month: string, today: string, lookbackDays: number): boolean {
-  const cutoff = new Date(Date.parse(`${today}T00:00:00Z`) - (lookbackDays + 1) * 86_400_000).toISOString().slice(0, 10);
+/**
+ * The first day a run may re-read; older days are settled. The windowed extract re-reads from its state's
+ * watermark (the group's local today when it last ran) minus the lookback; without a state, today minus
+ * the lookback and one day more (a group's local day may lag UTC's by one).
+ */
+export function settledBefore(today: string, lookbackDays: number, watermark?: string): string {
+  const from = watermark && /^\d{4}-\d{2}-\d{2}$/.test(watermark) && watermark <= today ? watermark : undefined;
+  return new Date(Date.parse(`${from ?? today}T00:00:00Z`) - (lookbackDays + (from ? 0 : 1)) * 86_400_000).toISOString().slice(0, 10);
+}
+
+/** The watermark of a group's windowed state (`<out>/state/<stream>/<group>.json`), if any. */
+export function watermarkOf(outDir: string, stream: string, groupDir: string): string | undefined {
+  const key = groupDir.split('=')[1];
+  if (!key || !/^[A-Za-z0-9][A-Za-z0-9_.+-]*$/.test(key)) return undefined;
+  try {
+    const state = JSON.parse(readFileSync(join(stateRoot(outDir), stream, `${key}.json`), 'utf8')) as { watermark?: unknown };
+    return typeof state.watermark === 'string' ? state.watermark : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Closed: the month ends before the first day a run re-reads. */
+export function isClosed(month: string, cutoff: string): boolean {
   return nextMonthStart(month) <= cutoff;
+}
+
+/** The day a day file holds (its name says it), or undefined (a refresh batch: its day is inside). */
+export function dayOfFile(path: string): string | undefined {
+  return DAY_FILE.exec(path.slice(path.lastIndexOf('/') + 1))?.[1];
 }

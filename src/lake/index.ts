@@ -15,4 +15,4 @@ export { ensureLakeDir, tightenLake, LAKE_DIR_MODE, LAKE_FILE_MODE } from './mod
 export { rewriteParquet, countWhere, type Rewrite } from './rewrite.js';
 export { lakeRoot, stateRoot, runsRoot, quarantineRoot, partitionDir, safeSegment } from './paths.js';
 export * from './errors.js';
-export { MONTH_LAYOUTS, placeDay, dayFiles, hasLegacyLayout, monthFileIn, dayFileName, monthFileName, DAY_FILE, MONTH_FILE, type MonthLayout, type DayPlacement } from './month-layout.js';
+export { MONTH_LAYOUTS, placeDay, dayFiles, hasLegacyLayout, monthFileIn, dayFileName, monthFileName, DAY_FILE, MONTH_FILE, monthFileInfo, type MonthLayout, type DayPlacement } from './month-layout.js';

@@ -4,11 +4,13 @@
  * path value overrides a column of the same name, so a month file cannot sit in a day folder).
  *
  *   orders/organisation_group_id=G/order_month=YYYY-MM/day-YYYY-MM-DD.parquet   a day, as the extract lands it
- *   orders/organisation_group_id=G/order_month=YYYY-MM/month-YYYY-MM.g<N>.parquet   a compacted month
+ *   orders/organisation_group_id=G/order_month=YYYY-MM/month-YYYY-MM.g<N>.parquet   a compacted (closed) month
+ *   orders/…/order_month=YYYY-MM/month-YYYY-MM.upto-YYYY-MM-DD.g<N>.parquet   an open month's days up to DD
  *   credit/organisation_group_id=G/_snapshot_month=YYYY-MM/part-<run_id>-<n>.parquet  a refresh batch
  *
- * Both carry `order_date` as a column. A folder holds day files or one month file: a day re-extracted
- * into a compacted month is merged into the month file (its rows for that day replaced) by one rename.
+ * Both carry `order_date` as a column. A folder holds day files, one month file, or (the open month) a
+ * month file up to a day and the day files after it. A day re-extracted that a month file covers is
+ * merged into it (its rows for that day replaced) by one rename.
  * The layout before this one (`order_date=YYYY-MM-DD/part-0.parquet`, the day in the path) is "legacy":
  * the extract keeps landing it while any legacy folder is left, and `perks compact` moves it over.
  */
@@ -34,9 +36,16 @@ export const MONTH_LAYOUTS: Readonly<Record<string, MonthLayout>> = {
 };
 
 export const dayFileName = (day: string) => `day-${safeSegment('day', day)}.parquet`;
-export const monthFileName = (month: string, generation: number) => `month-${month}.g${generation}.parquet`;
+/** A month file: the whole month (closed), or its days up to `upto` (the month still open, older days compacted). */
+export const monthFileName = (month: string, generation: number, upto?: string) => `month-${month}${upto ? `.upto-${upto}` : ''}.g${generation}.parquet`;
 export const DAY_FILE = /^day-(\d{4}-\d{2}-\d{2})\.parquet$/;
-export const MONTH_FILE = /^month-(\d{4}-\d{2})\.g(\d+)\.parquet$/;
+export const MONTH_FILE = /^month-(\d{4}-\d{2})(?:\.upto-(\d{4}-\d{2}-\d{2}))?\.g(\d+)\.parquet$/;
+
+/** What a month file's name says: its generation and the last day it covers (undefined: the whole month). */
+export function monthFileInfo(path: string): { generation: number; upto?: string } | undefined {
+  const m = MONTH_FILE.exec(path.slice(path.lastIndexOf('/') + 1));
+  return m ? { generation: Number(m[3]), upto: m[2] } : undefined;
+}
 const DAY = /^\d{4}-\d{2}-\d{2}$/;
 
 /** Where a day of a month-layout stream lands: its month folder, its file, and the day as a column. */
@@ -44,7 +53,7 @@ export interface DayPlacement {
   partition: Record<string, string>;
   fileName: string;
   dateColumns: Record<string, string>;
-  /** The folder's compacted month file, if any: the day is merged into it instead. */
+  /** The folder's compacted month file, if it covers the day: the day is merged into it instead. */
   monthFile?: string;
   layout: MonthLayout;
   day: string;
@@ -58,13 +67,16 @@ export function placeDay(outDir: string, stream: string, partition: Record<strin
   delete folder[layout.day];
   folder[layout.month] = day.slice(0, 7);
   const dir = partitionDir(outDir, stream, folder);
-  return { partition: folder, fileName: dayFileName(day), dateColumns: { [layout.day]: day }, monthFile: monthFileIn(dir), layout, day };
+  const month = monthFileIn(dir);
+  const upto = month ? monthFileInfo(month)!.upto : undefined;
+  const covers = month !== undefined && (upto === undefined || day <= upto);
+  return { partition: folder, fileName: dayFileName(day), dateColumns: { [layout.day]: day }, monthFile: covers ? month : undefined, layout, day };
 }
 
 /** The compacted month file of a month folder (the newest generation, should a kill have left two). */
 export function monthFileIn(dir: string): string | undefined {
   const names = namesIn(dir).filter((n) => MONTH_FILE.test(n));
-  names.sort((a, b) => Number(MONTH_FILE.exec(b)![2]) - Number(MONTH_FILE.exec(a)![2]));
+  names.sort((a, b) => monthFileInfo(b)!.generation - monthFileInfo(a)!.generation);
   return names.length ? join(dir, names[0]) : undefined;
 }
 

@@ -36,20 +36,27 @@ const copyOf = (src: string) => {
 const groups = () => sandbox.world.groups.map((g) => ({ id: g.id, timezone: g.timezone }));
 
 describe('compaction of orders', () => {
-  test('closed months become one sorted file per group and month; open days stay day files; every row is the same', async () => {
+  test('closed months become one sorted file per group and month; the open month up to the lookback too; every row is the same', async () => {
     const out = copyOf(landed);
     const before = await lakeOrders(out);
     const r = await compactLake(out, { lookbackDays: 7, now: noon });
     const files = filesOf(out, 'orders');
     const nGroups = groups().length;
-    // August, September, October closed; November's days (cut-off 2026-11-14) stay day files.
+    // August, September, October closed; November up to the 14th (the state's watermark, the 22nd, minus the
+    // 7 lookback days: the first day a run re-reads is the 15th), then day files.
     expect(files.filter((f) => /month-2026-(08|09|10)\.g1\.parquet$/.test(f))).toHaveLength(3 * nGroups);
-    expect(files.filter((f) => f.includes('order_month=2026-11/day-'))).toHaveLength(21 * nGroups);
-    expect(files.length).toBeLessThanOrEqual(nGroups * (4 + 7 + 21));
-    expect(r.streams[0]).toMatchObject({ stream: 'orders', months: 3 * nGroups, rows: before.filter((o) => o.order_date < '2026-11-01').length });
+    expect(files.filter((f) => /month-2026-11\.upto-2026-11-14\.g1\.parquet$/.test(f))).toHaveLength(nGroups);
+    expect(files.filter((f) => f.includes('order_month=2026-11/day-'))).toHaveLength(7 * nGroups);
+    expect(files.length).toBeLessThanOrEqual(nGroups * (4 + 7));
+    expect(r.streams[0]).toMatchObject({ stream: 'orders', months: 4 * nGroups, rows: before.filter((o) => o.order_date < '2026-11-15').length });
     expect(await lakeOrders(out)).toEqual(before);
     expect(before).toEqual(truthOrders(sandbox, groups(), START, TODAY));
-    expect(readJournal(out)).toEqual({ generation: 2 * 3 * nGroups, switching: null });
+    expect(readJournal(out)).toEqual({ generation: 2 * 4 * nGroups, switching: null });
+    // With a shorter lookback the 15th is settled too: it joins the month file, whose next generation covers it.
+    await compactLake(out, { lookbackDays: 6, now: noon });
+    expect(filesOf(out, 'orders').filter((f) => /month-2026-11\.upto-2026-11-15\.g2\.parquet$/.test(f))).toHaveLength(nGroups);
+    expect(filesOf(out, 'orders').filter((f) => f.includes('order_month=2026-11/day-'))).toHaveLength(6 * nGroups);
+    expect(await lakeOrders(out)).toEqual(before);
   });
 
   test('compacting twice is compacting once', async () => {
@@ -69,7 +76,7 @@ describe('compaction of orders', () => {
     await toLegacyLayout(out);
     expect(filesOf(out, 'orders').every((f) => f.includes('/order_date='))).toBe(true);
     expect(await lakeOrders(out)).toEqual(before);
-    const novemberDays = filesOf(out, 'orders').filter((f) => f.includes('/order_date=2026-11-')).length;
+    const novemberDays = filesOf(out, 'orders').filter((f) => /\/order_date=2026-11-(1[5-9]|2)/.test(f)).length;
     const r = await compactLake(out, { lookbackDays: 7, now: noon });
     expect(novemberDays).toBeGreaterThan(0);
     expect(r.streams[0].days).toBe(novemberDays);
@@ -100,6 +107,18 @@ describe('compaction of orders', () => {
     expect(await lakeOrders(out)).toEqual(truthOrders(sandbox, groups(), START, TODAY));
     const runs = await runsByDay(out, '2026-09-01', '2026-10-01');
     for (const [day, ids] of runs) expect(ids, day).toEqual(day >= '2026-09-10' && day < '2026-09-13' ? [r.runId] : [landedRun]);
+  });
+
+  test('a window re-read across the cut-off: settled days merge into the open month file, lookback days replace their day files', async () => {
+    const out = copyOf(landed);
+    await compactLake(out, { lookbackDays: 7, now: noon });
+    const files = filesOf(out, 'orders');
+    const r = await extract(orgConfig(sandbox, out, { PERKS_START_DATE: START }), { now: noon, streams: ['orders'], startDate: '2026-11-10', endDate: '2026-11-20' });
+    expect(r.status).toBe('success');
+    expect(filesOf(out, 'orders')).toEqual(files);
+    expect(await lakeOrders(out)).toEqual(truthOrders(sandbox, groups(), START, TODAY));
+    const runs = await runsByDay(out, '2026-11-01', '2026-11-22');
+    for (const [day, ids] of runs) expect(ids, day).toEqual(day >= '2026-11-10' && day < '2026-11-20' ? [r.runId] : [landedRun]);
   });
 
   test('a full refresh over a compacted lake holds every order once, in the same files', async () => {
