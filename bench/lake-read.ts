@@ -3,7 +3,7 @@
  * four groups, 100,000 users; bench/lake-generator.ts: one file per group and day, the layout the extract
  * landed before compaction) is copied and compacted (`compactLake`, timed), then both are read in the
  * same run: files and bytes, a scan of every column of every stream, two BI queries (monthly revenue by
- * brand; users dormant 90 days), and the marts build. Each read is the best of three, in a fresh DuckDB.
+ * brand; users dormant 90 days), and the marts build. Each read is the best of three, the layouts alternating.
  *
  *   node bin/run-ts.mjs bench/lake-read.ts [--orders N] [--users N] [--regenerate]
  *
@@ -46,69 +46,87 @@ function parquetFiles(dir: string): string[] {
     .map((f) => join(dir, f));
 }
 
-async function best<T>(work: () => Promise<T>): Promise<{ ms: number; value: T }> {
-  let ms = Infinity;
-  let value: T | undefined;
-  for (let i = 0; i < 3; i++) {
-    const t = performance.now();
-    value = await work();
-    ms = Math.min(ms, performance.now() - t);
-  }
-  return { ms, value: value as T };
-}
-
-/** One query in a fresh in-memory DuckDB (no cache of an earlier read's footers), as a BI tool's connection. */
-async function query(sql: string): Promise<string> {
+/** One DuckDB per layout, as a BI tool keeps its connection; DuckDB caches no Parquet footers between queries by default. */
+async function connectTo(): Promise<{ run: (sql: string) => Promise<string>; close: () => void }> {
   const db = await DuckDBInstance.create(':memory:');
   const c = await db.connect();
-  try {
-    return JSON.stringify((await c.runAndReadAll(sql)).getRowsJson());
-  } finally {
-    c.closeSync();
-    db.closeSync();
-  }
+  return {
+    run: async (sql) => JSON.stringify((await c.runAndReadAll(sql)).getRowsJson()),
+    close: () => {
+      c.closeSync();
+      db.closeSync();
+    },
+  };
 }
 
-async function measure(outDir: string): Promise<Figures> {
+interface Reads {
+  scan: () => Promise<string>;
+  revenue: () => Promise<string>;
+  dormant: () => Promise<string>;
+  build: () => Promise<string>;
+}
+
+function readsOf(outDir: string, db: Awaited<ReturnType<typeof connectTo>>): Reads {
   const lake = join(outDir, 'lake');
   const src = (stream: string) => `read_parquet(${quotedString(join(lake, stream, '**', '*.parquet'))}, hive_partitioning = true, union_by_name = true)`;
-  const files = parquetFiles(lake);
   const streams = readdirSync(lake).filter((s) => !s.startsWith('.') && !s.startsWith('_'));
-  // Every column of every row of every stream: the row hash reads them all.
-  const scan = await best(async () => {
-    const out: string[] = [];
-    for (const s of streams) out.push(await query(`SELECT count(*), count(hash(t)) FROM ${src(s)} t`));
-    return out.join(';');
-  });
-  const revenue = await best(() =>
-    query(`SELECT organisation_group_id::BIGINT AS g, date_trunc('month', order_date::DATE) AS month, brand, sum(group_revenue) AS revenue, count(*) AS orders
-           FROM ${src('orders')} WHERE order_status = 'Complete' GROUP BY ALL ORDER BY ALL`),
-  );
-  const dormant = await best(() =>
-    query(`WITH u AS (
-             SELECT organisation_group_id::BIGINT AS g, id, lower(email) AS e FROM ${src('users')}
-             QUALIFY _snapshot_date::DATE = max(_snapshot_date::DATE) OVER (PARTITION BY organisation_group_id)
-           ), o AS (
-             SELECT organisation_group_id::BIGINT AS g, lower(email) AS e, max(order_date::DATE) AS last_order FROM ${src('orders')} GROUP BY ALL
-           )
-           SELECT g, count(*) AS dormant FROM u LEFT JOIN o USING (g, e)
-           WHERE o.last_order IS NULL OR o.last_order < DATE '${AS_OF}' - 90 GROUP BY ALL ORDER BY ALL`),
-  );
-  const t = performance.now();
-  const build = await buildWarehouse({ outDir, asOf: AS_OF });
-  const buildMs = performance.now() - t;
-  if (!build.ok) throw new Error(`the build failed on ${outDir}: ${build.error}`);
-  const answers = `${scan.value}:${revenue.value}:${dormant.value}`;
   return {
-    files: files.length,
-    ordersFiles: files.filter((f) => f.includes(`${join(lake, 'orders')}/`)).length,
-    bytes: files.reduce((n, f) => n + statSync(f).size, 0),
-    scanMs: scan.ms,
-    revenueMs: revenue.ms,
-    dormantMs: dormant.ms,
-    buildMs,
-    answers,
+    // Every column of every row of every stream: the row hash reads them all.
+    scan: async () => {
+      const out: string[] = [];
+      for (const s of streams) out.push(await db.run(`SELECT count(*), count(hash(t)) FROM ${src(s)} t`));
+      return out.join(';');
+    },
+    revenue: () =>
+      db.run(`SELECT organisation_group_id::BIGINT AS g, date_trunc('month', order_date::DATE) AS month, brand, sum(group_revenue) AS revenue, count(*) AS orders
+              FROM ${src('orders')} WHERE order_status = 'Complete' GROUP BY ALL ORDER BY ALL`),
+    dormant: () =>
+      db.run(`WITH u AS (
+                SELECT organisation_group_id::BIGINT AS g, id, lower(email) AS e FROM ${src('users')}
+                QUALIFY _snapshot_date::DATE = max(_snapshot_date::DATE) OVER (PARTITION BY organisation_group_id)
+              ), o AS (
+                SELECT organisation_group_id::BIGINT AS g, lower(email) AS e, max(order_date::DATE) AS last_order FROM ${src('orders')} GROUP BY ALL
+              )
+              SELECT g, count(*) AS dormant FROM u LEFT JOIN o USING (g, e)
+              WHERE o.last_order IS NULL OR o.last_order < DATE '${AS_OF}' - 90 GROUP BY ALL ORDER BY ALL`),
+    build: async () => {
+      const r = await buildWarehouse({ outDir, asOf: AS_OF });
+      if (!r.ok) throw new Error(`the build failed on ${outDir}: ${r.error}`);
+      return 'built';
+    },
   };
+}
+
+/** Each read of both layouts, alternating (a neighbour's load falls on both alike), best of three. */
+async function measure(today: string, compacted: string): Promise<[Figures, Figures]> {
+  const dbs = [await connectTo(), await connectTo()];
+  const reads = [readsOf(today, dbs[0]), readsOf(compacted, dbs[1])];
+  const figures = [today, compacted].map((outDir) => {
+    const files = parquetFiles(join(outDir, 'lake'));
+    return {
+      files: files.length,
+      ordersFiles: files.filter((f) => f.includes(`${join(outDir, 'lake', 'orders')}/`)).length,
+      bytes: files.reduce((n, f) => n + statSync(f).size, 0),
+      scanMs: Infinity,
+      revenueMs: Infinity,
+      dormantMs: Infinity,
+      buildMs: Infinity,
+      answers: '',
+    };
+  }) as [Figures, Figures];
+  const keys = { scan: 'scanMs', revenue: 'revenueMs', dormant: 'dormantMs', build: 'buildMs' } as const;
+  for (const [read, key] of Object.entries(keys) as [keyof Reads, (typeof keys)[keyof Reads]][]) {
+    for (let i = 0; i < 3; i++) {
+      for (const side of [0, 1]) {
+        const t = performance.now();
+        const answer = await reads[side][read]();
+        figures[side][key] = Math.min(figures[side][key], performance.now() - t);
+        if (i === 0) figures[side].answers += `${answer}|`;
+      }
+    }
+  }
+  for (const db of dbs) db.close();
+  return figures;
 }
 
 const base = join(tmpdir(), `perks-bench-lake-read-${ORDERS}-${USERS}`);
@@ -134,8 +152,7 @@ const compactMs = performance.now() - t;
 const used = process.cpuUsage(cpu);
 const compactCpuS = (used.user + used.system) / 1e6;
 
-const before = await measure(today);
-const after = await measure(compacted);
+const [before, after] = await measure(today, compacted);
 if (before.answers !== after.answers) throw new Error('the compacted lake answers differently from today\'s layout');
 
 const perMillion = (x: number) => x / (ORDERS / 1_000_000);
