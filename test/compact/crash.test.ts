@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { cpSync } from 'node:fs';
+import { cpSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { extract } from '../../src/extract/index.js';
 import { compactLake, readConsistently, readJournal } from '../../src/compact/index.js';
 import { COMPACT_CRASH_POINTS } from '../../src/shared/crash-points.js';
@@ -61,6 +62,20 @@ describe('compaction killed and run again', () => {
       }, 120_000);
     }
   }
+
+  test('perks compact with a file it cannot read: one line naming it, exit 1, that month as it was, the rest compacted', async () => {
+    const out = copyOf(landed);
+    const bad = filesOf(out, 'orders').find((f) => f.includes('order_month=2026-10/day-2026-10-07'))!;
+    writeFileSync(join(out, 'lake', 'orders', bad), 'PAR1 torn');
+    const october = filesOf(out, 'orders').filter((f) => f.startsWith(bad.split('/')[0]) && f.includes('order_month=2026-10/'));
+    const r = await perks(['compact'], { PERKS_OUTPUT: out });
+    expect(r.code).toBe(1);
+    expect(r.stderr.trim().split('\n')).toHaveLength(1);
+    expect(r.stderr).toMatch(/^perks: compaction left a month .*month 2026-10: .*day-2026-10-07\.parquet cannot be read/);
+    expect(filesOf(out, 'orders').filter((f) => f.startsWith(bad.split('/')[0]) && f.includes('order_month=2026-10/'))).toEqual(october);
+    expect(filesOf(out, 'orders').filter((f) => f.includes('month-2026-09.g1'))).toHaveLength(sandbox.world.groups.length);
+    expect(readJournal(out).switching).toBeNull();
+  }, 60_000);
 
   test('a reader following the journal sees the same totals every time while compactions run and are killed at every point', async () => {
     const out = copyOf(legacy);
