@@ -82,3 +82,8 @@ export async function removeInputs(root: string, s: Switch, afterFirst?: () => v
 }
 
 export const relativeToLake = (outDir: string, path: string) => relative(lakeRoot(outDir), path);
+
+/** Finishes a switch a killed compaction left, if any (a caller holding the output lock, before it reads the lake). */
+export async function finishSwitch(outDir: string): Promise<boolean> {
+  return recover(outDir, readJournal(outDir));
+}

@@ -63,6 +63,20 @@ describe('compaction killed and run again', () => {
     }
   }
 
+  test('perks build after a compaction killed mid-switch finishes the switch first, so no month is read twice', async () => {
+    const out = copyOf(landed);
+    const killed = await perks(['compact'], { PERKS_OUTPUT: out, PERKS_CRASH_AT: 'compact-after-rename:2' });
+    expect(killed.signal).toBe('SIGKILL');
+    const doubled = await lakeOrders(out);
+    expect(new Set(doubled.map((o) => `${o.group}/${o.order_id}`)).size).toBeLessThan(doubled.length); // both files, for now
+    const build = await perks(['build', '--quiet'], { PERKS_OUTPUT: out });
+    expect(build.code, build.stderr).toBe(0);
+    expect(readJournal(out).switching).toBeNull();
+    const rows = await lakeOrders(out);
+    expect(new Set(rows.map((o) => `${o.group}/${o.order_id}`)).size).toBe(rows.length);
+    expect(rows).toEqual(reference.get(landed)!.rows);
+  }, 120_000);
+
   test('perks compact with a file it cannot read: one line naming it, exit 1, that month as it was, the rest compacted', async () => {
     const out = copyOf(landed);
     const bad = filesOf(out, 'orders').find((f) => f.includes('order_month=2026-10/day-2026-10-07'))!;
