@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { cpSync, renameSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { extract } from '../../src/extract/index.js';
 import { compactLake } from '../../src/compact/index.js';
@@ -42,12 +43,8 @@ async function latest(out: string, stream: string, key: string): Promise<string[
 
 describe('compaction of per-user refresh batches', () => {
   test('credit and interactions: refresh batches of a closed month become one file per group and month, every row and every latest row the same', async () => {
-    const out = tempOut('perks-compact-user-');
+    const out = copyOf(landed);
     const config = orgConfig(sandbox, out, { PERKS_START_DATE: '2026-08-01', PERKS_REFRESH_DAYS: '7' });
-    for (const day of ['2026-09-03', '2026-09-20', '2026-10-12', '2026-11-21']) {
-      const r = await extract(config, { now: new Date(`${day}T12:00:00Z`), streams: ['users', 'credit', 'interactions'] });
-      expect(r.status, day).toBe('success');
-    }
     const before = { credit: await rowsOf(out, 'credit'), interactions: await rowsOf(out, 'interactions') };
     const latestBefore = { credit: await latest(out, 'credit', 'user_id'), interactions: await latest(out, 'interactions', 'id') };
     expect(filesOf(out, 'credit').every((f) => f.includes('/_snapshot_month='))).toBe(true);
@@ -71,4 +68,46 @@ describe('compaction of per-user refresh batches', () => {
     expect((await compactLake(out, { lookbackDays: 7, now: new Date(`${TODAY}T12:00:00Z`) })).streams.find((x) => x.stream === 'credit')!.months).toBe(0);
     expect(filesOf(out, 'credit')).toEqual(files);
   }, 180_000);
+
+  test('refresh batches of the earlier layout (the day in the path) move over: closed months compacted, the open month days into day files', async () => {
+    const out = copyOf(landed);
+    const before = { credit: await rowsOf(out, 'credit'), interactions: await rowsOf(out, 'interactions') };
+    for (const stream of ['credit', 'interactions']) await toLegacy(out, stream);
+    expect(filesOf(out, 'credit').every((f) => f.includes('/_snapshot_date='))).toBe(true);
+    await compactLake(out, { lookbackDays: 7, now: new Date(`${TODAY}T12:00:00Z`) });
+    for (const stream of ['credit', 'interactions'] as const) {
+      expect(filesOf(out, stream).some((f) => f.includes('_snapshot_date=')), stream).toBe(false);
+      expect(await rowsOf(out, stream), stream).toEqual(before[stream]);
+    }
+  }, 120_000);
 });
+
+let landed: string;
+beforeAll(async () => {
+  landed = tempOut('perks-compact-user-');
+  const config = orgConfig(sandbox, landed, { PERKS_START_DATE: '2026-08-01', PERKS_REFRESH_DAYS: '7' });
+  for (const day of ['2026-09-03', '2026-09-20', '2026-10-12', '2026-11-21']) {
+    const r = await extract(config, { now: new Date(`${day}T12:00:00Z`), streams: ['users', 'credit', 'interactions'] });
+    expect(r.status, day).toBe('success');
+  }
+}, 180_000);
+
+const copyOf = (src: string) => {
+  const out = tempOut('perks-compact-user-');
+  cpSync(src, out, { recursive: true });
+  return out;
+};
+
+/** A stream rewritten in the layout before month folders: `_snapshot_date=D/` folders, the day in the path only. */
+async function toLegacy(out: string, stream: string): Promise<void> {
+  const dir = join(out, 'lake', stream);
+  const staging = join(out, `legacy-${stream}`);
+  await withLakeConnection((c) =>
+    c.run(
+      `COPY (SELECT * EXCLUDE (_snapshot_month) FROM read_parquet('${join(dir, '**', '*.parquet')}', hive_partitioning = true, union_by_name = true))
+       TO '${staging}' (FORMAT parquet, PARTITION_BY (organisation_group_id, _snapshot_date), FILENAME_PATTERN 'part-legacy-{i}')`,
+    ),
+  );
+  rmSync(dir, { recursive: true, force: true });
+  renameSync(staging, dir);
+}
