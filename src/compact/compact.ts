@@ -113,7 +113,9 @@ async function compactStream(outDir: string, stream: string, layout: MonthLayout
       const settled = u.days.filter((f) => (dayOfFile(f) ?? '9999') < cutoff);
       const oldLegacy = u.legacy.filter((l) => l.day < cutoff);
       if ((settled.length || oldLegacy.length) && !whole) {
-        const upto = shiftDay(cutoff, -1);
+        // Never less than a month file already covers (a longer lookback since): landing merges up to it.
+        const covered = u.months.map((m) => monthFileInfo(m)!.upto ?? '').sort().at(-1) ?? '';
+        const upto = [shiftDay(cutoff, -1), covered].sort().at(-1)!;
         tally.rows += await switchIn(outDir, journal, layout, u, oldLegacy, [...settled, ...u.months], join(u.dir, monthFileName(u.month, nextGeneration(u), upto)));
         tally.months += 1;
       }
