@@ -69,7 +69,8 @@ final as (
         'segment_change' as kind,
         -- default type; PERKS_WRITEBACK_TYPES maps the kind to another configured type
         'segment_change' as interaction_type,
-        date_trunc('second', get_current_timestamp()) as interaction_at,
+        -- the program's clock (PERKS_NOW pins it), set by the write-back as a variable
+        date_trunc('second', getvariable('evaluated_at')::TIMESTAMPTZ) as interaction_at,
         json_object(
             'segment', segment,
             'previous_segment', previous_segment,

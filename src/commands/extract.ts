@@ -88,6 +88,15 @@ export const extractCommand: CommandModule<object, ExtractFlags> = {
         // --groups on the command line makes this worker one slice of the organisation (work-lock.ts).
         groupSlice: argv.groups !== undefined,
         emit: progressReporter(process.stderr, argv.quiet),
+        // Users anonymised upstream leave the older snapshots and windows of the lake too, under this
+        // run's lock, whatever else failed. A shard or group slice clears its own groups' lake files;
+        // quarantine and the erasure queue's bookkeeping wait for a whole run (perks run, perks extract
+        // or perks forget --anonymised), since other workers may be writing them.
+        afterLanding: async (r) => {
+          const sliced = shard !== undefined || argv.groups !== undefined;
+          if (sliced && !r.streams.some((s) => s.name === 'users')) return; // shards 2..N land no users
+          await forgetAnonymised(config.output, { lock: false, groups: sliced ? r.groups.map((g) => g.id) : undefined });
+        },
       });
       if (result.plan) {
         process.stdout.write(formatPlan(result.plan, Number(config.rateLimit)));
@@ -97,11 +106,8 @@ export const extractCommand: CommandModule<object, ExtractFlags> = {
       // The failure also reaches stderr, so a --quiet run in a scheduler still says what went wrong.
       for (const s of result.streams) if (s.status === 'error') process.stderr.write(`perks: ${s.name}: ${s.error}\n`);
       if (result.quarantine?.message) process.stderr.write(`perks: ${result.quarantine.message}\n`);
-      // Users anonymised upstream leave the older snapshots and windows of the lake too. A shard or
-      // group slice leaves that to the final step (perks run, or perks forget --anonymised): forgetting
-      // takes the whole output directory, which other workers are still writing.
-      if (result.status !== 'error' && argv.shard === undefined && argv.groups === undefined) await forgetAnonymised(config.output);
-      // Closed months become one file per group and month (src/compact), after the forget step: same rule.
+      // Closed months become one file per group and month (src/compact), after the forget step. A shard or
+      // group slice leaves it to the final step (perks run, or perks compact): it takes the whole output directory.
       if (result.status !== 'error' && argv.shard === undefined && argv.groups === undefined) await compactLake(config.output, { lookbackDays: config.lookbackDays });
       return result.exitCode;
     }),

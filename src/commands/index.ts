@@ -12,5 +12,6 @@ import { runCommand } from './run.js';
 import { sandboxCommand } from './sandbox.js';
 import { sqlCommand } from './sql.js';
 import { writebackCommand } from './writeback.js';
+import { usersCommand } from './users.js';
 
-export const commands: CommandModule<any, any>[] = [checkCommand, extractCommand, runCommand, demoCommand, reportCommand, sandboxCommand, writebackCommand, buildCommand, sqlCommand, modelsCommand, forgetCommand, compactCommand];
+export const commands: CommandModule<any, any>[] = [checkCommand, extractCommand, runCommand, demoCommand, reportCommand, sandboxCommand, writebackCommand, buildCommand, sqlCommand, modelsCommand, forgetCommand, usersCommand, compactCommand];

@@ -4,7 +4,7 @@ import { clientFromConfig } from '../api/index.js';
 import { requireApi, type Config } from '../config/index.js';
 import { ConfigError, ExitCode } from '../shared/exit-codes.js';
 import { redact } from '../shared/redact.js';
-import { parseTypeMap, runWriteback, TYPES_ENV, verifyWriteback, type VerifyResult, type WritebackResult } from '../writeback/index.js';
+import { heldLine, parseTypeMap, runWriteback, TYPES_ENV, verifyWriteback, type VerifyResult, type WritebackResult } from '../writeback/index.js';
 import { handle } from './handle.js';
 import { configFromFlags, withApiOptions, type ApiFlags } from './options.js';
 
@@ -89,6 +89,9 @@ export function formatWriteback(r: WritebackResult): string {
   if (r.rejections.length > 10) lines.push(`  … and ${r.rejections.length - 10} more rejected (see the ledger: ${r.ledger})`);
   for (const u of r.unresolved_pending.slice(0, 10)) lines.push(`  unresolved pending ${u.interaction_id} (${u.kind}, user ${u.identifier_value}): ${u.reason}`);
   if (r.unresolved_pending.length > 10) lines.push(`  … and ${r.unresolved_pending.length - 10} more unresolved pending`);
+  for (const h of r.held) lines.push(`  ${heldLine(h)}`);
+  const l = r.learned;
+  if (l && (l.fromLake || l.usersListed)) lines.push(`  ${l.reason === 'not needed' ? '' : `${l.reason}: `}${l.fromLake + l.fromApi} rows the ledger did not know were already stored upstream (${l.fromLake} seen in the extracted interactions, ${l.fromApi} by listing ${l.usersListed} users in ${l.calls} calls): recorded as sent, not posted again`);
   if (r.unresolved_pending.length) lines.push(`  unresolved rows stay pending and are looked up again next run; to give up on them: perks writeback --settle-pending-as-rejected <ids>`);
   if (!r.dry_run) lines.push(`  ledger: ${r.ledger}`);
   return `${lines.join('\n')}\n`;

@@ -57,6 +57,7 @@ export async function runPerUserGroup(ctx: RunContext, def: PerUserStream, g: Gr
     tally.windows += 1;
     ctx.emit({ event: 'batch', stream: def.name, group: g.id, users: batch.length });
   }
+  await state.update((s) => void (s.pass!.finished = true));
   return tally;
 }
 

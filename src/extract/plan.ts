@@ -49,7 +49,7 @@ export async function planExtract(ctx: RunContext, streams: StreamDefinition[], 
     if (e.source !== 'lake' && !plan.usersFromListing.includes(group)) plan.usersFromListing.push(group);
     return e;
   };
-  let budgets: Map<number, number> | undefined;
+  const budgets: Record<string, Map<number, number>> = {};
   for (const def of streams) {
     const reason = landedElsewhere(ctx, def);
     if (reason) {
@@ -78,8 +78,8 @@ export async function planExtract(ctx: RunContext, streams: StreamDefinition[], 
         const batches = def.userBatch ? Math.ceil((await usersOf(g.id)).users / def.userBatch.size) : 1;
         plan.rows.push({ stream: def.name, group: g.id, units: windows.windows.length, unit: 'windows', estimatedCalls: windows.windows.length * batches, detail: `${windows.from} to ${windows.upper} (exclusive), ${windows.skipped} already done` });
       } else if (def.kind === 'per-user' && g) {
-        budgets ??= await perUserBudgets(ctx, async (group) => (await usersOf(group)).users);
-        plan.rows.push(await perUserRow(ctx, def, g, budgets.get(g.id) ?? 0, await usersOf(g.id)));
+        budgets[def.name] ??= await perUserBudgets(ctx, def, async (group) => (await usersOf(group)).users);
+        plan.rows.push(await perUserRow(ctx, def, g, budgets[def.name].get(g.id) ?? 0, await usersOf(g.id)));
       }
     }
   }

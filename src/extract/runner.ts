@@ -209,7 +209,7 @@ async function runStream(ctx: RunContext, def: StreamDefinition): Promise<Stream
     } else {
       const shard = ctx.options.shard;
       if (shard) await (ctx.handoff ??= landsSharedStreams(shard) ? writeHandoff(ctx) : awaitHandoff(ctx));
-      const budgets = await perUserBudgets(ctx);
+      const budgets = await perUserBudgets(ctx, def);
       for (const g of ctx.groups) tallies.push(await groupPart(ctx, def, g.id, () => runPerUserGroup(ctx, def, g, budgets.get(g.id) ?? 0)));
     }
   } catch (err) {

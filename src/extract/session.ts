@@ -17,6 +17,8 @@ export interface ExtractSessionOptions extends ExtractOptions {
   emit?: (e: Event) => void;
   /** Take the output directory's lock (a caller that already holds the whole directory's lock passes false). */
   lock?: boolean;
+  /** Work that must happen under the same lock, after landing (the forget step of `perks extract`). */
+  afterLanding?: (result: ExtractResult) => Promise<void>;
 }
 
 export async function extract(config: Config, options: ExtractSessionOptions = {}): Promise<ExtractResult & { manifest: string }> {
@@ -36,6 +38,7 @@ export async function extract(config: Config, options: ExtractSessionOptions = {
     const state = new LakeStateStore(outDir);
     const result = await runExtract({ ...config, output: outDir }, { ...options, now: startedAt }, { client, landing, state, emit: options.emit, runId });
     if (result.plan) return { ...result, manifest: '' };
+    await options.afterLanding?.(result);
     const manifest = `${runsRoot(outDir)}/${runId}.json`;
     await writeJsonAtomic(manifest, { ...result, unknownFields: Object.fromEntries(landing.unknownFields) });
     return { ...result, manifest };

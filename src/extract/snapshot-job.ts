@@ -8,6 +8,14 @@ import { pageInto } from './listing.js';
 import type { GroupInfo, RunContext } from './run-context.js';
 import { addCommit, newTally, type GroupTally } from './result.js';
 import { groupIdOf } from './groups.js';
+import { trackUserChanges, type UserChange } from './user-changes.js';
+
+function noteChanges(tally: GroupTally, changes: UserChange[]): void {
+  if (!changes.length) return;
+  const count = new Map<string, number>();
+  for (const c of changes) for (const k of c.kinds) count.set(k, (count.get(k) ?? 0) + 1);
+  tally.notes.push(`users since the last snapshot: ${[...count].map(([k, n]) => `${n} ${k}`).join(', ')}`);
+}
 
 export async function runSnapshot(ctx: RunContext, def: SnapshotStream, g?: GroupInfo): Promise<GroupTally> {
   const tally = newTally(g?.id);
@@ -17,14 +25,17 @@ export async function runSnapshot(ctx: RunContext, def: SnapshotStream, g?: Grou
   }
   const partition: Record<string, string> = g ? { organisation_group_id: String(g.id) } : {};
   partition._snapshot_date = ctx.now.toISOString().slice(0, 10);
+  // Users: what changed since the last snapshot is recorded before this one replaces it (user-changes.ts).
+  const changes = def.name === 'users' && g ? await trackUserChanges(ctx, g.id) : undefined;
   const write = await ctx.landing.open(def, partition, 'replace');
   try {
     if (def.name === 'groups' && g) {
       await write.append([g.group]);
       tally.rows += 1;
     } else {
-      await pageInto(ctx.client, ctx.landing, def.name, write, tally, def.operation as 'listUsers', { group: g?.id, body: def.body as never });
+      await pageInto(ctx.client, ctx.landing, def.name, write, tally, def.operation as 'listUsers', { group: g?.id, body: def.body as never }, changes?.see);
     }
+    if (changes) noteChanges(tally, await changes.record());
     addCommit(tally, await write.commit());
   } catch (err) {
     await write.abort();

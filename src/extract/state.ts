@@ -3,11 +3,13 @@
  * atomic state store under <out>/state/<stream>/<group>.json, written only after the data it
  * describes is committed.
  */
+import type { z } from 'zod';
 import type { Refreshed } from './user-selection.js';
 import { now } from '../shared/clock.js';
 
 export interface StateStore {
-  read<T>(stream: string, key: string): Promise<T | undefined>;
+  /** The stored value; `schema`, when given, checks its shape (a wrong one stops the run, naming the file). */
+  read<T>(stream: string, key: string, schema?: z.ZodType<T>): Promise<T | undefined>;
   write(stream: string, key: string, value: unknown): Promise<void>;
 }
 
@@ -18,16 +20,26 @@ export interface WindowState {
   /** First local day ever extracted. */
   firstDay?: string;
   lookbackDays?: number;
-  /** The pass in progress or last finished: its frozen upper bound and the windows done in it. */
-  pass?: { upper: string; done: string[] };
+  /**
+   * The pass in progress or last finished: its frozen upper bound, the windows done in it, and whether
+   * it finished. Only an unfinished pass (killed, failed) is resumed; every new run after a finished
+   * one re-reads the lookback, however soon it comes.
+   */
+  pass?: { upper: string; done: string[]; finished?: boolean };
   updatedAt?: string;
 }
 
 /** Per-user streams (credit, interactions). */
 export interface PerUserState {
   users: Record<string, Refreshed>;
-  pass?: { upper: string; done: number[] };
+  /** As WindowState.pass: users done in an unfinished pass are not asked again when it resumes. */
+  pass?: { upper: string; done: number[]; finished?: boolean };
   updatedAt?: string;
+}
+
+/** A pass is resumed only when it was interrupted (not finished) on the same upper bound. */
+export function resumes(pass: { upper: string; finished?: boolean } | undefined, upper: string, fullRefresh?: boolean): boolean {
+  return !fullRefresh && pass !== undefined && pass.upper === upper && !pass.finished;
 }
 
 /** Serialises the state writes of one stream and group: windows finish out of order. */

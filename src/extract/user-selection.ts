@@ -1,9 +1,13 @@
 /**
  * Which users a per-user stream (credit, interactions) refreshes this run. At 120 calls a minute one
- * call per user is expensive, so users are picked by change, in this order: new users; users whose
- * status, login_count, last_login, updated_at or deleted_at changed since their last refresh; users with
- * orders or redemptions in this run's windows; then users whose last refresh is older than
- * `maxAgeDays`, oldest first. The call budget caps the total; what does not fit waits for the next run.
+ * call per user is expensive, so users are picked by what the data shows changed, in this order:
+ * - changed: status, login_count, last_login, updated_at or deleted_at differ from their last refresh,
+ *   or the users snapshot recorded a change of theirs since (user-changes.ts);
+ * - new: users who joined since the last snapshot (and, on a first pass, everyone);
+ * - active: users with orders or redemptions new or changed in this run's windows (credit spent, refunds);
+ * - backlog: users never refreshed yet who joined long ago (a budget cut them off before);
+ * - overdue: users whose last refresh is older than `maxAgeDays`, oldest first.
+ * The call budget caps the total, in that order; what does not fit waits for the next run.
  */
 import { createHash } from 'node:crypto';
 
@@ -24,7 +28,8 @@ export interface Refreshed {
   fp: string;
 }
 
-export type Reason = 'new' | 'changed' | 'active' | 'overdue';
+export type Reason = 'changed' | 'new' | 'active' | 'backlog' | 'overdue';
+const ORDER: readonly Reason[] = ['changed', 'new', 'active', 'backlog', 'overdue'];
 
 export interface Selection {
   users: { id: number; reason: Reason }[];
@@ -45,26 +50,30 @@ export function selectUsers(input: {
   active: Set<number>;
   /** Users already done in this pass (a resumed run). */
   done: Set<number>;
+  /** The latest change the users snapshots recorded per user (ISO instant), and who joined. */
+  recorded?: { changedAt: Map<number, string>; joined: Set<number> };
   budgetCalls: number;
   maxAgeDays: number;
   now: Date;
 }): Selection {
   const { users, refreshed, active, done, now } = input;
   const overdueBefore = now.getTime() - input.maxAgeDays * 86_400_000;
-  const buckets: Record<Reason, { id: number; at: number }[]> = { new: [], changed: [], active: [], overdue: [] };
+  const buckets: Record<Reason, { id: number; at: number }[]> = { changed: [], new: [], active: [], backlog: [], overdue: [] };
+  const firstPass = Object.keys(refreshed).length === 0;
   for (const u of users) {
     if (done.has(u.id)) continue;
     const last = refreshed[u.id];
-    if (!last) buckets.new.push({ id: u.id, at: 0 });
-    else if (last.fp !== fingerprint(u)) buckets.changed.push({ id: u.id, at: Date.parse(last.at) });
+    const changedAt = input.recorded?.changedAt.get(u.id);
+    if (!last) (firstPass || input.recorded?.joined.has(u.id) ? buckets.new : buckets.backlog).push({ id: u.id, at: 0 });
+    else if (last.fp !== fingerprint(u) || (changedAt !== undefined && changedAt > last.at)) buckets.changed.push({ id: u.id, at: Date.parse(last.at) });
     else if (active.has(u.id)) buckets.active.push({ id: u.id, at: Date.parse(last.at) });
     else if (Date.parse(last.at) < overdueBefore) buckets.overdue.push({ id: u.id, at: Date.parse(last.at) });
   }
   buckets.overdue.sort((a, b) => a.at - b.at || a.id - b.id);
   const selected: Selection['users'] = [];
-  const counts: Record<Reason, number> = { new: 0, changed: 0, active: 0, overdue: 0 };
+  const counts: Record<Reason, number> = { changed: 0, new: 0, active: 0, backlog: 0, overdue: 0 };
   let deferred = 0;
-  for (const reason of ['new', 'changed', 'active', 'overdue'] as const) {
+  for (const reason of ORDER) {
     for (const candidate of buckets[reason]) {
       if (selected.length >= input.budgetCalls) {
         deferred += 1;

@@ -1,14 +1,16 @@
 /**
  * Windowed streams (orders by local day, redemption stats by month), per group. A window is paged
  * completely into its partition and committed atomically (a re-extracted window replaces its files);
- * the state records the window only after the commit. A resumed pass skips windows already done.
+ * the state records the window only after the commit. A pass interrupted (killed, failed) resumes and
+ * skips the windows it committed; a pass that finished is finished: the next run, even the same day,
+ * re-reads the lookback (late orders, refunds).
  */
 import type { WindowedStream } from './define.js';
 import { forEachLimit } from './pool.js';
 import { pageInto } from './listing.js';
 import { activityOf, type GroupInfo, type RunContext } from './run-context.js';
 import { addCommit, newTally, type GroupTally } from './result.js';
-import { StateWriter, type WindowState } from './state.js';
+import { resumes, StateWriter, type WindowState } from './state.js';
 import { apiBounds, dayWindows, monthWindows, shiftDay, type Window } from './windows.js';
 import { currentUsers } from './current-users.js';
 import { landedValues, valueEncoder } from './activity.js';
@@ -33,7 +35,7 @@ export function planWindows(ctx: RunContext, def: WindowedStream, g: GroupInfo, 
   else if (state.watermark > upper) from = upper;
   else from = shiftDay(state.watermark, -lookback);
   const all = def.window.unit === 'day' ? dayWindows(from, upper, g.timezone) : monthWindows(from, upper, g.timezone).map((w) => clampEnd(w, upper, g.timezone));
-  const done = !o.fullRefresh && state?.pass?.upper === upper ? new Set(state.pass.done) : new Set<string>();
+  const done = resumes(state?.pass, upper, o.fullRefresh) ? new Set(state!.pass!.done) : new Set<string>();
   const windows = all.filter((w) => !done.has(w.startDay));
   return { windows, from, upper, skipped: all.length - windows.length };
 }
@@ -48,7 +50,7 @@ export async function runWindowedGroup(ctx: RunContext, def: WindowedStream, g: 
   const state = new StateWriter<WindowState>(ctx.state, def.name, key, (await ctx.state.read<WindowState>(def.name, key)) ?? {});
   const plan = planWindows(ctx, def, g, state.value);
   const batches = def.userBatch ? await userBatches(ctx, g, def.userBatch.size) : [undefined];
-  if (state.value.pass?.upper !== plan.upper || ctx.options.fullRefresh) state.value.pass = { upper: plan.upper, done: [] };
+  if (!resumes(state.value.pass, plan.upper, ctx.options.fullRefresh)) state.value.pass = { upper: plan.upper, done: [] };
   ctx.emit({ event: 'plan', stream: def.name, group: g.id, windows: plan.windows.length, skipped: plan.skipped, from: plan.from, to: plan.upper });
 
   await forEachLimit(plan.windows, ctx.options.concurrency, async (w) => {
@@ -75,6 +77,7 @@ export async function runWindowedGroup(ctx: RunContext, def: WindowedStream, g: 
   });
   await state.update((s) => {
     if (!s.watermark || plan.upper > s.watermark) s.watermark = plan.upper;
+    s.pass!.finished = true;
   });
   tally.provisional = { from: shiftDay(plan.upper, -ctx.config.lookbackDays), to: plan.upper };
   return tally;

@@ -1,26 +1,29 @@
 /**
- * Who to forget and how to recognise them: every email address and name the lake's users snapshots
- * (the current one and every superseded one) ever held for the given user ids; and the users whose
- * latest snapshot shows them anonymised upstream while older files still hold their data.
+ * Who to forget and how to recognise them: the personal keys (src/lake/personal-keys.ts) of every
+ * email address and name the lake's users snapshots (the current one and every superseded one) and
+ * redemption statistics ever held for the given user ids, plus the keys an owed erasure kept for them
+ * (a snapshot replaced since); and the users whose latest snapshot shows them anonymised upstream
+ * while older files still hold their data.
  */
 import { join } from 'node:path';
 import { BIGINT, LIST, listValue, VARCHAR } from '@duckdb/node-api';
-import { withLakeConnection } from '../lake/index.js';
+import { personalKey, withLakeConnection } from '../lake/index.js';
 import { lakeFiles } from './lake-files.js';
 
 export interface Identities {
   ids: number[];
-  /** Lower-case email addresses. */
-  emails: string[];
-  /** First and last names, for scrubbing quarantined raw records. */
-  names: string[];
+  /** personalKey() of each email address and name (a row of orders is the user's when its email's key is one of these). */
+  keys: string[];
+  /** How many distinct email addresses were found in the lake (what orders are recognised by). */
+  emails: number;
 }
 
 const usersGlob = (outDir: string) => join(outDir, 'lake', 'users', '**', '*.parquet');
 
-export async function identitiesOf(outDir: string, ids: number[]): Promise<Identities> {
-  const found: Identities = { ids, emails: [], names: [] };
-  if (!ids.length) return found;
+export async function identitiesOf(outDir: string, ids: number[], owedKeys: string[] = []): Promise<Identities> {
+  const emails = new Set<string>();
+  const names = new Set<string>();
+  if (!ids.length) return { ids, keys: [], emails: 0 };
   const sources = [
     { stream: 'users', columns: 'lower(email) AS e, first_name AS f, last_name AS l' },
     { stream: 'redemption_stats', columns: 'lower(email) AS e, NULL AS f, NULL AS l' },
@@ -34,19 +37,19 @@ export async function identitiesOf(outDir: string, ids: number[]): Promise<Ident
         { glob: VARCHAR, ids: LIST(BIGINT) },
       );
       for (const row of r.getRowObjectsJS()) {
-        if (row.e) found.emails.push(String(row.e));
-        for (const n of [row.f, row.l]) if (n) found.names.push(String(n));
+        if (row.e) emails.add(String(row.e));
+        for (const n of [row.f, row.l]) if (n) names.add(String(n));
       }
     }
   });
-  found.emails = [...new Set(found.emails)];
-  found.names = [...new Set(found.names)];
-  return found;
+  const keys = new Set([...[...emails, ...names].map(personalKey), ...owedKeys]);
+  return { ids, keys: [...keys], emails: emails.size };
 }
 
 /** Users whose latest snapshot has no email (anonymised: the API requires one otherwise) and whose older rows still hold one. */
-export async function anonymisedUsers(outDir: string): Promise<number[]> {
+export async function anonymisedUsers(outDir: string, groups?: number[]): Promise<number[]> {
   if (!lakeFiles(outDir, 'users').length) return [];
+  const only = groups ? `WHERE latest.g IN (${groups.map((g) => Number(g)).join(', ')})` : '';
   return withLakeConnection(async (c) => {
     const r = await c.runAndReadAll(
       `WITH u AS (
@@ -54,7 +57,7 @@ export async function anonymisedUsers(outDir: string): Promise<number[]> {
          FROM read_parquet($glob, hive_partitioning = true, union_by_name = true)
        ),
        latest AS (SELECT * FROM u QUALIFY row_number() OVER (PARTITION BY g, id ORDER BY d DESC, _extracted_at DESC) = 1)
-       SELECT DISTINCT latest.id FROM latest JOIN u USING (g, id)
+       SELECT DISTINCT latest.id FROM (SELECT * FROM latest ${only}) AS latest JOIN u USING (g, id)
        WHERE latest.email IS NULL AND (u.email IS NOT NULL OR u.first_name IS NOT NULL OR u.last_name IS NOT NULL)
        ORDER BY 1`,
       { glob: usersGlob(outDir) },

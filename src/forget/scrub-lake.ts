@@ -2,8 +2,9 @@
  * Clears a user's personal values in every lake file that holds them, one file at a time, each
  * rewritten atomically (src/lake/rewrite.ts). Files without such rows are not touched.
  */
+import { sep } from 'node:path';
 import { BIGINT, LIST, listValue, quotedIdentifier as id, VARCHAR } from '@duckdb/node-api';
-import { countWhere, rewriteParquet, withLakeConnection } from '../lake/index.js';
+import { countWhere, personalKeySql, rewriteParquet, withLakeConnection } from '../lake/index.js';
 import type { Identities } from './identities.js';
 import { lakeFiles } from './lake-files.js';
 import { PERSONAL_COLUMNS, type PersonalColumns } from './personal-columns.js';
@@ -13,13 +14,15 @@ export interface StreamScrub {
   rows: number;
 }
 
-export async function scrubLake(outDir: string, who: Identities): Promise<Record<string, StreamScrub>> {
+/** `groups`: only the files of those groups' partitions (a worker that holds only their lock). */
+export async function scrubLake(outDir: string, who: Identities, groups?: number[]): Promise<Record<string, StreamScrub>> {
   const out: Record<string, StreamScrub> = {};
-  const params = { ids: listValue(who.ids.map(BigInt)), emails: listValue(who.emails) };
-  const types = { ids: LIST(BIGINT), emails: LIST(VARCHAR) };
+  const params = { ids: listValue(who.ids.map(BigInt)), keys: listValue(who.keys) };
+  const types = { ids: LIST(BIGINT), keys: LIST(VARCHAR) };
+  const mine = (file: string) => !groups || groups.some((g) => file.includes(`${sep}organisation_group_id=${g}${sep}`));
   for (const spec of PERSONAL_COLUMNS) {
     const tally: StreamScrub = { files: 0, rows: 0 };
-    for (const file of lakeFiles(outDir, spec.stream)) {
+    for (const file of lakeFiles(outDir, spec.stream).filter(mine)) {
       const present = await columnsOf(file);
       const match = matchOf(spec, present);
       const clear = spec.columns.filter((c) => present.has(c));
@@ -40,7 +43,7 @@ export async function scrubLake(outDir: string, who: Identities): Promise<Record
 function matchOf(spec: PersonalColumns, present: Set<string>): string | undefined {
   const parts: string[] = [];
   if (spec.byId && present.has(spec.byId)) parts.push(`list_contains($ids, TRY_CAST(${id(spec.byId)} AS BIGINT))`);
-  if (spec.byEmail && present.has(spec.byEmail)) parts.push(`list_contains($emails, lower(${id(spec.byEmail)}))`);
+  if (spec.byEmail && present.has(spec.byEmail)) parts.push(`list_contains($keys, ${personalKeySql(id(spec.byEmail))})`);
   return parts.length ? parts.join(' OR ') : undefined;
 }
 

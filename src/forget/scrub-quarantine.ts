@@ -1,11 +1,11 @@
 /**
  * Quarantined records are raw API records (`<out>/quarantine/<stream>/<run>.jsonl`): a line that is the
  * user's (it holds one of their emails, or their id as `id`/`user_id`) keeps its reasons but loses every
- * personal value. Each changed file is replaced atomically, 0600 like the quarantine itself.
+ * personal value. Values are recognised by their personal key (src/lake/personal-keys.ts). Each changed file is replaced atomically, 0600 like the quarantine itself.
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { quarantineRoot, writeFileAtomic } from '../lake/index.js';
+import { personalKey, quarantineRoot, writeFileAtomic } from '../lake/index.js';
 import type { Identities } from './identities.js';
 import { PERSONAL_KEYS } from './personal-columns.js';
 
@@ -17,7 +17,7 @@ export async function scrubQuarantine(outDir: string, who: Identities): Promise<
   } catch {
     return 0;
   }
-  const secrets = new Set([...who.emails, ...who.names.map((n) => n.toLowerCase())]);
+  const secrets = new Set(who.keys);
   const ids = new Set(who.ids);
   let scrubbed = 0;
   for (const f of files) {
@@ -33,7 +33,7 @@ export async function scrubQuarantine(outDir: string, who: Identities): Promise<
         } catch {
           return line; // a line torn by a crash holds nothing to parse; it is skipped by readers
         }
-        if (!isTheUsers(entry, ids, who.emails)) return line;
+        if (!isTheUsers(entry, ids, secrets)) return line;
         changed = true;
         scrubbed += 1;
         return JSON.stringify(scrub(entry, secrets));
@@ -43,17 +43,24 @@ export async function scrubQuarantine(outDir: string, who: Identities): Promise<
   return scrubbed;
 }
 
-function isTheUsers(entry: { record?: Record<string, unknown> }, ids: Set<number>, emails: string[]): boolean {
+function isTheUsers(entry: { record?: Record<string, unknown> }, ids: Set<number>, secrets: Set<string>): boolean {
   const r = entry.record ?? {};
   if (ids.has(Number(r.id)) && ['users', 'redemption_stats'].includes(String((entry as { stream?: string }).stream))) return true;
   if (ids.has(Number(r.user_id))) return true;
-  const text = JSON.stringify(entry).toLowerCase();
-  return emails.some((e) => text.includes(e));
+  return holdsSecret(entry, secrets);
+}
+
+/** Whether any string in the value is one of the user's emails (or names), by key. */
+function holdsSecret(value: unknown, secrets: Set<string>): boolean {
+  if (typeof value === 'string') return value.includes('@') && secrets.has(personalKey(value));
+  if (Array.isArray(value)) return value.some((v) => holdsSecret(v, secrets));
+  if (value && typeof value === 'object') return Object.values(value).some((v) => holdsSecret(v, secrets));
+  return false;
 }
 
 /** Personal keys become null, and so does any string that is one of the user's emails or names. */
 function scrub(value: unknown, secrets: Set<string>): unknown {
-  if (typeof value === 'string') return secrets.has(value.toLowerCase()) ? null : value;
+  if (typeof value === 'string') return secrets.has(personalKey(value)) ? null : value;
   if (Array.isArray(value)) return value.map((v) => scrub(v, secrets));
   if (value && typeof value === 'object') {
     return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, PERSONAL_KEYS.includes(k) && v !== null ? null : scrub(v, secrets)]));

@@ -11,7 +11,7 @@ import { forgetAnonymised } from '../forget/index.js';
 import { compactLake } from '../compact/index.js';
 import { acquireLock } from '../lake/index.js';
 import { buildWarehouse, type BuildResult } from '../transform/index.js';
-import { runWriteback } from '../writeback/index.js';
+import { heldLine, runWriteback } from '../writeback/index.js';
 import { lastClosedMonth, ReportInputError, writeRevenueReport } from '../report/index.js';
 import { ExitCode } from '../shared/exit-codes.js';
 import { redact } from '../shared/redact.js';
@@ -91,7 +91,10 @@ export async function runPipeline(config: Config, options: ExtractOptions & { em
         // Rejected or unresolved rows make the run partial (exit 4), never a failure: the report still runs.
         const unresolved = r.unresolved_pending.length ? `, ${r.unresolved_pending.length} pending unresolved (${[...new Set(r.unresolved_pending.map((u) => u.reason))].slice(0, 3).join('; ')})` : '';
         const deferred = r.deferred ? `, ${r.deferred} left for the next run (PERKS_WRITEBACK_LIMIT)` : '';
-        return { detail: `${r.sent} sent, ${r.rejected} rejected, ${r.calls} calls${unresolved}${deferred}`, exitCode: r.status === 'partial' ? ExitCode.partial : 0 };
+        const held = r.held.map((h) => `; ${heldLine(h)}`).join('');
+        const l = r.learned;
+        const learned = l && l.fromLake + l.fromApi ? `, ${l.fromLake + l.fromApi} already stored upstream (${l.reason}; ${l.calls} calls to learn it)` : '';
+        return { detail: `${r.sent} sent, ${r.rejected} rejected, ${r.calls} calls${learned}${unresolved}${deferred}${held}`, exitCode: r.status === 'partial' ? ExitCode.partial : 0 };
       });
     }
     await step('report', async () => {

@@ -84,6 +84,17 @@ export const SandboxOptionsSchema = z
       .string()
       .refine((p) => p.startsWith('/') && p.includes('{identifier}') && p.includes('{identifier_value}'), 'expected a path with {identifier} and {identifier_value}')
       .default(DEFAULT_CREDIT_PATH),
+    /**
+     * Share of the last 3 days' orders held back at generation and released by each churn (late
+     * arrivals, world/churn.ts). 0: every order is listed from the start.
+     */
+    lateOrders: z.number().min(0).max(1).default(0),
+    /**
+     * The interaction types the platform accepts (the spec: not shown). Unset, any type is stored; set,
+     * another type is refused with 422 "The selected interaction type is invalid.", as a platform whose
+     * types are configured by its operator would.
+     */
+    interactionTypes: z.array(z.string().min(1)).min(1).optional(),
     /** Token lifetime in seconds (the spec: one year); shorter lets tests see expiry. */
     tokenLifetimeSeconds: z.int().min(1).default(31_536_000),
   })

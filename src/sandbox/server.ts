@@ -8,7 +8,7 @@ import { ORGANISATION_CLIENT_ID } from './choices.js';
 import { createServe, FaultInjector, fetchHandler, listen, makeSecret, Router, SlidingWindow, StatsRecorder, TokenService, type Credential, type Handler, type SandboxStats } from './http/index.js';
 import { LoginUrls } from './ops/index.js';
 import { SandboxOptionsSchema, type Faults, type SandboxOptions } from './options.js';
-import { advanceWorld, World, type AdvanceReport } from './world/index.js';
+import { advanceWorld, churnWorld, holdBackLateOrders, World, type AdvanceReport, type ChurnReport } from './world/index.js';
 
 export interface SandboxCredentials {
   group: { client_id: number; client_secret: string; organisation_group_id: number }[];
@@ -24,6 +24,8 @@ export interface Sandbox {
   handler: Handler;
   /** Moves "today" forward by whole days (new users and orders, status changes, anonymisations). */
   advance(days: number): AdvanceReport;
+  /** Changes the world without moving its day (late orders, refunds, users joining and leaving, credit spent). */
+  churn(): ChurnReport;
   setFaults(faults: Partial<Faults>): void;
   stats(): SandboxStats;
   /** The CLI's start line: one JSON object with base_url and credentials. */
@@ -43,6 +45,7 @@ function parseOptions(options: SandboxOptions) {
 export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbox> {
   const opts = parseOptions(options);
   const world = new World(opts.seed, opts.scale, opts.today);
+  holdBackLateOrders(world, opts.lateOrders);
   const groupCreds = world.groups.map((g) => ({ client_id: g.clientId, client_secret: makeSecret(), organisation_group_id: g.id }));
   const org = { client_id: ORGANISATION_CLIENT_ID, client_secret: makeSecret(), organisation_group_ids: world.groups.map((g) => g.id) };
   const creds: Credential[] = [
@@ -89,6 +92,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     world,
     handler: fetchHandler(serve),
     advance: (days) => advanceWorld(world, days),
+    churn: () => churnWorld(world),
     setFaults: (f) => faults.set(f),
     stats: () => stats.snapshot(faults.counts, world.interactions.storedCounts()),
     startLine: () => JSON.stringify({ base_url: baseUrl, credentials }),

@@ -5,7 +5,7 @@
 import { z } from 'zod';
 import { quotedIdentifier as id, quotedString as str, type DuckDBConnection } from '@duckdb/node-api';
 import { ConfigError } from '../shared/exit-codes.js';
-import { todayUtc } from '../shared/clock.js';
+import { now, todayUtc } from '../shared/clock.js';
 
 /** Engagement segment thresholds, in days (see docs/assumptions.md, ## Models). */
 export const SegmentThresholds = z
@@ -64,6 +64,8 @@ export async function setModelVariables(conn: DuckDBConnection, options: { asOf:
     segment_new_days: String(options.segments.newDays),
     segment_active_days: String(options.segments.activeDays),
     segment_dormant_days: String(options.segments.dormantDays),
+    // "now" for models that stamp rows (the write-back's segment changes): the program's clock, not DuckDB's.
+    evaluated_at: `TIMESTAMPTZ ${str(now().toISOString())}`,
   };
   for (const [name, value] of Object.entries(vars)) await conn.run(`SET VARIABLE ${id(name)} = ${value}`);
 }

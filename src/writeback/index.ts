@@ -9,5 +9,6 @@ export { parseTypeMap, typeMapFromEnv, TYPES_ENV, type TypeMap } from './setting
 export { ledgerDirs, LEDGER_VIEW } from './ledger.js';
 export { DEFAULT_SQL_DIR } from './models.js';
 export { SETTLED_MESSAGE } from './rows.js';
+export { heldLine, SYSTEMATIC_REJECTIONS, type HeldKind } from './held-kinds.js';
 export type { Unresolved } from './recover.js';
 export { WritebackError, WritebackModelError, WritebackLockedError } from './errors.js';

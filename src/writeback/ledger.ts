@@ -67,6 +67,8 @@ export interface LedgerState {
   settled: Set<number>;
   /** The latest entry of each row left pending (a crash, or a call that never got an answer). */
   pending: LedgerEntry[];
+  /** The interaction_type each rejected row was last rejected as. */
+  rejectedAs: Map<number, string>;
 }
 
 /** Every row's state, from the view (create it first). */
@@ -87,13 +89,15 @@ export async function readLedgerState(db: Db): Promise<LedgerState> {
   const status = new Map<number, LedgerStatus>();
   const settled = new Set<number>();
   const pending: LedgerEntry[] = [];
+  const rejectedAs = new Map<number, string>();
   for (const r of rows) {
     const id = Number(r.interaction_id);
     status.set(id, r.state as LedgerStatus);
     if (r.state === 'pending') pending.push(toEntry(r));
     if (r.state === 'rejected' && r.settled === true) settled.add(id);
+    if (r.state === 'rejected') rejectedAs.set(id, String(r.interaction_type));
   }
-  return { status, settled, pending };
+  return { status, settled, pending, rejectedAs };
 }
 
 export function toEntry(r: Record<string, unknown>): LedgerEntry {

@@ -4,6 +4,7 @@
  * file, named by the mart) and the ledger (`lake_writeback_ledger`), so "what was sent before" is always the
  * ledger as it is now.
  */
+import { now } from '../shared/clock.js';
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -49,7 +50,9 @@ export interface ModelOutput {
 }
 
 /** Runs every model; each row is checked, and an id produced twice is an error naming both models. */
-export async function evaluateModels(db: Db, models: ModelSql[], marts: string[]): Promise<ModelOutput[]> {
+export async function evaluateModels(db: Db, models: ModelSql[], marts: string[], evaluatedAt: Date = now()): Promise<ModelOutput[]> {
+  // Models read "now" from the program's clock, never DuckDB's own (get_current_timestamp).
+  await db.conn.run(`SET VARIABLE evaluated_at = '${evaluatedAt.toISOString()}'::TIMESTAMPTZ`);
   const seen = new Map<number, string>();
   const out: ModelOutput[] = [];
   for (const model of models) {

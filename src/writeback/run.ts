@@ -16,7 +16,9 @@ import { clientFromConfig, type PerksClient } from '../api/index.js';
 import type { Config } from '../config/index.js';
 import { openDb } from './db.js';
 import { Journal } from './journal.js';
-import { compactJournals, createLedgerView, ledgerDirs, readLedgerState } from './ledger.js';
+import { compactJournals, createLedgerView, ledgerDirs, readLedgerState, type LedgerState } from './ledger.js';
+import { HeldKinds, type HeldKind } from './held-kinds.js';
+import { learnStored, type Learned } from './learn-stored.js';
 import { acquireWritebackLock } from './lock.js';
 import { createMartViews, evaluateModels, loadModels, DEFAULT_SQL_DIR } from './models.js';
 import type { PosterOptions } from './poster.js';
@@ -97,8 +99,12 @@ export interface WritebackResult {
   unresolved_pending: Unresolved[];
   /** Pending rows the operator settled as rejected in this run. */
   settled_pending: number;
-  /** Rejected rows queued again by --retry-rejected (before --limit). */
+  /** Rejected rows queued again (before --limit): by --retry-rejected, or because their type changed since. */
   retried_rejected: number;
+  /** Kinds the platform rejected systematically: held for the rest of the run (held-kinds.ts). */
+  held: HeldKind[];
+  /** Rows the ledger did not know found already stored upstream, and what learning it cost (learn-stored.ts). */
+  learned?: Learned;
   calls: number;
   ms: number;
   preview: WritebackRow[];
@@ -125,7 +131,7 @@ export async function runWriteback(options: WritebackOptions): Promise<Writeback
   const result: WritebackResult = {
     status: 'success', run_id: runId, dry_run: dryRun, rows: 0, by_type: [], to_send: 0, sent: 0, rejected: 0,
     skipped_already_sent: 0, skipped_rejected: 0, recovered_pending: 0, reposted_pending: 0, pending: 0,
-    deferred: 0, unresolved_pending: [], settled_pending: 0, retried_rejected: 0, calls: 0, ms: 0, preview: [], rejections: [], ledger: dirs.lake,
+    deferred: 0, unresolved_pending: [], settled_pending: 0, retried_rejected: 0, held: [], calls: 0, ms: 0, preview: [], rejections: [], ledger: dirs.lake,
   };
   const lock = dryRun ? undefined : acquireWritebackLock(dirs.state);
   const db = await openDb().catch((err: unknown) => {
@@ -171,7 +177,7 @@ export async function runWriteback(options: WritebackOptions): Promise<Writeback
       count.rows += 1;
       const known = state.status.get(row.interaction_id);
       if (known === 'sent') result.skipped_already_sent += 1;
-      else if (known === 'rejected' && !(options.retryRejected && !state.settled.has(row.interaction_id))) result.skipped_rejected += 1;
+      else if (known === 'rejected' && !(retriesRejected(row, state, options.retryRejected))) result.skipped_rejected += 1;
       else if (known === 'rejected') {
         retry.push(row); // not stored (a 4xx), so posting it again cannot store it twice
         count.to_send += 1;
@@ -183,6 +189,12 @@ export async function runWriteback(options: WritebackOptions): Promise<Writeback
     result.rows = rows.length;
     result.by_type = [...counts.values()].sort((a, b) => a.kind.localeCompare(b.kind) || a.interaction_type.localeCompare(b.interaction_type));
     result.retried_rejected = retry.length;
+    if (journal && client) {
+      // Rows the ledger never saw may be upstream already (a lost or older ledger): learned, not posted twice.
+      const learning = await learnStored(fresh, { db, outDir, client, journal, runId, ledgerEmpty: before.status.size === 0 });
+      fresh.splice(0, fresh.length, ...learning.toPost);
+      result.learned = learning.learned;
+    }
     const queue = [...repost, ...retry, ...fresh];
     result.to_send = queue.length;
     const capped = options.limit === undefined ? queue : queue.slice(0, options.limit);
@@ -196,6 +208,7 @@ export async function runWriteback(options: WritebackOptions): Promise<Writeback
       post: options.postClient ?? client,
     };
     const reposting = new Set(repost.map((r) => r.interaction_id));
+    const held = new HeldKinds();
     await sendAll(capped, journal, runId, options.concurrency ?? BATCH, poster, (row, entry) => {
       if (typeof entry === 'string') {
         result.unresolved_pending.push(unresolvedOf(row, entry));
@@ -206,8 +219,9 @@ export async function runWriteback(options: WritebackOptions): Promise<Writeback
         result.sent += 1;
         if (reposting.has(row.interaction_id)) result.reposted_pending += 1;
       }
-    });
-    result.status = result.rejected || result.unresolved_pending.length ? 'partial' : 'success';
+    }, held);
+    result.held = held.list();
+    result.status = result.rejected || result.unresolved_pending.length || result.held.length ? 'partial' : 'success';
     return result;
   } catch (err) {
     failed = true;
@@ -227,6 +241,16 @@ export async function runWriteback(options: WritebackOptions): Promise<Writeback
       result.ms = Date.now() - started;
     }
   }
+}
+
+/**
+ * A rejected row is posted again with --retry-rejected, or by itself when its interaction_type is no
+ * longer the one it was rejected as (PERKS_WRITEBACK_TYPES changed): a 4xx stored nothing upstream, so
+ * this cannot store it twice. Rows the operator settled as rejected are never posted again.
+ */
+function retriesRejected(row: WritebackRow, state: LedgerState, retryRejected?: boolean): boolean {
+  if (state.settled.has(row.interaction_id)) return false;
+  return retryRejected === true || state.rejectedAs.get(row.interaction_id) !== row.interaction_type;
 }
 
 /** The ids --settle-pending-as-rejected names, each checked to be pending (else one line, exit 2, nothing settled). */

@@ -1,13 +1,15 @@
 /** The write-back's posting loop: write-ahead 'pending' entries, the posts, then their outcomes. */
 import { crashPoint } from '../shared/crash-points.js';
 import type { Journal } from './journal.js';
+import type { HeldKinds } from './held-kinds.js';
 import { postOnce, type PosterOptions } from './poster.js';
 import { entryOf, type LedgerEntry, type WritebackRow } from './rows.js';
 
 /**
  * Posts in batches: the batch's 'pending' entries reach the disk before any of its posts leave, and
  * its outcomes are recorded before the next batch. A failure that is not a row's own (API down after
- * retries, credentials refused) stops the run once the batch's other outcomes are recorded.
+ * retries, credentials refused) stops the run once the batch's other outcomes are recorded. A kind the
+ * platform rejects systematically is held (held-kinds.ts): its later rows are not posted.
  */
 export async function sendAll(
   rows: WritebackRow[],
@@ -17,9 +19,16 @@ export async function sendAll(
   poster: PosterOptions,
   /** The recorded entry, or the reason the row stays pending (its storage could not be learned). */
   onOutcome: (row: WritebackRow, entry: LedgerEntry | string) => void,
+  held: HeldKinds,
 ): Promise<void> {
-  for (let i = 0; i < rows.length; i += batchSize) {
-    const batch = rows.slice(i, i + batchSize);
+  let next = 0;
+  while (next < rows.length) {
+    const batch: WritebackRow[] = [];
+    for (; next < rows.length && batch.length < batchSize; next++) {
+      if (held.isHeld(rows[next].kind)) held.skip(rows[next]);
+      else batch.push(rows[next]);
+    }
+    if (!batch.length) break;
     journal.append(batch.map((row) => entryOf(row, 'pending', runId)));
     const settled = await Promise.allSettled(batch.map((row) => postOnce(row, poster)));
     crashPoint('after-post'); // the posts are answered (stored upstream), their outcomes not yet recorded
@@ -40,6 +49,7 @@ export async function sendAll(
           ? entryOf(batch[k], 'sent', runId, { message: o.recovered ? 'found upstream after an unanswered post' : null })
           : entryOf(batch[k], 'rejected', runId, { http_status: o.http_status, message: o.message });
       outcomes.push(entry);
+      held.record(batch[k], entry);
       onOutcome(batch[k], entry);
     });
     journal.append(outcomes);

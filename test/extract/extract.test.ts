@@ -6,6 +6,7 @@ import { extract, shiftDay } from '../../src/extract/index.js';
 import { loadConfig } from '../../src/config/index.js';
 import { startSandbox, type Sandbox } from '../../src/sandbox/index.js';
 import { lakeOrders, orgConfig, orgEnv, tempOut, truthOrders } from './helpers.js';
+import { todayUtc } from '../../src/shared/clock.js';
 
 const TODAY = '2026-11-22';
 const START = '2026-10-01';
@@ -37,14 +38,18 @@ describe('extract against the sandbox', () => {
     expect(groups.size).toBe(sandbox.credentials.organisation.organisation_group_ids.length);
   });
 
-  test('a rerun the same day asks nothing again and changes nothing', async () => {
+  test('a rerun the same day re-reads only the lookback (days x groups calls) and changes nothing when nothing changed', async () => {
     const out = tempOut();
-    const config = orgConfig(sandbox, out, { PERKS_START_DATE: START });
-    await extract(config, { now: noonUtc(TODAY), streams: ['orders'] });
+    const config = orgConfig(sandbox, out, { PERKS_START_DATE: START, PERKS_LOOKBACK_DAYS: '7' });
+    const first = await extract(config, { now: noonUtc(TODAY), streams: ['orders'] });
     const before = await lakeOrders(out);
     const again = await extract(config, { now: noonUtc(TODAY), streams: ['orders'] });
     const orders = again.streams.find((s) => s.name === 'orders')!;
-    expect(orders.calls).toBe(0);
+    const groups = sandbox.credentials.organisation.organisation_group_ids.length;
+    // A finished pass is finished: the second run asks the 7 lookback days of every group again (one page each here).
+    expect(orders.groups.reduce((n, g) => n + g.windows, 0)).toBe(7 * groups);
+    expect(orders.calls).toBeGreaterThanOrEqual(7 * groups);
+    expect(orders.calls).toBeLessThan(first.streams.find((s) => s.name === 'orders')!.calls / 3);
     expect(await lakeOrders(out)).toEqual(before);
   });
 
@@ -112,7 +117,7 @@ describe('extract against the sandbox', () => {
     const code = await new Promise((r) => final.once('exit', r));
     expect(code, output).toBe(0);
     const lake = await lakeOrders(out);
-    const upper = new Date().toISOString().slice(0, 10);
+    const upper = todayUtc();
     const groups = groupsOf(sandbox).map((g) => ({ ...g }));
     // The child ran with the wall clock: compare the days it extracted.
     const truth = truthOrders(sandbox, groups, START, upper).filter((t) => lake.some((l) => l.group === t.group && l.order_date === t.order_date) || t.order_date < shiftDay(upper, -1));

@@ -10,8 +10,9 @@ import { extract, shiftDay } from '../../src/extract/index.js';
 import { startSandbox, type Sandbox } from '../../src/sandbox/index.js';
 import { runCli, stderrLines } from '../support/cli.js';
 import { orgConfig, orgEnv, tempOut } from './helpers.js';
+import { now, todayUtc } from '../../src/shared/clock.js';
 
-const TODAY = new Date().toISOString().slice(0, 10);
+const TODAY = todayUtc();
 const START = shiftDay(TODAY, -5);
 let sandbox: Sandbox;
 

@@ -7,6 +7,7 @@ import { acquireLock, asOutputError, lakeColumns, openPartitionWrite, StateStore
 import { Order } from '../../src/resources/index.js';
 import { ExitCode, UserFacingError } from '../../src/shared/exit-codes.js';
 import { filesUnder, ROOT, tempOut } from './helpers.js';
+import { now } from '../../src/shared/clock.js';
 
 const failure = (p: Promise<unknown>) => p.then(() => undefined, (e: unknown) => e as UserFacingError);
 const fileInTheWay = async () => {
@@ -22,7 +23,7 @@ describe('output directory problems stop the run with one clear line', () => {
       acquireLock(out),
       new StateStore(out).write('orders', '11', {}),
       writeRunManifest(out, { run_id: 'r1' }),
-      openPartitionWrite({ outDir: out, stream: 'orders', partition: { d: '1' }, columns: lakeColumns(Order), runId: 'r', extractedAt: new Date() }),
+      openPartitionWrite({ outDir: out, stream: 'orders', partition: { d: '1' }, columns: lakeColumns(Order), runId: 'r', extractedAt: now() }),
     ];
     for (const error of await Promise.all(attempts.map(failure))) {
       expect(error).toBeInstanceOf(UserFacingError);

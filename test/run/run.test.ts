@@ -9,6 +9,7 @@ import { DuckDBInstance } from '@duckdb/node-api';
 import { startSandbox } from '../../src/sandbox/index.js';
 import { commands } from '../../src/commands/index.js';
 import { writePendingJournal } from '../writeback/fixtures.js';
+import { now, todayUtc } from '../../src/shared/clock.js';
 
 function perks(args: string[], env: Record<string, string> = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
   const clean = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('PERKS_')));
@@ -63,7 +64,7 @@ describe('the whole job, for the people who use it', () => {
     try {
       const org = sandbox.credentials.organisation;
       // Up to five days of this month only (on the 1st: nothing closed yet), so no month has data before it.
-      const today = new Date().toISOString().slice(0, 10);
+      const today = todayUtc();
       const fiveDaysBack = new Date(Date.now() - 5 * 86_400_000).toISOString().slice(0, 10);
       const start = fiveDaysBack.slice(0, 7) === today.slice(0, 7) ? fiveDaysBack : `${today.slice(0, 7)}-01`;
       const summary = join(out(), 'step-summary.md');
@@ -98,7 +99,7 @@ describe('the whole job, for the people who use it', () => {
       const dir = out();
       // A row a crashed run left pending, for a user the platform does not know: its listing answers 404.
       writePendingJournal(dir, [{ interaction_id: 4_503_599_627_370_000, organisation_group_id: org.organisation_group_ids[0], identifier: 'id', identifier_value: '987654321',
-        kind: 'segment_change', interaction_type: 'segment_change', interaction_at: new Date().toISOString(), interaction_details: {} }], '', new Date(Date.now() - 60_000));
+        kind: 'segment_change', interaction_type: 'segment_change', interaction_at: now().toISOString(), interaction_details: {} }], '', new Date(Date.now() - 60_000));
       const r = await perks(['run', '--quiet', '--writeback-limit', '5'], {
         PERKS_BASE_URL: sandbox.baseUrl,
         PERKS_CLIENT_ID: String(org.client_id),

@@ -2,6 +2,10 @@
 import type { CreateInteractionBody, InteractionsListBody } from '../../resources/interaction.js';
 import { paged, pathUser, type OpHandler } from './context.js';
 import { interactionWire } from './wire.js';
+import { ApiError } from '../errors.js';
+
+const INVALID_TYPE = 'The selected interaction type is invalid.';
+const invalidType = () => new ApiError('validation', 422, INVALID_TYPE, { interaction_type: [INVALID_TYPE] });
 
 export const interactionHandlers = {
   listInteractions: (ctx) => {
@@ -15,6 +19,8 @@ export const interactionHandlers = {
   createInteraction: (ctx) => {
     const user = pathUser(ctx);
     const body = ctx.body as CreateInteractionBody & { interaction_at: string };
+    const allowed = ctx.state.options.interactionTypes;
+    if (allowed && !allowed.includes(body.interaction_type)) throw invalidType();
     ctx.world.interactions.create(
       user,
       { interaction_id: body.interaction_id, interaction_type: body.interaction_type, interaction_at: Date.parse(body.interaction_at), interaction_details: body.interaction_details ?? {} },

@@ -44,11 +44,12 @@ export class OrderIndex {
 
   private ensure(): void {
     const s = this.store;
-    if (this.builtFor === s.count) return;
+    if (this.builtFor === s.version) return;
     const counts = new Int32Array(this.groupCount);
     const users = this.maxUserId() + 2;
     const userCounts = new Int32Array(users);
     for (let i = 0; i < s.count; i++) {
+      if (s.hidden[i]) continue;
       counts[s.group[i]]++;
       userCounts[s.user[i] + 1]++;
     }
@@ -56,13 +57,14 @@ export class OrderIndex {
     const fill = new Int32Array(this.groupCount);
     for (let u = 1; u < users; u++) userCounts[u] += userCounts[u - 1];
     this.userStart = userCounts;
-    this.userOrders = new Int32Array(s.count);
+    this.userOrders = new Int32Array(userCounts[users - 1]);
     const cursor = userCounts.slice();
     for (let i = 0; i < s.count; i++) {
+      if (s.hidden[i]) continue;
       const g = s.group[i];
       this.groups[g][fill[g]++] = i;
       this.userOrders[cursor[s.user[i]]++] = i;
     }
-    this.builtFor = s.count;
+    this.builtFor = s.version;
   }
 }

@@ -36,6 +36,10 @@ export class OrderStore {
   paid = new Int32Array(0);
   credit = new Int32Array(0);
   revenue = new Int32Array(0);
+  /** 1 for an order the API does not show yet (a late arrival, see churn.ts); every view skips it. */
+  hidden = new Uint8Array(0);
+  /** Bumped by every append and every change of visibility, so derived views know to rebuild. */
+  version = 0;
 
   constructor(
     private readonly currencies: readonly string[],
@@ -48,6 +52,7 @@ export class OrderStore {
   push(groupIndex: number, userId: number, offerIndex: number, status: OrderStatus, createdAt: number, currency: string, face: number, paid: number, credit: number, revenue: number): number {
     if (this.count === this.createdAt.length) this.grow(this.count * 2);
     const i = this.count++;
+    this.version++;
     if (i > 0 && createdAt < this.createdAt[i - 1]) throw new Error('orders must be appended in time order');
     this.createdAt[i] = createdAt;
     this.group[i] = groupIndex;
@@ -88,6 +93,11 @@ export class OrderStore {
     return ORDER_STATUSES[this.status[i]];
   }
 
+  setHidden(i: number, hidden: boolean): void {
+    this.hidden[i] = hidden ? 1 : 0;
+    this.version++;
+  }
+
   setStatus(i: number, status: OrderStatus): void {
     this.status[i] = ORDER_STATUSES.indexOf(status);
   }
@@ -120,5 +130,6 @@ export class OrderStore {
     this.paid = copy(this.paid, (n) => new Int32Array(n));
     this.credit = copy(this.credit, (n) => new Int32Array(n));
     this.revenue = copy(this.revenue, (n) => new Int32Array(n));
+    this.hidden = copy(this.hidden, (n) => new Uint8Array(n));
   }
 }

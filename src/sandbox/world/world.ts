@@ -8,6 +8,7 @@ import type { Scale, ScalePreset } from '../options.js';
 import { SCALE_PRESETS } from '../options.js';
 import { createRng } from '../prng.js';
 import { creditOf, type CreditRecord } from './credit.js';
+import { spendFrom } from './churn.js';
 import { UserDirectory } from './directory.js';
 import { CURRENCIES, GROUPS, type GroupRecord } from './groups.js';
 import { InteractionBook, type InteractionRecord } from './interactions.js';
@@ -32,6 +33,10 @@ export class World {
   readonly orderIndex: OrderIndex;
   readonly interactions: InteractionBook;
   readonly dayContext: DayContext;
+  /** Credit spent per user since generation (minor units). */
+  private readonly creditSpent = new Map<number, number>();
+  /** Churns so far: each draws from its own seeded stream. */
+  churns = 0;
 
   constructor(
     readonly seed: number,
@@ -97,11 +102,18 @@ export class World {
   /** An order by its order_id (order ids are creation order, so the id gives the index). */
   orderById(orderId: number): OrderRecord | undefined {
     const i = orderId - ORDER_ID_BASE;
-    return Number.isInteger(i) && i >= 0 && i < this.orders.count ? this.orders.get(i) : undefined;
+    return Number.isInteger(i) && i >= 0 && i < this.orders.count && !this.orders.hidden[i] ? this.orders.get(i) : undefined;
   }
 
   creditOf(user: UserRecord): CreditRecord {
-    return creditOf(this.seed, user, this.now());
+    const credit = creditOf(this.seed, user, this.now());
+    const spent = this.creditSpent.get(user.id);
+    return spent ? spendFrom(credit, spent) : credit;
+  }
+
+  /** Credit an order spent after generation (churn.ts): taken from the user's available items, oldest first. */
+  spendCredit(userId: number, amount: number): void {
+    this.creditSpent.set(userId, (this.creditSpent.get(userId) ?? 0) + amount);
   }
 
   interactionsOf(user: UserRecord): InteractionRecord[] {

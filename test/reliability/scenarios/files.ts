@@ -16,6 +16,7 @@ import { orgEnv, withSandbox } from '../../support/sandbox.js';
 import { withScratch } from '../../support/scratch.js';
 import { propertyFailure } from '../../support/random.js';
 import { row, type Row, type ScenarioOptions } from '../table.js';
+import { now } from '../../../src/shared/clock.js';
 
 const NASTY = ["'", "''", '"', '--', "'); DROP TABLE orders; --", '\u0000', '../', '..\\', '/', '\\', '%2e%2e%2f', '$1', '$file', '?', ';', '\n', '\r\n', '\u2028', '\ud800', '\udfff', '${x}', '*', '**', '=', 'NULL', '.', '..', ' '];
 
@@ -145,7 +146,7 @@ async function sqlValues(o: ScenarioOptions & { strings: number }): Promise<Row>
   return withScratch('sql', async (scratch) => {
     const out = scratch.dir();
     const problems: string[] = [];
-    const writer = await openPartitionWrite({ outDir: out, stream: 'orders', partition: { organisation_group_id: '11', order_date: '2026-11-02' }, columns: lakeColumns(Order), runId: 'hostile', extractedAt: new Date() });
+    const writer = await openPartitionWrite({ outDir: out, stream: 'orders', partition: { organisation_group_id: '11', order_date: '2026-11-02' }, columns: lakeColumns(Order), runId: 'hostile', extractedAt: now() });
     await writer.append(values.map((v, i) => ({ order_id: i, brand: v, email: `${v}@x`, first_name: v, face_value: 1 })));
     await writer.commit();
     const back = await withLakeConnection(async (c) => {
@@ -158,7 +159,7 @@ async function sqlValues(o: ScenarioOptions & { strings: number }): Promise<Row>
     if (back.length !== values.length) problems.push(`${back.length} rows read back of ${values.length}`);
     for (const d of differ.slice(0, 3)) problems.push(`value ${JSON.stringify(values[Number(d.i)])} came back as ${JSON.stringify(d.brand)}`);
     // Hostile emails as the forget's bound list: users 0..99 are forgotten, their orders lose their email, no other does.
-    const users = await openPartitionWrite({ outDir: out, stream: 'users', partition: { organisation_group_id: '11', _snapshot_date: '2026-11-02' }, columns: lakeColumns(UserListItem), runId: 'hostile', extractedAt: new Date() });
+    const users = await openPartitionWrite({ outDir: out, stream: 'users', partition: { organisation_group_id: '11', _snapshot_date: '2026-11-02' }, columns: lakeColumns(UserListItem), runId: 'hostile', extractedAt: now() });
     await users.append(values.slice(0, 100).map((v, i) => ({ id: i, email: `${v}@x` })));
     await users.commit();
     const forgot = await forgetUsers(out, [...Array(100).keys()], { lock: false }).catch((err: Error) => (problems.push(`forget: ${err.message}`), undefined));

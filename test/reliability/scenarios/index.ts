@@ -10,6 +10,7 @@ import { faultStorms, notRetried, STORMS } from './faults.js';
 import { filesScenario } from './files.js';
 import { incrementalScenario } from './incremental.js';
 import { personalDataScenario } from './personal-data.js';
+import { rightTwiceScenario } from './right-twice.js';
 import { sandboxScenario } from './sandbox-choices.js';
 import { secretsScenario } from './secrets.js';
 import { windowsScenario } from './windows.js';
@@ -29,6 +30,7 @@ export const SCENARIOS: Record<string, Scenario> = {
   'shared-limit': (o) => sharedLimiterScenario({ ...o, limit: o.long ? 120 : 60, days: o.long ? 30 : 8 }),
   secrets: (o) => secretsScenario(o),
   'personal-data': (o) => personalDataScenario(o),
+  'right-twice': (o) => rightTwiceScenario(o),
   files: (o) => filesScenario({ ...o, strings: o.long ? 50_000 : 10_000 }),
   sandbox: (o) => sandboxScenario(o),
 };

@@ -5,11 +5,12 @@
  */
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { dayWindows, localDay, shiftDay } from '../../../src/extract/index.js';
+import { dayWindows, shiftDay } from '../../../src/extract/index.js';
 import { withLakeConnection } from '../../../src/lake/index.js';
 import { readConsistently } from '../../../src/compact/index.js';
 import type { Sandbox } from '../../../src/sandbox/index.js';
 import { repeat } from '../../support/random.js';
+import { todayUtc } from '../../../src/shared/clock.js';
 
 export interface ReadTally {
   reads: number;
@@ -21,7 +22,7 @@ export interface ReadTally {
 /** Orders per `${group}/${local day}` from `start` to tomorrow, from the sandbox's world. */
 export function ordersPerDay(sandbox: Sandbox, start: string): Map<string, number> {
   const counts = new Map<string, number>();
-  const end = shiftDay(localDay(new Date(), 'UTC'), 2);
+  const end = shiftDay(todayUtc(), 2);
   for (const g of sandbox.world.groups) {
     for (const w of dayWindows(start, end, g.timezone)) {
       counts.set(`${g.id}/${w.startDay}`, sandbox.world.ordersOf(g.id, { from: w.start.getTime(), to: w.end.getTime() - 1 }).length);

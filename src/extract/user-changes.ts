@@ -1,0 +1,115 @@
+/**
+ * What changed between the group's last users snapshot and the one being landed, recorded durably
+ * BEFORE the new snapshot replaces the old (a rerun the same day replaces the day's partition, and
+ * the old rows are gone with it): users who joined, changed status, were deactivated or restored,
+ * were anonymised, changed e-mail, or left the listing.
+ *
+ * Two records come of it: the change journal (`<out>/state/user_changes/<group>.json`, kept 35 days),
+ * which the per-user planner reads (a change after a user's last refresh puts them first), and for
+ * anonymised users an owed erasure (src/lake/erasure-queue.ts) holding the personal keys of what the
+ * lake held for them, so the forget step finds their orders even after the old snapshot is gone.
+ */
+import { join } from 'node:path';
+import { z } from 'zod';
+import { oweErasures, personalKey, withLakeConnection, type OwedErasure } from '../lake/index.js';
+import { hasParquet } from './lake-files.js';
+import type { RunContext } from './run-context.js';
+
+export const CHANGE_KINDS = ['joined', 'status', 'deactivated', 'restored', 'anonymised', 'email', 'left'] as const;
+export type ChangeKind = (typeof CHANGE_KINDS)[number];
+
+export const UserChange = z.object({ id: z.number().int(), kinds: z.array(z.enum(CHANGE_KINDS)), at: z.string() });
+export type UserChange = z.infer<typeof UserChange>;
+const Journal = z.object({ changes: z.array(UserChange) });
+
+const JOURNAL = 'user_changes';
+/** How long a change is kept: beyond it, the planner's overdue rule refreshes everyone anyway. */
+const KEEP_DAYS = 35;
+
+interface Seen {
+  status: string | null;
+  email: string | null;
+  first_name: string | null;
+  last_name: string | null;
+  alt_uid: string | null;
+  deleted_at: string | null;
+}
+
+const text = (v: unknown): string | null => (v === null || v === undefined || v === '' ? null : String(v));
+
+function seenOf(r: Record<string, unknown>): Seen {
+  return { status: text(r.status), email: text(r.email), first_name: text(r.first_name), last_name: text(r.last_name), alt_uid: text(r.alt_uid), deleted_at: text(r.deleted_at) };
+}
+
+/** The group's latest landed snapshot (today's, when a run already landed one today). */
+async function lastSnapshot(outDir: string, group: number): Promise<Map<number, Seen>> {
+  const dir = join(outDir, 'lake', 'users', `organisation_group_id=${group}`);
+  const seen = new Map<number, Seen>();
+  if (!hasParquet(dir)) return seen;
+  await withLakeConnection(async (c) => {
+    const r = await c.runAndReadAll(
+      `WITH snap AS (SELECT *, _snapshot_date::DATE AS snap FROM read_parquet($glob, hive_partitioning = true, union_by_name = true))
+       SELECT id::BIGINT AS id, status, email, first_name, last_name, alt_uid, deleted_at::VARCHAR AS deleted_at
+       FROM snap WHERE snap = (SELECT max(snap) FROM snap)
+       QUALIFY row_number() OVER (PARTITION BY id ORDER BY _extracted_at DESC) = 1`,
+      { glob: join(dir, '*', '*.parquet') },
+    );
+    for (const row of r.getRowObjectsJS()) seen.set(Number(row.id), seenOf(row));
+  });
+  return seen;
+}
+
+function kindsOf(before: Seen | undefined, after: Seen | undefined): ChangeKind[] {
+  if (!before) return ['joined'];
+  if (!after) return ['left'];
+  const kinds: ChangeKind[] = [];
+  if (before.status !== after.status) kinds.push('status');
+  if (!before.deleted_at && after.deleted_at) kinds.push('deactivated');
+  if (before.deleted_at && !after.deleted_at) kinds.push('restored');
+  const held = [before.email, before.first_name, before.last_name].some((v) => v !== null);
+  if (held && after.email === null && after.first_name === null && after.last_name === null) kinds.push('anonymised');
+  else if (before.email !== null && after.email !== null && before.email.toLowerCase() !== after.email.toLowerCase()) kinds.push('email');
+  return kinds;
+}
+
+/** Follows one group's users listing as it lands; `record()` writes what changed, before the commit. */
+export async function trackUserChanges(ctx: RunContext, group: number) {
+  const before = await lastSnapshot(ctx.outDir, group);
+  const after = new Map<number, Seen>();
+  return {
+    see(record: Record<string, unknown>): void {
+      if (typeof record.id === 'number') after.set(record.id, seenOf(record));
+    },
+    async record(): Promise<UserChange[]> {
+      if (!before.size) return []; // a first snapshot: nothing to compare with
+      const at = ctx.now.toISOString();
+      const changes: UserChange[] = [];
+      const owed: OwedErasure[] = [];
+      for (const id of new Set([...before.keys(), ...after.keys()])) {
+        const kinds = kindsOf(before.get(id), after.get(id));
+        if (!kinds.length) continue;
+        changes.push({ id, kinds, at });
+        if (kinds.includes('anonymised')) {
+          const b = before.get(id)!;
+          const keys = [b.email, b.first_name, b.last_name, b.alt_uid].filter((v): v is string => v !== null).map(personalKey);
+          owed.push({ id, group, keys: [...new Set(keys)], observed_at: at });
+        }
+      }
+      // The erasure first: if the run dies after it, the next forget still finds the user.
+      await oweErasures(ctx.outDir, group, owed);
+      if (changes.length) await appendJournal(ctx, group, changes);
+      return changes;
+    },
+  };
+}
+
+async function appendJournal(ctx: RunContext, group: number, changes: UserChange[]): Promise<void> {
+  const keepFrom = new Date(ctx.now.getTime() - KEEP_DAYS * 86_400_000).toISOString();
+  const current = (await ctx.state.read(JOURNAL, String(group), Journal))?.changes ?? [];
+  await ctx.state.write(JOURNAL, String(group), { changes: [...current.filter((c) => c.at >= keepFrom), ...changes] });
+}
+
+/** The group's recorded changes (the planner's signals). */
+export async function userChangesOf(ctx: RunContext, group: number): Promise<UserChange[]> {
+  return (await ctx.state.read(JOURNAL, String(group), Journal))?.changes ?? [];
+}

@@ -1,0 +1,103 @@
+/**
+ * Changes the world without moving its day, as a real platform changes between two runs of the same
+ * day: orders of recent days that arrive late, refunds of recent orders, new users, users deactivated
+ * or anonymised, credit spent. Each call draws from its own seeded stream (the n-th churn of a seed
+ * is always the same) and says exactly what it changed, so tests compare a second run with the truth.
+ *
+ * Late orders: with the `lateOrders` option, that share of the orders of the last LATE_DAYS days is
+ * held back when the world is generated (the API does not show them); each churn releases them.
+ */
+import { CREDIT_STATUS, USER_STATUS } from '../choices.js';
+import { DAY_MS } from '../clock.js';
+import { createRng } from '../prng.js';
+import type { CreditRecord } from './credit.js';
+import { anonymisedFields, newPerson } from './users.js';
+import type { World } from './world.js';
+
+/** How far back late orders are held. */
+export const LATE_DAYS = 3;
+
+export interface ChurnReport {
+  /** Orders that were held back and are now listed (order ids). */
+  lateOrders: number[];
+  /** Complete orders now Refunded (order ids). */
+  refunded: number[];
+  newUsers: number[];
+  deactivated: number[];
+  anonymised: number[];
+  /** Users whose credit an order spent (a late order paid partly with credit). */
+  creditSpent: number[];
+}
+
+/** Holds back a share of the last LATE_DAYS days' orders (generation only). */
+export function holdBackLateOrders(world: World, share: number): void {
+  if (share <= 0) return;
+  const store = world.orders;
+  const rng = createRng(world.seed, 'late-orders');
+  for (let i = store.lowerBound(world.clock.todayStart - LATE_DAYS * DAY_MS); i < store.count; i++) {
+    if (rng.chance(share)) store.setHidden(i, true);
+  }
+}
+
+export function churnWorld(world: World): ChurnReport {
+  const round = ++world.churns;
+  const rng = createRng(world.seed, 'churn', round);
+  const report: ChurnReport = { lateOrders: [], refunded: [], newUsers: [], deactivated: [], anonymised: [], creditSpent: [] };
+  const store = world.orders;
+  const now = world.now();
+  const recent = store.lowerBound(world.clock.todayStart - 7 * DAY_MS);
+  const complete: number[] = [];
+  for (let i = recent; i < store.count; i++) {
+    if (store.hidden[i]) {
+      store.setHidden(i, false);
+      const order = store.get(i);
+      report.lateOrders.push(order.order_id);
+      if (order.order_credit > 0) {
+        world.spendCredit(order.user_id, order.order_credit);
+        report.creditSpent.push(order.user_id);
+      }
+    } else if (store.statusOf(i) === 'Complete') complete.push(i);
+  }
+  // About 3% of the last week's complete orders are refunded, at least one.
+  for (let k = Math.max(1, Math.round(complete.length * 0.03)); k > 0 && complete.length; k--) {
+    const i = complete.splice(rng.int(0, complete.length - 1), 1)[0];
+    store.setStatus(i, 'Refunded');
+    report.refunded.push(store.get(i).order_id);
+  }
+  for (const g of world.groups) {
+    const users = world.users.inGroup(g.id);
+    for (let k = 0; k < 2; k++) {
+      const user = newPerson(rng, world.users.nextId(), g.id, now - rng.int(1, 3_600_000));
+      world.users.add(user);
+      report.newUsers.push(user.id);
+    }
+    const active = users.filter((u) => u.status === USER_STATUS.active && u.created_at < now - DAY_MS);
+    const pick = () => active.splice(rng.int(0, active.length - 1), 1)[0];
+    for (let k = 0; k < 2 && active.length; k++) {
+      const a = pick();
+      world.users.update(a, anonymisedFields(a, now, rng.chance(0.5)));
+      report.anonymised.push(a.id);
+    }
+    if (active.length) {
+      const d = pick();
+      world.users.update(d, { status: USER_STATUS.deactivated, deleted_at: now, updated_at: now });
+      report.deactivated.push(d.id);
+    }
+  }
+  report.creditSpent = [...new Set(report.creditSpent)];
+  return report;
+}
+
+/** Takes `amount` (minor units) from a user's available credit items, oldest first. */
+export function spendFrom(credit: CreditRecord, amount: number): CreditRecord {
+  let left = amount;
+  const credits = credit.credits.map((item) => {
+    if (left <= 0 || item.status !== CREDIT_STATUS.available) return item;
+    const take = Math.min(left, item.remaining_amount);
+    left -= take;
+    const remaining = item.remaining_amount - take;
+    return { ...item, remaining_amount: remaining, status: remaining === 0 ? CREDIT_STATUS.spent : item.status };
+  });
+  const taken = amount - left;
+  return { ...credit, available: credit.available - taken, spent: credit.spent + taken, credits };
+}
