@@ -6,6 +6,10 @@ import { checkDay, parseStreams } from './extract.js';
 import { handle } from './handle.js';
 import { configFromFlags, withApiOptions, type ApiFlags } from './options.js';
 import { loadConfig } from '../config/index.js';
+import { appendFileSync } from 'node:fs';
+import { now } from '../shared/clock.js';
+import { collectStatus, judge, statusMarkdown } from '../status/index.js';
+import { freshnessOptions } from './status.js';
 
 interface RunFlags extends ApiFlags {
   streams?: string;
@@ -43,6 +47,20 @@ export const runCommand: CommandModule<object, RunFlags> = {
       });
       process.stdout.write(formatRunSummary(summary));
       appendStepSummary(summary);
+      await appendFreshness(config.output);
       return summary.exitCode;
     }),
 };
+
+/** With GITHUB_STEP_SUMMARY set, `perks status` follows the run's summary there (its thresholds from the environment). */
+async function appendFreshness(output: string, env = process.env): Promise<void> {
+  if (!env.GITHUB_STEP_SUMMARY) return;
+  try {
+    const options = freshnessOptions({}, env);
+    const report = await collectStatus(output, loadConfig(env, { output }), now());
+    appendFileSync(env.GITHUB_STEP_SUMMARY, statusMarkdown(report, judge(report, options), options));
+  } catch (err) {
+    // the run's outcome stands: the freshness table is a view of it, not a step
+    appendFileSync(env.GITHUB_STEP_SUMMARY, `Freshness unknown: ${(err instanceof Error ? err.message : String(err)).split('\n')[0]}\n`);
+  }
+}

@@ -9,6 +9,7 @@ import { addDays, type ReportMonth } from './month.js';
 import { currencyTotals, dailyLines, listGroups, monthsHeld, statusLines, topBrands, type GroupInfo } from './queries.js';
 import { reconcile } from './reconcile.js';
 import type { Warehouse } from './warehouse.js';
+import { relative } from 'node:path';
 import { now } from '../shared/clock.js';
 
 export async function loadReport(wh: Warehouse, outDir: string, month: ReportMonth, groupFilter?: number): Promise<RevenueReport> {
@@ -22,7 +23,8 @@ export async function loadReport(wh: Warehouse, outDir: string, month: ReportMon
     status: closures.every((c) => c.status === 'closed') ? 'closed' : 'provisional',
     groupFilter,
     generatedAt: now().toISOString().replace(/\.\d+Z$/, 'Z'),
-    warehouse: wh.path,
+    // Relative to <out>: a report is shared, and the machine's paths are nobody else's business.
+    warehouse: relative(outDir, wh.path).split('\\').join('/'),
     groups: sections,
     reconciliation: await reconcile(wh, outDir, month, groups.map((g) => g.groupId), groupFilter),
   };

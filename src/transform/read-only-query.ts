@@ -8,7 +8,7 @@
  * first, so nothing can point a log or profile at a file, and extensions are never downloaded.
  */
 import { existsSync } from 'node:fs';
-import { DuckDBInstance, StatementType, type DuckDBConnection } from '@duckdb/node-api';
+import { DuckDBInstance, StatementType, type DuckDBConnection, type DuckDBPreparedStatement } from '@duckdb/node-api';
 import { firstLine, QueryError, WarehouseMissingError } from './errors.js';
 
 export interface QueryResult {
@@ -30,7 +30,7 @@ const refused = (what: string) =>
   new QueryError(`the warehouse is read-only here: ${what} is refused (\`perks build\` rebuilds it; query it with SELECT)`);
 
 /** DuckDB's own refusal (the database is READ_ONLY) or any other failure, as one line. */
-function failed(err: unknown): never {
+export function failed(err: unknown): never {
   const line = firstLine(err);
   throw /read-only/i.test(line) ? refused('a statement that writes') : new QueryError(`the query failed: ${line}`);
 }
@@ -90,8 +90,19 @@ async function checkReading(conn: DuckDBConnection, statement: string): Promise<
   if (writing.length > 0) throw refused(`${writing[0]}()`);
 }
 
-/** Runs every statement of `sql` and returns the last one's rows. */
-export async function queryWarehouse(warehouse: string, sql: string): Promise<QueryResult> {
+/** The last statement of a query, checked and prepared: what a caller reads its result from. */
+export interface LastStatement {
+  readonly prepared: DuckDBPreparedStatement;
+  /** Its text, exactly as checked. */
+  readonly text: string;
+  readonly connection: DuckDBConnection;
+}
+
+/**
+ * Opens the warehouse read-only, checks every statement of `sql` before any runs, runs all but the last,
+ * and hands the last, prepared and SELECT-like, to `read` (rows, an Arrow stream, a Parquet file).
+ */
+export async function withReadOnlyQuery<T>(warehouse: string, sql: string, read: (last: LastStatement) => Promise<T>): Promise<T> {
   if (!existsSync(warehouse)) throw new WarehouseMissingError(warehouse);
   const instance = await DuckDBInstance.create(warehouse, { access_mode: 'READ_ONLY' });
   const conn = await instance.connect();
@@ -107,19 +118,26 @@ export async function queryWarehouse(warehouse: string, sql: string): Promise<Qu
     if (statements.length !== extracted.count) throw new QueryError('the query could not be cut into statements: give one statement at a time');
     // every statement is checked before any is prepared or runs: "SELECT 1; DROP …" does nothing
     for (const statement of statements) await checkReading(conn, statement);
-    let result: QueryResult = { columns: [], rows: [] };
-    for (const statement of statements) {
+    for (const [i, statement] of statements.entries()) {
       // what runs is exactly the text that was checked
       const one = await conn.extractStatements(statement);
       if (one.count !== 1) throw new QueryError('the query could not be cut into statements: give one statement at a time');
       const prepared = await one.prepare(0).catch(failed);
       if (![StatementType.SELECT, StatementType.EXPLAIN].includes(prepared.statementType)) throw refused(StatementType[prepared.statementType]);
-      const reader = await prepared.runAndReadAll().catch(failed);
-      result = { columns: reader.columnNames(), rows: reader.getRowObjectsJson() as Record<string, unknown>[] };
+      if (i === statements.length - 1) return await read({ prepared, text: statement, connection: conn });
+      await prepared.runAndReadAll().catch(failed);
     }
-    return result;
+    throw new QueryError('the query is empty: give one SQL statement, e.g. "SELECT * FROM revenue_monthly"');
   } finally {
     conn.closeSync();
     instance.closeSync();
   }
+}
+
+/** Runs every statement of `sql` and returns the last one's rows. */
+export async function queryWarehouse(warehouse: string, sql: string): Promise<QueryResult> {
+  return withReadOnlyQuery(warehouse, sql, async ({ prepared }) => {
+    const reader = await prepared.runAndReadAll().catch(failed);
+    return { columns: reader.columnNames(), rows: reader.getRowObjectsJson() as Record<string, unknown>[] };
+  });
 }

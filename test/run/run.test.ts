@@ -65,7 +65,7 @@ describe('the whole job, for the people who use it', () => {
       const org = sandbox.credentials.organisation;
       // Up to five days of this month only (on the 1st: nothing closed yet), so no month has data before it.
       const today = todayUtc();
-      const fiveDaysBack = new Date(Date.now() - 5 * 86_400_000).toISOString().slice(0, 10);
+      const fiveDaysBack = new Date(now().getTime() - 5 * 86_400_000).toISOString().slice(0, 10);
       const start = fiveDaysBack.slice(0, 7) === today.slice(0, 7) ? fiveDaysBack : `${today.slice(0, 7)}-01`;
       const summary = join(out(), 'step-summary.md');
       const r = await perks(['run', '--quiet'], {

@@ -11,7 +11,6 @@ import { clientFromConfig, type PerksClient } from '../../src/api/index.js';
 import { loadConfig, type Config } from '../../src/config/index.js';
 import { startSandbox, type Sandbox } from '../../src/sandbox/index.js';
 import { runWriteback, type WritebackOptions, type WritebackRow } from '../../src/writeback/index.js';
-import { now } from '../../src/shared/clock.js';
 
 export const SEGMENTS = ['new', 'active', 'dormant', 'churned', 'never_active'] as const;
 
@@ -137,12 +136,13 @@ export function storedTotal(sandbox: Sandbox): number {
 }
 
 /** A journal line as a run writes it before posting (the write-ahead 'pending' entry). */
-export function pendingLine(row: WritebackRow, at = now()): string {
+// Ledger attempt times are real time (they order a ledger's entries across processes), as rows.ts stamps them.
+export function pendingLine(row: WritebackRow, at = new Date()): string {
   return JSON.stringify({ ...row, status: 'pending', http_status: null, message: null, attempted_at: at.toISOString(), _run_id: 'wb-00000000T000000000Z-crash' });
 }
 
 /** Leaves `rows` pending in the output, as a run killed after announcing them would (plus `tail`, e.g. a torn line). */
-export function writePendingJournal(outDir: string, rows: WritebackRow[], tail = '', at = now()): void {
+export function writePendingJournal(outDir: string, rows: WritebackRow[], tail = '', at = new Date()): void {
   const state = path.join(outDir, 'state', 'writeback');
   fs.mkdirSync(state, { recursive: true });
   fs.writeFileSync(path.join(state, 'journal-wb-00000000T000000000Z-crash.jsonl'), `${rows.map((r) => `${pendingLine(r, at)}\n`).join('')}${tail}`);

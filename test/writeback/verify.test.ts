@@ -51,7 +51,7 @@ describe('perks writeback --verify', () => {
   test('rows the lake cannot decide are looked up through the API, and one the platform lacks is missing', async () => {
     const { outDir, client, rows } = await sentRun();
     // A ledger that claims a row was sent that never reached the platform.
-    const ghost = { ...rows[0], interaction_id: 42, status: 'sent', http_status: null, message: null, attempted_at: now().toISOString(), _run_id: 'wb-ghost' };
+    const ghost = { ...rows[0], interaction_id: 42, status: 'sent', http_status: null, message: null, attempted_at: new Date().toISOString(), _run_id: 'wb-ghost' };
     fs.writeFileSync(path.join(outDir, 'state', 'writeback', 'journal-wb-ghost.jsonl'), `${JSON.stringify(ghost)}\n`);
     const result = await verifyWriteback({ outDir, client });
     expect(result).toMatchObject({ sent: rows.length + 1, seen_in_lake: 0, seen_via_api: rows.length });
