@@ -69,6 +69,10 @@ export const LAKE_FILE = 'part-0.parquet';
 const SYSTEM_COLUMNS = ['_extracted_at', '_run_id'];
 /** Spill bytes gathered before one write; bounds memory and keeps the syscall count low. */
 const SPILL_CHUNK = 1 << 20;
+/** A month file's rows of the other days than the one merged in. */
+const others = (merge: { dayColumn: string }) =>
+  `SELECT * FROM read_parquet($month, hive_partitioning = false) WHERE ${quotedIdentifier(merge.dayColumn)} IS DISTINCT FROM CAST($day AS DATE)`;
+
 /** Smaller row groups than DuckDB's default bound the Parquet writer's memory (see bench/lake.ts). */
 const ROW_GROUP_SIZE = 50_000;
 
@@ -181,13 +185,8 @@ class SpillingPartitionWriter implements PartitionWriter {
     const params: Record<string, DuckDBValue> = Object.fromEntries(dates.map(([, day], i) => [`date${i}`, day]));
     let kept = 0;
     if (merge) {
-      const others = `SELECT * FROM read_parquet($month, hive_partitioning = false) WHERE ${quotedIdentifier(merge.dayColumn)} IS DISTINCT FROM CAST($day AS DATE)`;
-      source = `SELECT * FROM (${source} UNION ALL BY NAME ${others}) ORDER BY ${merge.sort.map((c) => quotedIdentifier(c)).join(', ')}`;
+      source = `SELECT * FROM (${source} UNION ALL BY NAME ${others(merge)}) ORDER BY ${merge.sort.map((c) => quotedIdentifier(c)).join(', ')}`;
       Object.assign(params, { month: merge.file, day: merge.day });
-      kept = await withLakeConnection(async (c) => {
-        const r = await c.runAndReadAll(`SELECT count(*)::BIGINT AS n FROM (${others})`, { month: merge.file, day: merge.day });
-        return Number(r.getRowObjectsJS()[0].n);
-      });
     }
     const sql = `COPY (${source}) TO ${quotedString(temp)} (FORMAT parquet, COMPRESSION zstd, ROW_GROUP_SIZE ${ROW_GROUP_SIZE})`;
     const micros = BigInt(this.options.extractedAt.getTime()) * 1000n;
@@ -199,6 +198,14 @@ class SpillingPartitionWriter implements PartitionWriter {
       );
       return Number(result.getRows()[0]?.[0] ?? 0);
     });
+    // Counted after the COPY (the month file is not replaced yet), so the COPY is the first thing a
+    // kill scheduled at its start interrupts (the mid-parquet crash point).
+    if (merge) {
+      kept = await withLakeConnection(async (c) => {
+        const r = await c.runAndReadAll(`SELECT count(*)::BIGINT AS n FROM (${others(merge)})`, { month: merge.file, day: merge.day });
+        return Number(r.getRowObjectsJS()[0].n);
+      });
+    }
     return { copied, kept };
   }
 
