@@ -4,6 +4,7 @@ import { isRealDay } from '../shared/checks.js';
 import { extract, formatPlan, parseShard, progressReporter, unsharedLimitWarning, STREAM_NAMES, type ExtractResult } from '../extract/index.js';
 import { ConfigError } from '../shared/exit-codes.js';
 import { forgetAnonymised } from '../forget/index.js';
+import { compactLake } from '../compact/index.js';
 import { handle } from './handle.js';
 import { configFromFlags, withApiOptions, type ApiFlags } from './options.js';
 
@@ -101,6 +102,9 @@ export const extractCommand: CommandModule<object, ExtractFlags> = {
       // The failure also reaches stderr, so a --quiet run in a scheduler still says what went wrong.
       for (const s of result.streams) if (s.status === 'error') process.stderr.write(`perks: ${s.name}: ${s.error}\n`);
       if (result.quarantine?.message) process.stderr.write(`perks: ${result.quarantine.message}\n`);
+      // Closed months become one file per group and month (src/compact), after the forget step. A shard or
+      // group slice leaves it to the final step (perks run, or perks compact): it takes the whole output directory.
+      if (result.status !== 'error' && argv.shard === undefined && argv.groups === undefined) await compactLake(config.output, { lookbackDays: config.lookbackDays });
       return result.exitCode;
     }),
 };

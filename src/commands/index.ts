@@ -2,6 +2,7 @@
 import type { CommandModule } from 'yargs';
 import { buildCommand } from './build.js';
 import { checkCommand } from './check.js';
+import { compactCommand } from './compact.js';
 import { demoCommand } from './demo.js';
 import { extractCommand } from './extract.js';
 import { forgetCommand } from './forget.js';
@@ -14,4 +15,4 @@ import { statusCommand } from './status.js';
 import { writebackCommand } from './writeback.js';
 import { usersCommand } from './users.js';
 
-export const commands: CommandModule<any, any>[] = [checkCommand, extractCommand, runCommand, demoCommand, reportCommand, sandboxCommand, writebackCommand, buildCommand, sqlCommand, modelsCommand, forgetCommand, usersCommand, statusCommand];
+export const commands: CommandModule<any, any>[] = [checkCommand, extractCommand, runCommand, demoCommand, reportCommand, sandboxCommand, writebackCommand, buildCommand, sqlCommand, modelsCommand, forgetCommand, usersCommand, statusCommand, compactCommand];

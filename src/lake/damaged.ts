@@ -5,7 +5,8 @@
  * `perks sql` name each one with the command that repairs it.
  */
 import { closeSync, openSync, readdirSync, readSync, statSync } from 'node:fs';
-import { join, relative, sep } from 'node:path';
+import { basename, join, relative, sep } from 'node:path';
+import { DAY_FILE, MONTH_FILE, MONTH_LAYOUTS } from './month-layout.js';
 
 const MAGIC = 'PAR1';
 
@@ -40,9 +41,16 @@ export function damagedFiles(dir: string): string[] {
   return names.filter((n) => n.endsWith('.parquet')).map((n) => join(dir, n)).filter(isDamagedParquet).sort();
 }
 
-/** A file's Hive partitions, from its path under the lake: `{ organisation_group_id: '11', order_date: '2026-11-12' }`. */
+/**
+ * A file's partitions, from its path under the lake: `{ organisation_group_id: '11', order_date: '2026-11-12' }`.
+ * A day file of a month folder (month-layout.ts) gives its day under the day key, as the legacy folder did.
+ */
 export function partitionsOf(file: string): Record<string, string> {
-  return Object.fromEntries(file.split(sep).filter((s) => /^[A-Za-z_][A-Za-z0-9_]*=/.test(s)).map((s) => [s.slice(0, s.indexOf('=')), s.slice(s.indexOf('=') + 1)]));
+  const parts: Record<string, string> = Object.fromEntries(file.split(sep).filter((s) => /^[A-Za-z_][A-Za-z0-9_]*=/.test(s)).map((s) => [s.slice(0, s.indexOf('=')), s.slice(s.indexOf('=') + 1)]));
+  const day = DAY_FILE.exec(basename(file))?.[1];
+  const layout = Object.values(MONTH_LAYOUTS).find((l) => parts[l.month] !== undefined);
+  if (day && layout) parts[layout.day] = day;
+  return parts;
 }
 
 const quote = (s: string) => `'${s.replaceAll("'", "'\\''")}'`;
@@ -61,6 +69,9 @@ function nextMonth(day: string): string {
 export function repairCommand(outDir: string, stream: string, file: string): string {
   const p = partitionsOf(relative(outDir, file));
   const group = p.organisation_group_id ? ` --groups ${p.organisation_group_id}` : '';
+  // A compacted month file: removed, its days extracted again as day files.
+  const month = MONTH_FILE.exec(basename(file));
+  if (month && stream === 'orders') return `rm ${quote(file)} && perks extract --streams orders${group} --start-date ${month[1]}-01 --end-date ${month[2] ? shift(month[2]) : nextMonth(`${month[1]}-01`)}`;
   if (p.order_date) return `perks extract --streams orders${group} --start-date ${p.order_date} --end-date ${shift(p.order_date)}`;
   if (p.window_start) return `perks extract --streams redemption_stats${group} --start-date ${p.window_start} --end-date ${nextMonth(p.window_start)}`;
   return `rm ${quote(file)} && perks extract --streams ${stream}`;
