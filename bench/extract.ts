@@ -2,7 +2,9 @@
  * Extract call efficiency, with the limiter out of the way (the sandbox's limit very high):
  * 1. a full refresh of the sandbox: calls made ÷ the minimum calls the same data needs (pages of 100;
  *    orders need at least one call per group-local day, since a day's window is what dates them);
- * 2. an incremental run after one day of sandbox changes: calls ÷ the full refresh's calls.
+ * 2. an incremental run after one day of sandbox changes: calls ÷ the full refresh's calls;
+ * 3. a rerun the same day after the platform changed (churn): it re-reads the lookback only, about
+ *    lookback days × groups calls plus pages, and its calls ÷ the full refresh's.
  * Also rows per second and the share of wall time spent outside HTTP.
  *   node bin/run-ts.mjs bench/extract.ts [scale=medium] [days=365]
  */
@@ -76,6 +78,18 @@ for (const s of next.streams) {
   console.log(`  ${s.name.padEnd(17)} calls ${String(s.calls).padStart(7)}${Object.keys(reasons).length ? `  users by reason ${JSON.stringify(reasons)}` : ''}`);
 }
 console.log(`  incremental ÷ full calls: ${(next.api.calls / full.api.calls).toFixed(3)} (goal <= 0.05)`);
+
+// The same day again, after the platform changed without the day moving (late orders, refunds, users).
+const change = sandbox.churn();
+t = Date.now();
+const rerun = await extract(config, { now: new Date(`${shiftDay(today, 1)}T18:00:00Z`), budgetMinutes: 1e6 });
+const lookbackWindows = config.lookbackDays * sandbox.world.groups.length;
+const orders = rerun.streams.find((s) => s.name === 'orders')!;
+console.log(`extract ${line('same-day rerun after a change', rerun, (Date.now() - t) / 1000)}`);
+console.log(`  change: ${change.lateOrders.length} late orders, ${change.refunded.length} refunds, ${change.newUsers.length} new, ${change.deactivated.length} deactivated, ${change.anonymised.length} anonymised users`);
+for (const s of rerun.streams) console.log(`  ${s.name.padEnd(17)} calls ${String(s.calls).padStart(7)}`);
+console.log(`  orders: ${orders.calls} calls for ${lookbackWindows} lookback windows (${config.lookbackDays} days x ${sandbox.world.groups.length} groups): ${(orders.calls / lookbackWindows).toFixed(2)} calls a window`);
+console.log(`  same-day rerun ÷ full calls: ${(rerun.api.calls / full.api.calls).toFixed(3)}`);
 
 await sandbox.close();
 rmSync(out, { recursive: true, force: true });

@@ -6,6 +6,8 @@
  *   lake     landing 1,000,000 orders: rows/s and peak RSS
  *   land     the real extract landing ~1,000,000 orders from the large sandbox, each its own process (a few minutes)
  *   build    the marts over 10,000,000 orders and 1,000,000 users: build time, ratio to a scan, RSS
+ *   lake-read  today's layout against the compacted one (1,000,000 orders, a year, 4 groups): files, bytes,
+ *            a scan, two BI queries, the build, and the compaction itself
  *   scale    three workers sharing one limit through Redis (needs redis-server)
  */
 import { spawnSync } from 'node:child_process';
@@ -17,6 +19,7 @@ const parts: Record<string, string[]> = {
   lake: ['bench/lake.ts'],
   land: ['bench/land.ts'],
   build: ['bench/build.ts'],
+  'lake-read': ['bench/lake-read.ts'],
   scale: ['bench/scale.ts'],
 };
 const wanted = process.argv.slice(2).length ? process.argv.slice(2) : Object.keys(parts);

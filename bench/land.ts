@@ -19,7 +19,9 @@ import { shiftDay } from '../src/extract/index.js';
 
 const DAYS = Number(process.argv[2] ?? 305);
 const LIMIT = '10000000';
-const GOALS = { rowsPerSecond: 100_000, peakRssMb: 400 };
+// The 100 k rows/s goal is retired (issue 18): the landing's CPU seconds per million orders are printed
+// without a goal; what readers feel is the lake's file layout (bench lake-read).
+const GOALS = { peakRssMb: 400 };
 const TIME = '/usr/bin/time';
 
 /** CPU seconds (user + system) a live process has used so far, from /proc/<pid>/stat. */
@@ -111,9 +113,11 @@ try {
       sandbox_cpu_seconds: Number(sandboxCpu.toFixed(1)),
       cores_busy: Number(((extractCpu + sandboxCpu) / seconds).toFixed(2)),
       cpu_bound_rows_per_second: Math.round(cpuBound),
+      extract_cpu_seconds_per_million_orders: Number((extractCpu / (landed.rows / 1e6)).toFixed(1)),
+      sandbox_cpu_seconds_per_million_orders: Number((sandboxCpu / (landed.rows / 1e6)).toFixed(1)),
       sandbox_start_seconds: Number(sandboxStartSeconds.toFixed(1)),
       goals: GOALS,
-      ok: rowsPerSecond >= GOALS.rowsPerSecond && peakRssMb <= GOALS.peakRssMb,
+      ok: peakRssMb <= GOALS.peakRssMb,
     }),
   );
 } finally {

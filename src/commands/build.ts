@@ -3,6 +3,7 @@ import { resolve } from 'node:path';
 import type { CommandModule } from 'yargs';
 import { loadConfig } from '../config/index.js';
 import { acquireLock } from '../lake/index.js';
+import { finishSwitch } from '../compact/index.js';
 import { ConfigError, ExitCode } from '../shared/exit-codes.js';
 import { buildWarehouse, type BuildResult, type StepResult } from '../transform/index.js';
 import { handle } from './handle.js';
@@ -42,6 +43,7 @@ export const buildCommand: CommandModule<object, BuildFlags> = {
       const outDir = resolve(config.output);
       const lock = await acquireLock(outDir);
       try {
+        await finishSwitch(outDir); // a compaction killed mid-switch: its month is read once, not twice
         const result = await buildWarehouse(
           { outDir, asOf: argv['as-of'], segments: Object.fromEntries(Object.entries(segments).filter(([, v]) => v !== undefined)) },
           { onStep: argv.quiet ? undefined : (s) => process.stderr.write(`${formatStep(s)}\n`) },

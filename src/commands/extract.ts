@@ -1,9 +1,10 @@
 /** `perks extract`: lands every stream (or the named ones and what they need) incrementally in the lake. */
 import type { CommandModule } from 'yargs';
-import { z } from 'zod';
+import { isRealDay } from '../shared/checks.js';
 import { extract, formatPlan, parseShard, progressReporter, unsharedLimitWarning, STREAM_NAMES, type ExtractResult } from '../extract/index.js';
 import { ConfigError } from '../shared/exit-codes.js';
 import { forgetAnonymised } from '../forget/index.js';
+import { compactLake } from '../compact/index.js';
 import { handle } from './handle.js';
 import { configFromFlags, withApiOptions, type ApiFlags } from './options.js';
 
@@ -21,11 +22,6 @@ interface ExtractFlags extends ApiFlags {
   'quarantine-threshold'?: string;
 }
 
-/** A real calendar day: 2026-02-30 is refused, not read as 2 March. */
-const day = z
-  .string()
-  .regex(/^\d{4}-\d{2}-\d{2}$/)
-  .refine((d) => !Number.isNaN(Date.parse(d)) && new Date(`${d}T00:00:00Z`).toISOString().slice(0, 10) === d);
 
 export function parseStreams(value: string | undefined) {
   if (!value) return undefined;
@@ -38,7 +34,8 @@ export function parseStreams(value: string | undefined) {
 
 export function checkDay(flag: string, value: string | undefined): string | undefined {
   if (value === undefined) return undefined;
-  if (!day.safeParse(value).success) throw new ConfigError(`--${flag}=${JSON.stringify(value)} is invalid: expected a date YYYY-MM-DD`);
+  // A real calendar day: 2026-02-30 is refused, not read as 2 March; 2026-1-1 is refused, not a RangeError.
+  if (!isRealDay(value)) throw new ConfigError(`--${flag}=${JSON.stringify(value)} is invalid: expected a date YYYY-MM-DD`);
   return value;
 }
 
@@ -105,6 +102,9 @@ export const extractCommand: CommandModule<object, ExtractFlags> = {
       // The failure also reaches stderr, so a --quiet run in a scheduler still says what went wrong.
       for (const s of result.streams) if (s.status === 'error') process.stderr.write(`perks: ${s.name}: ${s.error}\n`);
       if (result.quarantine?.message) process.stderr.write(`perks: ${result.quarantine.message}\n`);
+      // Closed months become one file per group and month (src/compact), after the forget step. A shard or
+      // group slice leaves it to the final step (perks run, or perks compact): it takes the whole output directory.
+      if (result.status !== 'error' && argv.shard === undefined && argv.groups === undefined) await compactLake(config.output, { lookbackDays: config.lookbackDays });
       return result.exitCode;
     }),
 };

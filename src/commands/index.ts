@@ -3,6 +3,7 @@ import type { CommandModule } from 'yargs';
 import { buildCommand } from './build.js';
 import { closeCommand, closesCommand, reopenCommand } from './close.js';
 import { checkCommand } from './check.js';
+import { compactCommand } from './compact.js';
 import { demoCommand } from './demo.js';
 import { extractCommand } from './extract.js';
 import { forgetCommand } from './forget.js';
@@ -11,7 +12,8 @@ import { modelsCommand } from './models.js';
 import { runCommand } from './run.js';
 import { sandboxCommand } from './sandbox.js';
 import { sqlCommand } from './sql.js';
+import { statusCommand } from './status.js';
 import { writebackCommand } from './writeback.js';
 import { usersCommand } from './users.js';
 
-export const commands: CommandModule<any, any>[] = [checkCommand, extractCommand, runCommand, demoCommand, reportCommand, sandboxCommand, writebackCommand, buildCommand, sqlCommand, modelsCommand, forgetCommand, usersCommand, closeCommand, reopenCommand, closesCommand];
+export const commands: CommandModule<any, any>[] = [checkCommand, extractCommand, runCommand, demoCommand, reportCommand, sandboxCommand, writebackCommand, buildCommand, sqlCommand, modelsCommand, forgetCommand, usersCommand, statusCommand, compactCommand, closeCommand, reopenCommand, closesCommand];

@@ -2,10 +2,16 @@
 import type { CommandModule } from 'yargs';
 import { progressReporter } from '../extract/index.js';
 import { appendStepSummary, formatRunSummary, runPipeline } from '../run/index.js';
-import { checkDay, parseStreams } from './extract.js';
+import { parseStreams } from './extract.js';
+import { isRealMonth } from '../shared/checks.js';
+import { ConfigError } from '../shared/exit-codes.js';
 import { handle } from './handle.js';
 import { configFromFlags, withApiOptions, type ApiFlags } from './options.js';
 import { loadConfig } from '../config/index.js';
+import { appendFileSync } from 'node:fs';
+import { now } from '../shared/clock.js';
+import { collectStatus, judge, statusMarkdown } from '../status/index.js';
+import { freshnessOptions } from './status.js';
 
 interface RunFlags extends ApiFlags {
   streams?: string;
@@ -33,7 +39,9 @@ export const runCommand: CommandModule<object, RunFlags> = {
       const flagged = argv['writeback-limit'];
       // The flag goes through the same validation as PERKS_WRITEBACK_LIMIT (one line, exit 2) and wins over it.
       const config = { ...configFromFlags(argv), ...(flagged === undefined ? {} : { writebackLimit: loadConfig({}, { writebackLimit: flagged }).writebackLimit }) };
-      if (argv.month !== undefined) checkDay('month', `${argv.month}-01`);
+      if (argv.month !== undefined && !isRealMonth(argv.month)) throw new ConfigError(`--month=${JSON.stringify(argv.month)} is invalid: expected a month YYYY-MM, e.g. 2026-10`);
+      const budget = argv['budget-minutes'];
+      if (budget !== undefined && !(budget >= 0 && Number.isFinite(budget))) throw new ConfigError('--budget-minutes must be a number of minutes, 0 or more');
       const summary = await runPipeline(config, {
         streams: parseStreams(argv.streams),
         budgetMinutes: argv['budget-minutes'],
@@ -43,6 +51,20 @@ export const runCommand: CommandModule<object, RunFlags> = {
       });
       process.stdout.write(formatRunSummary(summary));
       appendStepSummary(summary);
+      await appendFreshness(config.output);
       return summary.exitCode;
     }),
 };
+
+/** With GITHUB_STEP_SUMMARY set, `perks status` follows the run's summary there (its thresholds from the environment). */
+async function appendFreshness(output: string, env = process.env): Promise<void> {
+  if (!env.GITHUB_STEP_SUMMARY) return;
+  try {
+    const options = freshnessOptions({}, env);
+    const report = await collectStatus(output, loadConfig(env, { output }), now());
+    appendFileSync(env.GITHUB_STEP_SUMMARY, statusMarkdown(report, judge(report, options), options));
+  } catch (err) {
+    // the run's outcome stands: the freshness table is a view of it, not a step
+    appendFileSync(env.GITHUB_STEP_SUMMARY, `Freshness unknown: ${(err instanceof Error ? err.message : String(err)).split('\n')[0]}\n`);
+  }
+}

@@ -1,17 +1,25 @@
-/** `perks sql`: ad-hoc, read-only SQL against <out>/warehouse.duckdb, printed as a table, CSV or JSON. */
+/**
+ * `perks sql`: ad-hoc, read-only SQL against <out>/warehouse.duckdb, printed as a table, CSV or JSON, or
+ * written typed as an Arrow IPC stream or a Parquet file (to stdout or --out FILE) for pandas, Polars, R, DuckDB.
+ */
 import type { CommandModule } from 'yargs';
 import { loadConfig } from '../config/index.js';
 import { ConfigError } from '../shared/exit-codes.js';
-import { queryWarehouse, warehousePath, type QueryResult } from '../transform/index.js';
+import { writeFile } from 'node:fs/promises';
+import { exportQuery, queryWarehouse, warehousePath, type QueryResult } from '../transform/index.js';
 import { handle } from './handle.js';
 
-const FORMATS = ['table', 'csv', 'json'] as const;
+const TEXT_FORMATS = ['table', 'csv', 'json'] as const;
+const FORMATS = [...TEXT_FORMATS, 'arrow', 'parquet'] as const;
 type Format = (typeof FORMATS)[number];
+type TextFormat = (typeof TEXT_FORMATS)[number];
 
 interface SqlFlags {
   query?: string;
   format?: string;
   output?: string;
+  out?: string;
+  'read-files-anywhere'?: boolean;
 }
 
 export const sqlCommand: CommandModule<object, SqlFlags> = {
@@ -22,21 +30,38 @@ export const sqlCommand: CommandModule<object, SqlFlags> = {
       .positional('query', { type: 'string', describe: 'the SQL to run, e.g. "SELECT * FROM revenue_monthly"' })
       .option('format', { alias: 'f', type: 'string', describe: `output format: ${FORMATS.join(', ')}`, default: 'table' })
       .option('output', { alias: 'o', type: 'string', describe: 'output directory holding warehouse.duckdb (PERKS_OUTPUT, default ./output)' })
+      .option('out', { type: 'string', describe: 'write the result to this file instead of stdout' })
+      .option('read-files-anywhere', { type: 'boolean', describe: 'let the query read files outside the output directory (read_csv, read_text, glob…); by default it reads only there' })
       .example('$0 sql "SELECT month, order_currency, sum(group_revenue) FROM revenue_monthly GROUP BY ALL ORDER BY 1"', 'revenue by month')
-      .example('$0 sql "FROM engagement_users LIMIT 5" --format json', 'five users as JSON') as never,
+      .example('$0 sql "FROM engagement_users LIMIT 5" --format json', 'five users as JSON')
+      .example('$0 sql "FROM revenue_monthly" --format arrow | python -c "import pyarrow as pa, sys; print(pa.ipc.open_stream(sys.stdin.buffer).read_pandas())"', 'typed results into pandas')
+      .example('$0 sql "FROM revenue_monthly" --format parquet --out revenue.parquet', 'a Parquet file for Polars, R or DuckDB') as never,
   handler: (argv) =>
     handle(async () => {
       const format = argv.format as Format;
       if (!FORMATS.includes(format)) throw new ConfigError(`--format=${JSON.stringify(argv.format)} is invalid: expected ${FORMATS.join(', ')}`);
+      if (argv.out !== undefined && argv.out.trim() === '') throw new ConfigError('--out is empty: give the file to write, e.g. --out result.parquet');
+      if ((format === 'arrow' || format === 'parquet') && argv.out === undefined && process.stdout.isTTY) {
+        throw new ConfigError(`--format=${format} writes binary data: give --out FILE, or pipe stdout into the program that reads it`);
+      }
       const config = loadConfig(process.env, { output: argv.output });
-      const result = await queryWarehouse(warehousePath(config.output), argv.query ?? '');
-      process.stdout.write(render(result, format));
+      const warehouse = warehousePath(config.output);
+      if (format === 'arrow' || format === 'parquet') {
+        const rows = await exportQuery(warehouse, argv.query ?? '', format, { file: argv.out, stdout: process.stdout }, { filesAnywhere: argv['read-files-anywhere'] });
+        if (argv.out !== undefined) process.stdout.write(`${rows} row${rows === 1 ? '' : 's'} written to ${argv.out} (${format})\n`);
+        return;
+      }
+      const text = render(await queryWarehouse(warehouse, argv.query ?? '', { filesAnywhere: argv['read-files-anywhere'] }), format);
+      if (argv.out === undefined) process.stdout.write(text);
+      else await writeFile(argv.out, text).catch((err: NodeJS.ErrnoException) => {
+        throw new ConfigError(`cannot write ${argv.out}: ${err.code ?? err.message}; choose another --out`);
+      });
     }),
 };
 
 const text = (v: unknown): string => (v === null || v === undefined ? '' : typeof v === 'object' ? JSON.stringify(v) : String(v));
 
-export function render(result: QueryResult, format: Format): string {
+export function render(result: QueryResult, format: TextFormat): string {
   if (format === 'json') return `${JSON.stringify(result.rows, null, 2)}\n`;
   if (format === 'csv') {
     const cell = (v: unknown) => {

@@ -5,10 +5,13 @@
 import { z } from 'zod';
 import { ConfigError } from '../shared/exit-codes.js';
 import { DEFAULT_CREDIT_PATH } from '../resources/credit.js';
+import { isRealDay, isSafeId } from '../shared/checks.js';
 
 const intList = z
   .string()
-  .regex(/^\s*\d+(\s*,\s*\d+)*\s*$/, 'expected comma-separated group ids, e.g. 11,12')
+  .regex(/^\s*\d+(\s*,\s*\d+)*\s*$/, { message: 'expected comma-separated group ids, e.g. 11,12', abort: true })
+  // 9007199254740993 is no id JavaScript holds exactly (it would become another group, or Infinity)
+  .refine((s) => s.split(',').every(isSafeId), { message: 'expected group ids, whole numbers from 1 to 9007199254740991', abort: true })
   .transform((s) => s.split(',').map((v) => Number.parseInt(v.trim(), 10)))
   // A group listed twice would be planned and landed twice by the same run.
   .refine((ids) => new Set(ids).size === ids.length, 'a group id is listed twice');
@@ -40,29 +43,40 @@ const timeZone = z
     }
   }, 'expected an IANA time zone, e.g. UTC or Europe/London');
 
+/**
+ * The output directory: any name a file system takes, `[ ] ? * { }`, quotes, spaces and unicode included
+ * (DuckDB reads them literally, src/lake/paths.ts), except what DuckDB cannot read back: a comma (its
+ * file_search_path, which the warehouse's lake views resolve through, is a comma-separated list) and a
+ * backslash (an escape in its globs); and a folder name above the file system's 255 bytes (ENAMETOOLONG).
+ */
+const outputDir = z
+  .string()
+  .min(1, 'must not be empty')
+  .refine((p) => !/[\x00-\x1f\x7f]/.test(p), 'expected no control characters (a newline, a tab…)')
+  .refine((p) => !p.includes(','), 'expected no comma: DuckDB reads the lake through a comma-separated search path')
+  .refine((p) => !p.includes('\\'), 'expected no backslash: DuckDB reads it as an escape')
+  .refine((p) => p.split('/').every((name) => Buffer.byteLength(name) <= 255), 'a folder name is longer than 255 bytes, the most a file system takes: choose a shorter one')
+  .refine((p) => Buffer.byteLength(p) <= 3000, 'expected a path of at most 3000 bytes (the lake adds its own folders below it)');
+
 const positiveInt = (what: string) =>
   z.coerce.number({ error: `expected ${what}` }).int(`expected ${what}`).positive(`expected ${what}`);
 
 export const ConfigSchema = z.object({
   baseUrl: baseUrl.optional(),
-  clientId: z.coerce.number({ error: 'expected an integer client id' }).int('expected an integer client id').positive().optional(),
+  clientId: z.string().refine(isSafeId, 'expected an integer client id, a whole number above 0').transform(Number).optional(),
   clientSecret: z.string().min(1, 'must not be empty').optional(),
   scope: z.string().trim().min(1, 'must not be blank').default('*'),
   groupIds: intList.optional(),
   rateLimit: positiveInt('calls per minute, a whole number above 0').default(120),
-  output: z.string().min(1).default('./output'),
+  output: outputDir.default('./output'),
   creditPath: z
     .string()
     .refine((p) => p.startsWith('/') && p.includes('{identifier}') && p.includes('{identifier_value}'), {
       message: 'expected a path with {identifier} and {identifier_value}, e.g. /v3/user/credit/{identifier}/{identifier_value}',
     })
     .default(DEFAULT_CREDIT_PATH),
-  startDate: z
-    .string()
-    .regex(/^\d{4}-\d{2}-\d{2}$/, 'expected a date YYYY-MM-DD')
-    // Date.parse alone rolls 2026-02-30 over to March 2nd
-    .refine((d) => !Number.isNaN(Date.parse(d)) && new Date(Date.parse(`${d}T00:00:00Z`)).toISOString().startsWith(d), 'expected a real calendar date')
-    .optional(),
+  // Date.parse alone rolls 2026-02-30 over to March 2nd, and reads 2026-1-1 as a local day
+  startDate: z.string().refine(isRealDay, 'expected a real calendar date YYYY-MM-DD').optional(),
   lookbackDays: z.coerce.number({ error: 'expected a whole number of days' }).int().min(0).max(366).default(7),
   /** Every N days the orders extract re-reads the open and the previous month whole (late refunds); 0: never. */
   deepRereadDays: z.coerce.number({ error: 'expected a whole number of days (0: never)' }).int('expected a whole number of days (0: never)').min(0).max(366).default(0),

@@ -3,10 +3,9 @@
  * window are new, or changed (e.g. a refund) since the window was last landed. Re-reading the
  * lookback days therefore marks only the users something happened to, not everyone with an order.
  */
-import { join } from 'node:path';
-import { lakeColumns, partitionDir, sqlType, withLakeConnection } from '../lake/index.js';
+import { LIST, listValue, VARCHAR } from '@duckdb/node-api';
+import { dayFiles, lakeColumns, sqlType, withLakeConnection } from '../lake/index.js';
 import type { WindowedStream } from './define.js';
-import { hasParquet } from './lake-files.js';
 
 /** DuckDB's words for a file that is not (or no longer) a whole Parquet file. */
 const UNREADABLE = /No magic bytes|not a parquet file|Invalid Input Error|Corrupt|truncated/i;
@@ -15,15 +14,20 @@ const UNREADABLE = /No magic bytes|not a parquet file|Invalid Input Error|Corrup
 export async function landedValues(outDir: string, def: WindowedStream, partition: Record<string, string>): Promise<Map<string, string>> {
   const values = new Map<string, string>();
   const activity = def.activity;
-  const dir = partitionDir(outDir, def.name, partition);
-  if (!activity || !hasParquet(dir)) return values;
+  if (!activity) return values;
+  // The day's own file or folder, or (a compacted month) the month file filtered to the day.
+  const { files, dayColumn, day } = dayFiles(outDir, def.name, partition);
+  if (!files.length) return values;
   const key = def.key[0];
   const columns = activity.compare.map((c) => `CAST(${JSON.stringify(c)} AS VARCHAR)`).join(', ');
   try {
     await withLakeConnection(async (c) => {
-      const reader = await c.runAndReadAll(`SELECT CAST(${JSON.stringify(key)} AS VARCHAR) AS k, to_json([${columns}])::VARCHAR AS v FROM read_parquet($glob)`, {
-        glob: join(dir, '*.parquet'),
-      });
+      const where = dayColumn ? ` WHERE ${JSON.stringify(dayColumn)} = CAST($day AS DATE)` : '';
+      const reader = await c.runAndReadAll(
+        `SELECT CAST(${JSON.stringify(key)} AS VARCHAR) AS k, to_json([${columns}])::VARCHAR AS v FROM read_parquet($files, hive_partitioning = false)${where}`,
+        { files: listValue(files), ...(dayColumn ? { day: day! } : {}) },
+        { files: LIST(VARCHAR) },
+      );
       for (const row of reader.getRowObjectsJS()) values.set(String(row.k), String(row.v));
     });
   } catch (err) {

@@ -3,7 +3,7 @@
  * and the redemption-stats batches are planned from them.
  */
 import { join } from 'node:path';
-import { withLakeConnection } from '../lake/index.js';
+import { globUnder, withLakeConnection } from '../lake/index.js';
 import type { CurrentUser } from './user-selection.js';
 import { hasParquet } from './lake-files.js';
 
@@ -11,7 +11,7 @@ export async function currentUsers(outDir: string, group: number): Promise<Curre
   const dir = join(outDir, 'lake', 'users', `organisation_group_id=${group}`);
   if (!hasParquet(dir)) return [];
   return withLakeConnection(async (connection) => {
-    const glob = join(dir, '*', '*.parquet');
+    const glob = globUnder(dir, '*', '*.parquet');
     const reader = await connection.runAndReadAll(
       `WITH snap AS (
          SELECT *, _snapshot_date::DATE AS snap FROM read_parquet($glob, hive_partitioning = true, union_by_name = true)

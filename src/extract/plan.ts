@@ -7,12 +7,12 @@
  * the groups, and those first pages.
  */
 import { join } from 'node:path';
-import { withLakeConnection } from '../lake/index.js';
+import { globUnder, withLakeConnection } from '../lake/index.js';
 import { operations, type OperationName } from '../resources/operations.js';
 import type { PerUserStream, StreamDefinition } from './define.js';
 import { hasParquet } from './lake-files.js';
 import type { RunContext } from './run-context.js';
-import type { WindowState } from './state.js';
+import { WindowStateSchema, type WindowState } from './state.js';
 import { planWindows } from './windowed-job.js';
 import { landedElsewhere, perUserBudgets, pickUsers, startingState, workerScope } from './worker-share.js';
 import { userEstimates, type UserEstimate } from './user-estimate.js';
@@ -74,7 +74,7 @@ export async function planExtract(ctx: RunContext, streams: StreamDefinition[], 
           plan.rows.push({ stream: def.name, group: g.id, units: 0, unit: 'windows', estimatedCalls: 0, detail: `${g.timezoneError}: the run fails this group's windows` });
           continue;
         }
-        const windows = planWindows(ctx, def, g, await ctx.state.read<WindowState>(def.name, String(g.id)));
+        const windows = planWindows(ctx, def, g, await ctx.state.read(def.name, String(g.id), WindowStateSchema));
         const batches = def.userBatch ? Math.ceil((await usersOf(g.id)).users / def.userBatch.size) : 1;
         plan.rows.push({ stream: def.name, group: g.id, units: windows.windows.length, unit: 'windows', estimatedCalls: windows.windows.length * batches, detail: `${windows.from} to ${windows.upper} (exclusive), ${windows.skipped} already done${windows.deep ? ', a deep re-read of the open and previous month (PERKS_DEEP_REREAD_DAYS)' : ''}` });
       } else if (def.kind === 'per-user' && g) {
@@ -120,7 +120,7 @@ async function lastSnapshotRows(outDir: string, stream: string, group?: number):
     const r = await c.runAndReadAll(
       `WITH s AS (SELECT _snapshot_date::VARCHAR AS d FROM read_parquet($glob, hive_partitioning = true, union_by_name = true))
        SELECT count(*)::BIGINT AS n FROM s WHERE d = (SELECT max(d) FROM s)`,
-      { glob: join(dir, '**', '*.parquet') },
+      { glob: globUnder(dir, '**', '*.parquet') },
     );
     return Number(r.getRowObjectsJS()[0]?.n ?? 0);
   });

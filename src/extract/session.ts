@@ -24,14 +24,16 @@ export interface ExtractSessionOptions extends ExtractOptions {
 export async function extract(config: Config, options: ExtractSessionOptions = {}): Promise<ExtractResult & { manifest: string }> {
   const outDir = resolve(config.output);
   const scope: WorkScope = { groups: options.groupSlice ? config.groupIds : undefined, shard: options.shard };
-  const lock = options.lock === false ? undefined : await acquireWorkLock(outDir, scope);
-  if (!lock) await assertNoOverlap(outDir, scope, lockPath(outDir));
+  // A plan only reads the state: it takes no lock and writes nothing (not even the output directory).
+  const planOnly = options.planOnly === true;
+  const lock = options.lock === false || planOnly ? undefined : await acquireWorkLock(outDir, scope);
+  if (!lock && !planOnly) await assertNoOverlap(outDir, scope, lockPath(outDir));
   const client = options.client ?? clientFromConfig(config);
   try {
     // Other workers of the round may be writing right now: only a whole-directory run may sweep.
-    if (isWholeScope(scope)) await cleanTemporaryFiles(outDir);
+    if (isWholeScope(scope) && !planOnly) await cleanTemporaryFiles(outDir);
     // The lake holds personal data: files an older version left world-readable are tightened too.
-    if (!options.planOnly) await tightenLake(outDir);
+    if (!planOnly) await tightenLake(outDir);
     const startedAt = options.now ?? now();
     const runId = newRunId(startedAt);
     const landing = lakeLanding(outDir, runId, startedAt);

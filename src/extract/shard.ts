@@ -14,7 +14,7 @@ import { join } from 'node:path';
 import { stateRoot } from '../lake/index.js';
 import { ConfigError } from '../shared/exit-codes.js';
 import type { RunContext } from './run-context.js';
-import type { PerUserState } from './state.js';
+import { PerUserStateSchema, type PerUserState } from './state.js';
 
 export interface Shard {
   /** 1-based: this worker is shard `index` of `count`. */
@@ -94,7 +94,7 @@ export async function readPerUserState(ctx: RunContext, stream: string, group: n
   if (!keys.includes(own)) keys.push(own);
   const merged: PerUserState = { users: {} };
   for (const key of keys.sort()) {
-    const value = await ctx.state.read<PerUserState>(stream, key);
+    const value = await ctx.state.read(stream, key, PerUserStateSchema);
     if (!value) continue;
     if (key === own) merged.pass = value.pass;
     for (const [id, refreshed] of Object.entries(value.users ?? {})) {

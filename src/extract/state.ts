@@ -3,13 +3,17 @@
  * atomic state store under <out>/state/<stream>/<group>.json, written only after the data it
  * describes is committed.
  */
-import type { z } from 'zod';
+import { z } from 'zod';
 import type { Refreshed } from './user-selection.js';
 import { now } from '../shared/clock.js';
+import { isRealDay } from '../shared/checks.js';
+import { ConfigError } from '../shared/exit-codes.js';
 
 export interface StateStore {
   /** The stored value; `schema`, when given, checks its shape (a wrong one stops the run, naming the file). */
   read<T>(stream: string, key: string, schema?: z.ZodType<T>): Promise<T | undefined>;
+  /** The file a state lives in (for messages). */
+  fileOf?(stream: string, key: string): string;
   write(stream: string, key: string, value: unknown): Promise<void>;
 }
 
@@ -37,6 +41,34 @@ export interface PerUserState {
   /** As WindowState.pass: users done in an unfinished pass are not asked again when it resumes. */
   pass?: { upper: string; done: number[]; finished?: boolean };
   updatedAt?: string;
+}
+
+/**
+ * The shapes the state files must have when read (a wrong one is one line naming the file and the fix,
+ * exit 2, never `day.split is not a function`). Unknown keys are kept: an older or newer version may add some.
+ */
+const stateDay = z.string().refine(isRealDay, 'expected a day YYYY-MM-DD');
+export const WindowStateSchema: z.ZodType<WindowState> = z.looseObject({
+  watermark: stateDay.optional(),
+  firstDay: stateDay.optional(),
+  lookbackDays: z.number().int().min(0).optional(),
+  pass: z.looseObject({ upper: stateDay, done: z.array(stateDay), finished: z.boolean().optional() }).optional(),
+  updatedAt: z.string().optional(),
+});
+export const PerUserStateSchema: z.ZodType<PerUserState> = z.looseObject({
+  users: z.record(z.string().regex(/^\d+$/, 'expected user ids'), z.looseObject({ at: z.string(), fp: z.string() })),
+  pass: z.looseObject({ upper: stateDay, done: z.array(z.number().int()), finished: z.boolean().optional() }).optional(),
+  updatedAt: z.string().optional(),
+});
+
+/** A watermark beyond tomorrow: a clock set back, or a state copied from elsewhere. Refused, never "nothing to do". */
+export class FutureWatermarkError extends ConfigError {
+  constructor(file: string, watermark: string, today: string) {
+    super(
+      `state file ${file} says ${watermark} is already extracted, beyond tomorrow (today is ${today} here): the clock was set back or the state came from elsewhere; rerun with --full-refresh (re-extracts from the start date) or --start-date D, or delete the file`,
+    );
+    this.name = 'FutureWatermarkError';
+  }
 }
 
 /** A pass is resumed only when it was interrupted (not finished) on the same upper bound. */

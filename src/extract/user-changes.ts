@@ -9,9 +9,11 @@
  * anonymised users an owed erasure (src/lake/erasure-queue.ts) holding the personal keys of what the
  * lake held for them, so the forget step finds their orders even after the old snapshot is gone.
  */
+import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
+import { quotedString } from '@duckdb/node-api';
 import { z } from 'zod';
-import { oweErasures, personalKey, withLakeConnection, type OwedErasure } from '../lake/index.js';
+import { literalPath, oweErasures, personalKeySql, withLakeConnection, type OwedErasure } from '../lake/index.js';
 import { hasParquet } from './lake-files.js';
 import type { RunContext } from './run-context.js';
 
@@ -33,6 +35,8 @@ interface Seen {
   last_name: string | null;
   alt_uid: string | null;
   deleted_at: string | null;
+  /** Personal keys of the values above (computed by DuckDB, as the scrub matches them); landed rows only. */
+  keys?: string[];
 }
 
 const text = (v: unknown): string | null => (v === null || v === undefined || v === '' ? null : String(v));
@@ -41,23 +45,43 @@ function seenOf(r: Record<string, unknown>): Seen {
   return { status: text(r.status), email: text(r.email), first_name: text(r.first_name), last_name: text(r.last_name), alt_uid: text(r.alt_uid), deleted_at: text(r.deleted_at) };
 }
 
-/** The group's latest landed snapshot (today's, when a run already landed one today). */
+/**
+ * The group's latest readable snapshot (today's, when a run already landed one today). A snapshot whose
+ * file cannot be read (damaged) is passed over for the one before: this run's listing replaces it.
+ */
 async function lastSnapshot(outDir: string, group: number): Promise<Map<number, Seen>> {
   const dir = join(outDir, 'lake', 'users', `organisation_group_id=${group}`);
   const seen = new Map<number, Seen>();
   if (!hasParquet(dir)) return seen;
+  const days = readdirSync(dir).filter((d) => d.startsWith('_snapshot_date=')).sort().reverse();
   await withLakeConnection(async (c) => {
-    const r = await c.runAndReadAll(
-      `WITH snap AS (SELECT *, _snapshot_date::DATE AS snap FROM read_parquet($glob, hive_partitioning = true, union_by_name = true))
-       SELECT id::BIGINT AS id, status, email, first_name, last_name, alt_uid, deleted_at::VARCHAR AS deleted_at
-       FROM snap WHERE snap = (SELECT max(snap) FROM snap)
-       QUALIFY row_number() OVER (PARTITION BY id ORDER BY _extracted_at DESC) = 1`,
-      { glob: join(dir, '*', '*.parquet') },
-    );
-    for (const row of r.getRowObjectsJS()) seen.set(Number(row.id), seenOf(row));
+    for (const day of days) {
+      const files = lakeFilesIn(join(dir, day));
+      if (!files.length) continue;
+      try {
+        const r = await c.runAndReadAll(
+          `SELECT id::BIGINT AS id, status, email, first_name, last_name, alt_uid, deleted_at::VARCHAR AS deleted_at,
+                  list_filter([${['email', 'first_name', 'last_name', 'alt_uid'].map((c) => personalKeySql(c)).join(', ')}], k -> k IS NOT NULL) AS keys
+           FROM read_parquet(${fileList(files)}, union_by_name = true)
+           QUALIFY row_number() OVER (PARTITION BY id ORDER BY _extracted_at DESC) = 1`,
+        );
+        for (const row of r.getRowObjectsJS()) seen.set(Number(row.id), { ...seenOf(row), keys: (row.keys as string[] | null) ?? [] });
+        return;
+      } catch {
+        seen.clear(); // damaged: the snapshot before it is the last one that can be compared with
+      }
+    }
   });
   return seen;
 }
+
+/** The committed Parquet files of one partition folder (temporary files are hidden). */
+function lakeFilesIn(dir: string): string[] {
+  return readdirSync(dir).filter((f) => f.endsWith('.parquet') && !f.startsWith('.')).map((f) => join(dir, f));
+}
+
+// each file taken literally: DuckDB globs a list's items too (src/lake/paths.ts)
+const fileList = (files: string[]) => `[${files.map((f) => quotedString(literalPath(f))).join(', ')}]`;
 
 function kindsOf(before: Seen | undefined, after: Seen | undefined): ChangeKind[] {
   if (!before) return ['joined'];
@@ -90,9 +114,7 @@ export async function trackUserChanges(ctx: RunContext, group: number) {
         if (!kinds.length) continue;
         changes.push({ id, kinds, at });
         if (kinds.includes('anonymised')) {
-          const b = before.get(id)!;
-          const keys = [b.email, b.first_name, b.last_name, b.alt_uid].filter((v): v is string => v !== null).map(personalKey);
-          owed.push({ id, group, keys: [...new Set(keys)], observed_at: at });
+          owed.push({ id, group, keys: [...new Set(before.get(id)!.keys ?? [])], observed_at: at });
         }
       }
       // The erasure first: if the run dies after it, the next forget still finds the user.

@@ -64,7 +64,8 @@ export function selectUsers(input: {
     if (done.has(u.id)) continue;
     const last = refreshed[u.id];
     const changedAt = input.recorded?.changedAt.get(u.id);
-    if (!last) (firstPass || input.recorded?.joined.has(u.id) ? buckets.new : buckets.backlog).push({ id: u.id, at: 0 });
+    // A user never refreshed (a budget cut them off) still comes first when the data shows a change of theirs.
+    if (!last) (firstPass || input.recorded?.joined.has(u.id) ? buckets.new : changedAt !== undefined ? buckets.changed : active.has(u.id) ? buckets.active : buckets.backlog).push({ id: u.id, at: 0 });
     else if (last.fp !== fingerprint(u) || (changedAt !== undefined && changedAt > last.at)) buckets.changed.push({ id: u.id, at: Date.parse(last.at) });
     else if (active.has(u.id)) buckets.active.push({ id: u.id, at: Date.parse(last.at) });
     else if (Date.parse(last.at) < overdueBefore) buckets.overdue.push({ id: u.id, at: Date.parse(last.at) });

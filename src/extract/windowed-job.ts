@@ -5,12 +5,15 @@
  * skips the windows it committed; a pass that finished is finished: the next run, even the same day,
  * re-reads the lookback (late orders, refunds).
  */
+import { join } from 'node:path';
 import type { WindowedStream } from './define.js';
+import { damagedFiles, partitionsOf } from '../lake/index.js';
+import { isRealDay } from '../shared/checks.js';
 import { forEachLimit } from './pool.js';
 import { pageInto } from './listing.js';
 import { activityOf, type GroupInfo, type RunContext } from './run-context.js';
 import { addCommit, newTally, type GroupTally } from './result.js';
-import { resumes, StateWriter, type WindowState } from './state.js';
+import { FutureWatermarkError, resumes, StateWriter, WindowStateSchema, type WindowState } from './state.js';
 import { apiBounds, dayWindows, monthWindows, shiftDay, type Window } from './windows.js';
 import { currentUsers } from './current-users.js';
 import { landedValues, valueEncoder } from './activity.js';
@@ -36,6 +39,8 @@ export interface WindowPlan {
   skipped: number;
   /** This pass re-reads the open and previous month whole (a deep re-read). */
   deep: boolean;
+  /** Windows outside the range planned again because their lake file is damaged. */
+  healing?: string[];
 }
 
 /** First day of the month before the one holding `day`. */
@@ -54,7 +59,9 @@ export function planWindows(ctx: RunContext, def: WindowedStream, g: GroupInfo, 
   let from: string;
   if (o.startDate) from = o.startDate;
   else if (o.fullRefresh || !state?.watermark) from = defaultStart;
-  // A watermark past the run's upper bound (a state from the future, or a clock set back): nothing to do.
+  // A watermark beyond tomorrow (a clock set back, a copied state) would extract nothing, run after run,
+  // with exit 0: refused instead, naming the fixes. Up to tomorrow (another zone's today) is nothing to do.
+  else if (state.watermark > shiftDay(g.upperDay, 1)) throw new FutureWatermarkError(ctx.state.fileOf?.(def.name, String(g.id)) ?? `${def.name}/${g.id}.json`, state.watermark, g.upperDay);
   else if (state.watermark > upper) from = upper;
   else from = shiftDay(state.watermark, -lookback);
   // A deep re-read every deepRereadDays: the open and the previous month whole, for refunds later than the lookback.
@@ -67,7 +74,26 @@ export function planWindows(ctx: RunContext, def: WindowedStream, g: GroupInfo, 
   const all = def.window.unit === 'day' ? dayWindows(from, upper, g.timezone) : monthWindows(from, upper, g.timezone).map((w) => clampEnd(w, upper, g.timezone));
   const done = resumes(state?.pass, upper, o.fullRefresh) ? new Set(state!.pass!.done) : new Set<string>();
   const windows = all.filter((w) => !done.has(w.startDay));
-  return { windows, from, upper, skipped: all.length - windows.length, deep };
+  // A damaged lake file is healed by the next run, whatever its age: its window is extracted again.
+  const planned = new Set(all.map((w) => w.startDay));
+  const healing = damagedWindows(ctx.outDir, def, g, upper).filter((w) => !planned.has(w.startDay));
+  return { windows: [...healing, ...windows], from, upper, skipped: all.length - windows.length, healing: healing.map((w) => w.startDay), deep };
+}
+
+/** The windows (before `upper`) of the group whose lake file is damaged (src/lake/damaged.ts). */
+function damagedWindows(outDir: string, def: WindowedStream, g: GroupInfo, upper: string): Window[] {
+  const days = damagedFiles(join(outDir, 'lake', def.name, `organisation_group_id=${g.id}`))
+    .map((f) => partitionsOf(f)[def.window.partition])
+    .filter((d): d is string => d !== undefined && isRealDay(d) && d < upper);
+  return [...new Set(days)].sort().flatMap((d) =>
+    def.window.unit === 'day' ? dayWindows(d, shiftDay(d, 1), g.timezone) : monthWindows(d, minDay(firstOfNextMonth(d), upper), g.timezone).slice(0, 1).map((w) => clampEnd(w, upper, g.timezone)),
+  );
+}
+
+const minDay = (a: string, b: string) => (a < b ? a : b);
+function firstOfNextMonth(day: string): string {
+  const [y, m] = day.split('-').map(Number);
+  return m === 12 ? `${y + 1}-01-01` : `${y}-${String(m + 1).padStart(2, '0')}-01`;
 }
 
 function clampEnd(w: Window, upper: string, timezone: string): Window {
@@ -77,11 +103,12 @@ function clampEnd(w: Window, upper: string, timezone: string): Window {
 export async function runWindowedGroup(ctx: RunContext, def: WindowedStream, g: GroupInfo): Promise<GroupTally> {
   const tally = newTally(g.id);
   const key = String(g.id);
-  const state = new StateWriter<WindowState>(ctx.state, def.name, key, (await ctx.state.read<WindowState>(def.name, key)) ?? {});
+  const state = new StateWriter<WindowState>(ctx.state, def.name, key, (await ctx.state.read(def.name, key, WindowStateSchema)) ?? {});
   const plan = planWindows(ctx, def, g, state.value);
   const batches = def.userBatch ? await userBatches(ctx, g, def.userBatch.size) : [undefined];
   if (!resumes(state.value.pass, plan.upper, ctx.options.fullRefresh)) state.value.pass = { upper: plan.upper, done: [] };
   ctx.emit({ event: 'plan', stream: def.name, group: g.id, windows: plan.windows.length, skipped: plan.skipped, from: plan.from, to: plan.upper });
+  if (plan.healing?.length) tally.notes.push(`re-extracting ${plan.healing.length} window${plan.healing.length === 1 ? '' : 's'} whose lake file was damaged: ${plan.healing.join(', ')}`);
 
   await forEachLimit(plan.windows, ctx.options.concurrency, async (w) => {
     const partition = { organisation_group_id: key, [def.window.partition]: w.startDay };
@@ -109,7 +136,8 @@ export async function runWindowedGroup(ctx: RunContext, def: WindowedStream, g: 
     });
   });
   await state.update((s) => {
-    if (!s.watermark || plan.upper > s.watermark) s.watermark = plan.upper;
+    // a watermark beyond tomorrow is only ever here on --full-refresh / --start-date: this pass replaces it
+    if (!s.watermark || plan.upper > s.watermark || s.watermark > shiftDay(g.upperDay, 1)) s.watermark = plan.upper;
     if (plan.deep || (!s.deepAt && (ctx.config.deepRereadDays ?? 0) > 0)) s.deepAt = plan.upper;
     s.pass!.finished = true;
   });

@@ -7,7 +7,7 @@
  */
 import { join } from 'node:path';
 import { BIGINT, LIST, listValue, VARCHAR } from '@duckdb/node-api';
-import { personalKey, withLakeConnection } from '../lake/index.js';
+import { globUnder, personalKeySql, withLakeConnection } from '../lake/index.js';
 import { lakeFiles } from './lake-files.js';
 
 export interface Identities {
@@ -18,31 +18,32 @@ export interface Identities {
   emails: number;
 }
 
-const usersGlob = (outDir: string) => join(outDir, 'lake', 'users', '**', '*.parquet');
+const usersGlob = (outDir: string) => globUnder(join(outDir, 'lake', 'users'), '**', '*.parquet');
 
 export async function identitiesOf(outDir: string, ids: number[], owedKeys: string[] = []): Promise<Identities> {
   const emails = new Set<string>();
-  const names = new Set<string>();
+  const keys = new Set(owedKeys);
   if (!ids.length) return { ids, keys: [], emails: 0 };
+  // Keys are computed by DuckDB, as the scrub that matches them is: one lower() and one trim for both sides.
+  const key = personalKeySql;
   const sources = [
-    { stream: 'users', columns: 'lower(email) AS e, first_name AS f, last_name AS l' },
-    { stream: 'redemption_stats', columns: 'lower(email) AS e, NULL AS f, NULL AS l' },
+    { stream: 'users', columns: `${key('email')} AS e, ${key('first_name')} AS f, ${key('last_name')} AS l` },
+    { stream: 'redemption_stats', columns: `${key('email')} AS e, NULL AS f, NULL AS l` },
   ];
   await withLakeConnection(async (c) => {
     for (const s of sources) {
       if (!lakeFiles(outDir, s.stream).length) continue;
       const r = await c.runAndReadAll(
         `SELECT DISTINCT ${s.columns} FROM read_parquet($glob, union_by_name = true) WHERE list_contains($ids, id::BIGINT)`,
-        { glob: join(outDir, 'lake', s.stream, '**', '*.parquet'), ids: listValue(ids.map(BigInt)) },
+        { glob: globUnder(join(outDir, 'lake', s.stream), '**', '*.parquet'), ids: listValue(ids.map(BigInt)) },
         { glob: VARCHAR, ids: LIST(BIGINT) },
       );
       for (const row of r.getRowObjectsJS()) {
         if (row.e) emails.add(String(row.e));
-        for (const n of [row.f, row.l]) if (n) names.add(String(n));
+        for (const k of [row.e, row.f, row.l]) if (k) keys.add(String(k));
       }
     }
   });
-  const keys = new Set([...[...emails, ...names].map(personalKey), ...owedKeys]);
   return { ids, keys: [...keys], emails: emails.size };
 }
 

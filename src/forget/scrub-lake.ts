@@ -4,7 +4,7 @@
  */
 import { sep } from 'node:path';
 import { BIGINT, LIST, listValue, quotedIdentifier as id, VARCHAR } from '@duckdb/node-api';
-import { countWhere, personalKeySql, rewriteParquet, withLakeConnection } from '../lake/index.js';
+import { countWhere, literalPath, personalKeySql, rewriteParquet, withLakeConnection } from '../lake/index.js';
 import type { Identities } from './identities.js';
 import { lakeFiles } from './lake-files.js';
 import { PERSONAL_COLUMNS, type PersonalColumns } from './personal-columns.js';
@@ -49,7 +49,7 @@ function matchOf(spec: PersonalColumns, present: Set<string>): string | undefine
 
 async function columnsOf(file: string): Promise<Set<string>> {
   return withLakeConnection(async (c) => {
-    const r = await c.runAndReadAll('DESCRIBE SELECT * FROM read_parquet($file)', { file });
+    const r = await c.runAndReadAll('DESCRIBE SELECT * FROM read_parquet($file)', { file: literalPath(file) });
     return new Set(r.getRowObjectsJS().map((x) => String(x.column_name)));
   });
 }

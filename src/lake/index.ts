@@ -13,7 +13,9 @@ export { acquireLock, lockPath, pidAlive, type Lock, type LockHolder, type LockO
 export { cleanTemporaryFiles } from './temp-files.js';
 export { ensureLakeDir, tightenLake, LAKE_DIR_MODE, LAKE_FILE_MODE } from './modes.js';
 export { rewriteParquet, countWhere, type Rewrite } from './rewrite.js';
-export { lakeRoot, stateRoot, runsRoot, quarantineRoot, partitionDir, safeSegment } from './paths.js';
+export { lakeRoot, stateRoot, runsRoot, quarantineRoot, partitionDir, safeSegment, literalPath, globUnder } from './paths.js';
 export { personalKey, personalKeySql } from './personal-keys.js';
 export { oweErasures, owedErasures, settleErasures, OwedErasure } from './erasure-queue.js';
 export * from './errors.js';
+export { damagedFiles, isDamagedParquet, partitionsOf, repairCommand } from './damaged.js';
+export { MONTH_LAYOUTS, placeDay, dayFiles, hasLegacyLayout, monthFileIn, dayFileName, monthFileName, DAY_FILE, MONTH_FILE, monthFileInfo, type MonthLayout, type DayPlacement } from './month-layout.js';

@@ -9,8 +9,11 @@
  * never both. Other .parquet files in the folder (from an earlier layout) are removed just after.
  * mode 'append' (ledgers, per-user refreshes): a new `part-<run_id>-<n>.parquet` is renamed in
  * beside the existing files.
+ * A month-layout stream (month-layout.ts) names its day's file (`fileName`), writes the day as a column
+ * (`dateColumns`), and a day re-extracted into a compacted month is merged into the month file
+ * (`mergeInto`): still one rename, so a reader sees the month before or after, never the day twice.
  */
-import { DuckDBTimestampTZValue, TIMESTAMPTZ, VARCHAR, quotedIdentifier, quotedString } from '@duckdb/node-api';
+import { DuckDBTimestampTZValue, TIMESTAMPTZ, VARCHAR, quotedIdentifier, quotedString, type DuckDBValue } from '@duckdb/node-api';
 import { chmod, open, readdir, rm, stat, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fsyncPath, renameDurably } from './atomic-file.js';
@@ -18,7 +21,7 @@ import { sqlType, type Column } from './columns.js';
 import { withLakeConnection } from './duckdb.js';
 import { LakeSchemaError, writingOutput } from './errors.js';
 import { ensureLakeDir, LAKE_FILE_MODE } from './modes.js';
-import { partitionDir, safeSegment, tempPathFor } from './paths.js';
+import { literalPath, partitionDir, safeSegment, tempPathFor } from './paths.js';
 import { RecordProjector } from './projector.js';
 import { crashPoint, crashSoon } from '../shared/crash-points.js';
 
@@ -33,6 +36,15 @@ export interface PartitionWriteOptions {
   mode?: 'replace' | 'append';
   /** Folders this run already made (one set per run), so each parent folder is made once. */
   madeDirs?: Set<string>;
+  /** Replace mode: the partition's file name when the folder holds several (month layout, month-layout.ts). */
+  fileName?: string;
+  /** Constant DATE columns written into the file (a day kept in a month folder). */
+  dateColumns?: Record<string, string>;
+  /**
+   * A compacted month file to merge into instead: the commit rewrites it with its rows for `day` replaced
+   * by the appended ones (sorted by `sort`), in one rename.
+   */
+  mergeInto?: { file: string; dayColumn: string; day: string; sort: string[] };
 }
 
 export interface CommitResult {
@@ -57,6 +69,10 @@ export const LAKE_FILE = 'part-0.parquet';
 const SYSTEM_COLUMNS = ['_extracted_at', '_run_id'];
 /** Spill bytes gathered before one write; bounds memory and keeps the syscall count low. */
 const SPILL_CHUNK = 1 << 20;
+/** A month file's rows of the other days than the one merged in. */
+const others = (merge: { dayColumn: string }) =>
+  `SELECT * FROM read_parquet($month, hive_partitioning = false) WHERE ${quotedIdentifier(merge.dayColumn)} IS DISTINCT FROM CAST($day AS DATE)`;
+
 /** Smaller row groups than DuckDB's default bound the Parquet writer's memory (see bench/lake.ts). */
 const ROW_GROUP_SIZE = 50_000;
 
@@ -64,7 +80,8 @@ export async function openPartitionWrite(options: PartitionWriteOptions): Promis
   const dir = partitionDir(options.outDir, options.stream, options.partition);
   safeSegment('run id', options.runId);
   const keys = Object.keys(options.partition);
-  const columns = options.columns.filter((c) => !keys.includes(c.name)); // partition values live in the path only
+  const dated = Object.keys(options.dateColumns ?? {});
+  const columns = options.columns.filter((c) => !keys.includes(c.name) && !dated.includes(c.name)); // partition values live in the path only
   const clash = columns.find((c) => SYSTEM_COLUMNS.includes(c.name));
   if (clash) throw new LakeSchemaError(`column "${clash.name}" of ${options.stream} clashes with a lake column`);
   const fresh = await ensureLakeDir(options.outDir, dir, options.madeDirs);
@@ -99,15 +116,16 @@ class SpillingPartitionWriter implements PartitionWriter {
 
   async commit(): Promise<CommitResult> {
     if (this.closed) throw new Error(`partition writer of ${this.options.stream} is already closed`);
-    const target = join(this.dir, this.options.mode === 'append' ? await this.nextAppendName() : LAKE_FILE);
+    const merge = this.options.mergeInto;
+    const target = merge ? merge.file : join(this.dir, this.options.mode === 'append' ? await this.nextAppendName() : (this.options.fileName ?? LAKE_FILE));
     const temp = tempPathFor(target);
     let renamed = false;
     try {
       await this.flush();
       await this.close();
       crashSoon('mid-parquet');
-      const copied = await writingOutput('a lake file', target, () => this.copyToParquet(temp));
-      if (copied !== this.rows) throw new Error(`landed ${copied} rows of ${this.rows} appended to ${target}`);
+      const { copied, kept } = await writingOutput('a lake file', target, () => this.copyToParquet(temp));
+      if (copied !== this.rows + kept) throw new Error(`landed ${copied} rows of ${this.rows} appended (and ${kept} kept) to ${target}`);
       await writingOutput('a lake file', target, async () => {
         await chmod(temp, LAKE_FILE_MODE); // DuckDB's file follows the umask; personal data is the owner's only
         await fsyncPath(temp);
@@ -115,7 +133,7 @@ class SpillingPartitionWriter implements PartitionWriter {
         await renameDurably(temp, target);
         renamed = true;
         crashPoint('after-rename');
-        if (this.options.mode !== 'append' && !this.fresh) await this.removeOtherFiles();
+        if (this.options.mode !== 'append' && !this.fresh && !this.options.fileName && !merge) await this.removeOtherFiles();
       });
       const { size } = await stat(target);
       return { rows: this.rows, files: 1, bytes: size, path: target, unknownFields: Object.fromEntries(this.projector.unknownFields) };
@@ -149,22 +167,46 @@ class SpillingPartitionWriter implements PartitionWriter {
     await this.spill.close();
   }
 
-  /** One COPY: the spill, read with the declared types, plus the run's columns, to zstd Parquet. */
-  private async copyToParquet(temp: string): Promise<number> {
+  /**
+   * One COPY: the spill, read with the declared types, plus the run's columns, to zstd Parquet; merging,
+   * also the month file's rows of the other days. `kept` counts those.
+   */
+  private async copyToParquet(temp: string): Promise<{ copied: number; kept: number }> {
     const types = this.columns.map((c) => `${quotedString(c.name)}: ${quotedString(sqlType(c.type))}`).join(', ');
-    const select = [...this.columns.map((c) => quotedIdentifier(c.name)), '$extracted_at AS _extracted_at', '$run_id AS _run_id'];
-    const sql =
-      `COPY (SELECT ${select.join(', ')} FROM read_json($spill, format = 'newline_delimited', auto_detect = false, columns = {${types}})) ` +
-      `TO ${quotedString(temp)} (FORMAT parquet, COMPRESSION zstd, ROW_GROUP_SIZE ${ROW_GROUP_SIZE})`;
+    const dates = Object.entries(this.options.dateColumns ?? {});
+    const select = [
+      ...this.columns.map((c) => quotedIdentifier(c.name)),
+      ...dates.map(([name], i) => `CAST($date${i} AS DATE) AS ${quotedIdentifier(name)}`),
+      '$extracted_at AS _extracted_at',
+      '$run_id AS _run_id',
+    ];
+    let source = `SELECT ${select.join(', ')} FROM read_json($spill, format = 'newline_delimited', auto_detect = false, columns = {${types}})`;
+    const merge = this.options.mergeInto;
+    const params: Record<string, DuckDBValue> = Object.fromEntries(dates.map(([, day], i) => [`date${i}`, day]));
+    let kept = 0;
+    if (merge) {
+      source = `SELECT * FROM (${source} UNION ALL BY NAME ${others(merge)}) ORDER BY ${merge.sort.map((c) => quotedIdentifier(c)).join(', ')}`;
+      Object.assign(params, { month: literalPath(merge.file), day: merge.day });
+    }
+    const sql = `COPY (${source}) TO ${quotedString(temp)} (FORMAT parquet, COMPRESSION zstd, ROW_GROUP_SIZE ${ROW_GROUP_SIZE})`;
     const micros = BigInt(this.options.extractedAt.getTime()) * 1000n;
-    return withLakeConnection(async (connection) => {
+    const copied = await withLakeConnection(async (connection) => {
       const result = await connection.runAndReadAll(
         sql,
-        { spill: this.spillPath, extracted_at: new DuckDBTimestampTZValue(micros), run_id: this.options.runId },
+        { ...params, spill: literalPath(this.spillPath), extracted_at: new DuckDBTimestampTZValue(micros), run_id: this.options.runId },
         { spill: VARCHAR, extracted_at: TIMESTAMPTZ, run_id: VARCHAR },
       );
       return Number(result.getRows()[0]?.[0] ?? 0);
     });
+    // Counted after the COPY (the month file is not replaced yet), so the COPY is the first thing a
+    // kill scheduled at its start interrupts (the mid-parquet crash point).
+    if (merge) {
+      kept = await withLakeConnection(async (c) => {
+        const r = await c.runAndReadAll(`SELECT count(*)::BIGINT AS n FROM (${others(merge)})`, { month: literalPath(merge.file), day: merge.day });
+        return Number(r.getRowObjectsJS()[0].n);
+      });
+    }
+    return { copied, kept };
   }
 
   private async nextAppendName(): Promise<string> {

@@ -55,3 +55,17 @@ export function tempPathFor(finalPath: string): string {
 export function tempFileOwner(name: string): string | undefined {
   return TEMP.exec(name)?.[1];
 }
+
+/**
+ * A path DuckDB reads as itself, never as a pattern: DuckDB globs every path a reader is given (a list's
+ * items too), so an output folder named `out[r]` would read `outr`'s files and `a?b` also `axb`'s. Each
+ * glob character is put in brackets (`[` → `[[]`), which DuckDB reads as that one character.
+ */
+export function literalPath(path: string): string {
+  return path.replace(/[[*?]/g, (c) => `[${c}]`);
+}
+
+/** A glob over the files under `dir` (taken literally): `globUnder(out, '**', '*.parquet')`. */
+export function globUnder(dir: string, ...pattern: string[]): string {
+  return join(literalPath(dir), ...pattern);
+}

@@ -14,6 +14,7 @@ import { reconcile } from './reconcile.js';
 import { consolidate } from './consolidate.js';
 import type { FxRates } from './fx-rates.js';
 import type { Warehouse } from './warehouse.js';
+import { relative } from 'node:path';
 import { now } from '../shared/clock.js';
 
 export async function loadReport(wh: Warehouse, outDir: string, month: ReportMonth, groupFilter?: number, rule: RevenueRule = { statuses: ['Complete'] }, fx?: FxRates): Promise<RevenueReport> {
@@ -43,7 +44,8 @@ export async function loadReport(wh: Warehouse, outDir: string, month: ReportMon
     status: sections.every((s) => s.signoff !== undefined || s.closure.status === 'closed') ? 'closed' : 'provisional',
     groupFilter,
     generatedAt: now().toISOString().replace(/\.\d+Z$/, 'Z'),
-    warehouse: wh.path,
+    // Relative to <out>: a report is shared, and the machine's paths are nobody else's business.
+    warehouse: relative(outDir, wh.path).split('\\').join('/'),
     groups: sections,
     reconciliation: unavailable
       ? { available: false, note: unavailable.note, lines: [], differences: [], reconciled: false }

@@ -191,6 +191,7 @@ export interface RevenueReport {
   readonly status: MonthStatus;
   readonly groupFilter?: number;
   readonly generatedAt: string;
+  /** The warehouse's path relative to the output directory (`warehouse.duckdb`), never absolute. */
   readonly warehouse: string;
   readonly groups: readonly GroupSection[];
   readonly reconciliation: Reconciliation;

@@ -6,6 +6,7 @@
  */
 import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
+import { globUnder } from '../lake/index.js';
 import { MEASURES, type Measure, type Reconciliation, type ReconciliationLine } from './model.js';
 import type { ReportMonth } from './month.js';
 import type { Warehouse } from './warehouse.js';
@@ -24,7 +25,7 @@ export async function reconcile(wh: Warehouse, outDir: string, month: ReportMont
     `WITH raw AS (
       SELECT CAST(organisation_group_id AS BIGINT) AS organisation_group_id, CAST(order_date AS DATE) AS order_date,
         order_id, order_currency, ${MEASURES.filter((m) => m !== 'orders').join(', ')}, _extracted_at, _run_id
-      FROM read_parquet(${sqlString(join(dir, '**', '*.parquet'))}, hive_partitioning = true, union_by_name = true)
+      FROM read_parquet(${sqlString(globUnder(dir, '**', '*.parquet'))}, hive_partitioning = true, union_by_name = true)
     ),
     latest AS (
       SELECT * FROM raw

@@ -24,7 +24,7 @@ export function renderHtml(report: RevenueReport): string {
 <header class="masthead">
   <p class="eyebrow">Finance · monthly revenue</p>
   <h1>${esc(title)}</h1>
-  <p class="meta">Generated ${esc(report.generatedAt)} from ${esc(report.warehouse)}. Months are the groups' own local days; currencies are never added together.</p>
+  <p class="meta">Generated ${esc(report.generatedAt)} from ${esc(report.warehouse)} in the output directory. Months are the groups' own local days; currencies are never added together.</p>
 </header>
 ${statusBlock(report)}
 <nav class="toc" aria-label="Contents"><a href="#recognised">Recognised revenue</a><a href="#summary">Summary</a>${report.groups.some((g) => (g.adjustments?.totals.length ?? 0) > 0) ? '<a href="#adjustments">Adjustments</a>' : ''}${report.groups.map((g) => `<a href="#group-${g.groupId}">${esc(g.name)}</a>`).join('')}<a href="#reconciliation">Reconciliation</a>${report.groups.some((g) => g.platform) ? '<a href="#platform">Platform statistics</a>' : ''}</nav>

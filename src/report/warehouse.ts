@@ -7,6 +7,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { DuckDBInstance, type DuckDBConnection, type DuckDBValue } from '@duckdb/node-api';
 import { ReportInputError } from './errors.js';
+import { ExitCode, UserFacingError } from '../shared/exit-codes.js';
 
 export type Row = Record<string, string | number | boolean | null>;
 export type Params = Record<string, DuckDBValue>;
@@ -32,7 +33,8 @@ export async function openWarehouse(outDir: string): Promise<Warehouse> {
   try {
     instance = await DuckDBInstance.create(path, { access_mode: 'READ_ONLY' });
   } catch (err) {
-    throw new ReportInputError(`cannot open the warehouse ${path} read-only: ${firstLine(err)}`);
+    // A damaged warehouse is the data's fault, not the input's: exit 1, as in every command.
+    throw new UserFacingError(`cannot open the warehouse ${path} read-only: ${firstLine(err)}; rebuild it with \`perks build\``, ExitCode.failed);
   }
   const connection: DuckDBConnection = await instance.connect();
   const all = async (sql: string, params?: Params): Promise<Row[]> =>

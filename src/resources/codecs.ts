@@ -17,6 +17,16 @@ export const money = z.codec(z.union([z.number(), z.string().regex(decimalText)]
 });
 lakeType.add(money, { duckdb: 'DECIMAL(18,2)' });
 
+/**
+ * An amount the spec types as an integer (the single-user stats): a whole number on the wire (rounded
+ * half up), read tolerantly like money in case a server sends decimals after all. DECIMAL in the lake.
+ */
+export const wholeMoney = z.codec(z.union([z.number(), z.string().regex(decimalText)]), z.number(), {
+  decode: (v) => (typeof v === 'number' ? v : Number(v)),
+  encode: (v) => Math.round(v),
+});
+lakeType.add(wholeMoney, { duckdb: 'DECIMAL(18,2)' });
+
 /** Integer, tolerated as a digit string ("42"). */
 export const int = z.codec(z.union([z.int(), z.string().regex(/^\s*-?\d+\s*$/)]), z.int(), {
   decode: (v) => (typeof v === 'number' ? v : Number.parseInt(v, 10)),

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { int, isoDate, money, timestamp } from './codecs.js';
+import { int, isoDate, money, timestamp, wholeMoney } from './codecs.js';
 import { pageRequest } from './envelope.js';
 
 /** One user's bulk redemption statistics (/v3/users/redemption-stats). */
@@ -26,13 +26,13 @@ export const RedemptionStatsBody = z.object({
 });
 export type RedemptionStatsBody = z.infer<typeof RedemptionStatsBody>;
 
-/** Single user stats (/v3/user/stats/{identifier}/{identifier_value}). */
+/** Single user stats (/v3/user/stats/{identifier}/{identifier_value}): five integers, as the spec's response line says. */
 export const UserStats = z.looseObject({
   all_redemptions_count: int.nullish(),
-  egift_face_value: money.nullish(),
-  egift_cost: money.nullish(),
-  order_credit: money.nullish(),
-  egift_savings: money.nullish(),
+  egift_face_value: wholeMoney.nullish(),
+  egift_cost: wholeMoney.nullish(),
+  order_credit: wholeMoney.nullish(),
+  egift_savings: wholeMoney.nullish(),
 });
 export type UserStats = z.infer<typeof UserStats>;
 

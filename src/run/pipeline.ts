@@ -8,6 +8,7 @@ import { clientFromConfig } from '../api/index.js';
 import type { Config } from '../config/index.js';
 import { extract, type Event, type ExtractOptions, type ExtractResult } from '../extract/index.js';
 import { forgetAnonymised } from '../forget/index.js';
+import { compactLake } from '../compact/index.js';
 import { acquireLock } from '../lake/index.js';
 import { buildWarehouse, type BuildResult } from '../transform/index.js';
 import { heldLine, runWriteback } from '../writeback/index.js';
@@ -17,7 +18,7 @@ import { redact } from '../shared/redact.js';
 import { now } from '../shared/clock.js';
 
 export interface StepResult {
-  name: 'extract' | 'forget' | 'build' | 'writeback' | 'report';
+  name: 'extract' | 'forget' | 'compact' | 'build' | 'writeback' | 'report';
   status: 'success' | 'error' | 'skipped';
   ms: number;
   detail: string;
@@ -71,6 +72,10 @@ export async function runPipeline(config: Config, options: ExtractOptions & { em
     await step('forget', async () => {
       const r = await forgetAnonymised(outDir, { lock: false });
       return { detail: r.users.length ? `${r.users.length} anonymised users forgotten: ${r.rows} rows in ${r.files} files, ${r.quarantineLines} quarantined records` : 'no anonymised user left behind' };
+    });
+    await step('compact', async () => {
+      const r = await compactLake(outDir, { lookbackDays: config.lookbackDays, now: startedAt, lock: false });
+      return { detail: r.streams.map((s) => `${s.stream} ${s.months} months, files ${s.filesBefore} -> ${s.filesAfter}`).join('; ') };
     });
     await step('build', async () => {
       const r = await buildWarehouse({ outDir, asOf: startedAt.toISOString().slice(0, 10) });

@@ -1,5 +1,5 @@
 /** The one summary of a run: per stream rows and calls, per step status and time, where the files are. */
-import { appendFileSync } from 'node:fs';
+import { appendFileSync, existsSync } from 'node:fs';
 import { formatExtractSummary } from '../commands/extract.js';
 import type { RunSummary } from './pipeline.js';
 
@@ -17,10 +17,13 @@ export function formatRunSummary(s: RunSummary): string {
   for (const st of s.steps) lines.push(`  ${st.name.padEnd(10)} ${st.status.padEnd(8)} ${(st.ms / 1000).toFixed(1).padStart(6)} s  ${st.detail}`);
   const marts = martRows(s);
   if (marts.length) lines.push('marts:', ...marts.map((m) => `  ${m.mart.padEnd(20)} ${String(m.rows).padStart(10)} rows`));
-  lines.push('files:');
-  lines.push(`  warehouse  ${s.files.warehouse}`);
-  lines.push(`  marts      ${s.files.marts}/`);
-  for (const r of s.files.reports) lines.push(`  report     ${r}`);
+  // Only files that exist: after a failed extract there is no warehouse or marts folder to point at.
+  const files = [
+    ...(existsSync(s.files.warehouse) ? [`  warehouse  ${s.files.warehouse}`] : []),
+    ...(existsSync(s.files.marts) ? [`  marts      ${s.files.marts}/`] : []),
+    ...s.files.reports.filter((r) => existsSync(r)).map((r) => `  report     ${r}`),
+  ];
+  lines.push(...(files.length ? ['files:', ...files] : ['files: none written']));
   lines.push(`exit code ${s.exitCode}`);
   return `${lines.join('\n')}\n`;
 }

@@ -1,7 +1,9 @@
 /**
  * The one clock the program reads the calendar from: run ids, windows' upper bounds, snapshot days,
  * the build's as-of day, report months, "generated at" lines. Durations (timeouts, rate limiting, lock
- * heartbeats) keep using the process's own timers: they measure time, they do not read the date.
+ * heartbeats) keep using the process's own timers: they measure time, they do not read the date. So do
+ * the write-back ledger's attempt times: they order one ledger's entries across processes, which a clock
+ * pinned anew in every process would not.
  *
  * `PERKS_NOW` pins it: an ISO 8601 instant (`2026-11-22T12:00:00Z`), or a day (`2026-11-22`, read as
  * noon UTC so every group's local day is that day from Honolulu to Auckland). The clock then starts at

@@ -14,10 +14,15 @@
  * - mid-build      src/transform/run-models.ts  a model is built in the new warehouse (n: the n-th model)
  * - before-swap    src/transform/build-warehouse.ts the new warehouse is complete, not yet renamed over the old
  * - after-post     src/writeback/send.ts        a batch of interactions is posted and answered; no outcome recorded
+ * - compact-before-switch src/compact/compact.ts the month's new file is complete, checked and fsynced; the
+ *                                               journal names the switch; nothing renamed yet
+ * - compact-after-rename  src/compact/compact.ts the new file is in place beside the files it replaces
+ * - compact-mid-remove    src/compact/compact.ts the first replaced file is gone, the others not yet
  */
 export const EXTRACT_CRASH_POINTS = ['after-page', 'mid-parquet', 'before-rename', 'after-rename', 'after-state', 'before-unlock'] as const;
 export const BUILD_CRASH_POINTS = ['mid-build', 'before-swap'] as const;
-export const CRASH_POINTS = [...EXTRACT_CRASH_POINTS, ...BUILD_CRASH_POINTS, 'after-post'] as const;
+export const COMPACT_CRASH_POINTS = ['compact-before-switch', 'compact-after-rename', 'compact-mid-remove'] as const;
+export const CRASH_POINTS = [...EXTRACT_CRASH_POINTS, ...BUILD_CRASH_POINTS, 'after-post', ...COMPACT_CRASH_POINTS] as const;
 export type CrashPoint = (typeof CRASH_POINTS)[number];
 export type ExtractCrashPoint = (typeof EXTRACT_CRASH_POINTS)[number];
 

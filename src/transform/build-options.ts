@@ -5,6 +5,7 @@
 import { z } from 'zod';
 import { quotedIdentifier as id, quotedString as str, type DuckDBConnection } from '@duckdb/node-api';
 import { ConfigError } from '../shared/exit-codes.js';
+import { isRealDay } from '../shared/checks.js';
 import { now, todayUtc } from '../shared/clock.js';
 
 /** Engagement segment thresholds, in days (see docs/assumptions.md, ## Models). */
@@ -20,10 +21,7 @@ export const SegmentThresholds = z
   .refine((t) => t.activeDays <= t.dormantDays, { message: 'the active window must not exceed the dormant one (--dormant-days)', path: ['activeDays'] });
 export type SegmentThresholds = z.infer<typeof SegmentThresholds>;
 
-const isoDay = z
-  .string()
-  .regex(/^\d{4}-\d{2}-\d{2}$/, 'expected a date YYYY-MM-DD')
-  .refine((d) => new Date(`${d}T00:00:00Z`).toISOString().startsWith(d), 'expected a real calendar date');
+const isoDay = z.string().refine(isRealDay, 'expected a real calendar date');
 
 export const BuildOptions = z.object({
   outDir: z.string().min(1),

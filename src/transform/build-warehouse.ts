@@ -3,7 +3,9 @@
  * new files renamed over the old ones. A failed build leaves the previous warehouse and marts in place
  * and no temporary file behind.
  */
-import { mkdirSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { copyFileSync, existsSync, mkdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { DuckDBInstance, quotedIdentifier as id, quotedString as str, type DuckDBConnection } from '@duckdb/node-api';
 import { checkBuildOptions, setModelVariables, type BuildOptions } from './build-options.js';
@@ -43,10 +45,14 @@ export async function buildWarehouse(input: BuildOptions, hooks: { onStep?: (ste
   const temp = tempPathFor(target);
   const exports: { temp: string; target: string }[] = [];
   let committed = false;
-  const instance = await DuckDBInstance.create(temp, {
+  const opened = writablePath(temp);
+  const instance = await DuckDBInstance.create(opened.path, {
     preserve_insertion_order: 'false',
     memory_limit: options.memoryLimit,
-    temp_directory: `${temp}.spill`,
+    temp_directory: `${opened.path}.spill`,
+  }).catch((err: unknown) => {
+    opened.release();
+    throw err;
   });
   const conn = await instance.connect();
   let open = true;
@@ -55,6 +61,7 @@ export async function buildWarehouse(input: BuildOptions, hooks: { onStep?: (ste
     open = false;
     conn.closeSync();
     instance.closeSync();
+    opened.release();
   };
   try {
     await conn.run(`SET TimeZone = 'UTC'`);
@@ -104,6 +111,30 @@ export async function buildWarehouse(input: BuildOptions, hooks: { onStep?: (ste
     discard(`${temp}.spill`);
     for (const e of exports) discard(e.temp);
   }
+}
+
+/**
+ * The path to open a writable database at. DuckDB names its write-ahead log by inserting `.wal` before the
+ * first `?` of the (resolved) path, which it reads as the start of options, so in an output folder named
+ * `a?b` it would write `a.wal?b/…` and fail. Such a build writes its database in the system's temporary
+ * directory instead; `release` (after closing) copies it to `file`, from where it is swapped in as usual.
+ */
+function writablePath(file: string): { path: string; release: () => void } {
+  if (!file.includes('?')) return { path: file, release: () => undefined };
+  const elsewhere = join(tmpdir(), `.perks-build-${randomBytes(6).toString('hex')}.duckdb`);
+  let released = false;
+  return {
+    path: elsewhere,
+    release: () => {
+      if (released) return;
+      released = true;
+      try {
+        if (existsSync(elsewhere)) copyFileSync(elsewhere, file);
+      } finally {
+        for (const f of [elsewhere, `${elsewhere}.wal`, `${elsewhere}.spill`]) rmSync(f, { recursive: true, force: true });
+      }
+    },
+  };
 }
 
 /** Each mart to <out>/marts/<mart>.parquet (zstd level 1: a tenth less CPU than the default 3, files a few % larger), written under a temporary name first. */

@@ -5,6 +5,8 @@ export type { StepResult, StepStatus } from './run-models.js';
 export { describeModels } from './describe-models.js';
 export { renderMarkdown, writeDictionary, type ModelDoc } from './dictionary.js';
 export { queryWarehouse, type QueryResult } from './read-only-query.js';
+export { exportQuery, type BinaryFormat } from './export-query.js';
+export { arrowSchema, arrowType, chunkToBatch } from './arrow-result.js';
 export { LAKE_STREAMS, lakeViewName, type LakeStream, type LakeColumn } from './lake-streams.js';
 export { DEFAULT_SQL_DIR } from './model-files.js';
 export { LakeReadError, ModelGraphError, QueryError, WarehouseMissingError } from './errors.js';

@@ -34,6 +34,7 @@ const BIGINT = 'BIGINT';
 const DATE = 'DATE';
 const group = { name: 'organisation_group_id', type: BIGINT };
 const snapshot = { name: '_snapshot_date', type: DATE };
+const snapshotMonth = { name: '_snapshot_month', type: 'VARCHAR' };
 const META: LakeColumn[] = [
   { name: '_extracted_at', type: 'TIMESTAMPTZ' },
   { name: '_run_id', type: 'VARCHAR' },
@@ -87,15 +88,18 @@ export const LAKE_STREAMS: LakeStream[] = [
   stream('groups', [group, snapshot], objectColumns(Group)),
   stream('users', [group, snapshot], objectColumns(UserListItem)),
   stream('offers', [snapshot], objectColumns(OfferListItem)),
-  stream('orders', [group, { name: 'order_date', type: DATE }], objectColumns(Order)),
+  // Month folders (order_month=YYYY-MM) whose files carry order_date, so a closed month is one file
+  // (src/lake/month-layout.ts); a lake of the earlier layout has order_date in the path and no order_month.
+  stream('orders', [group, { name: 'order_month', type: 'VARCHAR' }], [{ name: 'order_date', type: DATE }, ...objectColumns(Order)]),
   // The order history: each version of an order an extract observed (new or changed), appended, never replaced.
   stream('order_versions', [group, { name: 'order_date', type: DATE }], objectColumns(OrderVersion)),
   stream('redemption_stats', [group, { name: 'window_start', type: DATE }], [
     ...objectColumns(RedemptionStatsItem),
     { name: 'window_end', type: DATE },
   ]),
-  stream('credit', [group, snapshot], [{ name: 'user_id', type: BIGINT }, ...objectColumns(UserCredit)]),
-  stream('interactions', [group, snapshot], objectColumns(Interaction)),
+  // Refresh batches in month folders too (_snapshot_month=YYYY-MM), the refresh day a column.
+  stream('credit', [group, snapshotMonth], [snapshot, { name: 'user_id', type: BIGINT }, ...objectColumns(UserCredit)]),
+  stream('interactions', [group, snapshotMonth], [snapshot, ...objectColumns(Interaction)]),
   // The write-back ledger has no API resource: its columns are the contract's.
   stream('writeback_ledger', [group, snapshot], [
     { name: 'interaction_id', type: BIGINT },

@@ -1,13 +1,19 @@
 /**
- * One view per lake stream, `lake_<stream>`, over the absolute path of the lake, so a warehouse opened
- * anywhere on this machine still reads it. Every view has the contract's columns with the contract's
+ * One view per lake stream, `lake_<stream>`, over the lake's path RELATIVE to the output directory
+ * (`lake/orders/**\/*.parquet`), resolved through DuckDB's `file_search_path`, which every reader sets to
+ * the output directory ({@link useOutputDir}). A moved or copied `output/` reads its own lake, never the
+ * folder it was built in; and the output directory's own name is never read as a glob pattern (DuckDB
+ * does not glob the search path: `out[r]` reads `out[r]`, not `outr`). A BI tool opening the warehouse
+ * runs `SET file_search_path = '<out>'` first, or starts in `<out>`. Every view has the contract's columns with the contract's
  * types, whatever the files hold: partition columns are cast from the path explicitly, a column the
  * files lack is a typed NULL, extra columns ride along (union_by_name), and a stream with no files yet
  * is an empty typed relation rather than an error.
  */
 import { readdirSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { basename, dirname, resolve } from 'node:path';
 import { quotedIdentifier as id, quotedString as str, type DuckDBConnection } from '@duckdb/node-api';
+import { ConfigError } from '../shared/exit-codes.js';
+import { damagedFiles, repairCommand } from '../lake/index.js';
 import { firstLine, LakeReadError } from './errors.js';
 import { LAKE_STREAMS, lakeViewName, type LakeColumn, type LakeStream } from './lake-streams.js';
 
@@ -24,19 +30,28 @@ export interface LakeView {
  */
 export async function createLakeViews(conn: DuckDBConnection, lakeDir: string | null): Promise<LakeView[]> {
   const views: LakeView[] = [];
+  if (lakeDir !== null) await useOutputDir(conn, dirname(resolve(lakeDir)));
   for (const stream of LAKE_STREAMS) {
     const dir = lakeDir === null ? '' : resolve(lakeDir, stream.name);
     const files = lakeDir === null ? 0 : countParquet(dir);
     const view = lakeViewName(stream.name);
     try {
-      const body = files === 0 ? emptyRelation(stream) : await typedScan(conn, stream, dir);
+      const body = files === 0 ? emptyRelation(stream) : await typedScan(conn, stream, `${basename(resolve(lakeDir!))}/${stream.name}`);
       await conn.run(`CREATE OR REPLACE VIEW ${id(view)} AS ${body}`);
     } catch (err) {
-      throw new LakeReadError(`the lake stream ${stream.name} (${dir}) cannot be read: ${firstLine(err)}`);
+      throw new LakeReadError(`the lake stream ${stream.name} (${dir}) cannot be read: ${firstLine(err)}${repairHint(dirname(resolve(lakeDir!)), stream.name, dir)}`);
     }
     views.push({ view, stream: stream.name, files });
   }
   return views;
+}
+
+/** The damaged files of a stream, each with the command that repairs it (none found: ''). */
+export function repairHint(outDir: string, stream: string, dir: string): string {
+  const damaged = damagedFiles(dir);
+  if (!damaged.length) return '';
+  const more = damaged.length > 1 ? ` (and ${damaged.length - 1} more damaged files of ${stream}; the next \`perks extract\` re-extracts every damaged window)` : '';
+  return `; damaged: ${damaged[0]}; repair: ${repairCommand(outDir, stream, damaged[0])}${more}`;
 }
 
 export const lakeViewNames = (): string[] => LAKE_STREAMS.map((s) => lakeViewName(s.name));
@@ -58,9 +73,20 @@ function emptyRelation(stream: LakeStream): string {
     .join(', ')} LIMIT 0`;
 }
 
-async function typedScan(conn: DuckDBConnection, stream: LakeStream, dir: string): Promise<string> {
+/**
+ * Points the connection's relative file paths (the lake views') at `outDir`. DuckDB splits the search
+ * path at commas, so an output directory with a comma in its name cannot be one (config refuses it).
+ */
+export async function useOutputDir(conn: DuckDBConnection, outDir: string): Promise<void> {
+  const dir = resolve(outDir);
+  if (dir.includes(',')) throw new ConfigError(`the output directory ${JSON.stringify(dir)} has a comma in its name, which DuckDB cannot search: choose another PERKS_OUTPUT`);
+  await conn.run('SET file_search_path = $dir', { dir });
+}
+
+/** `relativeDir`: the stream's folder relative to the output directory (`lake/orders`). */
+async function typedScan(conn: DuckDBConnection, stream: LakeStream, relativeDir: string): Promise<string> {
   // Partition values stay text (no autocast): the casts below are the one place they get their type.
-  const source = `read_parquet(${str(join(dir, '**', '*.parquet'))}, hive_partitioning = true, union_by_name = true, hive_types_autocast = false)`;
+  const source = `read_parquet(${str(`${relativeDir}/**/*.parquet`)}, hive_partitioning = true, union_by_name = true, hive_types_autocast = false)`;
   const described = await conn.runAndReadAll(`DESCRIBE SELECT * FROM ${source}`);
   const present = described.getRowObjectsJson().map((r) => String(r.column_name));
   const presentLower = new Set(present.map((n) => n.toLowerCase()));

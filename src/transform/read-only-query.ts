@@ -6,9 +6,19 @@
  * VALUES, DESCRIBE, SHOW, SUMMARIZE and EXPLAIN of those pass, and none may call a function with a side
  * effect (enable_logging writes log files, enable_profiling a profile…). The configuration is locked
  * first, so nothing can point a log or profile at a file, and extensions are never downloaded.
+ *
+ * Files are confined to the output directory by default: DuckDB's `enable_external_access = false` with
+ * the output directory as the one `allowed_directories` entry, locked, so `read_text('/etc/passwd')` or
+ * `glob('/root/*')` is refused, while the lake views (relative to the output directory through
+ * `file_search_path`) and `read_parquet('lake/…')` still read. A BI tool or agent running queries on
+ * someone's behalf sees that folder and nothing else; an analyst at a shell who wants files elsewhere
+ * passes `--read-files-anywhere` (`filesAnywhere`).
  */
 import { existsSync } from 'node:fs';
-import { DuckDBInstance, StatementType, type DuckDBConnection } from '@duckdb/node-api';
+import { dirname, join, resolve, sep } from 'node:path';
+import { ExitCode, UserFacingError } from '../shared/exit-codes.js';
+import { repairHint, useOutputDir } from './lake-views.js';
+import { DuckDBInstance, listValue, StatementType, type DuckDBConnection, type DuckDBPreparedStatement } from '@duckdb/node-api';
 import { firstLine, QueryError, WarehouseMissingError } from './errors.js';
 
 export interface QueryResult {
@@ -29,10 +39,36 @@ const SIDE_EFFECTS = new Set([
 const refused = (what: string) =>
   new QueryError(`the warehouse is read-only here: ${what} is refused (\`perks build\` rebuilds it; query it with SELECT)`);
 
-/** DuckDB's own refusal (the database is READ_ONLY) or any other failure, as one line. */
-function failed(err: unknown): never {
+/** The output directory of the query under way (for naming a damaged file's repair). */
+let outDirOfQuery: string | undefined;
+
+/** The flag that lifts the confinement to the output directory. */
+export const FILES_ANYWHERE_FLAG = '--read-files-anywhere';
+
+/** Data the query reads cannot be read (a damaged lake file or warehouse): a failure, exit 1, not bad input. */
+export class QueryDataError extends UserFacingError {
+  constructor(message: string) {
+    super(message, ExitCode.failed);
+    this.name = 'QueryDataError';
+  }
+}
+
+/**
+ * DuckDB's own refusal (the database is READ_ONLY, a file outside the output directory) or any other
+ * failure, as one line. A file that cannot be read is the data's fault (exit 1); the rest is the query's (exit 2).
+ */
+export function failed(err: unknown): never {
   const line = firstLine(err);
-  throw /read-only/i.test(line) ? refused('a statement that writes') : new QueryError(`the query failed: ${line}`);
+  if (/read-only/i.test(line)) throw refused('a statement that writes');
+  if (/^Permission Error/i.test(line) || /disabled by configuration/i.test(line)) {
+    throw new QueryError(`the query reads a file outside the output directory, which is refused (${line.replace(/^Permission Error:\s*/i, '')}); pass ${FILES_ANYWHERE_FLAG} to read files elsewhere`);
+  }
+  if (/^IO Error|^Invalid Input Error:.*(parquet|magic|footer|too small)|^Serialization Error|^INTERNAL Error/i.test(line)) {
+    const stream = /lake[\\/]([a-z_]+)[\\/]/.exec(line)?.[1];
+    const hint = stream && outDirOfQuery ? repairHint(outDirOfQuery, stream, join(outDirOfQuery, 'lake', stream)) : '';
+    throw new QueryDataError(`the query could not read its data: ${line}${hint || '; `perks build` names a damaged lake file and the command that repairs it'}`);
+  }
+  throw new QueryError(`the query failed: ${line}`);
 }
 
 /** The text of `sql` cut at its top-level semicolons; quotes, dollar quotes and comments are skipped. */
@@ -90,15 +126,49 @@ async function checkReading(conn: DuckDBConnection, statement: string): Promise<
   if (writing.length > 0) throw refused(`${writing[0]}()`);
 }
 
-/** Runs every statement of `sql` and returns the last one's rows. */
-export async function queryWarehouse(warehouse: string, sql: string): Promise<QueryResult> {
+export interface QueryOptions {
+  /** Lift the confinement of file access to the warehouse's folder (`--read-files-anywhere`). */
+  filesAnywhere?: boolean;
+  /** Files the program itself writes (an export's temporary file), allowed even when confined. */
+  allowedFiles?: string[];
+}
+
+/** The last statement of a query, checked and prepared: what a caller reads its result from. */
+export interface LastStatement {
+  readonly prepared: DuckDBPreparedStatement;
+  /** Its text, exactly as checked. */
+  readonly text: string;
+  readonly connection: DuckDBConnection;
+}
+
+/**
+ * Opens the warehouse read-only, checks every statement of `sql` before any runs, runs all but the last,
+ * and hands the last, prepared and SELECT-like, to `read` (rows, an Arrow stream, a Parquet file).
+ */
+export async function withReadOnlyQuery<T>(warehouse: string, sql: string, read: (last: LastStatement) => Promise<T>, options: QueryOptions = {}): Promise<T> {
+  if (sql.trim() === '') throw new QueryError('the query is empty: give one SQL statement, e.g. "SELECT * FROM revenue_monthly"');
   if (!existsSync(warehouse)) throw new WarehouseMissingError(warehouse);
-  const instance = await DuckDBInstance.create(warehouse, { access_mode: 'READ_ONLY' });
+  const outDir = dirname(resolve(warehouse));
+  outDirOfQuery = outDir;
+  const instance = await DuckDBInstance.create(warehouse, { access_mode: 'READ_ONLY' }).catch((err: unknown) => {
+    throw new QueryDataError(`the warehouse ${warehouse} cannot be opened: ${firstLine(err)}; rebuild it with \`perks build\``);
+  });
   const conn = await instance.connect();
   try {
     await conn.run(`SET TimeZone = 'UTC'`);
     await conn.run('SET autoinstall_known_extensions = false'); // an unknown file type would download an extension
-    await conn.run('SET lock_configuration = true'); // no SET/PRAGMA can point a log or a profile at a file
+    await conn.run('SET autoload_known_extensions = false');
+    await useOutputDir(conn, outDir); // the lake views' relative paths resolve in this folder
+    if (!options.filesAnywhere) {
+      // Prefixes: the trailing separator keeps /data/out from allowing /data/outside. The relative ones are the
+      // lake views' own paths, which resolve only in the output directory (file_search_path; no fallback to
+      // the working directory). DuckDB refuses any path with `..` once external access is off.
+      const prefixes = [outDir.endsWith(sep) ? outDir : `${outDir}${sep}`, `lake${sep}`, `marts${sep}`];
+      await conn.run('SET allowed_directories = $dirs', { dirs: listValue(prefixes) });
+      if (options.allowedFiles?.length) await conn.run('SET allowed_paths = $files', { files: listValue(options.allowedFiles.map((f) => resolve(f))) });
+      await conn.run('SET enable_external_access = false');
+    }
+    await conn.run('SET lock_configuration = true'); // no SET/PRAGMA can point a log or a profile at a file, or lift the confinement
     const extracted = await conn.extractStatements(sql).catch((err: unknown) => {
       throw new QueryError(`the query is not valid SQL: ${firstLine(err)}`);
     });
@@ -107,19 +177,31 @@ export async function queryWarehouse(warehouse: string, sql: string): Promise<Qu
     if (statements.length !== extracted.count) throw new QueryError('the query could not be cut into statements: give one statement at a time');
     // every statement is checked before any is prepared or runs: "SELECT 1; DROP …" does nothing
     for (const statement of statements) await checkReading(conn, statement);
-    let result: QueryResult = { columns: [], rows: [] };
-    for (const statement of statements) {
+    for (const [i, statement] of statements.entries()) {
       // what runs is exactly the text that was checked
       const one = await conn.extractStatements(statement);
       if (one.count !== 1) throw new QueryError('the query could not be cut into statements: give one statement at a time');
       const prepared = await one.prepare(0).catch(failed);
       if (![StatementType.SELECT, StatementType.EXPLAIN].includes(prepared.statementType)) throw refused(StatementType[prepared.statementType]);
-      const reader = await prepared.runAndReadAll().catch(failed);
-      result = { columns: reader.columnNames(), rows: reader.getRowObjectsJson() as Record<string, unknown>[] };
+      if (i === statements.length - 1) return await read({ prepared, text: statement, connection: conn });
+      await prepared.runAndReadAll().catch(failed);
     }
-    return result;
+    throw new QueryError('the query is empty: give one SQL statement, e.g. "SELECT * FROM revenue_monthly"');
   } finally {
     conn.closeSync();
     instance.closeSync();
   }
+}
+
+/** Runs every statement of `sql` and returns the last one's rows. */
+export async function queryWarehouse(warehouse: string, sql: string, options: QueryOptions = {}): Promise<QueryResult> {
+  return withReadOnlyQuery(
+    warehouse,
+    sql,
+    async ({ prepared }) => {
+      const reader = await prepared.runAndReadAll().catch(failed);
+      return { columns: reader.columnNames(), rows: reader.getRowObjectsJson() as Record<string, unknown>[] };
+    },
+    options,
+  );
 }

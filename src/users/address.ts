@@ -20,7 +20,7 @@ export function addressOf(flags: AddressFlags): Address {
   }
   const key = given[0];
   const value = String(flags[key]).trim();
-  if (key === 'id' && !/^[1-9]\d*$/.test(value)) throw new UsersInputError(`--id=${JSON.stringify(value)} is invalid: expected a platform user id, a whole number above 0`);
+  if (key === 'id' && !(/^[1-9]\d*$/.test(value) && Number.isSafeInteger(Number(value)))) throw new UsersInputError(`--id=${JSON.stringify(value)} is invalid: expected a platform user id, a whole number above 0`);
   if (key === 'email' && !/^[^\s@]+@[^\s@]+$/.test(value)) throw new UsersInputError('--email is invalid: expected an e-mail address (name@example.com)');
   return { identifier: key === 'uid' ? 'UID' : key, value };
 }

@@ -6,7 +6,7 @@
  */
 import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { withLakeConnection } from '../lake/index.js';
+import { globUnder, withLakeConnection } from '../lake/index.js';
 import { readAudit } from './audit.js';
 import type { Address } from './address.js';
 import { stateOfStatus, type LocalView } from './lifecycle.js';
@@ -40,7 +40,7 @@ async function snapshotRow(outDir: string, address: Address, group: number | und
        FROM latest WHERE ${where} AND ($group IS NULL OR g = $group)
        QUALIFY row_number() OVER (PARTITION BY g, id ORDER BY _extracted_at DESC) = 1
        ORDER BY g, id`,
-      { glob: join(root, '**', '*.parquet'), value: address.value, group: group ?? null },
+      { glob: globUnder(root, '**', '*.parquet'), value: address.value, group: group ?? null },
     );
     const rows = reader.getRowObjectsJS() as Record<string, unknown>[];
     if (rows.length !== 1) return undefined; // unknown, or the same address in several groups: the platform decides
@@ -58,7 +58,7 @@ export async function snapshotBasis(outDir: string, group: number | undefined): 
       `SELECT _run_id AS run_id FROM read_parquet($glob, hive_partitioning = true, union_by_name = true)
        WHERE $group IS NULL OR organisation_group_id::BIGINT = $group
        ORDER BY _snapshot_date::DATE DESC, _extracted_at DESC LIMIT 1`,
-      { glob: join(root, '**', '*.parquet'), group: group ?? null },
+      { glob: globUnder(root, '**', '*.parquet'), group: group ?? null },
     );
     const rows = reader.getRowObjectsJS() as Record<string, unknown>[];
     return rows.length ? String(rows[0].run_id) : null;

@@ -1,5 +1,6 @@
 /** One in-memory DuckDB per write-back run (guide example 8), in UTC so timestamps print the same everywhere. */
 import { DuckDBInstance, quotedString, type DuckDBConnection } from '@duckdb/node-api';
+import { literalPath } from '../lake/index.js';
 
 export interface Db {
   conn: DuckDBConnection;
@@ -27,7 +28,7 @@ export async function openDb(): Promise<Db> {
 
 /** A list of file paths as a SQL literal, for table functions (quoted by the library). */
 export function fileList(paths: string[]): string {
-  return `[${paths.map((p) => quotedString(p)).join(', ')}]`;
+  return `[${paths.map((p) => quotedString(literalPath(p))).join(', ')}]`;
 }
 
 /** A TIMESTAMPTZ column as ISO 8601 UTC with milliseconds. */

@@ -6,6 +6,7 @@ import { extract, shiftDay } from '../../src/extract/index.js';
 import { loadConfig } from '../../src/config/index.js';
 import { startSandbox, type Sandbox } from '../../src/sandbox/index.js';
 import { lakeOrders, orgConfig, orgEnv, tempOut, truthOrders } from './helpers.js';
+import { todayUtc } from '../../src/shared/clock.js';
 
 const TODAY = '2026-11-22';
 const START = '2026-10-01';
@@ -116,7 +117,7 @@ describe('extract against the sandbox', () => {
     const code = await new Promise((r) => final.once('exit', r));
     expect(code, output).toBe(0);
     const lake = await lakeOrders(out);
-    const upper = new Date().toISOString().slice(0, 10);
+    const upper = todayUtc();
     const groups = groupsOf(sandbox).map((g) => ({ ...g }));
     // The child ran with the wall clock: compare the days it extracted.
     const truth = truthOrders(sandbox, groups, START, upper).filter((t) => lake.some((l) => l.group === t.group && l.order_date === t.order_date) || t.order_date < shiftDay(upper, -1));

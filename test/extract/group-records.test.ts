@@ -11,8 +11,9 @@ import { startSandbox, type Sandbox } from '../../src/sandbox/index.js';
 import { startProxy, type Proxy } from '../support/proxy.js';
 import { runCli, stderrLines } from '../support/cli.js';
 import { lakeOrders, orgConfig, orgEnv, tempOut } from './helpers.js';
+import { todayUtc } from '../../src/shared/clock.js';
 
-const TODAY = new Date().toISOString().slice(0, 10);
+const TODAY = todayUtc();
 const START = shiftDay(TODAY, -5);
 let sandbox: Sandbox;
 

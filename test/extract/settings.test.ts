@@ -10,8 +10,9 @@ import { extract, shiftDay } from '../../src/extract/index.js';
 import { startSandbox, type Sandbox } from '../../src/sandbox/index.js';
 import { runCli, stderrLines } from '../support/cli.js';
 import { orgConfig, orgEnv, tempOut } from './helpers.js';
+import { now, todayUtc } from '../../src/shared/clock.js';
 
-const TODAY = new Date().toISOString().slice(0, 10);
+const TODAY = todayUtc();
 const START = shiftDay(TODAY, -5);
 let sandbox: Sandbox;
 
@@ -65,7 +66,7 @@ describe('the quarantine threshold', () => {
 describe('the per-user refresh interval', () => {
   test('users refreshed 3 days ago are overdue with --refresh-days 2 or PERKS_REFRESH_DAYS=2, not by default (7) nor when the flag overrides the variable', async () => {
     const out = tempOut();
-    const landed = await extract(orgConfig(sandbox, out, { PERKS_GROUP_IDS: '11,12', PERKS_START_DATE: START }), { now: new Date(Date.now() - 3 * 86_400_000) });
+    const landed = await extract(orgConfig(sandbox, out, { PERKS_GROUP_IDS: '11,12', PERKS_START_DATE: START }), { now: new Date(now().getTime() - 3 * 86_400_000) });
     expect(landed.status).toBe('success');
     const users = landed.streams.find((s) => s.name === 'users')!.rows;
     /** The users each per-user row of the plan calls overdue, summed over credit and interactions. */

@@ -7,6 +7,7 @@ import { acquireLock, asOutputError, lakeColumns, openPartitionWrite, StateStore
 import { Order } from '../../src/resources/index.js';
 import { ExitCode, UserFacingError } from '../../src/shared/exit-codes.js';
 import { filesUnder, ROOT, tempOut } from './helpers.js';
+import { now } from '../../src/shared/clock.js';
 
 const failure = (p: Promise<unknown>) => p.then(() => undefined, (e: unknown) => e as UserFacingError);
 const fileInTheWay = async () => {
@@ -15,6 +16,17 @@ const fileInTheWay = async () => {
   return out;
 };
 
+/**
+ * Root ignores file modes. As root, the attempt runs as root still, but without the two capabilities that
+ * override them (setpriv, util-linux): it is bound by the modes like any user, yet reads the checkout as
+ * its owner wherever it sits (a 0700 home or temporary folder), which another uid could not.
+ */
+function bound(command: string[]): string[] {
+  if (process.getuid?.() !== 0) return command;
+  const caps = '-dac_override,-dac_read_search';
+  return ['setpriv', `--inh-caps=${caps}`, `--bounding-set=${caps}`, '--', ...command];
+}
+
 describe('output directory problems stop the run with one clear line', () => {
   test('an output path that is a file: every writer says so, exit code 2', async () => {
     const out = await fileInTheWay();
@@ -22,7 +34,7 @@ describe('output directory problems stop the run with one clear line', () => {
       acquireLock(out),
       new StateStore(out).write('orders', '11', {}),
       writeRunManifest(out, { run_id: 'r1' }),
-      openPartitionWrite({ outDir: out, stream: 'orders', partition: { d: '1' }, columns: lakeColumns(Order), runId: 'r', extractedAt: new Date() }),
+      openPartitionWrite({ outDir: out, stream: 'orders', partition: { d: '1' }, columns: lakeColumns(Order), runId: 'r', extractedAt: now() }),
     ];
     for (const error of await Promise.all(attempts.map(failure))) {
       expect(error).toBeInstanceOf(UserFacingError);
@@ -36,11 +48,9 @@ describe('output directory problems stop the run with one clear line', () => {
     const out = join(base, 'readonly');
     await mkdir(out);
     await chmod(out, 0o555);
-    await chmod(base, 0o755);
-    // root ignores file modes, so the attempt runs as an unprivileged user when the tests run as root
-    const asUser = process.getuid?.() === 0 ? { uid: 65534, gid: 65534 } : {};
     for (const action of ['lock', 'state', 'lake']) {
-      const run = spawnSync(process.execPath, [join(ROOT, 'bin/run-ts.mjs'), join(ROOT, 'test/lake/fixtures/try-output.ts'), out, action], { cwd: ROOT, encoding: 'utf8', ...asUser });
+      const [command, ...args] = bound([process.execPath, join(ROOT, 'bin/run-ts.mjs'), join(ROOT, 'test/lake/fixtures/try-output.ts'), out, action]);
+      const run = spawnSync(command, args, { cwd: ROOT, encoding: 'utf8' });
       expect(run.status, run.stderr).toBe(0);
       const outcome = JSON.parse(run.stdout);
       expect(outcome.exitCode).toBe(ExitCode.config);

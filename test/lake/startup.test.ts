@@ -5,12 +5,13 @@ import { expect, test } from 'vitest';
 import { acquireLock, cleanTemporaryFiles, lakeColumns, openPartitionWrite, runManifestPath, UnsafePathError, writeRunManifest } from '../../src/lake/index.js';
 import { Order } from '../../src/resources/index.js';
 import { filesUnder, readStream, ROOT, tempOut } from './helpers.js';
+import { now } from '../../src/shared/clock.js';
 
 const partition = { organisation_group_id: '11', order_date: '2026-11-02' };
 
 test('after a run is killed mid-write, the next run removes its temporary files and nothing committed', async () => {
   const out = await tempOut();
-  const first = await openPartitionWrite({ outDir: out, stream: 'orders', partition, columns: lakeColumns(Order), runId: 'r0', extractedAt: new Date() });
+  const first = await openPartitionWrite({ outDir: out, stream: 'orders', partition, columns: lakeColumns(Order), runId: 'r0', extractedAt: now() });
   await first.append([{ order_id: 1 }]);
   await first.commit();
 
@@ -34,7 +35,7 @@ test('after a run is killed mid-write, the next run removes its temporary files 
 
 test("startup hygiene leaves this process's own temporary files alone", async () => {
   const out = await tempOut();
-  const writer = await openPartitionWrite({ outDir: out, stream: 'orders', partition, columns: lakeColumns(Order), runId: 'r', extractedAt: new Date() });
+  const writer = await openPartitionWrite({ outDir: out, stream: 'orders', partition, columns: lakeColumns(Order), runId: 'r', extractedAt: now() });
   await writer.append([{ order_id: 1 }]);
   expect(await cleanTemporaryFiles(out)).toEqual([]);
   expect((await writer.commit()).rows).toBe(1);

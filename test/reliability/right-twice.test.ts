@@ -4,7 +4,7 @@ import { expectAtGoal, fast } from './at-goal.js';
 
 describe('right twice', () => {
   test('a second run the same day after the platform changed leaves orders, signalled credit and erasures equal to the platform, under a tight budget too', async () => {
-    expectAtGoal(await rightTwiceScenario({ ...fast(), runs: ['same day', 'same day, tight budget'] }));
+    expectAtGoal(await rightTwiceScenario({ ...fast(), runs: ['same day', 'same day, tight budget', 'same day, two --groups workers'] }));
   }, 180_000);
 
   test('a second run killed at a named point and rerun, and a second run the next day, end the same', async () => {

@@ -1,5 +1,6 @@
 import { describe, test } from 'vitest';
 import { secretsScenario } from './scenarios/secrets.js';
+import { secretFormsScenario } from './scenarios/secret-forms.js';
 import { expectAtGoal, fast } from './at-goal.js';
 
 describe('secrets', () => {
@@ -21,5 +22,10 @@ describe('secrets', () => {
       { args: ['writeback'], mode: 'ok' as const },
     ];
     expectAtGoal(await secretsScenario({ ...fast(), runs, days: 6 }));
+  }, 120_000);
+
+  test('an API echoing the client secret and the token JSON-escaped, URL-encoded in a redirect, in base64 and cut at an excerpt edge: no 8 characters of any form reach any output or file', async () => {
+    // `npm run reliability -- --only secret-forms` runs every form with check and extract
+    expectAtGoal(await secretFormsScenario({ ...fast(), forms: ['json', 'url-location', 'base64', 'cut-300'], commands: [['check']] }));
   }, 120_000);
 });

@@ -3,6 +3,7 @@
  * over real HTTP and real files, then one table: scenario, runs, outcome, figure. Exit code 1 when a
  * figure misses its goal. The fast counts also run in `npm test` (test/reliability/*.test.ts).
  */
+import './pin-clock.js'; // first: scenario modules read the clock as they load
 import { formatTable, row, type Row, type Scenario, type ScenarioOptions } from './table.js';
 import { SCENARIOS, WAIT_BOUND } from './scenarios/index.js';
 

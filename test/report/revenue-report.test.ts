@@ -65,6 +65,14 @@ describe('the revenue report of a small worked-out warehouse', () => {
     }
   });
 
+  test('no machine path in what users share: the warehouse is named relative to the output directory', () => {
+    expect(files.html).toContain('from warehouse.duckdb in the output directory.');
+    for (const text of Object.values(files)) {
+      expect(text).not.toContain(out);
+      expect(text).not.toMatch(/(^|[\s(>"'])\/(tmp|home|root|work|Users|var)\//m);
+    }
+  });
+
   test('currencies are never added together: group 12 has a USD and a EUR line, and no line of both', () => {
     expect(files.csv).not.toMatch(/1291\.35|1,291\.35|43\.05/); // 1260+30 face, 41.70+1.35 revenue
     expect(files.html).not.toMatch(/1,291\.35|43\.05/);

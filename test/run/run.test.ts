@@ -9,6 +9,7 @@ import { DuckDBInstance } from '@duckdb/node-api';
 import { startSandbox } from '../../src/sandbox/index.js';
 import { commands } from '../../src/commands/index.js';
 import { writePendingJournal } from '../writeback/fixtures.js';
+import { now, todayUtc } from '../../src/shared/clock.js';
 
 function perks(args: string[], env: Record<string, string> = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
   const clean = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('PERKS_')));
@@ -63,8 +64,8 @@ describe('the whole job, for the people who use it', () => {
     try {
       const org = sandbox.credentials.organisation;
       // Up to five days of this month only (on the 1st: nothing closed yet), so no month has data before it.
-      const today = new Date().toISOString().slice(0, 10);
-      const fiveDaysBack = new Date(Date.now() - 5 * 86_400_000).toISOString().slice(0, 10);
+      const today = todayUtc();
+      const fiveDaysBack = new Date(now().getTime() - 5 * 86_400_000).toISOString().slice(0, 10);
       const start = fiveDaysBack.slice(0, 7) === today.slice(0, 7) ? fiveDaysBack : `${today.slice(0, 7)}-01`;
       const summary = join(out(), 'step-summary.md');
       const r = await perks(['run', '--quiet'], {
@@ -98,7 +99,7 @@ describe('the whole job, for the people who use it', () => {
       const dir = out();
       // A row a crashed run left pending, for a user the platform does not know: its listing answers 404.
       writePendingJournal(dir, [{ interaction_id: 4_503_599_627_370_000, organisation_group_id: org.organisation_group_ids[0], identifier: 'id', identifier_value: '987654321',
-        kind: 'segment_change', interaction_type: 'segment_change', interaction_at: new Date().toISOString(), interaction_details: {} }], '', new Date(Date.now() - 60_000));
+        kind: 'segment_change', interaction_type: 'segment_change', interaction_at: now().toISOString(), interaction_details: {} }], '', new Date(Date.now() - 60_000));
       const r = await perks(['run', '--quiet', '--writeback-limit', '5'], {
         PERKS_BASE_URL: sandbox.baseUrl,
         PERKS_CLIENT_ID: String(org.client_id),
@@ -187,5 +188,22 @@ describe('the whole job, for the people who use it', () => {
     expect(perksCalls.length).toBeGreaterThan(0);
     for (const call of perksCalls) expect(names.has(call.split(' ')[2]), call).toBe(true);
     for (const secret of ['PERKS_CLIENT_ID', 'PERKS_CLIENT_SECRET', 'PERKS_BASE_URL']) expect(workflow.jobs.refresh.env[secret]).toMatch(/secrets\./);
+  });
+});
+
+describe('perks run after a failed extract', () => {
+  test('its summary lists only files that exist: no warehouse or marts when the extract failed before any was built', async () => {
+    const sandbox = await startSandbox({ port: 0, scale: 'tiny', today: '2026-11-22' });
+    try {
+      const dir = out();
+      const o = sandbox.credentials.organisation;
+      const r = await perks(['run', '--quiet', '--no-writeback'], { PERKS_BASE_URL: sandbox.baseUrl, PERKS_CLIENT_ID: String(o.client_id), PERKS_CLIENT_SECRET: 'not-the-secret', PERKS_GROUP_IDS: o.organisation_group_ids.join(','), PERKS_OUTPUT: dir, PERKS_NOW: '2026-11-22T12:00:00Z' });
+      expect(r.code).toBe(3);
+      expect(existsSync(join(dir, 'warehouse.duckdb'))).toBe(false);
+      expect(r.stdout).not.toContain('warehouse.duckdb');
+      expect(r.stdout).not.toMatch(/marts +\//);
+    } finally {
+      await sandbox.close();
+    }
   });
 });

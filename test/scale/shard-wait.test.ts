@@ -12,8 +12,9 @@ import { startSandbox, type Sandbox } from '../../src/sandbox/index.js';
 import { ExitCode } from '../../src/shared/exit-codes.js';
 import { perksExtract } from './helpers.js';
 import { orgEnv } from '../extract/helpers.js';
+import { now, todayUtc } from '../../src/shared/clock.js';
 
-const TODAY = new Date().toISOString().slice(0, 10);
+const TODAY = todayUtc();
 let sandbox: Sandbox;
 
 beforeAll(async () => {

@@ -7,6 +7,7 @@ import { describe, expect, test } from 'vitest';
 import { acquireWorkLock, scopeKey, type WorkScope } from '../../src/extract/index.js';
 import { LockedError } from '../../src/lake/index.js';
 import { ExitCode } from '../../src/shared/exit-codes.js';
+import { now } from '../../src/shared/clock.js';
 
 const out = () => mkdtempSync(join(tmpdir(), 'perks-scale-lock-'));
 const shard = (index: number, count: number): WorkScope => ({ shard: { index, count } });
@@ -64,7 +65,7 @@ describe('locks scoped to what a worker writes', () => {
     const scope = shard(1, 2);
     const lockDir = join(dir, '.locks', scopeKey(scope));
     await mkdir(lockDir, { recursive: true });
-    const at = new Date().toISOString();
+    const at = now().toISOString();
     await writeFile(join(lockDir, '.perks.lock'), JSON.stringify({ pid: dead, host: hostname(), started_at: at, heartbeat_at: at, token: 'dead' }));
     await writeFile(join(lockDir, 'scope.json'), JSON.stringify(scope));
     // Neither the whole organisation nor the same shard is blocked by it.

@@ -143,4 +143,5 @@ test('perks models lists every model with grain, columns and dependencies, and w
   expect(order.indexOf('stg_user_emails')).toBeLessThan(order.indexOf('stg_orders'));
   expect(order.indexOf('savings_monthly')).toBeLessThan(order.indexOf('engagement_monthly'));
   expect(readFileSync(join(outDir, 'docs', 'models.md'), 'utf8')).toContain('## engagement_users');
+  expect(readFileSync(join(outDir, 'docs', 'models.md'), 'utf8')).toMatch(/\| orders \| organisation_group_id, order_month \|/);
 });

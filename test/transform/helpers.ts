@@ -1,6 +1,6 @@
 /** Shared by the transform tests: a read of a warehouse or Parquet file, and what a folder holds. */
 import { readdirSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
 
 export const ROOT = join(import.meta.dirname, '..', '..');
@@ -12,6 +12,8 @@ export async function query(database: string, sql: string): Promise<Record<strin
   const conn = await db.connect();
   try {
     await conn.run(`SET TimeZone = 'UTC'`);
+    // the lake views read paths relative to the output directory, as every reader of the warehouse does (docs/analysts.md)
+    if (database !== ':memory:') await conn.run('SET file_search_path = $dir', { dir: dirname(database) });
     return (await conn.runAndReadAll(sql)).getRowObjectsJson() as Record<string, unknown>[];
   } finally {
     conn.closeSync();

@@ -21,14 +21,14 @@ beforeAll(async () => {
 });
 afterAll(() => rmSync(outDir, { recursive: true, force: true }));
 
-test('the build succeeds, runs every data test, exports the four marts and leaves no temporary file', () => {
+test('the build succeeds, runs every data test, exports the marts and dimensions and leaves no temporary file', () => {
   expect(result.error).toBeUndefined();
   expect(result.ok).toBe(true);
   expect(result.steps.every((s) => s.status === 'success')).toBe(true);
   expect(result.steps.filter((s) => s.kind === 'test').length).toBeGreaterThan(20);
   expect(result.steps.some((s) => s.name.includes('revenue_reconciles_with_orders'))).toBe(true);
   expect(result.marts.map((m) => m.slice(outDir.length + 1)).sort()).toEqual(
-    ['credit_liability_monthly', 'engagement_monthly', 'engagement_users', 'reconciliation_platform', 'revenue_adjustments', 'revenue_monthly', 'savings_monthly'].map((m) => `marts/${m}.parquet`),
+    ['credit_liability_monthly', 'dim_groups', 'dim_offers', 'engagement_monthly', 'engagement_users', 'reconciliation_platform', 'revenue_adjustments', 'revenue_monthly', 'revenue_offers_monthly', 'savings_monthly'].map((m) => `marts/${m}.parquet`),
   );
   expect(temporaries(outDir)).toEqual([]);
 });
@@ -214,11 +214,12 @@ test('an anonymised user leaves no personal data in any warehouse table or mart 
   expect(await q(`SELECT count(*) AS n FROM stg_orders WHERE user_id IS NOT NULL`)).not.toEqual([{ n: '0' }]);
 });
 
-test('the warehouse reads the lake by absolute paths and holds the data dictionary in <out>/docs/models.md', async () => {
+test('the warehouse reads the lake by paths relative to the output directory and holds the data dictionary in <out>/docs/models.md', async () => {
   const [{ n }] = await q(`SELECT count(*) AS n FROM lake_orders`);
   expect(n).toBe('10');
   const definition = await q(`SELECT sql FROM duckdb_views() WHERE view_name = 'lake_orders'`);
-  expect(String(definition[0].sql)).toContain(join(outDir, 'lake', 'orders'));
+  expect(String(definition[0].sql)).toContain("'lake/orders/**/*.parquet'");
+  expect(String(definition[0].sql)).not.toContain(outDir);
   const { readFileSync } = await import('node:fs');
   const md = readFileSync(join(outDir, 'docs', 'models.md'), 'utf8');
   expect(md).toContain('## revenue_monthly');

@@ -136,6 +136,7 @@ export function storedTotal(sandbox: Sandbox): number {
 }
 
 /** A journal line as a run writes it before posting (the write-ahead 'pending' entry). */
+// Ledger attempt times are real time (they order a ledger's entries across processes), as rows.ts stamps them.
 export function pendingLine(row: WritebackRow, at = new Date()): string {
   return JSON.stringify({ ...row, status: 'pending', http_status: null, message: null, attempted_at: at.toISOString(), _run_id: 'wb-00000000T000000000Z-crash' });
 }

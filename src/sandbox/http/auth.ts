@@ -41,6 +41,13 @@ export class TokenService {
     private readonly lifetimeSeconds: number,
   ) {}
 
+  /** Whether `id` is one of the credentials' client ids (as a number or its digits): nothing else is keyed or counted by it. */
+  knows(id: unknown): boolean {
+    if (typeof id !== 'number' && typeof id !== 'string') return false;
+    const text = String(id);
+    return text.length <= 20 && this.credentials.some((c) => String(c.client_id) === text);
+  }
+
   /** The token endpoint's work after its rate limit: validate, check the secret, sign. */
   issue(raw: unknown): { token_type: string; expires_in: number; access_token: string } {
     const body = validate(TokenRequest, raw);

@@ -54,10 +54,13 @@ function resolveGroup(e: Engine, name: OperationName, op: Operation, principal: 
 
 async function token(e: Engine, req: SandboxRequest, seen: (id: unknown) => void): Promise<Reply> {
   const raw = await readJsonObject(req);
-  seen(raw.client_id);
-  e.stats.tokenRequest(raw.client_id);
+  // Counters and rate-limit buckets are keyed by a client id only once it is known to be one of the
+  // credentials': a stream of made-up (or 900 kB) ids shares one bucket and stores nothing per id.
+  const known = e.tokens.knows(raw.client_id);
+  if (known) seen(raw.client_id);
+  e.stats.tokenRequest(known ? raw.client_id : undefined);
   if (raw.client_id !== undefined) {
-    const verdict = e.tokenLimit.hit(`token:${String(raw.client_id)}`);
+    const verdict = e.tokenLimit.hit(known ? `token:${String(raw.client_id)}` : UNKNOWN_CLIENT_BUCKET);
     if (!verdict.allowed) throw throttled(verdict, e.faults.current.retryAfter);
   }
   const data = e.tokens.issue(raw);
@@ -95,6 +98,20 @@ async function serve(e: Engine, req: SandboxRequest, url: URL, seen: (id: unknow
   return jsonReply(status, envelope, headers, (json) => e.faults.maybeTruncate(json));
 }
 
+/** The one token rate-limit bucket every unknown client id shares. */
+const UNKNOWN_CLIENT_BUCKET = 'token:(unknown client)';
+
+/** Whether the path is one the sandbox serves (an operation's route or a login URL), whatever the method. */
+function routed(e: Engine, pathname: string): boolean {
+  if (pathname.startsWith(LOGIN_PATH_PREFIX)) return true;
+  try {
+    e.router.match('GET', pathname);
+    return true;
+  } catch (err) {
+    return err instanceof ApiError && err.status === 405; // the path exists, with other methods
+  }
+}
+
 export function createServe(e: Engine): Serve {
   return async (req) => {
     const url = req.url;
@@ -105,7 +122,7 @@ export function createServe(e: Engine): Serve {
     } catch {
       /* counted as sent */
     }
-    e.stats.request(path);
+    e.stats.request(path, routed(e, url.pathname));
     let res: Reply;
     try {
       res = await serve(e, req, url, (id) => (client = id));

@@ -8,8 +8,15 @@ import { MAX_BODY_BYTES } from '../choices.js';
 import { HungRequest } from '../errors.js';
 import { sortedHeaders, type SandboxRequest, type Serve } from './exchange.js';
 
-/** Methods a fetch Request refuses: answered 500 as before the handler took node requests directly. */
+/** Methods a fetch Request refuses: answered 405 at the HTTP level, before the handler. */
 const FORBIDDEN_METHODS = new Set(['CONNECT', 'TRACE', 'TRACK']);
+
+/** A request malformed at the HTTP level (a Host that is no host, credentials in the URL): its 4xx status. */
+class MalformedRequest extends Error {
+  constructor(readonly status: 400 | 405, message: string) {
+    super(message);
+  }
+}
 const decoder = new TextDecoder();
 
 /** The body, read to its end (chunks past the cap are dropped: the handler answers 413 on the length). */
@@ -31,8 +38,14 @@ function readCapped(req: IncomingMessage): Promise<Buffer> {
 
 function toRequest(req: IncomingMessage, body: Buffer, signal: AbortSignal): SandboxRequest {
   const method = req.method ?? 'GET';
-  const url = new URL(`http://${req.headers.host ?? 'localhost'}${req.url ?? '/'}`);
-  if (url.username || url.password || FORBIDDEN_METHODS.has(method)) throw new TypeError('not a request fetch accepts');
+  if (FORBIDDEN_METHODS.has(method)) throw new MalformedRequest(405, 'Method Not Allowed');
+  let url: URL;
+  try {
+    url = new URL(`http://${req.headers.host ?? 'localhost'}${req.url ?? '/'}`);
+  } catch {
+    throw new MalformedRequest(400, 'Bad Request');
+  }
+  if (url.username || url.password) throw new MalformedRequest(400, 'Bad Request');
   const hasBody = method !== 'GET' && method !== 'HEAD';
   return {
     method,
@@ -57,6 +70,11 @@ async function bridge(serve: Serve, req: IncomingMessage, res: ServerResponse): 
   try {
     reply = await serve(toRequest(req, body, controller.signal));
   } catch (err) {
+    if (err instanceof MalformedRequest) {
+      const text = JSON.stringify({ message: err.message });
+      res.writeHead(err.status, [['cache-control', 'no-cache, private'], ['content-type', 'application/json'], ['content-length', String(Buffer.byteLength(text))]].flat()).end(text);
+      return;
+    }
     if (err instanceof HungRequest) {
       res.destroy();
       return;

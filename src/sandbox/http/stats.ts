@@ -6,7 +6,11 @@ export interface SandboxStats {
   calls: number;
   /** Authenticated API calls (token requests excluded) per client_id, 429s included. */
   callsByClient: Record<string, number>;
-  /** Requests per path as sent (decoded), every request. */
+  /**
+   * Requests per path as sent (decoded), every request: a path no route serves counts under `(no route)`,
+   * and past 10,000 distinct paths (or a path over 512 characters) under `(other paths)`, so the map
+   * stays bounded whatever is sent.
+   */
   callsByPath: Record<string, number>;
   /** Authenticated API calls per operation name. */
   callsByOperation: Record<string, number>;
@@ -24,6 +28,11 @@ export interface SandboxStats {
   interactionsStored: Record<string, number>;
 }
 
+const NO_ROUTE = '(no route)';
+const OTHER_PATHS = '(other paths)';
+const MAX_PATHS = 10_000;
+const MAX_PATH_LENGTH = 512;
+
 const bump = (m: Record<string, number>, k: string | number) => (m[String(k)] = (m[String(k)] ?? 0) + 1);
 
 export class StatsRecorder {
@@ -38,9 +47,14 @@ export class StatsRecorder {
   private readonly throttledByClient: Record<string, number> = {};
   private readonly statuses: Record<string, number> = {};
 
-  request(path: string): void {
+  private pathKeys = 0;
+
+  request(path: string, routed = true): void {
     this.calls++;
-    bump(this.byPath, path);
+    let key = routed ? path : NO_ROUTE;
+    if (routed && this.byPath[key] === undefined && (key.length > MAX_PATH_LENGTH || this.pathKeys >= MAX_PATHS)) key = OTHER_PATHS;
+    if (this.byPath[key] === undefined) this.pathKeys++;
+    bump(this.byPath, key);
   }
 
   apiCall(clientId: number, operation: string, at = Date.now()): void {

@@ -45,7 +45,7 @@ export function offerDetailWire(o: OfferRecord) {
 export function offerListWire(o: OfferRecord) {
   return z.encode(OfferListItem, {
     id: o.id, brand: o.brand, brand_id: o.brand_id, title: o.title, overview: o.overview, terms: o.terms, faq: o.faq,
-    how_to_redeem: o.how_to_redeem, offer: o.offer, start_date: ts0(o.start_date), end_date: ts(o.end_date),
+    how_to_redeem: o.how_to_redeem, offer: o.offer, start_date: ts0(o.start_date), end_date: ts0(o.end_date),
     redemption_in_store: o.redemption_in_store, redemption_online: o.redemption_online, redemption_selected_stores: o.redemption_selected_stores,
     link: o.link, image: o.image, discount: o.discount, perk_type_format: o.perk_type_format, collections: o.collections, type: o.type,
   });

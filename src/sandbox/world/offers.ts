@@ -16,7 +16,8 @@ export interface OfferRecord {
   offer: string;
   offer_excerpt: string;
   start_date: number;
-  end_date: number | null;
+  /** Always a timestamp (the spec types it so); an open-ended offer ends 5 years after it started. */
+  end_date: number;
   redemption_in_store: boolean;
   redemption_online: boolean;
   redemption_selected_stores: boolean;
@@ -28,7 +29,8 @@ export interface OfferRecord {
   type: {
     id: number;
     perk_id: number;
-    voucher_code: string | null;
+    /** A string, as the spec types it: the shared code of a `codes` offer, empty for the others. */
+    voucher_code: string;
     presentation: string;
     redeem_url_protocol: string;
     redeem_url: string;
@@ -43,6 +45,8 @@ export interface OfferRecord {
 }
 
 export const BRAND_ID_BASE = 200;
+/** How long an offer without a planned end runs, from its start: the spec gives end_date no null. */
+const OPEN_ENDED_DAYS = 5 * 365;
 
 export function generateOffers(seed: number, count: number, todayStart: number): OfferRecord[] {
   const rng = createRng(seed, 'offers');
@@ -55,8 +59,10 @@ export function generateOffers(seed: number, count: number, todayStart: number):
     const format = i < BRANDS.length || rng.chance(0.75) ? 'vouchers' : rng.pick(['codes', 'cashback'] as const);
     const discount = rng.int(2, 15);
     const inStore = rng.chance(0.5);
-    const code = format === 'codes' ? `SAVE${discount}${slug.slice(0, 3).toUpperCase()}` : null;
+    const code = format === 'codes' ? `SAVE${discount}${slug.slice(0, 3).toUpperCase()}` : '';
     const collections = [COLLECTIONS[brandIndex % COLLECTIONS.length], ...(rng.chance(0.3) ? [COLLECTIONS[(brandIndex + 3) % COLLECTIONS.length]] : [])];
+    // Drawn in the order the generator always drew them, so a seed gives the same world as before.
+    const start_date = todayStart - rng.int(370, 900) * DAY_MS;
     offers.push({
       id,
       partner_id: 5000 + brandIndex,
@@ -69,8 +75,8 @@ export function generateOffers(seed: number, count: number, todayStart: number):
       how_to_redeem: format === 'vouchers' ? '<ol><li>Choose a value.</li><li>Pay.</li><li>Use the eGift code at checkout.</li></ol>' : '<p>Use the code at checkout.</p>',
       offer: `${discount}% off`,
       offer_excerpt: `Save ${discount}% at ${brand}`,
-      start_date: todayStart - rng.int(370, 900) * DAY_MS,
-      end_date: rng.chance(0.3) ? null : todayStart + rng.int(30, 400) * DAY_MS,
+      start_date,
+      end_date: rng.chance(0.3) ? start_date + OPEN_ENDED_DAYS * DAY_MS : todayStart + rng.int(30, 400) * DAY_MS,
       redemption_in_store: inStore,
       redemption_online: !inStore || rng.chance(0.6),
       redemption_selected_stores: inStore && rng.chance(0.3),

@@ -8,6 +8,7 @@ import { cpSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync }
 import { join } from 'node:path';
 import { extract } from '../../../src/extract/index.js';
 import { withLakeConnection } from '../../../src/lake/index.js';
+import { buildWarehouse } from '../../../src/transform/index.js';
 import type { Sandbox } from '../../../src/sandbox/index.js';
 import { ExitCode } from '../../../src/shared/exit-codes.js';
 import { runCli, stderrLines } from '../../support/cli.js';
@@ -70,6 +71,36 @@ export const BAD_INPUTS: BadInput[] = [
   { name: 'wrong client secret', args: ['extract'], env: { PERKS_CLIENT_SECRET: 'not-the-secret' }, code: ExitCode.auth, says: /refused the client credentials/ },
   { name: 'output path is a file', args: ['extract'], output: (out) => (writeFileSync(join(out, 'a-file'), 'x'), join(out, 'a-file')), code: ExitCode.config, says: /not a directory|is a file/ },
   { name: 'output inside a file', args: ['extract'], output: (out) => (writeFileSync(join(out, 'a-file'), 'x'), join(out, 'a-file', 'out')), code: ExitCode.config, says: /not a directory|is a file/ },
+  // Issue 16: every flag and setting checked before any work, one line naming it, exit 2; --plan writes nothing.
+  { name: 'run --month abc', args: ['run', '--month', 'abc'], code: ExitCode.config, says: /--month="abc" is invalid: expected a month YYYY-MM/ },
+  { name: 'run --month 2026-13', args: ['run', '--month', '2026-13'], code: ExitCode.config, says: /--month="2026-13" is invalid/ },
+  { name: 'extract --end-date 2026-1-1', args: ['extract', '--end-date', '2026-1-1'], code: ExitCode.config, says: /--end-date="2026-1-1" is invalid: expected a date YYYY-MM-DD/ },
+  { name: 'extract --start-date abc', args: ['extract', '--start-date', 'abc'], code: ExitCode.config, says: /--start-date="abc" is invalid/ },
+  { name: 'PERKS_START_DATE 2026-1-1', args: ['extract'], env: { PERKS_START_DATE: '2026-1-1' }, code: ExitCode.config, says: /PERKS_START_DATE="2026-1-1" is invalid/ },
+  { name: 'build --as-of abc', args: ['build', '--as-of', 'abc'], code: ExitCode.config, says: /--as-of="abc" is invalid: expected a real calendar date/ },
+  { name: 'build --as-of 2026-1-1', args: ['build', '--as-of', '2026-1-1'], code: ExitCode.config, says: /--as-of="2026-1-1" is invalid/ },
+  { name: 'extract --groups beyond a safe integer, --plan', args: ['extract', '--groups', '9007199254740993', '--plan'], code: ExitCode.config, says: /--groups="9007199254740993" is invalid: expected group ids, whole numbers from 1 to 9007199254740991/ },
+  { name: 'PERKS_GROUP_IDS beyond a safe integer', args: ['extract'], env: { PERKS_GROUP_IDS: '11,99999999999999999999' }, code: ExitCode.config, says: /PERKS_GROUP_IDS="11,99999999999999999999" is invalid/ },
+  { name: 'PERKS_CLIENT_ID beyond a safe integer', args: ['extract'], env: { PERKS_CLIENT_ID: '9007199254740993' }, code: ExitCode.config, says: /PERKS_CLIENT_ID="9007199254740993" is invalid/ },
+  { name: 'run --budget-minutes -1', args: ['run', '--budget-minutes', '-1'], code: ExitCode.config, says: /--budget-minutes must be a number of minutes, 0 or more/ },
+  { name: 'users get --id beyond a safe integer', args: ['users', 'get', '--id', '9007199254740993'], code: ExitCode.config, says: /--id="9007199254740993" is invalid/ },
+  { name: 'build --new-days abc', args: ['build', '--new-days', 'abc'], code: ExitCode.config, says: /--new-days=NaN is invalid/ },
+  { name: 'report --month 2026-1', args: ['report', 'revenue', '--month', '2026-1'], code: ExitCode.config, says: /--month="2026-1" is invalid/ },
+  { name: 'extract --plan writes nothing', args: ['extract', '--plan', '--groups', '11'], code: ExitCode.success, says: /calls/ },
+  { name: 'PERKS_OUTPUT with a 300-character folder name', args: ['build'], output: (out) => join(out, 'n'.repeat(300)), code: ExitCode.config, says: /PERKS_OUTPUT=".*n{300}" is invalid: a folder name is longer than 255 bytes/ },
+  { name: 'PERKS_OUTPUT with a comma', args: ['sql', 'SELECT 1'], output: (out) => join(out, 'a,b'), code: ExitCode.config, says: /PERKS_OUTPUT=".*a,b" is invalid: expected no comma/ },
+  { name: 'sql with an empty query', args: ['sql', ''], code: ExitCode.config, says: /the query is empty/ },
+  { name: 'sql reading a file outside the output directory', args: ['sql', "SELECT * FROM read_text('/etc/passwd')"], lake: true, setup: buildIn, code: ExitCode.config, says: /reads a file outside the output directory.*pass --read-files-anywhere/ },
+  { name: 'sql on a damaged warehouse (exit 1, not bad input)', args: ['sql', 'SELECT 1'], lake: true, setup: async (out) => (await buildIn(out), writeFileSync(join(out, 'warehouse.duckdb'), 'garbage'.repeat(100))), code: ExitCode.failed, says: /warehouse .* cannot be opened/ },
+  { name: 'report on a damaged warehouse (exit 1, not bad input)', args: ['report', 'revenue', '--month', '2026-11'], lake: true, setup: async (out) => (await buildIn(out), writeFileSync(join(out, 'warehouse.duckdb'), 'garbage'.repeat(100))), code: ExitCode.failed, says: /cannot open the warehouse .* read-only/ },
+  {
+    name: 'sql on a damaged lake file (exit 1, not bad input)',
+    args: ['sql', 'SELECT count(*) FROM lake_orders'],
+    lake: true,
+    setup: async (out) => (await buildIn(out), corrupt(join(out, 'lake', 'orders'), (f) => f.includes('2026-11-12'))),
+    code: ExitCode.failed,
+    says: /the query could not read its data: .*(part-0|day-2026-11-12)\.parquet/,
+  },
   {
     name: 'output on a read-only file system',
     args: ['extract'],
@@ -88,10 +119,37 @@ export const BAD_INPUTS: BadInput[] = [
     says: /state file .*11\.json is corrupt/,
   },
   {
+    name: 'state file of the wrong shape',
+    args: ['extract', '--streams', 'orders'],
+    lake: true,
+    setup: (out) => editState(out, (s) => ({ ...s, watermark: 20261120, pass: { upper: '2026-11-22', done: 'all' } })),
+    keeps: 'state/orders/11.json',
+    code: ExitCode.config,
+    says: /state file .*11\.json is corrupt \(watermark: .*\): delete it .* or rerun with --full-refresh/,
+  },
+  {
+    name: 'watermark beyond tomorrow (a clock set back)',
+    args: ['extract', '--streams', 'orders'],
+    lake: true,
+    setup: (out) => editState(out, (s) => ({ ...s, watermark: '2027-03-01' })),
+    keeps: 'state/orders/11.json',
+    code: ExitCode.config,
+    says: /state file .*11\.json says 2027-03-01 is already extracted, beyond tomorrow .*--full-refresh/,
+  },
+  {
+    name: 'watermark beyond tomorrow, then --full-refresh',
+    args: ['extract', '--streams', 'orders', '--full-refresh'],
+    lake: true,
+    setup: (out) => editState(out, (s) => ({ ...s, watermark: '2027-03-01' })),
+    code: ExitCode.success,
+    says: /orders +success/,
+    check: async (out) => (JSON.parse(readFileSync(join(out, 'state', 'orders', '11.json'), 'utf8')).watermark === '2027-03-01' ? ['the future watermark was kept'] : []),
+  },
+  {
     name: 'corrupt Parquet file in a window the run re-extracts (healed)',
     args: ['extract', '--streams', 'orders', '--start-date', '2026-11-18', '--end-date', '2026-11-21'],
     lake: true,
-    setup: (out) => corrupt(join(out, 'lake', 'orders'), (f) => f.includes('organisation_group_id=11/order_date=2026-11-20')),
+    setup: (out) => corrupt(join(out, 'lake', 'orders'), (f) => f.includes('organisation_group_id=11/') && f.includes('2026-11-20')),
     code: ExitCode.success,
     says: /orders +success/,
     check: lakeReadable,
@@ -109,9 +167,27 @@ export const BAD_INPUTS: BadInput[] = [
     name: 'corrupt Parquet file, then perks build',
     args: ['build'],
     lake: true,
-    setup: (out) => corrupt(join(out, 'lake', 'orders'), (f) => f.includes('order_date=2026-11-12')),
+    setup: (out) => corrupt(join(out, 'lake', 'orders'), (f) => f.includes('2026-11-12')),
     code: ExitCode.failed,
-    says: /lake stream orders .* cannot be read: .*part-0\.parquet/,
+    says: /lake stream orders .* cannot be read: .*(part-0|day-2026-11-12)\.parquet.*; repair: perks extract --streams orders --groups \d+ --start-date 2026-11-12 --end-date 2026-11-13/,
+  },
+  {
+    name: 'corrupt Parquet file outside the lookback, healed by the next extract',
+    args: ['extract', '--streams', 'orders'],
+    lake: true,
+    setup: (out) => corrupt(join(out, 'lake', 'orders'), (f) => f.includes('2026-11-12')),
+    code: ExitCode.success,
+    says: /re-extracting 1 window whose lake file was damaged: 2026-11-12/,
+    check: lakeReadable,
+  },
+  {
+    name: 'corrupt Parquet file, repaired by the command the build names',
+    args: ['extract', '--streams', 'orders', '--groups', '11', '--start-date', '2026-11-12', '--end-date', '2026-11-13'],
+    lake: true,
+    setup: (out) => corrupt(join(out, 'lake', 'orders'), (f) => f.includes('organisation_group_id=11/') && f.includes('2026-11-12')),
+    code: ExitCode.success,
+    says: /orders +success/,
+    check: lakeReadable,
   },
   {
     name: 'full disk (a 300 kB file system)',
@@ -124,6 +200,18 @@ export const BAD_INPUTS: BadInput[] = [
     check: lakeReadable,
   },
 ];
+
+/** Rewrites group 11's orders state. */
+function editState(out: string, change: (state: Record<string, unknown>) => Record<string, unknown>): void {
+  const file = join(out, 'state', 'orders', '11.json');
+  writeFileSync(file, JSON.stringify(change(JSON.parse(readFileSync(file, 'utf8')))));
+}
+
+/** Builds the warehouse of the copied lake (for the cases that query it). */
+async function buildIn(out: string): Promise<void> {
+  const built = await buildWarehouse({ outDir: out, asOf: '2026-11-22' });
+  if (!built.ok) throw new Error(`the case's warehouse did not build: ${built.error}`);
+}
 
 /** Every Parquet file of the lake reads whole: no partial file is visible. */
 async function lakeReadable(out: string): Promise<string[]> {

@@ -5,7 +5,7 @@
  * Meanwhile a reader loop reads the lake and checks that every window it sees is whole.
  */
 import { cpSync } from 'node:fs';
-import { extract, localDay, shiftDay } from '../../../src/extract/index.js';
+import { extract, shiftDay } from '../../../src/extract/index.js';
 import type { Sandbox } from '../../../src/sandbox/index.js';
 import { EXTRACT_CRASH_POINTS, CRASH_ENV, type ExtractCrashPoint } from '../../../src/shared/crash-points.js';
 import { startCli } from '../../support/cli.js';
@@ -15,6 +15,7 @@ import { orgConfig, orgEnv, testSandbox } from '../../support/sandbox.js';
 import { withScratch, type Scratch } from '../../support/scratch.js';
 import { row, type Row, type ScenarioOptions } from '../table.js';
 import { startOrdersReader } from './readers.js';
+import { now, todayUtc } from '../../../src/shared/clock.js';
 
 export interface CrashOptions extends ScenarioOptions {
   kills: number;
@@ -48,7 +49,7 @@ export async function crashScenario(o: CrashOptions): Promise<Row[]> {
 
 async function run(sandbox: Sandbox, scratch: Scratch, o: CrashOptions): Promise<Row[]> {
   const random = seeded(o.seed);
-  const start = shiftDay(localDay(new Date(), 'UTC'), -(o.days ?? 30));
+  const start = shiftDay(todayUtc(), -(o.days ?? 30));
   const env = (out: string, extra: Record<string, string> = {}) => orgEnv(sandbox, out, { PERKS_START_DATE: start, ...extra });
 
   // An uninterrupted run: the reference for every stream, and how long a run takes.

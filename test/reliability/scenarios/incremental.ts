@@ -1,8 +1,9 @@
 /**
  * 3. The incremental contract: extracting the same windows again adds nothing and leaves the marts
- * identical; a state in the far future extracts nothing and exits 0; and a run restarted from any state
+ * identical; a state in the far future is refused (exit 2, naming --full-refresh); and a run restarted from any state
  * saved along the way (with the lake of that moment, or with a newer lake) ends in the full set.
  */
+import { ExitCode } from '../../../src/shared/exit-codes.js';
 import { cpSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { clientFromConfig } from '../../../src/api/index.js';
@@ -55,7 +56,10 @@ async function sameWindowsTwice(out: string, config: ReturnType<typeof orgConfig
   return row('same windows twice add nothing', 2, problems, `${windows} windows re-extracted, then a full refresh: lake orders unchanged, ${Object.keys(martsAfter).length} marts identical (${rows} rows)`);
 }
 
-/** A watermark years ahead (a clock that was wrong, a state copied from elsewhere): nothing to extract. */
+/**
+ * A watermark years ahead (a clock that was wrong, a state copied from elsewhere): refused loudly (exit 2,
+ * the line naming --full-refresh), not "nothing to extract" with exit 0 run after run; nothing is called or changed.
+ */
 async function farFuture(sandbox: Sandbox, scratch: Scratch, from: string): Promise<Row> {
   const out = scratch.dir('future');
   cpSync(from, out, { recursive: true });
@@ -69,14 +73,16 @@ async function farFuture(sandbox: Sandbox, scratch: Scratch, from: string): Prom
   const before = lakeFiles(out, streams); // the groups' snapshot of the day is landed on every run
   const result = await extract(orgConfig(sandbox, out, { PERKS_START_DATE: START }), { now: NOW, streams: [...streams] });
   const problems: string[] = [];
-  if (result.exitCode !== 0) problems.push(`exit ${result.exitCode}`);
+  if (result.exitCode !== ExitCode.config) problems.push(`exit ${result.exitCode}, expected ${ExitCode.config}`);
+  const said = result.streams.map((x) => x.error ?? '').filter(Boolean);
+  if (!said.length || !said.every((e) => /beyond tomorrow.*--full-refresh/.test(e))) problems.push(`said: ${said[0] ?? '(nothing)'}`);
   const calls = streams.map((name) => {
     const s = result.streams.find((x) => x.name === name);
     if (s?.calls) problems.push(`${s.calls} ${name} calls (${s.groups.reduce((n, g) => n + g.windows, 0)} windows re-extracted)`);
     return `${s?.calls ?? 0} ${name} calls`;
   });
   if (lakeFiles(out, streams) !== before) problems.push('the lake changed');
-  return row('a state in the far future extracts nothing', 1, problems, `exit ${result.exitCode}, ${calls.join(', ')}, lake ${problems.some((p) => p.includes('changed')) ? 'changed' : 'unchanged'}`);
+  return row('a state in the far future is refused, naming --full-refresh', 1, problems, `exit ${result.exitCode}, ${calls.join(', ')}, lake ${problems.some((p) => p.includes('changed')) ? 'changed' : 'unchanged'}`);
 }
 
 /** Every file of the streams' lake with its size and time: a re-landed window replaces its files. */

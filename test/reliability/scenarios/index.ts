@@ -8,6 +8,9 @@ import { buildCrashScenario, writebackCrashScenario } from './crash-downstream.j
 import { driftScenario } from './drift.js';
 import { faultStorms, notRetried, STORMS } from './faults.js';
 import { filesScenario } from './files.js';
+import { hostilePathsScenario } from './hostile-paths.js';
+import { sandboxMemoryScenario } from './hostile-sandbox.js';
+import { secretFormsScenario } from './secret-forms.js';
 import { incrementalScenario } from './incremental.js';
 import { personalDataScenario } from './personal-data.js';
 import { rightTwiceScenario } from './right-twice.js';
@@ -33,6 +36,9 @@ export const SCENARIOS: Record<string, Scenario> = {
   'right-twice': (o) => rightTwiceScenario(o),
   files: (o) => filesScenario({ ...o, strings: o.long ? 50_000 : 10_000 }),
   sandbox: (o) => sandboxScenario(o),
+  'hostile-paths': (o) => hostilePathsScenario({ ...o, paths: o.long ? 100 : 25 }),
+  'secret-forms': (o) => secretFormsScenario(o),
+  'hostile-sandbox': (o) => sandboxMemoryScenario({ ...o, requests: o.long ? 300_000 : 100_000 }),
 };
 
 /**

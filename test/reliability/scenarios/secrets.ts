@@ -6,7 +6,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { readdirSync } from 'node:fs';
-import { localDay, shiftDay } from '../../../src/extract/index.js';
+import { shiftDay } from '../../../src/extract/index.js';
 import { CRASH_ENV } from '../../../src/shared/crash-points.js';
 import { runCli, startCli, type CliResult } from '../../support/cli.js';
 import { searchOutput } from '../../support/decode.js';
@@ -15,6 +15,7 @@ import { seeded, sleep } from '../../support/random.js';
 import { orgEnv, withSandbox } from '../../support/sandbox.js';
 import { withScratch } from '../../support/scratch.js';
 import { row, type Row, type ScenarioOptions } from '../table.js';
+import { todayUtc } from '../../../src/shared/clock.js';
 
 type Mode = 'ok' | 'token401' | 'token500' | 'api401' | 'api500';
 
@@ -27,7 +28,7 @@ export interface SecretRun {
   crashAt?: string;
 }
 
-const TODAY = localDay(new Date(), 'UTC');
+const TODAY = todayUtc();
 const MONTH = shiftDay(`${TODAY.slice(0, 7)}-01`, -1).slice(0, 7);
 
 export const SECRET_RUNS: SecretRun[] = [

@@ -1,0 +1,197 @@
+/**
+ * lake-read: what readers pay for the lake's file layout. One generated lake (1,000,000 orders over a year,
+ * four groups, 100,000 users; bench/lake-generator.ts: one file per group and day, the layout the extract
+ * landed before compaction) is copied and compacted (`compactLake`, timed), then both are read in the
+ * same run: files and bytes, a scan of every column of every stream, two BI queries (monthly revenue by
+ * brand; users dormant 90 days), and the marts build. Each read is the best of three, the layouts alternating.
+ *
+ *   node bin/run-ts.mjs bench/lake-read.ts [--orders N] [--users N] [--regenerate]
+ *
+ * Goals (issue 18): orders files ≤ groups × (months + lookback days); the scan and both queries ≥ 3×
+ * faster; the build faster; compaction ≤ 10 s per million orders.
+ */
+import { cpSync, existsSync, mkdirSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { DuckDBInstance, quotedString } from '@duckdb/node-api';
+import { AS_OF, GROUPS, generateLake } from './lake-generator.js';
+import { compactLake } from '../src/compact/index.js';
+import { buildWarehouse } from '../src/transform/index.js';
+
+const args = process.argv.slice(2);
+const flag = (name: string) => {
+  const i = args.indexOf(`--${name}`);
+  return i >= 0 ? args[i + 1] : undefined;
+};
+const ORDERS = Number(flag('orders') ?? 1_000_000);
+const USERS = Number(flag('users') ?? 100_000);
+const LOOKBACK = 7;
+const MONTHS = 12;
+const GOALS = { filesPerGroup: MONTHS + LOOKBACK, readSpeedup: 3, buildSpeedup: 1, compactSecondsPerMillion: 10 };
+
+interface Figures {
+  files: number;
+  ordersFiles: number;
+  bytes: number;
+  scanMs: number;
+  revenueMs: number;
+  dormantMs: number;
+  buildMs: number;
+  answers: string;
+}
+
+function parquetFiles(dir: string): string[] {
+  return readdirSync(dir, { recursive: true, encoding: 'utf8' })
+    .filter((f) => f.endsWith('.parquet') && !f.split('/').at(-1)!.startsWith('.'))
+    .map((f) => join(dir, f));
+}
+
+/** One DuckDB per layout, as a BI tool keeps its connection; DuckDB caches no Parquet footers between queries by default. */
+async function connectTo(): Promise<{ run: (sql: string) => Promise<string>; close: () => void }> {
+  const db = await DuckDBInstance.create(':memory:');
+  const c = await db.connect();
+  return {
+    run: async (sql) => JSON.stringify((await c.runAndReadAll(sql)).getRowsJson()),
+    close: () => {
+      c.closeSync();
+      db.closeSync();
+    },
+  };
+}
+
+interface Reads {
+  scan: () => Promise<string>;
+  revenue: () => Promise<string>;
+  dormant: () => Promise<string>;
+  build: () => Promise<string>;
+}
+
+function readsOf(outDir: string, db: Awaited<ReturnType<typeof connectTo>>): Reads {
+  const lake = join(outDir, 'lake');
+  const src = (stream: string) => `read_parquet(${quotedString(join(lake, stream, '**', '*.parquet'))}, hive_partitioning = true, union_by_name = true)`;
+  const streams = readdirSync(lake).filter((s) => !s.startsWith('.') && !s.startsWith('_'));
+  return {
+    // Every column of every row of every stream: the row hash reads them all.
+    scan: async () => {
+      const out: string[] = [];
+      for (const s of streams) out.push(await db.run(`SELECT count(*), count(hash(t)) FROM ${src(s)} t`));
+      return out.join(';');
+    },
+    revenue: () =>
+      db.run(`SELECT organisation_group_id::BIGINT AS g, date_trunc('month', order_date::DATE) AS month, brand, sum(group_revenue) AS revenue, count(*) AS orders
+              FROM ${src('orders')} WHERE order_status = 'Complete' GROUP BY ALL ORDER BY ALL`),
+    dormant: () =>
+      db.run(`WITH u AS (
+                SELECT organisation_group_id::BIGINT AS g, id, lower(email) AS e FROM ${src('users')}
+                QUALIFY _snapshot_date::DATE = max(_snapshot_date::DATE) OVER (PARTITION BY organisation_group_id)
+              ), o AS (
+                SELECT organisation_group_id::BIGINT AS g, lower(email) AS e, max(order_date::DATE) AS last_order FROM ${src('orders')} GROUP BY ALL
+              )
+              SELECT g, count(*) AS dormant FROM u LEFT JOIN o USING (g, e)
+              WHERE o.last_order IS NULL OR o.last_order < DATE '${AS_OF}' - 90 GROUP BY ALL ORDER BY ALL`),
+    build: async () => {
+      const r = await buildWarehouse({ outDir, asOf: AS_OF });
+      if (!r.ok) throw new Error(`the build failed on ${outDir}: ${r.error}`);
+      return 'built';
+    },
+  };
+}
+
+/** Each read of both layouts, alternating (a neighbour's load falls on both alike), best of three. */
+async function measure(today: string, compacted: string): Promise<[Figures, Figures]> {
+  const dbs = [await connectTo(), await connectTo()];
+  const reads = [readsOf(today, dbs[0]), readsOf(compacted, dbs[1])];
+  const figures = [today, compacted].map((outDir) => {
+    const files = parquetFiles(join(outDir, 'lake'));
+    return {
+      files: files.length,
+      ordersFiles: files.filter((f) => f.includes(`${join(outDir, 'lake', 'orders')}/`)).length,
+      bytes: files.reduce((n, f) => n + statSync(f).size, 0),
+      scanMs: Infinity,
+      revenueMs: Infinity,
+      dormantMs: Infinity,
+      buildMs: Infinity,
+      answers: '',
+    };
+  }) as [Figures, Figures];
+  const keys = { scan: 'scanMs', revenue: 'revenueMs', dormant: 'dormantMs', build: 'buildMs' } as const;
+  for (const [read, key] of Object.entries(keys) as [keyof Reads, (typeof keys)[keyof Reads]][]) {
+    for (let i = 0; i < 3; i++) {
+      for (const side of [0, 1]) {
+        const t = performance.now();
+        const answer = await reads[side][read]();
+        figures[side][key] = Math.min(figures[side][key], performance.now() - t);
+        if (i === 0) figures[side].answers += `${answer}|`;
+      }
+    }
+  }
+  for (const db of dbs) db.close();
+  return figures;
+}
+
+const base = join(tmpdir(), `perks-bench-lake-read-${ORDERS}-${USERS}`);
+const today = join(base, 'today');
+const compacted = join(base, 'compacted');
+if (args.includes('--regenerate') || !existsSync(join(today, 'lake.ok'))) {
+  console.log(`generating ${ORDERS.toLocaleString()} orders and ${USERS.toLocaleString()} users into ${today}`);
+  await generateLake(today, ORDERS, USERS);
+  // The windowed state a real extract leaves: each group's watermark is its local today, the lookback 7 days.
+  for (const g of GROUPS) {
+    mkdirSync(join(today, 'state', 'orders'), { recursive: true });
+    writeFileSync(join(today, 'state', 'orders', `${g.id}.json`), JSON.stringify({ watermark: AS_OF, lookbackDays: LOOKBACK }));
+  }
+}
+rmSync(compacted, { recursive: true, force: true });
+cpSync(today, compacted, { recursive: true });
+rmSync(join(today, 'warehouse.duckdb'), { force: true });
+
+const cpu = process.cpuUsage();
+const t = performance.now();
+const compaction = await compactLake(compacted, { lookbackDays: LOOKBACK, now: new Date(`${AS_OF}T12:00:00Z`) });
+const compactMs = performance.now() - t;
+const used = process.cpuUsage(cpu);
+const compactCpuS = (used.user + used.system) / 1e6;
+
+const [before, after] = await measure(today, compacted);
+if (before.answers !== after.answers) throw new Error('the compacted lake answers differently from today\'s layout');
+
+const perMillion = (x: number) => x / (ORDERS / 1_000_000);
+const ratio = (a: number, b: number) => +(a / b).toFixed(2);
+const report = {
+  orders: ORDERS,
+  users: USERS,
+  groups: GROUPS.length,
+  files: { today: before.files, compacted: after.files },
+  orders_files: { today: before.ordersFiles, compacted: after.ordersFiles, goal_max: GROUPS.length * GOALS.filesPerGroup },
+  mb: { today: +(before.bytes / 2 ** 20).toFixed(1), compacted: +(after.bytes / 2 ** 20).toFixed(1) },
+  scan_s: { today: +(before.scanMs / 1000).toFixed(2), compacted: +(after.scanMs / 1000).toFixed(2), speedup: ratio(before.scanMs, after.scanMs) },
+  revenue_by_brand_s: { today: +(before.revenueMs / 1000).toFixed(3), compacted: +(after.revenueMs / 1000).toFixed(3), speedup: ratio(before.revenueMs, after.revenueMs) },
+  dormant_90_days_s: { today: +(before.dormantMs / 1000).toFixed(3), compacted: +(after.dormantMs / 1000).toFixed(3), speedup: ratio(before.dormantMs, after.dormantMs) },
+  build_s: { today: +(before.buildMs / 1000).toFixed(2), compacted: +(after.buildMs / 1000).toFixed(2), speedup: ratio(before.buildMs, after.buildMs) },
+  compaction: {
+    s: +(compactMs / 1000).toFixed(2),
+    s_per_million_orders: +(perMillion(compactMs / 1000)).toFixed(2),
+    cpu_s_per_million_orders: +perMillion(compactCpuS).toFixed(2),
+    months: compaction.streams.reduce((n, s) => n + s.months, 0),
+    rows_checked: compaction.streams.reduce((n, s) => n + s.rows, 0),
+  },
+  goals: GOALS,
+};
+const ok =
+  report.orders_files.compacted <= report.orders_files.goal_max &&
+  report.scan_s.speedup >= GOALS.readSpeedup &&
+  report.revenue_by_brand_s.speedup >= GOALS.readSpeedup &&
+  report.dormant_90_days_s.speedup >= GOALS.readSpeedup &&
+  report.build_s.speedup > GOALS.buildSpeedup &&
+  report.compaction.s_per_million_orders <= GOALS.compactSecondsPerMillion;
+console.log(JSON.stringify({ ...report, ok }));
+const row = (name: string, a: string, b: string, r: string, goal: string) => console.log(`  ${name.padEnd(26)} ${a.padStart(10)} ${b.padStart(10)} ${r.padStart(8)}   ${goal}`);
+row('', 'today', 'compacted', 'ratio', 'goal');
+row('files (all streams)', String(before.files), String(after.files), ratio(before.files, after.files).toFixed(1), '');
+row('files (orders)', String(before.ordersFiles), String(after.ordersFiles), ratio(before.ordersFiles, after.ordersFiles).toFixed(1), `compacted ≤ ${report.orders_files.goal_max}`);
+row('MB', String(report.mb.today), String(report.mb.compacted), ratio(report.mb.today, report.mb.compacted).toFixed(2), '');
+row('scan of every column, s', String(report.scan_s.today), String(report.scan_s.compacted), report.scan_s.speedup.toFixed(2), `≥ ${GOALS.readSpeedup}`);
+row('revenue by brand, s', String(report.revenue_by_brand_s.today), String(report.revenue_by_brand_s.compacted), report.revenue_by_brand_s.speedup.toFixed(2), `≥ ${GOALS.readSpeedup}`);
+row('dormant 90 days, s', String(report.dormant_90_days_s.today), String(report.dormant_90_days_s.compacted), report.dormant_90_days_s.speedup.toFixed(2), `≥ ${GOALS.readSpeedup}`);
+row('marts build, s', String(report.build_s.today), String(report.build_s.compacted), report.build_s.speedup.toFixed(2), '> 1');
+console.log(`  compaction: ${report.compaction.s} s (${report.compaction.s_per_million_orders} s and ${report.compaction.cpu_s_per_million_orders} CPU-s per million orders; goal ≤ ${GOALS.compactSecondsPerMillion} s), ${report.compaction.months} months, ${report.compaction.rows_checked.toLocaleString()} rows checked`);

@@ -1,0 +1,76 @@
+-- The groups, for BI tools: names, timezone, locale and currencies beside the organisation_group_id every
+-- mart carries, so a dashboard shows "Acme UK", not 11. Every group that has a record or any order.
+-- The API gives a group no currency: currencies are the order currencies its orders carry, and
+-- primary_currency the one most of its orders carry (ties by code); null for a group without orders.
+-- grain: one row per organisation_group_id
+-- key: organisation_group_id
+-- columns:
+--   organisation_group_id: the group (Perks organisation_group_id): joins every mart
+--   group_name: the group's name (null when only its orders are known)
+--   display_name: the group's display name
+--   timezone: the group's IANA zone: the marts' days and months are local to it
+--   locale: the group's locale, xx_XX
+--   is_sandbox: true for a sandbox group
+--   primary_currency: the currency most of the group's orders carry
+--   currencies: every currency of the group's orders, comma-separated in code order
+--   orders: the group's orders (every status)
+-- tests:
+--   unique: organisation_group_id
+--   not_null: organisation_group_id, orders
+
+with groups as (
+
+    select organisation_group_id from stg_groups
+    union
+    select distinct organisation_group_id from stg_orders
+
+),
+
+currency_orders as (
+
+    select organisation_group_id, order_currency, count(*) as orders
+    from stg_orders
+    group by all
+
+),
+
+primary_currency as (
+
+    select organisation_group_id, order_currency as primary_currency
+    from currency_orders
+    where order_currency is not null
+    qualify row_number() over (partition by organisation_group_id order by orders desc, order_currency) = 1
+
+),
+
+currencies as (
+
+    select
+        organisation_group_id,
+        string_agg(order_currency, ', ' order by order_currency) filter (where order_currency is not null) as currencies,
+        sum(orders) as orders
+    from currency_orders
+    group by organisation_group_id
+
+),
+
+final as (
+
+    select
+        groups.organisation_group_id,
+        stg_groups.group_name,
+        stg_groups.display_name,
+        stg_groups.timezone,
+        stg_groups.locale,
+        stg_groups.is_sandbox,
+        primary_currency.primary_currency,
+        currencies.currencies,
+        cast(coalesce(currencies.orders, 0) as bigint) as orders
+    from groups
+    left join stg_groups using (organisation_group_id)
+    left join primary_currency using (organisation_group_id)
+    left join currencies using (organisation_group_id)
+
+)
+
+select * from final

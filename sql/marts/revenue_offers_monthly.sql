@@ -1,0 +1,47 @@
+-- Monthly revenue per offer (perk), for brand and offer questions: revenue_monthly split by perk_id.
+-- Join dim_offers on perk_id for brands and titles, dim_groups on organisation_group_id for group names;
+-- sums per group, month, currency and status equal revenue_monthly's (sql/tests/revenue_offers_reconcile.sql).
+-- month is the first day of the group's LOCAL month; currencies are never summed together.
+-- grain: one row per organisation_group_id, month, order_currency, order_status, perk_id
+-- key: organisation_group_id, month, order_currency, order_status, perk_id
+-- columns:
+--   organisation_group_id: the group (join dim_groups)
+--   month: first day of the group's local month of the orders
+--   order_currency: currency of the orders (never summed with another)
+--   order_status: order status as the API reports it (e.g. Complete, Refunded)
+--   perk_id: the perk ordered (join dim_offers); null for orders that name none
+--   orders: number of orders
+--   face_value: sum of the orders' face_value
+--   order_total_paid: sum of what the users paid
+--   order_credit: sum of platform credit spent on the orders
+--   order_saving: sum of the users' savings
+--   group_revenue: sum of the group's revenue from the orders
+-- tests:
+--   not_null: organisation_group_id, month, orders
+
+with orders as (
+
+    select *, cast(date_trunc('month', order_date) as date) as month from stg_orders
+
+),
+
+final as (
+
+    select
+        organisation_group_id,
+        month,
+        order_currency,
+        order_status,
+        perk_id,
+        count(*) as orders,
+        coalesce(sum(face_value), 0) as face_value,
+        coalesce(sum(order_total_paid), 0) as order_total_paid,
+        coalesce(sum(order_credit), 0) as order_credit,
+        coalesce(sum(order_saving), 0) as order_saving,
+        coalesce(sum(group_revenue), 0) as group_revenue
+    from orders
+    group by all
+
+)
+
+select * from final

@@ -1,0 +1,34 @@
+/** `perks compact`: closed months of the lake rewritten into one checked file per group and month. */
+import type { CommandModule } from 'yargs';
+import { loadConfig } from '../config/index.js';
+import { compactLake, type CompactResult } from '../compact/index.js';
+import { handle } from './handle.js';
+
+interface CompactFlags {
+  output?: string;
+}
+
+export const compactCommand: CommandModule<object, CompactFlags> = {
+  command: 'compact',
+  describe: 'Rewrite closed months of <out>/lake into one file per group and month (perks extract and perks run do it too)',
+  builder: (y) =>
+    y
+      .option('output', { alias: 'o', type: 'string', describe: 'output directory (PERKS_OUTPUT, default ./output)' })
+      .example('$0 compact', 'months older than PERKS_LOOKBACK_DAYS (default 7) become one file each') as never,
+  handler: (argv) =>
+    handle(async () => {
+      const config = loadConfig(process.env, { output: argv.output });
+      process.stdout.write(formatCompaction(await compactLake(config.output, { lookbackDays: config.lookbackDays })));
+    }),
+};
+
+export function formatCompaction(r: CompactResult): string {
+  const lines = r.streams.map(
+    (s) => `${s.stream}: ${s.months} month(s) compacted, ${s.days} day(s) moved to month folders, ${s.rows} rows checked; files ${s.filesBefore} -> ${s.filesAfter} (${(s.ms / 1000).toFixed(1)} s)`,
+  );
+  for (const s of r.snapshots) {
+    if (s.dropped || s.heldForPersonalData) lines.push(`${s.stream}: ${s.dropped} old snapshot(s) removed${s.heldForPersonalData ? `, ${s.heldForPersonalData} kept for personal values no later snapshot holds` : ''}; files ${s.filesBefore} -> ${s.filesAfter}`);
+  }
+  if (r.recovered) lines.push('finished the switch a killed compaction had left');
+  return `${lines.join('\n')}\n`;
+}

@@ -1,0 +1,27 @@
+/** Small file helpers of compaction: durable folder entries, a stream's committed files. */
+import { open } from 'node:fs/promises';
+import { readdirSync } from 'node:fs';
+import { basename, join } from 'node:path';
+import { lakeRoot } from '../lake/index.js';
+
+export async function fsyncDir(dir: string): Promise<void> {
+  const handle = await open(dir, 'r');
+  try {
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+}
+
+/** A stream's committed Parquet files (temporary files are hidden and never end in .parquet). */
+export function streamFiles(outDir: string, stream: string): string[] {
+  const dir = join(lakeRoot(outDir), stream);
+  try {
+    return readdirSync(dir, { recursive: true })
+      .map(String)
+      .filter((f) => f.endsWith('.parquet') && !basename(f).startsWith('.'))
+      .map((f) => join(dir, f));
+  } catch {
+    return [];
+  }
+}

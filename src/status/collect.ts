@@ -1,0 +1,191 @@
+/**
+ * What `perks status` reads, without a call to the API or a lock: the run manifests (<out>/runs), the
+ * extract state (<out>/state), the lake's row counts, the write-back's dry run, and the orders state's
+ * closed/provisional months. Everything is read as it is now; a run going on beside it is not waited for.
+ */
+import { existsSync } from 'node:fs';
+import { readdir, readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { z } from 'zod';
+import type { Config } from '../config/index.js';
+import { withLakeConnection } from '../lake/index.js';
+import { closureOf, parseMonth, readOrdersState, type MonthStatus } from '../report/index.js';
+import { runWriteback } from '../writeback/index.js';
+
+/** The parts of an extract's run manifest status reads (unknown keys ignored). */
+const Manifest = z.looseObject({
+  runId: z.string(),
+  status: z.string(),
+  finishedAt: z.string(),
+  streams: z.array(
+    z.looseObject({
+      name: z.string(),
+      status: z.string(),
+      groups: z.array(z.looseObject({ group: z.number().nullish(), rows: z.number().optional() })).default([]),
+      failedGroups: z.array(z.number()).optional(),
+      error: z.string().optional(),
+    }),
+  ),
+});
+type Manifest = z.infer<typeof Manifest>;
+
+/** Streams whose latest snapshot is the current data (the others add files: windows, refresh batches). */
+const FULL_SNAPSHOTS = new Set(['groups', 'users', 'offers']);
+
+export interface StreamGroupStatus {
+  stream: string;
+  /** null: an organisation-wide stream (offers). */
+  group: number | null;
+  /** Windowed streams: the first local day not extracted yet. */
+  watermark: string | null;
+  lastSuccessAt: string | null;
+  /** Hours since the last successful extract (null: never). */
+  ageHours: number | null;
+  /** Rows in the lake (full snapshots: the latest snapshot). */
+  rows: number;
+  lastRun: { runId: string; at: string; outcome: 'success' | 'error' | 'skipped'; error?: string } | null;
+}
+
+export interface MonthsStatus {
+  group: number;
+  closed: string[];
+  provisional: string[];
+  note?: string;
+}
+
+export interface WritebackBacklog {
+  /** Rows the write-back models produce that were never posted: the next run posts them (within its limit). */
+  toSend: number;
+  /** Rows posted whose outcome is unknown yet (looked up by the next run). */
+  pending: number;
+  /** Rows the API refused that the models still produce (sent again only with --retry-rejected). */
+  rejected: number;
+  /** Why the backlog is unknown, when it is. */
+  unknown?: string;
+}
+
+export interface StatusReport {
+  outDir: string;
+  at: string;
+  runs: number;
+  lastRun: { runId: string; at: string; status: string } | null;
+  streams: StreamGroupStatus[];
+  writeback: WritebackBacklog;
+  months: MonthsStatus[];
+}
+
+async function readManifests(outDir: string): Promise<Manifest[]> {
+  const dir = join(outDir, 'runs');
+  const names = existsSync(dir) ? (await readdir(dir)).filter((n) => n.endsWith('.json') && !n.startsWith('.')) : [];
+  const manifests: Manifest[] = [];
+  for (const name of names) {
+    const parsed = Manifest.safeParse(await readFile(join(dir, name), 'utf8').then(JSON.parse, () => undefined));
+    // a manifest of another kind (a plan, a foreign file) is not a run of the extract
+    if (parsed.success) manifests.push(parsed.data);
+  }
+  return manifests.sort((a, b) => a.finishedAt.localeCompare(b.finishedAt));
+}
+
+type Outcome = 'success' | 'error' | 'skipped';
+const outcomeOf = (s: Manifest['streams'][number], group: number | null): Outcome =>
+  s.status === 'error' && (s.failedGroups === undefined || (group !== null && s.failedGroups.includes(group))) ? 'error' : s.status === 'skipped' ? 'skipped' : 'success';
+
+async function readWatermark(outDir: string, stream: string, group: number | null): Promise<string | null> {
+  if (group === null) return null;
+  const text = await readFile(join(outDir, 'state', stream, `${group}.json`), 'utf8').catch(() => undefined);
+  if (text === undefined) return null;
+  try {
+    const watermark = (JSON.parse(text) as { watermark?: unknown }).watermark;
+    return typeof watermark === 'string' ? watermark : null;
+  } catch {
+    return null;
+  }
+}
+
+/** Rows per group of each stream in the lake, one DuckDB query per stream (counts come from Parquet metadata). */
+async function lakeRows(outDir: string, streams: string[]): Promise<Map<string, number>> {
+  const counts = new Map<string, number>();
+  await withLakeConnection(async (c) => {
+    for (const stream of streams) {
+      const dir = join(outDir, 'lake', stream);
+      if (!existsSync(dir)) continue;
+      const g = stream === 'offers' ? 'NULL' : 'organisation_group_id'; // offers are organisation-wide
+      const source = `SELECT ${g} AS g${FULL_SNAPSHOTS.has(stream) ? ', _snapshot_date AS d' : ''} FROM read_parquet($glob, hive_partitioning = true, union_by_name = true)`;
+      const current = FULL_SNAPSHOTS.has(stream) ? `${source} QUALIFY d = max(d) OVER (PARTITION BY g)` : source;
+      const sql = `SELECT g::VARCHAR AS g, count(*)::BIGINT AS n FROM (${current}) GROUP BY ALL`;
+      const rows = await c.runAndReadAll(sql, { glob: join(dir, '**', '*.parquet') }).then((r) => r.getRowObjectsJson(), () => []);
+      for (const r of rows) counts.set(`${stream}/${r.g ?? ''}`, Number(r.n));
+    }
+  });
+  return counts;
+}
+
+async function writebackBacklog(outDir: string, config: Config): Promise<WritebackBacklog> {
+  if (!existsSync(join(outDir, 'warehouse.duckdb'))) return { toSend: 0, pending: 0, rejected: 0, unknown: 'no warehouse yet' };
+  try {
+    // A dry run evaluates the write-back models against the marts and the ledger: no call, no write, no lock.
+    const r = await runWriteback({ outDir, config, dryRun: true, previewRows: 0 });
+    return { toSend: r.to_send, pending: r.pending, rejected: r.skipped_rejected };
+  } catch (err) {
+    return { toSend: 0, pending: 0, rejected: 0, unknown: (err instanceof Error ? err.message : String(err)).split('\n')[0] };
+  }
+}
+
+/** The months from the orders state's first day to its watermark, each closed or provisional (src/report/closure.ts). */
+async function monthsOf(outDir: string, group: number): Promise<MonthsStatus> {
+  const state = await readOrdersState(outDir, group);
+  if (state === undefined || 'error' in state || state.watermark === undefined || state.firstDay === undefined) {
+    return { group, closed: [], provisional: [], note: state === undefined ? 'no orders state' : 'error' in state ? `orders state unreadable: ${state.error}` : 'first extract unfinished' };
+  }
+  const out: MonthsStatus = { group, closed: [], provisional: [] };
+  const last = state.watermark.slice(0, 7);
+  for (let ym = state.firstDay.slice(0, 7); ym <= last; ym = nextMonth(ym)) {
+    const status: MonthStatus = closureOf(parseMonth(ym), group, state).status;
+    out[status].push(ym);
+  }
+  return out;
+}
+
+const nextMonth = (ym: string): string => {
+  const [y, m] = ym.split('-').map(Number);
+  return m === 12 ? `${y + 1}-01` : `${y}-${String(m + 1).padStart(2, '0')}`;
+};
+
+export async function collectStatus(outDir: string, config: Config, at: Date): Promise<StatusReport> {
+  const manifests = await readManifests(outDir);
+  const seen = new Map<string, StreamGroupStatus>();
+  for (const m of manifests) {
+    for (const s of m.streams) {
+      // the groups it ran for, and those it failed for (a failed group may have no tally)
+      const groups = [...new Set<number | null>([...s.groups.map((g) => g.group ?? null), ...(s.failedGroups ?? [])])];
+      for (const group of groups) {
+        const key = `${s.name}/${group ?? ''}`;
+        const entry = seen.get(key) ?? { stream: s.name, group, watermark: null, lastSuccessAt: null, ageHours: null, rows: 0, lastRun: null };
+        const outcome = outcomeOf(s, group);
+        entry.lastRun = { runId: m.runId, at: m.finishedAt, outcome, ...(outcome === 'error' && s.error ? { error: s.error } : {}) };
+        if (outcome === 'success') entry.lastSuccessAt = m.finishedAt;
+        seen.set(key, entry);
+      }
+    }
+  }
+  // a stream's run-wide tally (no group) is shown only for a stream that has no per-group ones (offers)
+  const grouped = new Set([...seen.values()].filter((e) => e.group !== null).map((e) => e.stream));
+  const streams = [...seen.values()].filter((e) => e.group !== null || !grouped.has(e.stream)).sort((a, b) => a.stream.localeCompare(b.stream) || (a.group ?? 0) - (b.group ?? 0));
+  const rows = await lakeRows(outDir, [...new Set(streams.map((s) => s.stream))]);
+  for (const s of streams) {
+    s.watermark = await readWatermark(outDir, s.stream, s.group);
+    s.rows = rows.get(`${s.stream}/${s.group ?? ''}`) ?? 0;
+    s.ageHours = s.lastSuccessAt === null ? null : Math.max(0, (at.getTime() - Date.parse(s.lastSuccessAt)) / 3_600_000);
+  }
+  const groups = [...new Set(streams.filter((s) => s.stream === 'orders' && s.group !== null).map((s) => s.group!))];
+  const last = manifests.at(-1);
+  return {
+    outDir,
+    at: at.toISOString(),
+    runs: manifests.length,
+    lastRun: last ? { runId: last.runId, at: last.finishedAt, status: last.status } : null,
+    streams,
+    writeback: await writebackBacklog(outDir, config),
+    months: await Promise.all(groups.map((g) => monthsOf(outDir, g))),
+  };
+}

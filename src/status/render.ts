@@ -1,0 +1,61 @@
+/** `perks status` as text (a terminal, a log), JSON (a scheduler) and Markdown (GITHUB_STEP_SUMMARY). */
+import type { StatusReport, WritebackBacklog, MonthsStatus } from './collect.js';
+import { hoursText, limitText, type Freshness, type FreshnessOptions } from './freshness.js';
+
+export function statusJson(report: StatusReport, f: Freshness, o: FreshnessOptions): string {
+  const { streams: _ignored, ...rest } = report;
+  return `${JSON.stringify({ ...rest, warn_after_hours: o.warnAfterHours, error_after_hours: o.errorAfterHours, freshness: f.level, exit_code: f.exitCode, message: f.message ?? null, streams: f.streams }, null, 2)}\n`;
+}
+
+const backlogText = (w: WritebackBacklog) =>
+  w.unknown ? `unknown (${w.unknown})` : `${w.toSend} to send, ${w.pending} pending (outcome unknown), ${w.rejected} rejected`;
+
+/** Months as runs: "2026-09..2026-10", "2026-08, 2026-11"; "none" for none. */
+function span(months: string[]): string {
+  if (months.length === 0) return 'none';
+  const index = (ym: string) => Number(ym.slice(0, 4)) * 12 + Number(ym.slice(5, 7));
+  const runs: string[][] = [];
+  for (const m of months) {
+    const run = runs.at(-1);
+    if (run && index(m) === index(run.at(-1)!) + 1) run.push(m);
+    else runs.push([m]);
+  }
+  return runs.map((r) => (r.length === 1 ? r[0] : `${r[0]}..${r.at(-1)}`)).join(', ');
+}
+const monthsText = (m: MonthsStatus) => (m.note ? m.note : `closed ${span(m.closed)}, provisional ${span(m.provisional)}`);
+
+function table(header: string[], rows: string[][]): string[] {
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
+  const line = (cells: string[]) => cells.map((c, i) => c.padEnd(widths[i])).join('  ').trimEnd();
+  return [line(header), ...rows.map(line)];
+}
+
+export function statusText(report: StatusReport, f: Freshness, o: FreshnessOptions): string {
+  const lines = [`status of ${report.outDir} at ${report.at} (warn after ${limitText(o.warnAfterHours)}, error after ${limitText(o.errorAfterHours)})`];
+  lines.push(...table(
+    ['stream', 'group', 'watermark', 'last success', 'age', 'rows', 'last run', 'freshness'],
+    f.streams.map((s) => [s.stream, s.group === null ? '-' : String(s.group), s.watermark ?? '-', s.lastSuccessAt ?? 'never', s.ageHours === null ? '-' : hoursText(s.ageHours), String(s.rows), s.lastRun?.outcome ?? '-', s.freshness]),
+  ));
+  lines.push(`write-back backlog: ${backlogText(report.writeback)}`);
+  for (const m of report.months) lines.push(`months of group ${m.group}: ${monthsText(m)}`);
+  lines.push(`freshness: ${f.level}${f.message ? `: ${f.message}` : ''}`);
+  return `${lines.join('\n')}\n`;
+}
+
+export function statusMarkdown(report: StatusReport, f: Freshness, o: FreshnessOptions): string {
+  const cell = (s: string) => s.replace(/\|/g, '\\|');
+  return [
+    `## Perks data freshness: ${f.level}`,
+    '',
+    `Warn after ${limitText(o.warnAfterHours)}, error after ${limitText(o.errorAfterHours)}.${f.message ? ` **${cell(f.message)}**` : ''}`,
+    '',
+    '| stream | group | watermark | last success | age | rows | last run | freshness |',
+    '|---|---|---|---|---|---|---|---|',
+    ...f.streams.map((s) => `| ${s.stream} | ${s.group ?? '-'} | ${s.watermark ?? '-'} | ${s.lastSuccessAt ?? 'never'} | ${s.ageHours === null ? '-' : hoursText(s.ageHours)} | ${s.rows} | ${s.lastRun?.outcome ?? '-'} | ${s.freshness} |`),
+    '',
+    `Write-back backlog: ${cell(backlogText(report.writeback))}.`,
+    '',
+    ...report.months.map((m) => `- months of group ${m.group}: ${cell(monthsText(m))}`),
+    '',
+  ].join('\n');
+}

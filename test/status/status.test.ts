@@ -1,0 +1,158 @@
+/**
+ * `perks status` as a scheduler meets it: one real run against a tiny sandbox on 2026-11-22 (noon UTC),
+ * then the status asked at several later instants (PERKS_NOW), each with the exit code it must give.
+ */
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import type { Sandbox } from '../../src/sandbox/index.js';
+import { runCli, stderrLines, type CliResult } from '../support/cli.js';
+import { orgEnv, testSandbox } from '../support/sandbox.js';
+
+let sandbox: Sandbox;
+let outDir: string;
+let summaryFile: string;
+let run: CliResult;
+const STREAMS = ['credit', 'groups', 'interactions', 'offers', 'orders', 'redemption_stats', 'users'];
+
+/** `perks status` at `at`, with the run's environment. */
+const status = (at: string, args: string[] = [], extra: Record<string, string> = {}) =>
+  runCli(['status', ...args], orgEnv(sandbox, outDir, { PERKS_NOW: at, ...extra }));
+
+beforeAll(async () => {
+  sandbox = await testSandbox({ today: '2026-11-22' });
+  outDir = mkdtempSync(join(tmpdir(), 'perks-status-'));
+  summaryFile = join(outDir, '..', `${outDir.split('/').at(-1)}-summary.md`);
+  // no write-back: its rows stay as the backlog status reports
+  run = await runCli(['run', '--no-writeback', '--quiet'], orgEnv(sandbox, outDir, { GITHUB_STEP_SUMMARY: summaryFile }));
+}, 180_000);
+afterAll(async () => {
+  await sandbox?.close();
+  rmSync(outDir, { recursive: true, force: true });
+  rmSync(summaryFile, { force: true });
+});
+
+describe('perks status', () => {
+  test('one hour after the run: every stream and group fresh, with watermark, rows, last run, backlog and months; exit 0', async () => {
+    expect(run.code, run.stderr).toBe(0);
+    const r = await status('2026-11-22T13:00:00Z', ['--format', 'json']);
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(0);
+    const s = JSON.parse(r.stdout);
+    expect(s).toMatchObject({ freshness: 'fresh', exit_code: 0, warn_after_hours: 26, error_after_hours: 50, message: null, runs: 1 });
+    expect([...new Set(s.streams.map((x: any) => x.stream))].sort()).toEqual(STREAMS);
+    const groups = sandbox.credentials.organisation.organisation_group_ids;
+    for (const x of s.streams) {
+      // the run finished a few seconds after its pinned start (the clock runs on from PERKS_NOW)
+      expect(x, `${x.stream}/${x.group}`).toMatchObject({ freshness: 'fresh', lastSuccessAt: expect.stringMatching(/^2026-11-22T12:00:\d\d\.\d{3}Z$/), lastRun: { outcome: 'success' } });
+      expect(x.ageHours).toBeCloseTo(1, 1);
+      expect(x.rows, `${x.stream}/${x.group}`).toBeGreaterThan(0);
+      expect(x.group === null ? x.stream === 'offers' : groups.includes(x.group)).toBe(true);
+    }
+    // windowed streams carry a watermark: the first local day not extracted, today (the run extracts closed days)
+    expect(s.streams.filter((x: any) => x.stream === 'orders').map((x: any) => x.watermark)).toEqual(groups.map(() => '2026-11-22'));
+    expect(s.writeback.toSend).toBeGreaterThan(0);
+    expect(s.writeback).toMatchObject({ pending: 0, rejected: 0 });
+    // lookback 7: October closed once the watermark passed 7 November; November still provisional
+    expect(s.months.map((m: any) => m.group)).toEqual(groups);
+    // the first month is provisional too: the extract started inside it (90 days back)
+    for (const m of s.months) {
+      expect(m.closed.at(-1)).toBe('2026-10');
+      expect(m.provisional).toEqual(['2026-08', '2026-11']);
+    }
+  });
+
+  test('the text form shows the same, one line per stream and group', async () => {
+    const r = await status('2026-11-22T13:00:00Z');
+    expect(r.code).toBe(0);
+    const lines = r.stdout.trimEnd().split('\n');
+    expect(lines[1]).toMatch(/^stream\s+group\s+watermark\s+last success\s+age\s+rows\s+last run\s+freshness$/);
+    expect(lines.find((l) => l.startsWith('orders '))).toMatch(/^orders\s+\d+\s+2026-11-22\s+2026-11-22T12:00:\d\d\.\d{3}Z\s+1\.0h\s+\d+\s+success\s+fresh$/);
+    expect(lines).toContainEqual(expect.stringMatching(/^write-back backlog: \d+ to send, 0 pending \(outcome unknown\), 0 rejected$/));
+    expect(lines).toContainEqual(expect.stringMatching(/^months of group \d+: closed 2026-09\.\.2026-10, provisional 2026-08, 2026-11$/));
+    expect(lines.at(-1)).toBe('freshness: fresh');
+  });
+
+  test('30 hours after: past --warn-after 26h, exit 4 and one line naming the stalest stream', async () => {
+    const r = await status('2026-11-23T18:00:00Z', ['--warn-after', '26h', '--error-after', '50h']);
+    expect(r.code).toBe(4);
+    expect(stderrLines(r)).toHaveLength(1);
+    expect(r.stderr).toMatch(/^perks: data is stale: \w+( of group \d+)? last extracted 30\.0h ago, past --warn-after 26h \(and \d+ more streams or groups\); look at the last runs and rerun `perks run`\n$/);
+    expect(r.stdout.trimEnd().split('\n').at(-1)).toMatch(/^freshness: warn: data is stale/);
+  });
+
+  test('three days after: past --error-after 50h, exit 1', async () => {
+    const r = await status('2026-11-25T12:00:00Z', ['--warn-after', '26h', '--error-after', '50h', '--format', 'json']);
+    expect(r.code).toBe(1);
+    expect(JSON.parse(r.stdout)).toMatchObject({ freshness: 'error', exit_code: 1 });
+    expect(r.stderr).toMatch(/^perks: data is stale: .* last extracted 3\.0d ago, past --error-after 50h/);
+  });
+
+  test('the thresholds from the settings, PERKS_WARN_AFTER and PERKS_ERROR_AFTER; the flags win over them', async () => {
+    const settings = { PERKS_WARN_AFTER: '90m', PERKS_ERROR_AFTER: '1d' };
+    const runs = await Promise.all([
+      status('2026-11-22T14:00:00Z', [], settings),
+      status('2026-11-23T14:00:00Z', [], settings),
+      status('2026-11-22T14:00:00Z', ['--warn-after', '3h'], settings),
+    ]);
+    expect(runs.map((r) => r.code)).toEqual([4, 1, 0]);
+    expect(runs[0].stderr).toMatch(/past --warn-after 90m/);
+  });
+
+  test('bad thresholds: one line naming the value, exit 2', async () => {
+    const cases: [string[], Record<string, string>, string][] = [
+      [['--warn-after', '26'], {}, 'perks: --warn-after="26" is invalid: expected a duration such as 26h, 90m or 2d'],
+      [['--warn-after', '2d', '--error-after', '26h'], {}, 'perks: --error-after="26h" is invalid: must be at least --warn-after'],
+      [[], { PERKS_ERROR_AFTER: 'soon' }, 'perks: PERKS_ERROR_AFTER="soon" is invalid: expected a duration such as 26h, 90m or 2d'],
+      [['--format', 'xml'], {}, 'perks: --format="xml" is invalid: expected text or json'],
+    ];
+    const runs = await Promise.all(cases.map(([args, env]) => status('2026-11-22T13:00:00Z', args, env)));
+    runs.forEach((r, i) => {
+      expect(r.code).toBe(2);
+      expect(stderrLines(r)).toEqual([cases[i][2]]);
+    });
+  });
+
+  test('an output directory no extract has run into: exit 1, and what to do', async () => {
+    const empty = mkdtempSync(join(tmpdir(), 'perks-status-empty-'));
+    try {
+      const r = await runCli(['status'], { PERKS_OUTPUT: empty });
+      expect(r.code).toBe(1);
+      expect(stderrLines(r)).toEqual([`perks: no extract has run into ${empty} yet: run \`perks run\``]);
+    } finally {
+      rmSync(empty, { recursive: true, force: true });
+    }
+  });
+
+  // Last: it adds a run. A later run whose orders failed for one group, written as the extract writes
+  // manifests (<out>/runs/<run_id>.json, the output contract): that group's orders keep their earlier success.
+  test('a later run that failed for one group: shown as its last run, and that group goes stale first', async () => {
+    const [first] = readdirSync(join(outDir, 'runs'));
+    const manifest = JSON.parse(readFileSync(join(outDir, 'runs', first), 'utf8'));
+    const orders = manifest.streams.find((x: any) => x.name === 'orders');
+    Object.assign(orders, { status: 'error', failedGroups: [11], error: 'orders of group 11: HTTP 500 after 8 attempts' });
+    orders.groups = orders.groups.filter((g: any) => g.group !== 11);
+    Object.assign(manifest, { runId: 'later', status: 'error', finishedAt: '2026-11-23T12:00:05.000Z' });
+    writeFileSync(join(outDir, 'runs', 'later.json'), JSON.stringify(manifest));
+
+    const fresh = JSON.parse((await status('2026-11-23T13:00:00Z', ['--format', 'json'])).stdout);
+    const o11 = fresh.streams.find((x: any) => x.stream === 'orders' && x.group === 11);
+    expect(o11).toMatchObject({ lastRun: { runId: 'later', outcome: 'error', error: 'orders of group 11: HTTP 500 after 8 attempts' }, freshness: 'fresh' });
+    expect(o11.lastSuccessAt).toMatch(/^2026-11-22T12:00:/);
+    expect(fresh.streams.find((x: any) => x.stream === 'orders' && x.group === 12)).toMatchObject({ lastSuccessAt: '2026-11-23T12:00:05.000Z', lastRun: { outcome: 'success' } });
+    expect(fresh).toMatchObject({ freshness: 'fresh', runs: 2, lastRun: { runId: 'later', status: 'error' } });
+
+    const stale = await status('2026-11-23T15:00:00Z');
+    expect(stale.code).toBe(4);
+    expect(stderrLines(stale)).toEqual([expect.stringMatching(/^perks: data is stale: orders of group 11 last extracted 27\.0h ago, past --warn-after 26h; look at the last runs/)]);
+  });
+
+  test('perks run appends the freshness table to GITHUB_STEP_SUMMARY, after its own summary', () => {
+    const md = readFileSync(summaryFile, 'utf8');
+    expect(md.indexOf('## Perks data refresh')).toBeGreaterThanOrEqual(0);
+    expect(md.indexOf('## Perks data freshness: fresh')).toBeGreaterThan(md.indexOf('## Perks data refresh'));
+    expect(md).toMatch(/\| orders \| \d+ \| 2026-11-22 \| 2026-11-22T12:00:\d\d\.\d{3}Z \| 0\.0h \| \d+ \| success \| fresh \|/);
+    expect(md).toMatch(/Write-back backlog: \d+ to send, 0 pending \(outcome unknown\), 0 rejected\./);
+  });
+});
