@@ -33,7 +33,7 @@ describe('runs on awkward days of the calendar', () => {
         const before = setClock(clockFrom(noon(day)));
         try {
           const first = await runPipeline(config, { now: noon(day) });
-          expect(first.steps.map((s) => `${s.name}:${s.status}`)).toEqual(['extract:success', 'forget:success', 'build:success', 'writeback:success', 'report:success']);
+          expect(first.steps.map((s) => `${s.name}:${s.status}`)).toEqual(['extract:success', 'forget:success', 'compact:success', 'build:success', 'writeback:success', 'report:success']);
           expect(compareOrders(await lakeOrders(out), ordersTruth(sandbox, groupsAt(sandbox, noon(day)), start))).toEqual({ missing: 0, wrong: 0, duplicated: 0 });
 
           sandbox.advance(1);
