@@ -9,6 +9,9 @@ import type { GroupInfo, RunContext } from './run-context.js';
 import { addCommit, newTally, type GroupTally } from './result.js';
 import { groupIdOf } from './groups.js';
 import { trackUserChanges, type UserChange } from './user-changes.js';
+import { rm } from 'node:fs/promises';
+import { join, relative } from 'node:path';
+import { damagedFiles } from '../lake/index.js';
 
 function noteChanges(tally: GroupTally, changes: UserChange[]): void {
   if (!changes.length) return;
@@ -42,7 +45,20 @@ export async function runSnapshot(ctx: RunContext, def: SnapshotStream, g?: Grou
     throw err;
   }
   tally.windows = 1;
+  await removeDamagedSnapshots(ctx, def, g, tally);
   return tally;
+}
+
+/**
+ * A damaged snapshot file (cut short, overwritten) of an earlier day can never be extracted again: the
+ * API gives only today's listing, which has just landed. Its rows are unreadable anyway, and it stops
+ * every reader of the stream, so the run that lands a newer snapshot removes it and says so.
+ */
+async function removeDamagedSnapshots(ctx: RunContext, def: SnapshotStream, g: GroupInfo | undefined, tally: GroupTally): Promise<void> {
+  const dir = join(ctx.outDir, 'lake', def.name, ...(g ? [`organisation_group_id=${g.id}`] : []));
+  const damaged = damagedFiles(dir);
+  for (const file of damaged) await rm(file, { force: true });
+  if (damaged.length) tally.notes.push(`removed ${damaged.length} damaged snapshot file${damaged.length === 1 ? '' : 's'} of earlier days (unreadable; today's snapshot is current): ${damaged.map((f) => relative(ctx.outDir, f)).join(', ')}`);
 }
 
 /**

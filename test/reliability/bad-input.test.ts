@@ -14,7 +14,7 @@ describe('bad input', () => {
   }, 240_000);
 
   test('a damaged Parquet file is healed when its window or snapshot is landed again, by the next extract whatever its age, and named in one line by the build with the command that repairs it', async () => {
-    const cases = ['corrupt Parquet file in a window the run re-extracts (healed)', 'corrupt users snapshot, re-landed before it is read (healed)', 'corrupt Parquet file, then perks build', 'corrupt Parquet file outside the lookback, healed by the next extract', 'corrupt Parquet file, repaired by the command the build names', 'wrong client secret'];
+    const cases = ['corrupt Parquet file in a window the run re-extracts (healed)', 'corrupt users snapshot, re-landed before it is read (healed)', 'corrupt users snapshot of an earlier day, removed by the next run (healed)', 'corrupt Parquet file, then perks build', 'corrupt Parquet file outside the lookback, healed by the next extract', 'corrupt Parquet file, repaired by the command the build names', 'wrong client secret'];
     expectAtGoal(await badInputScenario({ ...fast(), cases }));
   });
 });

@@ -4,7 +4,7 @@
  * leaving the output directory exactly as it was: no partial file visible, no state advanced.
  */
 import { execFileSync } from 'node:child_process';
-import { cpSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { extract } from '../../../src/extract/index.js';
 import { withLakeConnection } from '../../../src/lake/index.js';
@@ -153,6 +153,19 @@ export const BAD_INPUTS: BadInput[] = [
     code: ExitCode.success,
     says: /orders +success/,
     check: lakeReadable,
+  },
+  {
+    name: 'corrupt users snapshot of an earlier day, removed by the next run (healed)',
+    args: ['extract', '--streams', 'users'],
+    lake: true,
+    setup: (out) => {
+      const day = join(out, 'lake', 'users', 'organisation_group_id=12');
+      cpSync(join(day, '_snapshot_date=2026-11-22'), join(day, '_snapshot_date=2026-11-21'), { recursive: true });
+      corrupt(join(day, '_snapshot_date=2026-11-21'), () => true);
+    },
+    code: ExitCode.success,
+    says: /users +success/,
+    check: async (out) => [...(await lakeReadable(out)), ...(existsSync(join(out, 'lake', 'users', 'organisation_group_id=12', '_snapshot_date=2026-11-21', 'part-0.parquet')) ? ['the damaged snapshot file is still there'] : [])],
   },
   {
     name: "corrupt users snapshot, re-landed before it is read (healed)",
