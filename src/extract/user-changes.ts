@@ -67,13 +67,18 @@ async function lastSnapshot(outDir: string, group: number): Promise<Map<number, 
         );
         for (const row of r.getRowObjectsJS()) seen.set(Number(row.id), { ...seenOf(row), keys: (row.keys as string[] | null) ?? [] });
         return;
-      } catch {
-        seen.clear(); // damaged: the snapshot before it is the last one that can be compared with
+      } catch (err) {
+        // Damaged: the snapshot before it is the last one that can be compared with. Anything else stops the run.
+        if (!DAMAGED.test((err as Error).message)) throw err;
+        seen.clear();
       }
     }
   });
   return seen;
 }
+
+/** DuckDB's words for a file that is not (or no longer) a whole Parquet file. */
+const DAMAGED = /No magic bytes|not a parquet file|Invalid Input Error|Corrupt|truncated/i;
 
 /** The committed Parquet files of one partition folder (temporary files are hidden). */
 function lakeFilesIn(dir: string): string[] {
