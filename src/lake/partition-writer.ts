@@ -23,7 +23,7 @@ import { LakeSchemaError, writingOutput } from './errors.js';
 import { ensureLakeDir, LAKE_FILE_MODE } from './modes.js';
 import { literalPath, partitionDir, safeSegment, tempPathFor } from './paths.js';
 import { RecordProjector } from './projector.js';
-import { crashPoint, crashSoon } from '../shared/crash-points.js';
+import { crashIfPending, crashPoint, crashWhenExists } from '../shared/crash-points.js';
 
 export interface PartitionWriteOptions {
   outDir: string;
@@ -123,8 +123,9 @@ class SpillingPartitionWriter implements PartitionWriter {
     try {
       await this.flush();
       await this.close();
-      crashSoon('mid-parquet');
+      crashWhenExists('mid-parquet', temp);
       const { copied, kept } = await writingOutput('a lake file', target, () => this.copyToParquet(temp));
+      crashIfPending();
       if (copied !== this.rows + kept) throw new Error(`landed ${copied} rows of ${this.rows} appended (and ${kept} kept) to ${target}`);
       await writingOutput('a lake file', target, async () => {
         await chmod(temp, LAKE_FILE_MODE); // DuckDB's file follows the umask; personal data is the owner's only

@@ -1,3 +1,5 @@
+import { existsSync } from 'node:fs';
+
 /**
  * Named crash points, for the reliability suite only (test/reliability): with
  * `PERKS_CRASH_AT=<point>[:<n>]` the process kills itself with SIGKILL the n-th time (default the
@@ -6,7 +8,8 @@
  *
  * - after-page     src/extract/listing.ts       a page is in the partition's spill, nothing committed
  * - mid-parquet    src/lake/partition-writer.ts DuckDB is writing the temporary Parquet file (the kill
- *                                               is scheduled as the COPY starts and lands during it)
+ *                                               lands once that file exists, and at the latest
+ *                                               when the COPY returns, whatever the machine's load)
  * - before-rename  src/lake/partition-writer.ts the temporary file is complete and fsynced, not renamed
  * - after-rename   src/lake/partition-writer.ts the file is in place; the state does not know it yet
  * - after-state    src/lake/state-store.ts      the state names the window; the run manifest is not written
@@ -41,7 +44,22 @@ export function crashPoint(point: CrashPoint): void {
   if (due(point)) process.kill(process.pid, 'SIGKILL');
 }
 
-/** Dies on the next turn of the event loop: inside the asynchronous work that starts right after. */
-export function crashSoon(point: CrashPoint): void {
-  if (due(point)) setImmediate(() => process.kill(process.pid, 'SIGKILL'));
+let pendingKill = false;
+
+/**
+ * Dies inside the asynchronous work that starts right after, as soon as it has created `file`
+ * (polled every millisecond). `crashIfPending` after that work makes the kill certain even if the
+ * work ended before a poll saw the file: a loaded machine cannot make the point pass unkilled.
+ */
+export function crashWhenExists(point: CrashPoint, file: string): void {
+  if (!due(point)) return;
+  pendingKill = true;
+  setInterval(() => {
+    if (existsSync(file)) process.kill(process.pid, 'SIGKILL');
+  }, 1);
+}
+
+/** Dies now if a `crashWhenExists` kill is scheduled and has not landed yet. */
+export function crashIfPending(): void {
+  if (pendingKill) process.kill(process.pid, 'SIGKILL');
 }
