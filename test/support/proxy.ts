@@ -115,17 +115,20 @@ export async function startProxy(target: string, hooks: ProxyHooks = {}): Promis
 export const apiCalls = (log: LogEntry[]) => log.filter((e) => !e.path.startsWith('/v3/oauth/token'));
 
 /**
- * Requests that arrived while a 429's Retry-After was still running (after a grace for requests that
- * were already on their way): the client must send none.
+ * Requests that arrived while a 429's Retry-After was still running: the client must send none.
+ * The throttled request's own retry can only have been sent after the client read the 429, so it
+ * counts from the answer on. Other requests may have been on their way when the 429 was answered;
+ * on a loaded machine they can reach the proxy a few hundred milliseconds later, so they count
+ * only after `graceMs` (a client ignoring Retry-After keeps sending through the rest of it).
  */
-export function sentBeforeRetryAfter(log: LogEntry[], graceMs = 50): number {
+export function sentBeforeRetryAfter(log: LogEntry[], graceMs = 500): number {
   const calls = apiCalls(log);
   let early = 0;
   for (const e of calls) {
     if (e.status !== 429) continue;
     const until = retryAfterEnd(e);
     if (until === undefined) continue;
-    early += calls.filter((c) => c.arrivedAt > e.answeredAt + graceMs && c.arrivedAt < until - 5).length;
+    early += calls.filter((c) => c.arrivedAt < until - 5 && c.arrivedAt > e.answeredAt + (c.path === e.path && c.method === e.method ? 0 : graceMs)).length;
   }
   return early;
 }
