@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { clientFromConfig, type PerksClient } from '../../src/api/index.js';
 import { withLakeConnection } from '../../src/lake/index.js';
 import type { Sandbox } from '../../src/sandbox/index.js';
+import { clockFrom, setClock } from '../../src/shared/clock.js';
 import { addressOf, auditPath, runUserCommand, type ActionOptions, type UserCommand } from '../../src/users/index.js';
 import { runCli, stderrLines } from '../support/cli.js';
 import { orgConfig, orgEnv, testSandbox } from '../support/sandbox.js';
@@ -23,6 +24,8 @@ const people = ['ada', 'bob', 'cyd', 'dee', 'eve'].map((n, i) => ({ email: `${n}
 const ids: Record<string, number> = {};
 
 beforeAll(async () => {
+  // The in-process commands and the CLI's (orgEnv) both read the sandbox's day, whatever the suite's clock.
+  setClock(clockFrom(new Date('2026-11-22T12:00:00Z')));
   sandbox = await testSandbox({ today: '2026-11-22' });
   out = tempOut('perks-users-');
   env = orgEnv(sandbox, out);
@@ -34,6 +37,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
+  setClock(undefined);
   await client?.close();
   await sandbox?.close();
 });
