@@ -9,7 +9,7 @@ import { isKnownStatus, type RevenueRule } from './revenue-rule.js';
 import { addDays, type ReportMonth } from './month.js';
 import { closeKey, closesInForce, readCloses, type CloseRecord } from '../close/record.js';
 import type { FrozenFigures } from '../close/close.js';
-import { adjustmentsBooked, creditLiability, platformCheck, currencyTotals, dailyLines, listGroups, monthsHeld, statusLines, topBrands, type GroupInfo } from './queries.js';
+import { adjustmentsBooked, creditAdjustmentsBooked, creditLiability, platformCheck, currencyTotals, dailyLines, listGroups, monthsHeld, statusLines, topBrands, type GroupInfo } from './queries.js';
 import { reconcile } from './reconcile.js';
 import { consolidate } from './consolidate.js';
 import type { FxRates } from './fx-rates.js';
@@ -98,7 +98,7 @@ async function requireMonthHeld(wh: Warehouse, month: ReportMonth, groups: Group
 }
 
 export async function groupSection(wh: Warehouse, month: ReportMonth, group: GroupInfo, closure: GroupClosure, rule: RevenueRule): Promise<GroupSection> {
-  const [totals, recognised, other, statuses, brands, daily, adjustments, platform, credit] = [
+  const [totals, recognised, other, statuses, brands, daily, adjustments, platform, credit, creditAdjustments] = [
     await currencyTotals(wh, month, group.groupId),
     await currencyTotals(wh, month, group.groupId, { statuses: rule.statuses, recognised: true }),
     await currencyTotals(wh, month, group.groupId, { statuses: rule.statuses, recognised: false }),
@@ -108,6 +108,7 @@ export async function groupSection(wh: Warehouse, month: ReportMonth, group: Gro
     await adjustmentsBooked(wh, month, group.groupId, rule.statuses),
     await platformCheck(wh, month, group.groupId),
     await creditLiability(wh, month, group.groupId),
+    await creditAdjustmentsBooked(wh, month, group.groupId),
   ];
   const zero = Object.fromEntries(MEASURES.map((m) => [m, m === 'orders' ? '0' : '0.00'])) as Measures;
   const noPct = Object.fromEntries(MEASURES.map((m) => [m, null])) as CurrencySection['changePct'];
@@ -120,5 +121,5 @@ export async function groupSection(wh: Warehouse, month: ReportMonth, group: Gro
     topBrands: brands.get(t.currency) ?? [],
     daily: daily.get(t.currency) ?? [],
   }));
-  return { groupId: group.groupId, name: group.name, timezone: group.timezone, closure, currencies, ...(adjustments ? { adjustments } : {}), ...(platform ? { platform } : {}), ...(credit ? { credit } : {}) };
+  return { groupId: group.groupId, name: group.name, timezone: group.timezone, closure, currencies, ...(adjustments ? { adjustments } : {}), ...(platform ? { platform } : {}), ...(credit ? { credit } : {}), ...(creditAdjustments ? { creditAdjustments } : {}) };
 }

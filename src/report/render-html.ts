@@ -215,6 +215,27 @@ ${differences}
 }
 
 function creditBlock(report: RevenueReport): string {
+  return creditLiabilityBlock(report) + creditAdjustmentsBlock(report);
+}
+
+/** Changes to closed months' credit liability booked in this month. */
+function creditAdjustmentsBlock(report: RevenueReport): string {
+  const rows = report.groups.flatMap((g) => (g.creditAdjustments ?? []).map((a) =>
+    `<tr><th scope="row">${esc(g.name)}</th><td>${esc(a.month)}</td><td class="num">${esc(a.users)}</td><td class="num">${esc(groupDigits(a.available, 2))}</td><td class="num">${esc(groupDigits(a.granted, 2))}</td><td class="num">${esc(groupDigits(a.spent, 2))}</td><td class="num">${esc(groupDigits(a.expired, 2))}</td><td>${esc(a.observedAt)}</td></tr>`));
+  if (rows.length === 0) return '';
+  return `
+<section id="credit-adjustments" aria-labelledby="credit-adjustments-h">
+<h2 id="credit-adjustments-h">Adjustments to closed months' credit liability <span class="sub">booked in ${esc(report.month.label)}</span></h2>
+<p>Changes first observed this month to the credit liability of months already signed off (now − as closed, credit units); the closed figures stay as signed.</p>
+<div class="wide"><table class="credit-adjustments">
+<caption>Credit liability changes, per group and closed month</caption>
+<thead><tr><th scope="col">Group</th><th scope="col">Closed month</th><th scope="col" class="num">Users</th><th scope="col" class="num">Available (liability)</th><th scope="col" class="num">Granted</th><th scope="col" class="num">Spent</th><th scope="col" class="num">Expired</th><th scope="col">Observed</th></tr></thead>
+<tbody>${rows.join('\n')}</tbody>
+</table></div>
+</section>`;
+}
+
+function creditLiabilityBlock(report: RevenueReport): string {
   const groups = report.groups.filter((g) => g.credit);
   if (groups.length === 0) return '';
   const rows = groups.map((g) => {
