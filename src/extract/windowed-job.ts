@@ -16,9 +16,16 @@ import { addCommit, newTally, type GroupTally } from './result.js';
 import { FutureWatermarkError, resumes, StateWriter, WindowStateSchema, type WindowState } from './state.js';
 import { apiBounds, dayWindows, monthWindows, shiftDay, type Window } from './windows.js';
 import { currentUsers } from './current-users.js';
+import { crashPoint } from '../shared/crash-points.js';
 import { landedValues, valueEncoder } from './activity.js';
 
-/** The new or changed records of a window, appended to the stream's history (see `history` in define.ts). */
+/**
+ * The new or changed records of a window, appended to the stream's history (see `history` in define.ts).
+ * Written BEFORE the window is committed: a crash in between leaves versions the API did show (observations)
+ * and the old window, which the next run reads again and finds changed again (the same values seen twice
+ * in a row are one version). Written after, a crash in between would leave the new window without its
+ * versions, and the next run, comparing with that window, would never see the change (no adjustment).
+ */
 async function landVersions(ctx: RunContext, def: WindowedStream, partition: Record<string, string>, versions: Record<string, unknown>[]): Promise<void> {
   if (!def.history || versions.length === 0) return;
   const history = { ...def, name: def.history.stream, record: def.history.record, columns: {} } as unknown as WindowedStream;
@@ -26,6 +33,7 @@ async function landVersions(ctx: RunContext, def: WindowedStream, partition: Rec
   try {
     await write.append(versions);
     await write.commit();
+    crashPoint('after-history');
   } catch (err) {
     await write.abort();
     throw err;
@@ -129,9 +137,9 @@ export async function runWindowedGroup(ctx: RunContext, def: WindowedStream, g: 
         const body = { ...def.body, ...boundsOf(def, w, ctx.config.apiTimezone), ...(batch && def.userBatch ? { [def.userBatch.valuesParam]: batch } : {}) };
         await pageInto(ctx.client, ctx.landing, def.name, write, tally, def.operation as 'listOrders', { group: g.id, body: body as never }, decorate);
       }
-      addCommit(tally, await write.commit());
-      // After the window: a crash in between loses no version (the window's current rows are versions too).
+      // The history first: a crash before the window's commit loses no version (see landVersions).
       await landVersions(ctx, def, partition, versions);
+      addCommit(tally, await write.commit());
     } catch (err) {
       await write.abort();
       throw err;
