@@ -8,6 +8,7 @@ import { buildWarehouse } from '../transform/index.js';
 import { loadConfig } from '../config/index.js';
 import { acquireLock } from '../lake/index.js';
 import { revenueRuleFrom } from '../report/revenue-rule.js';
+import { fxRatesFrom } from '../report/fx-rates.js';
 import { CloseInputError } from '../close/errors.js';
 import { handle } from './handle.js';
 import { parseGroup } from './report.js';
@@ -52,10 +53,11 @@ export const closeCommand: CommandModule<object, CloseFlags> = {
       const config = loadConfig(process.env, { output: argv.output });
       const group = parseGroup(argv.group);
       const rule = revenueRuleFrom(process.env);
+      const fx = fxRatesFrom(process.env); // a bad rates file: one line, exit 2, before any call
       const month = parseMonth(argv.month);
       let reread: Reread | null = null;
       const notes: string[] = [];
-      const request = { outDir: config.output, month: argv.month, group, by: argv.by, note: argv.note, force: argv.force, rule };
+      const request = { outDir: config.output, month: argv.month, group, by: argv.by, note: argv.note, force: argv.force, rule, fx };
       if (argv.reread && config.baseUrl && month.next <= todayUtc()) {
         // the refusals first: a close that would be refused re-reads nothing
         await locked(config.output, () => closeMonth({ ...request, dryRun: true }));

@@ -8,7 +8,7 @@ import { MEASURES, type CurrencySection, type GroupSection, type Measures, type 
 import { isKnownStatus, type RevenueRule } from './revenue-rule.js';
 import { addDays, type ReportMonth } from './month.js';
 import { closeKey, closesInForce, readCloses, type CloseRecord } from '../close/record.js';
-import type { FrozenFigures } from '../close/close.js';
+import type { FrozenFigures, FrozenFx } from '../close/close.js';
 import { adjustmentsBooked, creditAdjustmentsBooked, creditLiability, platformCheck, currencyTotals, dailyLines, listGroups, monthsHeld, statusLines, topBrands, type GroupInfo } from './queries.js';
 import { reconcile } from './reconcile.js';
 import { consolidate } from './consolidate.js';
@@ -50,11 +50,31 @@ export async function loadReport(wh: Warehouse, outDir: string, month: ReportMon
     reconciliation: unavailable
       ? { available: false, note: unavailable.note, lines: [], differences: [], reconciled: false }
       : { available: true, lines, differences, reconciled: differences.length === 0 },
-    ...(fx ? { consolidated: await consolidate(wh, month, sections, fx) } : {}),
+    ...consolidation(await consolidationOf(wh, month, sections, fx, signed)),
     // Every group signed off: the rule the closes used (the same figures, the same sentence).
     revenueRule: live.length === 0 && rules.length > 0 ? { statuses: rules[0] } : rule,
   };
 }
+
+/**
+ * The consolidated totals: with PERKS_FX_RATES, signed-off groups at the rates their close froze, the others
+ * at the file's; without it, a report whose groups are all signed off with frozen rates (into one currency)
+ * still shows them as signed, so a closed month's report does not depend on today's environment.
+ */
+async function consolidationOf(wh: Warehouse, month: ReportMonth, sections: GroupSection[], fx: FxRates | undefined, signed: ReadonlyMap<number, CloseRecord>): Promise<RevenueReport['consolidated']> {
+  const frozen = new Map<number, FrozenFx>();
+  for (const [g, r] of signed) {
+    const f = (r.figures as FrozenFigures).fx;
+    if (f) frozen.set(g, f);
+  }
+  const rates = new Map([...frozen].map(([g, f]) => [g, { reportingCurrency: f.reporting_currency, rates: f.rates }] as const));
+  if (fx) return consolidate(wh, month, sections, fx, rates);
+  const all = [...frozen.values()];
+  if (sections.length === 0 || all.length !== sections.length || new Set(all.map((f) => `${f.reporting_currency}\n${f.file}`)).size !== 1) return undefined;
+  return consolidate(wh, month, sections, { file: all[0].file, reportingCurrency: all[0].reporting_currency, rates: new Map() }, rates);
+}
+
+const consolidation = (c: RevenueReport['consolidated']) => (c ? { consolidated: c } : {});
 
 function frozenSection(record: CloseRecord): GroupSection {
   const figures = record.figures as FrozenFigures;
