@@ -61,8 +61,11 @@ export const closeCommand: CommandModule<object, CloseFlags> = {
       if (argv.reread && config.baseUrl && month.next <= todayUtc()) {
         // the refusals first: a close that would be refused re-reads nothing
         await locked(config.output, () => closeMonth({ ...request, dryRun: true }));
-        reread = await rereadMonth(config, month);
+        const { lines, ...found } = await rereadMonth(config, month);
+        reread = found; // the record keeps the count; the terminal names the changes
         notes.push(`re-read ${month.ym} (${reread.windows} windows): ${reread.changed} order${reread.changed === 1 ? '' : 's'} new or changed since last extracted`);
+        notes.push(...lines.map((l) => `  ${l}`));
+        if (reread.changed > lines.length) notes.push(`  … and ${reread.changed - lines.length} more (lake order_versions, _run_id ${reread.run_id})`);
       } else notes.push(argv.reread ? `${month.ym} not re-read before the close: no API configured (PERKS_BASE_URL)` : `${month.ym} not re-read before the close (--no-reread)`);
       const written = await locked(config.output, async () => {
         if (reread) {

@@ -120,6 +120,7 @@ describe('closing first re-reads the month', () => {
     const r = await runCli(['close', '--month', '2026-10', '--group', String(group)], { ...orgEnv(sandbox, dir), PERKS_OPERATOR: 'ci' });
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toMatch(/^re-read 2026-10 \(\d+ windows\): 1 order new or changed since last extracted\n/);
+    expect(r.stdout).toMatch(new RegExp(`\\n  group ${group} order ${700_001 + i}: Complete → Refunded \\(group revenue [\\d.]+ \\w+ → [\\d.]+ \\w+\\)\\n`));
     const record = JSON.parse(readFileSync(closes(dir), 'utf8'));
     expect(record.figures.reread).toMatchObject({ changed: 1 });
     const [refunded] = await query(join(dir, 'warehouse.duckdb'), `SELECT order_status FROM stg_orders WHERE order_id = ${700_001 + i}`);
