@@ -5,7 +5,7 @@ import { describe, expect, test } from 'vitest';
 import { closeMonth, type FrozenFigures } from '../../src/close/index.js';
 import { extract } from '../../src/extract/index.js';
 import { clockFrom, setClock } from '../../src/shared/clock.js';
-import { writeRevenueReport } from '../../src/report/index.js';
+import { closeSummary, writeRevenueReport } from '../../src/report/index.js';
 import { buildWarehouse } from '../../src/transform/index.js';
 import { withSandbox } from '../support/sandbox.js';
 import { orgConfig, tempOut } from '../extract/helpers.js';
@@ -84,6 +84,7 @@ describe('credit liability under the close', () => {
           users_change: String(-Number(signed.users)), credit_available_change: minus(signed.credit_available), credit_granted_change: minus(signed.credit_granted), credit_spent_change: minus(signed.credit_spent), credit_expired_change: minus(signed.credit_expired),
           close_record_hash: record.hash,
         }]);
+        expect(await closeSummary(out, [group])).toContain(`adjusted: group ${group} 2026-10 (credit liability)`);
         // the closed month's report, generated again, is the same (its credit section is the frozen one)
         const after = await report();
         expect(after).toBe(before);
