@@ -78,7 +78,10 @@ test('a signed-off month with adjustments to an earlier closed month: recognised
     tweak: `CREATE TABLE revenue_adjustments AS SELECT * FROM (VALUES
       (11::BIGINT, DATE '2024-02-01', 901::BIGINT, DATE '2024-03-01', TIMESTAMPTZ '2024-03-04 06:00:00+00', 'status', 'Complete', 'Refunded', 'GBP', 3.60::DECIMAL(18,2), 3.60::DECIMAL(18,2), 0, 0.00::DECIMAL(18,2)),
       (11::BIGINT, DATE '2024-02-01', 903::BIGINT, DATE '2024-03-01', TIMESTAMPTZ '2024-03-05 06:00:00+00', 'late order', NULL, 'Complete', 'GBP', NULL, 2.00::DECIMAL(18,2), 1, 2.00::DECIMAL(18,2))
-    ) AS t(organisation_group_id, month, order_id, booked_month, observed_at, adjustment_kind, before_status, after_status, order_currency, before_group_revenue, after_group_revenue, orders_change, group_revenue_change)`,
+    ) AS t(organisation_group_id, month, order_id, booked_month, observed_at, adjustment_kind, before_status, after_status, order_currency, before_group_revenue, after_group_revenue, orders_change, group_revenue_change);
+    CREATE TABLE credit_adjustments AS SELECT * FROM (VALUES
+      (11::BIGINT, DATE '2024-02-01', DATE '2024-03-01', TIMESTAMPTZ '2024-03-06 06:00:00+00', -1::BIGINT, -5.00::DECIMAL(18,2), -7.50::DECIMAL(18,2), -2.50::DECIMAL(18,2), 0.00::DECIMAL(18,2))
+    ) AS t(organisation_group_id, month, booked_month, observed_at, users_change, credit_available_change, credit_granted_change, credit_spent_change, credit_expired_change)`,
   });
   await closeMonth({ outDir: out, month: '2024-03', group: 11, by: 'A. Controller', note: 'Q1 board pack', rule: { statuses: ['Complete'] } });
   const { writeFile } = await import('node:fs/promises');
@@ -104,6 +107,9 @@ test('a signed-off month with adjustments to an earlier closed month: recognised
   const totals = await page.locator('#adjustments table.adjustments tbody tr').allInnerTexts();
   expect(totals).toEqual([expect.stringMatching(/^Acme UK\s+2024-02\s+GBP\s+2\s+1\s+\+2\.00 GBP\s+-1\.60 GBP$/)]);
   expect(await page.locator('#adjustments table.adjustment-lines tbody tr').count()).toBe(2);
+  // February's credit liability changed after its close too: booked in March, shown as now − as closed
+  expect(await page.locator('#credit-adjustments').isVisible()).toBe(true);
+  expect(await page.locator('#credit-adjustments tbody tr').allInnerTexts()).toEqual([expect.stringMatching(/^Acme UK\s+2024-02\s+-1\s+-5\.00\s+-7\.50\s+-2\.50\s+0\.00\s+2024-03-06T06:00:00Z$/)]);
   expect(await page.locator('#consolidated').innerText()).toMatch(/Consolidated in EUR: recognised revenue 111\.09 EUR, group revenue of all statuses 112\.14 EUR at GBP 1\.17/);
   await mkdir(ARTIFACTS, { recursive: true });
   await page.screenshot({ path: join(ARTIFACTS, 'revenue-2024-03-signed.png'), fullPage: true });
