@@ -33,7 +33,8 @@
 
 with liability as (
 
-    select * from credit_liability_monthly where is_closed
+    -- closed months whose close froze a credit liability (users_as_closed is null when it froze none)
+    select * from credit_liability_monthly where is_closed and users_as_closed is not null
 
 ),
 

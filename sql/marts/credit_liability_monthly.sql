@@ -6,7 +6,8 @@
 -- As closed vs as now (issue 17): the figures are always AS NOW (the lake's snapshots today). For a month
 -- signed off with `perks close`, is_closed is true and the *_as_closed columns hold the liability the close
 -- froze (from the close record); as now − as closed is the month's row in credit_adjustments. A closed month
--- whose snapshots are all gone now keeps a row with zero current figures. Open months: *_as_closed null.
+-- whose snapshots are all gone now keeps a row with zero current figures. Open months, and closes that froze no
+-- credit (none extracted by the month end, or a record from before credit was frozen): *_as_closed null.
 -- grain: one row per organisation_group_id, month
 -- key: organisation_group_id, month
 -- columns:
@@ -21,7 +22,7 @@
 --   oldest_snapshot_date: the oldest extraction carried into the month end (how stale the figure can be)
 --   is_closed: the month is signed off for the group (`perks close`; a reopen makes it false again)
 --   closed_at: when the close in force was made (UTC); null when not closed
---   users_as_closed: users as the close froze them; null when not closed (0 when credit was not extracted by then)
+--   users_as_closed: users as the close froze them; null when not closed, or when the close froze no credit (none extracted by then)
 --   credit_available_as_closed: credit available as closed; null when not closed
 --   credit_granted_as_closed: credit granted as closed; null when not closed
 --   credit_spent_as_closed: credit spent as closed; null when not closed
@@ -96,11 +97,11 @@ with_closes as (
         now.oldest_snapshot_date,
         closes.closed_at is not null as is_closed,
         closes.closed_at,
-        case when closes.closed_at is not null then coalesce(frozen.users, 0) end as users_as_closed,
-        case when closes.closed_at is not null then coalesce(frozen.credit_available, 0) end as credit_available_as_closed,
-        case when closes.closed_at is not null then coalesce(frozen.credit_granted, 0) end as credit_granted_as_closed,
-        case when closes.closed_at is not null then coalesce(frozen.credit_spent, 0) end as credit_spent_as_closed,
-        case when closes.closed_at is not null then coalesce(frozen.credit_expired, 0) end as credit_expired_as_closed
+        frozen.users as users_as_closed,
+        frozen.credit_available as credit_available_as_closed,
+        frozen.credit_granted as credit_granted_as_closed,
+        frozen.credit_spent as credit_spent_as_closed,
+        frozen.credit_expired as credit_expired_as_closed
     from final as now
     full outer join close_records as closes
         on now.organisation_group_id = closes.organisation_group_id

@@ -82,7 +82,7 @@ export function planWindows(ctx: RunContext, def: WindowedStream, g: GroupInfo, 
   const every = ctx.config.deepRereadDays ?? 0;
   const lookbackFrom = from;
   let deep = false;
-  if (every > 0 && def.window.unit === 'day' && state?.watermark && state.deepAt && !o.startDate && !o.fullRefresh && shiftDay(state.deepAt, every) <= upper) {
+  if (every > 0 && def.window.unit === 'day' && state?.watermark && state.deepAt && !o.startDate && !o.endDate && !o.fullRefresh && shiftDay(state.deepAt, every) <= upper) {
     deep = true;
     from = minDay(from, previousMonthStart(upper));
   }
