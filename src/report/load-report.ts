@@ -57,9 +57,10 @@ export async function loadReport(wh: Warehouse, outDir: string, month: ReportMon
 }
 
 /**
- * The consolidated totals: with PERKS_FX_RATES, signed-off groups at the rates their close froze, the others
- * at the file's; without it, a report whose groups are all signed off with frozen rates (into one currency)
- * still shows them as signed, so a closed month's report does not depend on today's environment.
+ * The consolidated totals. A report whose groups are all signed off with frozen rates (one reporting currency,
+ * one file name) is consolidated as signed, with or without PERKS_FX_RATES today: a closed month's report
+ * does not depend on the environment it is generated in. Otherwise, with PERKS_FX_RATES, signed-off groups
+ * convert at the rates their close froze (same reporting currency) and the others at the file's.
  */
 async function consolidationOf(wh: Warehouse, month: ReportMonth, sections: GroupSection[], fx: FxRates | undefined, signed: ReadonlyMap<number, CloseRecord>): Promise<RevenueReport['consolidated']> {
   const frozen = new Map<number, FrozenFx>();
@@ -68,10 +69,10 @@ async function consolidationOf(wh: Warehouse, month: ReportMonth, sections: Grou
     if (f) frozen.set(g, f);
   }
   const rates = new Map([...frozen].map(([g, f]) => [g, { reportingCurrency: f.reporting_currency, rates: f.rates }] as const));
-  if (fx) return consolidate(wh, month, sections, fx, rates);
   const all = [...frozen.values()];
-  if (sections.length === 0 || all.length !== sections.length || new Set(all.map((f) => `${f.reporting_currency}\n${f.file}`)).size !== 1) return undefined;
-  return consolidate(wh, month, sections, { file: all[0].file, reportingCurrency: all[0].reporting_currency, rates: new Map() }, rates);
+  const asSigned = sections.length > 0 && all.length === sections.length && new Set(all.map((f) => `${f.reporting_currency}\n${f.file}`)).size === 1;
+  if (asSigned) return consolidate(wh, month, sections, { file: all[0].file, reportingCurrency: all[0].reporting_currency, rates: new Map() }, rates);
+  return fx ? consolidate(wh, month, sections, fx, rates) : undefined;
 }
 
 const consolidation = (c: RevenueReport['consolidated']) => (c ? { consolidated: c } : {});

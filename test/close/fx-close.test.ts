@@ -40,6 +40,13 @@ describe('the rates of a close are frozen', () => {
     expect(both).toContain('| Acme US (12) | 38.40 EUR | 40.97 EUR | – |');
     expect(await md(11)).toBe(closed);
 
+    // Another rates file (another name, another reporting currency): the closed report is still as signed.
+    const other = join(out, 'rates-usd.csv');
+    await writeFile(other, 'month,currency,rate\n2024-03,GBP,1.30\n2024-03,EUR,1.08\n');
+    process.env.PERKS_FX_RATES = other;
+    process.env.PERKS_REPORTING_CURRENCY = 'USD';
+    expect(await md(11)).toBe(closed);
+
     // Without the file the closed report still shows its consolidated total, as signed.
     delete process.env.PERKS_FX_RATES;
     delete process.env.PERKS_REPORTING_CURRENCY;
