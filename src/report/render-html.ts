@@ -27,7 +27,7 @@ export function renderHtml(report: RevenueReport): string {
   <p class="meta">Generated ${esc(report.generatedAt)} from ${esc(report.warehouse)} in the output directory. Months are the groups' own local days; currencies are never added together.</p>
 </header>
 ${statusBlock(report)}
-<nav class="toc" aria-label="Contents"><a href="#recognised">Recognised revenue</a><a href="#summary">Summary</a>${report.groups.some((g) => (g.adjustments?.totals.length ?? 0) > 0) ? '<a href="#adjustments">Adjustments</a>' : ''}${report.groups.map((g) => `<a href="#group-${g.groupId}">${esc(g.name)}</a>`).join('')}<a href="#reconciliation">Reconciliation</a>${report.groups.some((g) => g.platform) ? '<a href="#platform">Platform statistics</a>' : ''}</nav>
+<nav class="toc" aria-label="Contents"><a href="#recognised">Recognised revenue</a><a href="#summary">Summary</a>${report.groups.some((g) => (g.adjustments?.totals.length ?? 0) > 0) ? '<a href="#adjustments">Adjustments</a>' : ''}${report.groups.map((g) => `<a href="#group-${g.groupId}">${esc(g.name)}</a>`).join('')}${report.groups.some((g) => g.credit) ? '<a href="#credit">Credit liability</a>' : ''}${report.groups.some((g) => (g.creditAdjustments?.length ?? 0) > 0) ? '<a href="#credit-adjustments">Credit adjustments</a>' : ''}<a href="#reconciliation">Reconciliation</a>${report.groups.some((g) => g.platform) ? '<a href="#platform">Platform statistics</a>' : ''}</nav>
 ${recognisedBlock(report)}
 ${consolidatedBlock(report)}
 ${summary(report)}
