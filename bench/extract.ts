@@ -4,7 +4,8 @@
  *    orders need at least one call per group-local day, since a day's window is what dates them);
  * 2. an incremental run after one day of sandbox changes: calls ÷ the full refresh's calls;
  * 3. a rerun the same day after the platform changed (churn): it re-reads the lookback only, about
- *    lookback days × groups calls plus pages, and its calls ÷ the full refresh's.
+ *    lookback days × groups calls plus pages, and its calls ÷ the full refresh's;
+ * 4. the weekly deep re-read's extra calls, as --plan prints them for the day it comes.
  * Also rows per second and the share of wall time spent outside HTTP.
  *   node bin/run-ts.mjs bench/extract.ts [scale=medium] [days=365]
  */
@@ -90,6 +91,15 @@ console.log(`  change: ${change.lateOrders.length} late orders, ${change.refunde
 for (const s of rerun.streams) console.log(`  ${s.name.padEnd(17)} calls ${String(s.calls).padStart(7)}`);
 console.log(`  orders: ${orders.calls} calls for ${lookbackWindows} lookback windows (${config.lookbackDays} days x ${sandbox.world.groups.length} groups): ${(orders.calls / lookbackWindows).toFixed(2)} calls a window`);
 console.log(`  same-day rerun ÷ full calls: ${(rerun.api.calls / full.api.calls).toFixed(3)}`);
+
+// 4. The periodic deep re-read (PERKS_DEEP_REREAD_DAYS, default 7): the open and previous month once every N
+// days. Its extra calls as `--plan` prints them for the day it comes (one call a window; pages not counted).
+if (config.deepRereadDays > 0) {
+  const due = shiftDay(today, config.deepRereadDays);
+  const plan = await extract(config, { now: new Date(`${due}T12:00:00Z`), planOnly: true });
+  const extra = plan.plan!.rows.reduce((n, r) => n + Number(/~(\d+) calls more than the lookback/.exec(r.detail)?.[1] ?? 0), 0);
+  console.log(`  deep re-read on ${due} (every ${config.deepRereadDays} days): ~${extra} calls more than that day's lookback, ${(extra / full.api.calls).toFixed(3)} of a full refresh; a day's average over the period ${((next.api.calls * config.deepRereadDays + extra) / config.deepRereadDays / full.api.calls).toFixed(3)} (the next-day goal <= 0.05 is for ordinary days)`);
+}
 
 await sandbox.close();
 rmSync(out, { recursive: true, force: true });

@@ -3,6 +3,11 @@
 -- day is on or before the month end (runs refresh some users at a time, so older extractions carry forward).
 -- The API names no currency for credit: amounts are in the group's credit units, never summed across groups.
 -- credit_granted = available + spent + expired (the balances' identity: all credit ever granted to the user).
+-- As closed vs as now (issue 17): the figures are always AS NOW (the lake's snapshots today). For a month
+-- signed off with `perks close`, is_closed is true and the *_as_closed columns hold the liability the close
+-- froze (from the close record); as now − as closed is the month's row in credit_adjustments. A closed month
+-- whose snapshots are all gone now keeps a row with zero current figures. Open months, and closes that froze no
+-- credit (none extracted by the month end, or a record from before credit was frozen): *_as_closed null.
 -- grain: one row per organisation_group_id, month
 -- key: organisation_group_id, month
 -- columns:
@@ -15,9 +20,16 @@
 --   credit_spent: credit spent on orders up to then
 --   credit_expired: credit expired unused up to then
 --   oldest_snapshot_date: the oldest extraction carried into the month end (how stale the figure can be)
+--   is_closed: the month is signed off for the group (`perks close`; a reopen makes it false again)
+--   closed_at: when the close in force was made (UTC); null when not closed
+--   users_as_closed: users as the close froze them; null when not closed, or when the close froze no credit (none extracted by then)
+--   credit_available_as_closed: credit available as closed; null when not closed
+--   credit_granted_as_closed: credit granted as closed; null when not closed
+--   credit_spent_as_closed: credit spent as closed; null when not closed
+--   credit_expired_as_closed: credit expired as closed; null when not closed
 -- tests:
 --   unique: organisation_group_id, month
---   not_null: organisation_group_id, month, users
+--   not_null: organisation_group_id, month, users, is_closed
 
 with snapshots as (
 
@@ -69,6 +81,37 @@ final as (
     from at_month_end
     group by organisation_group_id, month
 
+),
+
+with_closes as (
+
+    select
+        coalesce(now.organisation_group_id, closes.organisation_group_id) as organisation_group_id,
+        coalesce(now.month, closes.month) as month,
+        coalesce(now.month_end, cast(closes.month + interval 1 month - interval 1 day as date)) as month_end,
+        coalesce(now.users, 0) as users,
+        coalesce(now.credit_available, 0) as credit_available,
+        coalesce(now.credit_granted, 0) as credit_granted,
+        coalesce(now.credit_spent, 0) as credit_spent,
+        coalesce(now.credit_expired, 0) as credit_expired,
+        now.oldest_snapshot_date,
+        closes.closed_at is not null as is_closed,
+        closes.closed_at,
+        frozen.users as users_as_closed,
+        frozen.credit_available as credit_available_as_closed,
+        frozen.credit_granted as credit_granted_as_closed,
+        frozen.credit_spent as credit_spent_as_closed,
+        frozen.credit_expired as credit_expired_as_closed
+    from final as now
+    full outer join close_records as closes
+        on now.organisation_group_id = closes.organisation_group_id
+        and now.month = closes.month
+    left join close_credit as frozen
+        on coalesce(now.organisation_group_id, closes.organisation_group_id) = frozen.organisation_group_id
+        and coalesce(now.month, closes.month) = frozen.month
+    -- a closed month before the group's first credit extraction, with none frozen, is no row (as before)
+    where now.month is not null or frozen.month is not null
+
 )
 
-select * from final
+select * from with_closes

@@ -8,14 +8,30 @@ import { loadReport } from '../report/load-report.js';
 import type { GroupSection, ReconciliationLine } from '../report/model.js';
 import { parseMonth } from '../report/month.js';
 import type { RevenueRule } from '../report/revenue-rule.js';
+import { rateOf, type FxRates } from '../report/fx-rates.js';
 import { openWarehouse } from '../report/warehouse.js';
 import { now, todayUtc } from '../shared/clock.js';
 import { CloseInputError } from './errors.js';
 import type { Reread } from './reread.js';
 import { appendClose, closeKey, closesInForce, readCloses, type CloseRecord } from './record.js';
 
+/**
+ * The exchange rates a close used (PERKS_FX_RATES at the close): the month's rate of each of the group's
+ * currencies that had one, into the reporting currency. The consolidated total of a closed month is
+ * computed from these ever after, whatever the rates file says later.
+ */
+export interface FrozenFx {
+  /** The rates file's name as given (shown in the report). */
+  readonly file: string;
+  readonly reporting_currency: string;
+  /** currency → rate (exact decimal text); a currency absent here had no rate for the month. */
+  readonly rates: Readonly<Record<string, string>>;
+}
+
 /** What a close freezes: the group's report section, its reconciliation, and the rule the section used. */
 export interface FrozenFigures {
+  /** The rates of the month when PERKS_FX_RATES was set at the close; absent otherwise. */
+  readonly fx?: FrozenFx;
   readonly revenue_statuses: readonly string[];
   /** The re-read of the month's windows just before the close; null when it was skipped. */
   readonly reread?: Reread | null;
@@ -38,6 +54,8 @@ export interface CloseOptions {
   readonly dryRun?: boolean;
   /** What the re-read before the close found (null: not re-read). */
   readonly reread?: Reread | null;
+  /** The rates file (PERKS_FX_RATES): the month's rates of the group's currencies are frozen in the record. */
+  readonly fx?: FxRates;
 }
 
 /** The operator's name when --by is not given. */
@@ -72,7 +90,7 @@ export async function closeMonth(options: CloseOptions): Promise<CloseRecord[]> 
       frozen.push({
         group: g.groupId,
         forced: g.closure.status === 'provisional',
-        figures: { revenue_statuses: [...options.rule.statuses], reread: options.reread ?? null, section: g, reconciliation: { available: report.reconciliation.available, ...(report.reconciliation.note ? { note: report.reconciliation.note } : {}), lines } },
+        figures: { ...(options.fx ? { fx: freezeRates(options.fx, month.ym, g) } : {}), revenue_statuses: [...options.rule.statuses], reread: options.reread ?? null, section: g, reconciliation: { available: report.reconciliation.available, ...(report.reconciliation.note ? { note: report.reconciliation.note } : {}), lines } },
       });
     }
   } finally {
@@ -135,4 +153,15 @@ export async function reopenMonth(options: ReopenOptions): Promise<CloseRecord> 
 /** The figures a record in force froze, per "group/month". */
 export function frozenFigures(record: CloseRecord): FrozenFigures {
   return record.figures as FrozenFigures;
+}
+
+/** The month's rates of the section's currencies (the ones that have a rate; the reporting currency is 1). */
+function freezeRates(fx: FxRates, ym: string, section: GroupSection): FrozenFx {
+  const rates: Record<string, string> = {};
+  for (const c of section.currencies) {
+    if (c.currency === '' || c.currency === fx.reportingCurrency) continue;
+    const rate = rateOf(fx, ym, c.currency);
+    if (rate !== undefined) rates[c.currency] = rate;
+  }
+  return { file: fx.file, reporting_currency: fx.reportingCurrency, rates };
 }

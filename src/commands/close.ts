@@ -8,6 +8,7 @@ import { buildWarehouse } from '../transform/index.js';
 import { loadConfig } from '../config/index.js';
 import { acquireLock } from '../lake/index.js';
 import { revenueRuleFrom } from '../report/revenue-rule.js';
+import { fxRatesFrom } from '../report/fx-rates.js';
 import { CloseInputError } from '../close/errors.js';
 import { handle } from './handle.js';
 import { parseGroup } from './report.js';
@@ -52,15 +53,19 @@ export const closeCommand: CommandModule<object, CloseFlags> = {
       const config = loadConfig(process.env, { output: argv.output });
       const group = parseGroup(argv.group);
       const rule = revenueRuleFrom(process.env);
+      const fx = fxRatesFrom(process.env); // a bad rates file: one line, exit 2, before any call
       const month = parseMonth(argv.month);
       let reread: Reread | null = null;
       const notes: string[] = [];
-      const request = { outDir: config.output, month: argv.month, group, by: argv.by, note: argv.note, force: argv.force, rule };
+      const request = { outDir: config.output, month: argv.month, group, by: argv.by, note: argv.note, force: argv.force, rule, fx };
       if (argv.reread && config.baseUrl && month.next <= todayUtc()) {
         // the refusals first: a close that would be refused re-reads nothing
         await locked(config.output, () => closeMonth({ ...request, dryRun: true }));
-        reread = await rereadMonth(config, month);
+        const { lines, ...found } = await rereadMonth(config, month);
+        reread = found; // the record keeps the count; the terminal names the changes
         notes.push(`re-read ${month.ym} (${reread.windows} windows): ${reread.changed} order${reread.changed === 1 ? '' : 's'} new or changed since last extracted`);
+        notes.push(...lines.map((l) => `  ${l}`));
+        if (reread.changed > lines.length) notes.push(`  … and ${reread.changed - lines.length} more (lake order_versions, _run_id ${reread.run_id})`);
       } else notes.push(argv.reread ? `${month.ym} not re-read before the close: no API configured (PERKS_BASE_URL)` : `${month.ym} not re-read before the close (--no-reread)`);
       const written = await locked(config.output, async () => {
         if (reread) {

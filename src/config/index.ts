@@ -79,7 +79,7 @@ export const ConfigSchema = z.object({
   startDate: z.string().refine(isRealDay, 'expected a real calendar date YYYY-MM-DD').optional(),
   lookbackDays: z.coerce.number({ error: 'expected a whole number of days' }).int().min(0).max(366).default(7),
   /** Every N days the orders extract re-reads the open and the previous month whole (late refunds); 0: never. */
-  deepRereadDays: z.coerce.number({ error: 'expected a whole number of days (0: never)' }).int('expected a whole number of days (0: never)').min(0).max(366).default(0),
+  deepRereadDays: z.coerce.number({ error: 'expected a whole number of days (0: never)' }).int('expected a whole number of days (0: never)').min(0).max(366).default(7),
   /** Shared rate limiter across processes (Bottleneck clustering); may hold a password, never printed. */
   redisUrl: z
     .string()

@@ -76,7 +76,7 @@ export async function planExtract(ctx: RunContext, streams: StreamDefinition[], 
         }
         const windows = planWindows(ctx, def, g, await ctx.state.read(def.name, String(g.id), WindowStateSchema));
         const batches = def.userBatch ? Math.ceil((await usersOf(g.id)).users / def.userBatch.size) : 1;
-        plan.rows.push({ stream: def.name, group: g.id, units: windows.windows.length, unit: 'windows', estimatedCalls: windows.windows.length * batches, detail: `${windows.from} to ${windows.upper} (exclusive), ${windows.skipped} already done${windows.deep ? ', a deep re-read of the open and previous month (PERKS_DEEP_REREAD_DAYS)' : ''}` });
+        plan.rows.push({ stream: def.name, group: g.id, units: windows.windows.length, unit: 'windows', estimatedCalls: windows.windows.length * batches, detail: `${windows.from} to ${windows.upper} (exclusive), ${windows.skipped} already done${deepText(windows, batches)}` });
       } else if (def.kind === 'per-user' && g) {
         budgets[def.name] ??= await perUserBudgets(ctx, def, async (group) => (await usersOf(group)).users);
         plan.rows.push(await perUserRow(ctx, def, g, budgets[def.name].get(g.id) ?? 0, await usersOf(g.id)));
@@ -140,4 +140,10 @@ export function formatPlan(plan: Plan, callsPerMinute: number): string {
   const total = plan.rows.reduce((n, r) => n + r.estimatedCalls, 0);
   lines.push(`  total ~${total} calls: about ${(total / callsPerMinute).toFixed(1)} minutes at ${Math.floor(callsPerMinute)} calls/min`);
   return `${lines.join('\n')}\n`;
+}
+
+/** The deep re-read's part of a windowed row: its cost when this pass is one, else when the next one comes. */
+function deepText(w: { deep: boolean; deepWindows: number; nextDeep?: string }, batches: number): string {
+  if (w.deep) return `, a deep re-read of the open and previous month (PERKS_DEEP_REREAD_DAYS): ${w.deepWindows} windows, ~${w.deepWindows * batches} calls more than the lookback`;
+  return w.nextDeep ? `; next deep re-read from ${w.nextDeep}` : '';
 }

@@ -52,6 +52,7 @@ export const WindowStateSchema: z.ZodType<WindowState> = z.looseObject({
   watermark: stateDay.optional(),
   firstDay: stateDay.optional(),
   lookbackDays: z.number().int().min(0).optional(),
+  deepAt: stateDay.optional(),
   pass: z.looseObject({ upper: stateDay, done: z.array(stateDay), finished: z.boolean().optional() }).optional(),
   updatedAt: z.string().optional(),
 });

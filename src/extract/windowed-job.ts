@@ -16,9 +16,16 @@ import { addCommit, newTally, type GroupTally } from './result.js';
 import { FutureWatermarkError, resumes, StateWriter, WindowStateSchema, type WindowState } from './state.js';
 import { apiBounds, dayWindows, monthWindows, shiftDay, type Window } from './windows.js';
 import { currentUsers } from './current-users.js';
+import { crashPoint } from '../shared/crash-points.js';
 import { landedValues, valueEncoder } from './activity.js';
 
-/** The new or changed records of a window, appended to the stream's history (see `history` in define.ts). */
+/**
+ * The new or changed records of a window, appended to the stream's history (see `history` in define.ts).
+ * Written BEFORE the window is committed: a crash in between leaves versions the API did show (observations)
+ * and the old window, which the next run reads again and finds changed again (the same values seen twice
+ * in a row are one version). Written after, a crash in between would leave the new window without its
+ * versions, and the next run, comparing with that window, would never see the change (no adjustment).
+ */
 async function landVersions(ctx: RunContext, def: WindowedStream, partition: Record<string, string>, versions: Record<string, unknown>[]): Promise<void> {
   if (!def.history || versions.length === 0) return;
   const history = { ...def, name: def.history.stream, record: def.history.record, columns: {} } as unknown as WindowedStream;
@@ -26,6 +33,7 @@ async function landVersions(ctx: RunContext, def: WindowedStream, partition: Rec
   try {
     await write.append(versions);
     await write.commit();
+    crashPoint('after-history');
   } catch (err) {
     await write.abort();
     throw err;
@@ -39,6 +47,10 @@ export interface WindowPlan {
   skipped: number;
   /** This pass re-reads the open and previous month whole (a deep re-read). */
   deep: boolean;
+  /** Of `windows`, those the deep re-read adds to the lookback's (its cost). */
+  deepWindows: number;
+  /** The first upper bound at which a later pass will be a deep re-read (the setting on; after this pass). */
+  nextDeep?: string;
   /** Windows outside the range planned again because their lake file is damaged. */
   healing?: string[];
 }
@@ -64,20 +76,25 @@ export function planWindows(ctx: RunContext, def: WindowedStream, g: GroupInfo, 
   else if (state.watermark > shiftDay(g.upperDay, 1)) throw new FutureWatermarkError(ctx.state.fileOf?.(def.name, String(g.id)) ?? `${def.name}/${g.id}.json`, state.watermark, g.upperDay);
   else if (state.watermark > upper) from = upper;
   else from = shiftDay(state.watermark, -lookback);
-  // A deep re-read every deepRereadDays: the open and the previous month whole, for refunds later than the lookback.
+  // A deep re-read every deepRereadDays (default 7): the open and the previous month whole, for refunds later
+  // than the lookback. Counted from the last deep pass's upper bound (`deepAt`); a state without one (the first
+  // pass, or one from before the setting) starts counting, so a daily schedule pays it once every N days.
   const every = ctx.config.deepRereadDays ?? 0;
+  const lookbackFrom = from;
   let deep = false;
-  if (every > 0 && def.window.unit === 'day' && state?.watermark && !o.startDate && !o.fullRefresh && (!state.deepAt || shiftDay(state.deepAt, every) <= upper)) {
-    const start = previousMonthStart(upper);
-    if (start < from) [from, deep] = [start, true];
+  if (every > 0 && def.window.unit === 'day' && state?.watermark && state.deepAt && !o.startDate && !o.endDate && !o.fullRefresh && shiftDay(state.deepAt, every) <= upper) {
+    deep = true;
+    from = minDay(from, previousMonthStart(upper));
   }
   const all = def.window.unit === 'day' ? dayWindows(from, upper, g.timezone) : monthWindows(from, upper, g.timezone).map((w) => clampEnd(w, upper, g.timezone));
   const done = resumes(state?.pass, upper, o.fullRefresh) ? new Set(state!.pass!.done) : new Set<string>();
   const windows = all.filter((w) => !done.has(w.startDay));
+  const deepWindows = deep ? windows.filter((w) => w.startDay < lookbackFrom).length : 0;
+  const nextDeep = every > 0 && def.window.unit === 'day' ? (deep || !state?.deepAt ? shiftDay(upper, every) : shiftDay(state.deepAt, every)) : undefined;
   // A damaged lake file is healed by the next run, whatever its age: its window is extracted again.
   const planned = new Set(all.map((w) => w.startDay));
   const healing = damagedWindows(ctx.outDir, def, g, upper).filter((w) => !planned.has(w.startDay));
-  return { windows: [...healing, ...windows], from, upper, skipped: all.length - windows.length, healing: healing.map((w) => w.startDay), deep };
+  return { windows: [...healing, ...windows], from, upper, skipped: all.length - windows.length, healing: healing.map((w) => w.startDay), deep, deepWindows, ...(nextDeep ? { nextDeep } : {}) };
 }
 
 /** The windows (before `upper`) of the group whose lake file is damaged (src/lake/damaged.ts). */
@@ -120,9 +137,9 @@ export async function runWindowedGroup(ctx: RunContext, def: WindowedStream, g: 
         const body = { ...def.body, ...boundsOf(def, w, ctx.config.apiTimezone), ...(batch && def.userBatch ? { [def.userBatch.valuesParam]: batch } : {}) };
         await pageInto(ctx.client, ctx.landing, def.name, write, tally, def.operation as 'listOrders', { group: g.id, body: body as never }, decorate);
       }
-      addCommit(tally, await write.commit());
-      // After the window: a crash in between loses no version (the window's current rows are versions too).
+      // The history first: a crash before the window's commit loses no version (see landVersions).
       await landVersions(ctx, def, partition, versions);
+      addCommit(tally, await write.commit());
     } catch (err) {
       await write.abort();
       throw err;
@@ -138,7 +155,10 @@ export async function runWindowedGroup(ctx: RunContext, def: WindowedStream, g: 
   await state.update((s) => {
     // a watermark beyond tomorrow is only ever here on --full-refresh / --start-date: this pass replaces it
     if (!s.watermark || plan.upper > s.watermark || s.watermark > shiftDay(g.upperDay, 1)) s.watermark = plan.upper;
-    if (plan.deep || (!s.deepAt && (ctx.config.deepRereadDays ?? 0) > 0)) s.deepAt = plan.upper;
+    // The deep re-read's clock: moved by a deep pass; started (or restarted by a full refresh, which re-read
+    // everything) by an ordinary pass of the whole range; never by a --start-date / --end-date pass (a close's re-read).
+    const counts = (ctx.config.deepRereadDays ?? 0) > 0 && def.window.unit === 'day' && !ctx.options.startDate && !ctx.options.endDate;
+    if (plan.deep || (counts && (!s.deepAt || ctx.options.fullRefresh))) s.deepAt = plan.upper;
     s.pass!.finished = true;
   });
   tally.provisional = { from: shiftDay(plan.upper, -ctx.config.lookbackDays), to: plan.upper };

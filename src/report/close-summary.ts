@@ -19,6 +19,11 @@ export async function closeSummary(outDir: string, groups: readonly number[]): P
         const rows = await wh.all(`SELECT organisation_group_id AS g, strftime(month, '%Y-%m') AS m, count(*) AS n FROM revenue_adjustments GROUP BY 1, 2 ORDER BY 1, 2`);
         if (rows.length > 0) adjusted = rows.map((r) => `group ${r.g} ${r.m} (${r.n} change${r.n === '1' ? '' : 's'})`).join(', ');
       }
+      if (wh.tables.has('credit_adjustments')) {
+        const rows = await wh.all(`SELECT organisation_group_id AS g, strftime(month, '%Y-%m') AS m FROM credit_adjustments ORDER BY 1, 2`);
+        const credit = rows.map((r) => `group ${r.g} ${r.m} (credit liability)`).join(', ');
+        if (credit) adjusted = adjusted === 'none' ? credit : `${adjusted}, ${credit}`;
+      }
     } finally {
       wh.close();
     }

@@ -1,17 +1,25 @@
-/** Consolidated totals in the reporting currency: each group's currencies × the month's rates, summed exactly by DuckDB. */
+/**
+ * Consolidated totals in the reporting currency: each group's currencies × the month's rates, summed exactly
+ * by DuckDB. A group whose month is signed off uses the rates its close froze (`frozen`, same reporting
+ * currency), never the rates file's current ones.
+ */
 import { rateOf, type FxRates } from './fx-rates.js';
 import type { Consolidated, GroupSection } from './model.js';
 import type { ReportMonth } from './month.js';
 import type { Warehouse } from './warehouse.js';
 
-export async function consolidate(wh: Warehouse, month: ReportMonth, sections: readonly GroupSection[], fx: FxRates): Promise<Consolidated> {
+/** Rates a close froze, per group: currency → rate into `reportingCurrency`. */
+export type FrozenRates = ReadonlyMap<number, { readonly reportingCurrency: string; readonly rates: Readonly<Record<string, string>> }>;
+
+export async function consolidate(wh: Warehouse, month: ReportMonth, sections: readonly GroupSection[], fx: FxRates, frozen: FrozenRates = new Map()): Promise<Consolidated> {
   const items: { g: number; r: string; a: string; t: string }[] = [];
   const missing = new Map<number, string[]>();
   const used = new Set<string>();
   for (const g of sections) {
     for (const c of g.currencies) {
       if (c.current.orders === '0') continue;
-      const rate = c.currency === '' ? undefined : rateOf(fx, month.ym, c.currency);
+      const held = frozen.get(g.groupId);
+      const rate = c.currency === '' ? undefined : held && held.reportingCurrency === fx.reportingCurrency ? (c.currency === fx.reportingCurrency ? '1' : held.rates[c.currency]) : rateOf(fx, month.ym, c.currency);
       if (rate === undefined) {
         missing.set(g.groupId, [...(missing.get(g.groupId) ?? []), c.currency || '(no currency)']);
         continue;

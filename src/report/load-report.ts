@@ -8,8 +8,8 @@ import { MEASURES, type CurrencySection, type GroupSection, type Measures, type 
 import { isKnownStatus, type RevenueRule } from './revenue-rule.js';
 import { addDays, type ReportMonth } from './month.js';
 import { closeKey, closesInForce, readCloses, type CloseRecord } from '../close/record.js';
-import type { FrozenFigures } from '../close/close.js';
-import { adjustmentsBooked, creditLiability, platformCheck, currencyTotals, dailyLines, listGroups, monthsHeld, statusLines, topBrands, type GroupInfo } from './queries.js';
+import type { FrozenFigures, FrozenFx } from '../close/close.js';
+import { adjustmentsBooked, creditAdjustmentsBooked, creditLiability, platformCheck, currencyTotals, dailyLines, listGroups, monthsHeld, statusLines, topBrands, type GroupInfo } from './queries.js';
 import { reconcile } from './reconcile.js';
 import { consolidate } from './consolidate.js';
 import type { FxRates } from './fx-rates.js';
@@ -50,11 +50,32 @@ export async function loadReport(wh: Warehouse, outDir: string, month: ReportMon
     reconciliation: unavailable
       ? { available: false, note: unavailable.note, lines: [], differences: [], reconciled: false }
       : { available: true, lines, differences, reconciled: differences.length === 0 },
-    ...(fx ? { consolidated: await consolidate(wh, month, sections, fx) } : {}),
+    ...consolidation(await consolidationOf(wh, month, sections, fx, signed)),
     // Every group signed off: the rule the closes used (the same figures, the same sentence).
     revenueRule: live.length === 0 && rules.length > 0 ? { statuses: rules[0] } : rule,
   };
 }
+
+/**
+ * The consolidated totals. A report whose groups are all signed off with frozen rates (one reporting currency,
+ * one file name) is consolidated as signed, with or without PERKS_FX_RATES today: a closed month's report
+ * does not depend on the environment it is generated in. Otherwise, with PERKS_FX_RATES, signed-off groups
+ * convert at the rates their close froze (same reporting currency) and the others at the file's.
+ */
+async function consolidationOf(wh: Warehouse, month: ReportMonth, sections: GroupSection[], fx: FxRates | undefined, signed: ReadonlyMap<number, CloseRecord>): Promise<RevenueReport['consolidated']> {
+  const frozen = new Map<number, FrozenFx>();
+  for (const [g, r] of signed) {
+    const f = (r.figures as FrozenFigures).fx;
+    if (f) frozen.set(g, f);
+  }
+  const rates = new Map([...frozen].map(([g, f]) => [g, { reportingCurrency: f.reporting_currency, rates: f.rates }] as const));
+  const all = [...frozen.values()];
+  const asSigned = sections.length > 0 && all.length === sections.length && new Set(all.map((f) => `${f.reporting_currency}\n${f.file}`)).size === 1;
+  if (asSigned) return consolidate(wh, month, sections, { file: all[0].file, reportingCurrency: all[0].reporting_currency, rates: new Map() }, rates);
+  return fx ? consolidate(wh, month, sections, fx, rates) : undefined;
+}
+
+const consolidation = (c: RevenueReport['consolidated']) => (c ? { consolidated: c } : {});
 
 function frozenSection(record: CloseRecord): GroupSection {
   const figures = record.figures as FrozenFigures;
@@ -98,7 +119,7 @@ async function requireMonthHeld(wh: Warehouse, month: ReportMonth, groups: Group
 }
 
 export async function groupSection(wh: Warehouse, month: ReportMonth, group: GroupInfo, closure: GroupClosure, rule: RevenueRule): Promise<GroupSection> {
-  const [totals, recognised, other, statuses, brands, daily, adjustments, platform, credit] = [
+  const [totals, recognised, other, statuses, brands, daily, adjustments, platform, credit, creditAdjustments] = [
     await currencyTotals(wh, month, group.groupId),
     await currencyTotals(wh, month, group.groupId, { statuses: rule.statuses, recognised: true }),
     await currencyTotals(wh, month, group.groupId, { statuses: rule.statuses, recognised: false }),
@@ -108,6 +129,7 @@ export async function groupSection(wh: Warehouse, month: ReportMonth, group: Gro
     await adjustmentsBooked(wh, month, group.groupId, rule.statuses),
     await platformCheck(wh, month, group.groupId),
     await creditLiability(wh, month, group.groupId),
+    await creditAdjustmentsBooked(wh, month, group.groupId),
   ];
   const zero = Object.fromEntries(MEASURES.map((m) => [m, m === 'orders' ? '0' : '0.00'])) as Measures;
   const noPct = Object.fromEntries(MEASURES.map((m) => [m, null])) as CurrencySection['changePct'];
@@ -120,5 +142,5 @@ export async function groupSection(wh: Warehouse, month: ReportMonth, group: Gro
     topBrands: brands.get(t.currency) ?? [],
     daily: daily.get(t.currency) ?? [],
   }));
-  return { groupId: group.groupId, name: group.name, timezone: group.timezone, closure, currencies, ...(adjustments ? { adjustments } : {}), ...(platform ? { platform } : {}), ...(credit ? { credit } : {}) };
+  return { groupId: group.groupId, name: group.name, timezone: group.timezone, closure, currencies, ...(adjustments ? { adjustments } : {}), ...(platform ? { platform } : {}), ...(credit ? { credit } : {}), ...(creditAdjustments ? { creditAdjustments } : {}) };
 }

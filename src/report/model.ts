@@ -140,6 +140,18 @@ export interface CreditLiability {
   readonly oldestSnapshot: string;
 }
 
+/** A change to a closed month's credit liability booked in the report month (credit_adjustments); credit units. */
+export interface CreditAdjustment {
+  /** The closed month, "YYYY-MM". */
+  readonly month: string;
+  readonly observedAt: string;
+  readonly users: string;
+  readonly available: string;
+  readonly granted: string;
+  readonly spent: string;
+  readonly expired: string;
+}
+
 /** Who signed the month off for the group, from the close record in force. */
 export interface Signoff {
   readonly by: string;
@@ -160,6 +172,8 @@ export interface GroupSection {
   readonly adjustments?: Adjustments;
   /** Credit liability at the month end (absent without the mart or without credit extracted by then). */
   readonly credit?: CreditLiability;
+  /** Changes to closed months' credit liability booked in this month (absent when none, or without the mart). */
+  readonly creditAdjustments?: readonly CreditAdjustment[];
   /** The platform statistics check (absent in a warehouse without the mart). */
   readonly platform?: PlatformCheck;
   /** Present when the month is signed off: the section is then the one the close froze. */

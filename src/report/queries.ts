@@ -3,7 +3,7 @@
  * totals are exact; TypeScript only arranges the rows. Column names come from the fixed MEASURES list;
  * values are always $parameters.
  */
-import { MEASURES, type Adjustments, type CreditLiability, type PlatformCheck, type BrandLine, type DayLine, type Measures, type StatusLine } from './model.js';
+import { MEASURES, type Adjustments, type CreditAdjustment, type CreditLiability, type PlatformCheck, type BrandLine, type DayLine, type Measures, type StatusLine } from './model.js';
 import type { ReportMonth } from './month.js';
 import type { Row, Warehouse } from './warehouse.js';
 
@@ -213,4 +213,19 @@ export async function creditLiability(wh: Warehouse, month: ReportMonth, groupId
   );
   if (!r) return undefined;
   return { monthEnd: String(r.month_end), users: String(r.users), available: String(r.credit_available), granted: String(r.credit_granted), spent: String(r.credit_spent), expired: String(r.credit_expired), oldestSnapshot: String(r.oldest) };
+}
+
+/** Changes to closed months' credit liability booked in this month, from credit_adjustments; undefined when none. */
+export async function creditAdjustmentsBooked(wh: Warehouse, month: ReportMonth, groupId: number): Promise<CreditAdjustment[] | undefined> {
+  if (!wh.tables.has('credit_adjustments')) return undefined;
+  const rows = await wh.all(
+    `SELECT strftime(month, '%Y-%m') AS month, strftime(observed_at, '%Y-%m-%dT%H:%M:%SZ') AS observed_at, users_change, credit_available_change, credit_granted_change, credit_spent_change, credit_expired_change
+    FROM credit_adjustments WHERE organisation_group_id = $group AND booked_month = $cur::DATE ORDER BY month`,
+    { group: groupId, cur: month.start },
+  );
+  if (rows.length === 0) return undefined;
+  return rows.map((r) => ({
+    month: String(r.month), observedAt: String(r.observed_at), users: String(r.users_change), available: String(r.credit_available_change),
+    granted: String(r.credit_granted_change), spent: String(r.credit_spent_change), expired: String(r.credit_expired_change),
+  }));
 }

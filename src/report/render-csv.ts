@@ -30,7 +30,7 @@ function textField(value: string): string {
 
 /**
  * The report's other sections as tidy CSV files of their own (one table each, so the main CSV stays one
- * table): adjustments to closed months, consolidated totals, credit liability, platform statistics. Only
+ * table): adjustments to closed months, consolidated totals, credit liability and its adjustments, platform statistics. Only
  * the sections the report has; written to <out>/reports/sections/.
  */
 export function renderCsvSections(report: RevenueReport): { section: string; content: string }[] {
@@ -51,6 +51,8 @@ export function renderCsvSections(report: RevenueReport): { section: string; con
   }
   table('credit', ['month_end', 'organisation_group_id', 'group_name', 'users', 'credit_available', 'credit_granted', 'credit_spent', 'credit_expired', 'oldest_snapshot_date'],
     report.groups.filter((g) => g.credit).map((g) => { const k = g.credit!; return [k.monthEnd, String(g.groupId), g.name, k.users, k.available, k.granted, k.spent, k.expired, k.oldestSnapshot]; }));
+  table('credit_adjustments', ['booked_month', 'organisation_group_id', 'group_name', 'closed_month', 'users_change', 'credit_available_change', 'credit_granted_change', 'credit_spent_change', 'credit_expired_change', 'observed_at'],
+    report.groups.flatMap((g) => (g.creditAdjustments ?? []).map((a) => [ym, String(g.groupId), g.name, a.month, a.users, a.available, a.granted, a.spent, a.expired, a.observedAt])));
   table('platform', ['month', 'organisation_group_id', 'group_name', 'result', 'reason', 'rows', 'user_id', 'platform_orders', 'lake_orders', 'platform_egift_orders', 'lake_complete_orders', 'face_value_difference', 'cost_difference', 'savings_difference'],
     report.groups.filter((g) => g.platform?.available).flatMap((g) => {
       const p = g.platform!;

@@ -27,7 +27,7 @@ export function renderHtml(report: RevenueReport): string {
   <p class="meta">Generated ${esc(report.generatedAt)} from ${esc(report.warehouse)} in the output directory. Months are the groups' own local days; currencies are never added together.</p>
 </header>
 ${statusBlock(report)}
-<nav class="toc" aria-label="Contents"><a href="#recognised">Recognised revenue</a><a href="#summary">Summary</a>${report.groups.some((g) => (g.adjustments?.totals.length ?? 0) > 0) ? '<a href="#adjustments">Adjustments</a>' : ''}${report.groups.map((g) => `<a href="#group-${g.groupId}">${esc(g.name)}</a>`).join('')}<a href="#reconciliation">Reconciliation</a>${report.groups.some((g) => g.platform) ? '<a href="#platform">Platform statistics</a>' : ''}</nav>
+<nav class="toc" aria-label="Contents"><a href="#recognised">Recognised revenue</a><a href="#summary">Summary</a>${report.groups.some((g) => (g.adjustments?.totals.length ?? 0) > 0) ? '<a href="#adjustments">Adjustments</a>' : ''}${report.groups.map((g) => `<a href="#group-${g.groupId}">${esc(g.name)}</a>`).join('')}${report.groups.some((g) => g.credit) ? '<a href="#credit">Credit liability</a>' : ''}${report.groups.some((g) => (g.creditAdjustments?.length ?? 0) > 0) ? '<a href="#credit-adjustments">Credit adjustments</a>' : ''}<a href="#reconciliation">Reconciliation</a>${report.groups.some((g) => g.platform) ? '<a href="#platform">Platform statistics</a>' : ''}</nav>
 ${recognisedBlock(report)}
 ${consolidatedBlock(report)}
 ${summary(report)}
@@ -215,6 +215,27 @@ ${differences}
 }
 
 function creditBlock(report: RevenueReport): string {
+  return creditLiabilityBlock(report) + creditAdjustmentsBlock(report);
+}
+
+/** Changes to closed months' credit liability booked in this month. */
+function creditAdjustmentsBlock(report: RevenueReport): string {
+  const rows = report.groups.flatMap((g) => (g.creditAdjustments ?? []).map((a) =>
+    `<tr><th scope="row">${esc(g.name)}</th><td>${esc(a.month)}</td><td class="num">${esc(a.users)}</td><td class="num">${esc(groupDigits(a.available, 2))}</td><td class="num">${esc(groupDigits(a.granted, 2))}</td><td class="num">${esc(groupDigits(a.spent, 2))}</td><td class="num">${esc(groupDigits(a.expired, 2))}</td><td>${esc(a.observedAt)}</td></tr>`));
+  if (rows.length === 0) return '';
+  return `
+<section id="credit-adjustments" aria-labelledby="credit-adjustments-h">
+<h2 id="credit-adjustments-h">Adjustments to closed months' credit liability <span class="sub">booked in ${esc(report.month.label)}</span></h2>
+<p>Changes first observed this month to the credit liability of months already signed off (now − as closed, credit units); the closed figures stay as signed.</p>
+<div class="wide"><table class="credit-adjustments">
+<caption>Credit liability changes, per group and closed month</caption>
+<thead><tr><th scope="col">Group</th><th scope="col">Closed month</th><th scope="col" class="num">Users</th><th scope="col" class="num">Available (liability)</th><th scope="col" class="num">Granted</th><th scope="col" class="num">Spent</th><th scope="col" class="num">Expired</th><th scope="col">Observed</th></tr></thead>
+<tbody>${rows.join('\n')}</tbody>
+</table></div>
+</section>`;
+}
+
+function creditLiabilityBlock(report: RevenueReport): string {
   const groups = report.groups.filter((g) => g.credit);
   if (groups.length === 0) return '';
   const rows = groups.map((g) => {

@@ -75,6 +75,14 @@ export function renderMarkdown(report: RevenueReport): string {
       out.push(`| ${cell(g.name)} (${g.groupId}) | ${groupDigits(c.users)} | ${groupDigits(c.available, 2)} | ${groupDigits(c.granted, 2)} | ${groupDigits(c.spent, 2)} | ${groupDigits(c.expired, 2)} | ${c.oldestSnapshot} |`);
     }
   }
+  const creditAdjustments = report.groups.flatMap((g) => (g.creditAdjustments ?? []).map((a) => ({ g, a })));
+  if (creditAdjustments.length > 0) {
+    out.push('', `### Adjustments to closed months' credit liability booked in ${month.label}`, '', 'Changes first observed this month to the credit liability of months already signed off (now − as closed, credit units); the closed figures stay as signed.', '');
+    out.push('| Group | Closed month | Users | Available (liability) | Granted | Spent | Expired | Observed |', '|---|---|--:|--:|--:|--:|--:|---|');
+    for (const { g, a } of creditAdjustments) {
+      out.push(`| ${cell(g.name)} (${g.groupId}) | ${a.month} | ${a.users} | ${groupDigits(a.available, 2)} | ${groupDigits(a.granted, 2)} | ${groupDigits(a.spent, 2)} | ${groupDigits(a.expired, 2)} | ${a.observedAt} |`);
+    }
+  }
   out.push('', `**Reconciliation**: ${reconciliationSentence(report)}`, '');
   const platform = platformSentences(report);
   if (platform.length > 0) out.push('**Platform statistics** (the redemption statistics the platform computes, per user, against our orders):', '', ...platform.map((p) => `- ${p}`), '');

@@ -12,6 +12,8 @@ import { existsSync } from 'node:fs';
  *                                               when the COPY returns, whatever the machine's load)
  * - before-rename  src/lake/partition-writer.ts the temporary file is complete and fsynced, not renamed
  * - after-rename   src/lake/partition-writer.ts the file is in place; the state does not know it yet
+ * - after-history  src/extract/windowed-job.ts  a window's new or changed orders are committed to the order
+ *                                               history (order_versions); the window itself is not committed yet
  * - after-state    src/lake/state-store.ts      the state names the window; the run manifest is not written
  * - before-unlock  src/lake/lock.ts             the run manifest is written; the lock is still held
  * - mid-build      src/transform/run-models.ts  a model is built in the new warehouse (n: the n-th model)
@@ -23,9 +25,11 @@ import { existsSync } from 'node:fs';
  * - compact-mid-remove    src/compact/compact.ts the first replaced file is gone, the others not yet
  */
 export const EXTRACT_CRASH_POINTS = ['after-page', 'mid-parquet', 'before-rename', 'after-rename', 'after-state', 'before-unlock'] as const;
+/** Only where a window has new or changed orders (test/close/history-crash.test.ts), so not in the suites' loop over every extract point. */
+export const HISTORY_CRASH_POINTS = ['after-history'] as const;
 export const BUILD_CRASH_POINTS = ['mid-build', 'before-swap'] as const;
 export const COMPACT_CRASH_POINTS = ['compact-before-switch', 'compact-after-rename', 'compact-mid-remove'] as const;
-export const CRASH_POINTS = [...EXTRACT_CRASH_POINTS, ...BUILD_CRASH_POINTS, 'after-post', ...COMPACT_CRASH_POINTS] as const;
+export const CRASH_POINTS = [...EXTRACT_CRASH_POINTS, ...HISTORY_CRASH_POINTS, ...BUILD_CRASH_POINTS, 'after-post', ...COMPACT_CRASH_POINTS] as const;
 export type CrashPoint = (typeof CRASH_POINTS)[number];
 export type ExtractCrashPoint = (typeof EXTRACT_CRASH_POINTS)[number];
 

@@ -2,14 +2,15 @@
  * The finance close as sources of the models (issue 17): the close record (`<out>/closes/closes.jsonl`,
  * verified) becomes two small tables the SQL reads like lake views:
  * - `close_records`: per group and month, the close in force (a later reopen removes it);
- * - `close_figures`: the figures that close froze, per currency and order status (the report's numbers).
+ * - `close_figures`: the figures that close froze, per currency and order status (the report's numbers);
+ * - `close_credit`: the credit liability that close froze at the month end (when credit was extracted by then).
  * A broken hash chain stops the build (exit 2) before any model runs.
  */
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { closesInForce, readCloses } from '../close/record.js';
 import type { FrozenFigures } from '../close/close.js';
 
-export const CLOSE_TABLES = ['close_records', 'close_figures'] as const;
+export const CLOSE_TABLES = ['close_records', 'close_figures', 'close_credit'] as const;
 
 const MONEY = 'DECIMAL(38,2)';
 
@@ -19,6 +20,8 @@ export async function createCloseTables(conn: DuckDBConnection, outDir: string |
     is_forced BOOLEAN, record_seq BIGINT, record_hash VARCHAR)`);
   await conn.run(`CREATE OR REPLACE TABLE close_figures (organisation_group_id BIGINT, month DATE, order_currency VARCHAR, order_status VARCHAR,
     orders BIGINT, face_value ${MONEY}, order_total_paid ${MONEY}, order_credit ${MONEY}, order_saving ${MONEY}, group_revenue ${MONEY})`);
+  await conn.run(`CREATE OR REPLACE TABLE close_credit (organisation_group_id BIGINT, month DATE, users BIGINT,
+    credit_available ${MONEY}, credit_granted ${MONEY}, credit_spent ${MONEY}, credit_expired ${MONEY})`);
   if (outDir === null) return 0;
   const inForce = [...closesInForce(await readCloses(outDir)).values()];
   for (const r of inForce) {
@@ -27,6 +30,12 @@ export async function createCloseTables(conn: DuckDBConnection, outDir: string |
       g: r.organisation_group_id, m: month, at: r.at, by: r.by, forced: r.forced, seq: r.seq, hash: r.hash,
     });
     const figures = r.figures as FrozenFigures;
+    const credit = figures.section.credit;
+    if (credit) {
+      await conn.run(`INSERT INTO close_credit VALUES ($g, $m::DATE, $u::BIGINT, $a::${MONEY}, $gr::${MONEY}, $s::${MONEY}, $e::${MONEY})`, {
+        g: r.organisation_group_id, m: month, u: credit.users, a: credit.available, gr: credit.granted, s: credit.spent, e: credit.expired,
+      });
+    }
     for (const c of figures.section.currencies) {
       for (const s of c.byStatus) {
         await conn.run(`INSERT INTO close_figures VALUES ($g, $m::DATE, $cur, $st, $o::BIGINT, $f::${MONEY}, $p::${MONEY}, $cr::${MONEY}, $sv::${MONEY}, $r::${MONEY})`, {

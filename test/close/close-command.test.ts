@@ -51,6 +51,12 @@ describe('perks close, reopen and closes', () => {
     refused(await runCli(['close', '--month', '2026-10', '--group', '99'], env(out)), /^perks: --group=99 is not in the warehouse; its groups are /);
     refused(await runCli(['close', '--month', '2026-1O'], env(out)), /^perks: --month="2026-1O" is invalid/);
     refused(await runCli(['reopen', '--month', '2026-10', '--group', String(group), '--reason', 'typo'], env(out)), /^perks: 2026-10 is not closed for group \d+, so it cannot be reopened/);
+    // the rates the close would freeze: a malformed or cut-short file stops it before anything is read or written
+    const rates = join(out, 'rates.csv');
+    writeFileSync(rates, 'month,currency,rate\n2026-10,EUR,0.9\n2026-10,US');
+    refused(await runCli(['close', '--month', '2026-10', '--group', String(group)], env(out, { PERKS_FX_RATES: rates, PERKS_REPORTING_CURRENCY: 'GBP' })), /^perks: PERKS_FX_RATES=.* line 3: the file ends in the middle of a line/);
+    writeFileSync(rates, 'month,currency,rate\n2026-10,EUR,0.9\n');
+    refused(await runCli(['close', '--month', '2026-10', '--group', String(group)], env(out, { PERKS_FX_RATES: rates, PERKS_REPORTING_CURRENCY: 'pounds' })), /^perks: PERKS_REPORTING_CURRENCY="pounds" is invalid/);
     expect(existsSync(closes(out))).toBe(false);
   }, 60_000);
 
@@ -120,6 +126,7 @@ describe('closing first re-reads the month', () => {
     const r = await runCli(['close', '--month', '2026-10', '--group', String(group)], { ...orgEnv(sandbox, dir), PERKS_OPERATOR: 'ci' });
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toMatch(/^re-read 2026-10 \(\d+ windows\): 1 order new or changed since last extracted\n/);
+    expect(r.stdout).toMatch(new RegExp(`\\n  group ${group} order ${700_001 + i}: Complete → Refunded \\(group revenue [\\d.]+ \\w+ → [\\d.]+ \\w+\\)\\n`));
     const record = JSON.parse(readFileSync(closes(dir), 'utf8'));
     expect(record.figures.reread).toMatchObject({ changed: 1 });
     const [refunded] = await query(join(dir, 'warehouse.duckdb'), `SELECT order_status FROM stg_orders WHERE order_id = ${700_001 + i}`);

@@ -1,13 +1,18 @@
+import { rmSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
+import { closeMonth, type FrozenFigures } from '../../src/close/index.js';
 import { extract } from '../../src/extract/index.js';
-import { writeRevenueReport } from '../../src/report/index.js';
+import { clockFrom, setClock } from '../../src/shared/clock.js';
+import { closeSummary, writeRevenueReport } from '../../src/report/index.js';
 import { buildWarehouse } from '../../src/transform/index.js';
 import { withSandbox } from '../support/sandbox.js';
 import { orgConfig, tempOut } from '../extract/helpers.js';
 import { query } from '../transform/helpers.js';
 import { TODAY } from './scenario.js';
+
+const RULE = { statuses: ['Complete'] };
 
 describe('credit liability', () => {
   test("each group's credit at the month end equals the platform's balances of the users extracted, and the report shows it", async () => {
@@ -37,4 +42,61 @@ describe('credit liability', () => {
       expect(md).toMatch(new RegExp(`\\\\(${first.g}\\\\) \\\\| ${first.users} \\\\| ${Number(first.credit_available).toLocaleString('en-US', { minimumFractionDigits: 2 })} \\\\|`));
     });
   }, 120_000);
+});
+
+describe('credit liability under the close', () => {
+  test("a closed month's credit liability is frozen in the record; a later change is an adjustment booked in the month observed, and the closed report is the same", async () => {
+    await withSandbox({ today: '2026-10-31' }, async (sandbox) => {
+      const out = tempOut('perks-credit-close-');
+      const config = orgConfig(sandbox, out, { PERKS_START_DATE: '2026-10-01' });
+      const noon = (day: string) => new Date(`${day}T12:00:00Z`);
+      expect((await extract(config, { now: noon('2026-10-31'), streams: ['orders', 'credit'] })).status).toBe('success');
+      sandbox.advance(9); // 9 November: October is past its end plus the 7-day lookback
+      expect((await extract(config, { now: noon('2026-11-09'), streams: ['orders'] })).status).toBe('success');
+      expect((await buildWarehouse({ outDir: out, asOf: '2026-11-09' })).ok).toBe(true);
+      const wh = join(out, 'warehouse.duckdb');
+      const group = sandbox.world.groups[0].id;
+      const october = `FROM credit_liability_monthly WHERE organisation_group_id = ${group} AND month = DATE '2026-10-01'`;
+      const [signed] = await query(wh, `SELECT users, credit_available, credit_granted, credit_spent, credit_expired ${october}`);
+      expect(Number(signed.users)).toBeGreaterThan(0);
+
+      setClock(clockFrom(new Date('2026-11-09T13:00:00Z')));
+      try {
+        const [record] = await closeMonth({ outDir: out, month: '2026-10', group, by: 'A. Controller', rule: RULE });
+        expect((record.figures as FrozenFigures).section.credit).toMatchObject({ users: signed.users, available: signed.credit_available, granted: signed.credit_granted });
+        const report = async () => readFile((await writeRevenueReport({ outDir: out, month: '2026-10', group, formats: ['md'], revenueRule: RULE })).files[0], 'utf8');
+        const before = await report();
+
+        // Later the lake loses the group's October credit snapshots (a damaged file removed, a restore from an older backup).
+        rmSync(join(out, 'lake', 'credit', `organisation_group_id=${group}`, '_snapshot_month=2026-10'), { recursive: true, force: true });
+        expect((await buildWarehouse({ outDir: out, asOf: '2026-11-10' })).ok).toBe(true);
+        const [now] = await query(wh, `SELECT is_closed, users, credit_available, users_as_closed, credit_available_as_closed, credit_granted_as_closed, credit_spent_as_closed, credit_expired_as_closed ${october}`);
+        expect(now).toEqual({
+          is_closed: true, users: '0', credit_available: '0.00',
+          users_as_closed: signed.users, credit_available_as_closed: signed.credit_available, credit_granted_as_closed: signed.credit_granted, credit_spent_as_closed: signed.credit_spent, credit_expired_as_closed: signed.credit_expired,
+        });
+        const adjustments = await query(wh, `SELECT organisation_group_id AS g, strftime(month, '%Y-%m') AS month, strftime(booked_month, '%Y-%m') AS booked, strftime(observed_at, '%Y-%m-%dT%H:%M:%S') AS observed,
+          before_users, after_users, before_credit_available, after_credit_available, users_change, credit_available_change, credit_granted_change, credit_spent_change, credit_expired_change, close_record_hash FROM credit_adjustments`);
+        const minus = (v: unknown) => (-Number(v)).toFixed(2);
+        expect(adjustments).toEqual([{
+          g: String(group), month: '2026-10', booked: '2026-11', observed: '2026-11-10T23:59:59',
+          before_users: signed.users, after_users: '0', before_credit_available: signed.credit_available, after_credit_available: '0.00',
+          users_change: String(-Number(signed.users)), credit_available_change: minus(signed.credit_available), credit_granted_change: minus(signed.credit_granted), credit_spent_change: minus(signed.credit_spent), credit_expired_change: minus(signed.credit_expired),
+          close_record_hash: record.hash,
+        }]);
+        expect(await closeSummary(out, [group])).toContain(`adjusted: group ${group} 2026-10 (credit liability)`);
+        // the closed month's report, generated again, is the same (its credit section is the frozen one)
+        const after = await report();
+        expect(after).toBe(before);
+        expect(after).toContain(`### Credit liability at 2026-10-31`);
+        // November's report lists the adjustment to October's credit liability
+        const november = await readFile((await writeRevenueReport({ outDir: out, month: '2026-11', group, formats: ['md'], revenueRule: RULE })).files[0], 'utf8');
+        expect(november).toContain('### Adjustments to closed months\' credit liability booked in');
+        expect(november).toContain(`(${group}) | 2026-10 | ${-Number(signed.users)} | -`);
+        expect(november).toContain('| 2026-11-10T23:59:59Z |');
+      } finally {
+        setClock(undefined);
+      }
+    });
+  }, 180_000);
 });

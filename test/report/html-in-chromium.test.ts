@@ -2,7 +2,7 @@ import { mkdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, expect, test } from 'vitest';
-import type { Browser } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { closeMonth } from '../../src/close/index.js';
 import { writeRevenueReport } from '../../src/report/index.js';
 import { launchChromium } from './browser.js';
@@ -22,6 +22,31 @@ beforeAll(async () => {
 afterAll(async () => {
   await browser?.close();
 });
+
+/**
+ * The table of contents' links, each with where it leads: the element its fragment names (tag and heading) and,
+ * once the link is clicked, the fragment in the address and whether that element is then in the viewport.
+ */
+async function tocLinks(page: Page): Promise<{ text: string; href: string; target: string | null; heading: string; hash: string; inView: boolean }[]> {
+  const links = await page.$$eval('nav.toc a', (as) => as.map((a) => ({ text: a.textContent ?? '', href: a.getAttribute('href') ?? '' })));
+  const out = [];
+  for (const [i, l] of links.entries()) {
+    await page.evaluate(() => window.scrollTo(0, 0));
+    await page.locator('nav.toc a').nth(i).click();
+    const where = await page.evaluate((href) => {
+      const el = href.startsWith('#') ? document.getElementById(decodeURIComponent(href.slice(1))) : null;
+      const r = el?.getBoundingClientRect();
+      return {
+        target: el ? el.tagName.toLowerCase() : null,
+        heading: el?.querySelector('h2')?.textContent ?? '',
+        hash: location.hash,
+        inView: r !== undefined && r.top >= -1 && r.top < window.innerHeight,
+      };
+    }, l.href);
+    out.push({ ...l, ...where });
+  }
+  return out;
+}
 
 test('the HTML report renders in headless chromium with its charts, totals and status, offline', async () => {
   const context = await browser.newContext({ viewport: { width: 1200, height: 900 } });
@@ -54,6 +79,12 @@ test('the HTML report renders in headless chromium with its charts, totals and s
   expect(await page.locator('#reconciliation').innerText()).toMatch(/Reconciled: the mart equals the lake/);
   expect(requests).toEqual([]);
 
+  // Every contents link leads to its section; with no credit extracted there is no credit section, and no link to one.
+  const toc = await tocLinks(page);
+  expect(toc.map((l) => l.href)).toEqual(['#recognised', '#summary', '#group-11', '#group-12', '#reconciliation']);
+  for (const l of toc) expect(l, l.href).toMatchObject({ target: 'section', hash: l.href, inView: true });
+  expect(await page.locator('#credit, #credit-adjustments').count()).toBe(0);
+
   await mkdir(ARTIFACTS, { recursive: true });
   await page.screenshot({ path: join(ARTIFACTS, 'revenue-2024-03.png'), fullPage: true });
   await context.close();
@@ -78,7 +109,13 @@ test('a signed-off month with adjustments to an earlier closed month: recognised
     tweak: `CREATE TABLE revenue_adjustments AS SELECT * FROM (VALUES
       (11::BIGINT, DATE '2024-02-01', 901::BIGINT, DATE '2024-03-01', TIMESTAMPTZ '2024-03-04 06:00:00+00', 'status', 'Complete', 'Refunded', 'GBP', 3.60::DECIMAL(18,2), 3.60::DECIMAL(18,2), 0, 0.00::DECIMAL(18,2)),
       (11::BIGINT, DATE '2024-02-01', 903::BIGINT, DATE '2024-03-01', TIMESTAMPTZ '2024-03-05 06:00:00+00', 'late order', NULL, 'Complete', 'GBP', NULL, 2.00::DECIMAL(18,2), 1, 2.00::DECIMAL(18,2))
-    ) AS t(organisation_group_id, month, order_id, booked_month, observed_at, adjustment_kind, before_status, after_status, order_currency, before_group_revenue, after_group_revenue, orders_change, group_revenue_change)`,
+    ) AS t(organisation_group_id, month, order_id, booked_month, observed_at, adjustment_kind, before_status, after_status, order_currency, before_group_revenue, after_group_revenue, orders_change, group_revenue_change);
+    CREATE TABLE credit_adjustments AS SELECT * FROM (VALUES
+      (11::BIGINT, DATE '2024-02-01', DATE '2024-03-01', TIMESTAMPTZ '2024-03-06 06:00:00+00', -1::BIGINT, -5.00::DECIMAL(18,2), -7.50::DECIMAL(18,2), -2.50::DECIMAL(18,2), 0.00::DECIMAL(18,2))
+    ) AS t(organisation_group_id, month, booked_month, observed_at, users_change, credit_available_change, credit_granted_change, credit_spent_change, credit_expired_change);
+    CREATE TABLE credit_liability_monthly AS SELECT * FROM (VALUES
+      (11::BIGINT, DATE '2024-03-01', DATE '2024-03-31', 4::BIGINT, 12.50::DECIMAL(18,2), 20.00::DECIMAL(18,2), 6.00::DECIMAL(18,2), 1.50::DECIMAL(18,2), DATE '2024-03-29')
+    ) AS t(organisation_group_id, month, month_end, users, credit_available, credit_granted, credit_spent, credit_expired, oldest_snapshot_date)`,
   });
   await closeMonth({ outDir: out, month: '2024-03', group: 11, by: 'A. Controller', note: 'Q1 board pack', rule: { statuses: ['Complete'] } });
   const { writeFile } = await import('node:fs/promises');
@@ -104,6 +141,19 @@ test('a signed-off month with adjustments to an earlier closed month: recognised
   const totals = await page.locator('#adjustments table.adjustments tbody tr').allInnerTexts();
   expect(totals).toEqual([expect.stringMatching(/^Acme UK\s+2024-02\s+GBP\s+2\s+1\s+\+2\.00 GBP\s+-1\.60 GBP$/)]);
   expect(await page.locator('#adjustments table.adjustment-lines tbody tr').count()).toBe(2);
+  // February's credit liability changed after its close too: booked in March, shown as now − as closed
+  expect(await page.locator('#credit-adjustments').isVisible()).toBe(true);
+  expect(await page.locator('#credit-adjustments tbody tr').allInnerTexts()).toEqual([expect.stringMatching(/^Acme UK\s+2024-02\s+-1\s+-5\.00\s+-7\.50\s+-2\.50\s+0\.00\s+2024-03-06T06:00:00Z$/)]);
+  // The contents link to both credit sections, after the groups and before the reconciliation, and each link leads to its section.
+  const toc = await tocLinks(page);
+  expect(toc.map((l) => [l.text, l.href])).toEqual([
+    ['Recognised revenue', '#recognised'], ['Summary', '#summary'], ['Adjustments', '#adjustments'], ['Acme UK', '#group-11'],
+    ['Credit liability', '#credit'], ['Credit adjustments', '#credit-adjustments'], ['Reconciliation', '#reconciliation'],
+  ]);
+  for (const l of toc) expect(l, l.href).toMatchObject({ target: 'section', hash: l.href, inView: true });
+  expect(toc.find((l) => l.href === '#credit')?.heading).toMatch(/^Credit liability at 2024-03-31/);
+  expect(toc.find((l) => l.href === '#credit-adjustments')?.heading).toMatch(/^Adjustments to closed months' credit liability/);
+  expect(await page.locator('#credit table.credit tbody tr').allInnerTexts()).toEqual([expect.stringMatching(/^Acme UK\s+4\s+12\.50\s+20\.00\s+6\.00\s+1\.50\s+2024-03-29$/)]);
   expect(await page.locator('#consolidated').innerText()).toMatch(/Consolidated in EUR: recognised revenue 111\.09 EUR, group revenue of all statuses 112\.14 EUR at GBP 1\.17/);
   await mkdir(ARTIFACTS, { recursive: true });
   await page.screenshot({ path: join(ARTIFACTS, 'revenue-2024-03-signed.png'), fullPage: true });

@@ -20,7 +20,7 @@ afterAll(() => rmSync(outDir, { recursive: true, force: true }));
 test('perks build builds the warehouse and the marts and says so', () => {
   expect(build.stderr).toBe('');
   expect(build.code).toBe(0);
-  expect(build.stdout).toMatch(/^build as of 2026-04-01: \d+ models, \d+ data tests passed, 10 marts exported\n/);
+  expect(build.stdout).toMatch(/^build as of 2026-04-01: \d+ models, \d+ data tests passed, 11 marts exported\n/);
   expect(existsSync(join(outDir, 'warehouse.duckdb'))).toBe(true);
   expect(existsSync(join(outDir, 'marts', 'savings_monthly.parquet'))).toBe(true);
 });

@@ -49,7 +49,7 @@ test('the build exports dim_groups, dim_offers and revenue_offers_monthly next t
   expect(result.error).toBeUndefined();
   expect(result.ok).toBe(true);
   expect(result.marts.map((m) => m.slice(outDir.length + 1)).sort()).toEqual(
-    ['credit_liability_monthly', 'dim_groups', 'dim_offers', 'engagement_monthly', 'engagement_users', 'reconciliation_platform', 'revenue_adjustments', 'revenue_monthly', 'revenue_offers_monthly', 'savings_monthly'].map((m) => `marts/${m}.parquet`),
+    ['credit_adjustments', 'credit_liability_monthly', 'dim_groups', 'dim_offers', 'engagement_monthly', 'engagement_users', 'reconciliation_platform', 'revenue_adjustments', 'revenue_monthly', 'revenue_offers_monthly', 'savings_monthly'].map((m) => `marts/${m}.parquet`),
   );
   expect(result.steps.filter((s) => s.kind === 'test' && /dim_|revenue_offers/.test(s.name)).every((s) => s.status === 'success')).toBe(true);
   expect(result.steps.some((s) => s.name.includes('revenue_offers_reconcile'))).toBe(true);

@@ -28,7 +28,7 @@ test('the build succeeds, runs every data test, exports the marts and dimensions
   expect(result.steps.filter((s) => s.kind === 'test').length).toBeGreaterThan(20);
   expect(result.steps.some((s) => s.name.includes('revenue_reconciles_with_orders'))).toBe(true);
   expect(result.marts.map((m) => m.slice(outDir.length + 1)).sort()).toEqual(
-    ['credit_liability_monthly', 'dim_groups', 'dim_offers', 'engagement_monthly', 'engagement_users', 'reconciliation_platform', 'revenue_adjustments', 'revenue_monthly', 'revenue_offers_monthly', 'savings_monthly'].map((m) => `marts/${m}.parquet`),
+    ['credit_adjustments', 'credit_liability_monthly', 'dim_groups', 'dim_offers', 'engagement_monthly', 'engagement_users', 'reconciliation_platform', 'revenue_adjustments', 'revenue_monthly', 'revenue_offers_monthly', 'savings_monthly'].map((m) => `marts/${m}.parquet`),
   );
   expect(temporaries(outDir)).toEqual([]);
 });
