@@ -3,10 +3,14 @@
 -- lake later gives that month end other figures (a credit snapshot of a day on or before it landed after the
 -- close, a damaged snapshot file removed, a lake restored), the difference is one row here, booked in the
 -- month in which it was observed. The closed figures never change.
--- observed_at: the latest extraction counted at the month end when it came after the close (the snapshot
--- that brought the change); otherwise (snapshots removed) the last second of the build's as-of day (UTC), since the lake
--- keeps no trace of when a file went: the row then moves with the as-of day until the month is reopened
--- and closed again. booked_month: the UTC month of observed_at (credit snapshot days are UTC days).
+-- observed_at: when the latest credit row counted at the month end LANDED, when that was after the close (the
+-- snapshot that brought the change): its run's finish (extract_runs, from the run's manifest; _extracted_at is when
+-- the run started, and the snapshot day is that start's day, so a snapshot of the month's last day is extracted
+-- before the close by construction, yet may land after it: a run started that evening, a shard). A row whose
+-- run left no manifest (killed) counts with its _extracted_at. Otherwise (snapshots removed, a replay pinned
+-- with PERKS_NOW to a day before the close, or the landing unknown) the last second of the build's as-of day (UTC), since the lake keeps no trace
+-- of when a file went: the row then moves with the as-of day until the month is reopened and closed again.
+-- booked_month: the UTC month of observed_at (credit snapshot days are UTC days).
 -- How to read: as closed + change = as now (credit_liability_monthly). Never add the changes to the
 -- current columns: they are already in them.
 -- grain: one row per organisation_group_id, month (closed months whose figures differ now)
@@ -40,15 +44,18 @@ with liability as (
 
 counted as (
 
-    -- the latest extraction among the snapshots counted at each closed month end
+    -- when the latest of the snapshots counted at each closed month end landed (its run's finish; without a
+    -- manifest, its extraction)
     select
         cast(c.organisation_group_id as bigint) as organisation_group_id,
         l.month,
-        max(c._extracted_at) as last_extracted_at
+        max(coalesce(runs.finished_at, c._extracted_at)) as last_landed_at
     from lake_credit as c
     join liability as l
         on cast(c.organisation_group_id as bigint) = l.organisation_group_id
         and cast(c._snapshot_date as date) <= l.month_end
+    left join extract_runs as runs
+        on runs.run_id = c._run_id
     group by all
 
 ),
@@ -58,7 +65,7 @@ changed as (
     select
         l.*,
         case
-            when counted.last_extracted_at > l.closed_at then counted.last_extracted_at
+            when counted.last_landed_at > l.closed_at then counted.last_landed_at
             else timezone('UTC', cast(getvariable('as_of') as timestamp) + interval 1 day - interval 1 second)
         end as observed_at
     from liability as l

@@ -1,20 +1,26 @@
 /**
  * The finance close as sources of the models (issue 17): the close record (`<out>/closes/closes.jsonl`,
- * verified) becomes two small tables the SQL reads like lake views:
+ * verified) becomes small tables the SQL reads like lake views:
  * - `close_records`: per group and month, the close in force (a later reopen removes it);
  * - `close_figures`: the figures that close froze, per currency and order status (the report's numbers);
- * - `close_credit`: the credit liability that close froze at the month end (when credit was extracted by then).
+ * - `close_credit`: the credit liability that close froze at the month end (when credit was extracted by then);
+ * - `extract_runs`: an extract run's id and when it finished landing (`finishedAt` of `<out>/runs/<run id>.json`,
+ *   the program's clock), for the runs of credit rows a credit close may depend on, so a model can tell when a
+ *   lake row landed: `_extracted_at` is when its run STARTED, and its snapshot day is that start's UTC day (a run
+ *   started on a month's last day may land after the close).
  * A broken hash chain stops the build (exit 2) before any model runs.
  */
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { closesInForce, readCloses } from '../close/record.js';
 import type { FrozenFigures } from '../close/close.js';
+import { readFile } from 'node:fs/promises';
+import { runManifestPath } from '../lake/run-manifest.js';
 
-export const CLOSE_TABLES = ['close_records', 'close_figures', 'close_credit'] as const;
+export const CLOSE_TABLES = ['close_records', 'close_figures', 'close_credit', 'extract_runs'] as const;
 
 const MONEY = 'DECIMAL(38,2)';
 
-/** Creates the two tables on `conn`; `outDir` null gives them empty (for the data dictionary). */
+/** Creates the tables on `conn`; `outDir` null gives them empty (for the data dictionary). */
 export async function createCloseTables(conn: DuckDBConnection, outDir: string | null): Promise<number> {
   await conn.run(`CREATE OR REPLACE TABLE close_records (organisation_group_id BIGINT, month DATE, closed_at TIMESTAMPTZ, closed_by VARCHAR,
     is_forced BOOLEAN, record_seq BIGINT, record_hash VARCHAR)`);
@@ -22,6 +28,7 @@ export async function createCloseTables(conn: DuckDBConnection, outDir: string |
     orders BIGINT, face_value ${MONEY}, order_total_paid ${MONEY}, order_credit ${MONEY}, order_saving ${MONEY}, group_revenue ${MONEY})`);
   await conn.run(`CREATE OR REPLACE TABLE close_credit (organisation_group_id BIGINT, month DATE, users BIGINT,
     credit_available ${MONEY}, credit_granted ${MONEY}, credit_spent ${MONEY}, credit_expired ${MONEY})`);
+  await conn.run(`CREATE OR REPLACE TABLE extract_runs (run_id VARCHAR, finished_at TIMESTAMPTZ)`);
   if (outDir === null) return 0;
   const inForce = [...closesInForce(await readCloses(outDir)).values()];
   for (const r of inForce) {
@@ -46,5 +53,41 @@ export async function createCloseTables(conn: DuckDBConnection, outDir: string |
       }
     }
   }
+  await loadExtractRuns(conn, outDir);
   return inForce.length;
+}
+
+/**
+ * When the extract runs that matter to the credit close finished landing: the runs of credit rows dated on or
+ * before the end of a month whose close froze a credit liability (only those can change an as-closed figure).
+ * Read from their manifests (`<out>/runs/<run id>.json`, written atomically once the run has landed
+ * everything); a run killed before its manifest has none, and is no row. Needs `lake_credit` and `close_credit`.
+ */
+async function loadExtractRuns(conn: DuckDBConnection, outDir: string): Promise<void> {
+  const ids = (await conn.runAndReadAll(
+    `SELECT DISTINCT c._run_id AS run FROM lake_credit AS c JOIN close_credit AS f
+       ON CAST(c.organisation_group_id AS BIGINT) = f.organisation_group_id AND CAST(c._snapshot_date AS DATE) < f.month + INTERVAL 1 MONTH
+     WHERE c._run_id IS NOT NULL`,
+  )).getRowObjectsJS().map((r) => String(r.run));
+  for (const id of ids) {
+    let path: string;
+    try {
+      path = runManifestPath(outDir, id);
+    } catch {
+      continue; // not a run id a manifest could be named by
+    }
+    const text = await readFile(path, 'utf8').catch((err: NodeJS.ErrnoException) => {
+      if (err.code === 'ENOENT') return undefined;
+      throw err;
+    });
+    if (text === undefined) continue;
+    let finishedAt: unknown;
+    try {
+      ({ finishedAt } = JSON.parse(text) as { finishedAt?: unknown });
+    } catch {
+      continue; // written atomically, so never half a file; anything else is not an extract manifest
+    }
+    if (typeof finishedAt !== 'string' || Number.isNaN(Date.parse(finishedAt))) continue;
+    await conn.run(`INSERT INTO extract_runs VALUES ($id, $at::TIMESTAMPTZ)`, { id, at: new Date(finishedAt).toISOString() });
+  }
 }
