@@ -7,6 +7,7 @@
  *   orders/organisation_group_id=G/order_month=YYYY-MM/month-YYYY-MM.g<N>.parquet   a compacted (closed) month
  *   orders/…/order_month=YYYY-MM/month-YYYY-MM.upto-YYYY-MM-DD.g<N>.parquet   an open month's days up to DD
  *   credit/organisation_group_id=G/_snapshot_month=YYYY-MM/part-<run_id>-<n>.parquet  a refresh batch
+ *   order_versions/organisation_group_id=G/order_month=YYYY-MM/part-<run_id>-<n>.parquet  an appended history batch
  *
  * Both carry `order_date` as a column. A folder holds day files, one month file, or (the open month) a
  * month file up to a day and the day files after it. A day re-extracted that a month file covers is
@@ -33,6 +34,9 @@ export const MONTH_LAYOUTS: Readonly<Record<string, MonthLayout>> = {
   // compacted month keeps every row, ordered so each key's rows sit together, latest last.
   credit: { day: '_snapshot_date', month: '_snapshot_month', sort: ['user_id', '_extracted_at', '_run_id'] },
   interactions: { day: '_snapshot_date', month: '_snapshot_month', sort: ['id', '_extracted_at', '_run_id'] },
+  // The order history, appended per window (`part-<run_id>-<n>.parquet`, the order's day as a column): a
+  // closed month becomes one file, every version kept, by day (what readers filter on) then order and time.
+  order_versions: { day: 'order_date', month: 'order_month', sort: ['order_date', 'order_id', '_extracted_at', '_run_id'] },
 };
 
 export const dayFileName = (day: string) => `day-${safeSegment('day', day)}.parquet`;

@@ -51,7 +51,12 @@ describe('compaction of orders', () => {
     expect(r.streams[0]).toMatchObject({ stream: 'orders', months: 4 * nGroups, rows: before.filter((o) => o.order_date < '2026-11-15').length });
     expect(await lakeOrders(out)).toEqual(before);
     expect(before).toEqual(truthOrders(sandbox, groups(), START, TODAY));
-    expect(readJournal(out)).toEqual({ generation: 2 * 4 * nGroups, switching: null });
+    // The order history (appended batches) too: its closed months one file each; November's batches wait for the month to close.
+    const history = filesOf(out, 'order_versions');
+    expect(history.filter((f) => /order_month=2026-(08|09|10)\/month-2026-(08|09|10)\.g1\.parquet$/.test(f))).toHaveLength(3 * nGroups);
+    expect(history.filter((f) => /order_month=2026-(08|09|10)\//.test(f))).toHaveLength(3 * nGroups);
+    expect(r.streams.find((x) => x.stream === 'order_versions')).toMatchObject({ months: 3 * nGroups, rows: before.filter((o) => o.order_date < '2026-11-01').length });
+    expect(readJournal(out)).toEqual({ generation: 2 * (4 + 3) * nGroups, switching: null });
     // With a shorter lookback the 15th is settled too: it joins the month file, whose next generation covers it.
     await compactLake(out, { lookbackDays: 6, now: noon });
     expect(filesOf(out, 'orders').filter((f) => /month-2026-11\.upto-2026-11-15\.g2\.parquet$/.test(f))).toHaveLength(nGroups);
