@@ -43,7 +43,8 @@ interface Figures {
   revenueMs: number;
   dormantMs: number;
   buildMs: number;
-  answers: string;
+  /** The first answer of each read. */
+  answers: Partial<Record<keyof Reads, string>>;
 }
 
 function parquetFiles(dir: string): string[] {
@@ -143,7 +144,7 @@ async function measure(today: string, compacted: string): Promise<[Figures, Figu
       revenueMs: Infinity,
       dormantMs: Infinity,
       buildMs: Infinity,
-      answers: '',
+      answers: {},
     };
   }) as [Figures, Figures];
   const keys = { scan: 'scanMs', revenue: 'revenueMs', dormant: 'dormantMs', build: 'buildMs' } as const;
@@ -153,7 +154,7 @@ async function measure(today: string, compacted: string): Promise<[Figures, Figu
         const t = performance.now();
         const answer = await reads[side][read]();
         figures[side][key] = Math.min(figures[side][key], performance.now() - t);
-        if (i === 0) figures[side].answers += `${answer}|`;
+        if (i === 0) figures[side].answers[read] = answer;
       }
     }
   }
@@ -185,7 +186,10 @@ const used = process.cpuUsage(cpu);
 const compactCpuS = (used.user + used.system) / 1e6;
 
 const [before, after] = await measure(today, compacted);
-if (before.answers !== after.answers) throw new Error('the compacted lake answers differently from today\'s layout');
+// Same answers, except the scan's row counts when snapshot retention thinned today's daily users snapshots.
+for (const read of ['revenue', 'dormant', 'build', ...(SNAPSHOT_DAYS > 1 ? [] : ['scan'])] as (keyof Reads)[]) {
+  if (before.answers[read] !== after.answers[read]) throw new Error(`the compacted lake answers ${read} differently from today's layout`);
+}
 const parts = [await dormantParts(today), await dormantParts(compacted)];
 
 const perMillion = (x: number) => x / (ORDERS / 1_000_000);
