@@ -52,6 +52,16 @@ export function monthFileInfo(path: string): { generation: number; upto?: string
 }
 const DAY = /^\d{4}-\d{2}-\d{2}$/;
 
+/** The days a month file covers (its month up to `upto`, or whole), or undefined for another file. */
+export function monthFileDays(path: string): string[] | undefined {
+  const m = MONTH_FILE.exec(path.slice(path.lastIndexOf('/') + 1));
+  if (!m) return undefined;
+  const [y, mo] = m[1].split('-').map(Number);
+  const last = new Date(Date.UTC(y, mo, 0)).getUTCDate(); // day 0 of the next month: this month's last
+  const days = Array.from({ length: last }, (_, i) => `${m[1]}-${String(i + 1).padStart(2, '0')}`);
+  return m[2] ? days.filter((d) => d <= m[2]) : days;
+}
+
 /** Where a day of a month-layout stream lands: its month folder, its file, and the day as a column. */
 export interface DayPlacement {
   partition: Record<string, string>;
