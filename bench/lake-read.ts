@@ -43,6 +43,8 @@ interface Figures {
   revenueMs: number;
   dormantMs: number;
   buildMs: number;
+  /** CPU milliseconds of each read (this process: DuckDB's threads included), best of three: what a neighbour's load hardly changes. */
+  cpuMs: Partial<Record<keyof Reads, number>>;
   /** The first answer of each read. */
   answers: Partial<Record<keyof Reads, string>>;
 }
@@ -145,6 +147,7 @@ async function measure(today: string, compacted: string): Promise<[Figures, Figu
       dormantMs: Infinity,
       buildMs: Infinity,
       answers: {},
+      cpuMs: {},
     };
   }) as [Figures, Figures];
   const keys = { scan: 'scanMs', revenue: 'revenueMs', dormant: 'dormantMs', build: 'buildMs' } as const;
@@ -152,8 +155,11 @@ async function measure(today: string, compacted: string): Promise<[Figures, Figu
     for (let i = 0; i < 3; i++) {
       for (const side of [0, 1]) {
         const t = performance.now();
+        const cpu = process.cpuUsage();
         const answer = await reads[side][read]();
         figures[side][key] = Math.min(figures[side][key], performance.now() - t);
+        const used = process.cpuUsage(cpu);
+        figures[side].cpuMs[read] = Math.min(figures[side].cpuMs[read] ?? Infinity, (used.user + used.system) / 1000);
         if (i === 0) figures[side].answers[read] = answer;
       }
     }
@@ -207,6 +213,7 @@ const report = {
   dormant_floor_s: { today: +(parts[0].floorMs / 1000).toFixed(3), compacted: +(parts[1].floorMs / 1000).toFixed(3) },
   users_snapshot_files: { today: parts[0].snapshotFiles, compacted: parts[1].snapshotFiles },
   users_snapshot_rows: { today: parts[0].snapshotRows, compacted: parts[1].snapshotRows },
+  cpu_s: Object.fromEntries((['scan', 'revenue', 'dormant', 'build'] as const).map((r) => [r, { today: +(before.cpuMs[r]! / 1000).toFixed(3), compacted: +(after.cpuMs[r]! / 1000).toFixed(3), ratio: ratio(before.cpuMs[r]!, after.cpuMs[r]!) }])),
   load_average: loadavg().map((x) => +x.toFixed(2)),
   build_s: { today: +(before.buildMs / 1000).toFixed(2), compacted: +(after.buildMs / 1000).toFixed(2), speedup: ratio(before.buildMs, after.buildMs) },
   compaction: {
@@ -237,5 +244,6 @@ row('dormant 90 days, s', String(report.dormant_90_days_s.today), String(report.
 row('  its floor (in memory), s', String(report.dormant_floor_s.today), String(report.dormant_floor_s.compacted), '', 'the query\'s own work');
 row('users snapshot files', String(parts[0].snapshotFiles), String(parts[1].snapshotFiles), '', `rows ${parts[0].snapshotRows.toLocaleString()} → ${parts[1].snapshotRows.toLocaleString()}`);
 row('marts build, s', String(report.build_s.today), String(report.build_s.compacted), report.build_s.speedup.toFixed(2), '> 1');
+for (const [r, c] of Object.entries(report.cpu_s)) row(`  CPU-s, ${r}`, String(c.today), String(c.compacted), c.ratio.toFixed(2), '');
 console.log(`  load average at the end: ${report.load_average.join(', ')}`);
 console.log(`  compaction: ${report.compaction.s} s (${report.compaction.s_per_million_orders} s and ${report.compaction.cpu_s_per_million_orders} CPU-s per million orders; goal ≤ ${GOALS.compactSecondsPerMillion} s), ${report.compaction.months} months, ${report.compaction.rows_checked.toLocaleString()} rows checked`);
