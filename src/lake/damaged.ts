@@ -69,6 +69,8 @@ function nextMonth(day: string): string {
 export function repairCommand(outDir: string, stream: string, file: string): string {
   const p = partitionsOf(relative(outDir, file));
   const group = p.organisation_group_id ? ` --groups ${p.organisation_group_id}` : '';
+  // The order history: past versions cannot be extracted again (orders still hold the current values).
+  if (stream === 'order_versions') return `rm ${quote(file)}`;
   // A compacted month file: removed, its days extracted again as day files.
   const month = MONTH_FILE.exec(basename(file));
   if (month && stream === 'orders') return `rm ${quote(file)} && perks extract --streams orders${group} --start-date ${month[1]}-01 --end-date ${month[2] ? shift(month[2]) : nextMonth(`${month[1]}-01`)}`;
