@@ -3,7 +3,7 @@
  * Hive-partitioned Parquet in the layout before month folders (one file per group and day for orders,
  * following docs/dev/lake-contract.md), for four groups over a year ending the day before AS_OF.
  */
-import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
 
@@ -15,9 +15,25 @@ export const GROUPS = [
 ];
 export const DAYS = 365;
 export const AS_OF = '2026-04-01';
+/** Bumped when the generated lake changes (a cached lake of another version is regenerated: lake.ok). */
+export const GENERATOR_VERSION = 2;
 
-/** Writes every stream of the lake; each COPY partitions by the contract's path columns. */
-export async function generateLake(outDir: string, orders: number, users: number): Promise<void> {
+/** Whether `outDir` holds a lake this generator made with these arguments (bench caches it between runs). */
+export function isGenerated(outDir: string, orders: number, users: number, snapshotDays = 1): boolean {
+  try {
+    const ok = JSON.parse(readFileSync(join(outDir, 'lake.ok'), 'utf8')) as Record<string, unknown>;
+    return ok.version === GENERATOR_VERSION && ok.orders === orders && ok.users === users && (ok.snapshotDays ?? 1) === snapshotDays;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Writes every stream of the lake; each COPY partitions by the contract's path columns. `snapshotDays`:
+ * daily users snapshots ending the day before AS_OF (1: a lake backfilled in one run; more: a lake of
+ * daily runs, every snapshot kept, as before snapshot retention).
+ */
+export async function generateLake(outDir: string, orders: number, users: number, snapshotDays = 1): Promise<void> {
   const lake = join(outDir, 'lake');
   rmSync(lake, { recursive: true, force: true });
   mkdirSync(lake, { recursive: true });
@@ -58,10 +74,10 @@ export async function generateLake(outDir: string, orders: number, users: number
      FROM range(1000) t(i)`,
     '_snapshot_date',
   );
-  // Users: every 100th is anonymised (personal fields null) in this, the current snapshot.
+  // Users: every 100th is anonymised (personal fields null); earlier daily snapshots, if any, list the same users.
   await copy(
     'users',
-    `SELECT 11 + u % 4 AS organisation_group_id, ${snap}, (u + 1)::BIGINT AS id, 'uid-' || u AS UID, NULL::VARCHAR AS alt_uid,
+    `SELECT 11 + u % 4 AS organisation_group_id, DATE '2026-03-31' - d::INT AS _snapshot_date, (u + 1)::BIGINT AS id, 'uid-' || u AS UID, NULL::VARCHAR AS alt_uid,
             CASE WHEN u % 100 = 0 THEN NULL ELSE 'First' || u END AS first_name,
             CASE WHEN u % 100 = 0 THEN NULL ELSE 'Last' || u END AS last_name,
             CASE WHEN u % 100 = 0 THEN NULL ELSE 'user' || u || '@example.com' END AS email,
@@ -70,7 +86,7 @@ export async function generateLake(outDir: string, orders: number, users: number
             CASE WHEN u % 7 = 0 THEN 0 ELSE 1 + u % 40 END::BIGINT AS login_count,
             TIMESTAMPTZ '2024-01-01 00:00:00+00' + to_days((u % 800)::INT) AS created_at,
             TIMESTAMPTZ '2026-01-01 00:00:00+00' AS updated_at, NULL::TIMESTAMPTZ AS deleted_at, ${meta}
-     FROM range(${users}) t(u)`,
+     FROM range(${users}) t(u), range(${snapshotDays}) s(d)`,
     'organisation_group_id, _snapshot_date',
   );
   // Orders: the user is a scramble of i; the group follows the user; emails in mixed case.
@@ -141,6 +157,6 @@ export async function generateLake(outDir: string, orders: number, users: number
   );
   c.closeSync();
   db.closeSync();
-  writeFileSync(join(outDir, 'lake.ok'), JSON.stringify({ orders, users }));
+  writeFileSync(join(outDir, 'lake.ok'), JSON.stringify({ version: GENERATOR_VERSION, orders, users, snapshotDays }));
 }
 

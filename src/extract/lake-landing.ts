@@ -1,5 +1,5 @@
 /** The extract's Landing over the lake: column types from each stream's declaration, atomic partition writes. */
-import { hasLegacyLayout, lakeColumns, openPartitionWrite, placeDay, quarantineRecord, type Column } from '../lake/index.js';
+import { hasLegacyLayout, isDamagedParquet, lakeColumns, openPartitionWrite, placeDay, quarantineRecord, type Column } from '../lake/index.js';
 import type { StreamDefinition } from './define.js';
 import type { Landing } from './landing.js';
 
@@ -20,13 +20,14 @@ export function lakeLanding(outDir: string, runId: string, extractedAt: Date): L
       // Month-layout streams land a day in its month folder, unless the lake still has the legacy layout.
       if (!legacy.has(def.name)) legacy.set(def.name, hasLegacyLayout(outDir, def.name));
       const found = legacy.get(def.name) ? undefined : placeDay(outDir, def.name, partition);
-      // Appended batches (per-user refreshes) only move to the month folder; a replaced day has its own file.
+      // Appended batches (per-user refreshes) only move to the month folder; a replaced day has its own file,
+      // or is merged into the month file covering it (a damaged one is healed instead: windowed-job.ts).
       const where = !found
         ? { partition }
         : mode === 'append'
           ? { partition: found.partition, dateColumns: found.dateColumns }
-          : { partition: found.partition, fileName: found.fileName, dateColumns: found.dateColumns, mergeInto: found.monthFile ? { file: found.monthFile, dayColumn: found.layout.day, day: found.day, sort: found.layout.sort } : undefined };
-      const place = mode === 'replace' ? found : undefined;
+          : { partition: found.partition, fileName: found.fileName, dateColumns: found.dateColumns, mergeInto: found.monthFile && !isDamagedParquet(found.monthFile) ? { file: found.monthFile, dayColumn: found.layout.day, day: found.day, sort: found.layout.sort } : undefined };
+      const place = mode === 'replace' && where.mergeInto ? found : undefined;
       const writer = await openPartitionWrite({ outDir, stream: def.name, ...where, columns: columnsOf(def), runId, extractedAt, mode, madeDirs });
       return {
         append: (records) => writer.append(records),

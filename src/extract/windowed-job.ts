@@ -5,9 +5,10 @@
  * skips the windows it committed; a pass that finished is finished: the next run, even the same day,
  * re-reads the lookback (late orders, refunds).
  */
-import { join } from 'node:path';
+import { join, relative } from 'node:path';
 import type { WindowedStream } from './define.js';
-import { damagedFiles, partitionsOf } from '../lake/index.js';
+import { damagedFiles, monthFileDays, partitionsOf } from '../lake/index.js';
+import { rm } from 'node:fs/promises';
 import { isRealDay } from '../shared/checks.js';
 import { forEachLimit } from './pool.js';
 import { pageInto } from './listing.js';
@@ -53,6 +54,8 @@ export interface WindowPlan {
   nextDeep?: string;
   /** Windows outside the range planned again because their lake file is damaged. */
   healing?: string[];
+  /** Damaged compacted month files whose days are planned again: removed once every window succeeded. */
+  damagedMonths?: string[];
 }
 
 /** First day of the month before the one holding `day`. */
@@ -93,14 +96,28 @@ export function planWindows(ctx: RunContext, def: WindowedStream, g: GroupInfo, 
   const nextDeep = every > 0 && def.window.unit === 'day' ? (deep || !state?.deepAt ? shiftDay(upper, every) : shiftDay(state.deepAt, every)) : undefined;
   // A damaged lake file is healed by the next run, whatever its age: its window is extracted again.
   const planned = new Set(all.map((w) => w.startDay));
-  const healing = damagedWindows(ctx.outDir, def, g, upper).filter((w) => !planned.has(w.startDay));
-  return { windows: [...healing, ...windows], from, upper, skipped: all.length - windows.length, healing: healing.map((w) => w.startDay), deep, deepWindows, ...(nextDeep ? { nextDeep } : {}) };
+  const damaged = damagedFiles(join(ctx.outDir, 'lake', def.name, `organisation_group_id=${g.id}`));
+  const healing = damagedWindows(damaged, def, g, upper).filter((w) => !planned.has(w.startDay));
+  // A damaged compacted month file: its days land again as day files (lake-landing.ts merges into no damaged
+  // file), and once every window succeeded it goes; a kill before that leaves it, and the next run repeats.
+  const damagedMonths = def.window.unit === 'day' ? damaged.filter((f) => monthFileDays(f)?.every((d) => d < upper)) : [];
+  return {
+    windows: [...healing, ...windows],
+    from,
+    upper,
+    skipped: all.length - windows.length,
+    healing: healing.map((w) => w.startDay),
+    deep,
+    deepWindows,
+    ...(nextDeep ? { nextDeep } : {}),
+    damagedMonths,
+  };
 }
 
-/** The windows (before `upper`) of the group whose lake file is damaged (src/lake/damaged.ts). */
-function damagedWindows(outDir: string, def: WindowedStream, g: GroupInfo, upper: string): Window[] {
-  const days = damagedFiles(join(outDir, 'lake', def.name, `organisation_group_id=${g.id}`))
-    .map((f) => partitionsOf(f)[def.window.partition])
+/** The windows (before `upper`) of the group whose lake file is damaged (src/lake/damaged.ts); a month file's: each day it covers. */
+function damagedWindows(damaged: string[], def: WindowedStream, g: GroupInfo, upper: string): Window[] {
+  const days = damaged
+    .flatMap((f) => (def.window.unit === 'day' ? monthFileDays(f) : undefined) ?? [partitionsOf(f)[def.window.partition]])
     .filter((d): d is string => d !== undefined && isRealDay(d) && d < upper);
   return [...new Set(days)].sort().flatMap((d) =>
     def.window.unit === 'day' ? dayWindows(d, shiftDay(d, 1), g.timezone) : monthWindows(d, minDay(firstOfNextMonth(d), upper), g.timezone).slice(0, 1).map((w) => clampEnd(w, upper, g.timezone)),
@@ -152,6 +169,8 @@ export async function runWindowedGroup(ctx: RunContext, def: WindowedStream, g: 
       s.lookbackDays = ctx.config.lookbackDays;
     });
   });
+  for (const file of plan.damagedMonths ?? []) await rm(file, { force: true });
+  if (plan.damagedMonths?.length) tally.notes.push(`removed ${plan.damagedMonths.length} damaged month file${plan.damagedMonths.length === 1 ? '' : 's'}, its days landed again: ${plan.damagedMonths.map((f) => relative(ctx.outDir, f)).join(', ')}`);
   await state.update((s) => {
     // a watermark beyond tomorrow is only ever here on --full-refresh / --start-date: this pass replaces it
     if (!s.watermark || plan.upper > s.watermark || s.watermark > shiftDay(g.upperDay, 1)) s.watermark = plan.upper;

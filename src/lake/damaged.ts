@@ -4,7 +4,7 @@
  * the windows such files hold whatever their age (src/extract/windowed-job.ts); until then the build and
  * `perks sql` name each one with the command that repairs it.
  */
-import { closeSync, openSync, readdirSync, readSync, statSync } from 'node:fs';
+import { closeSync, fstatSync, openSync, readdirSync, readSync } from 'node:fs';
 import { basename, join, relative, sep } from 'node:path';
 import { DAY_FILE, MONTH_FILE, MONTH_LAYOUTS } from './month-layout.js';
 
@@ -14,9 +14,9 @@ const MAGIC = 'PAR1';
 export function isDamagedParquet(file: string): boolean {
   let fd: number | undefined;
   try {
-    const size = statSync(file).size;
-    if (size < 12) return true;
     fd = openSync(file, 'r');
+    const size = fstatSync(fd).size; // of the file opened: a merge may rename a new one in meanwhile
+    if (size < 12) return true;
     const head = Buffer.alloc(4);
     const tail = Buffer.alloc(8);
     readSync(fd, head, 0, 4, 0);
@@ -69,6 +69,8 @@ function nextMonth(day: string): string {
 export function repairCommand(outDir: string, stream: string, file: string): string {
   const p = partitionsOf(relative(outDir, file));
   const group = p.organisation_group_id ? ` --groups ${p.organisation_group_id}` : '';
+  // The order history: past versions cannot be extracted again (orders still hold the current values).
+  if (stream === 'order_versions') return `rm ${quote(file)}`;
   // A compacted month file: removed, its days extracted again as day files.
   const month = MONTH_FILE.exec(basename(file));
   if (month && stream === 'orders') return `rm ${quote(file)} && perks extract --streams orders${group} --start-date ${month[1]}-01 --end-date ${month[2] ? shift(month[2]) : nextMonth(`${month[1]}-01`)}`;

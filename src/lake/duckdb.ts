@@ -16,6 +16,11 @@ export function lakeDuckDB(): Promise<DuckDBInstance> {
     // 460 MB for 1,000,000 orders, bench/lake.ts) and the other core stays free for parsing pages.
     // Concurrent commits still run side by side, each on its own connection's thread.
     threads: '1',
+    // No cache of file contents: lake files are replaced under the same name (a month file rewritten by
+    // each merge of a full refresh, seconds apart). With the cache on, the full refresh over a compacted
+    // lake failed in 3 of 4 runs of its test file ("TProtocolException: Invalid data"), off in 0 of 5; a
+    // stale cache entry is the suspected cause, not proven (a small rename-over test did not reproduce it).
+    enable_external_file_cache: 'false',
   });
   return instance;
 }

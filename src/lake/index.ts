@@ -18,4 +18,4 @@ export { personalKey, personalKeySql } from './personal-keys.js';
 export { oweErasures, owedErasures, settleErasures, OwedErasure } from './erasure-queue.js';
 export * from './errors.js';
 export { damagedFiles, isDamagedParquet, partitionsOf, repairCommand } from './damaged.js';
-export { MONTH_LAYOUTS, placeDay, dayFiles, hasLegacyLayout, monthFileIn, dayFileName, monthFileName, DAY_FILE, MONTH_FILE, monthFileInfo, type MonthLayout, type DayPlacement } from './month-layout.js';
+export { MONTH_LAYOUTS, placeDay, dayFiles, hasLegacyLayout, monthFileIn, dayFileName, monthFileName, DAY_FILE, MONTH_FILE, monthFileInfo, monthFileDays, type MonthLayout, type DayPlacement } from './month-layout.js';

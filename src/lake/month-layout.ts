@@ -7,6 +7,7 @@
  *   orders/organisation_group_id=G/order_month=YYYY-MM/month-YYYY-MM.g<N>.parquet   a compacted (closed) month
  *   orders/…/order_month=YYYY-MM/month-YYYY-MM.upto-YYYY-MM-DD.g<N>.parquet   an open month's days up to DD
  *   credit/organisation_group_id=G/_snapshot_month=YYYY-MM/part-<run_id>-<n>.parquet  a refresh batch
+ *   order_versions/organisation_group_id=G/order_month=YYYY-MM/part-<run_id>-<n>.parquet  an appended history batch
  *
  * Both carry `order_date` as a column. A folder holds day files, one month file, or (the open month) a
  * month file up to a day and the day files after it. A day re-extracted that a month file covers is
@@ -33,6 +34,9 @@ export const MONTH_LAYOUTS: Readonly<Record<string, MonthLayout>> = {
   // compacted month keeps every row, ordered so each key's rows sit together, latest last.
   credit: { day: '_snapshot_date', month: '_snapshot_month', sort: ['user_id', '_extracted_at', '_run_id'] },
   interactions: { day: '_snapshot_date', month: '_snapshot_month', sort: ['id', '_extracted_at', '_run_id'] },
+  // The order history, appended per window (`part-<run_id>-<n>.parquet`, the order's day as a column): a
+  // closed month becomes one file, every version kept, by day (what readers filter on) then order and time.
+  order_versions: { day: 'order_date', month: 'order_month', sort: ['order_date', 'order_id', '_extracted_at', '_run_id'] },
 };
 
 export const dayFileName = (day: string) => `day-${safeSegment('day', day)}.parquet`;
@@ -47,6 +51,16 @@ export function monthFileInfo(path: string): { generation: number; upto?: string
   return m ? { generation: Number(m[3]), upto: m[2] } : undefined;
 }
 const DAY = /^\d{4}-\d{2}-\d{2}$/;
+
+/** The days a month file covers (its month up to `upto`, or whole), or undefined for another file. */
+export function monthFileDays(path: string): string[] | undefined {
+  const m = MONTH_FILE.exec(path.slice(path.lastIndexOf('/') + 1));
+  if (!m) return undefined;
+  const [y, mo] = m[1].split('-').map(Number);
+  const last = new Date(Date.UTC(y, mo, 0)).getUTCDate(); // day 0 of the next month: this month's last
+  const days = Array.from({ length: last }, (_, i) => `${m[1]}-${String(i + 1).padStart(2, '0')}`);
+  return m[2] ? days.filter((d) => d <= m[2]) : days;
+}
 
 /** Where a day of a month-layout stream lands: its month folder, its file, and the day as a column. */
 export interface DayPlacement {

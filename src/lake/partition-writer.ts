@@ -73,6 +73,9 @@ const SPILL_CHUNK = 1 << 20;
 const others = (merge: { dayColumn: string }) =>
   `SELECT * FROM read_parquet($month, hive_partitioning = false) WHERE ${quotedIdentifier(merge.dayColumn)} IS DISTINCT FROM CAST($day AS DATE)`;
 
+/** Append names claimed by commits under way in this process (nextAppendName). */
+const claimedNames = new Set<string>();
+
 /** Smaller row groups than DuckDB's default bound the Parquet writer's memory (see bench/lake.ts). */
 const ROW_GROUP_SIZE = 50_000;
 
@@ -95,6 +98,8 @@ class SpillingPartitionWriter implements PartitionWriter {
   private buffer = '';
   private writing: Promise<void> = Promise.resolve();
   private closed = false;
+  /** The append name this writer claimed (nextAppendName). */
+  private claimed?: string;
 
   constructor(
     private readonly options: PartitionWriteOptions,
@@ -139,6 +144,7 @@ class SpillingPartitionWriter implements PartitionWriter {
       const { size } = await stat(target);
       return { rows: this.rows, files: 1, bytes: size, path: target, unknownFields: Object.fromEntries(this.projector.unknownFields) };
     } finally {
+      if (this.claimed) claimedNames.delete(this.claimed);
       if (!renamed) await rm(temp, { force: true });
       await rm(this.spillPath, { force: true });
     }
@@ -210,11 +216,19 @@ class SpillingPartitionWriter implements PartitionWriter {
     return { copied, kept };
   }
 
+  /**
+   * The next free `part-<run_id>-<n>.parquet`, claimed until the commit ends: several windows of a run may
+   * append to one month folder at once (the order history), and two reading the folder before either
+   * renamed in would pick the same name, the second replacing the first.
+   */
   private async nextAppendName(): Promise<string> {
     const names = new Set(await readdir(this.dir));
     let n = 0;
-    while (names.has(`part-${this.options.runId}-${n}.parquet`)) n += 1;
-    return `part-${this.options.runId}-${n}.parquet`;
+    const name = () => `part-${this.options.runId}-${n}.parquet`;
+    while (names.has(name()) || claimedNames.has(join(this.dir, name()))) n += 1;
+    this.claimed = join(this.dir, name());
+    claimedNames.add(this.claimed);
+    return name();
   }
 
   /** Replace mode: after the new file is in place, earlier files of the partition go. */

@@ -78,6 +78,7 @@ function lakeLayout(): string[] {
     orders: 'one file per group and closed month (`month-YYYY-MM.g<N>.parquet`, sorted by order_date, order_id); the open month: its settled days in `month-YYYY-MM.upto-<day>.g<N>.parquet`, the lookback days in `day-YYYY-MM-DD.parquet`',
     credit: 'refresh batches `part-<run>-<n>.parquet`; a closed month compacted into one `month-YYYY-MM.g<N>.parquet`',
     interactions: 'refresh batches `part-<run>-<n>.parquet`; a closed month compacted into one `month-YYYY-MM.g<N>.parquet`',
+    order_versions: 'appended history batches `part-<run>-<n>.parquet` (order_date a column); a closed month compacted into one `month-YYYY-MM.g<N>.parquet`, every version kept',
     redemption_stats: 'one file per group and month window',
     users: 'one snapshot file per group and day; kept: the last 14 days and the last of each earlier month',
   };
@@ -87,7 +88,9 @@ function lakeLayout(): string[] {
     "Read a stream with `read_parquet('<out>/lake/<stream>/**/*.parquet', hive_partitioning = true, union_by_name = true)`: every",
     'committed file is current (a compaction removes what it replaces). A reader that may run while `perks compact`, `extract`',
     'or `run` compacts reads `<out>/lake/_compaction.json` before and after its query and keeps the answer only if `switching`',
-    'is null and `generation` is the same both times.',
+    'is null and `generation` is the same both times. A plain glob during a compaction can count a month twice (its new file',
+    'is renamed in before the files it replaces go) or fail on a file removed under it; Spark, Trino and Athena read a copy',
+    'synced after the run (`--delete`) or while `switching` is null.',
     '',
     '| stream | path partitions | columns | files |',
     '|---|---|---|---|',

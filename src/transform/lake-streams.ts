@@ -92,7 +92,8 @@ export const LAKE_STREAMS: LakeStream[] = [
   // (src/lake/month-layout.ts); a lake of the earlier layout has order_date in the path and no order_month.
   stream('orders', [group, { name: 'order_month', type: 'VARCHAR' }], [{ name: 'order_date', type: DATE }, ...objectColumns(Order)]),
   // The order history: each version of an order an extract observed (new or changed), appended, never replaced.
-  stream('order_versions', [group, { name: 'order_date', type: DATE }], objectColumns(OrderVersion)),
+  // Month folders like orders (a lake of the earlier layout has order_date in the path).
+  stream('order_versions', [group, { name: 'order_month', type: 'VARCHAR' }], [{ name: 'order_date', type: DATE }, ...objectColumns(OrderVersion)]),
   stream('redemption_stats', [group, { name: 'window_start', type: DATE }], [
     ...objectColumns(RedemptionStatsItem),
     { name: 'window_end', type: DATE },

@@ -51,7 +51,12 @@ describe('compaction of orders', () => {
     expect(r.streams[0]).toMatchObject({ stream: 'orders', months: 4 * nGroups, rows: before.filter((o) => o.order_date < '2026-11-15').length });
     expect(await lakeOrders(out)).toEqual(before);
     expect(before).toEqual(truthOrders(sandbox, groups(), START, TODAY));
-    expect(readJournal(out)).toEqual({ generation: 2 * 4 * nGroups, switching: null });
+    // The order history (appended batches) too: its closed months one file each; November's batches wait for the month to close.
+    const history = filesOf(out, 'order_versions');
+    expect(history.filter((f) => /order_month=2026-(08|09|10)\/month-2026-(08|09|10)\.g1\.parquet$/.test(f))).toHaveLength(3 * nGroups);
+    expect(history.filter((f) => /order_month=2026-(08|09|10)\//.test(f))).toHaveLength(3 * nGroups);
+    expect(r.streams.find((x) => x.stream === 'order_versions')).toMatchObject({ months: 3 * nGroups, rows: before.filter((o) => o.order_date < '2026-11-01').length });
+    expect(readJournal(out)).toEqual({ generation: 2 * (4 + 3) * nGroups, switching: null });
     // With a shorter lookback the 15th is settled too: it joins the month file, whose next generation covers it.
     await compactLake(out, { lookbackDays: 6, now: noon });
     expect(filesOf(out, 'orders').filter((f) => /month-2026-11\.upto-2026-11-15\.g2\.parquet$/.test(f))).toHaveLength(nGroups);
@@ -119,6 +124,27 @@ describe('compaction of orders', () => {
     expect(await lakeOrders(out)).toEqual(truthOrders(sandbox, groups(), START, TODAY));
     const runs = await runsByDay(out, '2026-11-01', '2026-11-22');
     for (const [day, ids] of runs) expect(ids, day).toEqual(day >= '2026-11-10' && day < '2026-11-20' ? [r.runId] : [landedRun]);
+  });
+
+  test('a damaged compacted month file is healed by the next extract: its days land again as day files, then it goes', async () => {
+    const out = copyOf(landed);
+    await compactLake(out, { lookbackDays: 7, now: noon });
+    const g = groups()[0].id;
+    const month = join(out, 'lake', 'orders', `organisation_group_id=${g}`, 'order_month=2026-09', 'month-2026-09.g1.parquet');
+    writeFileSync(month, 'not parquet any more');
+    const r = await extract(orgConfig(sandbox, out, { PERKS_START_DATE: START }), { now: noon, streams: ['orders'] });
+    expect(r.status).toBe('success');
+    const notes = r.streams.find((x) => x.name === 'orders')!.groups.find((x) => x.group === g)!.notes.join('\n');
+    expect(notes).toMatch(/re-extracting 30 windows whose lake file was damaged: 2026-09-01, /);
+    expect(notes).toMatch(/removed 1 damaged month file, its days landed again: lake\/orders\/organisation_group_id=\d+\/order_month=2026-09\/month-2026-09\.g1\.parquet/);
+    const september = filesOf(out, 'orders').filter((f) => f.startsWith(`organisation_group_id=${g}/order_month=2026-09/`));
+    expect(september).toHaveLength(30);
+    expect(september.every((f) => /day-2026-09-\d\d\.parquet$/.test(f))).toBe(true);
+    expect(await lakeOrders(out)).toEqual(truthOrders(sandbox, groups(), START, TODAY));
+    // The next compaction makes the month one file again.
+    await compactLake(out, { lookbackDays: 7, now: noon });
+    expect(filesOf(out, 'orders').filter((f) => f.startsWith(`organisation_group_id=${g}/order_month=2026-09/`))).toEqual([`organisation_group_id=${g}/order_month=2026-09/month-2026-09.g1.parquet`]);
+    expect(await lakeOrders(out)).toEqual(truthOrders(sandbox, groups(), START, TODAY));
   });
 
   test('a full refresh over a compacted lake holds every order once, in the same files', async () => {
