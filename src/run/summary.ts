@@ -16,7 +16,8 @@ export function formatRunSummary(s: RunSummary): string {
   lines.push('steps:');
   for (const st of s.steps) lines.push(`  ${st.name.padEnd(10)} ${st.status.padEnd(8)} ${(st.ms / 1000).toFixed(1).padStart(6)} s  ${st.detail}`);
   const marts = martRows(s);
-  if (marts.length) lines.push('marts:', ...marts.map((m) => `  ${m.mart.padEnd(20)} ${String(m.rows).padStart(10)} rows`));
+  const width = Math.max(0, ...marts.map((m) => m.mart.length));
+  if (marts.length) lines.push('marts:', ...marts.map((m) => `  ${m.mart.padEnd(width)} ${String(m.rows).padStart(10)} rows`));
   // Only files that exist: after a failed extract there is no warehouse or marts folder to point at.
   const files = [
     ...(existsSync(s.files.warehouse) ? [`  warehouse  ${s.files.warehouse}`] : []),
