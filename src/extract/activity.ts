@@ -4,7 +4,7 @@
  * lookback days therefore marks only the users something happened to, not everyone with an order.
  */
 import { LIST, listValue, VARCHAR } from '@duckdb/node-api';
-import { dayFiles, lakeColumns, sqlType, withLakeConnection } from '../lake/index.js';
+import { dayFiles, inTurn, lakeColumns, sqlType, withLakeConnection } from '../lake/index.js';
 import type { WindowedStream } from './define.js';
 
 /** DuckDB's words for a file that is not (or no longer) a whole Parquet file. */
@@ -21,15 +21,18 @@ export async function landedValues(outDir: string, def: WindowedStream, partitio
   const key = def.key[0];
   const columns = activity.compare.map((c) => `CAST(${JSON.stringify(c)} AS VARCHAR)`).join(', ');
   try {
-    await withLakeConnection(async (c) => {
-      const where = dayColumn ? ` WHERE ${JSON.stringify(dayColumn)} = CAST($day AS DATE)` : '';
-      const reader = await c.runAndReadAll(
-        `SELECT CAST(${JSON.stringify(key)} AS VARCHAR) AS k, to_json([${columns}])::VARCHAR AS v FROM read_parquet($files, hive_partitioning = false)${where}`,
-        { files: listValue(files), ...(dayColumn ? { day: day! } : {}) },
-        { files: LIST(VARCHAR) },
-      );
-      for (const row of reader.getRowObjectsJS()) values.set(String(row.k), String(row.v));
-    });
+    // a month file's turn: another window's merge may be renaming a new one over it (src/lake/file-turns.ts)
+    const read = () =>
+      withLakeConnection(async (c) => {
+        const where = dayColumn ? ` WHERE ${JSON.stringify(dayColumn)} = CAST($day AS DATE)` : '';
+        const reader = await c.runAndReadAll(
+          `SELECT CAST(${JSON.stringify(key)} AS VARCHAR) AS k, to_json([${columns}])::VARCHAR AS v FROM read_parquet($files, hive_partitioning = false)${where}`,
+          { files: listValue(files), ...(dayColumn ? { day: day! } : {}) },
+          { files: LIST(VARCHAR) },
+        );
+        for (const row of reader.getRowObjectsJS()) values.set(String(row.k), String(row.v));
+      });
+    await (files.length === 1 ? inTurn(files[0], read) : read());
   } catch (err) {
     // A damaged file (disk fault, a copy cut short): the window is about to be replaced whole, so its
     // old rows only served to tell changes apart. Every record counts as new and the file is healed.

@@ -1,5 +1,5 @@
 /** The extract's Landing over the lake: column types from each stream's declaration, atomic partition writes. */
-import { hasLegacyLayout, isDamagedParquet, lakeColumns, openPartitionWrite, placeDay, quarantineRecord, type Column } from '../lake/index.js';
+import { hasLegacyLayout, inTurn, isDamagedParquet, lakeColumns, openPartitionWrite, placeDay, quarantineRecord, type Column } from '../lake/index.js';
 import type { StreamDefinition } from './define.js';
 import type { Landing } from './landing.js';
 
@@ -8,7 +8,6 @@ export function lakeLanding(outDir: string, runId: string, extractedAt: Date): L
   const unknownFields = new Map<string, Record<string, number>>();
   const madeDirs = new Set<string>();
   const legacy = new Map<string, boolean>();
-  const merges = new Map<string, Promise<unknown>>();
   const columnsOf = (def: StreamDefinition) => {
     let c = columns.get(def.name);
     if (!c) columns.set(def.name, (c = lakeColumns(def.record, def.columns)));
@@ -35,10 +34,7 @@ export function lakeLanding(outDir: string, runId: string, extractedAt: Date): L
         async commit() {
           // Days merged into one compacted month file take turns, or the later would drop the earlier.
           const file = place?.monthFile;
-          const turn = (file && merges.get(file)) || Promise.resolve();
-          const done = turn.then(() => writer.commit());
-          if (file) merges.set(file, done.catch(() => undefined));
-          const result = await done;
+          const result = await (file ? inTurn(file, () => writer.commit()) : writer.commit());
           const seen = unknownFields.get(def.name) ?? {};
           for (const [field, n] of Object.entries(result.unknownFields)) seen[field] = (seen[field] ?? 0) + n;
           unknownFields.set(def.name, seen);

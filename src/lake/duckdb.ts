@@ -17,9 +17,9 @@ export function lakeDuckDB(): Promise<DuckDBInstance> {
     // Concurrent commits still run side by side, each on its own connection's thread.
     threads: '1',
     // No cache of file contents: lake files are replaced under the same name (a month file rewritten by
-    // each merge of a full refresh, seconds apart). With the cache on, the full refresh over a compacted
-    // lake failed in 3 of 4 runs of its test file ("TProtocolException: Invalid data"), off in 0 of 5; a
-    // stale cache entry is the suspected cause, not proven (a small rename-over test did not reproduce it).
+    // each merge, seconds apart), and a cache keyed by name and modification time could serve the old
+    // bytes. (The "TProtocolException: Invalid data" first blamed on it came from a read of a month file
+    // overlapping another window's rename over it: reads and merges of a file now take turns, file-turns.ts.)
     enable_external_file_cache: 'false',
   });
   return instance;

@@ -17,5 +17,6 @@ export { lakeRoot, stateRoot, runsRoot, quarantineRoot, partitionDir, safeSegmen
 export { personalKey, personalKeySql } from './personal-keys.js';
 export { oweErasures, owedErasures, settleErasures, OwedErasure } from './erasure-queue.js';
 export * from './errors.js';
+export { inTurn } from './file-turns.js';
 export { damagedFiles, isDamagedParquet, partitionsOf, repairCommand } from './damaged.js';
 export { MONTH_LAYOUTS, placeDay, dayFiles, hasLegacyLayout, monthFileIn, dayFileName, monthFileName, DAY_FILE, MONTH_FILE, monthFileInfo, monthFileDays, type MonthLayout, type DayPlacement } from './month-layout.js';
