@@ -82,12 +82,15 @@ export function planWindows(ctx: RunContext, def: WindowedStream, g: GroupInfo, 
   // A deep re-read every deepRereadDays (default 7): the open and the previous month whole, for refunds later
   // than the lookback. Counted from the last deep pass's upper bound (`deepAt`); a state without one (the first
   // pass, or one from before the setting) starts counting, so a daily schedule pays it once every N days.
+  // It re-reads only days the extract has read before (from the state's firstDay): a history that starts
+  // mid-month (PERKS_START_DATE) is not backfilled by it behind the operator's back (the month stays
+  // incomplete, and the report says how to backfill it: `perks extract --start-date`).
   const every = ctx.config.deepRereadDays ?? 0;
   const lookbackFrom = from;
   let deep = false;
   if (every > 0 && def.window.unit === 'day' && state?.watermark && state.deepAt && !o.startDate && !o.endDate && !o.fullRefresh && shiftDay(state.deepAt, every) <= upper) {
     deep = true;
-    from = minDay(from, previousMonthStart(upper));
+    from = minDay(from, maxDay(previousMonthStart(upper), state.firstDay ?? previousMonthStart(upper)));
   }
   const all = def.window.unit === 'day' ? dayWindows(from, upper, g.timezone) : monthWindows(from, upper, g.timezone).map((w) => clampEnd(w, upper, g.timezone));
   const done = resumes(state?.pass, upper, o.fullRefresh) ? new Set(state!.pass!.done) : new Set<string>();
@@ -125,6 +128,7 @@ function damagedWindows(damaged: string[], def: WindowedStream, g: GroupInfo, up
 }
 
 const minDay = (a: string, b: string) => (a < b ? a : b);
+const maxDay = (a: string, b: string) => (a > b ? a : b);
 function firstOfNextMonth(day: string): string {
   const [y, m] = day.split('-').map(Number);
   return m === 12 ? `${y + 1}-01-01` : `${y}-${String(m + 1).padStart(2, '0')}-01`;

@@ -73,4 +73,19 @@ describe('a periodic deep re-read finds refunds later than the lookback', () => 
       console.log(`deep re-read: daily calls (default) ${calls.default.join(', ')}; off ${calls.off.join(', ')}`);
     });
   }, 240_000);
+
+  test('it re-reads only days read before: a history that starts mid-month (PERKS_START_DATE) is not backfilled by it', async () => {
+    await withSandbox({ today: TODAY }, async (sandbox) => {
+      const out = tempOut('perks-deep-start-');
+      const config = orgConfig(sandbox, out, { PERKS_START_DATE: '2026-10-15' });
+      expect((await extract(config, { now: at(TODAY), streams: ['orders'] })).status).toBe('success');
+      sandbox.advance(7);
+      const plan = await extract(config, { now: at(sandbox.world.today), streams: ['orders'], planOnly: true });
+      for (const row of plan.plan!.rows.filter((r) => r.stream === 'orders')) expect(row.detail).toMatch(/^2026-10-15 to 2026-11-29 \(exclusive\), 0 already done, a deep re-read/);
+      expect((await extract(config, { now: at(sandbox.world.today), streams: ['orders'] })).status).toBe('success');
+      const days = (await lakeOrders(out)).map((o) => String(o.order_date).slice(0, 10)).sort();
+      expect(days.length).toBeGreaterThan(0);
+      expect(days[0] >= '2026-10-15', `first order day in the lake: ${days[0]}`).toBe(true);
+    });
+  }, 120_000);
 });
