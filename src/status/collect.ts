@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { z } from 'zod';
 import type { Config } from '../config/index.js';
 import { withLakeConnection } from '../lake/index.js';
+import { closesInForce, readCloses } from '../close/index.js';
 import { closureOf, parseMonth, readOrdersState, type MonthStatus } from '../report/index.js';
 import { runWriteback } from '../writeback/index.js';
 
@@ -48,9 +49,12 @@ export interface StreamGroupStatus {
 
 export interface MonthsStatus {
   group: number;
+  /** Months whose data is final (the watermark is past their end plus the lookback) and provisional ones. */
   closed: string[];
   provisional: string[];
   note?: string;
+  /** Months finance signed off with `perks close` (in force: not reopened); null when the record does not verify. */
+  signedOff: string[] | null;
 }
 
 export interface WritebackBacklog {
@@ -132,18 +136,32 @@ async function writebackBacklog(outDir: string, config: Config): Promise<Writeba
 }
 
 /** The months from the orders state's first day to its watermark, each closed or provisional (src/report/closure.ts). */
-async function monthsOf(outDir: string, group: number): Promise<MonthsStatus> {
+async function monthsOf(outDir: string, group: number, signed: Map<number, string[]> | null): Promise<MonthsStatus> {
+  const signedOff = signed === null ? null : (signed.get(group) ?? []);
   const state = await readOrdersState(outDir, group);
   if (state === undefined || 'error' in state || state.watermark === undefined || state.firstDay === undefined) {
-    return { group, closed: [], provisional: [], note: state === undefined ? 'no orders state' : 'error' in state ? `orders state unreadable: ${state.error}` : 'first extract unfinished' };
+    return { group, closed: [], provisional: [], signedOff, note: state === undefined ? 'no orders state' : 'error' in state ? `orders state unreadable: ${state.error}` : 'first extract unfinished' };
   }
-  const out: MonthsStatus = { group, closed: [], provisional: [] };
+  const out: MonthsStatus = { group, closed: [], provisional: [], signedOff };
   const last = state.watermark.slice(0, 7);
   for (let ym = state.firstDay.slice(0, 7); ym <= last; ym = nextMonth(ym)) {
     const status: MonthStatus = closureOf(parseMonth(ym), group, state).status;
     out[status].push(ym);
   }
   return out;
+}
+
+/** Per group, the months signed off and in force, in order; null when the close record does not verify. */
+async function signedOffMonths(outDir: string): Promise<Map<number, string[]> | null> {
+  let records;
+  try {
+    records = await readCloses(outDir);
+  } catch {
+    return null; // `perks closes` names the broken line; the status only says it cannot tell
+  }
+  const byGroup = new Map<number, string[]>();
+  for (const r of closesInForce(records).values()) byGroup.set(r.organisation_group_id, [...(byGroup.get(r.organisation_group_id) ?? []), r.month].sort());
+  return byGroup;
 }
 
 const nextMonth = (ym: string): string => {
@@ -186,6 +204,6 @@ export async function collectStatus(outDir: string, config: Config, at: Date): P
     lastRun: last ? { runId: last.runId, at: last.finishedAt, status: last.status } : null,
     streams,
     writeback: await writebackBacklog(outDir, config),
-    months: await Promise.all(groups.map((g) => monthsOf(outDir, g))),
+    months: await signedOffMonths(outDir).then((signed) => Promise.all(groups.map((g) => monthsOf(outDir, g, signed)))),
   };
 }

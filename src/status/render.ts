@@ -22,7 +22,8 @@ function span(months: string[]): string {
   }
   return runs.map((r) => (r.length === 1 ? r[0] : `${r[0]}..${r.at(-1)}`)).join(', ');
 }
-const monthsText = (m: MonthsStatus) => (m.note ? m.note : `closed ${span(m.closed)}, provisional ${span(m.provisional)}`);
+const signedText = (m: MonthsStatus) => `signed off ${m.signedOff === null ? 'unknown (the close record does not verify: see `perks closes`)' : span(m.signedOff)}`;
+const monthsText = (m: MonthsStatus) => `${m.note ? m.note : `closed ${span(m.closed)}, provisional ${span(m.provisional)}`}; ${signedText(m)}`;
 
 function table(header: string[], rows: string[][]): string[] {
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));

@@ -70,7 +70,7 @@ describe('perks status', () => {
     expect(lines[1]).toMatch(/^stream\s+group\s+watermark\s+last success\s+age\s+rows\s+last run\s+freshness$/);
     expect(lines.find((l) => l.startsWith('orders '))).toMatch(/^orders\s+\d+\s+2026-11-22\s+2026-11-22T12:00:\d\d\.\d{3}Z\s+1\.0h\s+\d+\s+success\s+fresh$/);
     expect(lines).toContainEqual(expect.stringMatching(/^write-back backlog: \d+ to send, 0 pending \(outcome unknown\), 0 rejected$/));
-    expect(lines).toContainEqual(expect.stringMatching(/^months of group \d+: closed 2026-09\.\.2026-10, provisional 2026-08, 2026-11$/));
+    expect(lines).toContainEqual(expect.stringMatching(/^months of group \d+: closed 2026-09\.\.2026-10, provisional 2026-08, 2026-11; signed off none$/));
     expect(lines.at(-1)).toBe('freshness: fresh');
   });
 
@@ -122,6 +122,25 @@ describe('perks status', () => {
       expect(stderrLines(r)).toEqual([`perks: no extract has run into ${empty} yet: run \`perks run\``]);
     } finally {
       rmSync(empty, { recursive: true, force: true });
+    }
+  });
+
+  test('months finance signed off (perks close) beside the closed and provisional ones; a record that does not verify: unknown, and the status still answers', async () => {
+    const closed = await runCli(['close', '--month', '2026-10', '--group', '11', '--by', 'A. Controller', '--no-reread'], orgEnv(sandbox, outDir, { PERKS_NOW: '2026-11-22T13:00:00Z' }));
+    expect(closed.code, closed.stderr).toBe(0);
+    const s = JSON.parse((await status('2026-11-22T13:30:00Z', ['--format', 'json'])).stdout);
+    for (const m of s.months) expect(m.signedOff, `group ${m.group}`).toEqual(m.group === 11 ? ['2026-10'] : []);
+    const lines = (await status('2026-11-22T13:30:00Z')).stdout.split('\n');
+    expect(lines).toContain('months of group 11: closed 2026-09..2026-10, provisional 2026-08, 2026-11; signed off 2026-10');
+    const record = join(outDir, 'closes', 'closes.jsonl');
+    const original = readFileSync(record, 'utf8');
+    try {
+      writeFileSync(record, original.replace('A. Controller', 'B. Controller'));
+      const broken = await status('2026-11-22T13:30:00Z');
+      expect(broken.code).toBe(0);
+      expect(broken.stdout).toContain('months of group 11: closed 2026-09..2026-10, provisional 2026-08, 2026-11; signed off unknown (the close record does not verify: see `perks closes`)');
+    } finally {
+      writeFileSync(record, original);
     }
   });
 
