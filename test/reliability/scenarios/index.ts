@@ -15,6 +15,7 @@ import { incrementalScenario } from './incremental.js';
 import { personalDataScenario } from './personal-data.js';
 import { rightTwiceScenario } from './right-twice.js';
 import { sandboxScenario } from './sandbox-choices.js';
+import { scheduleScenario } from './schedule.js';
 import { secretsScenario } from './secrets.js';
 import { windowsScenario } from './windows.js';
 
@@ -39,6 +40,7 @@ export const SCENARIOS: Record<string, Scenario> = {
   'hostile-paths': (o) => hostilePathsScenario({ ...o, paths: o.long ? 100 : 25 }),
   'secret-forms': (o) => secretFormsScenario(o),
   'hostile-sandbox': (o) => sandboxMemoryScenario({ ...o, requests: o.long ? 300_000 : 100_000 }),
+  schedule: (o) => scheduleScenario({ ...o, days: o.long ? 45 : 22 }),
 };
 
 /**
