@@ -33,7 +33,8 @@ import { AS_OF, GROUPS, generateLake } from './lake-generator.js';
 async function plainScans(outDir: string): Promise<{ sum: number; orders: number; lake: number }> {
   const db = await DuckDBInstance.create(':memory:');
   const c = await db.connect();
-  const source = (stream: string) => `read_parquet('${join(outDir, 'lake', stream)}/**/*.parquet', hive_partitioning = true, union_by_name = true)`;
+  const source = (stream: string) =>
+    `read_parquet('${join(outDir, 'lake', stream)}/**/*.parquet', hive_partitioning = true, union_by_name = true)`;
   const time = async (sql: string) => {
     let best = Infinity;
     for (let i = 0; i < 2; i++) {
@@ -77,7 +78,9 @@ const modelOf = (step: string): string => step.replace(/^marts\/(.*)\.parquet$/,
 /** Per model: its own step, then its data tests and its export summed, wall and CPU seconds. */
 function printSteps(steps: StepFigure[]): void {
   const s = (ms: number) => (ms / 1000).toFixed(2).padStart(6);
-  const rows: string[] = [`  ${'step'.padEnd(28)} ${'wall s'.padStart(6)} ${'CPU s'.padStart(6)}  ${'tests s'.padStart(7)} ${'CPU s'.padStart(6)}  ${'export s'.padStart(8)} ${'CPU s'.padStart(6)}  ${'rows'.padStart(11)}`];
+  const rows: string[] = [
+    `  ${'step'.padEnd(28)} ${'wall s'.padStart(6)} ${'CPU s'.padStart(6)}  ${'tests s'.padStart(7)} ${'CPU s'.padStart(6)}  ${'export s'.padStart(8)} ${'CPU s'.padStart(6)}  ${'rows'.padStart(11)}`,
+  ];
   for (const own of steps.filter((x) => x.kind !== 'test' && x.kind !== 'export')) {
     const tests = steps.filter((x) => x.kind === 'test' && x.model === own.name);
     const exported = steps.filter((x) => x.kind === 'export' && x.model === own.name);
@@ -87,7 +90,11 @@ function printSteps(steps: StepFigure[]): void {
         `${exported.length ? `${s(sum(exported, 'ms')).padStart(8)} ${s(sum(exported, 'cpuMs'))}` : ' '.repeat(15)}  ${(own.rows ?? '').toLocaleString().padStart(11)}`,
     );
   }
-  const orphans = steps.filter((x) => (x.kind === 'test' || x.kind === 'export') && !steps.some((o) => o.kind !== 'test' && o.kind !== 'export' && o.name === x.model));
+  const orphans = steps.filter(
+    (x) =>
+      (x.kind === 'test' || x.kind === 'export') &&
+      !steps.some((o) => o.kind !== 'test' && o.kind !== 'export' && o.name === x.model),
+  );
   for (const o of orphans) rows.push(`  ${o.name.slice(0, 60).padEnd(28)} ${s(o.ms)} ${s(o.cpuMs)}`);
   console.log(rows.join('\n'));
 }
@@ -101,8 +108,23 @@ async function writeBenchCloses(outDir: string): Promise<void> {
   const lines: string[] = [];
   let prev = '';
   for (const [i, g] of GROUPS.entries()) {
-    const body = { seq: i + 1, action: 'close' as const, organisation_group_id: g.id, month: '2026-02', at: '2026-03-31T12:00:00.000Z', by: 'bench', note: '', forced: false,
-      figures: { revenue_statuses: ['Complete'], reread: null, section: { groupId: g.id, name: `Group ${g.id}`, timezone: g.tz, currencies: [] }, reconciliation: { available: true, lines: [] } }, prev_hash: prev };
+    const body = {
+      seq: i + 1,
+      action: 'close' as const,
+      organisation_group_id: g.id,
+      month: '2026-02',
+      at: '2026-03-31T12:00:00.000Z',
+      by: 'bench',
+      note: '',
+      forced: false,
+      figures: {
+        revenue_statuses: ['Complete'],
+        reread: null,
+        section: { groupId: g.id, name: `Group ${g.id}`, timezone: g.tz, currencies: [] },
+        reconciliation: { available: true, lines: [] },
+      },
+      prev_hash: prev,
+    };
     const record = { ...body, hash: hashOf(body) };
     lines.push(canonicalJson(record));
     prev = record.hash;
@@ -126,7 +148,14 @@ async function main(): Promise<void> {
       {
         onStep: (step) => {
           const now = process.cpuUsage();
-          steps.push({ name: step.name, kind: step.kind, model: modelOf(step.name), ms: step.ms, cpuMs: (now.user + now.system - lastCpu.user - lastCpu.system) / 1000, rows: step.rows });
+          steps.push({
+            name: step.name,
+            kind: step.kind,
+            model: modelOf(step.name),
+            ms: step.ms,
+            cpuMs: (now.user + now.system - lastCpu.user - lastCpu.system) / 1000,
+            rows: step.rows,
+          });
           lastCpu = now;
         },
       },
@@ -134,7 +163,9 @@ async function main(): Promise<void> {
     const ms = Date.now() - t;
     const used = process.cpuUsage(cpu);
     const cpuMs = (used.user + used.system) / 1000;
-    process.stdout.write(`${JSON.stringify({ ms, cpuMs, ok: result.ok, error: result.error, steps, rss: process.resourceUsage().maxRSS * 1024 })}\n`);
+    process.stdout.write(
+      `${JSON.stringify({ ms, cpuMs, ok: result.ok, error: result.error, steps, rss: process.resourceUsage().maxRSS * 1024 })}\n`,
+    );
     return;
   }
   if (args.includes('--regenerate') || !existsSync(join(outDir, 'lake.ok'))) {
@@ -153,7 +184,14 @@ async function main(): Promise<void> {
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   const line = child.stdout.trim().split('\n').pop() ?? '{}';
-  const build = JSON.parse(line) as { ms: number; cpuMs: number; ok: boolean; error?: string; rss: number; steps: StepFigure[] };
+  const build = JSON.parse(line) as {
+    ms: number;
+    cpuMs: number;
+    ok: boolean;
+    error?: string;
+    rss: number;
+    steps: StepFigure[];
+  };
   printSteps(build.steps);
   const report = {
     orders: ORDERS,
@@ -173,7 +211,11 @@ async function main(): Promise<void> {
     built: build.ok,
   };
   // As in the other parts: ok means every goal met (and the build succeeded).
-  const ok = build.ok && report.build_s <= GOALS.buildSeconds && report.ratio_to_lake_scan <= GOALS.ratioToScan && report.peak_rss_mb <= GOALS.peakRssMb;
+  const ok =
+    build.ok &&
+    report.build_s <= GOALS.buildSeconds &&
+    report.ratio_to_lake_scan <= GOALS.ratioToScan &&
+    report.peak_rss_mb <= GOALS.peakRssMb;
   console.log(JSON.stringify({ ...report, ok }));
   console.log(
     `build ${report.build_s} s wall, ${report.build_cpu_s} CPU-s (goal ≤ ${GOALS.buildSeconds} s) · scan of the whole lake ${report.scan_lake_s} s · ` +

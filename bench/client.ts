@@ -13,13 +13,23 @@ async function measure(errorRate: number) {
   const sandbox = await startSandbox({ port: 0, scale: 'small', rateLimit: LIMIT, seed: 3 });
   sandbox.setFaults({ errorRate });
   const cred = sandbox.credentials.group[0];
-  const client = new PerksClient({ baseUrl: sandbox.baseUrl, clientId: cred.client_id, clientSecret: cred.client_secret, rateLimit: LIMIT, minRetryDelayMs: 50 });
+  const client = new PerksClient({
+    baseUrl: sandbox.baseUrl,
+    clientId: cred.client_id,
+    clientSecret: cred.client_secret,
+    rateLimit: LIMIT,
+    minRetryDelayMs: 50,
+  });
   const deadline = Date.now() + SECONDS * 1000;
   let rows = 0;
   const started = Date.now();
   outer: while (Date.now() < deadline) {
     // per_page 5 makes a long listing out of the small scale's orders.
-    for await (const page of client.paginate('listOrders', { body: { order_created_from: '2020-01-01 00:00:00', order_created_to: '2030-01-01 00:00:00' } }, { perPage: 5 })) {
+    for await (const page of client.paginate(
+      'listOrders',
+      { body: { order_created_from: '2020-01-01 00:00:00', order_created_to: '2030-01-01 00:00:00' } },
+      { perPage: 5 },
+    )) {
       rows += page.records.length;
       if (Date.now() >= deadline) break outer;
     }
@@ -29,7 +39,17 @@ async function measure(errorRate: number) {
   const stats = sandbox.stats();
   await client.close();
   await sandbox.close();
-  return { errorRate, calls: c.calls, perMinute: c.calls / minutes, ratio: c.calls / minutes / LIMIT, throttled: c.throttled, tokenRequests: c.tokenRequests, retries: c.retries, rows, serverMaxInWindow: maxCallsInWindow(stats.callTimes[String(cred.client_id)] ?? []) };
+  return {
+    errorRate,
+    calls: c.calls,
+    perMinute: c.calls / minutes,
+    ratio: c.calls / minutes / LIMIT,
+    throttled: c.throttled,
+    tokenRequests: c.tokenRequests,
+    retries: c.retries,
+    rows,
+    serverMaxInWindow: maxCallsInWindow(stats.callTimes[String(cred.client_id)] ?? []),
+  };
 }
 
 for (const errorRate of [0, 0.02]) {

@@ -37,13 +37,22 @@ const config = loadConfig({
 function minimumCalls(upper: string): Record<string, number> {
   const w = sandbox.world;
   const pages = (n: number) => Math.max(1, Math.ceil(n / 100));
-  const min: Record<string, number> = { groups: 1, users: 0, offers: pages(w.offers.length), orders: 0, redemption_stats: 0, credit: 0, interactions: 0 };
+  const min: Record<string, number> = {
+    groups: 1,
+    users: 0,
+    offers: pages(w.offers.length),
+    orders: 0,
+    redemption_stats: 0,
+    credit: 0,
+    interactions: 0,
+  };
   for (const g of w.groups) {
     const users = w.users.inGroup(g.id).length;
     min.users += pages(users);
     min.credit += users;
     min.interactions += users;
-    for (const d of dayWindows(start, upper, g.timezone)) min.orders += pages(w.ordersOf(g.id, { from: d.start.getTime(), to: d.end.getTime() - 1 }).length);
+    for (const d of dayWindows(start, upper, g.timezone))
+      min.orders += pages(w.ordersOf(g.id, { from: d.start.getTime(), to: d.end.getTime() - 1 }).length);
     min.redemption_stats += monthWindows(start, upper, g.timezone).length * Math.ceil(users / 100);
   }
   return min;
@@ -65,7 +74,9 @@ for (const s of full.streams) {
   const m = min[s.name] ?? 0;
   made += s.calls;
   needed += m;
-  console.log(`  ${s.name.padEnd(17)} calls ${String(s.calls).padStart(7)}  minimum ${String(m).padStart(7)}  ratio ${(s.calls / Math.max(1, m)).toFixed(3)}`);
+  console.log(
+    `  ${s.name.padEnd(17)} calls ${String(s.calls).padStart(7)}  minimum ${String(m).padStart(7)}  ratio ${(s.calls / Math.max(1, m)).toFixed(3)}`,
+  );
 }
 console.log(`  call efficiency (calls ÷ minimum, token excluded): ${(made / needed).toFixed(3)} (goal <= 1.05)`);
 
@@ -76,7 +87,9 @@ console.log(`extract ${line('incremental after one day', next, (Date.now() - t) 
 for (const s of next.streams) {
   const reasons: Record<string, number> = {};
   for (const g of s.groups) for (const [k, v] of Object.entries(g.users ?? {})) reasons[k] = (reasons[k] ?? 0) + v;
-  console.log(`  ${s.name.padEnd(17)} calls ${String(s.calls).padStart(7)}${Object.keys(reasons).length ? `  users by reason ${JSON.stringify(reasons)}` : ''}`);
+  console.log(
+    `  ${s.name.padEnd(17)} calls ${String(s.calls).padStart(7)}${Object.keys(reasons).length ? `  users by reason ${JSON.stringify(reasons)}` : ''}`,
+  );
 }
 console.log(`  incremental ÷ full calls: ${(next.api.calls / full.api.calls).toFixed(3)} (goal <= 0.05)`);
 
@@ -87,9 +100,13 @@ const rerun = await extract(config, { now: new Date(`${shiftDay(today, 1)}T18:00
 const lookbackWindows = config.lookbackDays * sandbox.world.groups.length;
 const orders = rerun.streams.find((s) => s.name === 'orders')!;
 console.log(`extract ${line('same-day rerun after a change', rerun, (Date.now() - t) / 1000)}`);
-console.log(`  change: ${change.lateOrders.length} late orders, ${change.refunded.length} refunds, ${change.newUsers.length} new, ${change.deactivated.length} deactivated, ${change.anonymised.length} anonymised users`);
+console.log(
+  `  change: ${change.lateOrders.length} late orders, ${change.refunded.length} refunds, ${change.newUsers.length} new, ${change.deactivated.length} deactivated, ${change.anonymised.length} anonymised users`,
+);
 for (const s of rerun.streams) console.log(`  ${s.name.padEnd(17)} calls ${String(s.calls).padStart(7)}`);
-console.log(`  orders: ${orders.calls} calls for ${lookbackWindows} lookback windows (${config.lookbackDays} days x ${sandbox.world.groups.length} groups): ${(orders.calls / lookbackWindows).toFixed(2)} calls a window`);
+console.log(
+  `  orders: ${orders.calls} calls for ${lookbackWindows} lookback windows (${config.lookbackDays} days x ${sandbox.world.groups.length} groups): ${(orders.calls / lookbackWindows).toFixed(2)} calls a window`,
+);
 console.log(`  same-day rerun ÷ full calls: ${(rerun.api.calls / full.api.calls).toFixed(3)}`);
 
 // 4. The periodic deep re-read (PERKS_DEEP_REREAD_DAYS, default 7): the open and previous month once every N
@@ -97,8 +114,13 @@ console.log(`  same-day rerun ÷ full calls: ${(rerun.api.calls / full.api.calls
 if (config.deepRereadDays > 0) {
   const due = shiftDay(today, config.deepRereadDays);
   const plan = await extract(config, { now: new Date(`${due}T12:00:00Z`), planOnly: true });
-  const extra = plan.plan!.rows.reduce((n, r) => n + Number(/~(\d+) calls more than the lookback/.exec(r.detail)?.[1] ?? 0), 0);
-  console.log(`  deep re-read on ${due} (every ${config.deepRereadDays} days): ~${extra} calls more than that day's lookback, ${(extra / full.api.calls).toFixed(3)} of a full refresh; a day's average over the period ${((next.api.calls * config.deepRereadDays + extra) / config.deepRereadDays / full.api.calls).toFixed(3)} (the next-day goal <= 0.05 is for ordinary days)`);
+  const extra = plan.plan!.rows.reduce(
+    (n, r) => n + Number(/~(\d+) calls more than the lookback/.exec(r.detail)?.[1] ?? 0),
+    0,
+  );
+  console.log(
+    `  deep re-read on ${due} (every ${config.deepRereadDays} days): ~${extra} calls more than that day's lookback, ${(extra / full.api.calls).toFixed(3)} of a full refresh; a day's average over the period ${((next.api.calls * config.deepRereadDays + extra) / config.deepRereadDays / full.api.calls).toFixed(3)} (the next-day goal <= 0.05 is for ordinary days)`,
+  );
 }
 
 await sandbox.close();

@@ -22,7 +22,12 @@ export const GENERATOR_VERSION = 2;
 export function isGenerated(outDir: string, orders: number, users: number, snapshotDays = 1): boolean {
   try {
     const ok = JSON.parse(readFileSync(join(outDir, 'lake.ok'), 'utf8')) as Record<string, unknown>;
-    return ok.version === GENERATOR_VERSION && ok.orders === orders && ok.users === users && (ok.snapshotDays ?? 1) === snapshotDays;
+    return (
+      ok.version === GENERATOR_VERSION &&
+      ok.orders === orders &&
+      ok.users === users &&
+      (ok.snapshotDays ?? 1) === snapshotDays
+    );
   } catch {
     return false;
   }
@@ -159,4 +164,3 @@ export async function generateLake(outDir: string, orders: number, users: number
   db.closeSync();
   writeFileSync(join(outDir, 'lake.ok'), JSON.stringify({ version: GENERATOR_VERSION, orders, users, snapshotDays }));
 }
-

@@ -37,7 +37,9 @@ if (flag('build-child')) {
   const cpu = process.cpuUsage();
   const r = await buildWarehouse({ outDir: flag('build-child')!, asOf: AS_OF });
   const used = process.cpuUsage(cpu);
-  console.log(JSON.stringify({ ok: r.ok, error: r.error, ms: performance.now() - t, cpuMs: (used.user + used.system) / 1000 }));
+  console.log(
+    JSON.stringify({ ok: r.ok, error: r.error, ms: performance.now() - t, cpuMs: (used.user + used.system) / 1000 }),
+  );
   process.exit(0);
 }
 const ORDERS = Number(flag('orders') ?? 1_000_000);
@@ -98,8 +100,13 @@ async function dormantParts(outDir: string): Promise<{ snapshotFiles: number; sn
   const db = await connectTo();
   try {
     const lake = join(outDir, 'lake');
-    const src = (stream: string) => `read_parquet(${quotedString(join(lake, stream, '**', '*.parquet'))}, hive_partitioning = true, union_by_name = true)`;
-    const [[files, rows]] = JSON.parse(await db.run(`SELECT count(DISTINCT filename), count(*) FROM read_parquet(${quotedString(join(lake, 'users', '**', '*.parquet'))}, filename = true)`)) as [[string, string]];
+    const src = (stream: string) =>
+      `read_parquet(${quotedString(join(lake, stream, '**', '*.parquet'))}, hive_partitioning = true, union_by_name = true)`;
+    const [[files, rows]] = JSON.parse(
+      await db.run(
+        `SELECT count(DISTINCT filename), count(*) FROM read_parquet(${quotedString(join(lake, 'users', '**', '*.parquet'))}, filename = true)`,
+      ),
+    ) as [[string, string]];
     await db.run(`CREATE TABLE users_rows AS SELECT * FROM ${src('users')}`);
     await db.run(`CREATE TABLE orders_rows AS SELECT * FROM ${src('orders')}`);
     let floorMs = Infinity;
@@ -126,7 +133,8 @@ interface Reads {
 
 function readsOf(outDir: string, db: Awaited<ReturnType<typeof connectTo>>): Reads {
   const lake = join(outDir, 'lake');
-  const src = (stream: string) => `read_parquet(${quotedString(join(lake, stream, '**', '*.parquet'))}, hive_partitioning = true, union_by_name = true)`;
+  const src = (stream: string) =>
+    `read_parquet(${quotedString(join(lake, stream, '**', '*.parquet'))}, hive_partitioning = true, union_by_name = true)`;
   const streams = readdirSync(lake).filter((s) => !s.startsWith('.') && !s.startsWith('_'));
   return {
     // Every column of every row of every stream: the row hash reads them all.
@@ -142,8 +150,17 @@ function readsOf(outDir: string, db: Awaited<ReturnType<typeof connectTo>>): Rea
     // Each build in a fresh process: builds one after another in one process ran less and less parallel
     // here (3.5, 4.8, 6.4, 6.5 s for the same lake, the same CPU), which would favour the layout built first.
     build: async () => {
-      const child = spawnSync(process.execPath, [join(import.meta.dirname, '..', 'bin', 'run-ts.mjs'), fileURLToPath(import.meta.url), '--build-child', outDir], { encoding: 'utf8' });
-      const r = JSON.parse(child.stdout.trim().split('\n').at(-1) ?? '{}') as { ok?: boolean; error?: string; ms: number; cpuMs: number };
+      const child = spawnSync(
+        process.execPath,
+        [join(import.meta.dirname, '..', 'bin', 'run-ts.mjs'), fileURLToPath(import.meta.url), '--build-child', outDir],
+        { encoding: 'utf8' },
+      );
+      const r = JSON.parse(child.stdout.trim().split('\n').at(-1) ?? '{}') as {
+        ok?: boolean;
+        error?: string;
+        ms: number;
+        cpuMs: number;
+      };
       if (!r.ok) throw new Error(`the build failed on ${outDir}: ${r.error ?? child.stderr}`);
       childFigures = { ms: r.ms, cpuMs: r.cpuMs };
       return 'built';
@@ -195,12 +212,17 @@ const base = join(tmpdir(), `perks-bench-lake-read-${ORDERS}-${USERS}${SNAPSHOT_
 const today = join(base, 'today');
 const compacted = join(base, 'compacted');
 if (args.includes('--regenerate') || !isGenerated(today, ORDERS, USERS, SNAPSHOT_DAYS)) {
-  console.log(`generating ${ORDERS.toLocaleString()} orders, ${USERS.toLocaleString()} users and ${SNAPSHOT_DAYS} users snapshot(s) into ${today}`);
+  console.log(
+    `generating ${ORDERS.toLocaleString()} orders, ${USERS.toLocaleString()} users and ${SNAPSHOT_DAYS} users snapshot(s) into ${today}`,
+  );
   await generateLake(today, ORDERS, USERS, SNAPSHOT_DAYS);
   // The windowed state a real extract leaves: each group's watermark is its local today, the lookback 7 days.
   for (const g of GROUPS) {
     mkdirSync(join(today, 'state', 'orders'), { recursive: true });
-    writeFileSync(join(today, 'state', 'orders', `${g.id}.json`), JSON.stringify({ watermark: AS_OF, lookbackDays: LOOKBACK }));
+    writeFileSync(
+      join(today, 'state', 'orders', `${g.id}.json`),
+      JSON.stringify({ watermark: AS_OF, lookbackDays: LOOKBACK }),
+    );
   }
 }
 rmSync(compacted, { recursive: true, force: true });
@@ -217,7 +239,8 @@ const compactCpuS = (used.user + used.system) / 1e6;
 const [before, after] = await measure(today, compacted);
 // Same answers, except the scan's row counts when snapshot retention thinned today's daily users snapshots.
 for (const read of ['revenue', 'dormant', 'build', ...(SNAPSHOT_DAYS > 1 ? [] : ['scan'])] as (keyof Reads)[]) {
-  if (before.answers[read] !== after.answers[read]) throw new Error(`the compacted lake answers ${read} differently from today's layout`);
+  if (before.answers[read] !== after.answers[read])
+    throw new Error(`the compacted lake answers ${read} differently from today's layout`);
 }
 const parts = [await dormantParts(today), await dormantParts(compacted)];
 
@@ -228,20 +251,49 @@ const report = {
   users: USERS,
   groups: GROUPS.length,
   files: { today: before.files, compacted: after.files },
-  orders_files: { today: before.ordersFiles, compacted: after.ordersFiles, goal_max: GROUPS.length * GOALS.filesPerGroup },
+  orders_files: {
+    today: before.ordersFiles,
+    compacted: after.ordersFiles,
+    goal_max: GROUPS.length * GOALS.filesPerGroup,
+  },
   mb: { today: +(before.bytes / 2 ** 20).toFixed(1), compacted: +(after.bytes / 2 ** 20).toFixed(1) },
-  scan_s: { today: +(before.scanMs / 1000).toFixed(2), compacted: +(after.scanMs / 1000).toFixed(2), speedup: ratio(before.scanMs, after.scanMs) },
-  revenue_by_brand_s: { today: +(before.revenueMs / 1000).toFixed(3), compacted: +(after.revenueMs / 1000).toFixed(3), speedup: ratio(before.revenueMs, after.revenueMs) },
-  dormant_90_days_s: { today: +(before.dormantMs / 1000).toFixed(3), compacted: +(after.dormantMs / 1000).toFixed(3), speedup: ratio(before.dormantMs, after.dormantMs) },
+  scan_s: {
+    today: +(before.scanMs / 1000).toFixed(2),
+    compacted: +(after.scanMs / 1000).toFixed(2),
+    speedup: ratio(before.scanMs, after.scanMs),
+  },
+  revenue_by_brand_s: {
+    today: +(before.revenueMs / 1000).toFixed(3),
+    compacted: +(after.revenueMs / 1000).toFixed(3),
+    speedup: ratio(before.revenueMs, after.revenueMs),
+  },
+  dormant_90_days_s: {
+    today: +(before.dormantMs / 1000).toFixed(3),
+    compacted: +(after.dormantMs / 1000).toFixed(3),
+    speedup: ratio(before.dormantMs, after.dormantMs),
+  },
   dormant_floor_s: { today: +(parts[0].floorMs / 1000).toFixed(3), compacted: +(parts[1].floorMs / 1000).toFixed(3) },
   users_snapshot_files: { today: parts[0].snapshotFiles, compacted: parts[1].snapshotFiles },
   users_snapshot_rows: { today: parts[0].snapshotRows, compacted: parts[1].snapshotRows },
-  cpu_s: Object.fromEntries((['scan', 'revenue', 'dormant', 'build'] as const).map((r) => [r, { today: +(before.cpuMs[r]! / 1000).toFixed(3), compacted: +(after.cpuMs[r]! / 1000).toFixed(3), ratio: ratio(before.cpuMs[r]!, after.cpuMs[r]!) }])),
+  cpu_s: Object.fromEntries(
+    (['scan', 'revenue', 'dormant', 'build'] as const).map((r) => [
+      r,
+      {
+        today: +(before.cpuMs[r]! / 1000).toFixed(3),
+        compacted: +(after.cpuMs[r]! / 1000).toFixed(3),
+        ratio: ratio(before.cpuMs[r]!, after.cpuMs[r]!),
+      },
+    ]),
+  ),
   load_average: loadavg().map((x) => +x.toFixed(2)),
-  build_s: { today: +(before.buildMs / 1000).toFixed(2), compacted: +(after.buildMs / 1000).toFixed(2), speedup: ratio(before.buildMs, after.buildMs) },
+  build_s: {
+    today: +(before.buildMs / 1000).toFixed(2),
+    compacted: +(after.buildMs / 1000).toFixed(2),
+    speedup: ratio(before.buildMs, after.buildMs),
+  },
   compaction: {
     s: +(compactMs / 1000).toFixed(2),
-    s_per_million_orders: +(perMillion(compactMs / 1000)).toFixed(2),
+    s_per_million_orders: +perMillion(compactMs / 1000).toFixed(2),
     cpu_s_per_million_orders: +perMillion(compactCpuS).toFixed(2),
     months: compaction.streams.reduce((n, s) => n + s.months, 0),
     rows_checked: compaction.streams.reduce((n, s) => n + s.rows, 0),
@@ -256,17 +308,69 @@ const ok =
   report.build_s.speedup > GOALS.buildSpeedup &&
   report.compaction.s_per_million_orders <= GOALS.compactSecondsPerMillion;
 console.log(JSON.stringify({ ...report, ok }));
-const row = (name: string, a: string, b: string, r: string, goal: string) => console.log(`  ${name.padEnd(26)} ${a.padStart(10)} ${b.padStart(10)} ${r.padStart(8)}   ${goal}`);
+const row = (name: string, a: string, b: string, r: string, goal: string) =>
+  console.log(`  ${name.padEnd(26)} ${a.padStart(10)} ${b.padStart(10)} ${r.padStart(8)}   ${goal}`);
 row('', 'today', 'compacted', 'ratio', 'goal');
 row('files (all streams)', String(before.files), String(after.files), ratio(before.files, after.files).toFixed(1), '');
-row('files (orders)', String(before.ordersFiles), String(after.ordersFiles), ratio(before.ordersFiles, after.ordersFiles).toFixed(1), `compacted ≤ ${report.orders_files.goal_max}`);
-row('MB', String(report.mb.today), String(report.mb.compacted), ratio(report.mb.today, report.mb.compacted).toFixed(2), '');
-row('scan of every column, s', String(report.scan_s.today), String(report.scan_s.compacted), report.scan_s.speedup.toFixed(2), `≥ ${GOALS.readSpeedup}`);
-row('revenue by brand, s', String(report.revenue_by_brand_s.today), String(report.revenue_by_brand_s.compacted), report.revenue_by_brand_s.speedup.toFixed(2), `≥ ${GOALS.readSpeedup}`);
-row('dormant 90 days, s', String(report.dormant_90_days_s.today), String(report.dormant_90_days_s.compacted), report.dormant_90_days_s.speedup.toFixed(2), `≥ ${GOALS.readSpeedup}`);
-row('  its floor (in memory), s', String(report.dormant_floor_s.today), String(report.dormant_floor_s.compacted), '', 'the query\'s own work');
-row('users snapshot files', String(parts[0].snapshotFiles), String(parts[1].snapshotFiles), '', `rows ${parts[0].snapshotRows.toLocaleString()} → ${parts[1].snapshotRows.toLocaleString()}`);
-row('marts build, s', String(report.build_s.today), String(report.build_s.compacted), report.build_s.speedup.toFixed(2), '> 1');
-for (const [r, c] of Object.entries(report.cpu_s)) row(`  CPU-s, ${r}`, String(c.today), String(c.compacted), c.ratio.toFixed(2), '');
+row(
+  'files (orders)',
+  String(before.ordersFiles),
+  String(after.ordersFiles),
+  ratio(before.ordersFiles, after.ordersFiles).toFixed(1),
+  `compacted ≤ ${report.orders_files.goal_max}`,
+);
+row(
+  'MB',
+  String(report.mb.today),
+  String(report.mb.compacted),
+  ratio(report.mb.today, report.mb.compacted).toFixed(2),
+  '',
+);
+row(
+  'scan of every column, s',
+  String(report.scan_s.today),
+  String(report.scan_s.compacted),
+  report.scan_s.speedup.toFixed(2),
+  `≥ ${GOALS.readSpeedup}`,
+);
+row(
+  'revenue by brand, s',
+  String(report.revenue_by_brand_s.today),
+  String(report.revenue_by_brand_s.compacted),
+  report.revenue_by_brand_s.speedup.toFixed(2),
+  `≥ ${GOALS.readSpeedup}`,
+);
+row(
+  'dormant 90 days, s',
+  String(report.dormant_90_days_s.today),
+  String(report.dormant_90_days_s.compacted),
+  report.dormant_90_days_s.speedup.toFixed(2),
+  `≥ ${GOALS.readSpeedup}`,
+);
+row(
+  '  its floor (in memory), s',
+  String(report.dormant_floor_s.today),
+  String(report.dormant_floor_s.compacted),
+  '',
+  "the query's own work",
+);
+row(
+  'users snapshot files',
+  String(parts[0].snapshotFiles),
+  String(parts[1].snapshotFiles),
+  '',
+  `rows ${parts[0].snapshotRows.toLocaleString()} → ${parts[1].snapshotRows.toLocaleString()}`,
+);
+row(
+  'marts build, s',
+  String(report.build_s.today),
+  String(report.build_s.compacted),
+  report.build_s.speedup.toFixed(2),
+  '> 1',
+);
+for (const [r, c] of Object.entries(report.cpu_s))
+  row(`  CPU-s, ${r}`, String(c.today), String(c.compacted), c.ratio.toFixed(2), '');
 console.log(`  load average at the end: ${report.load_average.join(', ')}`);
-console.log(`  compaction: ${report.compaction.s} s (${report.compaction.s_per_million_orders} s and ${report.compaction.cpu_s_per_million_orders} CPU-s per million orders; goal ≤ ${GOALS.compactSecondsPerMillion} s), ${report.compaction.months} months, ${report.compaction.rows_checked.toLocaleString()} rows checked`);
+console.log(
+  `  compaction: ${report.compaction.s} s (${report.compaction.s_per_million_orders} s and ${report.compaction.cpu_s_per_million_orders} CPU-s per million orders; goal ≤ ${GOALS.compactSecondsPerMillion} s), ${report.compaction.months} months, ${report.compaction.rows_checked.toLocaleString()} rows checked`,
+);

@@ -33,14 +33,33 @@ function cpuSeconds(pid: number): number {
 
 /** Starts `perks sandbox` and reads its JSON start line. */
 async function startSandboxProcess(today: string): Promise<{ child: ChildProcess; start: any }> {
-  const child = spawn(process.execPath, ['bin/perks.mjs', 'sandbox', '--port', '0', '--scale', 'large', '--seed', '1', '--today', today, '--rate-limit', LIMIT], {
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  const child = spawn(
+    process.execPath,
+    [
+      'bin/perks.mjs',
+      'sandbox',
+      '--port',
+      '0',
+      '--scale',
+      'large',
+      '--seed',
+      '1',
+      '--today',
+      today,
+      '--rate-limit',
+      LIMIT,
+    ],
+    {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
   let stderr = '';
   child.stderr!.on('data', (c) => (stderr += c));
   const line = await new Promise<string>((resolve, reject) => {
     createInterface({ input: child.stdout! }).once('line', resolve);
-    child.once('exit', (code) => reject(new Error(`perks sandbox exited ${code} before its start line: ${stderr.trim()}`)));
+    child.once('exit', (code) =>
+      reject(new Error(`perks sandbox exited ${code} before its start line: ${stderr.trim()}`)),
+    );
   });
   return { child, start: JSON.parse(line) };
 }
@@ -71,7 +90,9 @@ try {
   const sandboxStartSeconds = (performance.now() - t0) / 1000;
   const org = started.start.credentials.organisation;
   // Only our PERKS_* reach the extract: none from the caller's environment.
-  const env: Record<string, string> = Object.fromEntries(Object.entries(process.env).filter(([k, v]) => !k.startsWith('PERKS_') && v !== undefined)) as Record<string, string>;
+  const env: Record<string, string> = Object.fromEntries(
+    Object.entries(process.env).filter(([k, v]) => !k.startsWith('PERKS_') && v !== undefined),
+  ) as Record<string, string>;
   Object.assign(env, {
     PERKS_BASE_URL: started.start.base_url,
     PERKS_CLIENT_ID: String(org.client_id),
@@ -84,10 +105,15 @@ try {
   const timeFile = join(out, 'time.txt');
   const sandboxCpuBefore = cpuSeconds(sandbox.pid!);
   const t1 = performance.now();
-  const run = spawnSync(TIME, ['-f', '%M %U %S', '-o', timeFile, process.execPath, 'bin/perks.mjs', 'extract', '--streams', 'orders', '--quiet'], { env, encoding: 'utf8' });
+  const run = spawnSync(
+    TIME,
+    ['-f', '%M %U %S', '-o', timeFile, process.execPath, 'bin/perks.mjs', 'extract', '--streams', 'orders', '--quiet'],
+    { env, encoding: 'utf8' },
+  );
   const seconds = (performance.now() - t1) / 1000;
   const sandboxCpu = cpuSeconds(sandbox.pid!) - sandboxCpuBefore;
-  if (run.status !== 0) throw new Error(`perks extract exited ${run.status}: ${run.stderr.trim().split('\n').slice(-3).join(' | ')}`);
+  if (run.status !== 0)
+    throw new Error(`perks extract exited ${run.status}: ${run.stderr.trim().split('\n').slice(-3).join(' | ')}`);
   const [maxRssKb, user, system] = readFileSync(timeFile, 'utf8').trim().split('\n').at(-1)!.split(' ').map(Number);
   const api = /api: (\d+) calls/.exec(run.stdout);
   const stream = /^\s+orders\s+\S+\s+(\d+) rows\s+(\d+) calls/m.exec(run.stdout);

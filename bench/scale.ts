@@ -41,12 +41,16 @@ async function measure(label: string, redisUrl: string | undefined): Promise<Out
       Array.from({ length: PROCESSES }, () => {
         const out = mkdtempSync(join(tmpdir(), 'perks-bench-scale-'));
         outs.push(out);
-        const env = orgEnv(sandbox, out, { PERKS_RATE_LIMIT: String(LIMIT), ...(redisUrl ? { PERKS_REDIS_URL: redisUrl } : {}) });
+        const env = orgEnv(sandbox, out, {
+          PERKS_RATE_LIMIT: String(LIMIT),
+          ...(redisUrl ? { PERKS_REDIS_URL: redisUrl } : {}),
+        });
         return perksExtract(['--quiet', '--streams', 'credit', '--budget-minutes', BUDGET_MINUTES], env);
       }),
     );
     const wallS = (Date.now() - started) / 1000;
-    for (const r of runs) if (r.code !== 0) throw new Error(`${label}: an extract failed (exit ${r.code}): ${r.stderr.slice(-400)}`);
+    for (const r of runs)
+      if (r.code !== 0) throw new Error(`${label}: an extract failed (exit ${r.code}): ${r.stderr.slice(-400)}`);
     const client = String(sandbox.credentials.organisation.client_id);
     const stats = sandbox.stats();
     const times = stats.callTimes[client] ?? [];
@@ -84,14 +88,36 @@ try {
   await redis.stop();
 }
 
-console.log(`scale  ${PROCESSES} extract processes, one credential, sandbox limit ${LIMIT}/min (sliding 60 s window), --streams credit --budget-minutes ${BUDGET_MINUTES}`);
-const head = ['wall s', 'calls', '429s', 'max in any 60 s', 'max in any 10 s', 'longest gap s', 'accepted rate / limit'];
+console.log(
+  `scale  ${PROCESSES} extract processes, one credential, sandbox limit ${LIMIT}/min (sliding 60 s window), --streams credit --budget-minutes ${BUDGET_MINUTES}`,
+);
+const head = [
+  'wall s',
+  'calls',
+  '429s',
+  'max in any 60 s',
+  'max in any 10 s',
+  'longest gap s',
+  'accepted rate / limit',
+];
 console.log(`  ${'mode'.padEnd(26)} ${head.map((h) => h.padStart(Math.max(7, h.length))).join(' ')}`);
 for (const r of results) {
-  const cells = [r.wallS.toFixed(1), r.calls, r.throttled, r.max60, r.max10, r.longestGapS.toFixed(1), r.ratio.toFixed(3)];
-  console.log(`  ${r.label.padEnd(26)} ${cells.map((c, i) => String(c).padStart(Math.max(7, head[i].length))).join(' ')}`);
+  const cells = [
+    r.wallS.toFixed(1),
+    r.calls,
+    r.throttled,
+    r.max60,
+    r.max10,
+    r.longestGapS.toFixed(1),
+    r.ratio.toFixed(3),
+  ];
+  console.log(
+    `  ${r.label.padEnd(26)} ${cells.map((c, i) => String(c).padStart(Math.max(7, head[i].length))).join(' ')}`,
+  );
 }
-console.log(`  goal with Redis: max in any 60 s <= ${LIMIT}, no 429, rate / limit >= 0.95 (an even pace makes at most ${Math.ceil(LIMIT / 6)} calls in 10 s)`);
+console.log(
+  `  goal with Redis: max in any 60 s <= ${LIMIT}, no 429, rate / limit >= 0.95 (an even pace makes at most ${Math.ceil(LIMIT / 6)} calls in 10 s)`,
+);
 for (const r of results) {
   console.log(`  ${r.label}, each process:`);
   for (const line of r.perProcess) console.log(`    ${line}`);

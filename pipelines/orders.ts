@@ -11,7 +11,16 @@ export default defineStream({
   record: Order,
   key: ['order_id'],
   dependsOn: ['groups'],
-  activity: { userField: 'email', compare: ['order_status', 'order_total_paid', 'order_credit', 'order_saving', 'group_revenue'] },
+  activity: {
+    userField: 'email',
+    compare: ['order_status', 'order_total_paid', 'order_credit', 'order_saving', 'group_revenue'],
+  },
   history: { stream: 'order_versions', record: OrderVersion },
-  window: { unit: 'day', fromParam: 'order_created_from', toParam: 'order_created_to', format: 'datetime', partition: 'order_date' },
+  window: {
+    unit: 'day',
+    fromParam: 'order_created_from',
+    toParam: 'order_created_to',
+    format: 'datetime',
+    partition: 'order_date',
+  },
 });

@@ -13,7 +13,10 @@ export default defineStream({
   dependsOn: ['groups', 'users'],
   body: { identifier: 'id', active_only: true },
   columns: { window_end: 'DATE' },
-  activity: { userField: 'id', compare: ['all_redemptions_count', 'egift_orders_count', 'egift_face_value', 'egift_savings'] },
+  activity: {
+    userField: 'id',
+    compare: ['all_redemptions_count', 'egift_orders_count', 'egift_face_value', 'egift_savings'],
+  },
   window: { unit: 'month', fromParam: 'start_date', toParam: 'end_date', format: 'date', partition: 'window_start' },
   userBatch: { identifier: 'id', valuesParam: 'identifier_value', size: 100 },
 });

@@ -24,10 +24,19 @@ for (const [name, spec] of Object.entries(platforms)) {
   const key = `node_modules/@duckdb/node-bindings-${name}`;
   const wanted = bindings?.optionalDependencies?.[`@duckdb/node-bindings-${name}`];
   if (!wanted || lock.packages[key]) continue;
-  lock.packages[key] = { version: wanted, cpu: spec.cpu, ...(spec.libc ? { libc: spec.libc } : {}), license: 'MIT', optional: true, os: spec.os };
+  lock.packages[key] = {
+    version: wanted,
+    cpu: spec.cpu,
+    ...(spec.libc ? { libc: spec.libc } : {}),
+    license: 'MIT',
+    optional: true,
+    os: spec.os,
+  };
   added += 1;
 }
-const sorted = Object.fromEntries(Object.entries(lock.packages).sort(([a], [b]) => (a === '' ? -1 : b === '' ? 1 : a < b ? -1 : a > b ? 1 : 0)));
+const sorted = Object.fromEntries(
+  Object.entries(lock.packages).sort(([a], [b]) => (a === '' ? -1 : b === '' ? 1 : a < b ? -1 : a > b ? 1 : 0)),
+);
 lock.packages = sorted;
 writeFileSync(lockPath, `${JSON.stringify(lock, null, 2)}\n`);
 console.log(`lock-optional-platforms: ${added} platform entries added`);

@@ -9,7 +9,13 @@ import { delimiter, join } from 'node:path';
 
 /** Where test/report/browser.ts and test/scale/redis.ts look for them. */
 const NEEDS = [
-  { pkg: 'chromium', found: () => [process.env.PERKS_CHROMIUM, '/usr/bin/chromium', '/usr/bin/chromium-browser', onPath('chromium')].some(executable) },
+  {
+    pkg: 'chromium',
+    found: () =>
+      [process.env.PERKS_CHROMIUM, '/usr/bin/chromium', '/usr/bin/chromium-browser', onPath('chromium')].some(
+        executable,
+      ),
+  },
   { pkg: 'redis-server', found: () => executable(onPath('redis-server')) },
 ];
 
@@ -37,7 +43,10 @@ function aptInstall(pkgs) {
   console.error(`perks test: installing ${pkgs.join(' and ')} with apt-get (the browser and scale tests need them)`);
   const update = spawnSync('apt-get', ['update', '-qq'], { stdio: ['ignore', 'ignore', 'inherit'], env });
   if (update.status !== 0) return false;
-  const install = spawnSync('apt-get', ['install', '-y', '-qq', '--no-install-recommends', ...pkgs], { stdio: ['ignore', 'ignore', 'inherit'], env });
+  const install = spawnSync('apt-get', ['install', '-y', '-qq', '--no-install-recommends', ...pkgs], {
+    stdio: ['ignore', 'ignore', 'inherit'],
+    env,
+  });
   return install.status === 0;
 }
 
@@ -48,5 +57,7 @@ if (lacking.length > 0 && process.env.PERKS_TEST_NO_INSTALL === undefined) {
 }
 if (lacking.length > 0) {
   const how = executable(onPath('apt-get')) ? `sudo apt-get install -y ${lacking.join(' ')}` : 'your package manager';
-  console.error(`perks test: ${lacking.join(' and ')} missing: install with ${how}${lacking.includes('chromium') ? ' (or set PERKS_CHROMIUM to a chromium)' : ''}, else the browser and scale tests fail`);
+  console.error(
+    `perks test: ${lacking.join(' and ')} missing: install with ${how}${lacking.includes('chromium') ? ' (or set PERKS_CHROMIUM to a chromium)' : ''}, else the browser and scale tests fail`,
+  );
 }

@@ -73,9 +73,11 @@ export interface CallArgs<N extends OperationName> {
   group?: number;
 }
 
-export type ListName = {
-  [N in OperationName]: (typeof operations)[N] extends { item: z.ZodType } ? N : never;
-}[OperationName] | 'userCredit';
+export type ListName =
+  | {
+      [N in OperationName]: (typeof operations)[N] extends { item: z.ZodType } ? N : never;
+    }[OperationName]
+  | 'userCredit';
 
 export interface Page<T> {
   page: number;
@@ -94,7 +96,10 @@ export class PerksClient {
   private readonly tokens: TokenManager;
   /** Tokens refused since the last call that succeeded (see REFUSED_TOKENS_WITHOUT_SUCCESS). */
   private readonly refusedSinceSuccess = new Set<string>();
-  private readonly opts: Required<Pick<ClientOptions, 'timeoutMs' | 'retries' | 'minRetryDelayMs' | 'maxRetryAfterMs' | 'scope' | 'creditPath'>> & ClientOptions;
+  private readonly opts: Required<
+    Pick<ClientOptions, 'timeoutMs' | 'retries' | 'minRetryDelayMs' | 'maxRetryAfterMs' | 'scope' | 'creditPath'>
+  > &
+    ClientOptions;
 
   constructor(options: ClientOptions) {
     registerSecret(options.clientSecret);
@@ -109,7 +114,13 @@ export class PerksClient {
       baseUrl: options.baseUrl.replace(/\/+$/, ''),
     };
     this.counters = options.counters ?? new Counters();
-    this.limiter = options.limiter ?? new CredentialLimiter({ callsPerMinute: options.rateLimit ?? 120, maxConcurrent: options.maxConcurrent, cluster: options.cluster });
+    this.limiter =
+      options.limiter ??
+      new CredentialLimiter({
+        callsPerMinute: options.rateLimit ?? 120,
+        maxConcurrent: options.maxConcurrent,
+        cluster: options.cluster,
+      });
     this.tokens = new TokenManager(() => this.requestToken());
   }
 
@@ -117,7 +128,11 @@ export class PerksClient {
    * Calls one operation and decodes its `data` with the operation's schema. `retries: 0` sends it once
    * (a 401 still gets its one new token): for posts whose caller must check upstream before repeating.
    */
-  async call<N extends OperationName>(name: N, args: CallArgs<N> = {}, options: { retries?: number } = {}): Promise<DataOf<N>> {
+  async call<N extends OperationName>(
+    name: N,
+    args: CallArgs<N> = {},
+    options: { retries?: number } = {},
+  ): Promise<DataOf<N>> {
     const response = await this.exchange(name, args, options.retries);
     return this.decodeData(name, response.json);
   }
@@ -133,7 +148,8 @@ export class PerksClient {
     options: { perPage?: number; prefetch?: number } = {},
   ): AsyncGenerator<Page<ItemOf<N>>> {
     const perPage = options.perPage ?? 100;
-    const fetchPage = (page: number) => this.exchange(name, { ...args, body: { ...(args.body as object), page, per_page: perPage } as BodyOf<N> });
+    const fetchPage = (page: number) =>
+      this.exchange(name, { ...args, body: { ...(args.body as object), page, per_page: perPage } as BodyOf<N> });
     const first = await fetchPage(1);
     const firstPage = this.decodePage(name, 1, first.json);
     yield firstPage;
@@ -164,7 +180,11 @@ export class PerksClient {
 
   // ---- internals ----
 
-  private async exchange<N extends OperationName>(name: N, args: CallArgs<N>, retries = this.opts.retries): Promise<HttpResponse> {
+  private async exchange<N extends OperationName>(
+    name: N,
+    args: CallArgs<N>,
+    retries = this.opts.retries,
+  ): Promise<HttpResponse> {
     const op = operations[name];
     const body = this.buildBody(name, args);
     const url = this.opts.baseUrl + this.buildPath(name, args.path);
@@ -172,30 +192,46 @@ export class PerksClient {
     // when it refused a different token (revoked again while calls were in flight), at most a few per call:
     // refused credentials fail at the token endpoint itself, and a token refused twice is not asked again.
     const refused = new Set<string>();
-    return pRetry(
-      async () => {
-        let token = op.auth ? await this.token() : undefined;
-        for (;;) {
-          try {
-            const response = await this.sendLimited({ operation: name, method: op.method, url, body, token, timeoutMs: this.opts.timeoutMs });
-            this.refusedSinceSuccess.clear();
-            return response;
-          } catch (err) {
-            if (!(err instanceof ApiError && err.kind === 'authentication' && token && !refused.has(token) && refused.size < NEW_TOKENS_PER_CALL)) throw err;
-            this.refusedSinceSuccess.add(token);
-            if (this.refusedSinceSuccess.size >= REFUSED_TOKENS_WITHOUT_SUCCESS) {
-              throw new AbortError(
-                new ApiError('authentication', name, `the API refused ${this.refusedSinceSuccess.size} new tokens in a row (401) and no call succeeded: the credential can get tokens but not call the API; check its scope and groups (PERKS_SCOPE, PERKS_GROUP_IDS)`, 401),
-              );
-            }
-            refused.add(token);
-            this.tokens.invalidate(token);
-            token = await this.token();
+    return pRetry(async () => {
+      let token = op.auth ? await this.token() : undefined;
+      for (;;) {
+        try {
+          const response = await this.sendLimited({
+            operation: name,
+            method: op.method,
+            url,
+            body,
+            token,
+            timeoutMs: this.opts.timeoutMs,
+          });
+          this.refusedSinceSuccess.clear();
+          return response;
+        } catch (err) {
+          if (!(
+            err instanceof ApiError &&
+            err.kind === 'authentication' &&
+            token &&
+            !refused.has(token) &&
+            refused.size < NEW_TOKENS_PER_CALL
+          ))
+            throw err;
+          this.refusedSinceSuccess.add(token);
+          if (this.refusedSinceSuccess.size >= REFUSED_TOKENS_WITHOUT_SUCCESS) {
+            throw new AbortError(
+              new ApiError(
+                'authentication',
+                name,
+                `the API refused ${this.refusedSinceSuccess.size} new tokens in a row (401) and no call succeeded: the credential can get tokens but not call the API; check its scope and groups (PERKS_SCOPE, PERKS_GROUP_IDS)`,
+                401,
+              ),
+            );
           }
+          refused.add(token);
+          this.tokens.invalidate(token);
+          token = await this.token();
         }
-      },
-      this.retryOptions(retries),
-    );
+      }
+    }, this.retryOptions(retries));
   }
 
   /**
@@ -221,14 +257,22 @@ export class PerksClient {
         return response;
       });
       waited = waitedMs;
-      this.limiter.rateHeaders(numberHeader(value.headers, 'x-ratelimit-limit'), numberHeader(value.headers, 'x-ratelimit-remaining'));
+      this.limiter.rateHeaders(
+        numberHeader(value.headers, 'x-ratelimit-limit'),
+        numberHeader(value.headers, 'x-ratelimit-remaining'),
+      );
       return value;
     } catch (err) {
       if (err instanceof ApiError && err.kind === 'throttled') {
         this.counters.recordThrottle();
         if (err.retryAfterMs !== undefined && err.retryAfterMs > this.opts.maxRetryAfterMs) {
           throw new AbortError(
-            new ApiError('throttled', req.operation, `the API asks to wait ${Math.round(err.retryAfterMs / 1000)} s (Retry-After), above the ${Math.round(this.opts.maxRetryAfterMs / 1000)} s cap: rerun later`, 429),
+            new ApiError(
+              'throttled',
+              req.operation,
+              `the API asks to wait ${Math.round(err.retryAfterMs / 1000)} s (Retry-After), above the ${Math.round(this.opts.maxRetryAfterMs / 1000)} s cap: rerun later`,
+              429,
+            ),
           );
         }
         this.limiter.throttled(err.retryAfterMs);
@@ -248,28 +292,42 @@ export class PerksClient {
       randomize: true,
       // An API that cannot be reached at all gives up sooner than one that answers with faults.
       shouldRetry: ({ error, attemptNumber }: { error: Error; attemptNumber: number }) =>
-        error instanceof ApiError && ACTIONS[error.kind] === 'retry' && !(error.unreachable && attemptNumber >= NETWORK_ATTEMPTS),
+        error instanceof ApiError &&
+        ACTIONS[error.kind] === 'retry' &&
+        !(error.unreachable && attemptNumber >= NETWORK_ATTEMPTS),
       onFailedAttempt: ({ error, retriesLeft }: { error: Error; retriesLeft: number }) => {
-        if (error instanceof ApiError && ACTIONS[error.kind] === 'retry' && retriesLeft > 0) this.counters.recordRetry();
+        if (error instanceof ApiError && ACTIONS[error.kind] === 'retry' && retriesLeft > 0)
+          this.counters.recordRetry();
       },
     };
   }
 
   private async requestToken(): Promise<Token> {
     this.counters.tokenRequests += 1;
-    const body = { client_id: this.opts.clientId, client_secret: this.opts.clientSecret, grant_type: 'client_credentials', scope: this.opts.scope };
+    const body = {
+      client_id: this.opts.clientId,
+      client_secret: this.opts.clientSecret,
+      grant_type: 'client_credentials',
+      scope: this.opts.scope,
+    };
     const url = `${this.opts.baseUrl}${operations.token.path}`;
     const response = await pRetry(
       () => this.sendLimited({ operation: 'token', method: 'POST', url, body, timeoutMs: this.opts.timeoutMs }),
       this.retryOptions(),
     ).catch((err: unknown) => {
       if (err instanceof ApiError && err.kind === 'authentication') {
-        throw new ApiError('authentication', 'token', 'the API refused the client credentials: check PERKS_CLIENT_ID and PERKS_CLIENT_SECRET', 401);
+        throw new ApiError(
+          'authentication',
+          'token',
+          'the API refused the client credentials: check PERKS_CLIENT_ID and PERKS_CLIENT_SECRET',
+          401,
+        );
       }
       throw err;
     });
     const parsed = TokenPayload.safeParse(response.json);
-    if (!parsed.success) throw new ApiError('parse', 'token', 'the token response has no access_token', response.status);
+    if (!parsed.success)
+      throw new ApiError('parse', 'token', 'the token response has no access_token', response.status);
     return parsed.data;
   }
 
@@ -278,7 +336,11 @@ export class PerksClient {
     const raw: Record<string, unknown> = { ...((args.body as object | undefined) ?? {}) };
     if (op.groupScoped && args.group !== undefined) raw.organisation_group_id = args.group;
     if (op.groupScoped && raw.organisation_group_id === undefined && this.opts.organisationLevel) {
-      throw new ApiError('client', name, 'the token is organisation level: name the group (organisation_group_id, PERKS_GROUP_IDS)');
+      throw new ApiError(
+        'client',
+        name,
+        'the token is organisation level: name the group (organisation_group_id, PERKS_GROUP_IDS)',
+      );
     }
     const parsed = (op.body as z.ZodType).safeParse(raw);
     if (!parsed.success) {
@@ -317,13 +379,22 @@ export class PerksClient {
       if (parsed.success) records.push(parsed.data as ItemOf<N>);
       else rejects.push(toRecordError(name, parsed.error, value));
     }
-    return { page, records, rejects, pagination: pagination.success ? pagination.data : undefined, rawCount: raw.length, data: envelope.data };
+    return {
+      page,
+      records,
+      rejects,
+      pagination: pagination.success ? pagination.data : undefined,
+      rawCount: raw.length,
+      data: envelope.data,
+    };
   }
 }
 
 export type ItemOf<N extends ListName> = N extends 'userCredit'
   ? CreditItem
-  : (typeof operations)[N] extends { item: infer I extends z.ZodType } ? z.output<I> : never;
+  : (typeof operations)[N] extends { item: infer I extends z.ZodType }
+    ? z.output<I>
+    : never;
 
 function itemsOf(name: ListName, data: unknown): { raw: unknown[]; item: z.ZodType } {
   if (name === 'userCredit') {

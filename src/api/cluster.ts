@@ -117,7 +117,11 @@ export class ClusterLink {
     const timeout = new Promise<never>((_, reject) => {
       timer = setTimeout(() => {
         const why = this.lastError ? `: ${this.lastError.message}` : '';
-        reject(new ClusterError(`PERKS_REDIS_URL: cannot reach Redis at ${describeRedisUrl(this.settings.redisUrl)} within ${Math.round(ms / 1000)} s${why}`));
+        reject(
+          new ClusterError(
+            `PERKS_REDIS_URL: cannot reach Redis at ${describeRedisUrl(this.settings.redisUrl)} within ${Math.round(ms / 1000)} s${why}`,
+          ),
+        );
       }, ms);
     });
     try {

@@ -4,7 +4,8 @@
  */
 import { ExitCode, UserFacingError } from '../shared/exit-codes.js';
 
-export type ApiErrorKind = 'authentication' | 'throttled' | 'validation' | 'client' | 'server' | 'network' | 'timeout' | 'parse';
+export type ApiErrorKind =
+  'authentication' | 'throttled' | 'validation' | 'client' | 'server' | 'network' | 'timeout' | 'parse';
 
 export class ApiError extends UserFacingError {
   constructor(
@@ -27,7 +28,13 @@ export class ApiError extends UserFacingError {
 
   /** Worth another attempt: throttling, server faults, network faults, timeouts and cut-off bodies. */
   get transient(): boolean {
-    return this.kind === 'throttled' || this.kind === 'server' || this.kind === 'network' || this.kind === 'timeout' || this.kind === 'parse';
+    return (
+      this.kind === 'throttled' ||
+      this.kind === 'server' ||
+      this.kind === 'network' ||
+      this.kind === 'timeout' ||
+      this.kind === 'parse'
+    );
   }
 }
 

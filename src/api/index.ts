@@ -1,5 +1,13 @@
 /** The Perks API client: typed operations, token lifecycle, one limiter per credential, retries, pagination. */
-export { PerksClient, type ClientOptions, type CallArgs, type Page, type PathParams, type ListName, type ItemOf } from './client.js';
+export {
+  PerksClient,
+  type ClientOptions,
+  type CallArgs,
+  type Page,
+  type PathParams,
+  type ListName,
+  type ItemOf,
+} from './client.js';
 export { CredentialLimiter, type LimiterOptions } from './rate-limiter.js';
 export { Counters, inScope, type ScopeTraffic } from './counters.js';
 export { ApiError, ClusterError, RecordParseError, type ApiErrorKind } from './errors.js';

@@ -33,6 +33,7 @@ export class ShortPagePaginator implements Paginator {
 /** Picks the strategy from the first response. */
 export function paginatorFor(first: Pagination | undefined, requestedPerPage: number): Paginator {
   if (first?.last_page !== undefined) return new LastPagePaginator(Math.max(1, first.last_page));
-  if (first?.next_page_url === null && first.current_page !== undefined) return new LastPagePaginator(first.current_page);
+  if (first?.next_page_url === null && first.current_page !== undefined)
+    return new LastPagePaginator(first.current_page);
   return new ShortPagePaginator(first?.per_page ?? requestedPerPage);
 }

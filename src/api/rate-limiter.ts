@@ -7,7 +7,13 @@
  * process of the credential (cluster.ts).
  */
 import Bottleneck from 'bottleneck';
-import { CLUSTER_DEFAULTS, ClusterLink, clusteredOptions, type ClusterMessage, type ClusterSettings } from './cluster.js';
+import {
+  CLUSTER_DEFAULTS,
+  ClusterLink,
+  clusteredOptions,
+  type ClusterMessage,
+  type ClusterSettings,
+} from './cluster.js';
 import { FastLane } from './fast-lane.js';
 
 /** Headroom under the limit: network jitter can bring two calls closer than they were sent. */
@@ -46,7 +52,9 @@ export class CredentialLimiter {
 
   constructor(readonly options: LimiterOptions) {
     // Clustered, Bottleneck spaces the calls of every process in Redis, in whole milliseconds.
-    this.baseMinTime = options.cluster ? Math.max(1, CredentialLimiter.spacing(options.callsPerMinute)) : CredentialLimiter.spacing(options.callsPerMinute);
+    this.baseMinTime = options.cluster
+      ? Math.max(1, CredentialLimiter.spacing(options.callsPerMinute))
+      : CredentialLimiter.spacing(options.callsPerMinute);
     this.minTime = this.baseMinTime;
     this.limiter = new Bottleneck({
       // Clustered, maxConcurrent would cap the calls in flight of ALL processes together (8 would cap N

@@ -37,17 +37,28 @@ const agents = { 'http:': new HttpAgent({ keepAlive: true }), 'https:': new Http
 
 export async function send(req: HttpRequest): Promise<HttpResponse> {
   const payload = Buffer.from(JSON.stringify(req.body ?? {}));
-  const headers: Record<string, string | number> = { 'content-type': 'application/json', accept: 'application/json', 'content-length': payload.length };
+  const headers: Record<string, string | number> = {
+    'content-type': 'application/json',
+    accept: 'application/json',
+    'content-length': payload.length,
+  };
   if (req.token) headers.authorization = `Bearer ${req.token}`;
   let res: IncomingMessage;
   let raw: Buffer;
   try {
     ({ res, raw } = await exchange(req, headers, payload));
   } catch (err) {
-    if (err instanceof TimeoutError) throw new ApiError('timeout', req.operation, `no answer within ${req.timeoutMs} ms`, undefined, { cause: err });
+    if (err instanceof TimeoutError)
+      throw new ApiError('timeout', req.operation, `no answer within ${req.timeoutMs} ms`, undefined, { cause: err });
     const cause = err as Error & { code?: string };
-    if (isUnreachable(cause)) throw new ApiError('network', req.operation, `could not reach the API (${cause.message})`, undefined, { cause: err, unreachable: true });
-    throw new ApiError('network', req.operation, `the connection to the API was cut (${cause.message})`, undefined, { cause: err });
+    if (isUnreachable(cause))
+      throw new ApiError('network', req.operation, `could not reach the API (${cause.message})`, undefined, {
+        cause: err,
+        unreachable: true,
+      });
+    throw new ApiError('network', req.operation, `the connection to the API was cut (${cause.message})`, undefined, {
+      cause: err,
+    });
   }
   const status = res.statusCode ?? 0;
   const ok = status >= 200 && status < 300;
@@ -55,7 +66,9 @@ export async function send(req: HttpRequest): Promise<HttpResponse> {
   try {
     text = decode(raw, res.headers['content-encoding']);
   } catch (err) {
-    throw new ApiError('parse', req.operation, `the body could not be decompressed (${raw.length} bytes)`, status, { cause: err });
+    throw new ApiError('parse', req.operation, `the body could not be decompressed (${raw.length} bytes)`, status, {
+      cause: err,
+    });
   }
   const bytes = raw.length;
   // Every answer of this API is a JSON envelope: an empty 200 (not a 204) is a body cut off before its
@@ -67,14 +80,19 @@ export async function send(req: HttpRequest): Promise<HttpResponse> {
   try {
     json = text.length ? JSON.parse(text) : undefined;
   } catch (err) {
-    if (ok) throw new ApiError('parse', req.operation, `the body is not complete JSON (${bytes} bytes)`, status, { cause: err });
+    if (ok)
+      throw new ApiError('parse', req.operation, `the body is not complete JSON (${bytes} bytes)`, status, {
+        cause: err,
+      });
     json = undefined;
   }
   const responseHeaders = { get: (name: string) => headerValue(res.headers[name.toLowerCase()]) };
   if (!ok) {
     const kind = kindOfStatus(status);
     const retryAfterMs = parseRetryAfter(responseHeaders.get('retry-after'));
-    throw new ApiError(kind, req.operation, describe(status, json, responseHeaders.get('location')), status, { retryAfterMs });
+    throw new ApiError(kind, req.operation, describe(status, json, responseHeaders.get('location')), status, {
+      retryAfterMs,
+    });
   }
   return { status, json, bytes, headers: responseHeaders };
 }
@@ -82,7 +100,11 @@ export async function send(req: HttpRequest): Promise<HttpResponse> {
 class TimeoutError extends Error {}
 
 /** Sends the request and reads the whole body; the timeout covers both, a body cut short is an error. */
-function exchange(req: HttpRequest, headers: Record<string, string | number>, payload: Buffer): Promise<{ res: IncomingMessage; raw: Buffer }> {
+function exchange(
+  req: HttpRequest,
+  headers: Record<string, string | number>,
+  payload: Buffer,
+): Promise<{ res: IncomingMessage; raw: Buffer }> {
   return new Promise((resolve, reject) => {
     let url: URL;
     try {
@@ -107,10 +129,13 @@ function exchange(req: HttpRequest, headers: Record<string, string | number>, pa
       res.on('data', (chunk: Buffer) => chunks.push(chunk));
       res.once('error', fail);
       // 'aborted' fires (and 'end' does not) when the connection closes before the whole body.
-      res.once('aborted', () => fail(Object.assign(new Error('the answer was cut before its end'), { code: 'ECONNRESET' })));
+      res.once('aborted', () =>
+        fail(Object.assign(new Error('the answer was cut before its end'), { code: 'ECONNRESET' })),
+      );
       res.once('end', () => {
         clearTimeout(timer);
-        if (!res.complete) return reject(Object.assign(new Error('the answer was cut before its end'), { code: 'ECONNRESET' }));
+        if (!res.complete)
+          return reject(Object.assign(new Error('the answer was cut before its end'), { code: 'ECONNRESET' }));
         resolve({ res, raw: chunks.length === 1 ? chunks[0] : Buffer.concat(chunks) });
       });
     });
@@ -147,12 +172,22 @@ function isUnreachable(cause: (Error & { code?: string; errors?: Array<{ code?: 
   if (!cause) return false;
   if (cause.code && UNREACHABLE.has(cause.code)) return true;
   // Happy eyeballs tries every address and reports them together.
-  return Array.isArray(cause.errors) && cause.errors.length > 0 && cause.errors.every((e) => e.code !== undefined && UNREACHABLE.has(e.code));
+  return (
+    Array.isArray(cause.errors) &&
+    cause.errors.length > 0 &&
+    cause.errors.every((e) => e.code !== undefined && UNREACHABLE.has(e.code))
+  );
 }
 
 function describe(status: number, json: unknown, location: string | null): string {
-  const message = typeof json === 'object' && json !== null && 'message' in json ? String((json as { message: unknown }).message) : '';
-  const errors = typeof json === 'object' && json !== null && 'errors' in json ? JSON.stringify((json as { errors: unknown }).errors) : '';
+  const message =
+    typeof json === 'object' && json !== null && 'message' in json
+      ? String((json as { message: unknown }).message)
+      : '';
+  const errors =
+    typeof json === 'object' && json !== null && 'errors' in json
+      ? JSON.stringify((json as { errors: unknown }).errors)
+      : '';
   const hint: Record<number, string> = {
     401: 'not authenticated: check PERKS_CLIENT_ID and PERKS_CLIENT_SECRET',
     403: 'forbidden: the credential cannot reach this group (check PERKS_GROUP_IDS)',
@@ -161,6 +196,9 @@ function describe(status: number, json: unknown, location: string | null): strin
     429: 'throttled by the API',
   };
   // Redirects are not followed: a POST redirected would not be the same call (fetch turns it into a GET).
-  const redirect = status >= 300 && status < 400 ? `the API redirects${location ? ` to ${location.slice(0, 200)}` : ''}: set PERKS_BASE_URL to the address it answers at` : '';
+  const redirect =
+    status >= 300 && status < 400
+      ? `the API redirects${location ? ` to ${location.slice(0, 200)}` : ''}: set PERKS_BASE_URL to the address it answers at`
+      : '';
   return [`HTTP ${status}`, hint[status] ?? redirect, message, errors.slice(0, 300)].filter(Boolean).join(': ');
 }

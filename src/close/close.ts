@@ -36,7 +36,11 @@ export interface FrozenFigures {
   /** The re-read of the month's windows just before the close; null when it was skipped. */
   readonly reread?: Reread | null;
   readonly section: GroupSection;
-  readonly reconciliation: { readonly available: boolean; readonly note?: string; readonly lines: readonly ReconciliationLine[] };
+  readonly reconciliation: {
+    readonly available: boolean;
+    readonly note?: string;
+    readonly lines: readonly ReconciliationLine[];
+  };
 }
 
 export interface CloseOptions {
@@ -70,8 +74,14 @@ export function defaultOperator(): string {
 export async function closeMonth(options: CloseOptions): Promise<CloseRecord[]> {
   const month = parseMonth(options.month);
   const today = todayUtc();
-  if (month.start > today) throw new CloseInputError(`--month=${month.ym} is in the future (today is ${today}): only a month that is over can be closed`);
-  if (month.next > today) throw new CloseInputError(`--month=${month.ym} is not over yet (it ends on ${month.end}): close it once the extract has passed its end plus the lookback`);
+  if (month.start > today)
+    throw new CloseInputError(
+      `--month=${month.ym} is in the future (today is ${today}): only a month that is over can be closed`,
+    );
+  if (month.next > today)
+    throw new CloseInputError(
+      `--month=${month.ym} is not over yet (it ends on ${month.end}): close it once the extract has passed its end plus the lookback`,
+    );
   const records = await readCloses(options.outDir);
   const inForce = closesInForce(records);
   const wh = await openWarehouse(options.outDir);
@@ -81,16 +91,30 @@ export async function closeMonth(options: CloseOptions): Promise<CloseRecord[]> 
     for (const g of report.groups) {
       const held = inForce.get(closeKey(g.groupId, month.ym));
       if (held) {
-        throw new CloseInputError(`${month.ym} is already closed for group ${g.groupId} (by ${held.by} at ${held.at}, record ${held.seq}): reopen it first with \`perks reopen --month ${month.ym} --group ${g.groupId} --reason …\` if it must change`);
+        throw new CloseInputError(
+          `${month.ym} is already closed for group ${g.groupId} (by ${held.by} at ${held.at}, record ${held.seq}): reopen it first with \`perks reopen --month ${month.ym} --group ${g.groupId} --reason …\` if it must change`,
+        );
       }
       if (g.closure.status === 'provisional' && !options.force) {
-        throw new CloseInputError(`${month.ym} is provisional for group ${g.groupId}: ${g.closure.reason}; close it then, or pass --force to close it now (the record will say so)`);
+        throw new CloseInputError(
+          `${month.ym} is provisional for group ${g.groupId}: ${g.closure.reason}; close it then, or pass --force to close it now (the record will say so)`,
+        );
       }
       const lines = report.reconciliation.lines.filter((l) => l.groupId === g.groupId);
       frozen.push({
         group: g.groupId,
         forced: g.closure.status === 'provisional',
-        figures: { ...(options.fx ? { fx: freezeRates(options.fx, month.ym, g) } : {}), revenue_statuses: [...options.rule.statuses], reread: options.reread ?? null, section: g, reconciliation: { available: report.reconciliation.available, ...(report.reconciliation.note ? { note: report.reconciliation.note } : {}), lines } },
+        figures: {
+          ...(options.fx ? { fx: freezeRates(options.fx, month.ym, g) } : {}),
+          revenue_statuses: [...options.rule.statuses],
+          reread: options.reread ?? null,
+          section: g,
+          reconciliation: {
+            available: report.reconciliation.available,
+            ...(report.reconciliation.note ? { note: report.reconciliation.note } : {}),
+            lines,
+          },
+        },
       });
     }
   } finally {
@@ -129,14 +153,23 @@ export interface ReopenOptions {
 /** Reopens a group's LATEST closed month only: an interior month would leave later closes on mutable numbers. */
 export async function reopenMonth(options: ReopenOptions): Promise<CloseRecord> {
   const month = parseMonth(options.month);
-  if (!options.reason.trim()) throw new CloseInputError('--reason is empty: say why the month is reopened (it goes in the record)');
+  if (!options.reason.trim())
+    throw new CloseInputError('--reason is empty: say why the month is reopened (it goes in the record)');
   const records = await readCloses(options.outDir);
   const inForce = closesInForce(records);
   const held = inForce.get(closeKey(options.group, month.ym));
-  if (!held) throw new CloseInputError(`${month.ym} is not closed for group ${options.group}, so it cannot be reopened (\`perks closes\` lists the closes)`);
-  const later = [...inForce.values()].filter((r) => r.organisation_group_id === options.group && r.month > month.ym).map((r) => r.month).sort();
+  if (!held)
+    throw new CloseInputError(
+      `${month.ym} is not closed for group ${options.group}, so it cannot be reopened (\`perks closes\` lists the closes)`,
+    );
+  const later = [...inForce.values()]
+    .filter((r) => r.organisation_group_id === options.group && r.month > month.ym)
+    .map((r) => r.month)
+    .sort();
   if (later.length > 0) {
-    throw new CloseInputError(`${month.ym} is not group ${options.group}'s latest closed month (${later.join(', ')} ${later.length === 1 ? 'is' : 'are'} closed after it): reopen ${later.at(-1)} first`);
+    throw new CloseInputError(
+      `${month.ym} is not group ${options.group}'s latest closed month (${later.join(', ')} ${later.length === 1 ? 'is' : 'are'} closed after it): reopen ${later.at(-1)} first`,
+    );
   }
   return appendClose(options.outDir, records, {
     action: 'reopen',

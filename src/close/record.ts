@@ -37,7 +37,9 @@ export const closesPath = (outDir: string): string => join(outDir, 'closes', 'cl
 export function canonicalJson(value: unknown): string {
   if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
   if (value !== null && typeof value === 'object') {
-    const entries = Object.entries(value as Record<string, unknown>).filter(([, v]) => v !== undefined).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    const entries = Object.entries(value as Record<string, unknown>)
+      .filter(([, v]) => v !== undefined)
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
     return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(',')}}`;
   }
   return JSON.stringify(value);
@@ -67,7 +69,9 @@ export async function readCloses(outDir: string): Promise<CloseRecord[]> {
   for (const [i, line] of lines.entries()) {
     const where = `${file} line ${i + 1}`;
     const broken = (why: string) =>
-      new CloseRecordError(`the close record does not verify: ${where} ${why}; the record was changed outside perks: restore it from a backup (nothing was written)`);
+      new CloseRecordError(
+        `the close record does not verify: ${where} ${why}; the record was changed outside perks: restore it from a backup (nothing was written)`,
+      );
     let parsed: ReturnType<typeof CloseRecord.safeParse>;
     try {
       parsed = CloseRecord.safeParse(JSON.parse(line));
@@ -87,7 +91,11 @@ export async function readCloses(outDir: string): Promise<CloseRecord[]> {
 }
 
 /** Appends one record after the verified `existing` ones; the line is on disk when this returns. */
-export async function appendClose(outDir: string, existing: readonly CloseRecord[], entry: Omit<CloseRecord, 'seq' | 'prev_hash' | 'hash'>): Promise<CloseRecord> {
+export async function appendClose(
+  outDir: string,
+  existing: readonly CloseRecord[],
+  entry: Omit<CloseRecord, 'seq' | 'prev_hash' | 'hash'>,
+): Promise<CloseRecord> {
   const body = { ...entry, seq: existing.length + 1, prev_hash: existing.at(-1)?.hash ?? '' };
   const record: CloseRecord = { ...body, hash: hashOf(body) };
   const file = closesPath(outDir);

@@ -21,11 +21,25 @@ export interface Reread {
 export const REREAD_LINES = 20;
 
 /** The re-read and, for the terminal, its first changes named ("group 11 order 700042: Complete → Refunded, …"). */
-export async function rereadMonth(config: Config, month: ReportMonth): Promise<Reread & { readonly lines: readonly string[] }> {
+export async function rereadMonth(
+  config: Config,
+  month: ReportMonth,
+): Promise<Reread & { readonly lines: readonly string[] }> {
   const result = await extract(config, { streams: ['orders'], startDate: month.start, endDate: month.next });
-  if (result.status === 'error') throw new UserFacingError(`the re-read of ${month.ym} before the close failed; nothing was closed: ${result.streams.find((st) => st.error)?.error ?? 'see the run manifest'}`, ExitCode.failed);
-  const windows = result.streams.filter((st) => st.name === 'orders').reduce((n, st) => n + st.groups.reduce((m, g) => m + g.windows, 0), 0);
-  const params = { glob: join(config.output, 'lake', 'order_versions', '**', '*.parquet'), run: result.runId, from: month.start, to: month.next };
+  if (result.status === 'error')
+    throw new UserFacingError(
+      `the re-read of ${month.ym} before the close failed; nothing was closed: ${result.streams.find((st) => st.error)?.error ?? 'see the run manifest'}`,
+      ExitCode.failed,
+    );
+  const windows = result.streams
+    .filter((st) => st.name === 'orders')
+    .reduce((n, st) => n + st.groups.reduce((m, g) => m + g.windows, 0), 0);
+  const params = {
+    glob: join(config.output, 'lake', 'order_versions', '**', '*.parquet'),
+    run: result.runId,
+    from: month.start,
+    to: month.next,
+  };
   const { changed, lines } = await withLakeConnection(async (c) => {
     try {
       const r = await c.runAndReadAll(
@@ -44,11 +58,13 @@ export async function rereadMonth(config: Config, month: ReportMonth): Promise<R
         FROM now LEFT JOIN before USING (g, order_id) ORDER BY now.g, now.order_id LIMIT ${REREAD_LINES}`,
         params,
       );
-      const lines = named.getRowObjectsJS().map((x) =>
-        x.before_s === null && x.before_m === null
-          ? `group ${x.g} order ${x.order_id}: new (${x.s}, ${x.m})`
-          : `group ${x.g} order ${x.order_id}: ${x.before_s} → ${x.s} (group revenue ${x.before_m} → ${x.m})`,
-      );
+      const lines = named
+        .getRowObjectsJS()
+        .map((x) =>
+          x.before_s === null && x.before_m === null
+            ? `group ${x.g} order ${x.order_id}: new (${x.s}, ${x.m})`
+            : `group ${x.g} order ${x.order_id}: ${x.before_s} → ${x.s} (group revenue ${x.before_m} → ${x.m})`,
+        );
       return { changed: Number(r.getRowObjectsJS()[0].n), lines };
     } catch (err) {
       if (/No files found/i.test((err as Error).message)) return { changed: 0, lines: [] };

@@ -19,7 +19,8 @@ interface BuildFlags {
 
 function days(flag: string, value: number | undefined): number | undefined {
   if (value === undefined) return undefined;
-  if (!Number.isInteger(value) || value <= 0) throw new ConfigError(`--${flag}=${value} is invalid: expected a whole number of days above 0`);
+  if (!Number.isInteger(value) || value <= 0)
+    throw new ConfigError(`--${flag}=${value} is invalid: expected a whole number of days above 0`);
   return value;
 }
 
@@ -29,23 +30,43 @@ export const buildCommand: CommandModule<object, BuildFlags> = {
   builder: (y) =>
     y
       .option('output', { alias: 'o', type: 'string', describe: 'output directory (PERKS_OUTPUT, default ./output)' })
-      .option('as-of', { type: 'string', describe: 'the day engagement is measured at, YYYY-MM-DD (default today, UTC)' })
+      .option('as-of', {
+        type: 'string',
+        describe: 'the day engagement is measured at, YYYY-MM-DD (default today, UTC)',
+      })
       .option('new-days', { type: 'number', describe: 'segment "new": created within this many days (default 30)' })
-      .option('active-days', { type: 'number', describe: 'segment "active": login or order within this many days (default 30)' })
-      .option('dormant-days', { type: 'number', describe: 'segment "dormant" up to this many days, "churned" beyond (default 90)' })
+      .option('active-days', {
+        type: 'number',
+        describe: 'segment "active": login or order within this many days (default 30)',
+      })
+      .option('dormant-days', {
+        type: 'number',
+        describe: 'segment "dormant" up to this many days, "churned" beyond (default 90)',
+      })
       .option('quiet', { type: 'boolean', describe: 'no progress output' })
       .example('$0 build', 'build from ./output/lake')
-      .example('$0 build --as-of 2026-03-31 --dormant-days 120', 'engagement as of a past day, with a longer dormant window') as never,
+      .example(
+        '$0 build --as-of 2026-03-31 --dormant-days 120',
+        'engagement as of a past day, with a longer dormant window',
+      ) as never,
   handler: (argv) =>
     handle(async () => {
       const config = loadConfig(process.env, { output: argv.output });
-      const segments = { newDays: days('new-days', argv['new-days']), activeDays: days('active-days', argv['active-days']), dormantDays: days('dormant-days', argv['dormant-days']) };
+      const segments = {
+        newDays: days('new-days', argv['new-days']),
+        activeDays: days('active-days', argv['active-days']),
+        dormantDays: days('dormant-days', argv['dormant-days']),
+      };
       const outDir = resolve(config.output);
       const lock = await acquireLock(outDir);
       try {
         await finishSwitch(outDir); // a compaction killed mid-switch: its month is read once, not twice
         const result = await buildWarehouse(
-          { outDir, asOf: argv['as-of'], segments: Object.fromEntries(Object.entries(segments).filter(([, v]) => v !== undefined)) },
+          {
+            outDir,
+            asOf: argv['as-of'],
+            segments: Object.fromEntries(Object.entries(segments).filter(([, v]) => v !== undefined)),
+          },
           { onStep: argv.quiet ? undefined : (s) => process.stderr.write(`${formatStep(s)}\n`) },
         );
         process.stdout.write(formatBuildSummary(result));
@@ -65,7 +86,11 @@ export function formatStep(s: StepResult): string {
 export function formatBuildSummary(r: BuildResult): string {
   const count = (kind: StepResult['kind']) => r.steps.filter((s) => s.kind === kind && s.status === 'success').length;
   const lines = r.ok
-    ? [`build as of ${r.asOf}: ${count('model')} models, ${count('test')} data tests passed, ${r.marts.length} marts exported`, `  ${r.warehouse}`, ...r.marts.map((m) => `  ${m}`)]
+    ? [
+        `build as of ${r.asOf}: ${count('model')} models, ${count('test')} data tests passed, ${r.marts.length} marts exported`,
+        `  ${r.warehouse}`,
+        ...r.marts.map((m) => `  ${m}`),
+      ]
     : [`build as of ${r.asOf} FAILED; the previous warehouse and marts are unchanged`, `  ${r.error}`];
   const skipped = r.steps.filter((s) => s.status === 'skipped').length;
   if (skipped) lines.push(`  ${skipped} steps skipped after the failure`);

@@ -21,24 +21,39 @@ export const checkCommand: CommandModule<object, ApiFlags> = {
       // Error texts can quote what a server echoed back (a token, a secret): every line is redacted.
       const say = (ok: boolean, text: string) => process.stdout.write(`${ok ? 'ok  ' : 'FAIL'} ${redact(text)}\n`);
       const config = requireApi(configFromFlags(argv));
-      say(true, `configuration: ${config.baseUrl}, client ${config.clientId}, scope ${config.scope}, ${config.rateLimit} calls/min, output ${config.output}`);
+      say(
+        true,
+        `configuration: ${config.baseUrl}, client ${config.clientId}, scope ${config.scope}, ${config.rateLimit} calls/min, output ${config.output}`,
+      );
       const client = clientFromConfig(config, { retries: 2 });
       try {
         const { level, groups } = await resolveGroups(client, config.groupIds);
         say(true, `token: obtained (${client.counters.tokenRequests} token request); ${level}-level credential`);
         for (const g of groups) {
-          say(true, `group ${g.id}: ${g.display_name ?? g.name ?? ''} (${timezoneOf(g, (m) => say(false, m))}, ${g.locale ?? 'no locale'}${g.sandbox ? ', sandbox' : ''})`);
+          say(
+            true,
+            `group ${g.id}: ${g.display_name ?? g.name ?? ''} (${timezoneOf(g, (m) => say(false, m))}, ${g.locale ?? 'no locale'}${g.sandbox ? ', sandbox' : ''})`,
+          );
         }
         const limit = client.limiter.currentRate;
         const reported = client.limiter.reported;
         let exitCode: number = ExitCode.success;
         if (!reported) {
-          say(true, `rate limit: pacing at ${Math.floor(limit)} calls/min (configured ${config.rateLimit}); the API sent no rate headers: its value is in the group settings`);
+          say(
+            true,
+            `rate limit: pacing at ${Math.floor(limit)} calls/min (configured ${config.rateLimit}); the API sent no rate headers: its value is in the group settings`,
+          );
         } else if (reported.limit < config.rateLimit) {
-          say(false, `rate limit: the API reports ${reported.limit} calls/min (X-RateLimit-Limit), below the configured ${config.rateLimit}: set PERKS_RATE_LIMIT=${reported.limit} (the client already paces at ${Math.floor(limit)})`);
+          say(
+            false,
+            `rate limit: the API reports ${reported.limit} calls/min (X-RateLimit-Limit), below the configured ${config.rateLimit}: set PERKS_RATE_LIMIT=${reported.limit} (the client already paces at ${Math.floor(limit)})`,
+          );
           exitCode = ExitCode.config;
         } else {
-          say(true, `rate limit: the API reports ${reported.limit} calls/min (X-RateLimit-Limit${reported.remaining === undefined ? '' : `, ${reported.remaining} left`}); pacing at ${Math.floor(limit)} calls/min (configured ${config.rateLimit})`);
+          say(
+            true,
+            `rate limit: the API reports ${reported.limit} calls/min (X-RateLimit-Limit${reported.remaining === undefined ? '' : `, ${reported.remaining} left`}); pacing at ${Math.floor(limit)} calls/min (configured ${config.rateLimit})`,
+          );
         }
         say(true, `${client.counters.calls} calls made`);
         return exitCode;

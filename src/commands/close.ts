@@ -1,6 +1,14 @@
 /** `perks close`, `perks reopen`, `perks closes`: the finance close of a month, per group, and its record. */
 import type { CommandModule } from 'yargs';
-import { closeMonth, closesPath, readCloses, reopenMonth, rereadMonth, type CloseRecord, type Reread } from '../close/index.js';
+import {
+  closeMonth,
+  closesPath,
+  readCloses,
+  reopenMonth,
+  rereadMonth,
+  type CloseRecord,
+  type Reread,
+} from '../close/index.js';
 import { parseMonth } from '../report/month.js';
 import { todayUtc } from '../shared/clock.js';
 import { ExitCode, UserFacingError } from '../shared/exit-codes.js';
@@ -37,17 +45,30 @@ const line = (r: CloseRecord) =>
 
 export const closeCommand: CommandModule<object, CloseFlags> = {
   command: 'close',
-  describe: 'Sign a month off (per group): its figures are frozen in <out>/closes/closes.jsonl; later changes become adjustments',
+  describe:
+    'Sign a month off (per group): its figures are frozen in <out>/closes/closes.jsonl; later changes become adjustments',
   builder: (y) =>
     y
       .option('month', { type: 'string', demandOption: true, describe: 'the month, YYYY-MM' })
       .option('group', { type: 'string', describe: 'one organisation_group_id (default: every group)' })
       .option('by', { type: 'string', describe: 'who signs it off (default: PERKS_OPERATOR, else the login name)' })
       .option('note', { type: 'string', describe: 'a note for the record' })
-      .option('force', { type: 'boolean', default: false, describe: 'close a provisional month anyway (the record says so)' })
-      .option('reread', { type: 'boolean', default: true, describe: 'first re-read every window of the month from the API (when PERKS_BASE_URL is set) and rebuild; --no-reread skips it' })
+      .option('force', {
+        type: 'boolean',
+        default: false,
+        describe: 'close a provisional month anyway (the record says so)',
+      })
+      .option('reread', {
+        type: 'boolean',
+        default: true,
+        describe:
+          'first re-read every window of the month from the API (when PERKS_BASE_URL is set) and rebuild; --no-reread skips it',
+      })
       .option('output', { alias: 'o', type: 'string', describe: 'output directory (PERKS_OUTPUT, default ./output)' })
-      .example('$0 close --month 2026-10 --group 11 --by "A. Controller" --note "board pack"', 'sign October off for group 11') as never,
+      .example(
+        '$0 close --month 2026-10 --group 11 --by "A. Controller" --note "board pack"',
+        'sign October off for group 11',
+      ) as never,
   handler: (argv) =>
     handle(async () => {
       const config = loadConfig(process.env, { output: argv.output });
@@ -57,25 +78,48 @@ export const closeCommand: CommandModule<object, CloseFlags> = {
       const month = parseMonth(argv.month);
       let reread: Reread | null = null;
       const notes: string[] = [];
-      const request = { outDir: config.output, month: argv.month, group, by: argv.by, note: argv.note, force: argv.force, rule, fx };
+      const request = {
+        outDir: config.output,
+        month: argv.month,
+        group,
+        by: argv.by,
+        note: argv.note,
+        force: argv.force,
+        rule,
+        fx,
+      };
       if (argv.reread && config.baseUrl && month.next <= todayUtc()) {
         // the refusals first: a close that would be refused re-reads nothing
         await locked(config.output, () => closeMonth({ ...request, dryRun: true }));
         const { lines, ...found } = await rereadMonth(config, month);
         reread = found; // the record keeps the count; the terminal names the changes
-        notes.push(`re-read ${month.ym} (${reread.windows} windows): ${reread.changed} order${reread.changed === 1 ? '' : 's'} new or changed since last extracted`);
+        notes.push(
+          `re-read ${month.ym} (${reread.windows} windows): ${reread.changed} order${reread.changed === 1 ? '' : 's'} new or changed since last extracted`,
+        );
         notes.push(...lines.map((l) => `  ${l}`));
-        if (reread.changed > lines.length) notes.push(`  … and ${reread.changed - lines.length} more (lake order_versions, _run_id ${reread.run_id})`);
-      } else notes.push(argv.reread ? `${month.ym} not re-read before the close: no API configured (PERKS_BASE_URL)` : `${month.ym} not re-read before the close (--no-reread)`);
+        if (reread.changed > lines.length)
+          notes.push(`  … and ${reread.changed - lines.length} more (lake order_versions, _run_id ${reread.run_id})`);
+      } else
+        notes.push(
+          argv.reread
+            ? `${month.ym} not re-read before the close: no API configured (PERKS_BASE_URL)`
+            : `${month.ym} not re-read before the close (--no-reread)`,
+        );
       const written = await locked(config.output, async () => {
         if (reread) {
           const built = await buildWarehouse({ outDir: config.output });
-          if (!built.ok) throw new UserFacingError(`the build after the re-read failed; nothing was closed: ${built.error}`, ExitCode.failed);
+          if (!built.ok)
+            throw new UserFacingError(
+              `the build after the re-read failed; nothing was closed: ${built.error}`,
+              ExitCode.failed,
+            );
         }
         return closeMonth({ ...request, reread });
       });
       process.stdout.write(`${notes.join('\n')}\n`);
-      process.stdout.write(`${written.map((r) => `closed ${r.month} for group ${r.organisation_group_id}${r.forced ? ' (FORCED: the month was provisional)' : ''}, record ${r.seq}, hash ${r.hash}`).join('\n')}\n  ${closesPath(config.output)}\n`);
+      process.stdout.write(
+        `${written.map((r) => `closed ${r.month} for group ${r.organisation_group_id}${r.forced ? ' (FORCED: the month was provisional)' : ''}, record ${r.seq}, hash ${r.hash}`).join('\n')}\n  ${closesPath(config.output)}\n`,
+      );
     }),
 };
 
@@ -96,14 +140,22 @@ export const reopenCommand: CommandModule<object, ReopenFlags> = {
       .option('group', { type: 'string', demandOption: true, describe: 'the organisation_group_id' })
       .option('reason', { type: 'string', demandOption: true, describe: 'why (goes in the record)' })
       .option('by', { type: 'string', describe: 'who reopens it (default: PERKS_OPERATOR, else the login name)' })
-      .option('output', { alias: 'o', type: 'string', describe: 'output directory (PERKS_OUTPUT, default ./output)' }) as never,
+      .option('output', {
+        alias: 'o',
+        type: 'string',
+        describe: 'output directory (PERKS_OUTPUT, default ./output)',
+      }) as never,
   handler: (argv) =>
     handle(async () => {
       const config = loadConfig(process.env, { output: argv.output });
       const group = parseGroup(argv.group);
       if (group === undefined) throw new CloseInputError('--group is required');
-      const r = await locked(config.output, () => reopenMonth({ outDir: config.output, month: argv.month, group, reason: argv.reason, by: argv.by }));
-      process.stdout.write(`reopened ${r.month} for group ${r.organisation_group_id}, record ${r.seq}, hash ${r.hash}\n`);
+      const r = await locked(config.output, () =>
+        reopenMonth({ outDir: config.output, month: argv.month, group, reason: argv.reason, by: argv.by }),
+      );
+      process.stdout.write(
+        `reopened ${r.month} for group ${r.organisation_group_id}, record ${r.seq}, hash ${r.hash}\n`,
+      );
     }),
 };
 
@@ -113,7 +165,11 @@ export const closesCommand: CommandModule<object, { output?: string; format: str
   builder: (y) =>
     y
       .option('format', { type: 'string', choices: ['table', 'json'], default: 'table' })
-      .option('output', { alias: 'o', type: 'string', describe: 'output directory (PERKS_OUTPUT, default ./output)' }) as never,
+      .option('output', {
+        alias: 'o',
+        type: 'string',
+        describe: 'output directory (PERKS_OUTPUT, default ./output)',
+      }) as never,
   handler: (argv) =>
     handle(async () => {
       const config = loadConfig(process.env, { output: argv.output });
@@ -122,7 +178,10 @@ export const closesCommand: CommandModule<object, { output?: string; format: str
         process.stdout.write(`${JSON.stringify(records.map(({ figures: _f, ...r }) => r))}\n`);
         return;
       }
-      const head = records.length === 0 ? 'no closes yet' : `${records.length} record${records.length === 1 ? '' : 's'}, hash chain verified (last ${records.at(-1)!.hash})`;
+      const head =
+        records.length === 0
+          ? 'no closes yet'
+          : `${records.length} record${records.length === 1 ? '' : 's'}, hash chain verified (last ${records.at(-1)!.hash})`;
       process.stdout.write(`${[...records.map(line), head].join('\n')}\n`);
     }),
 };

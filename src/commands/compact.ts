@@ -10,7 +10,8 @@ interface CompactFlags {
 
 export const compactCommand: CommandModule<object, CompactFlags> = {
   command: 'compact',
-  describe: 'Rewrite closed months of <out>/lake into one file per group and month (perks extract and perks run do it too)',
+  describe:
+    'Rewrite closed months of <out>/lake into one file per group and month (perks extract and perks run do it too)',
   builder: (y) =>
     y
       .option('output', { alias: 'o', type: 'string', describe: 'output directory (PERKS_OUTPUT, default ./output)' })
@@ -24,10 +25,14 @@ export const compactCommand: CommandModule<object, CompactFlags> = {
 
 export function formatCompaction(r: CompactResult): string {
   const lines = r.streams.map(
-    (s) => `${s.stream}: ${s.months} month(s) compacted, ${s.days} day(s) moved to month folders, ${s.rows} rows checked; files ${s.filesBefore} -> ${s.filesAfter} (${(s.ms / 1000).toFixed(1)} s)`,
+    (s) =>
+      `${s.stream}: ${s.months} month(s) compacted, ${s.days} day(s) moved to month folders, ${s.rows} rows checked; files ${s.filesBefore} -> ${s.filesAfter} (${(s.ms / 1000).toFixed(1)} s)`,
   );
   for (const s of r.snapshots) {
-    if (s.dropped || s.heldForPersonalData) lines.push(`${s.stream}: ${s.dropped} old snapshot(s) removed${s.heldForPersonalData ? `, ${s.heldForPersonalData} kept for personal values no later snapshot holds` : ''}; files ${s.filesBefore} -> ${s.filesAfter}`);
+    if (s.dropped || s.heldForPersonalData)
+      lines.push(
+        `${s.stream}: ${s.dropped} old snapshot(s) removed${s.heldForPersonalData ? `, ${s.heldForPersonalData} kept for personal values no later snapshot holds` : ''}; files ${s.filesBefore} -> ${s.filesAfter}`,
+      );
   }
   if (r.recovered) lines.push('finished the switch a killed compaction had left');
   return `${lines.join('\n')}\n`;

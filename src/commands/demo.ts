@@ -29,10 +29,20 @@ export const demoCommand: CommandModule<object, { output?: string; scale?: strin
           `demo: embedded sandbox at ${sandbox.baseUrl}, groups ${org.organisation_group_ids.join(', ')}; its limit is raised to ${DEMO_RATE} calls/min for the demo (production default: 120)\n`,
         );
         const config = loadConfig(
-          { ...process.env, PERKS_BASE_URL: sandbox.baseUrl, PERKS_CLIENT_ID: String(org.client_id), PERKS_CLIENT_SECRET: org.client_secret, PERKS_GROUP_IDS: org.organisation_group_ids.join(','), PERKS_RATE_LIMIT: String(DEMO_RATE) },
+          {
+            ...process.env,
+            PERKS_BASE_URL: sandbox.baseUrl,
+            PERKS_CLIENT_ID: String(org.client_id),
+            PERKS_CLIENT_SECRET: org.client_secret,
+            PERKS_GROUP_IDS: org.organisation_group_ids.join(','),
+            PERKS_RATE_LIMIT: String(DEMO_RATE),
+          },
           { output: argv.output },
         );
-        const summary = await runPipeline(config, { emit: progressReporter(process.stderr, argv.quiet), budgetMinutes: 30 });
+        const summary = await runPipeline(config, {
+          emit: progressReporter(process.stderr, argv.quiet),
+          budgetMinutes: 30,
+        });
         process.stdout.write(formatRunSummary(summary));
         return summary.exitCode;
       } finally {

@@ -1,7 +1,15 @@
 /** `perks extract`: lands every stream (or the named ones and what they need) incrementally in the lake. */
 import type { CommandModule } from 'yargs';
 import { isRealDay } from '../shared/checks.js';
-import { extract, formatPlan, parseShard, progressReporter, unsharedLimitWarning, STREAM_NAMES, type ExtractResult } from '../extract/index.js';
+import {
+  extract,
+  formatPlan,
+  parseShard,
+  progressReporter,
+  unsharedLimitWarning,
+  STREAM_NAMES,
+  type ExtractResult,
+} from '../extract/index.js';
 import { ConfigError } from '../shared/exit-codes.js';
 import { forgetAnonymised } from '../forget/index.js';
 import { compactLake } from '../compact/index.js';
@@ -22,12 +30,15 @@ interface ExtractFlags extends ApiFlags {
   'quarantine-threshold'?: string;
 }
 
-
 export function parseStreams(value: string | undefined) {
   if (!value) return undefined;
-  const names = value.split(',').map((s) => s.trim()).filter(Boolean);
+  const names = value
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
   for (const n of names) {
-    if (!(STREAM_NAMES as readonly string[]).includes(n)) throw new ConfigError(`--streams: unknown stream "${n}"; known streams: ${STREAM_NAMES.join(', ')}`);
+    if (!(STREAM_NAMES as readonly string[]).includes(n))
+      throw new ConfigError(`--streams: unknown stream "${n}"; known streams: ${STREAM_NAMES.join(', ')}`);
   }
   return names as (typeof STREAM_NAMES)[number][];
 }
@@ -35,7 +46,8 @@ export function parseStreams(value: string | undefined) {
 export function checkDay(flag: string, value: string | undefined): string | undefined {
   if (value === undefined) return undefined;
   // A real calendar day: 2026-02-30 is refused, not read as 2 March; 2026-1-1 is refused, not a RangeError.
-  if (!isRealDay(value)) throw new ConfigError(`--${flag}=${JSON.stringify(value)} is invalid: expected a date YYYY-MM-DD`);
+  if (!isRealDay(value))
+    throw new ConfigError(`--${flag}=${JSON.stringify(value)} is invalid: expected a date YYYY-MM-DD`);
   return value;
 }
 
@@ -48,27 +60,53 @@ export const extractCommand: CommandModule<object, ExtractFlags> = {
       .option('start-date', { type: 'string', describe: 'backfill from this local day (YYYY-MM-DD)' })
       .option('end-date', { type: 'string', describe: 'backfill up to this local day, exclusive (YYYY-MM-DD)' })
       .option('full-refresh', { type: 'boolean', describe: 'ignore the state and start over from PERKS_START_DATE' })
-      .option('budget-minutes', { type: 'number', describe: 'call budget of the per-user streams, in minutes at the rate limit (default 30)' })
-      .option('plan', { type: 'boolean', describe: 'print the plan and estimated calls of this worker (its --shard and --groups), without extracting' })
+      .option('budget-minutes', {
+        type: 'number',
+        describe: 'call budget of the per-user streams, in minutes at the rate limit (default 30)',
+      })
+      .option('plan', {
+        type: 'boolean',
+        describe: 'print the plan and estimated calls of this worker (its --shard and --groups), without extracting',
+      })
       .option('quiet', { type: 'boolean', describe: 'no progress output' })
-      .option('shard', { type: 'string', describe: 'K/N: this worker refreshes the users of shard K of N; shard 1 also lands the other streams (docs/scale-out.md)' })
-      .option('refresh-days', { type: 'string', describe: 'refresh every user\'s credit and interactions at least every N days, budget allowing (PERKS_REFRESH_DAYS, default 7)' })
-      .option('quarantine-threshold', { type: 'string', describe: 'share of quarantined records above which the run ends partial, exit 4: a fraction, 0.001 = 0.1% (PERKS_QUARANTINE_THRESHOLD, default 0.001)' })
-      .option('shard-wait-minutes', { type: 'number', describe: 'how long shards 2..N wait for shard 1 to land the day\'s users and windows (default 120)' })
+      .option('shard', {
+        type: 'string',
+        describe:
+          'K/N: this worker refreshes the users of shard K of N; shard 1 also lands the other streams (docs/scale-out.md)',
+      })
+      .option('refresh-days', {
+        type: 'string',
+        describe:
+          "refresh every user's credit and interactions at least every N days, budget allowing (PERKS_REFRESH_DAYS, default 7)",
+      })
+      .option('quarantine-threshold', {
+        type: 'string',
+        describe:
+          'share of quarantined records above which the run ends partial, exit 4: a fraction, 0.001 = 0.1% (PERKS_QUARANTINE_THRESHOLD, default 0.001)',
+      })
+      .option('shard-wait-minutes', {
+        type: 'number',
+        describe: "how long shards 2..N wait for shard 1 to land the day's users and windows (default 120)",
+      })
       .example('$0 extract --streams orders', 'orders (and the groups they need)')
       .example('$0 extract --start-date 2026-01-01 --end-date 2026-02-01 --streams orders', 'backfill January')
       .example('$0 extract --shard 2/4', 'one of four workers sharing one output directory (and PERKS_REDIS_URL)')
       .example('$0 extract --groups 11,12', 'a worker for groups 11 and 12 only') as never,
   handler: (argv) =>
     handle(async () => {
-      const config = configFromFlags(argv, { refreshDays: argv['refresh-days'], quarantineThreshold: argv['quarantine-threshold'] });
+      const config = configFromFlags(argv, {
+        refreshDays: argv['refresh-days'],
+        quarantineThreshold: argv['quarantine-threshold'],
+      });
       const startDate = checkDay('start-date', argv['start-date']);
       const endDate = checkDay('end-date', argv['end-date']);
       if (startDate && endDate && startDate >= endDate) throw new ConfigError('--start-date must be before --end-date');
       const budget = argv['budget-minutes'];
-      if (budget !== undefined && !(budget >= 0)) throw new ConfigError('--budget-minutes must be a number of minutes, 0 or more');
+      if (budget !== undefined && !(budget >= 0))
+        throw new ConfigError('--budget-minutes must be a number of minutes, 0 or more');
       const wait = argv['shard-wait-minutes'];
-      if (wait !== undefined && !(wait >= 0)) throw new ConfigError('--shard-wait-minutes must be a number of minutes, 0 or more');
+      if (wait !== undefined && !(wait >= 0))
+        throw new ConfigError('--shard-wait-minutes must be a number of minutes, 0 or more');
       const shard = parseShard(argv.shard);
       const warning = argv.plan ? undefined : unsharedLimitWarning(shard, config.redisUrl);
       if (warning) process.stderr.write(`perks: ${warning}\n`); // even --quiet: it is not progress
@@ -91,7 +129,10 @@ export const extractCommand: CommandModule<object, ExtractFlags> = {
         afterLanding: async (r) => {
           const sliced = shard !== undefined || argv.groups !== undefined;
           if (sliced && !r.streams.some((s) => s.name === 'users')) return; // shards 2..N land no users
-          await forgetAnonymised(config.output, { lock: false, groups: sliced ? r.groups.map((g) => g.id) : undefined });
+          await forgetAnonymised(config.output, {
+            lock: false,
+            groups: sliced ? r.groups.map((g) => g.id) : undefined,
+          });
         },
       });
       if (result.plan) {
@@ -104,7 +145,8 @@ export const extractCommand: CommandModule<object, ExtractFlags> = {
       if (result.quarantine?.message) process.stderr.write(`perks: ${result.quarantine.message}\n`);
       // Closed months become one file per group and month (src/compact), after the forget step. A shard or
       // group slice leaves it to the final step (perks run, or perks compact): it takes the whole output directory.
-      if (result.status !== 'error' && argv.shard === undefined && argv.groups === undefined) await compactLake(config.output, { lookbackDays: config.lookbackDays });
+      if (result.status !== 'error' && argv.shard === undefined && argv.groups === undefined)
+        await compactLake(config.output, { lookbackDays: config.lookbackDays });
       return result.exitCode;
     }),
 };
@@ -112,12 +154,17 @@ export const extractCommand: CommandModule<object, ExtractFlags> = {
 export function formatExtractSummary(r: ExtractResult & { manifest?: string }): string {
   const lines = [`run ${r.runId}: ${r.status}${r.shard ? ` (shard ${r.shard})` : ''}`];
   for (const s of r.streams) {
-    lines.push(`  ${s.name.padEnd(17)} ${s.status.padEnd(8)} ${String(s.rows).padStart(9)} rows ${String(s.calls).padStart(7)} calls ${String(s.rejected).padStart(5)} quarantined ${(s.ms / 1000).toFixed(1).padStart(7)} s${s.error ? `  ${s.error}` : ''}`);
-    for (const g of s.groups) for (const n of g.notes) lines.push(`    ${g.group === undefined ? '' : `group ${g.group}: `}${n}`);
+    lines.push(
+      `  ${s.name.padEnd(17)} ${s.status.padEnd(8)} ${String(s.rows).padStart(9)} rows ${String(s.calls).padStart(7)} calls ${String(s.rejected).padStart(5)} quarantined ${(s.ms / 1000).toFixed(1).padStart(7)} s${s.error ? `  ${s.error}` : ''}`,
+    );
+    for (const g of s.groups)
+      for (const n of g.notes) lines.push(`    ${g.group === undefined ? '' : `group ${g.group}: `}${n}`);
   }
   if (r.quarantine?.message) lines.push(`  ${r.quarantine.message}`);
   const a = r.api;
-  lines.push(`  api: ${a.calls} calls, ${a.retries} retries, ${a.throttled} throttled (429), ${a.tokenRequests} token requests, ${a.callsPerMinute} calls/min (utilisation ${r.limiterUtilisation})`);
+  lines.push(
+    `  api: ${a.calls} calls, ${a.retries} retries, ${a.throttled} throttled (429), ${a.tokenRequests} token requests, ${a.callsPerMinute} calls/min (utilisation ${r.limiterUtilisation})`,
+  );
   if (r.manifest) lines.push(`  manifest: ${r.manifest}`);
   return `${lines.join('\n')}\n`;
 }

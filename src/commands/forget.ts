@@ -11,11 +11,16 @@ interface ForgetFlags {
 }
 
 export function parseUsers(values: (string | number)[] | undefined): number[] {
-  return (values ?? []).flatMap((v) => String(v).split(',')).map((v) => {
-    const id = v.trim();
-    if (!/^\d+$/.test(id) || Number(id) <= 0 || !Number.isSafeInteger(Number(id))) throw new ForgetInputError(`--user=${JSON.stringify(v)} is invalid: expected a platform user id, a whole number above 0`);
-    return Number(id);
-  });
+  return (values ?? [])
+    .flatMap((v) => String(v).split(','))
+    .map((v) => {
+      const id = v.trim();
+      if (!/^\d+$/.test(id) || Number(id) <= 0 || !Number.isSafeInteger(Number(id)))
+        throw new ForgetInputError(
+          `--user=${JSON.stringify(v)} is invalid: expected a platform user id, a whole number above 0`,
+        );
+      return Number(id);
+    });
 }
 
 export const forgetCommand: CommandModule<object, ForgetFlags> = {
@@ -24,7 +29,10 @@ export const forgetCommand: CommandModule<object, ForgetFlags> = {
   builder: (y) =>
     y
       .option('user', { type: 'array', string: true, describe: 'platform user id (repeat, or comma-separated)' })
-      .option('anonymised', { type: 'boolean', describe: 'every user the latest users snapshot shows anonymised upstream (perks run does this itself)' })
+      .option('anonymised', {
+        type: 'boolean',
+        describe: 'every user the latest users snapshot shows anonymised upstream (perks run does this itself)',
+      })
       .option('output', { alias: 'o', type: 'string', describe: 'output directory (PERKS_OUTPUT, default ./output)' })
       .example('$0 forget --user 4711', "one user's personal data")
       .example('$0 forget --anonymised', 'everyone anonymised upstream since the data was landed') as never,
@@ -32,7 +40,8 @@ export const forgetCommand: CommandModule<object, ForgetFlags> = {
     handle(async () => {
       const config = loadConfig(process.env, { output: argv.output });
       const ids = parseUsers(argv.user);
-      if (!ids.length && !argv.anonymised) throw new ForgetInputError('name the users to forget: --user <id> (repeatable) or --anonymised');
+      if (!ids.length && !argv.anonymised)
+        throw new ForgetInputError('name the users to forget: --user <id> (repeatable) or --anonymised');
       const result = argv.anonymised ? await forgetAnonymised(config.output) : await forgetUsers(config.output, ids);
       process.stdout.write(formatForget(result));
     }),
@@ -45,6 +54,9 @@ export function formatForget(r: ForgetResult): string {
     `forgot ${r.users.length} user(s) (${r.users.slice(0, 10).join(', ')}${r.users.length > 10 ? ', …' : ''}): ${r.files} files rewritten, ${r.rows} rows cleared, ${r.quarantineLines} quarantined records scrubbed`,
     `  ${streams.join('; ')}`,
   ];
-  if (r.emails === 0) lines.push('  no email address is known for them in the lake: orders (which carry no user id) could not be matched');
+  if (r.emails === 0)
+    lines.push(
+      '  no email address is known for them in the lake: orders (which carry no user id) could not be matched',
+    );
   return `${lines.join('\n')}\n`;
 }

@@ -16,4 +16,22 @@ import { statusCommand } from './status.js';
 import { writebackCommand } from './writeback.js';
 import { usersCommand } from './users.js';
 
-export const commands: CommandModule<any, any>[] = [checkCommand, extractCommand, runCommand, demoCommand, reportCommand, sandboxCommand, writebackCommand, buildCommand, sqlCommand, modelsCommand, forgetCommand, usersCommand, statusCommand, compactCommand, closeCommand, reopenCommand, closesCommand];
+export const commands: CommandModule<any, any>[] = [
+  checkCommand,
+  extractCommand,
+  runCommand,
+  demoCommand,
+  reportCommand,
+  sandboxCommand,
+  writebackCommand,
+  buildCommand,
+  sqlCommand,
+  modelsCommand,
+  forgetCommand,
+  usersCommand,
+  statusCommand,
+  compactCommand,
+  closeCommand,
+  reopenCommand,
+  closesCommand,
+];

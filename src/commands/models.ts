@@ -21,7 +21,8 @@ export const modelsCommand: CommandModule<object, ModelsFlags> = {
       .example('$0 models', 'the data dictionary as Markdown') as never,
   handler: (argv) =>
     handle(async () => {
-      if (argv.format !== 'md' && argv.format !== 'json') throw new ConfigError(`--format=${JSON.stringify(argv.format)} is invalid: expected md or json`);
+      if (argv.format !== 'md' && argv.format !== 'json')
+        throw new ConfigError(`--format=${JSON.stringify(argv.format)} is invalid: expected md or json`);
       const config = loadConfig(process.env, { output: argv.output });
       const docs = await describeModels();
       writeDictionary(join(resolve(config.output), 'docs', 'models.md'), docs);

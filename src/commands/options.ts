@@ -6,10 +6,16 @@ export function withApiOptions<T>(y: Argv<T>) {
   return y
     .option('base-url', { type: 'string', describe: 'API base address (PERKS_BASE_URL)' })
     .option('client-id', { type: 'string', describe: 'client id (PERKS_CLIENT_ID)' })
-    .option('client-secret', { type: 'string', describe: 'client secret (PERKS_CLIENT_SECRET); prefer the environment' })
+    .option('client-secret', {
+      type: 'string',
+      describe: 'client secret (PERKS_CLIENT_SECRET); prefer the environment',
+    })
     .option('scope', { type: 'string', describe: 'token scope (PERKS_SCOPE, default *)' })
     .option('groups', { type: 'string', describe: 'organisation_group_id values, comma-separated (PERKS_GROUP_IDS)' })
-    .option('rate-limit', { type: 'string', describe: 'calls per minute per credential (PERKS_RATE_LIMIT, default 120)' })
+    .option('rate-limit', {
+      type: 'string',
+      describe: 'calls per minute per credential (PERKS_RATE_LIMIT, default 120)',
+    })
     .option('credit-path', { type: 'string', describe: 'path of the user credit operation (PERKS_CREDIT_PATH)' })
     .option('output', { alias: 'o', type: 'string', describe: 'output directory (PERKS_OUTPUT, default ./output)' });
 }

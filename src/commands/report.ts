@@ -13,10 +13,14 @@ interface ReportFlags {
 }
 
 export function parseFormats(value: string): ReportFormat[] {
-  const names = value.split(',').map((s) => s.trim().toLowerCase()).filter(Boolean);
+  const names = value
+    .split(',')
+    .map((s) => s.trim().toLowerCase())
+    .filter(Boolean);
   if (names.includes('all')) return [...REPORT_FORMATS];
   for (const n of names) {
-    if (!(REPORT_FORMATS as readonly string[]).includes(n)) throw new ReportInputError(`--format=${JSON.stringify(value)} is invalid: expected html, csv, md or all`);
+    if (!(REPORT_FORMATS as readonly string[]).includes(n))
+      throw new ReportInputError(`--format=${JSON.stringify(value)} is invalid: expected html, csv, md or all`);
   }
   if (names.length === 0) throw new ReportInputError('--format is empty: expected html, csv, md or all');
   return names as ReportFormat[];
@@ -24,7 +28,10 @@ export function parseFormats(value: string): ReportFormat[] {
 
 export function parseGroup(value: string | undefined): number | undefined {
   if (value === undefined) return undefined;
-  if (!/^\s*\d+\s*$/.test(value) || Number(value) <= 0) throw new ReportInputError(`--group=${JSON.stringify(value)} is invalid: expected an organisation_group_id, a whole number above 0`);
+  if (!/^\s*\d+\s*$/.test(value) || Number(value) <= 0)
+    throw new ReportInputError(
+      `--group=${JSON.stringify(value)} is invalid: expected an organisation_group_id, a whole number above 0`,
+    );
   return Number(value);
 }
 

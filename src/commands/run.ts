@@ -31,17 +31,33 @@ export const runCommand: CommandModule<object, RunFlags> = {
       .option('streams', { type: 'string', describe: 'limit the extract to these streams' })
       .option('month', { type: 'string', describe: 'report month YYYY-MM (default: the last closed month)' })
       .option('budget-minutes', { type: 'number', describe: 'call budget of the per-user streams, in minutes' })
-      .option('writeback', { type: 'boolean', default: true, describe: 'post interactions back (--no-writeback to skip)' })
-      .option('writeback-limit', { type: 'string', describe: 'post at most N interactions in this run; the rest wait for the next (PERKS_WRITEBACK_LIMIT)' })
+      .option('writeback', {
+        type: 'boolean',
+        default: true,
+        describe: 'post interactions back (--no-writeback to skip)',
+      })
+      .option('writeback-limit', {
+        type: 'string',
+        describe: 'post at most N interactions in this run; the rest wait for the next (PERKS_WRITEBACK_LIMIT)',
+      })
       .option('quiet', { type: 'boolean' }) as never,
   handler: (argv) =>
     handle(async () => {
       const flagged = argv['writeback-limit'];
       // The flag goes through the same validation as PERKS_WRITEBACK_LIMIT (one line, exit 2) and wins over it.
-      const config = { ...configFromFlags(argv), ...(flagged === undefined ? {} : { writebackLimit: loadConfig({}, { writebackLimit: flagged }).writebackLimit }) };
-      if (argv.month !== undefined && !isRealMonth(argv.month)) throw new ConfigError(`--month=${JSON.stringify(argv.month)} is invalid: expected a month YYYY-MM, e.g. 2026-10`);
+      const config = {
+        ...configFromFlags(argv),
+        ...(flagged === undefined
+          ? {}
+          : { writebackLimit: loadConfig({}, { writebackLimit: flagged }).writebackLimit }),
+      };
+      if (argv.month !== undefined && !isRealMonth(argv.month))
+        throw new ConfigError(
+          `--month=${JSON.stringify(argv.month)} is invalid: expected a month YYYY-MM, e.g. 2026-10`,
+        );
       const budget = argv['budget-minutes'];
-      if (budget !== undefined && !(budget >= 0 && Number.isFinite(budget))) throw new ConfigError('--budget-minutes must be a number of minutes, 0 or more');
+      if (budget !== undefined && !(budget >= 0 && Number.isFinite(budget)))
+        throw new ConfigError('--budget-minutes must be a number of minutes, 0 or more');
       const summary = await runPipeline(config, {
         streams: parseStreams(argv.streams),
         budgetMinutes: argv['budget-minutes'],
@@ -65,6 +81,9 @@ async function appendFreshness(output: string, env = process.env): Promise<void>
     appendFileSync(env.GITHUB_STEP_SUMMARY, statusMarkdown(report, judge(report, options), options));
   } catch (err) {
     // the run's outcome stands: the freshness table is a view of it, not a step
-    appendFileSync(env.GITHUB_STEP_SUMMARY, `Freshness unknown: ${(err instanceof Error ? err.message : String(err)).split('\n')[0]}\n`);
+    appendFileSync(
+      env.GITHUB_STEP_SUMMARY,
+      `Freshness unknown: ${(err instanceof Error ? err.message : String(err)).split('\n')[0]}\n`,
+    );
   }
 }

@@ -18,7 +18,8 @@ interface SandboxFlags {
 }
 
 function wholeNumber(flag: string, value: string): number {
-  if (!/^-?\d+$/.test(value.trim())) throw new ConfigError(`--${flag}=${JSON.stringify(value)} is invalid: expected a whole number`);
+  if (!/^-?\d+$/.test(value.trim()))
+    throw new ConfigError(`--${flag}=${JSON.stringify(value)} is invalid: expected a whole number`);
   return Number.parseInt(value, 10);
 }
 
@@ -30,10 +31,18 @@ export const sandboxCommand: CommandModule<object, SandboxFlags> = {
       .option('host', { type: 'string', default: '127.0.0.1', describe: 'address to bind (loopback by default)' })
       .option('port', { type: 'string', default: '0', describe: 'port (0: any free port)' })
       .option('seed', { type: 'string', default: '1', describe: 'seed of the generated data' })
-      .option('scale', { type: 'string', choices: SCALES, default: 'tiny', describe: 'data size: tiny, small, medium (~200k orders), large (>1M orders)' })
+      .option('scale', {
+        type: 'string',
+        choices: SCALES,
+        default: 'tiny',
+        describe: 'data size: tiny, small, medium (~200k orders), large (>1M orders)',
+      })
       .option('rate-limit', { type: 'string', default: '120', describe: 'API calls per minute per client_id' })
       .option('today', { type: 'string', describe: 'the data\u2019s today, YYYY-MM-DD (default: the real date)' })
-      .option('credit-path', { type: 'string', describe: 'path of the user credit operation (default /v3/user/credit/{identifier}/{identifier_value})' })
+      .option('credit-path', {
+        type: 'string',
+        describe: 'path of the user credit operation (default /v3/user/credit/{identifier}/{identifier_value})',
+      })
       .example('$0 sandbox --port 4000 --scale small', 'serve a small data set on port 4000') as never,
   handler: (argv) =>
     handle(async () => {
@@ -47,7 +56,9 @@ export const sandboxCommand: CommandModule<object, SandboxFlags> = {
         creditPath: argv.creditPath,
       });
       process.stdout.write(`${sandbox.startLine()}\n`);
-      process.stderr.write(`perks sandbox: listening on ${sandbox.baseUrl} (scale ${argv.scale}, seed ${argv.seed}, today ${sandbox.world.today}); stop with Ctrl-C\n`);
+      process.stderr.write(
+        `perks sandbox: listening on ${sandbox.baseUrl} (scale ${argv.scale}, seed ${argv.seed}, today ${sandbox.world.today}); stop with Ctrl-C\n`,
+      );
       await new Promise<void>((resolve) => {
         process.once('SIGINT', resolve);
         process.once('SIGTERM', resolve);

@@ -28,38 +28,76 @@ export const sqlCommand: CommandModule<object, SqlFlags> = {
   builder: (y) =>
     y
       .positional('query', { type: 'string', describe: 'the SQL to run, e.g. "SELECT * FROM revenue_monthly"' })
-      .option('format', { alias: 'f', type: 'string', describe: `output format: ${FORMATS.join(', ')}`, default: 'table' })
-      .option('output', { alias: 'o', type: 'string', describe: 'output directory holding warehouse.duckdb (PERKS_OUTPUT, default ./output)' })
+      .option('format', {
+        alias: 'f',
+        type: 'string',
+        describe: `output format: ${FORMATS.join(', ')}`,
+        default: 'table',
+      })
+      .option('output', {
+        alias: 'o',
+        type: 'string',
+        describe: 'output directory holding warehouse.duckdb (PERKS_OUTPUT, default ./output)',
+      })
       .option('out', { type: 'string', describe: 'write the result to this file instead of stdout' })
-      .option('read-files-anywhere', { type: 'boolean', describe: 'let the query read files outside the output directory (read_csv, read_text, glob…); by default it reads only there' })
-      .example('$0 sql "SELECT month, order_currency, sum(group_revenue) FROM revenue_monthly GROUP BY ALL ORDER BY 1"', 'revenue by month')
+      .option('read-files-anywhere', {
+        type: 'boolean',
+        describe:
+          'let the query read files outside the output directory (read_csv, read_text, glob…); by default it reads only there',
+      })
+      .example(
+        '$0 sql "SELECT month, order_currency, sum(group_revenue) FROM revenue_monthly GROUP BY ALL ORDER BY 1"',
+        'revenue by month',
+      )
       .example('$0 sql "FROM engagement_users LIMIT 5" --format json', 'five users as JSON')
-      .example('$0 sql "FROM revenue_monthly" --format arrow | python -c "import pyarrow as pa, sys; print(pa.ipc.open_stream(sys.stdin.buffer).read_pandas())"', 'typed results into pandas')
-      .example('$0 sql "FROM revenue_monthly" --format parquet --out revenue.parquet', 'a Parquet file for Polars, R or DuckDB') as never,
+      .example(
+        '$0 sql "FROM revenue_monthly" --format arrow | python -c "import pyarrow as pa, sys; print(pa.ipc.open_stream(sys.stdin.buffer).read_pandas())"',
+        'typed results into pandas',
+      )
+      .example(
+        '$0 sql "FROM revenue_monthly" --format parquet --out revenue.parquet',
+        'a Parquet file for Polars, R or DuckDB',
+      ) as never,
   handler: (argv) =>
     handle(async () => {
       const format = argv.format as Format;
-      if (!FORMATS.includes(format)) throw new ConfigError(`--format=${JSON.stringify(argv.format)} is invalid: expected ${FORMATS.join(', ')}`);
-      if (argv.out !== undefined && argv.out.trim() === '') throw new ConfigError('--out is empty: give the file to write, e.g. --out result.parquet');
+      if (!FORMATS.includes(format))
+        throw new ConfigError(`--format=${JSON.stringify(argv.format)} is invalid: expected ${FORMATS.join(', ')}`);
+      if (argv.out !== undefined && argv.out.trim() === '')
+        throw new ConfigError('--out is empty: give the file to write, e.g. --out result.parquet');
       if ((format === 'arrow' || format === 'parquet') && argv.out === undefined && process.stdout.isTTY) {
-        throw new ConfigError(`--format=${format} writes binary data: give --out FILE, or pipe stdout into the program that reads it`);
+        throw new ConfigError(
+          `--format=${format} writes binary data: give --out FILE, or pipe stdout into the program that reads it`,
+        );
       }
       const config = loadConfig(process.env, { output: argv.output });
       const warehouse = warehousePath(config.output);
       if (format === 'arrow' || format === 'parquet') {
-        const rows = await exportQuery(warehouse, argv.query ?? '', format, { file: argv.out, stdout: process.stdout }, { filesAnywhere: argv['read-files-anywhere'] });
-        if (argv.out !== undefined) process.stdout.write(`${rows} row${rows === 1 ? '' : 's'} written to ${argv.out} (${format})\n`);
+        const rows = await exportQuery(
+          warehouse,
+          argv.query ?? '',
+          format,
+          { file: argv.out, stdout: process.stdout },
+          { filesAnywhere: argv['read-files-anywhere'] },
+        );
+        if (argv.out !== undefined)
+          process.stdout.write(`${rows} row${rows === 1 ? '' : 's'} written to ${argv.out} (${format})\n`);
         return;
       }
-      const text = render(await queryWarehouse(warehouse, argv.query ?? '', { filesAnywhere: argv['read-files-anywhere'] }), format);
+      const text = render(
+        await queryWarehouse(warehouse, argv.query ?? '', { filesAnywhere: argv['read-files-anywhere'] }),
+        format,
+      );
       if (argv.out === undefined) process.stdout.write(text);
-      else await writeFile(argv.out, text).catch((err: NodeJS.ErrnoException) => {
-        throw new ConfigError(`cannot write ${argv.out}: ${err.code ?? err.message}; choose another --out`);
-      });
+      else
+        await writeFile(argv.out, text).catch((err: NodeJS.ErrnoException) => {
+          throw new ConfigError(`cannot write ${argv.out}: ${err.code ?? err.message}; choose another --out`);
+        });
     }),
 };
 
-const text = (v: unknown): string => (v === null || v === undefined ? '' : typeof v === 'object' ? JSON.stringify(v) : String(v));
+const text = (v: unknown): string =>
+  v === null || v === undefined ? '' : typeof v === 'object' ? JSON.stringify(v) : String(v);
 
 export function render(result: QueryResult, format: TextFormat): string {
   if (format === 'json') return `${JSON.stringify(result.rows, null, 2)}\n`;
@@ -68,11 +106,20 @@ export function render(result: QueryResult, format: TextFormat): string {
       const s = text(v);
       return /[",\n\r]/.test(s) ? `"${s.replaceAll('"', '""')}"` : s;
     };
-    return [result.columns.map(cell).join(','), ...result.rows.map((r) => result.columns.map((c) => cell(r[c])).join(','))].join('\n') + '\n';
+    return (
+      [
+        result.columns.map(cell).join(','),
+        ...result.rows.map((r) => result.columns.map((c) => cell(r[c])).join(',')),
+      ].join('\n') + '\n'
+    );
   }
   const cells = result.rows.map((r) => result.columns.map((c) => text(r[c])));
   const widths = result.columns.map((c, i) => Math.max(c.length, ...cells.map((row) => row[i].length)));
-  const line = (values: string[]) => values.map((v, i) => v.padEnd(widths[i])).join(' | ').trimEnd();
+  const line = (values: string[]) =>
+    values
+      .map((v, i) => v.padEnd(widths[i]))
+      .join(' | ')
+      .trimEnd();
   const out = [line(result.columns), widths.map((w) => '-'.repeat(w)).join('-+-'), ...cells.map(line)];
   out.push(`(${result.rows.length} row${result.rows.length === 1 ? '' : 's'})`);
   return `${out.join('\n')}\n`;

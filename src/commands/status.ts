@@ -3,7 +3,15 @@ import type { CommandModule } from 'yargs';
 import { loadConfig } from '../config/index.js';
 import { now } from '../shared/clock.js';
 import { ConfigError } from '../shared/exit-codes.js';
-import { collectStatus, DEFAULT_ERROR_AFTER, DEFAULT_WARN_AFTER, FreshnessOptions, judge, statusJson, statusText } from '../status/index.js';
+import {
+  collectStatus,
+  DEFAULT_ERROR_AFTER,
+  DEFAULT_WARN_AFTER,
+  FreshnessOptions,
+  judge,
+  statusJson,
+  statusText,
+} from '../status/index.js';
 import { handle } from './handle.js';
 
 interface StatusFlags {
@@ -17,12 +25,28 @@ export const WARN_ENV = 'PERKS_WARN_AFTER';
 export const ERROR_ENV = 'PERKS_ERROR_AFTER';
 
 /** The thresholds from the flags, else the environment, else the defaults; a bad one is one line naming it (exit 2). */
-export function freshnessOptions(flags: { warnAfter?: string; errorAfter?: string }, env: NodeJS.ProcessEnv = process.env): FreshnessOptions {
+export function freshnessOptions(
+  flags: { warnAfter?: string; errorAfter?: string },
+  env: NodeJS.ProcessEnv = process.env,
+): FreshnessOptions {
   const sources = {
-    warnAfterHours: flags.warnAfter !== undefined ? ['--warn-after', flags.warnAfter] : env[WARN_ENV] ? [WARN_ENV, env[WARN_ENV]!] : ['--warn-after', DEFAULT_WARN_AFTER],
-    errorAfterHours: flags.errorAfter !== undefined ? ['--error-after', flags.errorAfter] : env[ERROR_ENV] ? [ERROR_ENV, env[ERROR_ENV]!] : ['--error-after', DEFAULT_ERROR_AFTER],
+    warnAfterHours:
+      flags.warnAfter !== undefined
+        ? ['--warn-after', flags.warnAfter]
+        : env[WARN_ENV]
+          ? [WARN_ENV, env[WARN_ENV]!]
+          : ['--warn-after', DEFAULT_WARN_AFTER],
+    errorAfterHours:
+      flags.errorAfter !== undefined
+        ? ['--error-after', flags.errorAfter]
+        : env[ERROR_ENV]
+          ? [ERROR_ENV, env[ERROR_ENV]!]
+          : ['--error-after', DEFAULT_ERROR_AFTER],
   } as const;
-  const parsed = FreshnessOptions.safeParse({ warnAfterHours: sources.warnAfterHours[1], errorAfterHours: sources.errorAfterHours[1] });
+  const parsed = FreshnessOptions.safeParse({
+    warnAfterHours: sources.warnAfterHours[1],
+    errorAfterHours: sources.errorAfterHours[1],
+  });
   if (parsed.success) return parsed.data;
   const issue = parsed.error.issues[0];
   const [name, value] = sources[issue.path[0] as keyof typeof sources];
@@ -31,24 +55,34 @@ export function freshnessOptions(flags: { warnAfter?: string; errorAfter?: strin
 
 export const statusCommand: CommandModule<object, StatusFlags> = {
   command: 'status',
-  describe: 'Is the data fresh? Per stream and group: watermark, last success, age, rows, last run; write-back backlog; closed months',
+  describe:
+    'Is the data fresh? Per stream and group: watermark, last success, age, rows, last run; write-back backlog; closed months',
   builder: (y) =>
     y
       .option('output', { alias: 'o', type: 'string', describe: 'output directory (PERKS_OUTPUT, default ./output)' })
       .option('format', { alias: 'f', type: 'string', describe: 'text or json', default: 'text' })
-      .option('warn-after', { type: 'string', describe: `exit 4 when a stream's last success is older (${WARN_ENV}, default ${DEFAULT_WARN_AFTER})` })
-      .option('error-after', { type: 'string', describe: `exit 1 when older, or never extracted (${ERROR_ENV}, default ${DEFAULT_ERROR_AFTER})` })
+      .option('warn-after', {
+        type: 'string',
+        describe: `exit 4 when a stream's last success is older (${WARN_ENV}, default ${DEFAULT_WARN_AFTER})`,
+      })
+      .option('error-after', {
+        type: 'string',
+        describe: `exit 1 when older, or never extracted (${ERROR_ENV}, default ${DEFAULT_ERROR_AFTER})`,
+      })
       .example('$0 status --warn-after 26h --error-after 50h', 'fail a scheduler step when the data is stale')
       .example('$0 status --format json', 'for a monitor') as never,
   handler: (argv) =>
     handle(async () => {
-      if (argv.format !== 'text' && argv.format !== 'json') throw new ConfigError(`--format=${JSON.stringify(argv.format)} is invalid: expected text or json`);
+      if (argv.format !== 'text' && argv.format !== 'json')
+        throw new ConfigError(`--format=${JSON.stringify(argv.format)} is invalid: expected text or json`);
       const options = freshnessOptions({ warnAfter: argv['warn-after'], errorAfter: argv['error-after'] });
       const config = loadConfig(process.env, { output: argv.output });
       // the output directory as given (./output), not the machine's absolute path: the status is shared
       const report = await collectStatus(config.output, config, now());
       const freshness = judge(report, options);
-      process.stdout.write(argv.format === 'json' ? statusJson(report, freshness, options) : statusText(report, freshness, options));
+      process.stdout.write(
+        argv.format === 'json' ? statusJson(report, freshness, options) : statusText(report, freshness, options),
+      );
       if (freshness.message) process.stderr.write(`perks: ${freshness.message}\n`);
       return freshness.exitCode;
     }),

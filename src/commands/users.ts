@@ -3,7 +3,20 @@ import type { Argv, CommandModule } from 'yargs';
 import { clientFromConfig } from '../api/index.js';
 import { requireApi, type Config } from '../config/index.js';
 import { ExitCode } from '../shared/exit-codes.js';
-import { addressOf, createOneUser, formatAction, formatImport, formatOrders, importProgress, importUsers, runUserCommand, userOrders, UsersInputError, type Format, type UserCommand } from '../users/index.js';
+import {
+  addressOf,
+  createOneUser,
+  formatAction,
+  formatImport,
+  formatOrders,
+  importProgress,
+  importUsers,
+  runUserCommand,
+  userOrders,
+  UsersInputError,
+  type Format,
+  type UserCommand,
+} from '../users/index.js';
 import { handle } from './handle.js';
 import { configFromFlags, withApiOptions, type ApiFlags } from './options.js';
 
@@ -37,7 +50,10 @@ Every change is appended to <out>/audit/users.jsonl (no secrets, no personal val
 
 function common<T>(y: Argv<T>) {
   return withApiOptions(y)
-    .option('group', { type: 'string', describe: 'organisation_group_id of the user (needed when PERKS_GROUP_IDS names several groups)' })
+    .option('group', {
+      type: 'string',
+      describe: 'organisation_group_id of the user (needed when PERKS_GROUP_IDS names several groups)',
+    })
     .option('format', { type: 'string', choices: ['table', 'json'], default: 'table', describe: 'output' })
     .option('dry-run', { type: 'boolean', describe: 'check everything, send nothing' });
 }
@@ -53,12 +69,21 @@ function addressed<T>(y: Argv<T>) {
 export function groupOf(config: Config, flag: string | undefined): number | undefined {
   const configured = config.groupIds ?? [];
   if (flag !== undefined) {
-    if (!/^[1-9]\d*$/.test(flag.trim())) throw new UsersInputError(`--group=${JSON.stringify(flag)} is invalid: expected an organisation_group_id, a whole number above 0`);
+    if (!/^[1-9]\d*$/.test(flag.trim()))
+      throw new UsersInputError(
+        `--group=${JSON.stringify(flag)} is invalid: expected an organisation_group_id, a whole number above 0`,
+      );
     const g = Number(flag);
-    if (configured.length && !configured.includes(g)) throw new UsersInputError(`--group=${g} is not one of PERKS_GROUP_IDS (${configured.join(',')}): name one of them`);
+    if (configured.length && !configured.includes(g))
+      throw new UsersInputError(
+        `--group=${g} is not one of PERKS_GROUP_IDS (${configured.join(',')}): name one of them`,
+      );
     return g;
   }
-  if (configured.length > 1) throw new UsersInputError(`name the user's group: --group <id>, one of ${configured.join(',')} (PERKS_GROUP_IDS names several)`);
+  if (configured.length > 1)
+    throw new UsersInputError(
+      `name the user's group: --group <id>, one of ${configured.join(',')} (PERKS_GROUP_IDS names several)`,
+    );
   return configured[0];
 }
 
@@ -66,13 +91,21 @@ function parseSet(values: string[] | undefined): Record<string, string> {
   const out: Record<string, string> = {};
   for (const v of values ?? []) {
     const m = /^([A-Za-z_0-9]+)=(.*)$/s.exec(String(v));
-    if (!m) throw new UsersInputError(`--set ${JSON.stringify(String(v).split('=')[0])} is invalid: expected field=value, e.g. --set first_name=Ada`);
+    if (!m)
+      throw new UsersInputError(
+        `--set ${JSON.stringify(String(v).split('=')[0])} is invalid: expected field=value, e.g. --set first_name=Ada`,
+      );
     out[m[1]] = m[2];
   }
   return out;
 }
 
-const single = (name: UserCommand, describe: string, extra: (y: Argv<UsersFlags>) => Argv<UsersFlags> = (y) => y, example?: string): CommandModule<UsersFlags, UsersFlags> => ({
+const single = (
+  name: UserCommand,
+  describe: string,
+  extra: (y: Argv<UsersFlags>) => Argv<UsersFlags> = (y) => y,
+  example?: string,
+): CommandModule<UsersFlags, UsersFlags> => ({
   command: name,
   describe,
   builder: (y) => {
@@ -108,22 +141,47 @@ const single = (name: UserCommand, describe: string, extra: (y: Argv<UsersFlags>
     }),
 });
 
-const force = (y: Argv<UsersFlags>) => y.option('force', { type: 'boolean', describe: 'ask the platform even when the local data shows the lifecycle forbids it' });
-const setter = (y: Argv<UsersFlags>) => y.option('set', { type: 'array', string: true, describe: 'field=value to set (repeatable), e.g. --set first_name=Ada' });
+const force = (y: Argv<UsersFlags>) =>
+  y.option('force', {
+    type: 'boolean',
+    describe: 'ask the platform even when the local data shows the lifecycle forbids it',
+  });
+const setter = (y: Argv<UsersFlags>) =>
+  y.option('set', {
+    type: 'array',
+    string: true,
+    describe: 'field=value to set (repeatable), e.g. --set first_name=Ada',
+  });
 
 const importCommand: CommandModule<UsersFlags, UsersFlags> = {
   command: 'import <file>',
-  describe: 'Create the users of a CSV (header line; email required) or JSON lines file: bulk calls of 100, each user confirmed; rerunnable',
+  describe:
+    'Create the users of a CSV (header line; email required) or JSON lines file: bulk calls of 100, each user confirmed; rerunnable',
   builder: (y) =>
     common(y)
-      .positional('file', { type: 'string', describe: 'CSV with a header line (email, first_name, last_name, company_name, UID, phone, send_activation_email, send_activation_sms, meta.sales, meta.location), or .jsonl' })
-      .option('send-activation-email', { type: 'boolean', describe: "send (or, with --no-send-activation-email, do not send) the welcome e-mail; default: the group's setting" })
-      .option('confirm-wait', { type: 'string', default: '30', describe: 'seconds to wait, at most, for the platform to process the bulk calls' })
+      .positional('file', {
+        type: 'string',
+        describe:
+          'CSV with a header line (email, first_name, last_name, company_name, UID, phone, send_activation_email, send_activation_sms, meta.sales, meta.location), or .jsonl',
+      })
+      .option('send-activation-email', {
+        type: 'boolean',
+        describe:
+          "send (or, with --no-send-activation-email, do not send) the welcome e-mail; default: the group's setting",
+      })
+      .option('confirm-wait', {
+        type: 'string',
+        default: '30',
+        describe: 'seconds to wait, at most, for the platform to process the bulk calls',
+      })
       .example('$0 users import crm.csv --dry-run', 'check the file and see the calls it takes')
       .example('$0 users import crm.csv --format json', 'import, the report as JSON') as never,
   handler: (argv) =>
     handle(async () => {
-      if (!/^\d+$/.test(String(argv.confirmWait ?? '30'))) throw new UsersInputError(`--confirm-wait=${JSON.stringify(argv.confirmWait)} is invalid: expected whole seconds, 0 or more`);
+      if (!/^\d+$/.test(String(argv.confirmWait ?? '30')))
+        throw new UsersInputError(
+          `--confirm-wait=${JSON.stringify(argv.confirmWait)} is invalid: expected whole seconds, 0 or more`,
+        );
       const config = configFromFlags(argv);
       const group = groupOf(config, argv.group);
       const api = requireApi(config);
@@ -149,11 +207,15 @@ const importCommand: CommandModule<UsersFlags, UsersFlags> = {
 
 const createCommand: CommandModule<UsersFlags, UsersFlags> = {
   command: 'create',
-  describe: 'Create one user: --set email=… (required), names, UID, phone; --login-url also answers with a single-use login URL',
+  describe:
+    'Create one user: --set email=… (required), names, UID, phone; --login-url also answers with a single-use login URL',
   builder: (y) =>
     setter(common(y) as unknown as Argv<UsersFlags>)
       .option('login-url', { type: 'boolean', describe: 'create user with login URL (printed, never logged)' })
-      .option('send-activation-email', { type: 'boolean', describe: "send (or not) the welcome e-mail; default: the group's setting" })
+      .option('send-activation-email', {
+        type: 'boolean',
+        describe: "send (or not) the welcome e-mail; default: the group's setting",
+      })
       .example('$0 users create --set email=ada@example.com --set UID=crm-1 --login-url', '') as never,
   handler: (argv) =>
     handle(async () => {
@@ -163,7 +225,16 @@ const createCommand: CommandModule<UsersFlags, UsersFlags> = {
       const api = requireApi(config);
       const client = clientFromConfig(config);
       try {
-        const result = await createOneUser({ client, clientId: api.clientId, outDir: config.output, group, set, loginUrl: argv.loginUrl, sendActivationEmail: argv.sendActivationEmail, dryRun: argv.dryRun });
+        const result = await createOneUser({
+          client,
+          clientId: api.clientId,
+          outDir: config.output,
+          group,
+          set,
+          loginUrl: argv.loginUrl,
+          sendActivationEmail: argv.sendActivationEmail,
+          dryRun: argv.dryRun,
+        });
         process.stdout.write(formatAction(result, (argv.format ?? 'table') as Format));
       } finally {
         await client.close();
@@ -188,7 +259,12 @@ const ordersCommand: CommandModule<UsersFlags, UsersFlags> = {
       if (argv.dryRun) throw new UsersInputError('orders only reads: --dry-run has nothing to leave out');
       const client = clientFromConfig(config);
       try {
-        process.stdout.write(formatOrders(await userOrders({ client, group, address, from: argv.from, to: argv.to }), (argv.format ?? 'table') as Format));
+        process.stdout.write(
+          formatOrders(
+            await userOrders({ client, group, address, from: argv.from, to: argv.to }),
+            (argv.format ?? 'table') as Format,
+          ),
+        );
       } finally {
         await client.close();
       }
@@ -197,16 +273,40 @@ const ordersCommand: CommandModule<UsersFlags, UsersFlags> = {
 
 export const usersCommand: CommandModule<object, UsersFlags> = {
   command: 'users <command>',
-  describe: 'User administration: import a CSV in bulk, create, look up, update, deactivate, restore, login URLs, anonymise (and forget locally), make known, stats, orders',
+  describe:
+    'User administration: import a CSV in bulk, create, look up, update, deactivate, restore, login URLs, anonymise (and forget locally), make known, stats, orders',
   builder: (y) =>
     (y as unknown as Argv<UsersFlags>)
       .command(importCommand)
       .command(createCommand)
-      .command(single('get', 'Look a user up (--id, --email or --uid)', (y) => y, '$0 users get --email ada@example.com'))
-      .command(single('update', 'Change a user: --set field=value (repeatable); the e-mail is sent every time, as the spec requires', setter, '$0 users update --uid crm-1 --set last_name=Lovelace'))
-      .command(single('deactivate', 'Offboard a user: access revoked, everything kept (only an active user)', force, '$0 users deactivate --uid crm-1'))
+      .command(
+        single('get', 'Look a user up (--id, --email or --uid)', (y) => y, '$0 users get --email ada@example.com'),
+      )
+      .command(
+        single(
+          'update',
+          'Change a user: --set field=value (repeatable); the e-mail is sent every time, as the spec requires',
+          setter,
+          '$0 users update --uid crm-1 --set last_name=Lovelace',
+        ),
+      )
+      .command(
+        single(
+          'deactivate',
+          'Offboard a user: access revoked, everything kept (only an active user)',
+          force,
+          '$0 users deactivate --uid crm-1',
+        ),
+      )
       .command(single('restore', 'Give a deactivated user access again', force, '$0 users restore --id 4711'))
-      .command(single('login-url', 'A single-use URL that signs the user in (printed, never logged)', (y) => y, '$0 users login-url --email ada@example.com'))
+      .command(
+        single(
+          'login-url',
+          'A single-use URL that signs the user in (printed, never logged)',
+          (y) => y,
+          '$0 users login-url --email ada@example.com',
+        ),
+      )
       .command(
         single(
           'anonymise',
@@ -216,10 +316,23 @@ export const usersCommand: CommandModule<object, UsersFlags> = {
         ),
       )
       .command(
-        single('make-known', 'Make an anonymised user known again: --set email=… required, names, UID and billing_* fields optional', (y) => force(setter(y)).option('get-login', { type: 'boolean', describe: 'also answer with a login URL' }), '$0 users make-known --id 4711 --set email=ada@example.com'),
+        single(
+          'make-known',
+          'Make an anonymised user known again: --set email=… required, names, UID and billing_* fields optional',
+          (y) => force(setter(y)).option('get-login', { type: 'boolean', describe: 'also answer with a login URL' }),
+          '$0 users make-known --id 4711 --set email=ada@example.com',
+        ),
       )
       .command(
-        single('stats', "A user's redemption statistics", (y) => y.option('from', { type: 'string', describe: 'redemptions created from (timestamp)' }).option('to', { type: 'string', describe: 'redemptions created to (timestamp)' }), '$0 users stats --uid crm-1'),
+        single(
+          'stats',
+          "A user's redemption statistics",
+          (y) =>
+            y
+              .option('from', { type: 'string', describe: 'redemptions created from (timestamp)' })
+              .option('to', { type: 'string', describe: 'redemptions created to (timestamp)' }),
+          '$0 users stats --uid crm-1',
+        ),
       )
       .command(ordersCommand)
       .demandCommand(1, 'Name a users command; `perks users --help` lists them.')

@@ -6,7 +6,14 @@
  * Legacy day folders (the day in the path) of open months move to day files in month folders the same way.
  * Runs under the output directory's lock; a kill at any point is finished or undone by the next run.
  */
-import { LIST, listValue, quotedIdentifier as id, quotedString, VARCHAR, type DuckDBConnection } from '@duckdb/node-api';
+import {
+  LIST,
+  listValue,
+  quotedIdentifier as id,
+  quotedString,
+  VARCHAR,
+  type DuckDBConnection,
+} from '@duckdb/node-api';
 import { chmodSync, existsSync } from 'node:fs';
 import { rename, rm } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
@@ -81,12 +88,16 @@ export async function compactLake(outDir: string, options: CompactOptions): Prom
     const today = (options.now ?? clockNow()).toISOString().slice(0, 10);
     const result: CompactResult = { streams: [], snapshots: [], recovered, failures: [] };
     for (const [stream, layout] of Object.entries(MONTH_LAYOUTS)) {
-      result.streams.push(await compactStream(dir, stream, layout, journal, today, options.lookbackDays, result.failures));
+      result.streams.push(
+        await compactStream(dir, stream, layout, journal, today, options.lookbackDays, result.failures),
+      );
     }
     result.snapshots = await applyRetention(dir, journal, result.failures, options.keepSnapshotDays ?? KEEP_DAYS);
     if (result.failures.length) {
       const more = result.failures.length > 1 ? ` (and ${result.failures.length - 1} more month(s))` : '';
-      throw new CompactionError(`compaction left a month (or snapshots) as it was: ${result.failures[0]}${more}; nothing was lost, the rest is compacted`);
+      throw new CompactionError(
+        `compaction left a month (or snapshots) as it was: ${result.failures[0]}${more}; nothing was lost, the rest is compacted`,
+      );
     }
     return result;
   } finally {
@@ -94,16 +105,40 @@ export async function compactLake(outDir: string, options: CompactOptions): Prom
   }
 }
 
-async function compactStream(outDir: string, stream: string, layout: MonthLayout, journal: Journal, today: string, lookbackDays: number, failures: string[]): Promise<StreamCompaction> {
+async function compactStream(
+  outDir: string,
+  stream: string,
+  layout: MonthLayout,
+  journal: Journal,
+  today: string,
+  lookbackDays: number,
+  failures: string[],
+): Promise<StreamCompaction> {
   const started = Date.now();
-  const tally: StreamCompaction = { stream, months: 0, days: 0, rows: 0, filesBefore: streamFiles(outDir, stream).length, filesAfter: 0, ms: 0 };
+  const tally: StreamCompaction = {
+    stream,
+    months: 0,
+    days: 0,
+    rows: 0,
+    filesBefore: streamFiles(outDir, stream).length,
+    filesAfter: 0,
+    ms: 0,
+  };
   for (const u of monthUnits(outDir, stream, layout)) {
     const cutoff = settledBefore(today, lookbackDays, watermarkOf(outDir, stream, u.groupDir));
     try {
       const whole = u.months.length === 1 && monthFileInfo(u.months[0])!.upto === undefined;
       if (isClosed(u.month, cutoff) || conflicts(u)) {
         if (u.legacy.length || u.days.length || u.months.length > 1 || (u.months.length === 1 && !whole)) {
-          tally.rows += await switchIn(outDir, journal, layout, u, u.legacy, [...u.days, ...u.months], join(u.dir, monthFileName(u.month, nextGeneration(u))));
+          tally.rows += await switchIn(
+            outDir,
+            journal,
+            layout,
+            u,
+            u.legacy,
+            [...u.days, ...u.months],
+            join(u.dir, monthFileName(u.month, nextGeneration(u))),
+          );
           tally.months += 1;
         }
         continue;
@@ -114,9 +149,21 @@ async function compactStream(outDir: string, stream: string, layout: MonthLayout
       const oldLegacy = u.legacy.filter((l) => l.day < cutoff);
       if ((settled.length || oldLegacy.length) && !whole) {
         // Never less than a month file already covers (a longer lookback since): landing merges up to it.
-        const covered = u.months.map((m) => monthFileInfo(m)!.upto ?? '').sort().at(-1) ?? '';
+        const covered =
+          u.months
+            .map((m) => monthFileInfo(m)!.upto ?? '')
+            .sort()
+            .at(-1) ?? '';
         const upto = [shiftDay(cutoff, -1), covered].sort().at(-1)!;
-        tally.rows += await switchIn(outDir, journal, layout, u, oldLegacy, [...settled, ...u.months], join(u.dir, monthFileName(u.month, nextGeneration(u), upto)));
+        tally.rows += await switchIn(
+          outDir,
+          journal,
+          layout,
+          u,
+          oldLegacy,
+          [...settled, ...u.months],
+          join(u.dir, monthFileName(u.month, nextGeneration(u), upto)),
+        );
         tally.months += 1;
       }
       for (const l of u.legacy.filter((x) => x.day >= cutoff)) {
@@ -135,10 +182,11 @@ async function compactStream(outDir: string, stream: string, layout: MonthLayout
 
 /** An open month whose legacy days cannot simply move: a month file already covers one, or a day file of the same day exists. */
 function conflicts(u: MonthUnit): boolean {
-  const covered = (day: string) => u.months.some((m) => {
-    const upto = monthFileInfo(m)!.upto;
-    return upto === undefined || day <= upto;
-  });
+  const covered = (day: string) =>
+    u.months.some((m) => {
+      const upto = monthFileInfo(m)!.upto;
+      return upto === undefined || day <= upto;
+    });
   return u.legacy.some((l) => covered(l.day) || u.days.some((d) => d.endsWith(dayFileName(l.day))));
 }
 
@@ -146,13 +194,22 @@ function nextGeneration(u: MonthUnit): number {
   return Math.max(0, ...u.months.map((m) => monthFileInfo(m)?.generation ?? 0)) + 1;
 }
 
-const shiftDay = (day: string, n: number) => new Date(Date.parse(`${day}T00:00:00Z`) + n * 86_400_000).toISOString().slice(0, 10);
+const shiftDay = (day: string, n: number) =>
+  new Date(Date.parse(`${day}T00:00:00Z`) + n * 86_400_000).toISOString().slice(0, 10);
 
 /**
  * Writes the rows of `legacy` and `files` to `target` (sorted), checks its fingerprint against theirs,
  * and switches it in for them. Returns the rows. Any failure before the switch leaves every input as it was.
  */
-async function switchIn(outDir: string, journal: Journal, layout: MonthLayout, u: MonthUnit, legacy: MonthUnit['legacy'], files: string[], target: string): Promise<number> {
+async function switchIn(
+  outDir: string,
+  journal: Journal,
+  layout: MonthLayout,
+  u: MonthUnit,
+  legacy: MonthUnit['legacy'],
+  files: string[],
+  target: string,
+): Promise<number> {
   await ensureLakeDir(outDir, u.dir);
   const temp = tempPathFor(target);
   const groupKey = u.groupDir.split('=')[0];
@@ -161,14 +218,24 @@ async function switchIn(outDir: string, journal: Journal, layout: MonthLayout, u
   const parts: string[] = [];
   const legacyFiles = legacy.flatMap((l) => l.files);
   if (legacyFiles.length) {
-    parts.push(`SELECT ${notPath}, CAST(${id(layout.day)} AS DATE) AS ${id(layout.day)} FROM read_parquet($legacy, hive_partitioning = true, union_by_name = true, hive_types_autocast = false)`);
+    parts.push(
+      `SELECT ${notPath}, CAST(${id(layout.day)} AS DATE) AS ${id(layout.day)} FROM read_parquet($legacy, hive_partitioning = true, union_by_name = true, hive_types_autocast = false)`,
+    );
   }
   if (files.length) {
     // Day and month files carry the day as a column; a path key a rewrite may have copied in is dropped.
-    parts.push(`SELECT ${notPath}, CAST(${id(layout.day)} AS DATE) AS ${id(layout.day)} FROM read_parquet($files, hive_partitioning = false, union_by_name = true)`);
+    parts.push(
+      `SELECT ${notPath}, CAST(${id(layout.day)} AS DATE) AS ${id(layout.day)} FROM read_parquet($files, hive_partitioning = false, union_by_name = true)`,
+    );
   }
-  const params = { ...(legacyFiles.length ? { legacy: listValue(legacyFiles) } : {}), ...(files.length ? { files: listValue(files) } : {}) };
-  const types = { ...(legacyFiles.length ? { legacy: LIST(VARCHAR) } : {}), ...(files.length ? { files: LIST(VARCHAR) } : {}) };
+  const params = {
+    ...(legacyFiles.length ? { legacy: listValue(legacyFiles) } : {}),
+    ...(files.length ? { files: listValue(files) } : {}),
+  };
+  const types = {
+    ...(legacyFiles.length ? { legacy: LIST(VARCHAR) } : {}),
+    ...(files.length ? { files: LIST(VARCHAR) } : {}),
+  };
   let rows = 0;
   try {
     await withLakeConnection(async (c) => {
@@ -177,11 +244,19 @@ async function switchIn(outDir: string, journal: Journal, layout: MonthLayout, u
       try {
         const before = await fingerprint(c, `SELECT * FROM ${id(table)}`, {});
         await writingOutput('a compacted lake file', target, () =>
-          c.run(`COPY (SELECT * FROM ${id(table)} ORDER BY ${layout.sort.map((s) => id(s)).join(', ')}) TO ${quotedString(temp)} (FORMAT parquet, COMPRESSION zstd, ROW_GROUP_SIZE ${ROW_GROUP_SIZE})`),
+          c.run(
+            `COPY (SELECT * FROM ${id(table)} ORDER BY ${layout.sort.map((s) => id(s)).join(', ')}) TO ${quotedString(temp)} (FORMAT parquet, COMPRESSION zstd, ROW_GROUP_SIZE ${ROW_GROUP_SIZE})`,
+          ),
         );
-        const after = await fingerprint(c, `SELECT * FROM read_parquet(${quotedString(temp)}, hive_partitioning = false)`, {});
+        const after = await fingerprint(
+          c,
+          `SELECT * FROM read_parquet(${quotedString(temp)}, hive_partitioning = false)`,
+          {},
+        );
         if (!sameFingerprint(before, after)) {
-          throw new CompactionError(`the rewritten file does not hold the same rows (${after.rows} rows, checksum ${after.checksum}; expected ${before.rows}, ${before.checksum})`);
+          throw new CompactionError(
+            `the rewritten file does not hold the same rows (${after.rows} rows, checksum ${after.checksum}; expected ${before.rows}, ${before.checksum})`,
+          );
         }
         rows = before.rows;
       } finally {
@@ -194,7 +269,12 @@ async function switchIn(outDir: string, journal: Journal, layout: MonthLayout, u
     });
     const inputs = [...legacyFiles, ...files].filter((f) => f !== target);
     const root = lakeRoot(outDir);
-    const s = { stream: u.stream, target: relativeToLake(outDir, target), inputs: inputs.map((f) => relativeToLake(outDir, f)), dirs: legacy.map((l) => relativeToLake(outDir, l.dir)) };
+    const s = {
+      stream: u.stream,
+      target: relativeToLake(outDir, target),
+      inputs: inputs.map((f) => relativeToLake(outDir, f)),
+      dirs: legacy.map((l) => relativeToLake(outDir, l.dir)),
+    };
     await beginSwitch(outDir, journal, s);
     crashPoint('compact-before-switch');
     await writingOutput('a compacted lake file', target, async () => {
@@ -211,7 +291,14 @@ async function switchIn(outDir: string, journal: Journal, layout: MonthLayout, u
 }
 
 /** The inputs into a temporary table (read once); a file DuckDB cannot read is named in the one line. */
-async function readInputs(c: DuckDBConnection, table: string, relation: string, params: Record<string, ReturnType<typeof listValue>>, types: Record<string, ReturnType<typeof LIST>>, files: string[]): Promise<void> {
+async function readInputs(
+  c: DuckDBConnection,
+  table: string,
+  relation: string,
+  params: Record<string, ReturnType<typeof listValue>>,
+  types: Record<string, ReturnType<typeof LIST>>,
+  files: string[],
+): Promise<void> {
   try {
     await c.run(`CREATE TEMP TABLE ${id(table)} AS ${relation}`, params, types);
   } catch (err) {

@@ -11,9 +11,17 @@ export interface Fingerprint {
   columns: string[];
 }
 
-export async function fingerprint(c: DuckDBConnection, relation: string, params: Record<string, DuckDBValue>, types?: Record<string, never>): Promise<Fingerprint> {
+export async function fingerprint(
+  c: DuckDBConnection,
+  relation: string,
+  params: Record<string, DuckDBValue>,
+  types?: Record<string, never>,
+): Promise<Fingerprint> {
   const described = await c.runAndReadAll(`DESCRIBE SELECT * FROM (${relation})`, params, types);
-  const columns = described.getRowObjectsJS().map((r) => String(r.column_name)).sort();
+  const columns = described
+    .getRowObjectsJS()
+    .map((r) => String(r.column_name))
+    .sort();
   const r = await c.runAndReadAll(
     `SELECT count(*)::BIGINT AS n, coalesce(sum(hash(t)), 0)::VARCHAR AS h FROM (SELECT ${columns.map((n) => id(n)).join(', ')} FROM (${relation})) t`,
     params,

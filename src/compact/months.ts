@@ -28,11 +28,25 @@ export function monthUnits(outDir: string, stream: string, layout: MonthLayout):
   const unit = (groupDir: string, month: string): MonthUnit => {
     const key = `${groupDir}/${month}`;
     let u = units.get(key);
-    if (!u) units.set(key, (u = { stream, groupDir, month, legacy: [], days: [], months: [], dir: join(root, groupDir, `${layout.month}=${month}`) }));
+    if (!u)
+      units.set(
+        key,
+        (u = {
+          stream,
+          groupDir,
+          month,
+          legacy: [],
+          days: [],
+          months: [],
+          dir: join(root, groupDir, `${layout.month}=${month}`),
+        }),
+      );
     return u;
   };
   const parquet = (dir: string) => namesIn(dir).filter((n) => n.endsWith('.parquet') && !n.startsWith('.'));
-  for (const groupDir of namesIn(root).filter((n) => !n.startsWith('.')).sort()) {
+  for (const groupDir of namesIn(root)
+    .filter((n) => !n.startsWith('.'))
+    .sort()) {
     for (const entry of namesIn(join(root, groupDir)).sort()) {
       const [key, value] = entry.split('=');
       if (key === layout.day && /^\d{4}-\d{2}-\d{2}$/.test(value ?? '')) {
@@ -65,7 +79,9 @@ export function nextMonthStart(month: string): string {
  */
 export function settledBefore(today: string, lookbackDays: number, watermark?: string): string {
   const from = watermark && /^\d{4}-\d{2}-\d{2}$/.test(watermark) && watermark <= today ? watermark : undefined;
-  return new Date(Date.parse(`${from ?? today}T00:00:00Z`) - (lookbackDays + (from ? 0 : 1)) * 86_400_000).toISOString().slice(0, 10);
+  return new Date(Date.parse(`${from ?? today}T00:00:00Z`) - (lookbackDays + (from ? 0 : 1)) * 86_400_000)
+    .toISOString()
+    .slice(0, 10);
 }
 
 /** The watermark of a group's windowed state (`<out>/state/<stream>/<group>.json`), if any. */
@@ -73,7 +89,9 @@ export function watermarkOf(outDir: string, stream: string, groupDir: string): s
   const key = groupDir.split('=')[1];
   if (!key || !/^[A-Za-z0-9][A-Za-z0-9_.+-]*$/.test(key)) return undefined;
   try {
-    const state = JSON.parse(readFileSync(join(stateRoot(outDir), stream, `${key}.json`), 'utf8')) as { watermark?: unknown };
+    const state = JSON.parse(readFileSync(join(stateRoot(outDir), stream, `${key}.json`), 'utf8')) as {
+      watermark?: unknown;
+    };
     return typeof state.watermark === 'string' ? state.watermark : undefined;
   } catch {
     return undefined;

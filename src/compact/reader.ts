@@ -16,7 +16,11 @@ export interface ConsistentReadOptions {
   pauseMs?: number;
 }
 
-export async function readConsistently<T>(outDir: string, query: () => Promise<T>, options: ConsistentReadOptions = {}): Promise<T> {
+export async function readConsistently<T>(
+  outDir: string,
+  query: () => Promise<T>,
+  options: ConsistentReadOptions = {},
+): Promise<T> {
   const deadline = Date.now() + (options.timeoutMs ?? 60_000);
   for (;;) {
     const before = readJournal(outDir);
@@ -29,7 +33,10 @@ export async function readConsistently<T>(outDir: string, query: () => Promise<T
         if (!CHANGED.test(err instanceof Error ? err.message : String(err))) throw err;
       }
     }
-    if (Date.now() > deadline) throw new Error(`the lake ${outDir} stayed mid-compaction for ${options.timeoutMs ?? 60_000} ms: run perks compact (or the next run) to finish it`);
+    if (Date.now() > deadline)
+      throw new Error(
+        `the lake ${outDir} stayed mid-compaction for ${options.timeoutMs ?? 60_000} ms: run perks compact (or the next run) to finish it`,
+      );
     await new Promise((r) => setTimeout(r, options.pauseMs ?? 20));
   }
 }

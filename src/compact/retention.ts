@@ -37,10 +37,21 @@ interface Snapshot {
   files: string[];
 }
 
-export async function applyRetention(outDir: string, journal: Journal, failures: string[], keepDays = KEEP_DAYS): Promise<StreamRetention[]> {
+export async function applyRetention(
+  outDir: string,
+  journal: Journal,
+  failures: string[],
+  keepDays = KEEP_DAYS,
+): Promise<StreamRetention[]> {
   const out: StreamRetention[] = [];
   for (const spec of SNAPSHOT_STREAMS) {
-    const tally: StreamRetention = { stream: spec.stream, dropped: 0, heldForPersonalData: 0, filesBefore: streamFiles(outDir, spec.stream).length, filesAfter: 0 };
+    const tally: StreamRetention = {
+      stream: spec.stream,
+      dropped: 0,
+      heldForPersonalData: 0,
+      filesBefore: streamFiles(outDir, spec.stream).length,
+      filesAfter: 0,
+    };
     for (const snapshots of snapshotSets(outDir, spec.stream)) {
       let drop = toDrop(snapshots, keepDays);
       if (!drop.length) continue;
@@ -79,7 +90,13 @@ function snapshotSets(outDir: string, stream: string): Snapshot[][] {
     namesIn(dir)
       .filter((n) => /^_snapshot_date=\d{4}-\d{2}-\d{2}$/.test(n))
       .sort()
-      .map((n) => ({ day: n.slice('_snapshot_date='.length), dir: join(dir, n), files: namesIn(join(dir, n)).filter((f) => f.endsWith('.parquet') && !f.startsWith('.')).map((f) => join(dir, n, f)) }))
+      .map((n) => ({
+        day: n.slice('_snapshot_date='.length),
+        dir: join(dir, n),
+        files: namesIn(join(dir, n))
+          .filter((f) => f.endsWith('.parquet') && !f.startsWith('.'))
+          .map((f) => join(dir, n, f)),
+      }))
       .filter((s) => s.files.length > 0);
   const top = read(root);
   if (top.length) return [top];

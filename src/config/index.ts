@@ -11,7 +11,10 @@ const intList = z
   .string()
   .regex(/^\s*\d+(\s*,\s*\d+)*\s*$/, { message: 'expected comma-separated group ids, e.g. 11,12', abort: true })
   // 9007199254740993 is no id JavaScript holds exactly (it would become another group, or Infinity)
-  .refine((s) => s.split(',').every(isSafeId), { message: 'expected group ids, whole numbers from 1 to 9007199254740991', abort: true })
+  .refine((s) => s.split(',').every(isSafeId), {
+    message: 'expected group ids, whole numbers from 1 to 9007199254740991',
+    abort: true,
+  })
   .transform((s) => s.split(',').map((v) => Number.parseInt(v.trim(), 10)))
   // A group listed twice would be planned and landed twice by the same run.
   .refine((ids) => new Set(ids).size === ids.length, 'a group id is listed twice');
@@ -55,15 +58,28 @@ const outputDir = z
   .refine((p) => !/[\x00-\x1f\x7f]/.test(p), 'expected no control characters (a newline, a tab…)')
   .refine((p) => !p.includes(','), 'expected no comma: DuckDB reads the lake through a comma-separated search path')
   .refine((p) => !p.includes('\\'), 'expected no backslash: DuckDB reads it as an escape')
-  .refine((p) => p.split('/').every((name) => Buffer.byteLength(name) <= 255), 'a folder name is longer than 255 bytes, the most a file system takes: choose a shorter one')
-  .refine((p) => Buffer.byteLength(p) <= 3000, 'expected a path of at most 3000 bytes (the lake adds its own folders below it)');
+  .refine(
+    (p) => p.split('/').every((name) => Buffer.byteLength(name) <= 255),
+    'a folder name is longer than 255 bytes, the most a file system takes: choose a shorter one',
+  )
+  .refine(
+    (p) => Buffer.byteLength(p) <= 3000,
+    'expected a path of at most 3000 bytes (the lake adds its own folders below it)',
+  );
 
 const positiveInt = (what: string) =>
-  z.coerce.number({ error: `expected ${what}` }).int(`expected ${what}`).positive(`expected ${what}`);
+  z.coerce
+    .number({ error: `expected ${what}` })
+    .int(`expected ${what}`)
+    .positive(`expected ${what}`);
 
 export const ConfigSchema = z.object({
   baseUrl: baseUrl.optional(),
-  clientId: z.string().refine(isSafeId, 'expected an integer client id, a whole number above 0').transform(Number).optional(),
+  clientId: z
+    .string()
+    .refine(isSafeId, 'expected an integer client id, a whole number above 0')
+    .transform(Number)
+    .optional(),
   clientSecret: z.string().min(1, 'must not be empty').optional(),
   scope: z.string().trim().min(1, 'must not be blank').default('*'),
   groupIds: intList.optional(),
@@ -72,14 +88,20 @@ export const ConfigSchema = z.object({
   creditPath: z
     .string()
     .refine((p) => p.startsWith('/') && p.includes('{identifier}') && p.includes('{identifier_value}'), {
-      message: 'expected a path with {identifier} and {identifier_value}, e.g. /v3/user/credit/{identifier}/{identifier_value}',
+      message:
+        'expected a path with {identifier} and {identifier_value}, e.g. /v3/user/credit/{identifier}/{identifier_value}',
     })
     .default(DEFAULT_CREDIT_PATH),
   // Date.parse alone rolls 2026-02-30 over to March 2nd, and reads 2026-1-1 as a local day
   startDate: z.string().refine(isRealDay, 'expected a real calendar date YYYY-MM-DD').optional(),
   lookbackDays: z.coerce.number({ error: 'expected a whole number of days' }).int().min(0).max(366).default(7),
   /** Every N days the orders extract re-reads the open and the previous month whole (late refunds); 0: never. */
-  deepRereadDays: z.coerce.number({ error: 'expected a whole number of days (0: never)' }).int('expected a whole number of days (0: never)').min(0).max(366).default(7),
+  deepRereadDays: z.coerce
+    .number({ error: 'expected a whole number of days (0: never)' })
+    .int('expected a whole number of days (0: never)')
+    .min(0)
+    .max(366)
+    .default(7),
   /** Shared rate limiter across processes (Bottleneck clustering); may hold a password, never printed. */
   redisUrl: z
     .string()
@@ -105,7 +127,12 @@ export const ConfigSchema = z.object({
     .refine((n) => n <= 1, 'expected a fraction from 0 to 1, e.g. 0.001 for 0.1% (the default)')
     .default(0.001),
   /** Posts of one write-back at most (the rest wait for the next run); none: no cap. */
-  writebackLimit: z.string().trim().regex(/^\d+$/, 'expected a whole number of rows, 0 or more').transform(Number).optional(),
+  writebackLimit: z
+    .string()
+    .trim()
+    .regex(/^\d+$/, 'expected a whole number of rows, 0 or more')
+    .transform(Number)
+    .optional(),
 });
 export type Config = z.infer<typeof ConfigSchema>;
 export type ConfigInput = z.input<typeof ConfigSchema>;
@@ -131,7 +158,10 @@ export const ENV_NAMES: Record<keyof Config, string> = {
 };
 
 /** Reads the environment, applies flag overrides (undefined flags do not override), validates. */
-export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Partial<Record<keyof Config, unknown>> = {}): Config {
+export function loadConfig(
+  env: NodeJS.ProcessEnv = process.env,
+  overrides: Partial<Record<keyof Config, unknown>> = {},
+): Config {
   const raw: Record<string, unknown> = {};
   const flagged = new Set<keyof Config>();
   for (const [key, name] of Object.entries(ENV_NAMES) as [keyof Config, string][]) {
@@ -147,7 +177,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
     const key = String(issue.path[0]) as keyof Config;
-    const shown = key === 'clientSecret' ? '(hidden)' : key === 'redisUrl' || key === 'baseUrl' ? JSON.stringify(withoutCredentials(String(raw[key]))) : JSON.stringify(raw[key]);
+    const shown =
+      key === 'clientSecret'
+        ? '(hidden)'
+        : key === 'redisUrl' || key === 'baseUrl'
+          ? JSON.stringify(withoutCredentials(String(raw[key])))
+          : JSON.stringify(raw[key]);
     // Name what the user typed: the flag when the value came from one, else the variable.
     const source = flagged.has(key) ? (key === 'groupIds' ? '--groups' : `--${kebab(key)}`) : (ENV_NAMES[key] ?? key);
     throw new ConfigError(`${source}=${shown} is invalid: ${issue.message}`);
@@ -159,7 +194,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
 export function requireApi(config: Config): Required<Pick<Config, 'baseUrl' | 'clientId' | 'clientSecret'>> & Config {
   for (const key of ['baseUrl', 'clientId', 'clientSecret'] as const) {
     if (config[key] === undefined) {
-      throw new ConfigError(`${ENV_NAMES[key]} is not set: set it (or pass --${kebab(key)}) to reach the API, or run \`npm start\` for the embedded sandbox`);
+      throw new ConfigError(
+        `${ENV_NAMES[key]} is not set: set it (or pass --${kebab(key)}) to reach the API, or run \`npm start\` for the embedded sandbox`,
+      );
     }
   }
   return config as Required<Pick<Config, 'baseUrl' | 'clientId' | 'clientSecret'>> & Config;

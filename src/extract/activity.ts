@@ -11,7 +11,11 @@ import type { WindowedStream } from './define.js';
 const UNREADABLE = /No magic bytes|not a parquet file|Invalid Input Error|Corrupt|truncated/i;
 
 /** key → compared values, of the partition as it is in the lake now (empty when never landed or unreadable). */
-export async function landedValues(outDir: string, def: WindowedStream, partition: Record<string, string>): Promise<Map<string, string>> {
+export async function landedValues(
+  outDir: string,
+  def: WindowedStream,
+  partition: Record<string, string>,
+): Promise<Map<string, string>> {
   const values = new Map<string, string>();
   const activity = def.activity;
   if (!activity) return values;

@@ -6,7 +6,15 @@
 import { z } from 'zod';
 import { operations, type OperationName } from '../resources/operations.js';
 
-export const STREAM_NAMES = ['groups', 'users', 'offers', 'orders', 'redemption_stats', 'credit', 'interactions'] as const;
+export const STREAM_NAMES = [
+  'groups',
+  'users',
+  'offers',
+  'orders',
+  'redemption_stats',
+  'credit',
+  'interactions',
+] as const;
 export const StreamName = z.enum(STREAM_NAMES);
 export type StreamName = z.infer<typeof StreamName>;
 
@@ -93,7 +101,9 @@ export function defineStream(definition: z.input<typeof StreamDefinition>): Stre
   const parsed = StreamDefinition.safeParse(definition);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
-    throw new Error(`stream definition ${String((definition as { name?: unknown }).name)}: ${issue.path.join('.')}: ${issue.message}`);
+    throw new Error(
+      `stream definition ${String((definition as { name?: unknown }).name)}: ${issue.path.join('.')}: ${issue.message}`,
+    );
   }
   return parsed.data;
 }

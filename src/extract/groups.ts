@@ -42,10 +42,22 @@ export async function resolveGroups(client: PerksClient, groupIds: number[] | un
     });
     const groups: Group[] = [];
     for (const id of groupIds) {
-      const found = listed?.records.find((g) => g.id === id) ?? readReject(listed?.rejects.find((r) => groupIdOf(r.record) === id), lenient) ?? (await getGroup(client, id, lenient));
+      const found =
+        listed?.records.find((g) => g.id === id) ??
+        readReject(
+          listed?.rejects.find((r) => groupIdOf(r.record) === id),
+          lenient,
+        ) ??
+        (await getGroup(client, id, lenient));
       groups.push(found);
     }
-    return { level: 'organisation', groups, reachable: listed && reachableOf(listed), rejects: listed?.rejects ?? [], lenient };
+    return {
+      level: 'organisation',
+      groups,
+      reachable: listed && reachableOf(listed),
+      rejects: listed?.rejects ?? [],
+      lenient,
+    };
   }
   try {
     const group = await getGroup(client, undefined, lenient);
@@ -54,8 +66,12 @@ export async function resolveGroups(client: PerksClient, groupIds: number[] | un
     if (!(err instanceof ApiError) || (err.kind !== 'validation' && err.kind !== 'client')) throw err;
     const listed = await listGroups(client);
     // Without PERKS_GROUP_IDS every group is wanted: a refused record with a readable id still runs.
-    const groups = [...listed.records, ...listed.rejects.map((r) => readReject(r, lenient)).filter((g) => g !== undefined)];
-    if (!groups.length) throw new ConfigError('the credential reaches no group: check PERKS_GROUP_IDS and the credential');
+    const groups = [
+      ...listed.records,
+      ...listed.rejects.map((r) => readReject(r, lenient)).filter((g) => g !== undefined),
+    ];
+    if (!groups.length)
+      throw new ConfigError('the credential reaches no group: check PERKS_GROUP_IDS and the credential');
     return { level: 'organisation', groups, reachable: reachableOf(listed), rejects: listed.rejects, lenient };
   }
 }
@@ -67,7 +83,11 @@ async function listGroups(client: PerksClient): Promise<{ records: Group[]; reje
 }
 
 /** /v3/group for one group (or the token's own); a refused record is read leniently. */
-async function getGroup(client: PerksClient, id: number | undefined, lenient: Map<number, LenientGroup>): Promise<Group> {
+async function getGroup(
+  client: PerksClient,
+  id: number | undefined,
+  lenient: Map<number, LenientGroup>,
+): Promise<Group> {
   try {
     return await client.call('getGroup', id === undefined ? {} : { group: id });
   } catch (err) {
@@ -78,7 +98,10 @@ async function getGroup(client: PerksClient, id: number | undefined, lenient: Ma
 }
 
 function reachableOf(listed: { records: Group[]; rejects: RecordParseError[] }): number[] {
-  return [...listed.records.map((g) => g.id), ...listed.rejects.map((r) => groupIdOf(r.record)).filter((id) => id !== undefined)];
+  return [
+    ...listed.records.map((g) => g.id),
+    ...listed.rejects.map((r) => groupIdOf(r.record)).filter((id) => id !== undefined),
+  ];
 }
 
 /** The id of a group record, when it can be read (also from a refused record). */
@@ -98,7 +121,9 @@ function readReject(reject: RecordParseError | undefined, lenient: Map<number, L
     if (parsed.success && name !== 'id') fields[name] = parsed.data;
   }
   const tz = (raw as Record<string, unknown>).timezone;
-  const timezoneError = Group.shape.timezone.safeParse(tz).success ? undefined : `group ${id}: its timezone cannot be read (value: ${JSON.stringify(tz)?.slice(0, 60)})`;
+  const timezoneError = Group.shape.timezone.safeParse(tz).success
+    ? undefined
+    : `group ${id}: its timezone cannot be read (value: ${JSON.stringify(tz)?.slice(0, 60)})`;
   lenient.set(id, { reason: reject.message, timezoneError });
   return fields as Group;
 }

@@ -32,12 +32,18 @@ export async function writeHandoff(ctx: RunContext): Promise<void> {
     const activity = activityOf(ctx, g.id);
     const active = new Set<number>(activity.ids);
     if (activity.emails.size) {
-      for (const u of await currentUsers(ctx.outDir, g.id)) if (u.email && activity.emails.has(u.email)) active.add(u.id);
+      for (const u of await currentUsers(ctx.outDir, g.id))
+        if (u.email && activity.emails.has(u.email)) active.add(u.id);
     }
     // A rerun the same day keeps what an earlier run of the day found active (its windows are done now).
     const earlier = await ctx.state.read<Handoff>(STREAM, String(g.id));
     if (earlier?.day === day) earlier.active.forEach((id) => active.add(id));
-    const handoff: Handoff = { day, runId: ctx.runId, writtenAt: now().toISOString(), active: [...active].sort((a, b) => a - b) };
+    const handoff: Handoff = {
+      day,
+      runId: ctx.runId,
+      writtenAt: now().toISOString(),
+      active: [...active].sort((a, b) => a - b),
+    };
     await ctx.state.write(STREAM, String(g.id), handoff);
   }
   ctx.emit({ event: 'handoff', groups: ctx.groups.map((g) => g.id), day });

@@ -1,9 +1,22 @@
 /** The extract's Landing over the lake: column types from each stream's declaration, atomic partition writes. */
-import { hasLegacyLayout, inTurn, isDamagedParquet, lakeColumns, openPartitionWrite, placeDay, quarantineRecord, type Column } from '../lake/index.js';
+import {
+  hasLegacyLayout,
+  inTurn,
+  isDamagedParquet,
+  lakeColumns,
+  openPartitionWrite,
+  placeDay,
+  quarantineRecord,
+  type Column,
+} from '../lake/index.js';
 import type { StreamDefinition } from './define.js';
 import type { Landing } from './landing.js';
 
-export function lakeLanding(outDir: string, runId: string, extractedAt: Date): Landing & { unknownFields: Map<string, Record<string, number>> } {
+export function lakeLanding(
+  outDir: string,
+  runId: string,
+  extractedAt: Date,
+): Landing & { unknownFields: Map<string, Record<string, number>> } {
   const columns = new Map<string, Column[]>();
   const unknownFields = new Map<string, Record<string, number>>();
   const madeDirs = new Set<string>();
@@ -25,9 +38,26 @@ export function lakeLanding(outDir: string, runId: string, extractedAt: Date): L
         ? { partition }
         : mode === 'append'
           ? { partition: found.partition, dateColumns: found.dateColumns }
-          : { partition: found.partition, fileName: found.fileName, dateColumns: found.dateColumns, mergeInto: found.monthFile && !isDamagedParquet(found.monthFile) ? { file: found.monthFile, dayColumn: found.layout.day, day: found.day, sort: found.layout.sort } : undefined };
+          : {
+              partition: found.partition,
+              fileName: found.fileName,
+              dateColumns: found.dateColumns,
+              mergeInto:
+                found.monthFile && !isDamagedParquet(found.monthFile)
+                  ? { file: found.monthFile, dayColumn: found.layout.day, day: found.day, sort: found.layout.sort }
+                  : undefined,
+            };
       const place = mode === 'replace' && where.mergeInto ? found : undefined;
-      const writer = await openPartitionWrite({ outDir, stream: def.name, ...where, columns: columnsOf(def), runId, extractedAt, mode, madeDirs });
+      const writer = await openPartitionWrite({
+        outDir,
+        stream: def.name,
+        ...where,
+        columns: columnsOf(def),
+        runId,
+        extractedAt,
+        mode,
+        madeDirs,
+      });
       return {
         append: (records) => writer.append(records),
         abort: () => writer.abort(),

@@ -19,11 +19,21 @@ import type { PartitionWrite } from './landing.js';
 /** Users per committed batch: bounds what a crash can make the next run ask again. */
 const BATCH_USERS = 200;
 
-export async function runPerUserGroup(ctx: RunContext, def: PerUserStream, g: GroupInfo, budgetCalls: number): Promise<GroupTally> {
+export async function runPerUserGroup(
+  ctx: RunContext,
+  def: PerUserStream,
+  g: GroupInfo,
+  budgetCalls: number,
+): Promise<GroupTally> {
   const tally = newTally(g.id);
   const key = String(g.id);
   // Sharded: this worker's users only, its own state file, the refreshes of every shard (shard.ts).
-  const state = new StateWriter<PerUserState>(ctx.state, def.name, perUserStateKey(g.id, ctx.options.shard), await startingState(ctx, def, g));
+  const state = new StateWriter<PerUserState>(
+    ctx.state,
+    def.name,
+    perUserStateKey(g.id, ctx.options.shard),
+    await startingState(ctx, def, g),
+  );
   const { users, selection } = await pickUsers(ctx, def, g, state.value, budgetCalls);
   const byId = new Map(users.map((u) => [u.id, u]));
   tally.users = { ...selection.counts, deferred: selection.deferred };
@@ -32,10 +42,18 @@ export async function runPerUserGroup(ctx: RunContext, def: PerUserStream, g: Gr
     tally.notes.push(note);
     ctx.emit({ event: 'warning', stream: def.name, group: g.id, message: note });
   }
-  ctx.emit({ event: 'plan', stream: def.name, group: g.id, users: selection.users.length, ...selection.counts, deferred: selection.deferred });
+  ctx.emit({
+    event: 'plan',
+    stream: def.name,
+    group: g.id,
+    users: selection.users.length,
+    ...selection.counts,
+    deferred: selection.deferred,
+  });
 
   const batches: number[][] = [];
-  for (let i = 0; i < selection.users.length; i += BATCH_USERS) batches.push(selection.users.slice(i, i + BATCH_USERS).map((u) => u.id));
+  for (let i = 0; i < selection.users.length; i += BATCH_USERS)
+    batches.push(selection.users.slice(i, i + BATCH_USERS).map((u) => u.id));
   const snapshotDate = ctx.now.toISOString().slice(0, 10);
 
   for (const batch of batches) {
@@ -61,7 +79,15 @@ export async function runPerUserGroup(ctx: RunContext, def: PerUserStream, g: Gr
   return tally;
 }
 
-async function fetchUser(ctx: RunContext, def: PerUserStream, g: GroupInfo, id: number, state: PerUserState, write: PartitionWrite, tally: GroupTally): Promise<void> {
+async function fetchUser(
+  ctx: RunContext,
+  def: PerUserStream,
+  g: GroupInfo,
+  id: number,
+  state: PerUserState,
+  write: PartitionWrite,
+  tally: GroupTally,
+): Promise<void> {
   const path = { identifier: def.identifier, identifier_value: id };
   if (def.shape === 'credit') return fetchCredit(ctx, g, id, write, tally);
   const last = state.users[id];
@@ -69,14 +95,27 @@ async function fetchUser(ctx: RunContext, def: PerUserStream, g: GroupInfo, id: 
     ? new Date(Date.parse(last.at) - ctx.config.lookbackDays * 86_400_000).toISOString()
     : `${ctx.config.startDate ?? new Date(ctx.now.getTime() - 90 * 86_400_000).toISOString().slice(0, 10)}T00:00:00.000Z`;
   const body = { ...def.body, [def.window!.fromParam]: from, [def.window!.toParam]: ctx.now.toISOString() };
-  await pageInto(ctx.client, ctx.landing, def.name, write, tally, def.operation as 'listInteractions', { path, group: g.id, body: body as never });
+  await pageInto(ctx.client, ctx.landing, def.name, write, tally, def.operation as 'listInteractions', {
+    path,
+    group: g.id,
+    body: body as never,
+  });
 }
 
 /** Credit: the balances come with every page; the items are paged. One row per user. */
-async function fetchCredit(ctx: RunContext, g: GroupInfo, id: number, write: PartitionWrite, tally: GroupTally): Promise<void> {
+async function fetchCredit(
+  ctx: RunContext,
+  g: GroupInfo,
+  id: number,
+  write: PartitionWrite,
+  tally: GroupTally,
+): Promise<void> {
   const credits: unknown[] = [];
   let balances: Record<string, unknown> | undefined;
-  for await (const page of ctx.client.paginate('userCredit', { path: { identifier: 'id', identifier_value: id }, group: g.id })) {
+  for await (const page of ctx.client.paginate('userCredit', {
+    path: { identifier: 'id', identifier_value: id },
+    group: g.id,
+  })) {
     balances ??= (page.data ?? {}) as Record<string, unknown>;
     credits.push(...page.records);
     for (const reject of page.rejects) await ctx.landing.quarantine('credit', reject.record, reject.message);

@@ -41,7 +41,11 @@ export interface Plan {
 }
 
 /** `callsBefore`: the client's calls per operation before the run resolved its groups. */
-export async function planExtract(ctx: RunContext, streams: StreamDefinition[], callsBefore: Record<string, number> = {}): Promise<Plan> {
+export async function planExtract(
+  ctx: RunContext,
+  streams: StreamDefinition[],
+  callsBefore: Record<string, number> = {},
+): Promise<Plan> {
   const plan: Plan = { scope: workerScope(ctx), rows: [], elsewhere: [], calls: [], usersFromListing: [] };
   const estimates = userEstimates(ctx.client, ctx.outDir);
   const usersOf = async (group: number) => {
@@ -61,22 +65,51 @@ export async function planExtract(ctx: RunContext, streams: StreamDefinition[], 
       if (def.kind === 'snapshot') {
         // The groups were read when the run resolved them: that call is among the plan's calls.
         if (def.name === 'groups') {
-          plan.rows.push({ stream: def.name, group: g?.id, units: 1, unit: 'snapshot', estimatedCalls: 0, detail: 'read while resolving the groups' });
+          plan.rows.push({
+            stream: def.name,
+            group: g?.id,
+            units: 1,
+            unit: 'snapshot',
+            estimatedCalls: 0,
+            detail: 'read while resolving the groups',
+          });
           continue;
         }
         let last = await lastSnapshotRows(ctx.outDir, def.name, g?.id);
         let detail = `${last} rows last time`;
         const e = def.name === 'users' && g && last === 0 ? await usersOf(g.id) : undefined;
-        if (e && e.source !== 'lake') [last, detail] = [e.users, `${usersText(e)} by the users listing (none landed yet)`];
-        plan.rows.push({ stream: def.name, group: g?.id, units: 1, unit: 'snapshot', estimatedCalls: Math.max(1, Math.ceil(last / 100)), detail });
+        if (e && e.source !== 'lake')
+          [last, detail] = [e.users, `${usersText(e)} by the users listing (none landed yet)`];
+        plan.rows.push({
+          stream: def.name,
+          group: g?.id,
+          units: 1,
+          unit: 'snapshot',
+          estimatedCalls: Math.max(1, Math.ceil(last / 100)),
+          detail,
+        });
       } else if (def.kind === 'windowed' && g) {
         if (g.timezoneError) {
-          plan.rows.push({ stream: def.name, group: g.id, units: 0, unit: 'windows', estimatedCalls: 0, detail: `${g.timezoneError}: the run fails this group's windows` });
+          plan.rows.push({
+            stream: def.name,
+            group: g.id,
+            units: 0,
+            unit: 'windows',
+            estimatedCalls: 0,
+            detail: `${g.timezoneError}: the run fails this group's windows`,
+          });
           continue;
         }
         const windows = planWindows(ctx, def, g, await ctx.state.read(def.name, String(g.id), WindowStateSchema));
         const batches = def.userBatch ? Math.ceil((await usersOf(g.id)).users / def.userBatch.size) : 1;
-        plan.rows.push({ stream: def.name, group: g.id, units: windows.windows.length, unit: 'windows', estimatedCalls: windows.windows.length * batches, detail: `${windows.from} to ${windows.upper} (exclusive), ${windows.skipped} already done${deepText(windows, batches)}` });
+        plan.rows.push({
+          stream: def.name,
+          group: g.id,
+          units: windows.windows.length,
+          unit: 'windows',
+          estimatedCalls: windows.windows.length * batches,
+          detail: `${windows.from} to ${windows.upper} (exclusive), ${windows.skipped} already done${deepText(windows, batches)}`,
+        });
       } else if (def.kind === 'per-user' && g) {
         budgets[def.name] ??= await perUserBudgets(ctx, def, async (group) => (await usersOf(group)).users);
         plan.rows.push(await perUserRow(ctx, def, g, budgets[def.name].get(g.id) ?? 0, await usersOf(g.id)));
@@ -92,15 +125,35 @@ export async function planExtract(ctx: RunContext, streams: StreamDefinition[], 
  * run's windows are known only once the windows are landed. With no users landed yet, every user of
  * the listing is new: one call each, as many as the budget allows.
  */
-async function perUserRow(ctx: RunContext, def: PerUserStream, g: GroupInfo, budget: number, e: UserEstimate): Promise<PlanRow> {
+async function perUserRow(
+  ctx: RunContext,
+  def: PerUserStream,
+  g: GroupInfo,
+  budget: number,
+  e: UserEstimate,
+): Promise<PlanRow> {
   if (e.source === 'lake') {
     const { selection: s } = await pickUsers(ctx, def, g, await startingState(ctx, def, g), budget);
-    return { stream: def.name, group: g.id, units: s.users.length, unit: 'users', estimatedCalls: s.users.length, detail: `${JSON.stringify(s.counts)}, ${s.deferred} deferred; plus users active in new windows` };
+    return {
+      stream: def.name,
+      group: g.id,
+      units: s.users.length,
+      unit: 'users',
+      estimatedCalls: s.users.length,
+      detail: `${JSON.stringify(s.counts)}, ${s.deferred} deferred; plus users active in new windows`,
+    };
   }
   const mine = Math.round(e.users / (ctx.options.shard?.count ?? 1));
   const units = Math.min(mine, budget);
   const share = ctx.options.shard ? `about 1/${ctx.options.shard.count} of ${usersText(e)}` : usersText(e);
-  return { stream: def.name, group: g.id, units, unit: 'users', estimatedCalls: units, detail: `all new: ${share} by the users listing (none landed yet), ${mine - units} deferred` };
+  return {
+    stream: def.name,
+    group: g.id,
+    units,
+    unit: 'users',
+    estimatedCalls: units,
+    detail: `all new: ${share} by the users listing (none landed yet), ${mine - units} deferred`,
+  };
 }
 
 const usersText = (e: UserEstimate) => `${e.source === 'at-least' ? 'at least ' : ''}${e.users} users`;
@@ -130,20 +183,27 @@ export function formatPlan(plan: Plan, callsPerMinute: number): string {
   const calls = plan.calls.map((c) => `${c.path} (${c.calls})`).join(', ') || 'none';
   const lines = [`plan for ${plan.scope}, nothing extracted; calls made to plan it: ${calls}`];
   for (const r of plan.rows) {
-    lines.push(`  ${r.stream.padEnd(17)} group ${String(r.group ?? '-').padEnd(6)} ${String(r.units).padStart(6)} ${r.unit.padEnd(8)} ~${String(r.estimatedCalls).padStart(7)} calls  ${r.detail}`);
+    lines.push(
+      `  ${r.stream.padEnd(17)} group ${String(r.group ?? '-').padEnd(6)} ${String(r.units).padStart(6)} ${r.unit.padEnd(8)} ~${String(r.estimatedCalls).padStart(7)} calls  ${r.detail}`,
+    );
   }
   for (const e of plan.elsewhere) lines.push(`  ${e.stream.padEnd(17)} not here: ${e.reason}`);
   if (plan.usersFromListing.length) {
     const groups = plan.usersFromListing.join(', ');
-    lines.push(`  users of group${plan.usersFromListing.length === 1 ? '' : 's'} ${groups}: none landed yet, estimated from the first page of /v3/user/list (its total); one call per user assumed`);
+    lines.push(
+      `  users of group${plan.usersFromListing.length === 1 ? '' : 's'} ${groups}: none landed yet, estimated from the first page of /v3/user/list (its total); one call per user assumed`,
+    );
   }
   const total = plan.rows.reduce((n, r) => n + r.estimatedCalls, 0);
-  lines.push(`  total ~${total} calls: about ${(total / callsPerMinute).toFixed(1)} minutes at ${Math.floor(callsPerMinute)} calls/min`);
+  lines.push(
+    `  total ~${total} calls: about ${(total / callsPerMinute).toFixed(1)} minutes at ${Math.floor(callsPerMinute)} calls/min`,
+  );
   return `${lines.join('\n')}\n`;
 }
 
 /** The deep re-read's part of a windowed row: its cost when this pass is one, else when the next one comes. */
 function deepText(w: { deep: boolean; deepWindows: number; nextDeep?: string }, batches: number): string {
-  if (w.deep) return `, a deep re-read of the open and previous month (PERKS_DEEP_REREAD_DAYS): ${w.deepWindows} windows, ~${w.deepWindows * batches} calls more than the lookback`;
+  if (w.deep)
+    return `, a deep re-read of the open and previous month (PERKS_DEEP_REREAD_DAYS): ${w.deepWindows} windows, ~${w.deepWindows * batches} calls more than the lookback`;
   return w.nextDeep ? `; next deep re-read from ${w.nextDeep}` : '';
 }

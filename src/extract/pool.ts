@@ -1,5 +1,9 @@
 /** Runs fn over items with at most `limit` in flight; the first failure stops new work and is thrown. */
-export async function forEachLimit<T>(items: readonly T[], limit: number, fn: (item: T, index: number) => Promise<void>): Promise<void> {
+export async function forEachLimit<T>(
+  items: readonly T[],
+  limit: number,
+  fn: (item: T, index: number) => Promise<void>,
+): Promise<void> {
   let next = 0;
   let failed: unknown;
   const worker = async () => {

@@ -25,7 +25,9 @@ export function progressReporter(stream: NodeJS.WriteStream = process.stderr, qu
       const bar = '#'.repeat(Math.round(done * width)).padEnd(width, '.');
       stream.write(`\r${key.padEnd(17)} [${bar}] ${c.windows}/${c.planned}`);
     } else if (e.event === 'stream_done') {
-      stream.write(`\r${key.padEnd(17)} ${String(e.status).padEnd(8)} ${e.rows} rows, ${e.calls} calls, ${e.ms} ms${' '.repeat(20)}\n`);
+      stream.write(
+        `\r${key.padEnd(17)} ${String(e.status).padEnd(8)} ${e.rows} rows, ${e.calls} calls, ${e.ms} ms${' '.repeat(20)}\n`,
+      );
     } else if (e.event === 'warning' || e.event === 'error') {
       stream.write(`\n${e.event}: ${redact(String(e.message))}\n`);
     }

@@ -65,7 +65,10 @@ export interface RunContext {
   client: PerksClient;
   outDir: string;
   now: Date;
-  options: Required<Pick<ExtractOptions, 'budgetMinutes' | 'maxAgeDays' | 'quarantineThreshold' | 'concurrency' | 'shardWaitMinutes'>> & ExtractOptions;
+  options: Required<
+    Pick<ExtractOptions, 'budgetMinutes' | 'maxAgeDays' | 'quarantineThreshold' | 'concurrency' | 'shardWaitMinutes'>
+  > &
+    ExtractOptions;
   groups: GroupInfo[];
   /** Group records of the listing the schema refused: the groups stream quarantines them. */
   groupRejects: RecordParseError[];

@@ -80,7 +80,10 @@ function emptyResult(ctx: RunContext, started: number): ExtractResult {
 export const DEFAULTS = { budgetMinutes: 30, concurrency: 4, shardWaitMinutes: 120 };
 
 export function newRunId(now = clockNow()): string {
-  return `${now.toISOString().replace(/[-:]/g, '').replace(/\.\d+Z$/, 'Z')}-${randomBytes(3).toString('hex')}`;
+  return `${now
+    .toISOString()
+    .replace(/[-:]/g, '')
+    .replace(/\.\d+Z$/, 'Z')}-${randomBytes(3).toString('hex')}`;
 }
 
 /** The named streams and, transitively, what they depend on, in definition order. */
@@ -103,14 +106,21 @@ export async function runExtract(config: Config, options: ExtractOptions, deps: 
   const emit = deps.emit ?? (() => undefined);
   const callsBefore = deps.client.counters.snapshot().callsByOperation;
   const resolved = await resolveGroups(deps.client, config.groupIds);
-  const groups: GroupInfo[] = resolved.groups.map((group) => groupInfo(group, resolved.lenient.get(group.id), now, emit));
+  const groups: GroupInfo[] = resolved.groups.map((group) =>
+    groupInfo(group, resolved.lenient.get(group.id), now, emit),
+  );
   const ctx: RunContext = {
     runId,
     config,
     client: deps.client,
     outDir: config.output,
     now,
-    options: { ...DEFAULTS, maxAgeDays: config.refreshDays, quarantineThreshold: config.quarantineThreshold, ...stripUndefined(options) },
+    options: {
+      ...DEFAULTS,
+      maxAgeDays: config.refreshDays,
+      quarantineThreshold: config.quarantineThreshold,
+      ...stripUndefined(options),
+    },
     groups,
     groupRejects: resolved.rejects,
     level: resolved.level,
@@ -130,12 +140,32 @@ export async function runExtract(config: Config, options: ExtractOptions, deps: 
   let failed = false;
   for (const def of selectStreams(options.streams)) {
     if (failed) {
-      results.push({ name: def.name, status: 'skipped', groups: [], rows: 0, rejected: 0, calls: 0, retries: 0, throttled: 0, ms: 0 });
+      results.push({
+        name: def.name,
+        status: 'skipped',
+        groups: [],
+        rows: 0,
+        rejected: 0,
+        calls: 0,
+        retries: 0,
+        throttled: 0,
+        ms: 0,
+      });
       continue;
     }
     const elsewhere = landedElsewhere(ctx, def);
     if (elsewhere) {
-      results.push({ name: def.name, status: 'skipped', groups: [{ ...newTally(), notes: [elsewhere] }], rows: 0, rejected: 0, calls: 0, retries: 0, throttled: 0, ms: 0 });
+      results.push({
+        name: def.name,
+        status: 'skipped',
+        groups: [{ ...newTally(), notes: [elsewhere] }],
+        rows: 0,
+        rejected: 0,
+        calls: 0,
+        retries: 0,
+        throttled: 0,
+        ms: 0,
+      });
       emit({ event: 'stream_skipped', stream: def.name, message: elsewhere });
       continue;
     }
@@ -170,7 +200,10 @@ export async function runExtract(config: Config, options: ExtractOptions, deps: 
 /** The run's view of one group: its timezone (UTC with a warning when missing) and last closed local day. */
 function groupInfo(group: Group, lenient: LenientGroup | undefined, now: Date, emit: (e: Event) => void): GroupInfo {
   const warn = (message: string) => emit({ event: 'warning', group: group.id, message });
-  if (lenient) warn(`group ${group.id}: its record was quarantined (${lenient.reason}); the run goes on with the fields it could read`);
+  if (lenient)
+    warn(
+      `group ${group.id}: its record was quarantined (${lenient.reason}); the run goes on with the fields it could read`,
+    );
   const timezone = lenient?.timezoneError ? 'UTC' : timezoneOf(group, warn);
   const info: GroupInfo = { group, id: group.id, timezone, upperDay: localDay(now, timezone) };
   if (lenient) info.recordQuarantined = lenient.reason;
@@ -187,18 +220,36 @@ async function runStream(ctx: RunContext, def: StreamDefinition): Promise<Stream
   const before = ctx.client.counters.snapshot();
   const started = Date.now();
   const tallies: GroupTally[] = [];
-  const result: StreamResult = { name: def.name, status: 'success', groups: tallies, rows: 0, rejected: 0, calls: 0, retries: 0, throttled: 0, ms: 0 };
+  const result: StreamResult = {
+    name: def.name,
+    status: 'success',
+    groups: tallies,
+    rows: 0,
+    rejected: 0,
+    calls: 0,
+    retries: 0,
+    throttled: 0,
+    ms: 0,
+  };
   ctx.emit({ event: 'stream', stream: def.name });
   try {
     if (def.kind === 'snapshot' && def.scope === 'organisation' && def.name !== 'groups') {
       tallies.push(await groupPart(ctx, def, undefined, () => runSnapshot(ctx, def)));
     } else if (def.kind === 'snapshot') {
-      await forEachLimit(ctx.groups, ctx.options.concurrency, async (g) => void tallies.push(await groupPart(ctx, def, g.id, () => runSnapshot(ctx, def, g))));
+      await forEachLimit(
+        ctx.groups,
+        ctx.options.concurrency,
+        async (g) => void tallies.push(await groupPart(ctx, def, g.id, () => runSnapshot(ctx, def, g))),
+      );
       if (def.name === 'groups') tallies.push(await quarantineGroupRejects(ctx, def));
     } else if (def.kind === 'windowed') {
       // A group whose timezone cannot be read has no local days: its windows fail, the other groups' run.
       const unreadable = ctx.groups.filter((g) => g.timezoneError);
-      await forEachLimit(ctx.groups.filter((g) => !g.timezoneError), ctx.options.concurrency, async (g) => void tallies.push(await groupPart(ctx, def, g.id, () => runWindowedGroup(ctx, def, g))));
+      await forEachLimit(
+        ctx.groups.filter((g) => !g.timezoneError),
+        ctx.options.concurrency,
+        async (g) => void tallies.push(await groupPart(ctx, def, g.id, () => runWindowedGroup(ctx, def, g))),
+      );
       if (unreadable.length) {
         result.status = 'error';
         result.error = `${unreadable.map((g) => g.timezoneError).join('; ')}: no ${def.name} window extracted for ${unreadable.length === 1 ? 'it' : 'them'}, the other groups' were; fix the timezone upstream and rerun`;
@@ -210,7 +261,8 @@ async function runStream(ctx: RunContext, def: StreamDefinition): Promise<Stream
       const shard = ctx.options.shard;
       if (shard) await (ctx.handoff ??= landsSharedStreams(shard) ? writeHandoff(ctx) : awaitHandoff(ctx));
       const budgets = await perUserBudgets(ctx, def);
-      for (const g of ctx.groups) tallies.push(await groupPart(ctx, def, g.id, () => runPerUserGroup(ctx, def, g, budgets.get(g.id) ?? 0)));
+      for (const g of ctx.groups)
+        tallies.push(await groupPart(ctx, def, g.id, () => runPerUserGroup(ctx, def, g, budgets.get(g.id) ?? 0)));
     }
   } catch (err) {
     result.status = 'error';
@@ -228,10 +280,19 @@ async function runStream(ctx: RunContext, def: StreamDefinition): Promise<Stream
   result.ms = Date.now() - started;
   for (const t of tallies) {
     if (t.expected !== undefined && t.expected !== t.rows + t.rejected) {
-      t.notes.push(`the listings reported ${t.expected} records, ${t.rows} landed and ${t.rejected} quarantined: ${t.expected - t.rows - t.rejected} differ (records added or removed while paging)`);
+      t.notes.push(
+        `the listings reported ${t.expected} records, ${t.rows} landed and ${t.rejected} quarantined: ${t.expected - t.rows - t.rejected} differ (records added or removed while paging)`,
+      );
     }
   }
-  ctx.emit({ event: 'stream_done', stream: def.name, status: result.status, rows: result.rows, calls: result.calls, ms: result.ms });
+  ctx.emit({
+    event: 'stream_done',
+    stream: def.name,
+    status: result.status,
+    rows: result.rows,
+    calls: result.calls,
+    ms: result.ms,
+  });
   return result;
 }
 
@@ -239,14 +300,25 @@ async function runStream(ctx: RunContext, def: StreamDefinition): Promise<Stream
  * One group's part of a stream, with the calls, retries and 429s it caused (counted in its own scope,
  * see Counters) and its time: the run manifest's per-group figures.
  */
-async function groupPart(ctx: RunContext, def: StreamDefinition, group: number | undefined, work: () => Promise<GroupTally>): Promise<GroupTally> {
+async function groupPart(
+  ctx: RunContext,
+  def: StreamDefinition,
+  group: number | undefined,
+  work: () => Promise<GroupTally>,
+): Promise<GroupTally> {
   const scope = `${def.name}/${group ?? 'organisation'}`;
   const traffic = () => ({ ...(ctx.client.counters.byScope[scope] ?? { calls: 0, retries: 0, throttled: 0 }) });
   const before = traffic();
   const started = Date.now();
   const tally = await inScope(scope, work);
   const after = traffic();
-  return { ...tally, calls: after.calls - before.calls, retries: after.retries - before.retries, throttled: after.throttled - before.throttled, ms: Date.now() - started };
+  return {
+    ...tally,
+    calls: after.calls - before.calls,
+    retries: after.retries - before.retries,
+    throttled: after.throttled - before.throttled,
+    ms: Date.now() - started,
+  };
 }
 
 function stripUndefined<T extends object>(o: T): Partial<T> {

@@ -5,7 +5,14 @@
 import { resolve } from 'node:path';
 import { clientFromConfig, type PerksClient } from '../api/index.js';
 import type { Config } from '../config/index.js';
-import { cleanTemporaryFiles, lockPath, runsRoot, StateStore as LakeStateStore, tightenLake, writeJsonAtomic } from '../lake/index.js';
+import {
+  cleanTemporaryFiles,
+  lockPath,
+  runsRoot,
+  StateStore as LakeStateStore,
+  tightenLake,
+  writeJsonAtomic,
+} from '../lake/index.js';
 import { lakeLanding } from './lake-landing.js';
 import type { Event, ExtractOptions } from './run-context.js';
 import { newRunId, runExtract, type ExtractResult } from './runner.js';
@@ -21,7 +28,10 @@ export interface ExtractSessionOptions extends ExtractOptions {
   afterLanding?: (result: ExtractResult) => Promise<void>;
 }
 
-export async function extract(config: Config, options: ExtractSessionOptions = {}): Promise<ExtractResult & { manifest: string }> {
+export async function extract(
+  config: Config,
+  options: ExtractSessionOptions = {},
+): Promise<ExtractResult & { manifest: string }> {
   const outDir = resolve(config.output);
   const scope: WorkScope = { groups: options.groupSlice ? config.groupIds : undefined, shard: options.shard };
   // A plan only reads the state: it takes no lock and writes nothing (not even the output directory).
@@ -38,7 +48,11 @@ export async function extract(config: Config, options: ExtractSessionOptions = {
     const runId = newRunId(startedAt);
     const landing = lakeLanding(outDir, runId, startedAt);
     const state = new LakeStateStore(outDir);
-    const result = await runExtract({ ...config, output: outDir }, { ...options, now: startedAt }, { client, landing, state, emit: options.emit, runId });
+    const result = await runExtract(
+      { ...config, output: outDir },
+      { ...options, now: startedAt },
+      { client, landing, state, emit: options.emit, runId },
+    );
     if (result.plan) return { ...result, manifest: '' };
     await options.afterLanding?.(result);
     const manifest = `${runsRoot(outDir)}/${runId}.json`;

@@ -31,7 +31,9 @@ export function parseShard(text: string | undefined): Shard | undefined {
   const index = m ? Number(m[1]) : NaN;
   const count = m ? Number(m[2]) : NaN;
   if (!m || count < 1 || count > MAX_SHARDS || index < 1 || index > count) {
-    throw new ConfigError(`--shard=${JSON.stringify(text)} is invalid: expected K/N with 1 <= K <= N <= ${MAX_SHARDS}, e.g. --shard 2/4`);
+    throw new ConfigError(
+      `--shard=${JSON.stringify(text)} is invalid: expected K/N with 1 <= K <= N <= ${MAX_SHARDS}, e.g. --shard 2/4`,
+    );
   }
   return { index, count };
 }

@@ -23,7 +23,9 @@ function noteChanges(tally: GroupTally, changes: UserChange[]): void {
 export async function runSnapshot(ctx: RunContext, def: SnapshotStream, g?: GroupInfo): Promise<GroupTally> {
   const tally = newTally(g?.id);
   if (def.name === 'groups' && g?.recordQuarantined) {
-    tally.notes.push('its record was quarantined, so no groups row landed today; its id and timezone were read from it');
+    tally.notes.push(
+      'its record was quarantined, so no groups row landed today; its id and timezone were read from it',
+    );
     return tally;
   }
   const partition: Record<string, string> = g ? { organisation_group_id: String(g.id) } : {};
@@ -36,7 +38,16 @@ export async function runSnapshot(ctx: RunContext, def: SnapshotStream, g?: Grou
       await write.append([g.group]);
       tally.rows += 1;
     } else {
-      await pageInto(ctx.client, ctx.landing, def.name, write, tally, def.operation as 'listUsers', { group: g?.id, body: def.body as never }, changes?.see);
+      await pageInto(
+        ctx.client,
+        ctx.landing,
+        def.name,
+        write,
+        tally,
+        def.operation as 'listUsers',
+        { group: g?.id, body: def.body as never },
+        changes?.see,
+      );
     }
     if (changes) noteChanges(tally, await changes.record());
     addCommit(tally, await write.commit());
@@ -54,11 +65,19 @@ export async function runSnapshot(ctx: RunContext, def: SnapshotStream, g?: Grou
  * API gives only today's listing, which has just landed. Its rows are unreadable anyway, and it stops
  * every reader of the stream, so the run that lands a newer snapshot removes it and says so.
  */
-async function removeDamagedSnapshots(ctx: RunContext, def: SnapshotStream, g: GroupInfo | undefined, tally: GroupTally): Promise<void> {
+async function removeDamagedSnapshots(
+  ctx: RunContext,
+  def: SnapshotStream,
+  g: GroupInfo | undefined,
+  tally: GroupTally,
+): Promise<void> {
   const dir = join(ctx.outDir, 'lake', def.name, ...(g ? [`organisation_group_id=${g.id}`] : []));
   const damaged = damagedFiles(dir);
   for (const file of damaged) await rm(file, { force: true });
-  if (damaged.length) tally.notes.push(`removed ${damaged.length} damaged snapshot file${damaged.length === 1 ? '' : 's'} of earlier days (unreadable; today's snapshot is current): ${damaged.map((f) => relative(ctx.outDir, f)).join(', ')}`);
+  if (damaged.length)
+    tally.notes.push(
+      `removed ${damaged.length} damaged snapshot file${damaged.length === 1 ? '' : 's'} of earlier days (unreadable; today's snapshot is current): ${damaged.map((f) => relative(ctx.outDir, f)).join(', ')}`,
+    );
 }
 
 /**
@@ -76,6 +95,9 @@ export async function quarantineGroupRejects(ctx: RunContext, def: SnapshotStrea
     tally.rejected += 1;
     ids.push(id === undefined ? '(no id)' : String(id));
   }
-  if (ids.length) tally.notes.push(`${ids.length} group record${ids.length === 1 ? '' : 's'} quarantined (group ${ids.join(', ')}): the schema refused ${ids.length === 1 ? 'it' : 'them'}`);
+  if (ids.length)
+    tally.notes.push(
+      `${ids.length} group record${ids.length === 1 ? '' : 's'} quarantined (group ${ids.join(', ')}): the schema refused ${ids.length === 1 ? 'it' : 'them'}`,
+    );
   return tally;
 }

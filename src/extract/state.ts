@@ -58,7 +58,9 @@ export const WindowStateSchema: z.ZodType<WindowState> = z.looseObject({
 });
 export const PerUserStateSchema: z.ZodType<PerUserState> = z.looseObject({
   users: z.record(z.string().regex(/^\d+$/, 'expected user ids'), z.looseObject({ at: z.string(), fp: z.string() })),
-  pass: z.looseObject({ upper: stateDay, done: z.array(z.number().int()), finished: z.boolean().optional() }).optional(),
+  pass: z
+    .looseObject({ upper: stateDay, done: z.array(z.number().int()), finished: z.boolean().optional() })
+    .optional(),
   updatedAt: z.string().optional(),
 });
 
@@ -73,7 +75,11 @@ export class FutureWatermarkError extends ConfigError {
 }
 
 /** A pass is resumed only when it was interrupted (not finished) on the same upper bound. */
-export function resumes(pass: { upper: string; finished?: boolean } | undefined, upper: string, fullRefresh?: boolean): boolean {
+export function resumes(
+  pass: { upper: string; finished?: boolean } | undefined,
+  upper: string,
+  fullRefresh?: boolean,
+): boolean {
   return !fullRefresh && pass !== undefined && pass.upper === upper && !pass.finished;
 }
 

@@ -42,7 +42,14 @@ interface Seen {
 const text = (v: unknown): string | null => (v === null || v === undefined || v === '' ? null : String(v));
 
 function seenOf(r: Record<string, unknown>): Seen {
-  return { status: text(r.status), email: text(r.email), first_name: text(r.first_name), last_name: text(r.last_name), alt_uid: text(r.alt_uid), deleted_at: text(r.deleted_at) };
+  return {
+    status: text(r.status),
+    email: text(r.email),
+    first_name: text(r.first_name),
+    last_name: text(r.last_name),
+    alt_uid: text(r.alt_uid),
+    deleted_at: text(r.deleted_at),
+  };
 }
 
 /**
@@ -53,7 +60,10 @@ async function lastSnapshot(outDir: string, group: number): Promise<Map<number, 
   const dir = join(outDir, 'lake', 'users', `organisation_group_id=${group}`);
   const seen = new Map<number, Seen>();
   if (!hasParquet(dir)) return seen;
-  const days = readdirSync(dir).filter((d) => d.startsWith('_snapshot_date=')).sort().reverse();
+  const days = readdirSync(dir)
+    .filter((d) => d.startsWith('_snapshot_date='))
+    .sort()
+    .reverse();
   await withLakeConnection(async (c) => {
     for (const day of days) {
       const files = lakeFilesIn(join(dir, day));
@@ -65,7 +75,8 @@ async function lastSnapshot(outDir: string, group: number): Promise<Map<number, 
            FROM read_parquet(${fileList(files)}, union_by_name = true)
            QUALIFY row_number() OVER (PARTITION BY id ORDER BY _extracted_at DESC) = 1`,
         );
-        for (const row of r.getRowObjectsJS()) seen.set(Number(row.id), { ...seenOf(row), keys: (row.keys as string[] | null) ?? [] });
+        for (const row of r.getRowObjectsJS())
+          seen.set(Number(row.id), { ...seenOf(row), keys: (row.keys as string[] | null) ?? [] });
         return;
       } catch (err) {
         // Damaged: the snapshot before it is the last one that can be compared with. Anything else stops the run.
@@ -82,7 +93,9 @@ const DAMAGED = /No magic bytes|not a parquet file|Invalid Input Error|Corrupt|t
 
 /** The committed Parquet files of one partition folder (temporary files are hidden). */
 function lakeFilesIn(dir: string): string[] {
-  return readdirSync(dir).filter((f) => f.endsWith('.parquet') && !f.startsWith('.')).map((f) => join(dir, f));
+  return readdirSync(dir)
+    .filter((f) => f.endsWith('.parquet') && !f.startsWith('.'))
+    .map((f) => join(dir, f));
 }
 
 // each file taken literally: DuckDB globs a list's items too (src/lake/paths.ts)
@@ -97,7 +110,8 @@ function kindsOf(before: Seen | undefined, after: Seen | undefined): ChangeKind[
   if (before.deleted_at && !after.deleted_at) kinds.push('restored');
   const held = [before.email, before.first_name, before.last_name].some((v) => v !== null);
   if (held && after.email === null && after.first_name === null && after.last_name === null) kinds.push('anonymised');
-  else if (before.email !== null && after.email !== null && before.email.toLowerCase() !== after.email.toLowerCase()) kinds.push('email');
+  else if (before.email !== null && after.email !== null && before.email.toLowerCase() !== after.email.toLowerCase())
+    kinds.push('email');
   return kinds;
 }
 

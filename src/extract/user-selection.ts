@@ -58,15 +58,30 @@ export function selectUsers(input: {
 }): Selection {
   const { users, refreshed, active, done, now } = input;
   const overdueBefore = now.getTime() - input.maxAgeDays * 86_400_000;
-  const buckets: Record<Reason, { id: number; at: number }[]> = { changed: [], new: [], active: [], backlog: [], overdue: [] };
+  const buckets: Record<Reason, { id: number; at: number }[]> = {
+    changed: [],
+    new: [],
+    active: [],
+    backlog: [],
+    overdue: [],
+  };
   const firstPass = Object.keys(refreshed).length === 0;
   for (const u of users) {
     if (done.has(u.id)) continue;
     const last = refreshed[u.id];
     const changedAt = input.recorded?.changedAt.get(u.id);
     // A user never refreshed (a budget cut them off) still comes first when the data shows a change of theirs.
-    if (!last) (firstPass || input.recorded?.joined.has(u.id) ? buckets.new : changedAt !== undefined ? buckets.changed : active.has(u.id) ? buckets.active : buckets.backlog).push({ id: u.id, at: 0 });
-    else if (last.fp !== fingerprint(u) || (changedAt !== undefined && changedAt > last.at)) buckets.changed.push({ id: u.id, at: Date.parse(last.at) });
+    if (!last)
+      (firstPass || input.recorded?.joined.has(u.id)
+        ? buckets.new
+        : changedAt !== undefined
+          ? buckets.changed
+          : active.has(u.id)
+            ? buckets.active
+            : buckets.backlog
+      ).push({ id: u.id, at: 0 });
+    else if (last.fp !== fingerprint(u) || (changedAt !== undefined && changedAt > last.at))
+      buckets.changed.push({ id: u.id, at: Date.parse(last.at) });
     else if (active.has(u.id)) buckets.active.push({ id: u.id, at: Date.parse(last.at) });
     else if (Date.parse(last.at) < overdueBefore) buckets.overdue.push({ id: u.id, at: Date.parse(last.at) });
   }

@@ -27,9 +27,19 @@ import { landedValues, valueEncoder } from './activity.js';
  * in a row are one version). Written after, a crash in between would leave the new window without its
  * versions, and the next run, comparing with that window, would never see the change (no adjustment).
  */
-async function landVersions(ctx: RunContext, def: WindowedStream, partition: Record<string, string>, versions: Record<string, unknown>[]): Promise<void> {
+async function landVersions(
+  ctx: RunContext,
+  def: WindowedStream,
+  partition: Record<string, string>,
+  versions: Record<string, unknown>[],
+): Promise<void> {
   if (!def.history || versions.length === 0) return;
-  const history = { ...def, name: def.history.stream, record: def.history.record, columns: {} } as unknown as WindowedStream;
+  const history = {
+    ...def,
+    name: def.history.stream,
+    record: def.history.record,
+    columns: {},
+  } as unknown as WindowedStream;
   const write = await ctx.landing.open(history, partition, 'append');
   try {
     await write.append(versions);
@@ -66,7 +76,12 @@ function previousMonthStart(day: string): string {
 }
 
 /** Which windows of a group this run extracts. */
-export function planWindows(ctx: RunContext, def: WindowedStream, g: GroupInfo, state: WindowState | undefined): WindowPlan {
+export function planWindows(
+  ctx: RunContext,
+  def: WindowedStream,
+  g: GroupInfo,
+  state: WindowState | undefined,
+): WindowPlan {
   const o = ctx.options;
   const lookback = ctx.config.lookbackDays;
   const defaultStart = ctx.config.startDate ?? shiftDay(g.upperDay, -90);
@@ -76,7 +91,12 @@ export function planWindows(ctx: RunContext, def: WindowedStream, g: GroupInfo, 
   else if (o.fullRefresh || !state?.watermark) from = defaultStart;
   // A watermark beyond tomorrow (a clock set back, a copied state) would extract nothing, run after run,
   // with exit 0: refused instead, naming the fixes. Up to tomorrow (another zone's today) is nothing to do.
-  else if (state.watermark > shiftDay(g.upperDay, 1)) throw new FutureWatermarkError(ctx.state.fileOf?.(def.name, String(g.id)) ?? `${def.name}/${g.id}.json`, state.watermark, g.upperDay);
+  else if (state.watermark > shiftDay(g.upperDay, 1))
+    throw new FutureWatermarkError(
+      ctx.state.fileOf?.(def.name, String(g.id)) ?? `${def.name}/${g.id}.json`,
+      state.watermark,
+      g.upperDay,
+    );
   else if (state.watermark > upper) from = upper;
   else from = shiftDay(state.watermark, -lookback);
   // A deep re-read every deepRereadDays (default 7): the open and the previous month whole, for refunds later
@@ -88,22 +108,40 @@ export function planWindows(ctx: RunContext, def: WindowedStream, g: GroupInfo, 
   const every = ctx.config.deepRereadDays ?? 0;
   const lookbackFrom = from;
   let deep = false;
-  if (every > 0 && def.window.unit === 'day' && state?.watermark && state.deepAt && !o.startDate && !o.endDate && !o.fullRefresh && shiftDay(state.deepAt, every) <= upper) {
+  if (
+    every > 0 &&
+    def.window.unit === 'day' &&
+    state?.watermark &&
+    state.deepAt &&
+    !o.startDate &&
+    !o.endDate &&
+    !o.fullRefresh &&
+    shiftDay(state.deepAt, every) <= upper
+  ) {
     deep = true;
     from = minDay(from, maxDay(previousMonthStart(upper), state.firstDay ?? previousMonthStart(upper)));
   }
-  const all = def.window.unit === 'day' ? dayWindows(from, upper, g.timezone) : monthWindows(from, upper, g.timezone).map((w) => clampEnd(w, upper, g.timezone));
+  const all =
+    def.window.unit === 'day'
+      ? dayWindows(from, upper, g.timezone)
+      : monthWindows(from, upper, g.timezone).map((w) => clampEnd(w, upper, g.timezone));
   const done = resumes(state?.pass, upper, o.fullRefresh) ? new Set(state!.pass!.done) : new Set<string>();
   const windows = all.filter((w) => !done.has(w.startDay));
   const deepWindows = deep ? windows.filter((w) => w.startDay < lookbackFrom).length : 0;
-  const nextDeep = every > 0 && def.window.unit === 'day' ? (deep || !state?.deepAt ? shiftDay(upper, every) : shiftDay(state.deepAt, every)) : undefined;
+  const nextDeep =
+    every > 0 && def.window.unit === 'day'
+      ? deep || !state?.deepAt
+        ? shiftDay(upper, every)
+        : shiftDay(state.deepAt, every)
+      : undefined;
   // A damaged lake file is healed by the next run, whatever its age: its window is extracted again.
   const planned = new Set(all.map((w) => w.startDay));
   const damaged = damagedFiles(join(ctx.outDir, 'lake', def.name, `organisation_group_id=${g.id}`));
   const healing = damagedWindows(damaged, def, g, upper).filter((w) => !planned.has(w.startDay));
   // A damaged compacted month file: its days land again as day files (lake-landing.ts merges into no damaged
   // file), and once every window succeeded it goes; a kill before that leaves it, and the next run repeats.
-  const damagedMonths = def.window.unit === 'day' ? damaged.filter((f) => monthFileDays(f)?.every((d) => d < upper)) : [];
+  const damagedMonths =
+    def.window.unit === 'day' ? damaged.filter((f) => monthFileDays(f)?.every((d) => d < upper)) : [];
   return {
     windows: [...healing, ...windows],
     from,
@@ -120,10 +158,16 @@ export function planWindows(ctx: RunContext, def: WindowedStream, g: GroupInfo, 
 /** The windows (before `upper`) of the group whose lake file is damaged (src/lake/damaged.ts); a month file's: each day it covers. */
 function damagedWindows(damaged: string[], def: WindowedStream, g: GroupInfo, upper: string): Window[] {
   const days = damaged
-    .flatMap((f) => (def.window.unit === 'day' ? monthFileDays(f) : undefined) ?? [partitionsOf(f)[def.window.partition]])
+    .flatMap(
+      (f) => (def.window.unit === 'day' ? monthFileDays(f) : undefined) ?? [partitionsOf(f)[def.window.partition]],
+    )
     .filter((d): d is string => d !== undefined && isRealDay(d) && d < upper);
   return [...new Set(days)].sort().flatMap((d) =>
-    def.window.unit === 'day' ? dayWindows(d, shiftDay(d, 1), g.timezone) : monthWindows(d, minDay(firstOfNextMonth(d), upper), g.timezone).slice(0, 1).map((w) => clampEnd(w, upper, g.timezone)),
+    def.window.unit === 'day'
+      ? dayWindows(d, shiftDay(d, 1), g.timezone)
+      : monthWindows(d, minDay(firstOfNextMonth(d), upper), g.timezone)
+          .slice(0, 1)
+          .map((w) => clampEnd(w, upper, g.timezone)),
   );
 }
 
@@ -141,12 +185,29 @@ function clampEnd(w: Window, upper: string, timezone: string): Window {
 export async function runWindowedGroup(ctx: RunContext, def: WindowedStream, g: GroupInfo): Promise<GroupTally> {
   const tally = newTally(g.id);
   const key = String(g.id);
-  const state = new StateWriter<WindowState>(ctx.state, def.name, key, (await ctx.state.read(def.name, key, WindowStateSchema)) ?? {});
+  const state = new StateWriter<WindowState>(
+    ctx.state,
+    def.name,
+    key,
+    (await ctx.state.read(def.name, key, WindowStateSchema)) ?? {},
+  );
   const plan = planWindows(ctx, def, g, state.value);
   const batches = def.userBatch ? await userBatches(ctx, g, def.userBatch.size) : [undefined];
-  if (!resumes(state.value.pass, plan.upper, ctx.options.fullRefresh)) state.value.pass = { upper: plan.upper, done: [] };
-  ctx.emit({ event: 'plan', stream: def.name, group: g.id, windows: plan.windows.length, skipped: plan.skipped, from: plan.from, to: plan.upper });
-  if (plan.healing?.length) tally.notes.push(`re-extracting ${plan.healing.length} window${plan.healing.length === 1 ? '' : 's'} whose lake file was damaged: ${plan.healing.join(', ')}`);
+  if (!resumes(state.value.pass, plan.upper, ctx.options.fullRefresh))
+    state.value.pass = { upper: plan.upper, done: [] };
+  ctx.emit({
+    event: 'plan',
+    stream: def.name,
+    group: g.id,
+    windows: plan.windows.length,
+    skipped: plan.skipped,
+    from: plan.from,
+    to: plan.upper,
+  });
+  if (plan.healing?.length)
+    tally.notes.push(
+      `re-extracting ${plan.healing.length} window${plan.healing.length === 1 ? '' : 's'} whose lake file was damaged: ${plan.healing.join(', ')}`,
+    );
 
   await forEachLimit(plan.windows, ctx.options.concurrency, async (w) => {
     const partition = { organisation_group_id: key, [def.window.partition]: w.startDay };
@@ -155,8 +216,21 @@ export async function runWindowedGroup(ctx: RunContext, def: WindowedStream, g: 
     const write = await ctx.landing.open(def, partition, 'replace');
     try {
       for (const batch of batches) {
-        const body = { ...def.body, ...boundsOf(def, w, ctx.config.apiTimezone), ...(batch && def.userBatch ? { [def.userBatch.valuesParam]: batch } : {}) };
-        await pageInto(ctx.client, ctx.landing, def.name, write, tally, def.operation as 'listOrders', { group: g.id, body: body as never }, decorate);
+        const body = {
+          ...def.body,
+          ...boundsOf(def, w, ctx.config.apiTimezone),
+          ...(batch && def.userBatch ? { [def.userBatch.valuesParam]: batch } : {}),
+        };
+        await pageInto(
+          ctx.client,
+          ctx.landing,
+          def.name,
+          write,
+          tally,
+          def.operation as 'listOrders',
+          { group: g.id, body: body as never },
+          decorate,
+        );
       }
       // The history first: a crash before the window's commit loses no version (see landVersions).
       await landVersions(ctx, def, partition, versions);
@@ -174,13 +248,20 @@ export async function runWindowedGroup(ctx: RunContext, def: WindowedStream, g: 
     });
   });
   for (const file of plan.damagedMonths ?? []) await rm(file, { force: true });
-  if (plan.damagedMonths?.length) tally.notes.push(`removed ${plan.damagedMonths.length} damaged month file${plan.damagedMonths.length === 1 ? '' : 's'}, its days landed again: ${plan.damagedMonths.map((f) => relative(ctx.outDir, f)).join(', ')}`);
+  if (plan.damagedMonths?.length)
+    tally.notes.push(
+      `removed ${plan.damagedMonths.length} damaged month file${plan.damagedMonths.length === 1 ? '' : 's'}, its days landed again: ${plan.damagedMonths.map((f) => relative(ctx.outDir, f)).join(', ')}`,
+    );
   await state.update((s) => {
     // a watermark beyond tomorrow is only ever here on --full-refresh / --start-date: this pass replaces it
     if (!s.watermark || plan.upper > s.watermark || s.watermark > shiftDay(g.upperDay, 1)) s.watermark = plan.upper;
     // The deep re-read's clock: moved by a deep pass; started (or restarted by a full refresh, which re-read
     // everything) by an ordinary pass of the whole range; never by a --start-date / --end-date pass (a close's re-read).
-    const counts = (ctx.config.deepRereadDays ?? 0) > 0 && def.window.unit === 'day' && !ctx.options.startDate && !ctx.options.endDate;
+    const counts =
+      (ctx.config.deepRereadDays ?? 0) > 0 &&
+      def.window.unit === 'day' &&
+      !ctx.options.startDate &&
+      !ctx.options.endDate;
     if (plan.deep || (counts && (!s.deepAt || ctx.options.fullRefresh))) s.deepAt = plan.upper;
     s.pass!.finished = true;
   });
@@ -189,7 +270,8 @@ export async function runWindowedGroup(ctx: RunContext, def: WindowedStream, g: 
 }
 
 function boundsOf(def: WindowedStream, w: Window, apiTimezone: string): Record<string, string> {
-  if (def.window.format === 'date') return { [def.window.fromParam]: w.startDay, [def.window.toParam]: shiftDay(w.endDay, -1) };
+  if (def.window.format === 'date')
+    return { [def.window.fromParam]: w.startDay, [def.window.toParam]: shiftDay(w.endDay, -1) };
   const { from, to } = apiBounds(w, apiTimezone);
   return { [def.window.fromParam]: from, [def.window.toParam]: to };
 }
@@ -206,7 +288,14 @@ async function userBatches(ctx: RunContext, g: GroupInfo, size: number): Promise
  * Per record of a window: sets the pipeline's own columns (window_end) and marks the record's user
  * active when the record is new to the window or changed since it was last landed.
  */
-async function activityTracker(ctx: RunContext, def: WindowedStream, group: number, partition: Record<string, string>, w: Window, versions: Record<string, unknown>[]) {
+async function activityTracker(
+  ctx: RunContext,
+  def: WindowedStream,
+  group: number,
+  partition: Record<string, string>,
+  w: Window,
+  versions: Record<string, unknown>[],
+) {
   const spec = def.activity;
   const landed = spec ? await landedValues(ctx.outDir, def, partition) : new Map<string, string>();
   const encode = valueEncoder(def);
@@ -218,7 +307,8 @@ async function activityTracker(ctx: RunContext, def: WindowedStream, group: numb
     if (!spec) return;
     const before = landed.size ? landed.get(String(r[key])) : undefined;
     if (before !== undefined && before === encode(r)) return; // landed before, unchanged (encoded only then)
-    if (def.history) versions.push(Object.fromEntries(Object.keys(def.history.record.shape).map((f) => [f, r[f] ?? null])));
+    if (def.history)
+      versions.push(Object.fromEntries(Object.keys(def.history.record.shape).map((f) => [f, r[f] ?? null])));
     const user = r[spec.userField];
     if (spec.userField === 'email' && typeof user === 'string') activity.emails.add(user.toLowerCase());
     if (spec.userField === 'id' && typeof user === 'number') activity.ids.add(user);

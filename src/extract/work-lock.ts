@@ -13,7 +13,15 @@ import { readdir, readFile } from 'node:fs/promises';
 import { createHash } from 'node:crypto';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
-import { acquireLock, LockedError, lockPath, pidAlive, writeJsonAtomic, type Lock, type LockHolder } from '../lake/index.js';
+import {
+  acquireLock,
+  LockedError,
+  lockPath,
+  pidAlive,
+  writeJsonAtomic,
+  type Lock,
+  type LockHolder,
+} from '../lake/index.js';
 import { shardLabel, type Shard } from './shard.js';
 
 export interface WorkScope {
@@ -58,7 +66,9 @@ export async function acquireWorkLock(outDir: string, scope: WorkScope): Promise
     await writeJsonAtomic(join(dir, 'scope.json'), scope);
     lock = await acquireLock(dir).catch((err: unknown) => {
       if (!(err instanceof LockedError)) throw err;
-      throw new LockedError(err.message.replace(`output directory ${dir}`, `${describeScope(scope)} in output directory ${outDir}`));
+      throw new LockedError(
+        err.message.replace(`output directory ${dir}`, `${describeScope(scope)} in output directory ${outDir}`),
+      );
     });
   }
   try {

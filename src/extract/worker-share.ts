@@ -26,7 +26,8 @@ export function workerScope(ctx: RunContext): string {
  */
 export function landedElsewhere(ctx: RunContext, def: StreamDefinition): string | undefined {
   const shard = ctx.options.shard;
-  if (def.kind !== 'per-user' && !landsSharedStreams(shard)) return `landed by shard 1/${shard!.count} (this is shard ${shardLabel(shard!)})`;
+  if (def.kind !== 'per-user' && !landsSharedStreams(shard))
+    return `landed by shard 1/${shard!.count} (this is shard ${shardLabel(shard!)})`;
   if (def.kind === 'snapshot' && def.scope === 'organisation' && def.name !== 'groups' && !ctx.leadsOrganisation) {
     return 'organisation-wide: landed by the --groups worker holding the lowest group id';
   }
@@ -40,8 +41,14 @@ export function landedElsewhere(ctx: RunContext, def: StreamDefinition): string 
  * a tight budget is spent on what the data shows changed, wherever it is. Without `def` (or when the
  * signals alone exceed the budget) the split is by share of users, resp. of signals.
  */
-export async function perUserBudgets(ctx: RunContext, def?: PerUserStream, usersOf?: (group: number) => Promise<number>): Promise<Map<number, number>> {
-  const perStream = Math.floor((ctx.options.budgetMinutes * ctx.client.limiter.currentRate) / 2 / (ctx.options.shard?.count ?? 1));
+export async function perUserBudgets(
+  ctx: RunContext,
+  def?: PerUserStream,
+  usersOf?: (group: number) => Promise<number>,
+): Promise<Map<number, number>> {
+  const perStream = Math.floor(
+    (ctx.options.budgetMinutes * ctx.client.limiter.currentRate) / 2 / (ctx.options.shard?.count ?? 1),
+  );
   // The run counts the landed users; --plan may estimate a group's users from the listing (user-estimate.ts).
   const count = usersOf ?? (async (group: number) => (await currentUsers(ctx.outDir, group)).length);
   const counts = await Promise.all(ctx.groups.map(async (g) => [g.id, await count(g.id)] as const));
@@ -75,7 +82,13 @@ export async function startingState(ctx: RunContext, def: PerUserStream, g: Grou
 }
 
 /** This worker's users of the group (its shard's) and those it refreshes this run (user-selection.ts). */
-export async function pickUsers(ctx: RunContext, def: PerUserStream, g: GroupInfo, state: PerUserState, budgetCalls: number): Promise<{ users: CurrentUser[]; selection: Selection }> {
+export async function pickUsers(
+  ctx: RunContext,
+  def: PerUserStream,
+  g: GroupInfo,
+  state: PerUserState,
+  budgetCalls: number,
+): Promise<{ users: CurrentUser[]; selection: Selection }> {
   const users = (await currentUsers(ctx.outDir, g.id)).filter((u) => inShard(u.id, ctx.options.shard));
   const activity = activityOf(ctx, g.id);
   const active = new Set<number>(def.refreshActiveUsers ? activity.ids : []);

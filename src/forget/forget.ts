@@ -47,20 +47,38 @@ export async function forgetUsers(outDir: string, ids: number[], options: Forget
 export async function forgetAnonymised(outDir: string, options: ForgetOptions = {}): Promise<ForgetResult> {
   return underLock(resolve(outDir), options, async (dir) => {
     const owed = await owedErasures(dir, options.groups);
-    const ids = [...new Set([...(await anonymisedUsers(dir, options.groups)), ...owed.map((o) => o.id)])].sort((a, b) => a - b);
+    const ids = [...new Set([...(await anonymisedUsers(dir, options.groups)), ...owed.map((o) => o.id)])].sort(
+      (a, b) => a - b,
+    );
     return forgetWith(dir, ids, owed, options);
   });
 }
 
-async function forgetWith(dir: string, ids: number[], owed: OwedErasure[], options: ForgetOptions): Promise<ForgetResult> {
+async function forgetWith(
+  dir: string,
+  ids: number[],
+  owed: OwedErasure[],
+  options: ForgetOptions,
+): Promise<ForgetResult> {
   if (!ids.length) return { users: [], emails: 0, streams: {}, files: 0, rows: 0, quarantineLines: 0 };
-  const who = await identitiesOf(dir, ids, owed.flatMap((o) => o.keys));
+  const who = await identitiesOf(
+    dir,
+    ids,
+    owed.flatMap((o) => o.keys),
+  );
   const streams = await scrubLake(dir, who, options.groups);
   const whole = options.groups === undefined;
   const quarantineLines = whole ? await scrubQuarantine(dir, who) : 0;
   if (whole) await settleErasures(dir, owed);
   const all = Object.values(streams);
-  return { users: ids, emails: who.emails, streams, files: all.reduce((n, s) => n + s.files, 0), rows: all.reduce((n, s) => n + s.rows, 0), quarantineLines };
+  return {
+    users: ids,
+    emails: who.emails,
+    streams,
+    files: all.reduce((n, s) => n + s.files, 0),
+    rows: all.reduce((n, s) => n + s.rows, 0),
+    quarantineLines,
+  };
 }
 
 /** One writer at a time; a killed run's temporary files (raw pages) go before anything is read. */

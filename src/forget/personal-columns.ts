@@ -22,4 +22,11 @@ export const PERSONAL_COLUMNS: readonly PersonalColumns[] = [
 ];
 
 /** Keys of a quarantined record that hold personal values, whichever stream it came from. */
-export const PERSONAL_KEYS: readonly string[] = ['first_name', 'last_name', 'email', 'alt_uid', 'company_name', 'phone'];
+export const PERSONAL_KEYS: readonly string[] = [
+  'first_name',
+  'last_name',
+  'email',
+  'alt_uid',
+  'company_name',
+  'phone',
+];

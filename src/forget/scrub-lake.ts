@@ -15,7 +15,11 @@ export interface StreamScrub {
 }
 
 /** `groups`: only the files of those groups' partitions (a worker that holds only their lock). */
-export async function scrubLake(outDir: string, who: Identities, groups?: number[]): Promise<Record<string, StreamScrub>> {
+export async function scrubLake(
+  outDir: string,
+  who: Identities,
+  groups?: number[],
+): Promise<Record<string, StreamScrub>> {
   const out: Record<string, StreamScrub> = {};
   const params = { ids: listValue(who.ids.map(BigInt)), keys: listValue(who.keys) };
   const types = { ids: LIST(BIGINT), keys: LIST(VARCHAR) };
@@ -27,7 +31,10 @@ export async function scrubLake(outDir: string, who: Identities, groups?: number
       const match = matchOf(spec, present);
       const clear = spec.columns.filter((c) => present.has(c));
       if (!match || !clear.length) continue;
-      const rows = await countWhere(file, `(${match}) AND (${clear.map((c) => `${id(c)} IS NOT NULL`).join(' OR ')})`, { params, types });
+      const rows = await countWhere(file, `(${match}) AND (${clear.map((c) => `${id(c)} IS NOT NULL`).join(' OR ')})`, {
+        params,
+        types,
+      });
       if (!rows) continue;
       const replace = clear.map((c) => `CASE WHEN (${match}) THEN NULL ELSE ${id(c)} END AS ${id(c)}`).join(', ');
       await rewriteParquet(file, { select: (source) => `SELECT * REPLACE (${replace}) FROM ${source}`, params, types });
@@ -43,7 +50,8 @@ export async function scrubLake(outDir: string, who: Identities, groups?: number
 function matchOf(spec: PersonalColumns, present: Set<string>): string | undefined {
   const parts: string[] = [];
   if (spec.byId && present.has(spec.byId)) parts.push(`list_contains($ids, TRY_CAST(${id(spec.byId)} AS BIGINT))`);
-  if (spec.byEmail && present.has(spec.byEmail)) parts.push(`list_contains($keys, ${personalKeySql(id(spec.byEmail))})`);
+  if (spec.byEmail && present.has(spec.byEmail))
+    parts.push(`list_contains($keys, ${personalKeySql(id(spec.byEmail))})`);
   return parts.length ? parts.join(' OR ') : undefined;
 }
 

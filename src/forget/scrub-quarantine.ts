@@ -13,7 +13,9 @@ export async function scrubQuarantine(outDir: string, who: Identities): Promise<
   const root = quarantineRoot(outDir);
   let files: string[];
   try {
-    files = readdirSync(root, { recursive: true }).map(String).filter((f) => f.endsWith('.jsonl'));
+    files = readdirSync(root, { recursive: true })
+      .map(String)
+      .filter((f) => f.endsWith('.jsonl'));
   } catch {
     return 0;
   }
@@ -45,7 +47,8 @@ export async function scrubQuarantine(outDir: string, who: Identities): Promise<
 
 function isTheUsers(entry: { record?: Record<string, unknown> }, ids: Set<number>, secrets: Set<string>): boolean {
   const r = entry.record ?? {};
-  if (ids.has(Number(r.id)) && ['users', 'redemption_stats'].includes(String((entry as { stream?: string }).stream))) return true;
+  if (ids.has(Number(r.id)) && ['users', 'redemption_stats'].includes(String((entry as { stream?: string }).stream)))
+    return true;
   if (ids.has(Number(r.user_id))) return true;
   return holdsSecret(entry, secrets);
 }
@@ -63,7 +66,9 @@ function scrub(value: unknown, secrets: Set<string>): unknown {
   if (typeof value === 'string') return secrets.has(personalKey(value)) ? null : value;
   if (Array.isArray(value)) return value.map((v) => scrub(v, secrets));
   if (value && typeof value === 'object') {
-    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, PERSONAL_KEYS.includes(k) && v !== null ? null : scrub(v, secrets)]));
+    return Object.fromEntries(
+      Object.entries(value).map(([k, v]) => [k, PERSONAL_KEYS.includes(k) && v !== null ? null : scrub(v, secrets)]),
+    );
   }
   return value;
 }

@@ -25,10 +25,12 @@ export async function fsyncPath(path: string): Promise<void> {
  */
 export async function ensureDir(dir: string, mode?: number): Promise<boolean> {
   return writingOutput('into the directory', dir, async () => {
-    const made = await mkdir(dir, { recursive: true, ...(mode === undefined ? {} : { mode }) }).catch((err: NodeJS.ErrnoException) => {
-      if (err.code !== 'EEXIST') throw err; // a file in the way: reported as "not a directory" below
-      return undefined;
-    });
+    const made = await mkdir(dir, { recursive: true, ...(mode === undefined ? {} : { mode }) }).catch(
+      (err: NodeJS.ErrnoException) => {
+        if (err.code !== 'EEXIST') throw err; // a file in the way: reported as "not a directory" below
+        return undefined;
+      },
+    );
     const info = await stat(dir);
     if (!info.isDirectory()) throw Object.assign(new Error(`${dir}: Not a directory`), { code: 'ENOTDIR' });
     if (mode !== undefined && (info.mode & 0o777) !== mode) await chmod(dir, mode);
@@ -48,7 +50,11 @@ export interface AtomicWriteOptions {
   dirMode?: number;
 }
 
-export async function writeFileAtomic(path: string, data: string | Uint8Array, options: AtomicWriteOptions = {}): Promise<void> {
+export async function writeFileAtomic(
+  path: string,
+  data: string | Uint8Array,
+  options: AtomicWriteOptions = {},
+): Promise<void> {
   const mode = options.mode ?? 0o600;
   await ensureDir(dirname(path), options.dirMode);
   const temp = tempPathFor(path);

@@ -9,9 +9,7 @@ import { LakeSchemaError } from './errors.js';
 
 /** A column's type as a tree: the writer walks it to keep only declared keys. */
 export type LakeType =
-  | { kind: 'scalar'; sql: string }
-  | { kind: 'list'; item: LakeType }
-  | { kind: 'struct'; fields: Column[] };
+  { kind: 'scalar'; sql: string } | { kind: 'list'; item: LakeType } | { kind: 'struct'; fields: Column[] };
 
 export interface Column {
   name: string;

@@ -38,7 +38,11 @@ export function damagedFiles(dir: string): string[] {
   } catch {
     return [];
   }
-  return names.filter((n) => n.endsWith('.parquet')).map((n) => join(dir, n)).filter(isDamagedParquet).sort();
+  return names
+    .filter((n) => n.endsWith('.parquet'))
+    .map((n) => join(dir, n))
+    .filter(isDamagedParquet)
+    .sort();
 }
 
 /**
@@ -46,7 +50,12 @@ export function damagedFiles(dir: string): string[] {
  * A day file of a month folder (month-layout.ts) gives its day under the day key, as the legacy folder did.
  */
 export function partitionsOf(file: string): Record<string, string> {
-  const parts: Record<string, string> = Object.fromEntries(file.split(sep).filter((s) => /^[A-Za-z_][A-Za-z0-9_]*=/.test(s)).map((s) => [s.slice(0, s.indexOf('=')), s.slice(s.indexOf('=') + 1)]));
+  const parts: Record<string, string> = Object.fromEntries(
+    file
+      .split(sep)
+      .filter((s) => /^[A-Za-z_][A-Za-z0-9_]*=/.test(s))
+      .map((s) => [s.slice(0, s.indexOf('=')), s.slice(s.indexOf('=') + 1)]),
+  );
   const day = DAY_FILE.exec(basename(file))?.[1];
   const layout = Object.values(MONTH_LAYOUTS).find((l) => parts[l.month] !== undefined);
   if (day && layout) parts[layout.day] = day;
@@ -73,9 +82,12 @@ export function repairCommand(outDir: string, stream: string, file: string): str
   if (stream === 'order_versions') return `rm ${quote(file)}`;
   // A compacted month file: removed, its days extracted again as day files.
   const month = MONTH_FILE.exec(basename(file));
-  if (month && stream === 'orders') return `rm ${quote(file)} && perks extract --streams orders${group} --start-date ${month[1]}-01 --end-date ${month[2] ? shift(month[2]) : nextMonth(`${month[1]}-01`)}`;
-  if (p.order_date) return `perks extract --streams orders${group} --start-date ${p.order_date} --end-date ${shift(p.order_date)}`;
-  if (p.window_start) return `perks extract --streams redemption_stats${group} --start-date ${p.window_start} --end-date ${nextMonth(p.window_start)}`;
+  if (month && stream === 'orders')
+    return `rm ${quote(file)} && perks extract --streams orders${group} --start-date ${month[1]}-01 --end-date ${month[2] ? shift(month[2]) : nextMonth(`${month[1]}-01`)}`;
+  if (p.order_date)
+    return `perks extract --streams orders${group} --start-date ${p.order_date} --end-date ${shift(p.order_date)}`;
+  if (p.window_start)
+    return `perks extract --streams redemption_stats${group} --start-date ${p.window_start} --end-date ${nextMonth(p.window_start)}`;
   return `rm ${quote(file)} && perks extract --streams ${stream}`;
 }
 

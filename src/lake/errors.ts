@@ -12,7 +12,10 @@ export class LakeSchemaError extends Error {
 /** A stream, partition, group key or run id that is not a safe path segment. */
 export class UnsafePathError extends UserFacingError {
   constructor(what: string, value: string) {
-    super(`refusing ${what} ${JSON.stringify(value)}: not a safe path segment (letters, digits, "_", "-", "." and "+" only)`, ExitCode.failed);
+    super(
+      `refusing ${what} ${JSON.stringify(value)}: not a safe path segment (letters, digits, "_", "-", "." and "+" only)`,
+      ExitCode.failed,
+    );
     this.name = 'UnsafePathError';
   }
 }
@@ -47,13 +50,25 @@ export function asOutputError(err: unknown, what: string, path: string): unknown
   if (err instanceof UserFacingError) return err;
   const text = err instanceof Error ? `${(err as NodeJS.ErrnoException).code ?? ''} ${err.message}` : String(err);
   if (FULL.test(text)) {
-    return new UserFacingError(`disk full while writing ${what} (${path}): free some space and rerun; committed data is unchanged`, ExitCode.failed, { cause: err });
+    return new UserFacingError(
+      `disk full while writing ${what} (${path}): free some space and rerun; committed data is unchanged`,
+      ExitCode.failed,
+      { cause: err },
+    );
   }
   if (DENIED.test(text)) {
-    return new UserFacingError(`cannot write ${what} (${path}): permission denied or read-only; make the output directory writable or choose another with PERKS_OUTPUT`, ExitCode.config, { cause: err });
+    return new UserFacingError(
+      `cannot write ${what} (${path}): permission denied or read-only; make the output directory writable or choose another with PERKS_OUTPUT`,
+      ExitCode.config,
+      { cause: err },
+    );
   }
   if (NOT_DIR.test(text)) {
-    return new UserFacingError(`cannot write ${what} (${path}): a part of the path is a file, not a directory; choose another output directory with PERKS_OUTPUT`, ExitCode.config, { cause: err });
+    return new UserFacingError(
+      `cannot write ${what} (${path}): a part of the path is a file, not a directory; choose another output directory with PERKS_OUTPUT`,
+      ExitCode.config,
+      { cause: err },
+    );
   }
   return err;
 }

@@ -3,20 +3,56 @@
  * (state, run manifests, quarantine, the output directory's lock and startup hygiene).
  */
 export { lakeColumns, sqlType, type Column, type LakeType } from './columns.js';
-export { openPartitionWrite, LAKE_FILE, type PartitionWriter, type PartitionWriteOptions, type CommitResult } from './partition-writer.js';
+export {
+  openPartitionWrite,
+  LAKE_FILE,
+  type PartitionWriter,
+  type PartitionWriteOptions,
+  type CommitResult,
+} from './partition-writer.js';
 export { lakeDuckDB, withLakeConnection } from './duckdb.js';
 export { writeJsonAtomic, writeFileAtomic, type AtomicWriteOptions } from './atomic-file.js';
 export { StateStore } from './state-store.js';
 export { writeRunManifest, runManifestPath } from './run-manifest.js';
-export { quarantineRecord, quarantineFile, issuesOf, type QuarantineEntry, type QuarantineIssue, type QuarantineReason } from './quarantine.js';
+export {
+  quarantineRecord,
+  quarantineFile,
+  issuesOf,
+  type QuarantineEntry,
+  type QuarantineIssue,
+  type QuarantineReason,
+} from './quarantine.js';
 export { acquireLock, lockPath, pidAlive, type Lock, type LockHolder, type LockOptions } from './lock.js';
 export { cleanTemporaryFiles } from './temp-files.js';
 export { ensureLakeDir, tightenLake, LAKE_DIR_MODE, LAKE_FILE_MODE } from './modes.js';
 export { rewriteParquet, countWhere, type Rewrite } from './rewrite.js';
-export { lakeRoot, stateRoot, runsRoot, quarantineRoot, partitionDir, safeSegment, literalPath, globUnder } from './paths.js';
+export {
+  lakeRoot,
+  stateRoot,
+  runsRoot,
+  quarantineRoot,
+  partitionDir,
+  safeSegment,
+  literalPath,
+  globUnder,
+} from './paths.js';
 export { personalKey, personalKeySql } from './personal-keys.js';
 export { oweErasures, owedErasures, settleErasures, OwedErasure } from './erasure-queue.js';
 export * from './errors.js';
 export { inTurn } from './file-turns.js';
 export { damagedFiles, isDamagedParquet, partitionsOf, repairCommand } from './damaged.js';
-export { MONTH_LAYOUTS, placeDay, dayFiles, hasLegacyLayout, monthFileIn, dayFileName, monthFileName, DAY_FILE, MONTH_FILE, monthFileInfo, monthFileDays, type MonthLayout, type DayPlacement } from './month-layout.js';
+export {
+  MONTH_LAYOUTS,
+  placeDay,
+  dayFiles,
+  hasLegacyLayout,
+  monthFileIn,
+  dayFileName,
+  monthFileName,
+  DAY_FILE,
+  MONTH_FILE,
+  monthFileInfo,
+  monthFileDays,
+  type MonthLayout,
+  type DayPlacement,
+} from './month-layout.js';

@@ -44,7 +44,13 @@ export async function acquireLock(outDir: string, options: LockOptions = {}): Pr
   const path = lockPath(outDir);
   await ensureDir(outDir);
   const now = new Date().toISOString();
-  const me: LockHolder = { pid: process.pid, host: hostname(), started_at: now, heartbeat_at: now, token: randomBytes(8).toString('hex') };
+  const me: LockHolder = {
+    pid: process.pid,
+    host: hostname(),
+    started_at: now,
+    heartbeat_at: now,
+    token: randomBytes(8).toString('hex'),
+  };
   for (let attempt = 1; !(await createExclusive(path, me)); attempt += 1) {
     const holder = await readHolder(path);
     const gone = holder === undefined && !(await stat(path).catch(() => undefined));
@@ -64,7 +70,9 @@ function holdLock(path: string, me: LockHolder, heartbeatMs: number): Lock {
   };
   const timer = setInterval(() => {
     if (!ours()) return;
-    void writeFileAtomic(path, JSON.stringify({ ...me, heartbeat_at: new Date().toISOString() }), { mode: 0o644 }).catch(() => undefined);
+    void writeFileAtomic(path, JSON.stringify({ ...me, heartbeat_at: new Date().toISOString() }), {
+      mode: 0o644,
+    }).catch(() => undefined);
   }, heartbeatMs);
   timer.unref();
   process.once('exit', onExit);
@@ -109,7 +117,12 @@ async function isStale(path: string, holder: LockHolder | undefined, staleAfterM
 }
 
 /** Replaces a stale lock, if it is still the same stale lock once the guard is held. */
-async function takeOver(path: string, stale: LockHolder | undefined, me: LockHolder, staleAfterMs: number): Promise<boolean> {
+async function takeOver(
+  path: string,
+  stale: LockHolder | undefined,
+  me: LockHolder,
+  staleAfterMs: number,
+): Promise<boolean> {
   const guard = `${path}.takeover`;
   const guardAge = Date.now() - ((await stat(guard).catch(() => undefined))?.mtimeMs ?? Date.now());
   if (guardAge > GUARD_STALE_MS) await rm(guard, { force: true });
@@ -128,7 +141,9 @@ function lockedError(outDir: string, path: string, holder: LockHolder | undefine
   const who = holder
     ? `pid ${holder.pid} on ${holder.host}, started ${holder.started_at}, last heartbeat ${holder.heartbeat_at}`
     : 'an unreadable lock file';
-  return new LockedError(`output directory ${outDir} is in use by another run (${who}); wait for it to finish, or delete ${path} if that run is gone`);
+  return new LockedError(
+    `output directory ${outDir} is in use by another run (${who}); wait for it to finish, or delete ${path} if that run is gone`,
+  );
 }
 
 export function pidAlive(pid: number): boolean {

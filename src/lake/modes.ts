@@ -20,7 +20,8 @@ export const LAKE_FILE_MODE = 0o600;
 export async function ensureLakeDir(outDir: string, dir: string, known?: Set<string>): Promise<boolean> {
   const root = lakeRoot(outDir);
   const rel = relative(resolve(root), resolve(dir));
-  if (rel === '..' || rel.startsWith(`..${sep}`) || isAbsolute(rel)) throw new Error(`${dir} is not under the lake ${root}`);
+  if (rel === '..' || rel.startsWith(`..${sep}`) || isAbsolute(rel))
+    throw new Error(`${dir} is not under the lake ${root}`);
   const ensure = async (path: string, mode?: number) => {
     if (known?.has(path)) return false;
     const made = await ensureDir(path, mode);

@@ -36,12 +36,17 @@ export const MONTH_LAYOUTS: Readonly<Record<string, MonthLayout>> = {
   interactions: { day: '_snapshot_date', month: '_snapshot_month', sort: ['id', '_extracted_at', '_run_id'] },
   // The order history, appended per window (`part-<run_id>-<n>.parquet`, the order's day as a column): a
   // closed month becomes one file, every version kept, by day (what readers filter on) then order and time.
-  order_versions: { day: 'order_date', month: 'order_month', sort: ['order_date', 'order_id', '_extracted_at', '_run_id'] },
+  order_versions: {
+    day: 'order_date',
+    month: 'order_month',
+    sort: ['order_date', 'order_id', '_extracted_at', '_run_id'],
+  },
 };
 
 export const dayFileName = (day: string) => `day-${safeSegment('day', day)}.parquet`;
 /** A month file: the whole month (closed), or its days up to `upto` (the month still open, older days compacted). */
-export const monthFileName = (month: string, generation: number, upto?: string) => `month-${month}${upto ? `.upto-${upto}` : ''}.g${generation}.parquet`;
+export const monthFileName = (month: string, generation: number, upto?: string) =>
+  `month-${month}${upto ? `.upto-${upto}` : ''}.g${generation}.parquet`;
 export const DAY_FILE = /^day-(\d{4}-\d{2}-\d{2})\.parquet$/;
 export const MONTH_FILE = /^month-(\d{4}-\d{2})(?:\.upto-(\d{4}-\d{2}-\d{2}))?\.g(\d+)\.parquet$/;
 
@@ -84,7 +89,14 @@ export function placeDay(outDir: string, stream: string, partition: Record<strin
   const month = monthFileIn(dir);
   const upto = month ? monthFileInfo(month)!.upto : undefined;
   const covers = month !== undefined && (upto === undefined || day <= upto);
-  return { partition: folder, fileName: dayFileName(day), dateColumns: { [layout.day]: day }, monthFile: covers ? month : undefined, layout, day };
+  return {
+    partition: folder,
+    fileName: dayFileName(day),
+    dateColumns: { [layout.day]: day },
+    monthFile: covers ? month : undefined,
+    layout,
+    day,
+  };
 }
 
 /** The compacted month file of a month folder (the newest generation, should a kill have left two). */
@@ -106,7 +118,11 @@ export function hasLegacyLayout(outDir: string, stream: string): boolean {
  * The committed files holding a landed day partition, and the filter that picks the day's rows from them
  * (month folders hold several days); legacy: the day's own folder.
  */
-export function dayFiles(outDir: string, stream: string, partition: Record<string, string>): { files: string[]; dayColumn?: string; day?: string } {
+export function dayFiles(
+  outDir: string,
+  stream: string,
+  partition: Record<string, string>,
+): { files: string[]; dayColumn?: string; day?: string } {
   const legacyDir = partitionDir(outDir, stream, partition);
   const legacy = namesIn(legacyDir).filter((n) => n.endsWith('.parquet') && !n.startsWith('.'));
   if (legacy.length) return { files: legacy.map((n) => join(legacyDir, n)) };

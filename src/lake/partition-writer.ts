@@ -13,7 +13,14 @@
  * (`dateColumns`), and a day re-extracted into a compacted month is merged into the month file
  * (`mergeInto`): still one rename, so a reader sees the month before or after, never the day twice.
  */
-import { DuckDBTimestampTZValue, TIMESTAMPTZ, VARCHAR, quotedIdentifier, quotedString, type DuckDBValue } from '@duckdb/node-api';
+import {
+  DuckDBTimestampTZValue,
+  TIMESTAMPTZ,
+  VARCHAR,
+  quotedIdentifier,
+  quotedString,
+  type DuckDBValue,
+} from '@duckdb/node-api';
 import { chmod, open, readdir, rm, stat, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fsyncPath, renameDurably } from './atomic-file.js';
@@ -90,7 +97,15 @@ export async function openPartitionWrite(options: PartitionWriteOptions): Promis
   const fresh = await ensureLakeDir(options.outDir, dir, options.madeDirs);
   const spillPath = tempPathFor(join(dir, 'spill.ndjson'));
   const spill = await writingOutput("a partition's spill file", dir, () => open(spillPath, 'wx', 0o600));
-  return new SpillingPartitionWriter(options, dir, fresh, columns, spillPath, spill, new RecordProjector(columns, keys));
+  return new SpillingPartitionWriter(
+    options,
+    dir,
+    fresh,
+    columns,
+    spillPath,
+    spill,
+    new RecordProjector(columns, keys),
+  );
 }
 
 class SpillingPartitionWriter implements PartitionWriter {
@@ -122,7 +137,12 @@ class SpillingPartitionWriter implements PartitionWriter {
   async commit(): Promise<CommitResult> {
     if (this.closed) throw new Error(`partition writer of ${this.options.stream} is already closed`);
     const merge = this.options.mergeInto;
-    const target = merge ? merge.file : join(this.dir, this.options.mode === 'append' ? await this.nextAppendName() : (this.options.fileName ?? LAKE_FILE));
+    const target = merge
+      ? merge.file
+      : join(
+          this.dir,
+          this.options.mode === 'append' ? await this.nextAppendName() : (this.options.fileName ?? LAKE_FILE),
+        );
     const temp = tempPathFor(target);
     let renamed = false;
     try {
@@ -131,7 +151,8 @@ class SpillingPartitionWriter implements PartitionWriter {
       crashWhenExists('mid-parquet', temp);
       const { copied, kept } = await writingOutput('a lake file', target, () => this.copyToParquet(temp));
       crashIfPending();
-      if (copied !== this.rows + kept) throw new Error(`landed ${copied} rows of ${this.rows} appended (and ${kept} kept) to ${target}`);
+      if (copied !== this.rows + kept)
+        throw new Error(`landed ${copied} rows of ${this.rows} appended (and ${kept} kept) to ${target}`);
       await writingOutput('a lake file', target, async () => {
         await chmod(temp, LAKE_FILE_MODE); // DuckDB's file follows the umask; personal data is the owner's only
         await fsyncPath(temp);
@@ -139,10 +160,17 @@ class SpillingPartitionWriter implements PartitionWriter {
         await renameDurably(temp, target);
         renamed = true;
         crashPoint('after-rename');
-        if (this.options.mode !== 'append' && !this.fresh && !this.options.fileName && !merge) await this.removeOtherFiles();
+        if (this.options.mode !== 'append' && !this.fresh && !this.options.fileName && !merge)
+          await this.removeOtherFiles();
       });
       const { size } = await stat(target);
-      return { rows: this.rows, files: 1, bytes: size, path: target, unknownFields: Object.fromEntries(this.projector.unknownFields) };
+      return {
+        rows: this.rows,
+        files: 1,
+        bytes: size,
+        path: target,
+        unknownFields: Object.fromEntries(this.projector.unknownFields),
+      };
     } finally {
       if (this.claimed) claimedNames.delete(this.claimed);
       if (!renamed) await rm(temp, { force: true });
@@ -163,7 +191,9 @@ class SpillingPartitionWriter implements PartitionWriter {
       const text = this.buffer;
       this.buffer = '';
       // writeFile loops over short writes: a full disk is an error, never a silently short spill
-      this.writing = this.writing.then(() => writingOutput("a partition's spill file", this.dir, () => this.spill.writeFile(text)));
+      this.writing = this.writing.then(() =>
+        writingOutput("a partition's spill file", this.dir, () => this.spill.writeFile(text)),
+      );
     }
     return this.writing;
   }
@@ -200,7 +230,12 @@ class SpillingPartitionWriter implements PartitionWriter {
     const copied = await withLakeConnection(async (connection) => {
       const result = await connection.runAndReadAll(
         sql,
-        { ...params, spill: literalPath(this.spillPath), extracted_at: new DuckDBTimestampTZValue(micros), run_id: this.options.runId },
+        {
+          ...params,
+          spill: literalPath(this.spillPath),
+          extracted_at: new DuckDBTimestampTZValue(micros),
+          run_id: this.options.runId,
+        },
         { spill: VARCHAR, extracted_at: TIMESTAMPTZ, run_id: VARCHAR },
       );
       return Number(result.getRows()[0]?.[0] ?? 0);
@@ -209,7 +244,10 @@ class SpillingPartitionWriter implements PartitionWriter {
     // kill scheduled at its start interrupts (the mid-parquet crash point).
     if (merge) {
       kept = await withLakeConnection(async (c) => {
-        const r = await c.runAndReadAll(`SELECT count(*)::BIGINT AS n FROM (${others(merge)})`, { month: literalPath(merge.file), day: merge.day });
+        const r = await c.runAndReadAll(`SELECT count(*)::BIGINT AS n FROM (${others(merge)})`, {
+          month: literalPath(merge.file),
+          day: merge.day,
+        });
         return Number(r.getRowObjectsJS()[0].n);
       });
     }

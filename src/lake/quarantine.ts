@@ -45,7 +45,9 @@ export async function quarantineRecord(entry: QuarantineEntry): Promise<void> {
   };
   await ensureDir(quarantineRoot(entry.outDir), 0o700);
   await ensureDir(join(quarantineRoot(entry.outDir), entry.stream), 0o700);
-  await writingOutput('the quarantine', file, () => appendFile(file, `${redact(JSON.stringify(line))}\n`, { mode: 0o600 }));
+  await writingOutput('the quarantine', file, () =>
+    appendFile(file, `${redact(JSON.stringify(line))}\n`, { mode: 0o600 }),
+  );
 }
 
 /** Zod issues as path, the offending value and message; a plain reason as a single issue. */

@@ -22,15 +22,27 @@ export interface Rewrite {
 /** DuckDB refuses parameters a statement does not use: only those named in `sql` are bound. */
 function bind(sql: string, rewrite: Pick<Rewrite, 'params' | 'types'>, file: string) {
   const used = (name: string) => new RegExp(`\\$${name}\\b`).test(sql);
-  const params = Object.fromEntries(Object.entries({ ...rewrite.params, file: literalPath(file) }).filter(([k]) => used(k)));
+  const params = Object.fromEntries(
+    Object.entries({ ...rewrite.params, file: literalPath(file) }).filter(([k]) => used(k)),
+  );
   const types = Object.fromEntries(Object.entries(rewrite.types ?? {}).filter(([k]) => used(k)));
   return [sql, params, types] as const;
 }
 
 /** Rows of the file that `where` selects (a condition over its columns, with the rewrite's parameters). */
-export async function countWhere(path: string, where: string, rewrite: Pick<Rewrite, 'params' | 'types'> = {}): Promise<number> {
+export async function countWhere(
+  path: string,
+  where: string,
+  rewrite: Pick<Rewrite, 'params' | 'types'> = {},
+): Promise<number> {
   return withLakeConnection(async (c) => {
-    const r = await c.runAndReadAll(...bind(`SELECT count(*)::BIGINT AS n FROM read_parquet($file, hive_partitioning = false) WHERE ${where}`, rewrite, path));
+    const r = await c.runAndReadAll(
+      ...bind(
+        `SELECT count(*)::BIGINT AS n FROM read_parquet($file, hive_partitioning = false) WHERE ${where}`,
+        rewrite,
+        path,
+      ),
+    );
     return Number(r.getRowObjectsJS()[0].n);
   });
 }
@@ -39,7 +51,15 @@ export async function rewriteParquet(path: string, rewrite: Rewrite): Promise<vo
   const temp = tempPathFor(path);
   try {
     await writingOutput('a lake file', path, async () => {
-      await withLakeConnection((c) => c.run(...bind(`COPY (${rewrite.select('read_parquet($file, hive_partitioning = false)')}) TO ${quotedString(temp)} (FORMAT parquet, COMPRESSION zstd)`, rewrite, path)));
+      await withLakeConnection((c) =>
+        c.run(
+          ...bind(
+            `COPY (${rewrite.select('read_parquet($file, hive_partitioning = false)')}) TO ${quotedString(temp)} (FORMAT parquet, COMPRESSION zstd)`,
+            rewrite,
+            path,
+          ),
+        ),
+      );
       await chmod(temp, LAKE_FILE_MODE); // DuckDB's file follows the umask
       await fsyncPath(temp);
       await renameDurably(temp, path);

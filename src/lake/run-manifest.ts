@@ -11,7 +11,10 @@ export function runManifestPath(outDir: string, runId: string): string {
 }
 
 /** Writes the manifest of run `manifest.run_id` and returns its path. */
-export async function writeRunManifest(outDir: string, manifest: { run_id: string } & Record<string, unknown>): Promise<string> {
+export async function writeRunManifest(
+  outDir: string,
+  manifest: { run_id: string } & Record<string, unknown>,
+): Promise<string> {
   const path = runManifestPath(outDir, manifest.run_id);
   await writeJsonAtomic(path, manifest, { mode: 0o644 });
   return path;

@@ -4,7 +4,15 @@
  * limiter per credential (PERKS_RATE_LIMIT calls/min, default 120), retries with backoff, pagination and
  * typed errors. See README.md, "The client as a library".
  */
-export { PerksClient, type ClientOptions, type CallArgs, type Page, type PathParams, type ListName, type ItemOf } from '../api/client.js';
+export {
+  PerksClient,
+  type ClientOptions,
+  type CallArgs,
+  type Page,
+  type PathParams,
+  type ListName,
+  type ItemOf,
+} from '../api/client.js';
 export { CredentialLimiter, type LimiterOptions } from '../api/rate-limiter.js';
 export { Counters } from '../api/counters.js';
 export { ApiError, RecordParseError, type ApiErrorKind } from '../api/errors.js';

@@ -16,11 +16,16 @@ export async function closeSummary(outDir: string, groups: readonly number[]): P
   if (wh) {
     try {
       if (wh.tables.has('revenue_adjustments')) {
-        const rows = await wh.all(`SELECT organisation_group_id AS g, strftime(month, '%Y-%m') AS m, count(*) AS n FROM revenue_adjustments GROUP BY 1, 2 ORDER BY 1, 2`);
-        if (rows.length > 0) adjusted = rows.map((r) => `group ${r.g} ${r.m} (${r.n} change${r.n === '1' ? '' : 's'})`).join(', ');
+        const rows = await wh.all(
+          `SELECT organisation_group_id AS g, strftime(month, '%Y-%m') AS m, count(*) AS n FROM revenue_adjustments GROUP BY 1, 2 ORDER BY 1, 2`,
+        );
+        if (rows.length > 0)
+          adjusted = rows.map((r) => `group ${r.g} ${r.m} (${r.n} change${r.n === '1' ? '' : 's'})`).join(', ');
       }
       if (wh.tables.has('credit_adjustments')) {
-        const rows = await wh.all(`SELECT organisation_group_id AS g, strftime(month, '%Y-%m') AS m FROM credit_adjustments ORDER BY 1, 2`);
+        const rows = await wh.all(
+          `SELECT organisation_group_id AS g, strftime(month, '%Y-%m') AS m FROM credit_adjustments ORDER BY 1, 2`,
+        );
         const credit = rows.map((r) => `group ${r.g} ${r.m} (credit liability)`).join(', ');
         if (credit) adjusted = adjusted === 'none' ? credit : `${adjusted}, ${credit}`;
       }
@@ -34,5 +39,8 @@ export async function closeSummary(outDir: string, groups: readonly number[]): P
 function groupMonths(pairs: [number, string][]): string {
   const by = new Map<number, string[]>();
   for (const [g, m] of pairs) by.set(g, [...(by.get(g) ?? []), m]);
-  return [...by].sort(([a], [b]) => a - b).map(([g, ms]) => `group ${g} ${ms.sort().join(', ')}`).join('; ');
+  return [...by]
+    .sort(([a], [b]) => a - b)
+    .map(([g, ms]) => `group ${g} ${ms.sort().join(', ')}`)
+    .join('; ');
 }

@@ -41,7 +41,10 @@ export function ordersStatePath(outDir: string, groupId: number): string {
 }
 
 /** Reads a group's orders state; undefined when missing, `{ error }` when present but unreadable. */
-export async function readOrdersState(outDir: string, groupId: number): Promise<OrdersState | { error: string } | undefined> {
+export async function readOrdersState(
+  outDir: string,
+  groupId: number,
+): Promise<OrdersState | { error: string } | undefined> {
   let text: string;
   try {
     text = await readFile(ordersStatePath(outDir, groupId), 'utf8');
@@ -51,20 +54,40 @@ export async function readOrdersState(outDir: string, groupId: number): Promise<
   }
   try {
     const parsed = OrdersState.safeParse(JSON.parse(text));
-    return parsed.success ? parsed.data : { error: `unexpected content (${parsed.error.issues[0]?.path.join('.') || 'root'})` };
+    return parsed.success
+      ? parsed.data
+      : { error: `unexpected content (${parsed.error.issues[0]?.path.join('.') || 'root'})` };
   } catch {
     return { error: 'not valid JSON' };
   }
 }
 
 /** The closure rule, applied to one group's state. */
-export function closureOf(month: ReportMonth, groupId: number, state: OrdersState | { error: string } | undefined): GroupClosure {
-  if (state === undefined) return { groupId, status: 'provisional', reason: `no extract state for group ${groupId} yet` };
-  if ('error' in state) return { groupId, status: 'provisional', reason: `the extract state of group ${groupId} is unreadable: ${state.error}` };
-  if (state.watermark === undefined) return { groupId, status: 'provisional', reason: `the first extract of group ${groupId} has not finished yet` };
+export function closureOf(
+  month: ReportMonth,
+  groupId: number,
+  state: OrdersState | { error: string } | undefined,
+): GroupClosure {
+  if (state === undefined)
+    return { groupId, status: 'provisional', reason: `no extract state for group ${groupId} yet` };
+  if ('error' in state)
+    return {
+      groupId,
+      status: 'provisional',
+      reason: `the extract state of group ${groupId} is unreadable: ${state.error}`,
+    };
+  if (state.watermark === undefined)
+    return { groupId, status: 'provisional', reason: `the first extract of group ${groupId} has not finished yet` };
   if (state.firstDay !== undefined && state.firstDay > month.start) {
     // A month the extract only partly covers is incomplete, whatever the watermark says.
-    return { groupId, status: 'provisional', watermark: state.watermark, firstDay: state.firstDay, lookbackDays: state.lookbackDays, reason: `the extract of group ${groupId} starts on ${state.firstDay}, after the month's first day, so the month is incomplete (backfill it with \`perks extract --start-date ${month.start}\`)` };
+    return {
+      groupId,
+      status: 'provisional',
+      watermark: state.watermark,
+      firstDay: state.firstDay,
+      lookbackDays: state.lookbackDays,
+      reason: `the extract of group ${groupId} starts on ${state.firstDay}, after the month's first day, so the month is incomplete (backfill it with \`perks extract --start-date ${month.start}\`)`,
+    };
   }
   const closesAfter = addDays(month.end, state.lookbackDays);
   const closed = state.watermark > closesAfter;
@@ -82,7 +105,11 @@ export function closureOf(month: ReportMonth, groupId: number, state: OrdersStat
   };
 }
 
-export async function readClosures(outDir: string, month: ReportMonth, groupIds: readonly number[]): Promise<GroupClosure[]> {
+export async function readClosures(
+  outDir: string,
+  month: ReportMonth,
+  groupIds: readonly number[],
+): Promise<GroupClosure[]> {
   return Promise.all(groupIds.map(async (id) => closureOf(month, id, await readOrdersState(outDir, id))));
 }
 

@@ -9,9 +9,18 @@ import type { ReportMonth } from './month.js';
 import type { Warehouse } from './warehouse.js';
 
 /** Rates a close froze, per group: currency → rate into `reportingCurrency`. */
-export type FrozenRates = ReadonlyMap<number, { readonly reportingCurrency: string; readonly rates: Readonly<Record<string, string>> }>;
+export type FrozenRates = ReadonlyMap<
+  number,
+  { readonly reportingCurrency: string; readonly rates: Readonly<Record<string, string>> }
+>;
 
-export async function consolidate(wh: Warehouse, month: ReportMonth, sections: readonly GroupSection[], fx: FxRates, frozen: FrozenRates = new Map()): Promise<Consolidated> {
+export async function consolidate(
+  wh: Warehouse,
+  month: ReportMonth,
+  sections: readonly GroupSection[],
+  fx: FxRates,
+  frozen: FrozenRates = new Map(),
+): Promise<Consolidated> {
   const items: { g: number; r: string; a: string; t: string }[] = [];
   const missing = new Map<number, string[]>();
   const used = new Set<string>();
@@ -19,7 +28,14 @@ export async function consolidate(wh: Warehouse, month: ReportMonth, sections: r
     for (const c of g.currencies) {
       if (c.current.orders === '0') continue;
       const held = frozen.get(g.groupId);
-      const rate = c.currency === '' ? undefined : held && held.reportingCurrency === fx.reportingCurrency ? (c.currency === fx.reportingCurrency ? '1' : held.rates[c.currency]) : rateOf(fx, month.ym, c.currency);
+      const rate =
+        c.currency === ''
+          ? undefined
+          : held && held.reportingCurrency === fx.reportingCurrency
+            ? c.currency === fx.reportingCurrency
+              ? '1'
+              : held.rates[c.currency]
+            : rateOf(fx, month.ym, c.currency);
       if (rate === undefined) {
         missing.set(g.groupId, [...(missing.get(g.groupId) ?? []), c.currency || '(no currency)']);
         continue;

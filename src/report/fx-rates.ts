@@ -24,19 +24,28 @@ export function fxRatesFrom(env: Record<string, string | undefined>): FxRates | 
   if (file === undefined || file === '') return undefined;
   const reportingCurrency = (env.PERKS_REPORTING_CURRENCY ?? '').trim();
   if (!CURRENCY.test(reportingCurrency)) {
-    throw new ReportInputError(`PERKS_REPORTING_CURRENCY=${JSON.stringify(env.PERKS_REPORTING_CURRENCY ?? '')} is invalid: PERKS_FX_RATES needs the currency its rates convert into, a three-letter code such as EUR`);
+    throw new ReportInputError(
+      `PERKS_REPORTING_CURRENCY=${JSON.stringify(env.PERKS_REPORTING_CURRENCY ?? '')} is invalid: PERKS_FX_RATES needs the currency its rates convert into, a three-letter code such as EUR`,
+    );
   }
   let text: string;
   try {
     text = readFileSync(file, 'utf8');
   } catch (err) {
-    throw new ReportInputError(`PERKS_FX_RATES=${file} cannot be read (${(err as NodeJS.ErrnoException).code ?? 'error'}): give the path of a CSV with the columns month,currency,rate`);
+    throw new ReportInputError(
+      `PERKS_FX_RATES=${file} cannot be read (${(err as NodeJS.ErrnoException).code ?? 'error'}): give the path of a CSV with the columns month,currency,rate`,
+    );
   }
   const lines = text.replace(/^\uFEFF/, '').split(/\r?\n/);
   if (lines.at(-1) === '') lines.pop();
-  const bad = (n: number, why: string) => new ReportInputError(`PERKS_FX_RATES=${file} line ${n}: ${why}; expected month,currency,rate (e.g. 2026-10,USD,0.9213), one rate per month and currency, into ${reportingCurrency}`);
-  if (lines[0]?.trim().toLowerCase() !== 'month,currency,rate') throw bad(1, `the header is ${JSON.stringify(lines[0] ?? '')}`);
-  if (!text.endsWith('\n') && lines.length > 1) throw bad(lines.length, 'the file ends in the middle of a line (cut short?)');
+  const bad = (n: number, why: string) =>
+    new ReportInputError(
+      `PERKS_FX_RATES=${file} line ${n}: ${why}; expected month,currency,rate (e.g. 2026-10,USD,0.9213), one rate per month and currency, into ${reportingCurrency}`,
+    );
+  if (lines[0]?.trim().toLowerCase() !== 'month,currency,rate')
+    throw bad(1, `the header is ${JSON.stringify(lines[0] ?? '')}`);
+  if (!text.endsWith('\n') && lines.length > 1)
+    throw bad(lines.length, 'the file ends in the middle of a line (cut short?)');
   const rates = new Map<string, string>();
   for (const [i, line] of lines.entries()) {
     if (i === 0) continue;

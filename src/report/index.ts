@@ -1,6 +1,21 @@
 /** The finance monthly revenue report: HTML (inline SVG), CSV and Markdown from the warehouse. */
-export { writeRevenueReport, reportFileName, REPORT_FORMATS, type ReportFormat, type RevenueReportOptions, type RevenueReportResult } from './write-report.js';
-export { lastClosedMonth, readOrdersState, closureOf, ordersStatePath, OrdersState, type GroupClosure, type MonthStatus } from './closure.js';
+export {
+  writeRevenueReport,
+  reportFileName,
+  REPORT_FORMATS,
+  type ReportFormat,
+  type RevenueReportOptions,
+  type RevenueReportResult,
+} from './write-report.js';
+export {
+  lastClosedMonth,
+  readOrdersState,
+  closureOf,
+  ordersStatePath,
+  OrdersState,
+  type GroupClosure,
+  type MonthStatus,
+} from './closure.js';
 export { parseMonth, type ReportMonth } from './month.js';
 export { ReportInputError } from './errors.js';
 export { MEASURES, type Measure, type Measures, type RevenueReport, type TotalsLine } from './model.js';

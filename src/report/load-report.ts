@@ -4,12 +4,31 @@
  */
 import { readClosures, type GroupClosure } from './closure.js';
 import { ReportInputError } from './errors.js';
-import { MEASURES, type CurrencySection, type GroupSection, type Measures, type ReconciliationLine, type RevenueReport } from './model.js';
+import {
+  MEASURES,
+  type CurrencySection,
+  type GroupSection,
+  type Measures,
+  type ReconciliationLine,
+  type RevenueReport,
+} from './model.js';
 import { isKnownStatus, type RevenueRule } from './revenue-rule.js';
 import { addDays, type ReportMonth } from './month.js';
 import { closeKey, closesInForce, readCloses, type CloseRecord } from '../close/record.js';
 import type { FrozenFigures, FrozenFx } from '../close/close.js';
-import { adjustmentsBooked, creditAdjustmentsBooked, creditLiability, platformCheck, currencyTotals, dailyLines, listGroups, monthsHeld, statusLines, topBrands, type GroupInfo } from './queries.js';
+import {
+  adjustmentsBooked,
+  creditAdjustmentsBooked,
+  creditLiability,
+  platformCheck,
+  currencyTotals,
+  dailyLines,
+  listGroups,
+  monthsHeld,
+  statusLines,
+  topBrands,
+  type GroupInfo,
+} from './queries.js';
 import { reconcile } from './reconcile.js';
 import { consolidate } from './consolidate.js';
 import type { FxRates } from './fx-rates.js';
@@ -17,16 +36,29 @@ import type { Warehouse } from './warehouse.js';
 import { relative } from 'node:path';
 import { now } from '../shared/clock.js';
 
-export async function loadReport(wh: Warehouse, outDir: string, month: ReportMonth, groupFilter?: number, rule: RevenueRule = { statuses: ['Complete'] }, fx?: FxRates): Promise<RevenueReport> {
+export async function loadReport(
+  wh: Warehouse,
+  outDir: string,
+  month: ReportMonth,
+  groupFilter?: number,
+  rule: RevenueRule = { statuses: ['Complete'] },
+  fx?: FxRates,
+): Promise<RevenueReport> {
   const groups = await selectGroups(wh, groupFilter);
-  const closures = await readClosures(outDir, month, groups.map((g) => g.groupId));
+  const closures = await readClosures(
+    outDir,
+    month,
+    groups.map((g) => g.groupId),
+  );
   await requireMonthHeld(wh, month, groups, closures);
   // A month signed off for a group is shown as the close froze it (the record is verified first).
   const inForce = closesInForce(await readCloses(outDir));
-  const signed = new Map(groups.flatMap((g) => {
-    const r = inForce.get(closeKey(g.groupId, month.ym));
-    return r ? [[g.groupId, r] as const] : [];
-  }));
+  const signed = new Map(
+    groups.flatMap((g) => {
+      const r = inForce.get(closeKey(g.groupId, month.ym));
+      return r ? [[g.groupId, r] as const] : [];
+    }),
+  );
   const sections: GroupSection[] = [];
   for (const [i, group] of groups.entries()) {
     const record = signed.get(group.groupId);
@@ -35,7 +67,9 @@ export async function loadReport(wh: Warehouse, outDir: string, month: ReportMon
   const live = groups.map((g) => g.groupId).filter((id) => !signed.has(id));
   const frozen = [...signed.values()].map((r) => (r.figures as FrozenFigures).reconciliation);
   const liveRec = live.length === 0 ? undefined : await reconcile(wh, outDir, month, live, groupFilter);
-  const lines = [...frozen.flatMap((f) => f.lines), ...(liveRec?.lines ?? [])].sort((a, b) => a.groupId - b.groupId || (a.currency < b.currency ? -1 : a.currency > b.currency ? 1 : 0));
+  const lines = [...frozen.flatMap((f) => f.lines), ...(liveRec?.lines ?? [])].sort(
+    (a, b) => a.groupId - b.groupId || (a.currency < b.currency ? -1 : a.currency > b.currency ? 1 : 0),
+  );
   const unavailable = [...frozen, ...(liveRec ? [liveRec] : [])].find((f) => !f.available);
   const differences = lines.filter((l) => liveRec?.differences.includes(l) || (signed.has(l.groupId) && differs(l)));
   const rules = [...signed.values()].map((r) => (r.figures as FrozenFigures).revenue_statuses);
@@ -43,7 +77,9 @@ export async function loadReport(wh: Warehouse, outDir: string, month: ReportMon
     month,
     status: sections.every((s) => s.signoff !== undefined || s.closure.status === 'closed') ? 'closed' : 'provisional',
     groupFilter,
-    generatedAt: now().toISOString().replace(/\.\d+Z$/, 'Z'),
+    generatedAt: now()
+      .toISOString()
+      .replace(/\.\d+Z$/, 'Z'),
     // Relative to <out>: a report is shared, and the machine's paths are nobody else's business.
     warehouse: relative(outDir, wh.path).split('\\').join('/'),
     groups: sections,
@@ -62,16 +98,34 @@ export async function loadReport(wh: Warehouse, outDir: string, month: ReportMon
  * does not depend on the environment it is generated in. Otherwise, with PERKS_FX_RATES, signed-off groups
  * convert at the rates their close froze (same reporting currency) and the others at the file's.
  */
-async function consolidationOf(wh: Warehouse, month: ReportMonth, sections: GroupSection[], fx: FxRates | undefined, signed: ReadonlyMap<number, CloseRecord>): Promise<RevenueReport['consolidated']> {
+async function consolidationOf(
+  wh: Warehouse,
+  month: ReportMonth,
+  sections: GroupSection[],
+  fx: FxRates | undefined,
+  signed: ReadonlyMap<number, CloseRecord>,
+): Promise<RevenueReport['consolidated']> {
   const frozen = new Map<number, FrozenFx>();
   for (const [g, r] of signed) {
     const f = (r.figures as FrozenFigures).fx;
     if (f) frozen.set(g, f);
   }
-  const rates = new Map([...frozen].map(([g, f]) => [g, { reportingCurrency: f.reporting_currency, rates: f.rates }] as const));
+  const rates = new Map(
+    [...frozen].map(([g, f]) => [g, { reportingCurrency: f.reporting_currency, rates: f.rates }] as const),
+  );
   const all = [...frozen.values()];
-  const asSigned = sections.length > 0 && all.length === sections.length && new Set(all.map((f) => `${f.reporting_currency}\n${f.file}`)).size === 1;
-  if (asSigned) return consolidate(wh, month, sections, { file: all[0].file, reportingCurrency: all[0].reporting_currency, rates: new Map() }, rates);
+  const asSigned =
+    sections.length > 0 &&
+    all.length === sections.length &&
+    new Set(all.map((f) => `${f.reporting_currency}\n${f.file}`)).size === 1;
+  if (asSigned)
+    return consolidate(
+      wh,
+      month,
+      sections,
+      { file: all[0].file, reportingCurrency: all[0].reporting_currency, rates: new Map() },
+      rates,
+    );
   return fx ? consolidate(wh, month, sections, fx, rates) : undefined;
 }
 
@@ -79,17 +133,34 @@ const consolidation = (c: RevenueReport['consolidated']) => (c ? { consolidated:
 
 function frozenSection(record: CloseRecord): GroupSection {
   const figures = record.figures as FrozenFigures;
-  return { ...figures.section, signoff: { by: record.by, at: record.at, seq: record.seq, hash: record.hash, note: record.note, forced: record.forced } };
+  return {
+    ...figures.section,
+    signoff: {
+      by: record.by,
+      at: record.at,
+      seq: record.seq,
+      hash: record.hash,
+      note: record.note,
+      forced: record.forced,
+    },
+  };
 }
 
-const differs = (l: ReconciliationLine) => !/^-?0*(\.0*)?$/.test(l.difference) || (l.mart === null) !== (l.lake === null);
+const differs = (l: ReconciliationLine) =>
+  !/^-?0*(\.0*)?$/.test(l.difference) || (l.mart === null) !== (l.lake === null);
 
 async function selectGroups(wh: Warehouse, groupFilter?: number): Promise<GroupInfo[]> {
   const all = await listGroups(wh);
-  if (all.length === 0) throw new ReportInputError(`the warehouse ${wh.path} holds no groups yet: run \`perks run\` (extract and build) first`);
+  if (all.length === 0)
+    throw new ReportInputError(
+      `the warehouse ${wh.path} holds no groups yet: run \`perks run\` (extract and build) first`,
+    );
   if (groupFilter === undefined) return all;
   const found = all.filter((g) => g.groupId === groupFilter);
-  if (found.length === 0) throw new ReportInputError(`--group=${groupFilter} is not in the warehouse; its groups are ${all.map((g) => g.groupId).join(', ')}`);
+  if (found.length === 0)
+    throw new ReportInputError(
+      `--group=${groupFilter} is not in the warehouse; its groups are ${all.map((g) => g.groupId).join(', ')}`,
+    );
   return found;
 }
 
@@ -99,7 +170,12 @@ async function selectGroups(wh: Warehouse, groupFilter?: number): Promise<GroupI
  * month the extract has reached. A month without orders inside that span is a real zero; outside it the
  * warehouse simply has no data, and a report of zeros would mislead.
  */
-async function requireMonthHeld(wh: Warehouse, month: ReportMonth, groups: GroupInfo[], closures: GroupClosure[]): Promise<void> {
+async function requireMonthHeld(
+  wh: Warehouse,
+  month: ReportMonth,
+  groups: GroupInfo[],
+  closures: GroupClosure[],
+): Promise<void> {
   let first: string | undefined;
   let last: string | undefined;
   for (const [i, g] of groups.entries()) {
@@ -107,18 +183,35 @@ async function requireMonthHeld(wh: Warehouse, month: ReportMonth, groups: Group
     const watermark = closures[i].watermark;
     const reached = watermark === undefined ? undefined : addDays(watermark, -1).slice(0, 7);
     const started = closures[i].firstDay?.slice(0, 7);
-    const lo = [held?.first, started].filter((v): v is string => v !== undefined).sort().at(0);
-    const hi = [held?.last, reached].filter((v): v is string => v !== undefined).sort().at(-1);
+    const lo = [held?.first, started]
+      .filter((v): v is string => v !== undefined)
+      .sort()
+      .at(0);
+    const hi = [held?.last, reached]
+      .filter((v): v is string => v !== undefined)
+      .sort()
+      .at(-1);
     if (lo !== undefined && (first === undefined || lo < first)) first = lo;
     if (hi !== undefined && (last === undefined || hi > last)) last = hi;
   }
-  if (first === undefined || last === undefined) throw new ReportInputError(`the warehouse ${wh.path} holds no revenue yet for ${groups.length === 1 ? `group ${groups[0].groupId}` : 'any group'}`);
+  if (first === undefined || last === undefined)
+    throw new ReportInputError(
+      `the warehouse ${wh.path} holds no revenue yet for ${groups.length === 1 ? `group ${groups[0].groupId}` : 'any group'}`,
+    );
   if (month.ym < first || month.ym > last) {
-    throw new ReportInputError(`--month=${month.ym} is not in the warehouse: it holds ${first === last ? first : `${first} to ${last}`}`);
+    throw new ReportInputError(
+      `--month=${month.ym} is not in the warehouse: it holds ${first === last ? first : `${first} to ${last}`}`,
+    );
   }
 }
 
-export async function groupSection(wh: Warehouse, month: ReportMonth, group: GroupInfo, closure: GroupClosure, rule: RevenueRule): Promise<GroupSection> {
+export async function groupSection(
+  wh: Warehouse,
+  month: ReportMonth,
+  group: GroupInfo,
+  closure: GroupClosure,
+  rule: RevenueRule,
+): Promise<GroupSection> {
   const [totals, recognised, other, statuses, brands, daily, adjustments, platform, credit, creditAdjustments] = [
     await currencyTotals(wh, month, group.groupId),
     await currencyTotals(wh, month, group.groupId, { statuses: rule.statuses, recognised: true }),
@@ -136,11 +229,26 @@ export async function groupSection(wh: Warehouse, month: ReportMonth, group: Gro
   const currencies: CurrencySection[] = totals.map((t) => ({
     ...t,
     byStatus: statuses.get(t.currency) ?? [],
-    recognised: recognised.find((r) => r.currency === t.currency) ?? { current: zero, previous: zero, change: zero, changePct: noPct },
+    recognised: recognised.find((r) => r.currency === t.currency) ?? {
+      current: zero,
+      previous: zero,
+      change: zero,
+      changePct: noPct,
+    },
     other: other.find((r) => r.currency === t.currency)?.current ?? zero,
     unknownStatuses: (statuses.get(t.currency) ?? []).map((s) => s.status).filter((s) => !isKnownStatus(s, rule)),
     topBrands: brands.get(t.currency) ?? [],
     daily: daily.get(t.currency) ?? [],
   }));
-  return { groupId: group.groupId, name: group.name, timezone: group.timezone, closure, currencies, ...(adjustments ? { adjustments } : {}), ...(platform ? { platform } : {}), ...(credit ? { credit } : {}), ...(creditAdjustments ? { creditAdjustments } : {}) };
+  return {
+    groupId: group.groupId,
+    name: group.name,
+    timezone: group.timezone,
+    closure,
+    currencies,
+    ...(adjustments ? { adjustments } : {}),
+    ...(platform ? { platform } : {}),
+    ...(credit ? { credit } : {}),
+    ...(creditAdjustments ? { creditAdjustments } : {}),
+  };
 }

@@ -7,7 +7,14 @@ import type { ReportMonth } from './month.js';
 import type { RevenueRule } from './revenue-rule.js';
 
 /** The mart's measures, in the order every format shows them. */
-export const MEASURES = ['orders', 'face_value', 'order_total_paid', 'order_credit', 'order_saving', 'group_revenue'] as const;
+export const MEASURES = [
+  'orders',
+  'face_value',
+  'order_total_paid',
+  'order_credit',
+  'order_saving',
+  'group_revenue',
+] as const;
 export type Measure = (typeof MEASURES)[number];
 export type Measures = Record<Measure, string>;
 
@@ -121,7 +128,13 @@ export interface Consolidated {
   readonly currency: string;
   readonly file: string;
   /** Per group: recognised revenue and group revenue (all statuses) converted, and the currencies left out. */
-  readonly groups: readonly { readonly groupId: number; readonly name: string; readonly recognised: string; readonly groupRevenue: string; readonly missing: readonly string[] }[];
+  readonly groups: readonly {
+    readonly groupId: number;
+    readonly name: string;
+    readonly recognised: string;
+    readonly groupRevenue: string;
+    readonly missing: readonly string[];
+  }[];
   readonly total: { readonly recognised: string; readonly groupRevenue: string };
   /** Currencies with orders this month but no rate for it: named, never converted at 1. */
   readonly missing: readonly string[];
@@ -222,5 +235,7 @@ export interface TotalsLine extends Measures {
 }
 
 export function totalsOf(report: RevenueReport): TotalsLine[] {
-  return report.groups.flatMap((g) => g.currencies.map((c) => ({ groupId: g.groupId, currency: c.currency, ...c.current })));
+  return report.groups.flatMap((g) =>
+    g.currencies.map((c) => ({ groupId: g.groupId, currency: c.currency, ...c.current })),
+  );
 }

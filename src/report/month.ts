@@ -23,12 +23,26 @@ export interface ReportMonth {
 }
 
 const MONTH = /^(\d{4})-(0[1-9]|1[0-2])$/;
-const NAMES = ['January', 'February', 'March', 'April', 'May', 'June', 'July', 'August', 'September', 'October', 'November', 'December'];
+const NAMES = [
+  'January',
+  'February',
+  'March',
+  'April',
+  'May',
+  'June',
+  'July',
+  'August',
+  'September',
+  'October',
+  'November',
+  'December',
+];
 
 /** Parses --month; anything but a real YYYY-MM is a ReportInputError naming the value. */
 export function parseMonth(text: string): ReportMonth {
   const m = MONTH.exec(String(text).trim());
-  if (!m) throw new ReportInputError(`--month=${JSON.stringify(text)} is invalid: expected a month YYYY-MM, e.g. 2024-03`);
+  if (!m)
+    throw new ReportInputError(`--month=${JSON.stringify(text)} is invalid: expected a month YYYY-MM, e.g. 2024-03`);
   return monthOf(Number(m[1]), Number(m[2]));
 }
 

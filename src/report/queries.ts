@@ -3,7 +3,17 @@
  * totals are exact; TypeScript only arranges the rows. Column names come from the fixed MEASURES list;
  * values are always $parameters.
  */
-import { MEASURES, type Adjustments, type CreditAdjustment, type CreditLiability, type PlatformCheck, type BrandLine, type DayLine, type Measures, type StatusLine } from './model.js';
+import {
+  MEASURES,
+  type Adjustments,
+  type CreditAdjustment,
+  type CreditLiability,
+  type PlatformCheck,
+  type BrandLine,
+  type DayLine,
+  type Measures,
+  type StatusLine,
+} from './model.js';
 import type { ReportMonth } from './month.js';
 import type { Row, Warehouse } from './warehouse.js';
 
@@ -18,7 +28,9 @@ export async function listGroups(wh: Warehouse): Promise<GroupInfo[]> {
   let named = `SELECT NULL::BIGINT AS id, NULL::VARCHAR AS name, NULL::VARCHAR AS timezone WHERE false`;
   if (wh.tables.has('stg_groups')) {
     // The display name when the group has one, else its name (whichever of these columns the model has).
-    const columns = await wh.all(`SELECT column_name AS c FROM information_schema.columns WHERE table_schema = 'main' AND table_name = 'stg_groups'`);
+    const columns = await wh.all(
+      `SELECT column_name AS c FROM information_schema.columns WHERE table_schema = 'main' AND table_name = 'stg_groups'`,
+    );
     const present = new Set(columns.map((r) => String(r.c)));
     const names = ['display_name', 'group_name', 'name'].filter((c) => present.has(c));
     const name = names.length === 0 ? 'NULL' : `coalesce(${names.map((c) => `nullif(trim(${c}), '')`).join(', ')})`;
@@ -31,7 +43,11 @@ export async function listGroups(wh: Warehouse): Promise<GroupInfo[]> {
     SELECT coalesce(n.id, r.id) AS id, any_value(n.name) AS name, any_value(n.timezone) AS timezone
     FROM named n FULL OUTER JOIN revenue r ON r.id = n.id
     GROUP BY 1 ORDER BY 1`);
-  return rows.map((r) => ({ groupId: Number(r.id), name: r.name === null ? `Group ${r.id}` : String(r.name), timezone: r.timezone === null ? null : String(r.timezone) }));
+  return rows.map((r) => ({
+    groupId: Number(r.id),
+    name: r.name === null ? `Group ${r.id}` : String(r.name),
+    timezone: r.timezone === null ? null : String(r.timezone),
+  }));
 }
 
 /** First and last month ("YYYY-MM") the mart holds for one group; undefined when it holds none. */
@@ -44,7 +60,8 @@ export async function monthsHeld(wh: Warehouse, groupId: number): Promise<{ firs
 }
 
 const sums = (prefix = '') => MEASURES.map((m) => `coalesce(sum(${prefix}${m}), 0) AS ${m}`).join(',\n      ');
-const pick = (row: Row, suffix = ''): Measures => Object.fromEntries(MEASURES.map((m) => [m, String(row[m + suffix])])) as Measures;
+const pick = (row: Row, suffix = ''): Measures =>
+  Object.fromEntries(MEASURES.map((m) => [m, String(row[m + suffix])])) as Measures;
 
 export interface CurrencyTotals {
   readonly currency: string;
@@ -55,8 +72,16 @@ export interface CurrencyTotals {
 }
 
 /** Per currency: this month, the previous month, the change and the change in percent. */
-export async function currencyTotals(wh: Warehouse, month: ReportMonth, groupId: number, statuses?: { readonly statuses: readonly string[]; readonly recognised: boolean }): Promise<CurrencyTotals[]> {
-  const side = (when: string) => MEASURES.map((m) => `coalesce(sum(${m}) FILTER (WHERE month = ${when}::DATE), 0) AS ${m}${when === '$cur' ? '' : '_prev'}`).join(',\n      ');
+export async function currencyTotals(
+  wh: Warehouse,
+  month: ReportMonth,
+  groupId: number,
+  statuses?: { readonly statuses: readonly string[]; readonly recognised: boolean },
+): Promise<CurrencyTotals[]> {
+  const side = (when: string) =>
+    MEASURES.map(
+      (m) => `coalesce(sum(${m}) FILTER (WHERE month = ${when}::DATE), 0) AS ${m}${when === '$cur' ? '' : '_prev'}`,
+    ).join(',\n      ');
   const change = MEASURES.map(
     (m) => `${m} - ${m}_prev AS ${m}_change,
       CASE WHEN ${m}_prev = 0 THEN NULL ELSE CAST(round((${m} - ${m}_prev) * 100 / ${m}_prev, 1) AS DECIMAL(18,1)) END AS ${m}_pct`,
@@ -65,24 +90,39 @@ export async function currencyTotals(wh: Warehouse, month: ReportMonth, groupId:
     `WITH base AS (
       SELECT coalesce(order_currency, '') AS currency, month, ${MEASURES.join(', ')}
       FROM revenue_monthly
-      WHERE organisation_group_id = $group AND month IN ($cur::DATE, $prev::DATE)${statuses === undefined ? '' : `
-        AND ${statuses.recognised ? '' : 'NOT '}coalesce(list_contains(string_split($statuses, ','), order_status), false)`}
+      WHERE organisation_group_id = $group AND month IN ($cur::DATE, $prev::DATE)${
+        statuses === undefined
+          ? ''
+          : `
+        AND ${statuses.recognised ? '' : 'NOT '}coalesce(list_contains(string_split($statuses, ','), order_status), false)`
+      }
     ),
     sides AS (SELECT currency, ${side('$cur')}, ${side('$prev')} FROM base GROUP BY currency)
     SELECT *, ${change} FROM sides ORDER BY currency`,
-    { group: groupId, cur: month.start, prev: month.previous, ...(statuses === undefined ? {} : { statuses: statuses.statuses.join(',') }) },
+    {
+      group: groupId,
+      cur: month.start,
+      prev: month.previous,
+      ...(statuses === undefined ? {} : { statuses: statuses.statuses.join(',') }),
+    },
   );
   return rows.map((r) => ({
     currency: String(r.currency),
     current: pick(r),
     previous: pick(r, '_prev'),
     change: pick(r, '_change'),
-    changePct: Object.fromEntries(MEASURES.map((m) => [m, r[`${m}_pct`] === null ? null : String(r[`${m}_pct`])])) as CurrencyTotals['changePct'],
+    changePct: Object.fromEntries(
+      MEASURES.map((m) => [m, r[`${m}_pct`] === null ? null : String(r[`${m}_pct`])]),
+    ) as CurrencyTotals['changePct'],
   }));
 }
 
 /** This month by order_status, per currency. */
-export async function statusLines(wh: Warehouse, month: ReportMonth, groupId: number): Promise<Map<string, StatusLine[]>> {
+export async function statusLines(
+  wh: Warehouse,
+  month: ReportMonth,
+  groupId: number,
+): Promise<Map<string, StatusLine[]>> {
   const rows = await wh.all(
     `SELECT coalesce(order_currency, '') AS currency, coalesce(order_status, '') AS status,
       ${sums()}
@@ -107,7 +147,12 @@ export async function topBrands(wh: Warehouse, month: ReportMonth, groupId: numb
     ORDER BY 1, 4 DESC, 2`,
     { group: groupId, cur: month.start, next: month.next },
   );
-  return groupBy(rows, (r) => ({ brand: String(r.brand), orders: String(r.orders), group_revenue: String(r.group_revenue), share: r.share === null ? null : String(r.share) }));
+  return groupBy(rows, (r) => ({
+    brand: String(r.brand),
+    orders: String(r.orders),
+    group_revenue: String(r.group_revenue),
+    share: r.share === null ? null : String(r.share),
+  }));
 }
 
 /** Orders and group revenue for every day of the month (zeros included), per currency with orders. */
@@ -125,7 +170,11 @@ export async function dailyLines(wh: Warehouse, month: ReportMonth, groupId: num
     GROUP BY 1, 2 ORDER BY 1, 2`,
     { group: groupId, cur: month.start, next: month.next },
   );
-  return groupBy(rows, (r) => ({ day: String(r.day), orders: String(r.orders), group_revenue: String(r.group_revenue) }));
+  return groupBy(rows, (r) => ({
+    day: String(r.day),
+    orders: String(r.orders),
+    group_revenue: String(r.group_revenue),
+  }));
 }
 
 function groupBy<T>(rows: Row[], map: (r: Row) => T): Map<string, T[]> {
@@ -140,10 +189,16 @@ function groupBy<T>(rows: Row[], map: (r: Row) => T): Map<string, T[]> {
 export const ADJUSTMENT_LINES = 100;
 
 /** Adjustments to closed months booked in this month: totals per closed month and currency, and the first lines. */
-export async function adjustmentsBooked(wh: Warehouse, month: ReportMonth, groupId: number, statuses: readonly string[]): Promise<Adjustments | undefined> {
+export async function adjustmentsBooked(
+  wh: Warehouse,
+  month: ReportMonth,
+  groupId: number,
+  statuses: readonly string[],
+): Promise<Adjustments | undefined> {
   if (!wh.tables.has('revenue_adjustments')) return undefined;
   const params = { group: groupId, cur: month.start, statuses: statuses.join(',') };
-  const recognised = (status: string, revenue: string) => `CASE WHEN coalesce(list_contains(string_split($statuses, ','), ${status}), false) THEN coalesce(${revenue}, 0) ELSE 0 END`;
+  const recognised = (status: string, revenue: string) =>
+    `CASE WHEN coalesce(list_contains(string_split($statuses, ','), ${status}), false) THEN coalesce(${revenue}, 0) ELSE 0 END`;
   const totals = await wh.all(
     `SELECT strftime(month, '%Y-%m') AS month, coalesce(order_currency, '') AS currency, count(*) AS changes, sum(orders_change) AS orders,
       sum(group_revenue_change) AS group_revenue,
@@ -161,11 +216,24 @@ export async function adjustmentsBooked(wh: Warehouse, month: ReportMonth, group
   );
   const changes = totals.reduce((n, t) => n + Number(t.changes), 0);
   return {
-    totals: totals.map((t) => ({ month: String(t.month), currency: String(t.currency), changes: String(t.changes), orders: String(t.orders), group_revenue: String(t.group_revenue), recognised_revenue: String(t.recognised_revenue) })),
+    totals: totals.map((t) => ({
+      month: String(t.month),
+      currency: String(t.currency),
+      changes: String(t.changes),
+      orders: String(t.orders),
+      group_revenue: String(t.group_revenue),
+      recognised_revenue: String(t.recognised_revenue),
+    })),
     lines: lines.map((l) => ({
-      month: String(l.month), orderId: String(l.order_id), observedAt: String(l.observed_at), kind: String(l.kind),
-      beforeStatus: l.before_status === null ? null : String(l.before_status), afterStatus: String(l.after_status), currency: String(l.currency),
-      beforeRevenue: l.before_group_revenue === null ? null : String(l.before_group_revenue), afterRevenue: String(l.after_group_revenue),
+      month: String(l.month),
+      orderId: String(l.order_id),
+      observedAt: String(l.observed_at),
+      kind: String(l.kind),
+      beforeStatus: l.before_status === null ? null : String(l.before_status),
+      afterStatus: String(l.after_status),
+      currency: String(l.currency),
+      beforeRevenue: l.before_group_revenue === null ? null : String(l.before_group_revenue),
+      afterRevenue: String(l.after_group_revenue),
     })),
     more: Math.max(0, changes - lines.length),
   };
@@ -174,7 +242,11 @@ export async function adjustmentsBooked(wh: Warehouse, month: ReportMonth, group
 export const PLATFORM_LINES = 20;
 
 /** The platform's statistics against the lake for one group and month, from reconciliation_platform. */
-export async function platformCheck(wh: Warehouse, month: ReportMonth, groupId: number): Promise<PlatformCheck | undefined> {
+export async function platformCheck(
+  wh: Warehouse,
+  month: ReportMonth,
+  groupId: number,
+): Promise<PlatformCheck | undefined> {
   if (!wh.tables.has('reconciliation_platform')) return undefined;
   const params = { group: groupId, cur: month.start };
   const counts = await wh.all(
@@ -193,18 +265,29 @@ export async function platformCheck(wh: Warehouse, month: ReportMonth, groupId: 
   return {
     available: counts.length > 0,
     matched: n('matched'),
-    explained: counts.filter((c) => c.result === 'explained').map((c) => ({ reason: String(c.reason), rows: Number(c.n) })),
+    explained: counts
+      .filter((c) => c.result === 'explained')
+      .map((c) => ({ reason: String(c.reason), rows: Number(c.n) })),
     differs: n('differs'),
     differences: rows.map((r) => ({
-      userId: String(r.user_id), platformOrders: text(r.platform_orders), lakeOrders: String(r.lake_orders),
-      platformEgiftOrders: text(r.platform_egift_orders), lakeCompleteOrders: String(r.lake_complete_orders),
-      faceValue: String(r.face_value_difference), cost: String(r.cost_difference), savings: String(r.savings_difference),
+      userId: String(r.user_id),
+      platformOrders: text(r.platform_orders),
+      lakeOrders: String(r.lake_orders),
+      platformEgiftOrders: text(r.platform_egift_orders),
+      lakeCompleteOrders: String(r.lake_complete_orders),
+      faceValue: String(r.face_value_difference),
+      cost: String(r.cost_difference),
+      savings: String(r.savings_difference),
     })),
   };
 }
 
 /** The group's credit liability at the end of the month, from credit_liability_monthly. */
-export async function creditLiability(wh: Warehouse, month: ReportMonth, groupId: number): Promise<CreditLiability | undefined> {
+export async function creditLiability(
+  wh: Warehouse,
+  month: ReportMonth,
+  groupId: number,
+): Promise<CreditLiability | undefined> {
   if (!wh.tables.has('credit_liability_monthly')) return undefined;
   const [r] = await wh.all(
     `SELECT strftime(month_end, '%Y-%m-%d') AS month_end, users, credit_available, credit_granted, credit_spent, credit_expired, strftime(oldest_snapshot_date, '%Y-%m-%d') AS oldest
@@ -212,11 +295,23 @@ export async function creditLiability(wh: Warehouse, month: ReportMonth, groupId
     { group: groupId, cur: month.start },
   );
   if (!r) return undefined;
-  return { monthEnd: String(r.month_end), users: String(r.users), available: String(r.credit_available), granted: String(r.credit_granted), spent: String(r.credit_spent), expired: String(r.credit_expired), oldestSnapshot: String(r.oldest) };
+  return {
+    monthEnd: String(r.month_end),
+    users: String(r.users),
+    available: String(r.credit_available),
+    granted: String(r.credit_granted),
+    spent: String(r.credit_spent),
+    expired: String(r.credit_expired),
+    oldestSnapshot: String(r.oldest),
+  };
 }
 
 /** Changes to closed months' credit liability booked in this month, from credit_adjustments; undefined when none. */
-export async function creditAdjustmentsBooked(wh: Warehouse, month: ReportMonth, groupId: number): Promise<CreditAdjustment[] | undefined> {
+export async function creditAdjustmentsBooked(
+  wh: Warehouse,
+  month: ReportMonth,
+  groupId: number,
+): Promise<CreditAdjustment[] | undefined> {
   if (!wh.tables.has('credit_adjustments')) return undefined;
   const rows = await wh.all(
     `SELECT strftime(month, '%Y-%m') AS month, strftime(observed_at, '%Y-%m-%dT%H:%M:%SZ') AS observed_at, users_change, credit_available_change, credit_granted_change, credit_spent_change, credit_expired_change
@@ -225,7 +320,12 @@ export async function creditAdjustmentsBooked(wh: Warehouse, month: ReportMonth,
   );
   if (rows.length === 0) return undefined;
   return rows.map((r) => ({
-    month: String(r.month), observedAt: String(r.observed_at), users: String(r.users_change), available: String(r.credit_available_change),
-    granted: String(r.credit_granted_change), spent: String(r.credit_spent_change), expired: String(r.credit_expired_change),
+    month: String(r.month),
+    observedAt: String(r.observed_at),
+    users: String(r.users_change),
+    available: String(r.credit_available_change),
+    granted: String(r.credit_granted_change),
+    spent: String(r.credit_spent_change),
+    expired: String(r.credit_expired_change),
   }));
 }

@@ -16,11 +16,28 @@ export function ordersLakeDir(outDir: string, groupId?: number): string {
   return groupId === undefined ? dir : join(dir, `organisation_group_id=${groupId}`);
 }
 
-export async function reconcile(wh: Warehouse, outDir: string, month: ReportMonth, groupIds: readonly number[], groupFilter?: number): Promise<Reconciliation> {
+export async function reconcile(
+  wh: Warehouse,
+  outDir: string,
+  month: ReportMonth,
+  groupIds: readonly number[],
+  groupFilter?: number,
+): Promise<Reconciliation> {
   const dir = ordersLakeDir(outDir, groupFilter);
-  if (!hasParquet(dir)) return { available: false, note: `no raw orders in the lake at ${dir}, so the mart cannot be reconciled`, lines: [], differences: [], reconciled: false };
-  const lakeSums = MEASURES.map((m) => (m === 'orders' ? 'count(*) AS orders' : `coalesce(sum(${m}), 0) AS ${m}`)).join(', ');
-  const compare = MEASURES.map((m) => `m.${m} AS mart_${m}, l.${m} AS lake_${m}, coalesce(m.${m}, 0) - coalesce(l.${m}, 0) AS diff_${m}`).join(',\n      ');
+  if (!hasParquet(dir))
+    return {
+      available: false,
+      note: `no raw orders in the lake at ${dir}, so the mart cannot be reconciled`,
+      lines: [],
+      differences: [],
+      reconciled: false,
+    };
+  const lakeSums = MEASURES.map((m) => (m === 'orders' ? 'count(*) AS orders' : `coalesce(sum(${m}), 0) AS ${m}`)).join(
+    ', ',
+  );
+  const compare = MEASURES.map(
+    (m) => `m.${m} AS mart_${m}, l.${m} AS lake_${m}, coalesce(m.${m}, 0) - coalesce(l.${m}, 0) AS diff_${m}`,
+  ).join(',\n      ');
   const rows = await wh.all(
     `WITH raw AS (
       SELECT CAST(organisation_group_id AS BIGINT) AS organisation_group_id, CAST(order_date AS DATE) AS order_date,

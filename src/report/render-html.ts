@@ -2,11 +2,34 @@
  * The HTML report: one self-contained file (inline CSS and SVG, no script, no network) that a person
  * opens, reads and prints. Tables carry real headers and captions; charts carry <title> and <desc>.
  */
-import { currencyLabel, esc, groupDigits, formatChange, formatCount, formatMeasure, formatMoney, formatPct } from './format.js';
+import {
+  currencyLabel,
+  esc,
+  groupDigits,
+  formatChange,
+  formatCount,
+  formatMeasure,
+  formatMoney,
+  formatPct,
+} from './format.js';
 import { HTML_STYLE } from './html-style.js';
-import { MEASURE_LABELS, MEASURES, type CurrencySection, type GroupSection, type Measure, type RevenueReport } from './model.js';
+import {
+  MEASURE_LABELS,
+  MEASURES,
+  type CurrencySection,
+  type GroupSection,
+  type Measure,
+  type RevenueReport,
+} from './model.js';
 import { ruleSentence } from './revenue-rule.js';
-import { closureReasons, consolidatedSentence, reconciliationSentence, statusHeadline, platformSentences, unknownStatusSentences } from './sentences.js';
+import {
+  closureReasons,
+  consolidatedSentence,
+  reconciliationSentence,
+  statusHeadline,
+  platformSentences,
+  unknownStatusSentences,
+} from './sentences.js';
 import { revenueChart } from './svg-chart.js';
 
 export function renderHtml(report: RevenueReport): string {
@@ -48,19 +71,22 @@ function statusBlock(report: RevenueReport): string {
   const [word, rest] = splitHeadline(statusHeadline(report));
   return `<section class="status status-${report.status}" role="status" aria-label="Month status">
   <p><strong>${esc(word)}</strong> ${esc(rest)}</p>
-  <ul>${closureReasons(report).map((r) => `<li>${esc(r)}</li>`).join('')}</ul>
+  <ul>${closureReasons(report)
+    .map((r) => `<li>${esc(r)}</li>`)
+    .join('')}</ul>
 </section>`;
 }
 
 /** The headline: recognised revenue under the organisation's rule, the other statuses apart, unknown statuses named. */
 function recognisedBlock(report: RevenueReport): string {
   const rows = report.groups.flatMap((g) =>
-    g.currencies.map((c) =>
-      `<tr><th scope="row">${esc(g.name)}</th><td>${esc(currencyLabel(c.currency))}</td>` +
-      `<td class="num">${esc(formatCount(c.recognised.current.orders))}</td>` +
-      `<td class="num">${esc(formatMoney(c.recognised.current.group_revenue, c.currency))}</td>` +
-      `<td class="num ${trend(c.recognised.change.group_revenue)}">${esc(formatChange('group_revenue', c.recognised.change.group_revenue, c.currency))} (${esc(formatPct(c.recognised.changePct.group_revenue, c.recognised.current.group_revenue))})</td>` +
-      `<td class="num">${esc(formatCount(c.other.orders))}</td><td class="num">${esc(formatMoney(c.other.group_revenue, c.currency))}</td></tr>`,
+    g.currencies.map(
+      (c) =>
+        `<tr><th scope="row">${esc(g.name)}</th><td>${esc(currencyLabel(c.currency))}</td>` +
+        `<td class="num">${esc(formatCount(c.recognised.current.orders))}</td>` +
+        `<td class="num">${esc(formatMoney(c.recognised.current.group_revenue, c.currency))}</td>` +
+        `<td class="num ${trend(c.recognised.change.group_revenue)}">${esc(formatChange('group_revenue', c.recognised.change.group_revenue, c.currency))} (${esc(formatPct(c.recognised.changePct.group_revenue, c.recognised.current.group_revenue))})</td>` +
+        `<td class="num">${esc(formatCount(c.other.orders))}</td><td class="num">${esc(formatMoney(c.other.group_revenue, c.currency))}</td></tr>`,
     ),
   );
   const unknown = unknownStatusSentences(report);
@@ -96,11 +122,14 @@ function consolidatedBlock(report: RevenueReport): string {
 function summary(report: RevenueReport): string {
   const rows = report.groups.flatMap((g) =>
     g.currencies.length === 0
-      ? [`<tr><th scope="row">${esc(g.name)}</th><td colspan="${MEASURES.length + 2}" class="empty">No orders in ${esc(report.month.label)} or ${esc(report.month.previousLabel)}.</td></tr>`]
-      : g.currencies.map((c) =>
-          `<tr><th scope="row">${esc(g.name)}</th><td>${esc(currencyLabel(c.currency))}</td>` +
-          MEASURES.map((m) => `<td class="num">${esc(formatMeasure(m, c.current[m], c.currency))}</td>`).join('') +
-          `<td class="num ${trend(c.change.group_revenue)}">${esc(formatChange('group_revenue', c.change.group_revenue, c.currency))} (${esc(formatPct(c.changePct.group_revenue, c.current.group_revenue))})</td></tr>`,
+      ? [
+          `<tr><th scope="row">${esc(g.name)}</th><td colspan="${MEASURES.length + 2}" class="empty">No orders in ${esc(report.month.label)} or ${esc(report.month.previousLabel)}.</td></tr>`,
+        ]
+      : g.currencies.map(
+          (c) =>
+            `<tr><th scope="row">${esc(g.name)}</th><td>${esc(currencyLabel(c.currency))}</td>` +
+            MEASURES.map((m) => `<td class="num">${esc(formatMeasure(m, c.current[m], c.currency))}</td>`).join('') +
+            `<td class="num ${trend(c.change.group_revenue)}">${esc(formatChange('group_revenue', c.change.group_revenue, c.currency))} (${esc(formatPct(c.changePct.group_revenue, c.current.group_revenue))})</td></tr>`,
         ),
   );
   return `<section id="summary" aria-labelledby="summary-h">
@@ -117,12 +146,20 @@ function summary(report: RevenueReport): string {
 function adjustmentsBlock(report: RevenueReport): string {
   const withAdjustments = report.groups.filter((g) => (g.adjustments?.totals.length ?? 0) > 0);
   if (withAdjustments.length === 0) return '';
-  const totals = withAdjustments.flatMap((g) => g.adjustments!.totals.map((t) =>
-    `<tr><th scope="row">${esc(g.name)}</th><td>${esc(t.month)}</td><td>${esc(currencyLabel(t.currency))}</td><td class="num">${esc(formatCount(t.changes))}</td><td class="num">${esc(formatCount(t.orders))}</td>` +
-    `<td class="num ${trend(t.group_revenue)}">${esc(formatChange('group_revenue', t.group_revenue, t.currency))}</td><td class="num ${trend(t.recognised_revenue)}">${esc(formatChange('group_revenue', t.recognised_revenue, t.currency))}</td></tr>`));
-  const lines = withAdjustments.flatMap((g) => g.adjustments!.lines.map((l) =>
-    `<tr><td>${esc(g.name)}</td><td>${esc(l.month)}</td><th scope="row">${esc(l.orderId)}</th><td>${esc(l.kind)}</td><td>${esc(l.beforeStatus ?? '(none)')} → ${esc(l.afterStatus || '(none)')}</td>` +
-    `<td class="num">${l.beforeRevenue === null ? '–' : esc(formatMoney(l.beforeRevenue, l.currency))}</td><td class="num">${esc(formatMoney(l.afterRevenue, l.currency))}</td><td>${esc(l.observedAt)}</td></tr>`));
+  const totals = withAdjustments.flatMap((g) =>
+    g.adjustments!.totals.map(
+      (t) =>
+        `<tr><th scope="row">${esc(g.name)}</th><td>${esc(t.month)}</td><td>${esc(currencyLabel(t.currency))}</td><td class="num">${esc(formatCount(t.changes))}</td><td class="num">${esc(formatCount(t.orders))}</td>` +
+        `<td class="num ${trend(t.group_revenue)}">${esc(formatChange('group_revenue', t.group_revenue, t.currency))}</td><td class="num ${trend(t.recognised_revenue)}">${esc(formatChange('group_revenue', t.recognised_revenue, t.currency))}</td></tr>`,
+    ),
+  );
+  const lines = withAdjustments.flatMap((g) =>
+    g.adjustments!.lines.map(
+      (l) =>
+        `<tr><td>${esc(g.name)}</td><td>${esc(l.month)}</td><th scope="row">${esc(l.orderId)}</th><td>${esc(l.kind)}</td><td>${esc(l.beforeStatus ?? '(none)')} → ${esc(l.afterStatus || '(none)')}</td>` +
+        `<td class="num">${l.beforeRevenue === null ? '–' : esc(formatMoney(l.beforeRevenue, l.currency))}</td><td class="num">${esc(formatMoney(l.afterRevenue, l.currency))}</td><td>${esc(l.observedAt)}</td></tr>`,
+    ),
+  );
   const more = withAdjustments.reduce((n, g) => n + g.adjustments!.more, 0);
   return `<section id="adjustments" aria-labelledby="adjustments-h">
 <h2 id="adjustments-h">Adjustments to closed months <span class="sub">booked in ${esc(report.month.label)}</span></h2>
@@ -141,10 +178,13 @@ function adjustmentsBlock(report: RevenueReport): string {
 }
 
 function groupBlock(report: RevenueReport, g: GroupSection): string {
-  const sub = [`group ${g.groupId}`, g.timezone, g.signoff ? 'signed off' : g.closure.status].filter(Boolean).join(' · ');
-  const body = g.currencies.length === 0
-    ? `<p class="empty">No orders in ${esc(report.month.label)} or ${esc(report.month.previousLabel)}.</p>`
-    : g.currencies.map((c) => currencyBlock(report, g, c)).join('\n');
+  const sub = [`group ${g.groupId}`, g.timezone, g.signoff ? 'signed off' : g.closure.status]
+    .filter(Boolean)
+    .join(' · ');
+  const body =
+    g.currencies.length === 0
+      ? `<p class="empty">No orders in ${esc(report.month.label)} or ${esc(report.month.previousLabel)}.</p>`
+      : g.currencies.map((c) => currencyBlock(report, g, c)).join('\n');
   return `<section class="group" id="group-${g.groupId}" aria-labelledby="group-${g.groupId}-h">
 <h2 id="group-${g.groupId}-h">${esc(g.name)} <span class="sub">${esc(sub)}</span> <span class="badge ${g.closure.status}">${g.closure.status}</span></h2>
 ${body}
@@ -154,22 +194,32 @@ ${body}
 function currencyBlock(report: RevenueReport, g: GroupSection, c: CurrencySection): string {
   const cur = currencyLabel(c.currency);
   const id = `chart-${g.groupId}-${c.currency.replace(/[^A-Za-z0-9]/g, '') || 'none'}`;
-  const measures = MEASURES.map((m) =>
-    `<tr><th scope="row">${MEASURE_LABELS[m]}</th><td class="num">${esc(formatMeasure(m, c.current[m], c.currency))}</td>` +
-    `<td class="num">${esc(formatMeasure(m, c.previous[m], c.currency))}</td>` +
-    `<td class="num ${trend(c.change[m])}">${esc(formatChange(m, c.change[m], c.currency))}</td><td class="num ${trend(c.change[m])}">${esc(formatPct(c.changePct[m], c.current[m]))}</td></tr>`,
+  const measures = MEASURES.map(
+    (m) =>
+      `<tr><th scope="row">${MEASURE_LABELS[m]}</th><td class="num">${esc(formatMeasure(m, c.current[m], c.currency))}</td>` +
+      `<td class="num">${esc(formatMeasure(m, c.previous[m], c.currency))}</td>` +
+      `<td class="num ${trend(c.change[m])}">${esc(formatChange(m, c.change[m], c.currency))}</td><td class="num ${trend(c.change[m])}">${esc(formatPct(c.changePct[m], c.current[m]))}</td></tr>`,
   ).join('');
-  const statuses = c.byStatus.length === 0 ? `<p class="empty">No orders in ${esc(report.month.label)}.</p>` : `<div class="wide"><table>
+  const statuses =
+    c.byStatus.length === 0
+      ? `<p class="empty">No orders in ${esc(report.month.label)}.</p>`
+      : `<div class="wide"><table>
 <caption>${esc(report.month.label)} by order status, ${esc(cur)}</caption>
 <thead><tr><th scope="col">Status</th>${MEASURES.map((m) => `<th scope="col" class="num">${MEASURE_LABELS[m]}</th>`).join('')}</tr></thead>
 <tbody>${c.byStatus.map((s) => `<tr><th scope="row">${esc(s.status || '(none)')}</th>${MEASURES.map((m) => `<td class="num">${esc(formatMeasure(m, s.values[m], c.currency))}</td>`).join('')}</tr>`).join('')}
 <tr class="total"><th scope="row">Total</th>${MEASURES.map((m) => `<td class="num">${esc(formatMeasure(m, c.current[m], c.currency))}</td>`).join('')}</tr></tbody>
 </table></div>`;
-  const chart = c.daily.length === 0 ? `<p class="empty">No orders in ${esc(report.month.label)}, so no daily chart.</p>` : `<figure>
+  const chart =
+    c.daily.length === 0
+      ? `<p class="empty">No orders in ${esc(report.month.label)}, so no daily chart.</p>`
+      : `<figure>
 ${revenueChart({ id, title: `Group revenue per day, ${g.name}, ${cur}, ${report.month.label}`, currency: c.currency, days: c.daily, total: c.current.group_revenue })}
 <figcaption>Group revenue per day, ${esc(cur)}, on the group's local days; each bar carries its amount as a tooltip.</figcaption>
 </figure>`;
-  const brands = c.topBrands.length === 0 ? '' : `<table>
+  const brands =
+    c.topBrands.length === 0
+      ? ''
+      : `<table>
 <caption>Top brands by group revenue, ${esc(cur)}</caption>
 <thead><tr><th scope="col">Brand</th><th scope="col" class="num">Orders</th><th scope="col" class="num">Group revenue</th><th scope="col" class="num">Share</th></tr></thead>
 <tbody>${c.topBrands.map((b) => `<tr><th scope="row">${esc(b.brand)}</th><td class="num">${esc(formatCount(b.orders))}</td><td class="num">${esc(formatMoney(b.group_revenue, c.currency))}</td><td class="num">${b.share === null ? '–' : `${esc(b.share)}%`}</td></tr>`).join('')}</tbody>
@@ -189,19 +239,42 @@ ${statuses}
 
 function reconciliationBlock(report: RevenueReport): string {
   const rec = report.reconciliation;
-  const badge = rec.reconciled ? '<span class="badge ok">reconciled</span>' : '<span class="badge bad">not reconciled</span>';
-  const pairs = [...new Map(rec.lines.map((l) => [`${l.groupId}/${l.currency}`, rec.lines.filter((x) => x.groupId === l.groupId && x.currency === l.currency)])).values()];
-  const overview = pairs.length === 0 ? '' : `<div class="wide"><table>
+  const badge = rec.reconciled
+    ? '<span class="badge ok">reconciled</span>'
+    : '<span class="badge bad">not reconciled</span>';
+  const pairs = [
+    ...new Map(
+      rec.lines.map((l) => [
+        `${l.groupId}/${l.currency}`,
+        rec.lines.filter((x) => x.groupId === l.groupId && x.currency === l.currency),
+      ]),
+    ).values(),
+  ];
+  const overview =
+    pairs.length === 0
+      ? ''
+      : `<div class="wide"><table>
 <caption>Mart (revenue_monthly) against the lake's raw orders for ${esc(report.month.label)}, each order once (its latest extract); each cell is mart − lake</caption>
 <thead><tr><th scope="col">Group</th><th scope="col">Currency</th>${MEASURES.map((m) => `<th scope="col" class="num">${MEASURE_LABELS[m]}</th>`).join('')}<th scope="col">Result</th></tr></thead>
-<tbody>${pairs.map((lines) => {
-    const bad = lines.some((l) => rec.differences.includes(l));
-    const cells = lines.map((l) => `<td class="num${rec.differences.includes(l) ? ' down' : ''}">${esc(formatMeasure(l.column, l.difference, l.currency))}</td>`).join('');
-    return `<tr><th scope="row">${lines[0].groupId}</th><td>${esc(currencyLabel(lines[0].currency))}</td>${cells}<td>${bad ? '<span class="badge bad">differs</span>' : 'equal'}</td></tr>`;
-  }).join('\n')}</tbody>
+<tbody>${pairs
+          .map((lines) => {
+            const bad = lines.some((l) => rec.differences.includes(l));
+            const cells = lines
+              .map(
+                (l) =>
+                  `<td class="num${rec.differences.includes(l) ? ' down' : ''}">${esc(formatMeasure(l.column, l.difference, l.currency))}</td>`,
+              )
+              .join('');
+            return `<tr><th scope="row">${lines[0].groupId}</th><td>${esc(currencyLabel(lines[0].currency))}</td>${cells}<td>${bad ? '<span class="badge bad">differs</span>' : 'equal'}</td></tr>`;
+          })
+          .join('\n')}</tbody>
 </table></div>`;
-  const show = (column: Measure, v: string | null, currency: string) => (v === null ? 'none' : formatMeasure(column, v, currency));
-  const differences = rec.differences.length === 0 ? '' : `<table>
+  const show = (column: Measure, v: string | null, currency: string) =>
+    v === null ? 'none' : formatMeasure(column, v, currency);
+  const differences =
+    rec.differences.length === 0
+      ? ''
+      : `<table>
 <caption>The differences</caption>
 <thead><tr><th scope="col">Group</th><th scope="col">Currency</th><th scope="col">Column</th><th scope="col" class="num">Mart</th><th scope="col" class="num">Lake</th><th scope="col" class="num">Mart − lake</th></tr></thead>
 <tbody>${rec.differences.map((l) => `<tr><td>${l.groupId}</td><td>${esc(currencyLabel(l.currency))}</td><th scope="row">${MEASURE_LABELS[l.column]}</th><td class="num">${esc(show(l.column, l.mart, l.currency))}</td><td class="num">${esc(show(l.column, l.lake, l.currency))}</td><td class="num down">${esc(formatMeasure(l.column, l.difference, l.currency))}</td></tr>`).join('\n')}</tbody>
@@ -220,8 +293,12 @@ function creditBlock(report: RevenueReport): string {
 
 /** Changes to closed months' credit liability booked in this month. */
 function creditAdjustmentsBlock(report: RevenueReport): string {
-  const rows = report.groups.flatMap((g) => (g.creditAdjustments ?? []).map((a) =>
-    `<tr><th scope="row">${esc(g.name)}</th><td>${esc(a.month)}</td><td class="num">${esc(a.users)}</td><td class="num">${esc(groupDigits(a.available, 2))}</td><td class="num">${esc(groupDigits(a.granted, 2))}</td><td class="num">${esc(groupDigits(a.spent, 2))}</td><td class="num">${esc(groupDigits(a.expired, 2))}</td><td>${esc(a.observedAt)}</td></tr>`));
+  const rows = report.groups.flatMap((g) =>
+    (g.creditAdjustments ?? []).map(
+      (a) =>
+        `<tr><th scope="row">${esc(g.name)}</th><td>${esc(a.month)}</td><td class="num">${esc(a.users)}</td><td class="num">${esc(groupDigits(a.available, 2))}</td><td class="num">${esc(groupDigits(a.granted, 2))}</td><td class="num">${esc(groupDigits(a.spent, 2))}</td><td class="num">${esc(groupDigits(a.expired, 2))}</td><td>${esc(a.observedAt)}</td></tr>`,
+    ),
+  );
   if (rows.length === 0) return '';
   return `
 <section id="credit-adjustments" aria-labelledby="credit-adjustments-h">
@@ -257,25 +334,47 @@ function platformBlock(report: RevenueReport): string {
   const groups = report.groups.filter((g) => g.platform);
   if (groups.length === 0) return '';
   const agree = groups.every((g) => g.platform!.available && g.platform!.differs === 0);
-  const badge = agree ? '<span class="badge ok">agree</span>' : groups.some((g) => (g.platform?.differs ?? 0) > 0) ? '<span class="badge bad">disagree</span>' : '<span class="badge">not compared</span>';
-  const explained = groups.flatMap((g) => g.platform!.explained.map((e) => `<tr><th scope="row">${esc(g.name)}</th><td>${esc(e.reason)}</td><td class="num">${e.rows}</td></tr>`));
-  const differs = groups.flatMap((g) => g.platform!.differences.map((d) =>
-    `<tr><td>${esc(g.name)}</td><th scope="row">${esc(d.userId)}</th><td class="num">${esc(d.platformOrders ?? 'none')}</td><td class="num">${esc(d.lakeOrders)}</td><td class="num">${esc(d.platformEgiftOrders ?? 'none')}</td><td class="num">${esc(d.lakeCompleteOrders)}</td>` +
-    `<td class="num down">${esc(groupDigits(d.faceValue, 2))}</td><td class="num down">${esc(groupDigits(d.cost, 2))}</td><td class="num down">${esc(groupDigits(d.savings, 2))}</td></tr>`));
+  const badge = agree
+    ? '<span class="badge ok">agree</span>'
+    : groups.some((g) => (g.platform?.differs ?? 0) > 0)
+      ? '<span class="badge bad">disagree</span>'
+      : '<span class="badge">not compared</span>';
+  const explained = groups.flatMap((g) =>
+    g.platform!.explained.map(
+      (e) => `<tr><th scope="row">${esc(g.name)}</th><td>${esc(e.reason)}</td><td class="num">${e.rows}</td></tr>`,
+    ),
+  );
+  const differs = groups.flatMap((g) =>
+    g.platform!.differences.map(
+      (d) =>
+        `<tr><td>${esc(g.name)}</td><th scope="row">${esc(d.userId)}</th><td class="num">${esc(d.platformOrders ?? 'none')}</td><td class="num">${esc(d.lakeOrders)}</td><td class="num">${esc(d.platformEgiftOrders ?? 'none')}</td><td class="num">${esc(d.lakeCompleteOrders)}</td>` +
+        `<td class="num down">${esc(groupDigits(d.faceValue, 2))}</td><td class="num down">${esc(groupDigits(d.cost, 2))}</td><td class="num down">${esc(groupDigits(d.savings, 2))}</td></tr>`,
+    ),
+  );
   return `<section id="platform" aria-labelledby="platform-h">
 <h2 id="platform-h">Platform statistics ${badge}</h2>
 <p>The platform's own redemption statistics (per user and month: orders, Complete orders, face value, cost, savings; they count Complete orders only and add currencies together) against the orders in our lake for the same users and month.</p>
-<ul>${platformSentences(report).map((p) => `<li>${esc(p)}</li>`).join('')}</ul>
-${differs.length === 0 ? '' : `<div class="wide"><table class="platform-differences">
+<ul>${platformSentences(report)
+    .map((p) => `<li>${esc(p)}</li>`)
+    .join('')}</ul>
+${
+  differs.length === 0
+    ? ''
+    : `<div class="wide"><table class="platform-differences">
 <caption>Users whose figures differ (platform − ours for the amounts)</caption>
 <thead><tr><th scope="col">Group</th><th scope="col">User</th><th scope="col" class="num">Orders, platform</th><th scope="col" class="num">Orders, ours</th><th scope="col" class="num">Complete, platform</th><th scope="col" class="num">Complete, ours</th><th scope="col" class="num">Face value difference</th><th scope="col" class="num">Cost difference</th><th scope="col" class="num">Savings difference</th></tr></thead>
 <tbody>${differs.join('\n')}</tbody>
-</table></div>`}
-${explained.length === 0 ? '' : `<table class="platform-explained">
+</table></div>`
+}
+${
+  explained.length === 0
+    ? ''
+    : `<table class="platform-explained">
 <caption>Differences with a known reason</caption>
 <thead><tr><th scope="col">Group</th><th scope="col">Reason</th><th scope="col" class="num">Rows</th></tr></thead>
 <tbody>${explained.join('\n')}</tbody>
-</table>`}
+</table>`
+}
 </section>`;
 }
 

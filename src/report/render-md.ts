@@ -5,7 +5,14 @@
 import { currencyLabel, formatChange, formatMeasure, formatMoney, formatPct, groupDigits } from './format.js';
 import { MEASURE_LABELS, MEASURES, type RevenueReport } from './model.js';
 import { ruleSentence } from './revenue-rule.js';
-import { closureReasons, consolidatedSentence, reconciliationSentence, statusHeadline, platformSentences, unknownStatusSentences } from './sentences.js';
+import {
+  closureReasons,
+  consolidatedSentence,
+  reconciliationSentence,
+  statusHeadline,
+  platformSentences,
+  unknownStatusSentences,
+} from './sentences.js';
 
 export function renderMarkdown(report: RevenueReport): string {
   const { month } = report;
@@ -16,7 +23,9 @@ export function renderMarkdown(report: RevenueReport): string {
     '',
     `**${headline.slice(0, colon)}**${headline.slice(colon)}`,
     '',
-    ...(report.status === 'provisional' || report.groups.some((g) => g.signoff) ? [...closureReasons(report).map((r) => `- ${r}`), ''] : []),
+    ...(report.status === 'provisional' || report.groups.some((g) => g.signoff)
+      ? [...closureReasons(report).map((r) => `- ${r}`), '']
+      : []),
     `### Recognised revenue`,
     '',
     ruleSentence(report.revenueRule),
@@ -39,7 +48,10 @@ export function renderMarkdown(report: RevenueReport): string {
           '',
           `| Group | Recognised revenue | Group revenue, all statuses | Not converted (no rate) |`,
           `|---|--:|--:|---|`,
-          ...report.consolidated.groups.map((g) => `| ${cell(g.name)} (${g.groupId}) | ${formatMoney(g.recognised, report.consolidated!.currency)} | ${formatMoney(g.groupRevenue, report.consolidated!.currency)} | ${g.missing.join(', ') || '–'} |`),
+          ...report.consolidated.groups.map(
+            (g) =>
+              `| ${cell(g.name)} (${g.groupId}) | ${formatMoney(g.recognised, report.consolidated!.currency)} | ${formatMoney(g.groupRevenue, report.consolidated!.currency)} | ${g.missing.join(', ') || '–'} |`,
+          ),
           `| Total | ${formatMoney(report.consolidated.total.recognised, report.consolidated.currency)} | ${formatMoney(report.consolidated.total.groupRevenue, report.consolidated.currency)} | ${report.consolidated.missing.join(', ') || '–'} |`,
           '',
         ]
@@ -60,32 +72,71 @@ export function renderMarkdown(report: RevenueReport): string {
   }
   const adjustments = report.groups.flatMap((g) => (g.adjustments?.totals ?? []).map((t) => ({ g, t })));
   if (adjustments.length > 0) {
-    out.push('', `### Adjustments to closed months booked in ${month.label}`, '', 'Changes first observed this month to orders of months already signed off; the closed figures stay as signed.', '');
-    out.push('| Group | Closed month | Currency | Changes | Late orders | Group revenue change | Recognised revenue change |', '|---|---|---|--:|--:|--:|--:|');
+    out.push(
+      '',
+      `### Adjustments to closed months booked in ${month.label}`,
+      '',
+      'Changes first observed this month to orders of months already signed off; the closed figures stay as signed.',
+      '',
+    );
+    out.push(
+      '| Group | Closed month | Currency | Changes | Late orders | Group revenue change | Recognised revenue change |',
+      '|---|---|---|--:|--:|--:|--:|',
+    );
     for (const { g, t } of adjustments) {
-      out.push(`| ${cell(g.name)} (${g.groupId}) | ${t.month} | ${cell(currencyLabel(t.currency))} | ${t.changes} | ${t.orders} | ${formatChange('group_revenue', t.group_revenue, t.currency)} | ${formatChange('group_revenue', t.recognised_revenue, t.currency)} |`);
+      out.push(
+        `| ${cell(g.name)} (${g.groupId}) | ${t.month} | ${cell(currencyLabel(t.currency))} | ${t.changes} | ${t.orders} | ${formatChange('group_revenue', t.group_revenue, t.currency)} | ${formatChange('group_revenue', t.recognised_revenue, t.currency)} |`,
+      );
     }
   }
   const credit = report.groups.filter((g) => g.credit);
   if (credit.length > 0) {
-    out.push('', `### Credit liability at ${credit[0].credit!.monthEnd}`, '', 'Platform credit users can still spend (a liability), in credit units: the API names no currency for credit.', '');
-    out.push('| Group | Users | Available (liability) | Granted | Spent | Expired | Oldest extraction |', '|---|--:|--:|--:|--:|--:|---|');
+    out.push(
+      '',
+      `### Credit liability at ${credit[0].credit!.monthEnd}`,
+      '',
+      'Platform credit users can still spend (a liability), in credit units: the API names no currency for credit.',
+      '',
+    );
+    out.push(
+      '| Group | Users | Available (liability) | Granted | Spent | Expired | Oldest extraction |',
+      '|---|--:|--:|--:|--:|--:|---|',
+    );
     for (const g of credit) {
       const c = g.credit!;
-      out.push(`| ${cell(g.name)} (${g.groupId}) | ${groupDigits(c.users)} | ${groupDigits(c.available, 2)} | ${groupDigits(c.granted, 2)} | ${groupDigits(c.spent, 2)} | ${groupDigits(c.expired, 2)} | ${c.oldestSnapshot} |`);
+      out.push(
+        `| ${cell(g.name)} (${g.groupId}) | ${groupDigits(c.users)} | ${groupDigits(c.available, 2)} | ${groupDigits(c.granted, 2)} | ${groupDigits(c.spent, 2)} | ${groupDigits(c.expired, 2)} | ${c.oldestSnapshot} |`,
+      );
     }
   }
   const creditAdjustments = report.groups.flatMap((g) => (g.creditAdjustments ?? []).map((a) => ({ g, a })));
   if (creditAdjustments.length > 0) {
-    out.push('', `### Adjustments to closed months' credit liability booked in ${month.label}`, '', 'Changes first observed this month to the credit liability of months already signed off (now − as closed, credit units); the closed figures stay as signed.', '');
-    out.push('| Group | Closed month | Users | Available (liability) | Granted | Spent | Expired | Observed |', '|---|---|--:|--:|--:|--:|--:|---|');
+    out.push(
+      '',
+      `### Adjustments to closed months' credit liability booked in ${month.label}`,
+      '',
+      'Changes first observed this month to the credit liability of months already signed off (now − as closed, credit units); the closed figures stay as signed.',
+      '',
+    );
+    out.push(
+      '| Group | Closed month | Users | Available (liability) | Granted | Spent | Expired | Observed |',
+      '|---|---|--:|--:|--:|--:|--:|---|',
+    );
     for (const { g, a } of creditAdjustments) {
-      out.push(`| ${cell(g.name)} (${g.groupId}) | ${a.month} | ${a.users} | ${groupDigits(a.available, 2)} | ${groupDigits(a.granted, 2)} | ${groupDigits(a.spent, 2)} | ${groupDigits(a.expired, 2)} | ${a.observedAt} |`);
+      out.push(
+        `| ${cell(g.name)} (${g.groupId}) | ${a.month} | ${a.users} | ${groupDigits(a.available, 2)} | ${groupDigits(a.granted, 2)} | ${groupDigits(a.spent, 2)} | ${groupDigits(a.expired, 2)} | ${a.observedAt} |`,
+      );
     }
   }
   out.push('', `**Reconciliation**: ${reconciliationSentence(report)}`, '');
   const platform = platformSentences(report);
-  if (platform.length > 0) out.push('**Platform statistics** (the redemption statistics the platform computes, per user, against our orders):', '', ...platform.map((p) => `- ${p}`), '');
+  if (platform.length > 0)
+    out.push(
+      '**Platform statistics** (the redemption statistics the platform computes, per user, against our orders):',
+      '',
+      ...platform.map((p) => `- ${p}`),
+      '',
+    );
   return out.join('\n');
 }
 

@@ -21,7 +21,9 @@ export function revenueRuleFrom(env: Record<string, string | undefined>): Revenu
   if (raw === undefined) return { statuses: [...DEFAULT_REVENUE_STATUSES] };
   const statuses = raw.split(',').map((s) => s.trim());
   if (statuses.some((s) => s === '') || statuses.length === 0) {
-    throw new ReportInputError(`PERKS_REVENUE_STATUSES=${JSON.stringify(raw)} is invalid: expected comma-separated order statuses, e.g. Complete or Complete,Pending`);
+    throw new ReportInputError(
+      `PERKS_REVENUE_STATUSES=${JSON.stringify(raw)} is invalid: expected comma-separated order statuses, e.g. Complete or Complete,Pending`,
+    );
   }
   return { statuses: [...new Set(statuses)] };
 }

@@ -29,8 +29,9 @@ export function closureReasons(report: RevenueReport): string[] {
 /** One line per closed month and currency adjusted in this month, e.g. "Acme UK (11): October 2026 GBP, 3 changes …". */
 export function adjustmentSentences(report: RevenueReport): string[] {
   return report.groups.flatMap((g) =>
-    (g.adjustments?.totals ?? []).map((t) =>
-      `${g.name} (${g.groupId}), ${t.month}, ${currencyLabel(t.currency)}: ${t.changes} change${t.changes === '1' ? '' : 's'} (${t.orders} late order${t.orders === '1' ? '' : 's'}), group revenue ${signed(t.group_revenue)}, recognised revenue ${signed(t.recognised_revenue)}.`,
+    (g.adjustments?.totals ?? []).map(
+      (t) =>
+        `${g.name} (${g.groupId}), ${t.month}, ${currencyLabel(t.currency)}: ${t.changes} change${t.changes === '1' ? '' : 's'} (${t.orders} late order${t.orders === '1' ? '' : 's'}), group revenue ${signed(t.group_revenue)}, recognised revenue ${signed(t.recognised_revenue)}.`,
     ),
   );
 }
@@ -49,7 +50,10 @@ export function reconciliationSentence(report: RevenueReport): string {
   }
   const where = rec.differences
     .slice(0, 3)
-    .map((d) => `group ${d.groupId} ${currencyLabel(d.currency)} ${MEASURE_LABELS[d.column].toLowerCase()} (mart ${d.mart ?? 'none'}, lake ${d.lake ?? 'none'})`)
+    .map(
+      (d) =>
+        `group ${d.groupId} ${currencyLabel(d.currency)} ${MEASURE_LABELS[d.column].toLowerCase()} (mart ${d.mart ?? 'none'}, lake ${d.lake ?? 'none'})`,
+    )
     .join('; ');
   const more = rec.differences.length > 3 ? `; and ${rec.differences.length - 3} more` : '';
   return `NOT RECONCILED: ${rec.differences.length} difference${rec.differences.length === 1 ? '' : 's'} between the mart and the lake: ${where}${more}.`;
@@ -60,7 +64,10 @@ export function unknownStatusSentences(report: RevenueReport): string[] {
   return report.groups.flatMap((g) =>
     g.currencies
       .filter((c) => c.unknownStatuses.length > 0)
-      .map((c) => `${g.name} (${g.groupId}), ${currencyLabel(c.currency)}: unknown order status ${c.unknownStatuses.map((s) => JSON.stringify(s || '(none)')).join(', ')} is not counted as recognised revenue; add it to PERKS_REVENUE_STATUSES if it is revenue.`),
+      .map(
+        (c) =>
+          `${g.name} (${g.groupId}), ${currencyLabel(c.currency)}: unknown order status ${c.unknownStatuses.map((s) => JSON.stringify(s || '(none)')).join(', ')} is not counted as recognised revenue; add it to PERKS_REVENUE_STATUSES if it is revenue.`,
+      ),
   );
 }
 
@@ -70,13 +77,24 @@ export function platformSentences(report: RevenueReport): string[] {
     const p = g.platform;
     if (!p) return [];
     const who = `${g.name} (${g.groupId})`;
-    if (!p.available) return [`${who}: no platform statistics for ${report.month.label} in the warehouse (extract redemption_stats), so our orders were not compared with the platform's own figures.`];
+    if (!p.available)
+      return [
+        `${who}: no platform statistics for ${report.month.label} in the warehouse (extract redemption_stats), so our orders were not compared with the platform's own figures.`,
+      ];
     const explained = p.explained.reduce((n, e) => n + e.rows, 0);
     const head = `${p.matched} user${p.matched === 1 ? '' : 's'} matched, ${explained} explained`;
     if (p.differs === 0) return [`${who}: the platform's statistics AGREE with our orders: ${head}, 0 differ.`];
-    const users = p.differences.slice(0, 5).map((d) => `user ${d.userId} (Complete orders: platform ${d.platformEgiftOrders ?? 'none'}, ours ${d.lakeCompleteOrders}; face value platform − ours ${d.faceValue})`).join('; ');
+    const users = p.differences
+      .slice(0, 5)
+      .map(
+        (d) =>
+          `user ${d.userId} (Complete orders: platform ${d.platformEgiftOrders ?? 'none'}, ours ${d.lakeCompleteOrders}; face value platform − ours ${d.faceValue})`,
+      )
+      .join('; ');
     const more = p.differs > 5 ? `; and ${p.differs - 5} more` : '';
-    return [`${who}: the platform's statistics DISAGREE with our orders for ${p.differs} user${p.differs === 1 ? '' : 's'} (${head}): ${users}${more}.`];
+    return [
+      `${who}: the platform's statistics DISAGREE with our orders for ${p.differs} user${p.differs === 1 ? '' : 's'} (${head}): ${users}${more}.`,
+    ];
   });
 }
 
@@ -86,8 +104,9 @@ export function consolidatedSentence(report: RevenueReport): string | undefined 
   if (!c) return undefined;
   const money = (v: string) => `${groupDigits(v, 2)} ${c.currency}`;
   const rates = c.used.length === 0 ? '' : ` at ${c.used.join(', ')} (${c.file})`;
-  const left = c.missing.length === 0
-    ? ''
-    : ` NOT INCLUDED: ${c.missing.join(', ')}, which ha${c.missing.length === 1 ? 's' : 've'} no rate for ${report.month.ym} in ${c.file} (never converted at 1); the total is incomplete.`;
+  const left =
+    c.missing.length === 0
+      ? ''
+      : ` NOT INCLUDED: ${c.missing.join(', ')}, which ha${c.missing.length === 1 ? 's' : 've'} no rate for ${report.month.ym} in ${c.file} (never converted at 1); the total is incomplete.`;
   return `Consolidated in ${c.currency}: recognised revenue ${money(c.total.recognised)}, group revenue of all statuses ${money(c.total.groupRevenue)}${rates}.${left}`;
 }

@@ -28,12 +28,20 @@ export function revenueChart(input: ChartInput): string {
   const y = (v: number) => PAD.top + ((top - v) / span) * plotH;
   const band = plotW / Math.max(1, input.days.length);
   const barW = Math.max(1, band * 0.72);
-  const peak = input.days.reduce<DayLine | undefined>((best, d) => (best === undefined || Number(d.group_revenue) > Number(best.group_revenue) ? d : best), undefined);
+  const peak = input.days.reduce<DayLine | undefined>(
+    (best, d) => (best === undefined || Number(d.group_revenue) > Number(best.group_revenue) ? d : best),
+    undefined,
+  );
 
-  const ticks = [bottom, bottom / 2, 0, top / 2, top].filter((v, i, all) => all.indexOf(v) === i && v >= bottom && v <= top);
+  const ticks = [bottom, bottom / 2, 0, top / 2, top].filter(
+    (v, i, all) => all.indexOf(v) === i && v >= bottom && v <= top,
+  );
   const grid = ticks
-    .map((v) => `<line class="grid${v === 0 ? ' zero' : ''}" x1="${PAD.left}" x2="${W - PAD.right}" y1="${r(y(v))}" y2="${r(y(v))}"/>` +
-      `<text class="tick" x="${PAD.left - 6}" y="${r(y(v) + 4)}" text-anchor="end">${esc(tickLabel(v))}</text>`)
+    .map(
+      (v) =>
+        `<line class="grid${v === 0 ? ' zero' : ''}" x1="${PAD.left}" x2="${W - PAD.right}" y1="${r(y(v))}" y2="${r(y(v))}"/>` +
+        `<text class="tick" x="${PAD.left - 6}" y="${r(y(v) + 4)}" text-anchor="end">${esc(tickLabel(v))}</text>`,
+    )
     .join('');
   const bars = input.days
     .map((d, i) => {
@@ -44,18 +52,27 @@ export function revenueChart(input: ChartInput): string {
       const y0 = v > 0 ? y(0) - h : y(0);
       const dayNo = Number(d.day.slice(8));
       const last = i === input.days.length - 1;
-      const label = dayNo === 1 || last || (dayNo % 5 === 0 && input.days.length - dayNo >= 2)
-        ? `<text class="day" x="${r(x + barW / 2)}" y="${H - PAD.bottom + 16}" text-anchor="middle">${dayNo}</text>` : '';
-      return `<rect class="bar${v < 0 ? ' negative' : ''}" x="${r(x)}" y="${r(y0)}" width="${r(barW)}" height="${r(h)}" data-day="${d.day}" data-value="${esc(d.group_revenue)}">` +
-        `<title>${esc(`${d.day}: ${formatMoney(d.group_revenue, input.currency)} (${d.orders} orders)`)}</title></rect>${label}`;
+      const label =
+        dayNo === 1 || last || (dayNo % 5 === 0 && input.days.length - dayNo >= 2)
+          ? `<text class="day" x="${r(x + barW / 2)}" y="${H - PAD.bottom + 16}" text-anchor="middle">${dayNo}</text>`
+          : '';
+      return (
+        `<rect class="bar${v < 0 ? ' negative' : ''}" x="${r(x)}" y="${r(y0)}" width="${r(barW)}" height="${r(h)}" data-day="${d.day}" data-value="${esc(d.group_revenue)}">` +
+        `<title>${esc(`${d.day}: ${formatMoney(d.group_revenue, input.currency)} (${d.orders} orders)`)}</title></rect>${label}`
+      );
     })
     .join('');
-  const desc = `Total ${formatMoney(input.total, input.currency)} over ${input.days.length} days` +
-    (peak && Number(peak.group_revenue) > 0 ? `; highest on ${peak.day} with ${formatMoney(peak.group_revenue, input.currency)}.` : '.');
-  return `<svg class="chart" id="${esc(input.id)}" role="img" viewBox="0 0 ${W} ${H}" preserveAspectRatio="xMidYMid meet" aria-labelledby="${esc(input.id)}-t ${esc(input.id)}-d" xmlns="http://www.w3.org/2000/svg">` +
+  const desc =
+    `Total ${formatMoney(input.total, input.currency)} over ${input.days.length} days` +
+    (peak && Number(peak.group_revenue) > 0
+      ? `; highest on ${peak.day} with ${formatMoney(peak.group_revenue, input.currency)}.`
+      : '.');
+  return (
+    `<svg class="chart" id="${esc(input.id)}" role="img" viewBox="0 0 ${W} ${H}" preserveAspectRatio="xMidYMid meet" aria-labelledby="${esc(input.id)}-t ${esc(input.id)}-d" xmlns="http://www.w3.org/2000/svg">` +
     `<title id="${esc(input.id)}-t">${esc(input.title)}</title><desc id="${esc(input.id)}-d">${esc(desc)}</desc>` +
     `<text class="tick" x="${PAD.left - 6}" y="12" text-anchor="end">${esc(input.currency)}</text>` +
-    `${grid}${bars}<text class="axis" x="${r(PAD.left + plotW / 2)}" y="${H - 3}" text-anchor="middle">Day of month</text></svg>`;
+    `${grid}${bars}<text class="axis" x="${r(PAD.left + plotW / 2)}" y="${H - 3}" text-anchor="middle">Day of month</text></svg>`
+  );
 }
 
 /** The smallest 1, 2 or 5 × 10ⁿ at or above v, so the axis reads in round numbers. */

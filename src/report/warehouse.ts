@@ -28,18 +28,24 @@ export function warehousePath(outDir: string): string {
 
 export async function openWarehouse(outDir: string): Promise<Warehouse> {
   const path = warehousePath(outDir);
-  if (!existsSync(path)) throw new ReportInputError(`no warehouse at ${path}: run \`perks build\` (or \`perks run\`) first`);
+  if (!existsSync(path))
+    throw new ReportInputError(`no warehouse at ${path}: run \`perks build\` (or \`perks run\`) first`);
   let instance: DuckDBInstance;
   try {
     instance = await DuckDBInstance.create(path, { access_mode: 'READ_ONLY' });
   } catch (err) {
     // A damaged warehouse is the data's fault, not the input's: exit 1, as in every command.
-    throw new UserFacingError(`cannot open the warehouse ${path} read-only: ${firstLine(err)}; rebuild it with \`perks build\``, ExitCode.failed);
+    throw new UserFacingError(
+      `cannot open the warehouse ${path} read-only: ${firstLine(err)}; rebuild it with \`perks build\``,
+      ExitCode.failed,
+    );
   }
   const connection: DuckDBConnection = await instance.connect();
   const all = async (sql: string, params?: Params): Promise<Row[]> =>
     (await connection.runAndReadAll(sql, params)).getRowObjectsJson() as Row[];
-  const names = await all(`SELECT DISTINCT table_name AS name FROM information_schema.tables WHERE table_schema = 'main'`);
+  const names = await all(
+    `SELECT DISTINCT table_name AS name FROM information_schema.tables WHERE table_schema = 'main'`,
+  );
   const tables = new Set(names.map((r) => String(r.name)));
   const close = () => {
     connection.closeSync();

@@ -21,7 +21,11 @@ import { fxRatesFrom } from './fx-rates.js';
 export const REPORT_FORMATS = ['html', 'csv', 'md'] as const;
 export type ReportFormat = (typeof REPORT_FORMATS)[number];
 
-const RENDERERS: Record<ReportFormat, (r: RevenueReport) => string> = { html: renderHtml, csv: renderCsv, md: renderMarkdown };
+const RENDERERS: Record<ReportFormat, (r: RevenueReport) => string> = {
+  html: renderHtml,
+  csv: renderCsv,
+  md: renderMarkdown,
+};
 
 export interface RevenueReportOptions {
   /** The output directory (<out>): reads warehouse.duckdb, lake/ and state/, writes reports/. */
@@ -55,7 +59,8 @@ export async function writeRevenueReport(options: RevenueReportOptions): Promise
   const group = checkGroup(options.group);
   const formats = [...new Set(options.formats ?? REPORT_FORMATS)];
   const unknown = formats.filter((f) => !REPORT_FORMATS.includes(f));
-  if (unknown.length > 0 || formats.length === 0) throw new ReportInputError(`--format=${unknown.join(',') || '(none)'} is invalid: expected html, csv, md or all`);
+  if (unknown.length > 0 || formats.length === 0)
+    throw new ReportInputError(`--format=${unknown.join(',') || '(none)'} is invalid: expected html, csv, md or all`);
 
   const rule = options.revenueRule ?? revenueRuleFrom(process.env);
   const fx = fxRatesFrom(process.env);
@@ -90,7 +95,9 @@ export async function writeRevenueReport(options: RevenueReportOptions): Promise
 function checkGroup(group: unknown): number | undefined {
   if (group === undefined) return undefined;
   if (typeof group !== 'number' || !Number.isSafeInteger(group) || group <= 0) {
-    throw new ReportInputError(`--group=${JSON.stringify(group)} is invalid: expected an organisation_group_id, a whole number above 0`);
+    throw new ReportInputError(
+      `--group=${JSON.stringify(group)} is invalid: expected an organisation_group_id, a whole number above 0`,
+    );
   }
   return group;
 }

@@ -69,7 +69,10 @@ export type CreateLoginUrlBody = z.infer<typeof CreateLoginUrlBody>;
 export const LoginUrl = z.looseObject({ login_url: z.string(), user: User.optional() });
 export type LoginUrl = z.infer<typeof LoginUrl>;
 
-export const AnonymiseBody = z.object({ maintain_uid: z.boolean().optional(), organisation_group_id: z.int().optional() });
+export const AnonymiseBody = z.object({
+  maintain_uid: z.boolean().optional(),
+  organisation_group_id: z.int().optional(),
+});
 export type AnonymiseBody = z.infer<typeof AnonymiseBody>;
 
 export const MakeKnownBody = z.object({

@@ -39,14 +39,22 @@ function previousMonth(now: Date): string {
   return new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() - 1, 1)).toISOString().slice(0, 7);
 }
 
-export async function runPipeline(config: Config, options: ExtractOptions & { emit?: (e: Event) => void; month?: string; writeback?: boolean } = {}): Promise<RunSummary> {
+export async function runPipeline(
+  config: Config,
+  options: ExtractOptions & { emit?: (e: Event) => void; month?: string; writeback?: boolean } = {},
+): Promise<RunSummary> {
   const outDir = resolve(config.output);
   // One instant for the whole run: the extract's upper bound, the build's as-of day, the report's month.
   const startedAt = options.now ?? now();
   const lock = await acquireLock(outDir);
   const client = clientFromConfig(config);
   const steps: StepResult[] = [];
-  const summary: RunSummary = { outDir, steps, files: { warehouse: `${outDir}/warehouse.duckdb`, marts: `${outDir}/marts`, reports: [] }, exitCode: 0 };
+  const summary: RunSummary = {
+    outDir,
+    steps,
+    files: { warehouse: `${outDir}/warehouse.duckdb`, marts: `${outDir}/marts`, reports: [] },
+    exitCode: 0,
+  };
   const step = async (name: StepResult['name'], work: () => Promise<{ detail: string; exitCode?: number }>) => {
     if (steps.some((s) => s.status === 'error')) {
       steps.push({ name, status: 'skipped', ms: 0, detail: 'an earlier step failed', exitCode: 0 });
@@ -55,10 +63,22 @@ export async function runPipeline(config: Config, options: ExtractOptions & { em
     const started = Date.now();
     try {
       const { detail, exitCode = 0 } = await work();
-      steps.push({ name, status: exitCode === ExitCode.failed ? 'error' : 'success', ms: Date.now() - started, detail, exitCode });
+      steps.push({
+        name,
+        status: exitCode === ExitCode.failed ? 'error' : 'success',
+        ms: Date.now() - started,
+        detail,
+        exitCode,
+      });
     } catch (err) {
       const exitCode = (err as { exitCode?: number }).exitCode ?? ExitCode.failed;
-      steps.push({ name, status: 'error', ms: Date.now() - started, detail: redact(err instanceof Error ? err.message : String(err)), exitCode });
+      steps.push({
+        name,
+        status: 'error',
+        ms: Date.now() - started,
+        detail: redact(err instanceof Error ? err.message : String(err)),
+        exitCode,
+      });
     }
   };
   try {
@@ -71,11 +91,19 @@ export async function runPipeline(config: Config, options: ExtractOptions & { em
     // Users anonymised upstream: their names and emails leave the older snapshots and windows too.
     await step('forget', async () => {
       const r = await forgetAnonymised(outDir, { lock: false });
-      return { detail: r.users.length ? `${r.users.length} anonymised users forgotten: ${r.rows} rows in ${r.files} files, ${r.quarantineLines} quarantined records` : 'no anonymised user left behind' };
+      return {
+        detail: r.users.length
+          ? `${r.users.length} anonymised users forgotten: ${r.rows} rows in ${r.files} files, ${r.quarantineLines} quarantined records`
+          : 'no anonymised user left behind',
+      };
     });
     await step('compact', async () => {
       const r = await compactLake(outDir, { lookbackDays: config.lookbackDays, now: startedAt, lock: false });
-      return { detail: r.streams.map((s) => `${s.stream} ${s.months} months, files ${s.filesBefore} -> ${s.filesAfter}`).join('; ') };
+      return {
+        detail: r.streams
+          .map((s) => `${s.stream} ${s.months} months, files ${s.filesBefore} -> ${s.filesAfter}`)
+          .join('; '),
+      };
     });
     await step('build', async () => {
       const r = await buildWarehouse({ outDir, asOf: startedAt.toISOString().slice(0, 10) });
@@ -89,12 +117,20 @@ export async function runPipeline(config: Config, options: ExtractOptions & { em
       await step('writeback', async () => {
         const r = await runWriteback({ outDir, client, config, limit: config.writebackLimit });
         // Rejected or unresolved rows make the run partial (exit 4), never a failure: the report still runs.
-        const unresolved = r.unresolved_pending.length ? `, ${r.unresolved_pending.length} pending unresolved (${[...new Set(r.unresolved_pending.map((u) => u.reason))].slice(0, 3).join('; ')})` : '';
+        const unresolved = r.unresolved_pending.length
+          ? `, ${r.unresolved_pending.length} pending unresolved (${[...new Set(r.unresolved_pending.map((u) => u.reason))].slice(0, 3).join('; ')})`
+          : '';
         const deferred = r.deferred ? `, ${r.deferred} left for the next run (PERKS_WRITEBACK_LIMIT)` : '';
         const held = r.held.map((h) => `; ${heldLine(h)}`).join('');
         const l = r.learned;
-        const learned = l && l.fromLake + l.fromApi ? `, ${l.fromLake + l.fromApi} already stored upstream (${l.reason}; ${l.calls} calls to learn it)` : '';
-        return { detail: `${r.sent} sent, ${r.rejected} rejected, ${r.calls} calls${learned}${unresolved}${deferred}${held}`, exitCode: r.status === 'partial' ? ExitCode.partial : 0 };
+        const learned =
+          l && l.fromLake + l.fromApi
+            ? `, ${l.fromLake + l.fromApi} already stored upstream (${l.reason}; ${l.calls} calls to learn it)`
+            : '';
+        return {
+          detail: `${r.sent} sent, ${r.rejected} rejected, ${r.calls} calls${learned}${unresolved}${deferred}${held}`,
+          exitCode: r.status === 'partial' ? ExitCode.partial : 0,
+        };
       });
     }
     await step('report', async () => {
@@ -106,7 +142,8 @@ export async function runPipeline(config: Config, options: ExtractOptions & { em
         r = await writeRevenueReport({ outDir, month, formats: ['html', 'csv', 'md'] });
       } catch (err) {
         // A young lake (less than a month extracted) has no month to report yet: not a failure of the run.
-        if (options.month === undefined && err instanceof ReportInputError) return { detail: `no month to report yet (${err.message})` };
+        if (options.month === undefined && err instanceof ReportInputError)
+          return { detail: `no month to report yet (${err.message})` };
         throw err;
       }
       summary.files.reports = r.files;
@@ -116,6 +153,10 @@ export async function runPipeline(config: Config, options: ExtractOptions & { em
     await client.close();
     await lock.release();
   }
-  summary.exitCode = steps.reduce((worst, s) => (s.exitCode === ExitCode.failed || worst === ExitCode.failed ? ExitCode.failed : Math.max(worst, s.exitCode)), 0);
+  summary.exitCode = steps.reduce(
+    (worst, s) =>
+      s.exitCode === ExitCode.failed || worst === ExitCode.failed ? ExitCode.failed : Math.max(worst, s.exitCode),
+    0,
+  );
   return summary;
 }

@@ -14,10 +14,14 @@ export function formatRunSummary(s: RunSummary): string {
   const lines: string[] = [];
   if (s.extract) lines.push(formatExtractSummary(s.extract).trimEnd());
   lines.push('steps:');
-  for (const st of s.steps) lines.push(`  ${st.name.padEnd(10)} ${st.status.padEnd(8)} ${(st.ms / 1000).toFixed(1).padStart(6)} s  ${st.detail}`);
+  for (const st of s.steps)
+    lines.push(
+      `  ${st.name.padEnd(10)} ${st.status.padEnd(8)} ${(st.ms / 1000).toFixed(1).padStart(6)} s  ${st.detail}`,
+    );
   const marts = martRows(s);
   const width = Math.max(0, ...marts.map((m) => m.mart.length));
-  if (marts.length) lines.push('marts:', ...marts.map((m) => `  ${m.mart.padEnd(width)} ${String(m.rows).padStart(10)} rows`));
+  if (marts.length)
+    lines.push('marts:', ...marts.map((m) => `  ${m.mart.padEnd(width)} ${String(m.rows).padStart(10)} rows`));
   // Only files that exist: after a failed extract there is no warehouse or marts folder to point at.
   const files = [
     ...(existsSync(s.files.warehouse) ? [`  warehouse  ${s.files.warehouse}`] : []),
@@ -30,8 +34,12 @@ export function formatRunSummary(s: RunSummary): string {
 }
 
 export function markdownSummary(s: RunSummary): string {
-  const rows = s.steps.map((st) => `| ${st.name} | ${st.status} | ${(st.ms / 1000).toFixed(1)} s | ${st.detail.replace(/\|/g, '\\|')} |`);
-  const streams = (s.extract?.streams ?? []).map((x) => `| ${x.name} | ${x.status} | ${x.rows} | ${x.calls} | ${x.rejected} |`);
+  const rows = s.steps.map(
+    (st) => `| ${st.name} | ${st.status} | ${(st.ms / 1000).toFixed(1)} s | ${st.detail.replace(/\|/g, '\\|')} |`,
+  );
+  const streams = (s.extract?.streams ?? []).map(
+    (x) => `| ${x.name} | ${x.status} | ${x.rows} | ${x.calls} | ${x.rejected} |`,
+  );
   const marts = martRows(s).map((m) => `| ${m.mart} | ${m.rows} |`);
   return [
     '## Perks data refresh',

@@ -52,7 +52,7 @@ export class Clock {
 
   /** The envelope timestamp: data now, with a microsecond part. */
   stamp(): string {
-    const micro = Number(process.hrtime.bigint() / 1000n % 1000n);
+    const micro = Number((process.hrtime.bigint() / 1000n) % 1000n);
     return isoMicro(this.now(), micro);
   }
 }

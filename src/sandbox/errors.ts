@@ -26,7 +26,8 @@ export class ApiError extends Error {
   }
 
   get body(): Record<string, unknown> {
-    if (this.code === 'invalid_client') return { error: 'invalid_client', error_description: this.message, message: this.message };
+    if (this.code === 'invalid_client')
+      return { error: 'invalid_client', error_description: this.message, message: this.message };
     return this.errors ? { message: this.message, errors: this.errors } : { message: this.message };
   }
 }

@@ -45,7 +45,15 @@ export interface Faults {
   driftRate: number;
 }
 
-export const NO_FAULTS: Faults = { errorRate: 0, latencyMs: 0, hangRate: 0, truncateRate: 0, revokeTokenEvery: 0, retryAfter: 0, driftRate: 0 };
+export const NO_FAULTS: Faults = {
+  errorRate: 0,
+  latencyMs: 0,
+  hangRate: 0,
+  truncateRate: 0,
+  revokeTokenEvery: 0,
+  retryAfter: 0,
+  driftRate: 0,
+};
 
 const rate = z.number().min(0).max(1);
 export const FaultsSchema = z
@@ -82,7 +90,10 @@ export const SandboxOptionsSchema = z
     /** Path of the user credit operation (not shown in the spec). */
     creditPath: z
       .string()
-      .refine((p) => p.startsWith('/') && p.includes('{identifier}') && p.includes('{identifier_value}'), 'expected a path with {identifier} and {identifier_value}')
+      .refine(
+        (p) => p.startsWith('/') && p.includes('{identifier}') && p.includes('{identifier_value}'),
+        'expected a path with {identifier} and {identifier_value}',
+      )
       .default(DEFAULT_CREDIT_PATH),
     /**
      * Share of the last 3 days' orders held back at generation and released by each churn (late

@@ -5,10 +5,30 @@
 import type { Server } from 'node:http';
 import { ConfigError } from '../shared/exit-codes.js';
 import { ORGANISATION_CLIENT_ID } from './choices.js';
-import { createServe, FaultInjector, fetchHandler, listen, makeSecret, Router, SlidingWindow, StatsRecorder, TokenService, type Credential, type Handler, type SandboxStats } from './http/index.js';
+import {
+  createServe,
+  FaultInjector,
+  fetchHandler,
+  listen,
+  makeSecret,
+  Router,
+  SlidingWindow,
+  StatsRecorder,
+  TokenService,
+  type Credential,
+  type Handler,
+  type SandboxStats,
+} from './http/index.js';
 import { LoginUrls } from './ops/index.js';
 import { SandboxOptionsSchema, type Faults, type SandboxOptions } from './options.js';
-import { advanceWorld, churnWorld, holdBackLateOrders, World, type AdvanceReport, type ChurnReport } from './world/index.js';
+import {
+  advanceWorld,
+  churnWorld,
+  holdBackLateOrders,
+  World,
+  type AdvanceReport,
+  type ChurnReport,
+} from './world/index.js';
 
 export interface SandboxCredentials {
   group: { client_id: number; client_secret: string; organisation_group_id: number }[];
@@ -38,19 +58,42 @@ function parseOptions(options: SandboxOptions) {
   if (parsed.success) return parsed.data;
   const issue = parsed.error.issues[0];
   const name = issue.path.join('.');
-  const value = issue.path.reduce<unknown>((v, k) => (v && typeof v === 'object' ? (v as Record<PropertyKey, unknown>)[k as PropertyKey] : undefined), options);
-  throw new ConfigError(`sandbox option ${name || '(options)'}${value === undefined ? '' : `=${JSON.stringify(value)}`} is invalid: ${issue.message}`);
+  const value = issue.path.reduce<unknown>(
+    (v, k) => (v && typeof v === 'object' ? (v as Record<PropertyKey, unknown>)[k as PropertyKey] : undefined),
+    options,
+  );
+  throw new ConfigError(
+    `sandbox option ${name || '(options)'}${value === undefined ? '' : `=${JSON.stringify(value)}`} is invalid: ${issue.message}`,
+  );
 }
 
 export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbox> {
   const opts = parseOptions(options);
   const world = new World(opts.seed, opts.scale, opts.today);
   holdBackLateOrders(world, opts.lateOrders);
-  const groupCreds = world.groups.map((g) => ({ client_id: g.clientId, client_secret: makeSecret(), organisation_group_id: g.id }));
-  const org = { client_id: ORGANISATION_CLIENT_ID, client_secret: makeSecret(), organisation_group_ids: world.groups.map((g) => g.id) };
+  const groupCreds = world.groups.map((g) => ({
+    client_id: g.clientId,
+    client_secret: makeSecret(),
+    organisation_group_id: g.id,
+  }));
+  const org = {
+    client_id: ORGANISATION_CLIENT_ID,
+    client_secret: makeSecret(),
+    organisation_group_ids: world.groups.map((g) => g.id),
+  };
   const creds: Credential[] = [
-    ...groupCreds.map((c) => ({ client_id: c.client_id, client_secret: c.client_secret, kind: 'group' as const, groupIds: [c.organisation_group_id] })),
-    { client_id: org.client_id, client_secret: org.client_secret, kind: 'organisation', groupIds: org.organisation_group_ids },
+    ...groupCreds.map((c) => ({
+      client_id: c.client_id,
+      client_secret: c.client_secret,
+      kind: 'group' as const,
+      groupIds: [c.organisation_group_id],
+    })),
+    {
+      client_id: org.client_id,
+      client_secret: org.client_secret,
+      kind: 'organisation',
+      groupIds: org.organisation_group_ids,
+    },
   ];
   const shutdown = new AbortController();
   const timers = new Set<NodeJS.Timeout>();

@@ -42,7 +42,10 @@ export function clockFromEnv(env: NodeJS.ProcessEnv = process.env): Clock {
   const value = env[CLOCK_ENV];
   if (value === undefined || value === '') return systemClock;
   const at = parseNow(value);
-  if (!at) throw new ConfigError(`${CLOCK_ENV}="${value}" is invalid: expected an ISO 8601 instant (2026-11-22T12:00:00Z) or a day (2026-11-22); unset it to use the system clock`);
+  if (!at)
+    throw new ConfigError(
+      `${CLOCK_ENV}="${value}" is invalid: expected an ISO 8601 instant (2026-11-22T12:00:00Z) or a day (2026-11-22); unset it to use the system clock`,
+    );
   return clockFrom(at);
 }
 

@@ -24,12 +24,25 @@ import { existsSync } from 'node:fs';
  * - compact-after-rename  src/compact/compact.ts the new file is in place beside the files it replaces
  * - compact-mid-remove    src/compact/compact.ts the first replaced file is gone, the others not yet
  */
-export const EXTRACT_CRASH_POINTS = ['after-page', 'mid-parquet', 'before-rename', 'after-rename', 'after-state', 'before-unlock'] as const;
+export const EXTRACT_CRASH_POINTS = [
+  'after-page',
+  'mid-parquet',
+  'before-rename',
+  'after-rename',
+  'after-state',
+  'before-unlock',
+] as const;
 /** Only where a window has new or changed orders (test/close/history-crash.test.ts), so not in the suites' loop over every extract point. */
 export const HISTORY_CRASH_POINTS = ['after-history'] as const;
 export const BUILD_CRASH_POINTS = ['mid-build', 'before-swap'] as const;
 export const COMPACT_CRASH_POINTS = ['compact-before-switch', 'compact-after-rename', 'compact-mid-remove'] as const;
-export const CRASH_POINTS = [...EXTRACT_CRASH_POINTS, ...HISTORY_CRASH_POINTS, ...BUILD_CRASH_POINTS, 'after-post', ...COMPACT_CRASH_POINTS] as const;
+export const CRASH_POINTS = [
+  ...EXTRACT_CRASH_POINTS,
+  ...HISTORY_CRASH_POINTS,
+  ...BUILD_CRASH_POINTS,
+  'after-post',
+  ...COMPACT_CRASH_POINTS,
+] as const;
 export type CrashPoint = (typeof CRASH_POINTS)[number];
 export type ExtractCrashPoint = (typeof EXTRACT_CRASH_POINTS)[number];
 

@@ -50,7 +50,8 @@ export function formsOf(value: string): string[] {
     for (let k = 0; k < 3; k++) {
       const encoded = Buffer.concat([Buffer.alloc(k), bytes]).toString('base64');
       const core = k === 0 ? encoded : encoded.slice(Math.ceil((k * 4) / 3), Math.floor(((k + bytes.length) * 4) / 3));
-      if (core.length >= MIN_CUT || k === 0) out.push(core, core.replaceAll('+', '-').replaceAll('/', '_').replace(/=+$/, ''));
+      if (core.length >= MIN_CUT || k === 0)
+        out.push(core, core.replaceAll('+', '-').replaceAll('/', '_').replace(/=+$/, ''));
     }
   }
   return out.filter((f) => f.length >= 4);

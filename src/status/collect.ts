@@ -92,7 +92,11 @@ async function readManifests(outDir: string): Promise<Manifest[]> {
 
 type Outcome = 'success' | 'error' | 'skipped';
 const outcomeOf = (s: Manifest['streams'][number], group: number | null): Outcome =>
-  s.status === 'error' && (s.failedGroups === undefined || (group !== null && s.failedGroups.includes(group))) ? 'error' : s.status === 'skipped' ? 'skipped' : 'success';
+  s.status === 'error' && (s.failedGroups === undefined || (group !== null && s.failedGroups.includes(group)))
+    ? 'error'
+    : s.status === 'skipped'
+      ? 'skipped'
+      : 'success';
 
 async function readWatermark(outDir: string, stream: string, group: number | null): Promise<string | null> {
   if (group === null) return null;
@@ -117,7 +121,10 @@ async function lakeRows(outDir: string, streams: string[]): Promise<Map<string, 
       const source = `SELECT ${g} AS g${FULL_SNAPSHOTS.has(stream) ? ', _snapshot_date AS d' : ''} FROM read_parquet($glob, hive_partitioning = true, union_by_name = true)`;
       const current = FULL_SNAPSHOTS.has(stream) ? `${source} QUALIFY d = max(d) OVER (PARTITION BY g)` : source;
       const sql = `SELECT g::VARCHAR AS g, count(*)::BIGINT AS n FROM (${current}) GROUP BY ALL`;
-      const rows = await c.runAndReadAll(sql, { glob: join(dir, '**', '*.parquet') }).then((r) => r.getRowObjectsJson(), () => []);
+      const rows = await c.runAndReadAll(sql, { glob: join(dir, '**', '*.parquet') }).then(
+        (r) => r.getRowObjectsJson(),
+        () => [],
+      );
       for (const r of rows) counts.set(`${stream}/${r.g ?? ''}`, Number(r.n));
     }
   });
@@ -125,13 +132,19 @@ async function lakeRows(outDir: string, streams: string[]): Promise<Map<string, 
 }
 
 async function writebackBacklog(outDir: string, config: Config): Promise<WritebackBacklog> {
-  if (!existsSync(join(outDir, 'warehouse.duckdb'))) return { toSend: 0, pending: 0, rejected: 0, unknown: 'no warehouse yet' };
+  if (!existsSync(join(outDir, 'warehouse.duckdb')))
+    return { toSend: 0, pending: 0, rejected: 0, unknown: 'no warehouse yet' };
   try {
     // A dry run evaluates the write-back models against the marts and the ledger: no call, no write, no lock.
     const r = await runWriteback({ outDir, config, dryRun: true, previewRows: 0 });
     return { toSend: r.to_send, pending: r.pending, rejected: r.skipped_rejected };
   } catch (err) {
-    return { toSend: 0, pending: 0, rejected: 0, unknown: (err instanceof Error ? err.message : String(err)).split('\n')[0] };
+    return {
+      toSend: 0,
+      pending: 0,
+      rejected: 0,
+      unknown: (err instanceof Error ? err.message : String(err)).split('\n')[0],
+    };
   }
 }
 
@@ -140,7 +153,18 @@ async function monthsOf(outDir: string, group: number, signed: Map<number, strin
   const signedOff = signed === null ? null : (signed.get(group) ?? []);
   const state = await readOrdersState(outDir, group);
   if (state === undefined || 'error' in state || state.watermark === undefined || state.firstDay === undefined) {
-    return { group, closed: [], provisional: [], signedOff, note: state === undefined ? 'no orders state' : 'error' in state ? `orders state unreadable: ${state.error}` : 'first extract unfinished' };
+    return {
+      group,
+      closed: [],
+      provisional: [],
+      signedOff,
+      note:
+        state === undefined
+          ? 'no orders state'
+          : 'error' in state
+            ? `orders state unreadable: ${state.error}`
+            : 'first extract unfinished',
+    };
   }
   const out: MonthsStatus = { group, closed: [], provisional: [], signedOff };
   const last = state.watermark.slice(0, 7);
@@ -160,7 +184,8 @@ async function signedOffMonths(outDir: string): Promise<Map<number, string[]> | 
     return null; // `perks closes` names the broken line; the status only says it cannot tell
   }
   const byGroup = new Map<number, string[]>();
-  for (const r of closesInForce(records).values()) byGroup.set(r.organisation_group_id, [...(byGroup.get(r.organisation_group_id) ?? []), r.month].sort());
+  for (const r of closesInForce(records).values())
+    byGroup.set(r.organisation_group_id, [...(byGroup.get(r.organisation_group_id) ?? []), r.month].sort());
   return byGroup;
 }
 
@@ -178,9 +203,22 @@ export async function collectStatus(outDir: string, config: Config, at: Date): P
       const groups = [...new Set<number | null>([...s.groups.map((g) => g.group ?? null), ...(s.failedGroups ?? [])])];
       for (const group of groups) {
         const key = `${s.name}/${group ?? ''}`;
-        const entry = seen.get(key) ?? { stream: s.name, group, watermark: null, lastSuccessAt: null, ageHours: null, rows: 0, lastRun: null };
+        const entry = seen.get(key) ?? {
+          stream: s.name,
+          group,
+          watermark: null,
+          lastSuccessAt: null,
+          ageHours: null,
+          rows: 0,
+          lastRun: null,
+        };
         const outcome = outcomeOf(s, group);
-        entry.lastRun = { runId: m.runId, at: m.finishedAt, outcome, ...(outcome === 'error' && s.error ? { error: s.error } : {}) };
+        entry.lastRun = {
+          runId: m.runId,
+          at: m.finishedAt,
+          outcome,
+          ...(outcome === 'error' && s.error ? { error: s.error } : {}),
+        };
         if (outcome === 'success') entry.lastSuccessAt = m.finishedAt;
         seen.set(key, entry);
       }
@@ -188,12 +226,15 @@ export async function collectStatus(outDir: string, config: Config, at: Date): P
   }
   // a stream's run-wide tally (no group) is shown only for a stream that has no per-group ones (offers)
   const grouped = new Set([...seen.values()].filter((e) => e.group !== null).map((e) => e.stream));
-  const streams = [...seen.values()].filter((e) => e.group !== null || !grouped.has(e.stream)).sort((a, b) => a.stream.localeCompare(b.stream) || (a.group ?? 0) - (b.group ?? 0));
+  const streams = [...seen.values()]
+    .filter((e) => e.group !== null || !grouped.has(e.stream))
+    .sort((a, b) => a.stream.localeCompare(b.stream) || (a.group ?? 0) - (b.group ?? 0));
   const rows = await lakeRows(outDir, [...new Set(streams.map((s) => s.stream))]);
   for (const s of streams) {
     s.watermark = await readWatermark(outDir, s.stream, s.group);
     s.rows = rows.get(`${s.stream}/${s.group ?? ''}`) ?? 0;
-    s.ageHours = s.lastSuccessAt === null ? null : Math.max(0, (at.getTime() - Date.parse(s.lastSuccessAt)) / 3_600_000);
+    s.ageHours =
+      s.lastSuccessAt === null ? null : Math.max(0, (at.getTime() - Date.parse(s.lastSuccessAt)) / 3_600_000);
   }
   const groups = [...new Set(streams.filter((s) => s.stream === 'orders' && s.group !== null).map((s) => s.group!))];
   const last = manifests.at(-1);

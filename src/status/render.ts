@@ -8,7 +8,9 @@ export function statusJson(report: StatusReport, f: Freshness, o: FreshnessOptio
 }
 
 const backlogText = (w: WritebackBacklog) =>
-  w.unknown ? `unknown (${w.unknown})` : `${w.toSend} to send, ${w.pending} pending (outcome unknown), ${w.rejected} rejected`;
+  w.unknown
+    ? `unknown (${w.unknown})`
+    : `${w.toSend} to send, ${w.pending} pending (outcome unknown), ${w.rejected} rejected`;
 
 /** Months as runs: "2026-09..2026-10", "2026-08, 2026-11"; "none" for none. */
 function span(months: string[]): string {
@@ -22,21 +24,40 @@ function span(months: string[]): string {
   }
   return runs.map((r) => (r.length === 1 ? r[0] : `${r[0]}..${r.at(-1)}`)).join(', ');
 }
-const signedText = (m: MonthsStatus) => `signed off ${m.signedOff === null ? 'unknown (the close record does not verify: see `perks closes`)' : span(m.signedOff)}`;
-const monthsText = (m: MonthsStatus) => `${m.note ? m.note : `closed ${span(m.closed)}, provisional ${span(m.provisional)}`}; ${signedText(m)}`;
+const signedText = (m: MonthsStatus) =>
+  `signed off ${m.signedOff === null ? 'unknown (the close record does not verify: see `perks closes`)' : span(m.signedOff)}`;
+const monthsText = (m: MonthsStatus) =>
+  `${m.note ? m.note : `closed ${span(m.closed)}, provisional ${span(m.provisional)}`}; ${signedText(m)}`;
 
 function table(header: string[], rows: string[][]): string[] {
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
-  const line = (cells: string[]) => cells.map((c, i) => c.padEnd(widths[i])).join('  ').trimEnd();
+  const line = (cells: string[]) =>
+    cells
+      .map((c, i) => c.padEnd(widths[i]))
+      .join('  ')
+      .trimEnd();
   return [line(header), ...rows.map(line)];
 }
 
 export function statusText(report: StatusReport, f: Freshness, o: FreshnessOptions): string {
-  const lines = [`status of ${report.outDir} at ${report.at} (warn after ${limitText(o.warnAfterHours)}, error after ${limitText(o.errorAfterHours)})`];
-  lines.push(...table(
-    ['stream', 'group', 'watermark', 'last success', 'age', 'rows', 'last run', 'freshness'],
-    f.streams.map((s) => [s.stream, s.group === null ? '-' : String(s.group), s.watermark ?? '-', s.lastSuccessAt ?? 'never', s.ageHours === null ? '-' : hoursText(s.ageHours), String(s.rows), s.lastRun?.outcome ?? '-', s.freshness]),
-  ));
+  const lines = [
+    `status of ${report.outDir} at ${report.at} (warn after ${limitText(o.warnAfterHours)}, error after ${limitText(o.errorAfterHours)})`,
+  ];
+  lines.push(
+    ...table(
+      ['stream', 'group', 'watermark', 'last success', 'age', 'rows', 'last run', 'freshness'],
+      f.streams.map((s) => [
+        s.stream,
+        s.group === null ? '-' : String(s.group),
+        s.watermark ?? '-',
+        s.lastSuccessAt ?? 'never',
+        s.ageHours === null ? '-' : hoursText(s.ageHours),
+        String(s.rows),
+        s.lastRun?.outcome ?? '-',
+        s.freshness,
+      ]),
+    ),
+  );
   lines.push(`write-back backlog: ${backlogText(report.writeback)}`);
   for (const m of report.months) lines.push(`months of group ${m.group}: ${monthsText(m)}`);
   lines.push(`freshness: ${f.level}${f.message ? `: ${f.message}` : ''}`);
@@ -52,7 +73,10 @@ export function statusMarkdown(report: StatusReport, f: Freshness, o: FreshnessO
     '',
     '| stream | group | watermark | last success | age | rows | last run | freshness |',
     '|---|---|---|---|---|---|---|---|',
-    ...f.streams.map((s) => `| ${s.stream} | ${s.group ?? '-'} | ${s.watermark ?? '-'} | ${s.lastSuccessAt ?? 'never'} | ${s.ageHours === null ? '-' : hoursText(s.ageHours)} | ${s.rows} | ${s.lastRun?.outcome ?? '-'} | ${s.freshness} |`),
+    ...f.streams.map(
+      (s) =>
+        `| ${s.stream} | ${s.group ?? '-'} | ${s.watermark ?? '-'} | ${s.lastSuccessAt ?? 'never'} | ${s.ageHours === null ? '-' : hoursText(s.ageHours)} | ${s.rows} | ${s.lastRun?.outcome ?? '-'} | ${s.freshness} |`,
+    ),
     '',
     `Write-back backlog: ${cell(backlogText(report.writeback))}.`,
     '',

@@ -24,31 +24,55 @@ import {
 /** The Arrow type a DuckDB column becomes. */
 export function arrowType(t: DuckDBType): A.DataType {
   switch (t.typeId) {
-    case DuckDBTypeId.BOOLEAN: return new A.Bool();
-    case DuckDBTypeId.TINYINT: return new A.Int8();
-    case DuckDBTypeId.SMALLINT: return new A.Int16();
-    case DuckDBTypeId.INTEGER: return new A.Int32();
-    case DuckDBTypeId.BIGINT: return new A.Int64();
-    case DuckDBTypeId.UTINYINT: return new A.Uint8();
-    case DuckDBTypeId.USMALLINT: return new A.Uint16();
-    case DuckDBTypeId.UINTEGER: return new A.Uint32();
-    case DuckDBTypeId.UBIGINT: return new A.Uint64();
-    case DuckDBTypeId.HUGEINT: return new A.Decimal(0, 38, 128);
-    case DuckDBTypeId.FLOAT: return new A.Float32();
-    case DuckDBTypeId.DOUBLE: return new A.Float64();
-    case DuckDBTypeId.DECIMAL: return new A.Decimal(t.scale, t.width, 128);
-    case DuckDBTypeId.DATE: return new A.DateDay();
-    case DuckDBTypeId.TIME: return new A.TimeMicrosecond();
-    case DuckDBTypeId.TIMESTAMP: return new A.TimestampMicrosecond();
+    case DuckDBTypeId.BOOLEAN:
+      return new A.Bool();
+    case DuckDBTypeId.TINYINT:
+      return new A.Int8();
+    case DuckDBTypeId.SMALLINT:
+      return new A.Int16();
+    case DuckDBTypeId.INTEGER:
+      return new A.Int32();
+    case DuckDBTypeId.BIGINT:
+      return new A.Int64();
+    case DuckDBTypeId.UTINYINT:
+      return new A.Uint8();
+    case DuckDBTypeId.USMALLINT:
+      return new A.Uint16();
+    case DuckDBTypeId.UINTEGER:
+      return new A.Uint32();
+    case DuckDBTypeId.UBIGINT:
+      return new A.Uint64();
+    case DuckDBTypeId.HUGEINT:
+      return new A.Decimal(0, 38, 128);
+    case DuckDBTypeId.FLOAT:
+      return new A.Float32();
+    case DuckDBTypeId.DOUBLE:
+      return new A.Float64();
+    case DuckDBTypeId.DECIMAL:
+      return new A.Decimal(t.scale, t.width, 128);
+    case DuckDBTypeId.DATE:
+      return new A.DateDay();
+    case DuckDBTypeId.TIME:
+      return new A.TimeMicrosecond();
+    case DuckDBTypeId.TIMESTAMP:
+      return new A.TimestampMicrosecond();
     // the warehouse's session runs in UTC, and TIMESTAMPTZ values are instants
-    case DuckDBTypeId.TIMESTAMP_TZ: return new A.TimestampMicrosecond('UTC');
-    case DuckDBTypeId.TIMESTAMP_S: return new A.TimestampSecond();
-    case DuckDBTypeId.TIMESTAMP_MS: return new A.TimestampMillisecond();
-    case DuckDBTypeId.TIMESTAMP_NS: return new A.TimestampNanosecond();
-    case DuckDBTypeId.BLOB: return new A.Binary();
-    case DuckDBTypeId.LIST: return new A.List(new A.Field('item', arrowType(t.valueType), true));
-    case DuckDBTypeId.STRUCT: return new A.Struct(t.entryNames.map((name, i) => new A.Field(name, arrowType(t.entryTypes[i]), true)));
-    default: return new A.Utf8();
+    case DuckDBTypeId.TIMESTAMP_TZ:
+      return new A.TimestampMicrosecond('UTC');
+    case DuckDBTypeId.TIMESTAMP_S:
+      return new A.TimestampSecond();
+    case DuckDBTypeId.TIMESTAMP_MS:
+      return new A.TimestampMillisecond();
+    case DuckDBTypeId.TIMESTAMP_NS:
+      return new A.TimestampNanosecond();
+    case DuckDBTypeId.BLOB:
+      return new A.Binary();
+    case DuckDBTypeId.LIST:
+      return new A.List(new A.Field('item', arrowType(t.valueType), true));
+    case DuckDBTypeId.STRUCT:
+      return new A.Struct(t.entryNames.map((name, i) => new A.Field(name, arrowType(t.entryTypes[i]), true)));
+    default:
+      return new A.Utf8();
   }
 }
 
@@ -74,7 +98,11 @@ function putInt128(words: Uint32Array, at: number, v: bigint): void {
 }
 
 /** Fills `array` at each non-null value's position; null slots stay zero (the bitmap says they are null). */
-function fixed<T>(values: readonly DuckDBValue[], array: T, put: (array: T, v: NonNullable<DuckDBValue>, i: number) => void): T {
+function fixed<T>(
+  values: readonly DuckDBValue[],
+  array: T,
+  put: (array: T, v: NonNullable<DuckDBValue>, i: number) => void,
+): T {
   values.forEach((v, i) => {
     if (v !== null) put(array, v, i);
   });
@@ -94,32 +122,54 @@ export function arrowData(type: A.DataType, duck: DuckDBType, values: readonly D
       });
       return A.makeData({ ...base, type: type as A.Bool, data });
     }
-    case DuckDBTypeId.TINYINT: case DuckDBTypeId.SMALLINT: case DuckDBTypeId.INTEGER:
-    case DuckDBTypeId.UTINYINT: case DuckDBTypeId.USMALLINT: case DuckDBTypeId.UINTEGER:
-    case DuckDBTypeId.FLOAT: case DuckDBTypeId.DOUBLE: {
+    case DuckDBTypeId.TINYINT:
+    case DuckDBTypeId.SMALLINT:
+    case DuckDBTypeId.INTEGER:
+    case DuckDBTypeId.UTINYINT:
+    case DuckDBTypeId.USMALLINT:
+    case DuckDBTypeId.UINTEGER:
+    case DuckDBTypeId.FLOAT:
+    case DuckDBTypeId.DOUBLE: {
       const t = type as A.Int | A.Float;
       const data = fixed(values, new t.ArrayType(n) as unknown as number[], (a, v, i) => (a[i] = Number(v)));
       return A.makeData({ ...base, type: t, data } as never);
     }
-    case DuckDBTypeId.BIGINT: case DuckDBTypeId.UBIGINT: {
-      const data = fixed(values, duck.typeId === DuckDBTypeId.BIGINT ? new BigInt64Array(n) : new BigUint64Array(n), (a, v, i) => (a[i] = v as bigint));
+    case DuckDBTypeId.BIGINT:
+    case DuckDBTypeId.UBIGINT: {
+      const data = fixed(
+        values,
+        duck.typeId === DuckDBTypeId.BIGINT ? new BigInt64Array(n) : new BigUint64Array(n),
+        (a, v, i) => (a[i] = v as bigint),
+      );
       return A.makeData({ ...base, type: type as A.Int64, data } as never);
     }
-    case DuckDBTypeId.HUGEINT: case DuckDBTypeId.DECIMAL: {
-      const data = fixed(values, new Uint32Array(n * 4), (a, v, i) => putInt128(a, i, typeof v === 'bigint' ? v : (v as DuckDBDecimalValue).value));
+    case DuckDBTypeId.HUGEINT:
+    case DuckDBTypeId.DECIMAL: {
+      const data = fixed(values, new Uint32Array(n * 4), (a, v, i) =>
+        putInt128(a, i, typeof v === 'bigint' ? v : (v as DuckDBDecimalValue).value),
+      );
       return A.makeData({ ...base, type: type as A.Decimal, data });
     }
     case DuckDBTypeId.DATE: {
       const data = fixed(values, new Int32Array(n), (a, v, i) => (a[i] = (v as DuckDBDateValue).days));
       return A.makeData({ ...base, type: type as A.DateDay, data });
     }
-    case DuckDBTypeId.TIME: case DuckDBTypeId.TIMESTAMP: case DuckDBTypeId.TIMESTAMP_TZ: {
-      const data = fixed(values, new BigInt64Array(n), (a, v, i) => (a[i] = (v as DuckDBTimestampValue | DuckDBTimestampTZValue | DuckDBTimeValue).micros));
+    case DuckDBTypeId.TIME:
+    case DuckDBTypeId.TIMESTAMP:
+    case DuckDBTypeId.TIMESTAMP_TZ: {
+      const data = fixed(
+        values,
+        new BigInt64Array(n),
+        (a, v, i) => (a[i] = (v as DuckDBTimestampValue | DuckDBTimestampTZValue | DuckDBTimeValue).micros),
+      );
       return A.makeData({ ...base, type: type as A.TimestampMicrosecond, data } as never);
     }
-    case DuckDBTypeId.TIMESTAMP_S: case DuckDBTypeId.TIMESTAMP_MS: case DuckDBTypeId.TIMESTAMP_NS: {
+    case DuckDBTypeId.TIMESTAMP_S:
+    case DuckDBTypeId.TIMESTAMP_MS:
+    case DuckDBTypeId.TIMESTAMP_NS: {
       // each in its own unit, as DuckDB holds it
-      const ticks = (v: object) => ('seconds' in v ? v.seconds : 'millis' in v ? v.millis : (v as { nanos: bigint }).nanos) as bigint;
+      const ticks = (v: object) =>
+        ('seconds' in v ? v.seconds : 'millis' in v ? v.millis : (v as { nanos: bigint }).nanos) as bigint;
       const data = fixed(values, new BigInt64Array(n), (a, v, i) => (a[i] = ticks(v as object)));
       return A.makeData({ ...base, type: type as A.TimestampSecond, data } as never);
     }
@@ -138,13 +188,19 @@ export function arrowData(type: A.DataType, duck: DuckDBType, values: readonly D
     case DuckDBTypeId.STRUCT: {
       const t = type as A.Struct;
       const children = duck.entryNames.map((name, k) =>
-        arrowData(t.children[k].type, duck.entryTypes[k], values.map((v) => (v === null ? null : (v as DuckDBStructValue).entries[name] ?? null))),
+        arrowData(
+          t.children[k].type,
+          duck.entryTypes[k],
+          values.map((v) => (v === null ? null : ((v as DuckDBStructValue).entries[name] ?? null))),
+        ),
       );
       return A.makeData({ ...base, type: t, children });
     }
     default: {
       const encoder = new TextEncoder();
-      const parts = values.map((v) => (v === null ? new Uint8Array(0) : encoder.encode(typeof v === 'string' ? v : String(v))));
+      const parts = values.map((v) =>
+        v === null ? new Uint8Array(0) : encoder.encode(typeof v === 'string' ? v : String(v)),
+      );
       return A.makeData({ ...base, type: type as A.Utf8, ...concat(parts) });
     }
   }
@@ -166,7 +222,10 @@ export function chunkToBatch(schema: A.Schema, types: readonly DuckDBType[], chu
 }
 
 /** Streams a result as Arrow IPC (the stream format) into `write`, chunk by chunk; returns the rows written. */
-export async function writeArrowStream(result: DuckDBResult, write: (bytes: Uint8Array) => Promise<void>): Promise<number> {
+export async function writeArrowStream(
+  result: DuckDBResult,
+  write: (bytes: Uint8Array) => Promise<void>,
+): Promise<number> {
   const types = result.columnTypes();
   const schema = arrowSchema(result.columnNames(), types);
   const writer = new A.RecordBatchStreamWriter();
@@ -177,7 +236,11 @@ export async function writeArrowStream(result: DuckDBResult, write: (bytes: Uint
   let rows = 0;
   try {
     writer.reset(undefined, schema);
-    for (let chunk = await result.fetchChunk(); chunk !== null && chunk.rowCount > 0; chunk = await result.fetchChunk()) {
+    for (
+      let chunk = await result.fetchChunk();
+      chunk !== null && chunk.rowCount > 0;
+      chunk = await result.fetchChunk()
+    ) {
       writer.write(chunkToBatch(schema, types, chunk));
       rows += chunk.rowCount;
     }

@@ -21,7 +21,8 @@ export function commit(temp: string, target: string): void {
 
 /** Removes a temporary file and what DuckDB may have put beside it (WAL, spill folder). */
 export function discard(temp: string): void {
-  for (const path of [temp, `${temp}.wal`, `${temp}.tmp`, `${temp}.spill`]) rmSync(path, { recursive: true, force: true });
+  for (const path of [temp, `${temp}.wal`, `${temp}.tmp`, `${temp}.spill`])
+    rmSync(path, { recursive: true, force: true });
 }
 
 /** Removes temporary leftovers of `target` whose writing process is gone. */

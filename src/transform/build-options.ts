@@ -18,7 +18,10 @@ export const SegmentThresholds = z
     /** dormant: last activity within this many days (but not active); churned beyond it. */
     dormantDays: z.number().int().positive().default(90),
   })
-  .refine((t) => t.activeDays <= t.dormantDays, { message: 'the active window must not exceed the dormant one (--dormant-days)', path: ['activeDays'] });
+  .refine((t) => t.activeDays <= t.dormantDays, {
+    message: 'the active window must not exceed the dormant one (--dormant-days)',
+    path: ['activeDays'],
+  });
 export type SegmentThresholds = z.infer<typeof SegmentThresholds>;
 
 const isoDay = z.string().refine(isRealDay, 'expected a real calendar date');
@@ -30,7 +33,10 @@ export const BuildOptions = z.object({
   asOf: isoDay.optional(),
   segments: SegmentThresholds.optional(),
   /** DuckDB memory limit for the build, e.g. "1GB"; beyond it DuckDB spills to disk. */
-  memoryLimit: z.string().regex(/^\d+(\.\d+)?\s*[KMGT]i?B$/i, 'expected a size such as 1GB').default('1GB'),
+  memoryLimit: z
+    .string()
+    .regex(/^\d+(\.\d+)?\s*[KMGT]i?B$/i, 'expected a size such as 1GB')
+    .default('1GB'),
 });
 export type BuildOptions = z.input<typeof BuildOptions>;
 export type CheckedBuildOptions = z.infer<typeof BuildOptions> & { asOf: string; segments: SegmentThresholds };
@@ -49,14 +55,19 @@ export function checkBuildOptions(input: BuildOptions): CheckedBuildOptions {
     const issue = parsed.error.issues[0];
     const path = issue.path.join('.');
     const value = issue.path.reduce<unknown>((v, k) => (v as Record<PropertyKey, unknown> | undefined)?.[k], input);
-    throw new ConfigError(`${FLAG_NAMES[path] ?? `build option ${path || '(options)'}`}=${JSON.stringify(value)} is invalid: ${issue.message}`);
+    throw new ConfigError(
+      `${FLAG_NAMES[path] ?? `build option ${path || '(options)'}`}=${JSON.stringify(value)} is invalid: ${issue.message}`,
+    );
   }
   const asOf = parsed.data.asOf ?? todayUtc();
   return { ...parsed.data, asOf, segments: parsed.data.segments ?? SegmentThresholds.parse({}) };
 }
 
 /** Sets the variables models may read (`getvariable('as_of')`, the segment thresholds). */
-export async function setModelVariables(conn: DuckDBConnection, options: { asOf: string; segments: SegmentThresholds }): Promise<void> {
+export async function setModelVariables(
+  conn: DuckDBConnection,
+  options: { asOf: string; segments: SegmentThresholds },
+): Promise<void> {
   const vars: Record<string, string> = {
     as_of: `DATE ${str(options.asOf)}`,
     segment_new_days: String(options.segments.newDays),

@@ -35,7 +35,10 @@ export interface BuildResult {
 export const warehousePath = (outDir: string): string => join(resolve(outDir), 'warehouse.duckdb');
 
 /** `onStep` hears of each step as it ends (progress for the CLI). */
-export async function buildWarehouse(input: BuildOptions, hooks: { onStep?: (step: StepResult) => void } = {}): Promise<BuildResult> {
+export async function buildWarehouse(
+  input: BuildOptions,
+  hooks: { onStep?: (step: StepResult) => void } = {},
+): Promise<BuildResult> {
   const options = checkBuildOptions(input);
   const outDir = resolve(options.outDir);
   const project = readProject(options.sqlDir ? resolve(options.sqlDir) : DEFAULT_SQL_DIR);
@@ -76,13 +79,22 @@ export async function buildWarehouse(input: BuildOptions, hooks: { onStep?: (ste
     await setModelVariables(conn, options);
     const started = Date.now();
     const lake = await createLakeViews(conn, join(outDir, 'lake'));
-    const lakeStep: StepResult = { name: 'lake views', kind: 'lake', status: 'success', rows: lake.reduce((n, v) => n + v.files, 0), ms: Date.now() - started };
+    const lakeStep: StepResult = {
+      name: 'lake views',
+      kind: 'lake',
+      status: 'success',
+      rows: lake.reduce((n, v) => n + v.files, 0),
+      ms: Date.now() - started,
+    };
     hooks.onStep?.(lakeStep);
     await createCloseTables(conn, outDir);
     const sources = [...lakeViewNames(), ...CLOSE_TABLES];
     const graph = await resolveGraph(conn, project, sources);
     const tests = collectTests(graph.models, graph.tests);
-    const steps = [lakeStep, ...(await runModels(conn, graph.models, tests, { runTests: true, lakeViews: sources, onStep: hooks.onStep }))];
+    const steps = [
+      lakeStep,
+      ...(await runModels(conn, graph.models, tests, { runTests: true, lakeViews: sources, onStep: hooks.onStep })),
+    ];
     let ok = steps.every((s) => s.status !== 'error');
     const marts = graph.models.filter((m) => m.layer === 'marts');
     if (ok) {
@@ -99,12 +111,25 @@ export async function buildWarehouse(input: BuildOptions, hooks: { onStep?: (ste
       committed = true;
       for (const e of exports) commit(e.temp, e.target);
       writeDictionary(join(outDir, 'docs', 'models.md'), docs);
-      const swap: StepResult = { name: 'warehouse swap', kind: 'swap', status: 'success', rows: null, ms: Date.now() - swapStarted };
+      const swap: StepResult = {
+        name: 'warehouse swap',
+        kind: 'swap',
+        status: 'success',
+        rows: null,
+        ms: Date.now() - swapStarted,
+      };
       steps.push(swap);
       hooks.onStep?.(swap);
     }
     const error = steps.find((s) => s.status === 'error')?.error;
-    return { ok, asOf: options.asOf, warehouse: target, marts: ok ? exports.map((e) => e.target) : [], steps, ...(error ? { error } : {}) };
+    return {
+      ok,
+      asOf: options.asOf,
+      warehouse: target,
+      marts: ok ? exports.map((e) => e.target) : [],
+      steps,
+      ...(error ? { error } : {}),
+    };
   } finally {
     close();
     if (!committed) discard(temp);
@@ -131,7 +156,8 @@ function writablePath(file: string): { path: string; release: () => void } {
       try {
         if (existsSync(elsewhere)) copyFileSync(elsewhere, file);
       } finally {
-        for (const f of [elsewhere, `${elsewhere}.wal`, `${elsewhere}.spill`]) rmSync(f, { recursive: true, force: true });
+        for (const f of [elsewhere, `${elsewhere}.wal`, `${elsewhere}.spill`])
+          rmSync(f, { recursive: true, force: true });
       }
     },
   };
@@ -163,10 +189,25 @@ async function exportMarts(
     }
     try {
       exports.push({ temp, target });
-      await conn.run(`COPY (SELECT * FROM ${id(mart.name)}) TO ${str(temp)} (FORMAT parquet, COMPRESSION zstd, COMPRESSION_LEVEL 1)`);
-      push({ name, kind: 'export', status: 'success', rows: await countRows(conn, mart.name), ms: Date.now() - started });
+      await conn.run(
+        `COPY (SELECT * FROM ${id(mart.name)}) TO ${str(temp)} (FORMAT parquet, COMPRESSION zstd, COMPRESSION_LEVEL 1)`,
+      );
+      push({
+        name,
+        kind: 'export',
+        status: 'success',
+        rows: await countRows(conn, mart.name),
+        ms: Date.now() - started,
+      });
     } catch (err) {
-      push({ name, kind: 'export', status: 'error', rows: null, ms: Date.now() - started, error: `export of ${name} failed: ${firstLine(err)}` });
+      push({
+        name,
+        kind: 'export',
+        status: 'error',
+        rows: null,
+        ms: Date.now() - started,
+        error: `export of ${name} failed: ${firstLine(err)}`,
+      });
     }
   }
   return steps;

@@ -34,22 +34,48 @@ export async function createCloseTables(conn: DuckDBConnection, outDir: string |
   for (const r of inForce) {
     const month = `${r.month}-01`;
     await conn.run(`INSERT INTO close_records VALUES ($g, $m::DATE, $at::TIMESTAMPTZ, $by, $forced, $seq, $hash)`, {
-      g: r.organisation_group_id, m: month, at: r.at, by: r.by, forced: r.forced, seq: r.seq, hash: r.hash,
+      g: r.organisation_group_id,
+      m: month,
+      at: r.at,
+      by: r.by,
+      forced: r.forced,
+      seq: r.seq,
+      hash: r.hash,
     });
     const figures = r.figures as FrozenFigures;
     const credit = figures.section.credit;
     if (credit) {
-      await conn.run(`INSERT INTO close_credit VALUES ($g, $m::DATE, $u::BIGINT, $a::${MONEY}, $gr::${MONEY}, $s::${MONEY}, $e::${MONEY})`, {
-        g: r.organisation_group_id, m: month, u: credit.users, a: credit.available, gr: credit.granted, s: credit.spent, e: credit.expired,
-      });
+      await conn.run(
+        `INSERT INTO close_credit VALUES ($g, $m::DATE, $u::BIGINT, $a::${MONEY}, $gr::${MONEY}, $s::${MONEY}, $e::${MONEY})`,
+        {
+          g: r.organisation_group_id,
+          m: month,
+          u: credit.users,
+          a: credit.available,
+          gr: credit.granted,
+          s: credit.spent,
+          e: credit.expired,
+        },
+      );
     }
     for (const c of figures.section.currencies) {
       for (const s of c.byStatus) {
-        await conn.run(`INSERT INTO close_figures VALUES ($g, $m::DATE, $cur, $st, $o::BIGINT, $f::${MONEY}, $p::${MONEY}, $cr::${MONEY}, $sv::${MONEY}, $r::${MONEY})`, {
-          // "" is how the report shows a missing currency or status: back to NULL, as in revenue_monthly
-          g: r.organisation_group_id, m: month, cur: c.currency === '' ? null : c.currency, st: s.status === '' ? null : s.status,
-          o: s.values.orders, f: s.values.face_value, p: s.values.order_total_paid, cr: s.values.order_credit, sv: s.values.order_saving, r: s.values.group_revenue,
-        });
+        await conn.run(
+          `INSERT INTO close_figures VALUES ($g, $m::DATE, $cur, $st, $o::BIGINT, $f::${MONEY}, $p::${MONEY}, $cr::${MONEY}, $sv::${MONEY}, $r::${MONEY})`,
+          {
+            // "" is how the report shows a missing currency or status: back to NULL, as in revenue_monthly
+            g: r.organisation_group_id,
+            m: month,
+            cur: c.currency === '' ? null : c.currency,
+            st: s.status === '' ? null : s.status,
+            o: s.values.orders,
+            f: s.values.face_value,
+            p: s.values.order_total_paid,
+            cr: s.values.order_credit,
+            sv: s.values.order_saving,
+            r: s.values.group_revenue,
+          },
+        );
       }
     }
   }
@@ -64,11 +90,15 @@ export async function createCloseTables(conn: DuckDBConnection, outDir: string |
  * everything); a run killed before its manifest has none, and is no row. Needs `lake_credit` and `close_credit`.
  */
 async function loadExtractRuns(conn: DuckDBConnection, outDir: string): Promise<void> {
-  const ids = (await conn.runAndReadAll(
-    `SELECT DISTINCT c._run_id AS run FROM lake_credit AS c JOIN close_credit AS f
+  const ids = (
+    await conn.runAndReadAll(
+      `SELECT DISTINCT c._run_id AS run FROM lake_credit AS c JOIN close_credit AS f
        ON CAST(c.organisation_group_id AS BIGINT) = f.organisation_group_id AND CAST(c._snapshot_date AS DATE) < f.month + INTERVAL 1 MONTH
      WHERE c._run_id IS NOT NULL`,
-  )).getRowObjectsJS().map((r) => String(r.run));
+    )
+  )
+    .getRowObjectsJS()
+    .map((r) => String(r.run));
   for (const id of ids) {
     let path: string;
     try {
@@ -88,6 +118,9 @@ async function loadExtractRuns(conn: DuckDBConnection, outDir: string): Promise<
       continue; // written atomically, so never half a file; anything else is not an extract manifest
     }
     if (typeof finishedAt !== 'string' || Number.isNaN(Date.parse(finishedAt))) continue;
-    await conn.run(`INSERT INTO extract_runs VALUES ($id, $at::TIMESTAMPTZ)`, { id, at: new Date(finishedAt).toISOString() });
+    await conn.run(`INSERT INTO extract_runs VALUES ($id, $at::TIMESTAMPTZ)`, {
+      id,
+      at: new Date(finishedAt).toISOString(),
+    });
   }
 }

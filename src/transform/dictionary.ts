@@ -46,7 +46,9 @@ export async function modelDocs(conn: DuckDBConnection, models: Node[], tests: D
     materialized: materialization(m),
     dependsOn: m.dependsOn,
     tests: tests.filter((t) => t.model === m.name).map((t) => t.name.replace(`${m.name} · `, '')),
-    columns: (columns.get(m.name) ?? []).map((c) => (m.header.columns[c.name] ? { ...c, description: m.header.columns[c.name] } : c)),
+    columns: (columns.get(m.name) ?? []).map((c) =>
+      m.header.columns[c.name] ? { ...c, description: m.header.columns[c.name] } : c,
+    ),
   }));
 }
 
@@ -62,12 +64,20 @@ export function renderMarkdown(docs: ModelDoc[]): string {
   for (const d of docs) {
     out.push(`## ${d.name}`, '');
     if (d.description) out.push(d.description, '');
-    out.push(`- layer: ${d.layer} (${d.materialized}${d.materialized === 'ephemeral' ? ': built and dropped by each build, not in the warehouse' : ''}), file: \`${d.file}\``);
+    out.push(
+      `- layer: ${d.layer} (${d.materialized}${d.materialized === 'ephemeral' ? ': built and dropped by each build, not in the warehouse' : ''}), file: \`${d.file}\``,
+    );
     if (d.grain) out.push(`- grain: ${d.grain}`);
     if (d.key.length) out.push(`- key: ${d.key.join(', ')}`);
     out.push(`- depends on: ${d.dependsOn.join(', ') || '(nothing)'}`);
     if (d.tests.length) out.push(`- tests: ${d.tests.join('; ')}`);
-    out.push('', '| column | type | meaning |', '|---|---|---|', ...d.columns.map((c) => `| ${c.name} | ${c.type} | ${(c.description ?? '').replace(/\|/g, '\\|')} |`), '');
+    out.push(
+      '',
+      '| column | type | meaning |',
+      '|---|---|---|',
+      ...d.columns.map((c) => `| ${c.name} | ${c.type} | ${(c.description ?? '').replace(/\|/g, '\\|')} |`),
+      '',
+    );
   }
   return out.join('\n');
 }
@@ -75,10 +85,13 @@ export function renderMarkdown(docs: ModelDoc[]): string {
 /** The lake's files as readers see them (README, "What it writes"; docs/analysts.md, "The lake"). */
 function lakeLayout(): string[] {
   const files: Record<string, string> = {
-    orders: 'one file per group and closed month (`month-YYYY-MM.g<N>.parquet`, sorted by order_date, order_id); the open month: its settled days in `month-YYYY-MM.upto-<day>.g<N>.parquet`, the lookback days in `day-YYYY-MM-DD.parquet`',
+    orders:
+      'one file per group and closed month (`month-YYYY-MM.g<N>.parquet`, sorted by order_date, order_id); the open month: its settled days in `month-YYYY-MM.upto-<day>.g<N>.parquet`, the lookback days in `day-YYYY-MM-DD.parquet`',
     credit: 'refresh batches `part-<run>-<n>.parquet`; a closed month compacted into one `month-YYYY-MM.g<N>.parquet`',
-    interactions: 'refresh batches `part-<run>-<n>.parquet`; a closed month compacted into one `month-YYYY-MM.g<N>.parquet`',
-    order_versions: 'appended history batches `part-<run>-<n>.parquet` (order_date a column); a closed month compacted into one `month-YYYY-MM.g<N>.parquet`, every version kept',
+    interactions:
+      'refresh batches `part-<run>-<n>.parquet`; a closed month compacted into one `month-YYYY-MM.g<N>.parquet`',
+    order_versions:
+      'appended history batches `part-<run>-<n>.parquet` (order_date a column); a closed month compacted into one `month-YYYY-MM.g<N>.parquet`, every version kept',
     redemption_stats: 'one file per group and month window',
     users: 'one snapshot file per group and day; kept: the last 14 days and the last of each earlier month',
   };
@@ -94,7 +107,10 @@ function lakeLayout(): string[] {
     '',
     '| stream | path partitions | columns | files |',
     '|---|---|---|---|',
-    ...LAKE_STREAMS.map((s) => `| ${s.name} | ${s.partitions.map((p) => p.name).join(', ')} | ${s.columns.length} | ${(files[s.name] ?? 'one snapshot file per partition').replace(/\|/g, '\\|')} |`),
+    ...LAKE_STREAMS.map(
+      (s) =>
+        `| ${s.name} | ${s.partitions.map((p) => p.name).join(', ')} | ${s.columns.length} | ${(files[s.name] ?? 'one snapshot file per partition').replace(/\|/g, '\\|')} |`,
+    ),
     '',
   ];
 }

@@ -20,7 +20,10 @@ export class LakeReadError extends UserFacingError {
 /** The warehouse cannot be read: not built yet, or built by an incompatible DuckDB. */
 export class WarehouseMissingError extends UserFacingError {
   constructor(path: string) {
-    super(`no warehouse at ${path}: run \`perks build\` first (or set PERKS_OUTPUT to the output folder that holds it)`, ExitCode.config);
+    super(
+      `no warehouse at ${path}: run \`perks build\` first (or set PERKS_OUTPUT to the output folder that holds it)`,
+      ExitCode.config,
+    );
     this.name = 'WarehouseMissingError';
   }
 }

@@ -23,12 +23,25 @@ export interface ExportTarget {
 }
 
 /** Runs `sql` read-only and writes its last statement's result in `format`; returns the rows written. */
-export async function exportQuery(warehouse: string, sql: string, format: BinaryFormat, target: ExportTarget, options: QueryOptions = {}): Promise<number> {
-  const temp = target.file ? join(dirname(target.file), `.${basename(target.file)}.${process.pid}.tmp`) : join(tmpdir(), `perks-sql-${process.pid}.${format}`);
+export async function exportQuery(
+  warehouse: string,
+  sql: string,
+  format: BinaryFormat,
+  target: ExportTarget,
+  options: QueryOptions = {},
+): Promise<number> {
+  const temp = target.file
+    ? join(dirname(target.file), `.${basename(target.file)}.${process.pid}.tmp`)
+    : join(tmpdir(), `perks-sql-${process.pid}.${format}`);
   // before the query runs: a typo in the folder should not cost a long query first
   if (target.file) await access(dirname(target.file), constants.W_OK).catch(cannotWrite(target.file));
   try {
-    const rows = await withReadOnlyQuery(warehouse, sql, (last) => (format === 'arrow' ? arrowTo(last, target, temp) : parquetTo(last, temp)), { ...options, allowedFiles: [temp] });
+    const rows = await withReadOnlyQuery(
+      warehouse,
+      sql,
+      (last) => (format === 'arrow' ? arrowTo(last, target, temp) : parquetTo(last, temp)),
+      { ...options, allowedFiles: [temp] },
+    );
     if (target.file) await rename(temp, target.file).catch(cannotWrite(target.file));
     else if (format === 'parquet') await pipeline(createReadStream(temp), target.stdout, { end: false });
     return rows;
@@ -37,9 +50,11 @@ export async function exportQuery(warehouse: string, sql: string, format: Binary
   }
 }
 
-const cannotWrite = (file: string) => (err: NodeJS.ErrnoException): never => {
-  throw new QueryError(`cannot write ${file}: ${err.code ?? err.message}; choose another --out`);
-};
+const cannotWrite =
+  (file: string) =>
+  (err: NodeJS.ErrnoException): never => {
+    throw new QueryError(`cannot write ${file}: ${err.code ?? err.message}; choose another --out`);
+  };
 
 async function arrowTo(last: LastStatement, target: ExportTarget, temp: string): Promise<number> {
   const result = await last.prepared.stream().catch(failed);
@@ -61,7 +76,8 @@ async function writeOut(out: NodeJS.WritableStream, bytes: Uint8Array): Promise<
 
 /** DuckDB writes the Parquet file itself (its types, row groups, statistics) from the checked SELECT. */
 async function parquetTo(last: LastStatement, temp: string): Promise<number> {
-  if (last.prepared.statementType !== StatementType.SELECT) throw new QueryError('--format parquet needs a SELECT as the last statement (EXPLAIN has no table to write)');
+  if (last.prepared.statementType !== StatementType.SELECT)
+    throw new QueryError('--format parquet needs a SELECT as the last statement (EXPLAIN has no table to write)');
   // The file name is ours (a temporary name), never the user's text; COPY takes no parameter for it.
   const copy = `COPY (\n${last.text}\n) TO '${temp.replaceAll("'", "''")}' (FORMAT parquet, COMPRESSION zstd)`;
   // the checked SELECT is one balanced statement; wrapped, it must still be exactly one COPY

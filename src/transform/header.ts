@@ -84,7 +84,8 @@ export function parseHeader(sql: string, file: string): Header {
 
 function parseColumn(text: string, columns: Record<string, string>, file: string): void {
   const match = /^(\w+):\s*(.+)$/.exec(text);
-  if (!match) throw new ModelGraphError(`${file}: column line "${text}" is not understood; expected "<column>: <what it means>"`);
+  if (!match)
+    throw new ModelGraphError(`${file}: column line "${text}" is not understood; expected "<column>: <what it means>"`);
   columns[match[1]] = columns[match[1]] ? `${columns[match[1]]} ${match[2].trim()}` : match[2].trim();
 }
 

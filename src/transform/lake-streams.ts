@@ -90,32 +90,45 @@ export const LAKE_STREAMS: LakeStream[] = [
   stream('offers', [snapshot], objectColumns(OfferListItem)),
   // Month folders (order_month=YYYY-MM) whose files carry order_date, so a closed month is one file
   // (src/lake/month-layout.ts); a lake of the earlier layout has order_date in the path and no order_month.
-  stream('orders', [group, { name: 'order_month', type: 'VARCHAR' }], [{ name: 'order_date', type: DATE }, ...objectColumns(Order)]),
+  stream(
+    'orders',
+    [group, { name: 'order_month', type: 'VARCHAR' }],
+    [{ name: 'order_date', type: DATE }, ...objectColumns(Order)],
+  ),
   // The order history: each version of an order an extract observed (new or changed), appended, never replaced.
   // Month folders like orders (a lake of the earlier layout has order_date in the path).
-  stream('order_versions', [group, { name: 'order_month', type: 'VARCHAR' }], [{ name: 'order_date', type: DATE }, ...objectColumns(OrderVersion)]),
-  stream('redemption_stats', [group, { name: 'window_start', type: DATE }], [
-    ...objectColumns(RedemptionStatsItem),
-    { name: 'window_end', type: DATE },
-  ]),
+  stream(
+    'order_versions',
+    [group, { name: 'order_month', type: 'VARCHAR' }],
+    [{ name: 'order_date', type: DATE }, ...objectColumns(OrderVersion)],
+  ),
+  stream(
+    'redemption_stats',
+    [group, { name: 'window_start', type: DATE }],
+    [...objectColumns(RedemptionStatsItem), { name: 'window_end', type: DATE }],
+  ),
   // Refresh batches in month folders too (_snapshot_month=YYYY-MM), the refresh day a column.
   stream('credit', [group, snapshotMonth], [snapshot, { name: 'user_id', type: BIGINT }, ...objectColumns(UserCredit)]),
   stream('interactions', [group, snapshotMonth], [snapshot, ...objectColumns(Interaction)]),
   // The write-back ledger has no API resource: its columns are the contract's.
-  stream('writeback_ledger', [group, snapshot], [
-    { name: 'interaction_id', type: BIGINT },
-    { name: 'kind', type: 'VARCHAR' },
-    { name: 'identifier', type: 'VARCHAR' },
-    { name: 'identifier_value', type: 'VARCHAR' },
-    { name: 'interaction_type', type: 'VARCHAR' },
-    { name: 'interaction_at', type: 'TIMESTAMPTZ' },
-    // not in the contract's table, but written by the write-back (what was sent): typed even with no files
-    { name: 'interaction_details', type: 'JSON' },
-    { name: 'status', type: 'VARCHAR' },
-    { name: 'http_status', type: BIGINT },
-    { name: 'message', type: 'VARCHAR' },
-    { name: 'attempted_at', type: 'TIMESTAMPTZ' },
-  ]),
+  stream(
+    'writeback_ledger',
+    [group, snapshot],
+    [
+      { name: 'interaction_id', type: BIGINT },
+      { name: 'kind', type: 'VARCHAR' },
+      { name: 'identifier', type: 'VARCHAR' },
+      { name: 'identifier_value', type: 'VARCHAR' },
+      { name: 'interaction_type', type: 'VARCHAR' },
+      { name: 'interaction_at', type: 'TIMESTAMPTZ' },
+      // not in the contract's table, but written by the write-back (what was sent): typed even with no files
+      { name: 'interaction_details', type: 'JSON' },
+      { name: 'status', type: 'VARCHAR' },
+      { name: 'http_status', type: BIGINT },
+      { name: 'message', type: 'VARCHAR' },
+      { name: 'attempted_at', type: 'TIMESTAMPTZ' },
+    ],
+  ),
 ];
 
 /** The view name a model uses for a raw stream: `lake_<stream>`. */

@@ -36,10 +36,15 @@ export async function createLakeViews(conn: DuckDBConnection, lakeDir: string | 
     const files = lakeDir === null ? 0 : countParquet(dir);
     const view = lakeViewName(stream.name);
     try {
-      const body = files === 0 ? emptyRelation(stream) : await typedScan(conn, stream, `${basename(resolve(lakeDir!))}/${stream.name}`);
+      const body =
+        files === 0
+          ? emptyRelation(stream)
+          : await typedScan(conn, stream, `${basename(resolve(lakeDir!))}/${stream.name}`);
       await conn.run(`CREATE OR REPLACE VIEW ${id(view)} AS ${body}`);
     } catch (err) {
-      throw new LakeReadError(`the lake stream ${stream.name} (${dir}) cannot be read: ${firstLine(err)}${repairHint(dirname(resolve(lakeDir!)), stream.name, dir)}`);
+      throw new LakeReadError(
+        `the lake stream ${stream.name} (${dir}) cannot be read: ${firstLine(err)}${repairHint(dirname(resolve(lakeDir!)), stream.name, dir)}`,
+      );
     }
     views.push({ view, stream: stream.name, files });
   }
@@ -50,7 +55,10 @@ export async function createLakeViews(conn: DuckDBConnection, lakeDir: string | 
 export function repairHint(outDir: string, stream: string, dir: string): string {
   const damaged = damagedFiles(dir);
   if (!damaged.length) return '';
-  const more = damaged.length > 1 ? ` (and ${damaged.length - 1} more damaged files of ${stream}; the next \`perks extract\` re-extracts every damaged window)` : '';
+  const more =
+    damaged.length > 1
+      ? ` (and ${damaged.length - 1} more damaged files of ${stream}; the next \`perks extract\` re-extracts every damaged window)`
+      : '';
   return `; damaged: ${damaged[0]}; repair: ${repairCommand(outDir, stream, damaged[0])}${more}`;
 }
 
@@ -79,7 +87,10 @@ function emptyRelation(stream: LakeStream): string {
  */
 export async function useOutputDir(conn: DuckDBConnection, outDir: string): Promise<void> {
   const dir = resolve(outDir);
-  if (dir.includes(',')) throw new ConfigError(`the output directory ${JSON.stringify(dir)} has a comma in its name, which DuckDB cannot search: choose another PERKS_OUTPUT`);
+  if (dir.includes(','))
+    throw new ConfigError(
+      `the output directory ${JSON.stringify(dir)} has a comma in its name, which DuckDB cannot search: choose another PERKS_OUTPUT`,
+    );
   await conn.run('SET file_search_path = $dir', { dir });
 }
 

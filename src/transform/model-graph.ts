@@ -26,7 +26,9 @@ const rank = (layer: string) => {
 
 /** Table names a SELECT reads (lower-cased), minus its own CTE names. */
 export async function tableReferences(conn: DuckDBConnection, sql: string, file: string): Promise<string[]> {
-  const reader = await conn.runAndReadAll('SELECT json_serialize_sql($sql::VARCHAR) AS ast', { sql: stripTrailingSemicolon(sql) });
+  const reader = await conn.runAndReadAll('SELECT json_serialize_sql($sql::VARCHAR) AS ast', {
+    sql: stripTrailingSemicolon(sql),
+  });
   const ast = JSON.parse(String(reader.getRowObjectsJson()[0].ast)) as Record<string, unknown>;
   if (ast.error) {
     const message = String(ast.error_message ?? 'cannot be parsed');

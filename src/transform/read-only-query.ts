@@ -18,7 +18,13 @@ import { existsSync } from 'node:fs';
 import { dirname, join, resolve, sep } from 'node:path';
 import { ExitCode, UserFacingError } from '../shared/exit-codes.js';
 import { repairHint, useOutputDir } from './lake-views.js';
-import { DuckDBInstance, listValue, StatementType, type DuckDBConnection, type DuckDBPreparedStatement } from '@duckdb/node-api';
+import {
+  DuckDBInstance,
+  listValue,
+  StatementType,
+  type DuckDBConnection,
+  type DuckDBPreparedStatement,
+} from '@duckdb/node-api';
 import { firstLine, QueryError, WarehouseMissingError } from './errors.js';
 
 export interface QueryResult {
@@ -29,15 +35,26 @@ export interface QueryResult {
 
 /** Table or scalar functions that change the session or write files, though called from a SELECT. */
 const SIDE_EFFECTS = new Set([
-  'enable_logging', 'disable_logging', 'truncate_duckdb_logs', 'write_log',
-  'enable_profiling', 'disable_profiling', 'enable_peg_parser', 'disable_peg_parser',
-  'checkpoint', 'force_checkpoint',
+  'enable_logging',
+  'disable_logging',
+  'truncate_duckdb_logs',
+  'write_log',
+  'enable_profiling',
+  'disable_profiling',
+  'enable_peg_parser',
+  'disable_peg_parser',
+  'checkpoint',
+  'force_checkpoint',
   // they run SQL text or a serialised plan the check cannot see
-  'query', 'query_table', 'json_execute_serialized_sql',
+  'query',
+  'query_table',
+  'json_execute_serialized_sql',
 ]);
 
 const refused = (what: string) =>
-  new QueryError(`the warehouse is read-only here: ${what} is refused (\`perks build\` rebuilds it; query it with SELECT)`);
+  new QueryError(
+    `the warehouse is read-only here: ${what} is refused (\`perks build\` rebuilds it; query it with SELECT)`,
+  );
 
 /** The output directory of the query under way (for naming a damaged file's repair). */
 let outDirOfQuery: string | undefined;
@@ -61,12 +78,18 @@ export function failed(err: unknown): never {
   const line = firstLine(err);
   if (/read-only/i.test(line)) throw refused('a statement that writes');
   if (/^Permission Error/i.test(line) || /disabled by configuration/i.test(line)) {
-    throw new QueryError(`the query reads a file outside the output directory, which is refused (${line.replace(/^Permission Error:\s*/i, '')}); pass ${FILES_ANYWHERE_FLAG} to read files elsewhere`);
+    throw new QueryError(
+      `the query reads a file outside the output directory, which is refused (${line.replace(/^Permission Error:\s*/i, '')}); pass ${FILES_ANYWHERE_FLAG} to read files elsewhere`,
+    );
   }
-  if (/^IO Error|^Invalid Input Error:.*(parquet|magic|footer|too small)|^Serialization Error|^INTERNAL Error/i.test(line)) {
+  if (
+    /^IO Error|^Invalid Input Error:.*(parquet|magic|footer|too small)|^Serialization Error|^INTERNAL Error/i.test(line)
+  ) {
     const stream = /lake[\\/]([a-z_]+)[\\/]/.exec(line)?.[1];
     const hint = stream && outDirOfQuery ? repairHint(outDirOfQuery, stream, join(outDirOfQuery, 'lake', stream)) : '';
-    throw new QueryDataError(`the query could not read its data: ${line}${hint || '; `perks build` names a damaged lake file and the command that repairs it'}`);
+    throw new QueryDataError(
+      `the query could not read its data: ${line}${hint || '; `perks build` names a damaged lake file and the command that repairs it'}`,
+    );
   }
   throw new QueryError(`the query failed: ${line}`);
 }
@@ -83,7 +106,8 @@ function splitStatements(sql: string): string[] {
   while (i < sql.length) {
     const c = sql[i];
     const dollar = c === '$' ? /^\$[A-Za-z_]*\$/.exec(sql.slice(i)) : null;
-    if (c === "'" || c === '"') i = skipTo(c, i + 1); // a doubled quote is two adjacent quoted runs
+    if (c === "'" || c === '"')
+      i = skipTo(c, i + 1); // a doubled quote is two adjacent quoted runs
     else if (sql.startsWith('--', i)) i = skipTo('\n', i);
     else if (sql.startsWith('/*', i)) i = skipTo('*/', i + 2);
     else if (dollar) i = skipTo(dollar[0], i + dollar[0].length);
@@ -118,7 +142,8 @@ function calledFunctions(node: unknown, into: Set<string> = new Set()): Set<stri
 async function checkReading(conn: DuckDBConnection, statement: string): Promise<void> {
   const word = firstWord(statement);
   // EXPLAIN [ANALYZE] [(options)] <select>: the select is what must be read-only
-  const inner = word === 'EXPLAIN' ? body(statement).replace(/^EXPLAIN\s+(ANALY[SZ]E\s+)?(\([^)]*\)\s*)?/i, '') : statement;
+  const inner =
+    word === 'EXPLAIN' ? body(statement).replace(/^EXPLAIN\s+(ANALY[SZ]E\s+)?(\([^)]*\)\s*)?/i, '') : statement;
   const reader = await conn.runAndReadAll('SELECT json_serialize_sql($1::VARCHAR) AS tree', [inner]).catch(failed);
   const tree = JSON.parse(String(reader.getRows()[0][0])) as { error: boolean; statements?: unknown };
   if (tree.error) throw refused(word || 'a statement that is not a SELECT');
@@ -145,13 +170,21 @@ export interface LastStatement {
  * Opens the warehouse read-only, checks every statement of `sql` before any runs, runs all but the last,
  * and hands the last, prepared and SELECT-like, to `read` (rows, an Arrow stream, a Parquet file).
  */
-export async function withReadOnlyQuery<T>(warehouse: string, sql: string, read: (last: LastStatement) => Promise<T>, options: QueryOptions = {}): Promise<T> {
-  if (sql.trim() === '') throw new QueryError('the query is empty: give one SQL statement, e.g. "SELECT * FROM revenue_monthly"');
+export async function withReadOnlyQuery<T>(
+  warehouse: string,
+  sql: string,
+  read: (last: LastStatement) => Promise<T>,
+  options: QueryOptions = {},
+): Promise<T> {
+  if (sql.trim() === '')
+    throw new QueryError('the query is empty: give one SQL statement, e.g. "SELECT * FROM revenue_monthly"');
   if (!existsSync(warehouse)) throw new WarehouseMissingError(warehouse);
   const outDir = dirname(resolve(warehouse));
   outDirOfQuery = outDir;
   const instance = await DuckDBInstance.create(warehouse, { access_mode: 'READ_ONLY' }).catch((err: unknown) => {
-    throw new QueryDataError(`the warehouse ${warehouse} cannot be opened: ${firstLine(err)}; rebuild it with \`perks build\``);
+    throw new QueryDataError(
+      `the warehouse ${warehouse} cannot be opened: ${firstLine(err)}; rebuild it with \`perks build\``,
+    );
   });
   const conn = await instance.connect();
   try {
@@ -165,24 +198,29 @@ export async function withReadOnlyQuery<T>(warehouse: string, sql: string, read:
       // the working directory). DuckDB refuses any path with `..` once external access is off.
       const prefixes = [outDir.endsWith(sep) ? outDir : `${outDir}${sep}`, `lake${sep}`, `marts${sep}`];
       await conn.run('SET allowed_directories = $dirs', { dirs: listValue(prefixes) });
-      if (options.allowedFiles?.length) await conn.run('SET allowed_paths = $files', { files: listValue(options.allowedFiles.map((f) => resolve(f))) });
+      if (options.allowedFiles?.length)
+        await conn.run('SET allowed_paths = $files', { files: listValue(options.allowedFiles.map((f) => resolve(f))) });
       await conn.run('SET enable_external_access = false');
     }
     await conn.run('SET lock_configuration = true'); // no SET/PRAGMA can point a log or a profile at a file, or lift the confinement
     const extracted = await conn.extractStatements(sql).catch((err: unknown) => {
       throw new QueryError(`the query is not valid SQL: ${firstLine(err)}`);
     });
-    if (extracted.count === 0) throw new QueryError('the query is empty: give one SQL statement, e.g. "SELECT * FROM revenue_monthly"');
+    if (extracted.count === 0)
+      throw new QueryError('the query is empty: give one SQL statement, e.g. "SELECT * FROM revenue_monthly"');
     const statements = splitStatements(sql);
-    if (statements.length !== extracted.count) throw new QueryError('the query could not be cut into statements: give one statement at a time');
+    if (statements.length !== extracted.count)
+      throw new QueryError('the query could not be cut into statements: give one statement at a time');
     // every statement is checked before any is prepared or runs: "SELECT 1; DROP …" does nothing
     for (const statement of statements) await checkReading(conn, statement);
     for (const [i, statement] of statements.entries()) {
       // what runs is exactly the text that was checked
       const one = await conn.extractStatements(statement);
-      if (one.count !== 1) throw new QueryError('the query could not be cut into statements: give one statement at a time');
+      if (one.count !== 1)
+        throw new QueryError('the query could not be cut into statements: give one statement at a time');
       const prepared = await one.prepare(0).catch(failed);
-      if (![StatementType.SELECT, StatementType.EXPLAIN].includes(prepared.statementType)) throw refused(StatementType[prepared.statementType]);
+      if (![StatementType.SELECT, StatementType.EXPLAIN].includes(prepared.statementType))
+        throw refused(StatementType[prepared.statementType]);
       if (i === statements.length - 1) return await read({ prepared, text: statement, connection: conn });
       await prepared.runAndReadAll().catch(failed);
     }

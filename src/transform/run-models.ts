@@ -65,7 +65,14 @@ export async function runModels(
         failed ||= !ok;
       } catch (err) {
         failed = true;
-        record({ name: test.name, kind: 'test', status: 'error', rows: null, ms: Date.now() - started, error: `data test ${test.name} could not run: ${firstLine(err)}` });
+        record({
+          name: test.name,
+          kind: 'test',
+          status: 'error',
+          rows: null,
+          ms: Date.now() - started,
+          error: `data test ${test.name} could not run: ${firstLine(err)}`,
+        });
       }
     }
   };
@@ -85,7 +92,14 @@ export async function runModels(
       crashPoint('mid-build');
     } catch (err) {
       failed = true;
-      record({ name: model.name, kind: 'model', status: 'error', rows: null, ms: Date.now() - started, error: `model ${model.name} (${model.file}) failed: ${firstLine(err)}` });
+      record({
+        name: model.name,
+        kind: 'model',
+        status: 'error',
+        rows: null,
+        ms: Date.now() - started,
+        error: `model ${model.name} (${model.file}) failed: ${firstLine(err)}`,
+      });
     }
     await runReadyTests();
   }

@@ -15,7 +15,16 @@ import { UsersInputError } from './errors.js';
 import { checkTransition, TRANSITIONS, type Transition, type LocalView } from './lifecycle.js';
 import { localUser, snapshotBasis, type LocalUser } from './local-state.js';
 
-export const USER_COMMANDS = ['get', 'update', 'deactivate', 'restore', 'login-url', 'anonymise', 'make-known', 'stats'] as const;
+export const USER_COMMANDS = [
+  'get',
+  'update',
+  'deactivate',
+  'restore',
+  'login-url',
+  'anonymise',
+  'make-known',
+  'stats',
+] as const;
 export type UserCommand = (typeof USER_COMMANDS)[number];
 
 const OPERATION: Record<UserCommand, OperationName> = {
@@ -71,7 +80,10 @@ export async function runUserCommand(command: UserCommand, o: ActionOptions): Pr
     if (command in TRANSITIONS && !o.force) checkTransition(command as Transition, local);
   }
   if (o.dryRun) {
-    result.answer = { would_send: `${operations[operation].method} ${operations[operation].path}`, fields: Object.keys(body ?? {}) };
+    result.answer = {
+      would_send: `${operations[operation].method} ${operations[operation].path}`,
+      fields: Object.keys(body ?? {}),
+    };
     return result;
   }
   if (command === 'update' && body && !('email' in body)) body.email = await currentEmail(o);
@@ -79,14 +91,33 @@ export async function runUserCommand(command: UserCommand, o: ActionOptions): Pr
   const basis = local ? local.basis : await snapshotBasis(o.outDir, o.group);
   // The audit names the user by platform id: answers without one (deactivate, restore, login URL) need it looked up once.
   let knownId = o.address.identifier === 'id' ? Number(o.address.value) : local?.id;
-  if (knownId === undefined && (command === 'deactivate' || command === 'restore' || command === 'login-url')) knownId = await idOf(o);
+  if (knownId === undefined && (command === 'deactivate' || command === 'restore' || command === 'login-url'))
+    knownId = await idOf(o);
   let data: unknown;
   try {
-    data = await o.client.call(operation, { group: o.group, path: pathOf(o.address), body: body as never }, { retries: CHANGES.has(command) ? 2 : undefined });
+    data = await o.client.call(
+      operation,
+      { group: o.group, path: pathOf(o.address), body: body as never },
+      { retries: CHANGES.has(command) ? 2 : undefined },
+    );
   } catch (err) {
-    if (!(err instanceof ApiError) || err.transient || err.kind === 'authentication' || err.status === undefined) throw err;
-    if (CHANGES.has(command)) await appendAudit(o.outDir, { actor, command, operation, group: o.group, user_id: knownId, outcome: 'rejected', answer: { status: err.status, message: err.message }, basis });
-    if (err.status === 404) throw new UsersInputError(`${command}: the platform has no user with that ${o.address.identifier}${o.group === undefined ? '' : ` in group ${o.group}`} (404): check the address and --group`);
+    if (!(err instanceof ApiError) || err.transient || err.kind === 'authentication' || err.status === undefined)
+      throw err;
+    if (CHANGES.has(command))
+      await appendAudit(o.outDir, {
+        actor,
+        command,
+        operation,
+        group: o.group,
+        user_id: knownId,
+        outcome: 'rejected',
+        answer: { status: err.status, message: err.message },
+        basis,
+      });
+    if (err.status === 404)
+      throw new UsersInputError(
+        `${command}: the platform has no user with that ${o.address.identifier}${o.group === undefined ? '' : ` in group ${o.group}`} (404): check the address and --group`,
+      );
     throw new UserFacingError(`${command} refused by the platform: ${err.message}`, ExitCode.partial, { cause: err });
   }
   const answer = (data && typeof data === 'object' && !Array.isArray(data) ? data : {}) as Record<string, unknown>;
@@ -107,11 +138,19 @@ export async function runUserCommand(command: UserCommand, o: ActionOptions): Pr
   }
   result.answer = answer;
   if (command === 'anonymise') {
-    if (userId === undefined) throw new UserFacingError('anonymise: the platform did not answer with the user id; forget the user locally with `perks forget --user <id>`', ExitCode.partial);
+    if (userId === undefined)
+      throw new UserFacingError(
+        'anonymise: the platform did not answer with the user id; forget the user locally with `perks forget --user <id>`',
+        ExitCode.partial,
+      );
     const forgot = await forgetUsers(o.outDir, [userId]).catch((err: unknown) => {
       const why = err instanceof Error ? err.message : String(err);
       const code = err instanceof UserFacingError ? err.exitCode : ExitCode.failed;
-      throw new UserFacingError(`anonymise: user ${userId} is anonymised upstream, but forgetting it in ${o.outDir} failed (${why}); run \`perks forget --user ${userId}\` once that is fixed`, code, { cause: err });
+      throw new UserFacingError(
+        `anonymise: user ${userId} is anonymised upstream, but forgetting it in ${o.outDir} failed (${why}); run \`perks forget --user ${userId}\` once that is fixed`,
+        code,
+        { cause: err },
+      );
     });
     result.forgot = { files: forgot.files, rows: forgot.rows, quarantineLines: forgot.quarantineLines };
   }
@@ -120,23 +159,42 @@ export async function runUserCommand(command: UserCommand, o: ActionOptions): Pr
 
 const SETTABLE: Partial<Record<UserCommand, readonly string[]>> = {
   update: ['email', 'UID', 'first_name', 'last_name', 'company_name', 'phone'],
-  'make-known': ['email', 'UID', 'first_name', 'last_name', 'company_name', 'billing_phone', 'billing_email', 'billing_address_line_1', 'billing_address_line_2', 'billing_postcode', 'billing_county', 'billing_country'],
+  'make-known': [
+    'email',
+    'UID',
+    'first_name',
+    'last_name',
+    'company_name',
+    'billing_phone',
+    'billing_email',
+    'billing_address_line_1',
+    'billing_address_line_2',
+    'billing_postcode',
+    'billing_county',
+    'billing_country',
+  ],
 };
 
 /** The request body from the flags, checked with the operation's own declaration. */
 function bodyFor(command: UserCommand, o: ActionOptions): Record<string, unknown> | undefined {
   const settable = SETTABLE[command];
   const set = o.set ?? {};
-  if (!settable && Object.keys(set).length) throw new UsersInputError(`--set is for update and make-known only, not ${command}`);
+  if (!settable && Object.keys(set).length)
+    throw new UsersInputError(`--set is for update and make-known only, not ${command}`);
   const body: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(set)) {
     const field = settable!.find((s) => s.toLowerCase() === k.toLowerCase());
-    if (!field) throw new UsersInputError(`--set ${k}=… is not a field of ${command}; the fields are ${settable!.join(', ')}`);
+    if (!field)
+      throw new UsersInputError(`--set ${k}=… is not a field of ${command}; the fields are ${settable!.join(', ')}`);
     body[field] = v;
   }
-  if (command === 'update' && !Object.keys(body).length) throw new UsersInputError('update: name what to change, e.g. --set first_name=Ada (repeatable)');
+  if (command === 'update' && !Object.keys(body).length)
+    throw new UsersInputError('update: name what to change, e.g. --set first_name=Ada (repeatable)');
   if (command === 'make-known') {
-    if (body.email === undefined) throw new UsersInputError('make-known: the e-mail to make the user known under is required: --set email=<address>');
+    if (body.email === undefined)
+      throw new UsersInputError(
+        'make-known: the e-mail to make the user known under is required: --set email=<address>',
+      );
     if (o.getLogin) body.get_login = true;
   }
   if (command === 'anonymise') body.maintain_uid = o.keepUid === true;
@@ -146,12 +204,17 @@ function bodyFor(command: UserCommand, o: ActionOptions): Record<string, unknown
   }
   if (!Object.keys(body).length) return undefined;
   const schema = operations[OPERATION[command]].body;
-  const probe = schema.safeParse({ ...(command === 'update' && body.email === undefined ? { email: 'probe@example.com' } : {}), ...body });
+  const probe = schema.safeParse({
+    ...(command === 'update' && body.email === undefined ? { email: 'probe@example.com' } : {}),
+    ...body,
+  });
   if (!probe.success) {
     const issue = probe.error.issues[0];
     const field = issue.path.join('.');
     const flag = command === 'stats' ? (field.endsWith('_from') ? '--from' : '--to') : `--set ${field}`;
-    throw new UsersInputError(`${flag} is invalid: ${field === 'email' ? 'expected an e-mail address' : issue.message}`);
+    throw new UsersInputError(
+      `${flag} is invalid: ${field === 'email' ? 'expected an e-mail address' : issue.message}`,
+    );
   }
   return body as BodyOf<'updateUser'>;
 }
@@ -161,7 +224,10 @@ async function idOf(o: ActionOptions): Promise<number> {
   try {
     return (await o.client.call('getUser', { group: o.group, path: pathOf(o.address) })).id;
   } catch (err) {
-    if (err instanceof ApiError && err.status === 404) throw new UsersInputError(`the platform has no user with that ${o.address.identifier}${o.group === undefined ? '' : ` in group ${o.group}`} (404): check the address and --group`);
+    if (err instanceof ApiError && err.status === 404)
+      throw new UsersInputError(
+        `the platform has no user with that ${o.address.identifier}${o.group === undefined ? '' : ` in group ${o.group}`} (404): check the address and --group`,
+      );
     throw err;
   }
 }
@@ -170,6 +236,10 @@ async function idOf(o: ActionOptions): Promise<number> {
 async function currentEmail(o: ActionOptions): Promise<string> {
   if (o.address.identifier === 'email') return o.address.value;
   const user = await o.client.call('getUser', { group: o.group, path: pathOf(o.address) });
-  if (!user.email) throw new UserFacingError('update: the user has no e-mail on the platform (anonymised?): make the user known first, or give one with --set email=…', ExitCode.partial);
+  if (!user.email)
+    throw new UserFacingError(
+      'update: the user has no e-mail on the platform (anonymised?): make the user known first, or give one with --set email=…',
+      ExitCode.partial,
+    );
   return user.email;
 }

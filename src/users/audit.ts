@@ -49,7 +49,11 @@ export function operator(): string {
 
 export async function appendAudit(outDir: string, entry: Omit<AuditEntry, 'at'>): Promise<void> {
   await mkdir(join(outDir, 'audit'), { recursive: true, mode: 0o700 });
-  const line = JSON.stringify({ at: now().toISOString(), ...entry, answer: { ...entry.answer, message: entry.answer.message && auditMessage(entry.answer.message) } });
+  const line = JSON.stringify({
+    at: now().toISOString(),
+    ...entry,
+    answer: { ...entry.answer, message: entry.answer.message && auditMessage(entry.answer.message) },
+  });
   await appendFile(auditPath(outDir), `${line}\n`, { mode: 0o600 });
 }
 

@@ -37,12 +37,17 @@ export async function createOneUser(o: CreateOptions): Promise<ActionResult> {
   const checked = CreateLoginUrlBody.safeParse(body);
   if (!checked.success) {
     const issue = checked.error.issues[0];
-    throw new UsersInputError(`--set ${issue.path.join('.')} is invalid: ${issue.path[0] === 'email' ? 'expected an e-mail address' : issue.message}`);
+    throw new UsersInputError(
+      `--set ${issue.path.join('.')} is invalid: ${issue.path[0] === 'email' ? 'expected an e-mail address' : issue.message}`,
+    );
   }
   const operation = o.loginUrl ? 'createUserWithLoginUrl' : 'createUser';
   const result: ActionResult = { command: 'create', operation, identifier: 'email', dryRun: !!o.dryRun };
   if (o.dryRun) {
-    result.answer = { would_send: `${operations[operation].method} ${operations[operation].path}`, fields: Object.keys(body) };
+    result.answer = {
+      would_send: `${operations[operation].method} ${operations[operation].path}`,
+      fields: Object.keys(body),
+    };
     return result;
   }
   const actor = { client_id: o.clientId, operator: operator() };
@@ -51,18 +56,41 @@ export async function createOneUser(o: CreateOptions): Promise<ActionResult> {
     let user: User | undefined;
     let loginUrl: string | undefined;
     if (o.loginUrl) {
-      const answer = await o.client.call('createUserWithLoginUrl', { group: o.group, body: checked.data }, { retries: 0 });
+      const answer = await o.client.call(
+        'createUserWithLoginUrl',
+        { group: o.group, body: checked.data },
+        { retries: 0 },
+      );
       user = answer.user;
       loginUrl = answer.login_url;
     } else {
       user = await o.client.call('createUser', { group: o.group, body: checked.data }, { retries: 0 });
     }
-    await appendAudit(o.outDir, { actor, command: 'create', operation, group: o.group, user_id: user?.id, outcome: 'ok', answer: { message: 'accepted', user_status: user?.status ?? null }, state_after: 'active', basis });
+    await appendAudit(o.outDir, {
+      actor,
+      command: 'create',
+      operation,
+      group: o.group,
+      user_id: user?.id,
+      outcome: 'ok',
+      answer: { message: 'accepted', user_status: user?.status ?? null },
+      state_after: 'active',
+      basis,
+    });
     result.answer = { ...(user ?? {}), ...(loginUrl === undefined ? {} : { login_url: loginUrl }) };
     return result;
   } catch (err) {
-    if (!(err instanceof ApiError) || err.transient || err.kind === 'authentication' || err.status === undefined) throw err;
-    await appendAudit(o.outDir, { actor, command: 'create', operation, group: o.group, outcome: 'rejected', answer: { status: err.status, message: err.message }, basis });
+    if (!(err instanceof ApiError) || err.transient || err.kind === 'authentication' || err.status === undefined)
+      throw err;
+    await appendAudit(o.outDir, {
+      actor,
+      command: 'create',
+      operation,
+      group: o.group,
+      outcome: 'rejected',
+      answer: { status: err.status, message: err.message },
+      basis,
+    });
     throw new UserFacingError(`create refused by the platform: ${err.message}`, ExitCode.partial, { cause: err });
   }
 }

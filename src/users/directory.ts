@@ -16,7 +16,12 @@ export interface Lookup {
 const PER_PAGE = 100;
 const CHUNK = 100;
 
-export async function usersByEmail(client: PerksClient, group: number | undefined, emails: string[], progress: (done: number, total: number) => void = () => undefined): Promise<Lookup> {
+export async function usersByEmail(
+  client: PerksClient,
+  group: number | undefined,
+  emails: string[],
+  progress: (done: number, total: number) => void = () => undefined,
+): Promise<Lookup> {
   const wanted = new Set(emails.map((e) => e.toLowerCase()));
   const found = new Map<string, number>();
   let calls = 0;
@@ -27,10 +32,17 @@ export async function usersByEmail(client: PerksClient, group: number | undefine
     calls++;
     if (page.page === 1) {
       const p = page.pagination;
-      pages = p?.last_page ?? (p?.total !== undefined ? Math.ceil(p.total / (p.per_page ?? PER_PAGE)) : page.rawCount < PER_PAGE ? 1 : undefined);
+      pages =
+        p?.last_page ??
+        (p?.total !== undefined
+          ? Math.ceil(p.total / (p.per_page ?? PER_PAGE))
+          : page.rawCount < PER_PAGE
+            ? 1
+            : undefined);
       if (pages === undefined || pages > wanted.size) break;
     }
-    for (const u of page.records) if (u.email && wanted.has(u.email.toLowerCase())) found.set(u.email.toLowerCase(), u.id);
+    for (const u of page.records)
+      if (u.email && wanted.has(u.email.toLowerCase())) found.set(u.email.toLowerCase(), u.id);
     progress(page.page, pages!);
   }
   if (pages !== undefined && pages <= wanted.size) return { found, calls, via: 'list' };
@@ -41,7 +53,10 @@ export async function usersByEmail(client: PerksClient, group: number | undefine
       list.slice(i, i + CHUNK).map(async (email) => {
         calls++;
         try {
-          found.set(email, (await client.call('getUser', { group, path: { identifier: 'email', identifier_value: email } })).id);
+          found.set(
+            email,
+            (await client.call('getUser', { group, path: { identifier: 'email', identifier_value: email } })).id,
+          );
         } catch (err) {
           if (!(err instanceof ApiError && err.status === 404)) throw err;
         }

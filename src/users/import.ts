@@ -48,7 +48,15 @@ export interface ImportResult {
 
 export async function importUsers(file: string, o: ImportOptions): Promise<ImportResult> {
   const parsed = await readImportFile(file);
-  const result: ImportResult = { file, rows: parsed.rows.length + parsed.rejected.length, dryRun: !!o.dryRun, created: [], existing: [], rejected: [...parsed.rejected], calls: { lookups: 0, bulk: 0, single: 0, confirms: 0 } };
+  const result: ImportResult = {
+    file,
+    rows: parsed.rows.length + parsed.rejected.length,
+    dryRun: !!o.dryRun,
+    created: [],
+    existing: [],
+    rejected: [...parsed.rejected],
+    calls: { lookups: 0, bulk: 0, single: 0, confirms: 0 },
+  };
   if (o.dryRun) {
     const n = parsed.rows.length;
     // at most: a listing's first page, then one look-up per row (when the listing would cost more)
@@ -61,7 +69,12 @@ export async function importUsers(file: string, o: ImportOptions): Promise<Impor
   const actor = { client_id: o.clientId, operator: operator() };
 
   // 1. Who exists already (any state: the platform rejects creating them).
-  const before = await usersByEmail(o.client, o.group, parsed.rows.map((r) => r.body.email), (d, t) => progress('look up', d, t));
+  const before = await usersByEmail(
+    o.client,
+    o.group,
+    parsed.rows.map((r) => r.body.email),
+    (d, t) => progress('look up', d, t),
+  );
   result.calls.lookups += before.calls;
   const toCreate: ImportRow[] = [];
   for (const row of parsed.rows) {
@@ -77,12 +90,34 @@ export async function importUsers(file: string, o: ImportOptions): Promise<Impor
     const lines = { users: batch.length };
     try {
       result.calls.bulk++;
-      await o.client.call('bulkCreateUsers', { group: o.group, body: { data: batch.map((r) => r.body), ...(o.sendActivationEmail === undefined ? {} : { send_activation_email: o.sendActivationEmail }) } });
-      await audit({ actor, command: 'import', operation: 'bulkCreateUsers', group: o.group, ...lines, outcome: 'ok', answer: { message: 'accepted (202): created asynchronously' } });
+      await o.client.call('bulkCreateUsers', {
+        group: o.group,
+        body: {
+          data: batch.map((r) => r.body),
+          ...(o.sendActivationEmail === undefined ? {} : { send_activation_email: o.sendActivationEmail }),
+        },
+      });
+      await audit({
+        actor,
+        command: 'import',
+        operation: 'bulkCreateUsers',
+        group: o.group,
+        ...lines,
+        outcome: 'ok',
+        answer: { message: 'accepted (202): created asynchronously' },
+      });
       sent.push(...batch);
     } catch (err) {
       if (!(err instanceof ApiError) || err.transient || err.kind === 'authentication') throw err;
-      await audit({ actor, command: 'import', operation: 'bulkCreateUsers', group: o.group, ...lines, outcome: 'rejected', answer: { status: err.status, message: err.message } });
+      await audit({
+        actor,
+        command: 'import',
+        operation: 'bulkCreateUsers',
+        group: o.group,
+        ...lines,
+        outcome: 'rejected',
+        answer: { status: err.status, message: err.message },
+      });
       for (const row of batch) await createOne(o, row, result, actor, basis);
     }
     progress('create', Math.min(i + BULK_SIZE, toCreate.length), toCreate.length);
@@ -92,7 +127,12 @@ export async function importUsers(file: string, o: ImportOptions): Promise<Impor
   let waiting = sent;
   const deadline = Date.now() + (o.confirmWaitMs ?? 30_000);
   for (let round = 0; waiting.length; round++) {
-    const after = await usersByEmail(o.client, o.group, waiting.map((r) => r.body.email), (d, t) => progress('confirm', d, t));
+    const after = await usersByEmail(
+      o.client,
+      o.group,
+      waiting.map((r) => r.body.email),
+      (d, t) => progress('confirm', d, t),
+    );
     result.calls.confirms += after.calls;
     const missing: ImportRow[] = [];
     for (const row of waiting) {
@@ -102,11 +142,25 @@ export async function importUsers(file: string, o: ImportOptions): Promise<Impor
         continue;
       }
       result.created.push({ line: row.line, id });
-      await audit({ actor, command: 'import', operation: 'bulkCreateUsers', group: o.group, user_id: id, outcome: 'ok', answer: { message: 'created (confirmed by reading it back)' }, state_after: 'active' });
+      await audit({
+        actor,
+        command: 'import',
+        operation: 'bulkCreateUsers',
+        group: o.group,
+        user_id: id,
+        outcome: 'ok',
+        answer: { message: 'created (confirmed by reading it back)' },
+        state_after: 'active',
+      });
     }
     if (!missing.length) break;
     if (Date.now() >= deadline) {
-      for (const row of missing) result.rejected.push({ line: row.line, reason: 'the platform accepted it in a bulk call but has not created it (no user with this e-mail): its UID may be taken, or processing is slow; rerun the import later' });
+      for (const row of missing)
+        result.rejected.push({
+          line: row.line,
+          reason:
+            'the platform accepted it in a bulk call but has not created it (no user with this e-mail): its UID may be taken, or processing is slow; rerun the import later',
+        });
       break;
     }
     await sleep(Math.min(1000 * 2 ** round, Math.max(0, deadline - Date.now())));
@@ -118,18 +172,42 @@ export async function importUsers(file: string, o: ImportOptions): Promise<Impor
   return result;
 }
 
-async function createOne(o: ImportOptions, row: ImportRow, result: ImportResult, actor: { client_id: number; operator: string }, basis: string | null): Promise<void> {
+async function createOne(
+  o: ImportOptions,
+  row: ImportRow,
+  result: ImportResult,
+  actor: { client_id: number; operator: string },
+  basis: string | null,
+): Promise<void> {
   result.calls.single++;
-  const body: CreateUserBody = o.sendActivationEmail === undefined ? row.body : { ...row.body, send_activation_email: o.sendActivationEmail };
+  const body: CreateUserBody =
+    o.sendActivationEmail === undefined ? row.body : { ...row.body, send_activation_email: o.sendActivationEmail };
   try {
     // Sent once: a create repeated after a lost answer would be refused as a duplicate of itself.
     const user = await o.client.call('createUser', { group: o.group, body }, { retries: 0 });
     result.created.push({ line: row.line, id: user.id });
-    await appendAudit(o.outDir, { actor, command: 'import', operation: 'createUser', group: o.group, user_id: user.id, outcome: 'ok', answer: { user_status: user.status ?? null }, state_after: 'active', basis });
+    await appendAudit(o.outDir, {
+      actor,
+      command: 'import',
+      operation: 'createUser',
+      group: o.group,
+      user_id: user.id,
+      outcome: 'ok',
+      answer: { user_status: user.status ?? null },
+      state_after: 'active',
+      basis,
+    });
   } catch (err) {
     if (!(err instanceof ApiError) || err.transient || err.kind === 'authentication') throw err;
     result.rejected.push({ line: row.line, reason: `the platform refused it: ${err.message}` });
-    await appendAudit(o.outDir, { actor, command: 'import', operation: 'createUser', group: o.group, outcome: 'rejected', answer: { status: err.status, message: err.message }, basis });
+    await appendAudit(o.outDir, {
+      actor,
+      command: 'import',
+      operation: 'createUser',
+      group: o.group,
+      outcome: 'rejected',
+      answer: { status: err.status, message: err.message },
+      basis,
+    });
   }
 }
-

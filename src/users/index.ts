@@ -1,5 +1,12 @@
 /** User administration over the client: import in bulk, look up, change, offboard, anonymise; paced and audited. */
-export { importUsers, BULK_SIZE, type ImportOptions, type ImportResult, type ImportPhase, type ImportedUser } from './import.js';
+export {
+  importUsers,
+  BULK_SIZE,
+  type ImportOptions,
+  type ImportResult,
+  type ImportPhase,
+  type ImportedUser,
+} from './import.js';
 export { runUserCommand, USER_COMMANDS, type UserCommand, type ActionOptions, type ActionResult } from './actions.js';
 export { addressOf, type Address, type AddressFlags } from './address.js';
 export { appendAudit, readAudit, auditPath, type AuditEntry } from './audit.js';

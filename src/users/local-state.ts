@@ -24,10 +24,19 @@ interface SnapshotRow {
   day: string;
 }
 
-async function snapshotRow(outDir: string, address: Address, group: number | undefined): Promise<SnapshotRow | undefined> {
+async function snapshotRow(
+  outDir: string,
+  address: Address,
+  group: number | undefined,
+): Promise<SnapshotRow | undefined> {
   const root = join(outDir, 'lake', 'users');
   if (!hasParquet(root)) return undefined;
-  const where = address.identifier === 'id' ? 'id = TRY_CAST($value AS BIGINT)' : address.identifier === 'email' ? 'lower(email) = lower($value)' : 'UID = $value';
+  const where =
+    address.identifier === 'id'
+      ? 'id = TRY_CAST($value AS BIGINT)'
+      : address.identifier === 'email'
+        ? 'lower(email) = lower($value)'
+        : 'UID = $value';
   return withLakeConnection(async (c) => {
     const reader = await c.runAndReadAll(
       `WITH u AS (
@@ -45,7 +54,13 @@ async function snapshotRow(outDir: string, address: Address, group: number | und
     const rows = reader.getRowObjectsJS() as Record<string, unknown>[];
     if (rows.length !== 1) return undefined; // unknown, or the same address in several groups: the platform decides
     const r = rows[0];
-    return { id: Number(r.id), group: Number(r.g), status: (r.status as string | null) ?? null, runId: String(r.run_id), day: String(r.day) };
+    return {
+      id: Number(r.id),
+      group: Number(r.g),
+      status: (r.status as string | null) ?? null,
+      runId: String(r.run_id),
+      day: String(r.day),
+    };
   });
 }
 
@@ -70,12 +85,21 @@ export interface LocalUser extends LocalView {
   basis: string | null;
 }
 
-export async function localUser(outDir: string, address: Address, group: number | undefined): Promise<LocalUser | undefined> {
+export async function localUser(
+  outDir: string,
+  address: Address,
+  group: number | undefined,
+): Promise<LocalUser | undefined> {
   const row = await snapshotRow(outDir, address, group);
   const id = row?.id ?? (address.identifier === 'id' ? Number(address.value) : undefined);
   const basis = row ? await snapshotBasis(outDir, row.group) : await snapshotBasis(outDir, group);
   if (id === undefined) return undefined;
-  let view: LocalUser | undefined = row && { id, basis, state: stateOfStatus(row.status), source: `the users snapshot of ${row.day}` };
+  let view: LocalUser | undefined = row && {
+    id,
+    basis,
+    state: stateOfStatus(row.status),
+    source: `the users snapshot of ${row.day}`,
+  };
   for (const e of await readAudit(outDir)) {
     if (e.user_id !== id || e.outcome !== 'ok' || !e.state_after || (e.basis ?? null) !== basis) continue;
     if (group !== undefined && e.group !== undefined && e.group !== group) continue;

@@ -1,7 +1,9 @@
 /** The import's progress: a bar on a terminal (stderr), nothing elsewhere (stdout keeps the report). */
 import type { ImportPhase } from './import.js';
 
-export function importProgress(stream: NodeJS.WriteStream = process.stderr): ((phase: ImportPhase, done: number, total: number) => void) | undefined {
+export function importProgress(
+  stream: NodeJS.WriteStream = process.stderr,
+): ((phase: ImportPhase, done: number, total: number) => void) | undefined {
   if (!stream.isTTY) return undefined;
   let last = '';
   return (phase, done, total) => {

@@ -32,19 +32,26 @@ const FIELDS = Object.keys(CreateUserBody.shape).filter((k) => k !== 'organisati
 const META_FIELDS = Object.keys((CreateUserBody.shape.meta.unwrap() as z.ZodObject).shape);
 const BOOLEAN_FIELDS = new Set(['send_activation_email', 'send_activation_sms']);
 /** CSV header names, case-insensitive, to the body's field names (`meta.sales` to meta's sales). */
-const COLUMNS = new Map<string, string>([...FIELDS.map((f) => [f.toLowerCase(), f] as const), ...META_FIELDS.map((m) => [`meta.${m}`, `meta.${m}`] as const)]);
+const COLUMNS = new Map<string, string>([
+  ...FIELDS.map((f) => [f.toLowerCase(), f] as const),
+  ...META_FIELDS.map((m) => [`meta.${m}`, `meta.${m}`] as const),
+]);
 
 export async function readImportFile(path: string): Promise<ImportFile> {
   let text: string;
   try {
     text = await readFile(path, 'utf8');
   } catch (err) {
-    throw new UsersInputError(`cannot read ${path}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}; name a CSV file with a header line, or a JSON lines file`);
+    throw new UsersInputError(
+      `cannot read ${path}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}; name a CSV file with a header line, or a JSON lines file`,
+    );
   }
   const ext = extname(path).toLowerCase();
-  const jsonLines = ext === '.jsonl' || ext === '.ndjson' || ext === '.json' || (ext !== '.csv' && text.trimStart().startsWith('{'));
+  const jsonLines =
+    ext === '.jsonl' || ext === '.ndjson' || ext === '.json' || (ext !== '.csv' && text.trimStart().startsWith('{'));
   const raw = jsonLines ? jsonRecords(path, text) : csvRecords(path, text);
-  if (!raw.length) throw new UsersInputError(`${path} holds no users: expected a header line and one user per line (email required)`);
+  if (!raw.length)
+    throw new UsersInputError(`${path} holds no users: expected a header line and one user per line (email required)`);
   return checkRows(raw);
 }
 
@@ -64,8 +71,12 @@ function csvRecords(path: string, text: string): RawRow[] {
   if (!header) return [];
   const names = header.fields.map((h) => h.trim());
   const unknown = names.filter((n) => !COLUMNS.has(n.toLowerCase()));
-  if (unknown.length) throw new UsersInputError(`${path}: unknown column ${JSON.stringify(unknown[0])}; the columns are ${[...COLUMNS.values()].join(', ')} (email required)`);
-  if (!names.some((n) => n.toLowerCase() === 'email')) throw new UsersInputError(`${path}: no email column in the header line; email is required for every user`);
+  if (unknown.length)
+    throw new UsersInputError(
+      `${path}: unknown column ${JSON.stringify(unknown[0])}; the columns are ${[...COLUMNS.values()].join(', ')} (email required)`,
+    );
+  if (!names.some((n) => n.toLowerCase() === 'email'))
+    throw new UsersInputError(`${path}: no email column in the header line; email is required for every user`);
   return body.map((r) => {
     const values: Record<string, unknown> = {};
     names.forEach((n, i) => {
@@ -92,7 +103,10 @@ function jsonRecords(path: string, text: string): RawRow[] {
       return;
     }
     const unknown = Object.keys(value).find((k) => !FIELDS.includes(k) && k !== 'meta');
-    if (unknown) throw new UsersInputError(`${path} line ${i + 1}: unknown field ${JSON.stringify(unknown)}; the fields are ${FIELDS.join(', ')}, meta (email required)`);
+    if (unknown)
+      throw new UsersInputError(
+        `${path} line ${i + 1}: unknown field ${JSON.stringify(unknown)}; the fields are ${FIELDS.join(', ')}, meta (email required)`,
+      );
     const { meta, ...rest } = value as Record<string, unknown>;
     const flat: Record<string, unknown> = { ...rest };
     if (meta && typeof meta === 'object') for (const [k, v] of Object.entries(meta)) flat[`meta.${k}`] = v;
@@ -106,8 +120,10 @@ function toBody(values: Record<string, unknown>): Record<string, unknown> {
   const body: Record<string, unknown> = {};
   const meta: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(values)) {
-    if (k.startsWith('meta.')) meta[k.slice(5)] = k === 'meta.sales' && typeof v === 'string' && /^-?\d+$/.test(v) ? Number(v) : v;
-    else if (BOOLEAN_FIELDS.has(k) && typeof v === 'string') body[k] = /^(true|1|yes)$/i.test(v) ? true : /^(false|0|no)$/i.test(v) ? false : v;
+    if (k.startsWith('meta.'))
+      meta[k.slice(5)] = k === 'meta.sales' && typeof v === 'string' && /^-?\d+$/.test(v) ? Number(v) : v;
+    else if (BOOLEAN_FIELDS.has(k) && typeof v === 'string')
+      body[k] = /^(true|1|yes)$/i.test(v) ? true : /^(false|0|no)$/i.test(v) ? false : v;
     else body[k] = v;
   }
   if (Object.keys(meta).length) body.meta = meta;
@@ -132,7 +148,10 @@ function checkRows(raw: RawRow[]): ImportFile {
     if (!parsed.success) {
       const issue = parsed.error.issues[0];
       const field = issue.path.join('.');
-      rejected.push({ line, reason: field === 'email' ? 'email is not a valid e-mail address' : `${field}: ${issue.message}` });
+      rejected.push({
+        line,
+        reason: field === 'email' ? 'email is not a valid e-mail address' : `${field}: ${issue.message}`,
+      });
       continue;
     }
     const body = parsed.data;

@@ -23,7 +23,10 @@ export class WritebackModelError extends WritebackError {
 /** Another write-back holds the output directory. */
 export class WritebackLockedError extends WritebackError {
   constructor(lockPath: string, pid: number) {
-    super(`another write-back (pid ${pid}) is running on this output (${lockPath}); wait for it or remove the lock if that process is gone`, ExitCode.locked);
+    super(
+      `another write-back (pid ${pid}) is running on this output (${lockPath}); wait for it or remove the lock if that process is gone`,
+      ExitCode.locked,
+    );
     this.name = 'WritebackLockedError';
   }
 }

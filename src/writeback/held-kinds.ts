@@ -45,7 +45,13 @@ export class HeldKinds {
     const count = streak?.reason === reason ? streak.count + 1 : 1;
     this.streaks.set(row.kind, { reason, count });
     if (count >= SYSTEMATIC_REJECTIONS && !this.held.has(row.kind)) {
-      this.held.set(row.kind, { kind: row.kind, interaction_type: row.interaction_type, http_status: entry.http_status ?? null, message: entry.message ?? '', rows: 0 });
+      this.held.set(row.kind, {
+        kind: row.kind,
+        interaction_type: row.interaction_type,
+        http_status: entry.http_status ?? null,
+        message: entry.message ?? '',
+        rows: 0,
+      });
     }
   }
 

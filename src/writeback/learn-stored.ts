@@ -23,7 +23,8 @@ import { byUser, findUpstream } from './upstream.js';
 import { unresolvable } from './recover.js';
 
 export const FOUND_IN_LAKE = 'found in the extracted interactions: stored upstream before the ledger knew it';
-export const FOUND_UPSTREAM = 'found upstream before posting: the ledger did not know it (lost or older than the platform)';
+export const FOUND_UPSTREAM =
+  'found upstream before posting: the ledger did not know it (lost or older than the platform)';
 
 /** How far back a listing looks for rows the ledger lost. */
 const LOOK_BACK_MS = 366 * 24 * 60 * 60 * 1000;
@@ -47,7 +48,11 @@ export async function learnStored(
 ): Promise<{ toPost: WritebackRow[]; learned: Learned }> {
   const learned: Learned = { fromLake: 0, fromApi: 0, usersListed: 0, calls: 0, reason: 'not needed' };
   if (!fresh.length) return { toPost: fresh, learned };
-  const inLake = await idsInLake(ctx.db, ctx.outDir, fresh.map((r) => r.interaction_id));
+  const inLake = await idsInLake(
+    ctx.db,
+    ctx.outDir,
+    fresh.map((r) => r.interaction_id),
+  );
   const found = fresh.filter((r) => inLake.has(r.interaction_id));
   ctx.journal.append(found.map((r) => entryOf(r, 'sent', ctx.runId, { message: FOUND_IN_LAKE })));
   learned.fromLake = found.length;
@@ -59,11 +64,17 @@ export async function learnStored(
   const upstream = new Set<number>();
   const refreshed = refreshedUsers(ctx.outDir);
   for (const rows of byUser(rest)) {
-    if (rows[0].identifier === 'id' && refreshed.has(`${rows[0].organisation_group_id}/${rows[0].identifier_value}`)) continue;
+    if (rows[0].identifier === 'id' && refreshed.has(`${rows[0].organisation_group_id}/${rows[0].identifier_value}`))
+      continue;
     learned.usersListed += 1;
     try {
       const at = rows.map((r) => Date.parse(r.interaction_at));
-      for (const id of await findUpstream(ctx.client, { ...rows[0], ids: rows.map((r) => r.interaction_id), around: [Math.min(...at) - LOOK_BACK_MS, now().getTime()] })) upstream.add(id);
+      for (const id of await findUpstream(ctx.client, {
+        ...rows[0],
+        ids: rows.map((r) => r.interaction_id),
+        around: [Math.min(...at) - LOOK_BACK_MS, now().getTime()],
+      }))
+        upstream.add(id);
     } catch (err) {
       // A user the platform refuses to list (gone upstream): posting will say so for each row.
       if (!unresolvable(err)) throw err;
@@ -97,9 +108,16 @@ function refreshedUsers(outDir: string): Set<string> {
 /** The given interaction ids the landed interactions stream holds. */
 async function idsInLake(db: Db, outDir: string, ids: number[]): Promise<Set<number>> {
   const dir = path.join(outDir, 'lake', 'interactions');
-  const files = fs.existsSync(dir) ? fs.readdirSync(dir, { recursive: true }).map(String).filter((f) => f.endsWith('.parquet') && !path.basename(f).startsWith('.')) : [];
+  const files = fs.existsSync(dir)
+    ? fs
+        .readdirSync(dir, { recursive: true })
+        .map(String)
+        .filter((f) => f.endsWith('.parquet') && !path.basename(f).startsWith('.'))
+    : [];
   if (!files.length || !ids.length) return new Set();
   const wanted = new Set(ids);
-  const rows = await db.all(`SELECT DISTINCT TRY_CAST(interaction_id AS BIGINT) AS id FROM read_parquet(${fileList(files.map((f) => path.join(dir, f)))}, union_by_name = true) WHERE TRY_CAST(interaction_id AS BIGINT) IS NOT NULL`);
+  const rows = await db.all(
+    `SELECT DISTINCT TRY_CAST(interaction_id AS BIGINT) AS id FROM read_parquet(${fileList(files.map((f) => path.join(dir, f)))}, union_by_name = true) WHERE TRY_CAST(interaction_id AS BIGINT) IS NOT NULL`,
+  );
   return new Set(rows.map((r) => Number(r.id)).filter((id) => wanted.has(id)));
 }

@@ -52,10 +52,14 @@ export async function createLedgerView(db: Db, outDir: string): Promise<void> {
   const dirs = ledgerDirs(outDir);
   const parts: string[] = [];
   const parquet = parquetFiles(dirs.lake);
-  if (parquet.length) parts.push(`SELECT ${COLUMNS} FROM read_parquet(${fileList(parquet)}, hive_partitioning = true, union_by_name = true)`);
+  if (parquet.length)
+    parts.push(
+      `SELECT ${COLUMNS} FROM read_parquet(${fileList(parquet)}, hive_partitioning = true, union_by_name = true)`,
+    );
   const segments = journalSegments(dirs.state).map((s) => s.path);
   if (segments.length) parts.push(journalSql(segments));
-  if (!parts.length) parts.push(`SELECT ${COLUMNS} FROM (SELECT NULL AS interaction_id, NULL AS organisation_group_id, NULL AS identifier,
+  if (!parts.length)
+    parts.push(`SELECT ${COLUMNS} FROM (SELECT NULL AS interaction_id, NULL AS organisation_group_id, NULL AS identifier,
     NULL AS identifier_value, NULL AS kind, NULL AS interaction_type, NULL AS interaction_at, NULL AS interaction_details,
     NULL AS status, NULL AS http_status, NULL AS message, NULL AS attempted_at, NULL AS _run_id) WHERE false`);
   await db.conn.run(`CREATE OR REPLACE TEMP VIEW ${LEDGER_VIEW} AS ${parts.join('\nUNION ALL BY NAME\n')}`);
@@ -106,7 +110,8 @@ export function toEntry(r: Record<string, unknown>): LedgerEntry {
     interaction_id: Number(r.interaction_id),
     organisation_group_id: Number(r.organisation_group_id),
     http_status: r.http_status === null || r.http_status === undefined ? null : Number(r.http_status),
-    interaction_details: typeof r.interaction_details === 'string' ? JSON.parse(r.interaction_details) : (r.interaction_details ?? {}),
+    interaction_details:
+      typeof r.interaction_details === 'string' ? JSON.parse(r.interaction_details) : (r.interaction_details ?? {}),
   });
 }
 
@@ -121,7 +126,8 @@ export async function compactJournals(db: Db, outDir: string, keepRunId?: string
   for (const segment of journalSegments(dirs.state)) {
     if (segment.runId === keepRunId) continue;
     const source = `(${journalSql([segment.path])})`;
-    const partitions = await db.all(`SELECT organisation_group_id AS g, strftime(timezone('UTC', attempted_at), '%Y-%m-%d') AS d, count(*) AS n
+    const partitions =
+      await db.all(`SELECT organisation_group_id AS g, strftime(timezone('UTC', attempted_at), '%Y-%m-%d') AS d, count(*) AS n
       FROM ${source} GROUP BY ALL ORDER BY ALL`);
     for (const p of partitions) {
       const dir = path.join(dirs.lake, `organisation_group_id=${Number(p.g)}`, `_snapshot_date=${String(p.d)}`);

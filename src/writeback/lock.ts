@@ -16,7 +16,10 @@ export function acquireWritebackLock(dir: string): Lock {
   const file = path.join(dir, 'writeback.lock');
   for (let attempt = 0; attempt < 2; attempt++) {
     try {
-      fs.writeFileSync(file, JSON.stringify({ pid: process.pid, started_at: new Date().toISOString() }), { flag: 'wx', mode: 0o600 });
+      fs.writeFileSync(file, JSON.stringify({ pid: process.pid, started_at: new Date().toISOString() }), {
+        flag: 'wx',
+        mode: 0o600,
+      });
       return { release: () => fs.rmSync(file, { force: true }) };
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;

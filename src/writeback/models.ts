@@ -23,7 +23,12 @@ export interface ModelSql {
 }
 
 export function loadModels(sqlDir: string = DEFAULT_SQL_DIR): ModelSql[] {
-  const files = fs.existsSync(sqlDir) ? fs.readdirSync(sqlDir).filter((f) => f.endsWith('.sql')).sort() : [];
+  const files = fs.existsSync(sqlDir)
+    ? fs
+        .readdirSync(sqlDir)
+        .filter((f) => f.endsWith('.sql'))
+        .sort()
+    : [];
   if (!files.length) throw new WritebackError(`no write-back models (*.sql) in ${sqlDir}`);
   return files.map((f) => {
     const file = path.join(sqlDir, f);
@@ -36,10 +41,17 @@ export function loadModels(sqlDir: string = DEFAULT_SQL_DIR): ModelSql[] {
 /** One view per published mart, so models reference marts by name. Returns the mart names. */
 export async function createMartViews(db: Db, outDir: string): Promise<string[]> {
   const dir = path.join(outDir, 'marts');
-  const marts = fs.existsSync(dir) ? fs.readdirSync(dir).filter((f) => f.endsWith('.parquet')).sort() : [];
+  const marts = fs.existsSync(dir)
+    ? fs
+        .readdirSync(dir)
+        .filter((f) => f.endsWith('.parquet'))
+        .sort()
+    : [];
   for (const file of marts) {
     const name = path.basename(file, '.parquet');
-    await db.conn.run(`CREATE OR REPLACE TEMP VIEW ${quotedIdentifier(name)} AS SELECT * FROM read_parquet(${fileList([path.join(dir, file)])})`);
+    await db.conn.run(
+      `CREATE OR REPLACE TEMP VIEW ${quotedIdentifier(name)} AS SELECT * FROM read_parquet(${fileList([path.join(dir, file)])})`,
+    );
   }
   return marts.map((f) => path.basename(f, '.parquet'));
 }
@@ -50,7 +62,12 @@ export interface ModelOutput {
 }
 
 /** Runs every model; each row is checked, and an id produced twice is an error naming both models. */
-export async function evaluateModels(db: Db, models: ModelSql[], marts: string[], evaluatedAt: Date = now()): Promise<ModelOutput[]> {
+export async function evaluateModels(
+  db: Db,
+  models: ModelSql[],
+  marts: string[],
+  evaluatedAt: Date = now(),
+): Promise<ModelOutput[]> {
   // Models read "now" from the program's clock, never DuckDB's own (get_current_timestamp).
   await db.conn.run(`SET VARIABLE evaluated_at = '${evaluatedAt.toISOString()}'::TIMESTAMPTZ`);
   const seen = new Map<number, string>();
@@ -58,20 +75,27 @@ export async function evaluateModels(db: Db, models: ModelSql[], marts: string[]
   for (const model of models) {
     let raw: Record<string, unknown>[];
     try {
-      raw = await db.all(`SELECT interaction_id::BIGINT AS interaction_id, organisation_group_id::BIGINT AS organisation_group_id,
+      raw =
+        await db.all(`SELECT interaction_id::BIGINT AS interaction_id, organisation_group_id::BIGINT AS organisation_group_id,
           identifier::VARCHAR AS identifier, identifier_value::VARCHAR AS identifier_value, kind::VARCHAR AS kind,
           interaction_type::VARCHAR AS interaction_type, ${isoOf('interaction_at::TIMESTAMPTZ')} AS interaction_at,
           interaction_details::JSON::VARCHAR AS interaction_details
         FROM (\n${model.sql}\n) AS model ORDER BY organisation_group_id, interaction_id`);
     } catch (err) {
       const detail = err instanceof Error ? err.message.split('\n')[0] : String(err);
-      const hint = marts.length ? `marts found: ${marts.join(', ')}` : 'no marts in <out>/marts/: run `perks build` first';
+      const hint = marts.length
+        ? `marts found: ${marts.join(', ')}`
+        : 'no marts in <out>/marts/: run `perks build` first';
       throw new WritebackModelError(model.name, `${detail} (${model.file}; ${hint})`, { cause: err });
     }
     const rows = raw.map((r, i) => parseRow(model, r, i));
     for (const row of rows) {
       const other = seen.get(row.interaction_id);
-      if (other) throw new WritebackModelError(model.name, `interaction_id ${row.interaction_id} is also produced by ${other === model.name ? 'another row of the same model' : `model ${other}`}: ids must identify one fact`);
+      if (other)
+        throw new WritebackModelError(
+          model.name,
+          `interaction_id ${row.interaction_id} is also produced by ${other === model.name ? 'another row of the same model' : `model ${other}`}: ids must identify one fact`,
+        );
       seen.set(row.interaction_id, model.name);
     }
     out.push({ model: model.name, rows });
@@ -95,7 +119,10 @@ function parseRow(model: ModelSql, r: Record<string, unknown>, index: number): W
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
     const field = issue.path.join('.') || '(row)';
-    throw new WritebackModelError(model.name, `row ${index + 1}: column ${field} ${issue.message} (value: ${JSON.stringify(r[field] ?? null).slice(0, 80)})`);
+    throw new WritebackModelError(
+      model.name,
+      `row ${index + 1}: column ${field} ${issue.message} (value: ${JSON.stringify(r[field] ?? null).slice(0, 80)})`,
+    );
   }
   return parsed.data;
 }

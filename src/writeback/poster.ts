@@ -29,7 +29,10 @@ export interface PosterOptions {
 
 /** Failures after which the server may or may not have stored the post. */
 export function ambiguous(err: unknown): boolean {
-  return err instanceof ApiError && (err.kind === 'timeout' || err.kind === 'network' || err.kind === 'server' || err.kind === 'parse');
+  return (
+    err instanceof ApiError &&
+    (err.kind === 'timeout' || err.kind === 'network' || err.kind === 'server' || err.kind === 'parse')
+  );
 }
 
 function final(err: unknown): boolean {
@@ -56,16 +59,20 @@ export async function postOnce(row: WritebackRow, opts: PosterOptions): Promise<
           mustCheck = false;
         }
         try {
-          await opts.post.call('createInteraction', {
-            path: { identifier: row.identifier, identifier_value: row.identifier_value },
-            body: {
-              interaction_id: row.interaction_id,
-              interaction_type: row.interaction_type,
-              interaction_at: row.interaction_at,
-              interaction_details: row.interaction_details,
+          await opts.post.call(
+            'createInteraction',
+            {
+              path: { identifier: row.identifier, identifier_value: row.identifier_value },
+              body: {
+                interaction_id: row.interaction_id,
+                interaction_type: row.interaction_type,
+                interaction_at: row.interaction_at,
+                interaction_details: row.interaction_details,
+              },
+              group: row.organisation_group_id,
             },
-            group: row.organisation_group_id,
-          }, { retries: 0 });
+            { retries: 0 },
+          );
           return { status: 'sent', recovered: false };
         } catch (err) {
           if (ambiguous(err)) mustCheck = true;

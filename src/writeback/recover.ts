@@ -43,7 +43,12 @@ export function listingFailed(err: Error): string {
   return `cannot tell whether it was stored: listing the user's interactions failed (${err.message})`;
 }
 
-export async function resolvePending(pending: LedgerEntry[], client: PerksClient, journal: Journal, runId: string): Promise<Recovery> {
+export async function resolvePending(
+  pending: LedgerEntry[],
+  client: PerksClient,
+  journal: Journal,
+  runId: string,
+): Promise<Recovery> {
   const recovery: Recovery = { recovered: 0, repost: [], unresolved: [] };
   for (const entries of byUser(pending)) {
     let found: Set<number>;

@@ -14,7 +14,9 @@ export const ID_NAMESPACE = 'perks-writeback-v1';
  * `('0x' || left(md5(concat_ws(':', 'perks-writeback-v1', …)), 13))::BIGINT`.
  */
 export function interactionId(...parts: (string | number)[]): number {
-  const hex = createHash('md5').update([ID_NAMESPACE, ...parts].join(':')).digest('hex');
+  const hex = createHash('md5')
+    .update([ID_NAMESPACE, ...parts].join(':'))
+    .digest('hex');
   return Number.parseInt(hex.slice(0, 13), 16);
 }
 
@@ -34,7 +36,8 @@ export const WritebackRow = z.object({
 export type WritebackRow = z.infer<typeof WritebackRow>;
 
 /** The message of a pending row the operator settled as rejected (--settle-pending-as-rejected). */
-export const SETTLED_MESSAGE = 'settled as rejected by the operator (--settle-pending-as-rejected): whether it was stored is unknown; never posted again';
+export const SETTLED_MESSAGE =
+  'settled as rejected by the operator (--settle-pending-as-rejected): whether it was stored is unknown; never posted again';
 
 export const LedgerStatus = z.enum(['pending', 'sent', 'rejected']);
 export type LedgerStatus = z.infer<typeof LedgerStatus>;
@@ -49,7 +52,12 @@ export const LedgerEntry = WritebackRow.extend({
 });
 export type LedgerEntry = z.infer<typeof LedgerEntry>;
 
-export function entryOf(row: WritebackRow, status: LedgerStatus, runId: string, outcome: { http_status?: number | null; message?: string | null } = {}): LedgerEntry {
+export function entryOf(
+  row: WritebackRow,
+  status: LedgerStatus,
+  runId: string,
+  outcome: { http_status?: number | null; message?: string | null } = {},
+): LedgerEntry {
   return {
     interaction_id: row.interaction_id,
     organisation_group_id: row.organisation_group_id,

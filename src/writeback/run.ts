@@ -129,9 +129,29 @@ export async function runWriteback(options: WritebackOptions): Promise<Writeback
   const client = options.client ?? ownClient;
   const callsBefore = client?.counters.calls ?? 0;
   const result: WritebackResult = {
-    status: 'success', run_id: runId, dry_run: dryRun, rows: 0, by_type: [], to_send: 0, sent: 0, rejected: 0,
-    skipped_already_sent: 0, skipped_rejected: 0, recovered_pending: 0, reposted_pending: 0, pending: 0,
-    deferred: 0, unresolved_pending: [], settled_pending: 0, retried_rejected: 0, held: [], calls: 0, ms: 0, preview: [], rejections: [], ledger: dirs.lake,
+    status: 'success',
+    run_id: runId,
+    dry_run: dryRun,
+    rows: 0,
+    by_type: [],
+    to_send: 0,
+    sent: 0,
+    rejected: 0,
+    skipped_already_sent: 0,
+    skipped_rejected: 0,
+    recovered_pending: 0,
+    reposted_pending: 0,
+    pending: 0,
+    deferred: 0,
+    unresolved_pending: [],
+    settled_pending: 0,
+    retried_rejected: 0,
+    held: [],
+    calls: 0,
+    ms: 0,
+    preview: [],
+    rejections: [],
+    ledger: dirs.lake,
   };
   const lock = dryRun ? undefined : acquireWritebackLock(dirs.state);
   const db = await openDb().catch((err: unknown) => {
@@ -164,8 +184,14 @@ export async function runWriteback(options: WritebackOptions): Promise<Writeback
       await createLedgerView(db, outDir); // now with this run's journal
     }
 
-    const outputs = await evaluateModels(db, loadModels(options.sqlDir ?? DEFAULT_SQL_DIR), await createMartViews(db, outDir));
-    const rows = outputs.flatMap((o) => o.rows).map((r) => ({ ...r, interaction_type: types[r.kind] ?? r.interaction_type }));
+    const outputs = await evaluateModels(
+      db,
+      loadModels(options.sqlDir ?? DEFAULT_SQL_DIR),
+      await createMartViews(db, outDir),
+    );
+    const rows = outputs
+      .flatMap((o) => o.rows)
+      .map((r) => ({ ...r, interaction_type: types[r.kind] ?? r.interaction_type }));
     const state = await readLedgerState(db);
     const fresh: WritebackRow[] = [];
     const retry: WritebackRow[] = [];
@@ -177,7 +203,8 @@ export async function runWriteback(options: WritebackOptions): Promise<Writeback
       count.rows += 1;
       const known = state.status.get(row.interaction_id);
       if (known === 'sent') result.skipped_already_sent += 1;
-      else if (known === 'rejected' && !(retriesRejected(row, state, options.retryRejected))) result.skipped_rejected += 1;
+      else if (known === 'rejected' && !retriesRejected(row, state, options.retryRejected))
+        result.skipped_rejected += 1;
       else if (known === 'rejected') {
         retry.push(row); // not stored (a 4xx), so posting it again cannot store it twice
         count.to_send += 1;
@@ -187,11 +214,20 @@ export async function runWriteback(options: WritebackOptions): Promise<Writeback
       } // 'pending': resolved above (a dry run only counts it)
     }
     result.rows = rows.length;
-    result.by_type = [...counts.values()].sort((a, b) => a.kind.localeCompare(b.kind) || a.interaction_type.localeCompare(b.interaction_type));
+    result.by_type = [...counts.values()].sort(
+      (a, b) => a.kind.localeCompare(b.kind) || a.interaction_type.localeCompare(b.interaction_type),
+    );
     result.retried_rejected = retry.length;
     if (journal && client) {
       // Rows the ledger never saw may be upstream already (a lost or older ledger): learned, not posted twice.
-      const learning = await learnStored(fresh, { db, outDir, client, journal, runId, ledgerEmpty: before.status.size === 0 });
+      const learning = await learnStored(fresh, {
+        db,
+        outDir,
+        client,
+        journal,
+        runId,
+        ledgerEmpty: before.status.size === 0,
+      });
       fresh.splice(0, fresh.length, ...learning.toPost);
       result.learned = learning.learned;
     }
@@ -209,17 +245,31 @@ export async function runWriteback(options: WritebackOptions): Promise<Writeback
     };
     const reposting = new Set(repost.map((r) => r.interaction_id));
     const held = new HeldKinds();
-    await sendAll(capped, journal, runId, options.concurrency ?? BATCH, poster, (row, entry) => {
-      if (typeof entry === 'string') {
-        result.unresolved_pending.push(unresolvedOf(row, entry));
-      } else if (entry.status === 'rejected') {
-        result.rejected += 1;
-        result.rejections.push({ interaction_id: row.interaction_id, kind: row.kind, identifier_value: row.identifier_value, http_status: entry.http_status, message: entry.message ?? '' });
-      } else {
-        result.sent += 1;
-        if (reposting.has(row.interaction_id)) result.reposted_pending += 1;
-      }
-    }, held);
+    await sendAll(
+      capped,
+      journal,
+      runId,
+      options.concurrency ?? BATCH,
+      poster,
+      (row, entry) => {
+        if (typeof entry === 'string') {
+          result.unresolved_pending.push(unresolvedOf(row, entry));
+        } else if (entry.status === 'rejected') {
+          result.rejected += 1;
+          result.rejections.push({
+            interaction_id: row.interaction_id,
+            kind: row.kind,
+            identifier_value: row.identifier_value,
+            http_status: entry.http_status,
+            message: entry.message ?? '',
+          });
+        } else {
+          result.sent += 1;
+          if (reposting.has(row.interaction_id)) result.reposted_pending += 1;
+        }
+      },
+      held,
+    );
     result.held = held.list();
     result.status = result.rejected || result.unresolved_pending.length || result.held.length ? 'partial' : 'success';
     return result;
@@ -258,7 +308,9 @@ function checkSettle(ids: number[], status: Map<number, string>): Set<number> {
   for (const id of ids) {
     const state = status.get(id);
     if (state !== 'pending') {
-      throw new ConfigError(`--settle-pending-as-rejected: interaction ${id} is not pending (${state === undefined ? 'the ledger does not know it' : `it is ${state}`}); nothing was settled`);
+      throw new ConfigError(
+        `--settle-pending-as-rejected: interaction ${id} is not pending (${state === undefined ? 'the ledger does not know it' : `it is ${state}`}); nothing was settled`,
+      );
     }
   }
   return new Set(ids);

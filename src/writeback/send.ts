@@ -46,7 +46,9 @@ export async function sendAll(
       }
       const entry =
         o.status === 'sent'
-          ? entryOf(batch[k], 'sent', runId, { message: o.recovered ? 'found upstream after an unanswered post' : null })
+          ? entryOf(batch[k], 'sent', runId, {
+              message: o.recovered ? 'found upstream after an unanswered post' : null,
+            })
           : entryOf(batch[k], 'rejected', runId, { http_status: o.http_status, message: o.message });
       outcomes.push(entry);
       held.record(batch[k], entry);

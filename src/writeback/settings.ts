@@ -18,7 +18,10 @@ export function parseTypeMap(text: string | undefined): TypeMap {
   if (text === undefined || text.trim() === '') return map;
   for (const item of text.split(',')) {
     const m = pair.exec(item);
-    if (!m) throw new ConfigError(`${TYPES_ENV}=${JSON.stringify(text)} is invalid: expected kind=type pairs separated by commas, e.g. segment_change=segment_change`);
+    if (!m)
+      throw new ConfigError(
+        `${TYPES_ENV}=${JSON.stringify(text)} is invalid: expected kind=type pairs separated by commas, e.g. segment_change=segment_change`,
+      );
     map[m[1]] = m[2];
   }
   return map;

@@ -43,7 +43,9 @@ export async function findUpstream(client: PerksClient, query: UpstreamQuery): P
 }
 
 /** Groups rows by the user they belong to (one listing per user). */
-export function byUser<T extends { organisation_group_id: number; identifier: string; identifier_value: string }>(rows: T[]): T[][] {
+export function byUser<T extends { organisation_group_id: number; identifier: string; identifier_value: string }>(
+  rows: T[],
+): T[][] {
   const groups = new Map<string, T[]>();
   for (const row of rows) {
     const key = `${row.organisation_group_id}\u0000${row.identifier}\u0000${row.identifier_value}`;

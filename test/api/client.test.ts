@@ -7,7 +7,14 @@ import { createServer } from 'node:net';
 let sandbox: Sandbox;
 
 beforeAll(async () => {
-  sandbox = await startSandbox({ port: 0, scale: 'tiny', seed: 7, rateLimit: 100_000, tokenRateLimit: 1000, today: '2026-11-22' });
+  sandbox = await startSandbox({
+    port: 0,
+    scale: 'tiny',
+    seed: 7,
+    rateLimit: 100_000,
+    tokenRateLimit: 1000,
+    today: '2026-11-22',
+  });
 });
 afterAll(async () => {
   await sandbox?.close();
@@ -15,12 +22,27 @@ afterAll(async () => {
 
 function groupClient(extra: Partial<ConstructorParameters<typeof PerksClient>[0]> = {}) {
   const cred = sandbox.credentials.group[0];
-  return new PerksClient({ baseUrl: sandbox.baseUrl, clientId: cred.client_id, clientSecret: cred.client_secret, rateLimit: 100_000, minRetryDelayMs: 5, ...extra });
+  return new PerksClient({
+    baseUrl: sandbox.baseUrl,
+    clientId: cred.client_id,
+    clientSecret: cred.client_secret,
+    rateLimit: 100_000,
+    minRetryDelayMs: 5,
+    ...extra,
+  });
 }
 
 function orgClient(extra: Partial<ConstructorParameters<typeof PerksClient>[0]> = {}) {
   const cred = sandbox.credentials.organisation;
-  return new PerksClient({ baseUrl: sandbox.baseUrl, clientId: cred.client_id, clientSecret: cred.client_secret, rateLimit: 100_000, organisationLevel: true, minRetryDelayMs: 5, ...extra });
+  return new PerksClient({
+    baseUrl: sandbox.baseUrl,
+    clientId: cred.client_id,
+    clientSecret: cred.client_secret,
+    rateLimit: 100_000,
+    organisationLevel: true,
+    minRetryDelayMs: 5,
+    ...extra,
+  });
 }
 
 async function collect<T>(it: AsyncIterable<{ records: T[] }>): Promise<T[]> {
@@ -43,21 +65,34 @@ describe('the client against the sandbox', () => {
   test('every user lifecycle operation round-trips', async () => {
     const client = groupClient();
     const email = `round.trip.${Date.now()}@example.com`;
-    const created = await client.call('createUser', { body: { email, first_name: 'Round', last_name: 'Trip', UID: `rt-${Date.now()}` } });
+    const created = await client.call('createUser', {
+      body: { email, first_name: 'Round', last_name: 'Trip', UID: `rt-${Date.now()}` },
+    });
     expect(created.email).toBe(email);
     const byEmail = await client.call('getUser', { path: { identifier: 'email', identifier_value: email } });
     expect(byEmail.id).toBe(created.id);
-    await client.call('updateUser', { path: { identifier: 'id', identifier_value: created.id }, body: { email, first_name: 'Changed' } });
+    await client.call('updateUser', {
+      path: { identifier: 'id', identifier_value: created.id },
+      body: { email, first_name: 'Changed' },
+    });
     await client.call('deactivateUser', { path: { identifier: 'id', identifier_value: created.id } });
     await client.call('restoreUser', { path: { identifier: 'id', identifier_value: created.id } });
     const login = await client.call('loginUrl', { path: { identifier: 'id', identifier_value: created.id } });
     expect(login.login_url).toMatch(/^https?:\/\//);
-    const anon = await client.call('anonymiseUser', { path: { identifier: 'id', identifier_value: created.id }, body: { maintain_uid: true } });
+    const anon = await client.call('anonymiseUser', {
+      path: { identifier: 'id', identifier_value: created.id },
+      body: { maintain_uid: true },
+    });
     expect(anon.email ?? null).toBeNull();
-    const known = await client.call('makeKnownUser', { path: { identifier: 'id', identifier_value: created.id }, body: { email, get_login: true } });
+    const known = await client.call('makeKnownUser', {
+      path: { identifier: 'id', identifier_value: created.id },
+      body: { email, get_login: true },
+    });
     expect(known.email).toBe(email);
     expect(known.login_url).toBeTruthy();
-    const withUrl = await client.call('createUserWithLoginUrl', { body: { email: `lu.${Date.now()}@example.com`, return_user_details: true } });
+    const withUrl = await client.call('createUserWithLoginUrl', {
+      body: { email: `lu.${Date.now()}@example.com`, return_user_details: true },
+    });
     expect(withUrl.user?.id).toBeGreaterThan(0);
     await client.call('bulkCreateUsers', { body: { data: [{ email: `bulk.${Date.now()}@example.com` }] } });
     await client.close();
@@ -77,15 +112,38 @@ describe('the client against the sandbox', () => {
     await client.call('userStats', { path });
     const credit = await collect(client.paginate('userCredit', { path }));
     expect(Array.isArray(credit)).toBe(true);
-    await client.call('createInteraction', { path, body: { interaction_id: 424242, interaction_type: 'test', interaction_at: '2026-11-01T10:00:00Z', interaction_details: { a: 1 } } });
+    await client.call('createInteraction', {
+      path,
+      body: {
+        interaction_id: 424242,
+        interaction_type: 'test',
+        interaction_at: '2026-11-01T10:00:00Z',
+        interaction_details: { a: 1 },
+      },
+    });
     const interactions = await collect(client.paginate('listInteractions', { path }));
     expect(interactions.some((i) => i.interaction_id === '424242')).toBe(true);
-    const orders = await collect(client.paginate('listOrders', { body: { order_created_from: '2026-01-01 00:00:00', order_created_to: '2026-11-21 23:59:59' } }));
+    const orders = await collect(
+      client.paginate('listOrders', {
+        body: { order_created_from: '2026-01-01 00:00:00', order_created_to: '2026-11-21 23:59:59' },
+      }),
+    );
     expect(orders.length).toBeGreaterThan(0);
     expect(typeof orders[0].face_value).toBe('number');
-    const stats = await collect(client.paginate('redemptionStats', { body: { identifier: 'id', identifier_value: users.slice(0, 50).map((u) => String(u.id)), start_date: '2026-01-01', end_date: '2026-11-21' } }));
+    const stats = await collect(
+      client.paginate('redemptionStats', {
+        body: {
+          identifier: 'id',
+          identifier_value: users.slice(0, 50).map((u) => String(u.id)),
+          start_date: '2026-01-01',
+          end_date: '2026-11-21',
+        },
+      }),
+    );
     expect(stats.length).toBeGreaterThan(0);
-    await client.call('listUserOrders', { path: { identifier: 'email', identifier_value: user.email ?? 'x@example.com' } });
+    await client.call('listUserOrders', {
+      path: { identifier: 'email', identifier_value: user.email ?? 'x@example.com' },
+    });
     await client.close();
   });
 
@@ -100,11 +158,21 @@ describe('the client against the sandbox', () => {
   });
 
   test('full paging returns every record exactly once under 5% server errors and a revoked token', async () => {
-    const reference = await collect(groupClient().paginate('listOrders', { body: { order_created_from: '2025-01-01 00:00:00', order_created_to: '2026-11-21 23:59:59' } }));
+    const reference = await collect(
+      groupClient().paginate('listOrders', {
+        body: { order_created_from: '2025-01-01 00:00:00', order_created_to: '2026-11-21 23:59:59' },
+      }),
+    );
     sandbox.setFaults({ errorRate: 0.05, revokeTokenEvery: 7 });
     try {
       const client = groupClient();
-      const got = await collect(client.paginate('listOrders', { body: { order_created_from: '2025-01-01 00:00:00', order_created_to: '2026-11-21 23:59:59' } }, { perPage: 20 }));
+      const got = await collect(
+        client.paginate(
+          'listOrders',
+          { body: { order_created_from: '2025-01-01 00:00:00', order_created_to: '2026-11-21 23:59:59' } },
+          { perPage: 20 },
+        ),
+      );
       const ids = got.map((o) => o.order_id);
       expect(new Set(ids).size).toBe(ids.length);
       expect(ids.sort()).toEqual(reference.map((o) => o.order_id).sort());
@@ -143,7 +211,9 @@ describe('the client against the sandbox', () => {
   test('a connection the API cuts is retried with the full budget; an API that is not there gives up after 4 attempts', async () => {
     // Six cut connections in a row for one call: more than the budget of an unreachable API, less than the full one.
     let cuts = 0;
-    const proxy = await startProxy(sandbox.baseUrl, { intercept: (req) => (req.path.endsWith('/group') && cuts++ < 6 ? { reset: true } : undefined) });
+    const proxy = await startProxy(sandbox.baseUrl, {
+      intercept: (req) => (req.path.endsWith('/group') && cuts++ < 6 ? { reset: true } : undefined),
+    });
     try {
       const client = groupClient({ baseUrl: proxy.url });
       const group = await client.call('getGroup');
@@ -171,7 +241,12 @@ describe('the client against the sandbox', () => {
   });
 
   test('an API that refuses every new token for operations stops the client after 4 tokens, not 16 per call', async () => {
-    const proxy = await startProxy(sandbox.baseUrl, { intercept: (req) => (req.path.includes('/oauth/token') ? undefined : { respond: { status: 401, body: '{"message":"Unauthenticated."}' } }) });
+    const proxy = await startProxy(sandbox.baseUrl, {
+      intercept: (req) =>
+        req.path.includes('/oauth/token')
+          ? undefined
+          : { respond: { status: 401, body: '{"message":"Unauthenticated."}' } },
+    });
     try {
       const client = groupClient({ baseUrl: proxy.url });
       const err = (await client.call('getGroup').catch((e: unknown) => e)) as ApiError;

@@ -48,7 +48,7 @@ describe('the credential limiter above 59,400 calls a minute (spacing below one 
     const limiter = new CredentialLimiter({ callsPerMinute: 600_000 }); // 10 a millisecond
     const at = await starts(limiter, 2_000);
     // 2,000 calls at 10/ms (less the 1% headroom) need at least 198 ms; a millisecond of slots may run ahead.
-    expect(at.at(-1)! - at[0]).toBeGreaterThanOrEqual(2_000 / 10 * 1.01 - 2);
+    expect(at.at(-1)! - at[0]).toBeGreaterThanOrEqual((2_000 / 10) * 1.01 - 2);
     // and no 10 ms holds more than its 100 calls, plus the millisecond the clock may run ahead (10) and
     // the 8 in flight that a pause of the event loop can release together
     let most = 0;

@@ -12,7 +12,14 @@ let sandbox: Sandbox;
 let proxy: Proxy;
 
 beforeAll(async () => {
-  sandbox = await startSandbox({ port: 0, scale: 'tiny', seed: 11, rateLimit: 100_000, tokenRateLimit: 1000, today: '2026-11-22' });
+  sandbox = await startSandbox({
+    port: 0,
+    scale: 'tiny',
+    seed: 11,
+    rateLimit: 100_000,
+    tokenRateLimit: 1000,
+    today: '2026-11-22',
+  });
   proxy = await startProxy(sandbox.baseUrl);
 });
 afterAll(async () => {
@@ -22,7 +29,13 @@ afterAll(async () => {
 
 function client(): PerksClient {
   const cred = sandbox.credentials.group[0];
-  return new PerksClient({ baseUrl: proxy.url, clientId: cred.client_id, clientSecret: cred.client_secret, rateLimit: 100_000, minRetryDelayMs: 5 });
+  return new PerksClient({
+    baseUrl: proxy.url,
+    clientId: cred.client_id,
+    clientSecret: cred.client_secret,
+    rateLimit: 100_000,
+    minRetryDelayMs: 5,
+  });
 }
 
 /** Runs `body` with the proxy's hooks set, and clears them and its log afterwards. */
@@ -47,8 +60,12 @@ describe('odd answers over HTTP', () => {
   test('an empty 200 is a cut-off body: the call is retried and succeeds on its second request', async () => {
     let empties = 0;
     const c = client();
-    const groups = await withHooks({ intercept: (req) => (req.path === '/v3/group/list' && empties++ === 0 ? { respond: { status: 200, body: '' } } : undefined) }, () =>
-      c.call('listGroups'),
+    const groups = await withHooks(
+      {
+        intercept: (req) =>
+          req.path === '/v3/group/list' && empties++ === 0 ? { respond: { status: 200, body: '' } } : undefined,
+      },
+      () => c.call('listGroups'),
     );
     expect(groups.length).toBeGreaterThan(0);
     expect(apiCalls(proxy.log).map((e) => [e.path, e.status])).toEqual([
@@ -75,12 +92,15 @@ describe('odd answers over HTTP', () => {
     const post = client();
     const list = client();
     const isPost = (path: string) => path.startsWith('/v3/Interactions/id/');
-    const outcome = await withHooks({ rewriteResponse: (req, answer) => (isPost(req.path) ? { ...answer, body: '' } : answer) }, () =>
-      postOnce(row, { post, list, minRetryDelayMs: 5 }),
+    const outcome = await withHooks(
+      { rewriteResponse: (req, answer) => (isPost(req.path) ? { ...answer, body: '' } : answer) },
+      () => postOnce(row, { post, list, minRetryDelayMs: 5 }),
     );
     expect(outcome).toEqual({ status: 'sent', recovered: true });
     expect(proxy.log.filter((e) => isPost(e.path))).toHaveLength(1);
-    expect(sandbox.world.interactionsOf(user).filter((i) => i.interaction_id === String(row.interaction_id))).toHaveLength(1);
+    expect(
+      sandbox.world.interactionsOf(user).filter((i) => i.interaction_id === String(row.interaction_id)),
+    ).toHaveLength(1);
     await post.close();
     await list.close();
   });
@@ -142,14 +162,33 @@ describe('odd answers over HTTP', () => {
     const plain = await c.call('listGroups');
     const { gzipSync } = await import('node:zlib');
     const zipped = await withHooks(
-      { intercept: (req) => (req.path === '/v3/group/list' ? { respond: { status: 200, headers: { 'content-encoding': 'gzip' }, body: gzipSync(JSON.stringify({ status: 200, data: plain })) } } : undefined) },
+      {
+        intercept: (req) =>
+          req.path === '/v3/group/list'
+            ? {
+                respond: {
+                  status: 200,
+                  headers: { 'content-encoding': 'gzip' },
+                  body: gzipSync(JSON.stringify({ status: 200, data: plain })),
+                },
+              }
+            : undefined,
+      },
       () => c.call('listGroups'),
     );
     expect(zipped).toEqual(plain);
-    const moved = withHooks({ intercept: (req) => (req.path === '/v3/group/list' ? { respond: { status: 301, headers: { location: 'https://api.example.test/v3/group/list' } } } : undefined) }, () =>
-      c.call('listGroups'),
+    const moved = withHooks(
+      {
+        intercept: (req) =>
+          req.path === '/v3/group/list'
+            ? { respond: { status: 301, headers: { location: 'https://api.example.test/v3/group/list' } } }
+            : undefined,
+      },
+      () => c.call('listGroups'),
     );
-    await expect(moved).rejects.toThrow(/HTTP 301: the API redirects to https:\/\/api\.example\.test\/v3\/group\/list: set PERKS_BASE_URL/);
+    await expect(moved).rejects.toThrow(
+      /HTTP 301: the API redirects to https:\/\/api\.example\.test\/v3\/group\/list: set PERKS_BASE_URL/,
+    );
     await c.close();
   });
 });

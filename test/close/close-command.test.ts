@@ -16,12 +16,20 @@ import { TODAY } from './scenario.js';
 let sandbox: Sandbox;
 let out: string;
 let group: number;
-const env = (dir: string, extra: Record<string, string> = {}) => ({ PERKS_OUTPUT: dir, PERKS_NOW: `${TODAY}T12:00:00Z`, PERKS_OPERATOR: 'ci', ...extra });
+const env = (dir: string, extra: Record<string, string> = {}) => ({
+  PERKS_OUTPUT: dir,
+  PERKS_NOW: `${TODAY}T12:00:00Z`,
+  PERKS_OPERATOR: 'ci',
+  ...extra,
+});
 const closes = (dir: string) => join(dir, 'closes', 'closes.jsonl');
 
 async function extracted(now: string): Promise<string> {
   const dir = tempOut('perks-close-cli-');
-  const r = await extract(orgConfig(sandbox, dir, { PERKS_START_DATE: '2026-09-01' }), { now: new Date(now), streams: ['orders'] });
+  const r = await extract(orgConfig(sandbox, dir, { PERKS_START_DATE: '2026-09-01' }), {
+    now: new Date(now),
+    streams: ['orders'],
+  });
   expect(r.status).toBe('success');
   const b = await buildWarehouse({ outDir: dir, asOf: now.slice(0, 10) });
   expect(b.ok, b.error).toBe(true);
@@ -46,17 +54,41 @@ afterAll(async () => {
 
 describe('perks close, reopen and closes', () => {
   test('bad input is refused with one line, exit 2, and nothing written', async () => {
-    refused(await runCli(['close', '--month', '2027-01', '--group', String(group)], env(out)), /^perks: --month=2027-01 is in the future \(today is 2026-11-22\)/);
-    refused(await runCli(['close', '--month', '2026-11', '--group', String(group)], env(out)), /^perks: --month=2026-11 is not over yet/);
-    refused(await runCli(['close', '--month', '2026-10', '--group', '99'], env(out)), /^perks: --group=99 is not in the warehouse; its groups are /);
+    refused(
+      await runCli(['close', '--month', '2027-01', '--group', String(group)], env(out)),
+      /^perks: --month=2027-01 is in the future \(today is 2026-11-22\)/,
+    );
+    refused(
+      await runCli(['close', '--month', '2026-11', '--group', String(group)], env(out)),
+      /^perks: --month=2026-11 is not over yet/,
+    );
+    refused(
+      await runCli(['close', '--month', '2026-10', '--group', '99'], env(out)),
+      /^perks: --group=99 is not in the warehouse; its groups are /,
+    );
     refused(await runCli(['close', '--month', '2026-1O'], env(out)), /^perks: --month="2026-1O" is invalid/);
-    refused(await runCli(['reopen', '--month', '2026-10', '--group', String(group), '--reason', 'typo'], env(out)), /^perks: 2026-10 is not closed for group \d+, so it cannot be reopened/);
+    refused(
+      await runCli(['reopen', '--month', '2026-10', '--group', String(group), '--reason', 'typo'], env(out)),
+      /^perks: 2026-10 is not closed for group \d+, so it cannot be reopened/,
+    );
     // the rates the close would freeze: a malformed or cut-short file stops it before anything is read or written
     const rates = join(out, 'rates.csv');
     writeFileSync(rates, 'month,currency,rate\n2026-10,EUR,0.9\n2026-10,US');
-    refused(await runCli(['close', '--month', '2026-10', '--group', String(group)], env(out, { PERKS_FX_RATES: rates, PERKS_REPORTING_CURRENCY: 'GBP' })), /^perks: PERKS_FX_RATES=.* line 3: the file ends in the middle of a line/);
+    refused(
+      await runCli(
+        ['close', '--month', '2026-10', '--group', String(group)],
+        env(out, { PERKS_FX_RATES: rates, PERKS_REPORTING_CURRENCY: 'GBP' }),
+      ),
+      /^perks: PERKS_FX_RATES=.* line 3: the file ends in the middle of a line/,
+    );
     writeFileSync(rates, 'month,currency,rate\n2026-10,EUR,0.9\n');
-    refused(await runCli(['close', '--month', '2026-10', '--group', String(group)], env(out, { PERKS_FX_RATES: rates, PERKS_REPORTING_CURRENCY: 'pounds' })), /^perks: PERKS_REPORTING_CURRENCY="pounds" is invalid/);
+    refused(
+      await runCli(
+        ['close', '--month', '2026-10', '--group', String(group)],
+        env(out, { PERKS_FX_RATES: rates, PERKS_REPORTING_CURRENCY: 'pounds' }),
+      ),
+      /^perks: PERKS_REPORTING_CURRENCY="pounds" is invalid/,
+    );
     expect(existsSync(closes(out))).toBe(false);
   }, 60_000);
 
@@ -64,18 +96,32 @@ describe('perks close, reopen and closes', () => {
     const g = String(group);
     const sep = await runCli(['close', '--month', '2026-09', '--group', g, '--note', 'Q3'], env(out));
     expect(sep.code, sep.stderr).toBe(0);
-    expect(sep.stdout).toMatch(new RegExp(`^2026-09 not re-read before the close: no API configured \\(PERKS_BASE_URL\\)\\nclosed 2026-09 for group ${g}, record 1, hash [0-9a-f]{64}\\n`));
+    expect(sep.stdout).toMatch(
+      new RegExp(
+        `^2026-09 not re-read before the close: no API configured \\(PERKS_BASE_URL\\)\\nclosed 2026-09 for group ${g}, record 1, hash [0-9a-f]{64}\\n`,
+      ),
+    );
     expect((await runCli(['close', '--month', '2026-10', '--group', g], env(out))).code).toBe(0);
     const before = readFileSync(closes(out), 'utf8');
-    refused(await runCli(['close', '--month', '2026-10', '--group', g], env(out)), /^perks: 2026-10 is already closed for group \d+ \(by ci at 2026-11-22T12:00:\d\d\.\d{3}Z, record 2\): reopen it first/);
-    refused(await runCli(['reopen', '--month', '2026-09', '--group', g, '--reason', 'typo'], env(out)), /^perks: 2026-09 is not group \d+'s latest closed month \(2026-10 is closed after it\): reopen 2026-10 first\n/);
+    refused(
+      await runCli(['close', '--month', '2026-10', '--group', g], env(out)),
+      /^perks: 2026-10 is already closed for group \d+ \(by ci at 2026-11-22T12:00:\d\d\.\d{3}Z, record 2\): reopen it first/,
+    );
+    refused(
+      await runCli(['reopen', '--month', '2026-09', '--group', g, '--reason', 'typo'], env(out)),
+      /^perks: 2026-09 is not group \d+'s latest closed month \(2026-10 is closed after it\): reopen 2026-10 first\n/,
+    );
     expect(readFileSync(closes(out), 'utf8')).toBe(before);
     const reopened = await runCli(['reopen', '--month', '2026-10', '--group', g, '--reason', 'late invoice'], env(out));
     expect(reopened.code, reopened.stderr).toBe(0);
     const list = await runCli(['closes'], env(out));
     expect(list.code).toBe(0);
     expect(list.stdout.split('\n').filter(Boolean)).toEqual([
-      expect.stringMatching(new RegExp(`^ {3}1  close   group ${g}  2026-09  2026-11-22T12:00:\\d\\d\\.\\d{3}Z  by ci  "Q3"  [0-9a-f]{12}$`)),
+      expect.stringMatching(
+        new RegExp(
+          `^ {3}1  close   group ${g}  2026-09  2026-11-22T12:00:\\d\\d\\.\\d{3}Z  by ci  "Q3"  [0-9a-f]{12}$`,
+        ),
+      ),
       expect.stringMatching(new RegExp(`^ {3}2  close   group ${g}  2026-10 `)),
       expect.stringMatching(new RegExp(`^ {3}3  reopen  group ${g}  2026-10 .* "late invoice" `)),
       expect.stringMatching(/^3 records, hash chain verified \(last [0-9a-f]{64}\)$/),
@@ -95,9 +141,18 @@ describe('perks close, reopen and closes', () => {
     cpSync(out, dir, { recursive: true });
     mkdirSync(join(dir, 'closes'), { recursive: true });
     writeFileSync(closes(dir), tampered);
-    refused(await runCli(['closes'], env(dir)), /^perks: the close record does not verify: .*closes\.jsonl line 1 has a hash that does not match its content; .*restore it from a backup/);
-    refused(await runCli(['close', '--month', '2026-09', '--group', String(group)], env(dir)), /line 1 has a hash that does not match/);
-    refused(await runCli(['report', 'revenue', '--month', '2026-09', '--group', String(group)], env(dir)), /line 1 has a hash that does not match/);
+    refused(
+      await runCli(['closes'], env(dir)),
+      /^perks: the close record does not verify: .*closes\.jsonl line 1 has a hash that does not match its content; .*restore it from a backup/,
+    );
+    refused(
+      await runCli(['close', '--month', '2026-09', '--group', String(group)], env(dir)),
+      /line 1 has a hash that does not match/,
+    );
+    refused(
+      await runCli(['report', 'revenue', '--month', '2026-09', '--group', String(group)], env(dir)),
+      /line 1 has a hash that does not match/,
+    );
     expect(readFileSync(closes(dir), 'utf8')).toBe(tampered);
     // a line removed: the next one no longer follows
     writeFileSync(closes(dir), [lines[0], ...lines.slice(2)].join('\n') + '\n');
@@ -106,7 +161,10 @@ describe('perks close, reopen and closes', () => {
 
   test('a provisional month is refused, and --force closes it with the record saying so', async () => {
     const early = await extracted('2026-11-05T12:00:00Z');
-    refused(await runCli(['close', '--month', '2026-10', '--group', String(group)], env(early)), /^perks: 2026-10 is provisional for group \d+: group \d+ is extracted to 2026-11-04; .*pass --force/);
+    refused(
+      await runCli(['close', '--month', '2026-10', '--group', String(group)], env(early)),
+      /^perks: 2026-10 is provisional for group \d+: group \d+ is extracted to 2026-11-04; .*pass --force/,
+    );
     expect(existsSync(closes(early))).toBe(false);
     const forced = await runCli(['close', '--month', '2026-10', '--group', String(group), '--force'], env(early));
     expect(forced.code, forced.stderr).toBe(0);
@@ -123,13 +181,23 @@ describe('closing first re-reads the month', () => {
     const dir = await extracted(`${TODAY}T12:00:00Z`);
     const [i] = octoberCompleteOrders(sandbox, group, 1, 30);
     sandbox.world.orders.setStatus(i, 'Refunded');
-    const r = await runCli(['close', '--month', '2026-10', '--group', String(group)], { ...orgEnv(sandbox, dir), PERKS_OPERATOR: 'ci' });
+    const r = await runCli(['close', '--month', '2026-10', '--group', String(group)], {
+      ...orgEnv(sandbox, dir),
+      PERKS_OPERATOR: 'ci',
+    });
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toMatch(/^re-read 2026-10 \(\d+ windows\): 1 order new or changed since last extracted\n/);
-    expect(r.stdout).toMatch(new RegExp(`\\n  group ${group} order ${700_001 + i}: Complete → Refunded \\(group revenue [\\d.]+ \\w+ → [\\d.]+ \\w+\\)\\n`));
+    expect(r.stdout).toMatch(
+      new RegExp(
+        `\\n  group ${group} order ${700_001 + i}: Complete → Refunded \\(group revenue [\\d.]+ \\w+ → [\\d.]+ \\w+\\)\\n`,
+      ),
+    );
     const record = JSON.parse(readFileSync(closes(dir), 'utf8'));
     expect(record.figures.reread).toMatchObject({ changed: 1 });
-    const [refunded] = await query(join(dir, 'warehouse.duckdb'), `SELECT order_status FROM stg_orders WHERE order_id = ${700_001 + i}`);
+    const [refunded] = await query(
+      join(dir, 'warehouse.duckdb'),
+      `SELECT order_status FROM stg_orders WHERE order_id = ${700_001 + i}`,
+    );
     expect(refunded.order_status).toBe('Refunded');
     const [adjustments] = await query(join(dir, 'warehouse.duckdb'), 'SELECT count(*) AS n FROM revenue_adjustments');
     expect(adjustments.n).toBe('0');

@@ -21,7 +21,9 @@ describe('a periodic deep re-read finds refunds later than the lookback', () => 
 
       sandbox.advance(3);
       const early = await extract(config, { now: at(sandbox.world.today), streams: ['orders'], planOnly: true });
-      expect(early.plan!.rows.find((r) => r.stream === 'orders' && r.group === group)!.detail).toMatch(/; next deep re-read from 2026-11-(29|30)$/);
+      expect(early.plan!.rows.find((r) => r.stream === 'orders' && r.group === group)!.detail).toMatch(
+        /; next deep re-read from 2026-11-(29|30)$/,
+      );
       expect((await extract(config, { now: at(sandbox.world.today), streams: ['orders'] })).status).toBe('success');
       expect(await status()).toBe('Complete'); // the lookback does not reach October
 
@@ -29,9 +31,13 @@ describe('a periodic deep re-read finds refunds later than the lookback', () => 
       const plan = await extract(config, { now: at(sandbox.world.today), streams: ['orders'], planOnly: true });
       const row = plan.plan!.rows.find((r) => r.stream === 'orders' && r.group === group)!;
       // the lookback alone would start at the last watermark (3 days after TODAY) less the lookback
-      const lookbackFrom = new Date(at(TODAY).getTime() + (3 - config.lookbackDays) * 86_400_000).toISOString().slice(0, 10);
+      const lookbackFrom = new Date(at(TODAY).getTime() + (3 - config.lookbackDays) * 86_400_000)
+        .toISOString()
+        .slice(0, 10);
       const extra = Math.round((Date.parse(lookbackFrom) - Date.parse('2026-10-01')) / 86_400_000);
-      expect(row.detail).toMatch(/^2026-10-01 to 2026-11-29 \(exclusive\), 0 already done, a deep re-read of the open and previous month \(PERKS_DEEP_REREAD_DAYS\): (\d+) windows, ~\1 calls more than the lookback$/);
+      expect(row.detail).toMatch(
+        /^2026-10-01 to 2026-11-29 \(exclusive\), 0 already done, a deep re-read of the open and previous month \(PERKS_DEEP_REREAD_DAYS\): (\d+) windows, ~\1 calls more than the lookback$/,
+      );
       expect(row.units).toBe(59);
       expect(Number(/: (\d+) windows/.exec(row.detail)![1])).toBe(extra);
       expect((await extract(config, { now: at(sandbox.world.today), streams: ['orders'] })).status).toBe('success');
@@ -39,7 +45,9 @@ describe('a periodic deep re-read finds refunds later than the lookback', () => 
       expect((await new StateStore(out).read<{ deepAt?: string }>('orders', String(group)))?.deepAt).toBe('2026-11-29');
       // the next run is back to the lookback
       const next = await extract(config, { now: at(sandbox.world.today), streams: ['orders'], planOnly: true });
-      expect(next.plan!.rows.find((r) => r.stream === 'orders' && r.group === group)!.detail).not.toContain('a deep re-read');
+      expect(next.plan!.rows.find((r) => r.stream === 'orders' && r.group === group)!.detail).not.toContain(
+        'a deep re-read',
+      );
     });
   }, 120_000);
 
@@ -47,7 +55,10 @@ describe('a periodic deep re-read finds refunds later than the lookback', () => 
     await withSandbox({ today: TODAY }, async (sandbox) => {
       const runs = (every: string | undefined) => {
         const out = tempOut('perks-deep-daily-');
-        const config = orgConfig(sandbox, out, { PERKS_START_DATE: '2026-10-01', ...(every === undefined ? {} : { PERKS_DEEP_REREAD_DAYS: every }) });
+        const config = orgConfig(sandbox, out, {
+          PERKS_START_DATE: '2026-10-01',
+          ...(every === undefined ? {} : { PERKS_DEEP_REREAD_DAYS: every }),
+        });
         return { out, config };
       };
       const schedules = { default: runs(undefined), off: runs('0'), three: runs('3') };
@@ -57,7 +68,8 @@ describe('a periodic deep re-read finds refunds later than the lookback', () => 
         if (day > 0) sandbox.advance(1);
         for (const [name, s] of Object.entries(schedules)) {
           const plan = await extract(s.config, { now: at(sandbox.world.today), streams: ['orders'], planOnly: true });
-          if (plan.plan!.rows.some((r) => r.stream === 'orders' && r.detail.includes('a deep re-read'))) deepDays[name].push(sandbox.world.today);
+          if (plan.plan!.rows.some((r) => r.stream === 'orders' && r.detail.includes('a deep re-read')))
+            deepDays[name].push(sandbox.world.today);
           const result = await extract(s.config, { now: at(sandbox.world.today), streams: ['orders'] });
           expect(result.status).toBe('success');
           calls[name].push(result.streams.find((st) => st.name === 'orders')!.calls);
@@ -81,7 +93,8 @@ describe('a periodic deep re-read finds refunds later than the lookback', () => 
       expect((await extract(config, { now: at(TODAY), streams: ['orders'] })).status).toBe('success');
       sandbox.advance(7);
       const plan = await extract(config, { now: at(sandbox.world.today), streams: ['orders'], planOnly: true });
-      for (const row of plan.plan!.rows.filter((r) => r.stream === 'orders')) expect(row.detail).toMatch(/^2026-10-15 to 2026-11-29 \(exclusive\), 0 already done, a deep re-read/);
+      for (const row of plan.plan!.rows.filter((r) => r.stream === 'orders'))
+        expect(row.detail).toMatch(/^2026-10-15 to 2026-11-29 \(exclusive\), 0 already done, a deep re-read/);
       expect((await extract(config, { now: at(sandbox.world.today), streams: ['orders'] })).status).toBe('success');
       const days = (await lakeOrders(out)).map((o) => String(o.order_date).slice(0, 10)).sort();
       expect(days.length).toBeGreaterThan(0);

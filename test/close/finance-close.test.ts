@@ -43,7 +43,10 @@ describe('a closed month never changes silently', () => {
     [late] = octoberCompleteOrders(sandbox, group, 1, 20);
     sandbox.world.orders.setHidden(late, true); // the platform does not show it yet
     await extractAndBuild(sandbox, out, `${TODAY}T12:00:00Z`);
-    frozen = await query(wh(), `SELECT order_currency, order_status, orders, group_revenue FROM revenue_monthly WHERE organisation_group_id = ${group} AND month = DATE '2026-10-01' ORDER BY ALL`);
+    frozen = await query(
+      wh(),
+      `SELECT order_currency, order_status, orders, group_revenue FROM revenue_monthly WHERE organisation_group_id = ${group} AND month = DATE '2026-10-01' ORDER BY ALL`,
+    );
 
     setClock(clockFrom(at('12:30:00')));
     await closeMonth({ outDir: out, month: OCTOBER, group, by: 'A. Controller', note: 'board pack', rule: RULE });
@@ -66,33 +69,78 @@ describe('a closed month never changes silently', () => {
   });
 
   test("October's frozen figures are unchanged; revenue_monthly shows them beside the figures as now", async () => {
-    const rows = await query(wh(), `SELECT order_currency, order_status, orders_as_closed AS orders, group_revenue_as_closed AS group_revenue, is_closed
-      FROM revenue_monthly WHERE organisation_group_id = ${group} AND month = DATE '2026-10-01' AND orders_as_closed > 0 ORDER BY ALL`);
+    const rows = await query(
+      wh(),
+      `SELECT order_currency, order_status, orders_as_closed AS orders, group_revenue_as_closed AS group_revenue, is_closed
+      FROM revenue_monthly WHERE organisation_group_id = ${group} AND month = DATE '2026-10-01' AND orders_as_closed > 0 ORDER BY ALL`,
+    );
     expect(rows).toEqual(frozen.map((f) => ({ ...f, is_closed: true })));
-    const [now] = await query(wh(), `SELECT sum(orders) AS orders FROM revenue_monthly WHERE organisation_group_id = ${group} AND month = DATE '2026-10-01'`);
+    const [now] = await query(
+      wh(),
+      `SELECT sum(orders) AS orders FROM revenue_monthly WHERE organisation_group_id = ${group} AND month = DATE '2026-10-01'`,
+    );
     expect(Number(now.orders)).toBe(frozen.reduce((n, f) => n + Number(f.orders), 0) + 1); // the late order
   });
 
   test('revenue_adjustments holds exactly the changes, booked in November, with before and after', async () => {
-    const rows = await query(wh(), `SELECT order_id, strftime(month, '%Y-%m') AS month, strftime(booked_month, '%Y-%m') AS booked, adjustment_kind AS kind, before_status, after_status,
+    const rows = await query(
+      wh(),
+      `SELECT order_id, strftime(month, '%Y-%m') AS month, strftime(booked_month, '%Y-%m') AS booked, adjustment_kind AS kind, before_status, after_status,
         before_group_revenue, after_group_revenue, orders_change, group_revenue_change
-      FROM revenue_adjustments WHERE organisation_group_id = ${group} ORDER BY order_id`);
+      FROM revenue_adjustments WHERE organisation_group_id = ${group} ORDER BY order_id`,
+    );
     const money = (minor: number) => (minor / 100).toFixed(2);
     const truth = (i: number) => sandbox.world.orders.get(i);
     const expected = [
-      ...refunded.map((i) => ({ order_id: String(truth(i).order_id), month: OCTOBER, booked: '2026-11', kind: 'status', before_status: 'Complete', after_status: 'Refunded', before_group_revenue: money(truth(i).group_revenue), after_group_revenue: money(truth(i).group_revenue), orders_change: 1 - 1, group_revenue_change: '0.00' })),
-      { order_id: String(truth(late).order_id), month: OCTOBER, booked: '2026-11', kind: 'late order', before_status: null, after_status: 'Complete', before_group_revenue: null, after_group_revenue: money(truth(late).group_revenue), orders_change: 1, group_revenue_change: money(truth(late).group_revenue) },
-      { order_id: String(truth(corrected).order_id), month: OCTOBER, booked: '2026-11', kind: 'money', before_status: 'Complete', after_status: 'Complete', before_group_revenue: money(truth(corrected).group_revenue - 100), after_group_revenue: money(truth(corrected).group_revenue), orders_change: 0, group_revenue_change: '1.00' },
+      ...refunded.map((i) => ({
+        order_id: String(truth(i).order_id),
+        month: OCTOBER,
+        booked: '2026-11',
+        kind: 'status',
+        before_status: 'Complete',
+        after_status: 'Refunded',
+        before_group_revenue: money(truth(i).group_revenue),
+        after_group_revenue: money(truth(i).group_revenue),
+        orders_change: 1 - 1,
+        group_revenue_change: '0.00',
+      })),
+      {
+        order_id: String(truth(late).order_id),
+        month: OCTOBER,
+        booked: '2026-11',
+        kind: 'late order',
+        before_status: null,
+        after_status: 'Complete',
+        before_group_revenue: null,
+        after_group_revenue: money(truth(late).group_revenue),
+        orders_change: 1,
+        group_revenue_change: money(truth(late).group_revenue),
+      },
+      {
+        order_id: String(truth(corrected).order_id),
+        month: OCTOBER,
+        booked: '2026-11',
+        kind: 'money',
+        before_status: 'Complete',
+        after_status: 'Complete',
+        before_group_revenue: money(truth(corrected).group_revenue - 100),
+        after_group_revenue: money(truth(corrected).group_revenue),
+        orders_change: 0,
+        group_revenue_change: '1.00',
+      },
     ].sort((a, b) => Number(a.order_id) - Number(b.order_id));
     expect(rows).toEqual(expected);
     // as closed + adjustments = as now, per status
-    const [check] = await query(wh(), `WITH moves AS (
+    const [check] = await query(
+      wh(),
+      `WITH moves AS (
         SELECT after_status AS s, orders_change AS o, after_group_revenue AS r FROM revenue_adjustments WHERE organisation_group_id = ${group}
         UNION ALL SELECT before_status, CASE WHEN before_status IS NULL THEN 0 ELSE 0 END, -before_group_revenue FROM revenue_adjustments WHERE organisation_group_id = ${group} AND before_status IS NOT NULL
         UNION ALL SELECT after_status, 0, 0 FROM revenue_adjustments WHERE false),
       statusmoves AS (SELECT s, sum(r) AS r FROM moves GROUP BY s),
       m AS (SELECT order_status AS s, sum(group_revenue) AS now, sum(group_revenue_as_closed) AS closed FROM revenue_monthly WHERE organisation_group_id = ${group} AND month = DATE '2026-10-01' GROUP BY 1)
-      SELECT count(*) AS bad FROM m LEFT JOIN statusmoves USING (s) WHERE m.closed + coalesce(statusmoves.r, 0) <> m.now`);
+      SELECT count(*) AS bad FROM m LEFT JOIN statusmoves USING (s) WHERE m.closed + coalesce(statusmoves.r, 0) <> m.now`,
+    );
     expect(check.bad).toBe('0');
   });
 
@@ -104,7 +152,9 @@ describe('a closed month never changes silently', () => {
     expect(diff).toHaveLength(1);
     expect(diff[0].trim()).toMatch(/^<p class="meta">Generated 2026-11-22T14:00:00Z from /);
     expect(a.md).toContain('**CLOSED**: October 2026 is signed off for group');
-    expect(a.md).toMatch(/\(signed off\): closed by A\. Controller at 2026-11-22T12:30:\d\d\.\d{3}Z \("board pack"\); close record 1, sha256 [0-9a-f]{64}\./);
+    expect(a.md).toMatch(
+      /\(signed off\): closed by A\. Controller at 2026-11-22T12:30:\d\d\.\d{3}Z \("board pack"\); close record 1, sha256 [0-9a-f]{64}\./,
+    );
   });
 
   test("November's report lists the adjustments to October with totals per month and currency", async () => {
@@ -117,26 +167,35 @@ describe('a closed month never changes silently', () => {
       { i: corrected, late: 0, revenue: 100, recognised: 100 },
     ];
     const currencies = [...new Set(changes.map((c) => store.currencyOf(c.i)))].sort();
-    const fmt = (minor: number, cur: string) => `${minor < 0 ? '-' : minor > 0 ? '+' : ''}${(Math.abs(minor) / 100).toLocaleString('en-US', { minimumFractionDigits: 2 })} ${cur}`;
+    const fmt = (minor: number, cur: string) =>
+      `${minor < 0 ? '-' : minor > 0 ? '+' : ''}${(Math.abs(minor) / 100).toLocaleString('en-US', { minimumFractionDigits: 2 })} ${cur}`;
     expect(md).toContain('### Adjustments to closed months booked in November 2026');
     for (const cur of currencies) {
       const mine = changes.filter((c) => store.currencyOf(c.i) === cur);
       const sum = (k: 'late' | 'revenue' | 'recognised') => mine.reduce((n, c) => n + c[k], 0);
-      expect(md).toContain(`| ${OCTOBER} | ${cur} | ${mine.length} | ${sum('late')} | ${fmt(sum('revenue'), cur)} | ${fmt(sum('recognised'), cur)} |`);
+      expect(md).toContain(
+        `| ${OCTOBER} | ${cur} | ${mine.length} | ${sum('late')} | ${fmt(sum('revenue'), cur)} | ${fmt(sum('recognised'), cur)} |`,
+      );
     }
     expect(html).toContain('id="adjustments"');
     // the CSV carries the section too, as a tidy table of its own
     const csv = await readFile(join(out, 'reports', 'sections', `revenue-2026-11-g${group}-adjustments.csv`), 'utf8');
-    expect(csv.split('\r\n')[0]).toBe('booked_month,organisation_group_id,group_name,closed_month,order_currency,changes,late_orders,group_revenue_change,recognised_revenue_change');
+    expect(csv.split('\r\n')[0]).toBe(
+      'booked_month,organisation_group_id,group_name,closed_month,order_currency,changes,late_orders,group_revenue_change,recognised_revenue_change',
+    );
     for (const cur of currencies) {
       const mine = changes.filter((c) => store.currencyOf(c.i) === cur);
       const sum = (k: 'late' | 'revenue' | 'recognised') => (mine.reduce((n, c) => n + c[k], 0) / 100).toFixed(2);
-      expect(csv).toContain(`,${OCTOBER},${cur},${mine.length},${mine.reduce((n, c) => n + c.late, 0)},${sum('revenue')},${sum('recognised')}\r\n`);
+      expect(csv).toContain(
+        `,${OCTOBER},${cur},${mine.length},${mine.reduce((n, c) => n + c.late, 0)},${sum('revenue')},${sum('recognised')}\r\n`,
+      );
     }
     expect(html.match(/<tr><td>[^<]+<\/td><td>2026-10<\/td><th scope="row">\d+<\/th>/g)).toHaveLength(5);
   });
 
   test("perks run's summary line says which months are signed off, closed by the extract, provisional and adjusted", async () => {
-    expect(await closeSummary(out, [group])).toBe(`signed off: group ${group} ${OCTOBER}; closed by the extract through ${OCTOBER}, later months provisional; adjusted: group ${group} ${OCTOBER} (5 changes)`);
+    expect(await closeSummary(out, [group])).toBe(
+      `signed off: group ${group} ${OCTOBER}; closed by the extract through ${OCTOBER}, later months provisional; adjusted: group ${group} ${OCTOBER} (5 changes)`,
+    );
   });
 });

@@ -18,16 +18,32 @@ afterEach(() => {
 });
 
 describe('the rates of a close are frozen', () => {
-  test('editing the rates file later changes the open groups\' consolidated totals, never the closed one\'s; the closed report is the same with the file, edited, or without it', async () => {
+  test("editing the rates file later changes the open groups' consolidated totals, never the closed one's; the closed report is the same with the file, edited, or without it", async () => {
     const out = await buildFixture();
     const rates = join(out, 'rates.csv');
     await writeFile(rates, 'month,currency,rate\n2024-03,GBP,1.17\n2024-03,USD,0.92\n');
     process.env.PERKS_FX_RATES = rates;
     process.env.PERKS_REPORTING_CURRENCY = 'EUR';
 
-    const [record] = await closeMonth({ outDir: out, month: '2024-03', group: 11, by: 'A. Controller', rule: RULE, fx: fxRatesFrom(process.env) });
-    expect((record.figures as FrozenFigures).fx).toEqual({ file: rates, reporting_currency: 'EUR', rates: { GBP: '1.17' } });
-    const md = async (group?: number) => readFile((await writeRevenueReport({ outDir: out, month: '2024-03', group, formats: ['md'], revenueRule: RULE })).files[0], 'utf8');
+    const [record] = await closeMonth({
+      outDir: out,
+      month: '2024-03',
+      group: 11,
+      by: 'A. Controller',
+      rule: RULE,
+      fx: fxRatesFrom(process.env),
+    });
+    expect((record.figures as FrozenFigures).fx).toEqual({
+      file: rates,
+      reporting_currency: 'EUR',
+      rates: { GBP: '1.17' },
+    });
+    const md = async (group?: number) =>
+      readFile(
+        (await writeRevenueReport({ outDir: out, month: '2024-03', group, formats: ['md'], revenueRule: RULE }))
+          .files[0],
+        'utf8',
+      );
     const closed = await md(11);
     // UK: 94.95 GBP recognised × 1.17 (the fixture's figures, as in test/report/fx.test.ts)
     expect(closed).toContain('| Acme UK (11) | 111.09 EUR | 112.14 EUR | – |');

@@ -29,7 +29,7 @@ describe('the order history survives a crash', () => {
     await sandbox?.close();
   });
 
-  test('killed after a window\'s history is written and before the window is committed, the rerun books every refund of the closed month once', async () => {
+  test("killed after a window's history is written and before the window is committed, the rerun books every refund of the closed month once", async () => {
     const out = tempOut('perks-history-crash-');
     const group = sandbox.world.groups[0].id;
     await extractAndBuild(sandbox, out, `${TODAY}T12:00:00Z`);
@@ -40,22 +40,42 @@ describe('the order history survives a crash', () => {
     const refunded = octoberCompleteOrders(sandbox, group, 3);
     for (const i of refunded) sandbox.world.orders.setStatus(i, 'Refunded');
     const reread = ['extract', '--streams', 'orders', '--start-date', '2026-10-01'];
-    const killed = await runCli(reread, orgEnv(sandbox, out, { PERKS_NOW: `${TODAY}T13:00:00Z`, PERKS_CRASH_AT: 'after-history' }));
+    const killed = await runCli(
+      reread,
+      orgEnv(sandbox, out, { PERKS_NOW: `${TODAY}T13:00:00Z`, PERKS_CRASH_AT: 'after-history' }),
+    );
     expect(killed.signal, killed.stderr).toBe('SIGKILL');
     const rerun = await runCli(reread, orgEnv(sandbox, out, { PERKS_NOW: `${TODAY}T13:10:00Z` }));
     expect(rerun.code, rerun.stderr).toBe(0);
 
     expect((await buildWarehouse({ outDir: out, asOf: TODAY })).ok).toBe(true);
     const wh = join(out, 'warehouse.duckdb');
-    const rows = await query(wh, `SELECT order_id, adjustment_kind AS kind, before_status, after_status, strftime(booked_month, '%Y-%m') AS booked
-      FROM revenue_adjustments WHERE organisation_group_id = ${group} ORDER BY order_id`);
+    const rows = await query(
+      wh,
+      `SELECT order_id, adjustment_kind AS kind, before_status, after_status, strftime(booked_month, '%Y-%m') AS booked
+      FROM revenue_adjustments WHERE organisation_group_id = ${group} ORDER BY order_id`,
+    );
     const ids = refunded.map((i) => String(sandbox.world.orders.get(i).order_id)).sort((a, b) => Number(a) - Number(b));
-    expect(rows).toEqual(ids.map((order_id) => ({ order_id, kind: 'status', before_status: 'Complete', after_status: 'Refunded', booked: '2026-11' })));
+    expect(rows).toEqual(
+      ids.map((order_id) => ({
+        order_id,
+        kind: 'status',
+        before_status: 'Complete',
+        after_status: 'Refunded',
+        booked: '2026-11',
+      })),
+    );
     // the one the killed run saw first is observed when it saw it (its history row), not at the rerun
-    const [first] = await query(wh, `SELECT count(*) AS n FROM revenue_adjustments WHERE organisation_group_id = ${group} AND observed_at >= TIMESTAMPTZ '${TODAY} 13:00:00+00' AND observed_at < TIMESTAMPTZ '${TODAY} 13:10:00+00'`);
+    const [first] = await query(
+      wh,
+      `SELECT count(*) AS n FROM revenue_adjustments WHERE organisation_group_id = ${group} AND observed_at >= TIMESTAMPTZ '${TODAY} 13:00:00+00' AND observed_at < TIMESTAMPTZ '${TODAY} 13:10:00+00'`,
+    );
     expect(Number(first.n)).toBeGreaterThanOrEqual(1);
     // and the history shows each refunded order's Refunded version once
-    const versions = await query(wh, `SELECT order_id, count(*) AS n FROM int_order_versions WHERE organisation_group_id = ${group} AND order_status = 'Refunded' AND order_id IN (${ids.join(', ')}) GROUP BY 1 ORDER BY 1`);
+    const versions = await query(
+      wh,
+      `SELECT order_id, count(*) AS n FROM int_order_versions WHERE organisation_group_id = ${group} AND order_status = 'Refunded' AND order_id IN (${ids.join(', ')}) GROUP BY 1 ORDER BY 1`,
+    );
     expect(versions).toEqual(ids.map((order_id) => ({ order_id, n: '1' })));
   }, 180_000);
 });

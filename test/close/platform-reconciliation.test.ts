@@ -14,30 +14,72 @@ describe("reconciliation against the platform's own statistics", () => {
     await withSandbox({ today: TODAY }, async (sandbox) => {
       const out = tempOut('perks-platform-');
       const config = orgConfig(sandbox, out, { PERKS_START_DATE: '2026-10-01' });
-      expect((await extract(config, { now: new Date(`${TODAY}T12:00:00Z`), streams: ['orders', 'redemption_stats'] })).status).toBe('success');
+      expect(
+        (await extract(config, { now: new Date(`${TODAY}T12:00:00Z`), streams: ['orders', 'redemption_stats'] }))
+          .status,
+      ).toBe('success');
       expect((await buildWarehouse({ outDir: out, asOf: TODAY })).ok).toBe(true);
       const wh = join(out, 'warehouse.duckdb');
-      const results = await query(wh, `SELECT result, explanation, count(*) AS n FROM reconciliation_platform WHERE month = DATE '2026-10-01' GROUP BY ALL ORDER BY ALL`);
+      const results = await query(
+        wh,
+        `SELECT result, explanation, count(*) AS n FROM reconciliation_platform WHERE month = DATE '2026-10-01' GROUP BY ALL ORDER BY ALL`,
+      );
       expect(results.filter((r) => r.result === 'differs')).toEqual([]);
       expect(Number(results.find((r) => r.result === 'matched')?.n)).toBeGreaterThan(20);
-      const agreeing = await writeRevenueReport({ outDir: out, month: '2026-10', formats: ['md'], revenueRule: { statuses: ['Complete'] } });
-      expect(await readFile(agreeing.files[0], 'utf8')).toMatch(/the platform's statistics AGREE with our orders: \d+ users matched, \d+ explained, 0 differ\./);
+      const agreeing = await writeRevenueReport({
+        outDir: out,
+        month: '2026-10',
+        formats: ['md'],
+        revenueRule: { statuses: ['Complete'] },
+      });
+      expect(await readFile(agreeing.files[0], 'utf8')).toMatch(
+        /the platform's statistics AGREE with our orders: \d+ users matched, \d+ explained, 0 differ\./,
+      );
 
       // A Complete October order, away from the month's edges, of a user the statistics know: refunded upstream,
       // and only the orders are re-read, so the platform's statistics in the lake are now older than the orders.
-      const [pick] = await query(wh, `SELECT o.organisation_group_id AS g, o.order_id, o.user_id, o.face_value, o.order_total_paid, o.order_saving
+      const [pick] = await query(
+        wh,
+        `SELECT o.organisation_group_id AS g, o.order_id, o.user_id, o.face_value, o.order_total_paid, o.order_saving
         FROM stg_orders o JOIN reconciliation_platform r ON r.organisation_group_id = o.organisation_group_id AND r.user_id = o.user_id AND r.month = DATE '2026-10-01'
-        WHERE o.order_status = 'Complete' AND o.order_date BETWEEN DATE '2026-10-05' AND DATE '2026-10-25' AND r.result = 'matched' ORDER BY o.order_id LIMIT 1`);
+        WHERE o.order_status = 'Complete' AND o.order_date BETWEEN DATE '2026-10-05' AND DATE '2026-10-25' AND r.result = 'matched' ORDER BY o.order_id LIMIT 1`,
+      );
       sandbox.world.orders.setStatus(Number(pick.order_id) - 700_001, 'Refunded');
-      expect((await extract(config, { now: new Date(`${TODAY}T13:00:00Z`), streams: ['orders'], startDate: '2026-10-01' })).status).toBe('success');
+      expect(
+        (await extract(config, { now: new Date(`${TODAY}T13:00:00Z`), streams: ['orders'], startDate: '2026-10-01' }))
+          .status,
+      ).toBe('success');
       expect((await buildWarehouse({ outDir: out, asOf: TODAY })).ok).toBe(true);
-      const differs = await query(wh, `SELECT organisation_group_id AS g, user_id, platform_egift_orders - lake_complete_orders AS egift_orders, face_value_difference, cost_difference, savings_difference, orders_difference
-        FROM reconciliation_platform WHERE result = 'differs'`);
-      const report = await writeRevenueReport({ outDir: out, month: '2026-10', group: Number(pick.g), formats: ['md', 'html'], revenueRule: { statuses: ['Complete'] } });
+      const differs = await query(
+        wh,
+        `SELECT organisation_group_id AS g, user_id, platform_egift_orders - lake_complete_orders AS egift_orders, face_value_difference, cost_difference, savings_difference, orders_difference
+        FROM reconciliation_platform WHERE result = 'differs'`,
+      );
+      const report = await writeRevenueReport({
+        outDir: out,
+        month: '2026-10',
+        group: Number(pick.g),
+        formats: ['md', 'html'],
+        revenueRule: { statuses: ['Complete'] },
+      });
       const md = await readFile(report.files[1], 'utf8');
-      expect(md).toMatch(new RegExp(`the platform's statistics DISAGREE with our orders for 1 user \\(\\d+ users matched, \\d+ explained\\): user ${pick.user_id} \\(Complete orders: platform (\\d+), ours (\\d+); face value platform − ours ${String(pick.face_value).replace('.', '\\.')}\\)\\.`));
+      expect(md).toMatch(
+        new RegExp(
+          `the platform's statistics DISAGREE with our orders for 1 user \\(\\d+ users matched, \\d+ explained\\): user ${pick.user_id} \\(Complete orders: platform (\\d+), ours (\\d+); face value platform − ours ${String(pick.face_value).replace('.', '\\.')}\\)\\.`,
+        ),
+      );
       expect(await readFile(report.files[0], 'utf8')).toContain(`<th scope="row">${pick.user_id}</th>`);
-      expect(differs).toEqual([{ g: pick.g, user_id: pick.user_id, egift_orders: '1', face_value_difference: pick.face_value, cost_difference: pick.order_total_paid, savings_difference: pick.order_saving, orders_difference: '0' }]);
+      expect(differs).toEqual([
+        {
+          g: pick.g,
+          user_id: pick.user_id,
+          egift_orders: '1',
+          face_value_difference: pick.face_value,
+          cost_difference: pick.order_total_paid,
+          savings_difference: pick.order_saving,
+          orders_difference: '0',
+        },
+      ]);
     });
   }, 180_000);
 });

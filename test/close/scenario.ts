@@ -13,7 +13,11 @@ export const OCTOBER = '2026-10';
 
 /** Extract orders (and groups) from `from` at `at`, then build with as-of TODAY; throws when either fails. */
 export async function extractAndBuild(sandbox: Sandbox, out: string, at: string, from = '2026-10-01'): Promise<void> {
-  const r = await extract(orgConfig(sandbox, out, { PERKS_START_DATE: '2026-10-01' }), { now: new Date(at), streams: ['orders'], startDate: from });
+  const r = await extract(orgConfig(sandbox, out, { PERKS_START_DATE: '2026-10-01' }), {
+    now: new Date(at),
+    streams: ['orders'],
+    startDate: from,
+  });
   if (r.status !== 'success') throw new Error(`extract ${r.status}`);
   const b = await buildWarehouse({ outDir: out, asOf: TODAY });
   if (!b.ok) throw new Error(`build: ${b.error}`);
@@ -29,7 +33,11 @@ export function octoberCompleteOrders(sandbox: Sandbox, group: number, n: number
   const found: number[] = [];
   const to = Date.parse('2026-10-29T00:00:00Z');
   let skipped = 0;
-  for (let i = store.lowerBound(Date.parse('2026-10-03T00:00:00Z')); i < store.count && store.createdAt[i] < to && found.length < n; i++) {
+  for (
+    let i = store.lowerBound(Date.parse('2026-10-03T00:00:00Z'));
+    i < store.count && store.createdAt[i] < to && found.length < n;
+    i++
+  ) {
     if (store.group[i] !== groupIndex || store.statusOf(i) !== 'Complete' || store.hidden[i] === 1) continue;
     if (skipped++ < skip) continue;
     found.push(i);

@@ -18,7 +18,14 @@ let landed: string;
 let landedRun: string;
 
 beforeAll(async () => {
-  sandbox = await startSandbox({ port: 0, scale: 'tiny', seed: 11, rateLimit: 1_000_000, tokenRateLimit: 1000, today: TODAY });
+  sandbox = await startSandbox({
+    port: 0,
+    scale: 'tiny',
+    seed: 11,
+    rateLimit: 1_000_000,
+    tokenRateLimit: 1000,
+    today: TODAY,
+  });
   landed = tempOut('perks-compact-');
   const r = await extract(orgConfig(sandbox, landed, { PERKS_START_DATE: START }), { now: noon, streams: ['orders'] });
   expect(r.status).toBe('success');
@@ -48,18 +55,29 @@ describe('compaction of orders', () => {
     expect(files.filter((f) => /month-2026-11\.upto-2026-11-14\.g1\.parquet$/.test(f))).toHaveLength(nGroups);
     expect(files.filter((f) => f.includes('order_month=2026-11/day-'))).toHaveLength(7 * nGroups);
     expect(files.length).toBeLessThanOrEqual(nGroups * (4 + 7));
-    expect(r.streams[0]).toMatchObject({ stream: 'orders', months: 4 * nGroups, rows: before.filter((o) => o.order_date < '2026-11-15').length });
+    expect(r.streams[0]).toMatchObject({
+      stream: 'orders',
+      months: 4 * nGroups,
+      rows: before.filter((o) => o.order_date < '2026-11-15').length,
+    });
     expect(await lakeOrders(out)).toEqual(before);
     expect(before).toEqual(truthOrders(sandbox, groups(), START, TODAY));
     // The order history (appended batches) too: its closed months one file each; November's batches wait for the month to close.
     const history = filesOf(out, 'order_versions');
-    expect(history.filter((f) => /order_month=2026-(08|09|10)\/month-2026-(08|09|10)\.g1\.parquet$/.test(f))).toHaveLength(3 * nGroups);
+    expect(
+      history.filter((f) => /order_month=2026-(08|09|10)\/month-2026-(08|09|10)\.g1\.parquet$/.test(f)),
+    ).toHaveLength(3 * nGroups);
     expect(history.filter((f) => /order_month=2026-(08|09|10)\//.test(f))).toHaveLength(3 * nGroups);
-    expect(r.streams.find((x) => x.stream === 'order_versions')).toMatchObject({ months: 3 * nGroups, rows: before.filter((o) => o.order_date < '2026-11-01').length });
+    expect(r.streams.find((x) => x.stream === 'order_versions')).toMatchObject({
+      months: 3 * nGroups,
+      rows: before.filter((o) => o.order_date < '2026-11-01').length,
+    });
     expect(readJournal(out)).toEqual({ generation: 2 * (4 + 3) * nGroups, switching: null });
     // With a shorter lookback the 15th is settled too: it joins the month file, whose next generation covers it.
     await compactLake(out, { lookbackDays: 6, now: noon });
-    expect(filesOf(out, 'orders').filter((f) => /month-2026-11\.upto-2026-11-15\.g2\.parquet$/.test(f))).toHaveLength(nGroups);
+    expect(filesOf(out, 'orders').filter((f) => /month-2026-11\.upto-2026-11-15\.g2\.parquet$/.test(f))).toHaveLength(
+      nGroups,
+    );
     expect(filesOf(out, 'orders').filter((f) => f.includes('order_month=2026-11/day-'))).toHaveLength(6 * nGroups);
     expect(await lakeOrders(out)).toEqual(before);
   });
@@ -93,12 +111,16 @@ describe('compaction of orders', () => {
     const out = copyOf(landed);
     const bad = filesOf(out, 'orders').find((f) => f.includes('order_month=2026-09/day-2026-09-14'))!;
     writeFileSync(join(out, 'lake', 'orders', bad), 'not parquet at all');
-    const september = filesOf(out, 'orders').filter((f) => f.startsWith(bad.split('/')[0]) && f.includes('order_month=2026-09/'));
+    const september = filesOf(out, 'orders').filter(
+      (f) => f.startsWith(bad.split('/')[0]) && f.includes('order_month=2026-09/'),
+    );
     const err = await compactLake(out, { lookbackDays: 7, now: noon }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(CompactionError);
     expect((err as Error).message).not.toContain('\n');
     expect((err as Error).message).toMatch(/month 2026-09: .*day-2026-09-14\.parquet cannot be read/);
-    expect(filesOf(out, 'orders').filter((f) => f.startsWith(bad.split('/')[0]) && f.includes('order_month=2026-09/'))).toEqual(september);
+    expect(
+      filesOf(out, 'orders').filter((f) => f.startsWith(bad.split('/')[0]) && f.includes('order_month=2026-09/')),
+    ).toEqual(september);
     expect(filesOf(out, 'orders').filter((f) => f.includes('month-2026-10'))).toHaveLength(groups().length);
   });
 
@@ -106,44 +128,72 @@ describe('compaction of orders', () => {
     const out = copyOf(landed);
     await compactLake(out, { lookbackDays: 7, now: noon });
     const files = filesOf(out, 'orders');
-    const r = await extract(orgConfig(sandbox, out, { PERKS_START_DATE: START }), { now: noon, streams: ['orders'], startDate: '2026-09-10', endDate: '2026-09-13' });
+    const r = await extract(orgConfig(sandbox, out, { PERKS_START_DATE: START }), {
+      now: noon,
+      streams: ['orders'],
+      startDate: '2026-09-10',
+      endDate: '2026-09-13',
+    });
     expect(r.status).toBe('success');
     expect(filesOf(out, 'orders')).toEqual(files);
     expect(await lakeOrders(out)).toEqual(truthOrders(sandbox, groups(), START, TODAY));
     const runs = await runsByDay(out, '2026-09-01', '2026-10-01');
-    for (const [day, ids] of runs) expect(ids, day).toEqual(day >= '2026-09-10' && day < '2026-09-13' ? [r.runId] : [landedRun]);
+    for (const [day, ids] of runs)
+      expect(ids, day).toEqual(day >= '2026-09-10' && day < '2026-09-13' ? [r.runId] : [landedRun]);
   });
 
   test('a window re-read across the cut-off: settled days merge into the open month file, lookback days replace their day files', async () => {
     const out = copyOf(landed);
     await compactLake(out, { lookbackDays: 7, now: noon });
     const files = filesOf(out, 'orders');
-    const r = await extract(orgConfig(sandbox, out, { PERKS_START_DATE: START }), { now: noon, streams: ['orders'], startDate: '2026-11-10', endDate: '2026-11-20' });
+    const r = await extract(orgConfig(sandbox, out, { PERKS_START_DATE: START }), {
+      now: noon,
+      streams: ['orders'],
+      startDate: '2026-11-10',
+      endDate: '2026-11-20',
+    });
     expect(r.status).toBe('success');
     expect(filesOf(out, 'orders')).toEqual(files);
     expect(await lakeOrders(out)).toEqual(truthOrders(sandbox, groups(), START, TODAY));
     const runs = await runsByDay(out, '2026-11-01', '2026-11-22');
-    for (const [day, ids] of runs) expect(ids, day).toEqual(day >= '2026-11-10' && day < '2026-11-20' ? [r.runId] : [landedRun]);
+    for (const [day, ids] of runs)
+      expect(ids, day).toEqual(day >= '2026-11-10' && day < '2026-11-20' ? [r.runId] : [landedRun]);
   });
 
   test('a damaged compacted month file is healed by the next extract: its days land again as day files, then it goes', async () => {
     const out = copyOf(landed);
     await compactLake(out, { lookbackDays: 7, now: noon });
     const g = groups()[0].id;
-    const month = join(out, 'lake', 'orders', `organisation_group_id=${g}`, 'order_month=2026-09', 'month-2026-09.g1.parquet');
+    const month = join(
+      out,
+      'lake',
+      'orders',
+      `organisation_group_id=${g}`,
+      'order_month=2026-09',
+      'month-2026-09.g1.parquet',
+    );
     writeFileSync(month, 'not parquet any more');
     const r = await extract(orgConfig(sandbox, out, { PERKS_START_DATE: START }), { now: noon, streams: ['orders'] });
     expect(r.status).toBe('success');
-    const notes = r.streams.find((x) => x.name === 'orders')!.groups.find((x) => x.group === g)!.notes.join('\n');
+    const notes = r.streams
+      .find((x) => x.name === 'orders')!
+      .groups.find((x) => x.group === g)!
+      .notes.join('\n');
     expect(notes).toMatch(/re-extracting 30 windows whose lake file was damaged: 2026-09-01, /);
-    expect(notes).toMatch(/removed 1 damaged month file, its days landed again: lake\/orders\/organisation_group_id=\d+\/order_month=2026-09\/month-2026-09\.g1\.parquet/);
-    const september = filesOf(out, 'orders').filter((f) => f.startsWith(`organisation_group_id=${g}/order_month=2026-09/`));
+    expect(notes).toMatch(
+      /removed 1 damaged month file, its days landed again: lake\/orders\/organisation_group_id=\d+\/order_month=2026-09\/month-2026-09\.g1\.parquet/,
+    );
+    const september = filesOf(out, 'orders').filter((f) =>
+      f.startsWith(`organisation_group_id=${g}/order_month=2026-09/`),
+    );
     expect(september).toHaveLength(30);
     expect(september.every((f) => /day-2026-09-\d\d\.parquet$/.test(f))).toBe(true);
     expect(await lakeOrders(out)).toEqual(truthOrders(sandbox, groups(), START, TODAY));
     // The next compaction makes the month one file again.
     await compactLake(out, { lookbackDays: 7, now: noon });
-    expect(filesOf(out, 'orders').filter((f) => f.startsWith(`organisation_group_id=${g}/order_month=2026-09/`))).toEqual([`organisation_group_id=${g}/order_month=2026-09/month-2026-09.g1.parquet`]);
+    expect(
+      filesOf(out, 'orders').filter((f) => f.startsWith(`organisation_group_id=${g}/order_month=2026-09/`)),
+    ).toEqual([`organisation_group_id=${g}/order_month=2026-09/month-2026-09.g1.parquet`]);
     expect(await lakeOrders(out)).toEqual(truthOrders(sandbox, groups(), START, TODAY));
   });
 
@@ -151,8 +201,18 @@ describe('compaction of orders', () => {
     const out = copyOf(landed);
     await compactLake(out, { lookbackDays: 7, now: noon });
     const files = filesOf(out, 'orders');
-    const r = await extract(orgConfig(sandbox, out, { PERKS_START_DATE: START }), { now: noon, streams: ['orders'], fullRefresh: true });
-    expect(r.status, r.streams.map((s) => s.error).filter(Boolean).join('; ')).toBe('success');
+    const r = await extract(orgConfig(sandbox, out, { PERKS_START_DATE: START }), {
+      now: noon,
+      streams: ['orders'],
+      fullRefresh: true,
+    });
+    expect(
+      r.status,
+      r.streams
+        .map((s) => s.error)
+        .filter(Boolean)
+        .join('; '),
+    ).toBe('success');
     expect(filesOf(out, 'orders')).toEqual(files);
     const lake = await lakeOrders(out);
     expect(lake).toEqual(truthOrders(sandbox, groups(), START, TODAY));
@@ -164,7 +224,10 @@ describe('compaction of orders', () => {
 describe('erasure and compaction', () => {
   test('forgetting a user clears compacted month files too, and no later compaction brings a value back', async () => {
     const out = tempOut('perks-compact-');
-    const r = await extract(orgConfig(sandbox, out, { PERKS_START_DATE: START }), { now: noon, streams: ['users', 'orders'] });
+    const r = await extract(orgConfig(sandbox, out, { PERKS_START_DATE: START }), {
+      now: noon,
+      streams: ['users', 'orders'],
+    });
     expect(r.status).toBe('success');
     await toLegacyLayout(out);
     // One user forgotten before compaction (legacy day files), one after (compacted month files).
@@ -176,10 +239,11 @@ describe('erasure and compaction', () => {
     expect(forgot.streams.orders.files).toBeGreaterThan(0);
     await compactLake(out, { lookbackDays: 7, now: new Date('2027-01-15T12:00:00Z') }); // November closes too
     for (const u of [first, second]) expect(await ordersWithEmail(out, u.email)).toBe(0);
-    expect(await ordersWithEmail(out, (await usersWithOrdersIn(out, '2026-08-01', '2026-10-01'))[0].email)).toBeGreaterThan(0);
+    expect(
+      await ordersWithEmail(out, (await usersWithOrdersIn(out, '2026-08-01', '2026-10-01'))[0].email),
+    ).toBeGreaterThan(0);
   });
 });
-
 
 async function runsByDay(out: string, from: string, to: string): Promise<Map<string, string[]>> {
   return withLakeConnection(async (c) => {
@@ -199,7 +263,12 @@ async function usersWithOrdersIn(out: string, from: string, to: string): Promise
        FROM read_parquet($users, hive_partitioning = true, union_by_name = true) u
        JOIN read_parquet($orders, hive_partitioning = true, union_by_name = true) o ON lower(o.email) = lower(u.email)
        WHERE o.order_date >= $from::DATE AND o.order_date < $to::DATE ORDER BY id LIMIT 3`,
-      { users: join(out, 'lake', 'users', '**', '*.parquet'), orders: join(out, 'lake', 'orders', '**', '*.parquet'), from, to },
+      {
+        users: join(out, 'lake', 'users', '**', '*.parquet'),
+        orders: join(out, 'lake', 'orders', '**', '*.parquet'),
+        from,
+        to,
+      },
     );
     return rows.getRowObjectsJS().map((x) => ({ id: Number(x.id), email: String(x.email) }));
   });

@@ -17,9 +17,19 @@ let legacy: string;
 const reference = new Map<string, { files: string[]; rows: Awaited<ReturnType<typeof lakeOrders>> }>();
 
 beforeAll(async () => {
-  sandbox = await startSandbox({ port: 0, scale: 'tiny', seed: 11, rateLimit: 1_000_000, tokenRateLimit: 1000, today: TODAY });
+  sandbox = await startSandbox({
+    port: 0,
+    scale: 'tiny',
+    seed: 11,
+    rateLimit: 1_000_000,
+    tokenRateLimit: 1000,
+    today: TODAY,
+  });
   landed = tempOut('perks-compact-crash-');
-  const r = await extract(orgConfig(sandbox, landed, { PERKS_START_DATE: '2026-08-01' }), { now: noon, streams: ['orders'] });
+  const r = await extract(orgConfig(sandbox, landed, { PERKS_START_DATE: '2026-08-01' }), {
+    now: noon,
+    streams: ['orders'],
+  });
   expect(r.status).toBe('success');
   legacy = tempOut('perks-compact-crash-');
   cpSync(landed, legacy, { recursive: true });
@@ -81,13 +91,21 @@ describe('compaction killed and run again', () => {
     const out = copyOf(landed);
     const bad = filesOf(out, 'orders').find((f) => f.includes('order_month=2026-10/day-2026-10-07'))!;
     writeFileSync(join(out, 'lake', 'orders', bad), 'PAR1 torn');
-    const october = filesOf(out, 'orders').filter((f) => f.startsWith(bad.split('/')[0]) && f.includes('order_month=2026-10/'));
+    const october = filesOf(out, 'orders').filter(
+      (f) => f.startsWith(bad.split('/')[0]) && f.includes('order_month=2026-10/'),
+    );
     const r = await perks(['compact'], { PERKS_OUTPUT: out });
     expect(r.code).toBe(1);
     expect(r.stderr.trim().split('\n')).toHaveLength(1);
-    expect(r.stderr).toMatch(/^perks: compaction left a month .*month 2026-10: .*day-2026-10-07\.parquet cannot be read/);
-    expect(filesOf(out, 'orders').filter((f) => f.startsWith(bad.split('/')[0]) && f.includes('order_month=2026-10/'))).toEqual(october);
-    expect(filesOf(out, 'orders').filter((f) => f.includes('month-2026-09.g1'))).toHaveLength(sandbox.world.groups.length);
+    expect(r.stderr).toMatch(
+      /^perks: compaction left a month .*month 2026-10: .*day-2026-10-07\.parquet cannot be read/,
+    );
+    expect(
+      filesOf(out, 'orders').filter((f) => f.startsWith(bad.split('/')[0]) && f.includes('order_month=2026-10/')),
+    ).toEqual(october);
+    expect(filesOf(out, 'orders').filter((f) => f.includes('month-2026-09.g1'))).toHaveLength(
+      sandbox.world.groups.length,
+    );
     expect(readJournal(out).switching).toBeNull();
   }, 60_000);
 

@@ -58,7 +58,11 @@ export interface ChildResult {
 /** `node bin/perks.mjs <args>` as a child, with `env` added to this process's (PERKS_NOW is pinned by vitest). */
 export function perks(args: string[], env: Record<string, string>): Promise<ChildResult> {
   const root = join(import.meta.dirname, '..', '..');
-  const child = spawn(process.execPath, [join(root, 'bin/perks.mjs'), ...args], { cwd: root, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [join(root, 'bin/perks.mjs'), ...args], {
+    cwd: root,
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let stdout = '';
   let stderr = '';
   child.stdout.on('data', (d: Buffer) => (stdout += d));

@@ -12,7 +12,14 @@ const TODAY = '2026-11-22';
 let sandbox: Sandbox;
 
 beforeAll(async () => {
-  sandbox = await startSandbox({ port: 0, scale: 'tiny', seed: 11, rateLimit: 1_000_000, tokenRateLimit: 1000, today: TODAY });
+  sandbox = await startSandbox({
+    port: 0,
+    scale: 'tiny',
+    seed: 11,
+    rateLimit: 1_000_000,
+    tokenRateLimit: 1000,
+    today: TODAY,
+  });
 });
 afterAll(async () => {
   await sandbox?.close();
@@ -22,8 +29,13 @@ afterAll(async () => {
 async function rowsOf(out: string, stream: string): Promise<string[]> {
   return withLakeConnection(async (c) => {
     const source = `read_parquet(${JSON.stringify(join(out, 'lake', stream, '**', '*.parquet')).replaceAll('"', "'")}, hive_partitioning = true, union_by_name = true)`;
-    const names = (await c.runAndReadAll(`DESCRIBE SELECT * EXCLUDE (_snapshot_month) FROM ${source}`)).getRowObjectsJS().map((x) => String(x.column_name)).sort();
-    const r = await c.runAndReadAll(`SELECT to_json(t)::VARCHAR AS j FROM (SELECT ${names.map((n) => `"${n}"`).join(', ')} FROM ${source}) t ORDER BY j`);
+    const names = (await c.runAndReadAll(`DESCRIBE SELECT * EXCLUDE (_snapshot_month) FROM ${source}`))
+      .getRowObjectsJS()
+      .map((x) => String(x.column_name))
+      .sort();
+    const r = await c.runAndReadAll(
+      `SELECT to_json(t)::VARCHAR AS j FROM (SELECT ${names.map((n) => `"${n}"`).join(', ')} FROM ${source}) t ORDER BY j`,
+    );
     return r.getRowObjectsJS().map((x) => String(x.j));
   });
 }
@@ -46,7 +58,10 @@ describe('compaction of per-user refresh batches', () => {
     const out = copyOf(landed);
     const config = orgConfig(sandbox, out, { PERKS_START_DATE: '2026-08-01', PERKS_REFRESH_DAYS: '7' });
     const before = { credit: await rowsOf(out, 'credit'), interactions: await rowsOf(out, 'interactions') };
-    const latestBefore = { credit: await latest(out, 'credit', 'user_id'), interactions: await latest(out, 'interactions', 'id') };
+    const latestBefore = {
+      credit: await latest(out, 'credit', 'user_id'),
+      interactions: await latest(out, 'interactions', 'id'),
+    };
     expect(filesOf(out, 'credit').every((f) => f.includes('/_snapshot_month='))).toBe(true);
     const r = await compactLake(out, { lookbackDays: 7, now: new Date(`${TODAY}T12:00:00Z`) });
     const groups = sandbox.credentials.organisation.organisation_group_ids.length;
@@ -55,17 +70,27 @@ describe('compaction of per-user refresh batches', () => {
       const s = r.streams.find((x) => x.stream === stream)!;
       expect(s.months, stream).toBeGreaterThan(0);
       expect(files.filter((f) => /_snapshot_month=2026-(09|10)\/month-/.test(f)).length, stream).toBe(s.months);
-      expect(files.filter((f) => /_snapshot_month=2026-(09|10)\/part-/.test(f)), stream).toEqual([]);
+      expect(
+        files.filter((f) => /_snapshot_month=2026-(09|10)\/part-/.test(f)),
+        stream,
+      ).toEqual([]);
       expect(files.length, stream).toBeLessThanOrEqual(groups * 3);
       expect(await rowsOf(out, stream), stream).toEqual(before[stream]);
     }
     expect(await latest(out, 'credit', 'user_id')).toEqual(latestBefore.credit);
     expect(await latest(out, 'interactions', 'id')).toEqual(latestBefore.interactions);
     // The next refresh lands beside the compacted months, and a second compaction changes nothing.
-    const next = await extract(config, { now: new Date(`${TODAY}T12:00:00Z`), streams: ['users', 'credit', 'interactions'] });
+    const next = await extract(config, {
+      now: new Date(`${TODAY}T12:00:00Z`),
+      streams: ['users', 'credit', 'interactions'],
+    });
     expect(next.status).toBe('success');
     const files = filesOf(out, 'credit');
-    expect((await compactLake(out, { lookbackDays: 7, now: new Date(`${TODAY}T12:00:00Z`) })).streams.find((x) => x.stream === 'credit')!.months).toBe(0);
+    expect(
+      (await compactLake(out, { lookbackDays: 7, now: new Date(`${TODAY}T12:00:00Z`) })).streams.find(
+        (x) => x.stream === 'credit',
+      )!.months,
+    ).toBe(0);
     expect(filesOf(out, 'credit')).toEqual(files);
   }, 180_000);
 
@@ -76,7 +101,10 @@ describe('compaction of per-user refresh batches', () => {
     expect(filesOf(out, 'credit').every((f) => f.includes('/_snapshot_date='))).toBe(true);
     await compactLake(out, { lookbackDays: 7, now: new Date(`${TODAY}T12:00:00Z`) });
     for (const stream of ['credit', 'interactions'] as const) {
-      expect(filesOf(out, stream).some((f) => f.includes('_snapshot_date=')), stream).toBe(false);
+      expect(
+        filesOf(out, stream).some((f) => f.includes('_snapshot_date=')),
+        stream,
+      ).toBe(false);
       expect(await rowsOf(out, stream), stream).toEqual(before[stream]);
     }
   }, 120_000);
@@ -87,7 +115,10 @@ beforeAll(async () => {
   landed = tempOut('perks-compact-user-');
   const config = orgConfig(sandbox, landed, { PERKS_START_DATE: '2026-08-01', PERKS_REFRESH_DAYS: '7' });
   for (const day of ['2026-09-03', '2026-09-20', '2026-10-12', '2026-11-21']) {
-    const r = await extract(config, { now: new Date(`${day}T12:00:00Z`), streams: ['users', 'credit', 'interactions'] });
+    const r = await extract(config, {
+      now: new Date(`${day}T12:00:00Z`),
+      streams: ['users', 'credit', 'interactions'],
+    });
     expect(r.status, day).toBe('success');
   }
 }, 180_000);

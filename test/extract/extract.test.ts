@@ -13,7 +13,14 @@ const START = '2026-10-01';
 let sandbox: Sandbox;
 
 beforeAll(async () => {
-  sandbox = await startSandbox({ port: 0, scale: 'tiny', seed: 11, rateLimit: 1_000_000, tokenRateLimit: 1000, today: TODAY });
+  sandbox = await startSandbox({
+    port: 0,
+    scale: 'tiny',
+    seed: 11,
+    rateLimit: 1_000_000,
+    tokenRateLimit: 1000,
+    today: TODAY,
+  });
 });
 afterAll(async () => {
   await sandbox?.close();
@@ -27,7 +34,10 @@ const upperOf = (day: string) => day;
 describe('extract against the sandbox', () => {
   test('a first run lands exactly the sandbox orders, dated by the group local day across DST changes', async () => {
     const out = tempOut();
-    const result = await extract(orgConfig(sandbox, out, { PERKS_START_DATE: START }), { now: noonUtc(TODAY), streams: ['orders'] });
+    const result = await extract(orgConfig(sandbox, out, { PERKS_START_DATE: START }), {
+      now: noonUtc(TODAY),
+      streams: ['orders'],
+    });
     expect(result.status).toBe('success');
     const lake = await lakeOrders(out);
     const truth = truthOrders(sandbox, groupsOf(sandbox), START, upperOf(TODAY));
@@ -68,7 +78,10 @@ describe('extract against the sandbox', () => {
     expect(manifest.runId).toBe(result.runId);
     // per stream AND group: calls, retries, 429s and time; a windowed stream's calls are all its groups'
     type Part = { group: number; calls: number; retries: number; throttled: number; ms: number; rows: number };
-    const orders = manifest.streams.find((s: { name: string }) => s.name === 'orders') as { calls: number; groups: Part[] };
+    const orders = manifest.streams.find((s: { name: string }) => s.name === 'orders') as {
+      calls: number;
+      groups: Part[];
+    };
     expect(orders.groups.map((g) => g.group).sort()).toEqual(result.groups.map((g) => g.id).sort());
     for (const g of orders.groups) {
       expect(g.calls, `group ${g.group}`).toBeGreaterThan(0);
@@ -82,7 +95,14 @@ describe('extract against the sandbox', () => {
   });
 
   test('after the sandbox moves forward, an incremental run makes the lake equal the new truth, refunds included', async () => {
-    const local = await startSandbox({ port: 0, scale: 'tiny', seed: 12, rateLimit: 1_000_000, tokenRateLimit: 1000, today: TODAY });
+    const local = await startSandbox({
+      port: 0,
+      scale: 'tiny',
+      seed: 12,
+      rateLimit: 1_000_000,
+      tokenRateLimit: 1000,
+      today: TODAY,
+    });
     try {
       const out = tempOut();
       const config = orgConfig(local, out, { PERKS_START_DATE: START });
@@ -105,12 +125,18 @@ describe('extract against the sandbox', () => {
     const out = tempOut();
     const env = { ...process.env, ...orgEnv(sandbox, out, { PERKS_START_DATE: START, PERKS_RATE_LIMIT: '3000' }) };
     for (const delay of [900, 1700]) {
-      const child = spawn(process.execPath, ['bin/perks.mjs', 'extract', '--quiet', '--streams', 'orders'], { env, stdio: 'ignore' });
+      const child = spawn(process.execPath, ['bin/perks.mjs', 'extract', '--quiet', '--streams', 'orders'], {
+        env,
+        stdio: 'ignore',
+      });
       await new Promise((r) => setTimeout(r, delay));
       child.kill('SIGKILL');
       await new Promise((r) => child.once('exit', r));
     }
-    const final = spawn(process.execPath, ['bin/perks.mjs', 'extract', '--quiet', '--streams', 'orders'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const final = spawn(process.execPath, ['bin/perks.mjs', 'extract', '--quiet', '--streams', 'orders'], {
+      env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let output = '';
     final.stdout.on('data', (d) => (output += d));
     final.stderr.on('data', (d) => (output += d));
@@ -120,21 +146,33 @@ describe('extract against the sandbox', () => {
     const upper = todayUtc();
     const groups = groupsOf(sandbox).map((g) => ({ ...g }));
     // The child ran with the wall clock: compare the days it extracted.
-    const truth = truthOrders(sandbox, groups, START, upper).filter((t) => lake.some((l) => l.group === t.group && l.order_date === t.order_date) || t.order_date < shiftDay(upper, -1));
+    const truth = truthOrders(sandbox, groups, START, upper).filter(
+      (t) =>
+        lake.some((l) => l.group === t.group && l.order_date === t.order_date) || t.order_date < shiftDay(upper, -1),
+    );
     expect(lake).toEqual(truth);
-    const leftovers = readdirSync(join(out, 'lake', 'orders'), { recursive: true }).map(String).filter((f) => f.includes('perks-tmp'));
+    const leftovers = readdirSync(join(out, 'lake', 'orders'), { recursive: true })
+      .map(String)
+      .filter((f) => f.includes('perks-tmp'));
     expect(leftovers).toEqual([]);
   });
 
   test('--plan says what a run would do, calling only the groups listing and, with no users landed, one users page per group', async () => {
     const out = tempOut();
     const before = { ...sandbox.stats().callsByOperation };
-    const result = await extract(orgConfig(sandbox, out, { PERKS_START_DATE: START }), { now: noonUtc(TODAY), planOnly: true });
+    const result = await extract(orgConfig(sandbox, out, { PERKS_START_DATE: START }), {
+      now: noonUtc(TODAY),
+      planOnly: true,
+    });
     const after = sandbox.stats().callsByOperation;
     const groupCount = sandbox.credentials.organisation.organisation_group_ids.length;
-    for (const op of ['listOrders', 'listOffers', 'redemptionStats', 'userCredit', 'listInteractions']) expect(after[op] ?? 0, op).toBe(before[op] ?? 0);
+    for (const op of ['listOrders', 'listOffers', 'redemptionStats', 'userCredit', 'listInteractions'])
+      expect(after[op] ?? 0, op).toBe(before[op] ?? 0);
     expect((after.listUsers ?? 0) - (before.listUsers ?? 0)).toBe(groupCount);
-    expect(result.plan!.calls).toEqual([{ path: '/v3/group/list', calls: 1 }, { path: '/v3/user/list', calls: groupCount }]);
+    expect(result.plan!.calls).toEqual([
+      { path: '/v3/group/list', calls: 1 },
+      { path: '/v3/user/list', calls: groupCount },
+    ]);
     const orders = result.plan!.rows.filter((r) => r.stream === 'orders');
     expect(orders.length).toBe(sandbox.credentials.organisation.organisation_group_ids.length);
     expect(orders[0].units).toBe(52);
@@ -144,7 +182,14 @@ describe('extract against the sandbox', () => {
   test('a group-level credential lands its own group only', async () => {
     const out = tempOut();
     const cred = sandbox.credentials.group[1];
-    const config = loadConfig({ PERKS_BASE_URL: sandbox.baseUrl, PERKS_CLIENT_ID: String(cred.client_id), PERKS_CLIENT_SECRET: cred.client_secret, PERKS_OUTPUT: out, PERKS_RATE_LIMIT: '100000', PERKS_START_DATE: '2026-11-01' });
+    const config = loadConfig({
+      PERKS_BASE_URL: sandbox.baseUrl,
+      PERKS_CLIENT_ID: String(cred.client_id),
+      PERKS_CLIENT_SECRET: cred.client_secret,
+      PERKS_OUTPUT: out,
+      PERKS_RATE_LIMIT: '100000',
+      PERKS_START_DATE: '2026-11-01',
+    });
     const result = await extract(config, { now: noonUtc(TODAY), streams: ['orders'] });
     expect(result.level).toBe('group');
     const lake = await lakeOrders(out);

@@ -19,7 +19,14 @@ let sandbox: Sandbox;
 
 beforeAll(async () => {
   // Seed 4 at 20% drift: group 11's record (requested) and group 14's (not requested) get a wrong type.
-  sandbox = await startSandbox({ port: 0, scale: 'tiny', seed: 4, rateLimit: 1_000_000, tokenRateLimit: 1000, today: TODAY });
+  sandbox = await startSandbox({
+    port: 0,
+    scale: 'tiny',
+    seed: 4,
+    rateLimit: 1_000_000,
+    tokenRateLimit: 1000,
+    today: TODAY,
+  });
 });
 afterAll(async () => {
   await sandbox?.close();
@@ -28,7 +35,12 @@ afterAll(async () => {
 /** The records of <out>/quarantine/<stream>/*. */
 function quarantined(out: string, stream: string): Record<string, unknown>[] {
   const dir = join(out, 'quarantine', stream);
-  return readdirSync(dir).flatMap((f) => readFileSync(join(dir, f), 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l).record));
+  return readdirSync(dir).flatMap((f) =>
+    readFileSync(join(dir, f), 'utf8')
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => JSON.parse(l).record),
+  );
 }
 
 describe('a group record the schema refuses', () => {
@@ -37,13 +49,26 @@ describe('a group record the schema refuses', () => {
     sandbox.setFaults({ driftRate: 0.2 });
     try {
       const r = await extract(orgConfig(sandbox, out, { PERKS_GROUP_IDS: '11,12', PERKS_START_DATE: START }), {});
-      expect(r.streams.map((s) => [s.name, s.status])).toEqual(['groups', 'users', 'offers', 'orders', 'redemption_stats', 'credit', 'interactions'].map((n) => [n, 'success']));
+      expect(r.streams.map((s) => [s.name, s.status])).toEqual(
+        ['groups', 'users', 'offers', 'orders', 'redemption_stats', 'credit', 'interactions'].map((n) => [
+          n,
+          'success',
+        ]),
+      );
       const groups = r.streams.find((s) => s.name === 'groups')!;
       expect([groups.rows, groups.rejected]).toEqual([1, 2]);
-      expect(quarantined(out, 'groups').map((g) => g.id).sort()).toEqual([11, 14]);
+      expect(
+        quarantined(out, 'groups')
+          .map((g) => g.id)
+          .sort(),
+      ).toEqual([11, 14]);
       expect(quarantined(out, 'groups').every((g) => g.sandbox === 'n/a')).toBe(true);
       // Group 11 runs on the fields read from its refused record: its own timezone, its orders.
-      expect(r.groups).toEqual([11, 12].map((id) => expect.objectContaining({ id, timezone: sandbox.world.groups.find((g) => g.id === id)!.timezone })));
+      expect(r.groups).toEqual(
+        [11, 12].map((id) =>
+          expect.objectContaining({ id, timezone: sandbox.world.groups.find((g) => g.id === id)!.timezone }),
+        ),
+      );
       expect(new Set((await lakeOrders(out)).map((o) => o.group))).toEqual(new Set([11, 12]));
       expect(r.quarantined).toBe(r.streams.reduce((n, s) => n + s.rejected, 0));
     } finally {
@@ -63,16 +88,29 @@ describe('a group record the schema refuses', () => {
     });
     try {
       const out = tempOut();
-      const r = await runCli(['extract', '--quiet'], orgEnv(sandbox, out, { PERKS_BASE_URL: proxy.url, PERKS_GROUP_IDS: '11,12', PERKS_START_DATE: START }));
+      const r = await runCli(
+        ['extract', '--quiet'],
+        orgEnv(sandbox, out, { PERKS_BASE_URL: proxy.url, PERKS_GROUP_IDS: '11,12', PERKS_START_DATE: START }),
+      );
       expect(r.code, r.stderr).toBe(1);
       const line = (stream: string) =>
         `perks: ${stream}: group 12: its timezone cannot be read (value: 5): no ${stream} window extracted for it, the other groups' were; fix the timezone upstream and rerun`;
       // The refused record itself is the one quarantined record: above the 0.1% threshold too.
-      expect(stderrLines(r)).toEqual([line('orders'), line('redemption_stats'), expect.stringMatching(/^perks: quarantined 1 of \d+ records \(0\.\d%\), above the 0\.1% threshold/)]);
+      expect(stderrLines(r)).toEqual([
+        line('orders'),
+        line('redemption_stats'),
+        expect.stringMatching(/^perks: quarantined 1 of \d+ records \(0\.\d%\), above the 0\.1% threshold/),
+      ]);
       const manifest = JSON.parse(readFileSync(/manifest: (\S+)/.exec(r.stdout)![1], 'utf8'));
       expect(manifest.status).toBe('error');
       expect(manifest.streams.map((s: { name: string; status: string }) => `${s.name} ${s.status}`)).toEqual([
-        'groups success', 'users success', 'offers success', 'orders error', 'redemption_stats error', 'credit success', 'interactions success',
+        'groups success',
+        'users success',
+        'offers success',
+        'orders error',
+        'redemption_stats error',
+        'credit success',
+        'interactions success',
       ]);
       expect(manifest.streams.find((s: { name: string }) => s.name === 'orders').failedGroups).toEqual([12]);
       expect(new Set((await lakeOrders(out)).map((o) => o.group))).toEqual(new Set([11]));

@@ -60,7 +60,12 @@ export async function lakeOrders(outDir: string): Promise<OrderRow[]> {
 }
 
 /** What the sandbox holds for each group's local days in [from, to): the same rows, from the world. */
-export function truthOrders(sandbox: Sandbox, groups: { id: number; timezone: string }[], from: string, to: string): OrderRow[] {
+export function truthOrders(
+  sandbox: Sandbox,
+  groups: { id: number; timezone: string }[],
+  from: string,
+  to: string,
+): OrderRow[] {
   const out: OrderRow[] = [];
   for (const g of groups) {
     for (const w of dayWindows(from, to, g.timezone)) {

@@ -17,18 +17,33 @@ const START = shiftDay(TODAY, -5);
 let sandbox: Sandbox;
 
 beforeAll(async () => {
-  sandbox = await startSandbox({ port: 0, scale: 'tiny', seed: 7, rateLimit: 1_000_000, tokenRateLimit: 1000, today: TODAY });
+  sandbox = await startSandbox({
+    port: 0,
+    scale: 'tiny',
+    seed: 7,
+    rateLimit: 1_000_000,
+    tokenRateLimit: 1000,
+    today: TODAY,
+  });
 });
 afterAll(async () => {
   await sandbox?.close();
 });
 
-const env = (out: string, extra: Record<string, string> = {}) => orgEnv(sandbox, out, { PERKS_GROUP_IDS: '11,12', PERKS_START_DATE: START, ...extra });
+const env = (out: string, extra: Record<string, string> = {}) =>
+  orgEnv(sandbox, out, { PERKS_GROUP_IDS: '11,12', PERKS_START_DATE: START, ...extra });
 const quarantineLines = (out: string) =>
   readdirSync(join(out, 'quarantine'), { recursive: true })
     .map(String)
     .filter((f) => f.endsWith('.jsonl') || f.endsWith('.json'))
-    .reduce((n, f) => n + readFileSync(join(out, 'quarantine', f), 'utf8').split('\n').filter(Boolean).length, 0);
+    .reduce(
+      (n, f) =>
+        n +
+        readFileSync(join(out, 'quarantine', f), 'utf8')
+          .split('\n')
+          .filter(Boolean).length,
+      0,
+    );
 
 describe('the quarantine threshold', () => {
   test('at 5% drift the run quarantines more than 0.1%: it prints partial and the line naming the threshold, the manifest says it, exit 4', async () => {
@@ -48,10 +63,15 @@ describe('the quarantine threshold', () => {
       expect(manifest.status).toBe('partial');
       expect(manifest.exitCode).toBe(4);
       expect(manifest.quarantine).toEqual({ quarantined, records, threshold: 0.001, above: true, message: line });
-      expect(records).toBe(manifest.streams.reduce((n: number, s: { rows: number; rejected: number }) => n + s.rows + s.rejected, 0));
+      expect(records).toBe(
+        manifest.streams.reduce((n: number, s: { rows: number; rejected: number }) => n + s.rows + s.rejected, 0),
+      );
 
       // The same drift under a threshold of 50%, by flag and by environment: success, exit 0, no line.
-      for (const [args, extra] of [[['--quarantine-threshold', '0.5'], {}], [[], { PERKS_QUARANTINE_THRESHOLD: '0.5' }]] as const) {
+      for (const [args, extra] of [
+        [['--quarantine-threshold', '0.5'], {}],
+        [[], { PERKS_QUARANTINE_THRESHOLD: '0.5' }],
+      ] as const) {
         const again = await runCli(['extract', '--quiet', ...args], env(tempOut(), extra));
         expect(again.code, again.stderr).toBe(0);
         expect(again.stdout).toMatch(/^run \S+: success\n/);
@@ -66,7 +86,9 @@ describe('the quarantine threshold', () => {
 describe('the per-user refresh interval', () => {
   test('users refreshed 3 days ago are overdue with --refresh-days 2 or PERKS_REFRESH_DAYS=2, not by default (7) nor when the flag overrides the variable', async () => {
     const out = tempOut();
-    const landed = await extract(orgConfig(sandbox, out, { PERKS_GROUP_IDS: '11,12', PERKS_START_DATE: START }), { now: new Date(now().getTime() - 3 * 86_400_000) });
+    const landed = await extract(orgConfig(sandbox, out, { PERKS_GROUP_IDS: '11,12', PERKS_START_DATE: START }), {
+      now: new Date(now().getTime() - 3 * 86_400_000),
+    });
     expect(landed.status).toBe('success');
     const users = landed.streams.find((s) => s.name === 'users')!.rows;
     /** The users each per-user row of the plan calls overdue, summed over credit and interactions. */
@@ -84,11 +106,31 @@ describe('the per-user refresh interval', () => {
 
 describe('bad settings', () => {
   test.each([
-    [['--refresh-days', '0'], {}, 'perks: --refresh-days="0" is invalid: expected a whole number of days, 1 or more (default 7)'],
-    [['--refresh-days', 'weekly'], {}, 'perks: --refresh-days="weekly" is invalid: expected a whole number of days, 1 or more (default 7)'],
-    [[], { PERKS_REFRESH_DAYS: '2.5' }, 'perks: PERKS_REFRESH_DAYS="2.5" is invalid: expected a whole number of days, 1 or more (default 7)'],
-    [['--quarantine-threshold', '1.5'], {}, 'perks: --quarantine-threshold="1.5" is invalid: expected a fraction from 0 to 1, e.g. 0.001 for 0.1% (the default)'],
-    [[], { PERKS_QUARANTINE_THRESHOLD: '0.1%' }, 'perks: PERKS_QUARANTINE_THRESHOLD="0.1%" is invalid: expected a fraction from 0 to 1, e.g. 0.001 for 0.1% (the default)'],
+    [
+      ['--refresh-days', '0'],
+      {},
+      'perks: --refresh-days="0" is invalid: expected a whole number of days, 1 or more (default 7)',
+    ],
+    [
+      ['--refresh-days', 'weekly'],
+      {},
+      'perks: --refresh-days="weekly" is invalid: expected a whole number of days, 1 or more (default 7)',
+    ],
+    [
+      [],
+      { PERKS_REFRESH_DAYS: '2.5' },
+      'perks: PERKS_REFRESH_DAYS="2.5" is invalid: expected a whole number of days, 1 or more (default 7)',
+    ],
+    [
+      ['--quarantine-threshold', '1.5'],
+      {},
+      'perks: --quarantine-threshold="1.5" is invalid: expected a fraction from 0 to 1, e.g. 0.001 for 0.1% (the default)',
+    ],
+    [
+      [],
+      { PERKS_QUARANTINE_THRESHOLD: '0.1%' },
+      'perks: PERKS_QUARANTINE_THRESHOLD="0.1%" is invalid: expected a fraction from 0 to 1, e.g. 0.001 for 0.1% (the default)',
+    ],
   ] as const)('perks extract %j with %j: one line, exit 2, no call made', async (args, extra, line) => {
     const before = sandbox.stats().callsByOperation.listGroups ?? 0;
     const r = await runCli(['extract', '--quiet', ...args], env(tempOut(), extra));

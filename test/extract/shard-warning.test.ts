@@ -8,7 +8,14 @@ import { orgEnv, tempOut } from './helpers.js';
 let sandbox: Sandbox;
 
 beforeAll(async () => {
-  sandbox = await startSandbox({ port: 0, scale: 'tiny', seed: 29, rateLimit: 1_000_000, tokenRateLimit: 1000, today: '2026-11-22' });
+  sandbox = await startSandbox({
+    port: 0,
+    scale: 'tiny',
+    seed: 29,
+    rateLimit: 1_000_000,
+    tokenRateLimit: 1000,
+    today: '2026-11-22',
+  });
 });
 afterAll(async () => {
   await sandbox?.close();
@@ -17,7 +24,10 @@ afterAll(async () => {
 describe('a shard without a shared rate limit', () => {
   test('perks extract --shard 1/2 without PERKS_REDIS_URL warns once on stderr, even --quiet, and still runs to exit 0', async () => {
     const out = tempOut();
-    const r = await runCli(['extract', '--quiet', '--streams', 'groups', '--shard', '1/2'], orgEnv(sandbox, out, { PERKS_START_DATE: '2026-11-15' }));
+    const r = await runCli(
+      ['extract', '--quiet', '--streams', 'groups', '--shard', '1/2'],
+      orgEnv(sandbox, out, { PERKS_START_DATE: '2026-11-15' }),
+    );
     expect(r.code, r.stderr).toBe(0);
     expect(stderrLines(r)).toEqual([
       'perks: warning: --shard 1/2 without PERKS_REDIS_URL: the 2 shards do not share the rate limit, so each paces at the full limit and together they are throttled (429); set PERKS_REDIS_URL to one Redis for every shard (docs/scale-out.md)',
@@ -37,6 +47,8 @@ describe('a shard without a shared rate limit', () => {
 
   test('with PERKS_REDIS_URL the shards share one budget, so there is nothing to warn about', () => {
     expect(unsharedLimitWarning({ index: 2, count: 4 }, 'redis://127.0.0.1:6379')).toBeUndefined();
-    expect(unsharedLimitWarning({ index: 2, count: 4 }, undefined)).toContain('the 4 shards do not share the rate limit');
+    expect(unsharedLimitWarning({ index: 2, count: 4 }, undefined)).toContain(
+      'the 4 shards do not share the rate limit',
+    );
   });
 });

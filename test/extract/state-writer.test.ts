@@ -31,8 +31,16 @@ describe('the state writer', () => {
     dirs.push(out);
     const store = new StateStore(out);
     const writer = new StateWriter<{ done: number[]; bad?: bigint }>(store, 'orders', '12', { done: [] });
-    await expect(writer.update((s) => { s.done.push(1); s.bad = 1n; })).rejects.toThrow(); // JSON cannot hold a BigInt
-    await writer.update((s) => { delete s.bad; s.done.push(2); });
+    await expect(
+      writer.update((s) => {
+        s.done.push(1);
+        s.bad = 1n;
+      }),
+    ).rejects.toThrow(); // JSON cannot hold a BigInt
+    await writer.update((s) => {
+      delete s.bad;
+      s.done.push(2);
+    });
     expect(JSON.parse(readFileSync(store.fileOf('orders', '12'), 'utf8')).done).toEqual([1, 2]);
   });
 });

@@ -8,18 +8,24 @@ describe('turns on a lake file', () => {
     const log: string[] = [];
     let inside = 0;
     let most = 0;
-    const work = (name: string, fail = false) => async () => {
-      inside += 1;
-      most = Math.max(most, inside);
-      log.push(`start ${name}`);
-      await tick();
-      await tick();
-      log.push(`end ${name}`);
-      inside -= 1;
-      if (fail) throw new Error(`${name} failed`);
-      return name;
-    };
-    const outcomes = await Promise.allSettled([inTurn('/lake/month.parquet', work('a')), inTurn('/lake/month.parquet', work('b', true)), inTurn('/lake/month.parquet', work('c'))]);
+    const work =
+      (name: string, fail = false) =>
+      async () => {
+        inside += 1;
+        most = Math.max(most, inside);
+        log.push(`start ${name}`);
+        await tick();
+        await tick();
+        log.push(`end ${name}`);
+        inside -= 1;
+        if (fail) throw new Error(`${name} failed`);
+        return name;
+      };
+    const outcomes = await Promise.allSettled([
+      inTurn('/lake/month.parquet', work('a')),
+      inTurn('/lake/month.parquet', work('b', true)),
+      inTurn('/lake/month.parquet', work('c')),
+    ]);
     expect(outcomes.map((o) => o.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
     expect(most).toBe(1);
     expect(log).toEqual(['start a', 'end a', 'start b', 'end b', 'start c', 'end c']);

@@ -31,7 +31,10 @@ export async function readStream(outDir: string, stream: string, orderBy: string
 /** Every file under `dir`, relative, sorted: to see exactly what a write left behind. */
 export async function filesUnder(dir: string): Promise<string[]> {
   const entries = await readdir(dir, { recursive: true, withFileTypes: true }).catch(() => []);
-  return entries.filter((e) => e.isFile()).map((e) => join(e.parentPath, e.name).slice(dir.length + 1)).sort();
+  return entries
+    .filter((e) => e.isFile())
+    .map((e) => join(e.parentPath, e.name).slice(dir.length + 1))
+    .sort();
 }
 
 export const ROOT = join(import.meta.dirname, '..', '..');

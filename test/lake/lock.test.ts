@@ -10,7 +10,11 @@ import { ROOT, tempOut } from './helpers.js';
 
 /** A separate process holding the lock; resolves once it says it holds it. */
 function holder(outDir: string, mode?: 'exit'): Promise<{ child: ChildProcess; pid: number }> {
-  const child = spawn(process.execPath, [join(ROOT, 'bin/run-ts.mjs'), join(ROOT, 'test/lake/fixtures/hold-lock.ts'), outDir, ...(mode ? [mode] : [])], { cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(
+    process.execPath,
+    [join(ROOT, 'bin/run-ts.mjs'), join(ROOT, 'test/lake/fixtures/hold-lock.ts'), outDir, ...(mode ? [mode] : [])],
+    { cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'] },
+  );
   return new Promise((resolve, reject) => {
     child.stdout!.on('data', (d: Buffer) => {
       const m = /held (\d+)/.exec(String(d));
@@ -20,7 +24,10 @@ function holder(outDir: string, mode?: 'exit'): Promise<{ child: ChildProcess; p
   });
 }
 
-const exited = (child: ChildProcess) => new Promise<void>((resolve) => (child.exitCode !== null || child.signalCode ? resolve() : child.once('exit', () => resolve())));
+const exited = (child: ChildProcess) =>
+  new Promise<void>((resolve) =>
+    child.exitCode !== null || child.signalCode ? resolve() : child.once('exit', () => resolve()),
+  );
 
 describe('the output directory lock', () => {
   test('a second run on the same directory fails at once, naming the holder, exit code 5', async () => {
@@ -32,7 +39,11 @@ describe('the output directory lock', () => {
       expect(Date.now() - started).toBeLessThan(5_000);
       expect(error).toBeInstanceOf(LockedError);
       expect((error as LockedError).exitCode).toBe(ExitCode.locked);
-      expect((error as Error).message).toMatch(new RegExp(`^output directory ${out} is in use by another run \\(pid ${pid} on ${hostname()}, started \\d{4}-\\d\\d-\\d\\dT`));
+      expect((error as Error).message).toMatch(
+        new RegExp(
+          `^output directory ${out} is in use by another run \\(pid ${pid} on ${hostname()}, started \\d{4}-\\d\\d-\\d\\dT`,
+        ),
+      );
       expect((error as Error).message).toContain(`delete ${lockPath(out)}`);
     } finally {
       child.kill('SIGKILL');
@@ -73,7 +84,13 @@ describe('the output directory lock', () => {
     const out = await tempOut();
     const lockOf = (minutesAgo: number) => {
       const at = new Date(Date.now() - minutesAgo * 60_000).toISOString();
-      return JSON.stringify({ pid: 1, host: 'elsewhere.example', started_at: at, heartbeat_at: at, token: `t${minutesAgo}` });
+      return JSON.stringify({
+        pid: 1,
+        host: 'elsewhere.example',
+        started_at: at,
+        heartbeat_at: at,
+        token: `t${minutesAgo}`,
+      });
     };
     await writeFile(lockPath(out), lockOf(1));
     await expect(acquireLock(out)).rejects.toThrow(/pid 1 on elsewhere\.example/);
@@ -86,7 +103,13 @@ describe('the output directory lock', () => {
   test('releasing does not remove a lock that another run has since taken over', async () => {
     const out = await tempOut();
     const lock = await acquireLock(out);
-    const other = JSON.stringify({ pid: 1, host: 'elsewhere.example', started_at: 'x', heartbeat_at: new Date().toISOString(), token: 'other' });
+    const other = JSON.stringify({
+      pid: 1,
+      host: 'elsewhere.example',
+      started_at: 'x',
+      heartbeat_at: new Date().toISOString(),
+      token: 'other',
+    });
     await writeFile(lockPath(out), other);
     await lock.release();
     expect(await readFile(lockPath(out), 'utf8')).toBe(other);

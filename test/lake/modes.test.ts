@@ -25,10 +25,23 @@ afterEach(() => {
 
 async function landOrders(out: string, runId = 'run-1') {
   const writer = await openPartitionWrite({
-    outDir: out, stream: 'orders', partition: { organisation_group_id: '11', order_date: '2026-11-02' },
-    columns: lakeColumns(Order), runId, extractedAt: new Date('2026-11-03T00:00:00Z'), mode: 'append',
+    outDir: out,
+    stream: 'orders',
+    partition: { organisation_group_id: '11', order_date: '2026-11-02' },
+    columns: lakeColumns(Order),
+    runId,
+    extractedAt: new Date('2026-11-03T00:00:00Z'),
+    mode: 'append',
   });
-  await writer.append([Order.parse({ order_id: 1, order_status: 'complete', email: 'a@example.com', first_name: 'Ann', face_value: '1.00' })]);
+  await writer.append([
+    Order.parse({
+      order_id: 1,
+      order_status: 'complete',
+      email: 'a@example.com',
+      first_name: 'Ann',
+      face_value: '1.00',
+    }),
+  ]);
   return writer.commit();
 }
 

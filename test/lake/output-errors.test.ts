@@ -3,13 +3,25 @@ import { writeFileSync } from 'node:fs';
 import { chmod, mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
-import { acquireLock, asOutputError, lakeColumns, openPartitionWrite, StateStore, withLakeConnection, writeRunManifest } from '../../src/lake/index.js';
+import {
+  acquireLock,
+  asOutputError,
+  lakeColumns,
+  openPartitionWrite,
+  StateStore,
+  withLakeConnection,
+  writeRunManifest,
+} from '../../src/lake/index.js';
 import { Order } from '../../src/resources/index.js';
 import { ExitCode, UserFacingError } from '../../src/shared/exit-codes.js';
 import { filesUnder, ROOT, tempOut } from './helpers.js';
 import { now } from '../../src/shared/clock.js';
 
-const failure = (p: Promise<unknown>) => p.then(() => undefined, (e: unknown) => e as UserFacingError);
+const failure = (p: Promise<unknown>) =>
+  p.then(
+    () => undefined,
+    (e: unknown) => e as UserFacingError,
+  );
 const fileInTheWay = async () => {
   const out = join(await tempOut(), 'output');
   await writeFile(out, 'not a directory');
@@ -34,12 +46,21 @@ describe('output directory problems stop the run with one clear line', () => {
       acquireLock(out),
       new StateStore(out).write('orders', '11', {}),
       writeRunManifest(out, { run_id: 'r1' }),
-      openPartitionWrite({ outDir: out, stream: 'orders', partition: { d: '1' }, columns: lakeColumns(Order), runId: 'r', extractedAt: now() }),
+      openPartitionWrite({
+        outDir: out,
+        stream: 'orders',
+        partition: { d: '1' },
+        columns: lakeColumns(Order),
+        runId: 'r',
+        extractedAt: now(),
+      }),
     ];
     for (const error of await Promise.all(attempts.map(failure))) {
       expect(error).toBeInstanceOf(UserFacingError);
       expect(error!.exitCode).toBe(ExitCode.config);
-      expect(error!.message).toMatch(/^cannot write .* \(.*output.*\): a part of the path is a file, not a directory; choose another output directory with PERKS_OUTPUT$/);
+      expect(error!.message).toMatch(
+        /^cannot write .* \(.*output.*\): a part of the path is a file, not a directory; choose another output directory with PERKS_OUTPUT$/,
+      );
     }
   });
 
@@ -49,12 +70,20 @@ describe('output directory problems stop the run with one clear line', () => {
     await mkdir(out);
     await chmod(out, 0o555);
     for (const action of ['lock', 'state', 'lake']) {
-      const [command, ...args] = bound([process.execPath, join(ROOT, 'bin/run-ts.mjs'), join(ROOT, 'test/lake/fixtures/try-output.ts'), out, action]);
+      const [command, ...args] = bound([
+        process.execPath,
+        join(ROOT, 'bin/run-ts.mjs'),
+        join(ROOT, 'test/lake/fixtures/try-output.ts'),
+        out,
+        action,
+      ]);
       const run = spawnSync(command, args, { cwd: ROOT, encoding: 'utf8' });
       expect(run.status, run.stderr).toBe(0);
       const outcome = JSON.parse(run.stdout);
       expect(outcome.exitCode).toBe(ExitCode.config);
-      expect(outcome.message).toMatch(/^cannot write .*readonly.*: permission denied or read-only; make the output directory writable or choose another with PERKS_OUTPUT$/);
+      expect(outcome.message).toMatch(
+        /^cannot write .*readonly.*: permission denied or read-only; make the output directory writable or choose another with PERKS_OUTPUT$/,
+      );
     }
     expect(await filesUnder(out)).toEqual([]);
   });
@@ -67,12 +96,16 @@ describe('output directory problems stop the run with one clear line', () => {
         return err;
       }
     })();
-    const fromDuckDB = await withLakeConnection((c) => c.run(`COPY (SELECT 1 AS x) TO '/dev/full' (FORMAT parquet)`)).catch((e: unknown) => e);
+    const fromDuckDB = await withLakeConnection((c) =>
+      c.run(`COPY (SELECT 1 AS x) TO '/dev/full' (FORMAT parquet)`),
+    ).catch((e: unknown) => e);
     for (const cause of [fromFs, fromDuckDB]) {
       const error = asOutputError(cause, 'a lake file', '/out/lake/orders/part-0.parquet') as UserFacingError;
       expect(error).toBeInstanceOf(UserFacingError);
       expect(error.exitCode).toBe(ExitCode.failed);
-      expect(error.message).toBe('disk full while writing a lake file (/out/lake/orders/part-0.parquet): free some space and rerun; committed data is unchanged');
+      expect(error.message).toBe(
+        'disk full while writing a lake file (/out/lake/orders/part-0.parquet): free some space and rerun; committed data is unchanged',
+      );
     }
   });
 

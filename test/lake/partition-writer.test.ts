@@ -7,10 +7,31 @@ import { filesUnder, readStream, tempOut } from './helpers.js';
 
 const extractedAt = new Date('2026-11-03T04:05:06.789Z');
 const orders = (ids: number[], face = '12.34') =>
-  ids.map((id) => Order.parse({ order_id: id, order_status: 'complete', email: `u${id}@example.com`, face_value: face, order_credit: 0.66, perk_id: '7' }));
+  ids.map((id) =>
+    Order.parse({
+      order_id: id,
+      order_status: 'complete',
+      email: `u${id}@example.com`,
+      face_value: face,
+      order_credit: 0.66,
+      perk_id: '7',
+    }),
+  );
 
-async function land(outDir: string, records: object[], partition = { organisation_group_id: '11', order_date: '2026-11-02' }, runId = 'run-1') {
-  const writer = await openPartitionWrite({ outDir, stream: 'orders', partition, columns: lakeColumns(Order), runId, extractedAt });
+async function land(
+  outDir: string,
+  records: object[],
+  partition = { organisation_group_id: '11', order_date: '2026-11-02' },
+  runId = 'run-1',
+) {
+  const writer = await openPartitionWrite({
+    outDir,
+    stream: 'orders',
+    partition,
+    columns: lakeColumns(Order),
+    runId,
+    extractedAt,
+  });
   await writer.append(records);
   return writer.commit();
 }
@@ -23,12 +44,23 @@ describe('a partition write', () => {
     expect(result.bytes).toBeGreaterThan(0);
     const { rows, types } = await readStream(out, 'orders', 'order_id');
     expect(types).toMatchObject({
-      order_id: 'BIGINT', perk_id: 'BIGINT', face_value: 'DECIMAL(18,2)', email: 'VARCHAR',
-      _extracted_at: 'TIMESTAMP WITH TIME ZONE', _run_id: 'VARCHAR',
+      order_id: 'BIGINT',
+      perk_id: 'BIGINT',
+      face_value: 'DECIMAL(18,2)',
+      email: 'VARCHAR',
+      _extracted_at: 'TIMESTAMP WITH TIME ZONE',
+      _run_id: 'VARCHAR',
     });
     expect(rows[0]).toMatchObject({
-      order_id: '1', perk_id: '7', face_value: '12.34', order_credit: '0.66', email: 'u1@example.com',
-      organisation_group_id: '11', order_date: '2026-11-02', _run_id: 'run-1', _extracted_at: '2026-11-03 04:05:06.789+00',
+      order_id: '1',
+      perk_id: '7',
+      face_value: '12.34',
+      order_credit: '0.66',
+      email: 'u1@example.com',
+      organisation_group_id: '11',
+      order_date: '2026-11-02',
+      _run_id: 'run-1',
+      _extracted_at: '2026-11-03 04:05:06.789+00',
     });
     expect(rows.map((r) => r.order_id)).toEqual(['1', '2']);
   });
@@ -37,7 +69,11 @@ describe('a partition write', () => {
     const out = await tempOut();
     await land(out, orders([1]));
     const sum = await withLakeConnection(async (c) =>
-      (await c.runAndReadAll(`SELECT (sum(face_value) + sum(order_credit))::VARCHAR FROM read_parquet($g)`, { g: join(out, 'lake/orders/**/*.parquet') })).getRows(),
+      (
+        await c.runAndReadAll(`SELECT (sum(face_value) + sum(order_credit))::VARCHAR FROM read_parquet($g)`, {
+          g: join(out, 'lake/orders/**/*.parquet'),
+        })
+      ).getRows(),
     );
     expect(sum).toEqual([['13.00']]);
   });
@@ -46,8 +82,12 @@ describe('a partition write', () => {
     const out = await tempOut();
     const records = [Interaction.parse({ id: 5, organisation_group_id: 11, interaction_details: { a: 1 } })];
     const writer = await openPartitionWrite({
-      outDir: out, stream: 'interactions', partition: { organisation_group_id: '11', _snapshot_date: '2026-11-02' },
-      columns: lakeColumns(Interaction), runId: 'run-1', extractedAt,
+      outDir: out,
+      stream: 'interactions',
+      partition: { organisation_group_id: '11', _snapshot_date: '2026-11-02' },
+      columns: lakeColumns(Interaction),
+      runId: 'run-1',
+      extractedAt,
     });
     await writer.append(records);
     const result = await writer.commit();
@@ -56,40 +96,88 @@ describe('a partition write', () => {
       (await c.runAndReadAll(`SELECT name FROM parquet_schema($f)`, { f: result.path })).getRows().map((r) => r[0]),
     );
     expect(names).not.toContain('organisation_group_id');
-    expect((await readStream(out, 'interactions', 'id')).rows[0]).toMatchObject({ organisation_group_id: '11', interaction_details: '{"a":1}' });
+    expect((await readStream(out, 'interactions', 'id')).rows[0]).toMatchObject({
+      organisation_group_id: '11',
+      interaction_details: '{"a":1}',
+    });
   });
 
   test('nested offers and credit land as STRUCT and LIST values, unknown keys dropped and counted', async () => {
     const out = await tempOut();
     const offer = OfferListItem.parse({
-      id: 9, title: 'Ten off', start_date: '2026-01-02 03:04:05', redemption_online: 1, new_top: 'x', Title: 'not the title',
-      collections: [{ id: '1', name: 'Food', colour: 'red' }, { id: 2, name: null }],
+      id: 9,
+      title: 'Ten off',
+      start_date: '2026-01-02 03:04:05',
+      redemption_online: 1,
+      new_top: 'x',
+      Title: 'not the title',
+      collections: [
+        { id: '1', name: 'Food', colour: 'red' },
+        { id: 2, name: null },
+      ],
       type: { id: 3, trackable: 0, voucher_code: 'ABC', novel: true },
     });
-    const writer = await openPartitionWrite({ outDir: out, stream: 'offers', partition: { _snapshot_date: '2026-11-02' }, columns: lakeColumns(OfferListItem), runId: 'r', extractedAt });
+    const writer = await openPartitionWrite({
+      outDir: out,
+      stream: 'offers',
+      partition: { _snapshot_date: '2026-11-02' },
+      columns: lakeColumns(OfferListItem),
+      runId: 'r',
+      extractedAt,
+    });
     await writer.append([offer]);
     const result = await writer.commit();
     expect(result.unknownFields).toEqual({ new_top: 1, Title: 1, 'collections[].colour': 1, 'type.novel': 1 });
     const { rows, types } = await readStream(out, 'offers', 'id');
     expect(types.collections).toBe('STRUCT("id" BIGINT, "name" VARCHAR)[]');
     expect(rows[0]).toMatchObject({
-      title: 'Ten off', start_date: '2026-01-02 03:04:05+00', redemption_online: true,
-      collections: [{ id: '1', name: 'Food' }, { id: '2', name: null }],
+      title: 'Ten off',
+      start_date: '2026-01-02 03:04:05+00',
+      redemption_online: true,
+      collections: [
+        { id: '1', name: 'Food' },
+        { id: '2', name: null },
+      ],
       type: { id: '3', trackable: false, voucher_code: 'ABC', perk_id: null },
     });
 
-    const credit = UserCredit.parse({ available: '5.50', credits: [{ status: 'active', amount: 10, remaining_amount: '5.5', expires_at: '2027-01-01T00:00:00Z' }] });
-    const cw = await openPartitionWrite({ outDir: out, stream: 'credit', partition: { organisation_group_id: '11', _snapshot_date: '2026-11-02' }, columns: lakeColumns(UserCredit, { user_id: 'BIGINT' }), runId: 'r', extractedAt });
+    const credit = UserCredit.parse({
+      available: '5.50',
+      credits: [{ status: 'active', amount: 10, remaining_amount: '5.5', expires_at: '2027-01-01T00:00:00Z' }],
+    });
+    const cw = await openPartitionWrite({
+      outDir: out,
+      stream: 'credit',
+      partition: { organisation_group_id: '11', _snapshot_date: '2026-11-02' },
+      columns: lakeColumns(UserCredit, { user_id: 'BIGINT' }),
+      runId: 'r',
+      extractedAt,
+    });
     await cw.append([{ ...credit, user_id: 42 }]);
     await cw.commit();
     const c = await readStream(out, 'credit', 'user_id');
-    expect(c.rows[0]).toMatchObject({ user_id: '42', available: '5.50', credits: [{ status: 'active', amount: '10.00', remaining_amount: '5.50', expires_at: '2027-01-01 00:00:00+00', created_at: null }] });
+    expect(c.rows[0]).toMatchObject({
+      user_id: '42',
+      available: '5.50',
+      credits: [
+        {
+          status: 'active',
+          amount: '10.00',
+          remaining_amount: '5.50',
+          expires_at: '2027-01-01 00:00:00+00',
+          created_at: null,
+        },
+      ],
+    });
   });
 
   test('awkward text lands: quotes, newlines, NUL, emoji, a literal \\ud800; a cut emoji becomes U+FFFD', async () => {
     const out = await tempOut();
     const names = ['say "hi"\nnext line', 'nul \u0000 char', 'emoji 😀', 'literal \\ud800 text', 'cut \ud83d emoji'];
-    await land(out, names.map((first_name, i) => ({ order_id: i, first_name })));
+    await land(
+      out,
+      names.map((first_name, i) => ({ order_id: i, first_name })),
+    );
     const { rows } = await readStream(out, 'orders', 'order_id');
     expect(rows.map((r) => r.first_name)).toEqual([...names.slice(0, 4), 'cut \ufffd emoji']);
   });
@@ -99,8 +187,14 @@ describe('a partition write', () => {
     await land(out, orders([1, 2, 3]));
     await land(out, orders([2, 3, 4], '20.00'), undefined, 'run-2');
     const { rows } = await readStream(out, 'orders', 'order_id');
-    expect(rows.map((r) => [r.order_id, r.face_value, r._run_id])).toEqual([['2', '20.00', 'run-2'], ['3', '20.00', 'run-2'], ['4', '20.00', 'run-2']]);
-    expect(await filesUnder(join(out, 'lake'))).toEqual(['orders/organisation_group_id=11/order_date=2026-11-02/part-0.parquet']);
+    expect(rows.map((r) => [r.order_id, r.face_value, r._run_id])).toEqual([
+      ['2', '20.00', 'run-2'],
+      ['3', '20.00', 'run-2'],
+      ['4', '20.00', 'run-2'],
+    ]);
+    expect(await filesUnder(join(out, 'lake'))).toEqual([
+      'orders/organisation_group_id=11/order_date=2026-11-02/part-0.parquet',
+    ]);
   });
 
   test('a re-extracted window with no rows leaves an empty partition, not the old rows', async () => {
@@ -113,65 +207,129 @@ describe('a partition write', () => {
   test('an aborted write leaves the previous partition intact and no temporary file', async () => {
     const out = await tempOut();
     await land(out, orders([1, 2]));
-    const writer = await openPartitionWrite({ outDir: out, stream: 'orders', partition: { organisation_group_id: '11', order_date: '2026-11-02' }, columns: lakeColumns(Order), runId: 'run-2', extractedAt });
+    const writer = await openPartitionWrite({
+      outDir: out,
+      stream: 'orders',
+      partition: { organisation_group_id: '11', order_date: '2026-11-02' },
+      columns: lakeColumns(Order),
+      runId: 'run-2',
+      extractedAt,
+    });
     await writer.append(orders([7, 8, 9]));
     await writer.abort();
     await writer.abort();
     expect((await readStream(out, 'orders', 'order_id')).rows.map((r) => r.order_id)).toEqual(['1', '2']);
-    expect(await filesUnder(out)).toEqual(['lake/orders/organisation_group_id=11/order_date=2026-11-02/part-0.parquet']);
+    expect(await filesUnder(out)).toEqual([
+      'lake/orders/organisation_group_id=11/order_date=2026-11-02/part-0.parquet',
+    ]);
   });
 
   test('a commit that fails leaves the previous partition intact and no temporary file', async () => {
     const out = await tempOut();
     await land(out, orders([1]));
     await expect(land(out, [{ order_id: 'not a number' }], undefined, 'run-2')).rejects.toThrow();
-    expect((await readStream(out, 'orders', 'order_id')).rows.map((r) => [r.order_id, r._run_id])).toEqual([['1', 'run-1']]);
-    expect(await filesUnder(out)).toEqual(['lake/orders/organisation_group_id=11/order_date=2026-11-02/part-0.parquet']);
+    expect((await readStream(out, 'orders', 'order_id')).rows.map((r) => [r.order_id, r._run_id])).toEqual([
+      ['1', 'run-1'],
+    ]);
+    expect(await filesUnder(out)).toEqual([
+      'lake/orders/organisation_group_id=11/order_date=2026-11-02/part-0.parquet',
+    ]);
   });
 
   test('append mode adds a file per commit beside the existing ones', async () => {
     const out = await tempOut();
     for (const ids of [[1], [2]]) {
-      const w = await openPartitionWrite({ outDir: out, stream: 'orders', partition: { organisation_group_id: '11', order_date: '2026-11-02' }, columns: lakeColumns(Order), runId: 'run-1', extractedAt, mode: 'append' });
+      const w = await openPartitionWrite({
+        outDir: out,
+        stream: 'orders',
+        partition: { organisation_group_id: '11', order_date: '2026-11-02' },
+        columns: lakeColumns(Order),
+        runId: 'run-1',
+        extractedAt,
+        mode: 'append',
+      });
       await w.append(orders(ids));
       await w.commit();
     }
-    expect(await readdir(join(out, 'lake/orders/organisation_group_id=11/order_date=2026-11-02'))).toEqual(['part-run-1-0.parquet', 'part-run-1-1.parquet']);
+    expect(await readdir(join(out, 'lake/orders/organisation_group_id=11/order_date=2026-11-02'))).toEqual([
+      'part-run-1-0.parquet',
+      'part-run-1-1.parquet',
+    ]);
     expect((await readStream(out, 'orders', 'order_id')).rows.map((r) => r.order_id)).toEqual(['1', '2']);
   });
 
   test('pages appended one by one land in order, across many pages', async () => {
     const out = await tempOut();
-    const writer = await openPartitionWrite({ outDir: out, stream: 'orders', partition: { organisation_group_id: '1', order_date: '2026-11-02' }, columns: lakeColumns(Order), runId: 'r', extractedAt });
-    for (let page = 0; page < 300; page += 1) await writer.append(orders(Array.from({ length: 100 }, (_, i) => page * 100 + i)));
+    const writer = await openPartitionWrite({
+      outDir: out,
+      stream: 'orders',
+      partition: { organisation_group_id: '1', order_date: '2026-11-02' },
+      columns: lakeColumns(Order),
+      runId: 'r',
+      extractedAt,
+    });
+    for (let page = 0; page < 300; page += 1)
+      await writer.append(orders(Array.from({ length: 100 }, (_, i) => page * 100 + i)));
     expect((await writer.commit()).rows).toBe(30_000);
     const stats = await withLakeConnection(async (c) =>
-      (await c.runAndReadAll(`SELECT count(DISTINCT order_id), min(order_id), max(order_id), sum(face_value)::VARCHAR FROM read_parquet($g)`, { g: join(out, 'lake/orders/**/*.parquet') })).getRowsJson(),
+      (
+        await c.runAndReadAll(
+          `SELECT count(DISTINCT order_id), min(order_id), max(order_id), sum(face_value)::VARCHAR FROM read_parquet($g)`,
+          { g: join(out, 'lake/orders/**/*.parquet') },
+        )
+      ).getRowsJson(),
     );
     expect(stats).toEqual([['30000', '0', '29999', '370200.00']]);
   });
 
   test('appends that are not awaited one by one still land every row once', async () => {
     const out = await tempOut();
-    const writer = await openPartitionWrite({ outDir: out, stream: 'orders', partition: { d: '1' }, columns: lakeColumns(Order), runId: 'r', extractedAt });
+    const writer = await openPartitionWrite({
+      outDir: out,
+      stream: 'orders',
+      partition: { d: '1' },
+      columns: lakeColumns(Order),
+      runId: 'r',
+      extractedAt,
+    });
     const pad = 'x'.repeat(300);
-    await Promise.all(Array.from({ length: 8 }, (_, page) => writer.append(Array.from({ length: 5_000 }, (_, i) => ({ order_id: page * 5_000 + i, offer: pad })))));
+    await Promise.all(
+      Array.from({ length: 8 }, (_, page) =>
+        writer.append(Array.from({ length: 5_000 }, (_, i) => ({ order_id: page * 5_000 + i, offer: pad }))),
+      ),
+    );
     expect((await writer.commit()).rows).toBe(40_000);
     const stats = await withLakeConnection(async (c) =>
-      (await c.runAndReadAll(`SELECT count(*), count(DISTINCT order_id) FROM read_parquet($g)`, { g: join(out, 'lake/orders/**/*.parquet') })).getRowsJson(),
+      (
+        await c.runAndReadAll(`SELECT count(*), count(DISTINCT order_id) FROM read_parquet($g)`, {
+          g: join(out, 'lake/orders/**/*.parquet'),
+        })
+      ).getRowsJson(),
     );
     expect(stats).toEqual([['40000', '40000']]);
   });
 
-  test.each([['../x'], ['..'], ['a/b'], ['a\0b'], [''], ['.hidden'], ['a\\b'], ['x=y'], ['%2e%2e']])('the hostile partition value %j is refused', async (value) => {
-    const out = await tempOut();
-    await expect(land(out, orders([1]), { organisation_group_id: value, order_date: '2026-11-02' })).rejects.toThrow(UnsafePathError);
-    expect(await filesUnder(out)).toEqual([]);
-  });
+  test.each([['../x'], ['..'], ['a/b'], ['a\0b'], [''], ['.hidden'], ['a\\b'], ['x=y'], ['%2e%2e']])(
+    'the hostile partition value %j is refused',
+    async (value) => {
+      const out = await tempOut();
+      await expect(land(out, orders([1]), { organisation_group_id: value, order_date: '2026-11-02' })).rejects.toThrow(
+        UnsafePathError,
+      );
+      expect(await filesUnder(out)).toEqual([]);
+    },
+  );
 
   test('hostile stream names, partition keys and run ids are refused too', async () => {
     const out = await tempOut();
-    const base = { outDir: out, stream: 'orders', partition: { d: '2026-11-02' }, columns: lakeColumns(Order), runId: 'r', extractedAt };
+    const base = {
+      outDir: out,
+      stream: 'orders',
+      partition: { d: '2026-11-02' },
+      columns: lakeColumns(Order),
+      runId: 'r',
+      extractedAt,
+    };
     await expect(openPartitionWrite({ ...base, stream: '../orders' })).rejects.toThrow(UnsafePathError);
     await expect(openPartitionWrite({ ...base, partition: { '../k': '1' } })).rejects.toThrow(UnsafePathError);
     await expect(openPartitionWrite({ ...base, runId: '../../x' })).rejects.toThrow(UnsafePathError);

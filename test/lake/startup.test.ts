@@ -2,7 +2,15 @@ import { spawn } from 'node:child_process';
 import { readdir, readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { expect, test } from 'vitest';
-import { acquireLock, cleanTemporaryFiles, lakeColumns, openPartitionWrite, runManifestPath, UnsafePathError, writeRunManifest } from '../../src/lake/index.js';
+import {
+  acquireLock,
+  cleanTemporaryFiles,
+  lakeColumns,
+  openPartitionWrite,
+  runManifestPath,
+  UnsafePathError,
+  writeRunManifest,
+} from '../../src/lake/index.js';
 import { Order } from '../../src/resources/index.js';
 import { filesUnder, readStream, ROOT, tempOut } from './helpers.js';
 import { now } from '../../src/shared/clock.js';
@@ -11,11 +19,22 @@ const partition = { organisation_group_id: '11', order_date: '2026-11-02' };
 
 test('after a run is killed mid-write, the next run removes its temporary files and nothing committed', async () => {
   const out = await tempOut();
-  const first = await openPartitionWrite({ outDir: out, stream: 'orders', partition, columns: lakeColumns(Order), runId: 'r0', extractedAt: now() });
+  const first = await openPartitionWrite({
+    outDir: out,
+    stream: 'orders',
+    partition,
+    columns: lakeColumns(Order),
+    runId: 'r0',
+    extractedAt: now(),
+  });
   await first.append([{ order_id: 1 }]);
   await first.commit();
 
-  const child = spawn(process.execPath, [join(ROOT, 'bin/run-ts.mjs'), join(ROOT, 'test/lake/fixtures/killed-writer.ts'), out], { cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(
+    process.execPath,
+    [join(ROOT, 'bin/run-ts.mjs'), join(ROOT, 'test/lake/fixtures/killed-writer.ts'), out],
+    { cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'] },
+  );
   await new Promise<void>((resolve, reject) => {
     child.stdout.on('data', (d: Buffer) => String(d).includes('appended') && resolve());
     child.on('exit', (code) => reject(new Error(`killed-writer exited with ${code}`)));
@@ -28,14 +47,25 @@ test('after a run is killed mid-write, the next run removes its temporary files 
   const lock = await acquireLock(out);
   const removed = await cleanTemporaryFiles(out);
   expect(removed.map((p) => p.slice(out.length + 1)).sort()).toEqual(leftovers);
-  expect(await filesUnder(out)).toEqual(['.perks.lock', 'lake/orders/organisation_group_id=11/order_date=2026-11-02/part-0.parquet', 'runs/killed.json']);
+  expect(await filesUnder(out)).toEqual([
+    '.perks.lock',
+    'lake/orders/organisation_group_id=11/order_date=2026-11-02/part-0.parquet',
+    'runs/killed.json',
+  ]);
   expect((await readStream(out, 'orders', 'order_id')).rows.map((r) => r.order_id)).toEqual(['1']);
   await lock.release();
 });
 
 test("startup hygiene leaves this process's own temporary files alone", async () => {
   const out = await tempOut();
-  const writer = await openPartitionWrite({ outDir: out, stream: 'orders', partition, columns: lakeColumns(Order), runId: 'r', extractedAt: now() });
+  const writer = await openPartitionWrite({
+    outDir: out,
+    stream: 'orders',
+    partition,
+    columns: lakeColumns(Order),
+    runId: 'r',
+    extractedAt: now(),
+  });
   await writer.append([{ order_id: 1 }]);
   expect(await cleanTemporaryFiles(out)).toEqual([]);
   expect((await writer.commit()).rows).toBe(1);

@@ -19,7 +19,9 @@ describe('the state store', () => {
   test('writes are atomic replacements: the file is whole and no temporary file stays behind', async () => {
     const out = await tempOut();
     const state = new StateStore(out);
-    await Promise.all(Array.from({ length: 20 }, (_, i) => state.write('orders', '11', { n: i, pad: 'x'.repeat(10_000) })));
+    await Promise.all(
+      Array.from({ length: 20 }, (_, i) => state.write('orders', '11', { n: i, pad: 'x'.repeat(10_000) })),
+    );
     const value = (await state.read('orders', '11')) as { n: number };
     expect(value.n).toBeGreaterThanOrEqual(0);
     expect(await readdir(join(out, 'state', 'orders'))).toEqual(['11.json']);
@@ -54,11 +56,13 @@ describe('the state store', () => {
     expect((error as Error).message).not.toContain('\n');
   });
 
-  test('an empty file, or one that fails the caller\'s schema, is corrupt too', async () => {
+  test("an empty file, or one that fails the caller's schema, is corrupt too", async () => {
     const out = await tempOut();
     const state = new StateStore(out);
     await state.write('orders', '11', { watermark: 42 });
-    await expect(state.read('orders', '11', z.object({ watermark: z.string() }))).rejects.toThrow(/corrupt \(watermark: Invalid input: expected string, received number\)/);
+    await expect(state.read('orders', '11', z.object({ watermark: z.string() }))).rejects.toThrow(
+      /corrupt \(watermark: Invalid input: expected string, received number\)/,
+    );
     await writeFile(join(out, 'state', 'orders', '12.json'), '');
     await expect(state.read('orders', '12')).rejects.toThrow(/corrupt \(empty\)/);
   });
@@ -72,6 +76,8 @@ describe('the state store', () => {
   test('the stored text is plain JSON a person can read', async () => {
     const out = await tempOut();
     await new StateStore(out).write('credit', 'all', { users: { '5': '2026-11-01' } });
-    expect(JSON.parse(await readFile(join(out, 'state', 'credit', 'all.json'), 'utf8'))).toEqual({ users: { '5': '2026-11-01' } });
+    expect(JSON.parse(await readFile(join(out, 'state', 'credit', 'all.json'), 'utf8'))).toEqual({
+      users: { '5': '2026-11-01' },
+    });
   });
 });

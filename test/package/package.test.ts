@@ -54,7 +54,16 @@ beforeAll(async () => {
   writeFileSync(
     join(project, 'tsconfig.json'),
     JSON.stringify({
-      compilerOptions: { target: 'ES2022', module: 'NodeNext', moduleResolution: 'NodeNext', strict: true, skipLibCheck: true, outDir: 'out', typeRoots: [join(ROOT, 'node_modules', '@types')], types: ['node'] },
+      compilerOptions: {
+        target: 'ES2022',
+        module: 'NodeNext',
+        moduleResolution: 'NodeNext',
+        strict: true,
+        skipLibCheck: true,
+        outDir: 'out',
+        typeRoots: [join(ROOT, 'node_modules', '@types')],
+        types: ['node'],
+      },
       files: ['main.ts'],
     }),
   );
@@ -73,8 +82,14 @@ describe('the built package', () => {
   });
 
   test('a type error in the integrator program is caught by the emitted declarations', async () => {
-    writeFileSync(join(project, 'bad.ts'), `import { PerksClient } from 'perks-pipeline/client';\nconst c = new PerksClient({ baseUrl: 'http://x', clientId: 1, clientSecret: 's' });\nawait c.call('createUser', { body: { emial: 'x@example.com' } });\n`);
-    writeFileSync(join(project, 'tsconfig.bad.json'), JSON.stringify({ extends: './tsconfig.json', compilerOptions: { noEmit: true }, files: ['bad.ts'] }));
+    writeFileSync(
+      join(project, 'bad.ts'),
+      `import { PerksClient } from 'perks-pipeline/client';\nconst c = new PerksClient({ baseUrl: 'http://x', clientId: 1, clientSecret: 's' });\nawait c.call('createUser', { body: { emial: 'x@example.com' } });\n`,
+    );
+    writeFileSync(
+      join(project, 'tsconfig.bad.json'),
+      JSON.stringify({ extends: './tsconfig.json', compilerOptions: { noEmit: true }, files: ['bad.ts'] }),
+    );
     const failed = await run(process.execPath, [TSC, '-p', join(project, 'tsconfig.bad.json')], { cwd: project }).then(
       () => '',
       (err: { stdout: string }) => err.stdout,
@@ -83,7 +98,10 @@ describe('the built package', () => {
   });
 
   test('only the documented entry points are exported', async () => {
-    writeFileSync(join(project, 'deep.mjs'), `import('perks-pipeline/src/api/client.ts').then(() => console.log('open'), (e) => console.log(e.code));`);
+    writeFileSync(
+      join(project, 'deep.mjs'),
+      `import('perks-pipeline/src/api/client.ts').then(() => console.log('open'), (e) => console.log(e.code));`,
+    );
     const { stdout } = await run(process.execPath, [join(project, 'deep.mjs')], { cwd: project });
     expect(stdout.trim()).toBe('ERR_PACKAGE_PATH_NOT_EXPORTED');
   });

@@ -3,7 +3,20 @@ import { faultStorms, notRetried } from './scenarios/faults.js';
 import { expectAtGoal, fast } from './at-goal.js';
 import type { Row } from './table.js';
 
-const FAST = ['errors20', 'resets', 'hangs', 'cut', 'everything', 'retryAfterSeconds', 'retryAfterDate', 'retryAfterMissing', 'retryAfterAbsurd', 'tokenDown', 'revoke25', 'revoke5'];
+const FAST = [
+  'errors20',
+  'resets',
+  'hangs',
+  'cut',
+  'everything',
+  'retryAfterSeconds',
+  'retryAfterDate',
+  'retryAfterMissing',
+  'retryAfterAbsurd',
+  'tokenDown',
+  'revoke25',
+  'revoke5',
+];
 let rows: Map<string, Row>;
 
 beforeAll(async () => {
@@ -20,7 +33,8 @@ describe('fault storms', () => {
 
   test('a 429 is obeyed whether its Retry-After is seconds, a date or missing, and no call goes out before it ends', () => {
     expectAtGoal(at('retryAfterSeconds', 'retryAfterDate', 'retryAfterMissing'));
-    for (const r of at('retryAfterSeconds', 'retryAfterDate', 'retryAfterMissing')) expect(r.figure).toMatch(/\d+×429, 0 sent before Retry-After/);
+    for (const r of at('retryAfterSeconds', 'retryAfterDate', 'retryAfterMissing'))
+      expect(r.figure).toMatch(/\d+×429, 0 sent before Retry-After/);
   });
 
   test('an absurd Retry-After stops the run at once with a message naming the wait and the cap', () => {

@@ -26,6 +26,12 @@ describe('secrets', () => {
 
   test('an API echoing the client secret and the token JSON-escaped, URL-encoded in a redirect, in base64 and cut at an excerpt edge: no 8 characters of any form reach any output or file', async () => {
     // `npm run reliability -- --only secret-forms` runs every form with check and extract
-    expectAtGoal(await secretFormsScenario({ ...fast(), forms: ['json', 'url-location', 'base64', 'cut-300'], commands: [['check']] }));
+    expectAtGoal(
+      await secretFormsScenario({
+        ...fast(),
+        forms: ['json', 'url-location', 'base64', 'cut-300'],
+        commands: [['check']],
+      }),
+    );
   }, 120_000);
 });

@@ -12,7 +12,12 @@ const flag = (name: string) => {
   const i = args.indexOf(`--${name}`);
   return i >= 0 ? (args[i + 1] ?? '') : undefined;
 };
-const unknown = args.filter((a, i) => a.startsWith('--') && !['--long', '--only', '--seed'].includes(a) && !['--only', '--seed'].includes(args[i - 1] ?? ''));
+const unknown = args.filter(
+  (a, i) =>
+    a.startsWith('--') &&
+    !['--long', '--only', '--seed'].includes(a) &&
+    !['--only', '--seed'].includes(args[i - 1] ?? ''),
+);
 if (unknown.length) {
   process.stderr.write(`reliability: unknown option ${unknown[0]}; use --long, --only <names>, --seed <n>\n`);
   process.exit(2);
@@ -50,9 +55,12 @@ async function runOne(name: string, scenario: Scenario): Promise<Row[]> {
 const chosen = (Object.entries(SCENARIOS) as [string, Scenario][]).filter(([name]) => !only || only.includes(name));
 const results = new Map<string, Promise<Row[]>>();
 for (const [name, scenario] of chosen) if (WAIT_BOUND.has(name)) results.set(name, runOne(name, scenario));
-for (const [name, scenario] of chosen) if (!WAIT_BOUND.has(name)) results.set(name, Promise.resolve(await runOne(name, scenario)));
+for (const [name, scenario] of chosen)
+  if (!WAIT_BOUND.has(name)) results.set(name, Promise.resolve(await runOne(name, scenario)));
 const rows: Row[] = [];
 for (const [name] of chosen) rows.push(...(await results.get(name)!));
 process.stdout.write(formatTable(rows));
-process.stdout.write(`\n${rows.filter((r) => r.ok).length}/${rows.length} at goal in ${((Date.now() - started) / 1000).toFixed(0)} s (seed ${seed})\n`);
+process.stdout.write(
+  `\n${rows.filter((r) => r.ok).length}/${rows.length} at goal in ${((Date.now() - started) / 1000).toFixed(0)} s (seed ${seed})\n`,
+);
 process.exitCode = rows.every((r) => r.ok) ? 0 : 1;

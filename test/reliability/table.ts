@@ -28,7 +28,8 @@ export function formatTable(rows: Row[]): string {
   const head = ['scenario', 'runs', 'outcome', 'figure'];
   const cells = rows.map((r) => [r.scenario, String(r.runs), r.ok ? 'pass' : 'FAIL', r.figure]);
   const width = head.map((h, i) => Math.max(h.length, ...cells.map((c) => c[i].length)));
-  const line = (c: string[]) => `| ${c.map((v, i) => (i === 1 ? v.padStart(width[i]) : v.padEnd(width[i]))).join(' | ')} |`;
+  const line = (c: string[]) =>
+    `| ${c.map((v, i) => (i === 1 ? v.padStart(width[i]) : v.padEnd(width[i]))).join(' | ')} |`;
   const rule = `|${width.map((w, i) => (i === 1 ? `${'-'.repeat(w + 1)}:` : '-'.repeat(w + 2))).join('|')}|`;
   const out = [line(head), rule, ...cells.map(line)];
   for (const r of rows) for (const p of r.problems ?? []) out.push(`  ${r.scenario}: ${p}`);

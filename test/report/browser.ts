@@ -5,15 +5,27 @@
 import { existsSync } from 'node:fs';
 import { chromium, type Browser } from 'playwright-core';
 
-const CANDIDATES = [process.env.PERKS_CHROMIUM, '/usr/bin/chromium', '/usr/bin/chromium-browser'].filter((p): p is string => Boolean(p));
+const CANDIDATES = [process.env.PERKS_CHROMIUM, '/usr/bin/chromium', '/usr/bin/chromium-browser'].filter(
+  (p): p is string => Boolean(p),
+);
 
 export async function launchChromium(): Promise<Browser> {
   const executablePath = CANDIDATES.find((p) => existsSync(p));
   if (!executablePath) {
-    throw new Error(`chromium not found (looked at ${CANDIDATES.join(', ')}): install it with \`apt-get update && apt-get install -y chromium\` (.ci/run does this), or set PERKS_CHROMIUM to its path`);
+    throw new Error(
+      `chromium not found (looked at ${CANDIDATES.join(', ')}): install it with \`apt-get update && apt-get install -y chromium\` (.ci/run does this), or set PERKS_CHROMIUM to its path`,
+    );
   }
   return chromium.launch({
     executablePath,
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
+    args: [
+      '--headless',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+      '--no-first-run',
+    ],
   });
 }

@@ -5,7 +5,15 @@ import { newOutDir, writeState } from './fixture.js';
 
 describe('the report month', () => {
   test('a month knows its days, its end and the month before, across a leap February and a new year', () => {
-    expect(parseMonth('2024-03')).toMatchObject({ start: '2024-03-01', end: '2024-03-31', next: '2024-04-01', previous: '2024-02-01', days: 31, label: 'March 2024', previousLabel: 'February 2024' });
+    expect(parseMonth('2024-03')).toMatchObject({
+      start: '2024-03-01',
+      end: '2024-03-31',
+      next: '2024-04-01',
+      previous: '2024-02-01',
+      days: 31,
+      label: 'March 2024',
+      previousLabel: 'February 2024',
+    });
     expect(parseMonth('2024-02')).toMatchObject({ end: '2024-02-29', days: 29 });
     expect(parseMonth('2025-01')).toMatchObject({ previous: '2024-12-01', previousLabel: 'December 2024' });
   });
@@ -29,7 +37,10 @@ describe('closed or provisional', () => {
   });
 
   test('a missing, unfinished, unreadable or partial extract state means provisional, with the reason', () => {
-    expect(closureOf(march, 11, undefined)).toMatchObject({ status: 'provisional', reason: 'no extract state for group 11 yet' });
+    expect(closureOf(march, 11, undefined)).toMatchObject({
+      status: 'provisional',
+      reason: 'no extract state for group 11 yet',
+    });
     expect(closureOf(march, 11, { lookbackDays: 7 }).reason).toMatch(/has not finished yet/);
     expect(closureOf(march, 11, { error: 'not valid JSON' }).reason).toMatch(/unreadable: not valid JSON/);
     const partial = closureOf(march, 11, { watermark: '2024-06-01', firstDay: '2024-03-10', lookbackDays: 7 });

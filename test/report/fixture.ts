@@ -34,16 +34,49 @@ export const ORDERS: O[] = [
 ];
 
 /** Order 2002 as an earlier extract saw it: the lake keeps it, the latest extract wins. */
-export const STALE_2002: O = [12, 2002, '2024-03-10', 'Pending', 'Apple', 'USD', '1000.00', '950.00', '0.00', '50.00', '25.00'];
+export const STALE_2002: O = [
+  12,
+  2002,
+  '2024-03-10',
+  'Pending',
+  'Apple',
+  'USD',
+  '1000.00',
+  '950.00',
+  '0.00',
+  '50.00',
+  '25.00',
+];
 
 /** Worked out by hand from ORDERS, March 2024 against February 2024. */
 export const EXPECTED = {
-  uk: { orders: '7', face_value: '2130.00', order_total_paid: '1917.00', order_credit: '70.00', order_saving: '213.00', group_revenue: '95.85' },
+  uk: {
+    orders: '7',
+    face_value: '2130.00',
+    order_total_paid: '1917.00',
+    order_credit: '70.00',
+    order_saving: '213.00',
+    group_revenue: '95.85',
+  },
   ukPrevious: { orders: '2', group_revenue: '5.40' },
   ukChange: { group_revenue: '90.45', pct: '1675.0' },
-  usd: { orders: '3', face_value: '1260.00', order_total_paid: '1184.00', order_credit: '0.00', order_saving: '76.00', group_revenue: '41.70' },
+  usd: {
+    orders: '3',
+    face_value: '1260.00',
+    order_total_paid: '1184.00',
+    order_credit: '0.00',
+    order_saving: '76.00',
+    group_revenue: '41.70',
+  },
   usdChange: { group_revenue: '37.20', pct: '826.7' },
-  eur: { orders: '1', face_value: '30.00', order_total_paid: '27.00', order_credit: '0.00', order_saving: '3.00', group_revenue: '1.35' },
+  eur: {
+    orders: '1',
+    face_value: '30.00',
+    order_total_paid: '27.00',
+    order_credit: '0.00',
+    order_saving: '3.00',
+    group_revenue: '1.35',
+  },
   ukTopBrands: ['Boots', 'John Lewis', 'Currys', 'Tesco', 'Argos'],
 };
 
@@ -58,8 +91,12 @@ export async function newOutDir(): Promise<string> {
 
 const lit = (v: string) => `'${v.replaceAll("'", "''")}'`;
 const row = (o: O) =>
-  `(${o[1]}::BIGINT, ${lit(o[3])}, ${lit(o[4])}, ${lit(o[5])}, ${o.slice(6).map((v) => `${v}::DECIMAL(18,2)`).join(', ')})`;
-const COLUMNS = 'order_id, order_status, brand, order_currency, face_value, order_total_paid, order_credit, order_saving, group_revenue';
+  `(${o[1]}::BIGINT, ${lit(o[3])}, ${lit(o[4])}, ${lit(o[5])}, ${o
+    .slice(6)
+    .map((v) => `${v}::DECIMAL(18,2)`)
+    .join(', ')})`;
+const COLUMNS =
+  'order_id, order_status, brand, order_currency, face_value, order_total_paid, order_credit, order_saving, group_revenue';
 
 /** Writes the lake: one Parquet file per (group, day, run), partition values only in the path. */
 export async function writeLake(outDir: string, orders: O[] = ORDERS, stale: O[] = [STALE_2002]): Promise<void> {
@@ -96,7 +133,9 @@ export async function writeWarehouse(outDir: string, tweak?: string): Promise<st
   const path = join(outDir, 'warehouse.duckdb');
   const db = await DuckDBInstance.create(path);
   const c = await db.connect();
-  await c.run(`CREATE OR REPLACE TABLE stg_groups AS SELECT * FROM (VALUES ${GROUPS.map((g) => `(${g.id}::BIGINT, ${lit(g.name)}, ${lit(g.display_name)}, ${lit(g.timezone)})`).join(', ')}) AS t(organisation_group_id, group_name, display_name, timezone)`);
+  await c.run(
+    `CREATE OR REPLACE TABLE stg_groups AS SELECT * FROM (VALUES ${GROUPS.map((g) => `(${g.id}::BIGINT, ${lit(g.name)}, ${lit(g.display_name)}, ${lit(g.timezone)})`).join(', ')}) AS t(organisation_group_id, group_name, display_name, timezone)`,
+  );
   await c.run(`CREATE OR REPLACE TABLE stg_orders AS
     SELECT CAST(organisation_group_id AS BIGINT) AS organisation_group_id, order_id, CAST(order_date AS DATE) AS order_date, ${COLUMNS.replace('order_id, ', '')}
     FROM read_parquet(${lit(join(outDir, 'lake', 'orders', '**', '*.parquet'))}, hive_partitioning = true, union_by_name = true)

@@ -24,16 +24,25 @@ afterEach(() => {
 describe('a reporting currency', () => {
   test('with rates for every currency: consolidated totals per group and in all, summed exactly', async () => {
     const out = await withRates('month,currency,rate\n2024-03,GBP,1.17\n2024-03,USD,0.92\n2024-02,GBP,1.16\n');
-    const r = await writeRevenueReport({ outDir: out, month: '2024-03', formats: ['md', 'html', 'csv'], revenueRule: RULE });
+    const r = await writeRevenueReport({
+      outDir: out,
+      month: '2024-03',
+      formats: ['md', 'html', 'csv'],
+      revenueRule: RULE,
+    });
     const [html, , md] = await Promise.all(r.files.map((f) => readFile(f, 'utf8')));
     // UK 94.95 × 1.17 = 111.0915; US 39.00 × 0.92 + 1.35 EUR = 37.23; all statuses 95.85 × 1.17, 41.70 × 0.92 + 1.35
-    expect(md).toContain('Consolidated in EUR: recognised revenue 148.32 EUR, group revenue of all statuses 151.86 EUR at GBP 1.17, USD 0.92');
+    expect(md).toContain(
+      'Consolidated in EUR: recognised revenue 148.32 EUR, group revenue of all statuses 151.86 EUR at GBP 1.17, USD 0.92',
+    );
     expect(md).toContain('| Acme UK (11) | 111.09 EUR | 112.14 EUR | – |');
     expect(md).toContain('| Acme US (12) | 37.23 EUR | 39.71 EUR | – |');
     expect(md).toContain('| Total | 148.32 EUR | 151.86 EUR | – |');
     expect(html).toContain('id="consolidated"');
     const csv = await readFile(join(out, 'reports', 'sections', 'revenue-2024-03-consolidated.csv'), 'utf8');
-    expect(csv).toBe('month,reporting_currency,organisation_group_id,group_name,recognised_revenue,group_revenue,not_converted\r\n2024-03,EUR,11,Acme UK,111.09,112.14,\r\n2024-03,EUR,12,Acme US,37.23,39.71,\r\n2024-03,EUR,,Total,148.32,151.86,\r\n');
+    expect(csv).toBe(
+      'month,reporting_currency,organisation_group_id,group_name,recognised_revenue,group_revenue,not_converted\r\n2024-03,EUR,11,Acme UK,111.09,112.14,\r\n2024-03,EUR,12,Acme US,37.23,39.71,\r\n2024-03,EUR,,Total,148.32,151.86,\r\n',
+    );
   });
 
   test('a currency without a rate for the month is named and left out, never converted at 1', async () => {
@@ -47,7 +56,10 @@ describe('a reporting currency', () => {
 
   test('without the file nothing changes', async () => {
     const out = await withRates(undefined);
-    const plain = await readFile((await writeRevenueReport({ outDir: out, month: '2024-03', formats: ['md'], revenueRule: RULE })).files[0], 'utf8');
+    const plain = await readFile(
+      (await writeRevenueReport({ outDir: out, month: '2024-03', formats: ['md'], revenueRule: RULE })).files[0],
+      'utf8',
+    );
     expect(plain).not.toContain('Consolidated');
   });
 
@@ -69,10 +81,14 @@ describe('a reporting currency', () => {
 
   test('rates without a reporting currency, or a missing file, are refused the same way', async () => {
     const out = await withRates('month,currency,rate\n', '');
-    await expect(writeRevenueReport({ outDir: out, month: '2024-03' })).rejects.toThrow(/^PERKS_REPORTING_CURRENCY="" is invalid: PERKS_FX_RATES needs the currency/);
+    await expect(writeRevenueReport({ outDir: out, month: '2024-03' })).rejects.toThrow(
+      /^PERKS_REPORTING_CURRENCY="" is invalid: PERKS_FX_RATES needs the currency/,
+    );
     process.env.PERKS_REPORTING_CURRENCY = 'EUR';
     process.env.PERKS_FX_RATES = join(out, 'nope.csv');
-    await expect(writeRevenueReport({ outDir: out, month: '2024-03' })).rejects.toThrow(/^PERKS_FX_RATES=.*nope\.csv cannot be read \(ENOENT\)/);
+    await expect(writeRevenueReport({ outDir: out, month: '2024-03' })).rejects.toThrow(
+      /^PERKS_FX_RATES=.*nope\.csv cannot be read \(ENOENT\)/,
+    );
     expect(await readdir(out)).not.toContain('reports');
   });
 });

@@ -27,8 +27,12 @@ afterAll(async () => {
  * The table of contents' links, each with where it leads: the element its fragment names (tag and heading) and,
  * once the link is clicked, the fragment in the address and whether that element is then in the viewport.
  */
-async function tocLinks(page: Page): Promise<{ text: string; href: string; target: string | null; heading: string; hash: string; inView: boolean }[]> {
-  const links = await page.$$eval('nav.toc a', (as) => as.map((a) => ({ text: a.textContent ?? '', href: a.getAttribute('href') ?? '' })));
+async function tocLinks(
+  page: Page,
+): Promise<{ text: string; href: string; target: string | null; heading: string; hash: string; inView: boolean }[]> {
+  const links = await page.$$eval('nav.toc a', (as) =>
+    as.map((a) => ({ text: a.textContent ?? '', href: a.getAttribute('href') ?? '' })),
+  );
   const out = [];
   for (const [i, l] of links.entries()) {
     await page.evaluate(() => window.scrollTo(0, 0));
@@ -59,7 +63,12 @@ test('the HTML report renders in headless chromium with its charts, totals and s
 
   // One chart per group and currency, each a bar per day of March, with a title for screen readers.
   const charts = await page.$$eval('svg.chart', (svgs) =>
-    svgs.map((s) => ({ title: s.querySelector('title')?.textContent ?? '', bars: s.querySelectorAll('rect.bar').length, tall: Array.from(s.querySelectorAll("rect.bar")).filter((r) => r.getBoundingClientRect().height > 1).length, width: s.getBoundingClientRect().width })),
+    svgs.map((s) => ({
+      title: s.querySelector('title')?.textContent ?? '',
+      bars: s.querySelectorAll('rect.bar').length,
+      tall: Array.from(s.querySelectorAll('rect.bar')).filter((r) => r.getBoundingClientRect().height > 1).length,
+      width: s.getBoundingClientRect().width,
+    })),
   );
   expect(charts.map((c) => c.title)).toEqual([
     'Group revenue per day, Acme UK, GBP, March 2024',
@@ -75,7 +84,16 @@ test('the HTML report renders in headless chromium with its charts, totals and s
 
   const text = await page.innerText('body');
   expect(text).toMatch(/PROVISIONAL:\s+March 2024 is not closed yet for group 12/);
-  for (const amount of ['2,130.00 GBP', '95.85 GBP', '1,260.00 USD', '41.70 USD', '1.35 EUR', '+90.45 GBP', '+1,675.0%']) expect(text).toContain(amount);
+  for (const amount of [
+    '2,130.00 GBP',
+    '95.85 GBP',
+    '1,260.00 USD',
+    '41.70 USD',
+    '1.35 EUR',
+    '+90.45 GBP',
+    '+1,675.0%',
+  ])
+    expect(text).toContain(amount);
   expect(await page.locator('#reconciliation').innerText()).toMatch(/Reconciled: the mart equals the lake/);
   expect(requests).toEqual([]);
 
@@ -117,7 +135,14 @@ test('a signed-off month with adjustments to an earlier closed month: recognised
       (11::BIGINT, DATE '2024-03-01', DATE '2024-03-31', 4::BIGINT, 12.50::DECIMAL(18,2), 20.00::DECIMAL(18,2), 6.00::DECIMAL(18,2), 1.50::DECIMAL(18,2), DATE '2024-03-29')
     ) AS t(organisation_group_id, month, month_end, users, credit_available, credit_granted, credit_spent, credit_expired, oldest_snapshot_date)`,
   });
-  await closeMonth({ outDir: out, month: '2024-03', group: 11, by: 'A. Controller', note: 'Q1 board pack', rule: { statuses: ['Complete'] } });
+  await closeMonth({
+    outDir: out,
+    month: '2024-03',
+    group: 11,
+    by: 'A. Controller',
+    note: 'Q1 board pack',
+    rule: { statuses: ['Complete'] },
+  });
   const { writeFile } = await import('node:fs/promises');
   await writeFile(join(out, 'rates.csv'), 'month,currency,rate\n2024-03,GBP,1.17\n');
   process.env.PERKS_FX_RATES = join(out, 'rates.csv');
@@ -143,18 +168,31 @@ test('a signed-off month with adjustments to an earlier closed month: recognised
   expect(await page.locator('#adjustments table.adjustment-lines tbody tr').count()).toBe(2);
   // February's credit liability changed after its close too: booked in March, shown as now − as closed
   expect(await page.locator('#credit-adjustments').isVisible()).toBe(true);
-  expect(await page.locator('#credit-adjustments tbody tr').allInnerTexts()).toEqual([expect.stringMatching(/^Acme UK\s+2024-02\s+-1\s+-5\.00\s+-7\.50\s+-2\.50\s+0\.00\s+2024-03-06T06:00:00Z$/)]);
+  expect(await page.locator('#credit-adjustments tbody tr').allInnerTexts()).toEqual([
+    expect.stringMatching(/^Acme UK\s+2024-02\s+-1\s+-5\.00\s+-7\.50\s+-2\.50\s+0\.00\s+2024-03-06T06:00:00Z$/),
+  ]);
   // The contents link to both credit sections, after the groups and before the reconciliation, and each link leads to its section.
   const toc = await tocLinks(page);
   expect(toc.map((l) => [l.text, l.href])).toEqual([
-    ['Recognised revenue', '#recognised'], ['Summary', '#summary'], ['Adjustments', '#adjustments'], ['Acme UK', '#group-11'],
-    ['Credit liability', '#credit'], ['Credit adjustments', '#credit-adjustments'], ['Reconciliation', '#reconciliation'],
+    ['Recognised revenue', '#recognised'],
+    ['Summary', '#summary'],
+    ['Adjustments', '#adjustments'],
+    ['Acme UK', '#group-11'],
+    ['Credit liability', '#credit'],
+    ['Credit adjustments', '#credit-adjustments'],
+    ['Reconciliation', '#reconciliation'],
   ]);
   for (const l of toc) expect(l, l.href).toMatchObject({ target: 'section', hash: l.href, inView: true });
   expect(toc.find((l) => l.href === '#credit')?.heading).toMatch(/^Credit liability at 2024-03-31/);
-  expect(toc.find((l) => l.href === '#credit-adjustments')?.heading).toMatch(/^Adjustments to closed months' credit liability/);
-  expect(await page.locator('#credit table.credit tbody tr').allInnerTexts()).toEqual([expect.stringMatching(/^Acme UK\s+4\s+12\.50\s+20\.00\s+6\.00\s+1\.50\s+2024-03-29$/)]);
-  expect(await page.locator('#consolidated').innerText()).toMatch(/Consolidated in EUR: recognised revenue 111\.09 EUR, group revenue of all statuses 112\.14 EUR at GBP 1\.17/);
+  expect(toc.find((l) => l.href === '#credit-adjustments')?.heading).toMatch(
+    /^Adjustments to closed months' credit liability/,
+  );
+  expect(await page.locator('#credit table.credit tbody tr').allInnerTexts()).toEqual([
+    expect.stringMatching(/^Acme UK\s+4\s+12\.50\s+20\.00\s+6\.00\s+1\.50\s+2024-03-29$/),
+  ]);
+  expect(await page.locator('#consolidated').innerText()).toMatch(
+    /Consolidated in EUR: recognised revenue 111\.09 EUR, group revenue of all statuses 112\.14 EUR at GBP 1\.17/,
+  );
   await mkdir(ARTIFACTS, { recursive: true });
   await page.screenshot({ path: join(ARTIFACTS, 'revenue-2024-03-signed.png'), fullPage: true });
   await page.close();

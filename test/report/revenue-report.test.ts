@@ -36,12 +36,27 @@ describe('the revenue report of a small worked-out warehouse', () => {
 
   test('writes the three formats to <out>/reports/ with no temporary file left behind', async () => {
     expect(result.files).toEqual(['html', 'csv', 'md'].map((ext) => join(out, 'reports', `revenue-2024-03.${ext}`)));
-    expect((await readdir(join(out, 'reports'))).sort()).toEqual(['revenue-2024-03.csv', 'revenue-2024-03.html', 'revenue-2024-03.md']);
+    expect((await readdir(join(out, 'reports'))).sort()).toEqual([
+      'revenue-2024-03.csv',
+      'revenue-2024-03.html',
+      'revenue-2024-03.md',
+    ]);
   });
 
   test('the totals equal the mart, and the hand-worked numbers, in the result and in all three formats', async () => {
     const mart = await query(out, MART_TOTALS(join(out, 'warehouse.duckdb')));
-    expect(result.totals.map((t) => ({ g: String(t.groupId), c: t.currency, orders: t.orders, face_value: t.face_value, order_total_paid: t.order_total_paid, order_credit: t.order_credit, order_saving: t.order_saving, group_revenue: t.group_revenue }))).toEqual(mart);
+    expect(
+      result.totals.map((t) => ({
+        g: String(t.groupId),
+        c: t.currency,
+        orders: t.orders,
+        face_value: t.face_value,
+        order_total_paid: t.order_total_paid,
+        order_credit: t.order_credit,
+        order_saving: t.order_saving,
+        group_revenue: t.group_revenue,
+      })),
+    ).toEqual(mart);
     expect(result.totals).toEqual([
       { groupId: 11, currency: 'GBP', ...EXPECTED.uk },
       { groupId: 12, currency: 'EUR', ...EXPECTED.eur },
@@ -49,18 +64,36 @@ describe('the revenue report of a small worked-out warehouse', () => {
     ]);
 
     // CSV: summed by DuckDB from the file itself, it gives the mart's totals back.
-    const fromCsv = await query(out, `SELECT organisation_group_id::VARCHAR AS g, order_currency AS c, sum(orders::BIGINT) AS orders,
+    const fromCsv = await query(
+      out,
+      `SELECT organisation_group_id::VARCHAR AS g, order_currency AS c, sum(orders::BIGINT) AS orders,
       ${['face_value', 'order_total_paid', 'order_credit', 'order_saving', 'group_revenue'].map((m) => `sum(${m}::DECIMAL(18,2)) AS ${m}`).join(', ')}
-      FROM read_csv('${result.files[1]}', header = true, all_varchar = true) GROUP BY ALL ORDER BY ALL`);
+      FROM read_csv('${result.files[1]}', header = true, all_varchar = true) GROUP BY ALL ORDER BY ALL`,
+    );
     expect(fromCsv).toEqual(mart);
 
     // HTML and Markdown show the same totals, formatted with separators and the currency code.
     const md = files.md.split('\n');
-    expect(md).toContain('| Acme UK (11) | GBP | 7 | 2,130.00 GBP | 1,917.00 GBP | 70.00 GBP | 213.00 GBP | 95.85 GBP | +90.45 GBP (+1,675.0%) |');
-    expect(md).toContain('| Acme US (12) | USD | 3 | 1,260.00 USD | 1,184.00 USD | 0.00 USD | 76.00 USD | 41.70 USD | +37.20 USD (+826.7%) |');
-    expect(md).toContain('| Acme US (12) | EUR | 1 | 30.00 EUR | 27.00 EUR | 0.00 EUR | 3.00 EUR | 1.35 EUR | +1.35 EUR (new) |');
+    expect(md).toContain(
+      '| Acme UK (11) | GBP | 7 | 2,130.00 GBP | 1,917.00 GBP | 70.00 GBP | 213.00 GBP | 95.85 GBP | +90.45 GBP (+1,675.0%) |',
+    );
+    expect(md).toContain(
+      '| Acme US (12) | USD | 3 | 1,260.00 USD | 1,184.00 USD | 0.00 USD | 76.00 USD | 41.70 USD | +37.20 USD (+826.7%) |',
+    );
+    expect(md).toContain(
+      '| Acme US (12) | EUR | 1 | 30.00 EUR | 27.00 EUR | 0.00 EUR | 3.00 EUR | 1.35 EUR | +1.35 EUR (new) |',
+    );
     const summary = files.html.slice(files.html.indexOf('id="summary"'), files.html.indexOf('id="group-11"'));
-    for (const cell of ['2,130.00 GBP', '1,917.00 GBP', '70.00 GBP', '213.00 GBP', '95.85 GBP', '1,260.00 USD', '41.70 USD', '1.35 EUR']) {
+    for (const cell of [
+      '2,130.00 GBP',
+      '1,917.00 GBP',
+      '70.00 GBP',
+      '213.00 GBP',
+      '95.85 GBP',
+      '1,260.00 USD',
+      '41.70 USD',
+      '1.35 EUR',
+    ]) {
       expect(summary).toContain(`<td class="num">${cell}</td>`);
     }
   });
@@ -80,11 +113,19 @@ describe('the revenue report of a small worked-out warehouse', () => {
 
   test('the previous month and the change: absolute and in percent, "new" when the previous month had none', () => {
     const uk = files.html.slice(files.html.indexOf('id="group-11"'), files.html.indexOf('id="group-12"'));
-    expect(uk).toMatch(/<th scope="row">Group revenue<\/th><td class="num">95\.85 GBP<\/td><td class="num">5\.40 GBP<\/td><td class="num up">\+90\.45 GBP<\/td><td class="num up">\+1,675\.0%<\/td>/);
-    expect(uk).toMatch(/<th scope="row">Orders<\/th><td class="num">7<\/td><td class="num">2<\/td><td class="num up">\+5<\/td><td class="num up">\+250\.0%<\/td>/);
+    expect(uk).toMatch(
+      /<th scope="row">Group revenue<\/th><td class="num">95\.85 GBP<\/td><td class="num">5\.40 GBP<\/td><td class="num up">\+90\.45 GBP<\/td><td class="num up">\+1,675\.0%<\/td>/,
+    );
+    expect(uk).toMatch(
+      /<th scope="row">Orders<\/th><td class="num">7<\/td><td class="num">2<\/td><td class="num up">\+5<\/td><td class="num up">\+250\.0%<\/td>/,
+    );
     const us = files.html.slice(files.html.indexOf('id="group-12"'));
-    expect(us).toMatch(/<th scope="row">Group revenue<\/th><td class="num">1\.35 EUR<\/td><td class="num">0\.00 EUR<\/td><td class="num up">\+1\.35 EUR<\/td><td class="num up">new<\/td>/);
-    expect(us).toMatch(/<th scope="row">Credit<\/th><td class="num">0\.00 EUR<\/td><td class="num">0\.00 EUR<\/td><td class="num ">0\.00 EUR<\/td><td class="num ">–<\/td>/);
+    expect(us).toMatch(
+      /<th scope="row">Group revenue<\/th><td class="num">1\.35 EUR<\/td><td class="num">0\.00 EUR<\/td><td class="num up">\+1\.35 EUR<\/td><td class="num up">new<\/td>/,
+    );
+    expect(us).toMatch(
+      /<th scope="row">Credit<\/th><td class="num">0\.00 EUR<\/td><td class="num">0\.00 EUR<\/td><td class="num ">0\.00 EUR<\/td><td class="num ">–<\/td>/,
+    );
   });
 
   test('by status, top five brands by group revenue, and one bar per day, from the latest extract of each order', () => {
@@ -94,7 +135,11 @@ describe('the revenue report of a small worked-out warehouse', () => {
       'closed,2024-03,11,Acme UK,GBP,Refunded,1,20.00,18.00,0.00,2.00,0.90,false',
     ]);
     const uk = files.html.slice(files.html.indexOf('id="group-11"'), files.html.indexOf('id="group-12"'));
-    const brands = [...uk.slice(uk.indexOf('Top brands by group revenue')).matchAll(/<tr><th scope="row">([^<]+)<\/th><td class="num">\d+<\/td><td class="num">[^<]+ GBP<\/td>/g)].map((m) => m[1]);
+    const brands = [
+      ...uk
+        .slice(uk.indexOf('Top brands by group revenue'))
+        .matchAll(/<tr><th scope="row">([^<]+)<\/th><td class="num">\d+<\/td><td class="num">[^<]+ GBP<\/td>/g),
+    ].map((m) => m[1]);
     expect(brands).toEqual(EXPECTED.ukTopBrands);
     expect(uk).toContain('data-day="2024-03-31" data-value="57.15"'); // 56.25 + 0.90 on the last day
     expect(uk.match(/<rect class="bar/g)).toHaveLength(31);
@@ -104,20 +149,31 @@ describe('the revenue report of a small worked-out warehouse', () => {
 
   test('says plainly at the top of every format that the month is provisional, and why', () => {
     expect(files.md.split('\n')[2]).toMatch(/^\*\*PROVISIONAL\*\*: March 2024 is not closed yet for group 12\./);
-    expect(files.md).toContain('Acme US (provisional): group 12 is extracted to 2024-04-06; the month closes once the extract has passed 2024-04-07');
+    expect(files.md).toContain(
+      'Acme US (provisional): group 12 is extracted to 2024-04-06; the month closes once the extract has passed 2024-04-07',
+    );
     expect(files.csv.split('\r\n')[0].startsWith('month_status,')).toBe(true);
     expect(files.html.indexOf('class="status status-provisional"')).toBeLessThan(files.html.indexOf('id="summary"'));
-    expect(files.md).toContain('**Reconciliation**: Reconciled: the mart equals the lake\'s raw orders for March 2024 in every column (3 group/currency pairs).');
+    expect(files.md).toContain(
+      "**Reconciliation**: Reconciled: the mart equals the lake's raw orders for March 2024 in every column (3 group/currency pairs).",
+    );
   });
 });
 
-describe('recognised revenue: the statuses that are revenue are the organisation\'s rule', () => {
+describe("recognised revenue: the statuses that are revenue are the organisation's rule", () => {
   test('the headline is recognised revenue (Complete by default), the other statuses apart, and the rule is said', async () => {
     const out = await buildFixture();
-    const r = await writeRevenueReport({ outDir: out, month: '2024-03', formats: ['html', 'md'], revenueRule: { statuses: ['Complete'] } });
+    const r = await writeRevenueReport({
+      outDir: out,
+      month: '2024-03',
+      formats: ['html', 'md'],
+      revenueRule: { statuses: ['Complete'] },
+    });
     const [html, md] = await Promise.all(r.files.map((f) => readFile(f, 'utf8')));
     // UK: six Complete orders 94.95 GBP (February 5.40), the Refunded one (0.90) apart; US: Pending 2.70 USD apart.
-    expect(md).toContain('Recognised revenue counts orders whose status is Complete (PERKS_REVENUE_STATUSES); every other status is shown apart and never added to it.');
+    expect(md).toContain(
+      'Recognised revenue counts orders whose status is Complete (PERKS_REVENUE_STATUSES); every other status is shown apart and never added to it.',
+    );
     expect(md).toContain('| Acme UK (11) | GBP | 6 | 94.95 GBP | +89.55 GBP (+1,658.3%) | 1 | 0.90 GBP |');
     expect(md).toContain('| Acme US (12) | USD | 2 | 39.00 USD | +34.50 USD (+766.7%) | 1 | 2.70 USD |');
     const headline = html.slice(html.indexOf('id="recognised"'), html.indexOf('id="summary"'));
@@ -140,7 +196,9 @@ describe('recognised revenue: the statuses that are revenue are the organisation
   });
 
   test('a status the API starts sending is named in the report, never counted as revenue', async () => {
-    const out = await buildFixture({ tweak: `UPDATE revenue_monthly SET order_status = 'Disputed' WHERE organisation_group_id = 11 AND order_status = 'Refunded'` });
+    const out = await buildFixture({
+      tweak: `UPDATE revenue_monthly SET order_status = 'Disputed' WHERE organisation_group_id = 11 AND order_status = 'Refunded'`,
+    });
     const r = await writeRevenueReport({ outDir: out, month: '2024-03', group: 11, formats: ['md', 'csv'] });
     const md = await readFile(r.files[1], 'utf8');
     expect(md).toContain('Acme UK (11), GBP: unknown order status "Disputed" is not counted as recognised revenue');
@@ -155,7 +213,9 @@ describe('recognised revenue: the statuses that are revenue are the organisation
       const err = await writeRevenueReport({ outDir: out, month: '2024-03' }).catch((e: unknown) => e);
       expect(err).toBeInstanceOf(ReportInputError);
       expect((err as ReportInputError).exitCode).toBe(2);
-      expect((err as Error).message).toMatch(/^PERKS_REVENUE_STATUSES="Complete,," is invalid: expected comma-separated order statuses/);
+      expect((err as Error).message).toMatch(
+        /^PERKS_REVENUE_STATUSES="Complete,," is invalid: expected comma-separated order statuses/,
+      );
       expect(await readdir(out)).not.toContain('reports');
     } finally {
       delete process.env.PERKS_REVENUE_STATUSES;
@@ -168,9 +228,14 @@ describe('closed, provisional and reconciliation', () => {
     const out = await buildFixture();
     const r = await writeRevenueReport({ outDir: out, month: '2024-03', group: 11, formats: ['md', 'csv'] });
     expect(r.status).toBe('closed');
-    expect(r.files).toEqual([join(out, 'reports', 'revenue-2024-03-g11.csv'), join(out, 'reports', 'revenue-2024-03-g11.md')]);
+    expect(r.files).toEqual([
+      join(out, 'reports', 'revenue-2024-03-g11.csv'),
+      join(out, 'reports', 'revenue-2024-03-g11.md'),
+    ]);
     const md = await readFile(r.files[1], 'utf8');
-    expect(md).toMatch(/^## Revenue report: March 2024 \(group 11\)\n\n\*\*CLOSED\*\*: March 2024 is closed for group 11\./);
+    expect(md).toMatch(
+      /^## Revenue report: March 2024 \(group 11\)\n\n\*\*CLOSED\*\*: March 2024 is closed for group 11\./,
+    );
     expect(r.totals.map((t) => t.groupId)).toEqual([11]);
   });
 
@@ -189,9 +254,13 @@ describe('closed, provisional and reconciliation', () => {
     const r = await writeRevenueReport({ outDir: out, month: '2024-03' });
     expect(r.reconciled).toBe(false);
     const md = await readFile(r.files[2], 'utf8');
-    expect(md).toContain('**Reconciliation**: NOT RECONCILED: 1 difference between the mart and the lake: group 12 USD group revenue (mart 42.70, lake 41.70).');
+    expect(md).toContain(
+      '**Reconciliation**: NOT RECONCILED: 1 difference between the mart and the lake: group 12 USD group revenue (mart 42.70, lake 41.70).',
+    );
     const html = await readFile(r.files[0], 'utf8');
-    expect(html).toMatch(/<td>12<\/td><td>USD<\/td><th scope="row">Group revenue<\/th><td class="num">42\.70 USD<\/td><td class="num">41\.70 USD<\/td><td class="num down">1\.00 USD<\/td>/);
+    expect(html).toMatch(
+      /<td>12<\/td><td>USD<\/td><th scope="row">Group revenue<\/th><td class="num">42\.70 USD<\/td><td class="num">41\.70 USD<\/td><td class="num down">1\.00 USD<\/td>/,
+    );
   });
 
   test('without a lake the report still comes out, and says it could not reconcile', async () => {
@@ -199,12 +268,17 @@ describe('closed, provisional and reconciliation', () => {
     await rm(join(out, 'lake'), { recursive: true });
     const r = await writeRevenueReport({ outDir: out, month: '2024-03', formats: ['md'] });
     expect(r.reconciled).toBe(false);
-    expect(await readFile(r.files[0], 'utf8')).toMatch(/NOT RECONCILED: no raw orders in the lake at .*lake\/orders, so the mart cannot be reconciled/);
+    expect(await readFile(r.files[0], 'utf8')).toMatch(
+      /NOT RECONCILED: no raw orders in the lake at .*lake\/orders, so the mart cannot be reconciled/,
+    );
   });
 
   test('the warehouse is opened read-only: it is byte for byte the same afterwards', async () => {
     const out = await buildFixture();
-    const hash = async () => createHash('sha256').update(await readFile(join(out, 'warehouse.duckdb'))).digest('hex');
+    const hash = async () =>
+      createHash('sha256')
+        .update(await readFile(join(out, 'warehouse.duckdb')))
+        .digest('hex');
     const before = await hash();
     await writeRevenueReport({ outDir: out, month: '2024-03' });
     expect(await hash()).toBe(before);
@@ -233,9 +307,13 @@ describe('bad inputs get one clear line and exit code 2', () => {
   });
 
   test('no warehouse at all', async () => {
-    const err = await writeRevenueReport({ outDir: join(out, 'nothing-here'), month: '2024-03' }).catch((e: unknown) => e);
+    const err = await writeRevenueReport({ outDir: join(out, 'nothing-here'), month: '2024-03' }).catch(
+      (e: unknown) => e,
+    );
     expect(err).toBeInstanceOf(ReportInputError);
-    expect((err as Error).message).toMatch(/^no warehouse at .*nothing-here\/warehouse\.duckdb: run `perks build` \(or `perks run`\) first$/);
+    expect((err as Error).message).toMatch(
+      /^no warehouse at .*nothing-here\/warehouse\.duckdb: run `perks build` \(or `perks run`\) first$/,
+    );
   });
 
   test('a month the extract reached but that has no orders is a real zero, not an error', async () => {

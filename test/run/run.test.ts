@@ -11,9 +11,15 @@ import { commands } from '../../src/commands/index.js';
 import { writePendingJournal } from '../writeback/fixtures.js';
 import { now, todayUtc } from '../../src/shared/clock.js';
 
-function perks(args: string[], env: Record<string, string> = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
+function perks(
+  args: string[],
+  env: Record<string, string> = {},
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
   const clean = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('PERKS_')));
-  const child = spawn(process.execPath, ['bin/perks.mjs', ...args], { env: { ...clean, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, ['bin/perks.mjs', ...args], {
+    env: { ...clean, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let stdout = '';
   let stderr = '';
   child.stdout.on('data', (d) => (stdout += d));
@@ -52,7 +58,9 @@ describe('the whole job, for the people who use it', () => {
     expect(Number(compare.getRowObjectsJS()[0].differences)).toBe(0);
     // the summary names each mart with the rows its Parquet file holds, and the write-back's calls
     for (const mart of ['revenue_monthly', 'savings_monthly', 'engagement_users', 'engagement_monthly']) {
-      const counted = await c.runAndReadAll(`SELECT count(*) AS n FROM read_parquet($file)`, { file: join(dir, 'marts', `${mart}.parquet`) });
+      const counted = await c.runAndReadAll(`SELECT count(*) AS n FROM read_parquet($file)`, {
+        file: join(dir, 'marts', `${mart}.parquet`),
+      });
       expect(r.stdout).toMatch(new RegExp(`\\n  ${mart} +${Number(counted.getRowObjectsJS()[0].n)} rows\\n`));
     }
     expect(r.stdout).toMatch(/writeback +success .* \d+ sent, 0 rejected, \d+ calls/);
@@ -98,8 +106,23 @@ describe('the whole job, for the people who use it', () => {
       const org = sandbox.credentials.organisation;
       const dir = out();
       // A row a crashed run left pending, for a user the platform does not know: its listing answers 404.
-      writePendingJournal(dir, [{ interaction_id: 4_503_599_627_370_000, organisation_group_id: org.organisation_group_ids[0], identifier: 'id', identifier_value: '987654321',
-        kind: 'segment_change', interaction_type: 'segment_change', interaction_at: now().toISOString(), interaction_details: {} }], '', new Date(Date.now() - 60_000));
+      writePendingJournal(
+        dir,
+        [
+          {
+            interaction_id: 4_503_599_627_370_000,
+            organisation_group_id: org.organisation_group_ids[0],
+            identifier: 'id',
+            identifier_value: '987654321',
+            kind: 'segment_change',
+            interaction_type: 'segment_change',
+            interaction_at: now().toISOString(),
+            interaction_details: {},
+          },
+        ],
+        '',
+        new Date(Date.now() - 60_000),
+      );
       const r = await perks(['run', '--quiet', '--writeback-limit', '5'], {
         PERKS_BASE_URL: sandbox.baseUrl,
         PERKS_CLIENT_ID: String(org.client_id),
@@ -111,18 +134,28 @@ describe('the whole job, for the people who use it', () => {
         PERKS_OUTPUT: dir,
       });
       expect(r.code, r.stdout + r.stderr).toBe(4);
-      expect(r.stdout).toMatch(/writeback\s+success.*5 sent, 0 rejected, \d+ calls, 1 pending unresolved \(cannot tell whether it was stored: .*HTTP 404.*\), \d+ left for the next run/);
+      expect(r.stdout).toMatch(
+        /writeback\s+success.*5 sent, 0 rejected, \d+ calls, 1 pending unresolved \(cannot tell whether it was stored: .*HTTP 404.*\), \d+ left for the next run/,
+      );
       expect(r.stdout).toMatch(/report\s+success/);
       const bad = await perks(['run', '--writeback-limit', '-1'], { PERKS_OUTPUT: dir });
       expect(bad.code).toBe(2);
-      expect(bad.stderr.trim().split('\n')).toEqual(['perks: --writeback-limit="-1" is invalid: expected a whole number of rows, 0 or more']);
+      expect(bad.stderr.trim().split('\n')).toEqual([
+        'perks: --writeback-limit="-1" is invalid: expected a whole number of rows, 0 or more',
+      ]);
     } finally {
       await sandbox.close();
     }
   });
 
   test('a malformed setting exits 2 with one line naming the variable', async () => {
-    const r = await perks(['extract'], { PERKS_BASE_URL: 'http://127.0.0.1:9', PERKS_CLIENT_ID: '1', PERKS_CLIENT_SECRET: 'x', PERKS_RATE_LIMIT: 'fast', PERKS_OUTPUT: out() });
+    const r = await perks(['extract'], {
+      PERKS_BASE_URL: 'http://127.0.0.1:9',
+      PERKS_CLIENT_ID: '1',
+      PERKS_CLIENT_SECRET: 'x',
+      PERKS_RATE_LIMIT: 'fast',
+      PERKS_OUTPUT: out(),
+    });
     expect(r.code).toBe(2);
     expect(r.stderr.trim().split('\n')).toHaveLength(1);
     expect(r.stderr).toContain('PERKS_RATE_LIMIT');
@@ -138,7 +171,13 @@ describe('the whole job, for the people who use it', () => {
     const sandbox = await startSandbox({ port: 0, scale: 'tiny' });
     try {
       const cred = sandbox.credentials.group[0];
-      const r = await perks(['run'], { PERKS_BASE_URL: sandbox.baseUrl, PERKS_CLIENT_ID: String(cred.client_id), PERKS_CLIENT_SECRET: 'canary-wrong-secret-7731', PERKS_OUTPUT: out(), PERKS_DEBUG: '1' });
+      const r = await perks(['run'], {
+        PERKS_BASE_URL: sandbox.baseUrl,
+        PERKS_CLIENT_ID: String(cred.client_id),
+        PERKS_CLIENT_SECRET: 'canary-wrong-secret-7731',
+        PERKS_OUTPUT: out(),
+        PERKS_DEBUG: '1',
+      });
       expect(r.code).toBe(3);
       expect(r.stdout + r.stderr).not.toContain('canary-wrong-secret-7731');
       expect(r.stdout + r.stderr).toMatch(/refused the client credentials/);
@@ -151,17 +190,26 @@ describe('the whole job, for the people who use it', () => {
     const sandbox = await startSandbox({ port: 0, scale: 'tiny', rateLimit: 600 });
     try {
       const org = sandbox.credentials.organisation;
-      const env = { PERKS_BASE_URL: sandbox.baseUrl, PERKS_CLIENT_ID: String(org.client_id), PERKS_CLIENT_SECRET: org.client_secret, PERKS_OUTPUT: out() };
+      const env = {
+        PERKS_BASE_URL: sandbox.baseUrl,
+        PERKS_CLIENT_ID: String(org.client_id),
+        PERKS_CLIENT_SECRET: org.client_secret,
+        PERKS_OUTPUT: out(),
+      };
       const ok = await perks(['check'], { ...env, PERKS_RATE_LIMIT: '120' });
       expect(ok.code, ok.stdout + ok.stderr).toBe(0);
       expect(ok.stdout).toMatch(/^ok {3}token: obtained \(1 token request\); organisation-level credential$/m);
       for (const g of org.organisation_group_ids) expect(ok.stdout).toMatch(new RegExp(`^ok {3}group ${g}: `, 'm'));
-      expect(ok.stdout).toMatch(/^ok {3}rate limit: the API reports 600 calls\/min \(X-RateLimit-Limit, \d+ left\); pacing at 118 calls\/min \(configured 120\)$/m);
+      expect(ok.stdout).toMatch(
+        /^ok {3}rate limit: the API reports 600 calls\/min \(X-RateLimit-Limit, \d+ left\); pacing at 118 calls\/min \(configured 120\)$/m,
+      );
       expect(Number(/(\d+) calls made/.exec(ok.stdout)![1])).toBeLessThanOrEqual(3);
       expect(ok.stdout).not.toContain(org.client_secret);
       const high = await perks(['check'], { ...env, PERKS_RATE_LIMIT: '1000' });
       expect(high.code).toBe(2);
-      expect(high.stdout).toMatch(/^FAIL rate limit: the API reports 600 calls\/min \(X-RateLimit-Limit\), below the configured 1000: set PERKS_RATE_LIMIT=600/m);
+      expect(high.stdout).toMatch(
+        /^FAIL rate limit: the API reports 600 calls\/min \(X-RateLimit-Limit\), below the configured 1000: set PERKS_RATE_LIMIT=600/m,
+      );
     } finally {
       await sandbox.close();
     }
@@ -174,7 +222,12 @@ describe('the whole job, for the people who use it', () => {
         s.close(() => resolve(p));
       });
     });
-    const r = await perks(['check'], { PERKS_BASE_URL: `http://127.0.0.1:${port}`, PERKS_CLIENT_ID: '1', PERKS_CLIENT_SECRET: 'secret-unused', PERKS_OUTPUT: out() });
+    const r = await perks(['check'], {
+      PERKS_BASE_URL: `http://127.0.0.1:${port}`,
+      PERKS_CLIENT_ID: '1',
+      PERKS_CLIENT_SECRET: 'secret-unused',
+      PERKS_OUTPUT: out(),
+    });
     expect(r.code).toBe(1);
     expect(r.stdout + r.stderr).toMatch(/could not reach the API/);
   });
@@ -182,12 +235,17 @@ describe('the whole job, for the people who use it', () => {
   test('the scheduled workflow is valid YAML and calls commands that exist', () => {
     const workflow = parse(readFileSync('.github/workflows/refresh.yml', 'utf8'));
     expect(workflow.on.schedule[0].cron).toMatch(/^[\d*/ ,-]+$/);
-    const names = new Set(commands.flatMap((c) => (Array.isArray(c.command) ? c.command : [c.command])).map((c) => String(c).split(' ')[0]));
-    const runs: string[] = workflow.jobs.refresh.steps.filter((s: { run?: string }) => s.run).map((s: { run: string }) => s.run);
+    const names = new Set(
+      commands.flatMap((c) => (Array.isArray(c.command) ? c.command : [c.command])).map((c) => String(c).split(' ')[0]),
+    );
+    const runs: string[] = workflow.jobs.refresh.steps
+      .filter((s: { run?: string }) => s.run)
+      .map((s: { run: string }) => s.run);
     const perksCalls = runs.filter((r) => r.startsWith('npx perks'));
     expect(perksCalls.length).toBeGreaterThan(0);
     for (const call of perksCalls) expect(names.has(call.split(' ')[2]), call).toBe(true);
-    for (const secret of ['PERKS_CLIENT_ID', 'PERKS_CLIENT_SECRET', 'PERKS_BASE_URL']) expect(workflow.jobs.refresh.env[secret]).toMatch(/secrets\./);
+    for (const secret of ['PERKS_CLIENT_ID', 'PERKS_CLIENT_SECRET', 'PERKS_BASE_URL'])
+      expect(workflow.jobs.refresh.env[secret]).toMatch(/secrets\./);
   });
 });
 
@@ -197,7 +255,14 @@ describe('perks run after a failed extract', () => {
     try {
       const dir = out();
       const o = sandbox.credentials.organisation;
-      const r = await perks(['run', '--quiet', '--no-writeback'], { PERKS_BASE_URL: sandbox.baseUrl, PERKS_CLIENT_ID: String(o.client_id), PERKS_CLIENT_SECRET: 'not-the-secret', PERKS_GROUP_IDS: o.organisation_group_ids.join(','), PERKS_OUTPUT: dir, PERKS_NOW: '2026-11-22T12:00:00Z' });
+      const r = await perks(['run', '--quiet', '--no-writeback'], {
+        PERKS_BASE_URL: sandbox.baseUrl,
+        PERKS_CLIENT_ID: String(o.client_id),
+        PERKS_CLIENT_SECRET: 'not-the-secret',
+        PERKS_GROUP_IDS: o.organisation_group_ids.join(','),
+        PERKS_OUTPUT: dir,
+        PERKS_NOW: '2026-11-22T12:00:00Z',
+      });
       expect(r.code).toBe(3);
       expect(existsSync(join(dir, 'warehouse.duckdb'))).toBe(false);
       expect(r.stdout).not.toContain('warehouse.duckdb');

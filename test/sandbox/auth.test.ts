@@ -8,7 +8,13 @@ beforeAll(async () => {
 });
 afterAll(() => sb.close());
 
-const grant = (client_id: unknown, client_secret: unknown, extra: object = {}) => ({ client_id, client_secret, grant_type: 'client_credentials', scope: '*', ...extra });
+const grant = (client_id: unknown, client_secret: unknown, extra: object = {}) => ({
+  client_id,
+  client_secret,
+  grant_type: 'client_credentials',
+  scope: '*',
+  ...extra,
+});
 
 describe('the token endpoint', () => {
   test('group credentials get a one-year JWT-shaped bearer token in the envelope', async () => {
@@ -34,10 +40,14 @@ describe('the token endpoint', () => {
     expect(bad.body.message).toBe('Client authentication failed');
     expect(bad.text).not.toContain(g.client_secret);
     expect((await send(sb.baseUrl, '/v3/oauth/token', { body: grant(999, 'whatever') })).status).toBe(401);
-    const missing = await send(sb.baseUrl, '/v3/oauth/token', { body: { client_id: g.client_id, grant_type: 'client_credentials', scope: '*' } });
+    const missing = await send(sb.baseUrl, '/v3/oauth/token', {
+      body: { client_id: g.client_id, grant_type: 'client_credentials', scope: '*' },
+    });
     expect(missing.status).toBe(422);
     expect(missing.body.errors.client_secret[0]).toMatch(/required/);
-    const grantType = await send(sb.baseUrl, '/v3/oauth/token', { body: grant(g.client_id, g.client_secret, { grant_type: 'password' }) });
+    const grantType = await send(sb.baseUrl, '/v3/oauth/token', {
+      body: grant(g.client_id, g.client_secret, { grant_type: 'password' }),
+    });
     expect(grantType.status).toBe(422);
     expect(Object.keys(grantType.body.errors)).toEqual(['grant_type']);
   });
@@ -45,7 +55,8 @@ describe('the token endpoint', () => {
   test('calling the token endpoint too often for one client gives 429 with Retry-After, other clients unaffected', async () => {
     const g = sb.credentials.group[3];
     const statuses: number[] = [];
-    for (let i = 0; i < 8; i++) statuses.push((await send(sb.baseUrl, '/v3/oauth/token', { body: grant(g.client_id, g.client_secret) })).status);
+    for (let i = 0; i < 8; i++)
+      statuses.push((await send(sb.baseUrl, '/v3/oauth/token', { body: grant(g.client_id, g.client_secret) })).status);
     expect(statuses.slice(0, 6)).toEqual([200, 200, 200, 200, 200, 200]);
     expect(statuses.slice(6)).toEqual([429, 429]);
     const again = await send(sb.baseUrl, '/v3/oauth/token', { body: grant(g.client_id, g.client_secret) });
@@ -90,13 +101,15 @@ describe('bearer tokens', () => {
 
   test('a token revoked after N calls (fault injection) answers 401, and a new token works', async () => {
     const g = sb.credentials.group[0];
-    const tok = (await send(sb.baseUrl, '/v3/oauth/token', { body: grant(g.client_id, g.client_secret) })).body.data.access_token;
+    const tok = (await send(sb.baseUrl, '/v3/oauth/token', { body: grant(g.client_id, g.client_secret) })).body.data
+      .access_token;
     sb.setFaults({ revokeTokenEvery: 3 });
     try {
       const statuses = [];
       for (let i = 0; i < 4; i++) statuses.push((await send(sb.baseUrl, '/v3/group', { body: {}, token: tok })).status);
       expect(statuses).toEqual([200, 200, 200, 401]);
-      const fresh = (await send(sb.baseUrl, '/v3/oauth/token', { body: grant(g.client_id, g.client_secret) })).body.data.access_token;
+      const fresh = (await send(sb.baseUrl, '/v3/oauth/token', { body: grant(g.client_id, g.client_secret) })).body.data
+        .access_token;
       expect((await send(sb.baseUrl, '/v3/group', { body: {}, token: fresh })).status).toBe(200);
       expect(sb.stats().faults.revocations).toBeGreaterThanOrEqual(1);
     } finally {

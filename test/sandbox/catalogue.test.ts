@@ -22,7 +22,9 @@ describe('groups', () => {
     expect(r.status).toBe(200);
     const groups = r.body.data;
     expect(groups.map((g: any) => g.id)).toEqual(h.sb.credentials.organisation.organisation_group_ids);
-    expect(new Set(groups.map((g: any) => g.timezone))).toEqual(new Set(['Europe/London', 'America/New_York', 'Australia/Sydney', 'Europe/Paris']));
+    expect(new Set(groups.map((g: any) => g.timezone))).toEqual(
+      new Set(['Europe/London', 'America/New_York', 'Australia/Sydney', 'Europe/Paris']),
+    );
     expect(new Set(groups.map((g: any) => g.locale)).size).toBe(4);
     expect(groups.map((g: any) => g.sandbox).sort()).toEqual([0, 0, 0, 1]);
     expect(r.body).not.toHaveProperty('total');
@@ -40,9 +42,55 @@ describe('groups', () => {
 });
 
 describe('offers', () => {
-  const listFields = ['brand', 'brand_id', 'collections', 'discount', 'end_date', 'faq', 'how_to_redeem', 'id', 'image', 'link', 'offer', 'overview', 'perk_type_format', 'redemption_in_store', 'redemption_online', 'redemption_selected_stores', 'start_date', 'terms', 'title', 'type'];
-  const typeFields = ['group_allocated_inventory', 'id', 'perk_id', 'presentation', 'redeem_from_inventory', 'redeem_url', 'redeem_url_protocol', 'trackable', 'voucher_code'];
-  const detailFields = ['collections', 'faq', 'how_to_redeem', 'id', 'image', 'offer', 'offer_link', 'overview', 'partner_id', 'redemption_in_store', 'redemption_online', 'redemption_selected_stores', 'terms', 'title'];
+  const listFields = [
+    'brand',
+    'brand_id',
+    'collections',
+    'discount',
+    'end_date',
+    'faq',
+    'how_to_redeem',
+    'id',
+    'image',
+    'link',
+    'offer',
+    'overview',
+    'perk_type_format',
+    'redemption_in_store',
+    'redemption_online',
+    'redemption_selected_stores',
+    'start_date',
+    'terms',
+    'title',
+    'type',
+  ];
+  const typeFields = [
+    'group_allocated_inventory',
+    'id',
+    'perk_id',
+    'presentation',
+    'redeem_from_inventory',
+    'redeem_url',
+    'redeem_url_protocol',
+    'trackable',
+    'voucher_code',
+  ];
+  const detailFields = [
+    'collections',
+    'faq',
+    'how_to_redeem',
+    'id',
+    'image',
+    'offer',
+    'offer_link',
+    'overview',
+    'partner_id',
+    'redemption_in_store',
+    'redemption_online',
+    'redemption_selected_stores',
+    'terms',
+    'title',
+  ];
 
   test('the offer list pages through every offer with every list field, for either token and no group', async () => {
     const { items, pages } = await allPages((b) => h.org('/v3/offers/list', b), {}, 10);
@@ -74,7 +122,12 @@ describe('offers', () => {
 });
 
 test('the fetch-shaped handler answers in-process exactly as over HTTP', async () => {
-  const request = (url: string) => new Request(url, { method: 'POST', headers: { authorization: `Bearer ${h.groupToken}`, 'content-type': 'application/json' }, body: '{"per_page":3}' });
+  const request = (url: string) =>
+    new Request(url, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${h.groupToken}`, 'content-type': 'application/json' },
+      body: '{"per_page":3}',
+    });
   const inProcess = await h.sb.handler(request('http://sandbox.test/v3/offers/list'));
   const body = await inProcess.json();
   const overHttp = await h.call('/v3/offers/list', { per_page: 3 });

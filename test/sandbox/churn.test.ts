@@ -10,7 +10,14 @@ afterAll(async () => {
 });
 
 const listed = async (from: string, to: string) =>
-  (await h.org('/v3/orders', { organisation_group_id: h.groupId, order_created_from: from, order_created_to: to, per_page: 100 })).body;
+  (
+    await h.org('/v3/orders', {
+      organisation_group_id: h.groupId,
+      order_created_from: from,
+      order_created_to: to,
+      per_page: 100,
+    })
+  ).body;
 
 describe('churn(): the platform changes between two runs of the same day', () => {
   test('late orders appear, recent orders are refunded, users join, leave and are anonymised, credit is spent; the day stays', async () => {
@@ -30,17 +37,23 @@ describe('churn(): the platform changes between two runs of the same day', () =>
     const mine = report.lateOrders.filter((id) => world.orderById(id)!.groupIndex === world.groupIndex(h.groupId));
     const after = await listed('2026-11-19 00:00:00', '2026-11-21 23:59:59');
     expect(after.total).toBe(before.total + mine.length);
-    expect(after.total).toBe(world.ordersOf(h.groupId, { from: '2026-11-19 00:00:00', to: '2026-11-21 23:59:59' }).length);
+    expect(after.total).toBe(
+      world.ordersOf(h.groupId, { from: '2026-11-19 00:00:00', to: '2026-11-21 23:59:59' }).length,
+    );
     for (const id of report.refunded) expect(world.orderById(id)!.status).toBe('Refunded');
 
     const gone = world.users.get(report.anonymised[0])!;
-    expect((await h.org(`/v3/user/get/id/${gone.id}`, { organisation_group_id: gone.groupId })).body.data.user).toMatchObject({ status: 'Anonymised', email: null });
+    expect(
+      (await h.org(`/v3/user/get/id/${gone.id}`, { organisation_group_id: gone.groupId })).body.data.user,
+    ).toMatchObject({ status: 'Anonymised', email: null });
     // Credit a late order spent is gone from the user's balance, and the balances still add up.
     const spender = report.creditSpent.find((id) => world.creditOf(world.users.get(id)!).spent > spentBefore.get(id)!);
     if (report.creditSpent.length) expect(spender).toBeDefined();
     for (const id of report.creditSpent) {
       const credit = world.creditOf(world.users.get(id)!);
-      expect(credit.available).toBe(credit.credits.filter((c) => c.status === 'Available').reduce((n, c) => n + c.remaining_amount, 0));
+      expect(credit.available).toBe(
+        credit.credits.filter((c) => c.status === 'Available').reduce((n, c) => n + c.remaining_amount, 0),
+      );
     }
 
     // A second churn is another change; nothing is held back any more.

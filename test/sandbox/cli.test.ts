@@ -3,7 +3,9 @@ import { createInterface } from 'node:readline';
 import { expect, test } from 'vitest';
 
 test('perks sandbox prints one JSON start line, serves, and exits 0 on SIGTERM', async () => {
-  const child = spawn(process.execPath, ['bin/perks.mjs', 'sandbox', '--port', '0', '--today', '2026-11-22'], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, ['bin/perks.mjs', 'sandbox', '--port', '0', '--today', '2026-11-22'], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let stderr = '';
   child.stderr.on('data', (c) => (stderr += c));
   const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
@@ -15,10 +17,22 @@ test('perks sandbox prints one JSON start line, serves, and exits 0 on SIGTERM',
   expect(Object.keys(start)).toEqual(['base_url', 'credentials']);
   expect(start.base_url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
   expect(start.credentials.group.length).toBeGreaterThanOrEqual(3);
-  for (const g of start.credentials.group) expect(Object.keys(g)).toEqual(['client_id', 'client_secret', 'organisation_group_id']);
-  expect(start.credentials.organisation.organisation_group_ids).toEqual(start.credentials.group.map((g: any) => g.organisation_group_id));
+  for (const g of start.credentials.group)
+    expect(Object.keys(g)).toEqual(['client_id', 'client_secret', 'organisation_group_id']);
+  expect(start.credentials.organisation.organisation_group_ids).toEqual(
+    start.credentials.group.map((g: any) => g.organisation_group_id),
+  );
   const o = start.credentials.organisation;
-  const tok = await fetch(`${start.base_url}/v3/oauth/token`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ client_id: o.client_id, client_secret: o.client_secret, grant_type: 'client_credentials', scope: '*' }) });
+  const tok = await fetch(`${start.base_url}/v3/oauth/token`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({
+      client_id: o.client_id,
+      client_secret: o.client_secret,
+      grant_type: 'client_credentials',
+      scope: '*',
+    }),
+  });
   expect(tok.status).toBe(200);
   const { access_token } = (await tok.json()).data;
   child.kill('SIGTERM');
@@ -28,7 +42,9 @@ test('perks sandbox prints one JSON start line, serves, and exits 0 on SIGTERM',
 }, 30_000);
 
 test('perks sandbox refuses a bad flag with one line and exit code 2', async () => {
-  const child = spawn(process.execPath, ['bin/perks.mjs', 'sandbox', '--today', '2026-02-30'], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, ['bin/perks.mjs', 'sandbox', '--today', '2026-02-30'], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let stderr = '';
   child.stderr.on('data', (c) => (stderr += c));
   const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));

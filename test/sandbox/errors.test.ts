@@ -45,7 +45,11 @@ describe('validation', () => {
 
   test('per_page 0 and 101 are refused, 1 and 100 accepted, on every paginated listing', async () => {
     const listings: [string, object][] = [
-      ['/v3/orders', {}], ['/v3/user/list', {}], ['/v3/offers/list', {}], ['/v3/Interactions/list/id/1', {}], ['/v3/user/credit/id/1', {}],
+      ['/v3/orders', {}],
+      ['/v3/user/list', {}],
+      ['/v3/offers/list', {}],
+      ['/v3/Interactions/list/id/1', {}],
+      ['/v3/user/credit/id/1', {}],
       ['/v3/users/redemption-stats', { identifier: 'id', identifier_value: ['1'] }],
     ];
     const uid = h.sb.world.users.inGroup(h.groupId)[0].id;
@@ -56,7 +60,8 @@ describe('validation', () => {
         expect(r.status, `${p} per_page ${perPage}`).toBe(422);
         expect(r.body.errors).toHaveProperty('per_page');
       }
-      for (const perPage of [1, 100]) expect((await h.call(p, { ...extra, per_page: perPage })).status, `${p} ${perPage}`).toBe(200);
+      for (const perPage of [1, 100])
+        expect((await h.call(p, { ...extra, per_page: perPage })).status, `${p} ${perPage}`).toBe(200);
       expect((await h.call(p, { ...extra, page: 0 })).status).toBe(422);
     }
   });
@@ -84,13 +89,32 @@ describe('validation', () => {
 
   test('no malformed body makes any operation answer 500', async () => {
     const uid = h.sb.world.users.inGroup(h.groupId)[0].id;
-    const junk: unknown[] = [null, 42, 'text', [], { page: -1 }, { per_page: 1e9 }, { email: 7 }, { organisation_group_id: 'x' }, { data: 'x' }, { identifier_value: {} }, { interaction_at: 'yesterday' }, { meta: [] }];
+    const junk: unknown[] = [
+      null,
+      42,
+      'text',
+      [],
+      { page: -1 },
+      { per_page: 1e9 },
+      { email: 7 },
+      { organisation_group_id: 'x' },
+      { data: 'x' },
+      { identifier_value: {} },
+      { interaction_at: 'yesterday' },
+      { meta: [] },
+    ];
     for (const op of Object.values(operations)) {
-      const path = op.path.replace('{identifier}', 'id').replace('{identifier_value}', String(uid)).replace('{id}', '1001');
+      const path = op.path
+        .replace('{identifier}', 'id')
+        .replace('{identifier_value}', String(uid))
+        .replace('{id}', '1001');
       for (const body of junk) {
         const r = await send(h.sb.baseUrl, path, { raw: JSON.stringify(body), token: h.groupToken, method: op.method });
         expect(r.status, `${op.method} ${path} ${JSON.stringify(body)}`).toBeLessThan(500);
-        expect(r.status === 200 || r.status === 202 || typeof r.body?.message === 'string', `${path} ${JSON.stringify(body)} ${r.text}`).toBe(true);
+        expect(
+          r.status === 200 || r.status === 202 || typeof r.body?.message === 'string',
+          `${path} ${JSON.stringify(body)} ${r.text}`,
+        ).toBe(true);
       }
     }
     expect(h.sb.stats().statuses['500']).toBeUndefined();

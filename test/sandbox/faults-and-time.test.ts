@@ -34,7 +34,9 @@ describe('fault injection', () => {
 
   test('hangRate 1 never answers: the client times out, and the sandbox keeps serving', async () => {
     h.sb.setFaults({ hangRate: 1 });
-    await expect(send(h.sb.baseUrl, '/v3/group', { body: {}, token: h.groupToken, signal: AbortSignal.timeout(300) })).rejects.toThrow();
+    await expect(
+      send(h.sb.baseUrl, '/v3/group', { body: {}, token: h.groupToken, signal: AbortSignal.timeout(300) }),
+    ).rejects.toThrow();
     h.sb.setFaults({ hangRate: 0 });
     expect((await h.call('/v3/group')).status).toBe(200);
     expect(h.sb.stats().faults.hangs).toBe(1);
@@ -54,7 +56,10 @@ describe('fault injection', () => {
     const sb = await startSandbox({ today: TODAY, faults: { errorRate: 1 } });
     try {
       const g = sb.credentials.group[0];
-      expect((await send(sb.baseUrl, '/v3/group', { body: {}, token: await token(sb, g.client_id, g.client_secret) })).status).toBeGreaterThanOrEqual(500);
+      expect(
+        (await send(sb.baseUrl, '/v3/group', { body: {}, token: await token(sb, g.client_id, g.client_secret) }))
+          .status,
+      ).toBeGreaterThanOrEqual(500);
       expect(() => sb.setFaults({ errorRate: 2 })).toThrow();
     } finally {
       await sb.close();
@@ -67,10 +72,15 @@ describe('advance(days)', () => {
     const { sb } = h;
     const world = sb.world;
     const ordersBefore = world.orders.count;
-    const pendingBefore = world.ordersOf(h.groupId).filter((o) => o.status === 'Pending').map((o) => o.order_id);
+    const pendingBefore = world
+      .ordersOf(h.groupId)
+      .filter((o) => o.status === 'Pending')
+      .map((o) => o.order_id);
     const user = world.users.inGroup(h.groupId).find((u) => u.status === 'Active')!;
     const interactionsBefore = world.interactionsOf(user).length;
-    const lastBefore = (await h.call('/v3/orders', { order_created_from: '2026-11-22 00:00:00', order_created_to: '2026-11-24 23:59:59' })).body.total;
+    const lastBefore = (
+      await h.call('/v3/orders', { order_created_from: '2026-11-22 00:00:00', order_created_to: '2026-11-24 23:59:59' })
+    ).body.total;
     expect(lastBefore).toBe(0);
     const report = sb.advance(3);
     expect(world.today).toBe('2026-11-25');
@@ -79,8 +89,17 @@ describe('advance(days)', () => {
     expect(report.newUsers.length).toBeGreaterThan(0);
     expect(report.anonymised.length).toBeGreaterThan(0);
     expect(report.statusChanges).toBeGreaterThan(0);
-    const fresh = (await h.org('/v3/orders', { organisation_group_id: h.groupId, order_created_from: '2026-11-22 00:00:00', order_created_to: '2026-11-24 23:59:59', per_page: 100 })).body;
-    expect(fresh.total).toBe(world.ordersOf(h.groupId, { from: '2026-11-22 00:00:00', to: '2026-11-24 23:59:59' }).length);
+    const fresh = (
+      await h.org('/v3/orders', {
+        organisation_group_id: h.groupId,
+        order_created_from: '2026-11-22 00:00:00',
+        order_created_to: '2026-11-24 23:59:59',
+        per_page: 100,
+      })
+    ).body;
+    expect(fresh.total).toBe(
+      world.ordersOf(h.groupId, { from: '2026-11-22 00:00:00', to: '2026-11-24 23:59:59' }).length,
+    );
     expect(fresh.total).toBeGreaterThan(0);
     expect(pendingBefore.length).toBeGreaterThan(0);
     for (const id of pendingBefore) expect(world.orderById(id)!.status).not.toBe('Pending');
@@ -94,7 +113,11 @@ describe('advance(days)', () => {
 
 describe('determinism', () => {
   test('the same seed and today give the same data; another seed gives other data', async () => {
-    const [a, b, c] = await Promise.all([startSandbox({ today: TODAY, seed: 7 }), startSandbox({ today: TODAY, seed: 7 }), startSandbox({ today: TODAY, seed: 8 })]);
+    const [a, b, c] = await Promise.all([
+      startSandbox({ today: TODAY, seed: 7 }),
+      startSandbox({ today: TODAY, seed: 7 }),
+      startSandbox({ today: TODAY, seed: 8 }),
+    ]);
     try {
       const page = async (sb: typeof a) => {
         const g = sb.credentials.group[0];

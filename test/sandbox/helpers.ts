@@ -10,10 +10,18 @@ export interface Reply {
   text: string;
 }
 
-export async function send(baseUrl: string, path: string, init: { body?: unknown; raw?: string; token?: string; method?: string; signal?: AbortSignal } = {}): Promise<Reply> {
+export async function send(
+  baseUrl: string,
+  path: string,
+  init: { body?: unknown; raw?: string; token?: string; method?: string; signal?: AbortSignal } = {},
+): Promise<Reply> {
   const res = await fetch(baseUrl + path, {
     method: init.method ?? 'POST',
-    headers: { 'content-type': 'application/json', accept: 'application/json', ...(init.token ? { authorization: `Bearer ${init.token}` } : {}) },
+    headers: {
+      'content-type': 'application/json',
+      accept: 'application/json',
+      ...(init.token ? { authorization: `Bearer ${init.token}` } : {}),
+    },
     body: init.raw ?? (init.body === undefined ? undefined : JSON.stringify(init.body)),
     signal: init.signal,
   });
@@ -40,7 +48,9 @@ export interface Harness {
 }
 
 export async function token(sb: Sandbox, client_id: number, client_secret: string): Promise<string> {
-  const r = await send(sb.baseUrl, '/v3/oauth/token', { body: { client_id, client_secret, grant_type: 'client_credentials', scope: '*' } });
+  const r = await send(sb.baseUrl, '/v3/oauth/token', {
+    body: { client_id, client_secret, grant_type: 'client_credentials', scope: '*' },
+  });
   if (r.status !== 200) throw new Error(`token request answered ${r.status}: ${r.text}`);
   return r.body.data.access_token;
 }
@@ -62,7 +72,11 @@ export async function harness(options: SandboxOptions = {}): Promise<Harness> {
 }
 
 /** Every page of a paginated listing, following current_page until next_page_url is null. */
-export async function allPages(call: (body: unknown) => Promise<Reply>, body: Record<string, unknown>, perPage: number): Promise<{ items: any[]; pages: Reply[] }> {
+export async function allPages(
+  call: (body: unknown) => Promise<Reply>,
+  body: Record<string, unknown>,
+  perPage: number,
+): Promise<{ items: any[]; pages: Reply[] }> {
   const items: any[] = [];
   const pages: Reply[] = [];
   for (let page = 1; ; page++) {

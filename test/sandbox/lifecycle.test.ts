@@ -11,7 +11,13 @@ afterAll(() => h.sb.close());
 let n = 0;
 async function fresh(extra: object = {}) {
   n++;
-  const r = await h.call('/v3/user/create', { email: `life${n}@example.com`, UID: `LIFE-${n}`, first_name: 'Life', last_name: `Cycle${n}`, ...extra });
+  const r = await h.call('/v3/user/create', {
+    email: `life${n}@example.com`,
+    UID: `LIFE-${n}`,
+    first_name: 'Life',
+    last_name: `Cycle${n}`,
+    ...extra,
+  });
   return r.body.data.user as { id: number; UID: string; email: string };
 }
 const get = async (id: number) => (await h.call(`/v3/user/get/id/${id}`)).body.data.user;
@@ -40,12 +46,21 @@ describe('the user lifecycle of the spec', () => {
     const u = await fresh();
     const r = await h.call(`/v3/user/anonymise/id/${u.id}`);
     expect(r.status).toBe(200);
-    expect(r.body.data).toEqual({ id: u.id, UID: u.UID, first_name: null, last_name: null, email: null, created_at: expect.any(String) });
+    expect(r.body.data).toEqual({
+      id: u.id,
+      UID: u.UID,
+      first_name: null,
+      last_name: null,
+      email: null,
+      created_at: expect.any(String),
+    });
     expect(await get(u.id)).toMatchObject({ status: 'Anonymised', email: null, first_name: null, last_name: null });
     expect((await h.call(`/v3/user/get/UID/${u.UID}`)).status).toBe(200);
     expect((await h.call(`/v3/user/get/email/${u.email}`)).status).toBe(404);
     expect((await h.call('/v3/user/create', { email: u.email })).status).toBe(200);
-    expect((await h.call('/v3/user/create', { email: 'other.life@example.com', UID: u.UID })).status).toBe(choices.DUPLICATE_USER_STATUS);
+    expect((await h.call('/v3/user/create', { email: 'other.life@example.com', UID: u.UID })).status).toBe(
+      choices.DUPLICATE_USER_STATUS,
+    );
   });
 
   test('deactivated → anonymise with maintain_uid false → anonymised with no UID', async () => {
@@ -63,9 +78,22 @@ describe('the user lifecycle of the spec', () => {
     const noEmail = await h.call(`/v3/user/make-known/id/${u.id}`, { first_name: 'Back' });
     expect(noEmail.status).toBe(422);
     expect(noEmail.body.errors).toHaveProperty('email');
-    const r = await h.call(`/v3/user/make-known/id/${u.id}`, { email: `known${u.id}@example.com`, UID: `KNOWN-${u.id}`, first_name: 'Back', last_name: 'Again', billing_postcode: 'SW1A 1AA', get_login: true });
+    const r = await h.call(`/v3/user/make-known/id/${u.id}`, {
+      email: `known${u.id}@example.com`,
+      UID: `KNOWN-${u.id}`,
+      first_name: 'Back',
+      last_name: 'Again',
+      billing_postcode: 'SW1A 1AA',
+      get_login: true,
+    });
     expect(r.status).toBe(200);
-    expect(r.body.data).toMatchObject({ id: u.id, UID: `KNOWN-${u.id}`, first_name: 'Back', last_name: 'Again', email: `known${u.id}@example.com` });
+    expect(r.body.data).toMatchObject({
+      id: u.id,
+      UID: `KNOWN-${u.id}`,
+      first_name: 'Back',
+      last_name: 'Again',
+      email: `known${u.id}@example.com`,
+    });
     expect(r.body.data.login_url).toMatch(/\/sso\//);
     expect(h.sb.world.users.get(u.id)!.billing).toEqual({ billing_postcode: 'SW1A 1AA' });
     expect((await get(u.id)).status).toBe('Active');
@@ -79,7 +107,9 @@ describe('the user lifecycle of the spec', () => {
   test('transitions the table does not allow are 409: deactivate twice, restore an active user, anonymise twice, make known a known user', async () => {
     const u = await fresh();
     expect((await h.call(`/v3/user/restore/id/${u.id}`)).status).toBe(choices.WRONG_STATE_STATUS);
-    expect((await h.call(`/v3/user/make-known/id/${u.id}`, { email: 'x@example.com' })).status).toBe(choices.WRONG_STATE_STATUS);
+    expect((await h.call(`/v3/user/make-known/id/${u.id}`, { email: 'x@example.com' })).status).toBe(
+      choices.WRONG_STATE_STATUS,
+    );
     await h.call(`/v3/user/delete/id/${u.id}`, {}, 'DELETE');
     expect((await h.call(`/v3/user/delete/id/${u.id}`, {}, 'DELETE')).status).toBe(choices.WRONG_STATE_STATUS);
     await h.call(`/v3/user/anonymise/id/${u.id}`);
@@ -94,11 +124,15 @@ describe('the user lifecycle of the spec', () => {
     const a = await fresh();
     const b = await fresh();
     await h.call(`/v3/user/anonymise/id/${a.id}`);
-    expect((await h.call(`/v3/user/make-known/id/${a.id}`, { email: b.email })).status).toBe(choices.DUPLICATE_USER_STATUS);
+    expect((await h.call(`/v3/user/make-known/id/${a.id}`, { email: b.email })).status).toBe(
+      choices.DUPLICATE_USER_STATUS,
+    );
   });
 
   test('an anonymised user’s orders no longer show their name or email', async () => {
-    const user = h.sb.world.users.inGroup(h.groupId).find((u) => u.status === 'Active' && h.sb.world.ordersOf(h.groupId, { userId: u.id }).length > 0)!;
+    const user = h.sb.world.users
+      .inGroup(h.groupId)
+      .find((u) => u.status === 'Active' && h.sb.world.ordersOf(h.groupId, { userId: u.id }).length > 0)!;
     const before = (await h.call(`/v3/orders/id/${user.id}`, { per_page: 1 })).body.data[0];
     expect(before.email).toBe(user.email);
     await h.call(`/v3/user/anonymise/id/${user.id}`);

@@ -8,7 +8,23 @@ beforeAll(async () => {
 });
 afterAll(() => h.sb.close());
 
-const orderFields = ['brand', 'email', 'face_value', 'first_name', 'group_revenue', 'last_name', 'offer', 'offer_excerpt', 'order_credit', 'order_currency', 'order_id', 'order_saving', 'order_status', 'order_total_paid', 'perk_id'];
+const orderFields = [
+  'brand',
+  'email',
+  'face_value',
+  'first_name',
+  'group_revenue',
+  'last_name',
+  'offer',
+  'offer_excerpt',
+  'order_credit',
+  'order_currency',
+  'order_id',
+  'order_saving',
+  'order_status',
+  'order_total_paid',
+  'perk_id',
+];
 const sql = (ms: number) => new Date(ms).toISOString().slice(0, 19).replace('T', ' ');
 
 describe('group orders', () => {
@@ -29,16 +45,34 @@ describe('group orders', () => {
       return local.endsWith('00:00:00');
     })!;
     expect(midnight).toBeDefined();
-    const before = await h.call('/v3/orders', { order_created_from: sql(midnight.created_at - 86_400_000), order_created_to: sql(midnight.created_at), per_page: 100 });
-    const after = await h.call('/v3/orders', { order_created_from: sql(midnight.created_at), order_created_to: sql(midnight.created_at + 86_399_000), per_page: 100 });
+    const before = await h.call('/v3/orders', {
+      order_created_from: sql(midnight.created_at - 86_400_000),
+      order_created_to: sql(midnight.created_at),
+      per_page: 100,
+    });
+    const after = await h.call('/v3/orders', {
+      order_created_from: sql(midnight.created_at),
+      order_created_to: sql(midnight.created_at + 86_399_000),
+      per_page: 100,
+    });
     expect(before.body.data.at(-1).order_id).toBe(midnight.order_id);
     expect(after.body.data[0].order_id).toBe(midnight.order_id);
-    const exact = await h.call('/v3/orders', { order_created_from: sql(midnight.created_at), order_created_to: sql(midnight.created_at) });
+    const exact = await h.call('/v3/orders', {
+      order_created_from: sql(midnight.created_at),
+      order_created_to: sql(midnight.created_at),
+    });
     expect(exact.body.data.map((o: any) => o.order_id)).toContain(midnight.order_id);
   });
 
   test('orders exist on both sides of the DST changes of every group with DST', async () => {
-    for (const [groupId, day] of [[11, '2026-03-29'], [11, '2026-10-25'], [12, '2026-03-08'], [12, '2026-11-01'], [13, '2026-04-05'], [13, '2026-10-04']] as const) {
+    for (const [groupId, day] of [
+      [11, '2026-03-29'],
+      [11, '2026-10-25'],
+      [12, '2026-03-08'],
+      [12, '2026-11-01'],
+      [13, '2026-04-05'],
+      [13, '2026-10-04'],
+    ] as const) {
       const from = Date.parse(`${day}T00:00:00Z`) - 86_400_000;
       const orders = h.sb.world.ordersOf(groupId, { from, to: from + 3 * 86_400_000 });
       expect(orders.length, `${groupId} ${day}`).toBeGreaterThan(2);
@@ -55,19 +89,30 @@ describe('group orders', () => {
     }
     expect(new Set(items.map((o) => o.order_currency))).toEqual(new Set(['GBP', 'EUR']));
     expect(items.filter((o) => o.order_currency === 'EUR').length).toBeLessThan(items.length / 10);
-    expect(new Set(items.map((o) => o.order_status))).toEqual(new Set(['Complete', 'Refunded', 'Cancelled', 'Pending']));
+    expect(new Set(items.map((o) => o.order_status))).toEqual(
+      new Set(['Complete', 'Refunded', 'Cancelled', 'Pending']),
+    );
     expect(items.some((o) => o.order_credit > 0)).toBe(true);
   });
 
   test('brand_id and brand_name filter the list (brand_name ignores case)', async () => {
     const offer = h.sb.world.offers[0];
     const byId = await allPages((b) => h.call('/v3/orders', b), { brand_id: offer.brand_id }, 100);
-    const truth = h.sb.world.ordersOf(h.groupId).filter((o) => h.sb.world.offers[o.offerIndex].brand_id === offer.brand_id);
+    const truth = h.sb.world
+      .ordersOf(h.groupId)
+      .filter((o) => h.sb.world.offers[o.offerIndex].brand_id === offer.brand_id);
     expect(truth.length).toBeGreaterThan(0);
     expect(byId.items.map((o) => o.order_id)).toEqual(truth.map((o) => o.order_id));
     const byName = await allPages((b) => h.call('/v3/orders', b), { brand_name: offer.brand.toUpperCase() }, 100);
     expect(byName.items.map((o) => o.order_id)).toEqual(truth.map((o) => o.order_id));
-    expect((await h.call('/v3/orders', { brand_name: 'No Such Brand' })).body).toMatchObject({ data: [], total: 0, from: null, to: null, last_page: 1, next_page_url: null });
+    expect((await h.call('/v3/orders', { brand_name: 'No Such Brand' })).body).toMatchObject({
+      data: [],
+      total: 0,
+      from: null,
+      to: null,
+      last_page: 1,
+      next_page_url: null,
+    });
   });
 
   test('with the organisation token each group is listed by organisation_group_id', async () => {
@@ -83,7 +128,9 @@ describe('group orders', () => {
 
 describe('one user’s orders', () => {
   test('by email and by UID they equal the truth for that user', async () => {
-    const user = h.sb.world.users.inGroup(h.groupId).find((u) => u.status === 'Active' && u.UID && h.sb.world.ordersOf(h.groupId, { userId: u.id }).length > 3)!;
+    const user = h.sb.world.users
+      .inGroup(h.groupId)
+      .find((u) => u.status === 'Active' && u.UID && h.sb.world.ordersOf(h.groupId, { userId: u.id }).length > 3)!;
     const truth = h.sb.world.ordersOf(h.groupId, { userId: user.id }).map((o) => o.order_id);
     const byEmail = await allPages((b) => h.call(`/v3/orders/email/${encodeURIComponent(user.email!)}`, b), {}, 2);
     expect(byEmail.items.map((o) => o.order_id)).toEqual(truth);

@@ -16,9 +16,16 @@ describe('page URLs followed as given', () => {
     expect(first.body.next_page_url).toBe(`${h.sb.baseUrl}/v3/orders?page=2`);
     const second = await follow(first.body.next_page_url);
     expect(second.status).toBe(200);
-    expect(second.body).toMatchObject({ current_page: 2, from: 51, per_page: 50, prev_page_url: `${h.sb.baseUrl}/v3/orders?page=1` });
+    expect(second.body).toMatchObject({
+      current_page: 2,
+      from: 51,
+      per_page: 50,
+      prev_page_url: `${h.sb.baseUrl}/v3/orders?page=1`,
+    });
     const byBody = await h.call('/v3/orders', { page: 2 });
-    expect(second.body.data.map((o: { order_id: number }) => o.order_id)).toEqual(byBody.body.data.map((o: { order_id: number }) => o.order_id));
+    expect(second.body.data.map((o: { order_id: number }) => o.order_id)).toEqual(
+      byBody.body.data.map((o: { order_id: number }) => o.order_id),
+    );
   });
 
   test('per_page is read from the query too, and the body wins over the query when both give a value', async () => {

@@ -12,17 +12,29 @@ const userFields = ['id', 'UID', 'first_name', 'last_name', 'email', 'status', '
 
 describe('creating users', () => {
   test('create returns the new active user, and get finds it by id, email and UID', async () => {
-    const r = await h.call('/v3/user/create', { email: 'new.person@example.com', first_name: 'New', last_name: 'Person', UID: 'CRM/new 1', meta: { sales: 3, location: 'Leeds' } });
+    const r = await h.call('/v3/user/create', {
+      email: 'new.person@example.com',
+      first_name: 'New',
+      last_name: 'Person',
+      UID: 'CRM/new 1',
+      meta: { sales: 3, location: 'Leeds' },
+    });
     expect(r.status).toBe(200);
     const user = r.body.data.user;
     expect(Object.keys(user).sort()).toEqual([...userFields].sort());
     expect(user).toMatchObject({ email: 'new.person@example.com', UID: 'CRM/new 1', status: 'Active' });
-    for (const path of [`id/${user.id}`, `email/${encodeURIComponent('new.person@example.com')}`, `UID/${encodeURIComponent('CRM/new 1')}`]) {
+    for (const path of [
+      `id/${user.id}`,
+      `email/${encodeURIComponent('new.person@example.com')}`,
+      `UID/${encodeURIComponent('CRM/new 1')}`,
+    ]) {
       const got = await h.call(`/v3/user/get/${path}`);
       expect(got.status, path).toBe(200);
       expect(got.body.data.user).toEqual(user);
     }
-    expect((await h.call(`/v3/user/get/email/${encodeURIComponent('NEW.Person@example.com')}`)).body.data.user.id).toBe(user.id);
+    expect((await h.call(`/v3/user/get/email/${encodeURIComponent('NEW.Person@example.com')}`)).body.data.user.id).toBe(
+      user.id,
+    );
   });
 
   test('an email with + and a UID with a slash are found when URL-encoded', async () => {
@@ -58,7 +70,10 @@ describe('creating users', () => {
     const sms = await h.call('/v3/user/create', { email: 'sms@example.com', send_activation_sms: true });
     expect(sms.status).toBe(422);
     expect(sms.body.errors).toHaveProperty('phone');
-    expect((await h.call('/v3/user/create', { email: 'sms@example.com', send_activation_sms: true, phone: '+441234' })).status).toBe(200);
+    expect(
+      (await h.call('/v3/user/create', { email: 'sms@example.com', send_activation_sms: true, phone: '+441234' }))
+        .status,
+    ).toBe(200);
     const bad = await h.call('/v3/user/create', { email: 'not-an-email' });
     expect(bad.body.errors.email[0]).toMatch(/valid email/);
     expect((await h.call('/v3/user/create', {})).body.errors.email[0]).toMatch(/required/);
@@ -66,7 +81,10 @@ describe('creating users', () => {
 
   test('bulk create answers 202 with empty data, then the users appear; existing ones are skipped', async () => {
     const existing = h.sb.world.users.inGroup(h.groupId).find((u) => u.status === 'Active' && u.email)!;
-    const data = [...Array.from({ length: 100 }, (_, i) => ({ email: `bulk.${i}@example.com`, UID: `BULK-${i}` })), { email: existing.email! }].slice(1);
+    const data = [
+      ...Array.from({ length: 100 }, (_, i) => ({ email: `bulk.${i}@example.com`, UID: `BULK-${i}` })),
+      { email: existing.email! },
+    ].slice(1);
     const before = h.sb.world.users.inGroup(h.groupId).length;
     const r = await h.call('/v3/user/create/bulk', { send_activation_email: false, data });
     expect(r.status).toBe(202);
@@ -91,10 +109,30 @@ describe('reading and changing users', () => {
     const { items, pages } = await allPages((b) => h.call('/v3/user/list', b), {}, 7);
     const truth = h.sb.world.users.inGroup(h.groupId);
     expect(items.map((u) => u.id)).toEqual(truth.map((u) => u.id));
-    expect(Object.keys(items[0]).sort()).toEqual(['UID', 'alt_uid', 'created_at', 'deleted_at', 'email', 'first_name', 'id', 'last_login', 'last_name', 'login_count', 'status', 'updated_at']);
+    expect(Object.keys(items[0]).sort()).toEqual([
+      'UID',
+      'alt_uid',
+      'created_at',
+      'deleted_at',
+      'email',
+      'first_name',
+      'id',
+      'last_login',
+      'last_name',
+      'login_count',
+      'status',
+      'updated_at',
+    ]);
     expect(new Set(items.map((u) => u.status))).toEqual(new Set(['Active', 'Deactivated', 'Anonymised']));
     const first = pages[0].body;
-    expect(first).toMatchObject({ current_page: 1, from: 1, to: 7, per_page: 7, prev_page_url: null, total: truth.length });
+    expect(first).toMatchObject({
+      current_page: 1,
+      from: 1,
+      to: 7,
+      per_page: 7,
+      prev_page_url: null,
+      total: truth.length,
+    });
     expect(first.next_page_url).toBe(`${h.sb.baseUrl}/v3/user/list?page=2`);
     expect(first.path).toBe(`${h.sb.baseUrl}/v3/user/list`);
     const last = pages.at(-1)!.body;
@@ -110,11 +148,14 @@ describe('reading and changing users', () => {
   });
 
   test('update changes the given fields and answers the user; an email taken by another user is 422', async () => {
-    const created = (await h.call('/v3/user/create', { email: 'upd@example.com', first_name: 'Before' })).body.data.user;
+    const created = (await h.call('/v3/user/create', { email: 'upd@example.com', first_name: 'Before' })).body.data
+      .user;
     const r = await h.call(`/v3/user/update/id/${created.id}`, { email: 'upd2@example.com', first_name: 'After' });
     expect(r.status).toBe(200);
     expect(r.body.data.user).toMatchObject({ id: created.id, email: 'upd2@example.com', first_name: 'After' });
-    expect((await h.call(`/v3/user/update/id/${created.id}`, { first_name: 'X' })).body.errors.email[0]).toMatch(/required/);
+    expect((await h.call(`/v3/user/update/id/${created.id}`, { first_name: 'X' })).body.errors.email[0]).toMatch(
+      /required/,
+    );
     const taken = await h.call(`/v3/user/update/id/${created.id}`, { email: 'new.person@example.com' });
     expect(taken.status).toBe(422);
   });
@@ -138,11 +179,20 @@ describe('reading and changing users', () => {
     expect(missing.body.errors).toHaveProperty('organisation_group_id');
     expect((await h.org(`/v3/user/get/id/${u.id}`, { organisation_group_id: 13 })).body.data.user.id).toBe(u.id);
     expect((await h.org(`/v3/user/get/id/${u.id}`, { organisation_group_id: 12 })).status).toBe(404);
-    expect((await h.org(`/v3/user/get/id/${u.id}`, { organisation_group_id: 99 })).status).toBe(choices.FOREIGN_GROUP_STATUS);
+    expect((await h.org(`/v3/user/get/id/${u.id}`, { organisation_group_id: 99 })).status).toBe(
+      choices.FOREIGN_GROUP_STATUS,
+    );
     expect((await h.call(`/v3/user/list`, { organisation_group_id: 13 })).status).toBe(choices.FOREIGN_GROUP_STATUS);
     expect((await h.call(`/v3/user/list`, { organisation_group_id: h.groupId })).status).toBe(200);
     const created = await h.org('/v3/user/create', { email: 'org.made@example.com', organisation_group_id: 14 });
     expect(h.sb.world.users.get(created.body.data.user.id)!.groupId).toBe(14);
-    expect((await send(h.sb.baseUrl, '/v3/user/list', { body: { organisation_group_id: 14, per_page: 100 }, token: h.orgToken })).body.data.map((x: any) => x.id)).toContain(created.body.data.user.id);
+    expect(
+      (
+        await send(h.sb.baseUrl, '/v3/user/list', {
+          body: { organisation_group_id: 14, per_page: 100 },
+          token: h.orgToken,
+        })
+      ).body.data.map((x: any) => x.id),
+    ).toContain(created.body.data.user.id);
   });
 });

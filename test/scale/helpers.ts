@@ -13,7 +13,11 @@ export interface ChildResult {
 
 /** `node bin/perks.mjs extract …` with the given environment (added to this process's). */
 export function perksExtract(args: string[], env: Record<string, string>): Promise<ChildResult> {
-  const child = spawn(process.execPath, [join(ROOT, 'bin/perks.mjs'), 'extract', ...args], { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [join(ROOT, 'bin/perks.mjs'), 'extract', ...args], {
+    cwd: ROOT,
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let stdout = '';
   let stderr = '';
   child.stdout.on('data', (d: Buffer) => (stdout += d));

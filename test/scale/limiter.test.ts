@@ -16,11 +16,16 @@ afterAll(async () => {
 });
 
 let keys = 0;
-const settings = (extra: Partial<ClusterSettings> = {}): ClusterSettings => ({ redisUrl: redis.url, key: `perks-test-${process.pid}-${++keys}`, ...extra });
+const settings = (extra: Partial<ClusterSettings> = {}): ClusterSettings => ({
+  redisUrl: redis.url,
+  key: `perks-test-${process.pid}-${++keys}`,
+  ...extra,
+});
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** Runs one job on the limiter and says when it started, relative to t0. */
-const startOf = async (limiter: CredentialLimiter, t0: number) => (await limiter.schedule(async () => Date.now() - t0)).value;
+const startOf = async (limiter: CredentialLimiter, t0: number) =>
+  (await limiter.schedule(async () => Date.now() - t0)).value;
 
 describe('one budget per credential across processes (Redis)', () => {
   test('the limiter key names the API and the client id, never the secret', () => {
@@ -37,11 +42,14 @@ describe('one budget per credential across processes (Redis)', () => {
     const b = new CredentialLimiter({ callsPerMinute: 600, cluster });
     try {
       const t0 = Date.now();
-      const starts = (await Promise.all(Array.from({ length: 16 }, (_, i) => startOf(i % 2 ? a : b, t0)))).sort((x, y) => x - y);
+      const starts = (await Promise.all(Array.from({ length: 16 }, (_, i) => startOf(i % 2 ? a : b, t0)))).sort(
+        (x, y) => x - y,
+      );
       // Redis hands out slots 101 ms apart; a timer that fires late (a busy machine) can bring one call
       // closer to the next, never a later call earlier: any k calls span at least (k - 1) slots, minus that lateness.
       for (let i = 0; i < starts.length; i++) {
-        for (let j = i + 1; j < starts.length; j++) expect(starts[j] - starts[i], `calls ${i} and ${j}`).toBeGreaterThanOrEqual((j - i) * 101 - 60);
+        for (let j = i + 1; j < starts.length; j++)
+          expect(starts[j] - starts[i], `calls ${i} and ${j}`).toBeGreaterThanOrEqual((j - i) * 101 - 60);
       }
       expect(starts.at(-1)! - starts[0]).toBeGreaterThanOrEqual(15 * 100);
     } finally {
@@ -49,7 +57,7 @@ describe('one budget per credential across processes (Redis)', () => {
     }
   });
 
-  test("a 429 seen by one process pauses the other, and the pause ends even if the first one is gone", async () => {
+  test('a 429 seen by one process pauses the other, and the pause ends even if the first one is gone', async () => {
     const cluster = settings();
     const a = new CredentialLimiter({ callsPerMinute: 6000, cluster });
     const b = new CredentialLimiter({ callsPerMinute: 6000, cluster });
@@ -91,7 +99,10 @@ describe('one budget per credential across processes (Redis)', () => {
 
   test('an unreachable Redis stops the first call with one line that names the server but not the password', async () => {
     const port = await freePort();
-    const limiter = new CredentialLimiter({ callsPerMinute: 120, cluster: settings({ redisUrl: `redis://:${redis.password}@127.0.0.1:${port}`, connectTimeoutMs: 500 }) });
+    const limiter = new CredentialLimiter({
+      callsPerMinute: 120,
+      cluster: settings({ redisUrl: `redis://:${redis.password}@127.0.0.1:${port}`, connectTimeoutMs: 500 }),
+    });
     const err = await limiter.schedule(async () => 'never').catch((e: unknown) => e);
     expect(err).toBeInstanceOf(ClusterError);
     const message = (err as Error).message;

@@ -28,17 +28,33 @@ export async function freePort(): Promise<number> {
 
 export async function startRedis(): Promise<TestRedis> {
   if (spawnSync('redis-server', ['--version']).error) {
-    throw new Error('redis-server is not installed: the scale tests need it (apt-get install redis-server; .ci/run installs it)');
+    throw new Error(
+      'redis-server is not installed: the scale tests need it (apt-get install redis-server; .ci/run installs it)',
+    );
   }
   const port = await freePort();
   const child: ChildProcess = spawn(
     'redis-server',
-    ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--requirepass', REDIS_PASSWORD],
+    [
+      '--port',
+      String(port),
+      '--bind',
+      '127.0.0.1',
+      '--save',
+      '',
+      '--appendonly',
+      'no',
+      '--requirepass',
+      REDIS_PASSWORD,
+    ],
     { stdio: ['ignore', 'pipe', 'pipe'] },
   );
   let output = '';
   await new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`redis-server did not start on port ${port}: ${output.slice(-500)}`)), 10_000);
+    const timer = setTimeout(
+      () => reject(new Error(`redis-server did not start on port ${port}: ${output.slice(-500)}`)),
+      10_000,
+    );
     const onData = (chunk: Buffer) => {
       output += chunk.toString();
       if (output.includes('Ready to accept connections')) {

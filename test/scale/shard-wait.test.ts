@@ -53,7 +53,9 @@ describe('shards 2..N waiting for shard 1 (--shard-wait-minutes)', () => {
     const out = mkdtempSync(join(tmpdir(), 'perks-scale-wait-'));
     const one = await perksExtract(['--quiet', '--shard', '1/2'], env(out));
     expect(one.code, one.stdout + one.stderr).toBe(ExitCode.success);
-    expect(readdirSync(join(out, 'state', 'shard_handoff')).length).toBe(sandbox.credentials.organisation.organisation_group_ids.length);
+    expect(readdirSync(join(out, 'state', 'shard_handoff')).length).toBe(
+      sandbox.credentials.organisation.organisation_group_ids.length,
+    );
     // Not quiet: stderr carries one JSON line per event, and a wait would show as a "waiting" event.
     const two = await perksExtract(['--shard', '2/2', '--shard-wait-minutes', '0'], env(out));
     expect(two.code, two.stdout + two.stderr).toBe(ExitCode.success);
@@ -69,6 +71,8 @@ describe('shards 2..N waiting for shard 1 (--shard-wait-minutes)', () => {
     }
     const stale = await perksExtract(['--quiet', '--shard', '2/2', '--shard-wait-minutes', '0'], env(out));
     expect(stale.code, stale.stdout + stale.stderr).toBe(ExitCode.failed);
-    expect(stale.stderr).toContain(`perks: credit: shard 2/2 waited 0 min for shard 1/2 to land today's (${TODAY}) users and windows`);
+    expect(stale.stderr).toContain(
+      `perks: credit: shard 2/2 waited 0 min for shard 1/2 to land today's (${TODAY}) users and windows`,
+    );
   }, 45_000);
 });

@@ -13,17 +13,26 @@ const noon = (day: string) => new Date(`${day}T12:00:00Z`);
 let sandbox: Sandbox;
 
 beforeAll(async () => {
-  sandbox = await startSandbox({ port: 0, scale: 'tiny', seed: 23, rateLimit: 1_000_000, tokenRateLimit: 1000, today: TODAY });
+  sandbox = await startSandbox({
+    port: 0,
+    scale: 'tiny',
+    seed: 23,
+    rateLimit: 1_000_000,
+    tokenRateLimit: 1000,
+    today: TODAY,
+  });
 });
 afterAll(async () => {
   await sandbox?.close();
 });
 
 const tempOut = () => mkdtempSync(join(tmpdir(), 'perks-scale-shards-'));
-const config = (out: string) => loadConfig(orgEnv(sandbox, out, { PERKS_RATE_LIMIT: '100000', PERKS_START_DATE: '2026-10-20' }));
+const config = (out: string) =>
+  loadConfig(orgEnv(sandbox, out, { PERKS_RATE_LIMIT: '100000', PERKS_START_DATE: '2026-10-20' }));
 const refreshed = (r: ExtractResult, stream: string) => {
   const users: Record<string, number> = {};
-  for (const g of r.streams.find((s) => s.name === stream)?.groups ?? []) for (const [k, v] of Object.entries(g.users ?? {})) users[k] = (users[k] ?? 0) + v;
+  for (const g of r.streams.find((s) => s.name === stream)?.groups ?? [])
+    for (const [k, v] of Object.entries(g.users ?? {})) users[k] = (users[k] ?? 0) + v;
   return users;
 };
 const sumReasons = (...xs: Record<string, number>[]) => {
@@ -44,7 +53,14 @@ describe('--shard K/N', () => {
     const single = tempOut();
     const shared = tempOut();
     const ids = sandbox.credentials.organisation.organisation_group_ids;
-    const slice = (groups: number[]) => loadConfig(orgEnv(sandbox, shared, { PERKS_RATE_LIMIT: '100000', PERKS_START_DATE: '2026-10-20', PERKS_GROUP_IDS: groups.join(',') }));
+    const slice = (groups: number[]) =>
+      loadConfig(
+        orgEnv(sandbox, shared, {
+          PERKS_RATE_LIMIT: '100000',
+          PERKS_START_DATE: '2026-10-20',
+          PERKS_GROUP_IDS: groups.join(','),
+        }),
+      );
     const now = noon(TODAY);
     const [alone, low, high] = await Promise.all([
       extract(config(single), { now }),
@@ -54,7 +70,8 @@ describe('--shard K/N', () => {
     for (const r of [alone, low, high]) expect(r.status).toBe('success');
     expect(low.streams.find((s) => s.name === 'offers')?.status).toBe('success');
     expect(high.streams.find((s) => s.name === 'offers')?.status).toBe('skipped');
-    for (const stream of STREAM_NAMES) expect(await streamRows(shared, stream), stream).toEqual(await streamRows(single, stream));
+    for (const stream of STREAM_NAMES)
+      expect(await streamRows(shared, stream), stream).toEqual(await streamRows(single, stream));
   });
 
   test('shards 1/2 and 2/2 in one output directory land together exactly what one worker lands alone, also on the next incremental run', async () => {
@@ -69,11 +86,14 @@ describe('--shard K/N', () => {
         extract(config(shared), { now, shard: { index: 2, count: 2 } }),
         extract(config(shared), { now, shard: { index: 1, count: 2 } }),
       ]);
-      for (const r of [alone, one, two]) expect(r.status, JSON.stringify(r.streams.map((s) => [s.name, s.status, s.error]))).toBe('success');
+      for (const r of [alone, one, two])
+        expect(r.status, JSON.stringify(r.streams.map((s) => [s.name, s.status, s.error]))).toBe('success');
       // Shard 2 called no listing but the per-user ones.
       expect(two.streams.filter((s) => s.calls > 0).map((s) => s.name)).toEqual(['credit', 'interactions']);
       for (const stream of ['credit', 'interactions']) {
-        expect(sumReasons(refreshed(one, stream), refreshed(two, stream)), `${stream} on ${day}`).toEqual(refreshed(alone, stream));
+        expect(sumReasons(refreshed(one, stream), refreshed(two, stream)), `${stream} on ${day}`).toEqual(
+          refreshed(alone, stream),
+        );
       }
       // Day one: every user is new. Day three: users with new orders are refreshed, in shard 2 too (the hand-off carried them).
       expect(refreshed(two, 'credit')[day === TODAY ? 'new' : 'active']).toBeGreaterThan(0);
@@ -83,10 +103,13 @@ describe('--shard K/N', () => {
         expect(await streamRows(shared, stream), `${stream} on ${day}`).toEqual(expected);
       }
     }
-    expect(readdirSync(join(shared, 'state', 'shard_handoff')).length).toBe(sandbox.credentials.organisation.organisation_group_ids.length);
+    expect(readdirSync(join(shared, 'state', 'shard_handoff')).length).toBe(
+      sandbox.credentials.organisation.organisation_group_ids.length,
+    );
     // Each shard keeps its own per-user state; no state file is written by two workers.
     const group = sandbox.credentials.organisation.organisation_group_ids[0];
-    for (const k of [1, 2]) expect(existsSync(join(shared, 'state', 'credit', `${group}.shard-${k}-of-2.json`))).toBe(true);
+    for (const k of [1, 2])
+      expect(existsSync(join(shared, 'state', 'credit', `${group}.shard-${k}-of-2.json`))).toBe(true);
     expect(existsSync(join(shared, 'state', 'credit', `${group}.json`))).toBe(false);
   });
 });

@@ -31,7 +31,9 @@ describe('locks scoped to what a worker writes', () => {
     const two = await acquireWorkLock(dir, shard(2, 2));
     const again = await refused(dir, shard(1, 2));
     expect(again.exitCode).toBe(ExitCode.locked);
-    expect(again.message).toContain(`shard 1/2 of every group in output directory ${dir} is in use by another run (pid ${process.pid}`);
+    expect(again.message).toContain(
+      `shard 1/2 of every group in output directory ${dir} is in use by another run (pid ${process.pid}`,
+    );
     await one.release();
     const afterwards = await acquireWorkLock(dir, shard(1, 2));
     await Promise.all([afterwards.release(), two.release()]);
@@ -43,7 +45,9 @@ describe('locks scoped to what a worker writes', () => {
     expect((await refused(dir, shard(2, 3))).message).toMatch(/overlaps the whole organisation, held by another run/);
     await whole.release();
     const worker = await acquireWorkLock(dir, shard(2, 3));
-    expect((await refused(dir, {})).message).toMatch(/the whole organisation in output directory .* overlaps shard 2\/3 of every group/);
+    expect((await refused(dir, {})).message).toMatch(
+      /the whole organisation in output directory .* overlaps shard 2\/3 of every group/,
+    );
     // Another split of the same users (1/2 and 2/3 share users) is refused too.
     await refused(dir, shard(1, 2));
     await worker.release();
@@ -66,7 +70,10 @@ describe('locks scoped to what a worker writes', () => {
     const lockDir = join(dir, '.locks', scopeKey(scope));
     await mkdir(lockDir, { recursive: true });
     const at = now().toISOString();
-    await writeFile(join(lockDir, '.perks.lock'), JSON.stringify({ pid: dead, host: hostname(), started_at: at, heartbeat_at: at, token: 'dead' }));
+    await writeFile(
+      join(lockDir, '.perks.lock'),
+      JSON.stringify({ pid: dead, host: hostname(), started_at: at, heartbeat_at: at, token: 'dead' }),
+    );
     await writeFile(join(lockDir, 'scope.json'), JSON.stringify(scope));
     // Neither the whole organisation nor the same shard is blocked by it.
     const whole = await acquireWorkLock(dir, {});

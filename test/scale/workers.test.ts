@@ -24,7 +24,9 @@ describe('worker processes sharing one credential through Redis', () => {
   test(`two extract processes on one credential stay within ${LIMIT} calls per minute together, with no 429, and land every user once`, async () => {
     const out = mkdtempSync(join(tmpdir(), 'perks-scale-workers-'));
     const env = orgEnv(sandbox, out, { PERKS_RATE_LIMIT: String(LIMIT), PERKS_REDIS_URL: redis.url });
-    const runs = await Promise.all([1, 2].map((k) => perksExtract(['--quiet', '--streams', 'credit', '--shard', `${k}/2`], env)));
+    const runs = await Promise.all(
+      [1, 2].map((k) => perksExtract(['--quiet', '--streams', 'credit', '--shard', `${k}/2`], env)),
+    );
     for (const r of runs) expect(r.code, r.stdout + r.stderr).toBe(0);
 
     const client = String(sandbox.credentials.organisation.client_id);
@@ -53,8 +55,13 @@ describe('worker processes sharing one credential through Redis', () => {
     const before = sandbox.stats().calls;
     const shard = await perksExtract(['--shard', '3/2'], orgEnv(sandbox, out));
     expect(shard.code).toBe(2);
-    expect(shard.stderr.trim().split('\n')).toEqual(['perks: --shard="3/2" is invalid: expected K/N with 1 <= K <= N <= 1024, e.g. --shard 2/4']);
-    const url = await perksExtract([], orgEnv(sandbox, out, { PERKS_REDIS_URL: `http://:${redis.password}@127.0.0.1:${redis.port}` }));
+    expect(shard.stderr.trim().split('\n')).toEqual([
+      'perks: --shard="3/2" is invalid: expected K/N with 1 <= K <= N <= 1024, e.g. --shard 2/4',
+    ]);
+    const url = await perksExtract(
+      [],
+      orgEnv(sandbox, out, { PERKS_REDIS_URL: `http://:${redis.password}@127.0.0.1:${redis.port}` }),
+    );
     expect(url.code).toBe(2);
     expect(url.stderr.trim().split('\n')).toHaveLength(1);
     expect(url.stderr).toContain('PERKS_REDIS_URL="http://(hidden)@127.0.0.1');

@@ -26,10 +26,11 @@ async function linkTree(from: string, to: string): Promise<void> {
     const [src, dst] = [join(from, entry.name), join(to, entry.name)];
     if (entry.isDirectory()) await linkTree(src, dst);
     else if (entry.isSymbolicLink()) await cp(src, dst, { verbatimSymlinks: true });
-    else await link(src, dst).catch(async (err: NodeJS.ErrnoException) => {
-      if (err.code !== 'EXDEV') throw err;
-      await cp(src, dst);
-    });
+    else
+      await link(src, dst).catch(async (err: NodeJS.ErrnoException) => {
+        if (err.code !== 'EXDEV') throw err;
+        await cp(src, dst);
+      });
   }
 }
 
@@ -47,7 +48,9 @@ async function giveTo(dir: string, uid: number): Promise<void> {
 
 /** `npm test -- FILE` from the clone, with the environment of a fresh shell (no outer test runner's, no npm's). */
 function npmTest(opts: { uid?: number } = {}) {
-  const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !/^(VITEST|npm_)/i.test(k) && k !== 'TEST'));
+  const env = Object.fromEntries(
+    Object.entries(process.env).filter(([k]) => !/^(VITEST|npm_)/i.test(k) && k !== 'TEST'),
+  );
   return spawnSync('npm', ['test', '--', FILE], {
     cwd: clone,
     encoding: 'utf8',
@@ -59,7 +62,10 @@ function npmTest(opts: { uid?: number } = {}) {
 
 beforeAll(async () => {
   clone = await mkdtemp(join(tmpdir(), 'perks-fresh-'));
-  await cp(ROOT, clone, { recursive: true, filter: (src) => !NOT_IN_A_CLONE.has(relative(ROOT, src).split('/')[0]) && !src.endsWith('.log') });
+  await cp(ROOT, clone, {
+    recursive: true,
+    filter: (src) => !NOT_IN_A_CLONE.has(relative(ROOT, src).split('/')[0]) && !src.endsWith('.log'),
+  });
   await linkTree(join(ROOT, 'node_modules'), join(clone, 'node_modules'));
 }, 120_000);
 afterAll(async () => {

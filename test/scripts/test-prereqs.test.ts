@@ -11,19 +11,27 @@ test('with nothing on PATH but node and no way to install, it names what to inst
   const bin = await mkdtemp(join(tmpdir(), 'perks-prereqs-'));
   try {
     await symlink(process.execPath, join(bin, 'node'));
-    const run = spawnSync(join(bin, 'node'), [SCRIPT], { encoding: 'utf8', env: { PATH: bin, PERKS_TEST_NO_INSTALL: '1', PERKS_CHROMIUM: '/nowhere/chromium' } });
+    const run = spawnSync(join(bin, 'node'), [SCRIPT], {
+      encoding: 'utf8',
+      env: { PATH: bin, PERKS_TEST_NO_INSTALL: '1', PERKS_CHROMIUM: '/nowhere/chromium' },
+    });
     expect(run.status).toBe(0);
     const lines = run.stderr.trim().split('\n');
     expect(lines).toHaveLength(1);
     // chromium may still be found at /usr/bin; redis-server, looked up on PATH only, cannot be
-    expect(lines[0]).toMatch(/^perks test: (chromium and )?redis-server missing: install with your package manager.*, else the browser and scale tests fail$/);
+    expect(lines[0]).toMatch(
+      /^perks test: (chromium and )?redis-server missing: install with your package manager.*, else the browser and scale tests fail$/,
+    );
   } finally {
     await rm(bin, { recursive: true, force: true });
   }
 });
 
 test('where chromium and redis-server are installed it says nothing', () => {
-  const run = spawnSync(process.execPath, [SCRIPT], { encoding: 'utf8', env: { ...process.env, PERKS_TEST_NO_INSTALL: '1' } });
+  const run = spawnSync(process.execPath, [SCRIPT], {
+    encoding: 'utf8',
+    env: { ...process.env, PERKS_TEST_NO_INSTALL: '1' },
+  });
   expect(run.status).toBe(0);
   expect(run.stderr).toBe('');
 });

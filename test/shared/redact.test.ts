@@ -20,7 +20,10 @@ test('a secret echoed whole, JSON-escaped (once or twice, \\u or \\/), URL-encod
     JSON.stringify({ message: `refused ${SECRET}` }),
     JSON.stringify(JSON.stringify({ body: { client_secret: SECRET } })),
     JSON.stringify({ m: SECRET }).replaceAll('/', '\\/'),
-    JSON.stringify({ m: SECRET }).replace(/[\u007f-\uffff]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`),
+    JSON.stringify({ m: SECRET }).replace(
+      /[\u007f-\uffff]/g,
+      (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`,
+    ),
     `https://login.example.com/next?secret=${encodeURIComponent(SECRET)}&x=1`,
     `https://login.example.com/next?secret=${encodeURIComponent(SECRET).toLowerCase()}`,
     `form: client_secret=${encodeURIComponent(SECRET).replaceAll('%20', '+')}`,
@@ -32,19 +35,27 @@ test('a secret echoed whole, JSON-escaped (once or twice, \\u or \\/), URL-encod
 
 test('any cut of a form of the secret at least 8 characters long, at either edge of an excerpt, is redacted (fast-check)', () => {
   fc.assert(
-    fc.property(fc.constantFrom(...formsOf(SECRET)), fc.nat(), fc.nat(), fc.string({ maxLength: 30 }), (form, a, b, around) => {
-      const start = a % Math.max(1, form.length - MIN_CUT + 1);
-      const end = Math.min(form.length, start + MIN_CUT + (b % form.length));
-      const cut = form.slice(start, end);
-      const text = `${around}${cut}`;
-      expect(redact(text)).not.toContain(cut);
-      expect(redact(`${cut}… ${around}`)).not.toContain(cut);
-    }),
+    fc.property(
+      fc.constantFrom(...formsOf(SECRET)),
+      fc.nat(),
+      fc.nat(),
+      fc.string({ maxLength: 30 }),
+      (form, a, b, around) => {
+        const start = a % Math.max(1, form.length - MIN_CUT + 1);
+        const end = Math.min(form.length, start + MIN_CUT + (b % form.length));
+        const cut = form.slice(start, end);
+        const text = `${around}${cut}`;
+        expect(redact(text)).not.toContain(cut);
+        expect(redact(`${cut}… ${around}`)).not.toContain(cut);
+      },
+    ),
     { numRuns: 500, seed: 16 },
   );
 });
 
 test('text that shares fewer than 8 characters in a row with a secret is left alone', () => {
-  expect(redact('HTTP 422: refused Canary" (7 characters of it)')).toBe('HTTP 422: refused Canary" (7 characters of it)');
+  expect(redact('HTTP 422: refused Canary" (7 characters of it)')).toBe(
+    'HTTP 422: refused Canary" (7 characters of it)',
+  );
   expect(redact('orders 2026-11-22: 120 rows')).toBe('orders 2026-11-22: 120 rows');
 });

@@ -25,7 +25,10 @@ beforeAll(async () => {
   outDir = mkdtempSync(join(tmpdir(), 'perks-status-'));
   summaryFile = join(outDir, '..', `${outDir.split('/').at(-1)}-summary.md`);
   // no write-back: its rows stay as the backlog status reports
-  run = await runCli(['run', '--no-writeback', '--quiet'], orgEnv(sandbox, outDir, { GITHUB_STEP_SUMMARY: summaryFile }));
+  run = await runCli(
+    ['run', '--no-writeback', '--quiet'],
+    orgEnv(sandbox, outDir, { GITHUB_STEP_SUMMARY: summaryFile }),
+  );
 }, 180_000);
 afterAll(async () => {
   await sandbox?.close();
@@ -40,18 +43,31 @@ describe('perks status', () => {
     expect(r.stderr).toBe('');
     expect(r.code).toBe(0);
     const s = JSON.parse(r.stdout);
-    expect(s).toMatchObject({ freshness: 'fresh', exit_code: 0, warn_after_hours: 26, error_after_hours: 50, message: null, runs: 1 });
+    expect(s).toMatchObject({
+      freshness: 'fresh',
+      exit_code: 0,
+      warn_after_hours: 26,
+      error_after_hours: 50,
+      message: null,
+      runs: 1,
+    });
     expect([...new Set(s.streams.map((x: any) => x.stream))].sort()).toEqual(STREAMS);
     const groups = sandbox.credentials.organisation.organisation_group_ids;
     for (const x of s.streams) {
       // the run finished a few seconds after its pinned start (the clock runs on from PERKS_NOW)
-      expect(x, `${x.stream}/${x.group}`).toMatchObject({ freshness: 'fresh', lastSuccessAt: expect.stringMatching(/^2026-11-22T12:00:\d\d\.\d{3}Z$/), lastRun: { outcome: 'success' } });
+      expect(x, `${x.stream}/${x.group}`).toMatchObject({
+        freshness: 'fresh',
+        lastSuccessAt: expect.stringMatching(/^2026-11-22T12:00:\d\d\.\d{3}Z$/),
+        lastRun: { outcome: 'success' },
+      });
       expect(x.ageHours).toBeCloseTo(1, 1);
       expect(x.rows, `${x.stream}/${x.group}`).toBeGreaterThan(0);
       expect(x.group === null ? x.stream === 'offers' : groups.includes(x.group)).toBe(true);
     }
     // windowed streams carry a watermark: the first local day not extracted, today (the run extracts closed days)
-    expect(s.streams.filter((x: any) => x.stream === 'orders').map((x: any) => x.watermark)).toEqual(groups.map(() => '2026-11-22'));
+    expect(s.streams.filter((x: any) => x.stream === 'orders').map((x: any) => x.watermark)).toEqual(
+      groups.map(() => '2026-11-22'),
+    );
     expect(s.writeback.toSend).toBeGreaterThan(0);
     expect(s.writeback).toMatchObject({ pending: 0, rejected: 0 });
     // lookback 7: October closed once the watermark passed 7 November; November still provisional
@@ -68,9 +84,17 @@ describe('perks status', () => {
     expect(r.code).toBe(0);
     const lines = r.stdout.trimEnd().split('\n');
     expect(lines[1]).toMatch(/^stream\s+group\s+watermark\s+last success\s+age\s+rows\s+last run\s+freshness$/);
-    expect(lines.find((l) => l.startsWith('orders '))).toMatch(/^orders\s+\d+\s+2026-11-22\s+2026-11-22T12:00:\d\d\.\d{3}Z\s+1\.0h\s+\d+\s+success\s+fresh$/);
-    expect(lines).toContainEqual(expect.stringMatching(/^write-back backlog: \d+ to send, 0 pending \(outcome unknown\), 0 rejected$/));
-    expect(lines).toContainEqual(expect.stringMatching(/^months of group \d+: closed 2026-09\.\.2026-10, provisional 2026-08, 2026-11; signed off none$/));
+    expect(lines.find((l) => l.startsWith('orders '))).toMatch(
+      /^orders\s+\d+\s+2026-11-22\s+2026-11-22T12:00:\d\d\.\d{3}Z\s+1\.0h\s+\d+\s+success\s+fresh$/,
+    );
+    expect(lines).toContainEqual(
+      expect.stringMatching(/^write-back backlog: \d+ to send, 0 pending \(outcome unknown\), 0 rejected$/),
+    );
+    expect(lines).toContainEqual(
+      expect.stringMatching(
+        /^months of group \d+: closed 2026-09\.\.2026-10, provisional 2026-08, 2026-11; signed off none$/,
+      ),
+    );
     expect(lines.at(-1)).toBe('freshness: fresh');
   });
 
@@ -78,7 +102,9 @@ describe('perks status', () => {
     const r = await status('2026-11-23T18:00:00Z', ['--warn-after', '26h', '--error-after', '50h']);
     expect(r.code).toBe(4);
     expect(stderrLines(r)).toHaveLength(1);
-    expect(r.stderr).toMatch(/^perks: data is stale: \w+( of group \d+)? last extracted 30\.0h ago, past --warn-after 26h \(and \d+ more streams or groups\); look at the last runs and rerun `perks run`\n$/);
+    expect(r.stderr).toMatch(
+      /^perks: data is stale: \w+( of group \d+)? last extracted 30\.0h ago, past --warn-after 26h \(and \d+ more streams or groups\); look at the last runs and rerun `perks run`\n$/,
+    );
     expect(r.stdout.trimEnd().split('\n').at(-1)).toMatch(/^freshness: warn: data is stale/);
   });
 
@@ -103,8 +129,16 @@ describe('perks status', () => {
   test('bad thresholds: one line naming the value, exit 2', async () => {
     const cases: [string[], Record<string, string>, string][] = [
       [['--warn-after', '26'], {}, 'perks: --warn-after="26" is invalid: expected a duration such as 26h, 90m or 2d'],
-      [['--warn-after', '2d', '--error-after', '26h'], {}, 'perks: --error-after="26h" is invalid: must be at least --warn-after'],
-      [[], { PERKS_ERROR_AFTER: 'soon' }, 'perks: PERKS_ERROR_AFTER="soon" is invalid: expected a duration such as 26h, 90m or 2d'],
+      [
+        ['--warn-after', '2d', '--error-after', '26h'],
+        {},
+        'perks: --error-after="26h" is invalid: must be at least --warn-after',
+      ],
+      [
+        [],
+        { PERKS_ERROR_AFTER: 'soon' },
+        'perks: PERKS_ERROR_AFTER="soon" is invalid: expected a duration such as 26h, 90m or 2d',
+      ],
       [['--format', 'xml'], {}, 'perks: --format="xml" is invalid: expected text or json'],
     ];
     const runs = await Promise.all(cases.map(([args, env]) => status('2026-11-22T13:00:00Z', args, env)));
@@ -126,19 +160,26 @@ describe('perks status', () => {
   });
 
   test('months finance signed off (perks close) beside the closed and provisional ones; a record that does not verify: unknown, and the status still answers', async () => {
-    const closed = await runCli(['close', '--month', '2026-10', '--group', '11', '--by', 'A. Controller', '--no-reread'], orgEnv(sandbox, outDir, { PERKS_NOW: '2026-11-22T13:00:00Z' }));
+    const closed = await runCli(
+      ['close', '--month', '2026-10', '--group', '11', '--by', 'A. Controller', '--no-reread'],
+      orgEnv(sandbox, outDir, { PERKS_NOW: '2026-11-22T13:00:00Z' }),
+    );
     expect(closed.code, closed.stderr).toBe(0);
     const s = JSON.parse((await status('2026-11-22T13:30:00Z', ['--format', 'json'])).stdout);
     for (const m of s.months) expect(m.signedOff, `group ${m.group}`).toEqual(m.group === 11 ? ['2026-10'] : []);
     const lines = (await status('2026-11-22T13:30:00Z')).stdout.split('\n');
-    expect(lines).toContain('months of group 11: closed 2026-09..2026-10, provisional 2026-08, 2026-11; signed off 2026-10');
+    expect(lines).toContain(
+      'months of group 11: closed 2026-09..2026-10, provisional 2026-08, 2026-11; signed off 2026-10',
+    );
     const record = join(outDir, 'closes', 'closes.jsonl');
     const original = readFileSync(record, 'utf8');
     try {
       writeFileSync(record, original.replace('A. Controller', 'B. Controller'));
       const broken = await status('2026-11-22T13:30:00Z');
       expect(broken.code).toBe(0);
-      expect(broken.stdout).toContain('months of group 11: closed 2026-09..2026-10, provisional 2026-08, 2026-11; signed off unknown (the close record does not verify: see `perks closes`)');
+      expect(broken.stdout).toContain(
+        'months of group 11: closed 2026-09..2026-10, provisional 2026-08, 2026-11; signed off unknown (the close record does not verify: see `perks closes`)',
+      );
     } finally {
       writeFileSync(record, original);
     }
@@ -150,28 +191,44 @@ describe('perks status', () => {
     const [first] = readdirSync(join(outDir, 'runs'));
     const manifest = JSON.parse(readFileSync(join(outDir, 'runs', first), 'utf8'));
     const orders = manifest.streams.find((x: any) => x.name === 'orders');
-    Object.assign(orders, { status: 'error', failedGroups: [11], error: 'orders of group 11: HTTP 500 after 8 attempts' });
+    Object.assign(orders, {
+      status: 'error',
+      failedGroups: [11],
+      error: 'orders of group 11: HTTP 500 after 8 attempts',
+    });
     orders.groups = orders.groups.filter((g: any) => g.group !== 11);
     Object.assign(manifest, { runId: 'later', status: 'error', finishedAt: '2026-11-23T12:00:05.000Z' });
     writeFileSync(join(outDir, 'runs', 'later.json'), JSON.stringify(manifest));
 
     const fresh = JSON.parse((await status('2026-11-23T13:00:00Z', ['--format', 'json'])).stdout);
     const o11 = fresh.streams.find((x: any) => x.stream === 'orders' && x.group === 11);
-    expect(o11).toMatchObject({ lastRun: { runId: 'later', outcome: 'error', error: 'orders of group 11: HTTP 500 after 8 attempts' }, freshness: 'fresh' });
+    expect(o11).toMatchObject({
+      lastRun: { runId: 'later', outcome: 'error', error: 'orders of group 11: HTTP 500 after 8 attempts' },
+      freshness: 'fresh',
+    });
     expect(o11.lastSuccessAt).toMatch(/^2026-11-22T12:00:/);
-    expect(fresh.streams.find((x: any) => x.stream === 'orders' && x.group === 12)).toMatchObject({ lastSuccessAt: '2026-11-23T12:00:05.000Z', lastRun: { outcome: 'success' } });
+    expect(fresh.streams.find((x: any) => x.stream === 'orders' && x.group === 12)).toMatchObject({
+      lastSuccessAt: '2026-11-23T12:00:05.000Z',
+      lastRun: { outcome: 'success' },
+    });
     expect(fresh).toMatchObject({ freshness: 'fresh', runs: 2, lastRun: { runId: 'later', status: 'error' } });
 
     const stale = await status('2026-11-23T15:00:00Z');
     expect(stale.code).toBe(4);
-    expect(stderrLines(stale)).toEqual([expect.stringMatching(/^perks: data is stale: orders of group 11 last extracted 27\.0h ago, past --warn-after 26h; look at the last runs/)]);
+    expect(stderrLines(stale)).toEqual([
+      expect.stringMatching(
+        /^perks: data is stale: orders of group 11 last extracted 27\.0h ago, past --warn-after 26h; look at the last runs/,
+      ),
+    ]);
   });
 
   test('perks run appends the freshness table to GITHUB_STEP_SUMMARY, after its own summary', () => {
     const md = readFileSync(summaryFile, 'utf8');
     expect(md.indexOf('## Perks data refresh')).toBeGreaterThanOrEqual(0);
     expect(md.indexOf('## Perks data freshness: fresh')).toBeGreaterThan(md.indexOf('## Perks data refresh'));
-    expect(md).toMatch(/\| orders \| \d+ \| 2026-11-22 \| 2026-11-22T12:00:\d\d\.\d{3}Z \| 0\.0h \| \d+ \| success \| fresh \|/);
+    expect(md).toMatch(
+      /\| orders \| \d+ \| 2026-11-22 \| 2026-11-22T12:00:\d\d\.\d{3}Z \| 0\.0h \| \d+ \| success \| fresh \|/,
+    );
     expect(md).toMatch(/Write-back backlog: \d+ to send, 0 pending \(outcome unknown\), 0 rejected\./);
   });
 });

@@ -35,7 +35,11 @@ export function baseEnv(extra: Record<string, string> = {}): Record<string, stri
 
 export function startCli(args: string[], env: Record<string, string>, options: { cwd?: string } = {}): RunningCli {
   const started = Date.now();
-  const child = spawn(process.execPath, [PERKS, ...args], { cwd: options.cwd ?? ROOT, env: baseEnv(env), stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [PERKS, ...args], {
+    cwd: options.cwd ?? ROOT,
+    env: baseEnv(env),
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let stdout = '';
   let stderr = '';
   const waiters: { text: string; resolve: (seen: boolean) => void }[] = [];
@@ -65,7 +69,11 @@ export function startCli(args: string[], env: Record<string, string>, options: {
 }
 
 /** Runs a command to its end (killed after `timeoutMs`, default 120 s). */
-export async function runCli(args: string[], env: Record<string, string>, options: { cwd?: string; timeoutMs?: number } = {}): Promise<CliResult> {
+export async function runCli(
+  args: string[],
+  env: Record<string, string>,
+  options: { cwd?: string; timeoutMs?: number } = {},
+): Promise<CliResult> {
   const running = startCli(args, env, options);
   const timer = setTimeout(() => running.child.kill('SIGKILL'), options.timeoutMs ?? 120_000);
   try {

@@ -42,16 +42,24 @@ export async function searchOutput(dir: string, needles: string[], together: str
     const found = (where: string, text: string) => {
       const t = lower(text);
       for (const n of wanted) {
-        if (t.includes(n) && !result.hits.some((h) => h.file === name && h.needle === n && h.where === where)) result.hits.push({ file: name, needle: n, where });
+        if (t.includes(n) && !result.hits.some((h) => h.file === name && h.needle === n && h.where === where))
+          result.hits.push({ file: name, needle: n, where });
       }
     };
     const row = (where: string, values: string[]) => {
       const have = new Set(values.map(lower));
-      if (pair.length && pair.every((p) => have.has(p)) && !result.hits.some((h) => h.file === name && h.needle === pairName)) result.hits.push({ file: name, needle: pairName, where });
+      if (
+        pair.length &&
+        pair.every((p) => have.has(p)) &&
+        !result.hits.some((h) => h.file === name && h.needle === pairName)
+      )
+        result.hits.push({ file: name, needle: pairName, where });
     };
     if (name.endsWith('.parquet')) {
       result.files.parquet += 1;
-      await parquetValues(path, (column, value) => (result.values++, found(column, value)), row).catch((err: Error) => found('(unreadable)', readFileSync(path, 'latin1') + err.message));
+      await parquetValues(path, (column, value) => (result.values++, found(column, value)), row).catch((err: Error) =>
+        found('(unreadable)', readFileSync(path, 'latin1') + err.message),
+      );
     } else if (/\.duckdb$/.test(name)) {
       result.files.duckdb += 1;
       await duckdbValues(path, (where, value) => (result.values++, found(where, value)), row);
@@ -75,7 +83,11 @@ export async function searchOutput(dir: string, needles: string[], together: str
 
 type RowSink = (where: string, values: string[]) => void;
 
-async function parquetValues(path: string, each: (column: string, value: string) => void, rowOf: RowSink): Promise<void> {
+async function parquetValues(
+  path: string,
+  each: (column: string, value: string) => void,
+  rowOf: RowSink,
+): Promise<void> {
   await withLakeConnection(async (c) => {
     const r = await c.runAndReadAll('SELECT CAST(COLUMNS(*) AS VARCHAR) FROM read_parquet($f)', { f: path });
     const names = r.columnNames();
@@ -92,7 +104,9 @@ async function duckdbValues(path: string, each: (where: string, value: string) =
   try {
     const tables = (await c.runAndReadAll(`SELECT schema_name, table_name FROM duckdb_tables()`)).getRows();
     for (const [schema, table] of tables) {
-      const r = await c.runAndReadAll(`SELECT CAST(COLUMNS(*) AS VARCHAR) FROM ${quotedIdentifier(String(schema))}.${quotedIdentifier(String(table))}`);
+      const r = await c.runAndReadAll(
+        `SELECT CAST(COLUMNS(*) AS VARCHAR) FROM ${quotedIdentifier(String(schema))}.${quotedIdentifier(String(table))}`,
+      );
       const names = r.columnNames();
       r.getRows().forEach((row, n) => {
         row.forEach((v, i) => v !== null && each(`${table}.${names[i]}`, String(v)));
@@ -100,7 +114,10 @@ async function duckdbValues(path: string, each: (where: string, value: string) =
       });
     }
     // Views read the lake (searched file by file); their definitions are text.
-    for (const [name, sql] of (await c.runAndReadAll(`SELECT view_name, sql FROM duckdb_views() WHERE NOT internal`)).getRows()) each(`view ${name}`, String(sql));
+    for (const [name, sql] of (
+      await c.runAndReadAll(`SELECT view_name, sql FROM duckdb_views() WHERE NOT internal`)
+    ).getRows())
+      each(`view ${name}`, String(sql));
   } finally {
     c.closeSync();
     db.closeSync();

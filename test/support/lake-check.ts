@@ -26,11 +26,16 @@ export function groupsAt(sandbox: Sandbox, now: Date): GroupDays[] {
 
 /** The sandbox's orders for each group's local days [from, upperDay), as the lake should hold them. */
 export function ordersTruth(sandbox: Sandbox, groups: GroupDays[], from: string): OrderRow[] {
-  return groups.flatMap((g) => truthOrders(sandbox, [g], from, g.upperDay)).sort((a, b) => a.group - b.group || a.order_id - b.order_id);
+  return groups
+    .flatMap((g) => truthOrders(sandbox, [g], from, g.upperDay))
+    .sort((a, b) => a.group - b.group || a.order_id - b.order_id);
 }
 
 /** Rows of `truth` absent from `lake` (by group and order id), and lake rows that differ or are extra. */
-export function compareOrders(lake: OrderRow[], truth: OrderRow[]): { missing: number; wrong: number; duplicated: number } {
+export function compareOrders(
+  lake: OrderRow[],
+  truth: OrderRow[],
+): { missing: number; wrong: number; duplicated: number } {
   const key = (r: OrderRow) => `${r.group}/${r.order_id}`;
   const seen = new Map<string, number>();
   for (const r of lake) seen.set(key(r), (seen.get(key(r)) ?? 0) + 1);
@@ -56,7 +61,10 @@ export const STREAM_KEYS: Record<string, StreamKeys> = {
   users: { key: `${G} || '/' || id::VARCHAR`, unique: `${G}, _snapshot_date::VARCHAR, id`, current: 'latest' },
   offers: { key: 'id::VARCHAR', unique: '_snapshot_date::VARCHAR, id', current: 'latest' },
   orders: { key: `${G} || '/' || order_id::VARCHAR`, unique: `${G}, order_id` },
-  redemption_stats: { key: `${G} || '/' || window_start::VARCHAR || '/' || id::VARCHAR`, unique: `${G}, window_start::VARCHAR, id` },
+  redemption_stats: {
+    key: `${G} || '/' || window_start::VARCHAR || '/' || id::VARCHAR`,
+    unique: `${G}, window_start::VARCHAR, id`,
+  },
   credit: { key: `${G} || '/' || user_id::VARCHAR`, unique: `${G}, user_id, _extracted_at` },
   interactions: { key: `${G} || '/' || id::VARCHAR`, unique: `${G}, id, _extracted_at` },
 };
@@ -71,7 +79,10 @@ const hasFiles = (outDir: string, stream: string) => {
 };
 
 /** Per stream: its current keys, and how many rows break its uniqueness contract. */
-export async function lakeKeys(outDir: string, streams = Object.keys(STREAM_KEYS)): Promise<Map<string, { keys: Set<string>; duplicated: number }>> {
+export async function lakeKeys(
+  outDir: string,
+  streams = Object.keys(STREAM_KEYS),
+): Promise<Map<string, { keys: Set<string>; duplicated: number }>> {
   const out = new Map<string, { keys: Set<string>; duplicated: number }>();
   await withLakeConnection(async (c) => {
     for (const stream of streams) {
@@ -81,17 +92,30 @@ export async function lakeKeys(outDir: string, streams = Object.keys(STREAM_KEYS
         continue;
       }
       const source = `read_parquet($glob, hive_partitioning = true, union_by_name = true)`;
-      const latest = spec.current ? `WHERE _snapshot_date::VARCHAR = (SELECT max(_snapshot_date::VARCHAR) FROM ${source})` : '';
-      const keys = await c.runAndReadAll(`SELECT DISTINCT ${spec.key} AS k FROM ${source} ${latest}`, { glob: glob(outDir, stream) });
-      const dup = await c.runAndReadAll(`SELECT coalesce(sum(n - 1), 0)::BIGINT AS d FROM (SELECT count(*) AS n FROM ${source} GROUP BY ${spec.unique})`, { glob: glob(outDir, stream) });
-      out.set(stream, { keys: new Set(keys.getRowObjectsJS().map((r) => String(r.k))), duplicated: Number(dup.getRowObjectsJS()[0].d) });
+      const latest = spec.current
+        ? `WHERE _snapshot_date::VARCHAR = (SELECT max(_snapshot_date::VARCHAR) FROM ${source})`
+        : '';
+      const keys = await c.runAndReadAll(`SELECT DISTINCT ${spec.key} AS k FROM ${source} ${latest}`, {
+        glob: glob(outDir, stream),
+      });
+      const dup = await c.runAndReadAll(
+        `SELECT coalesce(sum(n - 1), 0)::BIGINT AS d FROM (SELECT count(*) AS n FROM ${source} GROUP BY ${spec.unique})`,
+        { glob: glob(outDir, stream) },
+      );
+      out.set(stream, {
+        keys: new Set(keys.getRowObjectsJS().map((r) => String(r.k))),
+        duplicated: Number(dup.getRowObjectsJS()[0].d),
+      });
     }
   });
   return out;
 }
 
 /** Keys of `reference` each stream of `actual` lacks, and the duplicates `actual` holds, summed. */
-export function missingAgainst(reference: Map<string, { keys: Set<string> }>, actual: Map<string, { keys: Set<string>; duplicated: number }>) {
+export function missingAgainst(
+  reference: Map<string, { keys: Set<string> }>,
+  actual: Map<string, { keys: Set<string>; duplicated: number }>,
+) {
   let missing = 0;
   let duplicated = 0;
   const perStream: Record<string, number> = {};
@@ -113,7 +137,9 @@ export function leftovers(outDir: string): string[] {
   } catch {
     return [];
   }
-  return names.filter((n) => n.includes('perks-tmp') || n.includes('.tmp-') || n.endsWith('.tmp') || n.endsWith('.spill'));
+  return names.filter(
+    (n) => n.includes('perks-tmp') || n.includes('.tmp-') || n.endsWith('.tmp') || n.endsWith('.spill'),
+  );
 }
 
 export type Keys = Awaited<ReturnType<typeof lakeKeys>>;
@@ -128,7 +154,13 @@ export interface Completeness {
 }
 
 /** The lake of `outDir` against the sandbox's orders and against the keys of an uninterrupted run. */
-export async function completeness(sandbox: Sandbox, outDir: string, groups: GroupDays[], start: string, reference: Keys): Promise<Completeness> {
+export async function completeness(
+  sandbox: Sandbox,
+  outDir: string,
+  groups: GroupDays[],
+  start: string,
+  reference: Keys,
+): Promise<Completeness> {
   const orders = compareOrders(await lakeOrders(outDir), ordersTruth(sandbox, groups, start));
   const keys = missingAgainst(reference, await lakeKeys(outDir));
   const left = leftovers(outDir);
@@ -138,6 +170,8 @@ export async function completeness(sandbox: Sandbox, outDir: string, groups: Gro
     wrong: orders.wrong,
     duplicated: keys.duplicated, // orders included
     leftovers: left,
-    problem: bad ? `orders missing ${orders.missing}, wrong ${orders.wrong}; keys missing ${JSON.stringify(keys.perStream)}, duplicated ${keys.duplicated}; left ${left.slice(0, 3).join(', ')}` : '',
+    problem: bad
+      ? `orders missing ${orders.missing}, wrong ${orders.wrong}; keys missing ${JSON.stringify(keys.perStream)}, duplicated ${keys.duplicated}; left ${left.slice(0, 3).join(', ')}`
+      : '',
   };
 }

@@ -9,8 +9,12 @@ export async function martRows(out: string): Promise<Record<string, string>> {
   const dir = join(out, 'marts');
   const result: Record<string, string> = {};
   await withLakeConnection(async (c) => {
-    for (const f of readdirSync(dir).filter((n) => n.endsWith('.parquet')).sort()) {
-      const r = await c.runAndReadAll('SELECT to_json(t)::VARCHAR AS j FROM read_parquet($f) t ORDER BY 1', { f: join(dir, f) });
+    for (const f of readdirSync(dir)
+      .filter((n) => n.endsWith('.parquet'))
+      .sort()) {
+      const r = await c.runAndReadAll('SELECT to_json(t)::VARCHAR AS j FROM read_parquet($f) t ORDER BY 1', {
+        f: join(dir, f),
+      });
       result[f] = JSON.stringify(r.getRowObjectsJS().map((x) => x.j));
     }
   });
@@ -25,7 +29,11 @@ export interface MartReads {
 }
 
 /** Reads every mart over and over while builds run and die: each read must give the marts whole. */
-export function startMartsReader(out: string, expected: Record<string, string>, everyMs = 100): { stop(): Promise<MartReads> } {
+export function startMartsReader(
+  out: string,
+  expected: Record<string, string>,
+  everyMs = 100,
+): { stop(): Promise<MartReads> } {
   const tally: MartReads = { reads: 0, errors: 0, torn: 0, problems: [] };
   const loop = repeat(everyMs, async () => {
     tally.reads += 1;

@@ -22,7 +22,10 @@ export interface ProxyAnswer {
   body: string;
 }
 
-export type Intercept = { respond: { status: number; headers?: Record<string, string>; body?: string | Buffer } } | { reset: true } | undefined;
+export type Intercept =
+  | { respond: { status: number; headers?: Record<string, string>; body?: string | Buffer } }
+  | { reset: true }
+  | undefined;
 
 export interface ProxyHooks {
   /** Answer (or cut) a request instead of forwarding it. */
@@ -62,8 +65,25 @@ export async function startProxy(target: string, hooks: ProxyHooks = {}): Promis
     const chunks: Buffer[] = [];
     for await (const c of req) chunks.push(c as Buffer);
     inFlight += 1;
-    const request: ProxyRequest = { n: ++n, method: req.method ?? 'GET', path: req.url ?? '/', headers: req.headers, body: Buffer.concat(chunks).toString('utf8'), arrivedAt: Date.now() };
-    const entry: LogEntry = { n: request.n, method: request.method, path: request.path, arrivedAt: request.arrivedAt, answeredAt: 0, status: 0, intercepted: false, headers: {}, inFlight };
+    const request: ProxyRequest = {
+      n: ++n,
+      method: req.method ?? 'GET',
+      path: req.url ?? '/',
+      headers: req.headers,
+      body: Buffer.concat(chunks).toString('utf8'),
+      arrivedAt: Date.now(),
+    };
+    const entry: LogEntry = {
+      n: request.n,
+      method: request.method,
+      path: request.path,
+      arrivedAt: request.arrivedAt,
+      answeredAt: 0,
+      status: 0,
+      intercepted: false,
+      headers: {},
+      inFlight,
+    };
     log.push(entry);
     const finish = (answer: (Omit<ProxyAnswer, 'body'> & { body: string | Buffer }) | 'reset') => {
       inFlight -= 1;
@@ -83,14 +103,26 @@ export async function startProxy(target: string, hooks: ProxyHooks = {}): Promis
       if (action && 'reset' in action) return finish('reset');
       if (action) {
         entry.intercepted = true;
-        return finish({ status: action.respond.status, headers: { 'content-type': 'application/json', ...action.respond.headers }, body: action.respond.body ?? '{"message":"injected by the test proxy"}' });
+        return finish({
+          status: action.respond.status,
+          headers: { 'content-type': 'application/json', ...action.respond.headers },
+          body: action.respond.body ?? '{"message":"injected by the test proxy"}',
+        });
       }
       const change = proxy.hooks.rewriteRequest?.(request) ?? {};
       const headers: Record<string, string> = { 'content-type': 'application/json', accept: 'application/json' };
       const authorization = change.authorization ?? req.headers.authorization;
       if (authorization) headers.authorization = authorization;
-      const upstream = await fetch(`${target}${request.path}`, { method: request.method, headers, body: request.method === 'GET' ? undefined : (change.body ?? request.body) });
-      let answer: ProxyAnswer = { status: upstream.status, headers: { 'content-type': upstream.headers.get('content-type') ?? 'application/json' }, body: await upstream.text() };
+      const upstream = await fetch(`${target}${request.path}`, {
+        method: request.method,
+        headers,
+        body: request.method === 'GET' ? undefined : (change.body ?? request.body),
+      });
+      let answer: ProxyAnswer = {
+        status: upstream.status,
+        headers: { 'content-type': upstream.headers.get('content-type') ?? 'application/json' },
+        body: await upstream.text(),
+      };
       for (const h of ['retry-after', 'x-ratelimit-limit', 'x-ratelimit-remaining']) {
         const v = upstream.headers.get(h);
         if (v !== null) answer.headers[h] = v;
@@ -128,7 +160,11 @@ export function sentBeforeRetryAfter(log: LogEntry[], graceMs = 500): number {
     if (e.status !== 429) continue;
     const until = retryAfterEnd(e);
     if (until === undefined) continue;
-    early += calls.filter((c) => c.arrivedAt < until - 5 && c.arrivedAt > e.answeredAt + (c.path === e.path && c.method === e.method ? 0 : graceMs)).length;
+    early += calls.filter(
+      (c) =>
+        c.arrivedAt < until - 5 &&
+        c.arrivedAt > e.answeredAt + (c.path === e.path && c.method === e.method ? 0 : graceMs),
+    ).length;
   }
   return early;
 }

@@ -32,11 +32,20 @@ test('perks build refuses an impossible as-of day with one line and exit code 2'
 });
 
 test('perks sql answers a query as a table, CSV or JSON', async () => {
-  const sql = "SELECT order_currency, sum(face_value) AS face_value FROM revenue_monthly WHERE month = DATE '2026-03-01' GROUP BY ALL ORDER BY 1";
+  const sql =
+    "SELECT order_currency, sum(face_value) AS face_value FROM revenue_monthly WHERE month = DATE '2026-03-01' GROUP BY ALL ORDER BY 1";
   const table = await perks('sql', sql);
   expect(table.code).toBe(0);
   expect(table.stdout).toBe(
-    ['order_currency | face_value', '---------------+-----------', 'EUR            | 50.00', 'GBP            | 40.00', 'USD            | 50.00', '(3 rows)', ''].join('\n'),
+    [
+      'order_currency | face_value',
+      '---------------+-----------',
+      'EUR            | 50.00',
+      'GBP            | 40.00',
+      'USD            | 50.00',
+      '(3 rows)',
+      '',
+    ].join('\n'),
   );
   const csv = await perks('sql', sql, '--format', 'csv');
   expect(csv.stdout).toBe('order_currency,face_value\nEUR,50.00\nGBP,40.00\nUSD,50.00\n');
@@ -50,7 +59,12 @@ test('perks sql answers a query as a table, CSV or JSON', async () => {
 
 test('perks sql refuses to write, with one line and exit code 2, and the warehouse is untouched', async () => {
   const mtime = statSync(join(outDir, 'warehouse.duckdb')).mtimeMs;
-  for (const write of ['CREATE TABLE x AS SELECT 1', 'DELETE FROM revenue_monthly', "COPY revenue_monthly TO '/tmp/perks-copy.csv'", 'SELECT 1; DROP TABLE stg_orders']) {
+  for (const write of [
+    'CREATE TABLE x AS SELECT 1',
+    'DELETE FROM revenue_monthly',
+    "COPY revenue_monthly TO '/tmp/perks-copy.csv'",
+    'SELECT 1; DROP TABLE stg_orders',
+  ]) {
     const r = await perks('sql', write);
     expect(r.code, write).toBe(2);
     expect(stderrLines(r), write).toHaveLength(1);
@@ -73,10 +87,16 @@ test('perks sql writes no file: SET, PRAGMA, EXPORT, ATTACH, INSTALL, CALL and w
     ['INSTALL excel', /INSTALL is refused/],
     ['LOAD excel', /LOAD is refused/],
     [`CALL enable_logging(storage='file', storage_config={'path': '${at('log')}'})`, /CALL is refused/],
-    [`SELECT * FROM enable_logging(storage='file', storage_config={'path': '${at('log')}'})`, /enable_logging\(\) is refused/],
+    [
+      `SELECT * FROM enable_logging(storage='file', storage_config={'path': '${at('log')}'})`,
+      /enable_logging\(\) is refused/,
+    ],
     [`FROM enable_profiling(save_location='${at('p.json')}', format='json')`, /enable_profiling\(\) is refused/],
     [`SELECT 1 FROM query('SELECT 1') CROSS JOIN (SELECT 2)`, /query\(\) is refused/],
-    [`EXPLAIN ANALYZE SELECT * FROM enable_logging(storage='file', storage_config={'path': '${at('log')}'})`, /enable_logging\(\) is refused/],
+    [
+      `EXPLAIN ANALYZE SELECT * FROM enable_logging(storage='file', storage_config={'path': '${at('log')}'})`,
+      /enable_logging\(\) is refused/,
+    ],
   ];
   try {
     for (const [sql, message] of attempts) {
@@ -92,7 +112,13 @@ test('perks sql writes no file: SET, PRAGMA, EXPORT, ATTACH, INSTALL, CALL and w
 });
 
 test('perks sql still reads: DESCRIBE, SHOW, SUMMARIZE, WITH, EXPLAIN and the lake views over Parquet', async () => {
-  for (const sql of ['DESCRIBE revenue_monthly', 'SHOW TABLES', 'SUMMARIZE stg_orders', 'WITH o AS (FROM stg_orders) SELECT count(*) FROM o', "EXPLAIN SELECT 1 -- a comment; with a semicolon"]) {
+  for (const sql of [
+    'DESCRIBE revenue_monthly',
+    'SHOW TABLES',
+    'SUMMARIZE stg_orders',
+    'WITH o AS (FROM stg_orders) SELECT count(*) FROM o',
+    'EXPLAIN SELECT 1 -- a comment; with a semicolon',
+  ]) {
     const r = await perks('sql', sql, '--format', 'csv');
     expect(r.stderr, sql).toBe('');
     expect(r.code, sql).toBe(0);
@@ -105,16 +131,26 @@ test('perks sql still reads: DESCRIBE, SHOW, SUMMARIZE, WITH, EXPLAIN and the la
 test('perks sql says what is wrong with a bad query or a missing warehouse', async () => {
   const bad = await perks('sql', 'SELEC 1');
   expect(bad.code).toBe(2);
-  expect(stderrLines(bad)).toEqual([expect.stringMatching(/^perks: the query is not valid SQL: .*syntax error at or near "SELEC"/)]);
+  expect(stderrLines(bad)).toEqual([
+    expect.stringMatching(/^perks: the query is not valid SQL: .*syntax error at or near "SELEC"/),
+  ]);
   const none = await runCli(['sql', 'SELECT 1'], { PERKS_OUTPUT: join(outDir, 'nowhere') });
   expect(none.code).toBe(2);
-  expect(stderrLines(none)).toEqual([`perks: no warehouse at ${join(outDir, 'nowhere', 'warehouse.duckdb')}: run \`perks build\` first (or set PERKS_OUTPUT to the output folder that holds it)`]);
+  expect(stderrLines(none)).toEqual([
+    `perks: no warehouse at ${join(outDir, 'nowhere', 'warehouse.duckdb')}: run \`perks build\` first (or set PERKS_OUTPUT to the output folder that holds it)`,
+  ]);
 });
 
 test('perks models lists every model with grain, columns and dependencies, and writes <out>/docs/models.md', async () => {
   const r = await perks('models', '--format', 'json');
   expect(r.code).toBe(0);
-  const docs = JSON.parse(r.stdout) as { name: string; layer: string; grain: string; dependsOn: string[]; columns: { name: string; type: string; description?: string }[] }[];
+  const docs = JSON.parse(r.stdout) as {
+    name: string;
+    layer: string;
+    grain: string;
+    dependsOn: string[];
+    columns: { name: string; type: string; description?: string }[];
+  }[];
   const revenue = docs.find((d) => d.name === 'revenue_monthly')!;
   expect(revenue.layer).toBe('marts');
   expect(revenue.grain).toBe('one row per organisation_group_id, month, order_currency, order_status');
@@ -132,9 +168,13 @@ test('perks models lists every model with grain, columns and dependencies, and w
     expect(undocumented, `${mart.name}: columns without a meaning in its header's columns: block`).toEqual([]);
   }
   const sqlHeader = readFileSync('sql/marts/revenue_monthly.sql', 'utf8');
-  const described = [...sqlHeader.matchAll(/^--   (\w+): /gm)].map((m) => m[1]).filter((n) => !['unique', 'not_null', 'accepted_values', 'relationships'].includes(n));
+  const described = [...sqlHeader.matchAll(/^--   (\w+): /gm)]
+    .map((m) => m[1])
+    .filter((n) => !['unique', 'not_null', 'accepted_values', 'relationships'].includes(n));
   expect(described.sort()).toEqual(revenue.columns.map((c) => c.name).sort());
-  expect(readFileSync(join(outDir, 'docs', 'models.md'), 'utf8')).toContain('| group_revenue | DECIMAL(38,2) | sum of the group');
+  expect(readFileSync(join(outDir, 'docs', 'models.md'), 'utf8')).toContain(
+    '| group_revenue | DECIMAL(38,2) | sum of the group',
+  );
   expect(docs.find((d) => d.name === 'stg_orders')!.dependsOn).toEqual(['lake_orders', 'stg_user_emails']);
   expect(docs.find((d) => d.name === 'stg_user_emails')).toMatchObject({ materialized: 'ephemeral', layer: 'staging' });
   // dependencies come before what reads them
@@ -143,5 +183,7 @@ test('perks models lists every model with grain, columns and dependencies, and w
   expect(order.indexOf('stg_user_emails')).toBeLessThan(order.indexOf('stg_orders'));
   expect(order.indexOf('savings_monthly')).toBeLessThan(order.indexOf('engagement_monthly'));
   expect(readFileSync(join(outDir, 'docs', 'models.md'), 'utf8')).toContain('## engagement_users');
-  expect(readFileSync(join(outDir, 'docs', 'models.md'), 'utf8')).toMatch(/\| orders \| organisation_group_id, order_month \|/);
+  expect(readFileSync(join(outDir, 'docs', 'models.md'), 'utf8')).toMatch(
+    /\| orders \| organisation_group_id, order_month \|/,
+  );
 });

@@ -16,7 +16,9 @@ let before: { warehouse: string; marts: string };
 
 /** What a reader of the outputs sees: the warehouse's revenue and the bytes of a mart file. */
 const snapshot = async () => ({
-  warehouse: JSON.stringify(await query(join(outDir, 'warehouse.duckdb'), 'SELECT * FROM revenue_monthly ORDER BY ALL')) + statSync(join(outDir, 'warehouse.duckdb')).mtimeMs,
+  warehouse:
+    JSON.stringify(await query(join(outDir, 'warehouse.duckdb'), 'SELECT * FROM revenue_monthly ORDER BY ALL')) +
+    statSync(join(outDir, 'warehouse.duckdb')).mtimeMs,
   marts: readFileSync(join(outDir, 'marts', 'revenue_monthly.parquet')).toString('base64'),
 });
 
@@ -46,7 +48,9 @@ test('a broken model fails the build naming the model and its file; later models
   add('marts/broken_mart.sql', '-- grain: nothing\nselect no_such_column from stg_orders\n');
   const result = await buildWarehouse({ outDir, sqlDir, asOf: AS_OF });
   expect(result.ok).toBe(false);
-  expect(result.error).toMatch(/^model broken_mart \(sql\/marts\/broken_mart\.sql\) failed: Binder Error: .*no_such_column/);
+  expect(result.error).toMatch(
+    /^model broken_mart \(sql\/marts\/broken_mart\.sql\) failed: Binder Error: .*no_such_column/,
+  );
   expect(result.error).not.toContain('\n');
   const broken = result.steps.findIndex((s) => s.name === 'broken_mart');
   expect(result.steps[broken].status).toBe('error');
@@ -79,7 +83,10 @@ test('a reference to a missing model names the file and the name', async () => {
 test('a failing data test fails the build with the model, the test and a few offending rows', async () => {
   // revenue_monthly declares a key it does not have: one row per group only
   const path = join(sqlDir, 'marts', 'revenue_monthly.sql');
-  writeFileSync(path, readFileSync(path, 'utf8').replace('-- tests:\n', '-- tests:\n--   unique: organisation_group_id\n'));
+  writeFileSync(
+    path,
+    readFileSync(path, 'utf8').replace('-- tests:\n', '-- tests:\n--   unique: organisation_group_id\n'),
+  );
   const result = await buildWarehouse({ outDir, sqlDir, asOf: AS_OF });
   expect(result.ok).toBe(false);
   expect(result.error).toBe(
@@ -89,7 +96,10 @@ test('a failing data test fails the build with the model, the test and a few off
 });
 
 test('a failing singular test (sql/tests) names its file', async () => {
-  add('../sql/tests/no_refunds.sql', "-- model: revenue_monthly\nselect organisation_group_id, month from revenue_monthly where order_status = 'Refunded'\n");
+  add(
+    '../sql/tests/no_refunds.sql',
+    "-- model: revenue_monthly\nselect organisation_group_id, month from revenue_monthly where order_status = 'Refunded'\n",
+  );
   const result = await buildWarehouse({ outDir, sqlDir, asOf: AS_OF });
   expect(result.error).toBe(
     'data test failed: revenue_monthly · no_refunds (sql/tests/no_refunds.sql): 1 offending row, e.g. {"organisation_group_id":"11","month":"2026-02-01"}',
@@ -99,7 +109,9 @@ test('a failing singular test (sql/tests) names its file', async () => {
 
 test('a model that is not one SELECT is refused before anything runs', async () => {
   add('staging/stg_bad.sql', 'create table oops as select 1;\n');
-  await expect(buildWarehouse({ outDir, sqlDir, asOf: AS_OF })).rejects.toThrow('sql/staging/stg_bad.sql: a model is one SELECT query');
+  await expect(buildWarehouse({ outDir, sqlDir, asOf: AS_OF })).rejects.toThrow(
+    'sql/staging/stg_bad.sql: a model is one SELECT query',
+  );
   await expectPreviousOutputsKept();
 });
 
@@ -128,7 +140,10 @@ test('leftovers of a killed build (its pid gone) are removed by the next build',
 
 test('a data test the header cannot read is one line naming the file and the expected form', async () => {
   const path = join(sqlDir, 'marts', 'revenue_monthly.sql');
-  writeFileSync(path, readFileSync(path, 'utf8').replace('-- tests:\n', '-- tests:\n--   unqiue: organisation_group_id\n'));
+  writeFileSync(
+    path,
+    readFileSync(path, 'utf8').replace('-- tests:\n', '-- tests:\n--   unqiue: organisation_group_id\n'),
+  );
   await expect(buildWarehouse({ outDir, sqlDir, asOf: AS_OF })).rejects.toThrow(
     'sql/marts/revenue_monthly.sql: test "unqiue: organisation_group_id" is not understood; expected unique, not_null, accepted_values or relationships',
   );
@@ -140,8 +155,13 @@ test('a lake file that is not Parquet is one line naming the stream, and the pre
   try {
     expect((await buildWarehouse({ outDir: broken, asOf: AS_OF })).ok).toBe(true);
     const warehouse = readFileSync(join(broken, 'warehouse.duckdb'));
-    writeFileSync(join(broken, 'lake', 'credit', 'organisation_group_id=11', '_snapshot_date=2026-03-31', 'part-9.parquet'), 'not parquet');
-    await expect(buildWarehouse({ outDir: broken, asOf: AS_OF })).rejects.toThrow(/^the lake stream credit \(.*\/lake\/credit\) cannot be read: /);
+    writeFileSync(
+      join(broken, 'lake', 'credit', 'organisation_group_id=11', '_snapshot_date=2026-03-31', 'part-9.parquet'),
+      'not parquet',
+    );
+    await expect(buildWarehouse({ outDir: broken, asOf: AS_OF })).rejects.toThrow(
+      /^the lake stream credit \(.*\/lake\/credit\) cannot be read: /,
+    );
     expect(readFileSync(join(broken, 'warehouse.duckdb')).equals(warehouse)).toBe(true);
     expect(temporaries(broken)).toEqual([]);
   } finally {
@@ -152,7 +172,10 @@ test('a lake file that is not Parquet is one line naming the stream, and the pre
 test('revenue that does not add up to the staged orders fails the reconciliation, per group and currency', async () => {
   // a mart that silently drops refunded orders
   const path = join(sqlDir, 'marts', 'revenue_monthly.sql');
-  writeFileSync(path, readFileSync(path, 'utf8').replace('from stg_orders', "from stg_orders where order_status <> 'Refunded'"));
+  writeFileSync(
+    path,
+    readFileSync(path, 'utf8').replace('from stg_orders', "from stg_orders where order_status <> 'Refunded'"),
+  );
   const result = await buildWarehouse({ outDir, sqlDir, asOf: AS_OF });
   expect(result.error).toBe(
     'data test failed: revenue_monthly · revenue_reconciles_with_orders (sql/tests/revenue_reconciles_with_orders.sql): 1 offending row, e.g. ' +

@@ -28,18 +28,39 @@ test('the build succeeds, runs every data test, exports the marts and dimensions
   expect(result.steps.filter((s) => s.kind === 'test').length).toBeGreaterThan(20);
   expect(result.steps.some((s) => s.name.includes('revenue_reconciles_with_orders'))).toBe(true);
   expect(result.marts.map((m) => m.slice(outDir.length + 1)).sort()).toEqual(
-    ['credit_adjustments', 'credit_liability_monthly', 'dim_groups', 'dim_offers', 'engagement_monthly', 'engagement_users', 'reconciliation_platform', 'revenue_adjustments', 'revenue_monthly', 'revenue_offers_monthly', 'savings_monthly'].map((m) => `marts/${m}.parquet`),
+    [
+      'credit_adjustments',
+      'credit_liability_monthly',
+      'dim_groups',
+      'dim_offers',
+      'engagement_monthly',
+      'engagement_users',
+      'reconciliation_platform',
+      'revenue_adjustments',
+      'revenue_monthly',
+      'revenue_offers_monthly',
+      'savings_monthly',
+    ].map((m) => `marts/${m}.parquet`),
   );
   expect(temporaries(outDir)).toEqual([]);
 });
 
 describe('revenue_monthly', () => {
   test('sums each money column exactly as DECIMAL, per group, local month, currency and status', async () => {
-    const rows = await q(`SELECT organisation_group_id AS g, strftime(month, '%Y-%m') AS month, order_currency AS ccy, order_status AS status,
+    const rows =
+      await q(`SELECT organisation_group_id AS g, strftime(month, '%Y-%m') AS month, order_currency AS ccy, order_status AS status,
       orders, face_value, order_total_paid, order_credit, order_saving, group_revenue FROM revenue_monthly ORDER BY ALL`);
     const r = (g: number, month: string, ccy: string, status: string, orders: number, money: string[]) => ({
-      g: String(g), month, ccy, status, orders: String(orders),
-      face_value: money[0], order_total_paid: money[1], order_credit: money[2], order_saving: money[3], group_revenue: money[4],
+      g: String(g),
+      month,
+      ccy,
+      status,
+      orders: String(orders),
+      face_value: money[0],
+      order_total_paid: money[1],
+      order_credit: money[2],
+      order_saving: money[3],
+      group_revenue: money[4],
     });
     expect(rows).toEqual([
       r(11, '2026-02', 'GBP', 'Refunded', 1, ['15.00', '15.00', '0.00', '0.00', '0.45']),
@@ -51,7 +72,9 @@ describe('revenue_monthly', () => {
       r(12, '2025-11', 'USD', 'Complete', 1, ['12.00', '11.00', '0.00', '1.00', '0.36']),
       r(12, '2026-03', 'USD', 'Complete', 2, ['50.00', '45.00', '1.00', '5.00', '1.50']),
     ]);
-    const types = await q(`SELECT column_name, data_type FROM information_schema.columns WHERE table_name = 'revenue_monthly' AND column_name IN ('face_value', 'group_revenue', 'month')`);
+    const types = await q(
+      `SELECT column_name, data_type FROM information_schema.columns WHERE table_name = 'revenue_monthly' AND column_name IN ('face_value', 'group_revenue', 'month')`,
+    );
     expect(types.map((t) => t.data_type)).toEqual(['DATE', 'DECIMAL(38,2)', 'DECIMAL(38,2)']);
   });
 
@@ -80,14 +103,33 @@ describe('revenue_monthly', () => {
   });
 });
 
-test('savings_monthly: per user, month and currency, the anonymised user\'s order unattributed, egift figures from redemption stats', async () => {
-  const rows = await q(`SELECT organisation_group_id AS g, strftime(month, '%Y-%m') AS month, user_id, user_uid, order_currency AS ccy,
+test("savings_monthly: per user, month and currency, the anonymised user's order unattributed, egift figures from redemption stats", async () => {
+  const rows =
+    await q(`SELECT organisation_group_id AS g, strftime(month, '%Y-%m') AS month, user_id, user_uid, order_currency AS ccy,
     orders, order_saving, face_value, credit_spent, redemptions, egift_savings, egift_face_value
     FROM savings_monthly ORDER BY g, month, user_id NULLS LAST, ccy`);
-  const r = (g: number, month: string, user: number | null, ccy: string | null, orders: number, money: [string, string, string], redemptions = 0, egift: [string, string] = ['0.00', '0.00']) => ({
-    g: String(g), month, user_id: user === null ? null : String(user), user_uid: user === null || user === 3 ? null : `uid-${user}`, ccy,
-    orders: String(orders), order_saving: money[0], face_value: money[1], credit_spent: money[2],
-    redemptions: String(redemptions), egift_savings: egift[0], egift_face_value: egift[1],
+  const r = (
+    g: number,
+    month: string,
+    user: number | null,
+    ccy: string | null,
+    orders: number,
+    money: [string, string, string],
+    redemptions = 0,
+    egift: [string, string] = ['0.00', '0.00'],
+  ) => ({
+    g: String(g),
+    month,
+    user_id: user === null ? null : String(user),
+    user_uid: user === null || user === 3 ? null : `uid-${user}`,
+    ccy,
+    orders: String(orders),
+    order_saving: money[0],
+    face_value: money[1],
+    credit_spent: money[2],
+    redemptions: String(redemptions),
+    egift_savings: egift[0],
+    egift_face_value: egift[1],
   });
   expect(rows).toEqual([
     r(11, '2026-02', 2, 'GBP', 1, ['0.00', '15.00', '0.00']),
@@ -105,24 +147,74 @@ test('savings_monthly: per user, month and currency, the anonymised user\'s orde
 });
 
 test('engagement_users: one row per current user, windows relative to as-of, local days, and the documented segments', async () => {
-  const rows = await q(`SELECT organisation_group_id AS g, user_id, segment, days_since_last_login, login_count, orders_total, orders_30d, orders_90d,
+  const rows =
+    await q(`SELECT organisation_group_id AS g, user_id, segment, days_since_last_login, login_count, orders_total, orders_30d, orders_90d,
     savings_currency, savings_30d, savings_90d, redemptions, credit_available, credit_spent, credit_expired, interactions
     FROM engagement_users ORDER BY g, user_id`);
   const byUser = Object.fromEntries(rows.map((r) => [r.user_id as string, r]));
-  expect(Object.keys(byUser).sort((a, b) => Number(a) - Number(b))).toEqual(['1', '2', '3', '4', '5', '6', '7', '8', '21', '31', '32', '33']);
+  expect(Object.keys(byUser).sort((a, b) => Number(a) - Number(b))).toEqual([
+    '1',
+    '2',
+    '3',
+    '4',
+    '5',
+    '6',
+    '7',
+    '8',
+    '21',
+    '31',
+    '32',
+    '33',
+  ]);
   expect(Object.fromEntries(rows.map((r) => [r.user_id, r.segment]))).toEqual({
-    1: 'active', 2: 'active', 3: 'churned', 4: 'never_active', 5: 'new', 6: 'active', 7: 'never_active', 8: 'dormant',
-    21: 'active', 31: 'new', 32: 'never_active', 33: 'never_active',
+    1: 'active',
+    2: 'active',
+    3: 'churned',
+    4: 'never_active',
+    5: 'new',
+    6: 'active',
+    7: 'never_active',
+    8: 'dormant',
+    21: 'active',
+    31: 'new',
+    32: 'never_active',
+    33: 'never_active',
   });
   expect(byUser[1]).toMatchObject({
-    login_count: '7', days_since_last_login: '12', orders_total: '2', orders_30d: '2', orders_90d: '2', savings_currency: 'GBP',
-    savings_30d: '3.00', savings_90d: '3.00', redemptions: '2', credit_available: '5.00', credit_spent: '2.50', credit_expired: '1.00', interactions: '1',
+    login_count: '7',
+    days_since_last_login: '12',
+    orders_total: '2',
+    orders_30d: '2',
+    orders_90d: '2',
+    savings_currency: 'GBP',
+    savings_30d: '3.00',
+    savings_90d: '3.00',
+    redemptions: '2',
+    credit_available: '5.00',
+    credit_spent: '2.50',
+    credit_expired: '1.00',
+    interactions: '1',
   });
   // two currencies in the window: no sum across them
-  expect(byUser[2]).toMatchObject({ orders_30d: '1', orders_90d: '2', savings_currency: null, savings_30d: null, interactions: '2', days_since_last_login: '121' });
+  expect(byUser[2]).toMatchObject({
+    orders_30d: '1',
+    orders_90d: '2',
+    savings_currency: null,
+    savings_30d: null,
+    interactions: '2',
+    days_since_last_login: '121',
+  });
   expect(byUser[3]).toMatchObject({ orders_total: '0', redemptions: '1', interactions: '1' });
   // last login 03:30 UTC on 31 Mar is 30 Mar in New York: two local days before as-of
-  expect(byUser[21]).toMatchObject({ days_since_last_login: '2', orders_total: '4', orders_30d: '1', orders_90d: '2', savings_currency: 'USD', savings_30d: '4.00', savings_90d: '5.00' });
+  expect(byUser[21]).toMatchObject({
+    days_since_last_login: '2',
+    orders_total: '4',
+    orders_30d: '1',
+    orders_90d: '2',
+    savings_currency: 'USD',
+    savings_30d: '4.00',
+    savings_90d: '5.00',
+  });
   // 23:30 UTC on 31 Mar is 1 Apr in London (BST)
   expect(byUser[6]).toMatchObject({ days_since_last_login: '0' });
 });
@@ -141,25 +233,55 @@ test('segment thresholds are build options: a longer active window turns dormant
 
 describe('engagement_monthly', () => {
   const month = async (g: number, m: string) =>
-    (await q(`SELECT users, new_users, active_users, redeeming_users, orders, savings_currency, order_saving, egift_savings
-      FROM engagement_monthly WHERE organisation_group_id = ${g} AND month = DATE '${m}-01'`))[0];
+    (
+      await q(`SELECT users, new_users, active_users, redeeming_users, orders, savings_currency, order_saving, egift_savings
+      FROM engagement_monthly WHERE organisation_group_id = ${g} AND month = DATE '${m}-01'`)
+    )[0];
 
   test('counts users, new, active and redeeming users, orders and savings per group and local month', async () => {
     expect(await month(11, '2026-03')).toEqual({
-      users: '8', new_users: '1', active_users: '2', redeeming_users: '2', orders: '3',
-      savings_currency: null, order_saving: null, egift_savings: '3.50', // GBP and EUR: not summed
+      users: '8',
+      new_users: '1',
+      active_users: '2',
+      redeeming_users: '2',
+      orders: '3',
+      savings_currency: null,
+      order_saving: null,
+      egift_savings: '3.50', // GBP and EUR: not summed
     });
     expect(await month(11, '2026-04')).toEqual({
-      users: '8', new_users: '0', active_users: '2', redeeming_users: '0', orders: '1', savings_currency: 'GBP', order_saving: '2.00', egift_savings: '0.00',
+      users: '8',
+      new_users: '0',
+      active_users: '2',
+      redeeming_users: '0',
+      orders: '1',
+      savings_currency: 'GBP',
+      order_saving: '2.00',
+      egift_savings: '0.00',
     });
     // user 2's refunded order and user 8's last login
-    expect(await month(11, '2026-02')).toMatchObject({ users: '7', new_users: '1', active_users: '2', orders: '1', savings_currency: 'GBP', order_saving: '0.00' });
-    expect(await month(12, '2026-03')).toMatchObject({ users: '1', active_users: '1', orders: '2', savings_currency: 'USD', order_saving: '5.00' });
+    expect(await month(11, '2026-02')).toMatchObject({
+      users: '7',
+      new_users: '1',
+      active_users: '2',
+      orders: '1',
+      savings_currency: 'GBP',
+      order_saving: '0.00',
+    });
+    expect(await month(12, '2026-03')).toMatchObject({
+      users: '1',
+      active_users: '1',
+      orders: '2',
+      savings_currency: 'USD',
+      order_saving: '5.00',
+    });
   });
 
   test('new users fall in the month of their local creation day, on both sides of a DST change', async () => {
     const newUsers = async (g: number) =>
-      (await q(`SELECT strftime(month, '%Y-%m') AS m, new_users, users FROM engagement_monthly WHERE organisation_group_id = ${g} AND new_users > 0 ORDER BY month`));
+      await q(
+        `SELECT strftime(month, '%Y-%m') AS m, new_users, users FROM engagement_monthly WHERE organisation_group_id = ${g} AND new_users > 0 ORDER BY month`,
+      );
     // Sydney: 13:30 UTC is the next day in AEDT, the same day in AEST
     expect(await newUsers(13)).toEqual([
       { m: '2025-09', new_users: '1', users: '1' },
@@ -172,18 +294,26 @@ describe('engagement_monthly', () => {
       { m: '2026-02', new_users: '1', users: '7' },
       { m: '2026-03', new_users: '1', users: '8' },
     ]);
-    const months = await q(`SELECT count(*) AS n, strftime(min(month), '%Y-%m') AS first, strftime(max(month), '%Y-%m') AS last FROM engagement_monthly WHERE organisation_group_id = 13`);
+    const months = await q(
+      `SELECT count(*) AS n, strftime(min(month), '%Y-%m') AS first, strftime(max(month), '%Y-%m') AS last FROM engagement_monthly WHERE organisation_group_id = 13`,
+    );
     expect(months).toEqual([{ n: '8', first: '2025-09', last: '2026-04' }]);
   });
 });
 
 test('staging keeps the latest extraction of a key, the latest users snapshot, and tolerates extra columns and empty streams', async () => {
-  expect(await q(`SELECT order_id, face_value FROM stg_orders WHERE order_id = 101`)).toEqual([{ order_id: '101', face_value: '10.00' }]);
-  expect(await q(`SELECT count(*) AS n FROM stg_users WHERE organisation_group_id = 11 AND user_id = 99`)).toEqual([{ n: '0' }]);
+  expect(await q(`SELECT order_id, face_value FROM stg_orders WHERE order_id = 101`)).toEqual([
+    { order_id: '101', face_value: '10.00' },
+  ]);
+  expect(await q(`SELECT count(*) AS n FROM stg_users WHERE organisation_group_id = 11 AND user_id = 99`)).toEqual([
+    { n: '0' },
+  ]);
   expect(await q(`SELECT count(*) AS n FROM stg_interactions`)).toEqual([{ n: '4' }]);
   expect(await q(`SELECT promo_code FROM lake_orders WHERE order_id = 102`)).toEqual([{ promo_code: 'SPRING' }]);
   expect(await q(`SELECT count(*) AS n FROM stg_offers`)).toEqual([{ n: '0' }]);
-  const ledger = await q(`SELECT column_name, data_type FROM information_schema.columns WHERE table_name = 'lake_writeback_ledger' AND column_name IN ('interaction_id', 'organisation_group_id')`);
+  const ledger = await q(
+    `SELECT column_name, data_type FROM information_schema.columns WHERE table_name = 'lake_writeback_ledger' AND column_name IN ('interaction_id', 'organisation_group_id')`,
+  );
   expect(ledger).toEqual([
     { column_name: 'organisation_group_id', data_type: 'BIGINT' },
     { column_name: 'interaction_id', data_type: 'BIGINT' },
@@ -200,17 +330,24 @@ test('an anonymised user leaves no personal data in any warehouse table or mart 
   // every column of every row at once: the row cast to text (t is the row as a struct)
   const tables = await q(`SELECT table_name FROM information_schema.tables WHERE table_type = 'BASE TABLE' ORDER BY 1`);
   expect(tables.length).toBeGreaterThan(10);
-  const perTable = tables.map(({ table_name }) => `SELECT '${table_name}' AS source, count(*) AS n FROM "${table_name}" AS t WHERE ${hits('t')}`);
-  const perMart = result.marts.map((m) => `SELECT '${m}' AS source, count(*) AS n FROM read_parquet('${m}') AS t WHERE ${hits('t')}`);
+  const perTable = tables.map(
+    ({ table_name }) => `SELECT '${table_name}' AS source, count(*) AS n FROM "${table_name}" AS t WHERE ${hits('t')}`,
+  );
+  const perMart = result.marts.map(
+    (m) => `SELECT '${m}' AS source, count(*) AS n FROM read_parquet('${m}') AS t WHERE ${hits('t')}`,
+  );
   const counts = await q(perTable.concat(perMart).join(' UNION ALL '));
   expect(counts).toHaveLength(tables.length + result.marts.length);
   expect(counts.filter((c) => c.n !== '0')).toEqual([]);
   // and no email or name column in any table: orders carry the user_id their email matched, and the
   // emails that matched them (stg_user_emails, ephemeral) lived only during the build
-  const emailColumns = await q(`SELECT table_name, column_name FROM information_schema.columns c JOIN information_schema.tables t USING (table_name)
+  const emailColumns =
+    await q(`SELECT table_name, column_name FROM information_schema.columns c JOIN information_schema.tables t USING (table_name)
     WHERE t.table_type = 'BASE TABLE' AND (column_name ILIKE '%email%' OR column_name ILIKE '%name' AND column_name NOT IN ('group_name', 'display_name'))`);
   expect(emailColumns).toEqual([]);
-  expect(await q(`SELECT count(*) AS n FROM information_schema.tables WHERE table_name = 'stg_user_emails'`)).toEqual([{ n: '0' }]);
+  expect(await q(`SELECT count(*) AS n FROM information_schema.tables WHERE table_name = 'stg_user_emails'`)).toEqual([
+    { n: '0' },
+  ]);
   expect(await q(`SELECT count(*) AS n FROM stg_orders WHERE user_id IS NOT NULL`)).not.toEqual([{ n: '0' }]);
 });
 

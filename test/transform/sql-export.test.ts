@@ -38,12 +38,18 @@ beforeAll(async () => {
   expect(build.code, build.stderr).toBe(0);
   const warehouse = join(outDir, 'warehouse.duckdb');
   expected = await query(warehouse, `SET TimeZone = 'UTC'; ${AS_TEXT}`);
-  duckTypes = Object.fromEntries((await query(warehouse, `DESCRIBE ${QUERY}`)).map((r) => [r.column_name as string, r.column_type as string]));
+  duckTypes = Object.fromEntries(
+    (await query(warehouse, `DESCRIBE ${QUERY}`)).map((r) => [r.column_name as string, r.column_type as string]),
+  );
   expect(expected.length).toBeGreaterThan(2);
 }, 120_000);
 afterAll(() => rmSync(outDir, { recursive: true, force: true }));
 
-const micros = (v: bigint) => new Date(Number(v / 1000n)).toISOString().replace('T', ' ').replace(/\.\d+Z$/, `.${(((v % 1_000_000n) + 1_000_000n) % 1_000_000n).toString().padStart(6, '0')}`);
+const micros = (v: bigint) =>
+  new Date(Number(v / 1000n))
+    .toISOString()
+    .replace('T', ' ')
+    .replace(/\.\d+Z$/, `.${(((v % 1_000_000n) + 1_000_000n) % 1_000_000n).toString().padStart(6, '0')}`);
 const decimal = (unscaled: bigint, scale: number) => {
   const s = (unscaled < 0n ? -unscaled : unscaled).toString().padStart(scale + 1, '0');
   return `${unscaled < 0n ? '-' : ''}${s.slice(0, s.length - scale)}.${s.slice(s.length - scale)}`;
@@ -55,7 +61,10 @@ function arrowText(data: A.Data, i: number): unknown {
   const t = data.type;
   if (A.DataType.isDecimal(t)) {
     const w = (data.values as Uint32Array).subarray(i * 4, i * 4 + 4);
-    const big = BigInt.asIntN(128, [...w].reduce((acc, word, k) => acc | (BigInt(word) << BigInt(32 * k)), 0n));
+    const big = BigInt.asIntN(
+      128,
+      [...w].reduce((acc, word, k) => acc | (BigInt(word) << BigInt(32 * k)), 0n),
+    );
     return decimal(big, t.scale);
   }
   if (A.DataType.isTimestamp(t)) return micros((data.values as BigInt64Array)[i]);
@@ -65,27 +74,50 @@ function arrowText(data: A.Data, i: number): unknown {
     const [from, to] = [data.valueOffsets[i], data.valueOffsets[i + 1]];
     return Array.from({ length: to - from }, (_, k) => arrowText(data.children[0], from + k));
   }
-  if (A.DataType.isStruct(t)) return Object.fromEntries(t.children.map((f, k) => [f.name, arrowText(data.children[k], i)]));
+  if (A.DataType.isStruct(t))
+    return Object.fromEntries(t.children.map((f, k) => [f.name, arrowText(data.children[k], i)]));
   return new A.Vector([data]).get(i);
 }
 
 describe('perks sql --format arrow', () => {
   test('writes an Arrow IPC stream to stdout that apache-arrow reads back with the same values and types', () => {
-    const run = spawnSync(process.execPath, [PERKS, 'sql', QUERY, '--format', 'arrow'], { env: baseEnv(env()), maxBuffer: 64 << 20 });
+    const run = spawnSync(process.execPath, [PERKS, 'sql', QUERY, '--format', 'arrow'], {
+      env: baseEnv(env()),
+      maxBuffer: 64 << 20,
+    });
     expect(run.stderr.toString()).toBe('');
     expect(run.status).toBe(0);
     const table = A.tableFromIPC(run.stdout);
     expect(table.numRows).toBe(expected.length);
     const types = Object.fromEntries(table.schema.fields.map((f) => [f.name, String(f.type)]));
     expect(types).toEqual({
-      organisation_group_id: 'Int64', month: 'Date32<DAY>', order_currency: 'Utf8', orders: 'Int64',
-      face_value: 'Decimal[38e+2]', group_revenue: 'Decimal[38e+2]', as_of: 'Timestamp<MICROSECOND>', built_at: 'Timestamp<MICROSECOND, UTC>',
-      order_counts: 'List<Int64>', adjustment: 'Decimal[18e+2]', detail: 'Struct<{currency:Utf8, orders:Int64}>',
+      organisation_group_id: 'Int64',
+      month: 'Date32<DAY>',
+      order_currency: 'Utf8',
+      orders: 'Int64',
+      face_value: 'Decimal[38e+2]',
+      group_revenue: 'Decimal[38e+2]',
+      as_of: 'Timestamp<MICROSECOND>',
+      built_at: 'Timestamp<MICROSECOND, UTC>',
+      order_counts: 'List<Int64>',
+      adjustment: 'Decimal[18e+2]',
+      detail: 'Struct<{currency:Utf8, orders:Int64}>',
     });
-    expect(duckTypes).toMatchObject({ organisation_group_id: 'BIGINT', month: 'DATE', face_value: 'DECIMAL(38,2)', adjustment: 'DECIMAL(18,2)', as_of: 'TIMESTAMP', built_at: 'TIMESTAMP WITH TIME ZONE', order_counts: 'BIGINT[]' });
+    expect(duckTypes).toMatchObject({
+      organisation_group_id: 'BIGINT',
+      month: 'DATE',
+      face_value: 'DECIMAL(38,2)',
+      adjustment: 'DECIMAL(18,2)',
+      as_of: 'TIMESTAMP',
+      built_at: 'TIMESTAMP WITH TIME ZONE',
+      order_counts: 'BIGINT[]',
+    });
     const rows: Record<string, unknown>[] = [];
     for (const batch of table.batches) {
-      for (let i = 0; i < batch.numRows; i++) rows.push(Object.fromEntries(batch.schema.fields.map((f, k) => [f.name, arrowText(batch.data.children[k], i)])));
+      for (let i = 0; i < batch.numRows; i++)
+        rows.push(
+          Object.fromEntries(batch.schema.fields.map((f, k) => [f.name, arrowText(batch.data.children[k], i)])),
+        );
     }
     expect(rows).toEqual(expected);
   });
@@ -100,11 +132,18 @@ describe('perks sql --format arrow', () => {
   });
 
   test('an empty result is a stream with the schema and no rows', () => {
-    const run = spawnSync(process.execPath, [PERKS, 'sql', 'SELECT month, face_value FROM revenue_monthly WHERE false', '--format', 'arrow'], { env: baseEnv(env()) });
+    const run = spawnSync(
+      process.execPath,
+      [PERKS, 'sql', 'SELECT month, face_value FROM revenue_monthly WHERE false', '--format', 'arrow'],
+      { env: baseEnv(env()) },
+    );
     expect(run.status).toBe(0);
     const table = A.tableFromIPC(run.stdout);
     expect(table.numRows).toBe(0);
-    expect(table.schema.fields.map((f) => `${f.name}:${f.type}`)).toEqual(['month:Date32<DAY>', 'face_value:Decimal[38e+2]']);
+    expect(table.schema.fields.map((f) => `${f.name}:${f.type}`)).toEqual([
+      'month:Date32<DAY>',
+      'face_value:Decimal[38e+2]',
+    ]);
   });
 });
 
@@ -118,17 +157,32 @@ describe('perks sql --format parquet', () => {
     const schema = Object.fromEntries((await parquetMetadataAsync(buffer)).schema.map((e) => [e.name, e]));
     expect(schema.face_value).toMatchObject({ converted_type: 'DECIMAL', precision: 38, scale: 2 });
     expect(schema.month).toMatchObject({ type: 'INT32', converted_type: 'DATE' });
-    expect(schema.as_of).toMatchObject({ type: 'INT64', logical_type: { type: 'TIMESTAMP', isAdjustedToUTC: false, unit: 'MICROS' } });
-    expect(schema.built_at).toMatchObject({ type: 'INT64', logical_type: { type: 'TIMESTAMP', isAdjustedToUTC: true, unit: 'MICROS' } });
+    expect(schema.as_of).toMatchObject({
+      type: 'INT64',
+      logical_type: { type: 'TIMESTAMP', isAdjustedToUTC: false, unit: 'MICROS' },
+    });
+    expect(schema.built_at).toMatchObject({
+      type: 'INT64',
+      logical_type: { type: 'TIMESTAMP', isAdjustedToUTC: true, unit: 'MICROS' },
+    });
     expect(schema.orders).toMatchObject({ type: 'INT64' });
     expect(schema.order_counts).toMatchObject({ converted_type: 'LIST' });
 
-    const records = await parquetReadObjects({ file: buffer, compressors, parsers: { timestampFromMicroseconds: micros, dateFromDays: (d: number) => new Date(d * 86_400_000).toISOString().slice(0, 10) } });
-    const text = (v: unknown): unknown => (v === null || v === undefined ? null : typeof v === 'bigint' ? v.toString() : Array.isArray(v) ? v.map(text) : v);
+    const records = await parquetReadObjects({
+      file: buffer,
+      compressors,
+      parsers: {
+        timestampFromMicroseconds: micros,
+        dateFromDays: (d: number) => new Date(d * 86_400_000).toISOString().slice(0, 10),
+      },
+    });
+    const text = (v: unknown): unknown =>
+      v === null || v === undefined ? null : typeof v === 'bigint' ? v.toString() : Array.isArray(v) ? v.map(text) : v;
     const rows = records.map((r) => ({
       ...Object.fromEntries(Object.entries(r).map(([k, v]) => [k, text(v)])),
       // hyparquet gives DECIMAL as a JS number: shown at the column's scale
-      face_value: (r.face_value as number).toFixed(2), group_revenue: (r.group_revenue as number).toFixed(2),
+      face_value: (r.face_value as number).toFixed(2),
+      group_revenue: (r.group_revenue as number).toFixed(2),
       adjustment: r.adjustment === null ? null : (r.adjustment as number).toFixed(2),
       detail: { currency: (r.detail as any).currency, orders: text((r.detail as any).orders) },
     }));
@@ -136,7 +190,9 @@ describe('perks sql --format parquet', () => {
   });
 
   test('to stdout too, when piped', () => {
-    const run = spawnSync(process.execPath, [PERKS, 'sql', 'SELECT 1 AS x', '--format', 'parquet'], { env: baseEnv(env()) });
+    const run = spawnSync(process.execPath, [PERKS, 'sql', 'SELECT 1 AS x', '--format', 'parquet'], {
+      env: baseEnv(env()),
+    });
     expect(run.status).toBe(0);
     expect(run.stdout.subarray(0, 4).toString()).toBe('PAR1');
     expect(run.stdout.subarray(-4).toString()).toBe('PAR1');
@@ -147,16 +203,30 @@ test('a binary format is refused on a terminal (util-linux `script` gives the co
   const command = `${process.execPath} ${PERKS} sql 'SELECT 1' --format arrow`;
   const run = spawnSync('script', ['-qec', command, '/dev/null'], { env: baseEnv(env()), encoding: 'utf8' });
   expect(run.status).toBe(2);
-  expect(run.stdout.trim()).toBe('perks: --format=arrow writes binary data: give --out FILE, or pipe stdout into the program that reads it');
+  expect(run.stdout.trim()).toBe(
+    'perks: --format=arrow writes binary data: give --out FILE, or pipe stdout into the program that reads it',
+  );
 });
 
 test('bad input: one line each, exit code 2', async () => {
   const cases: [string[], RegExp][] = [
-    [['sql', 'EXPLAIN SELECT 1', '--format', 'parquet', '--out', 'x.parquet'], /^perks: --format parquet needs a SELECT as the last statement/],
-    [['sql', 'DELETE FROM revenue_monthly', '--format', 'arrow', '--out', 'x.arrow'], /^perks: the warehouse is read-only here: DELETE is refused/],
+    [
+      ['sql', 'EXPLAIN SELECT 1', '--format', 'parquet', '--out', 'x.parquet'],
+      /^perks: --format parquet needs a SELECT as the last statement/,
+    ],
+    [
+      ['sql', 'DELETE FROM revenue_monthly', '--format', 'arrow', '--out', 'x.arrow'],
+      /^perks: the warehouse is read-only here: DELETE is refused/,
+    ],
     [['sql', 'SELECT 1', '--format', 'arrow', '--out', ''], /^perks: --out is empty: give the file to write/],
-    [['sql', 'SELECT 1', '--format', 'parquet', '--out', '/nonexistent-dir/x.parquet'], /^perks: cannot write \/nonexistent-dir\/x\.parquet: ENOENT; choose another --out\n$/],
-    [['sql', 'SELECT 1', '--format', 'feather'], /^perks: --format="feather" is invalid: expected table, csv, json, arrow, parquet\n$/],
+    [
+      ['sql', 'SELECT 1', '--format', 'parquet', '--out', '/nonexistent-dir/x.parquet'],
+      /^perks: cannot write \/nonexistent-dir\/x\.parquet: ENOENT; choose another --out\n$/,
+    ],
+    [
+      ['sql', 'SELECT 1', '--format', 'feather'],
+      /^perks: --format="feather" is invalid: expected table, csv, json, arrow, parquet\n$/,
+    ],
   ];
   const runs = await Promise.all(cases.map(([args]) => runCli(args, env(), { cwd: outDir })));
   runs.forEach((r, i) => {

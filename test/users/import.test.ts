@@ -57,20 +57,30 @@ describe('perks users import', () => {
 
       // two more users into a group of 280: one look-up each is cheaper than the listing's 3 pages
       const few = join(out, 'few.jsonl');
-      writeFileSync(few, '{"email":"new1@crm.example","UID":"crm-new-1"}\n{"email":"new2@crm.example","meta":{"sales":3,"location":"York"}}\n');
+      writeFileSync(
+        few,
+        '{"email":"new1@crm.example","UID":"crm-new-1"}\n{"email":"new2@crm.example","meta":{"sales":3,"location":"York"}}\n',
+      );
       const third = await runCli(['users', 'import', few, '--group', String(group), '--format', 'json'], env);
       expect(third.code, third.stderr).toBe(0);
       const small = JSON.parse(third.stdout);
       expect(small.created.map((c: { line: number }) => c.line)).toEqual([1, 2]);
       expect(small.calls).toEqual({ lookups: 1 + 2, bulk: 1, single: 0, confirms: 1 + 2 });
-      expect(sandbox.world.users.find(group, 'email', 'new2@crm.example')?.meta).toMatchObject({ sales: 3, location: 'York' });
+      expect(sandbox.world.users.find(group, 'email', 'new2@crm.example')?.meta).toMatchObject({
+        sales: 3,
+        location: 'York',
+      });
     });
   });
 
   test('bad rows (bad e-mail, duplicate, missing e-mail) are named by line and the rest imported; exit 4', async () => {
     await withSandbox({ today: TODAY }, async (sandbox) => {
       const out = tempOut('perks-users-');
-      const file = crmFile(out, 5, ['not-an-email,Bad,,crm-bad,', 'person2@crm.example,Again,,crm-dup,', ',NoMail,,crm-none,']);
+      const file = crmFile(out, 5, [
+        'not-an-email,Bad,,crm-bad,',
+        'person2@crm.example,Again,,crm-dup,',
+        ',NoMail,,crm-none,',
+      ]);
       const group = sandbox.credentials.organisation.organisation_group_ids[0];
       const r = await runCli(['users', 'import', file, '--group', String(group)], orgEnv(sandbox, out));
       expect(r.code).toBe(4);
@@ -90,21 +100,39 @@ describe('perks users import', () => {
       const taken = sandbox.world.users.inGroup(group).find((u) => u.UID)!.UID!;
       const refused = join(out, 'refused.csv');
       // an SMS without a phone: the sandbox refuses the whole bulk call (422), as Laravel validates every item
-      writeFileSync(refused, 'email,UID,send_activation_sms,phone\nok1@crm.example,r-1,,\nsms@crm.example,r-2,true,\nok2@crm.example,r-3,true,+441234\n');
-      const r = await runCli(['users', 'import', refused, '--group', String(group), '--format', 'json'], orgEnv(sandbox, out));
+      writeFileSync(
+        refused,
+        'email,UID,send_activation_sms,phone\nok1@crm.example,r-1,,\nsms@crm.example,r-2,true,\nok2@crm.example,r-3,true,+441234\n',
+      );
+      const r = await runCli(
+        ['users', 'import', refused, '--group', String(group), '--format', 'json'],
+        orgEnv(sandbox, out),
+      );
       expect(r.code).toBe(4);
       const report = JSON.parse(r.stdout);
       expect(report.created.map((c: { line: number }) => c.line)).toEqual([2, 4]);
-      expect(report.rejected).toEqual([{ line: 3, reason: expect.stringMatching(/^the platform refused it: createUser: HTTP 422: .*phone/) }]);
+      expect(report.rejected).toEqual([
+        { line: 3, reason: expect.stringMatching(/^the platform refused it: createUser: HTTP 422: .*phone/) },
+      ]);
       expect(report.calls).toMatchObject({ bulk: 1, single: 3, confirms: 0 });
 
       const skipped = join(out, 'skipped.csv');
       writeFileSync(skipped, `email,UID\nfresh@crm.example,fresh-1\nother@crm.example,${taken}\n`);
-      const s = await runCli(['users', 'import', skipped, '--group', String(group), '--confirm-wait', '0', '--format', 'json'], orgEnv(sandbox, out));
+      const s = await runCli(
+        ['users', 'import', skipped, '--group', String(group), '--confirm-wait', '0', '--format', 'json'],
+        orgEnv(sandbox, out),
+      );
       expect(s.code).toBe(4);
       const second = JSON.parse(s.stdout);
       expect(second.created.map((c: { line: number }) => c.line)).toEqual([2]);
-      expect(second.rejected).toEqual([{ line: 3, reason: expect.stringMatching(/^the platform accepted it in a bulk call but has not created it .*UID may be taken/) }]);
+      expect(second.rejected).toEqual([
+        {
+          line: 3,
+          reason: expect.stringMatching(
+            /^the platform accepted it in a bulk call but has not created it .*UID may be taken/,
+          ),
+        },
+      ]);
     });
   });
 
@@ -113,7 +141,10 @@ describe('perks users import', () => {
       const out = tempOut('perks-users-');
       const file = crmFile(out, 3);
       const group = sandbox.credentials.organisation.organisation_group_ids[0];
-      const r = await runCli(['users', 'import', file, '--group', String(group), '--format', 'json'], orgEnv(sandbox, out, { PERKS_RATE_LIMIT: '300' }));
+      const r = await runCli(
+        ['users', 'import', file, '--group', String(group), '--format', 'json'],
+        orgEnv(sandbox, out, { PERKS_RATE_LIMIT: '300' }),
+      );
       expect(r.code, r.stderr).toBe(0);
       expect(JSON.parse(r.stdout).created).toHaveLength(3);
       const times = sandbox.stats().callTimes[String(sandbox.credentials.organisation.client_id)];
@@ -127,10 +158,15 @@ describe('perks users import', () => {
     await withSandbox({ today: TODAY }, async (sandbox) => {
       const out = tempOut('perks-users-');
       const file = crmFile(out, 120);
-      const r = await runCli(['users', 'import', file, '--group', '11', '--dry-run'], orgEnv(sandbox, out, { PERKS_RATE_LIMIT: '120' }));
+      const r = await runCli(
+        ['users', 'import', file, '--group', '11', '--dry-run'],
+        orgEnv(sandbox, out, { PERKS_RATE_LIMIT: '120' }),
+      );
       expect(r.code).toBe(0);
       expect(r.stdout).toContain('dry run, nothing sent: 120 rows, 120 to import, 0 rejected');
-      expect(r.stdout).toContain('would make at most 244 calls (121 look-ups, 2 bulk, 121 confirmations): about 2.0 min at 120 calls/min');
+      expect(r.stdout).toContain(
+        'would make at most 244 calls (121 look-ups, 2 bulk, 121 confirmations): about 2.0 min at 120 calls/min',
+      );
       expect(sandbox.stats().calls).toBe(0);
     });
   });
@@ -142,10 +178,22 @@ describe('perks users import', () => {
       const bad = join(out, 'bad.csv');
       writeFileSync(bad, 'email,favourite_colour\na@b.example,blue\n');
       const cases: [string[], RegExp][] = [
-        [['users', 'import', bad, '--group', '11'], /^perks: .*bad\.csv: unknown column "favourite_colour"; the columns are email, .*/],
-        [['users', 'import', crmFile(out, 1)], /^perks: name the user's group: --group <id>, one of 11,12,13,14 \(PERKS_GROUP_IDS names several\)$/],
-        [['users', 'import', join(out, 'missing.csv'), '--group', '11'], /^perks: cannot read .*missing\.csv: ENOENT; name a CSV file/],
-        [['users', 'import', bad, '--group', '99'], /^perks: --group=99 is not one of PERKS_GROUP_IDS \(11,12,13,14\): name one of them$/],
+        [
+          ['users', 'import', bad, '--group', '11'],
+          /^perks: .*bad\.csv: unknown column "favourite_colour"; the columns are email, .*/,
+        ],
+        [
+          ['users', 'import', crmFile(out, 1)],
+          /^perks: name the user's group: --group <id>, one of 11,12,13,14 \(PERKS_GROUP_IDS names several\)$/,
+        ],
+        [
+          ['users', 'import', join(out, 'missing.csv'), '--group', '11'],
+          /^perks: cannot read .*missing\.csv: ENOENT; name a CSV file/,
+        ],
+        [
+          ['users', 'import', bad, '--group', '99'],
+          /^perks: --group=99 is not one of PERKS_GROUP_IDS \(11,12,13,14\): name one of them$/,
+        ],
       ];
       for (const [args, line] of cases) {
         const r = await runCli(args, env);

@@ -20,7 +20,12 @@ let client: PerksClient;
 let out: string;
 let group: number;
 let env: Record<string, string>;
-const people = ['ada', 'bob', 'cyd', 'dee', 'eve'].map((n, i) => ({ email: `${n}@crm.example`, UID: `crm-${i + 1}`, first_name: `${n[0].toUpperCase()}${n.slice(1)}name`, last_name: `${n}-family` }));
+const people = ['ada', 'bob', 'cyd', 'dee', 'eve'].map((n, i) => ({
+  email: `${n}@crm.example`,
+  UID: `crm-${i + 1}`,
+  first_name: `${n[0].toUpperCase()}${n.slice(1)}name`,
+  last_name: `${n}-family`,
+}));
 const ids: Record<string, number> = {};
 
 beforeAll(async () => {
@@ -44,7 +49,14 @@ afterAll(async () => {
 
 const run = (command: UserCommand, address: string, more: Partial<ActionOptions> = {}) => {
   const [flag, value] = address.split('=');
-  return runUserCommand(command, { client, clientId: sandbox.credentials.organisation.client_id, outDir: out, group, address: addressOf({ [flag]: value }), ...more });
+  return runUserCommand(command, {
+    client,
+    clientId: sandbox.credentials.organisation.client_id,
+    outDir: out,
+    group,
+    address: addressOf({ [flag]: value }),
+    ...more,
+  });
 };
 const statusOf = (uid: string) => sandbox.world.users.get(ids[uid])?.status;
 
@@ -63,9 +75,18 @@ describe('perks users: the lifecycle', () => {
     await run('deactivate', 'uid=crm-2');
     const before = sandbox.stats().calls;
     const cases: [string[], string][] = [
-      [['users', 'restore', '--uid', 'crm-3', '--group', String(group)], `perks: restore refused, nothing sent: user ${ids['crm-3']} is active (the users snapshot of 2026-11-22) and the lifecycle allows restore only from deactivated; refresh the local data (perks extract --streams users) or pass --force to ask the platform anyway`],
-      [['users', 'deactivate', '--id', String(ids['crm-2']), '--group', String(group)], `perks: deactivate refused, nothing sent: user ${ids['crm-2']} is deactivated (audited deactivate at `],
-      [['users', 'make-known', '--uid', 'crm-3', '--group', String(group), '--set', 'email=new@crm.example'], `perks: make-known refused, nothing sent: user ${ids['crm-3']} is active (the users snapshot of 2026-11-22) and the lifecycle allows make-known only from anonymised`],
+      [
+        ['users', 'restore', '--uid', 'crm-3', '--group', String(group)],
+        `perks: restore refused, nothing sent: user ${ids['crm-3']} is active (the users snapshot of 2026-11-22) and the lifecycle allows restore only from deactivated; refresh the local data (perks extract --streams users) or pass --force to ask the platform anyway`,
+      ],
+      [
+        ['users', 'deactivate', '--id', String(ids['crm-2']), '--group', String(group)],
+        `perks: deactivate refused, nothing sent: user ${ids['crm-2']} is deactivated (audited deactivate at `,
+      ],
+      [
+        ['users', 'make-known', '--uid', 'crm-3', '--group', String(group), '--set', 'email=new@crm.example'],
+        `perks: make-known refused, nothing sent: user ${ids['crm-3']} is active (the users snapshot of 2026-11-22) and the lifecycle allows make-known only from anonymised`,
+      ],
     ];
     for (const [args, start] of cases) {
       const r = await runCli(args, env);
@@ -79,9 +100,20 @@ describe('perks users: the lifecycle', () => {
   test('--force asks the platform anyway and reports its answer: refused, exit 4, audited', async () => {
     const r = await runCli(['users', 'restore', '--uid', 'crm-3', '--group', String(group), '--force'], env);
     expect(r.code).toBe(4);
-    expect(stderrLines(r)).toEqual(['perks: restore refused by the platform: restoreUser: HTTP 409: Only a deactivated user can be restored; the user is active.']);
-    const last = readFileSync(auditPath(out), 'utf8').trim().split('\n').map((l) => JSON.parse(l)).at(-1);
-    expect(last).toMatchObject({ command: 'restore', user_id: ids['crm-3'], outcome: 'rejected', answer: { status: 409 } });
+    expect(stderrLines(r)).toEqual([
+      'perks: restore refused by the platform: restoreUser: HTTP 409: Only a deactivated user can be restored; the user is active.',
+    ]);
+    const last = readFileSync(auditPath(out), 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l))
+      .at(-1);
+    expect(last).toMatchObject({
+      command: 'restore',
+      user_id: ids['crm-3'],
+      outcome: 'rejected',
+      answer: { status: 409 },
+    });
   });
 
   test('anonymise forgets the user in the output directory in the same step (0 personal values left); make-known brings the user back', async () => {
@@ -111,7 +143,10 @@ describe('perks users: the lifecycle', () => {
     const others = filesUnder(join(out, 'lake', 'users')).length;
     expect(others).toBeGreaterThan(0);
 
-    const back = await run('make-known', `id=${ids[who.UID]}`, { set: { email: 'dee.new@crm.example', first_name: 'Dee' }, getLogin: true });
+    const back = await run('make-known', `id=${ids[who.UID]}`, {
+      set: { email: 'dee.new@crm.example', first_name: 'Dee' },
+      getLogin: true,
+    });
     expect(back.local).toMatchObject({ state: 'anonymised' });
     expect(back.answer).toMatchObject({ id: ids[who.UID], email: 'dee.new@crm.example' });
     expect(String(back.answer?.login_url)).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/sso\//);
@@ -136,8 +171,13 @@ describe('perks users: the lifecycle', () => {
 
   test('the audit log says who, when, what and the answer for every change, never a secret, a token, a login URL or an e-mail', async () => {
     const text = readFileSync(auditPath(out), 'utf8');
-    const entries = text.trim().split('\n').map((l) => JSON.parse(l));
-    expect(new Set(entries.map((e) => e.command))).toEqual(new Set(['deactivate', 'restore', 'anonymise', 'make-known', 'update', 'login-url']));
+    const entries = text
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
+    expect(new Set(entries.map((e) => e.command))).toEqual(
+      new Set(['deactivate', 'restore', 'anonymise', 'make-known', 'update', 'login-url']),
+    );
     for (const e of entries) {
       expect(e.actor.client_id).toBe(sandbox.credentials.organisation.client_id);
       expect(typeof e.actor.operator).toBe('string');
@@ -155,10 +195,22 @@ describe('perks users: the lifecycle', () => {
 
   test('a bad address stops with one line and exit 2', async () => {
     const cases: [string[], string][] = [
-      [['users', 'get', '--group', String(group)], 'perks: name the user: --id <platform id>, --email <address> or --uid <your UID>'],
-      [['users', 'get', '--id', '1', '--uid', 'x', '--group', String(group)], 'perks: name the user once: --id and --uid given, expected exactly one of --id, --email, --uid'],
-      [['users', 'deactivate', '--id', 'abc', '--group', String(group)], 'perks: --id="abc" is invalid: expected a platform user id, a whole number above 0'],
-      [['users', 'update', '--id', '1', '--group', String(group), '--set', 'colour=red'], 'perks: --set colour=… is not a field of update; the fields are email, UID, first_name, last_name, company_name, phone'],
+      [
+        ['users', 'get', '--group', String(group)],
+        'perks: name the user: --id <platform id>, --email <address> or --uid <your UID>',
+      ],
+      [
+        ['users', 'get', '--id', '1', '--uid', 'x', '--group', String(group)],
+        'perks: name the user once: --id and --uid given, expected exactly one of --id, --email, --uid',
+      ],
+      [
+        ['users', 'deactivate', '--id', 'abc', '--group', String(group)],
+        'perks: --id="abc" is invalid: expected a platform user id, a whole number above 0',
+      ],
+      [
+        ['users', 'update', '--id', '1', '--group', String(group), '--set', 'colour=red'],
+        'perks: --set colour=… is not a field of update; the fields are email, UID, first_name, last_name, company_name, phone',
+      ],
     ];
     for (const [args, line] of cases) {
       const r = await runCli(args, env);
@@ -169,5 +221,7 @@ describe('perks users: the lifecycle', () => {
 });
 
 function filesUnder(dir: string): string[] {
-  return readdirSync(dir, { recursive: true, encoding: 'utf8' }).map((f) => join(dir, f)).filter((f) => statSync(f).isFile());
+  return readdirSync(dir, { recursive: true, encoding: 'utf8' })
+    .map((f) => join(dir, f))
+    .filter((f) => statSync(f).isFile());
 }

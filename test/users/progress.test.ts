@@ -14,7 +14,10 @@ describe('import progress', () => {
     progress('look up', 100, 250);
     progress('look up', 100, 250); // unchanged: not drawn again
     progress('look up', 250, 250);
-    expect(t.written).toEqual([`\rlook up  [${'#'.repeat(12)}${'.'.repeat(18)}] 100/250`, `\rlook up  [${'#'.repeat(30)}] 250/250\n`]);
+    expect(t.written).toEqual([
+      `\rlook up  [${'#'.repeat(12)}${'.'.repeat(18)}] 100/250`,
+      `\rlook up  [${'#'.repeat(30)}] 250/250\n`,
+    ]);
   });
 
   test('off a terminal (CI, a pipe), nothing', () => {

@@ -2,14 +2,29 @@ import { spawn } from 'node:child_process';
 import path from 'node:path';
 import { describe, expect, test } from 'vitest';
 import { runWriteback } from '../../src/writeback/index.js';
-import { configFor, martsFromSandbox, sandboxEnv, sandboxPerTest, storedTotal, tempOut, writeMarts, writePendingJournal } from './fixtures.js';
+import {
+  configFor,
+  martsFromSandbox,
+  sandboxEnv,
+  sandboxPerTest,
+  storedTotal,
+  tempOut,
+  writeMarts,
+  writePendingJournal,
+} from './fixtures.js';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 const sandbox = sandboxPerTest();
 
-function perks(args: string[], env: Record<string, string>): Promise<{ code: number | null; stdout: string; stderr: string }> {
+function perks(
+  args: string[],
+  env: Record<string, string>,
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, [path.join(ROOT, 'bin/perks.mjs'), ...args], { cwd: ROOT, env: { ...process.env, ...env } });
+    const child = spawn(process.execPath, [path.join(ROOT, 'bin/perks.mjs'), ...args], {
+      cwd: ROOT,
+      env: { ...process.env, ...env },
+    });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d) => (stdout += String(d)));
@@ -49,7 +64,9 @@ describe('the perks writeback command', () => {
     const env = sandboxEnv(sandbox(), outDir);
     const limit = await perks(['writeback', '--limit', '-3'], env);
     expect(limit.code).toBe(2);
-    expect(limit.stderr.trim().split('\n')).toEqual(['perks: --limit=-3 is invalid: expected a whole number of rows, 0 or more']);
+    expect(limit.stderr.trim().split('\n')).toEqual([
+      'perks: --limit=-3 is invalid: expected a whole number of rows, 0 or more',
+    ]);
     const types = await perks(['writeback', '--dry-run'], { ...env, PERKS_WRITEBACK_TYPES: 'segment_change' });
     expect(types.code).toBe(2);
     expect(types.stderr).toMatch(/^perks: PERKS_WRITEBACK_TYPES="segment_change" is invalid: expected kind=type pairs/);
@@ -60,18 +77,26 @@ describe('the perks writeback command', () => {
     const marts = martsFromSandbox(sandbox());
     marts.users.push({ organisation_group_id: 11, user_id: 987_654_321, segment: 'active' });
     await writeMarts(outDir, marts);
-    const rows = (await runWriteback({ outDir, config: configFor(sandbox(), outDir), dryRun: true, previewRows: 100_000 })).preview;
+    const rows = (
+      await runWriteback({ outDir, config: configFor(sandbox(), outDir), dryRun: true, previewRows: 100_000 })
+    ).preview;
     const unknown = rows.find((r) => r.identifier_value === '987654321')!;
     writePendingJournal(outDir, [unknown], '', new Date(Date.now() - 60_000)); // older than the grace period
     const env = { ...sandboxEnv(sandbox(), outDir), PERKS_WRITEBACK_TYPES: '' };
     const r = await perks(['writeback'], env);
     expect(r.code, r.stderr).toBe(4);
-    expect(r.stdout).toMatch(new RegExp(`partial: ${rows.length - 1} sent, 0 rejected, .*1 pending unresolved \\(left pending\\)`));
-    expect(r.stdout).toContain(`unresolved pending ${unknown.interaction_id} (segment_change, user 987654321): cannot tell whether it was stored`);
+    expect(r.stdout).toMatch(
+      new RegExp(`partial: ${rows.length - 1} sent, 0 rejected, .*1 pending unresolved \\(left pending\\)`),
+    );
+    expect(r.stdout).toContain(
+      `unresolved pending ${unknown.interaction_id} (segment_change, user 987654321): cannot tell whether it was stored`,
+    );
     expect(r.stdout).toContain('--settle-pending-as-rejected <ids>');
     const bad = await perks(['writeback', '--settle-pending-as-rejected', 'all'], env);
     expect(bad.code).toBe(2);
-    expect(bad.stderr.trim().split('\n')).toEqual(['perks: --settle-pending-as-rejected="all" is invalid: expected interaction ids separated by commas']);
+    expect(bad.stderr.trim().split('\n')).toEqual([
+      'perks: --settle-pending-as-rejected="all" is invalid: expected interaction ids separated by commas',
+    ]);
     const settled = await perks(['writeback', '--settle-pending-as-rejected', String(unknown.interaction_id)], env);
     expect(settled.code, settled.stderr).toBe(0);
     expect(settled.stdout).toMatch(/success: 0 sent, .*1 pending settled as rejected/);
@@ -89,7 +114,9 @@ describe('the perks writeback command', () => {
     expect(storedTotal(sandbox())).toBe(5);
     const bad = await perks(['writeback', '--dry-run'], { ...env, PERKS_WRITEBACK_LIMIT: 'lots' });
     expect(bad.code).toBe(2);
-    expect(bad.stderr.trim().split('\n')).toEqual(['perks: PERKS_WRITEBACK_LIMIT="lots" is invalid: expected a whole number of rows, 0 or more']);
+    expect(bad.stderr.trim().split('\n')).toEqual([
+      'perks: PERKS_WRITEBACK_LIMIT="lots" is invalid: expected a whole number of rows, 0 or more',
+    ]);
   });
 
   test('--verify without credentials exits 4 when some sent rows could not be checked, and says so', async () => {
@@ -98,8 +125,17 @@ describe('the perks writeback command', () => {
     const sent = await runWriteback({ outDir, config: configFor(sandbox(), outDir) });
     expect(sent.sent).toBeGreaterThan(0);
     // no interactions landed since, and no credentials: nothing can be checked
-    const clean = Object.fromEntries(Object.entries(sandboxEnv(sandbox(), outDir)).filter(([k]) => !['PERKS_CLIENT_ID', 'PERKS_CLIENT_SECRET', 'PERKS_BASE_URL'].includes(k)));
-    const r = await perks(['writeback', '--verify'], { ...clean, PERKS_CLIENT_ID: '', PERKS_CLIENT_SECRET: '', PERKS_BASE_URL: '' });
+    const clean = Object.fromEntries(
+      Object.entries(sandboxEnv(sandbox(), outDir)).filter(
+        ([k]) => !['PERKS_CLIENT_ID', 'PERKS_CLIENT_SECRET', 'PERKS_BASE_URL'].includes(k),
+      ),
+    );
+    const r = await perks(['writeback', '--verify'], {
+      ...clean,
+      PERKS_CLIENT_ID: '',
+      PERKS_CLIENT_SECRET: '',
+      PERKS_BASE_URL: '',
+    });
     expect(r.code, r.stdout + r.stderr).toBe(4);
     expect(r.stdout).toContain(`0 missing, ${sent.sent} unchecked`);
     expect(r.stdout).toContain('not verified');

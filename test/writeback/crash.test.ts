@@ -16,7 +16,9 @@ async function setup() {
 
 function expectEachStoredOnce(rows: WritebackRow[]) {
   const times = storedTimes(sandbox());
-  const wrong = rows.filter((r) => times.get(String(r.interaction_id)) !== 1).map((r) => [r.interaction_id, times.get(String(r.interaction_id)) ?? 0]);
+  const wrong = rows
+    .filter((r) => times.get(String(r.interaction_id)) !== 1)
+    .map((r) => [r.interaction_id, times.get(String(r.interaction_id)) ?? 0]);
   expect(wrong).toEqual([]);
 }
 
@@ -27,7 +29,12 @@ describe('exactly once across crashes', () => {
     // The crash window: the post reached the server, the process died before recording the answer.
     await client.call('createInteraction', {
       path: { identifier: storedBeforeCrash.identifier, identifier_value: storedBeforeCrash.identifier_value },
-      body: { interaction_id: storedBeforeCrash.interaction_id, interaction_type: storedBeforeCrash.interaction_type, interaction_at: storedBeforeCrash.interaction_at, interaction_details: storedBeforeCrash.interaction_details },
+      body: {
+        interaction_id: storedBeforeCrash.interaction_id,
+        interaction_type: storedBeforeCrash.interaction_type,
+        interaction_at: storedBeforeCrash.interaction_at,
+        interaction_details: storedBeforeCrash.interaction_details,
+      },
       group: storedBeforeCrash.organisation_group_id,
     });
     // Two durable pending entries and a line torn by the crash.
@@ -49,9 +56,12 @@ describe('exactly once across crashes', () => {
     });
     let stderr = '';
     child.stderr.on('data', (d) => (stderr += String(d)));
-    const exited = new Promise<NodeJS.Signals | number | null>((resolve) => child.on('exit', (code, signal) => resolve(signal ?? code)));
+    const exited = new Promise<NodeJS.Signals | number | null>((resolve) =>
+      child.on('exit', (code, signal) => resolve(signal ?? code)),
+    );
     const deadline = Date.now() + 45_000;
-    while (storedTotal(sandbox()) - before < 10 && Date.now() < deadline && child.exitCode === null) await new Promise((r) => setTimeout(r, 5));
+    while (storedTotal(sandbox()) - before < 10 && Date.now() < deadline && child.exitCode === null)
+      await new Promise((r) => setTimeout(r, 5));
     child.kill('SIGKILL');
     expect(await exited, stderr).toBe('SIGKILL');
     const storedByChild = storedTotal(sandbox()) - before;

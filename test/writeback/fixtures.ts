@@ -55,7 +55,8 @@ export async function prepare(sandbox: Sandbox, marts = martsFromSandbox(sandbox
   const config = configFor(sandbox, outDir);
   const client = clientFor(config);
   onTestFinished(() => client.close());
-  const run = (extra: Partial<WritebackOptions> = {}) => runWriteback({ outDir, client, config, pendingGraceMs: 0, minRetryDelayMs: 5, ...extra });
+  const run = (extra: Partial<WritebackOptions> = {}) =>
+    runWriteback({ outDir, client, config, pendingGraceMs: 0, minRetryDelayMs: 5, ...extra });
   return { outDir, config, client, marts, run };
 }
 
@@ -87,18 +88,39 @@ export function clientFor(config: Config): PerksClient {
 /** Every sandbox user with a segment (cycling through the five), and savings for every third user. */
 export function martsFromSandbox(sandbox: Sandbox): { users: EngagementUser[]; savings: SavingsMonth[] } {
   const all = [...sandbox.world.users.all()].sort((a, b) => a.id - b.id);
-  const users = all.map((u, i) => ({ organisation_group_id: u.groupId, user_id: u.id, segment: SEGMENTS[i % SEGMENTS.length] }));
+  const users = all.map((u, i) => ({
+    organisation_group_id: u.groupId,
+    user_id: u.id,
+    segment: SEGMENTS[i % SEGMENTS.length],
+  }));
   const savings = all
     .filter((_, i) => i % 3 === 0)
     .flatMap((u) => [
-      { organisation_group_id: u.groupId, user_id: u.id, month: '2026-09-01', order_currency: 'XTS', order_saving: 40, egift_savings: 15.5 },
-      { organisation_group_id: u.groupId, user_id: u.id, month: '2026-10-01', order_currency: 'XTS', order_saving: 30, egift_savings: 0 },
+      {
+        organisation_group_id: u.groupId,
+        user_id: u.id,
+        month: '2026-09-01',
+        order_currency: 'XTS',
+        order_saving: 40,
+        egift_savings: 15.5,
+      },
+      {
+        organisation_group_id: u.groupId,
+        user_id: u.id,
+        month: '2026-10-01',
+        order_currency: 'XTS',
+        order_saving: 30,
+        egift_savings: 0,
+      },
     ]);
   return { users, savings };
 }
 
 /** Writes engagement_users and savings_monthly as `perks build` would publish them. */
-export async function writeMarts(outDir: string, marts: { users: EngagementUser[]; savings: SavingsMonth[] }): Promise<void> {
+export async function writeMarts(
+  outDir: string,
+  marts: { users: EngagementUser[]; savings: SavingsMonth[] },
+): Promise<void> {
   const dir = path.join(outDir, 'marts');
   fs.mkdirSync(dir, { recursive: true });
   const instance = await DuckDBInstance.create(':memory:');
@@ -108,12 +130,23 @@ export async function writeMarts(outDir: string, marts: { users: EngagementUser[
       const json = path.join(dir, `${name}.json`);
       fs.writeFileSync(json, rows.map((r) => JSON.stringify(r)).join('\n'));
       const source = `read_json(${quotedString(json)}, format = 'newline_delimited', columns = ${columns})`;
-      await conn.run(`COPY (SELECT ${select} FROM ${source}) TO ${quotedString(path.join(dir, `${name}.parquet`))} (FORMAT parquet)`);
+      await conn.run(
+        `COPY (SELECT ${select} FROM ${source}) TO ${quotedString(path.join(dir, `${name}.parquet`))} (FORMAT parquet)`,
+      );
       fs.rmSync(json);
     };
-    await write('engagement_users', marts.users, `{organisation_group_id: 'BIGINT', user_id: 'BIGINT', segment: 'VARCHAR', is_anonymised: 'BOOLEAN'}`,
-      `organisation_group_id, user_id, 'UID-' || user_id AS user_uid, 'Active' AS status, coalesce(is_anonymised, false) AS is_anonymised, segment`);
-    await write('savings_monthly', marts.savings, `{organisation_group_id: 'BIGINT', user_id: 'BIGINT', month: 'DATE', order_currency: 'VARCHAR', order_saving: 'DECIMAL(18,2)', egift_savings: 'DECIMAL(18,2)'}`, '*');
+    await write(
+      'engagement_users',
+      marts.users,
+      `{organisation_group_id: 'BIGINT', user_id: 'BIGINT', segment: 'VARCHAR', is_anonymised: 'BOOLEAN'}`,
+      `organisation_group_id, user_id, 'UID-' || user_id AS user_uid, 'Active' AS status, coalesce(is_anonymised, false) AS is_anonymised, segment`,
+    );
+    await write(
+      'savings_monthly',
+      marts.savings,
+      `{organisation_group_id: 'BIGINT', user_id: 'BIGINT', month: 'DATE', order_currency: 'VARCHAR', order_saving: 'DECIMAL(18,2)', egift_savings: 'DECIMAL(18,2)'}`,
+      '*',
+    );
   } finally {
     conn.closeSync();
     instance.closeSync();
@@ -138,12 +171,22 @@ export function storedTotal(sandbox: Sandbox): number {
 /** A journal line as a run writes it before posting (the write-ahead 'pending' entry). */
 // Ledger attempt times are real time (they order a ledger's entries across processes), as rows.ts stamps them.
 export function pendingLine(row: WritebackRow, at = new Date()): string {
-  return JSON.stringify({ ...row, status: 'pending', http_status: null, message: null, attempted_at: at.toISOString(), _run_id: 'wb-00000000T000000000Z-crash' });
+  return JSON.stringify({
+    ...row,
+    status: 'pending',
+    http_status: null,
+    message: null,
+    attempted_at: at.toISOString(),
+    _run_id: 'wb-00000000T000000000Z-crash',
+  });
 }
 
 /** Leaves `rows` pending in the output, as a run killed after announcing them would (plus `tail`, e.g. a torn line). */
 export function writePendingJournal(outDir: string, rows: WritebackRow[], tail = '', at = new Date()): void {
   const state = path.join(outDir, 'state', 'writeback');
   fs.mkdirSync(state, { recursive: true });
-  fs.writeFileSync(path.join(state, 'journal-wb-00000000T000000000Z-crash.jsonl'), `${rows.map((r) => `${pendingLine(r, at)}\n`).join('')}${tail}`);
+  fs.writeFileSync(
+    path.join(state, 'journal-wb-00000000T000000000Z-crash.jsonl'),
+    `${rows.map((r) => `${pendingLine(r, at)}\n`).join('')}${tail}`,
+  );
 }

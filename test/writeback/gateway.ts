@@ -15,7 +15,10 @@ export interface GatewayRequest {
 
 export type Answer = (req: GatewayRequest) => { status: number; body: object } | undefined;
 
-export async function startGateway(target: string, answer: Answer): Promise<{ baseUrl: string; refused: () => number }> {
+export async function startGateway(
+  target: string,
+  answer: Answer,
+): Promise<{ baseUrl: string; refused: () => number }> {
   let refused = 0;
   const server = http.createServer((req, res) => {
     const chunks: Buffer[] = [];
@@ -34,7 +37,9 @@ export async function startGateway(target: string, answer: Answer): Promise<{ ba
         res.writeHead(own.status, { 'content-type': 'application/json' }).end(JSON.stringify(own.body));
         return;
       }
-      const headers = Object.fromEntries(Object.entries(req.headers).filter(([k]) => !['host', 'content-length', 'connection'].includes(k))) as Record<string, string>;
+      const headers = Object.fromEntries(
+        Object.entries(req.headers).filter(([k]) => !['host', 'content-length', 'connection'].includes(k)),
+      ) as Record<string, string>;
       fetch(`${target}${req.url}`, { method: req.method, headers, body: raw.length ? raw : undefined })
         .then(async (upstream) => {
           const text = Buffer.from(await upstream.arrayBuffer());
@@ -48,9 +53,12 @@ export async function startGateway(target: string, answer: Answer): Promise<{ ba
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  onTestFinished(() => new Promise<void>((resolve) => {
-    server.close(() => resolve());
-    server.closeAllConnections();
-  }));
+  onTestFinished(
+    () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
+  );
   return { baseUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, refused: () => refused };
 }

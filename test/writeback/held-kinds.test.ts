@@ -10,7 +10,14 @@ const BATCH = 4; // posts in flight at once (src/writeback/run.ts)
 describe('a systematic write-back rejection', () => {
   test('an unmapped type stops after a few rejections, leaves its rows unsent, and the rerun with the mapping posts every row once', async () => {
     // The platform knows only the types its operator configured: segment_change is not one of them.
-    const sandbox = await startSandbox({ port: 0, scale: 'tiny', seed: 3, rateLimit: 100_000, today: '2026-11-22', interactionTypes: ['engagement_segment', 'savings_milestone'] });
+    const sandbox = await startSandbox({
+      port: 0,
+      scale: 'tiny',
+      seed: 3,
+      rateLimit: 100_000,
+      today: '2026-11-22',
+      interactionTypes: ['engagement_segment', 'savings_milestone'],
+    });
     onTestFinished(() => sandbox.close());
     const { run } = await prepare(sandbox);
 
@@ -19,7 +26,15 @@ describe('a systematic write-back rejection', () => {
     expect(first.status).toBe('partial');
     expect(first.rejected).toBeGreaterThanOrEqual(SYSTEMATIC_REJECTIONS);
     expect(first.rejected).toBeLessThan(SYSTEMATIC_REJECTIONS + BATCH);
-    expect(first.held).toEqual([{ kind: 'segment_change', interaction_type: 'segment_change', http_status: 422, message: expect.stringContaining('The selected interaction type is invalid.'), rows: segments - first.rejected }]);
+    expect(first.held).toEqual([
+      {
+        kind: 'segment_change',
+        interaction_type: 'segment_change',
+        http_status: 422,
+        message: expect.stringContaining('The selected interaction type is invalid.'),
+        rows: segments - first.rejected,
+      },
+    ]);
     expect(first.sent).toBe(first.rows - segments); // the other kind went through
     // The posts, the token, and (an empty ledger, no interactions extracted) one listing per user to learn what is stored.
     expect(first.calls).toBeLessThanOrEqual(first.sent + first.rejected + 1 + first.learned!.calls);
@@ -41,13 +56,22 @@ describe('a systematic write-back rejection', () => {
   });
 
   test('perks writeback says in one line which kind was held and what to set, and exits 4', async () => {
-    const sandbox = await startSandbox({ port: 0, scale: 'tiny', seed: 3, rateLimit: 100_000, today: '2026-11-22', interactionTypes: ['savings_milestone'] });
+    const sandbox = await startSandbox({
+      port: 0,
+      scale: 'tiny',
+      seed: 3,
+      rateLimit: 100_000,
+      today: '2026-11-22',
+      interactionTypes: ['savings_milestone'],
+    });
     onTestFinished(() => sandbox.close());
     const { outDir } = await prepare(sandbox);
     const r = await runCli(['writeback'], sandboxEnv(sandbox, outDir));
     expect(r.code).toBe(ExitCode.partial);
     const held = r.stdout.split('\n').filter((l) => l.includes('held after'));
     expect(held).toHaveLength(1);
-    expect(held[0]).toMatch(/kind segment_change held after 3 rejections in a row .*: \d+ rows left unsent for the next run; set PERKS_WRITEBACK_TYPES=segment_change=<a type the platform accepts>/);
+    expect(held[0]).toMatch(
+      /kind segment_change held after 3 rejections in a row .*: \d+ rows left unsent for the next run; set PERKS_WRITEBACK_TYPES=segment_change=<a type the platform accepts>/,
+    );
   });
 });

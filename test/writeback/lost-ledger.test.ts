@@ -17,13 +17,21 @@ describe('losing the local records never duplicates upstream', () => {
     // The CI cache was evicted: same marts, new output directory, no ledger.
     const fresh = tempOut();
     await writeMarts(fresh, marts);
-    const again = await runWriteback({ outDir: fresh, client, config: { ...config, output: fresh }, pendingGraceMs: 0, minRetryDelayMs: 5 });
+    const again = await runWriteback({
+      outDir: fresh,
+      client,
+      config: { ...config, output: fresh },
+      pendingGraceMs: 0,
+      minRetryDelayMs: 5,
+    });
     expect(again).toMatchObject({ sent: 0, rejected: 0 });
     expect(again.learned).toMatchObject({ reason: 'ledger empty', fromApi: first.sent, fromLake: 0 });
     expect(again.learned!.usersListed).toBeGreaterThan(0);
     expect(ours(storedTimes(sandbox())).every(([, n]) => n === 1)).toBe(true);
     // The ledger now knows them: a third run asks nothing.
-    expect(await runWriteback({ outDir: fresh, client, config: { ...config, output: fresh }, pendingGraceMs: 0 })).toMatchObject({ sent: 0, calls: 0 });
+    expect(
+      await runWriteback({ outDir: fresh, client, config: { ...config, output: fresh }, pendingGraceMs: 0 }),
+    ).toMatchObject({ sent: 0, calls: 0 });
   });
 
   test('perks run, the output directory deleted, perks run again: 0 duplicates upstream, learned from the extracted interactions', async () => {

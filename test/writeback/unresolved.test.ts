@@ -19,8 +19,21 @@ describe('pending rows whose storage cannot be learned', () => {
     const { run, rows, unknown, outDir } = await withUnknownUser();
     writePendingJournal(outDir, [unknown]);
     const first = await run();
-    expect(first).toMatchObject({ status: 'partial', sent: rows.length - 1, rejected: 0, recovered_pending: 0, reposted_pending: 0 });
-    expect(first.unresolved_pending).toEqual([{ interaction_id: unknown.interaction_id, kind: 'segment_change', identifier_value: '987654321', reason: expect.stringMatching(/cannot tell whether it was stored: .*HTTP 404/) }]);
+    expect(first).toMatchObject({
+      status: 'partial',
+      sent: rows.length - 1,
+      rejected: 0,
+      recovered_pending: 0,
+      reposted_pending: 0,
+    });
+    expect(first.unresolved_pending).toEqual([
+      {
+        interaction_id: unknown.interaction_id,
+        kind: 'segment_change',
+        identifier_value: '987654321',
+        reason: expect.stringMatching(/cannot tell whether it was stored: .*HTTP 404/),
+      },
+    ]);
     expect(storedTimes(sandbox()).get(String(unknown.interaction_id))).toBeUndefined();
 
     // Never a guess: the next run looks it up again (one call), sends nothing else, stays partial.
@@ -33,7 +46,9 @@ describe('pending rows whose storage cannot be learned', () => {
     const { run, unknown, outDir } = await withUnknownUser();
     writePendingJournal(outDir, [unknown]);
     await run();
-    await expect(run({ settlePending: [unknown.interaction_id, 42] })).rejects.toThrow('--settle-pending-as-rejected: interaction 42 is not pending (the ledger does not know it); nothing was settled');
+    await expect(run({ settlePending: [unknown.interaction_id, 42] })).rejects.toThrow(
+      '--settle-pending-as-rejected: interaction 42 is not pending (the ledger does not know it); nothing was settled',
+    );
     const settled = await run({ settlePending: [unknown.interaction_id] });
     expect(settled).toMatchObject({ status: 'success', settled_pending: 1, unresolved_pending: [], sent: 0, calls: 0 });
     const retried = await run({ retryRejected: true });
@@ -56,17 +71,25 @@ describe('pending rows whose storage cannot be learned', () => {
     });
     const viaGateway = { ...config, baseUrl: gateway.baseUrl };
     const client = clientFor(viaGateway);
-    const run = (extra: Partial<WritebackOptions> = {}) => runWriteback({ outDir, client, config: viaGateway, pendingGraceMs: 0, minRetryDelayMs: 5, ...extra });
+    const run = (extra: Partial<WritebackOptions> = {}) =>
+      runWriteback({ outDir, client, config: viaGateway, pendingGraceMs: 0, minRetryDelayMs: 5, ...extra });
     try {
       const mine = rows.filter((r) => r.identifier_value === user);
       const first = await run();
       expect(first).toMatchObject({ status: 'partial', sent: rows.length - mine.length, rejected: 0 });
-      expect(first.unresolved_pending.map((u) => u.interaction_id).sort()).toEqual(mine.map((r) => r.interaction_id).sort());
+      expect(first.unresolved_pending.map((u) => u.interaction_id).sort()).toEqual(
+        mine.map((r) => r.interaction_id).sort(),
+      );
       expect(first.unresolved_pending[0].reason).toMatch(/HTTP 404/);
 
       failing = false;
       const second = await run();
-      expect(second).toMatchObject({ status: 'success', reposted_pending: mine.length, sent: mine.length, unresolved_pending: [] });
+      expect(second).toMatchObject({
+        status: 'success',
+        reposted_pending: mine.length,
+        sent: mine.length,
+        unresolved_pending: [],
+      });
       const times = storedTimes(sandbox());
       expect(rows.filter((r) => times.get(String(r.interaction_id)) !== 1)).toEqual([]);
     } finally {

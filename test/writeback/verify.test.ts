@@ -18,7 +18,18 @@ async function sentRun() {
 /** Lands interactions as the extract does: `<out>/lake/interactions/organisation_group_id=…/_snapshot_date=…/`. */
 async function landInteractions(outDir: string, rows: WritebackRow[], extractedAt: string) {
   const json = path.join(outDir, 'landed.json');
-  fs.writeFileSync(json, rows.map((r) => JSON.stringify({ organisation_group_id: r.organisation_group_id, interaction_id: String(r.interaction_id), user_id: Number(r.identifier_value) })).join('\n'));
+  fs.writeFileSync(
+    json,
+    rows
+      .map((r) =>
+        JSON.stringify({
+          organisation_group_id: r.organisation_group_id,
+          interaction_id: String(r.interaction_id),
+          user_id: Number(r.identifier_value),
+        }),
+      )
+      .join('\n'),
+  );
   const instance = await DuckDBInstance.create(':memory:');
   const conn = await instance.connect();
   await conn.run(`COPY (SELECT *, ${quotedString(extractedAt)}::TIMESTAMPTZ AS _extracted_at, 'x' AS _run_id, DATE '2026-11-22' AS _snapshot_date
@@ -43,7 +54,11 @@ describe('perks writeback --verify', () => {
   test('a row sent after its user was last extracted is not called missing without asking the API', async () => {
     const { outDir, rows } = await sentRun();
     const lost = rows.find((r) => r.kind === 'savings_milestone')!;
-    await landInteractions(outDir, rows.filter((r) => r !== lost), '2026-01-01T00:00:00Z');
+    await landInteractions(
+      outDir,
+      rows.filter((r) => r !== lost),
+      '2026-01-01T00:00:00Z',
+    );
     const result = await verifyWriteback({ outDir });
     expect(result).toMatchObject({ seen_in_lake: rows.length - 1, missing: [], unchecked: 1 });
   });
@@ -51,7 +66,15 @@ describe('perks writeback --verify', () => {
   test('rows the lake cannot decide are looked up through the API, and one the platform lacks is missing', async () => {
     const { outDir, client, rows } = await sentRun();
     // A ledger that claims a row was sent that never reached the platform.
-    const ghost = { ...rows[0], interaction_id: 42, status: 'sent', http_status: null, message: null, attempted_at: new Date().toISOString(), _run_id: 'wb-ghost' };
+    const ghost = {
+      ...rows[0],
+      interaction_id: 42,
+      status: 'sent',
+      http_status: null,
+      message: null,
+      attempted_at: new Date().toISOString(),
+      _run_id: 'wb-ghost',
+    };
     fs.writeFileSync(path.join(outDir, 'state', 'writeback', 'journal-wb-ghost.jsonl'), `${JSON.stringify(ghost)}\n`);
     const result = await verifyWriteback({ outDir, client });
     expect(result).toMatchObject({ sent: rows.length + 1, seen_in_lake: 0, seen_via_api: rows.length });

@@ -53,7 +53,11 @@ export class TokenService {
     const body = validate(TokenRequest, raw);
     const cred = this.credentials.find((c) => c.client_id === body.client_id);
     const given = Buffer.from(body.client_secret);
-    if (!cred || given.length !== Buffer.byteLength(cred.client_secret) || !timingSafeEqual(given, Buffer.from(cred.client_secret))) {
+    if (
+      !cred ||
+      given.length !== Buffer.byteLength(cred.client_secret) ||
+      !timingSafeEqual(given, Buffer.from(cred.client_secret))
+    ) {
       throw new ApiError('invalid_client', 401, 'Client authentication failed');
     }
     const now = Math.floor(Date.now() / 1000);
@@ -67,7 +71,11 @@ export class TokenService {
       scopes: [body.scope],
     };
     const unsigned = `${b64(JSON.stringify({ typ: 'JWT', alg: 'HS256' }))}.${b64(JSON.stringify(payload))}`;
-    return { token_type: 'Bearer', expires_in: this.lifetimeSeconds, access_token: `${unsigned}.${this.sign(unsigned)}` };
+    return {
+      token_type: 'Bearer',
+      expires_in: this.lifetimeSeconds,
+      access_token: `${unsigned}.${this.sign(unsigned)}`,
+    };
   }
 
   /** The principal of a bearer header, or 401. */
@@ -76,7 +84,8 @@ export class TokenService {
     if (!m) throw unauthenticated();
     const payload = this.verified.get(`${m[1]}.${m[2]}.${m[3]}`) ?? this.verify(m[1], m[2], m[3]);
     const cred = this.credentials.find((c) => String(c.client_id) === payload.aud);
-    if (!cred || !payload.jti || this.revoked.has(payload.jti) || !payload.exp || payload.exp * 1000 <= Date.now()) throw unauthenticated();
+    if (!cred || !payload.jti || this.revoked.has(payload.jti) || !payload.exp || payload.exp * 1000 <= Date.now())
+      throw unauthenticated();
     return { clientId: cred.client_id, kind: cred.kind, groupIds: cred.groupIds, jti: payload.jti };
   }
 

@@ -17,9 +17,11 @@ export const fieldError = (field: string, message: string) => validationError({ 
 
 export async function readJsonObject(req: SandboxRequest): Promise<Record<string, unknown>> {
   const declared = Number(req.header('content-length') ?? 0);
-  if (declared > MAX_BODY_BYTES) throw new ApiError('too_large', BODY_TOO_LARGE_STATUS, `The request body exceeds ${MAX_BODY_BYTES} bytes.`);
+  if (declared > MAX_BODY_BYTES)
+    throw new ApiError('too_large', BODY_TOO_LARGE_STATUS, `The request body exceeds ${MAX_BODY_BYTES} bytes.`);
   const text = await req.text();
-  if (text.length > MAX_BODY_BYTES) throw new ApiError('too_large', BODY_TOO_LARGE_STATUS, `The request body exceeds ${MAX_BODY_BYTES} bytes.`);
+  if (text.length > MAX_BODY_BYTES)
+    throw new ApiError('too_large', BODY_TOO_LARGE_STATUS, `The request body exceeds ${MAX_BODY_BYTES} bytes.`);
   if (text.trim() === '') return {};
   let parsed: unknown;
   try {
@@ -27,7 +29,8 @@ export async function readJsonObject(req: SandboxRequest): Promise<Record<string
   } catch {
     throw fieldError('body', 'The request body must be valid JSON.');
   }
-  if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) throw fieldError('body', 'The request body must be a JSON object.');
+  if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed))
+    throw fieldError('body', 'The request body must be a JSON object.');
   return parsed as Record<string, unknown>;
 }
 
@@ -37,13 +40,21 @@ function describe(issue: z.core.$ZodIssue, field: string, input: unknown): strin
     case 'invalid_type':
       return input === undefined ? `${the} is required.` : `${the} must be ${article(issue.expected)}.`;
     case 'too_small':
-      return issue.origin === 'array' ? `${the} must have at least ${issue.minimum} items.`
-        : issue.origin === 'string' ? `${the} must be at least ${issue.minimum} characters.` : `${the} must be at least ${issue.minimum}.`;
+      return issue.origin === 'array'
+        ? `${the} must have at least ${issue.minimum} items.`
+        : issue.origin === 'string'
+          ? `${the} must be at least ${issue.minimum} characters.`
+          : `${the} must be at least ${issue.minimum}.`;
     case 'too_big':
-      return issue.origin === 'array' ? `${the} must not have more than ${issue.maximum} items.`
-        : issue.origin === 'string' ? `${the} must not be greater than ${issue.maximum} characters.` : `${the} must not be greater than ${issue.maximum}.`;
+      return issue.origin === 'array'
+        ? `${the} must not have more than ${issue.maximum} items.`
+        : issue.origin === 'string'
+          ? `${the} must not be greater than ${issue.maximum} characters.`
+          : `${the} must not be greater than ${issue.maximum}.`;
     case 'invalid_format':
-      return issue.format === 'email' ? `${the} must be a valid email address.` : `${the} format is invalid: ${issue.message}.`;
+      return issue.format === 'email'
+        ? `${the} must be a valid email address.`
+        : `${the} format is invalid: ${issue.message}.`;
     case 'invalid_value':
       return `The selected ${field} is invalid; expected one of: ${issue.values.map(String).join(', ')}.`;
     default:
@@ -60,7 +71,11 @@ export function validate<S extends z.ZodType>(schema: S, raw: unknown): z.output
   const errors: Record<string, string[]> = {};
   for (const issue of result.error.issues) {
     const field = issue.path.length ? issue.path.map(String).join('.') : 'body';
-    const input = issue.path.reduce<unknown>((v, k) => (v !== null && typeof v === 'object' ? (v as Record<PropertyKey, unknown>)[k as PropertyKey] : undefined), raw);
+    const input = issue.path.reduce<unknown>(
+      (v, k) =>
+        v !== null && typeof v === 'object' ? (v as Record<PropertyKey, unknown>)[k as PropertyKey] : undefined,
+      raw,
+    );
     (errors[field] ??= []).push(describe(issue, field, input));
   }
   throw validationError(errors);
@@ -71,7 +86,11 @@ export function validate<S extends z.ZodType>(schema: S, raw: unknown): z.output
  * `per_page` from the query string when the body does not give them (the body wins when both do).
  * A query value that is not a whole number is passed on as text, so validation answers 422 naming it.
  */
-export function withQueryPaging(schema: z.ZodType, raw: Record<string, unknown>, query: URLSearchParams): Record<string, unknown> {
+export function withQueryPaging(
+  schema: z.ZodType,
+  raw: Record<string, unknown>,
+  query: URLSearchParams,
+): Record<string, unknown> {
   const shape = (schema as { shape?: Record<string, unknown> }).shape ?? {};
   const out = { ...raw };
   for (const field of ['page', 'per_page']) {

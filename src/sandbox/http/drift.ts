@@ -15,7 +15,12 @@ export const DRIFT_KINDS = ['wrongType', 'unknownField', 'numbersAsStrings', 'mi
 export type DriftKind = (typeof DRIFT_KINDS)[number];
 export type DriftCounts = Record<DriftKind, number>;
 
-export const emptyDriftCounts = (): DriftCounts => ({ wrongType: 0, unknownField: 0, numbersAsStrings: 0, missingFields: 0 });
+export const emptyDriftCounts = (): DriftCounts => ({
+  wrongType: 0,
+  unknownField: 0,
+  numbersAsStrings: 0,
+  missingFields: 0,
+});
 
 /** Keys are left intact, so a quarantined record can still be told apart from the landed ones. */
 const KEYS = new Set(['id', 'order_id', 'user_id', 'organisation_group_id', 'interaction_id']);

@@ -56,7 +56,9 @@ export class FaultInjector {
     if (f.latencyMs > 0) await sleep(f.latencyMs, signal);
     if (f.hangRate > 0 && this.rng.next() < f.hangRate) {
       this.counts.hangs++;
-      await new Promise<void>((resolve) => (signal.aborted ? resolve() : signal.addEventListener('abort', () => resolve(), { once: true })));
+      await new Promise<void>((resolve) =>
+        signal.aborted ? resolve() : signal.addEventListener('abort', () => resolve(), { once: true }),
+      );
       throw new HungRequest();
     }
   }

@@ -33,21 +33,36 @@ export interface Engine {
 function throttled(v: Verdict, retryAfterOverride: number): ApiError {
   const retryAfter = String(retryAfterOverride || v.retryAfter);
   return new ApiError('throttled', 429, 'Too Many Attempts.', undefined, {
-    'Retry-After': retryAfter, 'X-RateLimit-Limit': String(v.limit), 'X-RateLimit-Remaining': '0',
+    'Retry-After': retryAfter,
+    'X-RateLimit-Limit': String(v.limit),
+    'X-RateLimit-Remaining': '0',
   });
 }
 
-function resolveGroup(e: Engine, name: OperationName, op: Operation, principal: Principal, body: { organisation_group_id?: number }): GroupRecord {
+function resolveGroup(
+  e: Engine,
+  name: OperationName,
+  op: Operation,
+  principal: Principal,
+  body: { organisation_group_id?: number },
+): GroupRecord {
   const requested = body.organisation_group_id;
   if (requested !== undefined) {
     const group = e.state.world.group(requested);
     if (!group || !principal.groupIds.includes(requested)) {
-      throw new ApiError('forbidden', FOREIGN_GROUP_STATUS, `The organisation group ${requested} is not available to this client.`);
+      throw new ApiError(
+        'forbidden',
+        FOREIGN_GROUP_STATUS,
+        `The organisation group ${requested} is not available to this client.`,
+      );
     }
     return group;
   }
   if (principal.kind === 'organisation' && op.groupScoped && !UNSCOPED_OPERATIONS.has(name)) {
-    throw fieldError('organisation_group_id', 'The organisation_group_id field is required with an organisation-level token.');
+    throw fieldError(
+      'organisation_group_id',
+      'The organisation_group_id field is required with an organisation-level token.',
+    );
   }
   return e.state.world.group(principal.groupIds[0])!;
 }
@@ -68,10 +83,21 @@ async function token(e: Engine, req: SandboxRequest, seen: (id: unknown) => void
 }
 
 function login(e: Engine, req: SandboxRequest, pathname: string): Reply {
-  if (req.method !== 'GET') throw new ApiError('method_not_allowed', 405, `The ${req.method} method is not supported for this route. Supported methods: GET.`, undefined, { Allow: 'GET' });
+  if (req.method !== 'GET')
+    throw new ApiError(
+      'method_not_allowed',
+      405,
+      `The ${req.method} method is not supported for this route. Supported methods: GET.`,
+      undefined,
+      { Allow: 'GET' },
+    );
   const user = e.state.world.users.get(e.state.logins.consume(pathname.slice(LOGIN_PATH_PREFIX.length)));
   if (user) Object.assign(user, { login_count: user.login_count + 1, last_login: e.state.world.now() });
-  return { status: 200, headers: { 'content-type': 'text/html; charset=utf-8' }, body: '<!doctype html><title>Signed in</title><p>You are signed in.</p>' };
+  return {
+    status: 200,
+    headers: { 'content-type': 'text/html; charset=utf-8' },
+    body: '<!doctype html><title>Signed in</title><p>You are signed in.</p>',
+  };
 }
 
 async function serve(e: Engine, req: SandboxRequest, url: URL, seen: (id: unknown) => void): Promise<Reply> {
@@ -85,11 +111,22 @@ async function serve(e: Engine, req: SandboxRequest, url: URL, seen: (id: unknow
   if (!verdict.allowed) throw throttled(verdict, e.faults.current.retryAfter);
   if (e.tokens.noteUse(principal, e.faults.current.revokeTokenEvery)) e.faults.counts.revocations++;
   await e.faults.before(req.signal, e.shutdown);
-  const body = validate(match.op.body, withQueryPaging(match.op.body, await readJsonObject(req), url.searchParams)) as Record<string, unknown>;
+  const body = validate(
+    match.op.body,
+    withQueryPaging(match.op.body, await readJsonObject(req), url.searchParams),
+  ) as Record<string, unknown>;
   const group = resolveGroup(e, match.name, match.op, principal, body);
   const origin = url.origin;
   const result = await handlers[match.name as Exclude<OperationName, 'token'>]({
-    state: e.state, world: e.state.world, name: match.name, params: match.params, body, principal, group, origin, pathUrl: `${origin}${url.pathname}`,
+    state: e.state,
+    world: e.state.world,
+    name: match.name,
+    params: match.params,
+    body,
+    principal,
+    group,
+    origin,
+    pathUrl: `${origin}${url.pathname}`,
   });
   const data = e.faults.drift(match.name, result.data);
   const status = result.status ?? 200;
@@ -130,7 +167,9 @@ export function createServe(e: Engine): Serve {
       if (err instanceof HungRequest) throw err;
       if (err instanceof ApiError) res = jsonReply(err.status, err.body, err.headers);
       else {
-        process.stderr.write(`perks sandbox: internal error on ${req.method} ${url.pathname}: ${redact(err instanceof Error ? err.message : String(err))}\n`);
+        process.stderr.write(
+          `perks sandbox: internal error on ${req.method} ${url.pathname}: ${redact(err instanceof Error ? err.message : String(err))}\n`,
+        );
         res = jsonReply(500, { message: 'Server Error' });
       }
     }

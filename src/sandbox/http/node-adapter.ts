@@ -13,7 +13,10 @@ const FORBIDDEN_METHODS = new Set(['CONNECT', 'TRACE', 'TRACK']);
 
 /** A request malformed at the HTTP level (a Host that is no host, credentials in the URL): its 4xx status. */
 class MalformedRequest extends Error {
-  constructor(readonly status: 400 | 405, message: string) {
+  constructor(
+    readonly status: 400 | 405,
+    message: string,
+  ) {
     super(message);
   }
 }
@@ -72,7 +75,16 @@ async function bridge(serve: Serve, req: IncomingMessage, res: ServerResponse): 
   } catch (err) {
     if (err instanceof MalformedRequest) {
       const text = JSON.stringify({ message: err.message });
-      res.writeHead(err.status, [['cache-control', 'no-cache, private'], ['content-type', 'application/json'], ['content-length', String(Buffer.byteLength(text))]].flat()).end(text);
+      res
+        .writeHead(
+          err.status,
+          [
+            ['cache-control', 'no-cache, private'],
+            ['content-type', 'application/json'],
+            ['content-length', String(Buffer.byteLength(text))],
+          ].flat(),
+        )
+        .end(text);
       return;
     }
     if (err instanceof HungRequest) {
@@ -90,7 +102,7 @@ async function bridge(serve: Serve, req: IncomingMessage, res: ServerResponse): 
     const release = reply.release;
     let released = false;
     const done = () => {
-      if (!released) (released = true), release();
+      if (!released) ((released = true), release());
     };
     res.once('finish', done).once('close', done);
   }
@@ -100,7 +112,8 @@ async function bridge(serve: Serve, req: IncomingMessage, res: ServerResponse): 
 export function listen(serve: Serve, host: string, port: number): Promise<Server> {
   const server = createServer((req, res) => {
     bridge(serve, req, res).catch(() => {
-      if (!res.headersSent) res.writeHead(500, { 'content-type': 'application/json' }).end('{"message":"Server Error"}');
+      if (!res.headersSent)
+        res.writeHead(500, { 'content-type': 'application/json' }).end('{"message":"Server Error"}');
       else res.destroy();
     });
   });

@@ -6,7 +6,12 @@ import { JsonList, JsonText, type Json } from './written-json.js';
 export const DEFAULT_PER_PAGE = 50;
 
 /** A JSON reply; `body` is a value to stringify, or JSON already written (envelopeJson). */
-export function jsonReply(status: number, body: unknown, headers: Record<string, string> = {}, shape: (json: Json) => Json = (t) => t): Reply {
+export function jsonReply(
+  status: number,
+  body: unknown,
+  headers: Record<string, string> = {},
+  shape: (json: Json) => Json = (t) => t,
+): Reply {
   const written = body instanceof JsonText ? body : undefined;
   return {
     status,

@@ -54,7 +54,13 @@ export class Router {
     const allowed = candidates.filter((c) => c.r.op.method === method).sort((a, b) => a.r.paramCount - b.r.paramCount);
     if (allowed.length === 0) {
       const methods = [...new Set(candidates.map((c) => c.r.op.method))].join(', ');
-      throw new ApiError('method_not_allowed', 405, `The ${method} method is not supported for route ${pathname.slice(1)}. Supported methods: ${methods}.`, undefined, { Allow: methods });
+      throw new ApiError(
+        'method_not_allowed',
+        405,
+        `The ${method} method is not supported for route ${pathname.slice(1)}. Supported methods: ${methods}.`,
+        undefined,
+        { Allow: methods },
+      );
     }
     const best = allowed[0];
     return { name: best.r.name, op: best.r.op, params: best.params };

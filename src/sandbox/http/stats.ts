@@ -52,7 +52,8 @@ export class StatsRecorder {
   request(path: string, routed = true): void {
     this.calls++;
     let key = routed ? path : NO_ROUTE;
-    if (routed && this.byPath[key] === undefined && (key.length > MAX_PATH_LENGTH || this.pathKeys >= MAX_PATHS)) key = OTHER_PATHS;
+    if (routed && this.byPath[key] === undefined && (key.length > MAX_PATH_LENGTH || this.pathKeys >= MAX_PATHS))
+      key = OTHER_PATHS;
     if (this.byPath[key] === undefined) this.pathKeys++;
     bump(this.byPath, key);
   }

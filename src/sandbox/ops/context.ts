@@ -47,20 +47,33 @@ export type OpHandler = (ctx: OpContext) => OpResult | Promise<OpResult>;
 /** The user named by the path's {identifier}/{identifier_value} in the request's group, or 404. */
 export function pathUser(ctx: OpContext): UserRecord {
   const identifier = Identifier.safeParse(ctx.params.identifier);
-  if (!identifier.success) throw fieldError('identifier', `The selected identifier is invalid; expected one of: ${Identifier.options.join(', ')}.`);
+  if (!identifier.success)
+    throw fieldError(
+      'identifier',
+      `The selected identifier is invalid; expected one of: ${Identifier.options.join(', ')}.`,
+    );
   const value = ctx.params.identifier_value;
-  if (identifier.data === 'id' && !/^\d+$/.test(value)) throw fieldError('identifier_value', 'The identifier_value must be an integer when identifier is id.');
+  if (identifier.data === 'id' && !/^\d+$/.test(value))
+    throw fieldError('identifier_value', 'The identifier_value must be an integer when identifier is id.');
   return requireUser(ctx.world.users, ctx.group.id, identifier.data, value);
 }
 
 /** One page of an ordered list, each item encoded with its resource schema. */
-export function paged<T>(ctx: OpContext, items: { length: number; slice(start: number, end: number): ArrayLike<T> }, encodeItem: (item: T) => unknown): OpResult {
+export function paged<T>(
+  ctx: OpContext,
+  items: { length: number; slice(start: number, end: number): ArrayLike<T> },
+  encodeItem: (item: T) => unknown,
+): OpResult {
   const page = pageOf(items.length, ctx.body, ctx.pathUrl);
   return { data: Array.from(items.slice(page.start, page.end), (item) => encodeItem(item)), page: page.fields };
 }
 
 /** One page of an ordered list whose items are written straight to JSON (see http/written-json.ts). */
-export function pagedJson<T>(ctx: OpContext, items: { length: number; slice(start: number, end: number): ArrayLike<T> }, write: (page: ArrayLike<T>) => JsonList): OpResult {
+export function pagedJson<T>(
+  ctx: OpContext,
+  items: { length: number; slice(start: number, end: number): ArrayLike<T> },
+  write: (page: ArrayLike<T>) => JsonList,
+): OpResult {
   const page = pageOf(items.length, ctx.body, ctx.pathUrl);
   return { data: write(items.slice(page.start, page.end)), page: page.fields };
 }

@@ -12,7 +12,9 @@ export const interactionHandlers = {
     const body: InteractionsListBody = ctx.body;
     const from = body.interactions_from ? Date.parse(body.interactions_from) : -Infinity;
     const to = body.interactions_to ? Date.parse(body.interactions_to) : Infinity;
-    const items = ctx.world.interactionsOf(pathUser(ctx)).filter((i) => i.interaction_at >= from && i.interaction_at <= to);
+    const items = ctx.world
+      .interactionsOf(pathUser(ctx))
+      .filter((i) => i.interaction_at >= from && i.interaction_at <= to);
     return paged(ctx, items, interactionWire);
   },
 
@@ -23,7 +25,12 @@ export const interactionHandlers = {
     if (allowed && !allowed.includes(body.interaction_type)) throw invalidType();
     ctx.world.interactions.create(
       user,
-      { interaction_id: body.interaction_id, interaction_type: body.interaction_type, interaction_at: Date.parse(body.interaction_at), interaction_details: body.interaction_details ?? {} },
+      {
+        interaction_id: body.interaction_id,
+        interaction_type: body.interaction_type,
+        interaction_at: Date.parse(body.interaction_at),
+        interaction_details: body.interaction_details ?? {},
+      },
       ctx.world.now(),
     );
     return { data: [] };

@@ -9,10 +9,25 @@ import { pathUser, type OpHandler } from './context.js';
 import { duplicate, requireActive, wrongState } from './users.js';
 import { userWire } from './wire.js';
 
-const BILLING = ['billing_phone', 'billing_email', 'billing_address_line_1', 'billing_address_line_2', 'billing_postcode', 'billing_county', 'billing_country'] as const;
+const BILLING = [
+  'billing_phone',
+  'billing_email',
+  'billing_address_line_1',
+  'billing_address_line_2',
+  'billing_postcode',
+  'billing_county',
+  'billing_country',
+] as const;
 
 /** The fields anonymise and make-known answer with (no status, as the spec lists them). */
-const identity = (u: UserRecord) => ({ id: u.id, UID: u.UID, first_name: u.first_name, last_name: u.last_name, email: u.email, created_at: isoMicro(u.created_at) });
+const identity = (u: UserRecord) => ({
+  id: u.id,
+  UID: u.UID,
+  first_name: u.first_name,
+  last_name: u.last_name,
+  email: u.email,
+  created_at: isoMicro(u.created_at),
+});
 
 export const lifecycleHandlers = {
   deactivateUser: (ctx) => {
@@ -25,7 +40,8 @@ export const lifecycleHandlers = {
 
   restoreUser: (ctx) => {
     const user = pathUser(ctx);
-    if (user.status !== USER_STATUS.deactivated) throw wrongState(`Only a deactivated user can be restored; the user is ${user.status.toLowerCase()}.`);
+    if (user.status !== USER_STATUS.deactivated)
+      throw wrongState(`Only a deactivated user can be restored; the user is ${user.status.toLowerCase()}.`);
     ctx.world.users.update(user, { status: USER_STATUS.active, deleted_at: null, updated_at: ctx.world.now() });
     return { data: { user: userWire(user) } };
   },
@@ -40,7 +56,8 @@ export const lifecycleHandlers = {
 
   makeKnownUser: (ctx) => {
     const user = pathUser(ctx);
-    if (user.status !== USER_STATUS.anonymised) throw wrongState(`Only an anonymised user can be made known; the user is ${user.status.toLowerCase()}.`);
+    if (user.status !== USER_STATUS.anonymised)
+      throw wrongState(`Only an anonymised user can be made known; the user is ${user.status.toLowerCase()}.`);
     const body: MakeKnownBody = ctx.body;
     const dup = ctx.world.users.existing(ctx.group.id, body.email, body.UID, user);
     if (dup) throw duplicate(dup.field);

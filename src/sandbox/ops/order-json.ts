@@ -35,12 +35,18 @@ class SharedParts {
 
   constructor(private readonly world: World) {
     this.users = new UserParts(world.users);
-    this.offers = world.offers.map((o) => utf8(`${fields({ perk_id: o.id, brand: o.brand, offer: o.title, offer_excerpt: o.offer_excerpt })},"face_value":`));
+    this.offers = world.offers.map((o) =>
+      utf8(
+        `${fields({ perk_id: o.id, brand: o.brand, offer: o.title, offer_excerpt: o.offer_excerpt })},"face_value":`,
+      ),
+    );
   }
 
   currency(i: number): Buffer {
     const code = this.world.orders.currency[i];
-    return (this.currencies[code] ??= utf8(`,${fields({ order_currency: this.world.orders.currencyOf(i) })},"order_saving":`));
+    return (this.currencies[code] ??= utf8(
+      `,${fields({ order_currency: this.world.orders.currencyOf(i) })},"order_saving":`,
+    ));
   }
 }
 

@@ -23,17 +23,28 @@ function listed(ctx: OpContext, list: Int32Array): OpResult {
   const { world } = ctx;
   const from = utcSeconds('order_created_from', body.order_created_from, -Infinity);
   const to = utcSeconds('order_created_to', body.order_created_to, Infinity);
-  let rows: ArrayLike<number> & { slice(s: number, e: number): ArrayLike<number> } = world.orderIndex.range(list, from, to);
+  let rows: ArrayLike<number> & { slice(s: number, e: number): ArrayLike<number> } = world.orderIndex.range(
+    list,
+    from,
+    to,
+  );
   if (body.brand_id !== undefined || body.brand_name !== undefined) {
     const name = body.brand_name?.toLowerCase();
     const kept: number[] = [];
     for (const i of rows as Int32Array) {
       const offer = world.offers[world.orders.offer[i]];
-      if ((body.brand_id === undefined || offer.brand_id === body.brand_id) && (name === undefined || offer.brand.toLowerCase() === name)) kept.push(i);
+      if (
+        (body.brand_id === undefined || offer.brand_id === body.brand_id) &&
+        (name === undefined || offer.brand.toLowerCase() === name)
+      )
+        kept.push(i);
     }
     rows = kept;
   }
-  return maybeBare(ctx, pagedJson(ctx, rows, (page) => ordersJson(world, page)));
+  return maybeBare(
+    ctx,
+    pagedJson(ctx, rows, (page) => ordersJson(world, page)),
+  );
 }
 
 export const orderHandlers = {

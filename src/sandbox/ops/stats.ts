@@ -48,7 +48,11 @@ export const statsHandlers = {
     const to = end === undefined ? Infinity : end + DAY_MS - 1;
     const users = new Map<number, UserRecord>();
     body.identifier_value.forEach((value, i) => {
-      if (body.identifier === 'id' && !/^\d+$/.test(value)) throw fieldError(`identifier_value.${i}`, `The identifier_value.${i} field must be an integer when identifier is id.`);
+      if (body.identifier === 'id' && !/^\d+$/.test(value))
+        throw fieldError(
+          `identifier_value.${i}`,
+          `The identifier_value.${i} field must be an integer when identifier is id.`,
+        );
       const user = ctx.world.users.find(ctx.group.id, body.identifier, value);
       if (user) users.set(user.id, user);
     });

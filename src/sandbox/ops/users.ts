@@ -18,7 +18,9 @@ export function wrongState(message: string): ApiError {
 
 /** Field rules beyond the body schema (Laravel's required_if). */
 function checkCreate(body: CreateUserBody, prefix = ''): Record<string, string[]> {
-  return body.send_activation_sms && !body.phone ? { [`${prefix}phone`]: [`The ${prefix}phone field is required when send_activation_sms is true.`] } : {};
+  return body.send_activation_sms && !body.phone
+    ? { [`${prefix}phone`]: [`The ${prefix}phone field is required when send_activation_sms is true.`] }
+    : {};
 }
 
 function insert(ctx: OpContext, body: CreateUserBody): UserRecord {
@@ -85,7 +87,11 @@ export const userHandlers = {
     const dup = ctx.world.users.existing(ctx.group.id, body.email, body.UID, user);
     if (dup) throw duplicate(dup.field);
     const { email, UID, first_name, last_name, company_name, phone, meta } = body;
-    const change = Object.fromEntries(Object.entries({ email, UID, first_name, last_name, company_name, phone, meta }).filter(([, v]) => v !== undefined));
+    const change = Object.fromEntries(
+      Object.entries({ email, UID, first_name, last_name, company_name, phone, meta }).filter(
+        ([, v]) => v !== undefined,
+      ),
+    );
     ctx.world.users.update(user, { ...change, updated_at: ctx.world.now() });
     return { data: { user: userWire(user) } };
   },

@@ -67,7 +67,8 @@ function changeUsers(world: World, rng: Rng, day: number, report: AdvanceReport)
 }
 
 export function advanceWorld(world: World, days: number): AdvanceReport {
-  if (!Number.isInteger(days) || days < 0) throw new RangeError(`advance(days): expected a whole number of days >= 0, got ${days}`);
+  if (!Number.isInteger(days) || days < 0)
+    throw new RangeError(`advance(days): expected a whole number of days >= 0, got ${days}`);
   const report: AdvanceReport = { newUsers: [], newOrders: 0, statusChanges: 0, anonymised: [], deactivated: [] };
   for (let n = 0; n < days; n++) {
     const day = world.clock.todayStart;

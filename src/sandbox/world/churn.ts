@@ -42,7 +42,14 @@ export function holdBackLateOrders(world: World, share: number): void {
 export function churnWorld(world: World): ChurnReport {
   const round = ++world.churns;
   const rng = createRng(world.seed, 'churn', round);
-  const report: ChurnReport = { lateOrders: [], refunded: [], newUsers: [], deactivated: [], anonymised: [], creditSpent: [] };
+  const report: ChurnReport = {
+    lateOrders: [],
+    refunded: [],
+    newUsers: [],
+    deactivated: [],
+    anonymised: [],
+    creditSpent: [],
+  };
   const store = world.orders;
   const now = world.now();
   const recent = store.lowerBound(world.clock.todayStart - 7 * DAY_MS);

@@ -38,7 +38,8 @@ export function creditOf(seed: number, user: UserRecord, now: number): CreditRec
       const roll = rng.next();
       const remaining = roll < 0.4 ? 0 : roll < 0.7 ? Math.round(amount * rng.next() * 0.9) + 1 : amount;
       const expiresAt = at + CREDIT_LIFETIME_DAYS * DAY_MS;
-      const status = remaining === 0 ? CREDIT_STATUS.spent : expiresAt <= now ? CREDIT_STATUS.expired : CREDIT_STATUS.available;
+      const status =
+        remaining === 0 ? CREDIT_STATUS.spent : expiresAt <= now ? CREDIT_STATUS.expired : CREDIT_STATUS.available;
       items.push({ status, amount, remaining_amount: remaining, expires_at: expiresAt, created_at: at });
     }
   }

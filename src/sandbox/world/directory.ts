@@ -56,7 +56,12 @@ export class UserDirectory {
   }
 
   /** The user a create would collide with: same email, or same UID (a kept UID of an anonymised user too). */
-  existing(groupId: number, email: string | undefined, uid: string | undefined, except?: UserRecord): { field: string; user: UserRecord } | undefined {
+  existing(
+    groupId: number,
+    email: string | undefined,
+    uid: string | undefined,
+    except?: UserRecord,
+  ): { field: string; user: UserRecord } | undefined {
     const byEmail = email ? this.byEmail.get(emailKey(groupId, email)) : undefined;
     if (byEmail && byEmail !== except) return { field: 'email', user: byEmail };
     const byUid = uid ? this.byUid.get(uidKey(groupId, uid)) : undefined;
@@ -78,7 +83,8 @@ export class UserDirectory {
   }
 
   private unindex(u: UserRecord): void {
-    if (u.email && this.byEmail.get(emailKey(u.groupId, u.email)) === u) this.byEmail.delete(emailKey(u.groupId, u.email));
+    if (u.email && this.byEmail.get(emailKey(u.groupId, u.email)) === u)
+      this.byEmail.delete(emailKey(u.groupId, u.email));
     if (u.UID && this.byUid.get(uidKey(u.groupId, u.UID)) === u) this.byUid.delete(uidKey(u.groupId, u.UID));
   }
 }

@@ -41,7 +41,11 @@ function generated(seed: number, user: UserRecord, now: number): InteractionReco
       interaction_type_id: type,
       user_id: user.id,
       interaction_at: at,
-      interaction_details: { channel: rng.pick(['email', 'app', 'web']), campaign: `campaign-${rng.int(1, 12)}`, type: INTERACTION_TYPES[type - 1] },
+      interaction_details: {
+        channel: rng.pick(['email', 'app', 'web']),
+        campaign: `campaign-${rng.int(1, 12)}`,
+        type: INTERACTION_TYPES[type - 1],
+      },
       created_at: createdAt,
       updated_at: createdAt,
     });
@@ -63,7 +67,16 @@ export class InteractionBook {
   }
 
   /** Stores an interaction as sent (no deduplication: the same interaction_id twice is stored twice). */
-  create(user: UserRecord, input: { interaction_id: number; interaction_type: string; interaction_at: number; interaction_details: Record<string, unknown> }, now: number): InteractionRecord {
+  create(
+    user: UserRecord,
+    input: {
+      interaction_id: number;
+      interaction_type: string;
+      interaction_at: number;
+      interaction_details: Record<string, unknown>;
+    },
+    now: number,
+  ): InteractionRecord {
     let typeId = this.typeIds.get(input.interaction_type);
     if (typeId === undefined) this.typeIds.set(input.interaction_type, (typeId = this.typeIds.size + 1));
     const record: InteractionRecord = {

@@ -60,7 +60,10 @@ export function generateOffers(seed: number, count: number, todayStart: number):
     const discount = rng.int(2, 15);
     const inStore = rng.chance(0.5);
     const code = format === 'codes' ? `SAVE${discount}${slug.slice(0, 3).toUpperCase()}` : '';
-    const collections = [COLLECTIONS[brandIndex % COLLECTIONS.length], ...(rng.chance(0.3) ? [COLLECTIONS[(brandIndex + 3) % COLLECTIONS.length]] : [])];
+    const collections = [
+      COLLECTIONS[brandIndex % COLLECTIONS.length],
+      ...(rng.chance(0.3) ? [COLLECTIONS[(brandIndex + 3) % COLLECTIONS.length]] : []),
+    ];
     // Drawn in the order the generator always drew them, so a seed gives the same world as before.
     const start_date = todayStart - rng.int(370, 900) * DAY_MS;
     offers.push({
@@ -72,7 +75,10 @@ export function generateOffers(seed: number, count: number, todayStart: number):
       overview: `<p>Save <strong>${discount}%</strong> with ${escapeHtml(brand)}.</p>`,
       terms: `<ul><li>Valid for 12 months from purchase.</li><li>Not exchangeable for cash.</li></ul>`,
       faq: `<h3>Can I combine this offer?</h3><p>No, one offer per order.</p>`,
-      how_to_redeem: format === 'vouchers' ? '<ol><li>Choose a value.</li><li>Pay.</li><li>Use the eGift code at checkout.</li></ol>' : '<p>Use the code at checkout.</p>',
+      how_to_redeem:
+        format === 'vouchers'
+          ? '<ol><li>Choose a value.</li><li>Pay.</li><li>Use the eGift code at checkout.</li></ol>'
+          : '<p>Use the code at checkout.</p>',
       offer: `${discount}% off`,
       offer_excerpt: `Save ${discount}% at ${brand}`,
       start_date,
@@ -97,7 +103,12 @@ export function generateOffers(seed: number, count: number, todayStart: number):
         group_allocated_inventory: rng.chance(0.2),
       },
       revenueBps: rng.int(100, 500),
-      denominations: rng.pick([[1000, 2000, 5000], [500, 1000, 2500, 5000, 10000], [2500, 5000, 10000], [1500, 3000]]),
+      denominations: rng.pick([
+        [1000, 2000, 5000],
+        [500, 1000, 2500, 5000, 10000],
+        [2500, 5000, 10000],
+        [1500, 3000],
+      ]),
     });
   }
   return offers;

@@ -42,7 +42,12 @@ function rosterOf(ctx: DayContext, gi: number): Roster {
   const version = ctx.usersVersion();
   if (list[gi]?.version === version) return list[gi];
   const users = ctx.usersOf(ctx.groups[gi].id);
-  const r: Roster = { version, ids: new Int32Array(users.length), created: new Float64Array(users.length), left: new Float64Array(users.length) };
+  const r: Roster = {
+    version,
+    ids: new Int32Array(users.length),
+    created: new Float64Array(users.length),
+    left: new Float64Array(users.length),
+  };
   users.forEach((u, i) => {
     r.ids[i] = u.id;
     r.created[i] = u.created_at;
@@ -89,7 +94,18 @@ function placeOrder(ctx: DayContext, store: OrderStore, rng: Rng, gi: number, t:
   const credit = rng.chance(0.12) ? Math.min(cost, rng.pick(CREDIT_AMOUNTS)) : 0;
   const status = statusForAge(rng, ctx.todayStart - t);
   const currency = g.secondCurrency && rng.chance(0.03) ? g.secondCurrency : g.currency;
-  store.push(gi, userId, index, status, t, currency, face, cost - credit, credit, Math.round((face * offer.revenueBps) / 10_000));
+  store.push(
+    gi,
+    userId,
+    index,
+    status,
+    t,
+    currency,
+    face,
+    cost - credit,
+    credit,
+    Math.round((face * offer.revenueBps) / 10_000),
+  );
 }
 
 /**

@@ -49,7 +49,18 @@ export class OrderStore {
   }
 
   /** Appends one order (money in minor units); orders must come in creation-time order. */
-  push(groupIndex: number, userId: number, offerIndex: number, status: OrderStatus, createdAt: number, currency: string, face: number, paid: number, credit: number, revenue: number): number {
+  push(
+    groupIndex: number,
+    userId: number,
+    offerIndex: number,
+    status: OrderStatus,
+    createdAt: number,
+    currency: string,
+    face: number,
+    paid: number,
+    credit: number,
+    revenue: number,
+  ): number {
     if (this.count === this.createdAt.length) this.grow(this.count * 2);
     const i = this.count++;
     this.version++;
@@ -115,7 +126,10 @@ export class OrderStore {
   }
 
   private grow(capacity: number): void {
-    const copy = <T extends Float64Array | Uint8Array | Int32Array | Uint16Array>(old: T, make: (n: number) => T): T => {
+    const copy = <T extends Float64Array | Uint8Array | Int32Array | Uint16Array>(
+      old: T,
+      make: (n: number) => T,
+    ): T => {
       const next = make(capacity);
       next.set(old.subarray(0, this.count) as never);
       return next;

@@ -25,16 +25,23 @@ export interface UserRecord {
   billing: Record<string, string> | null;
 }
 
-const ascii = (s: string) => s.normalize('NFD').replace(/[^A-Za-z]/g, '').toLowerCase();
+const ascii = (s: string) =>
+  s
+    .normalize('NFD')
+    .replace(/[^A-Za-z]/g, '')
+    .toLowerCase();
 
 /** A new person, as generation or advance() creates them (id filled by the caller). */
 export function newPerson(rng: Rng, id: number, groupId: number, createdAt: number): UserRecord {
   const first = rng.pick(FIRST_NAMES);
   const last = rng.pick(LAST_NAMES);
   const roll = rng.next();
-  const email = roll < 0.1 ? `${ascii(first)}.${ascii(last)}+perks${id}@mail.example.org`
-    : roll < 0.14 ? `${first.normalize('NFD').replace(/[^A-Za-z]/g, '')}.${ascii(last)}${id}@Example.com`
-    : `${ascii(first)}.${ascii(last)}${id}@example.com`;
+  const email =
+    roll < 0.1
+      ? `${ascii(first)}.${ascii(last)}+perks${id}@mail.example.org`
+      : roll < 0.14
+        ? `${first.normalize('NFD').replace(/[^A-Za-z]/g, '')}.${ascii(last)}${id}@Example.com`
+        : `${ascii(first)}.${ascii(last)}${id}@example.com`;
   const uidRoll = rng.next();
   const UID = uidRoll < 0.05 ? null : uidRoll < 0.08 ? `CRM/${id}` : uidRoll < 0.1 ? `ext ${id}` : `CRM-${100000 + id}`;
   const loggedIn = rng.chance(0.8);
@@ -62,18 +69,33 @@ export function newPerson(rng: Rng, id: number, groupId: number, createdAt: numb
 /** The change anonymise makes: personal fields cleared; the UID stays unless maintainUid is false. */
 export function anonymisedFields(user: UserRecord, at: number, maintainUid: boolean): Partial<UserRecord> {
   return {
-    first_name: null, last_name: null, email: null, phone: null, company_name: null, billing: null, meta: null, alt_uid: null,
-    status: USER_STATUS.anonymised, updated_at: at, UID: maintainUid ? user.UID : null,
+    first_name: null,
+    last_name: null,
+    email: null,
+    phone: null,
+    company_name: null,
+    billing: null,
+    meta: null,
+    alt_uid: null,
+    status: USER_STATUS.anonymised,
+    updated_at: at,
+    UID: maintainUid ? user.UID : null,
   };
 }
 
-export function generateUsers(seed: number, groups: readonly GroupRecord[], usersPerGroup: number, todayStart: number): UserRecord[] {
+export function generateUsers(
+  seed: number,
+  groups: readonly GroupRecord[],
+  usersPerGroup: number,
+  todayStart: number,
+): UserRecord[] {
   const rng = createRng(seed, 'users');
   const span = 730 * DAY_MS;
   const drafts: { groupId: number; at: number }[] = [];
   for (const g of groups) {
     const n = Math.max(8, Math.round(usersPerGroup * g.weight * 3));
-    for (let i = 0; i < n; i++) drafts.push({ groupId: g.id, at: todayStart - span + Math.floor(rng.next() * (span - 3_600_000)) });
+    for (let i = 0; i < n; i++)
+      drafts.push({ groupId: g.id, at: todayStart - span + Math.floor(rng.next() * (span - 3_600_000)) });
   }
   drafts.sort((a, b) => a.at - b.at);
   const users = drafts.map((d, i) => {

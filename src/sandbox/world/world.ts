@@ -51,7 +51,9 @@ export class World {
     this.orders = new OrderStore(CURRENCIES, Math.ceil(this.preset.orders * 1.1));
     this.orderIndex = new OrderIndex(this.orders, this.groups.length, () => this.users.nextId());
     this.interactions = new InteractionBook(seed);
-    const voucherOffers = this.offers.flatMap((offer, index) => (offer.perk_type_format === 'vouchers' ? [{ offer, index }] : []));
+    const voucherOffers = this.offers.flatMap((offer, index) =>
+      offer.perk_type_format === 'vouchers' ? [{ offer, index }] : [],
+    );
     this.dayContext = {
       groups: this.groups,
       voucherOffers,
@@ -93,7 +95,11 @@ export class World {
     const gi = this.groupIndex(groupId);
     if (gi < 0) return [];
     const list = filter.userId === undefined ? this.orderIndex.ofGroup(gi) : this.orderIndex.ofUser(filter.userId);
-    const slice = this.orderIndex.range(list, filter.from === undefined ? -Infinity : toMs(filter.from), filter.to === undefined ? Infinity : toMs(filter.to));
+    const slice = this.orderIndex.range(
+      list,
+      filter.from === undefined ? -Infinity : toMs(filter.from),
+      filter.to === undefined ? Infinity : toMs(filter.to),
+    );
     const out: OrderRecord[] = [];
     for (const i of slice) if (this.orders.group[i] === gi) out.push(this.orders.get(i));
     return out;
@@ -102,7 +108,9 @@ export class World {
   /** An order by its order_id (order ids are creation order, so the id gives the index). */
   orderById(orderId: number): OrderRecord | undefined {
     const i = orderId - ORDER_ID_BASE;
-    return Number.isInteger(i) && i >= 0 && i < this.orders.count && !this.orders.hidden[i] ? this.orders.get(i) : undefined;
+    return Number.isInteger(i) && i >= 0 && i < this.orders.count && !this.orders.hidden[i]
+      ? this.orders.get(i)
+      : undefined;
   }
 
   creditOf(user: UserRecord): CreditRecord {

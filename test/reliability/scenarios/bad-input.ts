@@ -41,58 +41,328 @@ export interface BadInput {
 const START = '2026-11-10';
 
 export const BAD_INPUTS: BadInput[] = [
-  { name: 'PERKS_RATE_LIMIT not a number', args: ['extract'], env: { PERKS_RATE_LIMIT: 'fast' }, code: ExitCode.config, says: /PERKS_RATE_LIMIT="fast" is invalid/ },
-  { name: 'PERKS_RATE_LIMIT zero', args: ['extract'], env: { PERKS_RATE_LIMIT: '0' }, code: ExitCode.config, says: /PERKS_RATE_LIMIT="0" is invalid/ },
-  { name: 'PERKS_CLIENT_ID not a number', args: ['extract'], env: { PERKS_CLIENT_ID: 'abc' }, code: ExitCode.config, says: /PERKS_CLIENT_ID="abc" is invalid/ },
-  { name: 'PERKS_CLIENT_SECRET missing', args: ['extract'], env: { PERKS_CLIENT_SECRET: undefined }, code: ExitCode.config, says: /PERKS_CLIENT_SECRET is not set/ },
-  { name: 'PERKS_BASE_URL not a URL', args: ['extract'], env: { PERKS_BASE_URL: 'api.example' }, code: ExitCode.config, says: /PERKS_BASE_URL="api.example" is invalid/ },
-  { name: 'PERKS_BASE_URL not http(s)', args: ['extract'], env: { PERKS_BASE_URL: 'ftp://example.com' }, code: ExitCode.config, says: /PERKS_BASE_URL="ftp:\/\/example\.com" is invalid: expected an http\(s\) URL/ },
-  { name: 'PERKS_BASE_URL with a password', args: ['extract'], env: { PERKS_BASE_URL: 'https://me:canary-pw@api.example.com' }, code: ExitCode.config, says: /PERKS_BASE_URL="https:\/\/\(hidden\)@api\.example\.com" is invalid: expected no user or password/ },
-  { name: 'PERKS_API_TIMEZONE unknown', args: ['extract'], env: { PERKS_API_TIMEZONE: 'Mars/Olympus' }, code: ExitCode.config, says: /PERKS_API_TIMEZONE="Mars\/Olympus" is invalid: expected an IANA time zone/ },
-  { name: 'PERKS_GROUP_IDS malformed', args: ['extract'], env: { PERKS_GROUP_IDS: '11,,x' }, code: ExitCode.config, says: /PERKS_GROUP_IDS="11,,x" is invalid/ },
-  { name: 'PERKS_GROUP_IDS with a group twice', args: ['extract'], env: { PERKS_GROUP_IDS: '11,12,11' }, code: ExitCode.config, says: /PERKS_GROUP_IDS="11,12,11" is invalid: a group id is listed twice/ },
-  { name: 'PERKS_SCOPE blank', args: ['extract'], env: { PERKS_SCOPE: ' ' }, code: ExitCode.config, says: /PERKS_SCOPE=" " is invalid: must not be blank/ },
-  { name: 'PERKS_LOOKBACK_DAYS negative', args: ['extract'], env: { PERKS_LOOKBACK_DAYS: '-3' }, code: ExitCode.config, says: /PERKS_LOOKBACK_DAYS="-3" is invalid/ },
-  { name: 'PERKS_CREDIT_PATH without placeholders', args: ['extract'], env: { PERKS_CREDIT_PATH: '/v3/credit' }, code: ExitCode.config, says: /PERKS_CREDIT_PATH="\/v3\/credit" is invalid/ },
-  { name: 'PERKS_NOW not an instant', args: ['extract'], env: { PERKS_NOW: 'tomorrow' }, code: ExitCode.config, says: /PERKS_NOW="tomorrow" is invalid/ },
-  { name: 'PERKS_START_DATE not a date', args: ['extract'], env: { PERKS_START_DATE: 'yesterday' }, code: ExitCode.config, says: /PERKS_START_DATE="yesterday" is invalid/ },
-  { name: 'PERKS_START_DATE 2026-02-30', args: ['extract'], env: { PERKS_START_DATE: '2026-02-30' }, code: ExitCode.config, says: /PERKS_START_DATE="2026-02-30" is invalid/ },
-  { name: '--start-date 2026-13-01', args: ['extract', '--start-date', '2026-13-01'], code: ExitCode.config, says: /--start-date="2026-13-01" is invalid/ },
-  { name: '--start-date 2026-02-30', args: ['extract', '--start-date', '2026-02-30'], code: ExitCode.config, says: /--start-date="2026-02-30" is invalid/ },
-  { name: '--end-date 2026-02-30', args: ['extract', '--end-date', '2026-02-30'], code: ExitCode.config, says: /--end-date="2026-02-30" is invalid/ },
-  { name: '--start-date after --end-date', args: ['extract', '--start-date', '2026-11-10', '--end-date', '2026-11-01'], code: ExitCode.config, says: /--start-date must be before --end-date/ },
-  { name: '--streams with an unknown stream', args: ['extract', '--streams', 'orders,bogus'], code: ExitCode.config, says: /unknown stream "bogus"/ },
-  { name: '--budget-minutes negative', args: ['extract', '--budget-minutes', '-5'], code: ExitCode.config, says: /--budget-minutes/ },
+  {
+    name: 'PERKS_RATE_LIMIT not a number',
+    args: ['extract'],
+    env: { PERKS_RATE_LIMIT: 'fast' },
+    code: ExitCode.config,
+    says: /PERKS_RATE_LIMIT="fast" is invalid/,
+  },
+  {
+    name: 'PERKS_RATE_LIMIT zero',
+    args: ['extract'],
+    env: { PERKS_RATE_LIMIT: '0' },
+    code: ExitCode.config,
+    says: /PERKS_RATE_LIMIT="0" is invalid/,
+  },
+  {
+    name: 'PERKS_CLIENT_ID not a number',
+    args: ['extract'],
+    env: { PERKS_CLIENT_ID: 'abc' },
+    code: ExitCode.config,
+    says: /PERKS_CLIENT_ID="abc" is invalid/,
+  },
+  {
+    name: 'PERKS_CLIENT_SECRET missing',
+    args: ['extract'],
+    env: { PERKS_CLIENT_SECRET: undefined },
+    code: ExitCode.config,
+    says: /PERKS_CLIENT_SECRET is not set/,
+  },
+  {
+    name: 'PERKS_BASE_URL not a URL',
+    args: ['extract'],
+    env: { PERKS_BASE_URL: 'api.example' },
+    code: ExitCode.config,
+    says: /PERKS_BASE_URL="api.example" is invalid/,
+  },
+  {
+    name: 'PERKS_BASE_URL not http(s)',
+    args: ['extract'],
+    env: { PERKS_BASE_URL: 'ftp://example.com' },
+    code: ExitCode.config,
+    says: /PERKS_BASE_URL="ftp:\/\/example\.com" is invalid: expected an http\(s\) URL/,
+  },
+  {
+    name: 'PERKS_BASE_URL with a password',
+    args: ['extract'],
+    env: { PERKS_BASE_URL: 'https://me:canary-pw@api.example.com' },
+    code: ExitCode.config,
+    says: /PERKS_BASE_URL="https:\/\/\(hidden\)@api\.example\.com" is invalid: expected no user or password/,
+  },
+  {
+    name: 'PERKS_API_TIMEZONE unknown',
+    args: ['extract'],
+    env: { PERKS_API_TIMEZONE: 'Mars/Olympus' },
+    code: ExitCode.config,
+    says: /PERKS_API_TIMEZONE="Mars\/Olympus" is invalid: expected an IANA time zone/,
+  },
+  {
+    name: 'PERKS_GROUP_IDS malformed',
+    args: ['extract'],
+    env: { PERKS_GROUP_IDS: '11,,x' },
+    code: ExitCode.config,
+    says: /PERKS_GROUP_IDS="11,,x" is invalid/,
+  },
+  {
+    name: 'PERKS_GROUP_IDS with a group twice',
+    args: ['extract'],
+    env: { PERKS_GROUP_IDS: '11,12,11' },
+    code: ExitCode.config,
+    says: /PERKS_GROUP_IDS="11,12,11" is invalid: a group id is listed twice/,
+  },
+  {
+    name: 'PERKS_SCOPE blank',
+    args: ['extract'],
+    env: { PERKS_SCOPE: ' ' },
+    code: ExitCode.config,
+    says: /PERKS_SCOPE=" " is invalid: must not be blank/,
+  },
+  {
+    name: 'PERKS_LOOKBACK_DAYS negative',
+    args: ['extract'],
+    env: { PERKS_LOOKBACK_DAYS: '-3' },
+    code: ExitCode.config,
+    says: /PERKS_LOOKBACK_DAYS="-3" is invalid/,
+  },
+  {
+    name: 'PERKS_CREDIT_PATH without placeholders',
+    args: ['extract'],
+    env: { PERKS_CREDIT_PATH: '/v3/credit' },
+    code: ExitCode.config,
+    says: /PERKS_CREDIT_PATH="\/v3\/credit" is invalid/,
+  },
+  {
+    name: 'PERKS_NOW not an instant',
+    args: ['extract'],
+    env: { PERKS_NOW: 'tomorrow' },
+    code: ExitCode.config,
+    says: /PERKS_NOW="tomorrow" is invalid/,
+  },
+  {
+    name: 'PERKS_START_DATE not a date',
+    args: ['extract'],
+    env: { PERKS_START_DATE: 'yesterday' },
+    code: ExitCode.config,
+    says: /PERKS_START_DATE="yesterday" is invalid/,
+  },
+  {
+    name: 'PERKS_START_DATE 2026-02-30',
+    args: ['extract'],
+    env: { PERKS_START_DATE: '2026-02-30' },
+    code: ExitCode.config,
+    says: /PERKS_START_DATE="2026-02-30" is invalid/,
+  },
+  {
+    name: '--start-date 2026-13-01',
+    args: ['extract', '--start-date', '2026-13-01'],
+    code: ExitCode.config,
+    says: /--start-date="2026-13-01" is invalid/,
+  },
+  {
+    name: '--start-date 2026-02-30',
+    args: ['extract', '--start-date', '2026-02-30'],
+    code: ExitCode.config,
+    says: /--start-date="2026-02-30" is invalid/,
+  },
+  {
+    name: '--end-date 2026-02-30',
+    args: ['extract', '--end-date', '2026-02-30'],
+    code: ExitCode.config,
+    says: /--end-date="2026-02-30" is invalid/,
+  },
+  {
+    name: '--start-date after --end-date',
+    args: ['extract', '--start-date', '2026-11-10', '--end-date', '2026-11-01'],
+    code: ExitCode.config,
+    says: /--start-date must be before --end-date/,
+  },
+  {
+    name: '--streams with an unknown stream',
+    args: ['extract', '--streams', 'orders,bogus'],
+    code: ExitCode.config,
+    says: /unknown stream "bogus"/,
+  },
+  {
+    name: '--budget-minutes negative',
+    args: ['extract', '--budget-minutes', '-5'],
+    code: ExitCode.config,
+    says: /--budget-minutes/,
+  },
   { name: 'an unknown flag', args: ['extract', '--bogus'], code: ExitCode.config, says: /Unknown argument/ },
-  { name: 'report --month 2026-13', args: ['report', 'revenue', '--month', '2026-13'], code: ExitCode.config, says: /month/ },
-  { name: 'build --as-of 2026-02-30', args: ['build', '--as-of', '2026-02-30'], code: ExitCode.config, says: /as-of|asOf/ },
-  { name: 'forget --user not an id', args: ['forget', '--user', 'abc'], code: ExitCode.config, says: /--user="abc" is invalid/ },
+  {
+    name: 'report --month 2026-13',
+    args: ['report', 'revenue', '--month', '2026-13'],
+    code: ExitCode.config,
+    says: /month/,
+  },
+  {
+    name: 'build --as-of 2026-02-30',
+    args: ['build', '--as-of', '2026-02-30'],
+    code: ExitCode.config,
+    says: /as-of|asOf/,
+  },
+  {
+    name: 'forget --user not an id',
+    args: ['forget', '--user', 'abc'],
+    code: ExitCode.config,
+    says: /--user="abc" is invalid/,
+  },
   { name: 'forget without a user', args: ['forget'], code: ExitCode.config, says: /name the users to forget/ },
-  { name: 'wrong client secret', args: ['extract'], env: { PERKS_CLIENT_SECRET: 'not-the-secret' }, code: ExitCode.auth, says: /refused the client credentials/ },
-  { name: 'output path is a file', args: ['extract'], output: (out) => (writeFileSync(join(out, 'a-file'), 'x'), join(out, 'a-file')), code: ExitCode.config, says: /not a directory|is a file/ },
-  { name: 'output inside a file', args: ['extract'], output: (out) => (writeFileSync(join(out, 'a-file'), 'x'), join(out, 'a-file', 'out')), code: ExitCode.config, says: /not a directory|is a file/ },
+  {
+    name: 'wrong client secret',
+    args: ['extract'],
+    env: { PERKS_CLIENT_SECRET: 'not-the-secret' },
+    code: ExitCode.auth,
+    says: /refused the client credentials/,
+  },
+  {
+    name: 'output path is a file',
+    args: ['extract'],
+    output: (out) => (writeFileSync(join(out, 'a-file'), 'x'), join(out, 'a-file')),
+    code: ExitCode.config,
+    says: /not a directory|is a file/,
+  },
+  {
+    name: 'output inside a file',
+    args: ['extract'],
+    output: (out) => (writeFileSync(join(out, 'a-file'), 'x'), join(out, 'a-file', 'out')),
+    code: ExitCode.config,
+    says: /not a directory|is a file/,
+  },
   // Issue 16: every flag and setting checked before any work, one line naming it, exit 2; --plan writes nothing.
-  { name: 'run --month abc', args: ['run', '--month', 'abc'], code: ExitCode.config, says: /--month="abc" is invalid: expected a month YYYY-MM/ },
-  { name: 'run --month 2026-13', args: ['run', '--month', '2026-13'], code: ExitCode.config, says: /--month="2026-13" is invalid/ },
-  { name: 'extract --end-date 2026-1-1', args: ['extract', '--end-date', '2026-1-1'], code: ExitCode.config, says: /--end-date="2026-1-1" is invalid: expected a date YYYY-MM-DD/ },
-  { name: 'extract --start-date abc', args: ['extract', '--start-date', 'abc'], code: ExitCode.config, says: /--start-date="abc" is invalid/ },
-  { name: 'PERKS_START_DATE 2026-1-1', args: ['extract'], env: { PERKS_START_DATE: '2026-1-1' }, code: ExitCode.config, says: /PERKS_START_DATE="2026-1-1" is invalid/ },
-  { name: 'build --as-of abc', args: ['build', '--as-of', 'abc'], code: ExitCode.config, says: /--as-of="abc" is invalid: expected a real calendar date/ },
-  { name: 'build --as-of 2026-1-1', args: ['build', '--as-of', '2026-1-1'], code: ExitCode.config, says: /--as-of="2026-1-1" is invalid/ },
-  { name: 'extract --groups beyond a safe integer, --plan', args: ['extract', '--groups', '9007199254740993', '--plan'], code: ExitCode.config, says: /--groups="9007199254740993" is invalid: expected group ids, whole numbers from 1 to 9007199254740991/ },
-  { name: 'PERKS_GROUP_IDS beyond a safe integer', args: ['extract'], env: { PERKS_GROUP_IDS: '11,99999999999999999999' }, code: ExitCode.config, says: /PERKS_GROUP_IDS="11,99999999999999999999" is invalid/ },
-  { name: 'PERKS_CLIENT_ID beyond a safe integer', args: ['extract'], env: { PERKS_CLIENT_ID: '9007199254740993' }, code: ExitCode.config, says: /PERKS_CLIENT_ID="9007199254740993" is invalid/ },
-  { name: 'run --budget-minutes -1', args: ['run', '--budget-minutes', '-1'], code: ExitCode.config, says: /--budget-minutes must be a number of minutes, 0 or more/ },
-  { name: 'users get --id beyond a safe integer', args: ['users', 'get', '--id', '9007199254740993'], code: ExitCode.config, says: /--id="9007199254740993" is invalid/ },
-  { name: 'build --new-days abc', args: ['build', '--new-days', 'abc'], code: ExitCode.config, says: /--new-days=NaN is invalid/ },
-  { name: 'report --month 2026-1', args: ['report', 'revenue', '--month', '2026-1'], code: ExitCode.config, says: /--month="2026-1" is invalid/ },
-  { name: 'extract --plan writes nothing', args: ['extract', '--plan', '--groups', '11'], code: ExitCode.success, says: /calls/ },
-  { name: 'PERKS_OUTPUT with a 300-character folder name', args: ['build'], output: (out) => join(out, 'n'.repeat(300)), code: ExitCode.config, says: /PERKS_OUTPUT=".*n{300}" is invalid: a folder name is longer than 255 bytes/ },
-  { name: 'PERKS_OUTPUT with a comma', args: ['sql', 'SELECT 1'], output: (out) => join(out, 'a,b'), code: ExitCode.config, says: /PERKS_OUTPUT=".*a,b" is invalid: expected no comma/ },
+  {
+    name: 'run --month abc',
+    args: ['run', '--month', 'abc'],
+    code: ExitCode.config,
+    says: /--month="abc" is invalid: expected a month YYYY-MM/,
+  },
+  {
+    name: 'run --month 2026-13',
+    args: ['run', '--month', '2026-13'],
+    code: ExitCode.config,
+    says: /--month="2026-13" is invalid/,
+  },
+  {
+    name: 'extract --end-date 2026-1-1',
+    args: ['extract', '--end-date', '2026-1-1'],
+    code: ExitCode.config,
+    says: /--end-date="2026-1-1" is invalid: expected a date YYYY-MM-DD/,
+  },
+  {
+    name: 'extract --start-date abc',
+    args: ['extract', '--start-date', 'abc'],
+    code: ExitCode.config,
+    says: /--start-date="abc" is invalid/,
+  },
+  {
+    name: 'PERKS_START_DATE 2026-1-1',
+    args: ['extract'],
+    env: { PERKS_START_DATE: '2026-1-1' },
+    code: ExitCode.config,
+    says: /PERKS_START_DATE="2026-1-1" is invalid/,
+  },
+  {
+    name: 'build --as-of abc',
+    args: ['build', '--as-of', 'abc'],
+    code: ExitCode.config,
+    says: /--as-of="abc" is invalid: expected a real calendar date/,
+  },
+  {
+    name: 'build --as-of 2026-1-1',
+    args: ['build', '--as-of', '2026-1-1'],
+    code: ExitCode.config,
+    says: /--as-of="2026-1-1" is invalid/,
+  },
+  {
+    name: 'extract --groups beyond a safe integer, --plan',
+    args: ['extract', '--groups', '9007199254740993', '--plan'],
+    code: ExitCode.config,
+    says: /--groups="9007199254740993" is invalid: expected group ids, whole numbers from 1 to 9007199254740991/,
+  },
+  {
+    name: 'PERKS_GROUP_IDS beyond a safe integer',
+    args: ['extract'],
+    env: { PERKS_GROUP_IDS: '11,99999999999999999999' },
+    code: ExitCode.config,
+    says: /PERKS_GROUP_IDS="11,99999999999999999999" is invalid/,
+  },
+  {
+    name: 'PERKS_CLIENT_ID beyond a safe integer',
+    args: ['extract'],
+    env: { PERKS_CLIENT_ID: '9007199254740993' },
+    code: ExitCode.config,
+    says: /PERKS_CLIENT_ID="9007199254740993" is invalid/,
+  },
+  {
+    name: 'run --budget-minutes -1',
+    args: ['run', '--budget-minutes', '-1'],
+    code: ExitCode.config,
+    says: /--budget-minutes must be a number of minutes, 0 or more/,
+  },
+  {
+    name: 'users get --id beyond a safe integer',
+    args: ['users', 'get', '--id', '9007199254740993'],
+    code: ExitCode.config,
+    says: /--id="9007199254740993" is invalid/,
+  },
+  {
+    name: 'build --new-days abc',
+    args: ['build', '--new-days', 'abc'],
+    code: ExitCode.config,
+    says: /--new-days=NaN is invalid/,
+  },
+  {
+    name: 'report --month 2026-1',
+    args: ['report', 'revenue', '--month', '2026-1'],
+    code: ExitCode.config,
+    says: /--month="2026-1" is invalid/,
+  },
+  {
+    name: 'extract --plan writes nothing',
+    args: ['extract', '--plan', '--groups', '11'],
+    code: ExitCode.success,
+    says: /calls/,
+  },
+  {
+    name: 'PERKS_OUTPUT with a 300-character folder name',
+    args: ['build'],
+    output: (out) => join(out, 'n'.repeat(300)),
+    code: ExitCode.config,
+    says: /PERKS_OUTPUT=".*n{300}" is invalid: a folder name is longer than 255 bytes/,
+  },
+  {
+    name: 'PERKS_OUTPUT with a comma',
+    args: ['sql', 'SELECT 1'],
+    output: (out) => join(out, 'a,b'),
+    code: ExitCode.config,
+    says: /PERKS_OUTPUT=".*a,b" is invalid: expected no comma/,
+  },
   { name: 'sql with an empty query', args: ['sql', ''], code: ExitCode.config, says: /the query is empty/ },
-  { name: 'sql reading a file outside the output directory', args: ['sql', "SELECT * FROM read_text('/etc/passwd')"], lake: true, setup: buildIn, code: ExitCode.config, says: /reads a file outside the output directory.*pass --read-files-anywhere/ },
-  { name: 'sql on a damaged warehouse (exit 1, not bad input)', args: ['sql', 'SELECT 1'], lake: true, setup: async (out) => (await buildIn(out), writeFileSync(join(out, 'warehouse.duckdb'), 'garbage'.repeat(100))), code: ExitCode.failed, says: /warehouse .* cannot be opened/ },
-  { name: 'report on a damaged warehouse (exit 1, not bad input)', args: ['report', 'revenue', '--month', '2026-11'], lake: true, setup: async (out) => (await buildIn(out), writeFileSync(join(out, 'warehouse.duckdb'), 'garbage'.repeat(100))), code: ExitCode.failed, says: /cannot open the warehouse .* read-only/ },
+  {
+    name: 'sql reading a file outside the output directory',
+    args: ['sql', "SELECT * FROM read_text('/etc/passwd')"],
+    lake: true,
+    setup: buildIn,
+    code: ExitCode.config,
+    says: /reads a file outside the output directory.*pass --read-files-anywhere/,
+  },
+  {
+    name: 'sql on a damaged warehouse (exit 1, not bad input)',
+    args: ['sql', 'SELECT 1'],
+    lake: true,
+    setup: async (out) => (await buildIn(out), writeFileSync(join(out, 'warehouse.duckdb'), 'garbage'.repeat(100))),
+    code: ExitCode.failed,
+    says: /warehouse .* cannot be opened/,
+  },
+  {
+    name: 'report on a damaged warehouse (exit 1, not bad input)',
+    args: ['report', 'revenue', '--month', '2026-11'],
+    lake: true,
+    setup: async (out) => (await buildIn(out), writeFileSync(join(out, 'warehouse.duckdb'), 'garbage'.repeat(100))),
+    code: ExitCode.failed,
+    says: /cannot open the warehouse .* read-only/,
+  },
   {
     name: 'sql on a damaged lake file (exit 1, not bad input)',
     args: ['sql', 'SELECT count(*) FROM lake_orders'],
@@ -143,13 +413,17 @@ export const BAD_INPUTS: BadInput[] = [
     setup: (out) => editState(out, (s) => ({ ...s, watermark: '2027-03-01' })),
     code: ExitCode.success,
     says: /orders +success/,
-    check: async (out) => (JSON.parse(readFileSync(join(out, 'state', 'orders', '11.json'), 'utf8')).watermark === '2027-03-01' ? ['the future watermark was kept'] : []),
+    check: async (out) =>
+      JSON.parse(readFileSync(join(out, 'state', 'orders', '11.json'), 'utf8')).watermark === '2027-03-01'
+        ? ['the future watermark was kept']
+        : [],
   },
   {
     name: 'corrupt Parquet file in a window the run re-extracts (healed)',
     args: ['extract', '--streams', 'orders', '--start-date', '2026-11-18', '--end-date', '2026-11-21'],
     lake: true,
-    setup: (out) => corrupt(join(out, 'lake', 'orders'), (f) => f.includes('organisation_group_id=11/') && f.includes('2026-11-20')),
+    setup: (out) =>
+      corrupt(join(out, 'lake', 'orders'), (f) => f.includes('organisation_group_id=11/') && f.includes('2026-11-20')),
     code: ExitCode.success,
     says: /orders +success/,
     check: lakeReadable,
@@ -165,10 +439,17 @@ export const BAD_INPUTS: BadInput[] = [
     },
     code: ExitCode.success,
     says: /users +success/,
-    check: async (out) => [...(await lakeReadable(out)), ...(existsSync(join(out, 'lake', 'users', 'organisation_group_id=12', '_snapshot_date=2026-11-21', 'part-0.parquet')) ? ['the damaged snapshot file is still there'] : [])],
+    check: async (out) => [
+      ...(await lakeReadable(out)),
+      ...(existsSync(
+        join(out, 'lake', 'users', 'organisation_group_id=12', '_snapshot_date=2026-11-21', 'part-0.parquet'),
+      )
+        ? ['the damaged snapshot file is still there']
+        : []),
+    ],
   },
   {
-    name: "corrupt users snapshot, re-landed before it is read (healed)",
+    name: 'corrupt users snapshot, re-landed before it is read (healed)',
     args: ['extract', '--streams', 'credit'],
     lake: true,
     setup: (out) => corrupt(join(out, 'lake', 'users'), (f) => f.includes('organisation_group_id=12')),
@@ -195,9 +476,20 @@ export const BAD_INPUTS: BadInput[] = [
   },
   {
     name: 'corrupt Parquet file, repaired by the command the build names',
-    args: ['extract', '--streams', 'orders', '--groups', '11', '--start-date', '2026-11-12', '--end-date', '2026-11-13'],
+    args: [
+      'extract',
+      '--streams',
+      'orders',
+      '--groups',
+      '11',
+      '--start-date',
+      '2026-11-12',
+      '--end-date',
+      '2026-11-13',
+    ],
     lake: true,
-    setup: (out) => corrupt(join(out, 'lake', 'orders'), (f) => f.includes('organisation_group_id=11/') && f.includes('2026-11-12')),
+    setup: (out) =>
+      corrupt(join(out, 'lake', 'orders'), (f) => f.includes('organisation_group_id=11/') && f.includes('2026-11-12')),
     code: ExitCode.success,
     says: /orders +success/,
     check: lakeReadable,
@@ -229,16 +521,24 @@ async function buildIn(out: string): Promise<void> {
 /** Every Parquet file of the lake reads whole: no partial file is visible. */
 async function lakeReadable(out: string): Promise<string[]> {
   const lake = join(out, 'lake');
-  const files = readdirSync(lake, { recursive: true }).map(String).filter((f) => f.endsWith('.parquet'));
+  const files = readdirSync(lake, { recursive: true })
+    .map(String)
+    .filter((f) => f.endsWith('.parquet'));
   const bad: string[] = [];
   await withLakeConnection(async (c) => {
-    for (const f of files) await c.runAndReadAll('SELECT count(*) FROM read_parquet($f)', { f: join(lake, f) }).catch(() => bad.push(`unreadable lake file ${f}`));
+    for (const f of files)
+      await c
+        .runAndReadAll('SELECT count(*) FROM read_parquet($f)', { f: join(lake, f) })
+        .catch(() => bad.push(`unreadable lake file ${f}`));
   });
   return bad;
 }
 
 function corrupt(dir: string, which: (file: string) => boolean): void {
-  const file = readdirSync(dir, { recursive: true }).map(String).filter((f) => f.endsWith('.parquet') && which(f)).sort()[0];
+  const file = readdirSync(dir, { recursive: true })
+    .map(String)
+    .filter((f) => f.endsWith('.parquet') && which(f))
+    .sort()[0];
   if (!file) throw new Error(`no Parquet file to corrupt under ${dir}`);
   const path = join(dir, file);
   const bytes = readFileSync(path);
@@ -286,7 +586,10 @@ export async function badInputScenario(o: ScenarioOptions & { cases?: string[] }
   return withSandbox({ seed: 41, today: '2026-11-22' }, (sandbox) =>
     withScratch('bad-input', async (scratch) => {
       const lake = scratch.dir('lake');
-      await extract(orgConfig(sandbox, lake, { PERKS_START_DATE: START }), { now: new Date('2026-11-22T12:00:00Z'), streams: ['orders', 'users'] });
+      await extract(orgConfig(sandbox, lake, { PERKS_START_DATE: START }), {
+        now: new Date('2026-11-22T12:00:00Z'),
+        streams: ['orders', 'users'],
+      });
       const problems: string[] = [];
       const answered: string[] = [];
       let ran = 0;
@@ -305,7 +608,14 @@ export async function badInputScenario(o: ScenarioOptions & { cases?: string[] }
       } finally {
         unmountAll();
       }
-      return [row('bad input → one clear line and its exit code', ran, problems, `${answered.length}/${cases.length} answered with one line and the documented code, nothing changed on disk`)];
+      return [
+        row(
+          'bad input → one clear line and its exit code',
+          ran,
+          problems,
+          `${answered.length}/${cases.length} answered with one line and the documented code, nothing changed on disk`,
+        ),
+      ];
     }),
   );
 }
@@ -321,7 +631,11 @@ async function runCase(sandbox: Sandbox, scratch: Scratch, lake: string, c: BadI
   await c.setup?.(out);
   const kept = c.keeps ? join(out, c.keeps) : c.lake || c.check ? undefined : out;
   const before = kept && snapshot(kept);
-  const env = Object.fromEntries(Object.entries({ ...orgEnv(sandbox, out, { PERKS_START_DATE: START }), ...c.env }).filter(([, v]) => v !== undefined)) as Record<string, string>;
+  const env = Object.fromEntries(
+    Object.entries({ ...orgEnv(sandbox, out, { PERKS_START_DATE: START }), ...c.env }).filter(
+      ([, v]) => v !== undefined,
+    ),
+  ) as Record<string, string>;
   const args = [...c.args, ...(['extract', 'build'].includes(c.args[0]) ? ['--quiet'] : [])];
   const r = await runCli(args, env, { timeoutMs: 60_000 });
   const lines = stderrLines(r);
@@ -330,7 +644,10 @@ async function runCase(sandbox: Sandbox, scratch: Scratch, lake: string, c: BadI
   // The one line: on stderr (a refused command), or the failed step's line of the run summary on stdout.
   const line = lines.length ? lines[0] : r.stdout.split('\n').find((l) => c.says.test(l));
   if (lines.length > 1) found.push(`${lines.length} lines on stderr: ${lines.slice(0, 3).join(' | ').slice(0, 300)}`);
-  else if (!line || !c.says.test(line) || (lines.length === 1 && !line.startsWith('perks: '))) found.push(`said: ${(line ?? r.stdout.split('\n').find((l) => /error/.test(l)) ?? '(nothing)').trim().slice(0, 240)}`);
+  else if (!line || !c.says.test(line) || (lines.length === 1 && !line.startsWith('perks: ')))
+    found.push(
+      `said: ${(line ?? r.stdout.split('\n').find((l) => /error/.test(l)) ?? '(nothing)').trim().slice(0, 240)}`,
+    );
   if (NOISE.test(r.stdout) || NOISE.test(r.stderr)) found.push('a stack trace or query excerpt was printed');
   if (kept && snapshot(kept) !== before) found.push(`${c.keeps ?? 'the output directory'} changed`);
   if (leftovers(out).length) found.push(`temporary files left: ${leftovers(out).slice(0, 2).join(', ')}`);

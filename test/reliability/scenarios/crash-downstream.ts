@@ -85,8 +85,18 @@ export async function buildCrashScenario(o: ScenarioOptions & { kills: number })
       if (failure) throw failure;
       o.log(`build crash: ${killedMidBuild}/${o.kills} killed mid-build (a build takes ${span} ms)`);
       return [
-        row('crash: SIGKILL mid-build', o.kills + named.length, problems, `${killedMidBuild} killed at random moments and at ${named.join(', ')}: previous warehouse and marts whole ${o.kills + named.length - problems.filter((p) => /open|marts/.test(p)).length}/${o.kills + named.length}, next build ok, temp files left ${problems.filter((p) => p.includes('left')).length}`),
-        row('readers during builds (marts)', reads.reads, reads.problems, `${reads.reads} reads, ${reads.errors} read errors, ${reads.torn} torn marts`),
+        row(
+          'crash: SIGKILL mid-build',
+          o.kills + named.length,
+          problems,
+          `${killedMidBuild} killed at random moments and at ${named.join(', ')}: previous warehouse and marts whole ${o.kills + named.length - problems.filter((p) => /open|marts/.test(p)).length}/${o.kills + named.length}, next build ok, temp files left ${problems.filter((p) => p.includes('left')).length}`,
+        ),
+        row(
+          'readers during builds (marts)',
+          reads.reads,
+          reads.problems,
+          `${reads.reads} reads, ${reads.errors} read errors, ${reads.torn} torn marts`,
+        ),
       ];
     }),
   );
@@ -108,7 +118,9 @@ async function warehouseOpens(out: string): Promise<string> {
 /** Interactions stored upstream per interaction_id. */
 function storedTimes(sandbox: Sandbox): Map<string, number> {
   const times = new Map<string, number>();
-  for (const user of sandbox.world.users.all()) for (const i of sandbox.world.interactionsOf(user)) times.set(i.interaction_id, (times.get(i.interaction_id) ?? 0) + 1);
+  for (const user of sandbox.world.users.all())
+    for (const i of sandbox.world.interactionsOf(user))
+      times.set(i.interaction_id, (times.get(i.interaction_id) ?? 0) + 1);
   return times;
 }
 
@@ -129,18 +141,24 @@ export async function writebackCrashScenario(o: ScenarioOptions & { kills: numbe
         const out = scratch.dir(`wb${i}`);
         cpSync(base, out, { recursive: true });
         const config = orgConfig(sandbox, out);
-        const planned = (await runWriteback({ outDir: out, config, dryRun: true, previewRows: 1_000_000 })).preview.map((r) => String(r.interaction_id));
+        const planned = (await runWriteback({ outDir: out, config, dryRun: true, previewRows: 1_000_000 })).preview.map(
+          (r) => String(r.interaction_id),
+        );
         rows += planned.length;
         const before = storedTotal(sandbox);
         // Odd kills at the named point after-post (a batch posted and answered, no outcome recorded: the
         // window the API cannot tell about), even ones once the sandbox stored a random number of posts.
         const batches = Math.max(1, Math.floor(planned.length / 8));
         const named = i % 2 === 0 ? `after-post:${1 + Math.floor(random() * batches)}` : undefined;
-        const child = startCli(['writeback'], orgEnv(sandbox, out, { PERKS_RATE_LIMIT: '3000', ...(named ? { [CRASH_ENV]: named } : {}) }));
+        const child = startCli(
+          ['writeback'],
+          orgEnv(sandbox, out, { PERKS_RATE_LIMIT: '3000', ...(named ? { [CRASH_ENV]: named } : {}) }),
+        );
         const target = 1 + Math.floor(random() * (planned.length / 2));
         const deadline = Date.now() + 60_000;
         if (!named) {
-          while (storedTotal(sandbox) - before < target && child.child.exitCode === null && Date.now() < deadline) await sleep(2);
+          while (storedTotal(sandbox) - before < target && child.child.exitCode === null && Date.now() < deadline)
+            await sleep(2);
           child.child.kill('SIGKILL');
         }
         if ((await child.done).signal === 'SIGKILL') killedMidRun += 1;
@@ -149,12 +167,22 @@ export async function writebackCrashScenario(o: ScenarioOptions & { kills: numbe
         const times = storedTimes(sandbox);
         const missing = planned.filter((id) => !times.has(id)).length;
         const twice = planned.filter((id) => (times.get(id) ?? 0) > 1).length;
-        if (missing || twice || rerun.rejected) problems.push(`kill ${i + 1} ${named ? `at ${named}` : `after ${target} posts`}: ${missing} missing, ${twice} stored twice, ${rerun.rejected} rejected`);
+        if (missing || twice || rerun.rejected)
+          problems.push(
+            `kill ${i + 1} ${named ? `at ${named}` : `after ${target} posts`}: ${missing} missing, ${twice} stored twice, ${rerun.rejected} rejected`,
+          );
       } finally {
         await sandbox.close();
       }
     }
     o.log(`writeback crash: ${killedMidRun}/${o.kills} killed mid-run`);
-    return [row('crash: SIGKILL during write-back', o.kills, problems, `${rows} rows over ${o.kills} runs (${killedMidRun} killed mid-run): ${problems.length ? 'NOT ' : ''}each stored exactly once after the rerun`)];
+    return [
+      row(
+        'crash: SIGKILL during write-back',
+        o.kills,
+        problems,
+        `${rows} rows over ${o.kills} runs (${killedMidRun} killed mid-run): ${problems.length ? 'NOT ' : ''}each stored exactly once after the rerun`,
+      ),
+    ];
   });
 }

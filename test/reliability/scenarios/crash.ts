@@ -25,7 +25,14 @@ export interface CrashOptions extends ScenarioOptions {
 }
 
 /** Where each named point is killed: its n-th pass, so the run has committed something before. */
-const NTH: Record<ExtractCrashPoint, number> = { 'after-page': 40, 'mid-parquet': 25, 'before-rename': 25, 'after-rename': 25, 'after-state': 25, 'before-unlock': 1 };
+const NTH: Record<ExtractCrashPoint, number> = {
+  'after-page': 40,
+  'mid-parquet': 25,
+  'before-rename': 25,
+  'after-rename': 25,
+  'after-state': 25,
+  'before-unlock': 1,
+};
 
 interface Tally {
   missing: number;
@@ -50,7 +57,8 @@ export async function crashScenario(o: CrashOptions): Promise<Row[]> {
 async function run(sandbox: Sandbox, scratch: Scratch, o: CrashOptions): Promise<Row[]> {
   const random = seeded(o.seed);
   const start = shiftDay(todayUtc(), -(o.days ?? 30));
-  const env = (out: string, extra: Record<string, string> = {}) => orgEnv(sandbox, out, { PERKS_START_DATE: start, ...extra });
+  const env = (out: string, extra: Record<string, string> = {}) =>
+    orgEnv(sandbox, out, { PERKS_START_DATE: start, ...extra });
 
   // An uninterrupted run: the reference for every stream, and how long a run takes.
   const reference = scratch.dir('reference');
@@ -59,7 +67,8 @@ async function run(sandbox: Sandbox, scratch: Scratch, o: CrashOptions): Promise
   const began = Date.now();
   const refResult = await ref.done;
   const span = Date.now() - began;
-  if (refResult.code !== 0) return [row('crash: reference run', 1, [`exit ${refResult.code}: ${refResult.stderr.slice(-300)}`], 'failed')];
+  if (refResult.code !== 0)
+    return [row('crash: reference run', 1, [`exit ${refResult.code}: ${refResult.stderr.slice(-300)}`], 'failed')];
   const refKeys = await lakeKeys(reference);
 
   const dirs: string[] = [];
@@ -70,7 +79,14 @@ async function run(sandbox: Sandbox, scratch: Scratch, o: CrashOptions): Promise
     if (o.points?.length) rows.push(await namedPoints(o, scratch, reference, env, dirs, sandbox, start, refKeys));
   } finally {
     const reads = await reader.stop();
-    rows.push(row('readers during writes (lake)', reads.reads, reads.problems, `${reads.reads} reads, ${reads.errors} read errors, ${reads.torn} torn windows`));
+    rows.push(
+      row(
+        'readers during writes (lake)',
+        reads.reads,
+        reads.problems,
+        `${reads.reads} reads, ${reads.errors} read errors, ${reads.torn} torn windows`,
+      ),
+    );
   }
   o.log(`crash: a run takes ${span} ms after its start-up`);
   return rows;
@@ -78,7 +94,17 @@ async function run(sandbox: Sandbox, scratch: Scratch, o: CrashOptions): Promise
 
 type EnvOf = (out: string, extra?: Record<string, string>) => Record<string, string>;
 
-async function randomKills(o: CrashOptions, scratch: Scratch, random: () => number, span: number, env: EnvOf, dirs: string[], sandbox: Sandbox, start: string, refKeys: Keys): Promise<Row> {
+async function randomKills(
+  o: CrashOptions,
+  scratch: Scratch,
+  random: () => number,
+  span: number,
+  env: EnvOf,
+  dirs: string[],
+  sandbox: Sandbox,
+  start: string,
+  refKeys: Keys,
+): Promise<Row> {
   const t = emptyTally();
   let out = '';
   let killedMidRun = 0;
@@ -104,7 +130,16 @@ async function randomKills(o: CrashOptions, scratch: Scratch, random: () => numb
   );
 }
 
-async function namedPoints(o: CrashOptions, scratch: Scratch, reference: string, env: EnvOf, dirs: string[], sandbox: Sandbox, start: string, refKeys: Keys): Promise<Row> {
+async function namedPoints(
+  o: CrashOptions,
+  scratch: Scratch,
+  reference: string,
+  env: EnvOf,
+  dirs: string[],
+  sandbox: Sandbox,
+  start: string,
+  refKeys: Keys,
+): Promise<Row> {
   const t = emptyTally();
   let reached = 0;
   let midWrite = 0;
@@ -122,7 +157,8 @@ async function namedPoints(o: CrashOptions, scratch: Scratch, reference: string,
     await rerunAndCheck(sandbox, out, start, refKeys, t, point);
   }
   const n = (o.points ?? EXTRACT_CRASH_POINTS).length;
-  if ((o.points ?? EXTRACT_CRASH_POINTS).includes('mid-parquet') && midWrite === 0) t.problems.push('mid-parquet: no unfinished Parquet file seen after the kill');
+  if ((o.points ?? EXTRACT_CRASH_POINTS).includes('mid-parquet') && midWrite === 0)
+    t.problems.push('mid-parquet: no unfinished Parquet file seen after the kill');
   return row(
     'crash: named commit points',
     n,
@@ -132,11 +168,19 @@ async function namedPoints(o: CrashOptions, scratch: Scratch, reference: string,
 }
 
 /** The rerun a scheduler would make, then every check. */
-async function rerunAndCheck(sandbox: Sandbox, out: string, start: string, refKeys: Keys, t: Tally, label: string): Promise<void> {
+async function rerunAndCheck(
+  sandbox: Sandbox,
+  out: string,
+  start: string,
+  refKeys: Keys,
+  t: Tally,
+  label: string,
+): Promise<void> {
   let groups: GroupDays[];
   try {
     const result = await extract(orgConfig(sandbox, out, { PERKS_START_DATE: start }));
-    if (result.exitCode !== 0) throw new Error(`exit ${result.exitCode}: ${result.streams.find((s) => s.error)?.error ?? ''}`);
+    if (result.exitCode !== 0)
+      throw new Error(`exit ${result.exitCode}: ${result.streams.find((s) => s.error)?.error ?? ''}`);
     groups = result.groups;
   } catch (err) {
     t.manual += 1;
@@ -150,4 +194,3 @@ async function rerunAndCheck(sandbox: Sandbox, out: string, start: string, refKe
   t.leftovers += c.leftovers.length;
   if (c.problem) t.problems.push(`${label}: ${c.problem}`);
 }
-

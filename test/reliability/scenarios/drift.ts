@@ -30,7 +30,11 @@ const STREAMS: Record<string, { key: string; user?: string; drop?: string[] }> =
 export async function driftScenario(o: ScenarioOptions & { rates: number[] }): Promise<Row[]> {
   const rows: Row[] = [];
   for (const rate of o.rates) {
-    rows.push(await withSandbox({ seed: 21, today: TODAY }, (sandbox) => withScratch('drift', (scratch) => driftRun(sandbox, scratch.dir('clean'), scratch.dir('drift'), rate))));
+    rows.push(
+      await withSandbox({ seed: 21, today: TODAY }, (sandbox) =>
+        withScratch('drift', (scratch) => driftRun(sandbox, scratch.dir('clean'), scratch.dir('drift'), rate)),
+      ),
+    );
   }
   return rows;
 }
@@ -43,7 +47,9 @@ async function driftRun(sandbox: Sandbox, cleanDir: string, driftDir: string, ra
   const drifted = await extract(orgConfig(sandbox, driftDir, { PERKS_START_DATE: START }), { now: NOW });
   const after = sandbox.stats().faults.drift;
   sandbox.setFaults({ driftRate: 0 });
-  const injected = Object.fromEntries(Object.entries(after).map(([k, v]) => [k, v - before[k as keyof typeof before]])) as typeof after;
+  const injected = Object.fromEntries(
+    Object.entries(after).map(([k, v]) => [k, v - before[k as keyof typeof before]]),
+  ) as typeof after;
   if (clean.exitCode !== 0) problems.push(`the run without drift exited ${clean.exitCode}`);
   const failed = drifted.streams.find((s) => s.status !== 'success');
   if (failed) problems.push(`the run with drift failed: ${failed.name} ${failed.status} ${failed.error ?? ''}`);
@@ -51,16 +57,23 @@ async function driftRun(sandbox: Sandbox, cleanDir: string, driftDir: string, ra
   const q = drifted.quarantine;
   const above = drifted.quarantined / Math.max(1, q?.records ?? 0) > 0.001;
   const expected = above ? { status: 'partial', exitCode: 4 } : { status: 'success', exitCode: 0 };
-  if (drifted.status !== expected.status || drifted.exitCode !== expected.exitCode) problems.push(`the run with drift ended ${drifted.status}, exit ${drifted.exitCode}; expected ${expected.status}, exit ${expected.exitCode}`);
-  if (above && !q?.message?.includes('above the 0.1% threshold (PERKS_QUARANTINE_THRESHOLD)')) problems.push(`no line names the threshold: ${q?.message}`);
+  if (drifted.status !== expected.status || drifted.exitCode !== expected.exitCode)
+    problems.push(
+      `the run with drift ended ${drifted.status}, exit ${drifted.exitCode}; expected ${expected.status}, exit ${expected.exitCode}`,
+    );
+  if (above && !q?.message?.includes('above the 0.1% threshold (PERKS_QUARANTINE_THRESHOLD)'))
+    problems.push(`no line names the threshold: ${q?.message}`);
 
   const quarantined = quarantinedRecords(driftDir);
   const quarantinedUsers = new Set((quarantined.get('users') ?? []).map((r) => String(r.id)));
   const unknown = unknownFieldCount(drifted.manifest, 'drift_note');
   const totalQuarantined = [...quarantined.values()].reduce((n, l) => n + l.length, 0);
-  if (totalQuarantined !== injected.wrongType) problems.push(`quarantined ${totalQuarantined} records, ${injected.wrongType} were given a wrong type`);
-  if (drifted.quarantined !== injected.wrongType) problems.push(`the run counted ${drifted.quarantined} quarantined, ${injected.wrongType} injected`);
-  if (unknown !== injected.unknownField) problems.push(`the manifest counts ${unknown} unknown drift_note fields, ${injected.unknownField} injected`);
+  if (totalQuarantined !== injected.wrongType)
+    problems.push(`quarantined ${totalQuarantined} records, ${injected.wrongType} were given a wrong type`);
+  if (drifted.quarantined !== injected.wrongType)
+    problems.push(`the run counted ${drifted.quarantined} quarantined, ${injected.wrongType} injected`);
+  if (unknown !== injected.unknownField)
+    problems.push(`the manifest counts ${unknown} unknown drift_note fields, ${injected.unknownField} injected`);
 
   let changed = 0;
   let lost = 0;
@@ -69,22 +82,28 @@ async function driftRun(sandbox: Sandbox, cleanDir: string, driftDir: string, ra
     const got = await streamRows(driftDir, stream, spec);
     const extra = [...got.keys()].filter((k) => !base.has(k));
     const differ = [...got].filter(([k, v]) => base.has(k) && base.get(k)!.json !== v.json);
-    const ofQuarantinedUsers = spec.user && stream !== 'users' ? [...base.values()].filter((r) => quarantinedUsers.has(r.user)).length : 0;
+    const ofQuarantinedUsers =
+      spec.user && stream !== 'users' ? [...base.values()].filter((r) => quarantinedUsers.has(r.user)).length : 0;
     const direct = stream === 'credit' ? 0 : (quarantined.get(stream)?.length ?? 0);
     const missing = base.size - got.size - ofQuarantinedUsers - direct;
     changed += differ.length + extra.length;
     lost += Math.abs(missing);
     if (extra.length || differ.length || missing) {
-      problems.push(`${stream}: ${extra.length} rows not in the run without drift, ${differ.length} with other values (e.g. ${differ[0]?.[1].json.slice(0, 160)}), ${missing} missing beyond the quarantined`);
+      problems.push(
+        `${stream}: ${extra.length} rows not in the run without drift, ${differ.length} with other values (e.g. ${differ[0]?.[1].json.slice(0, 160)}), ${missing} missing beyond the quarantined`,
+      );
     }
   }
   // Credit items: those of quarantined users were never asked for; the quarantined items are the only others missing.
   const creditItems = async (dir: string) =>
     withLakeConnection(async (c) => {
-      const r = await c.runAndReadAll(`SELECT user_id::VARCHAR AS u, len(credits)::BIGINT AS n FROM read_parquet($g)`, { g: join(dir, 'lake', 'credit', '**', '*.parquet') });
+      const r = await c.runAndReadAll(`SELECT user_id::VARCHAR AS u, len(credits)::BIGINT AS n FROM read_parquet($g)`, {
+        g: join(dir, 'lake', 'credit', '**', '*.parquet'),
+      });
       return r.getRowObjectsJS().reduce((n, x) => n + (quarantinedUsers.has(String(x.u)) ? 0 : Number(x.n)), 0);
     });
-  const itemsLost = (await creditItems(cleanDir)) - (await creditItems(driftDir)) - (quarantined.get('credit')?.length ?? 0);
+  const itemsLost =
+    (await creditItems(cleanDir)) - (await creditItems(driftDir)) - (quarantined.get('credit')?.length ?? 0);
   if (itemsLost !== 0) problems.push(`credit: ${itemsLost} credit items missing beyond the quarantined ones`);
 
   const all = Object.values(injected).reduce((a, b) => a + b, 0);
@@ -108,7 +127,10 @@ function quarantinedRecords(outDir: string): Map<string, Record<string, unknown>
   }
   for (const stream of streams) {
     const records = readdirSync(join(root, stream)).flatMap((f) =>
-      readFileSync(join(root, stream, f), 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l).record as Record<string, unknown>),
+      readFileSync(join(root, stream, f), 'utf8')
+        .split('\n')
+        .filter(Boolean)
+        .map((l) => JSON.parse(l).record as Record<string, unknown>),
     );
     out.set(stream, records);
   }
@@ -116,14 +138,22 @@ function quarantinedRecords(outDir: string): Map<string, Record<string, unknown>
 }
 
 function unknownFieldCount(manifest: string, field: string): number {
-  const fields = (JSON.parse(readFileSync(manifest, 'utf8')).unknownFields ?? {}) as Record<string, Record<string, number>>;
+  const fields = (JSON.parse(readFileSync(manifest, 'utf8')).unknownFields ?? {}) as Record<
+    string,
+    Record<string, number>
+  >;
   let n = 0;
-  for (const perStream of Object.values(fields)) for (const [path, count] of Object.entries(perStream)) if (path.endsWith(field)) n += count;
+  for (const perStream of Object.values(fields))
+    for (const [path, count] of Object.entries(perStream)) if (path.endsWith(field)) n += count;
   return n;
 }
 
 /** key → the row's values as JSON (without the run's own columns), and its user. */
-async function streamRows(outDir: string, stream: string, spec: (typeof STREAMS)[string]): Promise<Map<string, { json: string; user: string }>> {
+async function streamRows(
+  outDir: string,
+  stream: string,
+  spec: (typeof STREAMS)[string],
+): Promise<Map<string, { json: string; user: string }>> {
   const drop = ['_extracted_at', '_run_id', ...(spec.drop ?? [])].join(', ');
   return withLakeConnection(async (c) => {
     const r = await c.runAndReadAll(

@@ -49,12 +49,23 @@ function throttleEvery(every: number, retryAfter: () => string | undefined): () 
 export const STORMS: Record<string, Storm> = {
   errors5: { name: '5% of calls 5xx', faults: { errorRate: 0.05 } },
   errors20: { name: '20% of calls 5xx', faults: { errorRate: 0.2 } },
-  resets: { name: '5% of connections reset', proxy: (random) => ({ intercept: (req) => (API(req.path) && random() < 0.05 ? { reset: true } : undefined) }) },
+  resets: {
+    name: '5% of connections reset',
+    proxy: (random) => ({ intercept: (req) => (API(req.path) && random() < 0.05 ? { reset: true } : undefined) }),
+  },
   hangs: { name: '3% of calls hang (timeout 0.5 s)', faults: { hangRate: 0.03 }, client: { timeoutMs: 500 } },
   cut: { name: '10% of bodies cut mid-way', faults: { truncateRate: 0.1 } },
   retryAfterSeconds: { name: '429 with Retry-After: 1 (every 40th call)', proxy: throttleEvery(40, () => '1') },
-  retryAfterPaced: { name: '429 with Retry-After: 1 at a paced 1000/min (every 40th)', proxy: throttleEvery(40, () => '1'), client: { rateLimit: 1000 }, streams: ['orders'] },
-  retryAfterDate: { name: '429 with Retry-After as a date (every 60th)', proxy: throttleEvery(60, () => new Date(Date.now() + 2000).toUTCString()) },
+  retryAfterPaced: {
+    name: '429 with Retry-After: 1 at a paced 1000/min (every 40th)',
+    proxy: throttleEvery(40, () => '1'),
+    client: { rateLimit: 1000 },
+    streams: ['orders'],
+  },
+  retryAfterDate: {
+    name: '429 with Retry-After as a date (every 60th)',
+    proxy: throttleEvery(60, () => new Date(Date.now() + 2000).toUTCString()),
+  },
   retryAfterMissing: { name: '429 without Retry-After (every 40th)', proxy: throttleEvery(40, () => undefined) },
   retryAfterAbsurd: {
     name: '429 with Retry-After: 86400 → fails fast',
@@ -63,18 +74,39 @@ export const STORMS: Record<string, Storm> = {
   },
   tokenDown: {
     name: 'token endpoint answering 500 → stops after its own retries',
-    proxy: () => ({ intercept: (req) => (API(req.path) ? undefined : { respond: { status: 500, body: '{"message":"Server Error"}' } }) }),
+    proxy: () => ({
+      intercept: (req) =>
+        API(req.path) ? undefined : { respond: { status: 500, body: '{"message":"Server Error"}' } },
+    }),
     failFast: { withinMs: 30_000, message: /token: HTTP 500/, maxTokenRequests: 9 },
   },
-  revoke25: { name: 'token revoked every 25 calls, calls in flight', faults: { revokeTokenEvery: 25, latencyMs: 30 }, proxy: () => ({}) },
-  revoke5: { name: 'token revoked every 5 calls, 8 in flight', faults: { revokeTokenEvery: 5, latencyMs: 30 }, proxy: () => ({}) },
-  everything: { name: '5xx, hangs, cut bodies, resets and revocations at once', faults: { errorRate: 0.05, hangRate: 0.02, truncateRate: 0.05, revokeTokenEvery: 60 }, client: { timeoutMs: 500 }, proxy: (random) => ({ intercept: (req) => (API(req.path) && random() < 0.03 ? { reset: true } : undefined) }) },
+  revoke25: {
+    name: 'token revoked every 25 calls, calls in flight',
+    faults: { revokeTokenEvery: 25, latencyMs: 30 },
+    proxy: () => ({}),
+  },
+  revoke5: {
+    name: 'token revoked every 5 calls, 8 in flight',
+    faults: { revokeTokenEvery: 5, latencyMs: 30 },
+    proxy: () => ({}),
+  },
+  everything: {
+    name: '5xx, hangs, cut bodies, resets and revocations at once',
+    faults: { errorRate: 0.05, hangRate: 0.02, truncateRate: 0.05, revokeTokenEvery: 60 },
+    client: { timeoutMs: 500 },
+    proxy: (random) => ({ intercept: (req) => (API(req.path) && random() < 0.03 ? { reset: true } : undefined) }),
+  },
   lowerLimit: {
     name: 'server limit 60/min under a configured 1000/min (no rate headers)',
     serverLimit: 60,
     streams: ['orders'],
     client: { rateLimit: 1000 },
-    proxy: () => ({ rewriteResponse: (_req, a) => ({ ...a, headers: Object.fromEntries(Object.entries(a.headers).filter(([k]) => !k.startsWith('x-ratelimit'))) }) }),
+    proxy: () => ({
+      rewriteResponse: (_req, a) => ({
+        ...a,
+        headers: Object.fromEntries(Object.entries(a.headers).filter(([k]) => !k.startsWith('x-ratelimit'))),
+      }),
+    }),
   },
 };
 
@@ -93,7 +125,9 @@ export async function faultStorms(o: ScenarioOptions & { storms: string[]; days:
         // The sandbox's own limit is fixed when it starts: a lower one needs a sandbox of its own (same seed, same data).
         rows.push(
           storm.serverLimit
-            ? await withSandbox({ seed: 31, today: TODAY, rateLimit: storm.serverLimit }, (limited) => runStorm(limited, scratch, storm, start, reference, seeded(o.seed)))
+            ? await withSandbox({ seed: 31, today: TODAY, rateLimit: storm.serverLimit }, (limited) =>
+                runStorm(limited, scratch, storm, start, reference, seeded(o.seed)),
+              )
             : await runStorm(sandbox, scratch, storm, start, reference, seeded(o.seed)),
         );
       }
@@ -102,7 +136,14 @@ export async function faultStorms(o: ScenarioOptions & { storms: string[]; days:
   );
 }
 
-async function runStorm(sandbox: Sandbox, scratch: Scratch, storm: Storm, start: string, reference: Keys, random: () => number): Promise<Row> {
+async function runStorm(
+  sandbox: Sandbox,
+  scratch: Scratch,
+  storm: Storm,
+  start: string,
+  reference: Keys,
+  random: () => number,
+): Promise<Row> {
   const out = scratch.dir();
   const proxy = storm.proxy ? await startProxy(sandbox.baseUrl, storm.proxy(random)) : undefined;
   const org = sandbox.credentials.organisation;
@@ -121,7 +162,11 @@ async function runStorm(sandbox: Sandbox, scratch: Scratch, storm: Storm, start:
   let result: (ExtractResult & { manifest: string }) | undefined;
   let thrown: Error | undefined;
   try {
-    result = await extract(orgConfig(sandbox, out, { PERKS_START_DATE: start }), { client, now: NOW, streams: storm.streams });
+    result = await extract(orgConfig(sandbox, out, { PERKS_START_DATE: start }), {
+      client,
+      now: NOW,
+      streams: storm.streams,
+    });
   } catch (err) {
     thrown = err as Error;
   } finally {
@@ -141,18 +186,37 @@ async function runStorm(sandbox: Sandbox, scratch: Scratch, storm: Storm, start:
     if (ms > storm.failFast.withinMs) problems.push(`stopped after ${ms} ms`);
     if (!storm.failFast.message.test(message)) problems.push(`message: ${message || '(none)'}`);
     const tokens = log.filter((e) => !API(e.path)).length;
-    if (storm.failFast.maxTokenRequests !== undefined && tokens > storm.failFast.maxTokenRequests) problems.push(`${tokens} token requests (at most ${storm.failFast.maxTokenRequests})`);
+    if (storm.failFast.maxTokenRequests !== undefined && tokens > storm.failFast.maxTokenRequests)
+      problems.push(`${tokens} token requests (at most ${storm.failFast.maxTokenRequests})`);
     const asked = storm.failFast.maxTokenRequests !== undefined ? `, ${tokens} token requests` : '';
-    return row(storm.name, 1, problems, `stopped after ${(ms / 1000).toFixed(1)} s${asked}: "${message.slice(0, 110)}"`);
+    return row(
+      storm.name,
+      1,
+      problems,
+      `stopped after ${(ms / 1000).toFixed(1)} s${asked}: "${message.slice(0, 110)}"`,
+    );
   }
 
-  if (thrown || result?.status !== 'success') problems.push(`the run did not complete: ${thrown?.message ?? result?.streams.find((s) => s.error)?.error}`);
-  const complete = await completeness(sandbox, out, groupsAt(sandbox, NOW), start, onlyStreams(reference, storm.streams));
+  if (thrown || result?.status !== 'success')
+    problems.push(`the run did not complete: ${thrown?.message ?? result?.streams.find((s) => s.error)?.error}`);
+  const complete = await completeness(
+    sandbox,
+    out,
+    groupsAt(sandbox, NOW),
+    start,
+    onlyStreams(reference, storm.streams),
+  );
   if (complete.problem) problems.push(complete.problem);
   figures.push(`missing ${complete.missing}, duplicated ${complete.duplicated}`);
 
   const faults = after.faults;
-  const injected = faults.errors - before.faults.errors + faults.hangs - before.faults.hangs + faults.truncations - before.faults.truncations;
+  const injected =
+    faults.errors -
+    before.faults.errors +
+    faults.hangs -
+    before.faults.hangs +
+    faults.truncations -
+    before.faults.truncations;
   const resets = log.filter((e) => e.status === 'reset').length;
   const throttled = apiCalls(log).filter((e) => e.status === 429).length + (after.throttled - before.throttled);
   if (injected + resets) figures.push(`${injected + resets} faults survived`);
@@ -165,8 +229,11 @@ async function runStorm(sandbox: Sandbox, scratch: Scratch, storm: Storm, start:
   if (revocations) {
     const tokens = after.tokenRequests - before.tokenRequests;
     // One token request per revocation, plus the first (none is needed when the last token is revoked by the last call).
-    if (tokens > revocations + 1) problems.push(`${tokens} token requests for ${revocations} revocations (goal: at most one each, plus the first)`);
-    figures.push(`${revocations} revocations → ${tokens} token requests, up to ${maxInFlightAt401(log)} calls in flight at a 401`);
+    if (tokens > revocations + 1)
+      problems.push(`${tokens} token requests for ${revocations} revocations (goal: at most one each, plus the first)`);
+    figures.push(
+      `${revocations} revocations → ${tokens} token requests, up to ${maxInFlightAt401(log)} calls in flight at a 401`,
+    );
   }
   if (storm.serverLimit) {
     const peak = maxCallsInWindow(after.callTimes[String(sandbox.credentials.organisation.client_id)] ?? []);
@@ -181,7 +248,10 @@ function maxInFlightAt401(log: LogEntry[]): number {
   let most = 0;
   for (const e of log) {
     if (e.status !== 401) continue;
-    most = Math.max(most, log.filter((c) => API(c.path) && c.arrivedAt <= e.answeredAt && c.answeredAt >= e.answeredAt).length);
+    most = Math.max(
+      most,
+      log.filter((c) => API(c.path) && c.arrivedAt <= e.answeredAt && c.answeredAt >= e.answeredAt).length,
+    );
   }
   return most;
 }
@@ -201,17 +271,29 @@ export async function notRetried(): Promise<Row> {
   return withSandbox({ seed: 31, today: TODAY }, async (sandbox) => {
     const problems: string[] = [];
     let answer = 0;
-    const proxy = await startProxy(sandbox.baseUrl, { intercept: (req) => (API(req.path) ? { respond: { status: answer, body: '{"message":"refused by the test proxy"}' } } : undefined) });
+    const proxy = await startProxy(sandbox.baseUrl, {
+      intercept: (req) =>
+        API(req.path) ? { respond: { status: answer, body: '{"message":"refused by the test proxy"}' } } : undefined,
+    });
     const org = sandbox.credentials.organisation;
-    const client = new PerksClient({ baseUrl: proxy.url, clientId: org.client_id, clientSecret: org.client_secret, organisationLevel: true, rateLimit: 100_000, minRetryDelayMs: 20 });
+    const client = new PerksClient({
+      baseUrl: proxy.url,
+      clientId: org.client_id,
+      clientSecret: org.client_secret,
+      organisationLevel: true,
+      rateLimit: 100_000,
+      minRetryDelayMs: 20,
+    });
     try {
       for (const status of statuses) {
         answer = status;
         const before = apiCalls(proxy.log).length;
-        const err = await client.call('listOrders', { group: org.organisation_group_ids[0], body: { page: 1, per_page: 10 } }).then(
-          () => undefined,
-          (e: unknown) => e as Error,
-        );
+        const err = await client
+          .call('listOrders', { group: org.organisation_group_ids[0], body: { page: 1, per_page: 10 } })
+          .then(
+            () => undefined,
+            (e: unknown) => e as Error,
+          );
         const sent = apiCalls(proxy.log).length - before;
         if (!err) problems.push(`${status}: the call succeeded`);
         if (sent !== 1) problems.push(`${status}: sent ${sent} times`);
@@ -220,6 +302,11 @@ export async function notRetried(): Promise<Row> {
       await client.close();
       await proxy.close();
     }
-    return row('4xx other than 401/429 are not retried', statuses.length, problems, `${statuses.join(', ')}: ${statuses.length - problems.length}/${statuses.length} sent once and failed`);
+    return row(
+      '4xx other than 401/429 are not retried',
+      statuses.length,
+      problems,
+      `${statuses.join(', ')}: ${statuses.length - problems.length}/${statuses.length} sent once and failed`,
+    );
   });
 }

@@ -25,38 +25,109 @@ interface Answer {
   status: number;
 }
 
-function send(agent: Agent, base: URL, method: string, path: string, headers: Record<string, string>, body?: string): Promise<Answer> {
+function send(
+  agent: Agent,
+  base: URL,
+  method: string,
+  path: string,
+  headers: Record<string, string>,
+  body?: string,
+): Promise<Answer> {
   return new Promise((resolve, reject) => {
-    const req = request({ agent, host: base.hostname, port: base.port, method, path, headers: { ...(body === undefined ? {} : { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)) }), ...headers } }, (res) => {
-      res.resume();
-      res.on('end', () => resolve({ status: res.statusCode ?? 0 }));
-    });
+    const req = request(
+      {
+        agent,
+        host: base.hostname,
+        port: base.port,
+        method,
+        path,
+        headers: {
+          ...(body === undefined
+            ? {}
+            : { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)) }),
+          ...headers,
+        },
+      },
+      (res) => {
+        res.resume();
+        res.on('end', () => resolve({ status: res.statusCode ?? 0 }));
+      },
+    );
     req.on('error', reject);
     req.end(body);
   });
 }
 
-const text = (n: number) => randomBytes(Math.ceil(n / 2)).toString('hex').slice(0, n);
+const text = (n: number) =>
+  randomBytes(Math.ceil(n / 2))
+    .toString('hex')
+    .slice(0, n);
 
 /** The i-th hostile request: a mix of what an unauthenticated stranger can send. */
-function hostile(i: number): { method: string; path: string; headers: Record<string, string>; body?: string; kind: string } {
+function hostile(i: number): {
+  method: string;
+  path: string;
+  headers: Record<string, string>;
+  body?: string;
+  kind: string;
+} {
   switch (i % 6) {
     case 0: // a token request with a new client id; every 100th one 900 kB long
-      return { kind: 'token, new client id', method: 'POST', path: '/v3/oauth/token', headers: {}, body: JSON.stringify({ grant_type: 'client_credentials', client_id: i % 100 === 0 ? text(900_000) : `${i}${text(12)}`, client_secret: text(16), scope: '*' }) };
+      return {
+        kind: 'token, new client id',
+        method: 'POST',
+        path: '/v3/oauth/token',
+        headers: {},
+        body: JSON.stringify({
+          grant_type: 'client_credentials',
+          client_id: i % 100 === 0 ? text(900_000) : `${i}${text(12)}`,
+          client_secret: text(16),
+          scope: '*',
+        }),
+      };
     case 1: // a path no route serves, 2-4 kB
       return { kind: 'unknown long path', method: 'GET', path: `/v3/${text(2000 + (i % 2000))}`, headers: {} };
     case 2: // a known route with a long made-up id, no token
-      return { kind: 'known route, made-up id', method: 'POST', path: `/v3/user/get/id/${text(300 + (i % 200))}`, headers: {}, body: '{}' };
+      return {
+        kind: 'known route, made-up id',
+        method: 'POST',
+        path: `/v3/user/get/id/${text(300 + (i % 200))}`,
+        headers: {},
+        body: '{}',
+      };
     case 3: // a made-up bearer token
-      return { kind: 'made-up bearer token', method: 'POST', path: '/v3/orders', headers: { authorization: `Bearer ${text(40)}.${text(200)}.${text(43)}` }, body: '{}' };
+      return {
+        kind: 'made-up bearer token',
+        method: 'POST',
+        path: '/v3/orders',
+        headers: { authorization: `Bearer ${text(40)}.${text(200)}.${text(43)}` },
+        body: '{}',
+      };
     case 4: // a malformed Host header
       return { kind: 'malformed Host', method: 'GET', path: '/v3/group', headers: { host: `bad host ${text(8)}:x` } };
     default: // a token request with a numeric id no credential has
-      return { kind: 'token, unknown numeric id', method: 'POST', path: '/v3/oauth/token', headers: {}, body: JSON.stringify({ grant_type: 'client_credentials', client_id: 1_000_000 + i, client_secret: 'x', scope: '*' }) };
+      return {
+        kind: 'token, unknown numeric id',
+        method: 'POST',
+        path: '/v3/oauth/token',
+        headers: {},
+        body: JSON.stringify({
+          grant_type: 'client_credentials',
+          client_id: 1_000_000 + i,
+          client_secret: 'x',
+          scope: '*',
+        }),
+      };
   }
 }
 
-async function round(agent: Agent, base: URL, from: number, count: number, statuses: Map<string, Map<number, number>>): Promise<void> {
+async function round(
+  agent: Agent,
+  base: URL,
+  from: number,
+  count: number,
+  statuses: Map<string, Map<number, number>>,
+): Promise<void> {
   const CONCURRENCY = 16;
   let next = from;
   const worker = async () => {
@@ -93,11 +164,16 @@ async function live(pid: number, file: string, n: number): Promise<Live> {
 const kept = (m: Live) => (m.heapUsed + m.external) / MB;
 const signed = (mb: number) => `${mb >= 0 ? '+' : ''}${mb.toFixed(1)} MB`;
 
-export async function sandboxMemoryScenario(o: ScenarioOptions & { requests: number; maxKeptMb?: number; maxSecondRoundMb?: number; maxRssGrowthMb?: number }): Promise<Row[]> {
+export async function sandboxMemoryScenario(
+  o: ScenarioOptions & { requests: number; maxKeptMb?: number; maxSecondRoundMb?: number; maxRssGrowthMb?: number },
+): Promise<Row[]> {
   const dir = mkdtempSync(join(tmpdir(), 'perks-heap-'));
   const heapFile = join(dir, 'heap.json');
   const probe = join(ROOT, 'test', 'support', 'heap-probe.cjs');
-  const running = startCli(['sandbox', '--port', '0', '--today', '2026-11-22'], { NODE_OPTIONS: `--expose-gc --require ${JSON.stringify(probe)}`, PERKS_TEST_HEAP_FILE: heapFile });
+  const running = startCli(['sandbox', '--port', '0', '--today', '2026-11-22'], {
+    NODE_OPTIONS: `--expose-gc --require ${JSON.stringify(probe)}`,
+    PERKS_TEST_HEAP_FILE: heapFile,
+  });
   const agent = new Agent({ keepAlive: true, maxSockets: 16 });
   try {
     if (!(await running.saw('base_url'))) throw new Error(`the sandbox did not start: ${running.text().stderr}`);
@@ -119,19 +195,36 @@ export async function sandboxMemoryScenario(o: ScenarioOptions & { requests: num
     // 10,000 paths of at most 512 characters (about 5 MB with the map's own overhead)
     const maxKept = o.maxKeptMb ?? 10;
     const maxSecond = o.maxSecondRoundMb ?? 2;
-    if (growth > maxKept) problems.push(`live memory after a full collection grew by ${growth.toFixed(1)} MB over ${o.requests} hostile requests (at most ${maxKept})`);
+    if (growth > maxKept)
+      problems.push(
+        `live memory after a full collection grew by ${growth.toFixed(1)} MB over ${o.requests} hostile requests (at most ${maxKept})`,
+      );
     const rssGrowth = (after.rss - before.rss) / MB;
     const maxRss = o.maxRssGrowthMb ?? 50;
-    if (rssGrowth > maxRss) problems.push(`resident memory grew by ${rssGrowth.toFixed(1)} MB over ${o.requests} hostile requests (at most ${maxRss})`);
-    if (second > maxSecond) problems.push(`live memory after a full collection grew by ${second.toFixed(1)} MB over the second round of ${o.requests - half} (at most ${maxSecond}: not flat)`);
+    if (rssGrowth > maxRss)
+      problems.push(
+        `resident memory grew by ${rssGrowth.toFixed(1)} MB over ${o.requests} hostile requests (at most ${maxRss})`,
+      );
+    if (second > maxSecond)
+      problems.push(
+        `live memory after a full collection grew by ${second.toFixed(1)} MB over the second round of ${o.requests - half} (at most ${maxSecond}: not flat)`,
+      );
     for (const [kind, byStatus] of statuses) {
-      for (const [status, n] of byStatus) if (status < 400 || status >= 500) problems.push(`${kind}: ${n} answered ${status}, expected a 4xx`);
+      for (const [status, n] of byStatus)
+        if (status < 400 || status >= 500) problems.push(`${kind}: ${n} answered ${status}, expected a 4xx`);
     }
     const kinds = [...statuses.keys()].length;
     const big = Math.floor((o.requests + 600) / 300);
-    o.log(`sandbox live memory: ${kept(before).toFixed(1)} → ${kept(middle).toFixed(1)} → ${kept(after).toFixed(1)} MB; RSS ${(before.rss / MB).toFixed(0)} → ${(middle.rss / MB).toFixed(0)} → ${(after.rss / MB).toFixed(0)} MB`);
+    o.log(
+      `sandbox live memory: ${kept(before).toFixed(1)} → ${kept(middle).toFixed(1)} → ${kept(after).toFixed(1)} MB; RSS ${(before.rss / MB).toFixed(0)} → ${(middle.rss / MB).toFixed(0)} → ${(after.rss / MB).toFixed(0)} MB`,
+    );
     return [
-      row('sandbox memory under hostile requests', o.requests, problems, `${o.requests} hostile requests of ${kinds} kinds (${big} of them 900 kB ids), all 4xx: live memory ${kept(before).toFixed(1)} → ${kept(after).toFixed(1)} MB (${signed(growth)}; second half ${signed(second)}), RSS ${(before.rss / MB).toFixed(0)} → ${(after.rss / MB).toFixed(0)} MB (${signed(rssGrowth)})`),
+      row(
+        'sandbox memory under hostile requests',
+        o.requests,
+        problems,
+        `${o.requests} hostile requests of ${kinds} kinds (${big} of them 900 kB ids), all 4xx: live memory ${kept(before).toFixed(1)} → ${kept(after).toFixed(1)} MB (${signed(growth)}; second half ${signed(second)}), RSS ${(before.rss / MB).toFixed(0)} → ${(after.rss / MB).toFixed(0)} MB (${signed(rssGrowth)})`,
+      ),
     ];
   } finally {
     agent.destroy();

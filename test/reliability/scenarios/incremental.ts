@@ -30,7 +30,11 @@ export async function incrementalScenario(o: ScenarioOptions & { restarts: numbe
       const config = orgConfig(sandbox, out, { PERKS_START_DATE: START });
       await extract(config, { now: NOW });
       const reference = await lakeKeys(out);
-      return [await sameWindowsTwice(out, config), await farFuture(sandbox, scratch, out), await restarts(sandbox, scratch, reference, o)];
+      return [
+        await sameWindowsTwice(out, config),
+        await farFuture(sandbox, scratch, out),
+        await restarts(sandbox, scratch, reference, o),
+      ];
     }),
   );
 }
@@ -53,7 +57,12 @@ async function sameWindowsTwice(out: string, config: ReturnType<typeof orgConfig
   if (changed.length) problems.push(`marts changed: ${changed.join(', ')}`);
   const rows = Object.values(martsAfter).reduce((n, m) => n + JSON.parse(m).length, 0);
   const windows = (again.streams.find((s) => s.name === 'orders')?.groups ?? []).reduce((n, g) => n + g.windows, 0);
-  return row('same windows twice add nothing', 2, problems, `${windows} windows re-extracted, then a full refresh: lake orders unchanged, ${Object.keys(martsAfter).length} marts identical (${rows} rows)`);
+  return row(
+    'same windows twice add nothing',
+    2,
+    problems,
+    `${windows} windows re-extracted, then a full refresh: lake orders unchanged, ${Object.keys(martsAfter).length} marts identical (${rows} rows)`,
+  );
 }
 
 /**
@@ -67,28 +76,48 @@ async function farFuture(sandbox: Sandbox, scratch: Scratch, from: string): Prom
   const streams = ['orders', 'redemption_stats'] as const;
   for (const stream of streams) {
     for (const g of sandbox.world.groups) {
-      writeFileSync(join(out, 'state', stream, `${g.id}.json`), JSON.stringify({ watermark: '2099-01-01', firstDay: START, lookbackDays: 7, pass: { upper: '2099-01-01', done: [] } }));
+      writeFileSync(
+        join(out, 'state', stream, `${g.id}.json`),
+        JSON.stringify({
+          watermark: '2099-01-01',
+          firstDay: START,
+          lookbackDays: 7,
+          pass: { upper: '2099-01-01', done: [] },
+        }),
+      );
     }
   }
   const before = lakeFiles(out, streams); // the groups' snapshot of the day is landed on every run
-  const result = await extract(orgConfig(sandbox, out, { PERKS_START_DATE: START }), { now: NOW, streams: [...streams] });
+  const result = await extract(orgConfig(sandbox, out, { PERKS_START_DATE: START }), {
+    now: NOW,
+    streams: [...streams],
+  });
   const problems: string[] = [];
   if (result.exitCode !== ExitCode.config) problems.push(`exit ${result.exitCode}, expected ${ExitCode.config}`);
   const said = result.streams.map((x) => x.error ?? '').filter(Boolean);
-  if (!said.length || !said.every((e) => /beyond tomorrow.*--full-refresh/.test(e))) problems.push(`said: ${said[0] ?? '(nothing)'}`);
+  if (!said.length || !said.every((e) => /beyond tomorrow.*--full-refresh/.test(e)))
+    problems.push(`said: ${said[0] ?? '(nothing)'}`);
   const calls = streams.map((name) => {
     const s = result.streams.find((x) => x.name === name);
-    if (s?.calls) problems.push(`${s.calls} ${name} calls (${s.groups.reduce((n, g) => n + g.windows, 0)} windows re-extracted)`);
+    if (s?.calls)
+      problems.push(`${s.calls} ${name} calls (${s.groups.reduce((n, g) => n + g.windows, 0)} windows re-extracted)`);
     return `${s?.calls ?? 0} ${name} calls`;
   });
   if (lakeFiles(out, streams) !== before) problems.push('the lake changed');
-  return row('a state in the far future is refused, naming --full-refresh', 1, problems, `exit ${result.exitCode}, ${calls.join(', ')}, lake ${problems.some((p) => p.includes('changed')) ? 'changed' : 'unchanged'}`);
+  return row(
+    'a state in the far future is refused, naming --full-refresh',
+    1,
+    problems,
+    `exit ${result.exitCode}, ${calls.join(', ')}, lake ${problems.some((p) => p.includes('changed')) ? 'changed' : 'unchanged'}`,
+  );
 }
 
 /** Every file of the streams' lake with its size and time: a re-landed window replaces its files. */
 const lakeFiles = (out: string, streams: readonly string[]): string =>
   streams
-    .flatMap((stream) => readdirSync(join(out, 'lake', stream), { recursive: true }).map((f) => join(out, 'lake', stream, String(f))))
+    .flatMap((stream) =>
+      readdirSync(join(out, 'lake', stream), { recursive: true }).map((f) => join(out, 'lake', stream, String(f))),
+    )
     .sort()
     .map((f) => `${f} ${statSync(f).size} ${statSync(f).mtimeMs}`)
     .join('\n');
@@ -97,7 +126,12 @@ const lakeFiles = (out: string, streams: readonly string[]): string =>
  * Saved states: a run whose state store copies the whole output (committed files only) every few
  * writes. Each copy, and each copy's state over the final lake, is run again to completion.
  */
-async function restarts(sandbox: Sandbox, scratch: Scratch, reference: Keys, o: ScenarioOptions & { restarts: number }): Promise<Row> {
+async function restarts(
+  sandbox: Sandbox,
+  scratch: Scratch,
+  reference: Keys,
+  o: ScenarioOptions & { restarts: number },
+): Promise<Row> {
   const out = scratch.dir('saving');
   const saved: string[] = [];
   const random = seeded(o.seed);
@@ -116,11 +150,17 @@ async function restarts(sandbox: Sandbox, scratch: Scratch, reference: Keys, o: 
   const config = orgConfig(sandbox, out, { PERKS_START_DATE: START });
   const client = clientFromConfig(config);
   try {
-    await runExtract({ ...config, output: out }, { now: NOW }, { client, landing: lakeLanding(out, 'saving', NOW), state: new SavingStore(out) });
+    await runExtract(
+      { ...config, output: out },
+      { now: NOW },
+      { client, landing: lakeLanding(out, 'saving', NOW), state: new SavingStore(out) },
+    );
   } finally {
     await client.close();
   }
-  const picks = saved.filter((_, i) => i % Math.max(1, Math.floor(saved.length / o.restarts)) === 0).slice(0, o.restarts);
+  const picks = saved
+    .filter((_, i) => i % Math.max(1, Math.floor(saved.length / o.restarts)) === 0)
+    .slice(0, o.restarts);
   const problems: string[] = [];
   let runs = 0;
   for (const copy of picks) {
@@ -137,5 +177,10 @@ async function restarts(sandbox: Sandbox, scratch: Scratch, reference: Keys, o: 
     }
   }
   if (picks.length === 0) problems.push('no state was saved during the run');
-  return row('restart from any saved state', runs, problems.slice(0, 4), `${picks.length} of ${saved.length} saved states, each as saved and over the final lake: ${runs - new Set(problems.map((p) => p.split(':')[0])).size}/${runs} ended in the full set`);
+  return row(
+    'restart from any saved state',
+    runs,
+    problems.slice(0, 4),
+    `${picks.length} of ${saved.length} saved states, each as saved and over the final lake: ${runs - new Set(problems.map((p) => p.split(':')[0])).size}/${runs} ended in the full set`,
+  );
 }

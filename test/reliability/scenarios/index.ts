@@ -19,14 +19,20 @@ import { scheduleScenario } from './schedule.js';
 import { secretsScenario } from './secrets.js';
 import { windowsScenario } from './windows.js';
 
-
 export const SCENARIOS: Record<string, Scenario> = {
   crash: (o) => crashScenario({ ...o, kills: o.long ? 50 : 30, points: EXTRACT_CRASH_POINTS }),
   'crash-build': (o) => buildCrashScenario({ ...o, kills: o.long ? 15 : 6 }),
   'crash-writeback': (o) => writebackCrashScenario({ ...o, kills: o.long ? 8 : 3 }),
   incremental: (o) => incrementalScenario({ ...o, restarts: o.long ? 12 : 5 }),
   windows: (o) => windowsScenario({ ...o, splits: o.long ? 5000 : 1000 }),
-  faults: async (o) => [...(await faultStorms({ ...o, storms: Object.keys(STORMS).filter((k) => k !== 'lowerLimit'), days: o.long ? 60 : 30 })), await notRetried()],
+  faults: async (o) => [
+    ...(await faultStorms({
+      ...o,
+      storms: Object.keys(STORMS).filter((k) => k !== 'lowerLimit'),
+      days: o.long ? 60 : 30,
+    })),
+    await notRetried(),
+  ],
   'lower-limit': (o) => faultStorms({ ...o, storms: ['lowerLimit'], days: o.long ? 60 : 30 }),
   drift: (o) => driftScenario({ ...o, rates: o.long ? [0.02, 0.1, 0.3] : [0.05, 0.2] }),
   'bad-input': (o) => badInputScenario(o),

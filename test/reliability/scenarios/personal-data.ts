@@ -36,7 +36,15 @@ export async function personalDataScenario(o: ScenarioOptions): Promise<Row[]> {
       const out = scratch.dir();
       const config = orgConfig(sandbox, out, { PERKS_START_DATE: START });
       const first = await runPipeline(config, { now: noon(TODAY) });
-      if (first.exitCode !== 0) return [row('personal data', 1, [`the first run exited ${first.exitCode}: ${first.steps.map((s) => `${s.name} ${s.detail}`).join('; ')}`], 'not measured')];
+      if (first.exitCode !== 0)
+        return [
+          row(
+            'personal data',
+            1,
+            [`the first run exited ${first.exitCode}: ${first.steps.map((s) => `${s.name} ${s.detail}`).join('; ')}`],
+            'not measured',
+          ),
+        ];
       const [a, b] = await peopleWithOldOrders(sandbox, out, 2);
       const before = await searchOutput(out, [a.email], [a.first, a.last]);
       await anonymise(sandbox, config, a);
@@ -48,27 +56,49 @@ export async function personalDataScenario(o: ScenarioOptions): Promise<Row[]> {
       o.log(`personal data: before ${describe(before.hits)}; after the next run ${describe(afterRun.hits)}`);
 
       // On request, without waiting for a run: `perks forget --user <id>`; a rejected record of theirs is in quarantine too.
-      await quarantineRecord({ outDir: out, stream: 'orders', runId: 'personal-data', record: { order_id: 1, first_name: b.first, last_name: b.last, email: b.email, face_value: 'n/a' }, reason: 'face_value: not a number' });
+      await quarantineRecord({
+        outDir: out,
+        stream: 'orders',
+        runId: 'personal-data',
+        record: { order_id: 1, first_name: b.first, last_name: b.last, email: b.email, face_value: 'n/a' },
+        reason: 'face_value: not a number',
+      });
       const beforeForget = await searchOutput(out, [b.email], [b.first, b.last]);
       const keysBefore = await lakeKeys(out);
       const forgotten = await runCli(['forget', '--user', String(b.id)], orgEnv(sandbox, out));
       const keysAfter = await lakeKeys(out);
       const afterForget = await searchOutput(out, [b.email], [b.first, b.last]);
-      o.log(`personal data: perks forget --user ${b.id}: exit ${forgotten.code}; ${forgotten.stdout.trim().split('\n').join(' / ')}`);
+      o.log(
+        `personal data: perks forget --user ${b.id}: exit ${forgotten.code}; ${forgotten.stdout.trim().split('\n').join(' / ')}`,
+      );
 
       const problems: string[] = [];
       if (before.hits.length === 0) problems.push('the user was not in the output before: nothing was measured');
       if (next.exitCode !== 0) problems.push(`the next run exited ${next.exitCode}`);
       for (const h of afterRun.hits) problems.push(`after the next run: ${h.file} (${h.where}) holds ${h.needle}`);
-      if (beforeForget.hits.length === 0) problems.push('after perks forget: the second user was not in the output before: nothing was measured');
+      if (beforeForget.hits.length === 0)
+        problems.push('after perks forget: the second user was not in the output before: nothing was measured');
       if (forgotten.code !== 0) problems.push(`perks forget exited ${forgotten.code}: ${forgotten.stderr.trim()}`);
       for (const h of afterForget.hits) problems.push(`after perks forget: ${h.file} (${h.where}) holds ${h.needle}`);
       const changed = missingAgainst(keysBefore, keysAfter);
-      if (changed.missing || changed.duplicated) problems.push(`after perks forget: the lake lost ${changed.missing} keys and holds ${changed.duplicated} duplicates`);
+      if (changed.missing || changed.duplicated)
+        problems.push(
+          `after perks forget: the lake lost ${changed.missing} keys and holds ${changed.duplicated} duplicates`,
+        );
       const files = afterRun.files.parquet + afterRun.files.duckdb + afterRun.files.text;
       return [
-        row('personal data: anonymised upstream, next run', 1, problems.filter((p) => !p.startsWith('after perks forget') && !p.startsWith('perks forget')), `before: ${describe(before.hits)}; after: ${afterRun.hits.length} hits in ${files} files (${afterRun.values} values decoded)`),
-        row('personal data: perks forget --user', 1, problems.filter((p) => p.startsWith('after perks forget') || p.startsWith('perks forget')), `before: ${describe(beforeForget.hits)}; after: ${afterForget.hits.length} hits in ${files} files`),
+        row(
+          'personal data: anonymised upstream, next run',
+          1,
+          problems.filter((p) => !p.startsWith('after perks forget') && !p.startsWith('perks forget')),
+          `before: ${describe(before.hits)}; after: ${afterRun.hits.length} hits in ${files} files (${afterRun.values} values decoded)`,
+        ),
+        row(
+          'personal data: perks forget --user',
+          1,
+          problems.filter((p) => p.startsWith('after perks forget') || p.startsWith('perks forget')),
+          `before: ${describe(beforeForget.hits)}; after: ${afterForget.hits.length} hits in ${files} files`,
+        ),
       ];
     }),
   );
@@ -79,7 +109,10 @@ function describe(hits: Hit[]): string {
   if (!hits.length) return '0 hits';
   const by = new Map<string, Set<string>>();
   for (const h of hits) {
-    const place = h.file.split('/').slice(0, h.file.startsWith('lake/') ? 2 : 1).join('/');
+    const place = h.file
+      .split('/')
+      .slice(0, h.file.startsWith('lake/') ? 2 : 1)
+      .join('/');
     by.set(place, (by.get(place) ?? new Set()).add(h.file));
   }
   return [...by].map(([place, files]) => `${place} ×${files.size}`).join(', ');
@@ -97,7 +130,8 @@ async function peopleWithOldOrders(sandbox: Sandbox, out: string, n: number): Pr
   });
   const all = [...sandbox.world.users.all()];
   const pairs = new Map<string, number>();
-  for (const u of all) pairs.set(`${u.first_name}|${u.last_name}`, (pairs.get(`${u.first_name}|${u.last_name}`) ?? 0) + 1);
+  for (const u of all)
+    pairs.set(`${u.first_name}|${u.last_name}`, (pairs.get(`${u.first_name}|${u.last_name}`) ?? 0) + 1);
   const people: Person[] = [];
   for (const e of emails) {
     const u = all.find((x) => x.email?.toLowerCase() === e);

@@ -25,13 +25,21 @@ export function ordersPerDay(sandbox: Sandbox, start: string): Map<string, numbe
   const end = shiftDay(todayUtc(), 2);
   for (const g of sandbox.world.groups) {
     for (const w of dayWindows(start, end, g.timezone)) {
-      counts.set(`${g.id}/${w.startDay}`, sandbox.world.ordersOf(g.id, { from: w.start.getTime(), to: w.end.getTime() - 1 }).length);
+      counts.set(
+        `${g.id}/${w.startDay}`,
+        sandbox.world.ordersOf(g.id, { from: w.start.getTime(), to: w.end.getTime() - 1 }).length,
+      );
     }
   }
   return counts;
 }
 
-export function startOrdersReader(sandbox: Sandbox, start: string, dirs: () => string[], everyMs = 120): { stop(): Promise<ReadTally> } {
+export function startOrdersReader(
+  sandbox: Sandbox,
+  start: string,
+  dirs: () => string[],
+  everyMs = 120,
+): { stop(): Promise<ReadTally> } {
   const truth = ordersPerDay(sandbox, start);
   const tally: ReadTally = { reads: 0, errors: 0, torn: 0, problems: [] };
   const loop = repeat(everyMs, async () => {
@@ -70,7 +78,8 @@ async function readOnce(dir: string, truth: Map<string, number>, tally: ReadTall
       const want = truth.get(String(x.k)) ?? 0;
       if (Number(x.n) !== want || Number(x.u) !== Number(x.n)) {
         tally.torn += 1;
-        if (tally.problems.length < 5) tally.problems.push(`window ${String(x.k)}: read ${x.n} rows (${x.u} distinct), the sandbox holds ${want}`);
+        if (tally.problems.length < 5)
+          tally.problems.push(`window ${String(x.k)}: read ${x.n} rows (${x.u} distinct), the sandbox holds ${want}`);
       }
     }
   } catch (err) {

@@ -57,7 +57,11 @@ interface Person {
 export async function rightTwiceScenario(o: ScenarioOptions & { runs?: string[] }): Promise<Row[]> {
   const rows: Row[] = [];
   for (const second of SECOND_RUNS.filter((r) => !o.runs || o.runs.includes(r.name))) {
-    rows.push(await withSandbox({ seed: 61, today: TODAY, lateOrders: 0.3 }, (sandbox) => withScratch('right-twice', (scratch) => twice(sandbox, scratch.dir(), second, o))));
+    rows.push(
+      await withSandbox({ seed: 61, today: TODAY, lateOrders: 0.3 }, (sandbox) =>
+        withScratch('right-twice', (scratch) => twice(sandbox, scratch.dir(), second, o)),
+      ),
+    );
   }
   return rows;
 }
@@ -67,21 +71,36 @@ async function twice(sandbox: Sandbox, out: string, second: SecondRun, o: Scenar
   const env = (extra: Record<string, string> = {}) => orgEnv(sandbox, out, { PERKS_START_DATE: START, ...extra });
   const budget = second.budgetMinutes !== undefined ? ['--budget-minutes', String(second.budgetMinutes)] : [];
   const first = await runCli(['run', '--quiet', ...budget], env());
-  if (first.code !== 0) return row(`right twice: ${second.name}`, 1, [`the first run exited ${first.code}: ${first.stderr.trim().slice(0, 300)}`], 'not measured');
+  if (first.code !== 0)
+    return row(
+      `right twice: ${second.name}`,
+      1,
+      [`the first run exited ${first.code}: ${first.stderr.trim().slice(0, 300)}`],
+      'not measured',
+    );
 
   if (second.nextDay) sandbox.advance(1);
-  const people = new Map([...sandbox.world.users.all()].map((u) => [u.id, { id: u.id, email: u.email ?? '', first: u.first_name ?? '', last: u.last_name ?? '' } satisfies Person]));
+  const people = new Map(
+    [...sandbox.world.users.all()].map((u) => [
+      u.id,
+      { id: u.id, email: u.email ?? '', first: u.first_name ?? '', last: u.last_name ?? '' } satisfies Person,
+    ]),
+  );
   const change = sandbox.churn();
 
   const extractArgs = ['extract', '--quiet', ...budget];
   let calls = 0;
   if (second.crashAt) {
     const killed = await runCli(extractArgs, env({ [CRASH_ENV]: second.crashAt }));
-    if (killed.signal !== 'SIGKILL') problems.push(`the second extract was not killed at ${second.crashAt} (exit ${killed.code})`);
+    if (killed.signal !== 'SIGKILL')
+      problems.push(`the second extract was not killed at ${second.crashAt} (exit ${killed.code})`);
   }
   for (const slice of second.slices ?? [undefined]) {
     const again = await runCli([...extractArgs, ...(slice ? ['--groups', slice] : [])], env());
-    if (again.code !== 0) problems.push(`the second extract${slice ? ` of groups ${slice}` : ''} exited ${again.code}: ${again.stderr.trim().slice(0, 300)}`);
+    if (again.code !== 0)
+      problems.push(
+        `the second extract${slice ? ` of groups ${slice}` : ''} exited ${again.code}: ${again.stderr.trim().slice(0, 300)}`,
+      );
     calls += Number(/api: (\d+) calls/.exec(again.stdout)?.[1] ?? 0);
   }
   const build = await runCli(['build', '--quiet'], env());
@@ -99,7 +118,10 @@ async function twice(sandbox: Sandbox, out: string, second: SecondRun, o: Scenar
   // Credit: every user with a visible signal is fresh.
   const signalled = signals(sandbox, change);
   const stale = await staleCredit(sandbox, out, signalled);
-  if (stale.length) problems.push(`credit stale for ${stale.length} of ${signalled.length} users with a signal (${stale.slice(0, 5).join(', ')})`);
+  if (stale.length)
+    problems.push(
+      `credit stale for ${stale.length} of ${signalled.length} users with a signal (${stale.slice(0, 5).join(', ')})`,
+    );
 
   // Personal data: no value of an anonymised user anywhere.
   const gone = change.anonymised.map((id) => people.get(id)!).filter((p) => p.email);
@@ -107,7 +129,8 @@ async function twice(sandbox: Sandbox, out: string, second: SecondRun, o: Scenar
   for (const p of gone) {
     const found = await searchOutput(out, [p.email], [p.first, p.last]);
     hits += found.hits.length;
-    for (const h of found.hits.slice(0, 2)) problems.push(`user ${p.id} anonymised: ${h.file} (${h.where}) still holds ${h.needle}`);
+    for (const h of found.hits.slice(0, 2))
+      problems.push(`user ${p.id} anonymised: ${h.file} (${h.where}) still holds ${h.needle}`);
   }
   if (leftovers(out).length) problems.push(`temporary files left: ${leftovers(out).slice(0, 2).join(', ')}`);
   const figure = `${late} late + ${refunded} refunded orders: ${orders.missing} missing, ${orders.wrong} stale; credit fresh for ${signalled.length - stale.length}/${signalled.length} signalled users; ${gone.length} anonymised: ${hits} values left; second extract ${calls} calls`;
@@ -118,7 +141,9 @@ async function twice(sandbox: Sandbox, out: string, second: SecondRun, o: Scenar
 /** Users whose credit the change can have moved, as the data shows it: new or changed orders (late, refunded), new, deactivated, anonymised. */
 function signals(sandbox: Sandbox, change: ChurnReport): number[] {
   const ordered = [...change.lateOrders, ...change.refunded].map((id) => sandbox.world.orderById(id)!.user_id);
-  return [...new Set([...ordered, ...change.creditSpent, ...change.newUsers, ...change.deactivated, ...change.anonymised])].sort((a, b) => a - b);
+  return [
+    ...new Set([...ordered, ...change.creditSpent, ...change.newUsers, ...change.deactivated, ...change.anonymised]),
+  ].sort((a, b) => a - b);
 }
 
 /** The users whose latest landed credit differs from the platform's (minor units). */

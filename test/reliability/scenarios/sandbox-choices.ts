@@ -18,8 +18,14 @@ export const NOT_SHOWN: { spec: RegExp; docs: RegExp }[] = [
   { spec: /Allowed interaction_type values: not shown/, docs: /non-empty `interaction_type` is accepted/ },
   { spec: /status string a deactivated or anonymised user carries: not shown/, docs: /`Deactivated`, `Anonymised`/ },
   { spec: /Transitions of order and credit statuses: not shown/, docs: /pending orders\s+settle/ },
-  { spec: /Responses of update, deactivate and restore: not shown/, docs: /deactivate answers an\s+empty `data` array/ },
-  { spec: /Request body of user list, restore, offer details and offer list: not shown/, docs: /user list and the offer list take/ },
+  {
+    spec: /Responses of update, deactivate and restore: not shown/,
+    docs: /deactivate answers an\s+empty `data` array/,
+  },
+  {
+    spec: /Request body of user list, restore, offer details and offer list: not shown/,
+    docs: /user list and the offer list take/,
+  },
   { spec: /Type of the offer id path parameter: not shown/, docs: /offer id (path parameter )?is/ },
   { spec: /Path of the credit operation: not shown/, docs: /credit operation is served at/ },
   { spec: /Pagination fields of the user list and order responses: not shown/, docs: /`bareListings: true`/ },
@@ -46,20 +52,36 @@ export async function sandboxScenario(_o: ScenarioOptions): Promise<Row[]> {
   await cli.done;
   const fromCli = first.base_url ? new URL(first.base_url).hostname : '(no start line)';
   if (fromCli !== '127.0.0.1') problems.push(`perks sandbox listens on ${fromCli}`);
-  const bind = row('sandbox binds to loopback by default', 2, problems, `startSandbox() on ${inProcess}, perks sandbox on ${fromCli}`);
+  const bind = row(
+    'sandbox binds to loopback by default',
+    2,
+    problems,
+    `startSandbox() on ${inProcess}, perks sandbox on ${fromCli}`,
+  );
 
   const spec = readFileSync(SPEC, 'utf8');
   const docs = readFileSync(join(ROOT, 'docs', 'assumptions.md'), 'utf8');
-  const section = docs.slice(docs.indexOf('## Sandbox'), docs.indexOf('\n## ', docs.indexOf('## Sandbox') + 3) >>> 0 || undefined);
+  const section = docs.slice(
+    docs.indexOf('## Sandbox'),
+    docs.indexOf('\n## ', docs.indexOf('## Sandbox') + 3) >>> 0 || undefined,
+  );
   const inSpec = spec.split('\n').filter((l) => /not shown/.test(l)).length;
-  const missing = NOT_SHOWN.filter((n) => !n.docs.test(section)).map((n) => `no stated choice for "${n.spec.source.replace(/\\/g, '')}"`);
+  const missing = NOT_SHOWN.filter((n) => !n.docs.test(section)).map(
+    (n) => `no stated choice for "${n.spec.source.replace(/\\/g, '')}"`,
+  );
   const unknown = NOT_SHOWN.filter((n) => !n.spec.test(spec)).map((n) => `the spec no longer says ${n.spec.source}`);
-  const listed = row("sandbox's choices where the spec says \"not shown\"", NOT_SHOWN.length, [...unknown, ...missing], `${NOT_SHOWN.length - missing.length}/${NOT_SHOWN.length} "not shown" items (${inSpec} lines of the spec) have a stated choice in docs/assumptions.md`);
+  const listed = row(
+    'sandbox\'s choices where the spec says "not shown"',
+    NOT_SHOWN.length,
+    [...unknown, ...missing],
+    `${NOT_SHOWN.length - missing.length}/${NOT_SHOWN.length} "not shown" items (${inSpec} lines of the spec) have a stated choice in docs/assumptions.md`,
+  );
   return [bind, listed];
 }
 
 /** The first complete stdout line (the start line), waiting up to 10 s for it. */
 async function firstLine(cli: ReturnType<typeof startCli>): Promise<string> {
-  for (let waited = 0; !cli.text().stdout.includes('\n') && waited < 10_000; waited += 20) await new Promise((r) => setTimeout(r, 20));
+  for (let waited = 0; !cli.text().stdout.includes('\n') && waited < 10_000; waited += 20)
+    await new Promise((r) => setTimeout(r, 20));
   return cli.text().stdout.split('\n')[0];
 }

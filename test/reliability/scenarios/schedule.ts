@@ -33,18 +33,24 @@ interface Day {
   stale: number;
 }
 
-const parquetFiles = (dir: string) => (readdirSync(dir, { recursive: true }) as string[]).filter((f) => f.endsWith('.parquet'));
+const parquetFiles = (dir: string) =>
+  (readdirSync(dir, { recursive: true }) as string[]).filter((f) => f.endsWith('.parquet'));
 
 /** The orders state's deepAt of every group (it moves when a pass is a deep re-read). */
 function deepAts(out: string): string {
   const dir = join(out, 'state', 'orders');
-  return readdirSync(dir).sort().map((f) => (JSON.parse(readFileSync(join(dir, f), 'utf8')) as { deepAt?: string }).deepAt ?? '').join(',');
+  return readdirSync(dir)
+    .sort()
+    .map((f) => (JSON.parse(readFileSync(join(dir, f), 'utf8')) as { deepAt?: string }).deepAt ?? '')
+    .join(',');
 }
 
 /** Interactions stored upstream more than once, by interaction_id. */
 function storedTwice(sandbox: Sandbox): number {
   const times = new Map<string, number>();
-  for (const user of sandbox.world.users.all()) for (const i of sandbox.world.interactionsOf(user)) times.set(i.interaction_id, (times.get(i.interaction_id) ?? 0) + 1);
+  for (const user of sandbox.world.users.all())
+    for (const i of sandbox.world.interactionsOf(user))
+      times.set(i.interaction_id, (times.get(i.interaction_id) ?? 0) + 1);
   return [...times.values()].filter((n) => n > 1).length;
 }
 
@@ -75,7 +81,9 @@ WHERE g IN (SELECT g FROM closed) GROUP BY ALL
 HAVING sum(n) <> 0 OR sum(r) <> 0 OR sum(f) <> 0 ORDER BY ALL`;
 
 export async function scheduleScenario(o: ScenarioOptions & { days: number }): Promise<Row[]> {
-  return withSandbox({ seed: 61, today: FIRST_DAY, lateOrders: 0.3 }, (sandbox) => withScratch('schedule', (scratch) => schedule(sandbox, scratch.dir(), o)));
+  return withSandbox({ seed: 61, today: FIRST_DAY, lateOrders: 0.3 }, (sandbox) =>
+    withScratch('schedule', (scratch) => schedule(sandbox, scratch.dir(), o)),
+  );
 }
 
 async function schedule(sandbox: Sandbox, out: string, o: ScenarioOptions & { days: number }): Promise<Row[]> {
@@ -90,8 +98,15 @@ async function schedule(sandbox: Sandbox, out: string, o: ScenarioOptions & { da
   for (let d = 0; d < o.days; d++) {
     if (d > 0) {
       sandbox.advance(1);
-      const people = new Map([...sandbox.world.users.all()].map((u) => [u.id, { email: u.email ?? '', first: u.first_name ?? '', last: u.last_name ?? '' }]));
-      for (const [id, p] of people) if (p.first && p.last) holders.set(`${p.first} ${p.last}`, (holders.get(`${p.first} ${p.last}`) ?? new Set()).add(id));
+      const people = new Map(
+        [...sandbox.world.users.all()].map((u) => [
+          u.id,
+          { email: u.email ?? '', first: u.first_name ?? '', last: u.last_name ?? '' },
+        ]),
+      );
+      for (const [id, p] of people)
+        if (p.first && p.last)
+          holders.set(`${p.first} ${p.last}`, (holders.get(`${p.first} ${p.last}`) ?? new Set()).add(id));
       for (const id of sandbox.churn().anonymised) if (people.get(id)?.email) anonymised.set(id, people.get(id)!);
     }
     const day = sandbox.world.today;
@@ -105,44 +120,82 @@ async function schedule(sandbox: Sandbox, out: string, o: ScenarioOptions & { da
     }
     const deep = d > 0 && deepAts(out) !== deepBefore;
     const lake = await lakeOrders(out);
-    const orders = compareOrders(lake.filter((r) => r.order_date >= START), ordersTruth(sandbox, groupsAt(sandbox, new Date(`${day}T12:00:00Z`)), START));
+    const orders = compareOrders(
+      lake.filter((r) => r.order_date >= START),
+      ordersTruth(sandbox, groupsAt(sandbox, new Date(`${day}T12:00:00Z`)), START),
+    );
     const early = lake.filter((r) => r.order_date < START).length;
-    if (orders.missing || orders.duplicated) problems.push(`${day}: ${orders.missing} orders missing, ${orders.duplicated} held twice`);
+    if (orders.missing || orders.duplicated)
+      problems.push(`${day}: ${orders.missing} orders missing, ${orders.duplicated} held twice`);
     if (early) problems.push(`${day}: ${early} orders before PERKS_START_DATE ${START} landed`);
     if (deep && orders.wrong) problems.push(`${day}: ${orders.wrong} orders stale right after a deep re-read`);
-    days.push({ day, seconds, calls: Number(/api: (\d+) calls/.exec(run.stdout)?.[1] ?? 0), deep, stale: orders.wrong });
+    days.push({
+      day,
+      seconds,
+      calls: Number(/api: (\d+) calls/.exec(run.stdout)?.[1] ?? 0),
+      deep,
+      stale: orders.wrong,
+    });
     if (day === CLOSE_ON) {
       const close = await runCli(['close', '--month', CLOSE_MONTH, '--by', 'schedule'], env());
-      if (close.code !== 0) problems.push(`${day}: perks close --month ${CLOSE_MONTH} exited ${close.code}: ${close.stderr.trim().split('\n')[0]}`);
+      if (close.code !== 0)
+        problems.push(
+          `${day}: perks close --month ${CLOSE_MONTH} exited ${close.code}: ${close.stderr.trim().split('\n')[0]}`,
+        );
       else closed = true;
       // refunds of closed October orders, weeks after them: beyond the lookback, found by the next deep re-read
-      for (const g of sandbox.world.groups) for (const i of octoberCompleteOrders(sandbox, g.id, 2)) sandbox.world.orders.setStatus(i, 'Refunded');
+      for (const g of sandbox.world.groups)
+        for (const i of octoberCompleteOrders(sandbox, g.id, 2)) sandbox.world.orders.setStatus(i, 'Refunded');
     }
-    o.log(`schedule: ${day} ${seconds.toFixed(1)} s, ${days.at(-1)!.calls} calls${deep ? ' (deep re-read)' : ''}, ${orders.wrong} stale`);
+    o.log(
+      `schedule: ${day} ${seconds.toFixed(1)} s, ${days.at(-1)!.calls} calls${deep ? ' (deep re-read)' : ''}, ${orders.wrong} stale`,
+    );
   }
 
   const twice = storedTwice(sandbox);
   if (twice) problems.push(`${twice} interactions stored twice on the platform`);
   // Every e-mail in one pass over the output; name pairs (a pass each) for the first 12 that name one person.
-  for (const p of sandbox.world.users.all()) if (p.first_name && p.last_name) holders.set(`${p.first_name} ${p.last_name}`, (holders.get(`${p.first_name} ${p.last_name}`) ?? new Set()).add(p.id));
-  const emails = await searchOutput(out, [...anonymised.values()].map((p) => p.email));
+  for (const p of sandbox.world.users.all())
+    if (p.first_name && p.last_name)
+      holders.set(
+        `${p.first_name} ${p.last_name}`,
+        (holders.get(`${p.first_name} ${p.last_name}`) ?? new Set()).add(p.id),
+      );
+  const emails = await searchOutput(
+    out,
+    [...anonymised.values()].map((p) => p.email),
+  );
   const pairs = [...anonymised.values()].filter((p) => holders.get(`${p.first} ${p.last}`)?.size === 1).slice(0, 12);
-  const hitsOf = [emails, ...(await Promise.all(pairs.map((p) => searchOutput(out, [], [p.first, p.last]))))].flatMap((f) => f.hits);
+  const hitsOf = [emails, ...(await Promise.all(pairs.map((p) => searchOutput(out, [], [p.first, p.last]))))].flatMap(
+    (f) => f.hits,
+  );
   const hits = hitsOf.length;
-  for (const h of hitsOf.slice(0, 5)) problems.push(`an anonymised user's value is left: ${h.file} (${h.where}) holds ${h.needle}`);
+  for (const h of hitsOf.slice(0, 5))
+    problems.push(`an anonymised user's value is left: ${h.file} (${h.where}) holds ${h.needle}`);
   let adjustments = 0;
   if (closed) {
     const off = await runCli(['sql', RECONCILE, '--format', 'json'], env());
     if (off.code !== 0) problems.push(`the reconciliation query exited ${off.code}: ${off.stderr.trim()}`);
-    else for (const r of JSON.parse(off.stdout) as unknown[]) problems.push(`${CLOSE_MONTH} as closed + adjustments ≠ as now: ${JSON.stringify(r)}`);
-    const counted = await runCli(['sql', `SELECT count(*) AS n FROM revenue_adjustments WHERE month = DATE '${CLOSE_MONTH}-01'`, '--format', 'json'], env());
+    else
+      for (const r of JSON.parse(off.stdout) as unknown[])
+        problems.push(`${CLOSE_MONTH} as closed + adjustments ≠ as now: ${JSON.stringify(r)}`);
+    const counted = await runCli(
+      [
+        'sql',
+        `SELECT count(*) AS n FROM revenue_adjustments WHERE month = DATE '${CLOSE_MONTH}-01'`,
+        '--format',
+        'json',
+      ],
+      env(),
+    );
     adjustments = Number((JSON.parse(counted.stdout || '[{"n":0}]') as { n: number }[])[0].n);
     const verify = await runCli(['closes'], env());
     if (verify.code !== 0) problems.push(`perks closes exited ${verify.code}: ${verify.stderr.trim()}`);
   } else if (days.some((x) => x.day === CLOSE_ON)) problems.push(`${CLOSE_MONTH} was not closed`);
   const status = await runCli(['status'], env({ PERKS_NOW: `${sandbox.world.today}T13:00:00Z` }));
   if (status.code !== 0) problems.push(`perks status exited ${status.code}: ${status.stderr.trim()}`);
-  if (closed && !/signed off 2026-10$/m.test(status.stdout)) problems.push(`perks status does not name the close of ${CLOSE_MONTH}`);
+  if (closed && !/signed off 2026-10$/m.test(status.stdout))
+    problems.push(`perks status does not name the close of ${CLOSE_MONTH}`);
 
   const orderFiles = parquetFiles(join(out, 'lake', 'orders')).length;
   const allFiles = parquetFiles(join(out, 'lake')).length;

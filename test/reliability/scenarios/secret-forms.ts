@@ -38,9 +38,15 @@ function echo(form: EchoForm, value: string, requestBody: string): Echo {
     case 'json-twice':
       return json('refused', { request: [JSON.stringify({ got: requestBody })] });
     case 'url-location':
-      return { status: 302, headers: { location: `https://login.example.com/next?v=${encodeURIComponent(value)}` }, body: '' };
+      return {
+        status: 302,
+        headers: { location: `https://login.example.com/next?v=${encodeURIComponent(value)}` },
+        body: '',
+      };
     case 'base64':
-      return json(`refused, request was ${Buffer.from(requestBody).toString('base64')}`, { auth: [Buffer.from(`101:${value}`).toString('base64')] });
+      return json(`refused, request was ${Buffer.from(requestBody).toString('base64')}`, {
+        auth: [Buffer.from(`101:${value}`).toString('base64')],
+      });
     case 'cut-300': {
       // the errors' JSON is cut at 300 characters: 12 characters of the escaped value are left at its end
       const escaped = JSON.stringify(value).slice(1, -1);
@@ -48,7 +54,11 @@ function echo(form: EchoForm, value: string, requestBody: string): Echo {
     }
     case 'cut-location': {
       const url = 'https://login.example.com/next?v=';
-      return { status: 302, headers: { location: `${url}${'y'.repeat(200 - url.length - 10)}${encodeURIComponent(value)}` }, body: '' };
+      return {
+        status: 302,
+        headers: { location: `${url}${'y'.repeat(200 - url.length - 10)}${encodeURIComponent(value)}` },
+        body: '',
+      };
     }
   }
 }
@@ -62,7 +72,10 @@ function readBody(req: IncomingMessage): Promise<string> {
 }
 
 /** A fake API: tokens are `token`; the target's endpoint answers with the echo of the current form. */
-async function echoingApi(current: { form: EchoForm; target: Target }, token: string): Promise<{ url: string; server: Server; echoed: () => number }> {
+async function echoingApi(
+  current: { form: EchoForm; target: Target },
+  token: string,
+): Promise<{ url: string; server: Server; echoed: () => number }> {
   let echoed = 0;
   const server = createServer(async (req, res) => {
     const body = await readBody(req);
@@ -71,8 +84,12 @@ async function echoingApi(current: { form: EchoForm; target: Target }, token: st
       echoed += 1;
       res.writeHead(e.status, { 'content-type': 'application/json', ...e.headers }).end(e.body);
     };
-    if (isToken && current.target === 'secret') return send(echo(current.form, (JSON.parse(body) as { client_secret: string }).client_secret, body));
-    if (isToken) return res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ status: 200, data: { token_type: 'Bearer', expires_in: 3600, access_token: token } }));
+    if (isToken && current.target === 'secret')
+      return send(echo(current.form, (JSON.parse(body) as { client_secret: string }).client_secret, body));
+    if (isToken)
+      return res
+        .writeHead(200, { 'content-type': 'application/json' })
+        .end(JSON.stringify({ status: 200, data: { token_type: 'Bearer', expires_in: 3600, access_token: token } }));
     const given = /^Bearer (.+)$/.exec(String(req.headers.authorization ?? ''))?.[1] ?? '';
     send(echo(current.form, given, `${req.method} ${req.url} authorization: Bearer ${given} ${body}`));
   });
@@ -84,20 +101,26 @@ async function echoingApi(current: { form: EchoForm; target: Target }, token: st
 /** Every 8-character run of every form of the values: what must appear nowhere. */
 function needles(values: string[]): Set<string> {
   const grams = new Set<string>();
-  for (const v of values) for (const f of formsOf(v)) for (let i = 0; i + MIN_CUT <= f.length; i++) grams.add(f.slice(i, i + MIN_CUT));
+  for (const v of values)
+    for (const f of formsOf(v)) for (let i = 0; i + MIN_CUT <= f.length; i++) grams.add(f.slice(i, i + MIN_CUT));
   return grams;
 }
 
 const found = (text: string, grams: Set<string>): string | undefined => {
-  for (let i = 0; i + MIN_CUT <= text.length; i++) if (grams.has(text.slice(i, i + MIN_CUT))) return text.slice(Math.max(0, i - 20), i + MIN_CUT + 20);
+  for (let i = 0; i + MIN_CUT <= text.length; i++)
+    if (grams.has(text.slice(i, i + MIN_CUT))) return text.slice(Math.max(0, i - 20), i + MIN_CUT + 20);
   return undefined;
 };
 
 function filesUnder(dir: string): string[] {
-  return readdirSync(dir, { recursive: true, encoding: 'utf8' }).map((f) => join(dir, f)).filter((f) => statSync(f).isFile());
+  return readdirSync(dir, { recursive: true, encoding: 'utf8' })
+    .map((f) => join(dir, f))
+    .filter((f) => statSync(f).isFile());
 }
 
-export async function secretFormsScenario(o: ScenarioOptions & { forms?: EchoForm[]; targets?: Target[]; commands?: string[][] }): Promise<Row[]> {
+export async function secretFormsScenario(
+  o: ScenarioOptions & { forms?: EchoForm[]; targets?: Target[]; commands?: string[][] },
+): Promise<Row[]> {
   const secret = `Canary"Sec\\ret/${randomBytes(5).toString('hex')} é+&=q`;
   const token = `CanaryTok.${randomBytes(8).toString('base64url')}/+=`;
   const current = { form: 'whole' as EchoForm, target: 'secret' as Target };
@@ -111,18 +134,32 @@ export async function secretFormsScenario(o: ScenarioOptions & { forms?: EchoFor
   try {
     return await withScratch('secret-forms', async (scratch) => {
       const out = scratch.dir('out');
-      const env = { PERKS_BASE_URL: api.url, PERKS_CLIENT_ID: '101', PERKS_CLIENT_SECRET: secret, PERKS_OUTPUT: out, PERKS_DEBUG: '1', PERKS_START_DATE: '2026-11-20' };
+      const env = {
+        PERKS_BASE_URL: api.url,
+        PERKS_CLIENT_ID: '101',
+        PERKS_CLIENT_SECRET: secret,
+        PERKS_OUTPUT: out,
+        PERKS_DEBUG: '1',
+        PERKS_START_DATE: '2026-11-20',
+      };
       for (const target of targets) {
         for (const form of forms) {
           for (const args of commands) {
             Object.assign(current, { form, target });
             const r = await runCli(args, env, { timeoutMs: 60_000 });
             outputs.push(r);
-            for (const [where, text] of [['stdout', r.stdout], ['stderr', r.stderr]] as const) {
+            for (const [where, text] of [
+              ['stdout', r.stdout],
+              ['stderr', r.stderr],
+            ] as const) {
               const leak = found(text, grams);
-              if (leak) problems.push(`${args[0]} [${target} echoed ${form}]: ${where} holds a cut of it: …${leak.replace(/[^\x20-\x7e]/g, '?')}…`);
+              if (leak)
+                problems.push(
+                  `${args[0]} [${target} echoed ${form}]: ${where} holds a cut of it: …${leak.replace(/[^\x20-\x7e]/g, '?')}…`,
+                );
             }
-            if (r.code === 0) problems.push(`${args[0]} [${target} echoed ${form}]: exit 0 though every call was refused`);
+            if (r.code === 0)
+              problems.push(`${args[0]} [${target} echoed ${form}]: exit 0 though every call was refused`);
             o.log(`secret forms: ${args[0]} [${target} echoed ${form}] → ${r.code}`);
           }
         }
@@ -131,7 +168,14 @@ export async function secretFormsScenario(o: ScenarioOptions & { forms?: EchoFor
         const leak = found(readFileSync(file, 'latin1'), grams) ?? found(readFileSync(file, 'utf8'), grams);
         if (leak) problems.push(`${file.slice(out.length + 1)} holds a cut of a canary`);
       }
-      return [row('secrets echoed in other forms (JSON, URL, base64, cut)', outputs.length, problems, `${forms.length} forms × ${targets.length} (client secret, token) × ${commands.length} commands: ${outputs.length} runs, ${api.echoed()} echoing answers, ${problems.length} leaks of any 8 characters of any form`)];
+      return [
+        row(
+          'secrets echoed in other forms (JSON, URL, base64, cut)',
+          outputs.length,
+          problems,
+          `${forms.length} forms × ${targets.length} (client secret, token) × ${commands.length} commands: ${outputs.length} runs, ${api.echoed()} echoing answers, ${problems.length} leaks of any 8 characters of any form`,
+        ),
+      ];
     });
   } finally {
     await new Promise((resolve) => api.server.close(resolve));

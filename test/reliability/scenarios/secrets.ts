@@ -73,7 +73,12 @@ export async function secretsScenario(o: ScenarioOptions & { runs?: SecretRun[];
       const tokens = new Map<string, string>();
       const real = sandbox.credentials.organisation.client_secret;
       const proxy = await startProxy(sandbox.baseUrl, canaryHooks(current, secret, real, tokenPrefix, tokens, random));
-      const env = { ...orgEnv(sandbox, out, { PERKS_START_DATE: start }), PERKS_BASE_URL: proxy.url, PERKS_CLIENT_SECRET: secret, PERKS_DEBUG: '1' };
+      const env = {
+        ...orgEnv(sandbox, out, { PERKS_START_DATE: start }),
+        PERKS_BASE_URL: proxy.url,
+        PERKS_CLIENT_SECRET: secret,
+        PERKS_DEBUG: '1',
+      };
       const outputs: CliResult[] = [];
       const codes: string[] = [];
       let kills = 0;
@@ -94,16 +99,22 @@ export async function secretsScenario(o: ScenarioOptions & { runs?: SecretRun[];
             outputs.push(crashed);
             // A run that ended before the kill did not take the crash path: it is counted, and said.
             if (crashed.signal === 'SIGKILL') kills += 1;
-            killed = crashed.signal === 'SIGKILL' ? ', killed, rerun' : `, ended ${crashed.code} before the kill, rerun`;
+            killed =
+              crashed.signal === 'SIGKILL' ? ', killed, rerun' : `, ended ${crashed.code} before the kill, rerun`;
             current.mode = 'ok';
           }
           const result = await runCli(r.args, env, { cwd, timeoutMs: 120_000 });
           outputs.push(result);
           // A failure mode that refused nothing exercised nothing.
           const refused = proxy.log.slice(seen).filter((e) => e.intercepted).length;
-          if (!refused && r.mode !== 'ok') problems.push(`${r.args.join(' ')} [${r.mode}] met no refusal: its ${r.mode} path was not exercised`);
-          codes.push(`${r.args.slice(0, 2).join(' ')} [${r.mode}${killed}] → ${result.code}, ${refused} refused (${(result.ms / 1000).toFixed(1)} s)`);
-          o.log(`secrets: ${codes.at(-1)}${result.code ? `: ${(result.stderr.trim().split('\n').at(-1) ?? '').slice(0, 200)}` : ''}`);
+          if (!refused && r.mode !== 'ok')
+            problems.push(`${r.args.join(' ')} [${r.mode}] met no refusal: its ${r.mode} path was not exercised`);
+          codes.push(
+            `${r.args.slice(0, 2).join(' ')} [${r.mode}${killed}] → ${result.code}, ${refused} refused (${(result.ms / 1000).toFixed(1)} s)`,
+          );
+          o.log(
+            `secrets: ${codes.at(-1)}${result.code ? `: ${(result.stderr.trim().split('\n').at(-1) ?? '').slice(0, 200)}` : ''}`,
+          );
         }
       } finally {
         await proxy.close();
@@ -121,8 +132,12 @@ export async function secretsScenario(o: ScenarioOptions & { runs?: SecretRun[];
       const strays = readdirSync(cwd);
       if (strays.length) problems.push(`written outside the output directory: ${strays.join(', ')}`);
       const crashes = runs.filter((r) => r.crash || r.crashAt).length;
-      if (kills < crashes) problems.push(`${crashes - kills} of ${crashes} runs to kill ended before the kill: their crash path was not exercised`);
-      if (tokens.size < 2) problems.push(`only ${tokens.size} canary tokens were handed out: the 401 paths were not exercised`);
+      if (kills < crashes)
+        problems.push(
+          `${crashes - kills} of ${crashes} runs to kill ended before the kill: their crash path was not exercised`,
+        );
+      if (tokens.size < 2)
+        problems.push(`only ${tokens.size} canary tokens were handed out: the 401 paths were not exercised`);
       const echoed = proxy.log.filter((e) => e.intercepted).length;
       return [
         row(
@@ -137,13 +152,30 @@ export async function secretsScenario(o: ScenarioOptions & { runs?: SecretRun[];
 }
 
 /** The proxy's part: canaries in, real credentials out, and error bodies that echo what they were sent. */
-function canaryHooks(current: { mode: Mode; failed500: boolean }, secret: string, realSecret: string, prefix: string, tokens: Map<string, string>, random: () => number): ProxyHooks {
+function canaryHooks(
+  current: { mode: Mode; failed500: boolean },
+  secret: string,
+  realSecret: string,
+  prefix: string,
+  tokens: Map<string, string>,
+  random: () => number,
+): ProxyHooks {
   const isToken = (r: ProxyRequest) => r.path.startsWith('/v3/oauth/token');
-  const echo = (r: ProxyRequest) => JSON.stringify({ message: `refused: ${r.headers.authorization ?? ''} ${r.body}`, debug: { headers: r.headers, body: r.body } });
+  const echo = (r: ProxyRequest) =>
+    JSON.stringify({
+      message: `refused: ${r.headers.authorization ?? ''} ${r.body}`,
+      debug: { headers: r.headers, body: r.body },
+    });
   return {
     intercept(r) {
       const m = current.mode;
-      if (isToken(r) && m === 'token401') return { respond: { status: 401, body: JSON.stringify({ error: 'invalid_client', message: `Client authentication failed: ${r.body}` }) } };
+      if (isToken(r) && m === 'token401')
+        return {
+          respond: {
+            status: 401,
+            body: JSON.stringify({ error: 'invalid_client', message: `Client authentication failed: ${r.body}` }),
+          },
+        };
       if (isToken(r) && m === 'token500') return { respond: { status: 500, body: echo(r) } };
       if (!isToken(r) && m === 'api401') return { respond: { status: 401, body: echo(r) } };
       // 500s: the run's first API call, then a fifth of the calls (at random), so a short run meets one too.
