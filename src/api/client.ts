@@ -11,12 +11,12 @@ import { TokenPayload, type Token } from '../resources/auth.js';
 import { CreditItem } from '../resources/credit.js';
 import { registerSecret } from '../shared/redact.js';
 import { Counters, currentScope } from './counters.js';
-import { ApiError, RecordParseError } from './errors.js';
+import { ApiError, PauseTooLongError, RecordParseError } from './errors.js';
 import { ACTIONS } from './outcomes.js';
 import { CredentialLimiter } from './rate-limiter.js';
 import type { ClusterSettings } from './cluster.js';
 import { TokenManager } from './token-manager.js';
-import { send, type HttpResponse, type ResponseHeaders } from './transport.js';
+import { send, type HttpResponse, type ResponseHeaders, type WireEvent, type WireHooks } from './transport.js';
 import { paginatorFor } from './paginators.js';
 
 /**
@@ -62,6 +62,8 @@ export interface ClientOptions {
   cluster?: ClusterSettings;
   counters?: Counters;
   maxConcurrent?: number;
+  /** For tests and diagnostics: every request as it is written to its socket, and every 429 as it arrives. */
+  onWire?: (event: WireEvent) => void;
 }
 
 export type PathParams = { identifier: string; identifier_value: string | number } | { id: string | number };
@@ -119,6 +121,7 @@ export class PerksClient {
       new CredentialLimiter({
         callsPerMinute: options.rateLimit ?? 120,
         maxConcurrent: options.maxConcurrent,
+        maxPauseMs: this.opts.maxRetryAfterMs,
         cluster: options.cluster,
       });
     this.tokens = new TokenManager(() => this.requestToken());
@@ -248,8 +251,15 @@ export class PerksClient {
     let waited = 0;
     const scope = currentScope(); // the limiter runs the call outside the caller's async context
     try {
+      // The pause a 429 asks for is taken the moment its head arrives, and a request waits for any pause
+      // until the moment it is written: nothing this client starts reaches the API before a Retry-After ends.
+      const hooks: WireHooks = {
+        beforeWrite: () => this.limiter.untilResumed(),
+        onThrottle: (ms) => this.limiter.throttled(ms),
+        observe: this.opts.onWire,
+      };
       const { value, waitedMs } = await this.limiter.schedule(async () => {
-        const response = await send(req).catch((err: unknown) => {
+        const response = await send(req, hooks).catch((err: unknown) => {
           this.counters.recordCall(req.operation, 0, 0, scope);
           throw err;
         });
@@ -263,19 +273,21 @@ export class PerksClient {
       );
       return value;
     } catch (err) {
+      const tooLong = (ms: number) =>
+        new AbortError(
+          new ApiError(
+            'throttled',
+            req.operation,
+            `the API asks to wait ${Math.round(ms / 1000)} s (Retry-After), above the ${Math.round(this.opts.maxRetryAfterMs / 1000)} s cap: rerun later`,
+            429,
+          ),
+        );
+      // Another call's 429 paused the credential for longer than the cap: this one stops unsent.
+      if (err instanceof PauseTooLongError) throw tooLong(err.ms);
       if (err instanceof ApiError && err.kind === 'throttled') {
         this.counters.recordThrottle();
-        if (err.retryAfterMs !== undefined && err.retryAfterMs > this.opts.maxRetryAfterMs) {
-          throw new AbortError(
-            new ApiError(
-              'throttled',
-              req.operation,
-              `the API asks to wait ${Math.round(err.retryAfterMs / 1000)} s (Retry-After), above the ${Math.round(this.opts.maxRetryAfterMs / 1000)} s cap: rerun later`,
-              429,
-            ),
-          );
-        }
-        this.limiter.throttled(err.retryAfterMs);
+        if (err.retryAfterMs !== undefined && err.retryAfterMs > this.opts.maxRetryAfterMs)
+          throw tooLong(err.retryAfterMs);
       }
       throw err;
     } finally {

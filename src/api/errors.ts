@@ -38,6 +38,14 @@ export class ApiError extends UserFacingError {
   }
 }
 
+/** The credential is paused (Retry-After) for longer than the client is willing to wait: ms is what is left. */
+export class PauseTooLongError extends Error {
+  constructor(readonly ms: number) {
+    super(`the credential is paused for ${Math.round(ms / 1000)} s`);
+    this.name = 'PauseTooLongError';
+  }
+}
+
 /** A record the schema rejects: names the operation, the field and the value. */
 export class RecordParseError extends Error {
   constructor(

@@ -14,6 +14,7 @@ import {
   type ClusterMessage,
   type ClusterSettings,
 } from './cluster.js';
+import { PauseTooLongError } from './errors.js';
 import { FastLane } from './fast-lane.js';
 
 /** Headroom under the limit: network jitter can bring two calls closer than they were sent. */
@@ -22,6 +23,8 @@ const SAFETY = 1.01;
 const SLOWDOWN = 1.25;
 const RECOVERY = 0.97;
 const QUIET_MS = 60_000;
+/** Longest pause waited out unless the options say otherwise (the client passes its maxRetryAfterMs). */
+const DEFAULT_MAX_PAUSE_MS = 5 * 60_000;
 /** How long stop() waits for a clustered limiter's last jobs before disconnecting anyway. */
 const STOP_GRACE_MS = 5_000;
 
@@ -30,6 +33,8 @@ export interface LimiterOptions {
   callsPerMinute: number;
   /** Calls in flight at once; spacing is what enforces the rate. */
   maxConcurrent?: number;
+  /** A pause (Retry-After) longer than this is not waited out: waiting calls fail with PauseTooLongError. */
+  maxPauseMs?: number;
   /** Bottleneck id (the Redis key prefix when clustered). */
   id?: string;
   /** Share the budget through Redis with every process of the same credential. */
@@ -85,8 +90,8 @@ export class CredentialLimiter {
     const queuedAt = performance.now();
     let waitedMs = 0;
     const job = async () => {
-      // Jobs Bottleneck admitted before a 429 arrived must not go out before its Retry-After either.
-      while (this.resumeAt > Date.now()) await new Promise((r) => setTimeout(r, this.resumeAt - Date.now()));
+      // Jobs Bottleneck admitted before a 429 arrived must not start before its Retry-After either.
+      await this.untilResumed();
       waitedMs = performance.now() - queuedAt;
       return fn();
     };
@@ -98,6 +103,28 @@ export class CredentialLimiter {
         : await this.limiter.schedule(job);
     this.recover();
     return { value, waitedMs };
+  }
+
+  /**
+   * Whether a request may be written now: undefined when no pause is on (and, clustered, none is in Redis),
+   * else a promise that resolves when the pause ends, or rejects with PauseTooLongError when it lasts longer
+   * than maxPauseMs. Called at the last moment (the transport's beforeWrite), so that a request admitted
+   * before a 429 arrived, here or in another process of the cluster, waits out the Retry-After too.
+   */
+  untilResumed(): Promise<void> | undefined {
+    if (!this.link?.isConnected && this.resumeAt <= Date.now()) return undefined;
+    return this.waitPause();
+  }
+
+  private async waitPause(): Promise<void> {
+    for (;;) {
+      // Clustered, the pause another process recorded in Redis counts even before its message arrives.
+      const shared = this.link?.isConnected ? await this.link.pauseLeft().catch(() => 0) : 0;
+      const left = Math.max(this.resumeAt - Date.now(), shared);
+      if (left <= 0) return;
+      if (left > (this.options.maxPauseMs ?? DEFAULT_MAX_PAUSE_MS)) throw new PauseTooLongError(left);
+      await new Promise((r) => setTimeout(r, left));
+    }
   }
 
   /** A 429: pause every call of this credential until Retry-After (or one spacing) and slow down. */
@@ -178,7 +205,9 @@ export class CredentialLimiter {
       this.resumeAt = 0;
       this.update({ reservoir: null });
     }, ms);
-    // Not unref'd: while every call waits out the pause, this timer is what keeps the process alive.
+    // Not unref'd: while every call waits out the pause, this timer is what keeps the process alive. A
+    // pause longer than anyone waits (waiting calls fail at once) must not keep it alive for a day.
+    if (ms > (this.options.maxPauseMs ?? DEFAULT_MAX_PAUSE_MS)) this.resumeTimer.unref();
     return true;
   }
 

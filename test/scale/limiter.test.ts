@@ -74,6 +74,20 @@ describe('one budget per credential across processes (Redis)', () => {
     await b.stop();
   });
 
+  test('a request another process admitted writes only after a pause recorded in Redis, even before its message arrives', async () => {
+    const cluster = settings();
+    const b = new CredentialLimiter({ callsPerMinute: 6000, cluster });
+    await startOf(b, 0);
+    expect(b.untilResumed()).toBeDefined(); // clustered: every write asks Redis first
+    await b.untilResumed();
+    // A process that read a 429 records the pause before anything else (and dies before publishing it).
+    await admin.set(`b_${cluster.key}_perks_pause`, '1', 'PX', 800);
+    const asked = Date.now();
+    await b.untilResumed();
+    expect(Date.now() - asked).toBeGreaterThanOrEqual(700);
+    await b.stop();
+  });
+
   test('a process that joins after a dead process paused the credential is not blocked by it', async () => {
     const cluster = settings();
     const a = new CredentialLimiter({ callsPerMinute: 6000, cluster });

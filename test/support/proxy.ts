@@ -5,6 +5,7 @@
  */
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import type { WireEvent } from '../../src/api/index.js';
 
 export interface ProxyRequest {
   /** 1-based arrival number. */
@@ -47,6 +48,9 @@ export interface LogEntry {
   headers: Record<string, string>;
   /** Requests in flight (this one included) when it arrived. */
   inFlight: number;
+  /** The client's end of the connection, and the request's number on it (the client's WireEvent port and seq). */
+  port: number;
+  seq: number;
 }
 
 export interface Proxy {
@@ -61,7 +65,12 @@ export async function startProxy(target: string, hooks: ProxyHooks = {}): Promis
   let n = 0;
   let inFlight = 0;
   const proxy: Proxy = { url: '', log, hooks, close: () => Promise.resolve() };
+  const onConnection = new WeakMap<object, number>();
   const server: Server = createServer(async (req, res) => {
+    // Arrival is when the request's head is read, before its body (a busy machine can take a while over that).
+    const arrivedAt = Date.now();
+    const seq = (onConnection.get(req.socket) ?? 0) + 1;
+    onConnection.set(req.socket, seq);
     const chunks: Buffer[] = [];
     for await (const c of req) chunks.push(c as Buffer);
     inFlight += 1;
@@ -71,7 +80,7 @@ export async function startProxy(target: string, hooks: ProxyHooks = {}): Promis
       path: req.url ?? '/',
       headers: req.headers,
       body: Buffer.concat(chunks).toString('utf8'),
-      arrivedAt: Date.now(),
+      arrivedAt,
     };
     const entry: LogEntry = {
       n: request.n,
@@ -83,6 +92,8 @@ export async function startProxy(target: string, hooks: ProxyHooks = {}): Promis
       intercepted: false,
       headers: {},
       inFlight,
+      port: req.socket.remotePort ?? 0,
+      seq,
     };
     log.push(entry);
     const finish = (answer: (Omit<ProxyAnswer, 'body'> & { body: string | Buffer }) | 'reset') => {
@@ -146,27 +157,54 @@ export async function startProxy(target: string, hooks: ProxyHooks = {}): Promis
 /** API calls only (the token endpoint excluded). */
 export const apiCalls = (log: LogEntry[]) => log.filter((e) => !e.path.startsWith('/v3/oauth/token'));
 
+/** Whether a Retry-After was kept: requests started after a 429 arrived and before its Retry-After ended. */
+export interface RetryAfterKept {
+  /** 429s carrying a Retry-After. */
+  throttled: number;
+  /** Written by the client after it received a 429 and before the Retry-After it computed had passed. */
+  earlyByClient: number;
+  /** Reached the server after it answered a 429 and before that 429's Retry-After, written after the client received it. */
+  earlyByServer: number;
+  /** Reached the server during a Retry-After but written before the client received the 429: on the wire already. */
+  onTheWire: number;
+}
+
 /**
- * Requests that arrived while a 429's Retry-After was still running: the client must send none.
- * The throttled request's own retry can only have been sent after the client read the 429, so it
- * counts from the answer on. Other requests may have been on their way when the 429 was answered;
- * on a loaded machine they can reach the proxy a few hundred milliseconds later, so they count
- * only after `graceMs` (a client ignoring Retry-After keeps sending through the rest of it).
+ * Retry-After as a floor, measured twice: by the client's clock (its wire events, in the order they
+ * happened: a write after a 429's receipt and before `receipt + Retry-After`) and by the server's (the
+ * proxy's log: an arrival after the 429 was answered and before its Retry-After ended, by the header's
+ * own reckoning). A request the client wrote before it received the 429 was already on its way: counted
+ * apart. Client and server requests are matched by connection (port) and their order on it.
  */
-export function sentBeforeRetryAfter(log: LogEntry[], graceMs = 500): number {
-  const calls = apiCalls(log);
-  let early = 0;
-  for (const e of calls) {
-    if (e.status !== 429) continue;
-    const until = retryAfterEnd(e);
-    if (until === undefined) continue;
-    early += calls.filter(
-      (c) =>
-        c.arrivedAt < until - 5 &&
-        c.arrivedAt > e.answeredAt + (c.path === e.path && c.method === e.method ? 0 : graceMs),
-    ).length;
+export function retryAfterKept(log: LogEntry[], wire: WireEvent[]): RetryAfterKept {
+  const result: RetryAfterKept = { throttled: 0, earlyByClient: 0, earlyByServer: 0, onTheWire: 0 };
+  // Client clock: the events are in the order the client saw them.
+  const pauses: number[] = [];
+  const order = new Map<WireEvent, number>();
+  wire.forEach((e, i) => order.set(e, i));
+  for (const e of wire) {
+    if (e.kind === '429' && e.retryAfterMs !== undefined) pauses.push(e.at + e.retryAfterMs);
+    else if (e.kind === 'write' && pauses.some((until) => e.at < until)) result.earlyByClient += 1;
   }
-  return early;
+  // Server clock, each arrival matched to its write (the latest write on that port and seq before it).
+  const writeOf = (x: LogEntry) =>
+    wire.filter((w) => w.kind === 'write' && w.port === x.port && w.seq === x.seq && w.at <= x.arrivedAt + 1).at(-1);
+  const receiptOf = (x: LogEntry) =>
+    wire.filter((w) => w.kind === '429' && w.port === x.port && w.seq === x.seq && w.at >= x.answeredAt - 1).at(0);
+  for (const t of log) {
+    if (t.status !== 429) continue;
+    const until = retryAfterEnd(t);
+    if (until === undefined) continue;
+    result.throttled += 1;
+    const receipt = receiptOf(t);
+    for (const x of log) {
+      if (x === t || x.arrivedAt < t.answeredAt || x.arrivedAt >= until) continue;
+      const written = writeOf(x);
+      if (written && receipt && order.get(written)! < order.get(receipt)!) result.onTheWire += 1;
+      else result.earlyByServer += 1;
+    }
+  }
+  return result;
 }
 
 function retryAfterEnd(e: LogEntry): number | undefined {

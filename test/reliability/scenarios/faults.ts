@@ -4,11 +4,11 @@
  * Each run must complete with exactly the data of a run without faults, send nothing before a
  * Retry-After, and fail fast with a clear message when the API asks for an absurd wait.
  */
-import { PerksClient, type ClientOptions } from '../../../src/api/index.js';
+import { PerksClient, type ClientOptions, type WireEvent } from '../../../src/api/index.js';
 import { extract, type ExtractResult } from '../../../src/extract/index.js';
 import { maxCallsInWindow, type Faults, type Sandbox } from '../../../src/sandbox/index.js';
 import { completeness, groupsAt, lakeKeys, type Keys } from '../../support/lake-check.js';
-import { apiCalls, sentBeforeRetryAfter, startProxy, type LogEntry, type ProxyHooks } from '../../support/proxy.js';
+import { apiCalls, retryAfterKept, startProxy, type LogEntry, type ProxyHooks } from '../../support/proxy.js';
 import { seeded } from '../../support/random.js';
 import { orgConfig, withSandbox } from '../../support/sandbox.js';
 import { withScratch, type Scratch } from '../../support/scratch.js';
@@ -147,6 +147,7 @@ async function runStorm(
   const out = scratch.dir();
   const proxy = storm.proxy ? await startProxy(sandbox.baseUrl, storm.proxy(random)) : undefined;
   const org = sandbox.credentials.organisation;
+  const wire: WireEvent[] = [];
   const client = new PerksClient({
     baseUrl: proxy?.url ?? sandbox.baseUrl,
     clientId: org.client_id,
@@ -154,6 +155,7 @@ async function runStorm(
     organisationLevel: true,
     rateLimit: 100_000,
     minRetryDelayMs: 20,
+    onWire: (e) => wire.push(e),
     ...storm.client,
   });
   sandbox.setFaults(storm.faults ?? {});
@@ -221,9 +223,14 @@ async function runStorm(
   const throttled = apiCalls(log).filter((e) => e.status === 429).length + (after.throttled - before.throttled);
   if (injected + resets) figures.push(`${injected + resets} faults survived`);
   if (throttled) {
-    const early = sentBeforeRetryAfter(log);
-    if (early) problems.push(`${early} requests sent before their Retry-After`);
-    figures.push(`${throttled}×429, ${early} sent before Retry-After`);
+    const kept = retryAfterKept(log, wire);
+    if (kept.earlyByClient)
+      problems.push(`${kept.earlyByClient} requests written after a 429 arrived and before its Retry-After`);
+    if (kept.earlyByServer)
+      problems.push(`${kept.earlyByServer} requests reached the server before a 429's Retry-After had passed`);
+    figures.push(
+      `${throttled}×429, ${kept.earlyByClient} sent before Retry-After by the client's clock, ${kept.earlyByServer} by the server's (${kept.onTheWire} already on the wire)`,
+    );
   }
   const revocations = faults.revocations - before.faults.revocations;
   if (revocations) {
