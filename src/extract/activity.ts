@@ -4,6 +4,7 @@
  * lookback days therefore marks only the users something happened to, not everyone with an order.
  */
 import { LIST, listValue, VARCHAR } from '@duckdb/node-api';
+import { dirname } from 'node:path';
 import { dayFiles, inTurn, lakeColumns, sqlType, withLakeConnection } from '../lake/index.js';
 import type { WindowedStream } from './define.js';
 
@@ -20,14 +21,17 @@ export async function landedValues(
   const activity = def.activity;
   if (!activity) return values;
   // The day's own file or folder, or (a compacted month) the month file filtered to the day.
-  const { files, dayColumn, day } = dayFiles(outDir, def.name, partition);
-  if (!files.length) return values;
+  const first = dayFiles(outDir, def.name, partition).files;
+  if (!first.length) return values;
   const key = def.key[0];
   const columns = activity.compare.map((c) => `CAST(${JSON.stringify(c)} AS VARCHAR)`).join(', ');
   try {
-    // a month file's turn: another window's merge may be renaming a new one over it (src/lake/file-turns.ts)
-    const read = () =>
-      withLakeConnection(async (c) => {
+    // In the month folder's turn, and looked up again there: another window's merge may have switched the
+    // month file for its next generation meanwhile (src/lake/file-turns.ts).
+    const read = async () => {
+      const { files, dayColumn, day } = dayFiles(outDir, def.name, partition);
+      if (!files.length) return;
+      await withLakeConnection(async (c) => {
         const where = dayColumn ? ` WHERE ${JSON.stringify(dayColumn)} = CAST($day AS DATE)` : '';
         const reader = await c.runAndReadAll(
           `SELECT CAST(${JSON.stringify(key)} AS VARCHAR) AS k, to_json([${columns}])::VARCHAR AS v FROM read_parquet($files, hive_partitioning = false)${where}`,
@@ -36,7 +40,8 @@ export async function landedValues(
         );
         for (const row of reader.getRowObjectsJS()) values.set(String(row.k), String(row.v));
       });
-    await (files.length === 1 ? inTurn(files[0], read) : read());
+    };
+    await inTurn(dirname(first[0]), read);
   } catch (err) {
     // A damaged file (disk fault, a copy cut short): the window is about to be replaced whole, so its
     // old rows only served to tell changes apart. Every record counts as new and the file is healed.

@@ -5,6 +5,7 @@ import {
   isDamagedParquet,
   lakeColumns,
   openPartitionWrite,
+  partitionDir,
   placeDay,
   quarantineRecord,
   type Column,
@@ -33,21 +34,22 @@ export function lakeLanding(
       if (!legacy.has(def.name)) legacy.set(def.name, hasLegacyLayout(outDir, def.name));
       const found = legacy.get(def.name) ? undefined : placeDay(outDir, def.name, partition);
       // Appended batches (per-user refreshes) only move to the month folder; a replaced day has its own file,
-      // or is merged into the month file covering it (a damaged one is healed instead: windowed-job.ts).
+      // or is merged into the month file covering it when it commits (a damaged one is healed instead:
+      // windowed-job.ts).
+      const mergeInto = () => {
+        const now = placeDay(outDir, def.name, partition);
+        return now?.monthFile && !isDamagedParquet(now.monthFile)
+          ? { file: now.monthFile, dayColumn: now.layout.day, day: now.day, sort: now.layout.sort }
+          : undefined;
+      };
       const where = !found
         ? { partition }
         : mode === 'append'
           ? { partition: found.partition, dateColumns: found.dateColumns }
-          : {
-              partition: found.partition,
-              fileName: found.fileName,
-              dateColumns: found.dateColumns,
-              mergeInto:
-                found.monthFile && !isDamagedParquet(found.monthFile)
-                  ? { file: found.monthFile, dayColumn: found.layout.day, day: found.day, sort: found.layout.sort }
-                  : undefined,
-            };
-      const place = mode === 'replace' && where.mergeInto ? found : undefined;
+          : { partition: found.partition, stem: found.stem, dateColumns: found.dateColumns, mergeInto };
+      // A month folder's days commit one at a time: two merges into one month file would each drop the
+      // other's day, and a day's file must not appear while a merge covers it.
+      const turn = mode === 'replace' && found ? partitionDir(outDir, def.name, found.partition) : undefined;
       const writer = await openPartitionWrite({
         outDir,
         stream: def.name,
@@ -62,9 +64,7 @@ export function lakeLanding(
         append: (records) => writer.append(records),
         abort: () => writer.abort(),
         async commit() {
-          // Days merged into one compacted month file take turns, or the later would drop the earlier.
-          const file = place?.monthFile;
-          const result = await (file ? inTurn(file, () => writer.commit()) : writer.commit());
+          const result = await (turn ? inTurn(turn, () => writer.commit()) : writer.commit());
           const seen = unknownFields.get(def.name) ?? {};
           for (const [field, n] of Object.entries(result.unknownFields)) seen[field] = (seen[field] ?? 0) + n;
           unknownFields.set(def.name, seen);

@@ -7,6 +7,7 @@ import { clientFromConfig, type PerksClient } from '../api/index.js';
 import type { Config } from '../config/index.js';
 import {
   cleanTemporaryFiles,
+  finishSwitch,
   lockPath,
   runsRoot,
   StateStore as LakeStateStore,
@@ -44,6 +45,8 @@ export async function extract(
     if (isWholeScope(scope) && !planOnly) await cleanTemporaryFiles(outDir);
     // The lake holds personal data: files an older version left world-readable are tightened too.
     if (!planOnly) await tightenLake(outDir);
+    // A switch of lake files a killed run left half done is finished before readers wait on it any longer.
+    if (!planOnly) await finishSwitch(outDir);
     const startedAt = options.now ?? now();
     const runId = newRunId(startedAt);
     const landing = lakeLanding(outDir, runId, startedAt);

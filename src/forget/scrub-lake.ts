@@ -1,6 +1,7 @@
 /**
  * Clears a user's personal values in every lake file that holds them, one file at a time, each
- * rewritten atomically (src/lake/rewrite.ts). Files without such rows are not touched.
+ * rewritten under a new name and switched in for the old one (src/lake/rewrite.ts). Files without such
+ * rows are not touched.
  */
 import { sep } from 'node:path';
 import { BIGINT, LIST, listValue, quotedIdentifier as id, VARCHAR } from '@duckdb/node-api';
@@ -37,7 +38,11 @@ export async function scrubLake(
       });
       if (!rows) continue;
       const replace = clear.map((c) => `CASE WHEN (${match}) THEN NULL ELSE ${id(c)} END AS ${id(c)}`).join(', ');
-      await rewriteParquet(file, { select: (source) => `SELECT * REPLACE (${replace}) FROM ${source}`, params, types });
+      await rewriteParquet(outDir, spec.stream, file, {
+        select: (source) => `SELECT * REPLACE (${replace}) FROM ${source}`,
+        params,
+        types,
+      });
       tally.files += 1;
       tally.rows += rows;
     }

@@ -5,7 +5,6 @@
 export { lakeColumns, sqlType, type Column, type LakeType } from './columns.js';
 export {
   openPartitionWrite,
-  LAKE_FILE,
   type PartitionWriter,
   type PartitionWriteOptions,
   type CommitResult,
@@ -40,6 +39,17 @@ export { personalKey, personalKeySql } from './personal-keys.js';
 export { oweErasures, owedErasures, settleErasures, OwedErasure } from './erasure-queue.js';
 export * from './errors.js';
 export { inTurn } from './file-turns.js';
+export { versionedName, successorOf, versionsOf, stemOf } from './file-names.js';
+export {
+  readJournal,
+  journalPath,
+  withJournal,
+  switchFiles,
+  finishSwitch,
+  relativeToLake,
+  type Journal,
+  type Switch,
+} from './journal.js';
 export { damagedFiles, isDamagedParquet, partitionsOf, repairCommand } from './damaged.js';
 export {
   MONTH_LAYOUTS,
@@ -47,7 +57,7 @@ export {
   dayFiles,
   hasLegacyLayout,
   monthFileIn,
-  dayFileName,
+  dayStem,
   monthFileName,
   DAY_FILE,
   MONTH_FILE,

@@ -17,6 +17,7 @@ import { CLOSE_TABLES, createCloseTables } from './close-tables.js';
 import { DEFAULT_SQL_DIR, readProject } from './model-files.js';
 import { resolveGraph, type Node } from './model-graph.js';
 import { countRows, runModels, type StepResult } from './run-models.js';
+import { withJournal } from '../lake/index.js';
 import { crashPoint } from '../shared/crash-points.js';
 import { commit, discard, removeStaleTemps, tempPathFor } from './atomic-files.js';
 
@@ -74,27 +75,32 @@ export async function buildWarehouse(
     // the file 2.8 times smaller (330 MB instead of 920). Numbers, dates and timestamps are still compressed.
     await conn.run(`SET disabled_compression_methods = 'fsst,dict_fsst,dictionary'`);
     // Each Parquet footer of the lake is read once per build, not at every query that reads the stream
-    // (1,500 order files: 0.07 CPU-s a read). A file replaced during the build has a new time and is read again.
+    // (1,500 order files: 0.07 CPU-s a read). No lake file is ever rewritten under its name (src/lake/file-names.ts).
     await conn.run('SET parquet_metadata_cache = true');
     await setModelVariables(conn, options);
-    const started = Date.now();
-    const lake = await createLakeViews(conn, join(outDir, 'lake'));
-    const lakeStep: StepResult = {
-      name: 'lake views',
-      kind: 'lake',
-      status: 'success',
-      rows: lake.reduce((n, v) => n + v.files, 0),
-      ms: Date.now() - started,
-    };
-    hooks.onStep?.(lakeStep);
-    await createCloseTables(conn, outDir);
-    const sources = [...lakeViewNames(), ...CLOSE_TABLES];
-    const graph = await resolveGraph(conn, project, sources);
-    const tests = collectTests(graph.models, graph.tests);
-    const steps = [
-      lakeStep,
-      ...(await runModels(conn, graph.models, tests, { runTests: true, lakeViews: sources, onStep: hooks.onStep })),
-    ];
+    // The models read the lake while no switch replaces files in it (another worker of the round may be
+    // landing its groups): never a window twice, nor a file gone under a query (src/lake/journal.ts).
+    const { steps, graph, tests } = await withJournal(outDir, async () => {
+      const started = Date.now();
+      const lake = await createLakeViews(conn, join(outDir, 'lake'));
+      const lakeStep: StepResult = {
+        name: 'lake views',
+        kind: 'lake',
+        status: 'success',
+        rows: lake.reduce((n, v) => n + v.files, 0),
+        ms: Date.now() - started,
+      };
+      hooks.onStep?.(lakeStep);
+      await createCloseTables(conn, outDir);
+      const sources = [...lakeViewNames(), ...CLOSE_TABLES];
+      const graph = await resolveGraph(conn, project, sources);
+      const tests = collectTests(graph.models, graph.tests);
+      const steps = [
+        lakeStep,
+        ...(await runModels(conn, graph.models, tests, { runTests: true, lakeViews: sources, onStep: hooks.onStep })),
+      ];
+      return { steps, graph, tests };
+    });
     let ok = steps.every((s) => s.status !== 'error');
     const marts = graph.models.filter((m) => m.layer === 'marts');
     if (ok) {

@@ -20,6 +20,16 @@ export function filesOf(outDir: string, stream: string): string[] {
   }
 }
 
+/**
+ * The layout of `files` (filesOf): each name without its version, a month file's generation as `g*`. A file
+ * rewritten in place of another has a new name (file-names.ts) but the same place in the layout.
+ */
+export function layoutOf(files: string[]): string[] {
+  return files
+    .map((f) => f.replace(/\.v[0-9a-f]+\.parquet$/, '.parquet').replace(/\.g\d+\.parquet$/, '.g*.parquet'))
+    .sort();
+}
+
 /** Rewrites a lake's orders in the layout before month folders: `order_date=D/part-0.parquet`, the day in the path only. */
 export async function toLegacyLayout(outDir: string): Promise<void> {
   const dir = join(outDir, 'lake', 'orders');

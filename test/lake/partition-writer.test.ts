@@ -182,19 +182,23 @@ describe('a partition write', () => {
     expect(rows.map((r) => r.first_name)).toEqual([...names.slice(0, 4), 'cut \ufffd emoji']);
   });
 
-  test('re-writing a partition replaces it: no key twice, one file', async () => {
+  test('re-writing a partition replaces it: no key twice, one file, under a name no file had before', async () => {
     const out = await tempOut();
-    await land(out, orders([1, 2, 3]));
-    await land(out, orders([2, 3, 4], '20.00'), undefined, 'run-2');
+    const first = await land(out, orders([1, 2, 3]));
+    const second = await land(out, orders([2, 3, 4], '20.00'), undefined, 'run-2');
+    expect(second.path).not.toBe(first.path);
     const { rows } = await readStream(out, 'orders', 'order_id');
     expect(rows.map((r) => [r.order_id, r.face_value, r._run_id])).toEqual([
       ['2', '20.00', 'run-2'],
       ['3', '20.00', 'run-2'],
       ['4', '20.00', 'run-2'],
     ]);
+    // The journal (docs/analysts.md) names the switch of the second file for the first while it happens.
     expect(await filesUnder(join(out, 'lake'))).toEqual([
-      'orders/organisation_group_id=11/order_date=2026-11-02/part-0.parquet',
+      '_compaction.json',
+      expect.stringMatching(/^orders\/organisation_group_id=11\/order_date=2026-11-02\/part\.v[0-9a-f]{12}\.parquet$/),
     ]);
+    expect(second.path.endsWith((await filesUnder(join(out, 'lake')))[1])).toBe(true);
   });
 
   test('a re-extracted window with no rows leaves an empty partition, not the old rows', async () => {
@@ -206,7 +210,7 @@ describe('a partition write', () => {
 
   test('an aborted write leaves the previous partition intact and no temporary file', async () => {
     const out = await tempOut();
-    await land(out, orders([1, 2]));
+    const { path } = await land(out, orders([1, 2]));
     const writer = await openPartitionWrite({
       outDir: out,
       stream: 'orders',
@@ -219,21 +223,17 @@ describe('a partition write', () => {
     await writer.abort();
     await writer.abort();
     expect((await readStream(out, 'orders', 'order_id')).rows.map((r) => r.order_id)).toEqual(['1', '2']);
-    expect(await filesUnder(out)).toEqual([
-      'lake/orders/organisation_group_id=11/order_date=2026-11-02/part-0.parquet',
-    ]);
+    expect((await filesUnder(out)).map((f) => join(out, f))).toEqual([path]);
   });
 
   test('a commit that fails leaves the previous partition intact and no temporary file', async () => {
     const out = await tempOut();
-    await land(out, orders([1]));
+    const { path } = await land(out, orders([1]));
     await expect(land(out, [{ order_id: 'not a number' }], undefined, 'run-2')).rejects.toThrow();
     expect((await readStream(out, 'orders', 'order_id')).rows.map((r) => [r.order_id, r._run_id])).toEqual([
       ['1', 'run-1'],
     ]);
-    expect(await filesUnder(out)).toEqual([
-      'lake/orders/organisation_group_id=11/order_date=2026-11-02/part-0.parquet',
-    ]);
+    expect((await filesUnder(out)).map((f) => join(out, f))).toEqual([path]);
   });
 
   test('append mode adds a file per commit beside the existing ones', async () => {
