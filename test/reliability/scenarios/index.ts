@@ -1,4 +1,4 @@
-/** The suite's scenarios in the order (1–12), each with its default and --long counts. */
+/** The suite's scenarios in the order (1–12, then readers during extracts and compactions), each with its default and --long counts. */
 import { EXTRACT_CRASH_POINTS } from '../../../src/shared/crash-points.js';
 import type { Scenario } from '../table.js';
 import { badInputScenario } from './bad-input.js';
@@ -13,6 +13,7 @@ import { sandboxMemoryScenario } from './hostile-sandbox.js';
 import { secretFormsScenario } from './secret-forms.js';
 import { incrementalScenario } from './incremental.js';
 import { personalDataScenario } from './personal-data.js';
+import { readersScenario } from './readers.js';
 import { rightTwiceScenario } from './right-twice.js';
 import { sandboxScenario } from './sandbox-choices.js';
 import { scheduleScenario } from './schedule.js';
@@ -21,6 +22,7 @@ import { windowsScenario } from './windows.js';
 
 export const SCENARIOS: Record<string, Scenario> = {
   crash: (o) => crashScenario({ ...o, kills: o.long ? 50 : 30, points: EXTRACT_CRASH_POINTS }),
+  readers: (o) => readersScenario({ ...o, reads: o.long ? 30_000 : 10_000, maxMs: (o.long ? 60 : 25) * 60_000 }),
   'crash-build': (o) => buildCrashScenario({ ...o, kills: o.long ? 15 : 6 }),
   'crash-writeback': (o) => writebackCrashScenario({ ...o, kills: o.long ? 8 : 3 }),
   incremental: (o) => incrementalScenario({ ...o, restarts: o.long ? 12 : 5 }),
