@@ -122,6 +122,7 @@ export class PerksClient {
         callsPerMinute: options.rateLimit ?? 120,
         maxConcurrent: options.maxConcurrent,
         maxPauseMs: this.opts.maxRetryAfterMs,
+        observe: options.onWire,
         cluster: options.cluster,
       });
     this.tokens = new TokenManager(() => this.requestToken());

@@ -16,6 +16,7 @@ import {
 } from './cluster.js';
 import { PauseTooLongError } from './errors.js';
 import { FastLane } from './fast-lane.js';
+import { hrNow, type WireEvent } from './transport.js';
 
 /** Headroom under the limit: network jitter can bring two calls closer than they were sent. */
 const SAFETY = 1.01;
@@ -39,6 +40,8 @@ export interface LimiterOptions {
   id?: string;
   /** Share the budget through Redis with every process of the same credential. */
   cluster?: ClusterSettings;
+  /** For tests and diagnostics: when a pause is recorded in Redis for the cluster. */
+  observe?: (event: WireEvent) => void;
   /** Extra Bottleneck options. */
   bottleneck?: Bottleneck.ConstructorOptions;
 }
@@ -111,17 +114,19 @@ export class CredentialLimiter {
    * than maxPauseMs. Called at the last moment (the transport's beforeWrite), so that a request admitted
    * before a 429 arrived, here or in another process of the cluster, waits out the Retry-After too.
    */
-  untilResumed(): Promise<void> | undefined {
+  untilResumed(): Promise<number | void> | undefined {
     if (!this.link?.isConnected && this.resumeAt <= Date.now()) return undefined;
     return this.waitPause();
   }
 
-  private async waitPause(): Promise<void> {
+  /** Resolves, clustered, with when its last look in Redis was sent (hrNow: for the wire events). */
+  private async waitPause(): Promise<number | void> {
     for (;;) {
       // Clustered, the pause another process recorded in Redis counts even before its message arrives.
-      const shared = this.link?.isConnected ? await this.link.pauseLeft().catch(() => 0) : 0;
+      const checkedAt = this.link?.isConnected ? hrNow() : undefined;
+      const shared = checkedAt !== undefined ? await this.link!.pauseLeft().catch(() => 0) : 0;
       const left = Math.max(this.resumeAt - Date.now(), shared);
-      if (left <= 0) return;
+      if (left <= 0) return checkedAt;
       if (left > (this.options.maxPauseMs ?? DEFAULT_MAX_PAUSE_MS)) throw new PauseTooLongError(left);
       await new Promise((r) => setTimeout(r, left));
     }
@@ -191,7 +196,12 @@ export class CredentialLimiter {
 
   private pauseFor(ms: number): void {
     if (!this.pauseLocally(ms)) return;
-    if (this.link?.isConnected) void this.link.broadcast({ pauseMs: ms, minTime: this.minTime }).catch(() => undefined);
+    if (this.link?.isConnected)
+      void this.link
+        .broadcast({ pauseMs: ms, minTime: this.minTime }, () =>
+          this.options.observe?.({ kind: 'shared', at: Date.now(), pauseMs: ms, recordedAt: hrNow() }),
+        )
+        .catch(() => undefined);
   }
 
   /** Reservoir 0 now, back to unlimited after ms; false when a longer pause is already on. */

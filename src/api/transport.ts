@@ -29,7 +29,7 @@ export interface WireHooks {
    * or a promise that resolves when it may be written (a pause began since the limiter admitted it) or
    * rejects to give the request up unsent.
    */
-  beforeWrite?: () => Promise<void> | undefined;
+  beforeWrite?: () => Promise<number | void> | undefined;
   /** A 429's head arrived, with its Retry-After in ms (undefined: none or unreadable). */
   onThrottle?: (retryAfterMs: number | undefined) => void;
   /** For tests and diagnostics: each write, and each 429 received (see WireEvent). */
@@ -42,8 +42,14 @@ export interface WireHooks {
  * port and the order of requests on that connection. Times are Date.now().
  */
 export type WireEvent =
-  | { kind: 'write'; operation: string; at: number; port: number; seq: number }
-  | { kind: '429'; operation: string; at: number; port: number; seq: number; retryAfterMs?: number };
+  /** `checkedAt`, clustered: when the last look for a pause recorded in Redis was sent (hrNow). */
+  | { kind: 'write'; operation: string; at: number; port: number; seq: number; checkedAt?: number }
+  | { kind: '429'; operation: string; at: number; port: number; seq: number; retryAfterMs?: number }
+  /** Clustered: the pause a 429 asked for is recorded in Redis (at `recordedAt`, hrNow), where writes look first. */
+  | { kind: 'shared'; at: number; pauseMs: number; recordedAt: number };
+
+/** Epoch milliseconds with a fraction, monotonic within a process: orders a write's look in Redis against a pause's record. */
+export const hrNow = () => performance.timeOrigin + performance.now();
 
 /** The answer's headers, looked up case-insensitively. */
 export interface ResponseHeaders {
@@ -165,11 +171,11 @@ function exchange(
     };
     let port = 0;
     let seq = 0;
-    const write = (socket: Socket) => {
+    const write = (socket: Socket, checkedAt?: number) => {
       seq = (written.get(socket) ?? 0) + 1;
       written.set(socket, seq);
       port = socket.localPort ?? 0;
-      hooks.observe?.({ kind: 'write', operation: req.operation, at: Date.now(), port, seq });
+      hooks.observe?.({ kind: 'write', operation: req.operation, at: Date.now(), port, seq, checkedAt });
       request.end(payload);
     };
     const ready = (socket: Socket) => {
@@ -177,10 +183,10 @@ function exchange(
       if (!wait) return write(socket);
       clearTimeout(timer);
       wait.then(
-        () => {
+        (checkedAt) => {
           if (request.destroyed) return fail(new Error('the connection closed while the request waited to be sent'));
           arm();
-          write(socket);
+          write(socket, checkedAt ?? undefined);
         },
         (err: Error) => {
           request.destroy();

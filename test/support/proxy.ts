@@ -161,46 +161,65 @@ export const apiCalls = (log: LogEntry[]) => log.filter((e) => !e.path.startsWit
 export interface RetryAfterKept {
   /** 429s carrying a Retry-After. */
   throttled: number;
-  /** Written by the client after it received a 429 and before the Retry-After it computed had passed. */
+  /** Written by a client after the 429 reached it (or, another worker, after the pause was recorded in Redis) and before the Retry-After it computed had passed. */
   earlyByClient: number;
-  /** Reached the server after it answered a 429 and before that 429's Retry-After, written after the client received it. */
+  /** Reached the server after it answered a 429 and before that 429's Retry-After, written after the client knew of it. */
   earlyByServer: number;
-  /** Reached the server during a Retry-After but written before the client received the 429: on the wire already. */
+  /** Reached the server during a Retry-After but written before the client knew of the 429: on the wire already. */
   onTheWire: number;
 }
 
+/** A client's wire event, tagged with the worker (process) that saw it when several share one limit. */
+export type WorkerEvent = WireEvent & { worker?: string };
+
 /**
- * Retry-After as a floor, measured twice: by the client's clock (its wire events, in the order they
+ * Retry-After as a floor, measured twice: by the clients' clock (their wire events, in the order they
  * happened: a write after a 429's receipt and before `receipt + Retry-After`) and by the server's (the
  * proxy's log: an arrival after the 429 was answered and before its Retry-After ended, by the header's
- * own reckoning). A request the client wrote before it received the 429 was already on its way: counted
- * apart. Client and server requests are matched by connection (port) and their order on it.
+ * own reckoning). A request written before its client knew of the 429 was already on its way: counted
+ * apart. The worker that read the 429 knows of it on receipt; other workers sharing the limit through
+ * Redis from the moment it is recorded there (a 'shared' event). Client and server requests are matched
+ * by connection (port) and their order on it.
  */
-export function retryAfterKept(log: LogEntry[], wire: WireEvent[]): RetryAfterKept {
+export function retryAfterKept(log: LogEntry[], wire: WorkerEvent[]): RetryAfterKept {
   const result: RetryAfterKept = { throttled: 0, earlyByClient: 0, earlyByServer: 0, onTheWire: 0 };
-  // Client clock: the events are in the order the client saw them.
-  const pauses: number[] = [];
-  const order = new Map<WireEvent, number>();
+  const order = new Map<WorkerEvent, number>();
   wire.forEach((e, i) => order.set(e, i));
-  for (const e of wire) {
-    if (e.kind === '429' && e.retryAfterMs !== undefined) pauses.push(e.at + e.retryAfterMs);
-    else if (e.kind === 'write' && pauses.some((until) => e.at < until)) result.earlyByClient += 1;
+  // Each 429 with its Retry-After end and when it was recorded in Redis for the other workers.
+  const pauses = wire.flatMap((e, i) => {
+    if (e.kind !== '429' || e.retryAfterMs === undefined) return [];
+    const shared = wire.find((x, j) => j > i && x.kind === 'shared' && x.worker === e.worker);
+    return [
+      { event: e, until: e.at + e.retryAfterMs, recordedAt: shared?.kind === 'shared' ? shared.recordedAt : Infinity },
+    ];
+  });
+  // The worker that read the 429 knows of it from then on; another one once its look in Redis for a pause
+  // was sent after the pause was recorded there (a look already on its way may miss it: on the wire).
+  const knows = (p: (typeof pauses)[number], w: WorkerEvent) =>
+    w.worker === p.event.worker
+      ? order.get(w)! > order.get(p.event)!
+      : w.kind === 'write' && w.checkedAt !== undefined && w.checkedAt > p.recordedAt;
+  // Client clock.
+  for (const w of wire) {
+    if (w.kind !== 'write') continue;
+    if (pauses.some((p) => knows(p, w) && w.at < p.until)) result.earlyByClient += 1;
   }
   // Server clock, each arrival matched to its write (the latest write on that port and seq before it).
   const writeOf = (x: LogEntry) =>
     wire.filter((w) => w.kind === 'write' && w.port === x.port && w.seq === x.seq && w.at <= x.arrivedAt + 1).at(-1);
-  const receiptOf = (x: LogEntry) =>
-    wire.filter((w) => w.kind === '429' && w.port === x.port && w.seq === x.seq && w.at >= x.answeredAt - 1).at(0);
   for (const t of log) {
     if (t.status !== 429) continue;
     const until = retryAfterEnd(t);
     if (until === undefined) continue;
     result.throttled += 1;
-    const receipt = receiptOf(t);
+    const pause = pauses.find(
+      (p) =>
+        p.event.kind === '429' && p.event.port === t.port && p.event.seq === t.seq && p.event.at >= t.answeredAt - 1,
+    );
     for (const x of log) {
       if (x === t || x.arrivedAt < t.answeredAt || x.arrivedAt >= until) continue;
       const written = writeOf(x);
-      if (written && receipt && order.get(written)! < order.get(receipt)!) result.onTheWire += 1;
+      if (written && pause && !knows(pause, written)) result.onTheWire += 1;
       else result.earlyByServer += 1;
     }
   }

@@ -6,7 +6,7 @@ import { lockScenario, sharedLimiterScenario } from './concurrency.js';
 import { crashScenario } from './crash.js';
 import { buildCrashScenario, writebackCrashScenario } from './crash-downstream.js';
 import { driftScenario } from './drift.js';
-import { faultStorms, notRetried, STORMS } from './faults.js';
+import { faultStorms, notRetried, sharedRetryAfter, STORMS } from './faults.js';
 import { filesScenario } from './files.js';
 import { hostilePathsScenario } from './hostile-paths.js';
 import { sandboxMemoryScenario } from './hostile-sandbox.js';
@@ -34,6 +34,7 @@ export const SCENARIOS: Record<string, Scenario> = {
       days: o.long ? 60 : 30,
     })),
     await notRetried(),
+    await sharedRetryAfter({ ...o, days: o.long ? 60 : 30 }),
   ],
   'lower-limit': (o) => faultStorms({ ...o, storms: ['lowerLimit'], days: o.long ? 60 : 30 }),
   drift: (o) => driftScenario({ ...o, rates: o.long ? [0.02, 0.1, 0.3] : [0.05, 0.2] }),
