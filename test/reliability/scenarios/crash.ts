@@ -72,7 +72,8 @@ async function run(sandbox: Sandbox, scratch: Scratch, o: CrashOptions): Promise
   const refKeys = await lakeKeys(reference);
 
   const dirs: string[] = [];
-  const readers = startReaders(sandbox, start, () => dirs);
+  // Readers beside the kills, not flat out (the readers scenario is that): the runs keep their pace.
+  const readers = startReaders(sandbox, start, () => dirs, { pauseMs: 100 });
   const rows: Row[] = [];
   try {
     rows.push(await randomKills(o, scratch, random, span, env, dirs, sandbox, start, refKeys));

@@ -66,14 +66,15 @@ const GONE = /No such file|No files found|Cannot open file|does not exist|ENOENT
 
 /**
  * Starts the readers on the lake of the newest of `dirs()` (the one being written), each in its own loop,
- * until stopped. Between reads of a window's truth they yield to the event loop so the others can run.
+ * until stopped, `pauseMs` between one read and the next (0: as fast as they can, yielding to the event loop).
  */
 export function startReaders(
   sandbox: Sandbox,
   start: string,
   dirs: () => string[],
-  kinds: ReaderKind[] = ['duckdb', 'hyparquet', 'plain'],
+  options: { kinds?: ReaderKind[]; pauseMs?: number } = {},
 ): { tallies: Record<ReaderKind, ReadTally>; stop(): Promise<Record<ReaderKind, ReadTally>> } {
+  const kinds = options.kinds ?? ['duckdb', 'hyparquet', 'plain'];
   const truth = ordersPerDay(sandbox, start);
   const tallies = Object.fromEntries(kinds.map((k) => [k, emptyTally()])) as Record<ReaderKind, ReadTally>;
   let stopped = false;
@@ -87,7 +88,7 @@ export function startReaders(
           continue;
         }
         await readOnce(kind, read, dir, truth, tallies[kind]);
-        await new Promise((r) => setImmediate(r));
+        await new Promise((r) => (options.pauseMs ? setTimeout(r, options.pauseMs) : setImmediate(r)));
       }
     } finally {
       read.close();
