@@ -70,7 +70,7 @@ export const buildCommand: CommandModule<object, BuildFlags> = {
           { onStep: argv.quiet ? undefined : (s) => process.stderr.write(`${formatStep(s)}\n`) },
         );
         process.stdout.write(formatBuildSummary(result));
-        return result.ok ? ExitCode.success : ExitCode.failed;
+        return !result.ok ? ExitCode.failed : result.warnings.length ? ExitCode.partial : ExitCode.success;
       } finally {
         await lock.release();
       }
@@ -92,6 +92,7 @@ export function formatBuildSummary(r: BuildResult): string {
         ...r.marts.map((m) => `  ${m}`),
       ]
     : [`build as of ${r.asOf} FAILED; the previous warehouse and marts are unchanged`, `  ${r.error}`];
+  for (const w of r.warnings) lines.push(`  ${w}`);
   const skipped = r.steps.filter((s) => s.status === 'skipped').length;
   if (skipped) lines.push(`  ${skipped} steps skipped after the failure`);
   return `${lines.join('\n')}\n`;

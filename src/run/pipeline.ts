@@ -110,8 +110,12 @@ export async function runPipeline(
       summary.build = r;
       if (!r.ok) return { detail: r.error ?? 'the build failed', exitCode: ExitCode.failed };
       const models = r.steps.filter((st) => st.kind === 'model').length;
-      const tests = r.steps.filter((st) => st.kind === 'test').length;
-      return { detail: `${models} models, ${tests} data tests passed, ${r.marts.length} marts exported` };
+      const tests = r.steps.filter((st) => st.kind === 'test' && st.status === 'success').length;
+      const warned = r.warnings.length ? `; ${r.warnings.length} warned: ${r.warnings.join('; ')}` : '';
+      return {
+        detail: `${models} models, ${tests} data tests passed, ${r.marts.length} marts exported${warned}`,
+        ...(r.warnings.length ? { exitCode: ExitCode.partial } : {}),
+      };
     });
     if (options.writeback !== false) {
       await step('writeback', async () => {

@@ -30,6 +30,8 @@ export interface BuildResult {
   steps: StepResult[];
   /** The first error, one line. */
   error?: string;
+  /** One line per data test of warn severity that found rows (the build went on). */
+  warnings: string[];
 }
 
 export const warehousePath = (outDir: string): string => join(resolve(outDir), 'warehouse.duckdb');
@@ -122,12 +124,14 @@ export async function buildWarehouse(
       hooks.onStep?.(swap);
     }
     const error = steps.find((s) => s.status === 'error')?.error;
+    const warnings = steps.filter((s) => s.status === 'warn').map((s) => s.error ?? s.name);
     return {
       ok,
       asOf: options.asOf,
       warehouse: target,
       marts: ok ? exports.map((e) => e.target) : [],
       steps,
+      warnings,
       ...(error ? { error } : {}),
     };
   } finally {
