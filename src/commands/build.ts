@@ -91,7 +91,7 @@ export function formatBuildSummary(r: BuildResult): string {
         `  ${r.warehouse}`,
         ...r.marts.map((m) => `  ${m}`),
       ]
-    : [`build as of ${r.asOf} FAILED; the previous warehouse and marts are unchanged`, `  ${r.error}`];
+    : [`build as of ${r.asOf} FAILED; the previous warehouse and marts are unchanged`, `  ${r.error}${r.impact ?? ''}`];
   for (const w of r.warnings) lines.push(`  ${w}`);
   const skipped = r.steps.filter((s) => s.status === 'skipped').length;
   if (skipped) lines.push(`  ${skipped} steps skipped after the failure`);

@@ -21,6 +21,8 @@ export interface StepResult {
   ms: number;
   /** One line, on error. */
   error?: string;
+  /** A failed data test: a few of its offending rows (JSON-safe). */
+  examples?: Record<string, unknown>[];
 }
 
 /** Tables unless the header says otherwise (what is read more than once is computed once). */
@@ -62,7 +64,7 @@ export async function runModels(
           status: ok ? 'success' : warns ? 'warn' : 'error',
           rows: outcome.failures,
           ms: Date.now() - started,
-          ...(ok ? {} : { error: describeFailure(test, outcome) }),
+          ...(ok ? {} : { error: describeFailure(test, outcome), examples: outcome.examples }),
         });
         failed ||= !ok && !warns;
       } catch (err) {

@@ -7,7 +7,9 @@
  * Every build succeeds; as closed + adjustments = as now in every cell; every change is booked once, in the open
  * month; the closed report keeps its bytes. Then October is reopened and closed again, and changed once more.
  */
+import { cpSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { closeMonth, reopenMonth } from '../../src/close/index.js';
@@ -17,7 +19,7 @@ import { clockFrom, setClock } from '../../src/shared/clock.js';
 import { buildWarehouse } from '../../src/transform/index.js';
 import { testSandbox } from '../support/sandbox.js';
 import { tempOut } from '../extract/helpers.js';
-import { query } from '../transform/helpers.js';
+import { query, ROOT } from '../transform/helpers.js';
 import { extractAndBuild, octoberCompleteOrders, OCTOBER, TODAY } from './scenario.js';
 
 const RULE = { statuses: ['Complete'] };
@@ -187,6 +189,26 @@ describe('a signed-off month never stops the build', () => {
     const again = await report(OCTOBER);
     expect(again.csv).toBe(closedCsv);
     expect(again.md).toBe(closedMd);
+  });
+
+  test('a rule that breaks on a signed-off month names the month, its close, and since when the marts are kept', async () => {
+    const sqlDir = join(mkdtempSync(join(tmpdir(), 'perks-sql-')), 'sql');
+    cpSync(join(ROOT, 'sql'), sqlDir, { recursive: true });
+    writeFileSync(
+      join(sqlDir, 'tests', 'nothing_closed.sql'),
+      '-- model: revenue_monthly\nselect organisation_group_id, month, order_status from revenue_monthly where is_closed\n',
+    );
+    const failed = await buildWarehouse({ outDir: out, sqlDir, asOf: TODAY });
+    rmSync(join(sqlDir, '..'), { recursive: true, force: true });
+    expect(failed.ok).toBe(false);
+    expect(failed.error).toMatch(
+      /^data test failed: revenue_monthly · nothing_closed \(sql\/tests\/nothing_closed\.sql\)/,
+    );
+    expect(failed.impact).toMatch(
+      new RegExp(
+        `^; it concerns the signed-off 2026-10 of group ${group} \\(signed off 2026-11-22\\); the marts, reports and BI files stay as built at 2026-11-22T1\\d:\\d\\d:\\d\\d\\.\\d{3}Z until a build succeeds`,
+      ),
+    );
   });
 
   test('reopened and closed again, then changed again: the second close is the reference and the build holds', async () => {
