@@ -13,7 +13,17 @@ export default defineStream({
   dependsOn: ['groups'],
   activity: {
     userField: 'email',
-    compare: ['order_status', 'order_total_paid', 'order_credit', 'order_saving', 'group_revenue'],
+    // every field of the history's versions: a change of any of them is a new version (a currency or face value
+    // corrected alone included)
+    compare: [
+      'order_status',
+      'order_currency',
+      'face_value',
+      'order_total_paid',
+      'order_credit',
+      'order_saving',
+      'group_revenue',
+    ],
   },
   history: { stream: 'order_versions', record: OrderVersion },
   window: {

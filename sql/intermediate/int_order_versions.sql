@@ -4,6 +4,9 @@
 -- orders (stg_orders: each current row is an observation too), so a window replaced by a re-read loses no version.
 -- Consecutive observations with the same values are one version; a version seen again after another
 -- (A, B, A) is a new version. valid_to is the next version's valid_from (null: the current version).
+-- An order that a re-read of its window no longer listed gets a version of its own with is_removed true and
+-- null values (the extract appends that observation to the history: src/extract/windowed-job.ts); listed again
+-- later, it gets a new version after it.
 -- Cost: every order is observed at least twice (its first landing in the history, its current row), so the
 -- observations are first aggregated per order (one hash aggregate): an order whose observations all carry
 -- the same values (nearly all of them) is one version straight away; only orders with more than one set
@@ -29,6 +32,7 @@
 --   last_seen_at: when an extract last saw this version (UTC)
 --   valid_to: when the next version was first seen (UTC); null for the current version
 --   is_current: true for the latest version
+--   is_removed: true for a version in which the API no longer listed the order (its values are null)
 -- (no data tests: a test would compute the whole view at every build; test/close/order-history.test.ts checks it)
 
 with observed as (
@@ -38,6 +42,7 @@ with observed as (
         order_id,
         cast(order_date as date) as order_date,
         order_status, order_currency, face_value, order_total_paid, order_credit, order_saving, group_revenue,
+        coalesce(is_removed, false) as is_removed,
         _extracted_at as observed_at
     from lake_order_versions
     union all
@@ -45,6 +50,7 @@ with observed as (
     select
         organisation_group_id, order_id, order_date,
         order_status, order_currency, face_value, order_total_paid, order_credit, order_saving, group_revenue,
+        false as is_removed,
         extracted_at
     from stg_orders
 
@@ -54,7 +60,7 @@ hashed as (
 
     select
         *,
-        hash(order_date, order_status, order_currency, face_value, order_total_paid, order_credit, order_saving, group_revenue) as vh
+        hash(order_date, order_status, order_currency, face_value, order_total_paid, order_credit, order_saving, group_revenue, is_removed) as vh
     from observed
 
 ),
@@ -73,6 +79,7 @@ per_order as (
         any_value(order_credit) as order_credit,
         any_value(order_saving) as order_saving,
         any_value(group_revenue) as group_revenue,
+        any_value(is_removed) as is_removed,
         min(observed_at) as valid_from,
         max(observed_at) as last_seen_at
     from hashed
@@ -85,7 +92,7 @@ unchanged as (
     select
         organisation_group_id, order_id, 1::bigint as version, order_date, order_status, order_currency, face_value,
         order_total_paid, order_credit, order_saving, group_revenue, valid_from, last_seen_at,
-        null::timestamptz as valid_to, true as is_current
+        null::timestamptz as valid_to, true as is_current, is_removed
     from per_order
     where not has_changed
 
@@ -135,6 +142,7 @@ versions as (
         any_value(order_credit) as order_credit,
         any_value(order_saving) as order_saving,
         any_value(group_revenue) as group_revenue,
+        any_value(is_removed) as is_removed,
         min(observed_at) as valid_from,
         max(observed_at) as last_seen_at
     from numbered

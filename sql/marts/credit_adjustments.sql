@@ -72,11 +72,12 @@ changed as (
     left join counted
         on counted.organisation_group_id = l.organisation_group_id
         and counted.month = l.month
-    where l.users <> l.users_as_closed
-        or l.credit_available <> l.credit_available_as_closed
-        or l.credit_granted <> l.credit_granted_as_closed
-        or l.credit_spent <> l.credit_spent_as_closed
-        or l.credit_expired <> l.credit_expired_as_closed
+    -- null-safe: a figure a close record did not freeze (an older record) differs from any figure now
+    where l.users is distinct from l.users_as_closed
+        or l.credit_available is distinct from l.credit_available_as_closed
+        or l.credit_granted is distinct from l.credit_granted_as_closed
+        or l.credit_spent is distinct from l.credit_spent_as_closed
+        or l.credit_expired is distinct from l.credit_expired_as_closed
 
 ),
 

@@ -1,11 +1,14 @@
 -- Adjustments to closed months, for finance: every change to an order of a month signed off with `perks close`
--- that an extract first saw AFTER the close (a refund, a late order, a money correction). The closed
+-- that an extract first saw AFTER the close (a refund, a late order, a money correction, an order the API no
+-- longer lists, a new status or currency). The closed
 -- figures never change (they live in the close record and in revenue_monthly's *_as_closed columns); the
 -- change is booked in the group-local month in which it was observed (booked_month).
 -- Found through the history stream (lake order_versions: an extract appends every order it sees new or
 -- changed), so only those orders are ranked; their versions are those of int_order_versions.
 -- One row per new version of such an order: before_* is the version it replaced (null for a late order,
--- unknown at the close), after_* the new one; *_change = after − before (before counted as 0 when null).
+-- unknown at the close), after_* the new one (null for a removed order: a re-read of its window no longer
+-- listed it); *_change = after − before (a missing side counted as 0). An order listed again after a removal
+-- is 'listed again' (before_* null, orders_change 1).
 -- How to read: as closed + the changes of its adjustments = as now (revenue_monthly). Never add the
 -- changes to revenue_monthly's current columns: they are already in them. A status change moves an
 -- order's money from one order_status to another (Complete → Refunded: group_revenue_change 0, but the
@@ -20,10 +23,10 @@
 --   observed_at: when an extract first saw the change (UTC)
 --   closed_at: when the month was closed (UTC)
 --   close_record_hash: the hash of the close record in force
---   adjustment_kind: late order (unknown at the close), status, money, or status and money
+--   adjustment_kind: late order (unknown at the close), removed (no longer listed by the API), listed again (after a removal), status, money, or status and money
 --   before_status: the order's status before the change (null for a late order)
---   after_status: the order's status after the change
---   order_currency: the order's currency after the change
+--   after_status: the order's status after the change (null for a removed order)
+--   order_currency: the order's currency after the change (a removed order: its currency before)
 --   before_currency: the order's currency before the change (null for a late order)
 --   before_face_value: face value before
 --   after_face_value: face value after
@@ -31,7 +34,7 @@
 --   after_order_total_paid: paid after
 --   before_group_revenue: group revenue before
 --   after_group_revenue: group revenue after
---   orders_change: 1 for a late order, else 0
+--   orders_change: 1 for a late order or one listed again, -1 for a removed order, else 0
 --   face_value_change: after − before face value
 --   order_total_paid_change: after − before paid
 --   order_credit_change: after − before credit
@@ -66,7 +69,7 @@ observed as (
     select
         cast(h.organisation_group_id as bigint) as organisation_group_id, h.order_id, cast(h.order_date as date) as order_date,
         h.order_status, h.order_currency, h.face_value, h.order_total_paid, h.order_credit, h.order_saving, h.group_revenue,
-        h._extracted_at as observed_at
+        coalesce(h.is_removed, false) as is_removed, h._extracted_at as observed_at
     from lake_order_versions as h
     semi join changed
         on cast(h.organisation_group_id as bigint) = changed.organisation_group_id
@@ -74,7 +77,7 @@ observed as (
     union all
     select
         s.organisation_group_id, s.order_id, s.order_date, s.order_status, s.order_currency, s.face_value, s.order_total_paid,
-        s.order_credit, s.order_saving, s.group_revenue, s.extracted_at
+        s.order_credit, s.order_saving, s.group_revenue, false, s.extracted_at
     from stg_orders as s
     semi join changed
         on s.organisation_group_id = changed.organisation_group_id
@@ -87,7 +90,7 @@ marked as (
     -- the same versions as int_order_versions (consecutive equal values are one version), for these orders only
     select
         *,
-        hash(order_date, order_status, order_currency, face_value, order_total_paid, order_credit, order_saving, group_revenue) as vh,
+        hash(order_date, order_status, order_currency, face_value, order_total_paid, order_credit, order_saving, group_revenue, is_removed) as vh,
         case when lag(vh) over w = vh then 0 else 1 end as starts_version
     from observed
     window w as (partition by organisation_group_id, order_id order by observed_at, vh)
@@ -109,7 +112,7 @@ order_versions as (
         organisation_group_id, order_id, cast(version as bigint) as version,
         any_value(order_date) as order_date, any_value(order_status) as order_status, any_value(order_currency) as order_currency,
         any_value(face_value) as face_value, any_value(order_total_paid) as order_total_paid, any_value(order_credit) as order_credit,
-        any_value(order_saving) as order_saving, any_value(group_revenue) as group_revenue,
+        any_value(order_saving) as order_saving, any_value(group_revenue) as group_revenue, any_value(is_removed) as is_removed,
         min(observed_at) as valid_from
     from numbered
     group by organisation_group_id, order_id, version
@@ -127,6 +130,7 @@ versions as (
         lag(v.order_credit) over w as before_order_credit,
         lag(v.order_saving) over w as before_order_saving,
         lag(v.group_revenue) over w as before_group_revenue,
+        lag(v.is_removed) over w as before_is_removed,
         lag(v.version) over w as before_version
     from order_versions as v
     join changed as c using (organisation_group_id, order_id)
@@ -145,7 +149,9 @@ final as (
         versions.closed_at,
         versions.record_hash as close_record_hash,
         case
+            when versions.is_removed then 'removed'
             when versions.before_version is null then 'late order'
+            when versions.before_is_removed then 'listed again'
             when versions.before_status is distinct from versions.order_status
                 and (versions.before_group_revenue is distinct from versions.group_revenue
                     or versions.before_face_value is distinct from versions.face_value
@@ -155,7 +161,7 @@ final as (
         end as adjustment_kind,
         versions.before_status,
         versions.order_status as after_status,
-        versions.order_currency,
+        case when versions.is_removed then versions.before_currency else versions.order_currency end as order_currency,
         versions.before_currency,
         versions.before_face_value,
         versions.face_value as after_face_value,
@@ -163,7 +169,11 @@ final as (
         versions.order_total_paid as after_order_total_paid,
         versions.before_group_revenue,
         versions.group_revenue as after_group_revenue,
-        case when versions.before_version is null then 1 else 0 end as orders_change,
+        case
+            when versions.is_removed then -1
+            when versions.before_version is null or versions.before_is_removed then 1
+            else 0
+        end as orders_change,
         coalesce(versions.face_value, 0) - coalesce(versions.before_face_value, 0) as face_value_change,
         coalesce(versions.order_total_paid, 0) - coalesce(versions.before_order_total_paid, 0) as order_total_paid_change,
         coalesce(versions.order_credit, 0) - coalesce(versions.before_order_credit, 0) as order_credit_change,

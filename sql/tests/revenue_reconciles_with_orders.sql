@@ -1,6 +1,8 @@
 -- model: revenue_monthly
 -- Reconciliation: per group and currency, the order count and every revenue column summed over
 -- revenue_monthly equal the same sums over the staged orders. Returns the groups/currencies that differ.
+-- A missing row counts as zero: a closed month keeps zero rows in revenue_monthly for a currency it had at its
+-- close and has no order in now, so a group/currency can sum to zero there and have no staged order at all.
 
 with mart as (
 
@@ -47,9 +49,9 @@ from mart
 full outer join staged
     on mart.organisation_group_id = staged.organisation_group_id
     and mart.order_currency is not distinct from staged.order_currency
-where mart.orders is distinct from staged.orders
-    or mart.face_value is distinct from staged.face_value
-    or mart.order_total_paid is distinct from staged.order_total_paid
-    or mart.order_credit is distinct from staged.order_credit
-    or mart.order_saving is distinct from staged.order_saving
-    or mart.group_revenue is distinct from staged.group_revenue
+where coalesce(mart.orders, 0) <> coalesce(staged.orders, 0)
+    or coalesce(mart.face_value, 0) <> coalesce(staged.face_value, 0)
+    or coalesce(mart.order_total_paid, 0) <> coalesce(staged.order_total_paid, 0)
+    or coalesce(mart.order_credit, 0) <> coalesce(staged.order_credit, 0)
+    or coalesce(mart.order_saving, 0) <> coalesce(staged.order_saving, 0)
+    or coalesce(mart.group_revenue, 0) <> coalesce(staged.group_revenue, 0)

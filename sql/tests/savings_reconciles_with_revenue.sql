@@ -2,7 +2,8 @@
 -- Reconciliation: per group, month and currency, savings_monthly (attributed users plus the unattributed
 -- rows) holds every order and its saving exactly once. Compared with revenue_monthly, which is itself
 -- reconciled with the staged orders (revenue_reconciles_with_orders.sql), so the check reads two small
--- aggregates instead of every order again. Returns the rows that differ.
+-- aggregates instead of every order again. Returns the rows that differ. A missing row counts as zero on either
+-- side (revenue_monthly's zero rows of a closed month: a currency it had at the close and has no order in now).
 
 with mart as (
 
@@ -34,5 +35,5 @@ full outer join revenue
     on mart.organisation_group_id = revenue.organisation_group_id
     and mart.month = revenue.month
     and mart.order_currency is not distinct from revenue.order_currency
-where mart.orders is distinct from revenue.orders
-    or mart.order_saving is distinct from revenue.order_saving
+where coalesce(mart.orders, 0) <> coalesce(revenue.orders, 0)
+    or coalesce(mart.order_saving, 0) <> coalesce(revenue.order_saving, 0)

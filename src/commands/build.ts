@@ -70,7 +70,7 @@ export const buildCommand: CommandModule<object, BuildFlags> = {
           { onStep: argv.quiet ? undefined : (s) => process.stderr.write(`${formatStep(s)}\n`) },
         );
         process.stdout.write(formatBuildSummary(result));
-        return result.ok ? ExitCode.success : ExitCode.failed;
+        return !result.ok ? ExitCode.failed : result.warnings.length ? ExitCode.partial : ExitCode.success;
       } finally {
         await lock.release();
       }
@@ -91,7 +91,8 @@ export function formatBuildSummary(r: BuildResult): string {
         `  ${r.warehouse}`,
         ...r.marts.map((m) => `  ${m}`),
       ]
-    : [`build as of ${r.asOf} FAILED; the previous warehouse and marts are unchanged`, `  ${r.error}`];
+    : [`build as of ${r.asOf} FAILED; the previous warehouse and marts are unchanged`, `  ${r.error}${r.impact ?? ''}`];
+  for (const w of r.warnings) lines.push(`  ${w}`);
   const skipped = r.steps.filter((s) => s.status === 'skipped').length;
   if (skipped) lines.push(`  ${skipped} steps skipped after the failure`);
   return `${lines.join('\n')}\n`;

@@ -163,13 +163,11 @@ export const closesCommand: CommandModule<object, { output?: string; format: str
   command: 'closes',
   describe: 'List the close record and verify its hash chain (exit 2 when it does not verify)',
   builder: (y) =>
-    y
-      .option('format', { type: 'string', choices: ['table', 'json'], default: 'table' })
-      .option('output', {
-        alias: 'o',
-        type: 'string',
-        describe: 'output directory (PERKS_OUTPUT, default ./output)',
-      }) as never,
+    y.option('format', { type: 'string', choices: ['table', 'json'], default: 'table' }).option('output', {
+      alias: 'o',
+      type: 'string',
+      describe: 'output directory (PERKS_OUTPUT, default ./output)',
+    }) as never,
   handler: (argv) =>
     handle(async () => {
       const config = loadConfig(process.env, { output: argv.output });

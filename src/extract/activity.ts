@@ -64,3 +64,9 @@ export function valueEncoder(def: WindowedStream): (record: Record<string, unkno
       }),
     );
 }
+
+/** A key as `landedValues` holds it (text) back to its lake type: BIGINT keys as numbers. */
+export function keyDecoder(def: WindowedStream): (key: string) => unknown {
+  const type = lakeColumns(def.record, def.columns).find((c) => c.name === def.key[0])?.type;
+  return sqlType(type!) === 'BIGINT' ? Number : (k) => k;
+}

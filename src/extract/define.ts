@@ -90,7 +90,19 @@ const PerUser = z.object({
   refreshActiveUsers: z.boolean().default(true),
 });
 
-export const StreamDefinition = z.discriminatedUnion('kind', [Snapshot, Windowed, PerUser]);
+export const StreamDefinition = z.discriminatedUnion('kind', [Snapshot, Windowed, PerUser]).superRefine((d, ctx) => {
+  if (d.kind !== 'windowed' || !d.history) return;
+  // A history field that is not compared could change without a new version: a closed month's figure would
+  // move with no adjustment to explain it.
+  const compared = new Set([...d.key, ...(d.activity?.compare ?? [])]);
+  const missing = Object.keys(d.history.record.shape).filter((f) => !compared.has(f));
+  if (!d.activity || missing.length)
+    ctx.addIssue({
+      code: 'custom',
+      path: ['history'],
+      message: `every field of the history record must be in activity.compare (missing: ${missing.join(', ') || 'activity'})`,
+    });
+});
 export type StreamDefinition = z.infer<typeof StreamDefinition>;
 export type SnapshotStream = z.infer<typeof Snapshot>;
 export type WindowedStream = z.infer<typeof Windowed>;

@@ -18,7 +18,7 @@ import { FutureWatermarkError, resumes, StateWriter, WindowStateSchema, type Win
 import { apiBounds, dayWindows, monthWindows, shiftDay, type Window } from './windows.js';
 import { currentUsers } from './current-users.js';
 import { crashPoint } from '../shared/crash-points.js';
-import { landedValues, valueEncoder } from './activity.js';
+import { keyDecoder, landedValues, valueEncoder } from './activity.js';
 
 /**
  * The new or changed records of a window, appended to the stream's history (see `history` in define.ts).
@@ -38,7 +38,7 @@ async function landVersions(
     ...def,
     name: def.history.stream,
     record: def.history.record,
-    columns: {},
+    columns: HISTORY_COLUMNS,
   } as unknown as WindowedStream;
   const write = await ctx.landing.open(history, partition, 'append');
   try {
@@ -50,6 +50,9 @@ async function landVersions(
     throw err;
   }
 }
+
+/** The history's own column: true on an observation that a record is no longer listed (a tombstone). */
+const HISTORY_COLUMNS = { is_removed: 'BOOLEAN' };
 
 export interface WindowPlan {
   windows: Window[];
@@ -212,7 +215,7 @@ export async function runWindowedGroup(ctx: RunContext, def: WindowedStream, g: 
   await forEachLimit(plan.windows, ctx.options.concurrency, async (w) => {
     const partition = { organisation_group_id: key, [def.window.partition]: w.startDay };
     const versions: Record<string, unknown>[] = [];
-    const decorate = await activityTracker(ctx, def, g.id, partition, w, versions);
+    const { decorate, removed } = await activityTracker(ctx, def, g.id, partition, w, versions);
     const write = await ctx.landing.open(def, partition, 'replace');
     try {
       for (const batch of batches) {
@@ -233,7 +236,7 @@ export async function runWindowedGroup(ctx: RunContext, def: WindowedStream, g: 
         );
       }
       // The history first: a crash before the window's commit loses no version (see landVersions).
-      await landVersions(ctx, def, partition, versions);
+      await landVersions(ctx, def, partition, [...versions, ...removed()]);
       addCommit(tally, await write.commit());
     } catch (err) {
       await write.abort();
@@ -286,7 +289,9 @@ async function userBatches(ctx: RunContext, g: GroupInfo, size: number): Promise
 
 /**
  * Per record of a window: sets the pipeline's own columns (window_end) and marks the record's user
- * active when the record is new to the window or changed since it was last landed.
+ * active when the record is new to the window or changed since it was last landed. `removed` (once the window
+ * is read whole) gives, for a stream with a history, a tombstone per record the window held and no longer
+ * lists: its key, null values and is_removed (a closed month's order gone from the API is an adjustment).
  */
 async function activityTracker(
   ctx: RunContext,
@@ -302,15 +307,32 @@ async function activityTracker(
   const activity = activityOf(ctx, group);
   const key = def.key[0];
   const setsWindowEnd = 'window_end' in def.columns;
-  return (r: Record<string, unknown>) => {
+  const listed = new Set<string>();
+  const keyOf = keyDecoder(def);
+  const removed = () =>
+    def.history
+      ? [...landed.keys()]
+          .filter((k) => !listed.has(k))
+          .map((k) => ({
+            ...Object.fromEntries(Object.keys(def.history!.record.shape).map((f) => [f, null])),
+            [key]: keyOf(k),
+            is_removed: true,
+          }))
+      : [];
+  const decorate = (r: Record<string, unknown>) => {
     if (setsWindowEnd) r.window_end = w.endDay;
     if (!spec) return;
+    if (landed.size) listed.add(String(r[key]));
     const before = landed.size ? landed.get(String(r[key])) : undefined;
     if (before !== undefined && before === encode(r)) return; // landed before, unchanged (encoded only then)
     if (def.history)
-      versions.push(Object.fromEntries(Object.keys(def.history.record.shape).map((f) => [f, r[f] ?? null])));
+      versions.push({
+        ...Object.fromEntries(Object.keys(def.history.record.shape).map((f) => [f, r[f] ?? null])),
+        is_removed: false,
+      });
     const user = r[spec.userField];
     if (spec.userField === 'email' && typeof user === 'string') activity.emails.add(user.toLowerCase());
     if (spec.userField === 'id' && typeof user === 'number') activity.ids.add(user);
   };
+  return { decorate, removed };
 }

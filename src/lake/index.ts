@@ -12,7 +12,7 @@ export {
 export { lakeDuckDB, withLakeConnection } from './duckdb.js';
 export { writeJsonAtomic, writeFileAtomic, type AtomicWriteOptions } from './atomic-file.js';
 export { StateStore } from './state-store.js';
-export { writeRunManifest, runManifestPath } from './run-manifest.js';
+export { writeRunManifest, runManifestPath, readRunManifests, RunManifest } from './run-manifest.js';
 export {
   quarantineRecord,
   quarantineFile,

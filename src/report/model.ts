@@ -74,10 +74,12 @@ export interface AdjustmentTotal {
   /** The closed month, "YYYY-MM". */
   readonly month: string;
   readonly currency: string;
-  /** Changed order versions. */
+  /** Changed order versions, each counted in its currency now (a removed order: its currency before). */
   readonly changes: string;
-  /** Late orders (orders the close did not know). */
+  /** Late orders (orders the close did not know, or listed again after a removal). */
   readonly orders: string;
+  /** Orders the API no longer lists. */
+  readonly removed: string;
   readonly group_revenue: string;
   /** Change of recognised revenue under the report's revenue rule. */
   readonly recognised_revenue: string;

@@ -199,12 +199,25 @@ export async function adjustmentsBooked(
   const params = { group: groupId, cur: month.start, statuses: statuses.join(',') };
   const recognised = (status: string, revenue: string) =>
     `CASE WHEN coalesce(list_contains(string_split($statuses, ','), ${status}), false) THEN coalesce(${revenue}, 0) ELSE 0 END`;
+  // A change leaves the cell it was in (its currency and status before) and enters the one it is in now, so each
+  // currency's totals are its own: an order moved to another currency takes its money from one to the other.
+  // Each change is counted once, in its currency now (a removed order: its currency before).
   const totals = await wh.all(
-    `SELECT strftime(month, '%Y-%m') AS month, coalesce(order_currency, '') AS currency, count(*) AS changes, sum(orders_change) AS orders,
-      sum(group_revenue_change) AS group_revenue,
-      sum(${recognised('after_status', 'after_group_revenue')} - ${recognised('before_status', 'before_group_revenue')}) AS recognised_revenue
-    FROM revenue_adjustments WHERE organisation_group_id = $group AND booked_month = $cur::DATE
-    GROUP BY 1, 2 ORDER BY 1, 2`,
+    `WITH adjustments AS (
+      SELECT * FROM revenue_adjustments WHERE organisation_group_id = $group AND booked_month = $cur::DATE
+    ), legs AS (
+      SELECT month, before_currency AS currency, 0 AS changes, 0 AS late, 0 AS removed,
+        -coalesce(before_group_revenue, 0) AS group_revenue, -(${recognised('before_status', 'before_group_revenue')}) AS recognised
+      FROM adjustments WHERE adjustment_kind NOT IN ('late order', 'listed again')
+      UNION ALL
+      SELECT month, order_currency, 1, CASE WHEN adjustment_kind IN ('late order', 'listed again') THEN 1 ELSE 0 END,
+        CASE WHEN adjustment_kind = 'removed' THEN 1 ELSE 0 END,
+        coalesce(after_group_revenue, 0), ${recognised('after_status', 'after_group_revenue')}
+      FROM adjustments
+    )
+    SELECT strftime(month, '%Y-%m') AS month, coalesce(currency, '') AS currency, sum(changes) AS changes, sum(late) AS orders,
+      sum(removed) AS removed, sum(group_revenue) AS group_revenue, sum(recognised) AS recognised_revenue
+    FROM legs GROUP BY 1, 2 ORDER BY 1, 2`,
     params,
   );
   const lines = await wh.all(
@@ -221,6 +234,7 @@ export async function adjustmentsBooked(
       currency: String(t.currency),
       changes: String(t.changes),
       orders: String(t.orders),
+      removed: String(t.removed),
       group_revenue: String(t.group_revenue),
       recognised_revenue: String(t.recognised_revenue),
     })),

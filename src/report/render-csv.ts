@@ -71,6 +71,8 @@ export function renderCsvSections(report: RevenueReport): { section: string; con
       'late_orders',
       'group_revenue_change',
       'recognised_revenue_change',
+      // added after the others, so that readers by position keep theirs
+      'removed_orders',
     ],
     report.groups.flatMap((g) =>
       (g.adjustments?.totals ?? []).map((t) => [
@@ -83,6 +85,7 @@ export function renderCsvSections(report: RevenueReport): { section: string; con
         t.orders,
         t.group_revenue,
         t.recognised_revenue,
+        t.removed,
       ]),
     ),
   );

@@ -149,7 +149,7 @@ function adjustmentsBlock(report: RevenueReport): string {
   const totals = withAdjustments.flatMap((g) =>
     g.adjustments!.totals.map(
       (t) =>
-        `<tr><th scope="row">${esc(g.name)}</th><td>${esc(t.month)}</td><td>${esc(currencyLabel(t.currency))}</td><td class="num">${esc(formatCount(t.changes))}</td><td class="num">${esc(formatCount(t.orders))}</td>` +
+        `<tr><th scope="row">${esc(g.name)}</th><td>${esc(t.month)}</td><td>${esc(currencyLabel(t.currency))}</td><td class="num">${esc(formatCount(t.changes))}</td><td class="num">${esc(formatCount(t.orders))}</td><td class="num">${esc(formatCount(t.removed))}</td>` +
         `<td class="num ${trend(t.group_revenue)}">${esc(formatChange('group_revenue', t.group_revenue, t.currency))}</td><td class="num ${trend(t.recognised_revenue)}">${esc(formatChange('group_revenue', t.recognised_revenue, t.currency))}</td></tr>`,
     ),
   );
@@ -166,7 +166,7 @@ function adjustmentsBlock(report: RevenueReport): string {
 <p>Changes first observed in ${esc(report.month.label)} to orders of months already signed off. The closed months' figures stay as signed; these are booked here.</p>
 <div class="wide"><table class="adjustments">
 <caption>Per closed month and currency</caption>
-<thead><tr><th scope="col">Group</th><th scope="col">Closed month</th><th scope="col">Currency</th><th scope="col" class="num">Changes</th><th scope="col" class="num">Late orders</th><th scope="col" class="num">Group revenue change</th><th scope="col" class="num">Recognised revenue change</th></tr></thead>
+<thead><tr><th scope="col">Group</th><th scope="col">Closed month</th><th scope="col">Currency</th><th scope="col" class="num">Changes</th><th scope="col" class="num">Late orders</th><th scope="col" class="num">Removed orders</th><th scope="col" class="num">Group revenue change</th><th scope="col" class="num">Recognised revenue change</th></tr></thead>
 <tbody>${totals.join('\n')}</tbody>
 </table></div>
 <div class="wide"><table class="adjustment-lines">

@@ -80,12 +80,12 @@ export function renderMarkdown(report: RevenueReport): string {
       '',
     );
     out.push(
-      '| Group | Closed month | Currency | Changes | Late orders | Group revenue change | Recognised revenue change |',
-      '|---|---|---|--:|--:|--:|--:|',
+      '| Group | Closed month | Currency | Changes | Late orders | Removed orders | Group revenue change | Recognised revenue change |',
+      '|---|---|---|--:|--:|--:|--:|--:|',
     );
     for (const { g, t } of adjustments) {
       out.push(
-        `| ${cell(g.name)} (${g.groupId}) | ${t.month} | ${cell(currencyLabel(t.currency))} | ${t.changes} | ${t.orders} | ${formatChange('group_revenue', t.group_revenue, t.currency)} | ${formatChange('group_revenue', t.recognised_revenue, t.currency)} |`,
+        `| ${cell(g.name)} (${g.groupId}) | ${t.month} | ${cell(currencyLabel(t.currency))} | ${t.changes} | ${t.orders} | ${t.removed} | ${formatChange('group_revenue', t.group_revenue, t.currency)} | ${formatChange('group_revenue', t.recognised_revenue, t.currency)} |`,
       );
     }
   }

@@ -31,7 +31,7 @@ export function adjustmentSentences(report: RevenueReport): string[] {
   return report.groups.flatMap((g) =>
     (g.adjustments?.totals ?? []).map(
       (t) =>
-        `${g.name} (${g.groupId}), ${t.month}, ${currencyLabel(t.currency)}: ${t.changes} change${t.changes === '1' ? '' : 's'} (${t.orders} late order${t.orders === '1' ? '' : 's'}), group revenue ${signed(t.group_revenue)}, recognised revenue ${signed(t.recognised_revenue)}.`,
+        `${g.name} (${g.groupId}), ${t.month}, ${currencyLabel(t.currency)}: ${t.changes} change${t.changes === '1' ? '' : 's'} (${t.orders} late order${t.orders === '1' ? '' : 's'}${t.removed === '0' ? '' : `, ${t.removed} no longer listed`}), group revenue ${signed(t.group_revenue)}, recognised revenue ${signed(t.recognised_revenue)}.`,
     ),
   );
 }

@@ -108,10 +108,14 @@ export async function runPipeline(
     await step('build', async () => {
       const r = await buildWarehouse({ outDir, asOf: startedAt.toISOString().slice(0, 10) });
       summary.build = r;
-      if (!r.ok) return { detail: r.error ?? 'the build failed', exitCode: ExitCode.failed };
+      if (!r.ok) return { detail: `${r.error ?? 'the build failed'}${r.impact ?? ''}`, exitCode: ExitCode.failed };
       const models = r.steps.filter((st) => st.kind === 'model').length;
-      const tests = r.steps.filter((st) => st.kind === 'test').length;
-      return { detail: `${models} models, ${tests} data tests passed, ${r.marts.length} marts exported` };
+      const tests = r.steps.filter((st) => st.kind === 'test' && st.status === 'success').length;
+      const warned = r.warnings.length ? `; ${r.warnings.length} warned: ${r.warnings.join('; ')}` : '';
+      return {
+        detail: `${models} models, ${tests} data tests passed, ${r.marts.length} marts exported${warned}`,
+        ...(r.warnings.length ? { exitCode: ExitCode.partial } : {}),
+      };
     });
     if (options.writeback !== false) {
       await step('writeback', async () => {

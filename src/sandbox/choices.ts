@@ -7,8 +7,11 @@
 export const USER_STATUS = { active: 'Active', deactivated: 'Deactivated', anonymised: 'Anonymised' } as const;
 export type UserStatus = (typeof USER_STATUS)[keyof typeof USER_STATUS];
 
-/** Order statuses: the spec shows only "Complete". */
-export const ORDER_STATUSES = ['Complete', 'Pending', 'Refunded', 'Cancelled'] as const;
+/**
+ * Order statuses: the spec shows only "Complete". Orders are generated in the first four; Disputed is never
+ * generated, only set by churn (world/churn.ts) on an old order, as a platform that adds a status would.
+ */
+export const ORDER_STATUSES = ['Complete', 'Pending', 'Refunded', 'Cancelled', 'Disputed'] as const;
 export type OrderStatus = (typeof ORDER_STATUSES)[number];
 
 /** Credit item statuses: the spec shows only "Available". */

@@ -70,6 +70,7 @@ function parseOptions(options: SandboxOptions) {
 export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbox> {
   const opts = parseOptions(options);
   const world = new World(opts.seed, opts.scale, opts.today);
+  world.lateOrderShare = opts.lateOrders;
   holdBackLateOrders(world, opts.lateOrders);
   const groupCreds = world.groups.map((g) => ({
     client_id: g.clientId,

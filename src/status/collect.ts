@@ -4,31 +4,16 @@
  * closed/provisional months. Everything is read as it is now; a run going on beside it is not waited for.
  */
 import { existsSync } from 'node:fs';
-import { readdir, readFile } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { z } from 'zod';
 import type { Config } from '../config/index.js';
-import { withLakeConnection } from '../lake/index.js';
+import { readRunManifests, withLakeConnection, type RunManifest } from '../lake/index.js';
 import { closesInForce, readCloses } from '../close/index.js';
 import { closureOf, parseMonth, readOrdersState, type MonthStatus } from '../report/index.js';
 import { runWriteback } from '../writeback/index.js';
+import { readBuildRecord } from '../transform/index.js';
 
-/** The parts of an extract's run manifest status reads (unknown keys ignored). */
-const Manifest = z.looseObject({
-  runId: z.string(),
-  status: z.string(),
-  finishedAt: z.string(),
-  streams: z.array(
-    z.looseObject({
-      name: z.string(),
-      status: z.string(),
-      groups: z.array(z.looseObject({ group: z.number().nullish(), rows: z.number().optional() })).default([]),
-      failedGroups: z.array(z.number()).optional(),
-      error: z.string().optional(),
-    }),
-  ),
-});
-type Manifest = z.infer<typeof Manifest>;
+type Manifest = RunManifest;
 
 /** Streams whose latest snapshot is the current data (the others add files: windows, refresh batches). */
 const FULL_SNAPSHOTS = new Set(['groups', 'users', 'offers']);
@@ -68,6 +53,19 @@ export interface WritebackBacklog {
   unknown?: string;
 }
 
+/** The marts (warehouse, marts/*.parquet, the reports built from them) against the lake they were built from. */
+export interface MartsStatus {
+  /** The last successful build (null: none yet). */
+  lastSuccessAt: string | null;
+  /** The newest extract run that build read (null: none). */
+  builtFromExtractAt: string | null;
+  /** Hours since the last successful build (null: never built). */
+  ageHours: number | null;
+  /** Extract runs finished after the one the marts were built from: the marts are that far behind the lake. */
+  extractsBehind: number;
+  lastAttempt: { at: string; outcome: 'success' | 'warn' | 'error'; error?: string } | null;
+}
+
 export interface StatusReport {
   outDir: string;
   at: string;
@@ -76,18 +74,8 @@ export interface StatusReport {
   streams: StreamGroupStatus[];
   writeback: WritebackBacklog;
   months: MonthsStatus[];
-}
-
-async function readManifests(outDir: string): Promise<Manifest[]> {
-  const dir = join(outDir, 'runs');
-  const names = existsSync(dir) ? (await readdir(dir)).filter((n) => n.endsWith('.json') && !n.startsWith('.')) : [];
-  const manifests: Manifest[] = [];
-  for (const name of names) {
-    const parsed = Manifest.safeParse(await readFile(join(dir, name), 'utf8').then(JSON.parse, () => undefined));
-    // a manifest of another kind (a plan, a foreign file) is not a run of the extract
-    if (parsed.success) manifests.push(parsed.data);
-  }
-  return manifests.sort((a, b) => a.finishedAt.localeCompare(b.finishedAt));
+  /** null: no build has been recorded (`<out>/state/build.json`). */
+  marts: MartsStatus | null;
 }
 
 type Outcome = 'success' | 'error' | 'skipped';
@@ -194,8 +182,27 @@ const nextMonth = (ym: string): string => {
   return m === 12 ? `${y + 1}-01` : `${y}-${String(m + 1).padStart(2, '0')}`;
 };
 
+async function martsStatus(outDir: string, manifests: Manifest[], at: Date): Promise<MartsStatus | null> {
+  const record = await readBuildRecord(outDir);
+  if (!record) return null;
+  const success = record.lastSuccess;
+  const from = success?.lakeAt ?? null;
+  const a = record.lastAttempt;
+  return {
+    lastSuccessAt: success?.at ?? null,
+    builtFromExtractAt: from,
+    ageHours: success ? Math.max(0, (at.getTime() - Date.parse(success.at)) / 3_600_000) : null,
+    extractsBehind: manifests.filter((m) => from === null || m.finishedAt > from).length,
+    lastAttempt: {
+      at: a.at,
+      outcome: !a.ok ? 'error' : a.warnings > 0 ? 'warn' : 'success',
+      ...(a.error ? { error: a.error } : {}),
+    },
+  };
+}
+
 export async function collectStatus(outDir: string, config: Config, at: Date): Promise<StatusReport> {
-  const manifests = await readManifests(outDir);
+  const manifests = await readRunManifests(outDir);
   const seen = new Map<string, StreamGroupStatus>();
   for (const m of manifests) {
     for (const s of m.streams) {
@@ -245,6 +252,7 @@ export async function collectStatus(outDir: string, config: Config, at: Date): P
     lastRun: last ? { runId: last.runId, at: last.finishedAt, status: last.status } : null,
     streams,
     writeback: await writebackBacklog(outDir, config),
+    marts: await martsStatus(outDir, manifests, at),
     months: await signedOffMonths(outDir).then((signed) => Promise.all(groups.map((g) => monthsOf(outDir, g, signed)))),
   };
 }

@@ -1,10 +1,23 @@
 /** `perks status` as text (a terminal, a log), JSON (a scheduler) and Markdown (GITHUB_STEP_SUMMARY). */
-import type { StatusReport, WritebackBacklog, MonthsStatus } from './collect.js';
+import type { MartsStatus, StatusReport, WritebackBacklog, MonthsStatus } from './collect.js';
 import { hoursText, limitText, type Freshness, type FreshnessOptions } from './freshness.js';
 
 export function statusJson(report: StatusReport, f: Freshness, o: FreshnessOptions): string {
   const { streams: _ignored, ...rest } = report;
-  return `${JSON.stringify({ ...rest, warn_after_hours: o.warnAfterHours, error_after_hours: o.errorAfterHours, freshness: f.level, exit_code: f.exitCode, message: f.message ?? null, streams: f.streams }, null, 2)}\n`;
+  return `${JSON.stringify({ ...rest, warn_after_hours: o.warnAfterHours, error_after_hours: o.errorAfterHours, freshness: f.level, marts_freshness: f.marts, exit_code: f.exitCode, message: f.message ?? null, streams: f.streams }, null, 2)}\n`;
+}
+
+/** "built 2026-12-01T06:10:00Z (5.0h ago) from the extract of …, 0 extract runs behind; last build success". */
+export function martsText(m: MartsStatus | null): string {
+  if (!m) return 'never built (`perks build`)';
+  const built =
+    m.lastSuccessAt === null
+      ? 'never built successfully'
+      : `built ${m.lastSuccessAt} (${hoursText(m.ageHours!)} ago), ${m.extractsBehind} extract run${m.extractsBehind === 1 ? '' : 's'} behind the lake`;
+  const last = m.lastAttempt
+    ? `; last build ${m.lastAttempt.outcome === 'error' ? `FAILED at ${m.lastAttempt.at}: ${m.lastAttempt.error ?? ''}` : `${m.lastAttempt.outcome} at ${m.lastAttempt.at}`}`
+    : '';
+  return `${built}${last}`;
 }
 
 const backlogText = (w: WritebackBacklog) =>
@@ -58,6 +71,7 @@ export function statusText(report: StatusReport, f: Freshness, o: FreshnessOptio
       ]),
     ),
   );
+  lines.push(`marts: ${martsText(report.marts)} (${f.marts})`);
   lines.push(`write-back backlog: ${backlogText(report.writeback)}`);
   for (const m of report.months) lines.push(`months of group ${m.group}: ${monthsText(m)}`);
   lines.push(`freshness: ${f.level}${f.message ? `: ${f.message}` : ''}`);
@@ -77,6 +91,8 @@ export function statusMarkdown(report: StatusReport, f: Freshness, o: FreshnessO
       (s) =>
         `| ${s.stream} | ${s.group ?? '-'} | ${s.watermark ?? '-'} | ${s.lastSuccessAt ?? 'never'} | ${s.ageHours === null ? '-' : hoursText(s.ageHours)} | ${s.rows} | ${s.lastRun?.outcome ?? '-'} | ${s.freshness} |`,
     ),
+    '',
+    `Marts: ${cell(martsText(report.marts))} (${f.marts}).`,
     '',
     `Write-back backlog: ${cell(backlogText(report.writeback))}.`,
     '',

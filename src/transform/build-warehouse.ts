@@ -8,7 +8,7 @@ import { copyFileSync, existsSync, mkdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { DuckDBInstance, quotedIdentifier as id, quotedString as str, type DuckDBConnection } from '@duckdb/node-api';
-import { checkBuildOptions, setModelVariables, type BuildOptions } from './build-options.js';
+import { checkBuildOptions, setModelVariables, type BuildOptions, type CheckedBuildOptions } from './build-options.js';
 import { collectTests } from './data-tests.js';
 import { modelDocs, writeDictionary } from './dictionary.js';
 import { firstLine } from './errors.js';
@@ -20,6 +20,9 @@ import { countRows, runModels, type StepResult } from './run-models.js';
 import { withJournal } from '../lake/index.js';
 import { crashPoint } from '../shared/crash-points.js';
 import { commit, discard, removeStaleTemps, tempPathFor } from './atomic-files.js';
+import { newestExtractAt, readBuildRecord, recordBuild, type BuildOutcome } from './build-record.js';
+import { closeKey, closesInForce, readCloses, type CloseRecord } from '../close/record.js';
+import { now } from '../shared/clock.js';
 
 export interface BuildResult {
   ok: boolean;
@@ -31,16 +34,78 @@ export interface BuildResult {
   steps: StepResult[];
   /** The first error, one line. */
   error?: string;
+  /**
+   * A failed build: the signed-off months the failing rows concern and since when the marts are as they were,
+   * one line that follows the error ("; it concerns …").
+   */
+  impact?: string;
+  /** One line per data test of warn severity that found rows (the build went on). */
+  warnings: string[];
 }
 
 export const warehousePath = (outDir: string): string => join(resolve(outDir), 'warehouse.duckdb');
 
-/** `onStep` hears of each step as it ends (progress for the CLI). */
+/**
+ * `onStep` hears of each step as it ends (progress for the CLI). Every build, failed or not, is recorded in
+ * `<out>/state/build.json` (build-record.ts); a failure says which signed-off months its rows concern and since
+ * when the marts are left as they were.
+ */
 export async function buildWarehouse(
   input: BuildOptions,
   hooks: { onStep?: (step: StepResult) => void } = {},
 ): Promise<BuildResult> {
-  const options = checkBuildOptions(input);
+  const options = checkBuildOptions(input); // a bad option is no build: refused before anything is recorded
+  const outDir = resolve(options.outDir);
+  const lakeAt = await newestExtractAt(outDir).catch(() => null);
+  const record = (outcome: Omit<BuildOutcome, 'at' | 'lakeAt'>) =>
+    recordBuild(outDir, { ...outcome, at: now().toISOString(), lakeAt }).catch(() => undefined);
+  try {
+    const result = await buildOnce(options, hooks);
+    if (!result.ok) result.impact = await impactOf(outDir, result);
+    await record({
+      asOf: result.asOf,
+      ok: result.ok,
+      warnings: result.warnings.length,
+      ...(result.error ? { error: `${result.error}${result.impact ?? ''}` } : {}),
+    });
+    return result;
+  } catch (err) {
+    await record({ asOf: options.asOf, ok: false, warnings: 0, error: firstLine(err) });
+    throw err;
+  }
+}
+
+/**
+ * What follows a failure's line: the signed-off months its offending rows concern (a rule that breaks only
+ * after a close must be seen for what it is) and since when the marts are as they were.
+ */
+async function impactOf(outDir: string, result: BuildResult): Promise<string> {
+  const failed = result.steps.find((s) => s.status === 'error');
+  const inForce = await readCloses(outDir)
+    .then((records) => closesInForce(records))
+    .catch(() => new Map<string, CloseRecord>());
+  const closed = new Map<string, CloseRecord>();
+  for (const row of failed?.examples ?? []) {
+    const group = Number(row.organisation_group_id);
+    const month = typeof row.month === 'string' ? row.month.slice(0, 7) : '';
+    const close = inForce.get(closeKey(group, month));
+    if (close) closed.set(`${group}/${month}`, close);
+  }
+  const months = [...closed.values()].map(
+    (c) => `${c.month} of group ${c.organisation_group_id} (signed off ${c.at.slice(0, 10)})`,
+  );
+  const concerns = months.length ? `; it concerns the signed-off ${months.join(', ')}` : '';
+  const since = (await readBuildRecord(outDir))?.lastSuccess?.at;
+  const kept = since
+    ? `; the marts, reports and BI files stay as built at ${since} until a build succeeds (\`perks status\` shows their age)`
+    : '';
+  return `${concerns}${kept}`;
+}
+
+async function buildOnce(
+  options: CheckedBuildOptions,
+  hooks: { onStep?: (step: StepResult) => void },
+): Promise<BuildResult> {
   const outDir = resolve(options.outDir);
   const project = readProject(options.sqlDir ? resolve(options.sqlDir) : DEFAULT_SQL_DIR);
   const target = warehousePath(outDir);
@@ -128,12 +193,14 @@ export async function buildWarehouse(
       hooks.onStep?.(swap);
     }
     const error = steps.find((s) => s.status === 'error')?.error;
+    const warnings = steps.filter((s) => s.status === 'warn').map((s) => s.error ?? s.name);
     return {
       ok,
       asOf: options.asOf,
       warehouse: target,
       marts: ok ? exports.map((e) => e.target) : [],
       steps,
+      warnings,
       ...(error ? { error } : {}),
     };
   } finally {

@@ -4,7 +4,7 @@
  * sql/tests/ (e.g. the revenue reconciliation), written as plain queries.
  */
 import { quotedIdentifier as id, quotedString as str, type DuckDBConnection } from '@duckdb/node-api';
-import type { TestSpec } from './header.js';
+import type { Severity, TestSpec } from './header.js';
 import type { Node } from './model-graph.js';
 import { stripTrailingSemicolon } from './model-graph.js';
 
@@ -16,6 +16,8 @@ export interface DataTest {
   /** Models the query reads: the test runs once all are built. */
   needs: string[];
   sql: string;
+  /** error: a failure stops the build; warn: it is reported and the build goes on. */
+  severity: Severity;
 }
 
 export interface TestOutcome {
@@ -35,6 +37,7 @@ function compile(model: string, spec: TestSpec): DataTest[] {
           name: `${model} · unique(${spec.columns.join(', ')})`,
           model,
           needs: [model],
+          severity: 'error',
           sql: `SELECT ${cols(spec.columns)}, count(*) AS duplicates FROM ${from} GROUP BY ALL HAVING count(*) > 1`,
         },
       ];
@@ -43,6 +46,7 @@ function compile(model: string, spec: TestSpec): DataTest[] {
         name: `${model} · not_null(${c})`,
         model,
         needs: [model],
+        severity: 'error' as const,
         sql: `SELECT * FROM ${from} WHERE ${id(c)} IS NULL`,
       }));
     case 'accepted_values':
@@ -51,6 +55,7 @@ function compile(model: string, spec: TestSpec): DataTest[] {
           name: `${model} · accepted_values(${spec.column})`,
           model,
           needs: [model],
+          severity: 'error',
           sql: `SELECT ${id(spec.column)}, count(*) AS "rows" FROM ${from}
                 WHERE ${id(spec.column)} IS NOT NULL AND ${id(spec.column)}::VARCHAR NOT IN (${spec.values.map(str).join(', ')})
                 GROUP BY ALL`,
@@ -64,6 +69,7 @@ function compile(model: string, spec: TestSpec): DataTest[] {
           name: `${model} · relationships(${spec.columns.join(', ')} -> ${spec.toModel})`,
           model,
           needs: [model, spec.toModel],
+          severity: 'error',
           sql: `SELECT ${spec.columns.map((c) => `c.${id(c)}`).join(', ')}, count(*) AS "rows" FROM ${from} c
                 WHERE ${present} AND NOT EXISTS (SELECT 1 FROM ${id(spec.toModel)} p WHERE ${on})
                 GROUP BY ALL`,
@@ -80,6 +86,7 @@ export function collectTests(models: Node[], singular: Node[]): DataTest[] {
     name: `${t.header.model ?? t.dependsOn.join('+')} · ${t.name} (${t.file})`,
     model: t.header.model ?? t.dependsOn.join(', '),
     needs: t.dependsOn,
+    severity: t.header.severity ?? 'error',
     sql: stripTrailingSemicolon(t.sql),
   }));
   return [...generic, ...files];
@@ -99,5 +106,6 @@ export async function runTest(conn: DuckDBConnection, test: DataTest): Promise<T
 /** One line: the model, the test and a few offending rows. */
 export function describeFailure(test: DataTest, outcome: TestOutcome): string {
   const shown = outcome.examples.map((r) => JSON.stringify(r)).join('; ');
-  return `data test failed: ${test.name}: ${outcome.failures} offending row${outcome.failures === 1 ? '' : 's'}, e.g. ${shown}`;
+  const what = test.severity === 'warn' ? 'data test warning' : 'data test failed';
+  return `${what}: ${test.name}: ${outcome.failures} offending row${outcome.failures === 1 ? '' : 's'}, e.g. ${shown}`;
 }

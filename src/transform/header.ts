@@ -14,6 +14,9 @@
  *   --   accepted_values: order_currency in GBP, EUR
  *   --   relationships: organisation_group_id, user_id -> stg_users
  *   --   relationships: user_id -> stg_users(user_id)
+ *
+ * A singular test file (sql/tests/) names the model it checks (`-- model: revenue_monthly`) and may say
+ * `-- severity: warn`: its offending rows are reported and the build goes on (exit 4), as dbt's warn severity.
  */
 import { ModelGraphError } from './errors.js';
 
@@ -28,6 +31,7 @@ export type TestSpec =
  * build's later models read (what must not be stored, such as the emails that attribute orders to users).
  */
 export type Materialization = 'table' | 'view' | 'ephemeral';
+export type Severity = 'error' | 'warn';
 const MATERIALIZATIONS: readonly string[] = ['table', 'view', 'ephemeral'];
 
 export interface Header {
@@ -37,6 +41,8 @@ export interface Header {
   materialized?: Materialization;
   /** Singular test files (sql/tests/) name the model they check. */
   model?: string;
+  /** Singular test files: error (the default) stops the build; warn reports and goes on. */
+  severity?: Severity;
   tests: TestSpec[];
   /** What each column means (the `columns:` block): the data dictionary prints it beside the type. */
   columns: Record<string, string>;
@@ -59,7 +65,7 @@ export function parseHeader(sql: string, file: string): Header {
     if (line === '') continue;
     if (!line.startsWith('--')) break;
     const text = line.replace(/^--\s?/, '');
-    const field = /^(grain|key|materialized|model|tests|columns):\s*(.*)$/.exec(text.trim());
+    const field = /^(grain|key|materialized|model|severity|tests|columns):\s*(.*)$/.exec(text.trim());
     if (block && /^\s+\S/.test(text) && !field) {
       if (block === 'tests') header.tests.push(parseTest(text.trim(), file));
       else parseColumn(text.trim(), header.columns, file);
@@ -75,7 +81,11 @@ export function parseHeader(sql: string, file: string): Header {
     else if (name === 'grain') header.grain = value.trim();
     else if (name === 'key') header.key = list(value);
     else if (name === 'model') header.model = value.trim();
-    else if (MATERIALIZATIONS.includes(value.trim())) header.materialized = value.trim() as Materialization;
+    else if (name === 'severity') {
+      if (value.trim() !== 'error' && value.trim() !== 'warn')
+        throw new ModelGraphError(`${file}: severity must be error or warn, not "${value.trim()}"`);
+      header.severity = value.trim() as Severity;
+    } else if (MATERIALIZATIONS.includes(value.trim())) header.materialized = value.trim() as Materialization;
     else throw new ModelGraphError(`${file}: materialized must be table, view or ephemeral, not "${value.trim()}"`);
   }
   header.description = description.join(' ').trim();

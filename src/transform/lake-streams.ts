@@ -95,12 +95,13 @@ export const LAKE_STREAMS: LakeStream[] = [
     [group, { name: 'order_month', type: 'VARCHAR' }],
     [{ name: 'order_date', type: DATE }, ...objectColumns(Order)],
   ),
-  // The order history: each version of an order an extract observed (new or changed), appended, never replaced.
+  // The order history: each version of an order an extract observed (new or changed, or no longer listed:
+  // is_removed), appended, never replaced.
   // Month folders like orders (a lake of the earlier layout has order_date in the path).
   stream(
     'order_versions',
     [group, { name: 'order_month', type: 'VARCHAR' }],
-    [{ name: 'order_date', type: DATE }, ...objectColumns(OrderVersion)],
+    [{ name: 'order_date', type: DATE }, ...objectColumns(OrderVersion), { name: 'is_removed', type: 'BOOLEAN' }],
   ),
   stream(
     'redemption_stats',

@@ -9,7 +9,8 @@ import { firstLine } from './errors.js';
 import type { Materialization } from './header.js';
 import { stripTrailingSemicolon, type Node } from './model-graph.js';
 
-export type StepStatus = 'success' | 'error' | 'skipped';
+/** warn: a data test of warn severity found rows (reported; the build goes on). */
+export type StepStatus = 'success' | 'warn' | 'error' | 'skipped';
 
 export interface StepResult {
   name: string;
@@ -20,6 +21,8 @@ export interface StepResult {
   ms: number;
   /** One line, on error. */
   error?: string;
+  /** A failed data test: a few of its offending rows (JSON-safe). */
+  examples?: Record<string, unknown>[];
 }
 
 /** Tables unless the header says otherwise (what is read more than once is computed once). */
@@ -54,15 +57,16 @@ export async function runModels(
       try {
         const outcome = await runTest(conn, test);
         const ok = outcome.failures === 0;
+        const warns = !ok && test.severity === 'warn';
         record({
           name: test.name,
           kind: 'test',
-          status: ok ? 'success' : 'error',
+          status: ok ? 'success' : warns ? 'warn' : 'error',
           rows: outcome.failures,
           ms: Date.now() - started,
-          ...(ok ? {} : { error: describeFailure(test, outcome) }),
+          ...(ok ? {} : { error: describeFailure(test, outcome), examples: outcome.examples }),
         });
-        failed ||= !ok;
+        failed ||= !ok && !warns;
       } catch (err) {
         failed = true;
         record({

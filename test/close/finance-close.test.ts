@@ -174,20 +174,20 @@ describe('a closed month never changes silently', () => {
       const mine = changes.filter((c) => store.currencyOf(c.i) === cur);
       const sum = (k: 'late' | 'revenue' | 'recognised') => mine.reduce((n, c) => n + c[k], 0);
       expect(md).toContain(
-        `| ${OCTOBER} | ${cur} | ${mine.length} | ${sum('late')} | ${fmt(sum('revenue'), cur)} | ${fmt(sum('recognised'), cur)} |`,
+        `| ${OCTOBER} | ${cur} | ${mine.length} | ${sum('late')} | 0 | ${fmt(sum('revenue'), cur)} | ${fmt(sum('recognised'), cur)} |`,
       );
     }
     expect(html).toContain('id="adjustments"');
     // the CSV carries the section too, as a tidy table of its own
     const csv = await readFile(join(out, 'reports', 'sections', `revenue-2026-11-g${group}-adjustments.csv`), 'utf8');
     expect(csv.split('\r\n')[0]).toBe(
-      'booked_month,organisation_group_id,group_name,closed_month,order_currency,changes,late_orders,group_revenue_change,recognised_revenue_change',
+      'booked_month,organisation_group_id,group_name,closed_month,order_currency,changes,late_orders,group_revenue_change,recognised_revenue_change,removed_orders',
     );
     for (const cur of currencies) {
       const mine = changes.filter((c) => store.currencyOf(c.i) === cur);
       const sum = (k: 'late' | 'revenue' | 'recognised') => (mine.reduce((n, c) => n + c[k], 0) / 100).toFixed(2);
       expect(csv).toContain(
-        `,${OCTOBER},${cur},${mine.length},${mine.reduce((n, c) => n + c.late, 0)},${sum('revenue')},${sum('recognised')}\r\n`,
+        `,${OCTOBER},${cur},${mine.length},${mine.reduce((n, c) => n + c.late, 0)},${sum('revenue')},${sum('recognised')},0\r\n`,
       );
     }
     expect(html.match(/<tr><td>[^<]+<\/td><td>2026-10<\/td><th scope="row">\d+<\/th>/g)).toHaveLength(5);

@@ -20,7 +20,7 @@ const listed = async (from: string, to: string) =>
   ).body;
 
 describe('churn(): the platform changes between two runs of the same day', () => {
-  test('late orders appear, recent orders are refunded, users join, leave and are anonymised, credit is spent; the day stays', async () => {
+  test('late orders appear, recent orders are refunded, disputed and corrected, users join, leave and are anonymised, credit is spent; the day stays', async () => {
     const world = h.sb.world;
     const today = world.today;
     const before = await listed('2026-11-19 00:00:00', '2026-11-21 23:59:59');
@@ -41,6 +41,11 @@ describe('churn(): the platform changes between two runs of the same day', () =>
       world.ordersOf(h.groupId, { from: '2026-11-19 00:00:00', to: '2026-11-21 23:59:59' }).length,
     );
     for (const id of report.refunded) expect(world.orderById(id)!.status).toBe('Refunded');
+    // one recent order disputed (a status never sent before), another's revenue corrected
+    expect(report.disputed).toHaveLength(1);
+    expect(world.orderById(report.disputed[0])!.status).toBe('Disputed');
+    expect(report.corrected).toHaveLength(1);
+    expect(report.corrected[0]).not.toBe(report.disputed[0]);
 
     const gone = world.users.get(report.anonymised[0])!;
     expect(

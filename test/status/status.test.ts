@@ -222,6 +222,39 @@ describe('perks status', () => {
     ]);
   });
 
+  // After the later run: a build that fails leaves the marts behind the lake, and status says so.
+  test('a failed build behind a fresh extract: the marts are stale (warn, exit 4), naming the failure and how far behind', async () => {
+    const before = JSON.parse((await status('2026-11-23T13:00:00Z', ['--format', 'json'])).stdout);
+    expect(before.marts).toMatchObject({ extractsBehind: 1, lastAttempt: { outcome: 'success' } });
+    expect(before.marts_freshness).toBe('fresh');
+
+    const credit = (readdirSync(join(outDir, 'lake', 'credit'), { recursive: true }) as string[]).find((f) =>
+      f.endsWith('.parquet'),
+    )!;
+    const file = join(outDir, 'lake', 'credit', credit);
+    const original = readFileSync(file);
+    try {
+      writeFileSync(file, 'not parquet');
+      const build = await runCli(['build'], orgEnv(sandbox, outDir, { PERKS_NOW: '2026-11-23T13:10:00Z' }));
+      expect(build.code).toBe(1);
+      const r = await status('2026-11-23T13:30:00Z');
+      expect(r.code).toBe(4);
+      expect(stderrLines(r)).toEqual([
+        expect.stringMatching(
+          /^perks: marts and reports are stale: as built 25\.\dh ago \(2026-11-22T12:00:\d\d\.\d{3}Z\), 1 extract run behind the lake; the last build failed at 2026-11-23T13:10:\d\d\.\d{3}Z: the lake stream credit .* cannot be read: .*; fix it and rerun `perks build`$/,
+        ),
+      ]);
+      expect(r.stdout).toMatch(
+        /^marts: built 2026-11-22T12:00:\d\d\.\d{3}Z \(25\.\dh ago\), 1 extract run behind the lake; last build FAILED at 2026-11-23T13:10:\d\d\.\d{3}Z: the lake stream credit .* \(warn\)$/m,
+      );
+      // two days on, the marts alone are past --error-after
+      const later = JSON.parse((await status('2026-11-24T15:00:00Z', ['--format', 'json'])).stdout);
+      expect(later.marts_freshness).toBe('error');
+    } finally {
+      writeFileSync(file, original);
+    }
+  });
+
   test('perks run appends the freshness table to GITHUB_STEP_SUMMARY, after its own summary', () => {
     const md = readFileSync(summaryFile, 'utf8');
     expect(md.indexOf('## Perks data refresh')).toBeGreaterThanOrEqual(0);

@@ -107,6 +107,29 @@ test('a failing singular test (sql/tests) names its file', async () => {
   await expectPreviousOutputsKept();
 });
 
+test('a singular test of warn severity that finds rows is reported, and the build goes on and swaps', async () => {
+  add(
+    '../sql/tests/no_refunds.sql',
+    "-- model: revenue_monthly\n-- severity: warn\nselect organisation_group_id, month from revenue_monthly where order_status = 'Refunded'\n",
+  );
+  const result = await buildWarehouse({ outDir, sqlDir, asOf: AS_OF });
+  expect(result.ok).toBe(true);
+  expect(result.error).toBeUndefined();
+  expect(result.warnings).toEqual([
+    'data test warning: revenue_monthly · no_refunds (sql/tests/no_refunds.sql): 1 offending row, e.g. {"organisation_group_id":"11","month":"2026-02-01"}',
+  ]);
+  expect(result.steps.find((s) => s.name.includes('no_refunds'))?.status).toBe('warn');
+  expect(result.marts.length).toBeGreaterThan(0);
+  before = await snapshot(); // swapped in: the outputs later tests must keep
+});
+
+test('a severity other than error or warn is one line naming the file', async () => {
+  add('../sql/tests/odd.sql', '-- model: revenue_monthly\n-- severity: fatal\nselect 1 where false\n');
+  await expect(buildWarehouse({ outDir, sqlDir, asOf: AS_OF })).rejects.toThrow(
+    'sql/tests/odd.sql: severity must be error or warn, not "fatal"',
+  );
+});
+
 test('a model that is not one SELECT is refused before anything runs', async () => {
   add('staging/stg_bad.sql', 'create table oops as select 1;\n');
   await expect(buildWarehouse({ outDir, sqlDir, asOf: AS_OF })).rejects.toThrow(

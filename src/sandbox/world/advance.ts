@@ -66,6 +66,25 @@ function changeUsers(world: World, rng: Rng, day: number, report: AdvanceReport)
   }
 }
 
+/**
+ * Late arrivals: the world's share of each group's orders of the day (from `first` on), at least one, is not
+ * listed until two days on.
+ */
+function holdBackDay(world: World, first: number, day: number): void {
+  if (world.lateOrderShare <= 0) return;
+  const rng = createRng(world.seed, 'late-day', day);
+  const store = world.orders;
+  for (let g = 0; g < world.groups.length; g++) {
+    const mine: number[] = [];
+    for (let i = first; i < store.count; i++) if (store.group[i] === g) mine.push(i);
+    for (let k = Math.max(1, Math.round(mine.length * world.lateOrderShare)); k > 0 && mine.length; k--) {
+      const i = mine.splice(rng.int(0, mine.length - 1), 1)[0];
+      store.setHidden(i, true);
+      world.releaseOn.set(i, day + 2 * DAY_MS);
+    }
+  }
+}
+
 export function advanceWorld(world: World, days: number): AdvanceReport {
   if (!Number.isInteger(days) || days < 0)
     throw new RangeError(`advance(days): expected a whole number of days >= 0, got ${days}`);
@@ -78,6 +97,7 @@ export function advanceWorld(world: World, days: number): AdvanceReport {
     const before = world.orders.count;
     generateDay(world.dayContext, world.orders, createRng(world.seed, 'orders', day), day);
     report.newOrders += world.orders.count - before;
+    holdBackDay(world, before, day);
     settle(world, rng, day + DAY_MS, report);
     world.clock.advance(1);
   }

@@ -1,11 +1,15 @@
 /**
  * Changes the world without moving its day, as a real platform changes between two runs of the same
- * day: orders of recent days that arrive late, refunds of recent orders, new users, users deactivated
- * or anonymised, credit spent. Each call draws from its own seeded stream (the n-th churn of a seed
+ * day: orders of recent days that arrive late, refunds of recent orders, a recent order disputed (a status the
+ * platform never sent before), a recent order's revenue corrected, new users, users deactivated or anonymised,
+ * credit spent. Pending orders settle as the day moves (advance.ts), so a month closed while some of its orders
+ * were Pending sees that status vanish. Each call draws from its own seeded stream (the n-th churn of a seed
  * is always the same) and says exactly what it changed, so tests compare a second run with the truth.
  *
  * Late orders: with the `lateOrders` option, that share of the orders of the last LATE_DAYS days is
- * held back when the world is generated (the API does not show them); each churn releases them.
+ * held back when the world is generated (the API does not show them); each churn releases them. As days pass
+ * (advance.ts) the same share of each new day's orders is held back too, and released by the first churn two
+ * days after it: a month's last day gets orders after the month is closed.
  */
 import { CREDIT_STATUS, USER_STATUS } from '../choices.js';
 import { DAY_MS } from '../clock.js';
@@ -27,6 +31,10 @@ export interface ChurnReport {
   anonymised: number[];
   /** Users whose credit an order spent (a late order paid partly with credit). */
   creditSpent: number[];
+  /** A Complete order of the last week now Disputed (order ids). */
+  disputed: number[];
+  /** A Complete order of the last week whose group revenue was corrected upwards by 1.00 (order ids). */
+  corrected: number[];
 }
 
 /** Holds back a share of the last LATE_DAYS days' orders (generation only). */
@@ -49,6 +57,8 @@ export function churnWorld(world: World): ChurnReport {
     deactivated: [],
     anonymised: [],
     creditSpent: [],
+    disputed: [],
+    corrected: [],
   };
   const store = world.orders;
   const now = world.now();
@@ -56,6 +66,8 @@ export function churnWorld(world: World): ChurnReport {
   const complete: number[] = [];
   for (let i = recent; i < store.count; i++) {
     if (store.hidden[i]) {
+      if ((world.releaseOn.get(i) ?? 0) > world.clock.todayStart) continue; // a day's late order: not yet
+      world.releaseOn.delete(i);
       store.setHidden(i, false);
       const order = store.get(i);
       report.lateOrders.push(order.order_id);
@@ -90,6 +102,17 @@ export function churnWorld(world: World): ChurnReport {
       world.users.update(d, { status: USER_STATUS.deactivated, deleted_at: now, updated_at: now });
       report.deactivated.push(d.id);
     }
+  }
+  // Drawn after the rest, so the changes above stay what they were for a given seed and round.
+  if (complete.length) {
+    const i = complete.splice(rng.int(0, complete.length - 1), 1)[0];
+    store.setStatus(i, 'Disputed');
+    report.disputed.push(store.get(i).order_id);
+  }
+  if (complete.length) {
+    const i = complete.splice(rng.int(0, complete.length - 1), 1)[0];
+    store.revenue[i] += 100;
+    report.corrected.push(store.get(i).order_id);
   }
   report.creditSpent = [...new Set(report.creditSpent)];
   return report;

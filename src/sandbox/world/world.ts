@@ -37,6 +37,10 @@ export class World {
   private readonly creditSpent = new Map<number, number>();
   /** Churns so far: each draws from its own seeded stream. */
   churns = 0;
+  /** Share of orders that arrive late (the `lateOrders` option): held back at generation and as days pass. */
+  lateOrderShare = 0;
+  /** A late order of a day that has passed (advance.ts) → the day (its start) from which churn may show it. */
+  readonly releaseOn = new Map<number, number>();
 
   constructor(
     readonly seed: number,
