@@ -13,6 +13,7 @@ import {
 import { ConfigError } from '../shared/exit-codes.js';
 import { forgetAnonymised } from '../forget/index.js';
 import { compactLake } from '../compact/index.js';
+import { changeLine } from '../lake/index.js';
 import { handle } from './handle.js';
 import { configFromFlags, withApiOptions, type ApiFlags } from './options.js';
 
@@ -151,6 +152,9 @@ export const extractCommand: CommandModule<object, ExtractFlags> = {
     }),
 };
 
+/** Schema changes named one per line in a summary, at most. */
+const SCHEMA_LINES = 10;
+
 export function formatExtractSummary(r: ExtractResult & { manifest?: string }): string {
   const lines = [`run ${r.runId}: ${r.status}${r.shard ? ` (shard ${r.shard})` : ''}`];
   for (const s of r.streams) {
@@ -161,6 +165,10 @@ export function formatExtractSummary(r: ExtractResult & { manifest?: string }): 
       for (const n of g.notes) lines.push(`    ${g.group === undefined ? '' : `group ${g.group}: `}${n}`);
   }
   if (r.quarantine?.message) lines.push(`  ${r.quarantine.message}`);
+  const changes = r.schemaChanges ?? [];
+  for (const c of changes.slice(0, SCHEMA_LINES)) lines.push(`  schema: ${changeLine(c)}`);
+  if (changes.length > SCHEMA_LINES)
+    lines.push(`  schema: ${changes.length - SCHEMA_LINES} more changes (perks status, or the run manifest)`);
   const a = r.api;
   lines.push(
     `  api: ${a.calls} calls, ${a.retries} retries, ${a.throttled} throttled (429), ${a.tokenRequests} token requests, ${a.callsPerMinute} calls/min (utilisation ${r.limiterUtilisation})`,
