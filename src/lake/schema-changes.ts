@@ -114,16 +114,15 @@ export function undeclaredFields(history: SchemaHistory): { stream: string; fiel
   );
 }
 
-const count = (n: number) => n.toLocaleString('en-US');
+const records = (n: number) => `${n.toLocaleString('en-US')} record${n === 1 ? '' : 's'}`;
 const typeText = (types: JsonType[]) => (types.length ? types.join(' or ') : 'null');
 
 /** One line naming a change: which field, which stream, since when. */
 export function changeLine(c: SchemaChange): string {
   const name = `${c.stream}: field \`${c.field}\``;
   const kept = c.declared ? '' : ' (undeclared: kept in _extra)';
-  if (c.kind === 'new')
-    return `${name} (${typeText(c.types)}) first seen ${c.day}, ${count(c.records ?? 0)} records${kept}`;
+  if (c.kind === 'new') return `${name} (${typeText(c.types)}) first seen ${c.day}, ${records(c.records ?? 0)}${kept}`;
   if (c.kind === 'type')
-    return `${name} arrives as ${typeText(c.types)} since ${c.day} (was ${typeText(c.was ?? [])}), ${count(c.records ?? 0)} records${kept}`;
+    return `${name} arrives as ${typeText(c.types)} since ${c.day} (was ${typeText(c.was ?? [])}), ${records(c.records ?? 0)}${kept}`;
   return `${name} absent since ${c.day} (declared; last seen ${c.lastSeen})`;
 }
