@@ -12,6 +12,8 @@ import { extract, shiftDay, type ExtractResult } from '../../../src/extract/inde
 import { changeLine, readSchemaHistory, withLakeConnection, type SchemaChange } from '../../../src/lake/index.js';
 import type { Sandbox } from '../../../src/sandbox/index.js';
 import { createLakeViews, LAKE_STREAMS } from '../../../src/transform/index.js';
+import type { Config } from '../../../src/config/index.js';
+import { collectStatus, judge, statusText } from '../../../src/status/index.js';
 import { orgConfig, withSandbox } from '../../support/sandbox.js';
 import { withScratch } from '../../support/scratch.js';
 import { row, type Row, type ScenarioOptions } from '../table.js';
@@ -46,6 +48,7 @@ export async function schemaDriftScenario(o: ScenarioOptions): Promise<Row[]> {
         )),
       );
       problems.push(...(await checkHistory(out, runs)));
+      problems.push(...(await checkStatus(out, config)));
       problems.push(
         ...(await checkPromotion(
           out,
@@ -172,6 +175,24 @@ async function checkHistory(out: string, runs: (ExtractResult & { manifest: stri
     if (i === 0 && got.length) problems.push(`the first run names changes: ${got.join('; ')}`);
   });
   return problems;
+}
+
+/** `perks status` names each change with its day, and the undeclared fields each stream carries now. */
+async function checkStatus(out: string, config: Config): Promise<string[]> {
+  const report = await collectStatus(out, config, noon(DAYS[2]));
+  const text = statusText(report, judge(report, { warnAfterHours: 26, errorAfterHours: 50 }), {
+    warnAfterHours: 26,
+    errorAfterHours: 50,
+  });
+  const want = [
+    `schema: orders: field \`tax_amount\` (number) first seen ${DAYS[1]}`,
+    `schema: orders: field \`tax_amount\` arrives as string since ${DAYS[2]} (was number)`,
+    `schema: orders: field \`offer_excerpt\` absent since ${DAYS[2]} (declared; last seen ${DAYS[1]})`,
+    `schema: offers: field \`type.voucher_code\` absent since ${DAYS[2]}`,
+    `schema: offers: field \`type.redeem_limit\` (number) first seen ${DAYS[1]}`,
+    'schema: orders carries 1 undeclared field, kept in _extra: tax_amount (number or string)',
+  ];
+  return want.filter((w) => !text.includes(w)).map((w) => `perks status does not say "${w}":\n${text}`);
 }
 
 /** `tax_amount` declared (as money) after the fact: the lake view reads it typed for the records landed before. */
