@@ -11,10 +11,7 @@ export const alertCommand: CommandModule<object, { output?: string }> = {
     y
       .positional('action', { choices: ['test'], describe: 'test: send a sample alert' })
       .option('output', { alias: 'o', type: 'string', describe: 'output directory (PERKS_OUTPUT, default ./output)' })
-      .example(
-        'PERKS_ALERT_WEBHOOK=https://hooks.slack.com/services/… $0 alert test',
-        'check a Slack webhook',
-      ) as never,
+      .example('PERKS_ALERT_WEBHOOK=https://hooks.slack.com/services/… $0 alert test', 'check a Slack webhook'),
   handler: (argv) =>
     handle(async () => {
       const config = loadConfig(process.env, { output: argv.output });

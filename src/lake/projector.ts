@@ -99,8 +99,7 @@ export class RecordProjector {
     if (!this.extras || extra === undefined) json = JSON.stringify(record);
     else if (EXTRA_COLUMN in record) {
       // the API sent a key of that name: it is an extra like any other, kept inside the column
-      const { [EXTRA_COLUMN]: _, ...rest } = record as Extras;
-      json = JSON.stringify({ ...rest, [EXTRA_COLUMN]: extra });
+      json = JSON.stringify({ ...record, [EXTRA_COLUMN]: extra });
     } else {
       const whole = JSON.stringify(record);
       json = `${whole.slice(0, -1)}${whole.length > 2 ? ',' : ''}"${EXTRA_COLUMN}":${JSON.stringify(extra)}}`;

@@ -42,7 +42,7 @@ async function personalValues(outDir: string): Promise<string[]> {
        UNION SELECT DISTINCT first_name || ' ' || last_name FROM read_parquet($g, union_by_name = true) WHERE last_name IS NOT NULL`,
       { g: `${outDir}/lake/orders/**/*.parquet` },
     );
-    return r.getRowObjectsJS().map((x) => String(x.v));
+    return r.getRowObjectsJS().map((x) => x.v as string);
   });
 }
 

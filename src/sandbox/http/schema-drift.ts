@@ -23,7 +23,11 @@ export const taxAmountOf = (order: Rec): number => Math.round(Number(order.order
 export function schemaDriftData(operation: string, data: unknown, kinds: readonly SchemaDriftKind[]): void {
   if (!kinds.length) return;
   const on = new Set(kinds);
-  const records = Array.isArray(data) ? data : isRecord(data) && Array.isArray(data.credits) ? data.credits : [];
+  const records: unknown[] = Array.isArray(data)
+    ? data
+    : isRecord(data) && Array.isArray(data.credits)
+      ? (data.credits as unknown[])
+      : [];
   for (let i = 0; i < records.length; i++) {
     const r = records[i];
     if (!isRecord(r)) continue;

@@ -70,8 +70,10 @@ export async function schemaDriftScenario(o: ScenarioOptions): Promise<Row[]> {
 
 const glob = (out: string, stream: string) => join(out, 'lake', stream, '**', '*.parquet');
 
-async function one(sql: string, params: Record<string, string> = {}): Promise<Record<string, unknown>> {
-  return withLakeConnection(async (c) => (await c.runAndReadAll(sql, params)).getRowObjectsJS()[0]);
+/** The one row of a query of counts, as numbers. */
+async function one(sql: string, params: Record<string, string> = {}): Promise<Record<string, number>> {
+  const row = await withLakeConnection(async (c) => (await c.runAndReadAll(sql, params)).getRowObjectsJS()[0]);
+  return Object.fromEntries(Object.entries(row).map(([k, v]) => [k, Number(v)]));
 }
 
 async function checkExtras(out: string, [first, second, third]: string[]): Promise<string[]> {
@@ -83,7 +85,7 @@ async function checkExtras(out: string, [first, second, third]: string[]): Promi
       `SELECT DISTINCT typeof(_extra) AS t FROM read_parquet($g, union_by_name = false, filename = true)`,
       { g: glob(out, 'orders') },
     );
-    return r.getRowObjectsJS().map((x) => String(x.t));
+    return r.getRowObjectsJS().map((x) => x.t as string);
   });
   if (types.join() !== 'JSON') problems.push(`orders files type _extra as ${types.join(', ')}, not JSON`);
   const orders = await one(
@@ -98,14 +100,14 @@ async function checkExtras(out: string, [first, second, third]: string[]): Promi
      FROM ${scan}`,
     { g: glob(out, 'orders'), first, second, third },
   );
-  if (Number(orders.before) !== 0) problems.push(`${orders.before} orders of the first run carry extras`);
-  if (!Number(orders.second) || orders.number !== orders.second)
+  if (orders.before !== 0) problems.push(`${orders.before} orders of the first run carry extras`);
+  if (!orders.second || orders.number !== orders.second)
     problems.push(
       `of ${orders.second} orders of the second run, ${orders.number} hold tax_amount as a number in _extra`,
     );
-  if (!Number(orders.third) || orders.string !== orders.third)
+  if (!orders.third || orders.string !== orders.third)
     problems.push(`of ${orders.third} orders of the third run, ${orders.string} hold tax_amount as a string in _extra`);
-  if (Number(orders.excerpts)) problems.push(`${orders.excerpts} orders of the third run have an offer_excerpt`);
+  if (orders.excerpts) problems.push(`${orders.excerpts} orders of the third run have an offer_excerpt`);
   // the order history keeps each version's extras
   const versions = await one(
     `SELECT count(*) FILTER (WHERE _run_id <> $first AND NOT is_removed)::BIGINT AS n,
@@ -113,7 +115,7 @@ async function checkExtras(out: string, [first, second, third]: string[]): Promi
      FROM ${scan}`,
     { g: glob(out, 'order_versions'), first },
   );
-  if (!Number(versions.n) || versions.kept !== versions.n)
+  if (!versions.n || versions.kept !== versions.n)
     problems.push(`of ${versions.n} order versions seen after the first run, ${versions.kept} keep tax_amount`);
   // nested: inside a struct at its path; inside a list of structs, one entry per item
   const offers = await one(
@@ -123,9 +125,9 @@ async function checkExtras(out: string, [first, second, third]: string[]): Promi
      FROM ${scan}`,
     { g: glob(out, 'offers'), second, third },
   );
-  if (!Number(offers.n) || offers.nested !== offers.n)
+  if (!offers.n || offers.nested !== offers.n)
     problems.push(`of ${offers.n} offers of the second run, ${offers.nested} hold type.redeem_limit in _extra`);
-  if (Number(offers.codes)) problems.push(`${offers.codes} offers of the third run have a voucher code`);
+  if (offers.codes) problems.push(`${offers.codes} offers of the third run have a voucher code`);
   const credit = await one(
     `SELECT count(*) FILTER (WHERE _run_id <> $first AND len(credits) > 0)::BIGINT AS n,
             count(*) FILTER (WHERE _run_id <> $first AND len(credits) > 0 AND json_array_length(_extra->'credits') = len(credits)
@@ -212,12 +214,12 @@ async function checkPromotion(out: string, sandbox: Sandbox, [, second, third]: 
        FROM lake_orders GROUP BY ALL`,
       { second, third },
     );
-    return r.getRowObjectsJS();
+    return r.getRowObjectsJS().map((x) => ({ t: x.t as string, n: Number(x.n), typed: Number(x.typed) }));
   });
   const problems: string[] = [];
   if (got.length !== 1 || got[0].t !== 'DECIMAL(18,2)')
     problems.push(`promoted tax_amount reads as ${got.map((g) => g.t).join(', ')}`);
-  else if (!Number(got[0].n) || got[0].typed !== got[0].n)
+  else if (!got[0].n || got[0].typed !== got[0].n)
     problems.push(`promoted tax_amount: ${got[0].typed} of ${got[0].n} orders landed with it read its value`);
   if (sandbox.stats().calls !== calls) problems.push('promoting a field made API calls');
   return problems;

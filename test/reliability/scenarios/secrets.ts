@@ -229,6 +229,6 @@ async function personalValues(outDir: string): Promise<string[]> {
         { g: `${outDir}/lake/users/**/*.parquet` },
       )
       .catch(() => undefined);
-    return r ? r.getRowObjectsJS().map((x) => String(x.v)) : [];
+    return r ? r.getRowObjectsJS().map((x) => x.v as string) : [];
   });
 }
