@@ -3,7 +3,10 @@ import { afterEach, describe, expect, test } from 'vitest';
 import { alertExtract, alertStatus, ALERT_KINDS } from '../../src/alerts/index.js';
 import { loadConfig } from '../../src/config/index.js';
 import { extract, shiftDay } from '../../src/extract/index.js';
-import { withLakeConnection } from '../../src/lake/index.js';
+import { oweErasures, withLakeConnection } from '../../src/lake/index.js';
+import { closesPath } from '../../src/close/index.js';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { dirname } from 'node:path';
 import { clockFrom, setClock, type Clock } from '../../src/shared/clock.js';
 import { collectStatus, judge } from '../../src/status/index.js';
 import { runCli } from '../support/cli.js';
@@ -47,7 +50,7 @@ async function personalValues(outDir: string): Promise<string[]> {
 }
 
 describe('alerts', () => {
-  test('an extract that quarantines above the threshold and meets a new field posts its outcome, the quarantine and each stream’s schema change as JSON (kind, severity, one line, run id, figures), with no secret and no personal value; stale data alerts once a day, not once per run', async () => {
+  test('an extract that quarantines above the threshold and meets a new field posts its outcome, the quarantine and each stream’s schema change as JSON (kind, severity, one line, run id, figures), with no secret and no personal value; stale data alerts once a day, not once per run; a close record that does not verify and an erasure queue not drained are told', async () => {
     const hook = await receiver();
     const token = `CanaryHook${randomBytes(6).toString('hex')}`;
     await withSandbox({ seed: 5, today: TODAY }, (sandbox) =>
@@ -142,6 +145,26 @@ describe('alerts', () => {
         expect(again).toMatchObject({ o: { events: 1, sent: 0, repeated: 1 }, posted: [] });
         const nextDay = await stale(`${shiftDay(day, 2)}T01:00:00Z`);
         expect(nextDay.posted.map((b) => b.kind)).toEqual(['data_stale']);
+
+        // A close record changed outside perks, and a user still owed an erasure: both told, the path as <out>.
+        mkdirSync(dirname(closesPath(out)), { recursive: true });
+        writeFileSync(closesPath(out), 'not a close record\n');
+        await oweErasures(out, 11, [
+          { id: 7, group: 11, keys: ['0'.repeat(64)], observed_at: noon(day).toISOString() },
+        ]);
+        const more = await stale(`${shiftDay(day, 2)}T02:00:00Z`);
+        expect(more.posted.map((b) => [b.kind, b.severity, b.text])).toEqual([
+          [
+            'close_record',
+            'error',
+            'the close record does not verify: <out>/closes/closes.jsonl line 1 is not JSON; the record was changed outside perks: restore it from a backup (nothing was written)',
+          ],
+          [
+            'erasure_pending',
+            'error',
+            'the erasure queue is not drained: 1 user anonymised upstream still to be forgotten in group 11: run `perks forget --anonymised`',
+          ],
+        ]);
       }),
     );
   }, 120_000);
