@@ -9,8 +9,10 @@
  * - removedField: a declared field stops arriving: orders' `offer_excerpt`, and `voucher_code` inside offers' `type`
  * - nestedField:  an unknown field inside a declared object: offers' `type.redeem_limit` (a number), and
  *                 `reason` (a string) on each credit item
+ * - personalField: orders carry a personal value the project does not declare, `contact_phone` (the ordering
+ *                 user's phone, derived from the e-mail: contactPhoneOf), which `perks forget` must clear too
  */
-export const SCHEMA_DRIFT_KINDS = ['newField', 'typeChange', 'removedField', 'nestedField'] as const;
+export const SCHEMA_DRIFT_KINDS = ['newField', 'typeChange', 'removedField', 'nestedField', 'personalField'] as const;
 export type SchemaDriftKind = (typeof SCHEMA_DRIFT_KINDS)[number];
 
 type Rec = Record<string, unknown>;
@@ -18,6 +20,13 @@ const isRecord = (v: unknown): v is Rec => typeof v === 'object' && v !== null &
 
 /** The tax amount an order carries under `newField`: 20% of what was paid, to the cent. */
 export const taxAmountOf = (order: Rec): number => Math.round(Number(order.order_total_paid ?? 0) * 20) / 100;
+
+/** The phone an order carries under `personalField`: a fixed-length number derived from the e-mail. */
+export function contactPhoneOf(email: string): string {
+  let h = 0;
+  for (const ch of email.toLowerCase()) h = (h * 31 + ch.charCodeAt(0)) >>> 0;
+  return `+44 7700 ${String(h % 1_000_000).padStart(6, '0')}`;
+}
 
 /** Changes the records of `data` (a fresh wire object per response) as the kinds switched on say. */
 export function schemaDriftData(operation: string, data: unknown, kinds: readonly SchemaDriftKind[]): void {
@@ -42,6 +51,7 @@ function order(r: Rec, on: Set<SchemaDriftKind>): Rec {
   if (on.has('newField') || on.has('typeChange'))
     out.tax_amount = on.has('typeChange') ? taxAmountOf(r).toFixed(2) : taxAmountOf(r);
   if (on.has('removedField')) delete out.offer_excerpt;
+  if (on.has('personalField') && typeof r.email === 'string') out.contact_phone = contactPhoneOf(r.email);
   return out;
 }
 
