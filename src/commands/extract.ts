@@ -13,6 +13,8 @@ import {
 import { ConfigError } from '../shared/exit-codes.js';
 import { forgetAnonymised } from '../forget/index.js';
 import { compactLake } from '../compact/index.js';
+import { changeLine } from '../lake/index.js';
+import { alertExtract, alertOnThrow, alertSummaryLines } from '../alerts/index.js';
 import { handle } from './handle.js';
 import { configFromFlags, withApiOptions, type ApiFlags } from './options.js';
 
@@ -110,31 +112,33 @@ export const extractCommand: CommandModule<object, ExtractFlags> = {
       const shard = parseShard(argv.shard);
       const warning = argv.plan ? undefined : unsharedLimitWarning(shard, config.redisUrl);
       if (warning) process.stderr.write(`perks: ${warning}\n`); // even --quiet: it is not progress
-      const result = await extract(config, {
-        streams: parseStreams(argv.streams),
-        startDate,
-        endDate,
-        fullRefresh: argv['full-refresh'],
-        budgetMinutes: budget,
-        planOnly: argv.plan,
-        shard,
-        shardWaitMinutes: wait,
-        // --groups on the command line makes this worker one slice of the organisation (work-lock.ts).
-        groupSlice: argv.groups !== undefined,
-        emit: progressReporter(process.stderr, argv.quiet),
-        // Users anonymised upstream leave the older snapshots and windows of the lake too, under this
-        // run's lock, whatever else failed. A shard or group slice clears its own groups' lake files;
-        // quarantine and the erasure queue's bookkeeping wait for a whole run (perks run, perks extract
-        // or perks forget --anonymised), since other workers may be writing them.
-        afterLanding: async (r) => {
-          const sliced = shard !== undefined || argv.groups !== undefined;
-          if (sliced && !r.streams.some((s) => s.name === 'users')) return; // shards 2..N land no users
-          await forgetAnonymised(config.output, {
-            lock: false,
-            groups: sliced ? r.groups.map((g) => g.id) : undefined,
-          });
-        },
-      });
+      const result = await alertOnThrow(config, 'perks extract', () =>
+        extract(config, {
+          streams: parseStreams(argv.streams),
+          startDate,
+          endDate,
+          fullRefresh: argv['full-refresh'],
+          budgetMinutes: budget,
+          planOnly: argv.plan,
+          shard,
+          shardWaitMinutes: wait,
+          // --groups on the command line makes this worker one slice of the organisation (work-lock.ts).
+          groupSlice: argv.groups !== undefined,
+          emit: progressReporter(process.stderr, argv.quiet),
+          // Users anonymised upstream leave the older snapshots and windows of the lake too, under this
+          // run's lock, whatever else failed. A shard or group slice clears its own groups' lake files;
+          // quarantine and the erasure queue's bookkeeping wait for a whole run (perks run, perks extract
+          // or perks forget --anonymised), since other workers may be writing them.
+          afterLanding: async (r) => {
+            const sliced = shard !== undefined || argv.groups !== undefined;
+            if (sliced && !r.streams.some((s) => s.name === 'users')) return; // shards 2..N land no users
+            await forgetAnonymised(config.output, {
+              lock: false,
+              groups: sliced ? r.groups.map((g) => g.id) : undefined,
+            });
+          },
+        }),
+      );
       if (result.plan) {
         process.stdout.write(formatPlan(result.plan, Number(config.rateLimit)));
         return result.exitCode;
@@ -143,6 +147,7 @@ export const extractCommand: CommandModule<object, ExtractFlags> = {
       // The failure also reaches stderr, so a --quiet run in a scheduler still says what went wrong.
       for (const s of result.streams) if (s.status === 'error') process.stderr.write(`perks: ${s.name}: ${s.error}\n`);
       if (result.quarantine?.message) process.stderr.write(`perks: ${result.quarantine.message}\n`);
+      for (const line of alertSummaryLines(await alertExtract(config, result))) process.stdout.write(`  ${line}\n`);
       // Closed months become one file per group and month (src/compact), after the forget step. A shard or
       // group slice leaves it to the final step (perks run, or perks compact): it takes the whole output directory.
       if (result.status !== 'error' && argv.shard === undefined && argv.groups === undefined)
@@ -150,6 +155,9 @@ export const extractCommand: CommandModule<object, ExtractFlags> = {
       return result.exitCode;
     }),
 };
+
+/** Schema changes named one per line in a summary, at most. */
+const SCHEMA_LINES = 10;
 
 export function formatExtractSummary(r: ExtractResult & { manifest?: string }): string {
   const lines = [`run ${r.runId}: ${r.status}${r.shard ? ` (shard ${r.shard})` : ''}`];
@@ -161,6 +169,10 @@ export function formatExtractSummary(r: ExtractResult & { manifest?: string }): 
       for (const n of g.notes) lines.push(`    ${g.group === undefined ? '' : `group ${g.group}: `}${n}`);
   }
   if (r.quarantine?.message) lines.push(`  ${r.quarantine.message}`);
+  const changes = r.schemaChanges ?? [];
+  for (const c of changes.slice(0, SCHEMA_LINES)) lines.push(`  schema: ${changeLine(c)}`);
+  if (changes.length > SCHEMA_LINES)
+    lines.push(`  schema: ${changes.length - SCHEMA_LINES} more changes (perks status, or the run manifest)`);
   const a = r.api;
   lines.push(
     `  api: ${a.calls} calls, ${a.retries} retries, ${a.throttled} throttled (429), ${a.tokenRequests} token requests, ${a.callsPerMinute} calls/min (utilisation ${r.limiterUtilisation})`,

@@ -1,5 +1,6 @@
 /** Every CLI command, one module each. */
 import type { CommandModule } from 'yargs';
+import { alertCommand } from './alert.js';
 import { buildCommand } from './build.js';
 import { closeCommand, closesCommand, reopenCommand } from './close.js';
 import { checkCommand } from './check.js';
@@ -34,4 +35,5 @@ export const commands: CommandModule<any, any>[] = [
   closeCommand,
   reopenCommand,
   closesCommand,
+  alertCommand,
 ];

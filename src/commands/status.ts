@@ -13,12 +13,14 @@ import {
   statusText,
 } from '../status/index.js';
 import { handle } from './handle.js';
+import { alertsConfigured, alertStatus, alertSummaryLines } from '../alerts/index.js';
 
 interface StatusFlags {
   output?: string;
   format?: string;
   'warn-after'?: string;
   'error-after'?: string;
+  alert?: boolean;
 }
 
 export const WARN_ENV = 'PERKS_WARN_AFTER';
@@ -69,7 +71,13 @@ export const statusCommand: CommandModule<object, StatusFlags> = {
         type: 'string',
         describe: `exit 1 when older, or never extracted (${ERROR_ENV}, default ${DEFAULT_ERROR_AFTER})`,
       })
+      .option('alert', {
+        type: 'boolean',
+        describe:
+          'post what needs a person (stale data, write-back backlog, close record, erasure queue) to PERKS_ALERT_WEBHOOK, once a day per condition',
+      })
       .example('$0 status --warn-after 26h --error-after 50h', 'fail a scheduler step when the data is stale')
+      .example('$0 status --alert', 'hourly from another scheduler: hear of a refresh that stopped running')
       .example('$0 status --format json', 'for a monitor') as never,
   handler: (argv) =>
     handle(async () => {
@@ -77,6 +85,10 @@ export const statusCommand: CommandModule<object, StatusFlags> = {
         throw new ConfigError(`--format=${JSON.stringify(argv.format)} is invalid: expected text or json`);
       const options = freshnessOptions({ warnAfter: argv['warn-after'], errorAfter: argv['error-after'] });
       const config = loadConfig(process.env, { output: argv.output });
+      if (argv.alert && !alertsConfigured(config))
+        throw new ConfigError(
+          '--alert: PERKS_ALERT_WEBHOOK is not set: set it to the webhook URL(s) to post to, or drop --alert',
+        );
       // the output directory as given (./output), not the machine's absolute path: the status is shared
       const report = await collectStatus(config.output, config, now());
       const freshness = judge(report, options);
@@ -84,6 +96,10 @@ export const statusCommand: CommandModule<object, StatusFlags> = {
         argv.format === 'json' ? statusJson(report, freshness, options) : statusText(report, freshness, options),
       );
       if (freshness.message) process.stderr.write(`perks: ${freshness.message}\n`);
+      // alerts are a side effect: the exit code stays the freshness verdict
+      if (argv.alert)
+        for (const line of alertSummaryLines(await alertStatus(config, report, freshness)))
+          process.stderr.write(`perks: ${line}\n`);
       return freshness.exitCode;
     }),
 };

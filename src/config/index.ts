@@ -133,6 +133,26 @@ export const ConfigSchema = z.object({
     .regex(/^\d+$/, 'expected a whole number of rows, 0 or more')
     .transform(Number)
     .optional(),
+  /**
+   * Webhook URLs for alerts, separated by commas or blanks. Kept as given: src/alerts checks each one, since
+   * a malformed URL must not stop the data refresh (it is named in the summary instead). Never printed.
+   */
+  alertWebhook: z.string().optional(),
+  /** The body alerts are posted as: json, or slack (`{"text": …}`); unset, slack for hooks.slack.com, else json. */
+  alertFormat: z.enum(['json', 'slack'], { error: 'expected json or slack' }).optional(),
+  /** Seconds one alert post may take before it is given up (it is tried 3 times). */
+  alertTimeout: z.coerce
+    .number({ error: 'expected a number of seconds above 0, at most 60' })
+    .positive('expected a number of seconds above 0, at most 60')
+    .max(60, 'expected a number of seconds above 0, at most 60')
+    .default(5),
+  /** Write-back rows rejected or pending above which an alert is sent. */
+  alertBacklog: z
+    .string()
+    .trim()
+    .regex(/^\d+$/, 'expected a whole number of rows, 0 or more (default 0)')
+    .transform(Number)
+    .default(0),
 });
 export type Config = z.infer<typeof ConfigSchema>;
 export type ConfigInput = z.input<typeof ConfigSchema>;
@@ -155,6 +175,10 @@ export const ENV_NAMES: Record<keyof Config, string> = {
   writebackLimit: 'PERKS_WRITEBACK_LIMIT',
   refreshDays: 'PERKS_REFRESH_DAYS',
   quarantineThreshold: 'PERKS_QUARANTINE_THRESHOLD',
+  alertWebhook: 'PERKS_ALERT_WEBHOOK',
+  alertFormat: 'PERKS_ALERT_FORMAT',
+  alertTimeout: 'PERKS_ALERT_TIMEOUT',
+  alertBacklog: 'PERKS_ALERT_BACKLOG',
 };
 
 /** Reads the environment, applies flag overrides (undefined flags do not override), validates. */
@@ -178,7 +202,7 @@ export function loadConfig(
     const issue = parsed.error.issues[0];
     const key = String(issue.path[0]) as keyof Config;
     const shown =
-      key === 'clientSecret'
+      key === 'clientSecret' || key === 'alertWebhook'
         ? '(hidden)'
         : key === 'redisUrl' || key === 'baseUrl'
           ? JSON.stringify(withoutCredentials(String(raw[key])))

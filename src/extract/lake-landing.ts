@@ -8,7 +8,10 @@ import {
   partitionDir,
   placeDay,
   quarantineRecord,
+  EXTRA_COLUMN,
   type Column,
+  addFieldsSeen,
+  type StreamSeen,
 } from '../lake/index.js';
 import type { StreamDefinition } from './define.js';
 import type { Landing } from './landing.js';
@@ -17,18 +20,26 @@ export function lakeLanding(
   outDir: string,
   runId: string,
   extractedAt: Date,
-): Landing & { unknownFields: Map<string, Record<string, number>> } {
+): Landing & { unknownFields: Map<string, Record<string, number>>; seen: Map<string, StreamSeen> } {
   const columns = new Map<string, Column[]>();
   const unknownFields = new Map<string, Record<string, number>>();
+  const seen = new Map<string, StreamSeen>();
   const madeDirs = new Set<string>();
   const legacy = new Map<string, boolean>();
   const columnsOf = (def: StreamDefinition) => {
     let c = columns.get(def.name);
-    if (!c) columns.set(def.name, (c = lakeColumns(def.record, def.columns)));
+    // Every stream lands what its records carry beyond the declaration in one JSON column (projector.ts).
+    if (!c) columns.set(def.name, (c = lakeColumns(def.record, { ...def.columns, [EXTRA_COLUMN]: 'JSON' })));
     return c;
+  };
+  const streamSeen = (name: string) => {
+    let s = seen.get(name);
+    if (!s) seen.set(name, (s = { records: 0, fields: {} }));
+    return s;
   };
   return {
     unknownFields,
+    seen,
     async open(def, partition, mode) {
       // Month-layout streams land a day in its month folder, unless the lake still has the legacy layout.
       if (!legacy.has(def.name)) legacy.set(def.name, hasLegacyLayout(outDir, def.name));
@@ -65,9 +76,10 @@ export function lakeLanding(
         abort: () => writer.abort(),
         async commit() {
           const result = await (turn ? inTurn(turn, () => writer.commit()) : writer.commit());
-          const seen = unknownFields.get(def.name) ?? {};
-          for (const [field, n] of Object.entries(result.unknownFields)) seen[field] = (seen[field] ?? 0) + n;
-          unknownFields.set(def.name, seen);
+          const unknown = unknownFields.get(def.name) ?? {};
+          for (const [field, n] of Object.entries(result.unknownFields)) unknown[field] = (unknown[field] ?? 0) + n;
+          unknownFields.set(def.name, unknown);
+          addFieldsSeen(streamSeen(def.name), result.rows, result.fields, Object.keys(def.columns));
           return result;
         },
       };

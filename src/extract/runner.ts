@@ -27,6 +27,7 @@ import { awaitHandoff, writeHandoff } from './handoff.js';
 import { landsSharedStreams, shardLabel } from './shard.js';
 import { landedElsewhere, perUserBudgets } from './worker-share.js';
 import { now as clockNow } from '../shared/clock.js';
+import type { SchemaChange } from '../lake/index.js';
 
 export interface ExtractDeps {
   client: PerksClient;
@@ -57,6 +58,8 @@ export interface ExtractResult {
   plan?: Plan;
   /** `--shard K/N`: this worker's share of the per-user work. */
   shard?: string;
+  /** Fields new, arriving as another type, or absent against the lake's schema history (set once landed). */
+  schemaChanges?: SchemaChange[];
 }
 
 function emptyResult(ctx: RunContext, started: number): ExtractResult {

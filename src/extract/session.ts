@@ -8,7 +8,12 @@ import type { Config } from '../config/index.js';
 import {
   cleanTemporaryFiles,
   finishSwitch,
+  foldRun,
   lockPath,
+  readSchemaHistory,
+  runChanges,
+  writeSchemaHistory,
+  type RunSeen,
   runsRoot,
   StateStore as LakeStateStore,
   tightenLake,
@@ -59,8 +64,19 @@ export async function extract(
     if (result.plan) return { ...result, manifest: '' };
     await options.afterLanding?.(result);
     const manifest = `${runsRoot(outDir)}/${runId}.json`;
-    await writeJsonAtomic(manifest, { ...result, unknownFields: Object.fromEntries(landing.unknownFields) });
-    return { ...result, manifest };
+    // What the records carried (the schema history's input), and what changed against the history before.
+    const seen: RunSeen = { runId, at: startedAt.toISOString(), streams: Object.fromEntries(landing.seen) };
+    const before = await readSchemaHistory(outDir);
+    const schemaChanges = runChanges(before, seen);
+    await writeJsonAtomic(manifest, {
+      ...result,
+      schemaChanges,
+      unknownFields: Object.fromEntries(landing.unknownFields),
+      schema: { streams: seen.streams },
+    });
+    // After the manifest: a run killed in between is folded from its manifest by the next reader.
+    await writeSchemaHistory(outDir, foldRun(before, seen));
+    return { ...result, manifest, schemaChanges };
   } finally {
     if (!options.client) await client.close();
     await lock?.release();

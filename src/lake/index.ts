@@ -3,6 +3,21 @@
  * (state, run manifests, quarantine, the output directory's lock and startup hygiene).
  */
 export { lakeColumns, sqlType, type Column, type LakeType } from './columns.js';
+export { EXTRA_COLUMN, JSON_TYPES, type FieldSeen, type FieldsSeen, type JsonType } from './projector.js';
+export {
+  addFieldsSeen,
+  foldRun,
+  readSchemaHistory,
+  writeSchemaHistory,
+  schemaHistoryPath,
+  SchemaHistory,
+  type FieldHistory,
+  type Mark,
+  type RunSeen,
+  type StreamHistory,
+  type StreamSeen,
+} from './schema-history.js';
+export { changeLine, recentChanges, runChanges, undeclaredFields, type SchemaChange } from './schema-changes.js';
 export {
   openPartitionWrite,
   type PartitionWriter,

@@ -32,7 +32,7 @@ import { successorOf, versionedName, versionsOf } from './file-names.js';
 import { switchFiles } from './journal.js';
 import { ensureLakeDir, LAKE_FILE_MODE } from './modes.js';
 import { literalPath, partitionDir, safeSegment, tempPathFor } from './paths.js';
-import { RecordProjector } from './projector.js';
+import { RecordProjector, type FieldsSeen } from './projector.js';
 import { crashIfPending, crashPoint, crashWhenExists } from '../shared/crash-points.js';
 
 export interface PartitionWriteOptions {
@@ -70,8 +70,10 @@ export interface CommitResult {
   bytes: number;
   /** The committed file. */
   path: string;
-  /** Keys the records carried that are not columns (path → records carrying it): dropped, reported. */
+  /** Keys the records carried that are not columns (path → records carrying it): kept in `_extra` when it is a column. */
   unknownFields: Record<string, number>;
+  /** Every field path the records carried, declared or not, with its JSON types (the schema history's input). */
+  fields: FieldsSeen;
 }
 
 export interface PartitionWriter {
@@ -188,6 +190,7 @@ class SpillingPartitionWriter implements PartitionWriter {
         bytes: size,
         path: target,
         unknownFields: Object.fromEntries(this.projector.unknownFields),
+        fields: this.projector.fieldsSeen(),
       };
     } finally {
       if (this.claimed) claimedNames.delete(this.claimed);

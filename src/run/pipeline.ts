@@ -16,6 +16,7 @@ import { closeSummary, lastClosedMonth, ReportInputError, writeRevenueReport } f
 import { ExitCode } from '../shared/exit-codes.js';
 import { redact } from '../shared/redact.js';
 import { now } from '../shared/clock.js';
+import type { AlertOutcome } from '../alerts/index.js';
 
 export interface StepResult {
   name: 'extract' | 'forget' | 'compact' | 'build' | 'writeback' | 'report';
@@ -32,6 +33,8 @@ export interface RunSummary {
   build?: BuildResult;
   files: { warehouse: string; marts: string; reports: string[] };
   exitCode: number;
+  /** What was posted to the alert webhooks (set by `perks run` after the run; never changes exitCode). */
+  alerts?: AlertOutcome;
 }
 
 /** The calendar month before `now` (UTC), YYYY-MM: the report's month when no month is closed yet. */

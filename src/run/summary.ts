@@ -2,6 +2,7 @@
 import { appendFileSync, existsSync } from 'node:fs';
 import { formatExtractSummary } from '../commands/extract.js';
 import type { RunSummary } from './pipeline.js';
+import { alertSummaryLines } from '../alerts/index.js';
 
 /** Rows of each mart the build exported (its Parquet file under <out>/marts/). */
 export function martRows(s: RunSummary): { mart: string; rows: number }[] {
@@ -29,6 +30,7 @@ export function formatRunSummary(s: RunSummary): string {
     ...s.files.reports.filter((r) => existsSync(r)).map((r) => `  report     ${r}`),
   ];
   lines.push(...(files.length ? ['files:', ...files] : ['files: none written']));
+  lines.push(...alertSummaryLines(s.alerts));
   lines.push(`exit code ${s.exitCode}`);
   return `${lines.join('\n')}\n`;
 }
@@ -53,6 +55,7 @@ export function markdownSummary(s: RunSummary): string {
     ...streams,
     '',
     ...(marts.length ? ['| mart | rows |', '|---|---|', ...marts, ''] : []),
+    ...alertSummaryLines(s.alerts).map((l) => `${l}  `),
     `Exit code ${s.exitCode}.`,
     '',
   ].join('\n');

@@ -2,6 +2,7 @@
 import { z } from 'zod';
 import { DEFAULT_CREDIT_PATH } from '../resources/credit.js';
 import { TOKEN_RATE_LIMIT_PER_MINUTE } from './choices.js';
+import { SCHEMA_DRIFT_KINDS, type SchemaDriftKind } from './http/schema-drift.js';
 
 /** A YYYY-MM-DD that names a real day (Date.parse alone rolls 2026-02-30 over to March). */
 export function isCalendarDate(d: string): boolean {
@@ -43,6 +44,8 @@ export interface Faults {
   retryAfter: number;
   /** Fraction of listed records that drift: a wrong type, an unknown field, numbers as strings, nulls left out (http/drift.ts). */
   driftRate: number;
+  /** Schema changes switched on: fields appearing, changing type, disappearing, nested (http/schema-drift.ts). */
+  schemaDrift: SchemaDriftKind[];
 }
 
 export const NO_FAULTS: Faults = {
@@ -53,6 +56,7 @@ export const NO_FAULTS: Faults = {
   revokeTokenEvery: 0,
   retryAfter: 0,
   driftRate: 0,
+  schemaDrift: [],
 };
 
 const rate = z.number().min(0).max(1);
@@ -65,6 +69,7 @@ export const FaultsSchema = z
     revokeTokenEvery: z.int().min(0),
     retryAfter: z.int().min(0),
     driftRate: rate,
+    schemaDrift: z.array(z.enum(SCHEMA_DRIFT_KINDS)),
   })
   .partial()
   .strict();

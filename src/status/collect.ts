@@ -7,7 +7,15 @@ import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Config } from '../config/index.js';
-import { readRunManifests, withLakeConnection, type RunManifest } from '../lake/index.js';
+import {
+  readRunManifests,
+  readSchemaHistory,
+  recentChanges,
+  undeclaredFields,
+  withLakeConnection,
+  type RunManifest,
+  type SchemaChange,
+} from '../lake/index.js';
 import { closesInForce, readCloses } from '../close/index.js';
 import { closureOf, parseMonth, readOrdersState, type MonthStatus } from '../report/index.js';
 import { runWriteback } from '../writeback/index.js';
@@ -76,6 +84,24 @@ export interface StatusReport {
   months: MonthsStatus[];
   /** null: no build has been recorded (`<out>/state/build.json`). */
   marts: MartsStatus | null;
+  schema: SchemaStatus;
+}
+
+/** What the lake's schema history says (src/lake/schema-history.ts). */
+export interface SchemaStatus {
+  /** New fields and type changes of the last SCHEMA_DAYS days, and declared fields absent now. */
+  changes: SchemaChange[];
+  /** Undeclared fields the latest run of their stream carried (kept in `_extra`). */
+  undeclared: { stream: string; field: string; types: string[] }[];
+}
+
+/** How far back status names new fields and type changes. */
+export const SCHEMA_DAYS = 30;
+
+async function schemaStatus(outDir: string, at: Date): Promise<SchemaStatus> {
+  const history = await readSchemaHistory(outDir);
+  const from = new Date(at.getTime() - SCHEMA_DAYS * 86_400_000).toISOString().slice(0, 10);
+  return { changes: recentChanges(history, from), undeclared: undeclaredFields(history) };
 }
 
 type Outcome = 'success' | 'error' | 'skipped';
@@ -254,5 +280,6 @@ export async function collectStatus(outDir: string, config: Config, at: Date): P
     writeback: await writebackBacklog(outDir, config),
     marts: await martsStatus(outDir, manifests, at),
     months: await signedOffMonths(outDir).then((signed) => Promise.all(groups.map((g) => monthsOf(outDir, g, signed)))),
+    schema: await schemaStatus(outDir, at),
   };
 }

@@ -171,6 +171,56 @@ describe('a partition write', () => {
     });
   });
 
+  test('with an _extra column, every undeclared key lands in it as JSON at its path (inside structs and lists too), and the fields seen are counted with their JSON types', async () => {
+    const out = await tempOut();
+    const offer = (id: number, more: object) =>
+      OfferListItem.parse({ id, title: `Offer ${id}`, collections: [{ id: 1 }, { id: 2 }], type: { id: 3 }, ...more });
+    const writer = await openPartitionWrite({
+      outDir: out,
+      stream: 'offers',
+      partition: { _snapshot_date: '2026-11-02' },
+      columns: lakeColumns(OfferListItem, { _extra: 'JSON' }),
+      runId: 'r',
+      extractedAt,
+    });
+    await writer.append([
+      offer(1, {
+        tax: 1.5,
+        _extra: 'a key of that name',
+        type: { id: 3, novel: { deep: [1, 2] } },
+        collections: [{ id: 1 }, { id: 2, colour: 'red' }],
+      }),
+      offer(2, { tax: '1.50' }),
+      offer(3, {}),
+    ]);
+    const result = await writer.commit();
+    expect(result.unknownFields).toEqual({ tax: 2, _extra: 1, 'type.novel': 1, 'collections[].colour': 1 });
+    expect(result.fields.tax).toEqual({ declared: false, count: 2, types: { number: 1, string: 1 } });
+    expect(result.fields.title).toEqual({ declared: true, count: 3, types: { string: 3 } });
+    expect(result.fields['type.id']).toEqual({ declared: true, count: 3, types: { number: 3 } });
+    expect(result.fields['collections[]']).toEqual({ declared: true, count: 6, types: { object: 6 } });
+    const { rows } = await readStream(out, 'offers', 'id');
+    const typed = await withLakeConnection(async (c) =>
+      (
+        await c.runAndReadAll('SELECT DISTINCT typeof(_extra) AS t FROM read_parquet($g)', {
+          g: join(out, 'lake', 'offers', '**', '*.parquet'),
+        })
+      ).getRowObjectsJS(),
+    );
+    expect(typed).toEqual([{ t: 'JSON' }]);
+    expect(rows.map((r) => (r._extra === null ? null : JSON.parse(String(r._extra))))).toEqual([
+      {
+        tax: 1.5,
+        _extra: 'a key of that name',
+        type: { novel: { deep: [1, 2] } },
+        collections: [null, { colour: 'red' }],
+      },
+      { tax: '1.50' },
+      null,
+    ]);
+    expect(rows[0]).toMatchObject({ title: 'Offer 1', type: { id: '3' } });
+  });
+
   test('awkward text lands: quotes, newlines, NUL, emoji, a literal \\ud800; a cut emoji becomes U+FFFD', async () => {
     const out = await tempOut();
     const names = ['say "hi"\nnext line', 'nul \u0000 char', 'emoji 😀', 'literal \\ud800 text', 'cut \ud83d emoji'];

@@ -7,6 +7,7 @@ import { NO_FAULTS, FaultsSchema, type Faults } from '../options.js';
 import { ApiError, HungRequest } from '../errors.js';
 import { createRng, type Rng } from '../prng.js';
 import { driftData, emptyDriftCounts, type DriftCounts } from './drift.js';
+import { schemaDriftData } from './schema-drift.js';
 import { JsonList, type Json } from './written-json.js';
 
 export interface FaultCounts {
@@ -63,11 +64,12 @@ export class FaultInjector {
     }
   }
 
-  /** A listing's data with some records drifted (driftRate); records written as JSON text become objects first. */
+  /** A listing's data with some records drifted (driftRate, schemaDrift); records written as JSON text become objects first. */
   drift(operation: string, data: unknown): unknown {
-    if (this.current.driftRate <= 0) return data;
+    if (this.current.driftRate <= 0 && !this.current.schemaDrift.length) return data;
     const records = data instanceof JsonList ? data.values() : data;
     driftData(this.seed, operation, records, this.current.driftRate, this.counts.drift);
+    schemaDriftData(operation, records, this.current.schemaDrift);
     return records;
   }
 

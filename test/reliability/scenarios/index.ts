@@ -17,6 +17,7 @@ import { readersScenario } from './readers.js';
 import { rightTwiceScenario } from './right-twice.js';
 import { sandboxScenario } from './sandbox-choices.js';
 import { scheduleScenario } from './schedule.js';
+import { schemaDriftScenario } from './schema-drift.js';
 import { secretsScenario } from './secrets.js';
 import { windowsScenario } from './windows.js';
 
@@ -38,6 +39,7 @@ export const SCENARIOS: Record<string, Scenario> = {
   ],
   'lower-limit': (o) => faultStorms({ ...o, storms: ['lowerLimit'], days: o.long ? 60 : 30 }),
   drift: (o) => driftScenario({ ...o, rates: o.long ? [0.02, 0.1, 0.3] : [0.05, 0.2] }),
+  'schema-drift': (o) => schemaDriftScenario(o),
   'bad-input': (o) => badInputScenario(o),
   concurrency: (o) => lockScenario(o),
   'shared-limit': (o) => sharedLimiterScenario({ ...o, limit: o.long ? 120 : 60, days: o.long ? 30 : 8 }),
