@@ -54,7 +54,9 @@ async function plainScans(outDir: string): Promise<{ sum: number; orders: number
   let lake = 0;
   for (const stream of readdirSync(join(outDir, 'lake')).filter((s) => !s.startsWith('_') && !s.startsWith('.'))) {
     const described = await c.runAndReadAll(`DESCRIBE SELECT * FROM ${source(stream)}`);
-    const columns = described.getRowObjectsJson().map((r) => `min(${quotedIdentifier(String(r.column_name))})`);
+    const columns = (described.getRowObjectsJson() as { column_name: string }[]).map(
+      (r) => `min(${quotedIdentifier(r.column_name)})`,
+    );
     lake += await time(`SELECT count(*), ${columns.join(', ')} FROM ${source(stream)}`);
   }
   c.closeSync();

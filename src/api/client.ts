@@ -353,7 +353,7 @@ export class PerksClient {
   private buildPath(name: OperationName, params?: PathParams): string {
     const template = name === 'userCredit' ? this.opts.creditPath : operations[name].path;
     return template.replace(/\{(identifier_value|identifier|id)\}/g, (_, key: string) => {
-      const value = (params as Record<string, unknown> | undefined)?.[key];
+      const value = (params as Record<string, string | number> | undefined)?.[key];
       if (value === undefined || value === '') throw new ApiError('client', name, `path parameter ${key} is missing`);
       return encodeURIComponent(String(value));
     });
@@ -409,7 +409,7 @@ function itemsOf(name: ListName, data: unknown): { raw: unknown[]; item: z.ZodTy
 function toRecordError(operation: string, error: z.ZodError, record: unknown): RecordParseError {
   const issue = error.issues[0];
   let value: unknown = record;
-  for (const key of issue.path) value = (value as Record<PropertyKey, unknown> | undefined)?.[key as PropertyKey];
+  for (const key of issue.path) value = (value as Record<PropertyKey, unknown> | undefined)?.[key];
   return new RecordParseError(operation, issue.path.join('.'), value, issue.message, record);
 }
 

@@ -58,13 +58,13 @@ export async function rereadMonth(
         FROM now LEFT JOIN before USING (g, order_id) ORDER BY now.g, now.order_id LIMIT ${REREAD_LINES}`,
         params,
       );
-      const lines = named
-        .getRowObjectsJS()
-        .map((x) =>
-          x.before_s === null && x.before_m === null
-            ? `group ${x.g} order ${x.order_id}: new (${x.s}, ${x.m})`
-            : `group ${x.g} order ${x.order_id}: ${x.before_s} → ${x.s} (group revenue ${x.before_m} → ${x.m})`,
-        );
+      const rows = named.getRowObjectsJson() as (Record<'g' | 'order_id' | 's' | 'm', string> &
+        Record<'before_s' | 'before_m', string | null>)[];
+      const lines = rows.map((x) =>
+        x.before_s === null && x.before_m === null
+          ? `group ${x.g} order ${x.order_id}: new (${x.s}, ${x.m})`
+          : `group ${x.g} order ${x.order_id}: ${x.before_s} → ${x.s} (group revenue ${x.before_m} → ${x.m})`,
+      );
       return { changed: Number(r.getRowObjectsJS()[0].n), lines };
     } catch (err) {
       if (/No files found/i.test((err as Error).message)) return { changed: 0, lines: [] };

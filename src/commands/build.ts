@@ -48,7 +48,7 @@ export const buildCommand: CommandModule<object, BuildFlags> = {
       .example(
         '$0 build --as-of 2026-03-31 --dormant-days 120',
         'engagement as of a past day, with a longer dormant window',
-      ) as never,
+      ),
   handler: (argv) =>
     handle(async () => {
       const config = loadConfig(process.env, { output: argv.output });

@@ -68,7 +68,7 @@ export const closeCommand: CommandModule<object, CloseFlags> = {
       .example(
         '$0 close --month 2026-10 --group 11 --by "A. Controller" --note "board pack"',
         'sign October off for group 11',
-      ) as never,
+      ),
   handler: (argv) =>
     handle(async () => {
       const config = loadConfig(process.env, { output: argv.output });
@@ -144,7 +144,7 @@ export const reopenCommand: CommandModule<object, ReopenFlags> = {
         alias: 'o',
         type: 'string',
         describe: 'output directory (PERKS_OUTPUT, default ./output)',
-      }) as never,
+      }),
   handler: (argv) =>
     handle(async () => {
       const config = loadConfig(process.env, { output: argv.output });
@@ -167,7 +167,7 @@ export const closesCommand: CommandModule<object, { output?: string; format: str
       alias: 'o',
       type: 'string',
       describe: 'output directory (PERKS_OUTPUT, default ./output)',
-    }) as never,
+    }),
   handler: (argv) =>
     handle(async () => {
       const config = loadConfig(process.env, { output: argv.output });

@@ -15,7 +15,7 @@ export const compactCommand: CommandModule<object, CompactFlags> = {
   builder: (y) =>
     y
       .option('output', { alias: 'o', type: 'string', describe: 'output directory (PERKS_OUTPUT, default ./output)' })
-      .example('$0 compact', 'months older than PERKS_LOOKBACK_DAYS (default 7) become one file each') as never,
+      .example('$0 compact', 'months older than PERKS_LOOKBACK_DAYS (default 7) become one file each'),
   handler: (argv) =>
     handle(async () => {
       const config = loadConfig(process.env, { output: argv.output });

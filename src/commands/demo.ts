@@ -19,7 +19,7 @@ export const demoCommand: CommandModule<object, { output?: string; scale?: strin
     y
       .option('output', { alias: 'o', type: 'string', describe: 'output directory (default ./output)' })
       .option('scale', { type: 'string', choices: ['tiny', 'small'], default: 'small', describe: 'sandbox data size' })
-      .option('quiet', { type: 'boolean' }) as never,
+      .option('quiet', { type: 'boolean' }),
   handler: (argv) =>
     handle(async () => {
       const sandbox = await startSandbox({ port: 0, scale: argv.scale as 'tiny' | 'small', rateLimit: DEMO_RATE });

@@ -91,7 +91,7 @@ export const extractCommand: CommandModule<object, ExtractFlags> = {
       .example('$0 extract --streams orders', 'orders (and the groups they need)')
       .example('$0 extract --start-date 2026-01-01 --end-date 2026-02-01 --streams orders', 'backfill January')
       .example('$0 extract --shard 2/4', 'one of four workers sharing one output directory (and PERKS_REDIS_URL)')
-      .example('$0 extract --groups 11,12', 'a worker for groups 11 and 12 only') as never,
+      .example('$0 extract --groups 11,12', 'a worker for groups 11 and 12 only'),
   handler: (argv) =>
     handle(async () => {
       const config = configFromFlags(argv, {

@@ -35,7 +35,7 @@ export const forgetCommand: CommandModule<object, ForgetFlags> = {
       })
       .option('output', { alias: 'o', type: 'string', describe: 'output directory (PERKS_OUTPUT, default ./output)' })
       .example('$0 forget --user 4711', "one user's personal data")
-      .example('$0 forget --anonymised', 'everyone anonymised upstream since the data was landed') as never,
+      .example('$0 forget --anonymised', 'everyone anonymised upstream since the data was landed'),
   handler: (argv) =>
     handle(async () => {
       const config = loadConfig(process.env, { output: argv.output });

@@ -16,7 +16,8 @@ import { statusCommand } from './status.js';
 import { writebackCommand } from './writeback.js';
 import { usersCommand } from './users.js';
 
-export const commands: CommandModule<any, any>[] = [
+/** Each command declares and checks its own flags; the list, which yargs cannot type, erases them. */
+export const commands = [
   checkCommand,
   extractCommand,
   runCommand,
@@ -34,4 +35,4 @@ export const commands: CommandModule<any, any>[] = [
   closeCommand,
   reopenCommand,
   closesCommand,
-];
+] as unknown as CommandModule[];

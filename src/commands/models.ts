@@ -18,7 +18,7 @@ export const modelsCommand: CommandModule<object, ModelsFlags> = {
     y
       .option('output', { alias: 'o', type: 'string', describe: 'output directory (PERKS_OUTPUT, default ./output)' })
       .option('format', { alias: 'f', type: 'string', describe: 'md or json', default: 'md' })
-      .example('$0 models', 'the data dictionary as Markdown') as never,
+      .example('$0 models', 'the data dictionary as Markdown'),
   handler: (argv) =>
     handle(async () => {
       if (argv.format !== 'md' && argv.format !== 'json')

@@ -40,7 +40,7 @@ export const runCommand: CommandModule<object, RunFlags> = {
         type: 'string',
         describe: 'post at most N interactions in this run; the rest wait for the next (PERKS_WRITEBACK_LIMIT)',
       })
-      .option('quiet', { type: 'boolean' }) as never,
+      .option('quiet', { type: 'boolean' }),
   handler: (argv) =>
     handle(async () => {
       const flagged = argv['writeback-limit'];

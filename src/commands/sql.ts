@@ -2,6 +2,7 @@
  * `perks sql`: ad-hoc, read-only SQL against <out>/warehouse.duckdb, printed as a table, CSV or JSON, or
  * written typed as an Arrow IPC stream or a Parquet file (to stdout or --out FILE) for pandas, Polars, R, DuckDB.
  */
+import type { Json } from '@duckdb/node-api';
 import type { CommandModule } from 'yargs';
 import { loadConfig } from '../config/index.js';
 import { ConfigError } from '../shared/exit-codes.js';
@@ -57,7 +58,7 @@ export const sqlCommand: CommandModule<object, SqlFlags> = {
       .example(
         '$0 sql "FROM revenue_monthly" --format parquet --out revenue.parquet',
         'a Parquet file for Polars, R or DuckDB',
-      ) as never,
+      ),
   handler: (argv) =>
     handle(async () => {
       const format = argv.format as Format;
@@ -96,13 +97,13 @@ export const sqlCommand: CommandModule<object, SqlFlags> = {
     }),
 };
 
-const text = (v: unknown): string =>
+const text = (v: Json | undefined): string =>
   v === null || v === undefined ? '' : typeof v === 'object' ? JSON.stringify(v) : String(v);
 
 export function render(result: QueryResult, format: TextFormat): string {
   if (format === 'json') return `${JSON.stringify(result.rows, null, 2)}\n`;
   if (format === 'csv') {
-    const cell = (v: unknown) => {
+    const cell = (v: Json | undefined) => {
       const s = text(v);
       return /[",\n\r]/.test(s) ? `"${s.replaceAll('"', '""')}"` : s;
     };

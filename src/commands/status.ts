@@ -34,13 +34,13 @@ export function freshnessOptions(
       flags.warnAfter !== undefined
         ? ['--warn-after', flags.warnAfter]
         : env[WARN_ENV]
-          ? [WARN_ENV, env[WARN_ENV]!]
+          ? [WARN_ENV, env[WARN_ENV]]
           : ['--warn-after', DEFAULT_WARN_AFTER],
     errorAfterHours:
       flags.errorAfter !== undefined
         ? ['--error-after', flags.errorAfter]
         : env[ERROR_ENV]
-          ? [ERROR_ENV, env[ERROR_ENV]!]
+          ? [ERROR_ENV, env[ERROR_ENV]]
           : ['--error-after', DEFAULT_ERROR_AFTER],
   } as const;
   const parsed = FreshnessOptions.safeParse({
@@ -70,7 +70,7 @@ export const statusCommand: CommandModule<object, StatusFlags> = {
         describe: `exit 1 when older, or never extracted (${ERROR_ENV}, default ${DEFAULT_ERROR_AFTER})`,
       })
       .example('$0 status --warn-after 26h --error-after 50h', 'fail a scheduler step when the data is stale')
-      .example('$0 status --format json', 'for a monitor') as never,
+      .example('$0 status --format json', 'for a monitor'),
   handler: (argv) =>
     handle(async () => {
       if (argv.format !== 'text' && argv.format !== 'json')

@@ -109,8 +109,8 @@ const single = (
   command: name,
   describe,
   builder: (y) => {
-    const b = extra(addressed(y) as unknown as Argv<UsersFlags>);
-    return (example ? b.example(example, '') : b) as never;
+    const b = extra(addressed(y));
+    return example ? b.example(example, '') : b;
   },
   handler: (argv) =>
     handle(async () => {
@@ -175,7 +175,7 @@ const importCommand: CommandModule<UsersFlags, UsersFlags> = {
         describe: 'seconds to wait, at most, for the platform to process the bulk calls',
       })
       .example('$0 users import crm.csv --dry-run', 'check the file and see the calls it takes')
-      .example('$0 users import crm.csv --format json', 'import, the report as JSON') as never,
+      .example('$0 users import crm.csv --format json', 'import, the report as JSON'),
   handler: (argv) =>
     handle(async () => {
       if (!/^\d+$/.test(String(argv.confirmWait ?? '30')))
@@ -216,7 +216,7 @@ const createCommand: CommandModule<UsersFlags, UsersFlags> = {
         type: 'boolean',
         describe: "send (or not) the welcome e-mail; default: the group's setting",
       })
-      .example('$0 users create --set email=ada@example.com --set UID=crm-1 --login-url', '') as never,
+      .example('$0 users create --set email=ada@example.com --set UID=crm-1 --login-url', ''),
   handler: (argv) =>
     handle(async () => {
       const set = parseSet(argv.set);
@@ -249,7 +249,7 @@ const ordersCommand: CommandModule<UsersFlags, UsersFlags> = {
     addressed(y)
       .option('from', { type: 'string', describe: 'orders created from (YYYY-MM-DD HH:MM:SS)' })
       .option('to', { type: 'string', describe: 'orders created to (YYYY-MM-DD HH:MM:SS)' })
-      .example('$0 users orders --uid crm-1', '') as never,
+      .example('$0 users orders --uid crm-1', ''),
   handler: (argv) =>
     handle(async () => {
       const address = addressOf(argv);
@@ -336,6 +336,6 @@ export const usersCommand: CommandModule<object, UsersFlags> = {
       )
       .command(ordersCommand)
       .demandCommand(1, 'Name a users command; `perks users --help` lists them.')
-      .epilogue(FIRST_FIVE_MINUTES) as never,
+      .epilogue(FIRST_FIVE_MINUTES),
   handler: () => undefined,
 };

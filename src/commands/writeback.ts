@@ -54,7 +54,7 @@ export const writebackCommand: CommandModule<object, WritebackFlags> = {
         '$0 writeback --types segment_change=engagement --retry-rejected',
         'send again rows rejected for a wrong type',
       )
-      .example('$0 writeback --verify', 'reconcile the ledger with the landed interactions') as never,
+      .example('$0 writeback --verify', 'reconcile the ledger with the landed interactions'),
   handler: (argv) =>
     handle(async () => {
       const config = configFromFlags(argv);

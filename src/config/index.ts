@@ -55,6 +55,7 @@ const timeZone = z
 const outputDir = z
   .string()
   .min(1, 'must not be empty')
+  // eslint-disable-next-line no-control-regex -- control characters are exactly what this refuses
   .refine((p) => !/[\x00-\x1f\x7f]/.test(p), 'expected no control characters (a newline, a tab…)')
   .refine((p) => !p.includes(','), 'expected no comma: DuckDB reads the lake through a comma-separated search path')
   .refine((p) => !p.includes('\\'), 'expected no backslash: DuckDB reads it as an escape')
@@ -167,7 +168,7 @@ export function loadConfig(
   for (const [key, name] of Object.entries(ENV_NAMES) as [keyof Config, string][]) {
     const fromEnv = env[name];
     if (fromEnv !== undefined && fromEnv !== '') raw[key] = fromEnv;
-    const fromFlag = overrides[key];
+    const fromFlag = overrides[key] as string | number | boolean | readonly unknown[] | undefined;
     if (fromFlag !== undefined) {
       raw[key] = Array.isArray(fromFlag) ? fromFlag.join(',') : String(fromFlag);
       flagged.add(key);

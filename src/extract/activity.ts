@@ -34,7 +34,8 @@ export async function landedValues(
           { files: listValue(files), ...(dayColumn ? { day: day! } : {}) },
           { files: LIST(VARCHAR) },
         );
-        for (const row of reader.getRowObjectsJS()) values.set(String(row.k), String(row.v));
+        const rows = reader.getRowObjectsJS() as { k: string | null; v: string | null }[];
+        for (const row of rows) values.set(String(row.k), String(row.v));
       });
     await (files.length === 1 ? inTurn(files[0], read) : read());
   } catch (err) {
@@ -53,7 +54,7 @@ export function valueEncoder(def: WindowedStream): (record: Record<string, unkno
   return (record) =>
     JSON.stringify(
       compare.map((c) => {
-        const v = record[c];
+        const v = record[c] as string | number | boolean | null | undefined;
         if (v === null || v === undefined) return null;
         return typeof v === 'number' && types.get(c)?.startsWith('DECIMAL') ? v.toFixed(2) : String(v);
       }),

@@ -98,7 +98,7 @@ async function fetchUser(
   await pageInto(ctx.client, ctx.landing, def.name, write, tally, def.operation as 'listInteractions', {
     path,
     group: g.id,
-    body: body as never,
+    body,
   });
 }
 

@@ -12,7 +12,7 @@ import { operations, type OperationName } from '../resources/operations.js';
 import type { PerUserStream, StreamDefinition } from './define.js';
 import { hasParquet } from './lake-files.js';
 import type { RunContext } from './run-context.js';
-import { WindowStateSchema, type WindowState } from './state.js';
+import { WindowStateSchema } from './state.js';
 import { planWindows } from './windowed-job.js';
 import { landedElsewhere, perUserBudgets, pickUsers, startingState, workerScope } from './worker-share.js';
 import { userEstimates, type UserEstimate } from './user-estimate.js';

@@ -45,7 +45,7 @@ export async function runSnapshot(ctx: RunContext, def: SnapshotStream, g?: Grou
         write,
         tally,
         def.operation as 'listUsers',
-        { group: g?.id, body: def.body as never },
+        { group: g?.id, body: def.body },
         changes?.see,
       );
     }

@@ -231,7 +231,7 @@ export async function runWindowedGroup(ctx: RunContext, def: WindowedStream, g: 
           write,
           tally,
           def.operation as 'listOrders',
-          { group: g.id, body: body as never },
+          { group: g.id, body: body },
           decorate,
         );
       }

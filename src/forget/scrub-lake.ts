@@ -58,6 +58,6 @@ function matchOf(spec: PersonalColumns, present: Set<string>): string | undefine
 async function columnsOf(file: string): Promise<Set<string>> {
   return withLakeConnection(async (c) => {
     const r = await c.runAndReadAll('DESCRIBE SELECT * FROM read_parquet($file)', { file: literalPath(file) });
-    return new Set(r.getRowObjectsJS().map((x) => String(x.column_name)));
+    return new Set((r.getRowObjectsJS() as { column_name: string }[]).map((x) => x.column_name));
   });
 }

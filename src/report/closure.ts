@@ -74,7 +74,7 @@ export function closureOf(
     return {
       groupId,
       status: 'provisional',
-      reason: `the extract state of group ${groupId} is unreadable: ${state.error}`,
+      reason: `the extract state of group ${groupId} is unreadable: ${String(state.error)}`,
     };
   if (state.watermark === undefined)
     return { groupId, status: 'provisional', reason: `the first extract of group ${groupId} has not finished yet` };

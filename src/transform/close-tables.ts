@@ -98,7 +98,7 @@ async function loadExtractRuns(conn: DuckDBConnection, outDir: string): Promise<
     )
   )
     .getRowObjectsJS()
-    .map((r) => String(r.run));
+    .map((r) => r.run as string);
   for (const id of ids) {
     let path: string;
     try {

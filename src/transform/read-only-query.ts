@@ -24,13 +24,14 @@ import {
   StatementType,
   type DuckDBConnection,
   type DuckDBPreparedStatement,
+  type Json,
 } from '@duckdb/node-api';
 import { firstLine, QueryError, WarehouseMissingError } from './errors.js';
 
 export interface QueryResult {
   columns: string[];
   /** JSON-safe values: BIGINT and DECIMAL as strings, timestamps as ISO text. */
-  rows: Record<string, unknown>[];
+  rows: Record<string, Json>[];
 }
 
 /** Table or scalar functions that change the session or write files, though called from a SELECT. */
@@ -238,7 +239,7 @@ export async function queryWarehouse(warehouse: string, sql: string, options: Qu
     sql,
     async ({ prepared }) => {
       const reader = await prepared.runAndReadAll().catch(failed);
-      return { columns: reader.columnNames(), rows: reader.getRowObjectsJson() as Record<string, unknown>[] };
+      return { columns: reader.columnNames(), rows: reader.getRowObjectsJson() };
     },
     options,
   );

@@ -282,6 +282,7 @@ export async function runWriteback(options: WritebackOptions): Promise<Writeback
       if (!dryRun) await compactJournals(db, outDir);
     } catch (err) {
       // The journal stays and the next run compacts it: never hide the run's own error behind this one.
+      // eslint-disable-next-line no-unsafe-finally -- the cleanup's own error, only when the run had none
       if (!failed) throw err;
     } finally {
       lock?.release();

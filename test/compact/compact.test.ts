@@ -252,7 +252,7 @@ async function runsByDay(out: string, from: string, to: string): Promise<Map<str
        WHERE order_date >= $from::DATE AND order_date < $to::DATE GROUP BY ALL ORDER BY d`,
       { glob: join(out, 'lake', 'orders', '**', '*.parquet'), from, to },
     );
-    return new Map(rows.getRowObjectsJS().map((x) => [String(x.d), (x.runs as string[]).map(String)]));
+    return new Map((rows.getRowObjectsJS() as { d: string; runs: string[] }[]).map((x) => [x.d, x.runs]));
   });
 }
 
@@ -270,7 +270,10 @@ async function usersWithOrdersIn(out: string, from: string, to: string): Promise
         to,
       },
     );
-    return rows.getRowObjectsJS().map((x) => ({ id: Number(x.id), email: String(x.email) }));
+    return (rows.getRowObjectsJS() as { id: bigint; email: string }[]).map((x) => ({
+      id: Number(x.id),
+      email: x.email,
+    }));
   });
 }
 

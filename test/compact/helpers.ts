@@ -43,7 +43,7 @@ export async function orderTotals(outDir: string): Promise<{ rows: number; keys:
        FROM read_parquet($glob, hive_partitioning = true, union_by_name = true)`,
       { glob: join(outDir, 'lake', 'orders', '**', '*.parquet') },
     );
-    const row = r.getRowObjectsJS()[0];
+    const row = r.getRowObjectsJS()[0] as { n: bigint; k: bigint; rev: string | null };
     return { rows: Number(row.n), keys: Number(row.k), revenue: String(row.rev) };
   });
 }
@@ -65,7 +65,7 @@ export function perks(args: string[], env: Record<string, string>): Promise<Chil
   });
   let stdout = '';
   let stderr = '';
-  child.stdout.on('data', (d: Buffer) => (stdout += d));
-  child.stderr.on('data', (d: Buffer) => (stderr += d));
+  child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+  child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
   return new Promise((done) => child.once('exit', (code, signal) => done({ code, signal, stdout, stderr })));
 }

@@ -48,7 +48,8 @@ export async function lakeOrders(outDir: string): Promise<OrderRow[]> {
        FROM read_parquet($glob, hive_partitioning = true, union_by_name = true) ORDER BY g, id`,
       { glob: join(outDir, 'lake', 'orders', '**', '*.parquet') },
     );
-    return r.getRowObjectsJS().map((x) => ({
+    const rows = r.getRowObjectsJS() as (Record<'d' | 's' | 'fv' | 'gr', string> & Record<'g' | 'id', bigint>)[];
+    return rows.map((x) => ({
       group: Number(x.g),
       order_date: String(x.d),
       order_id: Number(x.id),

@@ -20,8 +20,8 @@ export function perksExtract(args: string[], env: Record<string, string>): Promi
   });
   let stdout = '';
   let stderr = '';
-  child.stdout.on('data', (d: Buffer) => (stdout += d));
-  child.stderr.on('data', (d: Buffer) => (stderr += d));
+  child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+  child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
   return new Promise((done) => child.once('exit', (code) => done({ code, stdout, stderr })));
 }
 
@@ -37,6 +37,6 @@ export async function streamRows(outDir: string, stream: string): Promise<string
        ORDER BY j`,
       { glob: join(outDir, 'lake', stream, '**', '*.parquet') },
     );
-    return r.getRowObjectsJS().map((row) => String(row.j));
+    return (r.getRowObjectsJS() as { j: string }[]).map((row) => row.j);
   });
 }

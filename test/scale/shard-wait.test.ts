@@ -12,7 +12,7 @@ import { startSandbox, type Sandbox } from '../../src/sandbox/index.js';
 import { ExitCode } from '../../src/shared/exit-codes.js';
 import { perksExtract } from './helpers.js';
 import { orgEnv } from '../extract/helpers.js';
-import { now, todayUtc } from '../../src/shared/clock.js';
+import { todayUtc } from '../../src/shared/clock.js';
 
 const TODAY = todayUtc();
 let sandbox: Sandbox;

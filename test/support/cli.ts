@@ -51,8 +51,8 @@ export function startCli(args: string[], env: Record<string, string>, options: {
       }
     }
   };
-  child.stdout!.on('data', (d) => ((stdout += d), check()));
-  child.stderr!.on('data', (d) => ((stderr += d), check()));
+  child.stdout.on('data', (d) => ((stdout += d), check()));
+  child.stderr.on('data', (d) => ((stderr += d), check()));
   const done = new Promise<CliResult>((resolveDone) => {
     child.once('close', (code, signal) => {
       for (const w of waiters.splice(0)) w.resolve(false);

@@ -103,7 +103,7 @@ export async function lakeKeys(
         { glob: glob(outDir, stream) },
       );
       out.set(stream, {
-        keys: new Set(keys.getRowObjectsJS().map((r) => String(r.k))),
+        keys: new Set((keys.getRowObjectsJS() as { k: string | number | bigint }[]).map((r) => String(r.k))),
         duplicated: Number(dup.getRowObjectsJS()[0].d),
       });
     }

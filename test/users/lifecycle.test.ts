@@ -169,7 +169,7 @@ describe('perks users: the lifecycle', () => {
     expect(statusOf('crm-5')).toBe('Active');
   });
 
-  test('the audit log says who, when, what and the answer for every change, never a secret, a token, a login URL or an e-mail', async () => {
+  test('the audit log says who, when, what and the answer for every change, never a secret, a token, a login URL or an e-mail', () => {
     const text = readFileSync(auditPath(out), 'utf8');
     const entries = text
       .trim()

@@ -110,7 +110,7 @@ export class TokenService {
     if (expected.length !== given.length || !timingSafeEqual(expected, given)) throw unauthenticated();
     let payload: Payload;
     try {
-      payload = JSON.parse(Buffer.from(body, 'base64url').toString('utf8'));
+      payload = JSON.parse(Buffer.from(body, 'base64url').toString('utf8')) as Payload; // signed by this service
     } catch {
       throw unauthenticated();
     }

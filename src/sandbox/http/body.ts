@@ -72,8 +72,7 @@ export function validate<S extends z.ZodType>(schema: S, raw: unknown): z.output
   for (const issue of result.error.issues) {
     const field = issue.path.length ? issue.path.map(String).join('.') : 'body';
     const input = issue.path.reduce<unknown>(
-      (v, k) =>
-        v !== null && typeof v === 'object' ? (v as Record<PropertyKey, unknown>)[k as PropertyKey] : undefined,
+      (v, k) => (v !== null && typeof v === 'object' ? (v as Record<PropertyKey, unknown>)[k] : undefined),
       raw,
     );
     (errors[field] ??= []).push(describe(issue, field, input));

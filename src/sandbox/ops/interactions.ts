@@ -9,7 +9,7 @@ const invalidType = () => new ApiError('validation', 422, INVALID_TYPE, { intera
 
 export const interactionHandlers = {
   listInteractions: (ctx) => {
-    const body: InteractionsListBody = ctx.body;
+    const body = ctx.body as InteractionsListBody;
     const from = body.interactions_from ? Date.parse(body.interactions_from) : -Infinity;
     const to = body.interactions_to ? Date.parse(body.interactions_to) : Infinity;
     const items = ctx.world

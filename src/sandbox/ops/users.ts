@@ -61,12 +61,15 @@ export function requireActive(user: UserRecord): void {
 }
 
 export const userHandlers = {
-  createUser: (ctx) => ({ data: { user: userWire(createChecked(ctx, ctx.body)) } }),
+  createUser: (ctx) => ({ data: { user: userWire(createChecked(ctx, ctx.body as CreateUserBody)) } }),
 
   /** 202 now; the users are created after the response. A user that exists by then is skipped, as the spec rejects it. */
   bulkCreateUsers: (ctx) => {
-    const items: CreateUserBody[] = ctx.body.data;
-    const errors = Object.assign({}, ...items.map((item, i) => checkCreate(item, `data.${i}.`)));
+    const items = (ctx.body as { data: CreateUserBody[] }).data;
+    const errors = Object.assign({}, ...items.map((item, i) => checkCreate(item, `data.${i}.`))) as Record<
+      string,
+      string[]
+    >;
     if (Object.keys(errors).length) throw validationError(errors);
     ctx.state.later(() => {
       for (const item of items) if (!ctx.world.users.existing(ctx.group.id, item.email, item.UID)) insert(ctx, item);
@@ -81,7 +84,7 @@ export const userHandlers = {
   updateUser: (ctx) => {
     const user = pathUser(ctx);
     if (user.status === USER_STATUS.anonymised) throw wrongState('The user is anonymised; make the user known first.');
-    const body: CreateUserBody = ctx.body;
+    const body = ctx.body as CreateUserBody;
     const errors = checkCreate(body);
     if (Object.keys(errors).length) throw validationError(errors);
     const dup = ctx.world.users.existing(ctx.group.id, body.email, body.UID, user);
@@ -103,7 +106,7 @@ export const userHandlers = {
   },
 
   createUserWithLoginUrl: (ctx) => {
-    const body: CreateLoginUrlBody = ctx.body;
+    const body = ctx.body as CreateLoginUrlBody;
     const user = createChecked(ctx, body);
     const login_url = ctx.state.logins.issue(user, ctx.origin);
     return { data: body.return_user_details ? { login_url, user: userWire(user) } : { login_url } };

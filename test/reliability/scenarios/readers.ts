@@ -62,7 +62,7 @@ async function readOnce(dir: string, truth: Map<string, number>, tally: ReadTall
              FROM read_parquet($glob, hive_partitioning = true) GROUP BY ALL`,
             { glob: join(dir, 'lake', 'orders', '**', '*.parquet') },
           );
-          return r.getRowObjectsJS();
+          return r.getRowObjectsJS() as { k: string; n: bigint; u: bigint }[];
         }),
       { timeoutMs: 3_000 },
     ).catch((err: Error) => {
@@ -75,11 +75,11 @@ async function readOnce(dir: string, truth: Map<string, number>, tally: ReadTall
       return;
     }
     for (const x of rows) {
-      const want = truth.get(String(x.k)) ?? 0;
+      const want = truth.get(x.k) ?? 0;
       if (Number(x.n) !== want || Number(x.u) !== Number(x.n)) {
         tally.torn += 1;
         if (tally.problems.length < 5)
-          tally.problems.push(`window ${String(x.k)}: read ${x.n} rows (${x.u} distinct), the sandbox holds ${want}`);
+          tally.problems.push(`window ${x.k}: read ${x.n} rows (${x.u} distinct), the sandbox holds ${want}`);
       }
     }
   } catch (err) {
