@@ -16,7 +16,6 @@
  */
 import { existsSync } from 'node:fs';
 import { dirname, join, resolve, sep } from 'node:path';
-import { ExitCode, UserFacingError } from '../shared/exit-codes.js';
 import { repairHint, useOutputDir } from './lake-views.js';
 import {
   DuckDBInstance,
@@ -27,6 +26,7 @@ import {
   type Json,
 } from '@duckdb/node-api';
 import { firstLine, QueryError, WarehouseMissingError } from './errors.js';
+import { LakeError } from '../lake/index.js';
 
 export interface QueryResult {
   columns: string[];
@@ -64,12 +64,7 @@ let outDirOfQuery: string | undefined;
 export const FILES_ANYWHERE_FLAG = '--read-files-anywhere';
 
 /** Data the query reads cannot be read (a damaged lake file or warehouse): a failure, exit 1, not bad input. */
-export class QueryDataError extends UserFacingError {
-  constructor(message: string) {
-    super(message, ExitCode.failed);
-    this.name = 'QueryDataError';
-  }
-}
+export class QueryDataError extends LakeError {}
 
 /**
  * DuckDB's own refusal (the database is READ_ONLY, a file outside the output directory) or any other

@@ -2,10 +2,10 @@
 import type { CreateInteractionBody, InteractionsListBody } from '../../resources/interaction.js';
 import { paged, pathUser, type OpHandler } from './context.js';
 import { interactionWire } from './wire.js';
-import { ApiError } from '../errors.js';
+import { SandboxError } from '../errors.js';
 
 const INVALID_TYPE = 'The selected interaction type is invalid.';
-const invalidType = () => new ApiError('validation', 422, INVALID_TYPE, { interaction_type: [INVALID_TYPE] });
+const invalidType = () => new SandboxError('validation', 422, INVALID_TYPE, { interaction_type: [INVALID_TYPE] });
 
 export const interactionHandlers = {
   listInteractions: (ctx) => {

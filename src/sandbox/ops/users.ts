@@ -1,19 +1,19 @@
 /** User operations: create (single, bulk, with login URL), get, list, update, login URL. */
 import type { CreateLoginUrlBody, CreateUserBody } from '../../resources/user.js';
 import { DUPLICATE_USER_STATUS, USER_STATUS, WRONG_STATE_STATUS } from '../choices.js';
-import { ApiError } from '../errors.js';
+import { SandboxError } from '../errors.js';
 import { validationError } from '../http/body.js';
 import type { UserRecord } from '../world/users.js';
 import { maybeBare, paged, pathUser, type OpContext, type OpHandler } from './context.js';
 import { userListWire, userWire } from './wire.js';
 
-export function duplicate(field: string): ApiError {
+export function duplicate(field: string): SandboxError {
   const message = `The ${field} has already been taken.`;
-  return new ApiError('duplicate', DUPLICATE_USER_STATUS, message, { [field]: [message] });
+  return new SandboxError('duplicate', DUPLICATE_USER_STATUS, message, { [field]: [message] });
 }
 
-export function wrongState(message: string): ApiError {
-  return new ApiError('wrong_state', WRONG_STATE_STATUS, message);
+export function wrongState(message: string): SandboxError {
+  return new SandboxError('wrong_state', WRONG_STATE_STATUS, message);
 }
 
 /** Field rules beyond the body schema (Laravel's required_if). */
