@@ -106,7 +106,7 @@ function printSteps(steps: StepFigure[]): void {
  * the refunds that extract saw become revenue_adjustments (about 5% of February's orders).
  */
 async function writeBenchCloses(outDir: string): Promise<void> {
-  const { hashOf, canonicalJson } = await import('../src/close/index.js');
+  const { hashOf, canonicalJson } = await import('../src/closes/index.js');
   const lines: string[] = [];
   let prev = '';
   for (const [i, g] of GROUPS.entries()) {

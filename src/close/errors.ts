@@ -3,6 +3,3 @@ import { InputError } from '../shared/exit-codes.js';
 
 /** A month that cannot be closed or reopened now, an unknown group, a missing flag. */
 export class CloseInputError extends InputError {}
-
-/** The close record does not verify: a line was changed, removed or reordered (the hash chain says where). */
-export class CloseRecordError extends InputError {}

@@ -7,15 +7,9 @@ import { join } from 'node:path';
 import type { Config } from '../config/index.js';
 import { extract } from '../extract/index.js';
 import { withLakeConnection } from '../lake/index.js';
-import type { ReportMonth } from '../report/month.js';
+import type { Reread } from '../closes/index.js';
+import type { ReportMonth } from '../report/index.js';
 import { ExitCode, UserFacingError } from '../shared/exit-codes.js';
-
-export interface Reread {
-  readonly run_id: string;
-  readonly windows: number;
-  /** Orders of the month new or changed since they were last landed. */
-  readonly changed: number;
-}
 
 /** At most this many changes are named on the terminal (the count is always whole). */
 export const REREAD_LINES = 20;

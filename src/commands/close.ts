@@ -1,23 +1,13 @@
 /** `perks close`, `perks reopen`, `perks closes`: the finance close of a month, per group, and its record. */
 import type { CommandModule } from 'yargs';
-import {
-  closeMonth,
-  closesPath,
-  readCloses,
-  reopenMonth,
-  rereadMonth,
-  type CloseRecord,
-  type Reread,
-} from '../close/index.js';
-import { parseMonth } from '../report/month.js';
+import { closeMonth, CloseInputError, reopenMonth, rereadMonth } from '../close/index.js';
+import { closesPath, fxRatesFrom, readCloses, type CloseRecord, type Reread } from '../closes/index.js';
+import { parseMonth, revenueRuleFrom } from '../report/index.js';
 import { todayUtc } from '../shared/clock.js';
 import { ExitCode, UserFacingError } from '../shared/exit-codes.js';
 import { buildWarehouse } from '../transform/index.js';
 import { loadConfig } from '../config/index.js';
 import { acquireLock } from '../lake/index.js';
-import { revenueRuleFrom } from '../report/revenue-rule.js';
-import { fxRatesFrom } from '../report/fx-rates.js';
-import { CloseInputError } from '../close/errors.js';
 import { handle } from './handle.js';
 import { parseGroup } from './report.js';
 

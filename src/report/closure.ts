@@ -7,6 +7,7 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { z } from 'zod';
+import type { GroupClosure } from '../closes/index.js';
 import { addDays, monthContaining, type ReportMonth } from './month.js';
 
 /** What the extract writes to <out>/state/orders/<organisation_group_id>.json (unknown keys kept). */
@@ -19,22 +20,6 @@ export const OrdersState = z.looseObject({
   lookbackDays: z.int().min(0).default(7),
 });
 export type OrdersState = z.infer<typeof OrdersState>;
-
-export type MonthStatus = 'closed' | 'provisional';
-
-export interface GroupClosure {
-  readonly groupId: number;
-  readonly status: MonthStatus;
-  /** The state's watermark, when a readable state exists. */
-  readonly watermark?: string;
-  /** The first local day the extract ever read, when the state says. */
-  readonly firstDay?: string;
-  readonly lookbackDays?: number;
-  /** The month is closed once the watermark is later than this day (month end + lookback). */
-  readonly closesAfter?: string;
-  /** One sentence saying why, for the report. */
-  readonly reason: string;
-}
 
 export function ordersStatePath(outDir: string, groupId: number): string {
   return join(outDir, 'state', 'orders', `${groupId}.json`);

@@ -13,7 +13,7 @@ import {
   type DayLine,
   type Measures,
   type StatusLine,
-} from './model.js';
+} from '../closes/index.js';
 import type { ReportMonth } from './month.js';
 import type { Row, Warehouse } from './warehouse.js';
 

@@ -13,14 +13,8 @@ import {
   formatPct,
 } from './format.js';
 import { HTML_STYLE } from './html-style.js';
-import {
-  MEASURE_LABELS,
-  MEASURES,
-  type CurrencySection,
-  type GroupSection,
-  type Measure,
-  type RevenueReport,
-} from './model.js';
+import { MEASURE_LABELS, type RevenueReport } from './model.js';
+import { MEASURES, type CurrencySection, type GroupSection, type Measure } from '../closes/index.js';
 import { ruleSentence } from './revenue-rule.js';
 import {
   closureReasons,

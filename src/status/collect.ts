@@ -8,8 +8,8 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Config } from '../config/index.js';
 import { readRunManifests, withLakeConnection, type RunManifest } from '../lake/index.js';
-import { closesInForce, readCloses } from '../close/index.js';
-import { closureOf, parseMonth, readOrdersState, type MonthStatus } from '../report/index.js';
+import { closesInForce, readCloses, type MonthStatus } from '../closes/index.js';
+import { closureOf, parseMonth, readOrdersState } from '../report/index.js';
 import { runWriteback } from '../writeback/index.js';
 import { readBuildRecord } from '../transform/index.js';
 

@@ -20,7 +20,7 @@ import { countRows, runModels, type StepResult } from './run-models.js';
 import { crashPoint } from '../shared/crash-points.js';
 import { commit, discard, removeStaleTemps, tempPathFor } from './atomic-files.js';
 import { newestExtractAt, readBuildRecord, recordBuild, type BuildOutcome } from './build-record.js';
-import { closeKey, closesInForce, readCloses, type CloseRecord } from '../close/record.js';
+import { closeKey, closesInForce, readCloses, type CloseRecord } from '../closes/index.js';
 import { now } from '../shared/clock.js';
 
 export interface BuildResult {
