@@ -7,8 +7,8 @@ import {
   parseShard,
   progressReporter,
   unsharedLimitWarning,
+  formatExtractSummary,
   STREAM_NAMES,
-  type ExtractResult,
 } from '../extract/index.js';
 import { ConfigError } from '../shared/exit-codes.js';
 import { forgetAnonymised } from '../forget/index.js';
@@ -150,21 +150,3 @@ export const extractCommand: CommandModule<object, ExtractFlags> = {
       return result.exitCode;
     }),
 };
-
-export function formatExtractSummary(r: ExtractResult & { manifest?: string }): string {
-  const lines = [`run ${r.runId}: ${r.status}${r.shard ? ` (shard ${r.shard})` : ''}`];
-  for (const s of r.streams) {
-    lines.push(
-      `  ${s.name.padEnd(17)} ${s.status.padEnd(8)} ${String(s.rows).padStart(9)} rows ${String(s.calls).padStart(7)} calls ${String(s.rejected).padStart(5)} quarantined ${(s.ms / 1000).toFixed(1).padStart(7)} s${s.error ? `  ${s.error}` : ''}`,
-    );
-    for (const g of s.groups)
-      for (const n of g.notes) lines.push(`    ${g.group === undefined ? '' : `group ${g.group}: `}${n}`);
-  }
-  if (r.quarantine?.message) lines.push(`  ${r.quarantine.message}`);
-  const a = r.api;
-  lines.push(
-    `  api: ${a.calls} calls, ${a.retries} retries, ${a.throttled} throttled (429), ${a.tokenRequests} token requests, ${a.callsPerMinute} calls/min (utilisation ${r.limiterUtilisation})`,
-  );
-  if (r.manifest) lines.push(`  manifest: ${r.manifest}`);
-  return `${lines.join('\n')}\n`;
-}

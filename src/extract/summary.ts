@@ -1,0 +1,20 @@
+/** An extract's result for a person: per stream rows, calls, quarantined records and time; the API's figures; the manifest. */
+import type { ExtractResult } from './runner.js';
+
+export function formatExtractSummary(r: ExtractResult & { manifest?: string }): string {
+  const lines = [`run ${r.runId}: ${r.status}${r.shard ? ` (shard ${r.shard})` : ''}`];
+  for (const s of r.streams) {
+    lines.push(
+      `  ${s.name.padEnd(17)} ${s.status.padEnd(8)} ${String(s.rows).padStart(9)} rows ${String(s.calls).padStart(7)} calls ${String(s.rejected).padStart(5)} quarantined ${(s.ms / 1000).toFixed(1).padStart(7)} s${s.error ? `  ${s.error}` : ''}`,
+    );
+    for (const g of s.groups)
+      for (const n of g.notes) lines.push(`    ${g.group === undefined ? '' : `group ${g.group}: `}${n}`);
+  }
+  if (r.quarantine?.message) lines.push(`  ${r.quarantine.message}`);
+  const a = r.api;
+  lines.push(
+    `  api: ${a.calls} calls, ${a.retries} retries, ${a.throttled} throttled (429), ${a.tokenRequests} token requests, ${a.callsPerMinute} calls/min (utilisation ${r.limiterUtilisation})`,
+  );
+  if (r.manifest) lines.push(`  manifest: ${r.manifest}`);
+  return `${lines.join('\n')}\n`;
+}
