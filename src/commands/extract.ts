@@ -8,8 +8,8 @@ import {
   progressReporter,
   unsharedLimitWarning,
   formatExtractSummary,
-  STREAM_NAMES,
 } from '../extract/index.js';
+import { STREAM_NAMES, type StreamName } from '../../pipelines/index.js';
 import { ConfigError } from '../shared/exit-codes.js';
 import { forgetAnonymised } from '../forget/index.js';
 import { compactLake } from '../compact/index.js';
@@ -30,7 +30,7 @@ interface ExtractFlags extends ApiFlags {
   'quarantine-threshold'?: string;
 }
 
-export function parseStreams(value: string | undefined) {
+export function parseStreams(value: string | undefined): StreamName[] | undefined {
   if (!value) return undefined;
   const names = value
     .split(',')
@@ -40,7 +40,7 @@ export function parseStreams(value: string | undefined) {
     if (!(STREAM_NAMES as readonly string[]).includes(n))
       throw new ConfigError(`--streams: unknown stream "${n}"; known streams: ${STREAM_NAMES.join(', ')}`);
   }
-  return names as (typeof STREAM_NAMES)[number][];
+  return names as StreamName[];
 }
 
 export function checkDay(flag: string, value: string | undefined): string | undefined {

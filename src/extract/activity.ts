@@ -5,7 +5,7 @@
  */
 import { LIST, listValue, VARCHAR } from '@duckdb/node-api';
 import { dayFiles, inTurn, lakeColumns, sqlType, withLakeConnection } from '../lake/index.js';
-import type { WindowedStream } from './define.js';
+import type { WindowedStream } from '../../pipelines/index.js';
 
 /** DuckDB's words for a file that is not (or no longer) a whole Parquet file. */
 const UNREADABLE = /No magic bytes|not a parquet file|Invalid Input Error|Corrupt|truncated/i;

@@ -9,7 +9,7 @@ import {
   quarantineRecord,
   type Column,
 } from '../lake/index.js';
-import type { StreamDefinition } from './define.js';
+import type { StreamDefinition } from '../../pipelines/index.js';
 import type { Landing } from './landing.js';
 
 export function lakeLanding(

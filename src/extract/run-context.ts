@@ -7,7 +7,7 @@ import type { Config } from '../config/index.js';
 import type { Group } from '../resources/group.js';
 import type { Landing } from './landing.js';
 import type { StateStore } from './state.js';
-import type { StreamName } from './define.js';
+import type { StreamName } from '../../pipelines/index.js';
 import type { Shard } from './shard.js';
 
 export interface ExtractOptions {

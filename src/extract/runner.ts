@@ -6,10 +6,9 @@
 import { randomBytes } from 'node:crypto';
 import { inScope, type PerksClient } from '../api/index.js';
 import type { Config } from '../config/index.js';
-import { streams as allStreams } from '../../pipelines/index.js';
 import { ExitCode } from '../shared/exit-codes.js';
 import { redact } from '../shared/redact.js';
-import type { StreamDefinition, StreamName } from './define.js';
+import type { StreamDefinition } from '../../pipelines/index.js';
 import { resolveGroups, timezoneOf, type LenientGroup } from './groups.js';
 import type { Group } from '../resources/group.js';
 import type { Landing } from './landing.js';
@@ -29,6 +28,8 @@ import { landedElsewhere, perUserBudgets } from './worker-share.js';
 import { now as clockNow } from '../shared/clock.js';
 
 export interface ExtractDeps {
+  /** The stream definitions, in dependency order (the session gives pipelines/index.ts's). */
+  streams: readonly StreamDefinition[];
   client: PerksClient;
   landing: Landing;
   state: StateStore;
@@ -86,17 +87,20 @@ export function newRunId(now = clockNow()): string {
     .replace(/\.\d+Z$/, 'Z')}-${randomBytes(3).toString('hex')}`;
 }
 
-/** The named streams and, transitively, what they depend on, in definition order. */
-export function selectStreams(names?: StreamName[]): StreamDefinition[] {
-  if (!names?.length) return allStreams;
-  const wanted = new Set<StreamName>();
-  const add = (n: StreamName) => {
+/** The named streams of `all` and, transitively, what they depend on, in definition order. */
+export function selectStreams(
+  all: readonly StreamDefinition[],
+  names?: readonly string[],
+): readonly StreamDefinition[] {
+  if (!names?.length) return all;
+  const wanted = new Set<string>();
+  const add = (n: string) => {
     if (wanted.has(n)) return;
     wanted.add(n);
-    allStreams.find((s) => s.name === n)?.dependsOn.forEach(add);
+    all.find((s) => s.name === n)?.dependsOn.forEach(add);
   };
   names.forEach(add);
-  return allStreams.filter((s) => wanted.has(s.name));
+  return all.filter((s) => wanted.has(s.name));
 }
 
 export async function runExtract(config: Config, options: ExtractOptions, deps: ExtractDeps): Promise<ExtractResult> {
@@ -131,14 +135,14 @@ export async function runExtract(config: Config, options: ExtractOptions, deps: 
     emit,
   };
   if (options.planOnly) {
-    const plan = await planExtract(ctx, selectStreams(options.streams), callsBefore);
+    const plan = await planExtract(ctx, selectStreams(deps.streams, options.streams), callsBefore);
     return { ...emptyResult(ctx, started), plan };
   }
   emit({ event: 'run', run_id: runId, level: resolved.level, groups: groups.map((g) => g.id) });
 
   const results: StreamResult[] = [];
   let failed = false;
-  for (const def of selectStreams(options.streams)) {
+  for (const def of selectStreams(deps.streams, options.streams)) {
     if (failed) {
       results.push({
         name: def.name,

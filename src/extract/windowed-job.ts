@@ -6,7 +6,7 @@
  * re-reads the lookback (late orders, refunds).
  */
 import { join, relative } from 'node:path';
-import type { WindowedStream } from './define.js';
+import type { WindowedStream } from '../../pipelines/index.js';
 import { damagedFiles, monthFileDays, partitionsOf } from '../lake/index.js';
 import { rm } from 'node:fs/promises';
 import { isRealDay } from '../shared/checks.js';
