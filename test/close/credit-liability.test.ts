@@ -9,7 +9,8 @@ import { clockFrom, setClock } from '../../src/shared/clock.js';
 import { closeSummary, writeRevenueReport } from '../../src/report/index.js';
 import { buildWarehouse } from '../../src/transform/index.js';
 import { withSandbox } from '../support/sandbox.js';
-import { orgConfig, tempOut } from '../extract/helpers.js';
+import { orgConfig } from '../support/sandbox.js';
+import { tempOut } from '../support/scratch.js';
 import { query } from '../transform/helpers.js';
 import { TODAY } from './scenario.js';
 

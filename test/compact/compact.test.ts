@@ -4,8 +4,11 @@ import { join } from 'node:path';
 import { extract } from '../../src/extract/index.js';
 import { compactLake, CompactionError, readJournal } from '../../src/compact/index.js';
 import { startSandbox, type Sandbox } from '../../src/sandbox/index.js';
-import { orgConfig, tempOut, truthOrders } from '../extract/helpers.js';
-import { filesOf, lakeOrders, toLegacyLayout } from './helpers.js';
+import { orgConfig } from '../support/sandbox.js';
+import { tempOut } from '../support/scratch.js';
+import { truthOrders } from '../support/lake-check.js';
+import { lakeOrders } from '../support/lake-check.js';
+import { filesOf, toLegacyLayout } from './helpers.js';
 import { forgetUsers } from '../../src/forget/index.js';
 import { withLakeConnection } from '../../src/lake/index.js';
 

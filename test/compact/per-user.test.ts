@@ -5,7 +5,8 @@ import { extract } from '../../src/extract/index.js';
 import { compactLake } from '../../src/compact/index.js';
 import { withLakeConnection } from '../../src/lake/index.js';
 import { startSandbox, type Sandbox } from '../../src/sandbox/index.js';
-import { orgConfig, tempOut } from '../extract/helpers.js';
+import { orgConfig } from '../support/sandbox.js';
+import { tempOut } from '../support/scratch.js';
 import { filesOf } from './helpers.js';
 
 const TODAY = '2026-11-22';

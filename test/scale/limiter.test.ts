@@ -2,7 +2,7 @@ import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { ClusterError, clusterKey, CredentialLimiter, type ClusterSettings } from '../../src/api/index.js';
 import { redact } from '../../src/shared/redact.js';
-import { freePort, startRedis, type TestRedis } from './redis.js';
+import { freePort, startRedis, type TestRedis } from '../support/redis.js';
 
 let redis: TestRedis;
 let admin: Redis;

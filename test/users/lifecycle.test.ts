@@ -13,7 +13,7 @@ import { clockFrom, setClock } from '../../src/shared/clock.js';
 import { addressOf, auditPath, runUserCommand, type ActionOptions, type UserCommand } from '../../src/users/index.js';
 import { runCli, stderrLines } from '../support/cli.js';
 import { orgConfig, orgEnv, testSandbox } from '../support/sandbox.js';
-import { tempOut } from '../extract/helpers.js';
+import { tempOut } from '../support/scratch.js';
 
 let sandbox: Sandbox;
 let client: PerksClient;
