@@ -9,6 +9,7 @@ import { operations, type BodyOf, type DataOf, type OperationName } from '../res
 import { Pagination } from '../resources/envelope.js';
 import { TokenPayload, type Token } from '../resources/auth.js';
 import { CreditItem } from '../resources/credit.js';
+import { DEFAULTS } from '../config/index.js';
 import { registerSecret } from '../shared/redact.js';
 import { Counters, currentScope } from './counters.js';
 import { ApiError, RecordParseError } from './errors.js';
@@ -108,7 +109,7 @@ export class PerksClient {
       retries: 8,
       minRetryDelayMs: 500,
       maxRetryAfterMs: 5 * 60_000,
-      scope: '*',
+      scope: DEFAULTS.scope,
       creditPath: operations.userCredit.path,
       ...options,
       baseUrl: options.baseUrl.replace(/\/+$/, ''),
@@ -117,7 +118,7 @@ export class PerksClient {
     this.limiter =
       options.limiter ??
       new CredentialLimiter({
-        callsPerMinute: options.rateLimit ?? 120,
+        callsPerMinute: options.rateLimit ?? DEFAULTS.rateLimit,
         maxConcurrent: options.maxConcurrent,
         cluster: options.cluster,
       });

@@ -14,7 +14,8 @@ import { ConfigError } from '../shared/exit-codes.js';
 import { forgetAnonymised } from '../forget/index.js';
 import { compactLake } from '../compact/index.js';
 import { handle } from './handle.js';
-import { configFromFlags, withApiOptions, type ApiFlags } from './options.js';
+import { BUDGET_MINUTES, configFromFlags, QUIET, withApiOptions, type ApiFlags } from './options.js';
+import { DEFAULTS } from '../config/index.js';
 
 interface ExtractFlags extends ApiFlags {
   streams?: string;
@@ -60,15 +61,12 @@ export const extractCommand: CommandModule<object, ExtractFlags> = {
       .option('start-date', { type: 'string', describe: 'backfill from this local day (YYYY-MM-DD)' })
       .option('end-date', { type: 'string', describe: 'backfill up to this local day, exclusive (YYYY-MM-DD)' })
       .option('full-refresh', { type: 'boolean', describe: 'ignore the state and start over from PERKS_START_DATE' })
-      .option('budget-minutes', {
-        type: 'number',
-        describe: 'call budget of the per-user streams, in minutes at the rate limit (default 30)',
-      })
+      .option('budget-minutes', BUDGET_MINUTES)
       .option('plan', {
         type: 'boolean',
         describe: 'print the plan and estimated calls of this worker (its --shard and --groups), without extracting',
       })
-      .option('quiet', { type: 'boolean', describe: 'no progress output' })
+      .option('quiet', QUIET)
       .option('shard', {
         type: 'string',
         describe:
@@ -76,17 +74,15 @@ export const extractCommand: CommandModule<object, ExtractFlags> = {
       })
       .option('refresh-days', {
         type: 'string',
-        describe:
-          "refresh every user's credit and interactions at least every N days, budget allowing (PERKS_REFRESH_DAYS, default 7)",
+        describe: `refresh every user's credit and interactions at least every N days, budget allowing (PERKS_REFRESH_DAYS, default ${DEFAULTS.refreshDays})`,
       })
       .option('quarantine-threshold', {
         type: 'string',
-        describe:
-          'share of quarantined records above which the run ends partial, exit 4: a fraction, 0.001 = 0.1% (PERKS_QUARANTINE_THRESHOLD, default 0.001)',
+        describe: `share of quarantined records above which the run ends partial, exit 4: a fraction, 0.001 = 0.1% (PERKS_QUARANTINE_THRESHOLD, default ${DEFAULTS.quarantineThreshold})`,
       })
       .option('shard-wait-minutes', {
         type: 'number',
-        describe: "how long shards 2..N wait for shard 1 to land the day's users and windows (default 120)",
+        describe: `how long shards 2..N wait for shard 1 to land the day's users and windows (default ${DEFAULTS.extract.shardWaitMinutes})`,
       })
       .example('$0 extract --streams orders', 'orders (and the groups they need)')
       .example('$0 extract --start-date 2026-01-01 --end-date 2026-02-01 --streams orders', 'backfill January')

@@ -4,11 +4,11 @@
  */
 import type { Json } from '@duckdb/node-api';
 import type { CommandModule } from 'yargs';
-import { loadConfig } from '../config/index.js';
 import { ConfigError } from '../shared/exit-codes.js';
 import { writeFile } from 'node:fs/promises';
 import { exportQuery, queryWarehouse, warehousePath, type QueryResult } from '../transform/index.js';
 import { handle } from './handle.js';
+import { configFromFlags, outputOption } from './options.js';
 
 const TEXT_FORMATS = ['table', 'csv', 'json'] as const;
 const FORMATS = [...TEXT_FORMATS, 'arrow', 'parquet'] as const;
@@ -35,11 +35,7 @@ export const sqlCommand: CommandModule<object, SqlFlags> = {
         describe: `output format: ${FORMATS.join(', ')}`,
         default: 'table',
       })
-      .option('output', {
-        alias: 'o',
-        type: 'string',
-        describe: 'output directory holding warehouse.duckdb (PERKS_OUTPUT, default ./output)',
-      })
+      .option('output', outputOption('output directory holding warehouse.duckdb'))
       .option('out', { type: 'string', describe: 'write the result to this file instead of stdout' })
       .option('read-files-anywhere', {
         type: 'boolean',
@@ -71,7 +67,7 @@ export const sqlCommand: CommandModule<object, SqlFlags> = {
           `--format=${format} writes binary data: give --out FILE, or pipe stdout into the program that reads it`,
         );
       }
-      const config = loadConfig(process.env, { output: argv.output });
+      const config = configFromFlags(argv);
       const warehouse = warehousePath(config.output);
       if (format === 'arrow' || format === 'parquet') {
         const rows = await exportQuery(

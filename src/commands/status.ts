@@ -1,6 +1,5 @@
 /** `perks status`: freshness per stream and group, the write-back backlog, closed months; exit codes for schedulers. */
 import type { CommandModule } from 'yargs';
-import { loadConfig } from '../config/index.js';
 import { now } from '../shared/clock.js';
 import { ConfigError } from '../shared/exit-codes.js';
 import {
@@ -13,6 +12,7 @@ import {
   statusText,
 } from '../status/index.js';
 import { handle } from './handle.js';
+import { configFromFlags, OUTPUT } from './options.js';
 
 interface StatusFlags {
   output?: string;
@@ -59,7 +59,7 @@ export const statusCommand: CommandModule<object, StatusFlags> = {
     'Is the data fresh? Per stream and group: watermark, last success, age, rows, last run; write-back backlog; closed months',
   builder: (y) =>
     y
-      .option('output', { alias: 'o', type: 'string', describe: 'output directory (PERKS_OUTPUT, default ./output)' })
+      .option('output', OUTPUT)
       .option('format', { alias: 'f', type: 'string', describe: 'text or json', default: 'text' })
       .option('warn-after', {
         type: 'string',
@@ -76,7 +76,7 @@ export const statusCommand: CommandModule<object, StatusFlags> = {
       if (argv.format !== 'text' && argv.format !== 'json')
         throw new ConfigError(`--format=${JSON.stringify(argv.format)} is invalid: expected text or json`);
       const options = freshnessOptions({ warnAfter: argv['warn-after'], errorAfter: argv['error-after'] });
-      const config = loadConfig(process.env, { output: argv.output });
+      const config = configFromFlags(argv);
       // the output directory as given (./output), not the machine's absolute path: the status is shared
       const report = await collectStatus(config.output, config, now());
       const freshness = judge(report, options);

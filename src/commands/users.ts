@@ -1,7 +1,7 @@
 /** `perks users …`: user administration over the client (import, get, update, deactivate, restore, login-url, anonymise, make-known, stats). */
 import type { Argv, CommandModule } from 'yargs';
 import { clientFromConfig } from '../api/index.js';
-import { requireApi, type Config } from '../config/index.js';
+import { DEFAULTS, requireApi, type Config } from '../config/index.js';
 import { ExitCode } from '../shared/exit-codes.js';
 import {
   addressOf,
@@ -171,14 +171,14 @@ const importCommand: CommandModule<UsersFlags, UsersFlags> = {
       })
       .option('confirm-wait', {
         type: 'string',
-        default: '30',
+        default: String(DEFAULTS.usersConfirmWaitSeconds),
         describe: 'seconds to wait, at most, for the platform to process the bulk calls',
       })
       .example('$0 users import crm.csv --dry-run', 'check the file and see the calls it takes')
       .example('$0 users import crm.csv --format json', 'import, the report as JSON'),
   handler: (argv) =>
     handle(async () => {
-      if (!/^\d+$/.test(String(argv.confirmWait ?? '30')))
+      if (!/^\d+$/.test(String(argv.confirmWait ?? DEFAULTS.usersConfirmWaitSeconds)))
         throw new UsersInputError(
           `--confirm-wait=${JSON.stringify(argv.confirmWait)} is invalid: expected whole seconds, 0 or more`,
         );
@@ -193,7 +193,7 @@ const importCommand: CommandModule<UsersFlags, UsersFlags> = {
           outDir: config.output,
           group,
           sendActivationEmail: argv.sendActivationEmail,
-          confirmWaitMs: Number(argv.confirmWait ?? 30) * 1000,
+          confirmWaitMs: Number(argv.confirmWait ?? DEFAULTS.usersConfirmWaitSeconds) * 1000,
           dryRun: argv.dryRun,
           onProgress: argv.format === 'json' ? undefined : importProgress(),
         });

@@ -5,7 +5,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { inScope, type PerksClient } from '../api/index.js';
-import type { Config } from '../config/index.js';
+import { DEFAULTS, type Config } from '../config/index.js';
 import { ExitCode } from '../shared/exit-codes.js';
 import { redact } from '../shared/redact.js';
 import type { StreamDefinition } from '../../pipelines/index.js';
@@ -77,9 +77,6 @@ function emptyResult(ctx: RunContext, started: number): ExtractResult {
   };
 }
 
-/** Defaults of the options that are not settings (PERKS_REFRESH_DAYS and PERKS_QUARANTINE_THRESHOLD are, in src/config). */
-export const DEFAULTS = { budgetMinutes: 30, concurrency: 4, shardWaitMinutes: 120 };
-
 export function newRunId(now = clockNow()): string {
   return `${now
     .toISOString()
@@ -120,7 +117,7 @@ export async function runExtract(config: Config, options: ExtractOptions, deps: 
     outDir: config.output,
     now,
     options: {
-      ...DEFAULTS,
+      ...DEFAULTS.extract,
       maxAgeDays: config.refreshDays,
       quarantineThreshold: config.quarantineThreshold,
       ...stripUndefined(options),

@@ -7,6 +7,7 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { z } from 'zod';
+import { DEFAULTS } from '../config/index.js';
 import type { GroupClosure } from '../closes/index.js';
 import { addDays, monthContaining, type ReportMonth } from './month.js';
 
@@ -17,7 +18,8 @@ export const OrdersState = z.looseObject({
   watermark: day.optional(),
   /** First local day ever extracted. */
   firstDay: day.optional(),
-  lookbackDays: z.int().min(0).default(7),
+  /** Absent in states written before it was recorded: the lookback was the default then. */
+  lookbackDays: z.int().min(0).default(DEFAULTS.lookbackDays),
 });
 export type OrdersState = z.infer<typeof OrdersState>;
 

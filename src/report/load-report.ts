@@ -41,6 +41,7 @@ import { reconcile } from './reconcile.js';
 import { consolidate } from './consolidate.js';
 import type { Warehouse } from './warehouse.js';
 import { relative } from 'node:path';
+import { DEFAULTS } from '../config/index.js';
 import { now } from '../shared/clock.js';
 
 export async function loadReport(
@@ -48,7 +49,7 @@ export async function loadReport(
   outDir: string,
   month: ReportMonth,
   groupFilter?: number,
-  rule: RevenueRule = { statuses: ['Complete'] },
+  rule: RevenueRule = { statuses: DEFAULTS.revenueStatuses },
   fx?: FxRates,
 ): Promise<RevenueReport> {
   const groups = await selectGroups(wh, groupFilter);

@@ -13,7 +13,7 @@
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import { clientFromConfig, type PerksClient } from '../api/index.js';
-import type { Config } from '../config/index.js';
+import { DEFAULTS, type Config } from '../config/index.js';
 import { openDb } from './db.js';
 import { Journal } from './journal.js';
 import { compactJournals, createLedgerView, ledgerDirs, readLedgerState, type LedgerState } from './ledger.js';
@@ -112,8 +112,6 @@ export interface WritebackResult {
   ledger: string;
 }
 
-const BATCH = 4;
-
 export function newRunId(now = clockNow()): string {
   return `wb-${now.toISOString().replace(/[-:.]/g, '')}-${randomBytes(3).toString('hex')}`;
 }
@@ -175,7 +173,7 @@ export async function runWriteback(options: WritebackOptions): Promise<Writeback
       result.settled_pending = toSettle.length;
       const pending = before.pending.filter((e) => !settle.has(e.interaction_id));
       if (pending.length) {
-        await waitForGrace(pending, options.pendingGraceMs ?? 5_000);
+        await waitForGrace(pending, options.pendingGraceMs ?? DEFAULTS.writeback.pendingGraceMs);
         const recovery = await resolvePending(pending, client, journal, runId);
         result.recovered_pending = recovery.recovered;
         result.unresolved_pending.push(...recovery.unresolved);
@@ -235,7 +233,7 @@ export async function runWriteback(options: WritebackOptions): Promise<Writeback
     result.to_send = queue.length;
     const capped = options.limit === undefined ? queue : queue.slice(0, options.limit);
     result.deferred = queue.length - capped.length;
-    result.preview = capped.slice(0, options.previewRows ?? 10);
+    result.preview = capped.slice(0, options.previewRows ?? DEFAULTS.writeback.previewRows);
     if (dryRun || !journal || !client) return result;
 
     const poster: PosterOptions = {
@@ -249,7 +247,7 @@ export async function runWriteback(options: WritebackOptions): Promise<Writeback
       capped,
       journal,
       runId,
-      options.concurrency ?? BATCH,
+      options.concurrency ?? DEFAULTS.writeback.concurrency,
       poster,
       (row, entry) => {
         if (typeof entry === 'string') {
