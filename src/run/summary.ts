@@ -1,7 +1,7 @@
 /** The one summary of a run: per stream rows and calls, per step status and time, where the files are. */
 import { appendFileSync, existsSync } from 'node:fs';
 import { formatExtractSummary } from '../extract/index.js';
-import type { RunSummary } from './pipeline.js';
+import type { RunSummary } from './result.js';
 
 /** Rows of each mart the build exported (its Parquet file under <out>/marts/). */
 export function martRows(s: RunSummary): { mart: string; rows: number }[] {
