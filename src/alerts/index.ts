@@ -7,7 +7,7 @@
  */
 import type { Config } from '../config/index.js';
 import type { ExtractResult } from '../extract/index.js';
-import { readCloses } from '../close/index.js';
+import { readCloses } from '../closes/index.js';
 import { owedErasures } from '../lake/index.js';
 import type { RunSummary } from '../run/index.js';
 import { collectStatus, judge, type Freshness, type FreshnessOptions, type StatusReport } from '../status/index.js';

@@ -9,6 +9,7 @@ import { operations, type BodyOf, type DataOf, type OperationName } from '../res
 import { Pagination } from '../resources/envelope.js';
 import { TokenPayload, type Token } from '../resources/auth.js';
 import { CreditItem } from '../resources/credit.js';
+import { DEFAULTS } from '../config/index.js';
 import { registerSecret } from '../shared/redact.js';
 import { Counters, currentScope } from './counters.js';
 import { ApiError, PauseTooLongError, RecordParseError } from './errors.js';
@@ -110,7 +111,7 @@ export class PerksClient {
       retries: 8,
       minRetryDelayMs: 500,
       maxRetryAfterMs: 5 * 60_000,
-      scope: '*',
+      scope: DEFAULTS.scope,
       creditPath: operations.userCredit.path,
       ...options,
       baseUrl: options.baseUrl.replace(/\/+$/, ''),
@@ -119,7 +120,7 @@ export class PerksClient {
     this.limiter =
       options.limiter ??
       new CredentialLimiter({
-        callsPerMinute: options.rateLimit ?? 120,
+        callsPerMinute: options.rateLimit ?? DEFAULTS.rateLimit,
         maxConcurrent: options.maxConcurrent,
         maxPauseMs: this.opts.maxRetryAfterMs,
         observe: options.onWire,
@@ -366,7 +367,7 @@ export class PerksClient {
   private buildPath(name: OperationName, params?: PathParams): string {
     const template = name === 'userCredit' ? this.opts.creditPath : operations[name].path;
     return template.replace(/\{(identifier_value|identifier|id)\}/g, (_, key: string) => {
-      const value = (params as Record<string, unknown> | undefined)?.[key];
+      const value = (params as Record<string, string | number> | undefined)?.[key];
       if (value === undefined || value === '') throw new ApiError('client', name, `path parameter ${key} is missing`);
       return encodeURIComponent(String(value));
     });
@@ -422,7 +423,7 @@ function itemsOf(name: ListName, data: unknown): { raw: unknown[]; item: z.ZodTy
 function toRecordError(operation: string, error: z.ZodError, record: unknown): RecordParseError {
   const issue = error.issues[0];
   let value: unknown = record;
-  for (const key of issue.path) value = (value as Record<PropertyKey, unknown> | undefined)?.[key as PropertyKey];
+  for (const key of issue.path) value = (value as Record<PropertyKey, unknown> | undefined)?.[key];
   return new RecordParseError(operation, issue.path.join('.'), value, issue.message, record);
 }
 

@@ -1,9 +1,13 @@
 /**
- * How each HTTP outcome is handled, in one table (guide example 5):
+ * How each HTTP outcome is handled, in one table (guide example 5), the one rule of retrying: the client's
+ * retries and every `ApiError.transient` read it.
  * 401 → a new token once, then retry; 429, 5xx, network, timeout, cut-off body → retry with backoff;
  * other 4xx → stop.
  */
-import type { ApiErrorKind } from './errors.js';
+
+/** What went wrong with a call, as the client tells it apart. */
+export type ApiErrorKind =
+  'authentication' | 'throttled' | 'validation' | 'client' | 'server' | 'network' | 'timeout' | 'parse';
 
 export type Action = 'reauthenticate' | 'retry' | 'stop';
 

@@ -181,8 +181,10 @@ export class CredentialLimiter {
     const left = await link.pauseLeft();
     // No pause in progress: a reservoir of 0 can only be a dead process's pause; lift it.
     if (left > 0) this.pauseLocally(left);
+    // eslint-disable-next-line @typescript-eslint/await-thenable -- typed as Bottleneck, it returns a promise (lib/Bottleneck.js)
     else await this.limiter.updateSettings({ reservoir: null });
     const shared = await link.sharedMinTime();
+    // eslint-disable-next-line @typescript-eslint/await-thenable -- as above: the clustered store is updated when it resolves
     if (shared === undefined || shared < this.minTime) await this.limiter.updateSettings({ minTime: this.minTime });
     else this.minTime = shared;
   }

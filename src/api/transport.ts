@@ -153,7 +153,7 @@ function exchange(
     try {
       url = new URL(req.url);
     } catch (err) {
-      return reject(err);
+      return reject(err instanceof Error ? err : new Error(String(err)));
     }
     const secure = url.protocol === 'https:';
     const call = secure ? httpsRequest : httpRequest;
@@ -267,14 +267,8 @@ function isUnreachable(cause: (Error & { code?: string; errors?: Array<{ code?: 
 }
 
 function describe(status: number, json: unknown, location: string | null): string {
-  const message =
-    typeof json === 'object' && json !== null && 'message' in json
-      ? String((json as { message: unknown }).message)
-      : '';
-  const errors =
-    typeof json === 'object' && json !== null && 'errors' in json
-      ? JSON.stringify((json as { errors: unknown }).errors)
-      : '';
+  const message = typeof json === 'object' && json !== null && 'message' in json ? String(json.message) : '';
+  const errors = typeof json === 'object' && json !== null && 'errors' in json ? JSON.stringify(json.errors) : '';
   const hint: Record<number, string> = {
     401: 'not authenticated: check PERKS_CLIENT_ID and PERKS_CLIENT_SECRET',
     403: 'forbidden: the credential cannot reach this group (check PERKS_GROUP_IDS)',

@@ -7,16 +7,16 @@ import {
   parseShard,
   progressReporter,
   unsharedLimitWarning,
-  STREAM_NAMES,
-  type ExtractResult,
+  formatExtractSummary,
 } from '../extract/index.js';
+import { STREAM_NAMES, type StreamName } from '../../pipelines/index.js';
 import { ConfigError } from '../shared/exit-codes.js';
 import { forgetAnonymised } from '../forget/index.js';
 import { compactLake } from '../compact/index.js';
-import { changeLine } from '../lake/index.js';
 import { alertExtract, alertOnThrow, alertSummaryLines } from '../alerts/index.js';
 import { handle } from './handle.js';
-import { configFromFlags, withApiOptions, type ApiFlags } from './options.js';
+import { BUDGET_MINUTES, configFromFlags, QUIET, withApiOptions, type ApiFlags } from './options.js';
+import { DEFAULTS } from '../config/index.js';
 
 interface ExtractFlags extends ApiFlags {
   streams?: string;
@@ -32,7 +32,7 @@ interface ExtractFlags extends ApiFlags {
   'quarantine-threshold'?: string;
 }
 
-export function parseStreams(value: string | undefined) {
+export function parseStreams(value: string | undefined): StreamName[] | undefined {
   if (!value) return undefined;
   const names = value
     .split(',')
@@ -42,7 +42,7 @@ export function parseStreams(value: string | undefined) {
     if (!(STREAM_NAMES as readonly string[]).includes(n))
       throw new ConfigError(`--streams: unknown stream "${n}"; known streams: ${STREAM_NAMES.join(', ')}`);
   }
-  return names as (typeof STREAM_NAMES)[number][];
+  return names as StreamName[];
 }
 
 export function checkDay(flag: string, value: string | undefined): string | undefined {
@@ -62,15 +62,12 @@ export const extractCommand: CommandModule<object, ExtractFlags> = {
       .option('start-date', { type: 'string', describe: 'backfill from this local day (YYYY-MM-DD)' })
       .option('end-date', { type: 'string', describe: 'backfill up to this local day, exclusive (YYYY-MM-DD)' })
       .option('full-refresh', { type: 'boolean', describe: 'ignore the state and start over from PERKS_START_DATE' })
-      .option('budget-minutes', {
-        type: 'number',
-        describe: 'call budget of the per-user streams, in minutes at the rate limit (default 30)',
-      })
+      .option('budget-minutes', BUDGET_MINUTES)
       .option('plan', {
         type: 'boolean',
         describe: 'print the plan and estimated calls of this worker (its --shard and --groups), without extracting',
       })
-      .option('quiet', { type: 'boolean', describe: 'no progress output' })
+      .option('quiet', QUIET)
       .option('shard', {
         type: 'string',
         describe:
@@ -78,22 +75,20 @@ export const extractCommand: CommandModule<object, ExtractFlags> = {
       })
       .option('refresh-days', {
         type: 'string',
-        describe:
-          "refresh every user's credit and interactions at least every N days, budget allowing (PERKS_REFRESH_DAYS, default 7)",
+        describe: `refresh every user's credit and interactions at least every N days, budget allowing (PERKS_REFRESH_DAYS, default ${DEFAULTS.refreshDays})`,
       })
       .option('quarantine-threshold', {
         type: 'string',
-        describe:
-          'share of quarantined records above which the run ends partial, exit 4: a fraction, 0.001 = 0.1% (PERKS_QUARANTINE_THRESHOLD, default 0.001)',
+        describe: `share of quarantined records above which the run ends partial, exit 4: a fraction, 0.001 = 0.1% (PERKS_QUARANTINE_THRESHOLD, default ${DEFAULTS.quarantineThreshold})`,
       })
       .option('shard-wait-minutes', {
         type: 'number',
-        describe: "how long shards 2..N wait for shard 1 to land the day's users and windows (default 120)",
+        describe: `how long shards 2..N wait for shard 1 to land the day's users and windows (default ${DEFAULTS.extract.shardWaitMinutes})`,
       })
       .example('$0 extract --streams orders', 'orders (and the groups they need)')
       .example('$0 extract --start-date 2026-01-01 --end-date 2026-02-01 --streams orders', 'backfill January')
       .example('$0 extract --shard 2/4', 'one of four workers sharing one output directory (and PERKS_REDIS_URL)')
-      .example('$0 extract --groups 11,12', 'a worker for groups 11 and 12 only') as never,
+      .example('$0 extract --groups 11,12', 'a worker for groups 11 and 12 only'),
   handler: (argv) =>
     handle(async () => {
       const config = configFromFlags(argv, {
@@ -155,28 +150,3 @@ export const extractCommand: CommandModule<object, ExtractFlags> = {
       return result.exitCode;
     }),
 };
-
-/** Schema changes named one per line in a summary, at most. */
-const SCHEMA_LINES = 10;
-
-export function formatExtractSummary(r: ExtractResult & { manifest?: string }): string {
-  const lines = [`run ${r.runId}: ${r.status}${r.shard ? ` (shard ${r.shard})` : ''}`];
-  for (const s of r.streams) {
-    lines.push(
-      `  ${s.name.padEnd(17)} ${s.status.padEnd(8)} ${String(s.rows).padStart(9)} rows ${String(s.calls).padStart(7)} calls ${String(s.rejected).padStart(5)} quarantined ${(s.ms / 1000).toFixed(1).padStart(7)} s${s.error ? `  ${s.error}` : ''}`,
-    );
-    for (const g of s.groups)
-      for (const n of g.notes) lines.push(`    ${g.group === undefined ? '' : `group ${g.group}: `}${n}`);
-  }
-  if (r.quarantine?.message) lines.push(`  ${r.quarantine.message}`);
-  const changes = r.schemaChanges ?? [];
-  for (const c of changes.slice(0, SCHEMA_LINES)) lines.push(`  schema: ${changeLine(c)}`);
-  if (changes.length > SCHEMA_LINES)
-    lines.push(`  schema: ${changes.length - SCHEMA_LINES} more changes (perks status, or the run manifest)`);
-  const a = r.api;
-  lines.push(
-    `  api: ${a.calls} calls, ${a.retries} retries, ${a.throttled} throttled (429), ${a.tokenRequests} token requests, ${a.callsPerMinute} calls/min (utilisation ${r.limiterUtilisation})`,
-  );
-  if (r.manifest) lines.push(`  manifest: ${r.manifest}`);
-  return `${lines.join('\n')}\n`;
-}

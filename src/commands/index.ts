@@ -17,7 +17,8 @@ import { statusCommand } from './status.js';
 import { writebackCommand } from './writeback.js';
 import { usersCommand } from './users.js';
 
-export const commands: CommandModule<any, any>[] = [
+/** Each command declares and checks its own flags; the list, which yargs cannot type, erases them. */
+export const commands = [
   checkCommand,
   extractCommand,
   runCommand,
@@ -36,4 +37,4 @@ export const commands: CommandModule<any, any>[] = [
   reopenCommand,
   closesCommand,
   alertCommand,
-];
+] as unknown as CommandModule[];

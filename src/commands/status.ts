@@ -1,6 +1,5 @@
 /** `perks status`: freshness per stream and group, the write-back backlog, closed months; exit codes for schedulers. */
 import type { CommandModule } from 'yargs';
-import { loadConfig } from '../config/index.js';
 import { now } from '../shared/clock.js';
 import { ConfigError } from '../shared/exit-codes.js';
 import {
@@ -14,6 +13,7 @@ import {
 } from '../status/index.js';
 import { handle } from './handle.js';
 import { alertsConfigured, alertStatus, alertSummaryLines } from '../alerts/index.js';
+import { configFromFlags, OUTPUT } from './options.js';
 
 interface StatusFlags {
   output?: string;
@@ -36,13 +36,13 @@ export function freshnessOptions(
       flags.warnAfter !== undefined
         ? ['--warn-after', flags.warnAfter]
         : env[WARN_ENV]
-          ? [WARN_ENV, env[WARN_ENV]!]
+          ? [WARN_ENV, env[WARN_ENV]]
           : ['--warn-after', DEFAULT_WARN_AFTER],
     errorAfterHours:
       flags.errorAfter !== undefined
         ? ['--error-after', flags.errorAfter]
         : env[ERROR_ENV]
-          ? [ERROR_ENV, env[ERROR_ENV]!]
+          ? [ERROR_ENV, env[ERROR_ENV]]
           : ['--error-after', DEFAULT_ERROR_AFTER],
   } as const;
   const parsed = FreshnessOptions.safeParse({
@@ -61,7 +61,7 @@ export const statusCommand: CommandModule<object, StatusFlags> = {
     'Is the data fresh? Per stream and group: watermark, last success, age, rows, last run; write-back backlog; closed months',
   builder: (y) =>
     y
-      .option('output', { alias: 'o', type: 'string', describe: 'output directory (PERKS_OUTPUT, default ./output)' })
+      .option('output', OUTPUT)
       .option('format', { alias: 'f', type: 'string', describe: 'text or json', default: 'text' })
       .option('warn-after', {
         type: 'string',
@@ -78,13 +78,13 @@ export const statusCommand: CommandModule<object, StatusFlags> = {
       })
       .example('$0 status --warn-after 26h --error-after 50h', 'fail a scheduler step when the data is stale')
       .example('$0 status --alert', 'hourly from another scheduler: hear of a refresh that stopped running')
-      .example('$0 status --format json', 'for a monitor') as never,
+      .example('$0 status --format json', 'for a monitor'),
   handler: (argv) =>
     handle(async () => {
       if (argv.format !== 'text' && argv.format !== 'json')
         throw new ConfigError(`--format=${JSON.stringify(argv.format)} is invalid: expected text or json`);
       const options = freshnessOptions({ warnAfter: argv['warn-after'], errorAfter: argv['error-after'] });
-      const config = loadConfig(process.env, { output: argv.output });
+      const config = configFromFlags(argv);
       if (argv.alert && !alertsConfigured(config))
         throw new ConfigError(
           '--alert: PERKS_ALERT_WEBHOOK is not set: set it to the webhook URL(s) to post to, or drop --alert',

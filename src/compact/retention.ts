@@ -128,6 +128,6 @@ async function holdingOwnValues(all: Snapshot[], drop: Snapshot[], personal: str
       { drop: listValue(drop.flatMap((d) => d.files)), keep: listValue(kept.flatMap((k) => k.files)) },
       { drop: LIST(VARCHAR), keep: LIST(VARCHAR) },
     );
-    return new Set(r.getRowObjectsJS().map((x) => String(x.d)));
+    return new Set((r.getRowObjectsJson() as { d: string }[]).map((x) => x.d));
   });
 }

@@ -6,7 +6,7 @@
 import { LIST, listValue, VARCHAR } from '@duckdb/node-api';
 import { dirname } from 'node:path';
 import { dayFiles, inTurn, lakeColumns, sqlType, withLakeConnection } from '../lake/index.js';
-import type { WindowedStream } from './define.js';
+import type { WindowedStream } from '../../pipelines/index.js';
 
 /** DuckDB's words for a file that is not (or no longer) a whole Parquet file. */
 const UNREADABLE = /No magic bytes|not a parquet file|Invalid Input Error|Corrupt|truncated/i;
@@ -38,7 +38,8 @@ export async function landedValues(
           { files: listValue(files), ...(dayColumn ? { day: day! } : {}) },
           { files: LIST(VARCHAR) },
         );
-        for (const row of reader.getRowObjectsJS()) values.set(String(row.k), String(row.v));
+        const rows = reader.getRowObjectsJS() as { k: string | null; v: string | null }[];
+        for (const row of rows) values.set(String(row.k), String(row.v));
       });
     };
     await inTurn(dirname(first[0]), read);
@@ -58,7 +59,7 @@ export function valueEncoder(def: WindowedStream): (record: Record<string, unkno
   return (record) =>
     JSON.stringify(
       compare.map((c) => {
-        const v = record[c];
+        const v = record[c] as string | number | boolean | null | undefined;
         if (v === null || v === undefined) return null;
         return typeof v === 'number' && types.get(c)?.startsWith('DECIMAL') ? v.toFixed(2) : String(v);
       }),

@@ -13,7 +13,7 @@ import {
   addFieldsSeen,
   type StreamSeen,
 } from '../lake/index.js';
-import type { StreamDefinition } from './define.js';
+import type { StreamDefinition } from '../../pipelines/index.js';
 import type { Landing } from './landing.js';
 
 export function lakeLanding(

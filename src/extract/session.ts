@@ -19,6 +19,7 @@ import {
   tightenLake,
   writeJsonAtomic,
 } from '../lake/index.js';
+import { streams } from '../../pipelines/index.js';
 import { lakeLanding } from './lake-landing.js';
 import type { Event, ExtractOptions } from './run-context.js';
 import { newRunId, runExtract, type ExtractResult } from './runner.js';
@@ -59,7 +60,7 @@ export async function extract(
     const result = await runExtract(
       { ...config, output: outDir },
       { ...options, now: startedAt },
-      { client, landing, state, emit: options.emit, runId },
+      { streams, client, landing, state, emit: options.emit, runId },
     );
     if (result.plan) return { ...result, manifest: '' };
     await options.afterLanding?.(result);

@@ -6,7 +6,7 @@
  * re-reads the lookback (late orders, refunds).
  */
 import { join, relative } from 'node:path';
-import type { WindowedStream } from './define.js';
+import type { WindowedStream } from '../../pipelines/index.js';
 import { damagedFiles, monthFileDays, partitionsOf } from '../lake/index.js';
 import { rm } from 'node:fs/promises';
 import { isRealDay } from '../shared/checks.js';
@@ -231,7 +231,7 @@ export async function runWindowedGroup(ctx: RunContext, def: WindowedStream, g: 
           write,
           tally,
           def.operation as 'listOrders',
-          { group: g.id, body: body as never },
+          { group: g.id, body: body },
           decorate,
         );
       }

@@ -4,7 +4,15 @@
  * rows are not touched.
  */
 import { sep } from 'node:path';
-import { BIGINT, LIST, listValue, quotedIdentifier as id, VARCHAR } from '@duckdb/node-api';
+import {
+  BIGINT,
+  LIST,
+  listValue,
+  quotedIdentifier as id,
+  VARCHAR,
+  type DuckDBType,
+  type DuckDBValue,
+} from '@duckdb/node-api';
 import { countWhere, literalPath, personalKeySql, rewriteParquet, withLakeConnection } from '../lake/index.js';
 import type { Identities } from './identities.js';
 import { lakeFiles } from './lake-files.js';
@@ -74,15 +82,15 @@ function matchOf(spec: PersonalColumns, present: Set<string>): string | undefine
 async function orderIdsOf(
   file: string,
   match: string,
-  params: Record<string, unknown>,
-  types: Record<string, unknown>,
+  params: Record<string, DuckDBValue>,
+  types: Record<string, DuckDBType>,
 ): Promise<bigint[]> {
   const sql = `SELECT DISTINCT TRY_CAST(order_id AS BIGINT) AS o FROM read_parquet($file) WHERE ${match}`;
   // only the parameters the query names: DuckDB refuses one it does not use
   const used = <T>(o: Record<string, T>) =>
     Object.fromEntries(Object.entries(o).filter(([k]) => new RegExp(`\\$${k}\\b`).test(sql)));
   return withLakeConnection(async (c) => {
-    const r = await c.runAndReadAll(sql, used({ file: literalPath(file), ...params }) as never, used(types) as never);
+    const r = await c.runAndReadAll(sql, used({ file: literalPath(file), ...params }), used(types));
     return r
       .getRowObjectsJS()
       .map((x) => x.o)
@@ -93,6 +101,6 @@ async function orderIdsOf(
 async function columnsOf(file: string): Promise<Set<string>> {
   return withLakeConnection(async (c) => {
     const r = await c.runAndReadAll('DESCRIBE SELECT * FROM read_parquet($file)', { file: literalPath(file) });
-    return new Set(r.getRowObjectsJS().map((x) => String(x.column_name)));
+    return new Set((r.getRowObjectsJS() as { column_name: string }[]).map((x) => x.column_name));
   });
 }

@@ -1,6 +1,6 @@
 /** startSandbox options, checked once at the entry point; defaults and scale presets live here. */
 import { z } from 'zod';
-import { DEFAULT_CREDIT_PATH } from '../resources/credit.js';
+import { DEFAULTS } from '../config/index.js';
 import { TOKEN_RATE_LIMIT_PER_MINUTE } from './choices.js';
 import { SCHEMA_DRIFT_KINDS, type SchemaDriftKind } from './http/schema-drift.js';
 
@@ -76,12 +76,12 @@ export const FaultsSchema = z
 
 export const SandboxOptionsSchema = z
   .object({
-    host: z.string().min(1).default('127.0.0.1'),
-    port: z.int().min(0).max(65535).default(0),
-    seed: z.int().default(1),
-    scale: z.enum(SCALES).default('tiny'),
+    host: z.string().min(1).default(DEFAULTS.sandbox.host),
+    port: z.int().min(0).max(65535).default(DEFAULTS.sandbox.port),
+    seed: z.int().default(DEFAULTS.sandbox.seed),
+    scale: z.enum(SCALES).default(DEFAULTS.sandbox.scale),
     /** API calls per minute per client_id. */
-    rateLimit: z.int().min(1).default(120),
+    rateLimit: z.int().min(1).default(DEFAULTS.sandbox.rateLimit),
     /** Token requests per minute per client_id. */
     tokenRateLimit: z.int().min(1).default(TOKEN_RATE_LIMIT_PER_MINUTE),
     today: z
@@ -99,7 +99,7 @@ export const SandboxOptionsSchema = z
         (p) => p.startsWith('/') && p.includes('{identifier}') && p.includes('{identifier_value}'),
         'expected a path with {identifier} and {identifier_value}',
       )
-      .default(DEFAULT_CREDIT_PATH),
+      .default(DEFAULTS.creditPath),
     /**
      * Share of the last 3 days' orders held back at generation and released by each churn (late
      * arrivals, world/churn.ts). 0: every order is listed from the start.

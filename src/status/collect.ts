@@ -16,8 +16,8 @@ import {
   type RunManifest,
   type SchemaChange,
 } from '../lake/index.js';
-import { closesInForce, readCloses } from '../close/index.js';
-import { closureOf, parseMonth, readOrdersState, type MonthStatus } from '../report/index.js';
+import { closesInForce, readCloses, type MonthStatus } from '../closes/index.js';
+import { closureOf, parseMonth, readOrdersState } from '../report/index.js';
 import { runWriteback } from '../writeback/index.js';
 import { readBuildRecord } from '../transform/index.js';
 
@@ -136,7 +136,7 @@ async function lakeRows(outDir: string, streams: string[]): Promise<Map<string, 
       const current = FULL_SNAPSHOTS.has(stream) ? `${source} QUALIFY d = max(d) OVER (PARTITION BY g)` : source;
       const sql = `SELECT g::VARCHAR AS g, count(*)::BIGINT AS n FROM (${current}) GROUP BY ALL`;
       const rows = await c.runAndReadAll(sql, { glob: join(dir, '**', '*.parquet') }).then(
-        (r) => r.getRowObjectsJson(),
+        (r) => r.getRowObjectsJson() as { g: string | null; n: string }[],
         () => [],
       );
       for (const r of rows) counts.set(`${stream}/${r.g ?? ''}`, Number(r.n));
@@ -176,7 +176,7 @@ async function monthsOf(outDir: string, group: number, signed: Map<number, strin
         state === undefined
           ? 'no orders state'
           : 'error' in state
-            ? `orders state unreadable: ${state.error}`
+            ? `orders state unreadable: ${String(state.error)}`
             : 'first extract unfinished',
     };
   }

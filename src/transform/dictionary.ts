@@ -31,10 +31,10 @@ export async function modelDocs(conn: DuckDBConnection, models: Node[], tests: D
      WHERE table_schema = 'main' ORDER BY table_name, ordinal_position`,
   );
   const columns = new Map<string, { name: string; type: string }[]>();
-  for (const row of reader.getRowObjectsJson()) {
-    const table = String(row.table_name);
+  for (const row of reader.getRowObjectsJson() as Record<'table_name' | 'column_name' | 'data_type', string>[]) {
+    const table = row.table_name;
     if (!columns.has(table)) columns.set(table, []);
-    columns.get(table)!.push({ name: String(row.column_name), type: String(row.data_type) });
+    columns.get(table)!.push({ name: row.column_name, type: row.data_type });
   }
   return models.map((m) => ({
     name: m.name,

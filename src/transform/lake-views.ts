@@ -105,7 +105,7 @@ async function typedScan(conn: DuckDBConnection, stream: LakeStream, relativeDir
   // Partition values stay text (no autocast): the casts below are the one place they get their type.
   const source = `read_parquet(${str(`${relativeDir}/**/*.parquet`)}, hive_partitioning = true, union_by_name = true, hive_types_autocast = false)`;
   const described = await conn.runAndReadAll(`DESCRIBE SELECT * FROM ${source}`);
-  const present = described.getRowObjectsJson().map((r) => String(r.column_name));
+  const present = (described.getRowObjectsJson() as { column_name: string }[]).map((r) => r.column_name);
   const presentLower = new Set(present.map((n) => n.toLowerCase()));
   const known = allColumns(stream);
   const extras = presentLower.has('_extra') && !stream.partitions.some((p) => p.name === '_extra');

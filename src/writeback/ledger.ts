@@ -111,7 +111,9 @@ export function toEntry(r: Record<string, unknown>): LedgerEntry {
     organisation_group_id: Number(r.organisation_group_id),
     http_status: r.http_status === null || r.http_status === undefined ? null : Number(r.http_status),
     interaction_details:
-      typeof r.interaction_details === 'string' ? JSON.parse(r.interaction_details) : (r.interaction_details ?? {}),
+      typeof r.interaction_details === 'string'
+        ? (JSON.parse(r.interaction_details) as unknown)
+        : (r.interaction_details ?? {}),
   });
 }
 

@@ -4,7 +4,7 @@ import { alertExtract, alertStatus, ALERT_KINDS } from '../../src/alerts/index.j
 import { loadConfig } from '../../src/config/index.js';
 import { extract, shiftDay } from '../../src/extract/index.js';
 import { oweErasures, withLakeConnection } from '../../src/lake/index.js';
-import { closesPath } from '../../src/close/index.js';
+import { closesPath } from '../../src/closes/index.js';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { clockFrom, setClock, type Clock } from '../../src/shared/clock.js';

@@ -4,8 +4,10 @@ import { join } from 'node:path';
 import { extract } from '../../src/extract/index.js';
 import { compactLake, CompactionError, readJournal } from '../../src/compact/index.js';
 import { startSandbox, type Sandbox } from '../../src/sandbox/index.js';
-import { orgConfig, tempOut, truthOrders } from '../extract/helpers.js';
-import { filesOf, lakeOrders, layoutOf, toLegacyLayout } from './helpers.js';
+import { orgConfig } from '../support/sandbox.js';
+import { tempOut } from '../support/scratch.js';
+import { lakeOrders, truthOrders } from '../support/lake-check.js';
+import { filesOf, layoutOf, toLegacyLayout } from './helpers.js';
 import { forgetUsers } from '../../src/forget/index.js';
 import { withLakeConnection } from '../../src/lake/index.js';
 
@@ -257,7 +259,7 @@ async function runsByDay(out: string, from: string, to: string): Promise<Map<str
        WHERE order_date >= $from::DATE AND order_date < $to::DATE GROUP BY ALL ORDER BY d`,
       { glob: join(out, 'lake', 'orders', '**', '*.parquet'), from, to },
     );
-    return new Map(rows.getRowObjectsJS().map((x) => [String(x.d), (x.runs as string[]).map(String)]));
+    return new Map((rows.getRowObjectsJS() as { d: string; runs: string[] }[]).map((x) => [x.d, x.runs]));
   });
 }
 
@@ -275,7 +277,10 @@ async function usersWithOrdersIn(out: string, from: string, to: string): Promise
         to,
       },
     );
-    return rows.getRowObjectsJS().map((x) => ({ id: Number(x.id), email: String(x.email) }));
+    return (rows.getRowObjectsJS() as { id: bigint; email: string }[]).map((x) => ({
+      id: Number(x.id),
+      email: x.email,
+    }));
   });
 }
 

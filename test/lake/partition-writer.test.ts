@@ -208,7 +208,7 @@ describe('a partition write', () => {
       ).getRowObjectsJS(),
     );
     expect(typed).toEqual([{ t: 'JSON' }]);
-    expect(rows.map((r) => (r._extra === null ? null : JSON.parse(String(r._extra))))).toEqual([
+    expect(rows.map((r) => (r._extra === null ? null : JSON.parse(r._extra as string)))).toEqual([
       {
         tax: 1.5,
         _extra: 'a key of that name',

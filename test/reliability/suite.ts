@@ -65,7 +65,7 @@ interface Pass {
 async function runPass(): Promise<Pass> {
   const started = Date.now();
   const loadBefore = loadAverage();
-  const chosen = (Object.entries(SCENARIOS) as [string, Scenario][]).filter(([name]) => !only || only.includes(name));
+  const chosen = Object.entries<Scenario>(SCENARIOS).filter(([name]) => !only || only.includes(name));
   const results = new Map<string, Promise<Row[]>>();
   for (const [name, scenario] of chosen) if (WAIT_BOUND.has(name)) results.set(name, runOne(name, scenario));
   for (const [name, scenario] of chosen)

@@ -2,7 +2,7 @@ import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { ClusterError, clusterKey, CredentialLimiter, type ClusterSettings } from '../../src/api/index.js';
 import { redact } from '../../src/shared/redact.js';
-import { freePort, startRedis, type TestRedis } from './redis.js';
+import { freePort, startRedis, type TestRedis } from '../support/redis.js';
 
 let redis: TestRedis;
 let admin: Redis;
@@ -25,7 +25,7 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** Runs one job on the limiter and says when it started, relative to t0. */
 const startOf = async (limiter: CredentialLimiter, t0: number) =>
-  (await limiter.schedule(async () => Date.now() - t0)).value;
+  (await limiter.schedule(() => Promise.resolve(Date.now() - t0))).value;
 
 describe('one budget per credential across processes (Redis)', () => {
   test('the limiter key names the API and the client id, never the secret', () => {
@@ -117,7 +117,7 @@ describe('one budget per credential across processes (Redis)', () => {
       callsPerMinute: 120,
       cluster: settings({ redisUrl: `redis://:${redis.password}@127.0.0.1:${port}`, connectTimeoutMs: 500 }),
     });
-    const err = await limiter.schedule(async () => 'never').catch((e: unknown) => e);
+    const err = await limiter.schedule(() => Promise.resolve('never')).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(ClusterError);
     const message = (err as Error).message;
     expect(message).toContain(`PERKS_REDIS_URL: cannot reach Redis at redis://127.0.0.1:${port} within 1 s`);

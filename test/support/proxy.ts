@@ -66,83 +66,85 @@ export async function startProxy(target: string, hooks: ProxyHooks = {}): Promis
   let inFlight = 0;
   const proxy: Proxy = { url: '', log, hooks, close: () => Promise.resolve() };
   const onConnection = new WeakMap<object, number>();
-  const server: Server = createServer(async (req, res) => {
-    // Arrival is when the request's head is read, before its body (a busy machine can take a while over that).
-    const arrivedAt = Date.now();
-    const seq = (onConnection.get(req.socket) ?? 0) + 1;
-    onConnection.set(req.socket, seq);
-    const chunks: Buffer[] = [];
-    for await (const c of req) chunks.push(c as Buffer);
-    inFlight += 1;
-    const request: ProxyRequest = {
-      n: ++n,
-      method: req.method ?? 'GET',
-      path: req.url ?? '/',
-      headers: req.headers,
-      body: Buffer.concat(chunks).toString('utf8'),
-      arrivedAt,
-    };
-    const entry: LogEntry = {
-      n: request.n,
-      method: request.method,
-      path: request.path,
-      arrivedAt: request.arrivedAt,
-      answeredAt: 0,
-      status: 0,
-      intercepted: false,
-      headers: {},
-      inFlight,
-      port: req.socket.remotePort ?? 0,
-      seq,
-    };
-    log.push(entry);
-    const finish = (answer: (Omit<ProxyAnswer, 'body'> & { body: string | Buffer }) | 'reset') => {
-      inFlight -= 1;
-      entry.answeredAt = Date.now();
-      if (answer === 'reset') {
-        entry.status = 'reset';
-        req.socket.destroy();
-        return;
-      }
-      entry.status = answer.status;
-      entry.headers = answer.headers;
-      res.writeHead(answer.status, { ...answer.headers, 'content-length': String(Buffer.byteLength(answer.body)) });
-      res.end(answer.body);
-    };
-    try {
-      const action = proxy.hooks.intercept?.(request);
-      if (action && 'reset' in action) return finish('reset');
-      if (action) {
-        entry.intercepted = true;
-        return finish({
-          status: action.respond.status,
-          headers: { 'content-type': 'application/json', ...action.respond.headers },
-          body: action.respond.body ?? '{"message":"injected by the test proxy"}',
-        });
-      }
-      const change = proxy.hooks.rewriteRequest?.(request) ?? {};
-      const headers: Record<string, string> = { 'content-type': 'application/json', accept: 'application/json' };
-      const authorization = change.authorization ?? req.headers.authorization;
-      if (authorization) headers.authorization = authorization;
-      const upstream = await fetch(`${target}${request.path}`, {
-        method: request.method,
-        headers,
-        body: request.method === 'GET' ? undefined : (change.body ?? request.body),
-      });
-      let answer: ProxyAnswer = {
-        status: upstream.status,
-        headers: { 'content-type': upstream.headers.get('content-type') ?? 'application/json' },
-        body: await upstream.text(),
+  const server: Server = createServer((req, res) => {
+    void (async () => {
+      // Arrival is when the request's head is read, before its body (a busy machine can take a while over that).
+      const arrivedAt = Date.now();
+      const seq = (onConnection.get(req.socket) ?? 0) + 1;
+      onConnection.set(req.socket, seq);
+      const chunks: Buffer[] = [];
+      for await (const c of req) chunks.push(c as Buffer);
+      inFlight += 1;
+      const request: ProxyRequest = {
+        n: ++n,
+        method: req.method ?? 'GET',
+        path: req.url ?? '/',
+        headers: req.headers,
+        body: Buffer.concat(chunks).toString('utf8'),
+        arrivedAt,
       };
-      for (const h of ['retry-after', 'x-ratelimit-limit', 'x-ratelimit-remaining']) {
-        const v = upstream.headers.get(h);
-        if (v !== null) answer.headers[h] = v;
+      const entry: LogEntry = {
+        n: request.n,
+        method: request.method,
+        path: request.path,
+        arrivedAt: request.arrivedAt,
+        answeredAt: 0,
+        status: 0,
+        intercepted: false,
+        headers: {},
+        inFlight,
+        port: req.socket.remotePort ?? 0,
+        seq,
+      };
+      log.push(entry);
+      const finish = (answer: (Omit<ProxyAnswer, 'body'> & { body: string | Buffer }) | 'reset') => {
+        inFlight -= 1;
+        entry.answeredAt = Date.now();
+        if (answer === 'reset') {
+          entry.status = 'reset';
+          req.socket.destroy();
+          return;
+        }
+        entry.status = answer.status;
+        entry.headers = answer.headers;
+        res.writeHead(answer.status, { ...answer.headers, 'content-length': String(Buffer.byteLength(answer.body)) });
+        res.end(answer.body);
+      };
+      try {
+        const action = proxy.hooks.intercept?.(request);
+        if (action && 'reset' in action) return finish('reset');
+        if (action) {
+          entry.intercepted = true;
+          return finish({
+            status: action.respond.status,
+            headers: { 'content-type': 'application/json', ...action.respond.headers },
+            body: action.respond.body ?? '{"message":"injected by the test proxy"}',
+          });
+        }
+        const change = proxy.hooks.rewriteRequest?.(request) ?? {};
+        const headers: Record<string, string> = { 'content-type': 'application/json', accept: 'application/json' };
+        const authorization = change.authorization ?? req.headers.authorization;
+        if (authorization) headers.authorization = authorization;
+        const upstream = await fetch(`${target}${request.path}`, {
+          method: request.method,
+          headers,
+          body: request.method === 'GET' ? undefined : (change.body ?? request.body),
+        });
+        let answer: ProxyAnswer = {
+          status: upstream.status,
+          headers: { 'content-type': upstream.headers.get('content-type') ?? 'application/json' },
+          body: await upstream.text(),
+        };
+        for (const h of ['retry-after', 'x-ratelimit-limit', 'x-ratelimit-remaining']) {
+          const v = upstream.headers.get(h);
+          if (v !== null) answer.headers[h] = v;
+        }
+        answer = proxy.hooks.rewriteResponse?.(request, answer) ?? answer;
+        finish(answer);
+      } catch {
+        finish('reset');
       }
-      answer = proxy.hooks.rewriteResponse?.(request, answer) ?? answer;
-      finish(answer);
-    } catch {
-      finish('reset');
-    }
+    })();
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   proxy.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;

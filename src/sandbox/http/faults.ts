@@ -4,7 +4,7 @@
  * sees the same faults (drift depends on the record itself: see drift.ts).
  */
 import { NO_FAULTS, FaultsSchema, type Faults } from '../options.js';
-import { ApiError, HungRequest } from '../errors.js';
+import { SandboxError, HungRequest } from '../errors.js';
 import { createRng, type Rng } from '../prng.js';
 import { driftData, emptyDriftCounts, type DriftCounts } from './drift.js';
 import { schemaDriftData } from './schema-drift.js';
@@ -48,7 +48,7 @@ export class FaultInjector {
     if (f.errorRate > 0 && this.rng.next() < f.errorRate) {
       this.counts.errors++;
       const status = ERROR_STATUSES[Math.floor(this.rng.next() * ERROR_STATUSES.length)];
-      throw new ApiError('injected_fault', status, ERROR_MESSAGES[status]);
+      throw new SandboxError('injected_fault', status, ERROR_MESSAGES[status]);
     }
   }
 

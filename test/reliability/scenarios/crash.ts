@@ -15,7 +15,7 @@ import { orgConfig, orgEnv, testSandbox } from '../../support/sandbox.js';
 import { withScratch, type Scratch } from '../../support/scratch.js';
 import { row, type Row, type ScenarioOptions } from '../table.js';
 import { describeReads, readProblems, startReaders } from './readers.js';
-import { now, todayUtc } from '../../../src/shared/clock.js';
+import { todayUtc } from '../../../src/shared/clock.js';
 
 export interface CrashOptions extends ScenarioOptions {
   kills: number;

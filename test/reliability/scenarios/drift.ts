@@ -105,7 +105,8 @@ async function driftRun(sandbox: Sandbox, cleanDir: string, driftDir: string, ra
       const r = await c.runAndReadAll(`SELECT user_id::VARCHAR AS u, len(credits)::BIGINT AS n FROM read_parquet($g)`, {
         g: join(dir, 'lake', 'credit', '**', '*.parquet'),
       });
-      return r.getRowObjectsJS().reduce((n, x) => n + (quarantinedUsers.has(String(x.u)) ? 0 : Number(x.n)), 0);
+      const rows = r.getRowObjectsJS() as { u: string; n: bigint }[];
+      return rows.reduce((n, x) => n + (quarantinedUsers.has(x.u) ? 0 : Number(x.n)), 0);
     });
   const itemsLost =
     (await creditItems(cleanDir)) - (await creditItems(driftDir)) - (quarantined.get('credit')?.length ?? 0);
@@ -124,7 +125,7 @@ async function driftRun(sandbox: Sandbox, cleanDir: string, driftDir: string, ra
 function quarantinedRecords(outDir: string): Map<string, Record<string, unknown>[]> {
   const out = new Map<string, Record<string, unknown>[]>();
   const root = join(outDir, 'quarantine');
-  let streams: string[] = [];
+  let streams: string[];
   try {
     streams = readdirSync(root);
   } catch {
@@ -189,6 +190,7 @@ async function streamRows(
        FROM (SELECT * EXCLUDE (${drop}) FROM read_parquet($g, hive_partitioning = true, union_by_name = true)) t`,
       { g: join(outDir, 'lake', stream, '**', '*.parquet') },
     );
-    return new Map(r.getRowObjectsJS().map((x) => [String(x.k), { json: String(x.j), user: String(x.u) }]));
+    const rows = r.getRowObjectsJS() as Record<'k' | 'j' | 'u', string | null>[];
+    return new Map(rows.map((x) => [String(x.k), { json: String(x.j), user: String(x.u) }]));
   });
 }

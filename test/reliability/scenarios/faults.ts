@@ -16,7 +16,7 @@ import {
   type ProxyHooks,
   type WorkerEvent,
 } from '../../support/proxy.js';
-import { startRedis } from '../../scale/redis.js';
+import { startRedis } from '../../support/redis.js';
 import { seeded } from '../../support/random.js';
 import { orgConfig, withSandbox } from '../../support/sandbox.js';
 import { withScratch, type Scratch } from '../../support/scratch.js';

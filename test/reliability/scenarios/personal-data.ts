@@ -136,7 +136,7 @@ async function peopleWithOldOrders(sandbox: Sandbox, out: string, n: number): Pr
        WHERE email IS NOT NULL AND order_date::DATE < DATE '2026-11-10' GROUP BY ALL ORDER BY n DESC, e`,
       { g: join(out, 'lake', 'orders', '**', '*.parquet') },
     );
-    return r.getRowObjectsJS().map((x) => String(x.e));
+    return r.getRowObjectsJS().map((x) => x.e as string);
   });
   const all = [...sandbox.world.users.all()];
   const pairs = new Map<string, number>();

@@ -179,7 +179,7 @@ async function viaDuckDB(c: DuckDBConnection, dir: string): Promise<Seen> {
      FROM read_parquet($glob, hive_partitioning = true, union_by_name = true) GROUP BY ALL`,
     { glob: join(dir, 'lake', 'orders', '**', '*.parquet') },
   );
-  return new Map(r.getRowObjectsJS().map((x) => [String(x.k), { rows: Number(x.n), keys: Number(x.u) }]));
+  return new Map(r.getRowObjectsJS().map((x) => [x.k as string, { rows: Number(x.n), keys: Number(x.u) }]));
 }
 
 /** Each committed file read whole by hyparquet; the group (and a legacy file's day) from its Hive path. */
