@@ -149,7 +149,11 @@ describe('perks users import', () => {
       expect(JSON.parse(r.stdout).created).toHaveLength(3);
       const times = sandbox.stats().callTimes[String(sandbox.credentials.organisation.client_id)];
       expect(times).toHaveLength(3); // a listing page, the bulk call, a listing page
-      for (let i = 1; i < times.length; i++) expect(times[i] - times[i - 1]).toBeGreaterThanOrEqual(190); // 60 s / 300
+      // 60 s / 300 = 200 ms a slot. The sandbox sees arrivals, which a busy machine can make one call late and the
+      // next on time: any k calls span at least (k - 1) slots minus that lateness (as in test/scale/limiter.test.ts).
+      for (let i = 0; i < times.length; i++)
+        for (let j = i + 1; j < times.length; j++)
+          expect(times[j] - times[i], `calls ${i} and ${j}`).toBeGreaterThanOrEqual((j - i) * 200 - 60);
       expect(sandbox.stats().tokenRequests).toBe(1);
     });
   });
