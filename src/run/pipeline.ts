@@ -16,6 +16,7 @@ import { closeSummary, lastClosedMonth, ReportInputError, writeRevenueReport } f
 import { ExitCode } from '../shared/exit-codes.js';
 import { redact } from '../shared/redact.js';
 import { now } from '../shared/clock.js';
+import { checkpoint } from '../shared/output-hooks.js';
 
 export interface StepResult {
   name: 'extract' | 'forget' | 'compact' | 'build' | 'writeback' | 'report';
@@ -106,6 +107,7 @@ export async function runPipeline(
       };
     });
     await step('build', async () => {
+      await checkpoint('extract'); // with a store, the extract's commits are published first (a kill later keeps them)
       const r = await buildWarehouse({ outDir, asOf: startedAt.toISOString().slice(0, 10) });
       summary.build = r;
       if (!r.ok) return { detail: `${r.error ?? 'the build failed'}${r.impact ?? ''}`, exitCode: ExitCode.failed };
