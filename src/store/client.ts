@@ -205,7 +205,6 @@ export class StoreClient {
             Bucket: this.store.bucket,
             Prefix: `${base}${under}`,
             ContinuationToken: token,
-            MaxKeys: Math.min(1000, limit - out.length),
           }),
         );
         for (const o of r.Contents ?? [])
@@ -215,7 +214,7 @@ export class StoreClient {
         this.fail(err, 'list', under || '.');
       }
     } while (token && out.length < limit);
-    return out;
+    return out.slice(0, limit);
   }
 
   destroy(): void {

@@ -152,6 +152,7 @@ export class StoreSession {
     }
     this.remote = emptyIndex();
     this.remoteEtag = undefined;
+    if (await this.client.head(INTENT)) return; // a first publish was killed: ours, rolled back by recover()
     const foreign = (await this.client.list('', 5)).filter((o) => !o.path.startsWith(`${META}/`));
     if (foreign.length)
       throw new StoreError(

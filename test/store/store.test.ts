@@ -1,0 +1,160 @@
+/**
+ * The output in object storage (issue 24), at tiny scale, against a real S3-protocol server and Redis:
+ * a fresh machine continues where the last one stopped; two runs at once, one refused; write-back from
+ * two machines, killed after a post, never posts twice; a publish killed before its commit leaves nothing.
+ * The long scenarios (every crash point, readers during compaction and upload) are in `npm run reliability`.
+ */
+import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import type { Sandbox } from '../../src/sandbox/index.js';
+import { storedTimes } from '../writeback/fixtures.js';
+import { streamRows } from '../scale/helpers.js';
+import { testSandbox, orgEnv } from '../support/sandbox.js';
+import { runCli } from '../support/cli.js';
+import { messages, startStoreWorld, type StoreWorld } from './helpers.js';
+
+let world: StoreWorld;
+const sandboxes: Sandbox[] = [];
+const sandbox = async () => {
+  const s = await testSandbox({ seed: 24 });
+  sandboxes.push(s);
+  return s;
+};
+
+beforeAll(async () => {
+  world = await startStoreWorld();
+}, 60_000);
+afterAll(async () => {
+  for (const s of sandboxes) await s.close();
+  await world?.stop();
+});
+
+const STREAMS = ['orders', 'order_versions', 'users', 'groups', 'offers', 'redemption_stats', 'credit', 'interactions'];
+
+/** What must be equal whichever machine ran: lake rows, watermarks, close records, ledger outcomes. */
+async function snapshot(out: string) {
+  const lake: Record<string, string[]> = {};
+  for (const s of STREAMS) lake[s] = await streamRows(out, s);
+  const watermarks = Object.fromEntries(
+    readdirSync(join(out, 'state', 'orders')).map((f) => [
+      f,
+      (JSON.parse(readFileSync(join(out, 'state', 'orders', f), 'utf8')) as { watermark?: string }).watermark,
+    ]),
+  );
+  const closes = readFileSync(join(out, 'closes', 'closes.jsonl'), 'utf8')
+    .trim()
+    .split('\n')
+    .map((l) => {
+      const { at: _at, hash: _h, prev_hash: _p, ...rest } = JSON.parse(l) as Record<string, unknown>;
+      return JSON.stringify(rest);
+    });
+  const ledger = (await streamRows(out, 'writeback_ledger'))
+    .map((j) => JSON.parse(j) as { interaction_id: number; status: string })
+    .map((r) => `${r.interaction_id}:${r.status}`)
+    .sort();
+  return { lake, watermarks, closes, ledger };
+}
+
+function orderCalls(out: string, runId?: string): number {
+  const files = readdirSync(join(out, 'runs')).sort();
+  const file = runId ? `${runId}.json` : files.at(-1)!;
+  const m = JSON.parse(readFileSync(join(out, 'runs', file), 'utf8')) as {
+    streams: { name: string; groups: { calls: number }[] }[];
+  };
+  return m.streams.find((s) => s.name === 'orders')!.groups.reduce((n, g) => n + g.calls, 0);
+}
+
+describe('the output in object storage', () => {
+  test('a run on a fresh machine continues where the last one stopped: lake, watermarks, close record and ledger as if it never moved, no window extracted again beyond the lookback', async () => {
+    const [inStore, local] = [await sandbox(), await sandbox()];
+    const a = world.machine();
+    const storeEnv = world.env(inStore, 'moved', a);
+    const localOut = world.machine();
+    const localEnv = orgEnv(local, localOut);
+
+    const first = await world.perks(['run'], storeEnv);
+    expect(first.code, first.stderr).toBe(0);
+    expect(existsSync(join(a, 'lake')), 'the working copy is the output folder').toBe(true);
+    expect(existsSync(join(process.cwd(), 's3:')), 'no local folder named after the URL').toBe(false);
+    const closed = await world.perks(['close', '--month', '2026-10', '--no-reread', '--by', 'finance'], storeEnv);
+    expect(closed.code, closed.stderr).toBe(0);
+    expect((await runCli(['run'], localEnv, { timeoutMs: 240_000 })).code).toBe(0);
+    expect((await runCli(['close', '--month', '2026-10', '--no-reread', '--by', 'finance'], localEnv)).code).toBe(0);
+
+    rmSync(a, { recursive: true, force: true }); // the laptop is lost
+    const b = world.machine();
+    const second = await world.perks(['run'], { ...storeEnv, PERKS_CACHE_DIR: b });
+    expect(second.code, second.stderr).toBe(0);
+    expect((await runCli(['run'], localEnv, { timeoutMs: 240_000 })).code).toBe(0);
+
+    expect(await snapshot(b)).toEqual(await snapshot(localOut));
+    // the second run on B re-read only what a run that never moved re-reads (the lookback)
+    expect(orderCalls(b)).toBe(orderCalls(localOut));
+    const status = await world.perks(['status'], { ...storeEnv, PERKS_CACHE_DIR: world.machine() });
+    expect(status.code, status.stderr).toBe(0);
+    expect(status.stdout).toMatch(/signed off/);
+  }, 300_000);
+
+  test('two runs at once on two machines: one is refused with exit 5 naming the holder, nothing torn, the next run completes', async () => {
+    const s = await sandbox();
+    const one = world.start(['run'], world.env(s, 'twice', world.machine()));
+    expect(await one.saw('"event":"stream"')).toBe(true); // it holds the store's lease
+    const two = await world.perks(['run'], world.env(s, 'twice', world.machine()));
+    expect(two.code).toBe(5);
+    expect(messages(two)).toEqual([
+      expect.stringMatching(
+        /^perks: the store s3:\/\/perks-test\/twice .* is in use by another run \(`perks run` pid \d+ on /,
+      ),
+    ]);
+    expect((await one.done).code).toBe(0);
+    const index = await world.index('twice');
+    const objects = await world.objects('twice');
+    for (const e of Object.values(index!.files)) expect(objects.has(e.key), e.key).toBe(true);
+    expect(index!.garbage).toEqual([]);
+    expect(objects.has('_perks/intent.json')).toBe(false);
+    const third = await world.perks(['build'], world.env(s, 'twice', world.machine()));
+    expect(third.code, third.stderr).toBe(0);
+  }, 300_000);
+
+  test('write-back from two machines, the first killed right after its posts: every interaction stored exactly once', async () => {
+    const s = await sandbox();
+    const a = world.machine();
+    const prepared = await world.perks(['run', '--no-writeback'], world.env(s, 'wb', a));
+    expect(prepared.code, prepared.stderr).toBe(0);
+    const killed = await world.perks(['writeback'], world.env(s, 'wb', a, { PERKS_CRASH_AT: 'after-post:2' }));
+    expect(killed.signal).toBe('SIGKILL');
+    const b = await world.perks(['writeback'], world.env(s, 'wb', world.machine()));
+    expect(b.code, b.stderr).toBe(0);
+    expect(b.stdout).toMatch(/recovered|found upstream|already stored/i);
+    const again = await world.perks(['writeback'], world.env(s, 'wb', a));
+    expect(again.code, again.stderr).toBe(0);
+    const twice = [...storedTimes(s)].filter(([, n]) => n > 1);
+    expect(twice).toEqual([]);
+  }, 300_000);
+
+  test('a publish killed before its commit leaves nothing counted; the next command rolls it back and publishes whole', async () => {
+    const s = await sandbox();
+    const killed = await world.perks(
+      ['extract', '--streams', 'groups,users'],
+      world.env(s, 'killed', world.machine(), { PERKS_CRASH_AT: 'store-before-commit' }),
+    );
+    expect(killed.signal).toBe('SIGKILL');
+    expect(await world.index('killed')).toBeUndefined();
+    const left = await world.objects('killed');
+    expect(
+      [...left.keys()].some((k) => k.startsWith('lake/')),
+      'uploaded, not committed',
+    ).toBe(true);
+    const rerun = await world.perks(['extract', '--streams', 'groups,users'], world.env(s, 'killed', world.machine()));
+    expect(rerun.code, rerun.stderr).toBe(0);
+    const index = await world.index('killed');
+    const objects = await world.objects('killed');
+    const named = new Set(Object.values(index!.files).map((e) => e.key));
+    const stray = [...objects.keys()].filter(
+      (k) =>
+        !named.has(k) && !k.startsWith('_perks/') && !k.endsWith('/_current.json') && !k.startsWith('lake/_symlink/'),
+    );
+    expect(stray).toEqual([]);
+  }, 300_000);
+});
