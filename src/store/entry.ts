@@ -72,7 +72,32 @@ export async function finishOutput(): Promise<void> {
     report(err);
   } finally {
     await session.close().catch((err: unknown) => report(err));
+    process.stderr.write(storeLine(session));
   }
+}
+
+/** One line on what moved: JSON off a terminal (like the progress events), a sentence on one. */
+function storeLine(session: StoreSession): string {
+  const c = session.client.counters;
+  const published = session.publishes;
+  const event = {
+    at: new Date().toISOString(),
+    event: 'store',
+    store: session.client.store.url,
+    generation: published.at(-1)?.generation,
+    pulled: session.pulled,
+    published: {
+      files: published.reduce((n, p) => n + p.files, 0),
+      changedBytes: published.reduce((n, p) => n + p.changedBytes, 0),
+      removed: published.reduce((n, p) => n + p.removed, 0),
+    },
+    requests: c.requests,
+    bytesUp: c.bytesUp,
+    bytesDown: c.bytesDown,
+  };
+  if (!process.stderr.isTTY) return `${JSON.stringify(event)}\n`;
+  const requests = Object.values(c.requests).reduce((a, b) => a + b, 0);
+  return `store ${event.store}: pulled ${event.pulled.files} files (${event.pulled.bytes} bytes), published ${event.published.files} files${event.generation ? ` as generation ${event.generation}` : ''}; ${requests} requests, ${c.bytesUp} bytes up, ${c.bytesDown} down\n`;
 }
 
 function report(err: unknown): void {

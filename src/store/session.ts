@@ -73,6 +73,8 @@ export class StoreSession {
   private poisoned = false;
   readonly wal: WalWriter;
   readonly publishes: PublishResult[] = [];
+  /** What the pull brought down: files and bytes (and the time it took, before the command could start). */
+  readonly pulled = { files: 0, bytes: 0, ms: 0 };
 
   private constructor(
     readonly client: StoreClient,
@@ -216,6 +218,15 @@ export class StoreSession {
    * the store removed; a journal the store holds write-ahead pieces of is brought up to date.
    */
   async pull(): Promise<void> {
+    const started = Date.now();
+    try {
+      await this.pullRetrying();
+    } finally {
+      this.pulled.ms += Date.now() - started;
+    }
+  }
+
+  private async pullRetrying(): Promise<void> {
     for (let attempt = 1; ; attempt++) {
       try {
         await this.pullOnce();
@@ -272,6 +283,8 @@ export class StoreSession {
       throw new Vanished(`${this.client.url(entry.key)} changed under this command`);
     }
     const s = await stat(file);
+    this.pulled.files++;
+    this.pulled.bytes += s.size;
     this.local.files[path] = { key: entry.key, etag: got.etag, size: s.size, mtimeMs: s.mtimeMs, sha256: entry.sha256 };
   }
 
