@@ -138,7 +138,7 @@ export class StoreSession {
     const stray = (await readdir(this.copy)).filter((n) => n !== LOCAL_DIR);
     if (stray.length)
       throw new StoreError(
-        `${this.copy} holds files (${stray.slice(0, 3).join(', ')}) but is no working copy of ${this.client.store.url}: empty it or set PERKS_CACHE_DIR to an empty folder (to move an existing output into the store: perks store push <folder>)`,
+        `${this.copy} holds files (${stray.slice(0, 3).join(', ')}) but is no working copy of ${this.client.store.url}: empty it or set PERKS_CACHE_DIR to an empty folder`,
         ExitCode.config,
       );
     return { store: this.client.store.url, generation: 0, files: {} };
@@ -158,7 +158,7 @@ export class StoreSession {
     const foreign = (await this.client.list('', 5)).filter((o) => !o.path.startsWith(`${META}/`));
     if (foreign.length)
       throw new StoreError(
-        `${this.client.where} holds objects (${foreign[0].path}) but no perks index (_perks/index.json): choose an empty prefix, or move an existing output in with perks store push`,
+        `${this.client.where} holds objects (${foreign[0].path}) but no perks index (_perks/index.json): not written by perks; choose an empty prefix`,
         ExitCode.config,
       );
   }
