@@ -77,13 +77,13 @@ export function reads(parts: readonly Part[], path: string): boolean {
 }
 
 /**
- * The key a changed committed file is uploaded to: its own name when that key is free, else the name
- * with `.v<generation>` before the extension (`day-2026-11-15.v12.parquet`), so the version the index
- * names is never overwritten before the next index names the new one. The lake keeps `.parquet` and its
- * Hive folders, so a glob over the store still reads it.
+ * The key a committed file is uploaded to: its name with `.v<generation>` before the extension
+ * (`day-2026-11-15.v12.parquet`, `11.v12.json`). A path is uploaded at most once per generation, so a key
+ * is never written twice: the version an index names is never overwritten, and a reader holding an older
+ * manifest finds each object it names as it was, or gone (never another content under the same name).
+ * The lake keeps `.parquet` and its Hive folders, so a glob over the store still reads it.
  */
-export function freshKey(path: string, current: string | undefined, generation: number): string {
-  if (current === undefined || current !== path) return path;
+export function freshKey(path: string, generation: number): string {
   const dir = posix.dirname(path);
   const name = posix.basename(path);
   const dot = name.lastIndexOf('.');

@@ -5,8 +5,8 @@
  * command (or at a checkpoint) what it changed published:
  *
  *   1. `_perks/intent.json` names the keys about to be written (so a kill here is rolled back);
- *   2. every new or changed file is uploaded: committed files to a key the index does not name (their own
- *      name when free, else `name.v<generation>.ext`), views (warehouse, marts, reports, docs) in place;
+ *   2. every new or changed file is uploaded: committed files to a key never written before
+ *      (`name.v<generation>.ext`), views (warehouse, marts, reports, docs) in place;
  *   3. `_perks/index.json` is written: the commit (If-Match on the ETag read at the start, or
  *      If-None-Match: * for the first);
  *   4. the readers' manifests of the streams that changed (manifests.ts);
@@ -323,13 +323,8 @@ export class StoreSession {
     if ((head?.etag ?? undefined) !== this.remoteEtag) throw this.moved();
     const previous = this.remote;
     const generation = previous.generation + 1;
-    const used = new Set(Object.values(previous.files).map((e) => e.key));
     const keys = new Map<string, string>();
-    for (const c of changed) {
-      let key = isView(c.path) ? c.path : freshKey(c.path, previous.files[c.path]?.key, generation);
-      if (!isView(c.path) && used.has(key) && previous.files[c.path]?.key !== key) key = freshKey(key, key, generation);
-      keys.set(c.path, key);
-    }
+    for (const c of changed) keys.set(c.path, isView(c.path) ? c.path : freshKey(c.path, generation));
     const committed = changed.filter((c) => !isView(c.path)).map((c) => keys.get(c.path)!);
     const intent: Intent = { generation, keys: committed, started_at: new Date().toISOString() };
     await this.client.put(INTENT, Buffer.from(JSON.stringify(intent)));

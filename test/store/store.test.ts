@@ -12,6 +12,10 @@ import { storedTimes } from '../writeback/fixtures.js';
 import { streamRows } from '../scale/helpers.js';
 import { testSandbox, orgEnv } from '../support/sandbox.js';
 import { runCli } from '../support/cli.js';
+import { startConditionalFront } from '../support/s3-conditional.js';
+import { s3Client } from '../support/s3.js';
+import { PutObjectCommand } from '@aws-sdk/client-s3';
+import { hostname } from 'node:os';
 import { messages, startStoreWorld, type StoreWorld } from './helpers.js';
 
 let world: StoreWorld;
@@ -156,5 +160,55 @@ describe('the output in object storage', () => {
         !named.has(k) && !k.startsWith('_perks/') && !k.endsWith('/_current.json') && !k.startsWith('lake/_symlink/'),
     );
     expect(stray).toEqual([]);
+  }, 300_000);
+});
+
+describe('on a service that enforces conditional writes (If-None-Match, If-Match), without Redis', () => {
+  test('the lease is an object created only if absent: a second run at once is refused (exit 5), the first completes and removes it', async () => {
+    const front = await startConditionalFront(world.s3.endpoint);
+    try {
+      const s = await sandbox();
+      const env = (machine: string) =>
+        world.env(s, 'conditional', machine, { AWS_ENDPOINT_URL_S3: front.endpoint, PERKS_REDIS_URL: '' });
+      const one = world.start(['run', '--no-writeback'], env(world.machine()));
+      expect(await one.saw('"event":"stream"')).toBe(true);
+      const two = await world.perks(['build'], env(world.machine()));
+      expect(two.code).toBe(5);
+      expect(messages(two)).toEqual([expect.stringMatching(/is in use by another run \(`perks run` pid \d+ on /)]);
+      expect((await one.done).code).toBe(0);
+      expect(front.refused).toBeGreaterThanOrEqual(2); // the probe's second create, the second run's lease
+      const objects = await world.objects('conditional');
+      expect(objects.has('_perks/lease.json')).toBe(false);
+      const after = await world.perks(['build'], env(world.machine()));
+      expect(after.code, after.stderr).toBe(0);
+
+      // a lease left by a process that died on this host is taken over at once; a live one is not
+      const client = s3Client(world.s3);
+      const lease = (pid: number) =>
+        client.send(
+          new PutObjectCommand({
+            Bucket: world.s3.bucket,
+            Key: 'conditional/_perks/lease.json',
+            Body: JSON.stringify({
+              token: 'x',
+              host: hostname(),
+              pid,
+              command: 'run',
+              started_at: new Date().toISOString(),
+              heartbeat_at: new Date().toISOString(),
+            }),
+          }),
+        );
+      await lease(process.pid);
+      const live = await world.perks(['compact'], env(world.machine()));
+      expect(live.code).toBe(5);
+      await lease(2 ** 22 + 17); // above Linux's pid_max default: no such process
+      const dead = await world.perks(['compact'], env(world.machine()));
+      expect(dead.code, dead.stderr).toBe(0);
+      expect((await world.objects('conditional')).has('_perks/lease.json')).toBe(false);
+      client.destroy();
+    } finally {
+      await front.stop();
+    }
   }, 300_000);
 });

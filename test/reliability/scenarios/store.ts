@@ -112,6 +112,7 @@ export async function storeReaderScenario(o: ScenarioOptions & { rounds?: number
   const scratch = join(tmpdir(), `perks-store-reader-${process.pid}`);
   let reads = 0;
   let retried = 0;
+  let attempts = 0;
   const problems: string[] = [];
   let done = false;
   const get = async (key: string) => {
@@ -126,7 +127,7 @@ export async function storeReaderScenario(o: ScenarioOptions & { rounds?: number
     } catch {
       return; // not published yet
     }
-    const dir = join(scratch, String(reads));
+    const dir = join(scratch, `attempt-${++attempts}`); // a fresh folder: nothing of an earlier attempt
     try {
       for (const f of manifest.files) {
         const file = join(dir, f.path);
@@ -135,6 +136,7 @@ export async function storeReaderScenario(o: ScenarioOptions & { rounds?: number
       }
     } catch {
       retried++;
+      rmSync(dir, { recursive: true, force: true });
       return;
     }
     const twice = await withLakeConnection(async (c) => {
