@@ -15,6 +15,7 @@ import { sqlCommand } from './sql.js';
 import { statusCommand } from './status.js';
 import { writebackCommand } from './writeback.js';
 import { usersCommand } from './users.js';
+import { storeCommand } from './store.js';
 
 export const commands: CommandModule<any, any>[] = [
   checkCommand,
@@ -34,4 +35,5 @@ export const commands: CommandModule<any, any>[] = [
   closeCommand,
   reopenCommand,
   closesCommand,
+  storeCommand,
 ];

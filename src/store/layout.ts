@@ -70,6 +70,7 @@ export const COMMANDS: Record<string, CommandUse> = {
   sql: { writes: false, reads: [...CORE, 'warehouse.duckdb', 'marts/'] },
   closes: { writes: false, reads: ['closes/'] },
   check: { writes: false, reads: [] },
+  store: { writes: true, reads: [] },
 };
 
 export function reads(parts: readonly Part[], path: string): boolean {

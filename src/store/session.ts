@@ -301,6 +301,11 @@ export class StoreSession {
     }
   }
 
+  /** The store's committed generation as this command read it (0: an empty store). */
+  get generation(): number {
+    return this.remote.generation;
+  }
+
   /** Publishes what the command changed in the copy (nothing changed: no request). */
   async publish(): Promise<PublishResult | undefined> {
     if (this.poisoned || !this.use.writes) return undefined;

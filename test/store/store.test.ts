@@ -163,6 +163,26 @@ describe('the output in object storage', () => {
   }, 300_000);
 });
 
+describe('moving an existing output into a store', () => {
+  test('perks store push copies a local output into an empty store; a fresh machine continues from it as the folder would', async () => {
+    const s = await sandbox();
+    const folder = world.machine();
+    const local = orgEnv(s, folder);
+    expect((await runCli(['run', '--no-writeback'], local, { timeoutMs: 240_000 })).code).toBe(0);
+    const pushed = await world.perks(['store', 'push', folder], world.env(s, 'pushed', world.machine()));
+    expect(pushed.code, pushed.stderr).toBe(0);
+    const again = await world.perks(['store', 'push', folder], world.env(s, 'pushed', world.machine()));
+    expect(again.code).toBe(2);
+    expect(messages(again)).toEqual([expect.stringMatching(/already holds an output \(generation 1\)/)]);
+    const fresh = world.machine();
+    const run = await world.perks(['run', '--no-writeback'], world.env(s, 'pushed', fresh));
+    expect(run.code, run.stderr).toBe(0);
+    expect((await runCli(['run', '--no-writeback'], local, { timeoutMs: 240_000 })).code).toBe(0);
+    expect(orderCalls(fresh)).toBe(orderCalls(folder));
+    expect(await streamRows(fresh, 'orders')).toEqual(await streamRows(folder, 'orders'));
+  }, 300_000);
+});
+
 describe('on a service that enforces conditional writes (If-None-Match, If-Match), without Redis', () => {
   test('the lease is an object created only if absent: a second run at once is refused (exit 5), the first completes and removes it', async () => {
     const front = await startConditionalFront(world.s3.endpoint);
