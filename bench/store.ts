@@ -13,7 +13,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startSandbox } from '../src/sandbox/index.js';
 import { startRedis } from '../test/scale/redis.js';
-import { startS3 } from '../test/support/s3.js';
+import { GetObjectCommand } from '@aws-sdk/client-s3';
+import { s3Client, startS3 } from '../test/support/s3.js';
 
 const scale = (process.argv[2] ?? 'small') as 'tiny' | 'small' | 'medium';
 const root = mkdtempSync(join(tmpdir(), 'perks-bench-store-'));
@@ -86,6 +87,19 @@ try {
   const all = await perks(['sql', 'SELECT 1'], env('G')); // pulls what sql reads: the core and the warehouse, marts
   console.log(
     `       fresh machine F, perks build: ${fresh.event.pulled.files} files, ${mb(fresh.event.pulled.bytes)} before the build could start, in ${fresh.event.pulled.ms} ms (perks sql, which also reads the warehouse and marts: ${all.event.pulled.files} files, ${mb(all.event.pulled.bytes)})`,
+  );
+  const client = s3Client(s3);
+  const index = JSON.parse(
+    Buffer.from(
+      await (
+        await client.send(new GetObjectCommand({ Bucket: s3.bucket, Key: 'bench/_perks/index.json' }))
+      ).Body!.transformToByteArray(),
+    ).toString('utf8'),
+  ) as { files: Record<string, { size: number }> };
+  client.destroy();
+  const sizes = Object.values(index.files);
+  console.log(
+    `       the store: ${sizes.length} committed files, ${mb(sizes.reduce((n, f) => n + f.size, 0))} (the index itself ${mb(JSON.stringify(index).length)}); day 0's requests ${JSON.stringify(day0.event.requests)} (the write-back's write-ahead: one PUT per batch of 4 posts)`,
   );
   if ([day0, day1, behind, fresh].some((r) => r.code !== 0)) process.exitCode = 1;
 } finally {
