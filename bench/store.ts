@@ -37,7 +37,7 @@ function perks(
     stdio: ['ignore', 'ignore', 'pipe'],
   });
   let stderr = '';
-  child.stderr.on('data', (d: Buffer) => (stderr += d));
+  child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
   return new Promise((done) =>
     child.once('close', (code) => {
       const line = stderr.split('\n').find((l) => l.includes('"event":"store"'));

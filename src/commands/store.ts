@@ -21,10 +21,7 @@ const push: CommandModule<object, PushFlags> = {
     y
       .positional('folder', { type: 'string', demandOption: true, describe: 'the output folder, e.g. ./output' })
       .option('output', { alias: 'o', type: 'string', describe: 'the store, s3://bucket/prefix (PERKS_OUTPUT)' })
-      .example(
-        'PERKS_OUTPUT=s3://acme-perks/prod $0 store push ./output',
-        'the CI cache of before, into the store',
-      ) as never,
+      .example('PERKS_OUTPUT=s3://acme-perks/prod $0 store push ./output', 'the CI cache of before, into the store'),
   handler: (argv) =>
     handle(async () => {
       const session = currentStoreSession();
@@ -49,6 +46,6 @@ const push: CommandModule<object, PushFlags> = {
 export const storeCommand: CommandModule<object, object> = {
   command: 'store <command>',
   describe: 'the output in object storage: push an existing folder into an empty store',
-  builder: (y) => y.command(push).demandCommand(1) as never,
+  builder: (y) => y.command(push).demandCommand(1),
   handler: () => undefined,
 };

@@ -36,12 +36,10 @@ describe('a store that cannot be used', () => {
   test('unreachable (exit 1), unknown key (exit 3), missing bucket (exit 2), another scheme or a bad bucket name (exit 2), the demo (exit 2)', async () => {
     const port = await freePort();
     const down = await refused(['extract'], { AWS_ENDPOINT_URL_S3: `http://127.0.0.1:${port}` }, 'down');
-    expect(down).toEqual({
-      code: 1,
-      line: expect.stringMatching(
-        /^perks: cannot reach the store s3:\/\/perks-test\/down at http:\/\/127\.0\.0\.1:\d+ \(ECONNREFUSED\)/,
-      ),
-    });
+    expect(down.code).toBe(1);
+    expect(down.line).toMatch(
+      /^perks: cannot reach the store s3:\/\/perks-test\/down at http:\/\/127\.0\.0\.1:\d+ \(ECONNREFUSED\)/,
+    );
     const key = await refused(['build'], { AWS_ACCESS_KEY_ID: 'AKIAWRONGWRONGWRONG1' }, 'key');
     expect(key.code).toBe(3);
     expect(key.line).toMatch(/refused the credentials \(InvalidAccessKeyId\)/);

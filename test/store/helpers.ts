@@ -73,7 +73,7 @@ export async function startStoreWorld(): Promise<StoreWorld> {
     async index(prefix) {
       const all = await objects(prefix);
       const text = all.get('_perks/index.json');
-      return text ? JSON.parse(text.toString('utf8')) : undefined;
+      return text ? (JSON.parse(text.toString('utf8')) as Awaited<ReturnType<StoreWorld['index']>>) : undefined;
     },
     async stop() {
       client.destroy();

@@ -17,7 +17,7 @@ export interface ConditionalFront {
 export async function startConditionalFront(upstream: string): Promise<ConditionalFront> {
   const target = new URL(upstream);
   const turns = new Map<string, Promise<void>>();
-  const front = { endpoint: '', refused: 0, stop: async () => undefined as void };
+  const front: ConditionalFront = { endpoint: '', refused: 0, stop: () => Promise.resolve() };
 
   const forward = (req: IncomingMessage, res: ServerResponse, body: Buffer) =>
     new Promise<void>((done) => {

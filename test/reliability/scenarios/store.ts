@@ -123,7 +123,7 @@ export async function storeReaderScenario(o: ScenarioOptions & { rounds?: number
   const readOnce = async () => {
     let manifest: { base: string; files: { path: string }[] };
     try {
-      manifest = JSON.parse((await get('readers/lake/orders/_current.json')).toString('utf8'));
+      manifest = JSON.parse((await get('readers/lake/orders/_current.json')).toString('utf8')) as typeof manifest;
     } catch {
       return; // not published yet
     }
