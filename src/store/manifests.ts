@@ -49,15 +49,30 @@ function currentFiles(index: RemoteIndex, stream: string): { key: string; size: 
 
 /**
  * Writes the manifests of `streams` from the index. `previous` (the index before this publish) tells
- * which partition manifests to remove: those of partitions left without files.
+ * which partition manifests to remove: those of partitions left without files. Without it (finishing a
+ * publish a killed command left), every manifest is written and the partition manifests in the store are
+ * listed to find those to remove.
  */
 export async function writeManifests(
   client: StoreClient,
   index: RemoteIndex,
   streams: Set<string>,
-  previous: RemoteIndex,
+  previous?: RemoteIndex,
 ): Promise<number> {
   let writes = 0;
+  if (!previous) {
+    const listed = await client.list('lake/_symlink/');
+    for (const o of listed) {
+      const m = /^lake\/_symlink\/([^/]+)\/(?:(.+)\/)?manifest$/.exec(o.path);
+      if (!m) continue;
+      const partition = m[2] ?? '';
+      const base = `lake/${m[1]}/`;
+      const alive = Object.values(index.files).some(
+        (e) => e.key.startsWith(base) && partitionOf(e.key, base) === partition,
+      );
+      if (!alive) await client.delete(o.path);
+    }
+  }
   for (const stream of [...streams].sort()) {
     const base = `lake/${stream}/`;
     const files = currentFiles(index, stream);
@@ -72,12 +87,9 @@ export async function writeManifests(
       files.map((f) => f.key),
       base,
     );
-    const before = groupByPartition(
-      currentFiles(previous, stream).map((f) => f.key),
-      base,
-    );
+    const before = groupByPartition(previous ? currentFiles(previous, stream).map((f) => f.key) : [], base);
     for (const [partition, keys] of byPartition) {
-      if (sameList(before.get(partition), keys)) continue;
+      if (previous && sameList(before.get(partition), keys)) continue;
       await client.put(symlinkPath(stream, partition), Buffer.from(keys.map((k) => client.url(k)).join('\n') + '\n'));
       writes++;
     }
@@ -92,15 +104,20 @@ export async function writeManifests(
 const symlinkPath = (stream: string, partition: string) =>
   `lake/_symlink/${stream}/${partition ? `${partition}/` : ''}manifest`;
 
+/** The Hive partition folders of a key under its stream's folder (`organisation_group_id=11/order_month=2026-10`). */
+function partitionOf(key: string, base: string): string {
+  return key
+    .slice(base.length)
+    .split('/')
+    .slice(0, -1)
+    .filter((p) => p.includes('='))
+    .join('/');
+}
+
 function groupByPartition(keys: string[], base: string): Map<string, string[]> {
   const out = new Map<string, string[]>();
   for (const key of keys) {
-    const rel = key.slice(base.length);
-    const folders = rel
-      .split('/')
-      .slice(0, -1)
-      .filter((p) => p.includes('='));
-    const partition = folders.join('/');
+    const partition = partitionOf(key, base);
     out.set(partition, [...(out.get(partition) ?? []), key]);
   }
   return out;

@@ -174,7 +174,7 @@ export class StoreSession {
         (k) => this.client.delete(k),
       );
     } else if (got || this.remote.garbage.length) {
-      await writeManifests(this.client, this.remote, allStreams(this.remote), emptyIndex());
+      await writeManifests(this.client, this.remote, allStreams(this.remote));
       await this.collectGarbage(this.remote.garbage);
     }
     if (got) await this.client.delete(INTENT);

@@ -18,7 +18,7 @@ import { sandboxScenario } from './sandbox-choices.js';
 import { scheduleScenario } from './schedule.js';
 import { secretsScenario } from './secrets.js';
 import { windowsScenario } from './windows.js';
-import { storeCrashScenario, storeReaderScenario } from './store.js';
+import { storeCommandsScenario, storeCrashScenario, storeReaderScenario } from './store.js';
 
 export const SCENARIOS: Record<string, Scenario> = {
   crash: (o) => crashScenario({ ...o, kills: o.long ? 50 : 30, points: EXTRACT_CRASH_POINTS }),
@@ -50,6 +50,7 @@ export const SCENARIOS: Record<string, Scenario> = {
   schedule: (o) => scheduleScenario({ ...o, days: o.long ? 45 : 22 }),
   'store-crash': (o) => storeCrashScenario(o),
   'store-readers': (o) => storeReaderScenario({ ...o, rounds: o.long ? 6 : 3 }),
+  'store-commands': (o) => storeCommandsScenario(o),
 };
 
 /**

@@ -16,7 +16,9 @@ import { CLOSE_CRASH_POINTS, STORE_CRASH_POINTS } from '../../../src/shared/cras
 import { streamRows } from '../../scale/helpers.js';
 import { s3Client } from '../../support/s3.js';
 import { testSandbox } from '../../support/sandbox.js';
-import { startStoreWorld, type StoreWorld } from '../../store/helpers.js';
+import { messages, startStoreWorld, type StoreWorld } from '../../store/helpers.js';
+import { runCli } from '../../support/cli.js';
+import { orgEnv } from '../../support/sandbox.js';
 import { row, type Row, type ScenarioOptions } from '../table.js';
 
 const STREAMS = ['orders', 'order_versions', 'users', 'redemption_stats', 'credit', 'interactions'];
@@ -181,6 +183,84 @@ export async function storeReaderScenario(o: ScenarioOptions & { rounds?: number
     done = true;
     client.destroy();
     rmSync(scratch, { recursive: true, force: true });
+    await sandbox.close();
+    await world.stop();
+  }
+}
+
+/**
+ * Every command against a store, each on a machine of its own, after a run and a close: sql, report,
+ * closes, models, forget, compact, reopen, status; and `perks store push` of a local output into an empty
+ * store, from which a fresh machine continues as the folder would (the same lookback re-read, the same orders).
+ */
+export async function storeCommandsScenario(o: ScenarioOptions): Promise<Row[]> {
+  const world = await startStoreWorld();
+  const sandbox = await testSandbox({ seed: 24 });
+  const problems: string[] = [];
+  let commands = 0;
+  try {
+    const env = (machine = world.machine()) => world.env(sandbox, 'commands', machine);
+    const expectOk = async (args: string[], check?: (stdout: string) => string | undefined) => {
+      const r = await world.perks(args, env());
+      commands++;
+      if (r.code !== 0) problems.push(`${args.join(' ')}: exit ${r.code}: ${messages(r).join(' | ').slice(0, 300)}`);
+      const wrong = check?.(r.stdout);
+      if (wrong) problems.push(`${args.join(' ')}: ${wrong}`);
+    };
+    o.log('store commands: run, close, then every other command on machines of their own');
+    await expectOk(['run']);
+    await expectOk(['close', '--month', '2026-10', '--no-reread', '--by', 'finance']);
+    await expectOk(['sql', 'SELECT count(*) AS n FROM revenue_monthly', '--format', 'csv'], (out) =>
+      /^n\n[1-9]/.test(out) ? undefined : `no rows: ${out.slice(0, 80)}`,
+    );
+    await expectOk(['report', 'revenue', '--month', '2026-10', '--format', 'md']);
+    await expectOk(['closes', '--format', 'json'], (out) =>
+      (JSON.parse(out) as unknown[]).length === 4 ? undefined : 'not one close record per group',
+    );
+    for (const args of [['models'], ['forget', '--anonymised'], ['compact'], ['build']]) await expectOk(args);
+    await expectOk(['reopen', '--month', '2026-10', '--group', '11', '--reason', 'a scenario']);
+    await expectOk(['status'], (out) =>
+      out.startsWith('status of s3://perks-test/commands ') ? undefined : 'status names no store',
+    );
+    const keys = [...(await world.objects('commands')).keys()];
+    for (const want of [
+      'reports/revenue-2026-10.md',
+      'docs/models.md',
+      'warehouse.duckdb',
+      'marts/revenue_monthly.parquet',
+    ])
+      if (!keys.includes(want)) problems.push(`${want} is not in the store`);
+    problems.push(...(await consistent(world, 'commands')));
+
+    o.log('store push: a local output into an empty store, then a fresh machine continues');
+    const folder = world.machine();
+    const local = orgEnv(sandbox, folder);
+    if ((await runCli(['run', '--no-writeback'], local, { timeoutMs: 240_000 })).code !== 0)
+      problems.push('local run failed');
+    const pushed = await world.perks(['store', 'push', folder], world.env(sandbox, 'pushed', world.machine()));
+    commands++;
+    if (pushed.code !== 0) problems.push(`store push: exit ${pushed.code}: ${messages(pushed).join(' | ')}`);
+    const again = await world.perks(['store', 'push', folder], world.env(sandbox, 'pushed', world.machine()));
+    if (again.code !== 2 || !/already holds an output \(generation 1\)/.test(messages(again).join('')))
+      problems.push(`a second push: exit ${again.code}, ${messages(again).join(' | ')}`);
+    const fresh = world.machine();
+    const run = await world.perks(['run', '--no-writeback'], world.env(sandbox, 'pushed', fresh));
+    if (run.code !== 0) problems.push(`run after push: exit ${run.code}: ${messages(run).join(' | ').slice(0, 300)}`);
+    if ((await runCli(['run', '--no-writeback'], local, { timeoutMs: 240_000 })).code !== 0)
+      problems.push('second local run failed');
+    for (const s of ['orders', 'users', 'credit'])
+      if (JSON.stringify(await streamRows(fresh, s)) !== JSON.stringify(await streamRows(folder, s)))
+        problems.push(`after push: ${s} differs from the folder's own next run`);
+    problems.push(...(await consistent(world, 'pushed')));
+    return [
+      row(
+        'store-commands',
+        commands,
+        problems,
+        `${commands} commands against a store, each on a fresh machine; a local output pushed in and continued`,
+      ),
+    ];
+  } finally {
     await sandbox.close();
     await world.stop();
   }
