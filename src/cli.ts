@@ -4,7 +4,7 @@ import { hideBin } from 'yargs/helpers';
 import { commands } from './commands/index.js';
 import { ExitCode, UserFacingError } from './shared/exit-codes.js';
 import { clock } from './shared/clock.js';
-import { finishOutput, resolveOutput } from './store/index.js';
+import { finishOutputLazily, resolveOutputLazily } from './store/lazy.js';
 
 // The calendar is read from one clock (PERKS_NOW pins it): a malformed value stops here, before any work.
 try {
@@ -33,7 +33,7 @@ const cli = yargs(hideBin(process.argv))
 
 for (const command of commands) cli.command(command);
 // An output in object storage (s3://…) becomes a local working copy before the command and is published after it.
-cli.middleware((argv) => resolveOutput(argv));
+cli.middleware((argv) => resolveOutputLazily(argv));
 
 await cli.parseAsync();
-await finishOutput();
+await finishOutputLazily();

@@ -13,7 +13,7 @@ import {
   statusText,
 } from '../status/index.js';
 import { handle } from './handle.js';
-import { currentStoreSession } from '../store/index.js';
+import { currentStoreSession } from '../store/current.js';
 
 interface StatusFlags {
   output?: string;

@@ -3,7 +3,7 @@ import { cp, readdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { CommandModule } from 'yargs';
 import { ConfigError } from '../shared/exit-codes.js';
-import { currentStoreSession } from '../store/index.js';
+import { currentStoreSession } from '../store/current.js';
 import { handle } from './handle.js';
 
 interface PushFlags {

@@ -8,21 +8,21 @@ import { ConfigError, ExitCode, UserFacingError } from '../shared/exit-codes.js'
 import { redact } from '../shared/redact.js';
 import { setOutputHooks } from '../shared/output-hooks.js';
 import { COMMANDS } from './layout.js';
+import { setCurrentStoreSession } from './current.js';
 import { StoreSession } from './session.js';
 import { isStoreUrl, parseStoreUrl } from './url.js';
 
 let open: StoreSession | undefined;
+const remember = (session: StoreSession | undefined) => {
+  open = session;
+  setCurrentStoreSession(session);
+};
 
 interface Argv {
   _: (string | number)[];
   output?: string;
   o?: string;
   [key: string]: unknown;
-}
-
-/** The session of the command under way, if its output is a store (tests and the bench read its counters). */
-export function currentStoreSession(): StoreSession | undefined {
-  return open;
 }
 
 /**
@@ -43,7 +43,8 @@ export async function resolveOutput(argv: Argv, env: NodeJS.ProcessEnv = process
       );
     if (!(command in COMMANDS)) return; // the sandbox: no output
     const redisUrl = env.PERKS_REDIS_URL || undefined;
-    open = await StoreSession.open(store, command, { env, redisUrl });
+    remember(await StoreSession.open(store, command, { env, redisUrl }));
+    if (!open) return;
     if (command === 'check') return; // check reached the store; it prints the URL, not a folder
     argv.output = open.copy;
     argv.o = open.copy;
@@ -64,7 +65,7 @@ export async function resolveOutput(argv: Argv, env: NodeJS.ProcessEnv = process
 export async function finishOutput(): Promise<void> {
   const session = open;
   if (!session) return;
-  open = undefined;
+  remember(undefined);
   setOutputHooks({});
   try {
     await session.publish();
