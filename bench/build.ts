@@ -54,7 +54,9 @@ async function plainScans(outDir: string): Promise<{ sum: number; orders: number
   let lake = 0;
   for (const stream of readdirSync(join(outDir, 'lake')).filter((s) => !s.startsWith('_') && !s.startsWith('.'))) {
     const described = await c.runAndReadAll(`DESCRIBE SELECT * FROM ${source(stream)}`);
-    const columns = described.getRowObjectsJson().map((r) => `min(${quotedIdentifier(String(r.column_name))})`);
+    const columns = (described.getRowObjectsJson() as { column_name: string }[]).map(
+      (r) => `min(${quotedIdentifier(r.column_name)})`,
+    );
     lake += await time(`SELECT count(*), ${columns.join(', ')} FROM ${source(stream)}`);
   }
   c.closeSync();
@@ -104,7 +106,7 @@ function printSteps(steps: StepFigure[]): void {
  * the refunds that extract saw become revenue_adjustments (about 5% of February's orders).
  */
 async function writeBenchCloses(outDir: string): Promise<void> {
-  const { hashOf, canonicalJson } = await import('../src/close/index.js');
+  const { hashOf, canonicalJson } = await import('../src/closes/index.js');
   const lines: string[] = [];
   let prev = '';
   for (const [i, g] of GROUPS.entries()) {

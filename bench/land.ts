@@ -16,6 +16,7 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { withLakeConnection } from '../src/lake/index.js';
 import { shiftDay } from '../src/extract/index.js';
+import type { SandboxStartLine } from '../src/sandbox/index.js';
 
 const DAYS = Number(process.argv[2] ?? 305);
 const LIMIT = '10000000';
@@ -32,7 +33,7 @@ function cpuSeconds(pid: number): number {
 }
 
 /** Starts `perks sandbox` and reads its JSON start line. */
-async function startSandboxProcess(today: string): Promise<{ child: ChildProcess; start: any }> {
+async function startSandboxProcess(today: string): Promise<{ child: ChildProcess; start: SandboxStartLine }> {
   const child = spawn(
     process.execPath,
     [
@@ -54,14 +55,14 @@ async function startSandboxProcess(today: string): Promise<{ child: ChildProcess
     },
   );
   let stderr = '';
-  child.stderr!.on('data', (c) => (stderr += c));
+  child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
   const line = await new Promise<string>((resolve, reject) => {
-    createInterface({ input: child.stdout! }).once('line', resolve);
+    createInterface({ input: child.stdout }).once('line', resolve);
     child.once('exit', (code) =>
       reject(new Error(`perks sandbox exited ${code} before its start line: ${stderr.trim()}`)),
     );
   });
-  return { child, start: JSON.parse(line) };
+  return { child, start: JSON.parse(line) as SandboxStartLine };
 }
 
 async function countOrders(out: string): Promise<{ rows: number; keys: number }> {

@@ -11,9 +11,9 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { maxCallsInWindow, startSandbox } from '../src/sandbox/index.js';
-import { orgEnv } from '../test/extract/helpers.js';
-import { perksExtract, type ChildResult } from '../test/scale/helpers.js';
-import { startRedis } from '../test/scale/redis.js';
+import { orgEnv } from '../test/support/sandbox.js';
+import { perksExtract, type CliResult } from '../test/support/cli.js';
+import { startRedis } from '../test/support/redis.js';
 
 const LIMIT = Number(process.argv[2] ?? 600);
 /** Per-user call budget of each process: budget × limit / 2 credit calls, about 190 s of calls for three at 600/min (long enough to show the steady state without Redis). */
@@ -75,7 +75,7 @@ async function measure(label: string, redisUrl: string | undefined): Promise<Out
 }
 
 /** The `api:` line of a child's summary: its own calls, 429s and rate. */
-function apiLine(r: ChildResult): string {
+function apiLine(r: CliResult): string {
   return /api: (.*)/.exec(r.stdout)?.[1] ?? '(no summary)';
 }
 

@@ -12,7 +12,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startSandbox } from '../src/sandbox/index.js';
-import { startRedis } from '../test/scale/redis.js';
+import { startRedis } from '../test/support/redis.js';
 import { GetObjectCommand } from '@aws-sdk/client-s3';
 import { s3Client, startS3 } from '../test/support/s3.js';
 

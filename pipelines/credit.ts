@@ -1,4 +1,4 @@
-import { defineStream } from '../src/extract/define.js';
+import { defineStream } from './define.js';
 import { UserCredit } from '../src/resources/credit.js';
 
 /** User credit: one call per user (path from PERKS_CREDIT_PATH), one row per user with the items as a list. */

@@ -1,4 +1,4 @@
-import { defineStream } from '../src/extract/define.js';
+import { defineStream } from './define.js';
 import { Group } from '../src/resources/group.js';
 
 /** Groups: /v3/group/list with an organisation token, /v3/group with a group token. */

@@ -1,4 +1,4 @@
-import { defineStream } from '../src/extract/define.js';
+import { defineStream } from './define.js';
 import { Interaction } from '../src/resources/interaction.js';
 
 /** Interactions per user, from the user's last refresh (minus the lookback) to the run's upper bound. */

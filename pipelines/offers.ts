@@ -1,4 +1,4 @@
-import { defineStream } from '../src/extract/define.js';
+import { defineStream } from './define.js';
 import { OfferListItem } from '../src/resources/offer.js';
 
 /** Offers are not group scoped in the spec: one organisation-wide snapshot. */

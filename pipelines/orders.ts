@@ -1,4 +1,4 @@
-import { defineStream } from '../src/extract/define.js';
+import { defineStream } from './define.js';
 import { Order, OrderVersion } from '../src/resources/order.js';
 
 /** Orders carry no date: each local day of the group is one window, and its orders get that order_date. */

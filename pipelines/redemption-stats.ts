@@ -1,4 +1,4 @@
-import { defineStream } from '../src/extract/define.js';
+import { defineStream } from './define.js';
 import { RedemptionStatsItem } from '../src/resources/redemption-stats.js';
 
 /** Bulk redemption statistics per month, users batched 100 ids per call, only users with stats. */

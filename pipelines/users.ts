@@ -1,4 +1,4 @@
-import { defineStream } from '../src/extract/define.js';
+import { defineStream } from './define.js';
 import { UserListItem } from '../src/resources/user.js';
 
 export default defineStream({

@@ -7,7 +7,7 @@ import { spawnSync } from 'node:child_process';
 import { accessSync, constants } from 'node:fs';
 import { delimiter, join } from 'node:path';
 
-/** Where test/report/browser.ts and test/scale/redis.ts look for them. */
+/** Where test/report/browser.ts and test/support/redis.ts look for them. */
 const NEEDS = [
   {
     pkg: 'chromium',

@@ -60,7 +60,10 @@ hashed as (
 
     select
         *,
-        hash(order_date, order_status, order_currency, face_value, order_total_paid, order_credit, order_saving, group_revenue, is_removed) as vh
+        hash(
+            order_date, order_status, order_currency, face_value, order_total_paid, order_credit, order_saving,
+            group_revenue, is_removed
+        ) as vh
     from observed
 
 ),
@@ -123,7 +126,10 @@ numbered as (
 
     select
         *,
-        sum(starts_version) over (partition by organisation_group_id, order_id order by observed_at, vh range between unbounded preceding and current row) as version
+        sum(starts_version) over (
+            partition by organisation_group_id, order_id
+            order by observed_at, vh range between unbounded preceding and current row
+        ) as version
     from marked
 
 ),

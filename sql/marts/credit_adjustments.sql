@@ -8,7 +8,8 @@
 -- the run started, and the snapshot day is that start's day, so a snapshot of the month's last day is extracted
 -- before the close by construction, yet may land after it: a run started that evening, a shard). A row whose
 -- run left no manifest (killed) counts with its _extracted_at. Otherwise (snapshots removed, a replay pinned
--- with PERKS_NOW to a day before the close, or the landing unknown) the last second of the build's as-of day (UTC), since the lake keeps no trace
+-- with PERKS_NOW to a day before the close, or the landing unknown) the last second of the build's as-of day (UTC),
+-- since the lake keeps no trace
 -- of when a file went: the row then moves with the as-of day until the month is reopened and closed again.
 -- booked_month: the UTC month of observed_at (credit snapshot days are UTC days).
 -- How to read: as closed + change = as now (credit_liability_monthly). Never add the changes to the

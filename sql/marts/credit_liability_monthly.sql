@@ -22,7 +22,8 @@
 --   oldest_snapshot_date: the oldest extraction carried into the month end (how stale the figure can be)
 --   is_closed: the month is signed off for the group (`perks close`; a reopen makes it false again)
 --   closed_at: when the close in force was made (UTC); null when not closed
---   users_as_closed: users as the close froze them; null when not closed, or when the close froze no credit (none extracted by then)
+--   users_as_closed: users as the close froze them; null when not closed, or when the close froze no credit
+--     (none extracted by then)
 --   credit_available_as_closed: credit available as closed; null when not closed
 --   credit_granted_as_closed: credit granted as closed; null when not closed
 --   credit_spent_as_closed: credit spent as closed; null when not closed
@@ -46,15 +47,22 @@ with snapshots as (
 
 months as (
 
-    select organisation_group_id, cast(m as date) as month, cast(m + interval 1 month - interval 1 day as date) as month_end
+    select
+        organisation_group_id,
+        cast(m as date) as month,
+        cast(m + interval 1 month - interval 1 day as date) as month_end
     from (select organisation_group_id, min(snapshot_date) as first_day from snapshots group by all) as firsts,
-        range(date_trunc('month', first_day), date_trunc('month', getvariable('as_of')) + interval 1 day, interval 1 month) as t(m)
+        range(
+            date_trunc('month', first_day), date_trunc('month', getvariable('as_of')) + interval 1 day, interval 1 month
+        ) as t(m)
 
 ),
 
 at_month_end as (
 
-    select months.organisation_group_id, months.month, months.month_end, s.user_id, s.snapshot_date, s.available, s.spent, s.expired
+    select
+        months.organisation_group_id, months.month, months.month_end,
+        s.user_id, s.snapshot_date, s.available, s.spent, s.expired
     from months
     join snapshots as s
         on s.organisation_group_id = months.organisation_group_id

@@ -47,7 +47,8 @@ currencies as (
 
     select
         organisation_group_id,
-        string_agg(order_currency, ', ' order by order_currency) filter (where order_currency is not null) as currencies,
+        string_agg(order_currency, ', ' order by order_currency)
+            filter (where order_currency is not null) as currencies,
         sum(orders) as orders
     from currency_orders
     group by organisation_group_id

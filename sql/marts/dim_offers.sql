@@ -67,18 +67,18 @@ unlisted as (
 
     select
         ordered_perks.perk_id,
-        null::BIGINT as offer_id,
-        null::BIGINT as brand_id,
+        null::bigint as offer_id,
+        null::bigint as brand_id,
         coalesce(ordered_perks.brand, '(unknown)') as brand,
-        null::VARCHAR as title,
-        null::VARCHAR as offer,
-        null::BIGINT as discount,
-        null::VARCHAR as perk_type_format,
-        null::TIMESTAMPTZ as start_date,
-        null::TIMESTAMPTZ as end_date,
-        null::BOOLEAN as redemption_in_store,
-        null::BOOLEAN as redemption_online,
-        null::VARCHAR as collections,
+        null::varchar as title,
+        null::varchar as offer,
+        null::bigint as discount,
+        null::varchar as perk_type_format,
+        null::timestamptz as start_date,
+        null::timestamptz as end_date,
+        null::boolean as redemption_in_store,
+        null::boolean as redemption_online,
+        null::varchar as collections,
         false as is_listed
     from ordered_perks
     anti join listed using (perk_id)

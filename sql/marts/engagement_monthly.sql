@@ -131,7 +131,8 @@ final as (
         cast(coalesce(money.egift_savings, 0) as decimal(18, 2)) as egift_savings
     from months
     left join created on months.organisation_group_id = created.organisation_group_id and months.month = created.month
-    left join activity on months.organisation_group_id = activity.organisation_group_id and months.month = activity.month
+    left join activity
+        on months.organisation_group_id = activity.organisation_group_id and months.month = activity.month
     left join money on months.organisation_group_id = money.organisation_group_id and months.month = money.month
 
 )

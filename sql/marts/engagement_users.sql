@@ -57,13 +57,28 @@ user_orders as (
         user_id,
         count(*) as orders_total,
         max(order_date) as last_order_date,
-        count(*) filter (where order_date > getvariable('as_of') - 30 and order_date <= getvariable('as_of')) as orders_30d,
-        count(*) filter (where order_date > getvariable('as_of') - 90 and order_date <= getvariable('as_of')) as orders_90d,
-        sum(order_saving) filter (where order_date > getvariable('as_of') - 30 and order_date <= getvariable('as_of')) as savings_30d_sum,
-        sum(order_saving) filter (where order_date > getvariable('as_of') - 90 and order_date <= getvariable('as_of')) as savings_90d_sum,
-        min(order_currency) filter (where order_date > getvariable('as_of') - 90 and order_date <= getvariable('as_of')) as currency_min,
-        max(order_currency) filter (where order_date > getvariable('as_of') - 90 and order_date <= getvariable('as_of')) as currency_max,
-        count(*) filter (where order_currency is null and order_date > getvariable('as_of') - 90 and order_date <= getvariable('as_of')) as no_currency
+        count(*) filter (
+            where order_date > getvariable('as_of') - 30 and order_date <= getvariable('as_of')
+        ) as orders_30d,
+        count(*) filter (
+            where order_date > getvariable('as_of') - 90 and order_date <= getvariable('as_of')
+        ) as orders_90d,
+        sum(order_saving) filter (
+            where order_date > getvariable('as_of') - 30 and order_date <= getvariable('as_of')
+        ) as savings_30d_sum,
+        sum(order_saving) filter (
+            where order_date > getvariable('as_of') - 90 and order_date <= getvariable('as_of')
+        ) as savings_90d_sum,
+        min(order_currency) filter (
+            where order_date > getvariable('as_of') - 90 and order_date <= getvariable('as_of')
+        ) as currency_min,
+        max(order_currency) filter (
+            where order_date > getvariable('as_of') - 90 and order_date <= getvariable('as_of')
+        ) as currency_max,
+        count(*) filter (
+            where order_currency is null
+                and order_date > getvariable('as_of') - 90 and order_date <= getvariable('as_of')
+        ) as no_currency
     from stg_orders
     where user_id is not null
     group by all
@@ -112,12 +127,15 @@ joined as (
         users.login_count,
         date_diff('day', users.created_local_date, getvariable('as_of')) as days_since_created,
         date_diff('day', users.last_login_local_date, getvariable('as_of')) as days_since_last_login,
-        date_diff('day', greatest(users.last_login_local_date, orders.last_order_date), getvariable('as_of')) as days_since_last_activity,
+        date_diff(
+            'day', greatest(users.last_login_local_date, orders.last_order_date), getvariable('as_of')
+        ) as days_since_last_activity,
         orders.last_order_date,
         coalesce(orders.orders_total, 0) as orders_total,
         coalesce(orders.orders_30d, 0) as orders_30d,
         coalesce(orders.orders_90d, 0) as orders_90d,
-        orders.currency_min is not distinct from orders.currency_max and coalesce(orders.no_currency, 0) = 0 as is_single_currency,
+        orders.currency_min is not distinct from orders.currency_max
+            and coalesce(orders.no_currency, 0) = 0 as is_single_currency,
         orders.currency_min as currency,
         orders.savings_30d_sum,
         orders.savings_90d_sum,

@@ -29,7 +29,8 @@
 --   face_value_difference: platform − lake, Complete face value
 --   cost_difference: platform − lake, Complete cost
 --   savings_difference: platform − lake, Complete savings
---   currencies: how many currencies the user's orders are in (more than one: the statistics add them together, and so does this comparison)
+--   currencies: how many currencies the user's orders are in (more than one: the statistics add them together, and so
+--     does this comparison)
 --   result: matched, explained or differs
 --   explanation: why an explained row differs; null otherwise
 -- tests:
@@ -105,7 +106,8 @@ joined as (
         and stats.user_id = lake.user_id
     union all by name
     select
-        organisation_group_id, month, null as user_id, null as platform_orders, lake_orders, null as platform_egift_orders,
+        organisation_group_id, month, null as user_id, null as platform_orders, lake_orders,
+        null as platform_egift_orders,
         lake_complete_orders, null as platform_face_value, lake_face_value, null as platform_cost, lake_cost,
         null as platform_savings, lake_savings, currencies, on_month_edge
     from lake
@@ -138,8 +140,11 @@ final as (
         end as result,
         case
             when result = 'matched' then null
-            when joined.user_id is null then 'unattributed orders: no current user placed them, so no user statistics hold them'
-            when stg_users.user_id is null or stg_users.is_anonymised then 'user anonymised or no longer current: the lake cannot attribute the user''s orders (they are in the unattributed row)'
+            when joined.user_id is null
+                then 'unattributed orders: no current user placed them, so no user statistics hold them'
+            when stg_users.user_id is null or stg_users.is_anonymised
+                then 'user anonymised or no longer current: the lake cannot attribute the user''s orders '
+                    || '(they are in the unattributed row)'
             when result = 'explained' then 'month edge: the statistics count UTC days, the lake the group''s local days'
         end as explanation
     from joined

@@ -23,7 +23,8 @@
 --   observed_at: when an extract first saw the change (UTC)
 --   closed_at: when the month was closed (UTC)
 --   close_record_hash: the hash of the close record in force
---   adjustment_kind: late order (unknown at the close), removed (no longer listed by the API), listed again (after a removal), status, money, or status and money
+--   adjustment_kind: late order (unknown at the close), removed (no longer listed by the API), listed again
+--     (after a removal), status, money, or status and money
 --   before_status: the order's status before the change (null for a late order)
 --   after_status: the order's status after the change (null for a removed order)
 --   order_currency: the order's currency after the change (a removed order: its currency before)
@@ -54,7 +55,9 @@ changed as (
 
     -- orders of a closed month with an observation after the close: the history stream gets a row for every
     -- order an extract sees new or changed, so these are all of them, found without computing any history
-    select distinct cast(h.organisation_group_id as bigint) as organisation_group_id, h.order_id, k.month, k.closed_at, k.record_hash
+    select distinct
+        cast(h.organisation_group_id as bigint) as organisation_group_id,
+        h.order_id, k.month, k.closed_at, k.record_hash
     from lake_order_versions as h
     join closes as k
         on cast(h.organisation_group_id as bigint) = k.organisation_group_id
@@ -67,8 +70,9 @@ observed as (
 
     -- every observation of those orders: their history rows and their current staged row
     select
-        cast(h.organisation_group_id as bigint) as organisation_group_id, h.order_id, cast(h.order_date as date) as order_date,
-        h.order_status, h.order_currency, h.face_value, h.order_total_paid, h.order_credit, h.order_saving, h.group_revenue,
+        cast(h.organisation_group_id as bigint) as organisation_group_id, h.order_id,
+        cast(h.order_date as date) as order_date, h.order_status, h.order_currency, h.face_value, h.order_total_paid,
+        h.order_credit, h.order_saving, h.group_revenue,
         coalesce(h.is_removed, false) as is_removed, h._extracted_at as observed_at
     from lake_order_versions as h
     semi join changed
@@ -76,8 +80,8 @@ observed as (
         and h.order_id = changed.order_id
     union all
     select
-        s.organisation_group_id, s.order_id, s.order_date, s.order_status, s.order_currency, s.face_value, s.order_total_paid,
-        s.order_credit, s.order_saving, s.group_revenue, false, s.extracted_at
+        s.organisation_group_id, s.order_id, s.order_date, s.order_status, s.order_currency, s.face_value,
+        s.order_total_paid, s.order_credit, s.order_saving, s.group_revenue, false, s.extracted_at
     from stg_orders as s
     semi join changed
         on s.organisation_group_id = changed.organisation_group_id
@@ -90,7 +94,10 @@ marked as (
     -- the same versions as int_order_versions (consecutive equal values are one version), for these orders only
     select
         *,
-        hash(order_date, order_status, order_currency, face_value, order_total_paid, order_credit, order_saving, group_revenue, is_removed) as vh,
+        hash(
+            order_date, order_status, order_currency, face_value, order_total_paid, order_credit, order_saving,
+            group_revenue, is_removed
+        ) as vh,
         case when lag(vh) over w = vh then 0 else 1 end as starts_version
     from observed
     window w as (partition by organisation_group_id, order_id order by observed_at, vh)
@@ -101,7 +108,10 @@ numbered as (
 
     select
         *,
-        sum(starts_version) over (partition by organisation_group_id, order_id order by observed_at, vh range between unbounded preceding and current row) as version
+        sum(starts_version) over (
+            partition by organisation_group_id, order_id
+            order by observed_at, vh range between unbounded preceding and current row
+        ) as version
     from marked
 
 ),
@@ -110,9 +120,11 @@ order_versions as (
 
     select
         organisation_group_id, order_id, cast(version as bigint) as version,
-        any_value(order_date) as order_date, any_value(order_status) as order_status, any_value(order_currency) as order_currency,
-        any_value(face_value) as face_value, any_value(order_total_paid) as order_total_paid, any_value(order_credit) as order_credit,
-        any_value(order_saving) as order_saving, any_value(group_revenue) as group_revenue, any_value(is_removed) as is_removed,
+        any_value(order_date) as order_date, any_value(order_status) as order_status,
+        any_value(order_currency) as order_currency, any_value(face_value) as face_value,
+        any_value(order_total_paid) as order_total_paid, any_value(order_credit) as order_credit,
+        any_value(order_saving) as order_saving, any_value(group_revenue) as group_revenue,
+        any_value(is_removed) as is_removed,
         min(observed_at) as valid_from
     from numbered
     group by organisation_group_id, order_id, version
@@ -144,7 +156,9 @@ final as (
         versions.organisation_group_id,
         versions.month,
         versions.order_id,
-        cast(date_trunc('month', timezone(coalesce(stg_groups.timezone, 'UTC'), versions.valid_from)) as date) as booked_month,
+        cast(
+            date_trunc('month', timezone(coalesce(stg_groups.timezone, 'UTC'), versions.valid_from)) as date
+        ) as booked_month,
         versions.valid_from as observed_at,
         versions.closed_at,
         versions.record_hash as close_record_hash,
@@ -155,7 +169,8 @@ final as (
             when versions.before_status is distinct from versions.order_status
                 and (versions.before_group_revenue is distinct from versions.group_revenue
                     or versions.before_face_value is distinct from versions.face_value
-                    or versions.before_order_total_paid is distinct from versions.order_total_paid) then 'status and money'
+                    or versions.before_order_total_paid is distinct from versions.order_total_paid)
+                then 'status and money'
             when versions.before_status is distinct from versions.order_status then 'status'
             else 'money'
         end as adjustment_kind,
@@ -175,7 +190,8 @@ final as (
             else 0
         end as orders_change,
         coalesce(versions.face_value, 0) - coalesce(versions.before_face_value, 0) as face_value_change,
-        coalesce(versions.order_total_paid, 0) - coalesce(versions.before_order_total_paid, 0) as order_total_paid_change,
+        coalesce(versions.order_total_paid, 0)
+            - coalesce(versions.before_order_total_paid, 0) as order_total_paid_change,
         coalesce(versions.order_credit, 0) - coalesce(versions.before_order_credit, 0) as order_credit_change,
         coalesce(versions.order_saving, 0) - coalesce(versions.before_order_saving, 0) as order_saving_change,
         coalesce(versions.group_revenue, 0) - coalesce(versions.before_group_revenue, 0) as group_revenue_change

@@ -72,7 +72,9 @@ final as (
         closes.closed_at,
         case when closes.closed_at is not null then coalesce(frozen.orders, 0) end as orders_as_closed,
         case when closes.closed_at is not null then coalesce(frozen.face_value, 0) end as face_value_as_closed,
-        case when closes.closed_at is not null then coalesce(frozen.order_total_paid, 0) end as order_total_paid_as_closed,
+        case
+            when closes.closed_at is not null then coalesce(frozen.order_total_paid, 0)
+        end as order_total_paid_as_closed,
         case when closes.closed_at is not null then coalesce(frozen.order_credit, 0) end as order_credit_as_closed,
         case when closes.closed_at is not null then coalesce(frozen.order_saving, 0) end as order_saving_as_closed,
         case when closes.closed_at is not null then coalesce(frozen.group_revenue, 0) end as group_revenue_as_closed

@@ -1,10 +1,12 @@
--- Savings per user and local month (order_date is the group's local day): the user's orders (order_saving, face value, credit spent on orders)
+-- Savings per user and local month (order_date is the group's local day): the user's orders (order_saving, face value,
+-- credit spent on orders)
 -- and, from redemption statistics (window_start = month), egift savings and face value.
 -- Orders of no current user (stg_orders.user_id null: anonymised, unknown or no email) form one
 -- unattributed row per group, month and currency (user_id null), so group totals still add up to revenue_monthly.
--- Currencies stay apart: order_currency is in the grain. Money is DECIMAL(18,2): one user's month fits. Redemption statistics carry no currency: their
--- figures sit on the user's first currency row of the month (the only row, in the usual single-currency
--- group), or on a row with order_currency null when the user had no orders that month.
+-- Currencies stay apart: order_currency is in the grain. Money is DECIMAL(18,2): one user's month fits.
+-- Redemption statistics carry no currency: their figures sit on the user's first currency row of the month (the
+-- only row, in the usual single-currency group), or on a row with order_currency null when the user had no orders
+-- that month.
 -- grain: one row per organisation_group_id, month, user_id, order_currency
 -- key: organisation_group_id, month, user_id, order_currency
 -- columns:

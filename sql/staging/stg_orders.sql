@@ -64,7 +64,8 @@ final as (
         -- where there can be one to remove: a blank at either end or a non-ASCII character (strlen counts bytes,
         -- length characters). Trimming every order costs about half a CPU second per ten million orders.
         and lower(case
-            when starts_with(orders.email, ' ') or ends_with(orders.email, ' ') or strlen(orders.email) <> length(orders.email)
+            when starts_with(orders.email, ' ') or ends_with(orders.email, ' ')
+                or strlen(orders.email) <> length(orders.email)
                 then trim(orders.email)
             else orders.email
         end) = emails.email

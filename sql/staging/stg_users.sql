@@ -64,7 +64,7 @@ renamed as (
     select
         cast(organisation_group_id as bigint) as organisation_group_id,
         id as user_id,
-        UID as user_uid,
+        "UID" as user_uid,
         alt_uid,
         status,
         created_at,

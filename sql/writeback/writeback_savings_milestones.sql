@@ -9,22 +9,29 @@
 -- grain: one row per organisation_group_id, user_id, threshold reached
 -- key: interaction_id
 -- materialized: table
+-- columns:
+--   organisation_group_id: the group the user belongs to (Perks organisation_group_id)
+--   identifier: how the user is named to the API (always id here)
+--   identifier_value: the user's id, as text
+--   kind: what happened (savings_milestone); PERKS_WRITEBACK_TYPES maps it to an interaction type
+--   interaction_type: the type sent, by default the kind itself
+--   interaction_at: when it happened (UTC): the first instant of the month of the crossing
+--   interaction_details: JSON sent with the interaction: threshold, cumulative_saving, currency, month
+--   interaction_id: the interaction's id, stable until it is sent (see above)
 -- tests:
 --   unique: interaction_id
 --   not_null: interaction_id, organisation_group_id, identifier_value, interaction_type, interaction_at
 --   accepted_values: identifier in id
-with
-
-thresholds as (
+with thresholds as (
     select unnest([50, 100, 250, 500]) as threshold
 ),
 
 savings_rows as (
     select
-        organisation_group_id::BIGINT as organisation_group_id,
-        user_id::BIGINT as user_id,
-        month::DATE as month,
-        order_currency::VARCHAR as order_currency,
+        organisation_group_id::bigint as organisation_group_id,
+        user_id::bigint as user_id,
+        month::date as month,
+        order_currency::varchar as order_currency,
         coalesce(order_saving, 0) + coalesce(egift_savings, 0) as saving
     from savings_monthly
     where user_id is not null
@@ -85,11 +92,11 @@ final as (
     select
         organisation_group_id,
         'id' as identifier,
-        user_id::VARCHAR as identifier_value,
+        user_id::varchar as identifier_value,
         'savings_milestone' as kind,
         -- default type; PERKS_WRITEBACK_TYPES maps the kind to another configured type
         'savings_milestone' as interaction_type,
-        timezone('UTC', month::TIMESTAMP) as interaction_at,
+        timezone('UTC', month::timestamp) as interaction_at,
         json_object(
             'threshold', threshold,
             'cumulative_saving', cumulative_saving,
@@ -98,7 +105,7 @@ final as (
         ) as interaction_details,
         ('0x' || left(md5(concat_ws(':',
             'perks-writeback-v1', organisation_group_id, user_id, 'savings_milestone', threshold
-        )), 13))::BIGINT as interaction_id
+        )), 13))::bigint as interaction_id
     from crossed
 )
 

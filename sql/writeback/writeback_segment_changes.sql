@@ -9,17 +9,24 @@
 -- grain: one row per organisation_group_id, user_id whose segment changed since the last one sent
 -- key: interaction_id
 -- materialized: table
+-- columns:
+--   organisation_group_id: the group the user belongs to (Perks organisation_group_id)
+--   identifier: how the user is named to the API (always id here)
+--   identifier_value: the user's id, as text
+--   kind: what happened (segment_change); PERKS_WRITEBACK_TYPES maps it to an interaction type
+--   interaction_type: the type sent, by default the kind itself
+--   interaction_at: when it happened (UTC): the second the write-back evaluated it
+--   interaction_details: JSON sent with the interaction: segment, previous_segment, change_number
+--   interaction_id: the interaction's id, stable until it is sent (see above)
 -- tests:
 --   unique: interaction_id
 --   not_null: interaction_id, organisation_group_id, identifier_value, interaction_type, interaction_at
 --   accepted_values: identifier in id
-with
-
-current_segments as (
+with current_segments as (
     select
-        organisation_group_id::BIGINT as organisation_group_id,
-        user_id::BIGINT as user_id,
-        segment::VARCHAR as segment
+        organisation_group_id::bigint as organisation_group_id,
+        user_id::bigint as user_id,
+        segment::varchar as segment
     from engagement_users
     -- an anonymised user is told nothing more
     where segment is not null and not coalesce(is_anonymised, false)
@@ -57,7 +64,7 @@ changed as (
     from current_segments as c
     left join last_sent as l
         on l.organisation_group_id = c.organisation_group_id
-        and l.identifier_value = c.user_id::VARCHAR
+        and l.identifier_value = c.user_id::varchar
     where l.segment is distinct from c.segment
 ),
 
@@ -65,12 +72,12 @@ final as (
     select
         organisation_group_id,
         'id' as identifier,
-        user_id::VARCHAR as identifier_value,
+        user_id::varchar as identifier_value,
         'segment_change' as kind,
         -- default type; PERKS_WRITEBACK_TYPES maps the kind to another configured type
         'segment_change' as interaction_type,
         -- the program's clock (PERKS_NOW pins it), set by the write-back as a variable
-        date_trunc('second', getvariable('evaluated_at')::TIMESTAMPTZ) as interaction_at,
+        date_trunc('second', getvariable('evaluated_at')::timestamptz) as interaction_at,
         json_object(
             'segment', segment,
             'previous_segment', previous_segment,
@@ -78,7 +85,7 @@ final as (
         ) as interaction_details,
         ('0x' || left(md5(concat_ws(':',
             'perks-writeback-v1', organisation_group_id, user_id, 'segment_change', change_number, segment
-        )), 13))::BIGINT as interaction_id
+        )), 13))::bigint as interaction_id
     from changed
 )
 

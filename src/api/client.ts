@@ -9,14 +9,15 @@ import { operations, type BodyOf, type DataOf, type OperationName } from '../res
 import { Pagination } from '../resources/envelope.js';
 import { TokenPayload, type Token } from '../resources/auth.js';
 import { CreditItem } from '../resources/credit.js';
+import { DEFAULTS } from '../config/index.js';
 import { registerSecret } from '../shared/redact.js';
 import { Counters, currentScope } from './counters.js';
-import { ApiError, RecordParseError } from './errors.js';
+import { ApiError, PauseTooLongError, RecordParseError } from './errors.js';
 import { ACTIONS } from './outcomes.js';
 import { CredentialLimiter } from './rate-limiter.js';
 import type { ClusterSettings } from './cluster.js';
 import { TokenManager } from './token-manager.js';
-import { send, type HttpResponse, type ResponseHeaders } from './transport.js';
+import { send, type HttpResponse, type ResponseHeaders, type WireEvent, type WireHooks } from './transport.js';
 import { paginatorFor } from './paginators.js';
 
 /**
@@ -62,6 +63,8 @@ export interface ClientOptions {
   cluster?: ClusterSettings;
   counters?: Counters;
   maxConcurrent?: number;
+  /** For tests and diagnostics: every request as it is written to its socket, and every 429 as it arrives. */
+  onWire?: (event: WireEvent) => void;
 }
 
 export type PathParams = { identifier: string; identifier_value: string | number } | { id: string | number };
@@ -108,7 +111,7 @@ export class PerksClient {
       retries: 8,
       minRetryDelayMs: 500,
       maxRetryAfterMs: 5 * 60_000,
-      scope: '*',
+      scope: DEFAULTS.scope,
       creditPath: operations.userCredit.path,
       ...options,
       baseUrl: options.baseUrl.replace(/\/+$/, ''),
@@ -117,8 +120,10 @@ export class PerksClient {
     this.limiter =
       options.limiter ??
       new CredentialLimiter({
-        callsPerMinute: options.rateLimit ?? 120,
+        callsPerMinute: options.rateLimit ?? DEFAULTS.rateLimit,
         maxConcurrent: options.maxConcurrent,
+        maxPauseMs: this.opts.maxRetryAfterMs,
+        observe: options.onWire,
         cluster: options.cluster,
       });
     this.tokens = new TokenManager(() => this.requestToken());
@@ -248,8 +253,15 @@ export class PerksClient {
     let waited = 0;
     const scope = currentScope(); // the limiter runs the call outside the caller's async context
     try {
+      // The pause a 429 asks for is taken the moment its head arrives, and a request waits for any pause
+      // until the moment it is written: nothing this client starts reaches the API before a Retry-After ends.
+      const hooks: WireHooks = {
+        beforeWrite: () => this.limiter.untilResumed(),
+        onThrottle: (ms) => this.limiter.throttled(ms),
+        observe: this.opts.onWire,
+      };
       const { value, waitedMs } = await this.limiter.schedule(async () => {
-        const response = await send(req).catch((err: unknown) => {
+        const response = await send(req, hooks).catch((err: unknown) => {
           this.counters.recordCall(req.operation, 0, 0, scope);
           throw err;
         });
@@ -263,19 +275,21 @@ export class PerksClient {
       );
       return value;
     } catch (err) {
+      const tooLong = (ms: number) =>
+        new AbortError(
+          new ApiError(
+            'throttled',
+            req.operation,
+            `the API asks to wait ${Math.round(ms / 1000)} s (Retry-After), above the ${Math.round(this.opts.maxRetryAfterMs / 1000)} s cap: rerun later`,
+            429,
+          ),
+        );
+      // Another call's 429 paused the credential for longer than the cap: this one stops unsent.
+      if (err instanceof PauseTooLongError) throw tooLong(err.ms);
       if (err instanceof ApiError && err.kind === 'throttled') {
         this.counters.recordThrottle();
-        if (err.retryAfterMs !== undefined && err.retryAfterMs > this.opts.maxRetryAfterMs) {
-          throw new AbortError(
-            new ApiError(
-              'throttled',
-              req.operation,
-              `the API asks to wait ${Math.round(err.retryAfterMs / 1000)} s (Retry-After), above the ${Math.round(this.opts.maxRetryAfterMs / 1000)} s cap: rerun later`,
-              429,
-            ),
-          );
-        }
-        this.limiter.throttled(err.retryAfterMs);
+        if (err.retryAfterMs !== undefined && err.retryAfterMs > this.opts.maxRetryAfterMs)
+          throw tooLong(err.retryAfterMs);
       }
       throw err;
     } finally {
@@ -353,7 +367,7 @@ export class PerksClient {
   private buildPath(name: OperationName, params?: PathParams): string {
     const template = name === 'userCredit' ? this.opts.creditPath : operations[name].path;
     return template.replace(/\{(identifier_value|identifier|id)\}/g, (_, key: string) => {
-      const value = (params as Record<string, unknown> | undefined)?.[key];
+      const value = (params as Record<string, string | number> | undefined)?.[key];
       if (value === undefined || value === '') throw new ApiError('client', name, `path parameter ${key} is missing`);
       return encodeURIComponent(String(value));
     });
@@ -409,7 +423,7 @@ function itemsOf(name: ListName, data: unknown): { raw: unknown[]; item: z.ZodTy
 function toRecordError(operation: string, error: z.ZodError, record: unknown): RecordParseError {
   const issue = error.issues[0];
   let value: unknown = record;
-  for (const key of issue.path) value = (value as Record<PropertyKey, unknown> | undefined)?.[key as PropertyKey];
+  for (const key of issue.path) value = (value as Record<PropertyKey, unknown> | undefined)?.[key];
   return new RecordParseError(operation, issue.path.join('.'), value, issue.message, record);
 }
 

@@ -145,9 +145,10 @@ export class ClusterLink {
   }
 
   /** Tells every other process of the credential to pause and slow down; the pause key outlives no one. */
-  async broadcast(message: ClusterMessage): Promise<void> {
+  async broadcast(message: ClusterMessage, recorded?: () => void): Promise<void> {
     const ms = Math.max(1, Math.ceil(message.pauseMs));
     await this.redis().set(this.pauseKey(), '1', 'PX', ms);
+    recorded?.(); // from here every process's next write waits (CredentialLimiter.untilResumed)
     await this.limiter.publish(JSON.stringify({ from: this.token, pauseMs: ms, minTime: message.minTime }));
   }
 

@@ -3,9 +3,7 @@
  * and a message a person can act on. Messages never contain secrets (see src/shared/redact.ts).
  */
 import { ExitCode, UserFacingError } from '../shared/exit-codes.js';
-
-export type ApiErrorKind =
-  'authentication' | 'throttled' | 'validation' | 'client' | 'server' | 'network' | 'timeout' | 'parse';
+import { ACTIONS, type ApiErrorKind } from './outcomes.js';
 
 export class ApiError extends UserFacingError {
   constructor(
@@ -26,15 +24,17 @@ export class ApiError extends UserFacingError {
   readonly retryAfterMs?: number;
   readonly runId?: string;
 
-  /** Worth another attempt: throttling, server faults, network faults, timeouts and cut-off bodies. */
+  /** Worth another attempt (throttling, server and network faults, timeouts, cut-off bodies): outcomes.ts says. */
   get transient(): boolean {
-    return (
-      this.kind === 'throttled' ||
-      this.kind === 'server' ||
-      this.kind === 'network' ||
-      this.kind === 'timeout' ||
-      this.kind === 'parse'
-    );
+    return ACTIONS[this.kind] === 'retry';
+  }
+}
+
+/** The credential is paused (Retry-After) for longer than the client is willing to wait: ms is what is left. */
+export class PauseTooLongError extends Error {
+  constructor(readonly ms: number) {
+    super(`the credential is paused for ${Math.round(ms / 1000)} s`);
+    this.name = 'PauseTooLongError';
   }
 }
 
@@ -59,9 +59,4 @@ export function preview(value: unknown): string {
 }
 
 /** The shared rate limiter's Redis (PERKS_REDIS_URL) cannot be reached: the message never holds credentials. */
-export class ClusterError extends UserFacingError {
-  constructor(message: string) {
-    super(message, ExitCode.failed);
-    this.name = 'ClusterError';
-  }
-}
+export class ClusterError extends UserFacingError {}

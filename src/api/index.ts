@@ -10,6 +10,8 @@ export {
 } from './client.js';
 export { CredentialLimiter, type LimiterOptions } from './rate-limiter.js';
 export { Counters, inScope, type ScopeTraffic } from './counters.js';
-export { ApiError, ClusterError, RecordParseError, type ApiErrorKind } from './errors.js';
+export { ApiError, ClusterError, PauseTooLongError, RecordParseError } from './errors.js';
+export type { ApiErrorKind } from './outcomes.js';
+export type { WireEvent } from './transport.js';
 export { clusterKey, describeRedisUrl, CLUSTER_DEFAULTS, type ClusterSettings } from './cluster.js';
 export { clientFromConfig } from './from-config.js';

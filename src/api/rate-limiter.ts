@@ -14,7 +14,9 @@ import {
   type ClusterMessage,
   type ClusterSettings,
 } from './cluster.js';
+import { PauseTooLongError } from './errors.js';
 import { FastLane } from './fast-lane.js';
+import { hrNow, type WireEvent } from './transport.js';
 
 /** Headroom under the limit: network jitter can bring two calls closer than they were sent. */
 const SAFETY = 1.01;
@@ -22,6 +24,8 @@ const SAFETY = 1.01;
 const SLOWDOWN = 1.25;
 const RECOVERY = 0.97;
 const QUIET_MS = 60_000;
+/** Longest pause waited out unless the options say otherwise (the client passes its maxRetryAfterMs). */
+const DEFAULT_MAX_PAUSE_MS = 5 * 60_000;
 /** How long stop() waits for a clustered limiter's last jobs before disconnecting anyway. */
 const STOP_GRACE_MS = 5_000;
 
@@ -30,10 +34,14 @@ export interface LimiterOptions {
   callsPerMinute: number;
   /** Calls in flight at once; spacing is what enforces the rate. */
   maxConcurrent?: number;
+  /** A pause (Retry-After) longer than this is not waited out: waiting calls fail with PauseTooLongError. */
+  maxPauseMs?: number;
   /** Bottleneck id (the Redis key prefix when clustered). */
   id?: string;
   /** Share the budget through Redis with every process of the same credential. */
   cluster?: ClusterSettings;
+  /** For tests and diagnostics: when a pause is recorded in Redis for the cluster. */
+  observe?: (event: WireEvent) => void;
   /** Extra Bottleneck options. */
   bottleneck?: Bottleneck.ConstructorOptions;
 }
@@ -85,8 +93,8 @@ export class CredentialLimiter {
     const queuedAt = performance.now();
     let waitedMs = 0;
     const job = async () => {
-      // Jobs Bottleneck admitted before a 429 arrived must not go out before its Retry-After either.
-      while (this.resumeAt > Date.now()) await new Promise((r) => setTimeout(r, this.resumeAt - Date.now()));
+      // Jobs Bottleneck admitted before a 429 arrived must not start before its Retry-After either.
+      await this.untilResumed();
       waitedMs = performance.now() - queuedAt;
       return fn();
     };
@@ -98,6 +106,30 @@ export class CredentialLimiter {
         : await this.limiter.schedule(job);
     this.recover();
     return { value, waitedMs };
+  }
+
+  /**
+   * Whether a request may be written now: undefined when no pause is on (and, clustered, none is in Redis),
+   * else a promise that resolves when the pause ends, or rejects with PauseTooLongError when it lasts longer
+   * than maxPauseMs. Called at the last moment (the transport's beforeWrite), so that a request admitted
+   * before a 429 arrived, here or in another process of the cluster, waits out the Retry-After too.
+   */
+  untilResumed(): Promise<number | void> | undefined {
+    if (!this.link?.isConnected && this.resumeAt <= Date.now()) return undefined;
+    return this.waitPause();
+  }
+
+  /** Resolves, clustered, with when its last look in Redis was sent (hrNow: for the wire events). */
+  private async waitPause(): Promise<number | void> {
+    for (;;) {
+      // Clustered, the pause another process recorded in Redis counts even before its message arrives.
+      const checkedAt = this.link?.isConnected ? hrNow() : undefined;
+      const shared = checkedAt !== undefined ? await this.link!.pauseLeft().catch(() => 0) : 0;
+      const left = Math.max(this.resumeAt - Date.now(), shared);
+      if (left <= 0) return checkedAt;
+      if (left > (this.options.maxPauseMs ?? DEFAULT_MAX_PAUSE_MS)) throw new PauseTooLongError(left);
+      await new Promise((r) => setTimeout(r, left));
+    }
   }
 
   /** A 429: pause every call of this credential until Retry-After (or one spacing) and slow down. */
@@ -149,8 +181,10 @@ export class CredentialLimiter {
     const left = await link.pauseLeft();
     // No pause in progress: a reservoir of 0 can only be a dead process's pause; lift it.
     if (left > 0) this.pauseLocally(left);
+    // eslint-disable-next-line @typescript-eslint/await-thenable -- typed as Bottleneck, it returns a promise (lib/Bottleneck.js)
     else await this.limiter.updateSettings({ reservoir: null });
     const shared = await link.sharedMinTime();
+    // eslint-disable-next-line @typescript-eslint/await-thenable -- as above: the clustered store is updated when it resolves
     if (shared === undefined || shared < this.minTime) await this.limiter.updateSettings({ minTime: this.minTime });
     else this.minTime = shared;
   }
@@ -164,7 +198,12 @@ export class CredentialLimiter {
 
   private pauseFor(ms: number): void {
     if (!this.pauseLocally(ms)) return;
-    if (this.link?.isConnected) void this.link.broadcast({ pauseMs: ms, minTime: this.minTime }).catch(() => undefined);
+    if (this.link?.isConnected)
+      void this.link
+        .broadcast({ pauseMs: ms, minTime: this.minTime }, () =>
+          this.options.observe?.({ kind: 'shared', at: Date.now(), pauseMs: ms, recordedAt: hrNow() }),
+        )
+        .catch(() => undefined);
   }
 
   /** Reservoir 0 now, back to unlimited after ms; false when a longer pause is already on. */
@@ -178,7 +217,9 @@ export class CredentialLimiter {
       this.resumeAt = 0;
       this.update({ reservoir: null });
     }, ms);
-    // Not unref'd: while every call waits out the pause, this timer is what keeps the process alive.
+    // Not unref'd: while every call waits out the pause, this timer is what keeps the process alive. A
+    // pause longer than anyone waits (waiting calls fail at once) must not keep it alive for a day.
+    if (ms > (this.options.maxPauseMs ?? DEFAULT_MAX_PAUSE_MS)) this.resumeTimer.unref();
     return true;
   }
 

@@ -4,44 +4,22 @@
  * from the warehouse now) in the record; the report of a closed month is rendered from them ever after.
  */
 import { userInfo } from 'node:os';
-import { loadReport } from '../report/load-report.js';
-import type { GroupSection, ReconciliationLine } from '../report/model.js';
-import { parseMonth } from '../report/month.js';
-import type { RevenueRule } from '../report/revenue-rule.js';
-import { rateOf, type FxRates } from '../report/fx-rates.js';
-import { openWarehouse } from '../report/warehouse.js';
+import {
+  appendClose,
+  closeKey,
+  closesInForce,
+  rateOf,
+  readCloses,
+  type CloseRecord,
+  type FrozenFigures,
+  type FrozenFx,
+  type FxRates,
+  type GroupSection,
+  type Reread,
+} from '../closes/index.js';
+import { loadReport, openWarehouse, parseMonth, type RevenueRule } from '../report/index.js';
 import { now, todayUtc } from '../shared/clock.js';
 import { CloseInputError } from './errors.js';
-import type { Reread } from './reread.js';
-import { appendClose, closeKey, closesInForce, readCloses, type CloseRecord } from './record.js';
-
-/**
- * The exchange rates a close used (PERKS_FX_RATES at the close): the month's rate of each of the group's
- * currencies that had one, into the reporting currency. The consolidated total of a closed month is
- * computed from these ever after, whatever the rates file says later.
- */
-export interface FrozenFx {
-  /** The rates file's name as given (shown in the report). */
-  readonly file: string;
-  readonly reporting_currency: string;
-  /** currency → rate (exact decimal text); a currency absent here had no rate for the month. */
-  readonly rates: Readonly<Record<string, string>>;
-}
-
-/** What a close freezes: the group's report section, its reconciliation, and the rule the section used. */
-export interface FrozenFigures {
-  /** The rates of the month when PERKS_FX_RATES was set at the close; absent otherwise. */
-  readonly fx?: FrozenFx;
-  readonly revenue_statuses: readonly string[];
-  /** The re-read of the month's windows just before the close; null when it was skipped. */
-  readonly reread?: Reread | null;
-  readonly section: GroupSection;
-  readonly reconciliation: {
-    readonly available: boolean;
-    readonly note?: string;
-    readonly lines: readonly ReconciliationLine[];
-  };
-}
 
 export interface CloseOptions {
   readonly outDir: string;
@@ -181,11 +159,6 @@ export async function reopenMonth(options: ReopenOptions): Promise<CloseRecord> 
     forced: false,
     figures: null,
   });
-}
-
-/** The figures a record in force froze, per "group/month". */
-export function frozenFigures(record: CloseRecord): FrozenFigures {
-  return record.figures as FrozenFigures;
 }
 
 /** The month's rates of the section's currencies (the ones that have a rate; the reporting currency is 1). */

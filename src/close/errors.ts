@@ -1,18 +1,5 @@
 /** Errors of the finance close. Every refusal is one line a person can act on, exit code 2, nothing written. */
-import { ExitCode, UserFacingError } from '../shared/exit-codes.js';
+import { InputError } from '../shared/exit-codes.js';
 
 /** A month that cannot be closed or reopened now, an unknown group, a missing flag. */
-export class CloseInputError extends UserFacingError {
-  constructor(message: string) {
-    super(message, ExitCode.config);
-    this.name = 'CloseInputError';
-  }
-}
-
-/** The close record does not verify: a line was changed, removed or reordered (the hash chain says where). */
-export class CloseRecordError extends UserFacingError {
-  constructor(message: string) {
-    super(message, ExitCode.config);
-    this.name = 'CloseRecordError';
-  }
-}
+export class CloseInputError extends InputError {}

@@ -1,14 +1,4 @@
-/** The finance close: signing a month off per group, reopening it, and the tamper-evident record of both. */
-export {
-  closeMonth,
-  reopenMonth,
-  defaultOperator,
-  frozenFigures,
-  type CloseOptions,
-  type ReopenOptions,
-  type FrozenFigures,
-  type FrozenFx,
-} from './close.js';
-export { readCloses, closesInForce, closesPath, closeKey, canonicalJson, hashOf, CloseRecord } from './record.js';
-export { CloseInputError, CloseRecordError } from './errors.js';
-export { rereadMonth, type Reread } from './reread.js';
+/** The finance close: signing a month off per group and reopening it (the record itself: src/closes). */
+export { closeMonth, reopenMonth, defaultOperator, type CloseOptions, type ReopenOptions } from './close.js';
+export { CloseInputError } from './errors.js';
+export { rereadMonth } from './reread.js';

@@ -7,15 +7,9 @@ import { join } from 'node:path';
 import type { Config } from '../config/index.js';
 import { extract } from '../extract/index.js';
 import { withLakeConnection } from '../lake/index.js';
-import type { ReportMonth } from '../report/month.js';
+import type { Reread } from '../closes/index.js';
+import type { ReportMonth } from '../report/index.js';
 import { ExitCode, UserFacingError } from '../shared/exit-codes.js';
-
-export interface Reread {
-  readonly run_id: string;
-  readonly windows: number;
-  /** Orders of the month new or changed since they were last landed. */
-  readonly changed: number;
-}
 
 /** At most this many changes are named on the terminal (the count is always whole). */
 export const REREAD_LINES = 20;
@@ -58,13 +52,13 @@ export async function rereadMonth(
         FROM now LEFT JOIN before USING (g, order_id) ORDER BY now.g, now.order_id LIMIT ${REREAD_LINES}`,
         params,
       );
-      const lines = named
-        .getRowObjectsJS()
-        .map((x) =>
-          x.before_s === null && x.before_m === null
-            ? `group ${x.g} order ${x.order_id}: new (${x.s}, ${x.m})`
-            : `group ${x.g} order ${x.order_id}: ${x.before_s} → ${x.s} (group revenue ${x.before_m} → ${x.m})`,
-        );
+      const rows = named.getRowObjectsJson() as (Record<'g' | 'order_id' | 's' | 'm', string> &
+        Record<'before_s' | 'before_m', string | null>)[];
+      const lines = rows.map((x) =>
+        x.before_s === null && x.before_m === null
+          ? `group ${x.g} order ${x.order_id}: new (${x.s}, ${x.m})`
+          : `group ${x.g} order ${x.order_id}: ${x.before_s} → ${x.s} (group revenue ${x.before_m} → ${x.m})`,
+      );
       return { changed: Number(r.getRowObjectsJS()[0].n), lines };
     } catch (err) {
       if (/No files found/i.test((err as Error).message)) return { changed: 0, lines: [] };

@@ -1,12 +1,15 @@
 /** `perks build`: the SQL models into <out>/warehouse.duckdb, data tests, marts to <out>/marts/*.parquet. */
 import { resolve } from 'node:path';
 import type { CommandModule } from 'yargs';
-import { loadConfig } from '../config/index.js';
 import { acquireLock } from '../lake/index.js';
 import { finishSwitch } from '../compact/index.js';
 import { ConfigError, ExitCode } from '../shared/exit-codes.js';
 import { buildWarehouse, type BuildResult, type StepResult } from '../transform/index.js';
 import { handle } from './handle.js';
+import { DEFAULTS } from '../config/index.js';
+import { configFromFlags, OUTPUT, QUIET } from './options.js';
+
+const SEGMENTS = DEFAULTS.build.segments;
 
 interface BuildFlags {
   output?: string;
@@ -29,29 +32,32 @@ export const buildCommand: CommandModule<object, BuildFlags> = {
   describe: 'Build the SQL models into <out>/warehouse.duckdb, run the data tests, export the marts to <out>/marts',
   builder: (y) =>
     y
-      .option('output', { alias: 'o', type: 'string', describe: 'output directory (PERKS_OUTPUT, default ./output)' })
+      .option('output', OUTPUT)
       .option('as-of', {
         type: 'string',
         describe: 'the day engagement is measured at, YYYY-MM-DD (default today, UTC)',
       })
-      .option('new-days', { type: 'number', describe: 'segment "new": created within this many days (default 30)' })
+      .option('new-days', {
+        type: 'number',
+        describe: `segment "new": created within this many days (default ${SEGMENTS.newDays})`,
+      })
       .option('active-days', {
         type: 'number',
-        describe: 'segment "active": login or order within this many days (default 30)',
+        describe: `segment "active": login or order within this many days (default ${SEGMENTS.activeDays})`,
       })
       .option('dormant-days', {
         type: 'number',
-        describe: 'segment "dormant" up to this many days, "churned" beyond (default 90)',
+        describe: `segment "dormant" up to this many days, "churned" beyond (default ${SEGMENTS.dormantDays})`,
       })
-      .option('quiet', { type: 'boolean', describe: 'no progress output' })
+      .option('quiet', QUIET)
       .example('$0 build', 'build from ./output/lake')
       .example(
         '$0 build --as-of 2026-03-31 --dormant-days 120',
         'engagement as of a past day, with a longer dormant window',
-      ) as never,
+      ),
   handler: (argv) =>
     handle(async () => {
-      const config = loadConfig(process.env, { output: argv.output });
+      const config = configFromFlags(argv);
       const segments = {
         newDays: days('new-days', argv['new-days']),
         activeDays: days('active-days', argv['active-days']),

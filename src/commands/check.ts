@@ -15,7 +15,7 @@ import { configFromFlags, withApiOptions, type ApiFlags } from './options.js';
 export const checkCommand: CommandModule<object, ApiFlags> = {
   command: ['check', 'doctor'],
   describe: 'Check configuration, credentials, token, group access and rate limit (2–3 calls)',
-  builder: (y) => withApiOptions(y) as never,
+  builder: (y) => withApiOptions(y),
   handler: (argv) =>
     handle(async () => {
       // Error texts can quote what a server echoed back (a token, a secret): every line is redacted.

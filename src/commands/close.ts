@@ -1,26 +1,16 @@
 /** `perks close`, `perks reopen`, `perks closes`: the finance close of a month, per group, and its record. */
 import type { CommandModule } from 'yargs';
-import {
-  closeMonth,
-  closesPath,
-  readCloses,
-  reopenMonth,
-  rereadMonth,
-  type CloseRecord,
-  type Reread,
-} from '../close/index.js';
-import { parseMonth } from '../report/month.js';
+import { closeMonth, CloseInputError, reopenMonth, rereadMonth } from '../close/index.js';
+import { closesPath, fxRatesFrom, readCloses, type CloseRecord, type Reread } from '../closes/index.js';
+import { parseMonth, revenueRuleFrom } from '../report/index.js';
 import { todayUtc } from '../shared/clock.js';
 import { ExitCode, UserFacingError } from '../shared/exit-codes.js';
 import { buildWarehouse } from '../transform/index.js';
-import { loadConfig } from '../config/index.js';
 import { acquireLock } from '../lake/index.js';
 import { checkpoint } from '../shared/output-hooks.js';
 import { crashPoint } from '../shared/crash-points.js';
-import { revenueRuleFrom } from '../report/revenue-rule.js';
-import { fxRatesFrom } from '../report/fx-rates.js';
-import { CloseInputError } from '../close/errors.js';
 import { handle } from './handle.js';
+import { configFromFlags, GROUP_FILTER, OUTPUT } from './options.js';
 import { parseGroup } from './report.js';
 
 interface CloseFlags {
@@ -59,7 +49,7 @@ export const closeCommand: CommandModule<object, CloseFlags> = {
   builder: (y) =>
     y
       .option('month', { type: 'string', demandOption: true, describe: 'the month, YYYY-MM' })
-      .option('group', { type: 'string', describe: 'one organisation_group_id (default: every group)' })
+      .option('group', GROUP_FILTER)
       .option('by', { type: 'string', describe: 'who signs it off (default: PERKS_OPERATOR, else the login name)' })
       .option('note', { type: 'string', describe: 'a note for the record' })
       .option('force', {
@@ -73,14 +63,14 @@ export const closeCommand: CommandModule<object, CloseFlags> = {
         describe:
           'first re-read every window of the month from the API (when PERKS_BASE_URL is set) and rebuild; --no-reread skips it',
       })
-      .option('output', { alias: 'o', type: 'string', describe: 'output directory (PERKS_OUTPUT, default ./output)' })
+      .option('output', OUTPUT)
       .example(
         '$0 close --month 2026-10 --group 11 --by "A. Controller" --note "board pack"',
         'sign October off for group 11',
-      ) as never,
+      ),
   handler: (argv) =>
     handle(async () => {
-      const config = loadConfig(process.env, { output: argv.output });
+      const config = configFromFlags(argv);
       const group = parseGroup(argv.group);
       const rule = revenueRuleFrom(process.env);
       const fx = fxRatesFrom(process.env); // a bad rates file: one line, exit 2, before any call
@@ -153,14 +143,10 @@ export const reopenCommand: CommandModule<object, ReopenFlags> = {
       .option('group', { type: 'string', demandOption: true, describe: 'the organisation_group_id' })
       .option('reason', { type: 'string', demandOption: true, describe: 'why (goes in the record)' })
       .option('by', { type: 'string', describe: 'who reopens it (default: PERKS_OPERATOR, else the login name)' })
-      .option('output', {
-        alias: 'o',
-        type: 'string',
-        describe: 'output directory (PERKS_OUTPUT, default ./output)',
-      }) as never,
+      .option('output', OUTPUT),
   handler: (argv) =>
     handle(async () => {
-      const config = loadConfig(process.env, { output: argv.output });
+      const config = configFromFlags(argv);
       const group = parseGroup(argv.group);
       if (group === undefined) throw new CloseInputError('--group is required');
       const r = await locked(
@@ -178,14 +164,10 @@ export const closesCommand: CommandModule<object, { output?: string; format: str
   command: 'closes',
   describe: 'List the close record and verify its hash chain (exit 2 when it does not verify)',
   builder: (y) =>
-    y.option('format', { type: 'string', choices: ['table', 'json'], default: 'table' }).option('output', {
-      alias: 'o',
-      type: 'string',
-      describe: 'output directory (PERKS_OUTPUT, default ./output)',
-    }) as never,
+    y.option('format', { type: 'string', choices: ['table', 'json'], default: 'table' }).option('output', OUTPUT),
   handler: (argv) =>
     handle(async () => {
-      const config = loadConfig(process.env, { output: argv.output });
+      const config = configFromFlags(argv);
       const records = await readCloses(config.output);
       if (argv.format === 'json') {
         process.stdout.write(`${JSON.stringify(records.map(({ figures: _f, ...r }) => r))}\n`);

@@ -1,8 +1,9 @@
 /** `perks compact`: closed months of the lake rewritten into one checked file per group and month. */
 import type { CommandModule } from 'yargs';
-import { loadConfig } from '../config/index.js';
+import { DEFAULTS } from '../config/index.js';
 import { compactLake, type CompactResult } from '../compact/index.js';
 import { handle } from './handle.js';
+import { configFromFlags, OUTPUT } from './options.js';
 
 interface CompactFlags {
   output?: string;
@@ -14,11 +15,14 @@ export const compactCommand: CommandModule<object, CompactFlags> = {
     'Rewrite closed months of <out>/lake into one file per group and month (perks extract and perks run do it too)',
   builder: (y) =>
     y
-      .option('output', { alias: 'o', type: 'string', describe: 'output directory (PERKS_OUTPUT, default ./output)' })
-      .example('$0 compact', 'months older than PERKS_LOOKBACK_DAYS (default 7) become one file each') as never,
+      .option('output', OUTPUT)
+      .example(
+        '$0 compact',
+        `months older than PERKS_LOOKBACK_DAYS (default ${DEFAULTS.lookbackDays}) become one file each`,
+      ),
   handler: (argv) =>
     handle(async () => {
-      const config = loadConfig(process.env, { output: argv.output });
+      const config = configFromFlags(argv);
       process.stdout.write(formatCompaction(await compactLake(config.output, { lookbackDays: config.lookbackDays })));
     }),
 };

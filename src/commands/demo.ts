@@ -4,11 +4,12 @@
  * takes about a minute; production keeps 120 calls per minute.
  */
 import type { CommandModule } from 'yargs';
-import { loadConfig } from '../config/index.js';
+import { DEFAULTS, loadConfig } from '../config/index.js';
 import { progressReporter } from '../extract/index.js';
 import { formatRunSummary, runPipeline } from '../run/index.js';
 import { startSandbox } from '../sandbox/index.js';
 import { handle } from './handle.js';
+import { OUTPUT, QUIET } from './options.js';
 
 const DEMO_RATE = 15_000;
 
@@ -17,16 +18,16 @@ export const demoCommand: CommandModule<object, { output?: string; scale?: strin
   describe: 'Run the whole job against the embedded sandbox (what `npm start` does)',
   builder: (y) =>
     y
-      .option('output', { alias: 'o', type: 'string', describe: 'output directory (default ./output)' })
+      .option('output', { ...OUTPUT, describe: `output directory (default ${DEFAULTS.output})` })
       .option('scale', { type: 'string', choices: ['tiny', 'small'], default: 'small', describe: 'sandbox data size' })
-      .option('quiet', { type: 'boolean' }) as never,
+      .option('quiet', QUIET),
   handler: (argv) =>
     handle(async () => {
       const sandbox = await startSandbox({ port: 0, scale: argv.scale as 'tiny' | 'small', rateLimit: DEMO_RATE });
       try {
         const org = sandbox.credentials.organisation;
         process.stdout.write(
-          `demo: embedded sandbox at ${sandbox.baseUrl}, groups ${org.organisation_group_ids.join(', ')}; its limit is raised to ${DEMO_RATE} calls/min for the demo (production default: 120)\n`,
+          `demo: embedded sandbox at ${sandbox.baseUrl}, groups ${org.organisation_group_ids.join(', ')}; its limit is raised to ${DEMO_RATE} calls/min for the demo (production default: ${DEFAULTS.rateLimit})\n`,
         );
         const config = loadConfig(
           {
@@ -41,7 +42,6 @@ export const demoCommand: CommandModule<object, { output?: string; scale?: strin
         );
         const summary = await runPipeline(config, {
           emit: progressReporter(process.stderr, argv.quiet),
-          budgetMinutes: 30,
         });
         process.stdout.write(formatRunSummary(summary));
         return summary.exitCode;

@@ -7,14 +7,16 @@ import {
   parseShard,
   progressReporter,
   unsharedLimitWarning,
-  STREAM_NAMES,
-  type ExtractResult,
+  formatExtractSummary,
 } from '../extract/index.js';
+import { STREAM_NAMES, type StreamName } from '../../pipelines/index.js';
 import { ConfigError } from '../shared/exit-codes.js';
 import { forgetAnonymised } from '../forget/index.js';
 import { compactLake } from '../compact/index.js';
+import { alertExtract, alertOnThrow, alertSummaryLines } from '../alerts/index.js';
 import { handle } from './handle.js';
-import { configFromFlags, withApiOptions, type ApiFlags } from './options.js';
+import { BUDGET_MINUTES, configFromFlags, QUIET, withApiOptions, type ApiFlags } from './options.js';
+import { DEFAULTS } from '../config/index.js';
 
 interface ExtractFlags extends ApiFlags {
   streams?: string;
@@ -30,7 +32,7 @@ interface ExtractFlags extends ApiFlags {
   'quarantine-threshold'?: string;
 }
 
-export function parseStreams(value: string | undefined) {
+export function parseStreams(value: string | undefined): StreamName[] | undefined {
   if (!value) return undefined;
   const names = value
     .split(',')
@@ -40,7 +42,7 @@ export function parseStreams(value: string | undefined) {
     if (!(STREAM_NAMES as readonly string[]).includes(n))
       throw new ConfigError(`--streams: unknown stream "${n}"; known streams: ${STREAM_NAMES.join(', ')}`);
   }
-  return names as (typeof STREAM_NAMES)[number][];
+  return names as StreamName[];
 }
 
 export function checkDay(flag: string, value: string | undefined): string | undefined {
@@ -60,15 +62,12 @@ export const extractCommand: CommandModule<object, ExtractFlags> = {
       .option('start-date', { type: 'string', describe: 'backfill from this local day (YYYY-MM-DD)' })
       .option('end-date', { type: 'string', describe: 'backfill up to this local day, exclusive (YYYY-MM-DD)' })
       .option('full-refresh', { type: 'boolean', describe: 'ignore the state and start over from PERKS_START_DATE' })
-      .option('budget-minutes', {
-        type: 'number',
-        describe: 'call budget of the per-user streams, in minutes at the rate limit (default 30)',
-      })
+      .option('budget-minutes', BUDGET_MINUTES)
       .option('plan', {
         type: 'boolean',
         describe: 'print the plan and estimated calls of this worker (its --shard and --groups), without extracting',
       })
-      .option('quiet', { type: 'boolean', describe: 'no progress output' })
+      .option('quiet', QUIET)
       .option('shard', {
         type: 'string',
         describe:
@@ -76,22 +75,20 @@ export const extractCommand: CommandModule<object, ExtractFlags> = {
       })
       .option('refresh-days', {
         type: 'string',
-        describe:
-          "refresh every user's credit and interactions at least every N days, budget allowing (PERKS_REFRESH_DAYS, default 7)",
+        describe: `refresh every user's credit and interactions at least every N days, budget allowing (PERKS_REFRESH_DAYS, default ${DEFAULTS.refreshDays})`,
       })
       .option('quarantine-threshold', {
         type: 'string',
-        describe:
-          'share of quarantined records above which the run ends partial, exit 4: a fraction, 0.001 = 0.1% (PERKS_QUARANTINE_THRESHOLD, default 0.001)',
+        describe: `share of quarantined records above which the run ends partial, exit 4: a fraction, 0.001 = 0.1% (PERKS_QUARANTINE_THRESHOLD, default ${DEFAULTS.quarantineThreshold})`,
       })
       .option('shard-wait-minutes', {
         type: 'number',
-        describe: "how long shards 2..N wait for shard 1 to land the day's users and windows (default 120)",
+        describe: `how long shards 2..N wait for shard 1 to land the day's users and windows (default ${DEFAULTS.extract.shardWaitMinutes})`,
       })
       .example('$0 extract --streams orders', 'orders (and the groups they need)')
       .example('$0 extract --start-date 2026-01-01 --end-date 2026-02-01 --streams orders', 'backfill January')
       .example('$0 extract --shard 2/4', 'one of four workers sharing one output directory (and PERKS_REDIS_URL)')
-      .example('$0 extract --groups 11,12', 'a worker for groups 11 and 12 only') as never,
+      .example('$0 extract --groups 11,12', 'a worker for groups 11 and 12 only'),
   handler: (argv) =>
     handle(async () => {
       const config = configFromFlags(argv, {
@@ -110,31 +107,33 @@ export const extractCommand: CommandModule<object, ExtractFlags> = {
       const shard = parseShard(argv.shard);
       const warning = argv.plan ? undefined : unsharedLimitWarning(shard, config.redisUrl);
       if (warning) process.stderr.write(`perks: ${warning}\n`); // even --quiet: it is not progress
-      const result = await extract(config, {
-        streams: parseStreams(argv.streams),
-        startDate,
-        endDate,
-        fullRefresh: argv['full-refresh'],
-        budgetMinutes: budget,
-        planOnly: argv.plan,
-        shard,
-        shardWaitMinutes: wait,
-        // --groups on the command line makes this worker one slice of the organisation (work-lock.ts).
-        groupSlice: argv.groups !== undefined,
-        emit: progressReporter(process.stderr, argv.quiet),
-        // Users anonymised upstream leave the older snapshots and windows of the lake too, under this
-        // run's lock, whatever else failed. A shard or group slice clears its own groups' lake files;
-        // quarantine and the erasure queue's bookkeeping wait for a whole run (perks run, perks extract
-        // or perks forget --anonymised), since other workers may be writing them.
-        afterLanding: async (r) => {
-          const sliced = shard !== undefined || argv.groups !== undefined;
-          if (sliced && !r.streams.some((s) => s.name === 'users')) return; // shards 2..N land no users
-          await forgetAnonymised(config.output, {
-            lock: false,
-            groups: sliced ? r.groups.map((g) => g.id) : undefined,
-          });
-        },
-      });
+      const result = await alertOnThrow(config, 'perks extract', () =>
+        extract(config, {
+          streams: parseStreams(argv.streams),
+          startDate,
+          endDate,
+          fullRefresh: argv['full-refresh'],
+          budgetMinutes: budget,
+          planOnly: argv.plan,
+          shard,
+          shardWaitMinutes: wait,
+          // --groups on the command line makes this worker one slice of the organisation (work-lock.ts).
+          groupSlice: argv.groups !== undefined,
+          emit: progressReporter(process.stderr, argv.quiet),
+          // Users anonymised upstream leave the older snapshots and windows of the lake too, under this
+          // run's lock, whatever else failed. A shard or group slice clears its own groups' lake files;
+          // quarantine and the erasure queue's bookkeeping wait for a whole run (perks run, perks extract
+          // or perks forget --anonymised), since other workers may be writing them.
+          afterLanding: async (r) => {
+            const sliced = shard !== undefined || argv.groups !== undefined;
+            if (sliced && !r.streams.some((s) => s.name === 'users')) return; // shards 2..N land no users
+            await forgetAnonymised(config.output, {
+              lock: false,
+              groups: sliced ? r.groups.map((g) => g.id) : undefined,
+            });
+          },
+        }),
+      );
       if (result.plan) {
         process.stdout.write(formatPlan(result.plan, Number(config.rateLimit)));
         return result.exitCode;
@@ -143,6 +142,7 @@ export const extractCommand: CommandModule<object, ExtractFlags> = {
       // The failure also reaches stderr, so a --quiet run in a scheduler still says what went wrong.
       for (const s of result.streams) if (s.status === 'error') process.stderr.write(`perks: ${s.name}: ${s.error}\n`);
       if (result.quarantine?.message) process.stderr.write(`perks: ${result.quarantine.message}\n`);
+      for (const line of alertSummaryLines(await alertExtract(config, result))) process.stdout.write(`  ${line}\n`);
       // Closed months become one file per group and month (src/compact), after the forget step. A shard or
       // group slice leaves it to the final step (perks run, or perks compact): it takes the whole output directory.
       if (result.status !== 'error' && argv.shard === undefined && argv.groups === undefined)
@@ -150,21 +150,3 @@ export const extractCommand: CommandModule<object, ExtractFlags> = {
       return result.exitCode;
     }),
 };
-
-export function formatExtractSummary(r: ExtractResult & { manifest?: string }): string {
-  const lines = [`run ${r.runId}: ${r.status}${r.shard ? ` (shard ${r.shard})` : ''}`];
-  for (const s of r.streams) {
-    lines.push(
-      `  ${s.name.padEnd(17)} ${s.status.padEnd(8)} ${String(s.rows).padStart(9)} rows ${String(s.calls).padStart(7)} calls ${String(s.rejected).padStart(5)} quarantined ${(s.ms / 1000).toFixed(1).padStart(7)} s${s.error ? `  ${s.error}` : ''}`,
-    );
-    for (const g of s.groups)
-      for (const n of g.notes) lines.push(`    ${g.group === undefined ? '' : `group ${g.group}: `}${n}`);
-  }
-  if (r.quarantine?.message) lines.push(`  ${r.quarantine.message}`);
-  const a = r.api;
-  lines.push(
-    `  api: ${a.calls} calls, ${a.retries} retries, ${a.throttled} throttled (429), ${a.tokenRequests} token requests, ${a.callsPerMinute} calls/min (utilisation ${r.limiterUtilisation})`,
-  );
-  if (r.manifest) lines.push(`  manifest: ${r.manifest}`);
-  return `${lines.join('\n')}\n`;
-}

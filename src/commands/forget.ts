@@ -1,8 +1,8 @@
 /** `perks forget`: clears users' personal values from every file of the output directory. */
 import type { CommandModule } from 'yargs';
-import { loadConfig } from '../config/index.js';
 import { forgetAnonymised, forgetUsers, ForgetInputError, type ForgetResult } from '../forget/index.js';
 import { handle } from './handle.js';
+import { configFromFlags, OUTPUT } from './options.js';
 
 interface ForgetFlags {
   user?: (string | number)[];
@@ -33,12 +33,12 @@ export const forgetCommand: CommandModule<object, ForgetFlags> = {
         type: 'boolean',
         describe: 'every user the latest users snapshot shows anonymised upstream (perks run does this itself)',
       })
-      .option('output', { alias: 'o', type: 'string', describe: 'output directory (PERKS_OUTPUT, default ./output)' })
+      .option('output', OUTPUT)
       .example('$0 forget --user 4711', "one user's personal data")
-      .example('$0 forget --anonymised', 'everyone anonymised upstream since the data was landed') as never,
+      .example('$0 forget --anonymised', 'everyone anonymised upstream since the data was landed'),
   handler: (argv) =>
     handle(async () => {
-      const config = loadConfig(process.env, { output: argv.output });
+      const config = configFromFlags(argv);
       const ids = parseUsers(argv.user);
       if (!ids.length && !argv.anonymised)
         throw new ForgetInputError('name the users to forget: --user <id> (repeatable) or --anonymised');

@@ -1,5 +1,6 @@
 /** Every CLI command, one module each. */
 import type { CommandModule } from 'yargs';
+import { alertCommand } from './alert.js';
 import { buildCommand } from './build.js';
 import { closeCommand, closesCommand, reopenCommand } from './close.js';
 import { checkCommand } from './check.js';
@@ -17,7 +18,8 @@ import { writebackCommand } from './writeback.js';
 import { usersCommand } from './users.js';
 import { storeCommand } from './store.js';
 
-export const commands: CommandModule<any, any>[] = [
+/** Each command declares and checks its own flags; the list, which yargs cannot type, erases them. */
+export const commands = [
   checkCommand,
   extractCommand,
   runCommand,
@@ -35,5 +37,6 @@ export const commands: CommandModule<any, any>[] = [
   closeCommand,
   reopenCommand,
   closesCommand,
+  alertCommand,
   storeCommand,
-];
+] as unknown as CommandModule[];

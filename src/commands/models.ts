@@ -1,10 +1,10 @@
 /** `perks models`: the data dictionary (grain, key, dependencies, tests, columns), also <out>/docs/models.md. */
 import { join, resolve } from 'node:path';
 import type { CommandModule } from 'yargs';
-import { loadConfig } from '../config/index.js';
 import { ConfigError } from '../shared/exit-codes.js';
 import { describeModels, renderMarkdown, writeDictionary } from '../transform/index.js';
 import { handle } from './handle.js';
+import { configFromFlags, OUTPUT } from './options.js';
 
 interface ModelsFlags {
   output?: string;
@@ -16,14 +16,14 @@ export const modelsCommand: CommandModule<object, ModelsFlags> = {
   describe: 'List the SQL models with grain, columns and dependencies (also written to <out>/docs/models.md)',
   builder: (y) =>
     y
-      .option('output', { alias: 'o', type: 'string', describe: 'output directory (PERKS_OUTPUT, default ./output)' })
+      .option('output', OUTPUT)
       .option('format', { alias: 'f', type: 'string', describe: 'md or json', default: 'md' })
-      .example('$0 models', 'the data dictionary as Markdown') as never,
+      .example('$0 models', 'the data dictionary as Markdown'),
   handler: (argv) =>
     handle(async () => {
       if (argv.format !== 'md' && argv.format !== 'json')
         throw new ConfigError(`--format=${JSON.stringify(argv.format)} is invalid: expected md or json`);
-      const config = loadConfig(process.env, { output: argv.output });
+      const config = configFromFlags(argv);
       const docs = await describeModels();
       writeDictionary(join(resolve(config.output), 'docs', 'models.md'), docs);
       process.stdout.write(argv.format === 'json' ? `${JSON.stringify(docs, null, 2)}\n` : renderMarkdown(docs));

@@ -1,7 +1,31 @@
-/** CLI options shared by the commands that talk to the API or the output directory. */
+/**
+ * CLI options shared by several commands, declared once, their help reading the defaults from src/config;
+ * and the one way flags become the configuration (configFromFlags).
+ */
 import type { Argv } from 'yargs';
-import { loadConfig, type Config } from '../config/index.js';
+import { DEFAULTS, loadConfig, type Config } from '../config/index.js';
 
+/** `--output` / `-o`, the output directory, described as `what` holds it. */
+export function outputOption(what = 'output directory') {
+  return { alias: 'o', type: 'string', describe: `${what} (PERKS_OUTPUT, default ${DEFAULTS.output})` } as const;
+}
+
+/** `.option('output', OUTPUT)`: every command that reads or writes the output directory. */
+export const OUTPUT = outputOption();
+
+/** `.option('quiet', QUIET)`: no progress on stderr (the summary still goes to stdout). */
+export const QUIET = { type: 'boolean', describe: 'no progress output' } as const;
+
+/** `.option('group', GROUP_FILTER)`: one organisation_group_id, for the commands that otherwise take every group. */
+export const GROUP_FILTER = { type: 'string', describe: 'one organisation_group_id (default: every group)' } as const;
+
+/** `.option('budget-minutes', BUDGET_MINUTES)`: the per-user streams' share of the run (extract, run). */
+export const BUDGET_MINUTES = {
+  type: 'number',
+  describe: `call budget of the per-user streams, in minutes at the rate limit (default ${DEFAULTS.extract.budgetMinutes})`,
+} as const;
+
+/** The flags that reach the API (the settings of src/config a command line may override), and --output. */
 export function withApiOptions<T>(y: Argv<T>) {
   return y
     .option('base-url', { type: 'string', describe: 'API base address (PERKS_BASE_URL)' })
@@ -10,14 +34,14 @@ export function withApiOptions<T>(y: Argv<T>) {
       type: 'string',
       describe: 'client secret (PERKS_CLIENT_SECRET); prefer the environment',
     })
-    .option('scope', { type: 'string', describe: 'token scope (PERKS_SCOPE, default *)' })
+    .option('scope', { type: 'string', describe: `token scope (PERKS_SCOPE, default ${DEFAULTS.scope})` })
     .option('groups', { type: 'string', describe: 'organisation_group_id values, comma-separated (PERKS_GROUP_IDS)' })
     .option('rate-limit', {
       type: 'string',
-      describe: 'calls per minute per credential (PERKS_RATE_LIMIT, default 120)',
+      describe: `calls per minute per credential (PERKS_RATE_LIMIT, default ${DEFAULTS.rateLimit})`,
     })
     .option('credit-path', { type: 'string', describe: 'path of the user credit operation (PERKS_CREDIT_PATH)' })
-    .option('output', { alias: 'o', type: 'string', describe: 'output directory (PERKS_OUTPUT, default ./output)' });
+    .option('output', OUTPUT);
 }
 
 export interface ApiFlags {
@@ -33,7 +57,10 @@ export interface ApiFlags {
   lookbackDays?: number;
 }
 
-/** `more`: a command's own setting flags (e.g. extract's --refresh-days), overriding their variables too. */
+/**
+ * The configuration: the environment, with the flags given on the command line over it (a command with
+ * --output only passes that). `more`: a command's own setting flags (e.g. extract's --refresh-days).
+ */
 export function configFromFlags(argv: ApiFlags, more: Partial<Record<keyof Config, unknown>> = {}): Config {
   return loadConfig(process.env, {
     ...more,

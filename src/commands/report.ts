@@ -1,8 +1,8 @@
 /** `perks report revenue`: the finance monthly revenue report (HTML, CSV, Markdown) in <out>/reports/. */
 import type { CommandModule } from 'yargs';
-import { loadConfig } from '../config/index.js';
 import { REPORT_FORMATS, ReportInputError, writeRevenueReport, type ReportFormat } from '../report/index.js';
 import { handle } from './handle.js';
+import { configFromFlags, GROUP_FILTER, OUTPUT } from './options.js';
 
 interface ReportFlags {
   report: string;
@@ -42,14 +42,14 @@ export const reportCommand: CommandModule<object, ReportFlags> = {
     y
       .positional('report', { type: 'string', choices: ['revenue'], describe: 'which report' })
       .option('month', { type: 'string', demandOption: true, describe: 'the month, YYYY-MM (group-local days)' })
-      .option('group', { type: 'string', describe: 'one organisation_group_id (default: every group)' })
+      .option('group', GROUP_FILTER)
       .option('format', { type: 'string', default: 'all', describe: 'html, csv, md, a comma-separated list, or all' })
-      .option('output', { alias: 'o', type: 'string', describe: 'output directory (PERKS_OUTPUT, default ./output)' })
+      .option('output', OUTPUT)
       .example('$0 report revenue --month 2026-03', 'every group, all three formats')
       .example('$0 report revenue --month 2026-03 --group 11 --format md', 'one group, Markdown only') as never,
   handler: (argv) =>
     handle(async () => {
-      const config = loadConfig(process.env, { output: argv.output });
+      const config = configFromFlags(argv);
       const result = await writeRevenueReport({
         outDir: config.output,
         month: argv.month,

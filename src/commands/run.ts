@@ -6,11 +6,12 @@ import { parseStreams } from './extract.js';
 import { isRealMonth } from '../shared/checks.js';
 import { ConfigError } from '../shared/exit-codes.js';
 import { handle } from './handle.js';
-import { configFromFlags, withApiOptions, type ApiFlags } from './options.js';
+import { BUDGET_MINUTES, configFromFlags, QUIET, withApiOptions, type ApiFlags } from './options.js';
 import { loadConfig } from '../config/index.js';
 import { appendFileSync } from 'node:fs';
 import { now } from '../shared/clock.js';
-import { collectStatus, judge, statusMarkdown } from '../status/index.js';
+import { collectStatus, judge, statusMarkdown, type FreshnessOptions } from '../status/index.js';
+import { alertOnThrow, alertRun, alertSummaryLines } from '../alerts/index.js';
 import { freshnessOptions } from './status.js';
 
 interface RunFlags extends ApiFlags {
@@ -30,7 +31,7 @@ export const runCommand: CommandModule<object, RunFlags> = {
     withApiOptions(y)
       .option('streams', { type: 'string', describe: 'limit the extract to these streams' })
       .option('month', { type: 'string', describe: 'report month YYYY-MM (default: the last closed month)' })
-      .option('budget-minutes', { type: 'number', describe: 'call budget of the per-user streams, in minutes' })
+      .option('budget-minutes', BUDGET_MINUTES)
       .option('writeback', {
         type: 'boolean',
         default: true,
@@ -40,7 +41,7 @@ export const runCommand: CommandModule<object, RunFlags> = {
         type: 'string',
         describe: 'post at most N interactions in this run; the rest wait for the next (PERKS_WRITEBACK_LIMIT)',
       })
-      .option('quiet', { type: 'boolean' }) as never,
+      .option('quiet', QUIET),
   handler: (argv) =>
     handle(async () => {
       const flagged = argv['writeback-limit'];
@@ -58,19 +59,31 @@ export const runCommand: CommandModule<object, RunFlags> = {
       const budget = argv['budget-minutes'];
       if (budget !== undefined && !(budget >= 0 && Number.isFinite(budget)))
         throw new ConfigError('--budget-minutes must be a number of minutes, 0 or more');
-      const summary = await runPipeline(config, {
-        streams: parseStreams(argv.streams),
-        budgetMinutes: argv['budget-minutes'],
-        month: argv.month,
-        writeback: argv.writeback,
-        emit: progressReporter(process.stderr, argv.quiet),
-      });
+      const summary = await alertOnThrow(config, 'perks run', () =>
+        runPipeline(config, {
+          streams: parseStreams(argv.streams),
+          budgetMinutes: argv['budget-minutes'],
+          month: argv.month,
+          writeback: argv.writeback,
+          emit: progressReporter(process.stderr, argv.quiet),
+        }),
+      );
+      summary.alertLines = alertSummaryLines(await alertRun(config, summary, thresholds()));
       process.stdout.write(formatRunSummary(summary));
       appendStepSummary(summary);
       await appendFreshness(config.output);
       return summary.exitCode;
     }),
 };
+
+/** The status thresholds for the stale-data alert, or why they cannot be read (the run's outcome stands either way). */
+function thresholds(env = process.env): FreshnessOptions | { error: string } {
+  try {
+    return freshnessOptions({}, env);
+  } catch (err) {
+    return { error: (err as Error).message };
+  }
+}
 
 /** With GITHUB_STEP_SUMMARY set, `perks status` follows the run's summary there (its thresholds from the environment). */
 async function appendFreshness(output: string, env = process.env): Promise<void> {

@@ -4,6 +4,7 @@
  */
 import type { CommandModule } from 'yargs';
 import { startSandbox, SCALES, type Scale } from '../sandbox/index.js';
+import { DEFAULTS } from '../config/index.js';
 import { ConfigError } from '../shared/exit-codes.js';
 import { handle } from './handle.js';
 
@@ -28,20 +29,32 @@ export const sandboxCommand: CommandModule<object, SandboxFlags> = {
   describe: 'Serve the embedded Perks API v3 sandbox; prints {"base_url", "credentials"} as its first line',
   builder: (y) =>
     y
-      .option('host', { type: 'string', default: '127.0.0.1', describe: 'address to bind (loopback by default)' })
-      .option('port', { type: 'string', default: '0', describe: 'port (0: any free port)' })
-      .option('seed', { type: 'string', default: '1', describe: 'seed of the generated data' })
+      .option('host', {
+        type: 'string',
+        default: DEFAULTS.sandbox.host,
+        describe: 'address to bind (loopback by default)',
+      })
+      .option('port', { type: 'string', default: String(DEFAULTS.sandbox.port), describe: 'port (0: any free port)' })
+      .option('seed', {
+        type: 'string',
+        default: String(DEFAULTS.sandbox.seed),
+        describe: 'seed of the generated data',
+      })
       .option('scale', {
         type: 'string',
         choices: SCALES,
-        default: 'tiny',
+        default: DEFAULTS.sandbox.scale,
         describe: 'data size: tiny, small, medium (~200k orders), large (>1M orders)',
       })
-      .option('rate-limit', { type: 'string', default: '120', describe: 'API calls per minute per client_id' })
+      .option('rate-limit', {
+        type: 'string',
+        default: String(DEFAULTS.sandbox.rateLimit),
+        describe: 'API calls per minute per client_id',
+      })
       .option('today', { type: 'string', describe: 'the data\u2019s today, YYYY-MM-DD (default: the real date)' })
       .option('credit-path', {
         type: 'string',
-        describe: 'path of the user credit operation (default /v3/user/credit/{identifier}/{identifier_value})',
+        describe: `path of the user credit operation (default ${DEFAULTS.creditPath})`,
       })
       .example('$0 sandbox --port 4000 --scale small', 'serve a small data set on port 4000') as never,
   handler: (argv) =>

@@ -2,12 +2,13 @@
  * `perks sql`: ad-hoc, read-only SQL against <out>/warehouse.duckdb, printed as a table, CSV or JSON, or
  * written typed as an Arrow IPC stream or a Parquet file (to stdout or --out FILE) for pandas, Polars, R, DuckDB.
  */
+import type { Json } from '@duckdb/node-api';
 import type { CommandModule } from 'yargs';
-import { loadConfig } from '../config/index.js';
 import { ConfigError } from '../shared/exit-codes.js';
 import { writeFile } from 'node:fs/promises';
 import { exportQuery, queryWarehouse, warehousePath, type QueryResult } from '../transform/index.js';
 import { handle } from './handle.js';
+import { configFromFlags, outputOption } from './options.js';
 
 const TEXT_FORMATS = ['table', 'csv', 'json'] as const;
 const FORMATS = [...TEXT_FORMATS, 'arrow', 'parquet'] as const;
@@ -34,11 +35,7 @@ export const sqlCommand: CommandModule<object, SqlFlags> = {
         describe: `output format: ${FORMATS.join(', ')}`,
         default: 'table',
       })
-      .option('output', {
-        alias: 'o',
-        type: 'string',
-        describe: 'output directory holding warehouse.duckdb (PERKS_OUTPUT, default ./output)',
-      })
+      .option('output', outputOption('output directory holding warehouse.duckdb'))
       .option('out', { type: 'string', describe: 'write the result to this file instead of stdout' })
       .option('read-files-anywhere', {
         type: 'boolean',
@@ -57,7 +54,7 @@ export const sqlCommand: CommandModule<object, SqlFlags> = {
       .example(
         '$0 sql "FROM revenue_monthly" --format parquet --out revenue.parquet',
         'a Parquet file for Polars, R or DuckDB',
-      ) as never,
+      ),
   handler: (argv) =>
     handle(async () => {
       const format = argv.format as Format;
@@ -70,7 +67,7 @@ export const sqlCommand: CommandModule<object, SqlFlags> = {
           `--format=${format} writes binary data: give --out FILE, or pipe stdout into the program that reads it`,
         );
       }
-      const config = loadConfig(process.env, { output: argv.output });
+      const config = configFromFlags(argv);
       const warehouse = warehousePath(config.output);
       if (format === 'arrow' || format === 'parquet') {
         const rows = await exportQuery(
@@ -96,13 +93,13 @@ export const sqlCommand: CommandModule<object, SqlFlags> = {
     }),
 };
 
-const text = (v: unknown): string =>
+const text = (v: Json | undefined): string =>
   v === null || v === undefined ? '' : typeof v === 'object' ? JSON.stringify(v) : String(v);
 
 export function render(result: QueryResult, format: TextFormat): string {
   if (format === 'json') return `${JSON.stringify(result.rows, null, 2)}\n`;
   if (format === 'csv') {
-    const cell = (v: unknown) => {
+    const cell = (v: Json | undefined) => {
       const s = text(v);
       return /[",\n\r]/.test(s) ? `"${s.replaceAll('"', '""')}"` : s;
     };

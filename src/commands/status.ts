@@ -1,6 +1,5 @@
 /** `perks status`: freshness per stream and group, the write-back backlog, closed months; exit codes for schedulers. */
 import type { CommandModule } from 'yargs';
-import { loadConfig } from '../config/index.js';
 import { now } from '../shared/clock.js';
 import { ConfigError } from '../shared/exit-codes.js';
 import {
@@ -14,12 +13,15 @@ import {
 } from '../status/index.js';
 import { handle } from './handle.js';
 import { currentStoreSession } from '../store/current.js';
+import { alertsConfigured, alertStatus, alertSummaryLines } from '../alerts/index.js';
+import { configFromFlags, OUTPUT } from './options.js';
 
 interface StatusFlags {
   output?: string;
   format?: string;
   'warn-after'?: string;
   'error-after'?: string;
+  alert?: boolean;
 }
 
 export const WARN_ENV = 'PERKS_WARN_AFTER';
@@ -35,13 +37,13 @@ export function freshnessOptions(
       flags.warnAfter !== undefined
         ? ['--warn-after', flags.warnAfter]
         : env[WARN_ENV]
-          ? [WARN_ENV, env[WARN_ENV]!]
+          ? [WARN_ENV, env[WARN_ENV]]
           : ['--warn-after', DEFAULT_WARN_AFTER],
     errorAfterHours:
       flags.errorAfter !== undefined
         ? ['--error-after', flags.errorAfter]
         : env[ERROR_ENV]
-          ? [ERROR_ENV, env[ERROR_ENV]!]
+          ? [ERROR_ENV, env[ERROR_ENV]]
           : ['--error-after', DEFAULT_ERROR_AFTER],
   } as const;
   const parsed = FreshnessOptions.safeParse({
@@ -60,7 +62,7 @@ export const statusCommand: CommandModule<object, StatusFlags> = {
     'Is the data fresh? Per stream and group: watermark, last success, age, rows, last run; write-back backlog; closed months',
   builder: (y) =>
     y
-      .option('output', { alias: 'o', type: 'string', describe: 'output directory (PERKS_OUTPUT, default ./output)' })
+      .option('output', OUTPUT)
       .option('format', { alias: 'f', type: 'string', describe: 'text or json', default: 'text' })
       .option('warn-after', {
         type: 'string',
@@ -70,14 +72,24 @@ export const statusCommand: CommandModule<object, StatusFlags> = {
         type: 'string',
         describe: `exit 1 when older, or never extracted (${ERROR_ENV}, default ${DEFAULT_ERROR_AFTER})`,
       })
+      .option('alert', {
+        type: 'boolean',
+        describe:
+          'post what needs a person (stale data, write-back backlog, close record, erasure queue) to PERKS_ALERT_WEBHOOK, once a day per condition',
+      })
       .example('$0 status --warn-after 26h --error-after 50h', 'fail a scheduler step when the data is stale')
-      .example('$0 status --format json', 'for a monitor') as never,
+      .example('$0 status --alert', 'hourly from another scheduler: hear of a refresh that stopped running')
+      .example('$0 status --format json', 'for a monitor'),
   handler: (argv) =>
     handle(async () => {
       if (argv.format !== 'text' && argv.format !== 'json')
         throw new ConfigError(`--format=${JSON.stringify(argv.format)} is invalid: expected text or json`);
       const options = freshnessOptions({ warnAfter: argv['warn-after'], errorAfter: argv['error-after'] });
-      const config = loadConfig(process.env, { output: argv.output });
+      const config = configFromFlags(argv);
+      if (argv.alert && !alertsConfigured(config))
+        throw new ConfigError(
+          '--alert: PERKS_ALERT_WEBHOOK is not set: set it to the webhook URL(s) to post to, or drop --alert',
+        );
       // the output directory as given (./output), not the machine's absolute path: the status is shared
       const report = await collectStatus(config.output, config, now());
       // an output in a store is shown as the store, not the machine's working copy
@@ -88,6 +100,10 @@ export const statusCommand: CommandModule<object, StatusFlags> = {
         argv.format === 'json' ? statusJson(report, freshness, options) : statusText(report, freshness, options),
       );
       if (freshness.message) process.stderr.write(`perks: ${freshness.message}\n`);
+      // alerts are a side effect: the exit code stays the freshness verdict
+      if (argv.alert)
+        for (const line of alertSummaryLines(await alertStatus(config, report, freshness)))
+          process.stderr.write(`perks: ${line}\n`);
       return freshness.exitCode;
     }),
 };

@@ -1,7 +1,7 @@
 /** `perks users …`: user administration over the client (import, get, update, deactivate, restore, login-url, anonymise, make-known, stats). */
 import type { Argv, CommandModule } from 'yargs';
 import { clientFromConfig } from '../api/index.js';
-import { requireApi, type Config } from '../config/index.js';
+import { DEFAULTS, requireApi, type Config } from '../config/index.js';
 import { ExitCode } from '../shared/exit-codes.js';
 import {
   addressOf,
@@ -109,8 +109,8 @@ const single = (
   command: name,
   describe,
   builder: (y) => {
-    const b = extra(addressed(y) as unknown as Argv<UsersFlags>);
-    return (example ? b.example(example, '') : b) as never;
+    const b = extra(addressed(y));
+    return example ? b.example(example, '') : b;
   },
   handler: (argv) =>
     handle(async () => {
@@ -171,14 +171,14 @@ const importCommand: CommandModule<UsersFlags, UsersFlags> = {
       })
       .option('confirm-wait', {
         type: 'string',
-        default: '30',
+        default: String(DEFAULTS.usersConfirmWaitSeconds),
         describe: 'seconds to wait, at most, for the platform to process the bulk calls',
       })
       .example('$0 users import crm.csv --dry-run', 'check the file and see the calls it takes')
-      .example('$0 users import crm.csv --format json', 'import, the report as JSON') as never,
+      .example('$0 users import crm.csv --format json', 'import, the report as JSON'),
   handler: (argv) =>
     handle(async () => {
-      if (!/^\d+$/.test(String(argv.confirmWait ?? '30')))
+      if (!/^\d+$/.test(String(argv.confirmWait ?? DEFAULTS.usersConfirmWaitSeconds)))
         throw new UsersInputError(
           `--confirm-wait=${JSON.stringify(argv.confirmWait)} is invalid: expected whole seconds, 0 or more`,
         );
@@ -193,7 +193,7 @@ const importCommand: CommandModule<UsersFlags, UsersFlags> = {
           outDir: config.output,
           group,
           sendActivationEmail: argv.sendActivationEmail,
-          confirmWaitMs: Number(argv.confirmWait ?? 30) * 1000,
+          confirmWaitMs: Number(argv.confirmWait ?? DEFAULTS.usersConfirmWaitSeconds) * 1000,
           dryRun: argv.dryRun,
           onProgress: argv.format === 'json' ? undefined : importProgress(),
         });
@@ -216,7 +216,7 @@ const createCommand: CommandModule<UsersFlags, UsersFlags> = {
         type: 'boolean',
         describe: "send (or not) the welcome e-mail; default: the group's setting",
       })
-      .example('$0 users create --set email=ada@example.com --set UID=crm-1 --login-url', '') as never,
+      .example('$0 users create --set email=ada@example.com --set UID=crm-1 --login-url', ''),
   handler: (argv) =>
     handle(async () => {
       const set = parseSet(argv.set);
@@ -249,7 +249,7 @@ const ordersCommand: CommandModule<UsersFlags, UsersFlags> = {
     addressed(y)
       .option('from', { type: 'string', describe: 'orders created from (YYYY-MM-DD HH:MM:SS)' })
       .option('to', { type: 'string', describe: 'orders created to (YYYY-MM-DD HH:MM:SS)' })
-      .example('$0 users orders --uid crm-1', '') as never,
+      .example('$0 users orders --uid crm-1', ''),
   handler: (argv) =>
     handle(async () => {
       const address = addressOf(argv);
@@ -336,6 +336,6 @@ export const usersCommand: CommandModule<object, UsersFlags> = {
       )
       .command(ordersCommand)
       .demandCommand(1, 'Name a users command; `perks users --help` lists them.')
-      .epilogue(FIRST_FIVE_MINUTES) as never,
+      .epilogue(FIRST_FIVE_MINUTES),
   handler: () => undefined,
 };

@@ -54,7 +54,7 @@ export const writebackCommand: CommandModule<object, WritebackFlags> = {
         '$0 writeback --types segment_change=engagement --retry-rejected',
         'send again rows rejected for a wrong type',
       )
-      .example('$0 writeback --verify', 'reconcile the ledger with the landed interactions') as never,
+      .example('$0 writeback --verify', 'reconcile the ledger with the landed interactions'),
   handler: (argv) =>
     handle(async () => {
       const config = configFromFlags(argv);
@@ -107,11 +107,37 @@ async function verify(config: Config): Promise<number> {
   }
 }
 
+/** A dry run's first line: what would be sent, and what would not. */
+function dryRunLine(r: WritebackResult): string {
+  const beyond = r.deferred ? ` (${r.deferred} beyond --limit)` : '';
+  return [
+    `writeback dry run: ${r.rows} rows from the models, ${r.to_send} to send${beyond}`,
+    `${r.skipped_already_sent} already sent`,
+    `${r.skipped_rejected} rejected before`,
+    `${r.pending} pending to look up upstream; nothing sent`,
+  ].join(', ');
+}
+
+/** A run's first line: every count it has, those that are 0 left out after the first six. */
+function runLine(r: WritebackResult): string {
+  const counts = [
+    `${r.sent} sent`,
+    `${r.rejected} rejected`,
+    `${r.skipped_already_sent} already sent`,
+    `${r.skipped_rejected} rejected before`,
+    `${r.recovered_pending} pending found upstream`,
+    `${r.reposted_pending} pending posted again`,
+    ...(r.unresolved_pending.length ? [`${r.unresolved_pending.length} pending unresolved (left pending)`] : []),
+    ...(r.settled_pending ? [`${r.settled_pending} pending settled as rejected`] : []),
+    ...(r.retried_rejected ? [`${r.retried_rejected} rejected retried`] : []),
+    ...(r.deferred ? [`${r.deferred} left for the next run (--limit)`] : []),
+  ];
+  return `writeback ${r.run_id}: ${r.status}: ${counts.join(', ')}; ${r.calls} calls in ${(r.ms / 1000).toFixed(1)} s`;
+}
+
 export function formatWriteback(r: WritebackResult): string {
   const lines = [
-    r.dry_run
-      ? `writeback dry run: ${r.rows} rows from the models, ${r.to_send} to send${r.deferred ? ` (${r.deferred} beyond --limit)` : ''}, ${r.skipped_already_sent} already sent, ${r.skipped_rejected} rejected before, ${r.pending} pending to look up upstream; nothing sent`
-      : `writeback ${r.run_id}: ${r.status}: ${r.sent} sent, ${r.rejected} rejected, ${r.skipped_already_sent} already sent, ${r.skipped_rejected} rejected before, ${r.recovered_pending} pending found upstream, ${r.reposted_pending} pending posted again${r.unresolved_pending.length ? `, ${r.unresolved_pending.length} pending unresolved (left pending)` : ''}${r.settled_pending ? `, ${r.settled_pending} pending settled as rejected` : ''}${r.retried_rejected ? `, ${r.retried_rejected} rejected retried` : ''}${r.deferred ? `, ${r.deferred} left for the next run (--limit)` : ''}; ${r.calls} calls in ${(r.ms / 1000).toFixed(1)} s`,
+    r.dry_run ? dryRunLine(r) : runLine(r),
     `  ${'kind'.padEnd(20)} ${'interaction_type'.padEnd(24)} ${'rows'.padStart(8)} ${'to send'.padStart(8)}`,
     ...r.by_type.map(
       (t) =>

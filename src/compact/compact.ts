@@ -2,7 +2,7 @@
  * Compaction of closed months: every closed month of a month-layout stream (orders) becomes one file per
  * group and month, sorted for readers, written under a temporary name, checked (row count and checksum
  * equal to the files it replaces, or the month is left as it was), then switched in: the journal names
- * the switch, the file is renamed in, the replaced files go, the journal is cleared (journal.ts).
+ * the switch, the file is renamed in, the replaced files go, the journal is cleared (src/lake/journal.ts).
  * Legacy day folders (the day in the path) of open months move to day files in month folders the same way.
  * Runs under the output directory's lock; a kill at any point is finished or undone by the next run.
  */
@@ -15,18 +15,20 @@ import {
   type DuckDBConnection,
 } from '@duckdb/node-api';
 import { chmodSync, existsSync } from 'node:fs';
-import { rename, rm } from 'node:fs/promises';
+import { rm } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import {
   acquireLock,
   cleanTemporaryFiles,
-  dayFileName,
+  dayStem,
   ensureLakeDir,
+  finishSwitch,
   LAKE_FILE_MODE,
-  lakeRoot,
   monthFileInfo,
   MONTH_LAYOUTS,
   monthFileName,
+  switchFiles,
+  versionedName,
   withLakeConnection,
   writingOutput,
   type MonthLayout,
@@ -38,7 +40,6 @@ import { crashPoint } from '../shared/crash-points.js';
 import { CompactionError } from './errors.js';
 import { fsyncDir, streamFiles } from './files.js';
 import { fingerprint, sameFingerprint } from './fingerprint.js';
-import { beginSwitch, endSwitch, readJournal, recover, relativeToLake, removeInputs, type Journal } from './journal.js';
 import { dayOfFile, isClosed, monthUnits, settledBefore, watermarkOf, type MonthUnit } from './months.js';
 import { applyRetention, KEEP_DAYS, type StreamRetention } from './retention.js';
 
@@ -83,16 +84,13 @@ export async function compactLake(outDir: string, options: CompactOptions): Prom
   const lock = options.lock === false ? undefined : await acquireLock(dir);
   try {
     if (lock) await cleanTemporaryFiles(dir);
-    const journal = readJournal(dir);
-    const recovered = await recover(dir, journal);
+    const recovered = await finishSwitch(dir);
     const today = (options.now ?? clockNow()).toISOString().slice(0, 10);
     const result: CompactResult = { streams: [], snapshots: [], recovered, failures: [] };
     for (const [stream, layout] of Object.entries(MONTH_LAYOUTS)) {
-      result.streams.push(
-        await compactStream(dir, stream, layout, journal, today, options.lookbackDays, result.failures),
-      );
+      result.streams.push(await compactStream(dir, stream, layout, today, options.lookbackDays, result.failures));
     }
-    result.snapshots = await applyRetention(dir, journal, result.failures, options.keepSnapshotDays ?? KEEP_DAYS);
+    result.snapshots = await applyRetention(dir, result.failures, options.keepSnapshotDays ?? KEEP_DAYS);
     if (result.failures.length) {
       const more = result.failures.length > 1 ? ` (and ${result.failures.length - 1} more month(s))` : '';
       throw new CompactionError(
@@ -109,7 +107,6 @@ async function compactStream(
   outDir: string,
   stream: string,
   layout: MonthLayout,
-  journal: Journal,
   today: string,
   lookbackDays: number,
   failures: string[],
@@ -132,7 +129,6 @@ async function compactStream(
         if (u.legacy.length || u.days.length || u.months.length > 1 || (u.months.length === 1 && !whole)) {
           tally.rows += await switchIn(
             outDir,
-            journal,
             layout,
             u,
             u.legacy,
@@ -157,7 +153,6 @@ async function compactStream(
         const upto = [shiftDay(cutoff, -1), covered].sort().at(-1)!;
         tally.rows += await switchIn(
           outDir,
-          journal,
           layout,
           u,
           oldLegacy,
@@ -167,7 +162,7 @@ async function compactStream(
         tally.months += 1;
       }
       for (const l of u.legacy.filter((x) => x.day >= cutoff)) {
-        tally.rows += await switchIn(outDir, journal, layout, u, [l], [], join(u.dir, dayFileName(l.day)));
+        tally.rows += await switchIn(outDir, layout, u, [l], [], join(u.dir, versionedName(dayStem(l.day))));
         tally.days += 1;
       }
     } catch (err) {
@@ -187,7 +182,7 @@ function conflicts(u: MonthUnit): boolean {
       const upto = monthFileInfo(m)!.upto;
       return upto === undefined || day <= upto;
     });
-  return u.legacy.some((l) => covered(l.day) || u.days.some((d) => d.endsWith(dayFileName(l.day))));
+  return u.legacy.some((l) => covered(l.day) || u.days.some((d) => dayOfFile(d) === l.day));
 }
 
 function nextGeneration(u: MonthUnit): number {
@@ -203,7 +198,6 @@ const shiftDay = (day: string, n: number) =>
  */
 async function switchIn(
   outDir: string,
-  journal: Journal,
   layout: MonthLayout,
   u: MonthUnit,
   legacy: MonthUnit['legacy'],
@@ -267,23 +261,15 @@ async function switchIn(
       chmodSync(temp, LAKE_FILE_MODE);
       await fsyncFile(temp);
     });
-    const inputs = [...legacyFiles, ...files].filter((f) => f !== target);
-    const root = lakeRoot(outDir);
-    const s = {
-      stream: u.stream,
-      target: relativeToLake(outDir, target),
-      inputs: inputs.map((f) => relativeToLake(outDir, f)),
-      dirs: legacy.map((l) => relativeToLake(outDir, l.dir)),
-    };
-    await beginSwitch(outDir, journal, s);
-    crashPoint('compact-before-switch');
-    await writingOutput('a compacted lake file', target, async () => {
-      await rename(temp, target);
-      await fsyncDir(u.dir);
-    });
-    crashPoint('compact-after-rename');
-    await removeInputs(root, s, () => crashPoint('compact-mid-remove'));
-    await endSwitch(outDir, journal);
+    await switchFiles(
+      outDir,
+      { stream: u.stream, temp, target, inputs: [...legacyFiles, ...files], dirs: legacy.map((l) => l.dir) },
+      {
+        beforeRename: () => crashPoint('compact-before-switch'),
+        afterRename: () => crashPoint('compact-after-rename'),
+        midRemove: () => crashPoint('compact-mid-remove'),
+      },
+    );
     return rows;
   } finally {
     if (existsSync(temp)) await rm(temp, { force: true });

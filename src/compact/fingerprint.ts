@@ -18,17 +18,14 @@ export async function fingerprint(
   types?: Record<string, never>,
 ): Promise<Fingerprint> {
   const described = await c.runAndReadAll(`DESCRIBE SELECT * FROM (${relation})`, params, types);
-  const columns = described
-    .getRowObjectsJS()
-    .map((r) => String(r.column_name))
-    .sort();
+  const columns = (described.getRowObjectsJson() as { column_name: string }[]).map((r) => r.column_name).sort();
   const r = await c.runAndReadAll(
     `SELECT count(*)::BIGINT AS n, coalesce(sum(hash(t)), 0)::VARCHAR AS h FROM (SELECT ${columns.map((n) => id(n)).join(', ')} FROM (${relation})) t`,
     params,
     types,
   );
-  const row = r.getRowObjectsJS()[0];
-  return { rows: Number(row.n), checksum: String(row.h), columns };
+  const row = r.getRowObjectsJson()[0] as { n: string; h: string };
+  return { rows: Number(row.n), checksum: row.h, columns };
 }
 
 export const sameFingerprint = (a: Fingerprint, b: Fingerprint) =>

@@ -4,7 +4,7 @@
  * was under way and none happened in between (the same even generation both times); otherwise, or when a
  * file the glob listed is gone by the time it is read, ask again. DuckDB reads the glob as usual.
  */
-import { readJournal } from './journal.js';
+import { readJournal } from '../lake/index.js';
 
 /** DuckDB's words for a glob that changed under it: a listed file removed, or two layouts side by side mid-move. */
 const CHANGED = /No such file|No files found|Cannot open file|Hive partition mismatch|does not exist/i;

@@ -8,9 +8,8 @@
  */
 import { LIST, listValue, VARCHAR } from '@duckdb/node-api';
 import { join } from 'node:path';
-import { lakeRoot, withLakeConnection } from '../lake/index.js';
+import { lakeRoot, switchFiles, withLakeConnection } from '../lake/index.js';
 import { namesIn } from '../lake/month-layout.js';
-import { beginSwitch, endSwitch, relativeToLake, removeInputs, type Journal } from './journal.js';
 import { streamFiles } from './files.js';
 
 /** Daily snapshots kept before one per month (documented in docs/assumptions.md, ## Lake). */
@@ -39,7 +38,6 @@ interface Snapshot {
 
 export async function applyRetention(
   outDir: string,
-  journal: Journal,
   failures: string[],
   keepDays = KEEP_DAYS,
 ): Promise<StreamRetention[]> {
@@ -66,15 +64,14 @@ export async function applyRetention(
       }
       if (!drop.length) continue;
       const latest = snapshots[snapshots.length - 1];
-      const s = {
+      // No new file: the latest snapshot stands as the switch's target (its presence is what lets a switch
+      // a kill interrupted finish, journal.ts).
+      await switchFiles(outDir, {
         stream: spec.stream,
-        target: relativeToLake(outDir, latest.files[0]),
-        inputs: drop.flatMap((d) => d.files.map((f) => relativeToLake(outDir, f))),
-        dirs: drop.map((d) => relativeToLake(outDir, d.dir)),
-      };
-      await beginSwitch(outDir, journal, s);
-      await removeInputs(lakeRoot(outDir), s);
-      await endSwitch(outDir, journal);
+        target: latest.files[0],
+        inputs: drop.flatMap((d) => d.files),
+        dirs: drop.map((d) => d.dir),
+      });
       tally.dropped += drop.length;
     }
     tally.filesAfter = streamFiles(outDir, spec.stream).length;
@@ -131,6 +128,6 @@ async function holdingOwnValues(all: Snapshot[], drop: Snapshot[], personal: str
       { drop: listValue(drop.flatMap((d) => d.files)), keep: listValue(kept.flatMap((k) => k.files)) },
       { drop: LIST(VARCHAR), keep: LIST(VARCHAR) },
     );
-    return new Set(r.getRowObjectsJS().map((x) => String(x.d)));
+    return new Set((r.getRowObjectsJson() as { d: string }[]).map((x) => x.d));
   });
 }

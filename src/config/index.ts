@@ -1,11 +1,13 @@
 /**
  * Configuration: environment variables, overridden by CLI flags, validated once at the entry point.
- * Defaults live here and nowhere else.
+ * Defaults live here and nowhere else (defaults.ts).
  */
 import { z } from 'zod';
 import { ConfigError } from '../shared/exit-codes.js';
-import { DEFAULT_CREDIT_PATH } from '../resources/credit.js';
 import { isRealDay, isSafeId } from '../shared/checks.js';
+import { DEFAULTS } from './defaults.js';
+
+export { DEFAULTS };
 
 const intList = z
   .string()
@@ -55,6 +57,7 @@ const timeZone = z
 const outputDir = z
   .string()
   .min(1, 'must not be empty')
+  // eslint-disable-next-line no-control-regex -- control characters are exactly what this refuses
   .refine((p) => !/[\x00-\x1f\x7f]/.test(p), 'expected no control characters (a newline, a tab…)')
   .refine((p) => !p.includes(','), 'expected no comma: DuckDB reads the lake through a comma-separated search path')
   .refine((p) => !p.includes('\\'), 'expected no backslash: DuckDB reads it as an escape')
@@ -73,6 +76,8 @@ const positiveInt = (what: string) =>
     .int(`expected ${what}`)
     .positive(`expected ${what}`);
 
+const QUARANTINE_MESSAGE = `expected a fraction from 0 to 1, e.g. ${DEFAULTS.quarantineThreshold} for ${DEFAULTS.quarantineThreshold * 100}% (the default)`;
+
 export const ConfigSchema = z.object({
   baseUrl: baseUrl.optional(),
   clientId: z
@@ -81,27 +86,32 @@ export const ConfigSchema = z.object({
     .transform(Number)
     .optional(),
   clientSecret: z.string().min(1, 'must not be empty').optional(),
-  scope: z.string().trim().min(1, 'must not be blank').default('*'),
+  scope: z.string().trim().min(1, 'must not be blank').default(DEFAULTS.scope),
   groupIds: intList.optional(),
-  rateLimit: positiveInt('calls per minute, a whole number above 0').default(120),
-  output: outputDir.default('./output'),
+  rateLimit: positiveInt('calls per minute, a whole number above 0').default(DEFAULTS.rateLimit),
+  output: outputDir.default(DEFAULTS.output),
   creditPath: z
     .string()
     .refine((p) => p.startsWith('/') && p.includes('{identifier}') && p.includes('{identifier_value}'), {
       message:
         'expected a path with {identifier} and {identifier_value}, e.g. /v3/user/credit/{identifier}/{identifier_value}',
     })
-    .default(DEFAULT_CREDIT_PATH),
+    .default(DEFAULTS.creditPath),
   // Date.parse alone rolls 2026-02-30 over to March 2nd, and reads 2026-1-1 as a local day
   startDate: z.string().refine(isRealDay, 'expected a real calendar date YYYY-MM-DD').optional(),
-  lookbackDays: z.coerce.number({ error: 'expected a whole number of days' }).int().min(0).max(366).default(7),
+  lookbackDays: z.coerce
+    .number({ error: 'expected a whole number of days' })
+    .int()
+    .min(0)
+    .max(366)
+    .default(DEFAULTS.lookbackDays),
   /** Every N days the orders extract re-reads the open and the previous month whole (late refunds); 0: never. */
   deepRereadDays: z.coerce
     .number({ error: 'expected a whole number of days (0: never)' })
     .int('expected a whole number of days (0: never)')
     .min(0)
     .max(366)
-    .default(7),
+    .default(DEFAULTS.deepRereadDays),
   /** Shared rate limiter across processes (Bottleneck clustering); may hold a password, never printed. */
   redisUrl: z
     .string()
@@ -109,23 +119,23 @@ export const ConfigSchema = z.object({
     .refine((u) => URL.canParse(u), 'expected redis://[:password@]host:port[/db] or rediss://…')
     .optional(),
   /** The timezone the API reads order_created_from/to in (not shown in the spec; UTC by default). */
-  apiTimezone: timeZone.default('UTC'),
+  apiTimezone: timeZone.default(DEFAULTS.apiTimezone),
   /** Every user's per-user streams (credit, interactions) are refreshed at least every N days, budget allowing. */
   refreshDays: z
     .string()
     .trim()
-    .regex(/^\d+$/, 'expected a whole number of days, 1 or more (default 7)')
+    .regex(/^\d+$/, `expected a whole number of days, 1 or more (default ${DEFAULTS.refreshDays})`)
     .transform(Number)
-    .refine((n) => n >= 1 && n <= 3650, 'expected a whole number of days, 1 or more (default 7)')
-    .default(7),
+    .refine((n) => n >= 1 && n <= 3650, `expected a whole number of days, 1 or more (default ${DEFAULTS.refreshDays})`)
+    .default(DEFAULTS.refreshDays),
   /** Share of quarantined records above which an extract ends partial (exit 4). */
   quarantineThreshold: z
     .string()
     .trim()
-    .regex(/^(\d+(\.\d*)?|\.\d+)$/, 'expected a fraction from 0 to 1, e.g. 0.001 for 0.1% (the default)')
+    .regex(/^(\d+(\.\d*)?|\.\d+)$/, QUARANTINE_MESSAGE)
     .transform(Number)
-    .refine((n) => n <= 1, 'expected a fraction from 0 to 1, e.g. 0.001 for 0.1% (the default)')
-    .default(0.001),
+    .refine((n) => n <= 1, QUARANTINE_MESSAGE)
+    .default(DEFAULTS.quarantineThreshold),
   /** Posts of one write-back at most (the rest wait for the next run); none: no cap. */
   writebackLimit: z
     .string()
@@ -133,6 +143,26 @@ export const ConfigSchema = z.object({
     .regex(/^\d+$/, 'expected a whole number of rows, 0 or more')
     .transform(Number)
     .optional(),
+  /**
+   * Webhook URLs for alerts, separated by commas or blanks. Kept as given: src/alerts checks each one, since
+   * a malformed URL must not stop the data refresh (it is named in the summary instead). Never printed.
+   */
+  alertWebhook: z.string().optional(),
+  /** The body alerts are posted as: json, or slack (`{"text": …}`); unset, slack for hooks.slack.com, else json. */
+  alertFormat: z.enum(['json', 'slack'], { error: 'expected json or slack' }).optional(),
+  /** Seconds one alert post may take before it is given up (it is tried 3 times). */
+  alertTimeout: z.coerce
+    .number({ error: 'expected a number of seconds above 0, at most 60' })
+    .positive('expected a number of seconds above 0, at most 60')
+    .max(60, 'expected a number of seconds above 0, at most 60')
+    .default(5),
+  /** Write-back rows rejected or pending above which an alert is sent. */
+  alertBacklog: z
+    .string()
+    .trim()
+    .regex(/^\d+$/, 'expected a whole number of rows, 0 or more (default 0)')
+    .transform(Number)
+    .default(0),
 });
 export type Config = z.infer<typeof ConfigSchema>;
 export type ConfigInput = z.input<typeof ConfigSchema>;
@@ -155,6 +185,10 @@ export const ENV_NAMES: Record<keyof Config, string> = {
   writebackLimit: 'PERKS_WRITEBACK_LIMIT',
   refreshDays: 'PERKS_REFRESH_DAYS',
   quarantineThreshold: 'PERKS_QUARANTINE_THRESHOLD',
+  alertWebhook: 'PERKS_ALERT_WEBHOOK',
+  alertFormat: 'PERKS_ALERT_FORMAT',
+  alertTimeout: 'PERKS_ALERT_TIMEOUT',
+  alertBacklog: 'PERKS_ALERT_BACKLOG',
 };
 
 /** Reads the environment, applies flag overrides (undefined flags do not override), validates. */
@@ -167,7 +201,7 @@ export function loadConfig(
   for (const [key, name] of Object.entries(ENV_NAMES) as [keyof Config, string][]) {
     const fromEnv = env[name];
     if (fromEnv !== undefined && fromEnv !== '') raw[key] = fromEnv;
-    const fromFlag = overrides[key];
+    const fromFlag = overrides[key] as string | number | boolean | readonly unknown[] | undefined;
     if (fromFlag !== undefined) {
       raw[key] = Array.isArray(fromFlag) ? fromFlag.join(',') : String(fromFlag);
       flagged.add(key);
@@ -178,7 +212,7 @@ export function loadConfig(
     const issue = parsed.error.issues[0];
     const key = String(issue.path[0]) as keyof Config;
     const shown =
-      key === 'clientSecret'
+      key === 'clientSecret' || key === 'alertWebhook'
         ? '(hidden)'
         : key === 'redisUrl' || key === 'baseUrl'
           ? JSON.stringify(withoutCredentials(String(raw[key])))

@@ -4,8 +4,9 @@
  * lookback days therefore marks only the users something happened to, not everyone with an order.
  */
 import { LIST, listValue, VARCHAR } from '@duckdb/node-api';
+import { dirname } from 'node:path';
 import { dayFiles, inTurn, lakeColumns, sqlType, withLakeConnection } from '../lake/index.js';
-import type { WindowedStream } from './define.js';
+import type { WindowedStream } from '../../pipelines/index.js';
 
 /** DuckDB's words for a file that is not (or no longer) a whole Parquet file. */
 const UNREADABLE = /No magic bytes|not a parquet file|Invalid Input Error|Corrupt|truncated/i;
@@ -20,23 +21,28 @@ export async function landedValues(
   const activity = def.activity;
   if (!activity) return values;
   // The day's own file or folder, or (a compacted month) the month file filtered to the day.
-  const { files, dayColumn, day } = dayFiles(outDir, def.name, partition);
-  if (!files.length) return values;
+  const first = dayFiles(outDir, def.name, partition).files;
+  if (!first.length) return values;
   const key = def.key[0];
   const columns = activity.compare.map((c) => `CAST(${JSON.stringify(c)} AS VARCHAR)`).join(', ');
   try {
-    // a month file's turn: another window's merge may be renaming a new one over it (src/lake/file-turns.ts)
-    const read = () =>
-      withLakeConnection(async (c) => {
+    // In the month folder's turn, and looked up again there: another window's merge may have switched the
+    // month file for its next generation meanwhile (src/lake/file-turns.ts).
+    const read = async () => {
+      const { files, dayColumn, day } = dayFiles(outDir, def.name, partition);
+      if (!files.length) return;
+      await withLakeConnection(async (c) => {
         const where = dayColumn ? ` WHERE ${JSON.stringify(dayColumn)} = CAST($day AS DATE)` : '';
         const reader = await c.runAndReadAll(
           `SELECT CAST(${JSON.stringify(key)} AS VARCHAR) AS k, to_json([${columns}])::VARCHAR AS v FROM read_parquet($files, hive_partitioning = false)${where}`,
           { files: listValue(files), ...(dayColumn ? { day: day! } : {}) },
           { files: LIST(VARCHAR) },
         );
-        for (const row of reader.getRowObjectsJS()) values.set(String(row.k), String(row.v));
+        const rows = reader.getRowObjectsJS() as { k: string | null; v: string | null }[];
+        for (const row of rows) values.set(String(row.k), String(row.v));
       });
-    await (files.length === 1 ? inTurn(files[0], read) : read());
+    };
+    await inTurn(dirname(first[0]), read);
   } catch (err) {
     // A damaged file (disk fault, a copy cut short): the window is about to be replaced whole, so its
     // old rows only served to tell changes apart. Every record counts as new and the file is healed.
@@ -53,7 +59,7 @@ export function valueEncoder(def: WindowedStream): (record: Record<string, unkno
   return (record) =>
     JSON.stringify(
       compare.map((c) => {
-        const v = record[c];
+        const v = record[c] as string | number | boolean | null | undefined;
         if (v === null || v === undefined) return null;
         return typeof v === 'number' && types.get(c)?.startsWith('DECIMAL') ? v.toFixed(2) : String(v);
       }),

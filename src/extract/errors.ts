@@ -4,6 +4,5 @@ import { ExitCode, UserFacingError } from '../shared/exit-codes.js';
 export class ExtractError extends UserFacingError {
   constructor(message: string, options?: { cause?: unknown; exitCode?: ExitCode }) {
     super(message, options?.exitCode ?? ExitCode.failed, options);
-    this.name = 'ExtractError';
   }
 }

@@ -1,8 +1,8 @@
 /** Extract: stream definitions run incrementally into the lake. */
 export { extract, type ExtractSessionOptions } from './session.js';
-export { runExtract, selectStreams, newRunId, DEFAULTS, type ExtractResult } from './runner.js';
-export { defineStream, StreamName, STREAM_NAMES, type StreamDefinition } from './define.js';
+export { runExtract, selectStreams, newRunId, type ExtractResult } from './runner.js';
 export { progressReporter } from './progress.js';
+export { formatExtractSummary } from './summary.js';
 export type { ExtractOptions, Event } from './run-context.js';
 export type { StreamResult, GroupTally } from './result.js';
 export * from './windows.js';

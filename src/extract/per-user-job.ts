@@ -4,7 +4,7 @@
  * partition, and a user's latest row is current. The state records refreshed users only after the
  * batch holding them is committed, so a resumed pass skips them and a crash loses nothing.
  */
-import type { PerUserStream } from './define.js';
+import type { PerUserStream } from '../../pipelines/index.js';
 import { pageInto } from './listing.js';
 import { forEachLimit } from './pool.js';
 import type { GroupInfo, RunContext } from './run-context.js';
@@ -98,7 +98,7 @@ async function fetchUser(
   await pageInto(ctx.client, ctx.landing, def.name, write, tally, def.operation as 'listInteractions', {
     path,
     group: g.id,
-    body: body as never,
+    body,
   });
 }
 

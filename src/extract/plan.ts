@@ -9,10 +9,10 @@
 import { join } from 'node:path';
 import { globUnder, withLakeConnection } from '../lake/index.js';
 import { operations, type OperationName } from '../resources/operations.js';
-import type { PerUserStream, StreamDefinition } from './define.js';
+import type { PerUserStream, StreamDefinition } from '../../pipelines/index.js';
 import { hasParquet } from './lake-files.js';
 import type { RunContext } from './run-context.js';
-import { WindowStateSchema, type WindowState } from './state.js';
+import { WindowStateSchema } from './state.js';
 import { planWindows } from './windowed-job.js';
 import { landedElsewhere, perUserBudgets, pickUsers, startingState, workerScope } from './worker-share.js';
 import { userEstimates, type UserEstimate } from './user-estimate.js';
@@ -43,7 +43,7 @@ export interface Plan {
 /** `callsBefore`: the client's calls per operation before the run resolved its groups. */
 export async function planExtract(
   ctx: RunContext,
-  streams: StreamDefinition[],
+  streams: readonly StreamDefinition[],
   callsBefore: Record<string, number> = {},
 ): Promise<Plan> {
   const plan: Plan = { scope: workerScope(ctx), rows: [], elsewhere: [], calls: [], usersFromListing: [] };

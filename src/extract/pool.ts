@@ -5,17 +5,17 @@ export async function forEachLimit<T>(
   fn: (item: T, index: number) => Promise<void>,
 ): Promise<void> {
   let next = 0;
-  let failed: unknown;
+  let failed: { error: unknown } | undefined;
   const worker = async () => {
     while (failed === undefined && next < items.length) {
       const index = next++;
       try {
         await fn(items[index], index);
       } catch (err) {
-        failed ??= err;
+        failed ??= { error: err };
       }
     }
   };
   await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
-  if (failed !== undefined) throw failed;
+  if (failed !== undefined) throw failed.error;
 }

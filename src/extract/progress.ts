@@ -26,7 +26,7 @@ export function progressReporter(stream: NodeJS.WriteStream = process.stderr, qu
       stream.write(`\r${key.padEnd(17)} [${bar}] ${c.windows}/${c.planned}`);
     } else if (e.event === 'stream_done') {
       stream.write(
-        `\r${key.padEnd(17)} ${String(e.status).padEnd(8)} ${e.rows} rows, ${e.calls} calls, ${e.ms} ms${' '.repeat(20)}\n`,
+        `\r${key.padEnd(17)} ${String(e.status).padEnd(8)} ${String(e.rows)} rows, ${String(e.calls)} calls, ${String(e.ms)} ms${' '.repeat(20)}\n`,
       );
     } else if (e.event === 'warning' || e.event === 'error') {
       stream.write(`\n${e.event}: ${redact(String(e.message))}\n`);

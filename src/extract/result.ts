@@ -37,6 +37,15 @@ export interface StreamResult {
   failedGroups?: number[];
 }
 
+/** A stream's result before anything ran; a skipped stream keeps it (with a note of why, in `groups`). */
+export function emptyStreamResult(
+  name: string,
+  status: StreamResult['status'],
+  groups: GroupTally[] = [],
+): StreamResult {
+  return { name, status, groups, rows: 0, rejected: 0, calls: 0, retries: 0, throttled: 0, ms: 0 };
+}
+
 export function newTally(group?: number): GroupTally {
   return { group, windows: 0, rows: 0, rejected: 0, files: 0, bytes: 0, notes: [] };
 }

@@ -3,12 +3,14 @@
  * the state store, the per-stream results and the event sink.
  */
 import type { PerksClient, RecordParseError } from '../api/index.js';
-import type { Config } from '../config/index.js';
+import { DEFAULTS, type Config } from '../config/index.js';
 import type { Group } from '../resources/group.js';
+import { resolveGroups, timezoneOf, type LenientGroup } from './groups.js';
 import type { Landing } from './landing.js';
 import type { StateStore } from './state.js';
-import type { StreamName } from './define.js';
+import type { StreamName } from '../../pipelines/index.js';
 import type { Shard } from './shard.js';
+import { localDay } from './windows.js';
 
 export interface ExtractOptions {
   /** Streams to run (and what they need); all when absent. */
@@ -88,4 +90,63 @@ export function activityOf(ctx: RunContext, group: number) {
   let a = ctx.activity.get(group);
   if (!a) ctx.activity.set(group, (a = { emails: new Set(), ids: new Set() }));
   return a;
+}
+
+/**
+ * The context of a run that starts now: the groups the credential reaches (resolved with the API, each with
+ * its timezone and last closed local day), the options with their defaults, an empty activity.
+ */
+export async function createRunContext(
+  config: Config,
+  options: ExtractOptions,
+  deps: { client: PerksClient; landing: Landing; state: StateStore; emit: (e: Event) => void },
+  runId: string,
+  now: Date,
+): Promise<RunContext> {
+  const resolved = await resolveGroups(deps.client, config.groupIds);
+  const groups = resolved.groups.map((group) => groupInfo(group, resolved.lenient.get(group.id), now, deps.emit));
+  return {
+    runId,
+    config,
+    client: deps.client,
+    outDir: config.output,
+    now,
+    options: {
+      ...DEFAULTS.extract,
+      maxAgeDays: config.refreshDays,
+      quarantineThreshold: config.quarantineThreshold,
+      ...stripUndefined(options),
+    },
+    groups,
+    groupRejects: resolved.rejects,
+    level: resolved.level,
+    landing: deps.landing,
+    state: deps.state,
+    activity: new Map(),
+    leadsOrganisation: leadsOrganisation(options, groups, resolved.reachable),
+    emit: deps.emit,
+  };
+}
+
+/** The run's view of one group: its timezone (UTC with a warning when missing) and last closed local day. */
+function groupInfo(group: Group, lenient: LenientGroup | undefined, now: Date, emit: (e: Event) => void): GroupInfo {
+  const warn = (message: string) => emit({ event: 'warning', group: group.id, message });
+  if (lenient)
+    warn(
+      `group ${group.id}: its record was quarantined (${lenient.reason}); the run goes on with the fields it could read`,
+    );
+  const timezone = lenient?.timezoneError ? 'UTC' : timezoneOf(group, warn);
+  const info: GroupInfo = { group, id: group.id, timezone, upperDay: localDay(now, timezone) };
+  if (lenient) info.recordQuarantined = lenient.reason;
+  if (lenient?.timezoneError) info.timezoneError = lenient.timezoneError;
+  return info;
+}
+
+function leadsOrganisation(options: ExtractOptions, groups: GroupInfo[], reachable: number[] | undefined): boolean {
+  if (!options.groupSlice || !reachable?.length) return true;
+  return groups.some((g) => g.id === Math.min(...reachable));
+}
+
+function stripUndefined<T extends object>(o: T): Partial<T> {
+  return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as Partial<T>;
 }

@@ -1,34 +1,28 @@
 /**
- * Runs the streams of one extract in dependency order: groups, users, offers, orders, redemption
- * stats, credit, interactions. Groups within a stream run concurrently (one shared limiter per
- * credential keeps the API budget); a stream that fails marks the streams after it skipped.
+ * Runs the streams of one extract, the definitions it is given, in their order (dependency order): groups,
+ * users, offers, orders, redemption stats, credit, interactions. Groups within a stream run concurrently (one
+ * shared limiter per credential keeps the API budget); a stream that fails marks the streams after it skipped.
  */
 import { randomBytes } from 'node:crypto';
-import { inScope, type PerksClient } from '../api/index.js';
+import type { PerksClient } from '../api/index.js';
 import type { Config } from '../config/index.js';
-import { streams as allStreams } from '../../pipelines/index.js';
+import type { StreamDefinition } from '../../pipelines/index.js';
 import { ExitCode } from '../shared/exit-codes.js';
-import { redact } from '../shared/redact.js';
-import type { StreamDefinition, StreamName } from './define.js';
-import { resolveGroups, timezoneOf, type LenientGroup } from './groups.js';
-import type { Group } from '../resources/group.js';
-import type { Landing } from './landing.js';
-import { runPerUserGroup } from './per-user-job.js';
-import { forEachLimit } from './pool.js';
-import type { Event, ExtractOptions, GroupInfo, RunContext } from './run-context.js';
-import { newTally, type GroupTally, type StreamResult } from './result.js';
-import { quarantineGroupRejects, runSnapshot } from './snapshot-job.js';
-import { quarantineShare, type QuarantineShare } from './quarantine-share.js';
-import type { StateStore } from './state.js';
-import { runWindowedGroup } from './windowed-job.js';
-import { localDay } from './windows.js';
-import { planExtract, type Plan } from './plan.js';
-import { awaitHandoff, writeHandoff } from './handoff.js';
-import { landsSharedStreams, shardLabel } from './shard.js';
-import { landedElsewhere, perUserBudgets } from './worker-share.js';
 import { now as clockNow } from '../shared/clock.js';
+import type { SchemaChange } from '../lake/index.js';
+import type { Landing } from './landing.js';
+import { planExtract, type Plan } from './plan.js';
+import { quarantineShare, type QuarantineShare } from './quarantine-share.js';
+import { emptyStreamResult, newTally, type StreamResult } from './result.js';
+import { createRunContext, type Event, type ExtractOptions, type RunContext } from './run-context.js';
+import { shardLabel } from './shard.js';
+import type { StateStore } from './state.js';
+import { runStream } from './stream-run.js';
+import { landedElsewhere } from './worker-share.js';
 
 export interface ExtractDeps {
+  /** The stream definitions, in dependency order (the session gives pipelines/index.ts's). */
+  streams: readonly StreamDefinition[];
   client: PerksClient;
   landing: Landing;
   state: StateStore;
@@ -57,27 +51,9 @@ export interface ExtractResult {
   plan?: Plan;
   /** `--shard K/N`: this worker's share of the per-user work. */
   shard?: string;
+  /** Fields new, arriving as another type, or absent against the lake's schema history (set once landed). */
+  schemaChanges?: SchemaChange[];
 }
-
-function emptyResult(ctx: RunContext, started: number): ExtractResult {
-  return {
-    runId: ctx.runId,
-    status: 'success',
-    exitCode: ExitCode.success,
-    startedAt: new Date(started).toISOString(),
-    finishedAt: clockNow().toISOString(),
-    upperBound: ctx.now.toISOString(),
-    level: ctx.level,
-    groups: ctx.groups.map((g) => ({ id: g.id, timezone: g.timezone, upperDay: g.upperDay })),
-    streams: [],
-    api: ctx.client.counters.snapshot(),
-    limiterUtilisation: 0,
-    quarantined: 0,
-  };
-}
-
-/** Defaults of the options that are not settings (PERKS_REFRESH_DAYS and PERKS_QUARANTINE_THRESHOLD are, in src/config). */
-export const DEFAULTS = { budgetMinutes: 30, concurrency: 4, shardWaitMinutes: 120 };
 
 export function newRunId(now = clockNow()): string {
   return `${now
@@ -86,87 +62,50 @@ export function newRunId(now = clockNow()): string {
     .replace(/\.\d+Z$/, 'Z')}-${randomBytes(3).toString('hex')}`;
 }
 
-/** The named streams and, transitively, what they depend on, in definition order. */
-export function selectStreams(names?: StreamName[]): StreamDefinition[] {
-  if (!names?.length) return allStreams;
-  const wanted = new Set<StreamName>();
-  const add = (n: StreamName) => {
+/** The named streams of `all` and, transitively, what they depend on, in definition order. */
+export function selectStreams(
+  all: readonly StreamDefinition[],
+  names?: readonly string[],
+): readonly StreamDefinition[] {
+  if (!names?.length) return all;
+  const wanted = new Set<string>();
+  const add = (n: string) => {
     if (wanted.has(n)) return;
     wanted.add(n);
-    allStreams.find((s) => s.name === n)?.dependsOn.forEach(add);
+    all.find((s) => s.name === n)?.dependsOn.forEach(add);
   };
   names.forEach(add);
-  return allStreams.filter((s) => wanted.has(s.name));
+  return all.filter((s) => wanted.has(s.name));
 }
 
 export async function runExtract(config: Config, options: ExtractOptions, deps: ExtractDeps): Promise<ExtractResult> {
   const started = Date.now();
   const now = options.now ?? clockNow();
-  const runId = deps.runId ?? newRunId(now);
   const emit = deps.emit ?? (() => undefined);
   const callsBefore = deps.client.counters.snapshot().callsByOperation;
-  const resolved = await resolveGroups(deps.client, config.groupIds);
-  const groups: GroupInfo[] = resolved.groups.map((group) =>
-    groupInfo(group, resolved.lenient.get(group.id), now, emit),
-  );
-  const ctx: RunContext = {
-    runId,
-    config,
-    client: deps.client,
-    outDir: config.output,
-    now,
-    options: {
-      ...DEFAULTS,
-      maxAgeDays: config.refreshDays,
-      quarantineThreshold: config.quarantineThreshold,
-      ...stripUndefined(options),
-    },
-    groups,
-    groupRejects: resolved.rejects,
-    level: resolved.level,
-    landing: deps.landing,
-    state: deps.state,
-    activity: new Map(),
-    leadsOrganisation: leadsOrganisation(options, groups, resolved.reachable),
-    emit,
-  };
+  const ctx = await createRunContext(config, options, { ...deps, emit }, deps.runId ?? newRunId(now), now);
+  const streams = selectStreams(deps.streams, options.streams);
   if (options.planOnly) {
-    const plan = await planExtract(ctx, selectStreams(options.streams), callsBefore);
-    return { ...emptyResult(ctx, started), plan };
+    const plan = await planExtract(ctx, streams, callsBefore);
+    return { ...resultOf(ctx, started, []), plan };
   }
-  emit({ event: 'run', run_id: runId, level: resolved.level, groups: groups.map((g) => g.id) });
+  emit({ event: 'run', run_id: ctx.runId, level: ctx.level, groups: ctx.groups.map((g) => g.id) });
+  return resultOf(ctx, started, await runStreams(ctx, streams));
+}
 
+/** Each stream in turn; after a failure the rest are skipped, and a stream another worker lands is skipped too. */
+async function runStreams(ctx: RunContext, streams: readonly StreamDefinition[]): Promise<StreamResult[]> {
   const results: StreamResult[] = [];
   let failed = false;
-  for (const def of selectStreams(options.streams)) {
+  for (const def of streams) {
     if (failed) {
-      results.push({
-        name: def.name,
-        status: 'skipped',
-        groups: [],
-        rows: 0,
-        rejected: 0,
-        calls: 0,
-        retries: 0,
-        throttled: 0,
-        ms: 0,
-      });
+      results.push(emptyStreamResult(def.name, 'skipped'));
       continue;
     }
     const elsewhere = landedElsewhere(ctx, def);
     if (elsewhere) {
-      results.push({
-        name: def.name,
-        status: 'skipped',
-        groups: [{ ...newTally(), notes: [elsewhere] }],
-        rows: 0,
-        rejected: 0,
-        calls: 0,
-        retries: 0,
-        throttled: 0,
-        ms: 0,
-      });
-      emit({ event: 'stream_skipped', stream: def.name, message: elsewhere });
+      results.push(emptyStreamResult(def.name, 'skipped', [{ ...newTally(), notes: [elsewhere] }]));
+      ctx.emit({ event: 'stream_skipped', stream: def.name, message: elsewhere });
       continue;
     }
     const result = await runStream(ctx, def);
@@ -174,153 +113,38 @@ export async function runExtract(config: Config, options: ExtractOptions, deps: 
     // A stream that failed for some groups only (failedGroups) lets the streams after it run.
     failed = result.status === 'error' && !result.failedGroups;
   }
-
-  const api = deps.client.counters.snapshot();
-  const quarantine = quarantineShare(results, ctx.options.quarantineThreshold);
-  const errored = results.find((r) => r.status === 'error');
-  if (quarantine.message) emit({ event: 'warning', message: quarantine.message });
-  return {
-    runId,
-    status: errored ? 'error' : quarantine.above ? 'partial' : 'success',
-    exitCode: errored ? (errored.exitCode ?? ExitCode.failed) : quarantine.above ? ExitCode.partial : ExitCode.success,
-    startedAt: new Date(started).toISOString(),
-    finishedAt: clockNow().toISOString(),
-    upperBound: now.toISOString(),
-    level: resolved.level,
-    groups: groups.map((g) => ({ id: g.id, timezone: g.timezone, upperDay: g.upperDay })),
-    streams: results,
-    api,
-    limiterUtilisation: Math.round((api.callsPerMinute / config.rateLimit) * 1000) / 1000,
-    quarantined: quarantine.quarantined,
-    quarantine,
-    shard: options.shard ? shardLabel(options.shard) : undefined,
-  };
-}
-
-/** The run's view of one group: its timezone (UTC with a warning when missing) and last closed local day. */
-function groupInfo(group: Group, lenient: LenientGroup | undefined, now: Date, emit: (e: Event) => void): GroupInfo {
-  const warn = (message: string) => emit({ event: 'warning', group: group.id, message });
-  if (lenient)
-    warn(
-      `group ${group.id}: its record was quarantined (${lenient.reason}); the run goes on with the fields it could read`,
-    );
-  const timezone = lenient?.timezoneError ? 'UTC' : timezoneOf(group, warn);
-  const info: GroupInfo = { group, id: group.id, timezone, upperDay: localDay(now, timezone) };
-  if (lenient) info.recordQuarantined = lenient.reason;
-  if (lenient?.timezoneError) info.timezoneError = lenient.timezoneError;
-  return info;
-}
-
-function leadsOrganisation(options: ExtractOptions, groups: GroupInfo[], reachable: number[] | undefined): boolean {
-  if (!options.groupSlice || !reachable?.length) return true;
-  return groups.some((g) => g.id === Math.min(...reachable));
-}
-
-async function runStream(ctx: RunContext, def: StreamDefinition): Promise<StreamResult> {
-  const before = ctx.client.counters.snapshot();
-  const started = Date.now();
-  const tallies: GroupTally[] = [];
-  const result: StreamResult = {
-    name: def.name,
-    status: 'success',
-    groups: tallies,
-    rows: 0,
-    rejected: 0,
-    calls: 0,
-    retries: 0,
-    throttled: 0,
-    ms: 0,
-  };
-  ctx.emit({ event: 'stream', stream: def.name });
-  try {
-    if (def.kind === 'snapshot' && def.scope === 'organisation' && def.name !== 'groups') {
-      tallies.push(await groupPart(ctx, def, undefined, () => runSnapshot(ctx, def)));
-    } else if (def.kind === 'snapshot') {
-      await forEachLimit(
-        ctx.groups,
-        ctx.options.concurrency,
-        async (g) => void tallies.push(await groupPart(ctx, def, g.id, () => runSnapshot(ctx, def, g))),
-      );
-      if (def.name === 'groups') tallies.push(await quarantineGroupRejects(ctx, def));
-    } else if (def.kind === 'windowed') {
-      // A group whose timezone cannot be read has no local days: its windows fail, the other groups' run.
-      const unreadable = ctx.groups.filter((g) => g.timezoneError);
-      await forEachLimit(
-        ctx.groups.filter((g) => !g.timezoneError),
-        ctx.options.concurrency,
-        async (g) => void tallies.push(await groupPart(ctx, def, g.id, () => runWindowedGroup(ctx, def, g))),
-      );
-      if (unreadable.length) {
-        result.status = 'error';
-        result.error = `${unreadable.map((g) => g.timezoneError).join('; ')}: no ${def.name} window extracted for ${unreadable.length === 1 ? 'it' : 'them'}, the other groups' were; fix the timezone upstream and rerun`;
-        result.exitCode = ExitCode.failed;
-        result.failedGroups = unreadable.map((g) => g.id);
-        ctx.emit({ event: 'error', stream: def.name, message: result.error });
-      }
-    } else {
-      const shard = ctx.options.shard;
-      if (shard) await (ctx.handoff ??= landsSharedStreams(shard) ? writeHandoff(ctx) : awaitHandoff(ctx));
-      const budgets = await perUserBudgets(ctx, def);
-      for (const g of ctx.groups)
-        tallies.push(await groupPart(ctx, def, g.id, () => runPerUserGroup(ctx, def, g, budgets.get(g.id) ?? 0)));
-    }
-  } catch (err) {
-    result.status = 'error';
-    result.error = redact(err instanceof Error ? err.message : String(err));
-    // A corrupt state file is the operator's to fix (2), refused credentials too (3): keep their codes.
-    result.exitCode = (err as { exitCode?: number }).exitCode ?? ExitCode.failed;
-    ctx.emit({ event: 'error', stream: def.name, message: result.error });
-  }
-  const after = ctx.client.counters.snapshot();
-  result.rows = tallies.reduce((n, t) => n + t.rows, 0);
-  result.rejected = tallies.reduce((n, t) => n + t.rejected, 0);
-  result.calls = after.calls - before.calls;
-  result.retries = after.retries - before.retries;
-  result.throttled = after.throttled - before.throttled;
-  result.ms = Date.now() - started;
-  for (const t of tallies) {
-    if (t.expected !== undefined && t.expected !== t.rows + t.rejected) {
-      t.notes.push(
-        `the listings reported ${t.expected} records, ${t.rows} landed and ${t.rejected} quarantined: ${t.expected - t.rows - t.rejected} differ (records added or removed while paging)`,
-      );
-    }
-  }
-  ctx.emit({
-    event: 'stream_done',
-    stream: def.name,
-    status: result.status,
-    rows: result.rows,
-    calls: result.calls,
-    ms: result.ms,
-  });
-  return result;
+  return results;
 }
 
 /**
- * One group's part of a stream, with the calls, retries and 429s it caused (counted in its own scope,
- * see Counters) and its time: the run manifest's per-group figures.
+ * The run's result: its status and exit code from the streams' (an error first, then quarantine beyond the
+ * threshold), the API's figures, the groups as the run saw them. A plan runs no stream: it is a success.
  */
-async function groupPart(
-  ctx: RunContext,
-  def: StreamDefinition,
-  group: number | undefined,
-  work: () => Promise<GroupTally>,
-): Promise<GroupTally> {
-  const scope = `${def.name}/${group ?? 'organisation'}`;
-  const traffic = () => ({ ...(ctx.client.counters.byScope[scope] ?? { calls: 0, retries: 0, throttled: 0 }) });
-  const before = traffic();
-  const started = Date.now();
-  const tally = await inScope(scope, work);
-  const after = traffic();
-  return {
-    ...tally,
-    calls: after.calls - before.calls,
-    retries: after.retries - before.retries,
-    throttled: after.throttled - before.throttled,
-    ms: Date.now() - started,
+function resultOf(ctx: RunContext, started: number, results: StreamResult[]): ExtractResult {
+  const api = ctx.client.counters.snapshot();
+  const base = {
+    runId: ctx.runId,
+    status: 'success' as ExtractResult['status'],
+    exitCode: ExitCode.success as number,
+    startedAt: new Date(started).toISOString(),
+    finishedAt: clockNow().toISOString(),
+    upperBound: ctx.now.toISOString(),
+    level: ctx.level,
+    groups: ctx.groups.map((g) => ({ id: g.id, timezone: g.timezone, upperDay: g.upperDay })),
+    streams: results,
+    api,
   };
-}
-
-function stripUndefined<T extends object>(o: T): Partial<T> {
-  return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as Partial<T>;
+  if (ctx.options.planOnly) return { ...base, limiterUtilisation: 0, quarantined: 0 };
+  const quarantine = quarantineShare(results, ctx.options.quarantineThreshold);
+  const errored = results.find((r) => r.status === 'error');
+  if (quarantine.message) ctx.emit({ event: 'warning', message: quarantine.message });
+  return {
+    ...base,
+    status: errored ? 'error' : quarantine.above ? 'partial' : 'success',
+    exitCode: errored ? (errored.exitCode ?? ExitCode.failed) : quarantine.above ? ExitCode.partial : ExitCode.success,
+    limiterUtilisation: Math.round((api.callsPerMinute / ctx.config.rateLimit) * 1000) / 1000,
+    quarantined: quarantine.quarantined,
+    quarantine,
+    shard: ctx.options.shard ? shardLabel(ctx.options.shard) : undefined,
+  };
 }

@@ -7,12 +7,19 @@ import { clientFromConfig, type PerksClient } from '../api/index.js';
 import type { Config } from '../config/index.js';
 import {
   cleanTemporaryFiles,
+  finishSwitch,
+  foldRun,
   lockPath,
+  readSchemaHistory,
+  runChanges,
+  writeSchemaHistory,
+  type RunSeen,
   runsRoot,
   StateStore as LakeStateStore,
   tightenLake,
   writeJsonAtomic,
 } from '../lake/index.js';
+import { streams } from '../../pipelines/index.js';
 import { lakeLanding } from './lake-landing.js';
 import type { Event, ExtractOptions } from './run-context.js';
 import { newRunId, runExtract, type ExtractResult } from './runner.js';
@@ -44,6 +51,8 @@ export async function extract(
     if (isWholeScope(scope) && !planOnly) await cleanTemporaryFiles(outDir);
     // The lake holds personal data: files an older version left world-readable are tightened too.
     if (!planOnly) await tightenLake(outDir);
+    // A switch of lake files a killed run left half done is finished before readers wait on it any longer.
+    if (!planOnly) await finishSwitch(outDir);
     const startedAt = options.now ?? now();
     const runId = newRunId(startedAt);
     const landing = lakeLanding(outDir, runId, startedAt);
@@ -51,13 +60,24 @@ export async function extract(
     const result = await runExtract(
       { ...config, output: outDir },
       { ...options, now: startedAt },
-      { client, landing, state, emit: options.emit, runId },
+      { streams, client, landing, state, emit: options.emit, runId },
     );
     if (result.plan) return { ...result, manifest: '' };
     await options.afterLanding?.(result);
     const manifest = `${runsRoot(outDir)}/${runId}.json`;
-    await writeJsonAtomic(manifest, { ...result, unknownFields: Object.fromEntries(landing.unknownFields) });
-    return { ...result, manifest };
+    // What the records carried (the schema history's input), and what changed against the history before.
+    const seen: RunSeen = { runId, at: startedAt.toISOString(), streams: Object.fromEntries(landing.seen) };
+    const before = await readSchemaHistory(outDir);
+    const schemaChanges = runChanges(before, seen);
+    await writeJsonAtomic(manifest, {
+      ...result,
+      schemaChanges,
+      unknownFields: Object.fromEntries(landing.unknownFields),
+      schema: { streams: seen.streams },
+    });
+    // After the manifest: a run killed in between is folded from its manifest by the next reader.
+    await writeSchemaHistory(outDir, foldRun(before, seen));
+    return { ...result, manifest, schemaChanges };
   } finally {
     if (!options.client) await client.close();
     await lock?.release();

@@ -13,8 +13,7 @@ import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { stateRoot } from '../lake/index.js';
 import { ConfigError } from '../shared/exit-codes.js';
-import type { RunContext } from './run-context.js';
-import { PerUserStateSchema, type PerUserState } from './state.js';
+import { PerUserStateSchema, type PerUserState, type StateStore } from './state.js';
 
 export interface Shard {
   /** 1-based: this worker is shard `index` of `count`. */
@@ -88,15 +87,19 @@ const stateFileOf = (group: number) => new RegExp(`^${group}(\\.shard-\\d+-of-\\
  * A group's per-user state as this worker sees it: every state file of the group merged (the latest
  * refresh of each user wins), the users kept to this worker's shard, and its own pass (resume) only.
  */
-export async function readPerUserState(ctx: RunContext, stream: string, group: number): Promise<PerUserState> {
-  const shard = ctx.options.shard;
+export async function readPerUserState(
+  where: { outDir: string; state: StateStore; shard?: Shard },
+  stream: string,
+  group: number,
+): Promise<PerUserState> {
+  const { shard } = where;
   const own = perUserStateKey(group, shard);
-  const names = await readdir(join(stateRoot(ctx.outDir), stream)).catch(() => [] as string[]);
+  const names = await readdir(join(stateRoot(where.outDir), stream)).catch(() => [] as string[]);
   const keys = names.filter((n) => stateFileOf(group).test(n)).map((n) => n.slice(0, -'.json'.length));
   if (!keys.includes(own)) keys.push(own);
   const merged: PerUserState = { users: {} };
   for (const key of keys.sort()) {
-    const value = await ctx.state.read(stream, key, PerUserStateSchema);
+    const value = await where.state.read(stream, key, PerUserStateSchema);
     if (!value) continue;
     if (key === own) merged.pass = value.pass;
     for (const [id, refreshed] of Object.entries(value.users ?? {})) {

@@ -3,7 +3,7 @@
  * replaces it); the latest snapshot is current. Groups were already read when the run resolved them,
  * so they land without another call.
  */
-import type { SnapshotStream } from './define.js';
+import type { SnapshotStream } from '../../pipelines/index.js';
 import { pageInto } from './listing.js';
 import type { GroupInfo, RunContext } from './run-context.js';
 import { addCommit, newTally, type GroupTally } from './result.js';
@@ -45,7 +45,7 @@ export async function runSnapshot(ctx: RunContext, def: SnapshotStream, g?: Grou
         write,
         tally,
         def.operation as 'listUsers',
-        { group: g?.id, body: def.body as never },
+        { group: g?.id, body: def.body },
         changes?.see,
       );
     }

@@ -70,7 +70,6 @@ export class FutureWatermarkError extends ConfigError {
     super(
       `state file ${file} says ${watermark} is already extracted, beyond tomorrow (today is ${today} here): the clock was set back or the state came from elsewhere; rerun with --full-refresh (re-extracts from the start date) or --start-date D, or delete the file`,
     );
-    this.name = 'FutureWatermarkError';
   }
 }
 

@@ -39,7 +39,10 @@ interface Seen {
   keys?: string[];
 }
 
-const text = (v: unknown): string | null => (v === null || v === undefined || v === '' ? null : String(v));
+const text = (v: unknown): string | null => {
+  const value = v as string | number | boolean | null | undefined; // a landed record's field
+  return value === null || value === undefined || value === '' ? null : String(value);
+};
 
 function seenOf(r: Record<string, unknown>): Seen {
   return {
@@ -120,7 +123,7 @@ export async function trackUserChanges(ctx: RunContext, group: number) {
   const before = await lastSnapshot(ctx.outDir, group);
   const after = new Map<number, Seen>();
   return {
-    see(record: Record<string, unknown>): void {
+    see: (record: Record<string, unknown>): void => {
       if (typeof record.id === 'number') after.set(record.id, seenOf(record));
     },
     async record(): Promise<UserChange[]> {

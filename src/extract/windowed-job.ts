@@ -6,7 +6,7 @@
  * re-reads the lookback (late orders, refunds).
  */
 import { join, relative } from 'node:path';
-import type { WindowedStream } from './define.js';
+import type { WindowedStream } from '../../pipelines/index.js';
 import { damagedFiles, monthFileDays, partitionsOf } from '../lake/index.js';
 import { rm } from 'node:fs/promises';
 import { isRealDay } from '../shared/checks.js';
@@ -231,7 +231,7 @@ export async function runWindowedGroup(ctx: RunContext, def: WindowedStream, g: 
           write,
           tally,
           def.operation as 'listOrders',
-          { group: g.id, body: body as never },
+          { group: g.id, body: body },
           decorate,
         );
       }
@@ -327,6 +327,7 @@ async function activityTracker(
     if (before !== undefined && before === encode(r)) return; // landed before, unchanged (encoded only then)
     if (def.history)
       versions.push({
+        ...undeclaredOf(def, r), // the history's _extra: what the version carried beyond the declaration
         ...Object.fromEntries(Object.keys(def.history.record.shape).map((f) => [f, r[f] ?? null])),
         is_removed: false,
       });
@@ -335,4 +336,11 @@ async function activityTracker(
     if (spec.userField === 'id' && typeof user === 'number') activity.ids.add(user);
   };
   return { decorate, removed };
+}
+
+/** The keys of a record its stream does not declare (nor sets itself), with their values. */
+function undeclaredOf(def: WindowedStream, r: Record<string, unknown>): Record<string, unknown> {
+  let out: Record<string, unknown> | undefined;
+  for (const k in r) if (!(k in def.record.shape) && !(k in def.columns)) (out ??= {})[k] = r[k];
+  return out ?? {};
 }

@@ -4,7 +4,7 @@
  * plan is exactly the work the worker would do.
  */
 import { currentUsers } from './current-users.js';
-import type { PerUserStream, StreamDefinition } from './define.js';
+import type { PerUserStream, StreamDefinition } from '../../pipelines/index.js';
 import { activityOf, type GroupInfo, type RunContext } from './run-context.js';
 import { inShard, landsSharedStreams, readPerUserState, shardLabel } from './shard.js';
 import { resumes, type PerUserState } from './state.js';
@@ -74,7 +74,11 @@ export async function perUserBudgets(
  * users (shard.ts), none with --full-refresh, and a new pass unless an interrupted one resumes.
  */
 export async function startingState(ctx: RunContext, def: PerUserStream, g: GroupInfo): Promise<PerUserState> {
-  const state = await readPerUserState(ctx, def.name, g.id);
+  const state = await readPerUserState(
+    { outDir: ctx.outDir, state: ctx.state, shard: ctx.options.shard },
+    def.name,
+    g.id,
+  );
   if (ctx.options.fullRefresh) state.users = {};
   const upper = ctx.now.toISOString().slice(0, 10);
   if (!resumes(state.pass, upper, ctx.options.fullRefresh)) state.pass = { upper, done: [] };

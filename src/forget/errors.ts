@@ -1,10 +1,5 @@
 /** Errors of `perks forget`: what to fix, in one line. */
-import { ConfigError } from '../shared/exit-codes.js';
+import { InputError } from '../shared/exit-codes.js';
 
 /** A user id that is not one (exit code 2). */
-export class ForgetInputError extends ConfigError {
-  constructor(message: string) {
-    super(message);
-    this.name = 'ForgetInputError';
-  }
-}
+export class ForgetInputError extends InputError {}

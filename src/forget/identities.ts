@@ -38,7 +38,7 @@ export async function identitiesOf(outDir: string, ids: number[], owedKeys: stri
         { glob: globUnder(join(outDir, 'lake', s.stream), '**', '*.parquet'), ids: listValue(ids.map(BigInt)) },
         { glob: VARCHAR, ids: LIST(BIGINT) },
       );
-      for (const row of r.getRowObjectsJS()) {
+      for (const row of r.getRowObjectsJS() as Record<'e' | 'f' | 'l', string | null>[]) {
         if (row.e) emails.add(String(row.e));
         for (const k of [row.e, row.f, row.l]) if (k) keys.add(String(k));
       }

@@ -31,7 +31,7 @@ export async function scrubQuarantine(outDir: string, who: Identities): Promise<
         if (!line.trim()) return line;
         let entry: { record?: Record<string, unknown> };
         try {
-          entry = JSON.parse(line);
+          entry = JSON.parse(line) as { record?: Record<string, unknown> };
         } catch {
           return line; // a line torn by a crash holds nothing to parse; it is skipped by readers
         }

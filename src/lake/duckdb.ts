@@ -16,11 +16,8 @@ export function lakeDuckDB(): Promise<DuckDBInstance> {
     // 460 MB for 1,000,000 orders, bench/lake.ts) and the other core stays free for parsing pages.
     // Concurrent commits still run side by side, each on its own connection's thread.
     threads: '1',
-    // No cache of file contents: lake files are replaced under the same name (a month file rewritten by
-    // each merge, seconds apart), and a cache keyed by name and modification time could serve the old
-    // bytes. (The "TProtocolException: Invalid data" first blamed on it came from a read of a month file
-    // overlapping another window's rename over it: reads and merges of a file now take turns, file-turns.ts.)
-    enable_external_file_cache: 'false',
+    // DuckDB's file cache stays on (its default): no lake file is ever rewritten or replaced under the same
+    // name (src/lake/file-names.ts), so a cached file's bytes are always that file's.
   });
   return instance;
 }

@@ -2,7 +2,13 @@
  * The lake's errors. Problems a person can fix (a full disk, an unwritable or wrong output
  * path, a corrupt state file, a held lock) are UserFacingErrors: one line, what to do, exit code.
  */
-import { ExitCode, UserFacingError } from '../shared/exit-codes.js';
+import { ExitCode, InputError, UserFacingError } from '../shared/exit-codes.js';
+
+/**
+ * The lake kind: files of the lake (or read from it) that cannot be read, written or trusted; exit 1 unless
+ * said. Stages that read the lake name their own (CompactionError, LakeReadError) from it.
+ */
+export class LakeError extends UserFacingError {}
 
 /** A resource schema the lake cannot type: a programming error, found before any call is made. */
 export class LakeSchemaError extends Error {
@@ -10,31 +16,26 @@ export class LakeSchemaError extends Error {
 }
 
 /** A stream, partition, group key or run id that is not a safe path segment. */
-export class UnsafePathError extends UserFacingError {
+export class UnsafePathError extends LakeError {
   constructor(what: string, value: string) {
     super(
       `refusing ${what} ${JSON.stringify(value)}: not a safe path segment (letters, digits, "_", "-", "." and "+" only)`,
-      ExitCode.failed,
     );
-    this.name = 'UnsafePathError';
   }
 }
 
 export class LockedError extends UserFacingError {
   constructor(message: string) {
     super(message, ExitCode.locked);
-    this.name = 'LockedError';
   }
 }
 
 /** Corrupt state is bad input the user fixes (delete the file or run --full-refresh): exit code config (2). */
-export class CorruptStateError extends UserFacingError {
+export class CorruptStateError extends InputError {
   constructor(file: string, reason: string) {
     super(
       `state file ${file} is corrupt (${reason}): delete it to re-extract that stream and group from the start date, or rerun with --full-refresh`,
-      ExitCode.config,
     );
-    this.name = 'CorruptStateError';
   }
 }
 

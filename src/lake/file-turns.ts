@@ -1,20 +1,18 @@
 /**
- * One lake file at a time, within this process. A compacted month file is replaced (renamed over) by
- * every day merged into it; the windows of a run land concurrently, so without turns one window's
- * DuckDB read of the month file could overlap another's rename, and DuckDB, which may open a file more
- * than once in a scan, would read the footer of one file and the pages of the other ("TProtocolException:
- * Invalid data"), and two merges would each drop the other's day. Other processes are kept out by the
- * output lock (a sharded worker lands only its own groups' files).
+ * One month folder at a time, within this process. The windows of a run land concurrently; two days merged
+ * into one compacted month file would each write the next generation from the same file and drop the
+ * other's day, and a read of the month file (activity.ts) could find it switched away under it. Other
+ * processes are kept out by the output lock (a sharded worker lands only its own groups' files).
  */
 const turns = new Map<string, Promise<unknown>>();
 
-/** Runs `work` after every earlier turn on `file` has ended (whatever their outcome). */
-export function inTurn<T>(file: string, work: () => Promise<T>): Promise<T> {
-  const done = (turns.get(file) ?? Promise.resolve()).then(work);
+/** Runs `work` after every earlier turn on `key` (a month folder) has ended (whatever their outcome). */
+export function inTurn<T>(key: string, work: () => Promise<T>): Promise<T> {
+  const done = (turns.get(key) ?? Promise.resolve()).then(work);
   const ended = done.catch(() => undefined);
-  turns.set(file, ended);
+  turns.set(key, ended);
   void ended.then(() => {
-    if (turns.get(file) === ended) turns.delete(file);
+    if (turns.get(key) === ended) turns.delete(key);
   });
   return done;
 }

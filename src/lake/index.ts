@@ -3,9 +3,23 @@
  * (state, run manifests, quarantine, the output directory's lock and startup hygiene).
  */
 export { lakeColumns, sqlType, type Column, type LakeType } from './columns.js';
+export { EXTRA_COLUMN, JSON_TYPES, type FieldSeen, type FieldsSeen, type JsonType } from './projector.js';
+export {
+  addFieldsSeen,
+  foldRun,
+  readSchemaHistory,
+  writeSchemaHistory,
+  schemaHistoryPath,
+  SchemaHistory,
+  type FieldHistory,
+  type Mark,
+  type RunSeen,
+  type StreamHistory,
+  type StreamSeen,
+} from './schema-history.js';
+export { changeLine, recentChanges, runChanges, undeclaredFields, type SchemaChange } from './schema-changes.js';
 export {
   openPartitionWrite,
-  LAKE_FILE,
   type PartitionWriter,
   type PartitionWriteOptions,
   type CommitResult,
@@ -40,6 +54,17 @@ export { personalKey, personalKeySql } from './personal-keys.js';
 export { oweErasures, owedErasures, settleErasures, OwedErasure } from './erasure-queue.js';
 export * from './errors.js';
 export { inTurn } from './file-turns.js';
+export { versionedName, successorOf, versionsOf, stemOf } from './file-names.js';
+export {
+  readJournal,
+  journalPath,
+  withJournal,
+  switchFiles,
+  finishSwitch,
+  relativeToLake,
+  type Journal,
+  type Switch,
+} from './journal.js';
 export { damagedFiles, isDamagedParquet, partitionsOf, repairCommand } from './damaged.js';
 export {
   MONTH_LAYOUTS,
@@ -47,7 +72,7 @@ export {
   dayFiles,
   hasLegacyLayout,
   monthFileIn,
-  dayFileName,
+  dayStem,
   monthFileName,
   DAY_FILE,
   MONTH_FILE,

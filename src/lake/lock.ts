@@ -33,6 +33,8 @@ export interface LockOptions {
   staleAfterMs?: number;
   /** How often the holder refreshes its heartbeat (default 30 s). */
   heartbeatMs?: number;
+  /** The run's lock passes the `before-unlock` crash point; another lock (the lake journal's) does not. */
+  crashPoints?: boolean;
 }
 
 export const lockPath = (outDir: string) => join(outDir, '.perks.lock');
@@ -60,10 +62,10 @@ export async function acquireLock(outDir: string, options: LockOptions = {}): Pr
     }
     throw lockedError(outDir, path, holder);
   }
-  return holdLock(path, me, options.heartbeatMs ?? 30_000);
+  return holdLock(path, me, options.heartbeatMs ?? 30_000, options.crashPoints ?? true);
 }
 
-function holdLock(path: string, me: LockHolder, heartbeatMs: number): Lock {
+function holdLock(path: string, me: LockHolder, heartbeatMs: number, crashPoints: boolean): Lock {
   const ours = () => readHolderSync(path)?.token === me.token;
   const onExit = () => {
     if (ours()) unlinkSync(path);
@@ -81,7 +83,7 @@ function holdLock(path: string, me: LockHolder, heartbeatMs: number): Lock {
     path,
     async release() {
       if (released) return;
-      crashPoint('before-unlock');
+      if (crashPoints) crashPoint('before-unlock');
       released = true;
       clearInterval(timer);
       process.removeListener('exit', onExit);

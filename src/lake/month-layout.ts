@@ -3,7 +3,7 @@
  * changing the Hive keys a glob reader sees (DuckDB refuses a glob whose files have different keys, and a
  * path value overrides a column of the same name, so a month file cannot sit in a day folder).
  *
- *   orders/organisation_group_id=G/order_month=YYYY-MM/day-YYYY-MM-DD.parquet   a day, as the extract lands it
+ *   orders/organisation_group_id=G/order_month=YYYY-MM/day-YYYY-MM-DD.v<version>.parquet   a day, as the extract lands it
  *   orders/organisation_group_id=G/order_month=YYYY-MM/month-YYYY-MM.g<N>.parquet   a compacted (closed) month
  *   orders/…/order_month=YYYY-MM/month-YYYY-MM.upto-YYYY-MM-DD.g<N>.parquet   an open month's days up to DD
  *   credit/organisation_group_id=G/_snapshot_month=YYYY-MM/part-<run_id>-<n>.parquet  a refresh batch
@@ -11,13 +11,15 @@
  *
  * Both carry `order_date` as a column. A folder holds day files, one month file, or (the open month) a
  * month file up to a day and the day files after it. A day re-extracted that a month file covers is
- * merged into it (its rows for that day replaced) by one rename.
+ * merged into it (its rows for that day replaced): the month's next generation switched in for it
+ * (journal.ts). File names are never reused (file-names.ts).
  * The layout before this one (`order_date=YYYY-MM-DD/part-0.parquet`, the day in the path) is "legacy":
  * the extract keeps landing it while any legacy folder is left, and `perks compact` moves it over.
  */
-import { existsSync, readdirSync } from 'node:fs';
+import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { lakeRoot, partitionDir, safeSegment } from './paths.js';
+import { dayStem, DAY_FILE, MONTH_FILE, monthFileName, versionsOf } from './file-names.js';
+import { lakeRoot, partitionDir } from './paths.js';
 
 export interface MonthLayout {
   /** The window partition key the extract gives (a local day), kept as a DATE column in the files. */
@@ -43,12 +45,7 @@ export const MONTH_LAYOUTS: Readonly<Record<string, MonthLayout>> = {
   },
 };
 
-export const dayFileName = (day: string) => `day-${safeSegment('day', day)}.parquet`;
-/** A month file: the whole month (closed), or its days up to `upto` (the month still open, older days compacted). */
-export const monthFileName = (month: string, generation: number, upto?: string) =>
-  `month-${month}${upto ? `.upto-${upto}` : ''}.g${generation}.parquet`;
-export const DAY_FILE = /^day-(\d{4}-\d{2}-\d{2})\.parquet$/;
-export const MONTH_FILE = /^month-(\d{4}-\d{2})(?:\.upto-(\d{4}-\d{2}-\d{2}))?\.g(\d+)\.parquet$/;
+export { dayStem, monthFileName, DAY_FILE, MONTH_FILE };
 
 /** What a month file's name says: its generation and the last day it covers (undefined: the whole month). */
 export function monthFileInfo(path: string): { generation: number; upto?: string } | undefined {
@@ -70,7 +67,8 @@ export function monthFileDays(path: string): string[] | undefined {
 /** Where a day of a month-layout stream lands: its month folder, its file, and the day as a column. */
 export interface DayPlacement {
   partition: Record<string, string>;
-  fileName: string;
+  /** The day file's stem (`day-YYYY-MM-DD`). */
+  stem: string;
   dateColumns: Record<string, string>;
   /** The folder's compacted month file, if it covers the day: the day is merged into it instead. */
   monthFile?: string;
@@ -91,7 +89,7 @@ export function placeDay(outDir: string, stream: string, partition: Record<strin
   const covers = month !== undefined && (upto === undefined || day <= upto);
   return {
     partition: folder,
-    fileName: dayFileName(day),
+    stem: dayStem(day),
     dateColumns: { [layout.day]: day },
     monthFile: covers ? month : undefined,
     layout,
@@ -129,8 +127,8 @@ export function dayFiles(
   const place = placeDay(outDir, stream, partition);
   if (!place) return { files: [] };
   const dir = partitionDir(outDir, stream, place.partition);
-  const own = join(dir, place.fileName);
-  if (existsSync(own)) return { files: [own], dayColumn: place.layout.day, day: place.day };
+  const own = versionsOf(namesIn(dir), place.stem).map((n) => join(dir, n));
+  if (own.length) return { files: own, dayColumn: place.layout.day, day: place.day };
   return { files: place.monthFile ? [place.monthFile] : [], dayColumn: place.layout.day, day: place.day };
 }
 

@@ -2,16 +2,17 @@
  * Lands one partition of a stream. Pages are appended as they arrive to a hidden NDJSON spill
  * file next to the partition (memory stays flat however long the stream); commit has DuckDB read
  * the spill with the explicit column types and write one zstd Parquet file under a temporary
- * name, fsyncs it and renames it into place.
+ * name, fsyncs it and publishes it under a name no file ever had (file-names.ts).
  *
- * mode 'replace' (windows, snapshots): the partition's file is always `part-0.parquet`, so a
- * single rename(2) swaps old for new: a reader sees the old partition or the new, never half and
- * never both. Other .parquet files in the folder (from an earlier layout) are removed just after.
+ * mode 'replace' (windows, snapshots): the new file `part.v<version>.parquet` replaces every committed
+ * file of the partition's folder in one journaled switch (journal.ts): a reader following the journal
+ * sees the old partition or the new, never half and never both, and no reader's file is ever rewritten.
  * mode 'append' (ledgers, per-user refreshes): a new `part-<run_id>-<n>.parquet` is renamed in
  * beside the existing files.
- * A month-layout stream (month-layout.ts) names its day's file (`fileName`), writes the day as a column
- * (`dateColumns`), and a day re-extracted into a compacted month is merged into the month file
- * (`mergeInto`): still one rename, so a reader sees the month before or after, never the day twice.
+ * A month-layout stream (month-layout.ts) names its day's file by `stem` (replacing only that day's
+ * versions), writes the day as a column (`dateColumns`), and a day re-extracted into a compacted month
+ * is merged into the month file (`mergeInto`, asked at commit): the month's next generation is switched
+ * in for it, so a reader sees the month before or after, never the day twice.
  */
 import {
   DuckDBTimestampTZValue,
@@ -23,13 +24,15 @@ import {
 } from '@duckdb/node-api';
 import { chmod, open, readdir, rm, stat, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
-import { fsyncPath, renameDurably } from './atomic-file.js';
+import { fsyncPath } from './atomic-file.js';
 import { sqlType, type Column } from './columns.js';
 import { withLakeConnection } from './duckdb.js';
 import { LakeSchemaError, writingOutput } from './errors.js';
+import { successorOf, versionedName, versionsOf } from './file-names.js';
+import { switchFiles } from './journal.js';
 import { ensureLakeDir, LAKE_FILE_MODE } from './modes.js';
 import { literalPath, partitionDir, safeSegment, tempPathFor } from './paths.js';
-import { RecordProjector } from './projector.js';
+import { RecordProjector, type FieldsSeen } from './projector.js';
 import { crashIfPending, crashPoint, crashWhenExists } from '../shared/crash-points.js';
 
 export interface PartitionWriteOptions {
@@ -43,15 +46,22 @@ export interface PartitionWriteOptions {
   mode?: 'replace' | 'append';
   /** Folders this run already made (one set per run), so each parent folder is made once. */
   madeDirs?: Set<string>;
-  /** Replace mode: the partition's file name when the folder holds several (month layout, month-layout.ts). */
-  fileName?: string;
+  /** Replace mode: the stem of the partition's file when the folder holds several (a day of a month folder). */
+  stem?: string;
   /** Constant DATE columns written into the file (a day kept in a month folder). */
   dateColumns?: Record<string, string>;
   /**
-   * A compacted month file to merge into instead: the commit rewrites it with its rows for `day` replaced
-   * by the appended ones (sorted by `sort`), in one rename.
+   * Asked at commit: a compacted month file to merge into instead, whose rows for `day` are replaced by the
+   * appended ones (sorted by `sort`) in its next generation. Callers commit in the month folder's turn.
    */
-  mergeInto?: { file: string; dayColumn: string; day: string; sort: string[] };
+  mergeInto?: () => MergeInto | undefined;
+}
+
+export interface MergeInto {
+  file: string;
+  dayColumn: string;
+  day: string;
+  sort: string[];
 }
 
 export interface CommitResult {
@@ -60,8 +70,10 @@ export interface CommitResult {
   bytes: number;
   /** The committed file. */
   path: string;
-  /** Keys the records carried that are not columns (path → records carrying it): dropped, reported. */
+  /** Keys the records carried that are not columns (path → records carrying it): kept in `_extra` when it is a column. */
   unknownFields: Record<string, number>;
+  /** Every field path the records carried, declared or not, with its JSON types (the schema history's input). */
+  fields: FieldsSeen;
 }
 
 export interface PartitionWriter {
@@ -72,12 +84,13 @@ export interface PartitionWriter {
   abort(): Promise<void>;
 }
 
-export const LAKE_FILE = 'part-0.parquet';
+/** Replace mode's file stem when the partition has a folder of its own. */
+const PARTITION_STEM = 'part';
 const SYSTEM_COLUMNS = ['_extracted_at', '_run_id'];
 /** Spill bytes gathered before one write; bounds memory and keeps the syscall count low. */
 const SPILL_CHUNK = 1 << 20;
 /** A month file's rows of the other days than the one merged in. */
-const others = (merge: { dayColumn: string }) =>
+const others = (merge: MergeInto) =>
   `SELECT * FROM read_parquet($month, hive_partitioning = false) WHERE ${quotedIdentifier(merge.dayColumn)} IS DISTINCT FROM CAST($day AS DATE)`;
 
 /** Append names claimed by commits under way in this process (nextAppendName). */
@@ -136,12 +149,14 @@ class SpillingPartitionWriter implements PartitionWriter {
 
   async commit(): Promise<CommitResult> {
     if (this.closed) throw new Error(`partition writer of ${this.options.stream} is already closed`);
-    const merge = this.options.mergeInto;
+    const merge = this.options.mode === 'append' ? undefined : this.options.mergeInto?.();
     const target = merge
-      ? merge.file
+      ? successorOf(merge.file)
       : join(
           this.dir,
-          this.options.mode === 'append' ? await this.nextAppendName() : (this.options.fileName ?? LAKE_FILE),
+          this.options.mode === 'append'
+            ? await this.nextAppendName()
+            : versionedName(this.options.stem ?? PARTITION_STEM),
         );
     const temp = tempPathFor(target);
     let renamed = false;
@@ -149,19 +164,24 @@ class SpillingPartitionWriter implements PartitionWriter {
       await this.flush();
       await this.close();
       crashWhenExists('mid-parquet', temp);
-      const { copied, kept } = await writingOutput('a lake file', target, () => this.copyToParquet(temp));
+      const { copied, kept } = await writingOutput('a lake file', target, () => this.copyToParquet(temp, merge));
       crashIfPending();
       if (copied !== this.rows + kept)
         throw new Error(`landed ${copied} rows of ${this.rows} appended (and ${kept} kept) to ${target}`);
       await writingOutput('a lake file', target, async () => {
         await chmod(temp, LAKE_FILE_MODE); // DuckDB's file follows the umask; personal data is the owner's only
         await fsyncPath(temp);
-        crashPoint('before-rename');
-        await renameDurably(temp, target);
-        renamed = true;
-        crashPoint('after-rename');
-        if (this.options.mode !== 'append' && !this.fresh && !this.options.fileName && !merge)
-          await this.removeOtherFiles();
+        await switchFiles(
+          this.options.outDir,
+          { stream: this.options.stream, temp, target, inputs: merge ? [merge.file] : await this.replaced() },
+          {
+            beforeRename: () => crashPoint('before-rename'),
+            afterRename: () => {
+              renamed = true;
+              crashPoint('after-rename');
+            },
+          },
+        );
       });
       const { size } = await stat(target);
       return {
@@ -170,6 +190,7 @@ class SpillingPartitionWriter implements PartitionWriter {
         bytes: size,
         path: target,
         unknownFields: Object.fromEntries(this.projector.unknownFields),
+        fields: this.projector.fieldsSeen(),
       };
     } finally {
       if (this.claimed) claimedNames.delete(this.claimed);
@@ -208,7 +229,7 @@ class SpillingPartitionWriter implements PartitionWriter {
    * One COPY: the spill, read with the declared types, plus the run's columns, to zstd Parquet; merging,
    * also the month file's rows of the other days. `kept` counts those.
    */
-  private async copyToParquet(temp: string): Promise<{ copied: number; kept: number }> {
+  private async copyToParquet(temp: string, merge: MergeInto | undefined): Promise<{ copied: number; kept: number }> {
     const types = this.columns.map((c) => `${quotedString(c.name)}: ${quotedString(sqlType(c.type))}`).join(', ');
     const dates = Object.entries(this.options.dateColumns ?? {});
     const select = [
@@ -218,7 +239,6 @@ class SpillingPartitionWriter implements PartitionWriter {
       '$run_id AS _run_id',
     ];
     let source = `SELECT ${select.join(', ')} FROM read_json($spill, format = 'newline_delimited', auto_detect = false, columns = {${types}})`;
-    const merge = this.options.mergeInto;
     const params: Record<string, DuckDBValue> = Object.fromEntries(dates.map(([, day], i) => [`date${i}`, day]));
     let kept = 0;
     if (merge) {
@@ -269,10 +289,11 @@ class SpillingPartitionWriter implements PartitionWriter {
     return name();
   }
 
-  /** Replace mode: after the new file is in place, earlier files of the partition go. */
-  private async removeOtherFiles(): Promise<void> {
-    const stale = (await readdir(this.dir)).filter((name) => name.endsWith('.parquet') && name !== LAKE_FILE);
-    for (const name of stale) await rm(join(this.dir, name), { force: true });
-    if (stale.length) await fsyncPath(this.dir);
+  /** Replace mode: the committed files the new one replaces (the day's versions, or the whole folder's files). */
+  private async replaced(): Promise<string[]> {
+    if (this.options.mode === 'append' || this.fresh) return [];
+    const names = (await readdir(this.dir)).filter((n) => n.endsWith('.parquet') && !n.startsWith('.'));
+    const stem = this.options.stem;
+    return (stem ? versionsOf(names, stem) : names).map((n) => join(this.dir, n));
   }
 }

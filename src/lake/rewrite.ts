@@ -1,14 +1,17 @@
 /**
  * Rewrites one committed Parquet file through a SELECT over it (personal values set to NULL, for one):
- * the result is written under a temporary name beside it, fsynced and renamed over it, so a reader sees
- * the old file or the new one, and a crash leaves the old one and a temporary file the next run removes.
+ * the result is written under a temporary name beside it, fsynced and switched in for it under a new name
+ * (file-names.ts, journal.ts), so a reader sees the old file or the new one and never has a file rewritten
+ * under it, and a crash leaves the old one and a temporary file the next run removes.
  * Values reach the SQL only as bound parameters.
  */
 import { quotedString, type DuckDBType, type DuckDBValue } from '@duckdb/node-api';
 import { chmod, rm } from 'node:fs/promises';
-import { fsyncPath, renameDurably } from './atomic-file.js';
+import { fsyncPath } from './atomic-file.js';
 import { withLakeConnection } from './duckdb.js';
 import { writingOutput } from './errors.js';
+import { successorOf } from './file-names.js';
+import { switchFiles } from './journal.js';
 import { LAKE_FILE_MODE } from './modes.js';
 import { literalPath, tempPathFor } from './paths.js';
 
@@ -47,8 +50,10 @@ export async function countWhere(
   });
 }
 
-export async function rewriteParquet(path: string, rewrite: Rewrite): Promise<void> {
-  const temp = tempPathFor(path);
+/** Rewrites `path`, a file of `stream` under `outDir`'s lake; resolves with the new file's path. */
+export async function rewriteParquet(outDir: string, stream: string, path: string, rewrite: Rewrite): Promise<string> {
+  const target = successorOf(path);
+  const temp = tempPathFor(target);
   try {
     await writingOutput('a lake file', path, async () => {
       await withLakeConnection((c) =>
@@ -62,8 +67,9 @@ export async function rewriteParquet(path: string, rewrite: Rewrite): Promise<vo
       );
       await chmod(temp, LAKE_FILE_MODE); // DuckDB's file follows the umask
       await fsyncPath(temp);
-      await renameDurably(temp, path);
+      await switchFiles(outDir, { stream, temp, target, inputs: [path] });
     });
+    return target;
   } finally {
     await rm(temp, { force: true });
   }

@@ -15,7 +15,8 @@ export {
 } from '../api/client.js';
 export { CredentialLimiter, type LimiterOptions } from '../api/rate-limiter.js';
 export { Counters } from '../api/counters.js';
-export { ApiError, RecordParseError, type ApiErrorKind } from '../api/errors.js';
+export { ApiError, RecordParseError } from '../api/errors.js';
+export type { ApiErrorKind } from '../api/outcomes.js';
 export { operations, type Operation, type OperationName, type BodyOf, type DataOf } from '../resources/operations.js';
 export * from '../resources/user.js';
 export { Group } from '../resources/group.js';

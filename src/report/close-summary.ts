@@ -3,7 +3,7 @@
  * extract's watermark, which are still provisional, and which closed months have adjustments. `perks run`
  * never closes a month itself: closing is a person's decision (`perks close`).
  */
-import { closesInForce, readCloses } from '../close/record.js';
+import { closesInForce, readCloses } from '../closes/index.js';
 import { lastClosedMonth } from './closure.js';
 import { openWarehouse } from './warehouse.js';
 

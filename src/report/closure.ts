@@ -7,6 +7,8 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { z } from 'zod';
+import { DEFAULTS } from '../config/index.js';
+import type { GroupClosure } from '../closes/index.js';
 import { addDays, monthContaining, type ReportMonth } from './month.js';
 
 /** What the extract writes to <out>/state/orders/<organisation_group_id>.json (unknown keys kept). */
@@ -16,25 +18,10 @@ export const OrdersState = z.looseObject({
   watermark: day.optional(),
   /** First local day ever extracted. */
   firstDay: day.optional(),
-  lookbackDays: z.int().min(0).default(7),
+  /** Absent in states written before it was recorded: the lookback was the default then. */
+  lookbackDays: z.int().min(0).default(DEFAULTS.lookbackDays),
 });
 export type OrdersState = z.infer<typeof OrdersState>;
-
-export type MonthStatus = 'closed' | 'provisional';
-
-export interface GroupClosure {
-  readonly groupId: number;
-  readonly status: MonthStatus;
-  /** The state's watermark, when a readable state exists. */
-  readonly watermark?: string;
-  /** The first local day the extract ever read, when the state says. */
-  readonly firstDay?: string;
-  readonly lookbackDays?: number;
-  /** The month is closed once the watermark is later than this day (month end + lookback). */
-  readonly closesAfter?: string;
-  /** One sentence saying why, for the report. */
-  readonly reason: string;
-}
 
 export function ordersStatePath(outDir: string, groupId: number): string {
   return join(outDir, 'state', 'orders', `${groupId}.json`);
@@ -74,7 +61,7 @@ export function closureOf(
     return {
       groupId,
       status: 'provisional',
-      reason: `the extract state of group ${groupId} is unreadable: ${state.error}`,
+      reason: `the extract state of group ${groupId} is unreadable: ${String(state.error)}`,
     };
   if (state.watermark === undefined)
     return { groupId, status: 'provisional', reason: `the first extract of group ${groupId} has not finished yet` };

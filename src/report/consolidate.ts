@@ -3,8 +3,8 @@
  * by DuckDB. A group whose month is signed off uses the rates its close froze (`frozen`, same reporting
  * currency), never the rates file's current ones.
  */
-import { rateOf, type FxRates } from './fx-rates.js';
-import type { Consolidated, GroupSection } from './model.js';
+import { rateOf, type FxRates, type GroupSection } from '../closes/index.js';
+import type { Consolidated } from './model.js';
 import type { ReportMonth } from './month.js';
 import type { Warehouse } from './warehouse.js';
 

@@ -1,10 +1,5 @@
 /** Errors of the revenue report. Every bad input is one line a person can act on, with exit code 2. */
-import { ExitCode, UserFacingError } from '../shared/exit-codes.js';
+import { InputError } from '../shared/exit-codes.js';
 
 /** A bad --month or --group, a missing warehouse, or a month the warehouse does not hold. */
-export class ReportInputError extends UserFacingError {
-  constructor(message: string) {
-    super(message, ExitCode.config);
-    this.name = 'ReportInputError';
-  }
-}
+export class ReportInputError extends InputError {}

@@ -7,17 +7,11 @@ export {
   type RevenueReportOptions,
   type RevenueReportResult,
 } from './write-report.js';
-export {
-  lastClosedMonth,
-  readOrdersState,
-  closureOf,
-  ordersStatePath,
-  OrdersState,
-  type GroupClosure,
-  type MonthStatus,
-} from './closure.js';
+export { loadReport } from './load-report.js';
+export { openWarehouse, type Warehouse } from './warehouse.js';
+export { lastClosedMonth, readOrdersState, closureOf, ordersStatePath, OrdersState } from './closure.js';
 export { parseMonth, type ReportMonth } from './month.js';
 export { ReportInputError } from './errors.js';
-export { MEASURES, type Measure, type Measures, type RevenueReport, type TotalsLine } from './model.js';
+export type { RevenueReport, TotalsLine } from './model.js';
 export { closeSummary } from './close-summary.js';
 export { revenueRuleFrom, KNOWN_STATUSES, type RevenueRule } from './revenue-rule.js';

@@ -2,20 +2,28 @@
  * Gathers the report's data from the warehouse, the lake and the extract state, after checking the
  * inputs: a known group, and a month the warehouse holds (or the extract has reached).
  */
-import { readClosures, type GroupClosure } from './closure.js';
+import { readClosures } from './closure.js';
+import { type GroupClosure } from '../closes/index.js';
 import { ReportInputError } from './errors.js';
+import { type RevenueReport } from './model.js';
 import {
   MEASURES,
   type CurrencySection,
   type GroupSection,
   type Measures,
   type ReconciliationLine,
-  type RevenueReport,
-} from './model.js';
+} from '../closes/index.js';
 import { isKnownStatus, type RevenueRule } from './revenue-rule.js';
 import { addDays, type ReportMonth } from './month.js';
-import { closeKey, closesInForce, readCloses, type CloseRecord } from '../close/record.js';
-import type { FrozenFigures, FrozenFx } from '../close/close.js';
+import {
+  closeKey,
+  closesInForce,
+  frozenFigures,
+  readCloses,
+  type CloseRecord,
+  type FrozenFx,
+  type FxRates,
+} from '../closes/index.js';
 import {
   adjustmentsBooked,
   creditAdjustmentsBooked,
@@ -31,9 +39,9 @@ import {
 } from './queries.js';
 import { reconcile } from './reconcile.js';
 import { consolidate } from './consolidate.js';
-import type { FxRates } from './fx-rates.js';
 import type { Warehouse } from './warehouse.js';
 import { relative } from 'node:path';
+import { DEFAULTS } from '../config/index.js';
 import { now } from '../shared/clock.js';
 
 export async function loadReport(
@@ -41,7 +49,7 @@ export async function loadReport(
   outDir: string,
   month: ReportMonth,
   groupFilter?: number,
-  rule: RevenueRule = { statuses: ['Complete'] },
+  rule: RevenueRule = { statuses: DEFAULTS.revenueStatuses },
   fx?: FxRates,
 ): Promise<RevenueReport> {
   const groups = await selectGroups(wh, groupFilter);
@@ -65,14 +73,14 @@ export async function loadReport(
     sections.push(record ? frozenSection(record) : await groupSection(wh, month, group, closures[i], rule));
   }
   const live = groups.map((g) => g.groupId).filter((id) => !signed.has(id));
-  const frozen = [...signed.values()].map((r) => (r.figures as FrozenFigures).reconciliation);
+  const frozen = [...signed.values()].map((r) => frozenFigures(r).reconciliation);
   const liveRec = live.length === 0 ? undefined : await reconcile(wh, outDir, month, live, groupFilter);
   const lines = [...frozen.flatMap((f) => f.lines), ...(liveRec?.lines ?? [])].sort(
     (a, b) => a.groupId - b.groupId || (a.currency < b.currency ? -1 : a.currency > b.currency ? 1 : 0),
   );
   const unavailable = [...frozen, ...(liveRec ? [liveRec] : [])].find((f) => !f.available);
   const differences = lines.filter((l) => liveRec?.differences.includes(l) || (signed.has(l.groupId) && differs(l)));
-  const rules = [...signed.values()].map((r) => (r.figures as FrozenFigures).revenue_statuses);
+  const rules = [...signed.values()].map((r) => frozenFigures(r).revenue_statuses);
   return {
     month,
     status: sections.every((s) => s.signoff !== undefined || s.closure.status === 'closed') ? 'closed' : 'provisional',
@@ -107,7 +115,7 @@ async function consolidationOf(
 ): Promise<RevenueReport['consolidated']> {
   const frozen = new Map<number, FrozenFx>();
   for (const [g, r] of signed) {
-    const f = (r.figures as FrozenFigures).fx;
+    const f = frozenFigures(r).fx;
     if (f) frozen.set(g, f);
   }
   const rates = new Map(
@@ -132,7 +140,7 @@ async function consolidationOf(
 const consolidation = (c: RevenueReport['consolidated']) => (c ? { consolidated: c } : {});
 
 function frozenSection(record: CloseRecord): GroupSection {
-  const figures = record.figures as FrozenFigures;
+  const figures = frozenFigures(record);
   return {
     ...figures.section,
     signoff: {

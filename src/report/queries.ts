@@ -13,7 +13,7 @@ import {
   type DayLine,
   type Measures,
   type StatusLine,
-} from './model.js';
+} from '../closes/index.js';
 import type { ReportMonth } from './month.js';
 import type { Row, Warehouse } from './warehouse.js';
 
@@ -275,7 +275,7 @@ export async function platformCheck(
     params,
   );
   const n = (result: string) => counts.filter((c) => c.result === result).reduce((t, c) => t + Number(c.n), 0);
-  const text = (v: unknown) => (v === null ? null : String(v));
+  const text = (v: Row[string]) => (v === null ? null : String(v));
   return {
     available: counts.length > 0,
     matched: n('matched'),

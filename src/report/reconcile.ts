@@ -7,7 +7,8 @@
 import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { globUnder } from '../lake/index.js';
-import { MEASURES, type Measure, type Reconciliation, type ReconciliationLine } from './model.js';
+import { type Reconciliation } from './model.js';
+import { MEASURES, type Measure, type ReconciliationLine } from '../closes/index.js';
 import type { ReportMonth } from './month.js';
 import type { Warehouse } from './warehouse.js';
 

@@ -5,7 +5,8 @@
  * is_recognised_revenue says whether the row's status is revenue under PERKS_REVENUE_STATUSES: summing
  * the rows where it is true gives the report's recognised revenue.
  */
-import { MEASURES, type RevenueReport } from './model.js';
+import { type RevenueReport } from './model.js';
+import { MEASURES } from '../closes/index.js';
 
 export const CSV_COLUMNS = [
   'month_status',

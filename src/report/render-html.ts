@@ -13,14 +13,8 @@ import {
   formatPct,
 } from './format.js';
 import { HTML_STYLE } from './html-style.js';
-import {
-  MEASURE_LABELS,
-  MEASURES,
-  type CurrencySection,
-  type GroupSection,
-  type Measure,
-  type RevenueReport,
-} from './model.js';
+import { MEASURE_LABELS, type RevenueReport } from './model.js';
+import { MEASURES, type CurrencySection, type GroupSection, type Measure } from '../closes/index.js';
 import { ruleSentence } from './revenue-rule.js';
 import {
   closureReasons,
@@ -50,7 +44,7 @@ export function renderHtml(report: RevenueReport): string {
   <p class="meta">Generated ${esc(report.generatedAt)} from ${esc(report.warehouse)} in the output directory. Months are the groups' own local days; currencies are never added together.</p>
 </header>
 ${statusBlock(report)}
-<nav class="toc" aria-label="Contents"><a href="#recognised">Recognised revenue</a><a href="#summary">Summary</a>${report.groups.some((g) => (g.adjustments?.totals.length ?? 0) > 0) ? '<a href="#adjustments">Adjustments</a>' : ''}${report.groups.map((g) => `<a href="#group-${g.groupId}">${esc(g.name)}</a>`).join('')}${report.groups.some((g) => g.credit) ? '<a href="#credit">Credit liability</a>' : ''}${report.groups.some((g) => (g.creditAdjustments?.length ?? 0) > 0) ? '<a href="#credit-adjustments">Credit adjustments</a>' : ''}<a href="#reconciliation">Reconciliation</a>${report.groups.some((g) => g.platform) ? '<a href="#platform">Platform statistics</a>' : ''}</nav>
+${toc(report)}
 ${recognisedBlock(report)}
 ${consolidatedBlock(report)}
 ${summary(report)}
@@ -65,6 +59,39 @@ Change compares with ${esc(report.month.previousLabel)}; "new" means ${esc(repor
 </body>
 </html>
 `;
+}
+
+/** The table of contents: the sections this report has, in their order. */
+function toc(report: RevenueReport): string {
+  const groups = report.groups;
+  const when = (has: boolean, id: string, label: string): [string, string][] => (has ? [[id, label]] : []);
+  const links: [string, string][] = [
+    ['recognised', 'Recognised revenue'],
+    ['summary', 'Summary'],
+    ...when(
+      groups.some((g) => (g.adjustments?.totals.length ?? 0) > 0),
+      'adjustments',
+      'Adjustments',
+    ),
+    ...groups.map((g): [string, string] => [`group-${g.groupId}`, esc(g.name)]),
+    ...when(
+      groups.some((g) => g.credit),
+      'credit',
+      'Credit liability',
+    ),
+    ...when(
+      groups.some((g) => (g.creditAdjustments?.length ?? 0) > 0),
+      'credit-adjustments',
+      'Credit adjustments',
+    ),
+    ['reconciliation', 'Reconciliation'],
+    ...when(
+      groups.some((g) => g.platform),
+      'platform',
+      'Platform statistics',
+    ),
+  ];
+  return `<nav class="toc" aria-label="Contents">${links.map(([id, label]) => `<a href="#${id}">${label}</a>`).join('')}</nav>`;
 }
 
 function statusBlock(report: RevenueReport): string {

@@ -3,7 +3,8 @@
  * line. Short on purpose; the HTML has the detail.
  */
 import { currencyLabel, formatChange, formatMeasure, formatMoney, formatPct, groupDigits } from './format.js';
-import { MEASURE_LABELS, MEASURES, type RevenueReport } from './model.js';
+import { MEASURE_LABELS, type RevenueReport } from './model.js';
+import { MEASURES } from '../closes/index.js';
 import { ruleSentence } from './revenue-rule.js';
 import {
   closureReasons,

@@ -4,11 +4,11 @@
  * headline and every other status apart. A status the API sends that is neither in the rule nor among the
  * statuses known to this project is named in the report, never silently counted.
  */
+import { DEFAULTS } from '../config/index.js';
 import { ReportInputError } from './errors.js';
 
 /** The statuses the project knows the API to send (the spec shows Complete; the others are observed). */
 export const KNOWN_STATUSES = ['Complete', 'Pending', 'Cancelled', 'Refunded'] as const;
-export const DEFAULT_REVENUE_STATUSES = ['Complete'] as const;
 
 export interface RevenueRule {
   /** Statuses counted as recognised revenue, as the API spells them. */
@@ -18,7 +18,7 @@ export interface RevenueRule {
 /** Parses PERKS_REVENUE_STATUSES (absent: Complete). A blank entry or a comma in a name is refused. */
 export function revenueRuleFrom(env: Record<string, string | undefined>): RevenueRule {
   const raw = env.PERKS_REVENUE_STATUSES;
-  if (raw === undefined) return { statuses: [...DEFAULT_REVENUE_STATUSES] };
+  if (raw === undefined) return { statuses: [...DEFAULTS.revenueStatuses] };
   const statuses = raw.split(',').map((s) => s.trim());
   if (statuses.some((s) => s === '') || statuses.length === 0) {
     throw new ReportInputError(

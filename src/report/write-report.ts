@@ -6,7 +6,7 @@
 import { randomBytes } from 'node:crypto';
 import { mkdir, rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { MonthStatus } from './closure.js';
+import type { MonthStatus } from '../closes/index.js';
 import { ReportInputError } from './errors.js';
 import { loadReport } from './load-report.js';
 import { totalsOf, type RevenueReport, type TotalsLine } from './model.js';
@@ -16,7 +16,7 @@ import { renderHtml } from './render-html.js';
 import { renderMarkdown } from './render-md.js';
 import { openWarehouse } from './warehouse.js';
 import { revenueRuleFrom, type RevenueRule } from './revenue-rule.js';
-import { fxRatesFrom } from './fx-rates.js';
+import { fxRatesFrom } from '../closes/index.js';
 
 export const REPORT_FORMATS = ['html', 'csv', 'md'] as const;
 export type ReportFormat = (typeof REPORT_FORMATS)[number];

@@ -38,7 +38,7 @@ const looseBool = z.union([z.boolean(), z.literal(0), z.literal(1), z.enum(['0',
 const toBool = (v: z.infer<typeof looseBool>) => v === true || v === 1 || v === '1' || v === 'true';
 
 /** A boolean the API sends as 0 or 1 (Group.sandbox); true/false tolerated. */
-export const bool01 = z.codec(looseBool, z.boolean(), { decode: toBool, encode: (v) => (v ? 1 : 0) as 0 | 1 });
+export const bool01 = z.codec(looseBool, z.boolean(), { decode: toBool, encode: (v) => (v ? 1 : 0) });
 lakeType.add(bool01, { duckdb: 'BOOLEAN' });
 
 /** A boolean the API sends as true/false; 0/1 tolerated. */

@@ -1,3 +1,5 @@
 /** The whole job: extract, build, write back, report. */
-export { runPipeline, type RunSummary, type StepResult } from './pipeline.js';
+export { runPipeline } from './pipeline.js';
+export type { RunSummary, StepResult } from './result.js';
+export type { RunOptions } from './steps.js';
 export { formatRunSummary, markdownSummary, appendStepSummary } from './summary.js';

@@ -1,7 +1,7 @@
 /** The one summary of a run: per stream rows and calls, per step status and time, where the files are. */
 import { appendFileSync, existsSync } from 'node:fs';
-import { formatExtractSummary } from '../commands/extract.js';
-import type { RunSummary } from './pipeline.js';
+import { formatExtractSummary } from '../extract/index.js';
+import type { RunSummary } from './result.js';
 
 /** Rows of each mart the build exported (its Parquet file under <out>/marts/). */
 export function martRows(s: RunSummary): { mart: string; rows: number }[] {
@@ -29,6 +29,7 @@ export function formatRunSummary(s: RunSummary): string {
     ...s.files.reports.filter((r) => existsSync(r)).map((r) => `  report     ${r}`),
   ];
   lines.push(...(files.length ? ['files:', ...files] : ['files: none written']));
+  lines.push(...(s.alertLines ?? []));
   lines.push(`exit code ${s.exitCode}`);
   return `${lines.join('\n')}\n`;
 }
@@ -53,6 +54,7 @@ export function markdownSummary(s: RunSummary): string {
     ...streams,
     '',
     ...(marts.length ? ['| mart | rows |', '|---|---|', ...marts, ''] : []),
+    ...(s.alertLines ?? []).map((l) => `${l}  `),
     `Exit code ${s.exitCode}.`,
     '',
   ].join('\n');

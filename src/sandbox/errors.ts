@@ -13,7 +13,7 @@ export type ErrorCode =
   | 'too_large'
   | 'injected_fault';
 
-export class ApiError extends Error {
+export class SandboxError extends Error {
   constructor(
     readonly code: ErrorCode,
     readonly status: number,
@@ -22,7 +22,7 @@ export class ApiError extends Error {
     readonly headers: Record<string, string> = {},
   ) {
     super(message);
-    this.name = 'ApiError';
+    this.name = 'SandboxError';
   }
 
   get body(): Record<string, unknown> {
@@ -40,4 +40,4 @@ export class HungRequest extends Error {
   }
 }
 
-export const notFound = (what = 'Not Found') => new ApiError('not_found', 404, what);
+export const notFound = (what = 'Not Found') => new SandboxError('not_found', 404, what);

@@ -1,7 +1,8 @@
 /** startSandbox options, checked once at the entry point; defaults and scale presets live here. */
 import { z } from 'zod';
-import { DEFAULT_CREDIT_PATH } from '../resources/credit.js';
+import { DEFAULTS } from '../config/index.js';
 import { TOKEN_RATE_LIMIT_PER_MINUTE } from './choices.js';
+import { SCHEMA_DRIFT_KINDS, type SchemaDriftKind } from './http/schema-drift.js';
 
 /** A YYYY-MM-DD that names a real day (Date.parse alone rolls 2026-02-30 over to March). */
 export function isCalendarDate(d: string): boolean {
@@ -43,6 +44,8 @@ export interface Faults {
   retryAfter: number;
   /** Fraction of listed records that drift: a wrong type, an unknown field, numbers as strings, nulls left out (http/drift.ts). */
   driftRate: number;
+  /** Schema changes switched on: fields appearing, changing type, disappearing, nested (http/schema-drift.ts). */
+  schemaDrift: SchemaDriftKind[];
 }
 
 export const NO_FAULTS: Faults = {
@@ -53,6 +56,7 @@ export const NO_FAULTS: Faults = {
   revokeTokenEvery: 0,
   retryAfter: 0,
   driftRate: 0,
+  schemaDrift: [],
 };
 
 const rate = z.number().min(0).max(1);
@@ -65,18 +69,19 @@ export const FaultsSchema = z
     revokeTokenEvery: z.int().min(0),
     retryAfter: z.int().min(0),
     driftRate: rate,
+    schemaDrift: z.array(z.enum(SCHEMA_DRIFT_KINDS)),
   })
   .partial()
   .strict();
 
 export const SandboxOptionsSchema = z
   .object({
-    host: z.string().min(1).default('127.0.0.1'),
-    port: z.int().min(0).max(65535).default(0),
-    seed: z.int().default(1),
-    scale: z.enum(SCALES).default('tiny'),
+    host: z.string().min(1).default(DEFAULTS.sandbox.host),
+    port: z.int().min(0).max(65535).default(DEFAULTS.sandbox.port),
+    seed: z.int().default(DEFAULTS.sandbox.seed),
+    scale: z.enum(SCALES).default(DEFAULTS.sandbox.scale),
     /** API calls per minute per client_id. */
-    rateLimit: z.int().min(1).default(120),
+    rateLimit: z.int().min(1).default(DEFAULTS.sandbox.rateLimit),
     /** Token requests per minute per client_id. */
     tokenRateLimit: z.int().min(1).default(TOKEN_RATE_LIMIT_PER_MINUTE),
     today: z
@@ -94,7 +99,7 @@ export const SandboxOptionsSchema = z
         (p) => p.startsWith('/') && p.includes('{identifier}') && p.includes('{identifier_value}'),
         'expected a path with {identifier} and {identifier_value}',
       )
-      .default(DEFAULT_CREDIT_PATH),
+      .default(DEFAULTS.creditPath),
     /**
      * Share of the last 3 days' orders held back at generation and released by each churn (late
      * arrivals, world/churn.ts). 0: every order is listed from the start.

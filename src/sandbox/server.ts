@@ -48,9 +48,15 @@ export interface Sandbox {
   churn(): ChurnReport;
   setFaults(faults: Partial<Faults>): void;
   stats(): SandboxStats;
-  /** The CLI's start line: one JSON object with base_url and credentials. */
+  /** The CLI's start line: one JSON object with base_url and credentials (SandboxStartLine). */
   startLine(): string;
   close(): Promise<void>;
+}
+
+/** What `perks sandbox` prints as its first stdout line, as JSON (scripts and tests read it). */
+export interface SandboxStartLine {
+  base_url: string;
+  credentials: SandboxCredentials;
 }
 
 function parseOptions(options: SandboxOptions) {
@@ -59,7 +65,7 @@ function parseOptions(options: SandboxOptions) {
   const issue = parsed.error.issues[0];
   const name = issue.path.join('.');
   const value = issue.path.reduce<unknown>(
-    (v, k) => (v && typeof v === 'object' ? (v as Record<PropertyKey, unknown>)[k as PropertyKey] : undefined),
+    (v, k) => (v && typeof v === 'object' ? (v as Record<PropertyKey, unknown>)[k] : undefined),
     options,
   );
   throw new ConfigError(
@@ -139,7 +145,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     churn: () => churnWorld(world),
     setFaults: (f) => faults.set(f),
     stats: () => stats.snapshot(faults.counts, world.interactions.storedCounts()),
-    startLine: () => JSON.stringify({ base_url: baseUrl, credentials }),
+    startLine: () => JSON.stringify({ base_url: baseUrl, credentials } satisfies SandboxStartLine),
     close: () =>
       new Promise<void>((resolve) => {
         shutdown.abort();

@@ -10,8 +10,10 @@ import { existsSync } from 'node:fs';
  * - mid-parquet    src/lake/partition-writer.ts DuckDB is writing the temporary Parquet file (the kill
  *                                               lands once that file exists, and at the latest
  *                                               when the COPY returns, whatever the machine's load)
- * - before-rename  src/lake/partition-writer.ts the temporary file is complete and fsynced, not renamed
- * - after-rename   src/lake/partition-writer.ts the file is in place; the state does not know it yet
+ * - before-rename  src/lake/partition-writer.ts the temporary file is complete and fsynced, not renamed (a
+ *                                               replacement: the journal already names the switch)
+ * - after-rename   src/lake/partition-writer.ts the file is in place (the files it replaces not yet gone);
+ *                                               the state does not know it yet
  * - after-history  src/extract/windowed-job.ts  a window's new or changed orders are committed to the order
  *                                               history (order_versions); the window itself is not committed yet
  * - after-state    src/lake/state-store.ts      the state names the window; the run manifest is not written

@@ -16,21 +16,29 @@ export const ExitCode = {
 } as const;
 export type ExitCode = (typeof ExitCode)[keyof typeof ExitCode];
 
-/** An error meant for a person: one line, what is wrong and what to do, and the exit code it maps to. */
+/**
+ * An error meant for a person: one line, what is wrong and what to do, and the exit code it maps to (a failure,
+ * exit 1, unless said). Its name is its class's: a stage's error is one line, `class CompactionError extends
+ * UserFacingError {}`. The kinds a person acts on differently have one base each: InputError (here), ApiError
+ * (src/api/errors.ts), LakeError (src/lake/errors.ts).
+ */
 export class UserFacingError extends Error {
   constructor(
     message: string,
-    readonly exitCode: ExitCode,
+    readonly exitCode: ExitCode = ExitCode.failed,
     options?: { cause?: unknown },
   ) {
     super(message, options);
-    this.name = 'UserFacingError';
+    this.name = new.target.name;
   }
 }
 
-export class ConfigError extends UserFacingError {
-  constructor(message: string) {
-    super(message, ExitCode.config);
-    this.name = 'ConfigError';
+/** Bad input (a flag, a setting, a file, a value the data refuses): fix the named value and rerun, exit 2. */
+export class InputError extends UserFacingError {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, ExitCode.config, options);
   }
 }
+
+/** A setting or flag of the configuration (src/config) that is missing or malformed. */
+export class ConfigError extends InputError {}

@@ -7,9 +7,17 @@ import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Config } from '../config/index.js';
-import { readRunManifests, withLakeConnection, type RunManifest } from '../lake/index.js';
-import { closesInForce, readCloses } from '../close/index.js';
-import { closureOf, parseMonth, readOrdersState, type MonthStatus } from '../report/index.js';
+import {
+  readRunManifests,
+  readSchemaHistory,
+  recentChanges,
+  undeclaredFields,
+  withLakeConnection,
+  type RunManifest,
+  type SchemaChange,
+} from '../lake/index.js';
+import { closesInForce, readCloses, type MonthStatus } from '../closes/index.js';
+import { closureOf, parseMonth, readOrdersState } from '../report/index.js';
 import { runWriteback } from '../writeback/index.js';
 import { readBuildRecord } from '../transform/index.js';
 
@@ -76,6 +84,24 @@ export interface StatusReport {
   months: MonthsStatus[];
   /** null: no build has been recorded (`<out>/state/build.json`). */
   marts: MartsStatus | null;
+  schema: SchemaStatus;
+}
+
+/** What the lake's schema history says (src/lake/schema-history.ts). */
+export interface SchemaStatus {
+  /** New fields and type changes of the last SCHEMA_DAYS days, and declared fields absent now. */
+  changes: SchemaChange[];
+  /** Undeclared fields the latest run of their stream carried (kept in `_extra`). */
+  undeclared: { stream: string; field: string; types: string[] }[];
+}
+
+/** How far back status names new fields and type changes. */
+export const SCHEMA_DAYS = 30;
+
+async function schemaStatus(outDir: string, at: Date): Promise<SchemaStatus> {
+  const history = await readSchemaHistory(outDir);
+  const from = new Date(at.getTime() - SCHEMA_DAYS * 86_400_000).toISOString().slice(0, 10);
+  return { changes: recentChanges(history, from), undeclared: undeclaredFields(history) };
 }
 
 type Outcome = 'success' | 'error' | 'skipped';
@@ -110,7 +136,7 @@ async function lakeRows(outDir: string, streams: string[]): Promise<Map<string, 
       const current = FULL_SNAPSHOTS.has(stream) ? `${source} QUALIFY d = max(d) OVER (PARTITION BY g)` : source;
       const sql = `SELECT g::VARCHAR AS g, count(*)::BIGINT AS n FROM (${current}) GROUP BY ALL`;
       const rows = await c.runAndReadAll(sql, { glob: join(dir, '**', '*.parquet') }).then(
-        (r) => r.getRowObjectsJson(),
+        (r) => r.getRowObjectsJson() as { g: string | null; n: string }[],
         () => [],
       );
       for (const r of rows) counts.set(`${stream}/${r.g ?? ''}`, Number(r.n));
@@ -150,7 +176,7 @@ async function monthsOf(outDir: string, group: number, signed: Map<number, strin
         state === undefined
           ? 'no orders state'
           : 'error' in state
-            ? `orders state unreadable: ${state.error}`
+            ? `orders state unreadable: ${String(state.error)}`
             : 'first extract unfinished',
     };
   }
@@ -254,5 +280,6 @@ export async function collectStatus(outDir: string, config: Config, at: Date): P
     writeback: await writebackBacklog(outDir, config),
     marts: await martsStatus(outDir, manifests, at),
     months: await signedOffMonths(outDir).then((signed) => Promise.all(groups.map((g) => monthsOf(outDir, g, signed)))),
+    schema: await schemaStatus(outDir, at),
   };
 }

@@ -8,6 +8,7 @@
  * at least a warning whatever the age (a build failing every day behind a fresh extract is never "fresh").
  */
 import { z } from 'zod';
+import { DEFAULTS } from '../config/index.js';
 import { ExitCode } from '../shared/exit-codes.js';
 import type { StatusReport, StreamGroupStatus } from './collect.js';
 
@@ -29,9 +30,9 @@ export const FreshnessOptions = z
   });
 export type FreshnessOptions = z.infer<typeof FreshnessOptions>;
 
-/** Defaults: one daily run may be late by two hours before anyone is told; two missed runs are an alert. */
-export const DEFAULT_WARN_AFTER = '26h';
-export const DEFAULT_ERROR_AFTER = '50h';
+/** The defaults (src/config/defaults.ts). */
+export const DEFAULT_WARN_AFTER = DEFAULTS.status.warnAfter;
+export const DEFAULT_ERROR_AFTER = DEFAULTS.status.errorAfter;
 
 export type Level = 'fresh' | 'warn' | 'error';
 

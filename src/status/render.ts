@@ -1,5 +1,13 @@
 /** `perks status` as text (a terminal, a log), JSON (a scheduler) and Markdown (GITHUB_STEP_SUMMARY). */
-import type { MartsStatus, StatusReport, WritebackBacklog, MonthsStatus } from './collect.js';
+import { changeLine } from '../lake/index.js';
+import {
+  SCHEMA_DAYS,
+  type MartsStatus,
+  type MonthsStatus,
+  type SchemaStatus,
+  type StatusReport,
+  type WritebackBacklog,
+} from './collect.js';
 import { hoursText, limitText, type Freshness, type FreshnessOptions } from './freshness.js';
 
 export function statusJson(report: StatusReport, f: Freshness, o: FreshnessOptions): string {
@@ -18,6 +26,21 @@ export function martsText(m: MartsStatus | null): string {
     ? `; last build ${m.lastAttempt.outcome === 'error' ? `FAILED at ${m.lastAttempt.at}: ${m.lastAttempt.error ?? ''}` : `${m.lastAttempt.outcome} at ${m.lastAttempt.at}`}`
     : '';
   return `${built}${last}`;
+}
+
+/** The schema's changes, one line each, and the undeclared fields each stream carries now (one line per stream). */
+function schemaLines(schema: SchemaStatus): string[] {
+  const changes = schema.changes.map((c) => `schema: ${changeLine(c)}`);
+  const streams = [...new Set(schema.undeclared.map((u) => u.stream))];
+  const undeclared = streams.map((stream) => {
+    const fields = schema.undeclared.filter((u) => u.stream === stream);
+    const named = fields.slice(0, 10).map((u) => `${u.field} (${u.types.join(' or ') || 'null'})`);
+    const more = fields.length > 10 ? ` and ${fields.length - 10} more` : '';
+    return `schema: ${stream} carries ${fields.length} undeclared field${fields.length === 1 ? '' : 's'}, kept in _extra: ${named.join(', ')}${more}`;
+  });
+  return changes.length || undeclared.length
+    ? [...changes, ...undeclared]
+    : [`schema: no change in the last ${SCHEMA_DAYS} days`];
 }
 
 const backlogText = (w: WritebackBacklog) =>
@@ -74,6 +97,7 @@ export function statusText(report: StatusReport, f: Freshness, o: FreshnessOptio
   lines.push(`marts: ${martsText(report.marts)} (${f.marts})`);
   lines.push(`write-back backlog: ${backlogText(report.writeback)}`);
   for (const m of report.months) lines.push(`months of group ${m.group}: ${monthsText(m)}`);
+  lines.push(...schemaLines(report.schema));
   lines.push(`freshness: ${f.level}${f.message ? `: ${f.message}` : ''}`);
   return `${lines.join('\n')}\n`;
 }
@@ -97,6 +121,8 @@ export function statusMarkdown(report: StatusReport, f: Freshness, o: FreshnessO
     `Write-back backlog: ${cell(backlogText(report.writeback))}.`,
     '',
     ...report.months.map((m) => `- months of group ${m.group}: ${cell(monthsText(m))}`),
+    '',
+    ...schemaLines(report.schema).map((l) => `- ${cell(l)}`),
     '',
   ].join('\n');
 }

@@ -182,14 +182,14 @@ export function arrowData(type: A.DataType, duck: DuckDBType, values: readonly D
       const valueOffsets = new Int32Array(n + 1);
       items.forEach((list, i) => (valueOffsets[i + 1] = valueOffsets[i] + list.length));
       const t = type as A.List;
-      const child = arrowData(t.children[0].type, duck.valueType, items.flat());
+      const child = arrowData(t.children[0].type as A.DataType, duck.valueType, items.flat());
       return A.makeData({ ...base, type: t, valueOffsets, child });
     }
     case DuckDBTypeId.STRUCT: {
       const t = type as A.Struct;
       const children = duck.entryNames.map((name, k) =>
         arrowData(
-          t.children[k].type,
+          t.children[k].type as A.DataType,
           duck.entryTypes[k],
           values.map((v) => (v === null ? null : ((v as DuckDBStructValue).entries[name] ?? null))),
         ),
@@ -216,7 +216,7 @@ function concat(parts: readonly Uint8Array[]): { valueOffsets: Int32Array; data:
 
 /** One DuckDB data chunk as one Arrow record batch of `schema`. */
 export function chunkToBatch(schema: A.Schema, types: readonly DuckDBType[], chunk: DuckDBDataChunk): A.RecordBatch {
-  const children = schema.fields.map((f, i) => arrowData(f.type, types[i], chunk.getColumnValues(i)));
+  const children = schema.fields.map((f, i) => arrowData(f.type as A.DataType, types[i], chunk.getColumnValues(i)));
   const struct = A.makeData({ type: new A.Struct(schema.fields), length: chunk.rowCount, nullCount: 0, children });
   return new A.RecordBatch(schema, struct);
 }
@@ -231,7 +231,7 @@ export async function writeArrowStream(
   const writer = new A.RecordBatchStreamWriter();
   // the writer is an async iterable of the IPC bytes: pass them on as they come
   const pump = (async () => {
-    for await (const bytes of writer) await write(bytes);
+    for await (const bytes of writer) await write(bytes as Uint8Array);
   })();
   let rows = 0;
   try {

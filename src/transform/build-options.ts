@@ -4,6 +4,7 @@
  */
 import { z } from 'zod';
 import { quotedIdentifier as id, quotedString as str, type DuckDBConnection } from '@duckdb/node-api';
+import { DEFAULTS } from '../config/index.js';
 import { ConfigError } from '../shared/exit-codes.js';
 import { isRealDay } from '../shared/checks.js';
 import { now, todayUtc } from '../shared/clock.js';
@@ -12,11 +13,11 @@ import { now, todayUtc } from '../shared/clock.js';
 export const SegmentThresholds = z
   .object({
     /** new: created at most this many days before as-of. */
-    newDays: z.number().int().positive().default(30),
+    newDays: z.number().int().positive().default(DEFAULTS.build.segments.newDays),
     /** active: last login or last order at most this many days before as-of. */
-    activeDays: z.number().int().positive().default(30),
+    activeDays: z.number().int().positive().default(DEFAULTS.build.segments.activeDays),
     /** dormant: last activity within this many days (but not active); churned beyond it. */
-    dormantDays: z.number().int().positive().default(90),
+    dormantDays: z.number().int().positive().default(DEFAULTS.build.segments.dormantDays),
   })
   .refine((t) => t.activeDays <= t.dormantDays, {
     message: 'the active window must not exceed the dormant one (--dormant-days)',
@@ -36,7 +37,7 @@ export const BuildOptions = z.object({
   memoryLimit: z
     .string()
     .regex(/^\d+(\.\d+)?\s*[KMGT]i?B$/i, 'expected a size such as 1GB')
-    .default('1GB'),
+    .default(DEFAULTS.build.memoryLimit),
 });
 export type BuildOptions = z.input<typeof BuildOptions>;
 export type CheckedBuildOptions = z.infer<typeof BuildOptions> & { asOf: string; segments: SegmentThresholds };

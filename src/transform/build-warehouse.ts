@@ -3,24 +3,25 @@
  * new files renamed over the old ones. A failed build leaves the previous warehouse and marts in place
  * and no temporary file behind.
  */
-import { randomBytes } from 'node:crypto';
-import { copyFileSync, existsSync, mkdirSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { DuckDBInstance, quotedIdentifier as id, quotedString as str, type DuckDBConnection } from '@duckdb/node-api';
+import type { DuckDBConnection } from '@duckdb/node-api';
 import { checkBuildOptions, setModelVariables, type BuildOptions, type CheckedBuildOptions } from './build-options.js';
+import { openBuildDatabase, tuneForBuild } from './build-database.js';
 import { collectTests } from './data-tests.js';
 import { modelDocs, writeDictionary } from './dictionary.js';
 import { firstLine } from './errors.js';
+import { exportMarts, type Staged } from './export-marts.js';
 import { createLakeViews, lakeViewNames } from './lake-views.js';
 import { CLOSE_TABLES, createCloseTables } from './close-tables.js';
-import { DEFAULT_SQL_DIR, readProject } from './model-files.js';
-import { resolveGraph, type Node } from './model-graph.js';
-import { countRows, runModels, type StepResult } from './run-models.js';
+import { DEFAULT_SQL_DIR, readProject, type Project } from './model-files.js';
+import { resolveGraph } from './model-graph.js';
+import { runModels, type StepResult } from './run-models.js';
+import { withJournal } from '../lake/index.js';
 import { crashPoint } from '../shared/crash-points.js';
 import { commit, discard, removeStaleTemps, tempPathFor } from './atomic-files.js';
 import { newestExtractAt, readBuildRecord, recordBuild, type BuildOutcome } from './build-record.js';
-import { closeKey, closesInForce, readCloses, type CloseRecord } from '../close/record.js';
+import { closeKey, closesInForce, readCloses, type CloseRecord } from '../closes/index.js';
 import { now } from '../shared/clock.js';
 
 export interface BuildResult {
@@ -101,6 +102,11 @@ async function impactOf(outDir: string, result: BuildResult): Promise<string> {
   return `${concerns}${kept}`;
 }
 
+/**
+ * One build: the models into a new database file (the lake as views, the close record as tables), their data
+ * tests, the marts exported; only when every step succeeded, the new files swapped over the old ones and the
+ * dictionary written. A failure leaves the previous warehouse and marts, and no temporary file.
+ */
 async function buildOnce(
   options: CheckedBuildOptions,
   hooks: { onStep?: (step: StepResult) => void },
@@ -111,171 +117,90 @@ async function buildOnce(
   mkdirSync(outDir, { recursive: true });
   removeStaleTemps(target);
   const temp = tempPathFor(target);
-  const exports: { temp: string; target: string }[] = [];
+  const exports: Staged[] = [];
   let committed = false;
-  const opened = writablePath(temp);
-  const instance = await DuckDBInstance.create(opened.path, {
-    preserve_insertion_order: 'false',
-    memory_limit: options.memoryLimit,
-    temp_directory: `${opened.path}.spill`,
-  }).catch((err: unknown) => {
-    opened.release();
-    throw err;
-  });
-  const conn = await instance.connect();
-  let open = true;
-  const close = () => {
-    if (!open) return;
-    open = false;
-    conn.closeSync();
-    instance.closeSync();
-    opened.release();
-  };
+  const db = await openBuildDatabase(temp, options.memoryLimit);
   try {
-    await conn.run(`SET TimeZone = 'UTC'`);
-    // Settings, not instance options: DuckDB ignores the first as an option and refuses the second.
-    // Text is stored plain: trying dictionary and FSST compression on every text column costs about 5 of the
-    // build's 34 CPU-s at 10 M orders (half of it on stg_orders' status, brand and currency) and would make
-    // the file 2.8 times smaller (330 MB instead of 920). Numbers, dates and timestamps are still compressed.
-    await conn.run(`SET disabled_compression_methods = 'fsst,dict_fsst,dictionary'`);
-    // Each Parquet footer of the lake is read once per build, not at every query that reads the stream
-    // (1,500 order files: 0.07 CPU-s a read). A file replaced during the build has a new time and is read again.
-    await conn.run('SET parquet_metadata_cache = true');
-    await setModelVariables(conn, options);
-    const started = Date.now();
-    const lake = await createLakeViews(conn, join(outDir, 'lake'));
-    const lakeStep: StepResult = {
-      name: 'lake views',
-      kind: 'lake',
-      status: 'success',
-      rows: lake.reduce((n, v) => n + v.files, 0),
-      ms: Date.now() - started,
-    };
-    hooks.onStep?.(lakeStep);
-    await createCloseTables(conn, outDir);
-    const sources = [...lakeViewNames(), ...CLOSE_TABLES];
-    const graph = await resolveGraph(conn, project, sources);
-    const tests = collectTests(graph.models, graph.tests);
-    const steps = [
-      lakeStep,
-      ...(await runModels(conn, graph.models, tests, { runTests: true, lakeViews: sources, onStep: hooks.onStep })),
-    ];
-    let ok = steps.every((s) => s.status !== 'error');
-    const marts = graph.models.filter((m) => m.layer === 'marts');
-    if (ok) {
-      steps.push(...(await exportMarts(conn, marts, join(outDir, 'marts'), exports, hooks.onStep)));
-      ok = steps.every((s) => s.status !== 'error');
-    }
-    const docs = ok ? await modelDocs(conn, graph.models, tests) : [];
+    await tuneForBuild(db.conn);
+    await setModelVariables(db.conn, options);
+    // The models read the lake while no switch replaces files in it (another worker of the round may be
+    // landing its groups): never a window twice, nor a file gone under a query (src/lake/journal.ts).
+    const { steps, graph } = await withJournal(outDir, async () => {
+      const lakeStep = await lakeViewsStep(db.conn, outDir, hooks.onStep);
+      const graph = await modelGraph(db.conn, outDir, project);
+      const steps = [
+        lakeStep,
+        ...(await runModels(db.conn, graph.models, graph.tests, {
+          runTests: true,
+          lakeViews: graph.sources,
+          onStep: hooks.onStep,
+        })),
+      ];
+      return { steps, graph };
+    });
+    if (succeeded(steps))
+      steps.push(...(await exportMarts(db.conn, graph.marts, join(outDir, 'marts'), exports, hooks.onStep)));
+    const ok = succeeded(steps);
+    const docs = ok ? await modelDocs(db.conn, graph.models, graph.tests) : [];
     const swapStarted = Date.now();
-    if (ok) await conn.run('CHECKPOINT');
-    close();
+    if (ok) await db.conn.run('CHECKPOINT');
+    db.close();
     if (ok) {
       crashPoint('before-swap');
       commit(temp, target);
       committed = true;
       for (const e of exports) commit(e.temp, e.target);
       writeDictionary(join(outDir, 'docs', 'models.md'), docs);
-      const swap: StepResult = {
-        name: 'warehouse swap',
-        kind: 'swap',
-        status: 'success',
-        rows: null,
-        ms: Date.now() - swapStarted,
-      };
-      steps.push(swap);
-      hooks.onStep?.(swap);
+      steps.push(
+        step(
+          { name: 'warehouse swap', kind: 'swap', status: 'success', rows: null, ms: Date.now() - swapStarted },
+          hooks.onStep,
+        ),
+      );
     }
-    const error = steps.find((s) => s.status === 'error')?.error;
-    const warnings = steps.filter((s) => s.status === 'warn').map((s) => s.error ?? s.name);
-    return {
-      ok,
-      asOf: options.asOf,
-      warehouse: target,
-      marts: ok ? exports.map((e) => e.target) : [],
-      steps,
-      warnings,
-      ...(error ? { error } : {}),
-    };
+    return resultOf(ok, options.asOf, target, ok ? exports.map((e) => e.target) : [], steps);
   } finally {
-    close();
+    db.close();
     if (!committed) discard(temp);
     discard(`${temp}.spill`);
     for (const e of exports) discard(e.temp);
   }
 }
 
-/**
- * The path to open a writable database at. DuckDB names its write-ahead log by inserting `.wal` before the
- * first `?` of the (resolved) path, which it reads as the start of options, so in an output folder named
- * `a?b` it would write `a.wal?b/…` and fail. Such a build writes its database in the system's temporary
- * directory instead; `release` (after closing) copies it to `file`, from where it is swapped in as usual.
- */
-function writablePath(file: string): { path: string; release: () => void } {
-  if (!file.includes('?')) return { path: file, release: () => undefined };
-  const elsewhere = join(tmpdir(), `.perks-build-${randomBytes(6).toString('hex')}.duckdb`);
-  let released = false;
-  return {
-    path: elsewhere,
-    release: () => {
-      if (released) return;
-      released = true;
-      try {
-        if (existsSync(elsewhere)) copyFileSync(elsewhere, file);
-      } finally {
-        for (const f of [elsewhere, `${elsewhere}.wal`, `${elsewhere}.spill`])
-          rmSync(f, { recursive: true, force: true });
-      }
-    },
-  };
+/** The lake as views of the build (one per stream), as its first step: how many files they read. */
+async function lakeViewsStep(
+  conn: DuckDBConnection,
+  outDir: string,
+  onStep?: (step: StepResult) => void,
+): Promise<StepResult> {
+  const started = Date.now();
+  const lake = await createLakeViews(conn, join(outDir, 'lake'));
+  const files = lake.reduce((n, v) => n + v.files, 0);
+  return step({ name: 'lake views', kind: 'lake', status: 'success', rows: files, ms: Date.now() - started }, onStep);
 }
 
-/** Each mart to <out>/marts/<mart>.parquet (zstd level 1: a tenth less CPU than the default 3, files a few % larger), written under a temporary name first. */
-async function exportMarts(
-  conn: DuckDBConnection,
-  marts: Node[],
-  dir: string,
-  exports: { temp: string; target: string }[],
-  onStep?: (step: StepResult) => void,
-): Promise<StepResult[]> {
-  mkdirSync(dir, { recursive: true });
-  const steps: StepResult[] = [];
-  const push = (step: StepResult) => {
-    steps.push(step);
-    onStep?.(step);
-  };
-  for (const mart of marts) {
-    const target = join(dir, `${mart.name}.parquet`);
-    const temp = tempPathFor(target);
-    removeStaleTemps(target);
-    const started = Date.now();
-    const name = `marts/${mart.name}.parquet`;
-    if (steps.some((s) => s.status === 'error')) {
-      push({ name, kind: 'export', status: 'skipped', rows: null, ms: 0 });
-      continue;
-    }
-    try {
-      exports.push({ temp, target });
-      await conn.run(
-        `COPY (SELECT * FROM ${id(mart.name)}) TO ${str(temp)} (FORMAT parquet, COMPRESSION zstd, COMPRESSION_LEVEL 1)`,
-      );
-      push({
-        name,
-        kind: 'export',
-        status: 'success',
-        rows: await countRows(conn, mart.name),
-        ms: Date.now() - started,
-      });
-    } catch (err) {
-      push({
-        name,
-        kind: 'export',
-        status: 'error',
-        rows: null,
-        ms: Date.now() - started,
-        error: `export of ${name} failed: ${firstLine(err)}`,
-      });
-    }
-  }
-  return steps;
+/**
+ * The models in dependency order and their data tests, from the SQL and the sources they may read: the lake's
+ * views and the close record's tables (created here, from the record as it is now).
+ */
+async function modelGraph(conn: DuckDBConnection, outDir: string, project: Project) {
+  await createCloseTables(conn, outDir);
+  const sources = [...lakeViewNames(), ...CLOSE_TABLES];
+  const graph = await resolveGraph(conn, project, sources);
+  const marts = graph.models.filter((m) => m.layer === 'marts');
+  return { models: graph.models, tests: collectTests(graph.models, graph.tests), sources, marts };
+}
+
+const succeeded = (steps: readonly StepResult[]) => steps.every((s) => s.status !== 'error');
+
+/** A step that has ended, told to `onStep`. */
+function step(result: StepResult, onStep?: (step: StepResult) => void): StepResult {
+  onStep?.(result);
+  return result;
+}
+
+function resultOf(ok: boolean, asOf: string, warehouse: string, marts: string[], steps: StepResult[]): BuildResult {
+  const error = steps.find((s) => s.status === 'error')?.error;
+  const warnings = steps.filter((s) => s.status === 'warn').map((s) => s.error ?? s.name);
+  return { ok, asOf, warehouse, marts, steps, warnings, ...(error ? { error } : {}) };
 }

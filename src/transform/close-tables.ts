@@ -11,8 +11,7 @@
  * A broken hash chain stops the build (exit 2) before any model runs.
  */
 import type { DuckDBConnection } from '@duckdb/node-api';
-import { closesInForce, readCloses } from '../close/record.js';
-import type { FrozenFigures } from '../close/close.js';
+import { closesInForce, frozenFigures, readCloses } from '../closes/index.js';
 import { readFile } from 'node:fs/promises';
 import { runManifestPath } from '../lake/run-manifest.js';
 
@@ -42,7 +41,7 @@ export async function createCloseTables(conn: DuckDBConnection, outDir: string |
       seq: r.seq,
       hash: r.hash,
     });
-    const figures = r.figures as FrozenFigures;
+    const figures = frozenFigures(r);
     const credit = figures.section.credit;
     if (credit) {
       await conn.run(
@@ -98,7 +97,7 @@ async function loadExtractRuns(conn: DuckDBConnection, outDir: string): Promise<
     )
   )
     .getRowObjectsJS()
-    .map((r) => String(r.run));
+    .map((r) => r.run as string);
   for (const id of ids) {
     let path: string;
     try {

@@ -31,10 +31,10 @@ export async function modelDocs(conn: DuckDBConnection, models: Node[], tests: D
      WHERE table_schema = 'main' ORDER BY table_name, ordinal_position`,
   );
   const columns = new Map<string, { name: string; type: string }[]>();
-  for (const row of reader.getRowObjectsJson()) {
-    const table = String(row.table_name);
+  for (const row of reader.getRowObjectsJson() as Record<'table_name' | 'column_name' | 'data_type', string>[]) {
+    const table = row.table_name;
     if (!columns.has(table)) columns.set(table, []);
-    columns.get(table)!.push({ name: String(row.column_name), type: String(row.data_type) });
+    columns.get(table)!.push({ name: row.column_name, type: row.data_type });
   }
   return models.map((m) => ({
     name: m.name,
@@ -86,12 +86,13 @@ export function renderMarkdown(docs: ModelDoc[]): string {
 function lakeLayout(): string[] {
   const files: Record<string, string> = {
     orders:
-      'one file per group and closed month (`month-YYYY-MM.g<N>.parquet`, sorted by order_date, order_id); the open month: its settled days in `month-YYYY-MM.upto-<day>.g<N>.parquet`, the lookback days in `day-YYYY-MM-DD.parquet`',
-    credit: 'refresh batches `part-<run>-<n>.parquet`; a closed month compacted into one `month-YYYY-MM.g<N>.parquet`',
+      'one file per group and closed month (`month-YYYY-MM.g<N>.v<version>.parquet`, sorted by order_date, order_id); the open month: its settled days in `month-YYYY-MM.upto-<day>.g<N>.v<version>.parquet`, the lookback days in `day-YYYY-MM-DD.v<version>.parquet`',
+    credit:
+      'refresh batches `part-<run>-<n>.parquet`; a closed month compacted into one `month-YYYY-MM.g<N>.v<version>.parquet`',
     interactions:
-      'refresh batches `part-<run>-<n>.parquet`; a closed month compacted into one `month-YYYY-MM.g<N>.parquet`',
+      'refresh batches `part-<run>-<n>.parquet`; a closed month compacted into one `month-YYYY-MM.g<N>.v<version>.parquet`',
     order_versions:
-      'appended history batches `part-<run>-<n>.parquet` (order_date a column); a closed month compacted into one `month-YYYY-MM.g<N>.parquet`, every version kept',
+      'appended history batches `part-<run>-<n>.parquet` (order_date a column); a closed month compacted into one `month-YYYY-MM.g<N>.v<version>.parquet`, every version kept',
     redemption_stats: 'one file per group and month window',
     users: 'one snapshot file per group and day; kept: the last 14 days and the last of each earlier month',
   };
@@ -99,11 +100,11 @@ function lakeLayout(): string[] {
     '## The lake',
     '',
     "Read a stream with `read_parquet('<out>/lake/<stream>/**/*.parquet', hive_partitioning = true, union_by_name = true)`: every",
-    'committed file is current (a compaction removes what it replaces). A reader that may run while `perks compact`, `extract`',
-    'or `run` compacts reads `<out>/lake/_compaction.json` before and after its query and keeps the answer only if `switching`',
-    'is null and `generation` is the same both times. A plain glob during a compaction can count a month twice (its new file',
-    'is renamed in before the files it replaces go) or fail on a file removed under it; Spark, Trino and Athena read a copy',
-    'synced after the run (`--delete`) or while `switching` is null.',
+    'committed file is current (whatever replaces a file removes it), and no file is ever rewritten under its name. A reader',
+    'that may run while `perks run`, `extract`, `compact` or `forget` writes reads `<out>/lake/_compaction.json` before and',
+    'after its query and keeps the answer only if `switching` is null and `generation` is the same both times. A plain glob',
+    'during a switch can count a window twice (the new file is renamed in before the files it replaces go) or fail on a file',
+    'removed under it; Spark, Trino and Athena read a copy synced after the run (`--delete`) or while `switching` is null.',
     '',
     '| stream | path partitions | columns | files |',
     '|---|---|---|---|',

@@ -7,7 +7,8 @@
  *   -- key: organisation_group_id, month, order_currency, order_status
  *   -- materialized: table        (or view, or ephemeral: a temporary table of the build, never stored)
  *   -- columns:
- *   --   orders: orders placed in the month (every status)
+ *   --   orders: orders placed in the month (every status), a long meaning
+ *   --     continued on a line indented deeper
  *   -- tests:
  *   --   unique: organisation_group_id, month, order_currency, order_status
  *   --   not_null: organisation_group_id, month
@@ -60,6 +61,8 @@ export function parseHeader(sql: string, file: string): Header {
   const header: Header = { description: '', tests: [], columns: {} };
   const description: string[] = [];
   let block: 'tests' | 'columns' | undefined;
+  /** The column a deeper-indented line of the `columns:` block continues. */
+  let column: string | undefined;
   for (const raw of sql.split('\n')) {
     const line = raw.trim();
     if (line === '') continue;
@@ -68,10 +71,12 @@ export function parseHeader(sql: string, file: string): Header {
     const field = /^(grain|key|materialized|model|severity|tests|columns):\s*(.*)$/.exec(text.trim());
     if (block && /^\s+\S/.test(text) && !field) {
       if (block === 'tests') header.tests.push(parseTest(text.trim(), file));
-      else parseColumn(text.trim(), header.columns, file);
+      else if (/^\s{4,}\S/.test(text) && column) header.columns[column] += ` ${text.trim()}`;
+      else column = parseColumn(text.trim(), header.columns, file);
       continue;
     }
     block = undefined;
+    column = undefined;
     if (!field) {
       description.push(text.trim());
       continue;
@@ -92,11 +97,13 @@ export function parseHeader(sql: string, file: string): Header {
   return header;
 }
 
-function parseColumn(text: string, columns: Record<string, string>, file: string): void {
+/** One `<column>: <what it means>` line; returns the column's name. */
+function parseColumn(text: string, columns: Record<string, string>, file: string): string {
   const match = /^(\w+):\s*(.+)$/.exec(text);
   if (!match)
     throw new ModelGraphError(`${file}: column line "${text}" is not understood; expected "<column>: <what it means>"`);
   columns[match[1]] = columns[match[1]] ? `${columns[match[1]]} ${match[2].trim()}` : match[2].trim();
+  return match[1];
 }
 
 function parseTest(text: string, file: string): TestSpec {

@@ -10,4 +10,5 @@ export { exportQuery, type BinaryFormat } from './export-query.js';
 export { arrowSchema, arrowType, chunkToBatch } from './arrow-result.js';
 export { LAKE_STREAMS, lakeViewName, type LakeStream, type LakeColumn } from './lake-streams.js';
 export { DEFAULT_SQL_DIR } from './model-files.js';
+export { createLakeViews } from './lake-views.js';
 export { LakeReadError, ModelGraphError, QueryError, WarehouseMissingError } from './errors.js';

@@ -26,7 +26,7 @@ export interface LakeStream {
   name: string;
   /** Hive partition columns: in the path only, never inside the files. */
   partitions: LakeColumn[];
-  /** Columns inside the files, including _extracted_at and _run_id. */
+  /** Columns inside the files, including _extracted_at, _run_id and _extra. */
   columns: LakeColumn[];
 }
 
@@ -38,6 +38,8 @@ const snapshotMonth = { name: '_snapshot_month', type: 'VARCHAR' };
 const META: LakeColumn[] = [
   { name: '_extracted_at', type: 'TIMESTAMPTZ' },
   { name: '_run_id', type: 'VARCHAR' },
+  // what the records carried beyond the declaration (src/lake/projector.ts); NULL in files landed before it
+  { name: '_extra', type: 'JSON' },
 ];
 
 /** DuckDB type of a zod schema: codecs name theirs in the lakeType registry; plain shapes map structurally. */

@@ -6,8 +6,9 @@
  * does not glob the search path: `out[r]` reads `out[r]`, not `outr`). A BI tool opening the warehouse
  * runs `SET file_search_path = '<out>'` first, or starts in `<out>`. Every view has the contract's columns with the contract's
  * types, whatever the files hold: partition columns are cast from the path explicitly, a column the
- * files lack is a typed NULL, extra columns ride along (union_by_name), and a stream with no files yet
- * is an empty typed relation rather than an error.
+ * files lack is a typed NULL (or, once declared, its value in the `_extra` column of records landed before:
+ * a promoted field), extra columns ride along (union_by_name), and a stream with no files yet is an empty
+ * typed relation rather than an error.
  */
 import { readdirSync } from 'node:fs';
 import { basename, dirname, resolve } from 'node:path';
@@ -26,12 +27,17 @@ export interface LakeView {
 
 /**
  * Creates (or replaces) the lake views on `conn` and says how many files each one reads;
- * `lakeDir` null gives every view empty (for the data dictionary).
+ * `lakeDir` null gives every view empty (for the data dictionary). `streams`: the contract's, unless a
+ * test declares a field the resources do not (yet).
  */
-export async function createLakeViews(conn: DuckDBConnection, lakeDir: string | null): Promise<LakeView[]> {
+export async function createLakeViews(
+  conn: DuckDBConnection,
+  lakeDir: string | null,
+  streams: readonly LakeStream[] = LAKE_STREAMS,
+): Promise<LakeView[]> {
   const views: LakeView[] = [];
   if (lakeDir !== null) await useOutputDir(conn, dirname(resolve(lakeDir)));
-  for (const stream of LAKE_STREAMS) {
+  for (const stream of streams) {
     const dir = lakeDir === null ? '' : resolve(lakeDir, stream.name);
     const files = lakeDir === null ? 0 : countParquet(dir);
     const view = lakeViewName(stream.name);
@@ -99,13 +105,20 @@ async function typedScan(conn: DuckDBConnection, stream: LakeStream, relativeDir
   // Partition values stay text (no autocast): the casts below are the one place they get their type.
   const source = `read_parquet(${str(`${relativeDir}/**/*.parquet`)}, hive_partitioning = true, union_by_name = true, hive_types_autocast = false)`;
   const described = await conn.runAndReadAll(`DESCRIBE SELECT * FROM ${source}`);
-  const present = described.getRowObjectsJson().map((r) => String(r.column_name));
+  const present = (described.getRowObjectsJson() as { column_name: string }[]).map((r) => r.column_name);
   const presentLower = new Set(present.map((n) => n.toLowerCase()));
   const known = allColumns(stream);
+  const extras = presentLower.has('_extra') && !stream.partitions.some((p) => p.name === '_extra');
   const select = known.map((c) => {
-    if (!presentLower.has(c.name.toLowerCase())) return `CAST(NULL AS ${c.type}) AS ${id(c.name)}`;
+    // A field declared after records carrying it were landed (promoted) is read from their _extra.
+    const promoted = extras && c.name !== '_extra' && !stream.partitions.includes(c);
+    const fromExtra = `TRY_CAST(_extra->${isNested(c.type) ? '' : '>'}${str(c.name)} AS ${c.type})`;
+    if (!presentLower.has(c.name.toLowerCase()))
+      return `${promoted ? fromExtra : `CAST(NULL AS ${c.type})`} AS ${id(c.name)}`;
     // Nested values keep their file type: a cast would fail on a struct that gained a field.
-    return isNested(c.type) ? id(c.name) : `CAST(${id(c.name)} AS ${c.type}) AS ${id(c.name)}`;
+    if (isNested(c.type)) return id(c.name);
+    const typed = `CAST(${id(c.name)} AS ${c.type})`;
+    return `${promoted ? `coalesce(${typed}, ${fromExtra})` : typed} AS ${id(c.name)}`;
   });
   const knownNames = new Set(known.map((c) => c.name.toLowerCase()));
   const extra = present.filter((n) => !knownNames.has(n.toLowerCase())).map(id);

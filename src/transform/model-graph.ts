@@ -29,9 +29,9 @@ export async function tableReferences(conn: DuckDBConnection, sql: string, file:
   const reader = await conn.runAndReadAll('SELECT json_serialize_sql($sql::VARCHAR) AS ast', {
     sql: stripTrailingSemicolon(sql),
   });
-  const ast = JSON.parse(String(reader.getRowObjectsJson()[0].ast)) as Record<string, unknown>;
+  const ast = JSON.parse((reader.getRowObjectsJson()[0] as { ast: string }).ast) as Record<string, unknown>;
   if (ast.error) {
-    const message = String(ast.error_message ?? 'cannot be parsed');
+    const message = typeof ast.error_message === 'string' ? ast.error_message : 'cannot be parsed';
     const hint = /only SELECT/i.test(message) ? 'a model is one SELECT query (the runner creates the table)' : message;
     throw new ModelGraphError(`${file}: ${hint}`);
   }
@@ -45,7 +45,7 @@ export async function tableReferences(conn: DuckDBConnection, sql: string, file:
     if (!node || typeof node !== 'object') return;
     const n = node as Record<string, unknown>;
     if (n.type === 'BASE_TABLE' && typeof n.table_name === 'string') {
-      const schema = String(n.schema_name ?? '');
+      const schema = typeof n.schema_name === 'string' ? n.schema_name : '';
       const external = (schema !== '' && schema !== 'main') || /[./]/.test(n.table_name);
       if (!external) refs.add(n.table_name.toLowerCase());
     }

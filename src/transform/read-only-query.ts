@@ -16,7 +16,6 @@
  */
 import { existsSync } from 'node:fs';
 import { dirname, join, resolve, sep } from 'node:path';
-import { ExitCode, UserFacingError } from '../shared/exit-codes.js';
 import { repairHint, useOutputDir } from './lake-views.js';
 import {
   DuckDBInstance,
@@ -24,13 +23,15 @@ import {
   StatementType,
   type DuckDBConnection,
   type DuckDBPreparedStatement,
+  type Json,
 } from '@duckdb/node-api';
 import { firstLine, QueryError, WarehouseMissingError } from './errors.js';
+import { LakeError } from '../lake/index.js';
 
 export interface QueryResult {
   columns: string[];
   /** JSON-safe values: BIGINT and DECIMAL as strings, timestamps as ISO text. */
-  rows: Record<string, unknown>[];
+  rows: Record<string, Json>[];
 }
 
 /** Table or scalar functions that change the session or write files, though called from a SELECT. */
@@ -63,12 +64,7 @@ let outDirOfQuery: string | undefined;
 export const FILES_ANYWHERE_FLAG = '--read-files-anywhere';
 
 /** Data the query reads cannot be read (a damaged lake file or warehouse): a failure, exit 1, not bad input. */
-export class QueryDataError extends UserFacingError {
-  constructor(message: string) {
-    super(message, ExitCode.failed);
-    this.name = 'QueryDataError';
-  }
-}
+export class QueryDataError extends LakeError {}
 
 /**
  * DuckDB's own refusal (the database is READ_ONLY, a file outside the output directory) or any other
@@ -238,7 +234,7 @@ export async function queryWarehouse(warehouse: string, sql: string, options: Qu
     sql,
     async ({ prepared }) => {
       const reader = await prepared.runAndReadAll().catch(failed);
-      return { columns: reader.columnNames(), rows: reader.getRowObjectsJson() as Record<string, unknown>[] };
+      return { columns: reader.columnNames(), rows: reader.getRowObjectsJson() };
     },
     options,
   );

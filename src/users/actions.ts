@@ -7,7 +7,7 @@
  */
 import { ApiError, type PerksClient } from '../api/index.js';
 import { forgetUsers, type ForgetResult } from '../forget/index.js';
-import { operations, type BodyOf, type OperationName } from '../resources/operations.js';
+import { operations, type OperationName } from '../resources/operations.js';
 import { ExitCode, UserFacingError } from '../shared/exit-codes.js';
 import { appendAudit, operator } from './audit.js';
 import { pathOf, type Address } from './address.js';
@@ -216,7 +216,7 @@ function bodyFor(command: UserCommand, o: ActionOptions): Record<string, unknown
       `${flag} is invalid: ${field === 'email' ? 'expected an e-mail address' : issue.message}`,
     );
   }
-  return body as BodyOf<'updateUser'>;
+  return body;
 }
 
 /** The platform id of the addressed user (a 404 is the platform's answer: no such user). */

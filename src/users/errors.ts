@@ -1,18 +1,8 @@
 /** The user-administration errors: bad input (exit 2) and transitions the lifecycle forbids (exit 2). */
-import { ExitCode, UserFacingError } from '../shared/exit-codes.js';
+import { InputError } from '../shared/exit-codes.js';
 
 /** A flag, a file or a row is wrong: the message names it and what to do. */
-export class UsersInputError extends UserFacingError {
-  constructor(message: string) {
-    super(message, ExitCode.config);
-    this.name = 'UsersInputError';
-  }
-}
+export class UsersInputError extends InputError {}
 
 /** The spec's lifecycle table forbids the command from the state the local data shows; nothing was sent. */
-export class LifecycleRefusal extends UserFacingError {
-  constructor(message: string) {
-    super(message, ExitCode.config);
-    this.name = 'LifecycleRefusal';
-  }
-}
+export class LifecycleRefusal extends InputError {}

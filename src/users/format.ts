@@ -53,7 +53,7 @@ export function formatAction(r: ActionResult, format: Format): string {
       head,
       ...rows.map(
         ([k, v]) =>
-          `  ${k.padEnd(width)}  ${v === null || v === undefined ? '' : typeof v === 'object' ? JSON.stringify(v) : String(v)}`,
+          `  ${k.padEnd(width)}  ${v === null || v === undefined ? '' : typeof v === 'object' ? JSON.stringify(v) : String(v as string | number | boolean)}`,
       ),
     ].join('\n') + '\n'
   );

@@ -10,6 +10,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { ApiError, type PerksClient } from '../api/index.js';
 import type { CreateUserBody } from '../resources/user.js';
 import { appendAudit, operator } from './audit.js';
+import { DEFAULTS } from '../config/index.js';
 import { usersByEmail } from './directory.js';
 import { snapshotBasis } from './local-state.js';
 import { readImportFile, type ImportRow, type RowRejection } from './rows.js';
@@ -125,7 +126,7 @@ export async function importUsers(file: string, o: ImportOptions): Promise<Impor
 
   // 3. Read each sent user back; the bulk is asynchronous, so the missing are asked again a little later.
   let waiting = sent;
-  const deadline = Date.now() + (o.confirmWaitMs ?? 30_000);
+  const deadline = Date.now() + (o.confirmWaitMs ?? DEFAULTS.usersConfirmWaitSeconds * 1000);
   for (let round = 0; waiting.length; round++) {
     const after = await usersByEmail(
       o.client,

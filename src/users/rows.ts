@@ -137,7 +137,7 @@ function checkRows(raw: RawRow[]): ImportFile {
   const uids = new Map<string, number>();
   for (const { line, values } of raw) {
     if (values.__error) {
-      rejected.push({ line, reason: String(values.__error) });
+      rejected.push({ line, reason: values.__error as string });
       continue;
     }
     if (values.email === undefined) {

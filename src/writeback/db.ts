@@ -17,7 +17,7 @@ export async function openDb(): Promise<Db> {
     conn,
     async all(sql, values) {
       const reader = await conn.runAndReadAll(sql, values);
-      return reader.getRowObjectsJson() as Record<string, unknown>[];
+      return reader.getRowObjectsJson();
     },
     close() {
       conn.closeSync();

@@ -4,7 +4,6 @@ import { ExitCode, UserFacingError } from '../shared/exit-codes.js';
 export class WritebackError extends UserFacingError {
   constructor(message: string, exitCode: ExitCode = ExitCode.failed, options?: { cause?: unknown }) {
     super(`writeback: ${message}`, exitCode, options);
-    this.name = 'WritebackError';
   }
 }
 
@@ -16,7 +15,6 @@ export class WritebackModelError extends WritebackError {
     options?: { cause?: unknown },
   ) {
     super(`model ${model}: ${message}`, ExitCode.failed, options);
-    this.name = 'WritebackModelError';
   }
 }
 
@@ -27,6 +25,5 @@ export class WritebackLockedError extends WritebackError {
       `another write-back (pid ${pid}) is running on this output (${lockPath}); wait for it or remove the lock if that process is gone`,
       ExitCode.locked,
     );
-    this.name = 'WritebackLockedError';
   }
 }

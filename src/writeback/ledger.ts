@@ -9,7 +9,7 @@
  */
 import fs from 'node:fs';
 import { quotedString } from '@duckdb/node-api';
-import { ensureLakeDir, LAKE_FILE_MODE } from '../lake/index.js';
+import { ensureLakeDir, LAKE_FILE_MODE, versionsOf } from '../lake/index.js';
 import path from 'node:path';
 import type { Db } from './db.js';
 import { fileList, isoOf } from './db.js';
@@ -111,14 +111,17 @@ export function toEntry(r: Record<string, unknown>): LedgerEntry {
     organisation_group_id: Number(r.organisation_group_id),
     http_status: r.http_status === null || r.http_status === undefined ? null : Number(r.http_status),
     interaction_details:
-      typeof r.interaction_details === 'string' ? JSON.parse(r.interaction_details) : (r.interaction_details ?? {}),
+      typeof r.interaction_details === 'string'
+        ? (JSON.parse(r.interaction_details) as unknown)
+        : (r.interaction_details ?? {}),
   });
 }
 
 /**
  * Turns closed journal segments (all but `keepRunId`'s) into Parquet files, one per group and UTC day
- * of attempted_at, then deletes the segment. Idempotent: file names come from the segment, so a crash
- * between writing the files and deleting the segment only rewrites the same files next time.
+ * of attempted_at, then deletes the segment. Idempotent: file names come from the segment, so after a
+ * crash between writing the files and deleting the segment the files already in place are kept as they
+ * are (each was complete before its rename), never rewritten under a name a reader may have open.
  */
 export async function compactJournals(db: Db, outDir: string, keepRunId?: string): Promise<number> {
   const dirs = ledgerDirs(outDir);
@@ -133,6 +136,9 @@ export async function compactJournals(db: Db, outDir: string, keepRunId?: string
       const dir = path.join(dirs.lake, `organisation_group_id=${Number(p.g)}`, `_snapshot_date=${String(p.d)}`);
       await ensureLakeDir(outDir, dir); // personal data (emails): 0700 folders, 0600 files, like the rest of the lake
       const file = path.join(dir, `part-${segment.runId}-0.parquet`);
+      entries += Number(p.n);
+      // in place already, maybe rewritten since under a new name (a forget: src/lake/file-names.ts)
+      if (versionsOf(fs.readdirSync(dir), `part-${segment.runId}-0`).length) continue;
       const tmp = path.join(dir, `.part-${segment.runId}-0.parquet.tmp`);
       await db.conn.run(
         `COPY (SELECT interaction_id, kind, identifier, identifier_value, interaction_type, interaction_at, interaction_details,
@@ -145,7 +151,6 @@ export async function compactJournals(db: Db, outDir: string, keepRunId?: string
       fsyncFile(tmp);
       fs.renameSync(tmp, file);
       fsyncDir(dir);
-      entries += Number(p.n);
     }
     fs.unlinkSync(segment.path);
     fsyncDir(dirs.state);

@@ -104,7 +104,7 @@ export async function evaluateModels(
 }
 
 function parseRow(model: ModelSql, r: Record<string, unknown>, index: number): WritebackRow {
-  let details: unknown = null;
+  let details: unknown;
   try {
     details = typeof r.interaction_details === 'string' ? JSON.parse(r.interaction_details) : null;
   } catch {

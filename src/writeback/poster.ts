@@ -8,6 +8,7 @@
  */
 import pRetry from 'p-retry';
 import { ApiError, type PerksClient } from '../api/index.js';
+import { DEFAULTS } from '../config/index.js';
 import { listingFailed, unresolvable } from './recover.js';
 import type { WritebackRow } from './rows.js';
 import { findUpstream } from './upstream.js';
@@ -80,9 +81,9 @@ export async function postOnce(row: WritebackRow, opts: PosterOptions): Promise<
         }
       },
       {
-        retries: opts.retries ?? 6,
+        retries: opts.retries ?? DEFAULTS.writeback.postRetries,
         factor: 2,
-        minTimeout: opts.minRetryDelayMs ?? 500,
+        minTimeout: opts.minRetryDelayMs ?? DEFAULTS.writeback.postRetryDelayMs,
         maxTimeout: 30_000,
         randomize: true,
         shouldRetry: ({ error }) => error instanceof ApiError && error.transient,

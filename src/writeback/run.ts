@@ -1,11 +1,11 @@
 /**
  * `runWriteback`: posts what the write-back models say and the ledger has not recorded, each row
- * exactly once across crashes and reruns. Order of work:
+ * exactly once across crashes and reruns. Order of work (writeBack below):
  *  1. lock the output's write-back, compact journals left by earlier (crashed) runs into the ledger;
  *  2. settle the pending rows the operator names as rejected; resolve the other pending rows by looking
  *     them up upstream (found → sent; absent → post again; listing refused → left pending, unresolved);
  *  3. evaluate sql/writeback/*.sql against the marts and the ledger; drop rows already recorded
- *     (rejected ones too, unless --retry-rejected);
+ *     (rejected ones too, unless --retry-rejected); rows the ledger never saw may be stored upstream already;
  *  4. post in small batches: 'pending' entries fsync'd first, then the posts, then their outcomes;
  *  5. compact this run's journal into the Parquet ledger.
  * A dry run does 3 only and writes nothing.
@@ -13,113 +13,74 @@
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import { clientFromConfig, type PerksClient } from '../api/index.js';
-import type { Config } from '../config/index.js';
-import { openDb } from './db.js';
+import { DEFAULTS } from '../config/index.js';
+import { ConfigError } from '../shared/exit-codes.js';
+import { now as clockNow } from '../shared/clock.js';
+import { openDb, type Db } from './db.js';
+import { HeldKinds } from './held-kinds.js';
 import { Journal } from './journal.js';
+import { learnStored } from './learn-stored.js';
 import { compactJournals, createLedgerView, ledgerDirs, readLedgerState, type LedgerState } from './ledger.js';
-import { HeldKinds, type HeldKind } from './held-kinds.js';
-import { learnStored, type Learned } from './learn-stored.js';
 import { acquireWritebackLock } from './lock.js';
 import { createMartViews, evaluateModels, loadModels, DEFAULT_SQL_DIR } from './models.js';
-import type { PosterOptions } from './poster.js';
-import { sendAll } from './send.js';
-import { resolvePending, unresolvedOf, waitForGrace, type Unresolved } from './recover.js';
+import { resolvePending, unresolvedOf, waitForGrace } from './recover.js';
+import { emptyResult, type WritebackOptions, type WritebackResult } from './result.js';
 import { entryOf, rowOf, SETTLED_MESSAGE, type WritebackRow } from './rows.js';
-import { ConfigError } from '../shared/exit-codes.js';
+import { sendAll } from './send.js';
+import { sortByLedger } from './sort-by-ledger.js';
 import { typeMapFromEnv, type TypeMap } from './settings.js';
-import { now as clockNow } from '../shared/clock.js';
-
-export interface WritebackOptions {
-  outDir: string;
-  /**
-   * The run's client: its limiter (one per credential) and counters are shared by every call here.
-   * Default: one from `config` (a dry run makes no calls and needs none).
-   */
-  client?: PerksClient;
-  config: Config;
-  dryRun?: boolean;
-  /** At most this many posts in this run (re-posts of pending rows included); the rest wait for the next. */
-  limit?: number;
-  /** kind → interaction_type; default from PERKS_WRITEBACK_TYPES. */
-  types?: TypeMap;
-  runId?: string;
-  sqlDir?: string;
-  /** Posts in flight at once (the limiter spaces them). */
-  concurrency?: number;
-  /** How old a pending row must be before it is looked up upstream (see recover.ts). */
-  pendingGraceMs?: number;
-  previewRows?: number;
-  /** First backoff of the post's own retries (grows exponentially). */
-  minRetryDelayMs?: number;
-  /** Client for posts (sent once each, see poster.ts); default: `client`. */
-  postClient?: PerksClient;
-  /** Post again the rows the ledger records as rejected (a rejection was not stored) that the models still produce. */
-  retryRejected?: boolean;
-  /** Pending rows (interaction ids) to record as rejected without a lookup: the operator's way out. */
-  settlePending?: number[];
-}
-
-export interface TypeCount {
-  kind: string;
-  interaction_type: string;
-  rows: number;
-  to_send: number;
-}
-
-export interface Rejection {
-  interaction_id: number;
-  kind: string;
-  identifier_value: string;
-  http_status: number | null;
-  message: string;
-}
-
-export interface WritebackResult {
-  status: 'success' | 'partial';
-  run_id: string;
-  dry_run: boolean;
-  /** Rows the models produced. */
-  rows: number;
-  by_type: TypeCount[];
-  /** Rows this run would post (new rows and pending rows to post again), before --limit. */
-  to_send: number;
-  sent: number;
-  rejected: number;
-  skipped_already_sent: number;
-  skipped_rejected: number;
-  /** Pending rows of an earlier run found upstream (recorded as sent, not posted again). */
-  recovered_pending: number;
-  /** Pending rows of an earlier run not found upstream, posted again. */
-  reposted_pending: number;
-  /** Pending rows a dry run would look up. */
-  pending: number;
-  /** Rows left for the next run by --limit. */
-  deferred: number;
-  /** Pending rows whose storage could not be learned (listing refused): left pending, looked up again next run. */
-  unresolved_pending: Unresolved[];
-  /** Pending rows the operator settled as rejected in this run. */
-  settled_pending: number;
-  /** Rejected rows queued again (before --limit): by --retry-rejected, or because their type changed since. */
-  retried_rejected: number;
-  /** Kinds the platform rejected systematically: held for the rest of the run (held-kinds.ts). */
-  held: HeldKind[];
-  /** Rows the ledger did not know found already stored upstream, and what learning it cost (learn-stored.ts). */
-  learned?: Learned;
-  calls: number;
-  ms: number;
-  preview: WritebackRow[];
-  rejections: Rejection[];
-  ledger: string;
-}
-
-const BATCH = 4;
 
 export function newRunId(now = clockNow()): string {
   return `wb-${now.toISOString().replace(/[-:.]/g, '')}-${randomBytes(3).toString('hex')}`;
 }
 
+/** One write-back under way: what it works with, and its result as it fills in. */
+interface WritebackRun {
+  readonly options: WritebackOptions;
+  readonly outDir: string;
+  readonly dryRun: boolean;
+  readonly runId: string;
+  readonly types: TypeMap;
+  /** The run's client (none for a dry run); ownClient when it made its own, closed at the end. */
+  readonly client?: PerksClient;
+  readonly ownClient?: PerksClient;
+  readonly callsBefore: number;
+  readonly lock?: { release(): void };
+  readonly db: Db;
+  /** This run's journal of outcomes, opened once the run may post. */
+  journal?: Journal;
+  readonly result: WritebackResult;
+}
+
 export async function runWriteback(options: WritebackOptions): Promise<WritebackResult> {
   const started = Date.now();
+  const run = await startRun(options);
+  let failure: { error: unknown } | undefined;
+  try {
+    await writeBack(run);
+  } catch (err) {
+    failure = { error: err };
+  }
+  await finishRun(run, failure !== undefined, started);
+  if (failure) throw failure.error;
+  return run.result;
+}
+
+/** The work, in its order; a dry run stops before anything is posted. */
+async function writeBack(run: WritebackRun): Promise<void> {
+  const before = await recoverLedger(run);
+  const settle = checkSettle(run.options.settlePending ?? [], before.status);
+  const repost = await resolvePendingRows(run, before, settle);
+  const rows = await modelRows(run);
+  const { fresh, retry } = sortByLedger(rows, await readLedgerState(run.db), run.options.retryRejected, run.result);
+  const toPost = await unlessStoredUpstream(run, fresh, before);
+  const batch = queue(run, [...repost, ...retry, ...toPost]);
+  if (run.dryRun || !run.journal || !run.client) return;
+  await post(run, run.client, run.journal, batch, repost);
+}
+
+/** The client, the lock (unless a dry run) and the database the run works with. */
+async function startRun(options: WritebackOptions): Promise<WritebackRun> {
   const outDir = path.resolve(options.outDir);
   const dryRun = options.dryRun ?? false;
   const runId = options.runId ?? newRunId();
@@ -128,179 +89,153 @@ export async function runWriteback(options: WritebackOptions): Promise<Writeback
   const ownClient = !options.client && !dryRun ? clientFromConfig(options.config, { runId }) : undefined;
   const client = options.client ?? ownClient;
   const callsBefore = client?.counters.calls ?? 0;
-  const result: WritebackResult = {
-    status: 'success',
-    run_id: runId,
-    dry_run: dryRun,
-    rows: 0,
-    by_type: [],
-    to_send: 0,
-    sent: 0,
-    rejected: 0,
-    skipped_already_sent: 0,
-    skipped_rejected: 0,
-    recovered_pending: 0,
-    reposted_pending: 0,
-    pending: 0,
-    deferred: 0,
-    unresolved_pending: [],
-    settled_pending: 0,
-    retried_rejected: 0,
-    held: [],
-    calls: 0,
-    ms: 0,
-    preview: [],
-    rejections: [],
-    ledger: dirs.lake,
-  };
+  const result = emptyResult(runId, dryRun, dirs.lake);
   const lock = dryRun ? undefined : acquireWritebackLock(dirs.state);
   const db = await openDb().catch((err: unknown) => {
     lock?.release();
     throw err;
   });
-  let journal: Journal | undefined;
-  let failed = false;
-  try {
-    if (!dryRun) await compactJournals(db, outDir);
-    await createLedgerView(db, outDir);
-    const before = await readLedgerState(db);
-    const settle = checkSettle(options.settlePending ?? [], before.status);
-    let repost: WritebackRow[] = [];
-    if (dryRun || !client) {
-      result.pending = before.pending.length;
-    } else {
-      journal = Journal.open(dirs.state, runId);
-      const toSettle = before.pending.filter((e) => settle.has(e.interaction_id));
-      journal.append(toSettle.map((e) => entryOf(rowOf(e), 'rejected', runId, { message: SETTLED_MESSAGE })));
-      result.settled_pending = toSettle.length;
-      const pending = before.pending.filter((e) => !settle.has(e.interaction_id));
-      if (pending.length) {
-        await waitForGrace(pending, options.pendingGraceMs ?? 5_000);
-        const recovery = await resolvePending(pending, client, journal, runId);
-        result.recovered_pending = recovery.recovered;
-        result.unresolved_pending.push(...recovery.unresolved);
-        repost = recovery.repost;
-      }
-      await createLedgerView(db, outDir); // now with this run's journal
-    }
+  return { options, outDir, dryRun, runId, types, client, ownClient, callsBefore, lock, db, result };
+}
 
-    const outputs = await evaluateModels(
-      db,
-      loadModels(options.sqlDir ?? DEFAULT_SQL_DIR),
-      await createMartViews(db, outDir),
-    );
-    const rows = outputs
-      .flatMap((o) => o.rows)
-      .map((r) => ({ ...r, interaction_type: types[r.kind] ?? r.interaction_type }));
-    const state = await readLedgerState(db);
-    const fresh: WritebackRow[] = [];
-    const retry: WritebackRow[] = [];
-    const counts = new Map<string, TypeCount>();
-    for (const row of rows) {
-      const key = `${row.kind}\u0000${row.interaction_type}`;
-      const count = counts.get(key) ?? { kind: row.kind, interaction_type: row.interaction_type, rows: 0, to_send: 0 };
-      counts.set(key, count);
-      count.rows += 1;
-      const known = state.status.get(row.interaction_id);
-      if (known === 'sent') result.skipped_already_sent += 1;
-      else if (known === 'rejected' && !retriesRejected(row, state, options.retryRejected))
-        result.skipped_rejected += 1;
-      else if (known === 'rejected') {
-        retry.push(row); // not stored (a 4xx), so posting it again cannot store it twice
-        count.to_send += 1;
-      } else if (known === undefined) {
-        fresh.push(row);
-        count.to_send += 1;
-      } // 'pending': resolved above (a dry run only counts it)
-    }
-    result.rows = rows.length;
-    result.by_type = [...counts.values()].sort(
-      (a, b) => a.kind.localeCompare(b.kind) || a.interaction_type.localeCompare(b.interaction_type),
-    );
-    result.retried_rejected = retry.length;
-    if (journal && client) {
-      // Rows the ledger never saw may be upstream already (a lost or older ledger): learned, not posted twice.
-      const learning = await learnStored(fresh, {
-        db,
-        outDir,
-        client,
-        journal,
-        runId,
-        ledgerEmpty: before.status.size === 0,
-      });
-      fresh.splice(0, fresh.length, ...learning.toPost);
-      result.learned = learning.learned;
-    }
-    const queue = [...repost, ...retry, ...fresh];
-    result.to_send = queue.length;
-    const capped = options.limit === undefined ? queue : queue.slice(0, options.limit);
-    result.deferred = queue.length - capped.length;
-    result.preview = capped.slice(0, options.previewRows ?? 10);
-    if (dryRun || !journal || !client) return result;
-
-    const poster: PosterOptions = {
-      list: client,
-      minRetryDelayMs: options.minRetryDelayMs,
-      post: options.postClient ?? client,
-    };
-    const reposting = new Set(repost.map((r) => r.interaction_id));
-    const held = new HeldKinds();
-    await sendAll(
-      capped,
-      journal,
-      runId,
-      options.concurrency ?? BATCH,
-      poster,
-      (row, entry) => {
-        if (typeof entry === 'string') {
-          result.unresolved_pending.push(unresolvedOf(row, entry));
-        } else if (entry.status === 'rejected') {
-          result.rejected += 1;
-          result.rejections.push({
-            interaction_id: row.interaction_id,
-            kind: row.kind,
-            identifier_value: row.identifier_value,
-            http_status: entry.http_status,
-            message: entry.message ?? '',
-          });
-        } else {
-          result.sent += 1;
-          if (reposting.has(row.interaction_id)) result.reposted_pending += 1;
-        }
-      },
-      held,
-    );
-    result.held = held.list();
-    result.status = result.rejected || result.unresolved_pending.length || result.held.length ? 'partial' : 'success';
-    return result;
-  } catch (err) {
-    failed = true;
-    throw err;
-  } finally {
-    journal?.close();
-    try {
-      if (!dryRun) await compactJournals(db, outDir);
-    } catch (err) {
-      // The journal stays and the next run compacts it: never hide the run's own error behind this one.
-      if (!failed) throw err;
-    } finally {
-      lock?.release();
-      db.close();
-      await ownClient?.close();
-      result.calls = (client?.counters.calls ?? 0) - callsBefore;
-      result.ms = Date.now() - started;
-    }
-  }
+/** 1. Journals of earlier runs into the ledger (not in a dry run), and the ledger as it stands. */
+async function recoverLedger(run: WritebackRun): Promise<LedgerState> {
+  if (!run.dryRun) await compactJournals(run.db, run.outDir);
+  await createLedgerView(run.db, run.outDir);
+  return readLedgerState(run.db);
 }
 
 /**
- * A rejected row is posted again with --retry-rejected, or by itself when its interaction_type is no
- * longer the one it was rejected as (PERKS_WRITEBACK_TYPES changed): a 4xx stored nothing upstream, so
- * this cannot store it twice. Rows the operator settled as rejected are never posted again.
+ * 2. The pending rows: those the operator settles are recorded rejected, the others looked up upstream once
+ * they are old enough; returns those to post again. A dry run only counts them.
  */
-function retriesRejected(row: WritebackRow, state: LedgerState, retryRejected?: boolean): boolean {
-  if (state.settled.has(row.interaction_id)) return false;
-  return retryRejected === true || state.rejectedAs.get(row.interaction_id) !== row.interaction_type;
+async function resolvePendingRows(
+  run: WritebackRun,
+  before: LedgerState,
+  settle: Set<number>,
+): Promise<WritebackRow[]> {
+  const { result, runId, client } = run;
+  if (run.dryRun || !client) {
+    result.pending = before.pending.length;
+    return [];
+  }
+  const journal = (run.journal = Journal.open(ledgerDirs(run.outDir).state, runId));
+  const toSettle = before.pending.filter((e) => settle.has(e.interaction_id));
+  journal.append(toSettle.map((e) => entryOf(rowOf(e), 'rejected', runId, { message: SETTLED_MESSAGE })));
+  result.settled_pending = toSettle.length;
+  const pending = before.pending.filter((e) => !settle.has(e.interaction_id));
+  let repost: WritebackRow[] = [];
+  if (pending.length) {
+    await waitForGrace(pending, run.options.pendingGraceMs ?? DEFAULTS.writeback.pendingGraceMs);
+    const recovery = await resolvePending(pending, client, journal, runId);
+    result.recovered_pending = recovery.recovered;
+    result.unresolved_pending.push(...recovery.unresolved);
+    repost = recovery.repost;
+  }
+  await createLedgerView(run.db, run.outDir); // now with this run's journal
+  return repost;
+}
+
+/** 3. What the write-back models produce from the marts, each row with its kind's interaction type. */
+async function modelRows(run: WritebackRun): Promise<WritebackRow[]> {
+  const { db, options, types } = run;
+  const outputs = await evaluateModels(
+    db,
+    loadModels(options.sqlDir ?? DEFAULT_SQL_DIR),
+    await createMartViews(db, run.outDir),
+  );
+  return outputs.flatMap((o) => o.rows).map((r) => ({ ...r, interaction_type: types[r.kind] ?? r.interaction_type }));
+}
+
+/** Rows the ledger never saw may be upstream already (a lost or older ledger): learned, not posted twice. */
+async function unlessStoredUpstream(
+  run: WritebackRun,
+  fresh: WritebackRow[],
+  before: LedgerState,
+): Promise<WritebackRow[]> {
+  const { journal, client } = run;
+  if (!journal || !client) return fresh;
+  const learning = await learnStored(fresh, {
+    db: run.db,
+    outDir: run.outDir,
+    client,
+    journal,
+    runId: run.runId,
+    ledgerEmpty: before.status.size === 0,
+  });
+  run.result.learned = learning.learned;
+  return learning.toPost;
+}
+
+/** 4. What this run posts: all of it, or the first --limit (the rest wait for the next run); a dry run shows some. */
+function queue(run: WritebackRun, rows: WritebackRow[]): WritebackRow[] {
+  const { result, options } = run;
+  result.to_send = rows.length;
+  const capped = options.limit === undefined ? rows : rows.slice(0, options.limit);
+  result.deferred = rows.length - capped.length;
+  result.preview = capped.slice(0, options.previewRows ?? DEFAULTS.writeback.previewRows);
+  return capped;
+}
+
+/** 4. The posts, in batches (send.ts), each outcome counted; a kind rejected systematically is held. */
+async function post(
+  run: WritebackRun,
+  client: PerksClient,
+  journal: Journal,
+  rows: WritebackRow[],
+  repost: WritebackRow[],
+): Promise<void> {
+  const { result, options } = run;
+  const reposting = new Set(repost.map((r) => r.interaction_id));
+  const held = new HeldKinds();
+  await sendAll(
+    rows,
+    journal,
+    run.runId,
+    options.concurrency ?? DEFAULTS.writeback.concurrency,
+    { list: client, minRetryDelayMs: options.minRetryDelayMs, post: options.postClient ?? client },
+    (row, entry) => {
+      if (typeof entry === 'string') {
+        result.unresolved_pending.push(unresolvedOf(row, entry));
+      } else if (entry.status === 'rejected') {
+        result.rejected += 1;
+        result.rejections.push({
+          interaction_id: row.interaction_id,
+          kind: row.kind,
+          identifier_value: row.identifier_value,
+          http_status: entry.http_status,
+          message: entry.message ?? '',
+        });
+      } else {
+        result.sent += 1;
+        if (reposting.has(row.interaction_id)) result.reposted_pending += 1;
+      }
+    },
+    held,
+  );
+  result.held = held.list();
+  result.status = result.rejected || result.unresolved_pending.length || result.held.length ? 'partial' : 'success';
+}
+
+/**
+ * 5. This run's journal into the ledger (not in a dry run), then the lock, the database and the run's own client
+ * let go, and the run's calls and time. A compaction that fails after a run that failed is left to the next run
+ * (the journal stays): the run's own error is the one reported.
+ */
+async function finishRun(run: WritebackRun, failed: boolean, started: number): Promise<void> {
+  run.journal?.close();
+  let compaction: { error: unknown } | undefined;
+  try {
+    if (!run.dryRun) await compactJournals(run.db, run.outDir);
+  } catch (err) {
+    compaction = { error: err };
+  }
+  run.lock?.release();
+  run.db.close();
+  await run.ownClient?.close();
+  run.result.calls = (run.client?.counters.calls ?? 0) - run.callsBefore;
+  run.result.ms = Date.now() - started;
+  if (compaction && !failed) throw compaction.error;
 }
 
 /** The ids --settle-pending-as-rejected names, each checked to be pending (else one line, exit 2, nothing settled). */

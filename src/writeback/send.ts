@@ -35,10 +35,10 @@ export async function sendAll(
     const settled = await Promise.allSettled(batch.map((row) => postOnce(row, poster)));
     crashPoint('after-post'); // the posts are answered (stored upstream), their outcomes not yet recorded
     const outcomes: LedgerEntry[] = [];
-    let failure: unknown;
+    let failure: { error: unknown } | undefined;
     settled.forEach((s, k) => {
       if (s.status === 'rejected') {
-        failure ??= s.reason;
+        failure ??= { error: s.reason };
         return;
       }
       const o = s.value;
@@ -57,6 +57,6 @@ export async function sendAll(
       onOutcome(batch[k], entry);
     });
     journal.append(outcomes);
-    if (failure !== undefined) throw failure;
+    if (failure !== undefined) throw failure.error;
   }
 }

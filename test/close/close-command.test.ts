@@ -10,7 +10,8 @@ import { buildWarehouse } from '../../src/transform/index.js';
 import type { Sandbox } from '../../src/sandbox/index.js';
 import { runCli, stderrLines } from '../support/cli.js';
 import { testSandbox } from '../support/sandbox.js';
-import { orgConfig, tempOut } from '../extract/helpers.js';
+import { orgConfig } from '../support/sandbox.js';
+import { tempOut } from '../support/scratch.js';
 import { TODAY } from './scenario.js';
 
 let sandbox: Sandbox;
@@ -175,7 +176,7 @@ describe('perks close, reopen and closes', () => {
 
 describe('closing first re-reads the month', () => {
   test('a refund that came weeks late is found by the re-read and is in the signed figures, not an adjustment', async () => {
-    const { orgEnv } = await import('../extract/helpers.js');
+    const { orgEnv } = await import('../support/sandbox.js');
     const { query } = await import('../transform/helpers.js');
     const { octoberCompleteOrders } = await import('./scenario.js');
     const dir = await extracted(`${TODAY}T12:00:00Z`);

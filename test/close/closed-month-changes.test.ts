@@ -18,7 +18,7 @@ import type { Sandbox } from '../../src/sandbox/index.js';
 import { clockFrom, setClock } from '../../src/shared/clock.js';
 import { buildWarehouse } from '../../src/transform/index.js';
 import { testSandbox } from '../support/sandbox.js';
-import { tempOut } from '../extract/helpers.js';
+import { tempOut } from '../support/scratch.js';
 import { query, ROOT } from '../transform/helpers.js';
 import { extractAndBuild, octoberCompleteOrders, OCTOBER, TODAY } from './scenario.js';
 

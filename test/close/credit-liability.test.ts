@@ -2,13 +2,15 @@ import { rmSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
-import { closeMonth, type FrozenFigures } from '../../src/close/index.js';
+import { closeMonth } from '../../src/close/index.js';
+import type { FrozenFigures } from '../../src/closes/index.js';
 import { extract } from '../../src/extract/index.js';
 import { clockFrom, setClock } from '../../src/shared/clock.js';
 import { closeSummary, writeRevenueReport } from '../../src/report/index.js';
 import { buildWarehouse } from '../../src/transform/index.js';
 import { withSandbox } from '../support/sandbox.js';
-import { orgConfig, tempOut } from '../extract/helpers.js';
+import { orgConfig } from '../support/sandbox.js';
+import { tempOut } from '../support/scratch.js';
 import { query } from '../transform/helpers.js';
 import { TODAY } from './scenario.js';
 

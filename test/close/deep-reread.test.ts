@@ -2,7 +2,9 @@ import { describe, expect, test } from 'vitest';
 import { extract } from '../../src/extract/index.js';
 import { StateStore } from '../../src/lake/index.js';
 import { withSandbox } from '../support/sandbox.js';
-import { lakeOrders, orgConfig, tempOut } from '../extract/helpers.js';
+import { lakeOrders } from '../support/lake-check.js';
+import { orgConfig } from '../support/sandbox.js';
+import { tempOut } from '../support/scratch.js';
 import { octoberCompleteOrders, TODAY } from './scenario.js';
 
 const at = (day: string) => new Date(`${day}T12:00:00Z`);

@@ -11,7 +11,7 @@ import { closeSummary, writeRevenueReport } from '../../src/report/index.js';
 import type { Sandbox } from '../../src/sandbox/index.js';
 import { clockFrom, setClock } from '../../src/shared/clock.js';
 import { testSandbox } from '../support/sandbox.js';
-import { tempOut } from '../extract/helpers.js';
+import { tempOut } from '../support/scratch.js';
 import { query } from '../transform/helpers.js';
 import { extractAndBuild, octoberCompleteOrders, OCTOBER, TODAY } from './scenario.js';
 

@@ -5,8 +5,8 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, test } from 'vitest';
-import { closeMonth, closesPath, readCloses, type FrozenFigures } from '../../src/close/index.js';
-import { fxRatesFrom } from '../../src/report/fx-rates.js';
+import { closeMonth } from '../../src/close/index.js';
+import { closesPath, fxRatesFrom, readCloses, type FrozenFigures } from '../../src/closes/index.js';
 import { writeRevenueReport } from '../../src/report/index.js';
 import { buildFixture } from '../report/fixture.js';
 

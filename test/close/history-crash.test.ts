@@ -13,7 +13,8 @@ import { clockFrom, setClock } from '../../src/shared/clock.js';
 import { buildWarehouse } from '../../src/transform/index.js';
 import { runCli } from '../support/cli.js';
 import { testSandbox } from '../support/sandbox.js';
-import { orgEnv, tempOut } from '../extract/helpers.js';
+import { orgEnv } from '../support/sandbox.js';
+import { tempOut } from '../support/scratch.js';
 import { query } from '../transform/helpers.js';
 import { extractAndBuild, octoberCompleteOrders, OCTOBER, TODAY } from './scenario.js';
 

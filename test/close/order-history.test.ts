@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
 import { withSandbox } from '../support/sandbox.js';
-import { tempOut } from '../extract/helpers.js';
+import { tempOut } from '../support/scratch.js';
 import { query } from '../transform/helpers.js';
 import { extractAndBuild, octoberCompleteOrders, TODAY } from './scenario.js';
 

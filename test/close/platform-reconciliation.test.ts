@@ -5,7 +5,8 @@ import { buildWarehouse } from '../../src/transform/index.js';
 import { readFile } from 'node:fs/promises';
 import { writeRevenueReport } from '../../src/report/index.js';
 import { withSandbox } from '../support/sandbox.js';
-import { orgConfig, tempOut } from '../extract/helpers.js';
+import { orgConfig } from '../support/sandbox.js';
+import { tempOut } from '../support/scratch.js';
 import { query } from '../transform/helpers.js';
 import { TODAY } from './scenario.js';
 

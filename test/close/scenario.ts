@@ -6,7 +6,7 @@
 import { extract } from '../../src/extract/index.js';
 import { buildWarehouse } from '../../src/transform/index.js';
 import type { Sandbox } from '../../src/sandbox/index.js';
-import { orgConfig } from '../extract/helpers.js';
+import { orgConfig } from '../support/sandbox.js';
 
 export const TODAY = '2026-11-22';
 export const OCTOBER = '2026-10';

@@ -4,8 +4,10 @@ import { join } from 'node:path';
 import { extract } from '../../src/extract/index.js';
 import { compactLake, CompactionError, readJournal } from '../../src/compact/index.js';
 import { startSandbox, type Sandbox } from '../../src/sandbox/index.js';
-import { orgConfig, tempOut, truthOrders } from '../extract/helpers.js';
-import { filesOf, lakeOrders, toLegacyLayout } from './helpers.js';
+import { orgConfig } from '../support/sandbox.js';
+import { tempOut } from '../support/scratch.js';
+import { lakeOrders, truthOrders } from '../support/lake-check.js';
+import { filesOf, layoutOf, toLegacyLayout } from './helpers.js';
 import { forgetUsers } from '../../src/forget/index.js';
 import { withLakeConnection } from '../../src/lake/index.js';
 
@@ -51,8 +53,10 @@ describe('compaction of orders', () => {
     const nGroups = groups().length;
     // August, September, October closed; November up to the 14th (the state's watermark, the 22nd, minus the
     // 7 lookback days: the first day a run re-reads is the 15th), then day files.
-    expect(files.filter((f) => /month-2026-(08|09|10)\.g1\.parquet$/.test(f))).toHaveLength(3 * nGroups);
-    expect(files.filter((f) => /month-2026-11\.upto-2026-11-14\.g1\.parquet$/.test(f))).toHaveLength(nGroups);
+    expect(files.filter((f) => /month-2026-(08|09|10)\.g1\.v[0-9a-f]+\.parquet$/.test(f))).toHaveLength(3 * nGroups);
+    expect(files.filter((f) => /month-2026-11\.upto-2026-11-14\.g1\.v[0-9a-f]+\.parquet$/.test(f))).toHaveLength(
+      nGroups,
+    );
     expect(files.filter((f) => f.includes('order_month=2026-11/day-'))).toHaveLength(7 * nGroups);
     expect(files.length).toBeLessThanOrEqual(nGroups * (4 + 7));
     expect(r.streams[0]).toMatchObject({
@@ -65,7 +69,7 @@ describe('compaction of orders', () => {
     // The order history (appended batches) too: its closed months one file each; November's batches wait for the month to close.
     const history = filesOf(out, 'order_versions');
     expect(
-      history.filter((f) => /order_month=2026-(08|09|10)\/month-2026-(08|09|10)\.g1\.parquet$/.test(f)),
+      history.filter((f) => /order_month=2026-(08|09|10)\/month-2026-(08|09|10)\.g1\.v[0-9a-f]+\.parquet$/.test(f)),
     ).toHaveLength(3 * nGroups);
     expect(history.filter((f) => /order_month=2026-(08|09|10)\//.test(f))).toHaveLength(3 * nGroups);
     expect(r.streams.find((x) => x.stream === 'order_versions')).toMatchObject({
@@ -75,9 +79,9 @@ describe('compaction of orders', () => {
     expect(readJournal(out)).toEqual({ generation: 2 * (4 + 3) * nGroups, switching: null });
     // With a shorter lookback the 15th is settled too: it joins the month file, whose next generation covers it.
     await compactLake(out, { lookbackDays: 6, now: noon });
-    expect(filesOf(out, 'orders').filter((f) => /month-2026-11\.upto-2026-11-15\.g2\.parquet$/.test(f))).toHaveLength(
-      nGroups,
-    );
+    expect(
+      filesOf(out, 'orders').filter((f) => /month-2026-11\.upto-2026-11-15\.g2\.v[0-9a-f]+\.parquet$/.test(f)),
+    ).toHaveLength(nGroups);
     expect(filesOf(out, 'orders').filter((f) => f.includes('order_month=2026-11/day-'))).toHaveLength(6 * nGroups);
     expect(await lakeOrders(out)).toEqual(before);
   });
@@ -117,7 +121,7 @@ describe('compaction of orders', () => {
     const err = await compactLake(out, { lookbackDays: 7, now: noon }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(CompactionError);
     expect((err as Error).message).not.toContain('\n');
-    expect((err as Error).message).toMatch(/month 2026-09: .*day-2026-09-14\.parquet cannot be read/);
+    expect((err as Error).message).toMatch(/month 2026-09: .*day-2026-09-14\.v[0-9a-f]+\.parquet cannot be read/);
     expect(
       filesOf(out, 'orders').filter((f) => f.startsWith(bad.split('/')[0]) && f.includes('order_month=2026-09/')),
     ).toEqual(september);
@@ -135,7 +139,10 @@ describe('compaction of orders', () => {
       endDate: '2026-09-13',
     });
     expect(r.status).toBe('success');
-    expect(filesOf(out, 'orders')).toEqual(files);
+    // The same layout; September's month files are each a new file (three days merged: three generations on).
+    expect(layoutOf(filesOf(out, 'orders'))).toEqual(layoutOf(files));
+    const september = filesOf(out, 'orders').filter((f) => f.includes('order_month=2026-09/'));
+    expect(september.every((f) => /month-2026-09\.g4\.v[0-9a-f]+\.parquet$/.test(f) && !files.includes(f))).toBe(true);
     expect(await lakeOrders(out)).toEqual(truthOrders(sandbox, groups(), START, TODAY));
     const runs = await runsByDay(out, '2026-09-01', '2026-10-01');
     for (const [day, ids] of runs)
@@ -153,7 +160,7 @@ describe('compaction of orders', () => {
       endDate: '2026-11-20',
     });
     expect(r.status).toBe('success');
-    expect(filesOf(out, 'orders')).toEqual(files);
+    expect(layoutOf(filesOf(out, 'orders'))).toEqual(layoutOf(files));
     expect(await lakeOrders(out)).toEqual(truthOrders(sandbox, groups(), START, TODAY));
     const runs = await runsByDay(out, '2026-11-01', '2026-11-22');
     for (const [day, ids] of runs)
@@ -168,9 +175,7 @@ describe('compaction of orders', () => {
       out,
       'lake',
       'orders',
-      `organisation_group_id=${g}`,
-      'order_month=2026-09',
-      'month-2026-09.g1.parquet',
+      filesOf(out, 'orders').find((f) => f.startsWith(`organisation_group_id=${g}/order_month=2026-09/month-`))!,
     );
     writeFileSync(month, 'not parquet any more');
     const r = await extract(orgConfig(sandbox, out, { PERKS_START_DATE: START }), { now: noon, streams: ['orders'] });
@@ -181,23 +186,25 @@ describe('compaction of orders', () => {
       .notes.join('\n');
     expect(notes).toMatch(/re-extracting 30 windows whose lake file was damaged: 2026-09-01, /);
     expect(notes).toMatch(
-      /removed 1 damaged month file, its days landed again: lake\/orders\/organisation_group_id=\d+\/order_month=2026-09\/month-2026-09\.g1\.parquet/,
+      /removed 1 damaged month file, its days landed again: lake\/orders\/organisation_group_id=\d+\/order_month=2026-09\/month-2026-09\.g1\.v[0-9a-f]+\.parquet/,
     );
     const september = filesOf(out, 'orders').filter((f) =>
       f.startsWith(`organisation_group_id=${g}/order_month=2026-09/`),
     );
     expect(september).toHaveLength(30);
-    expect(september.every((f) => /day-2026-09-\d\d\.parquet$/.test(f))).toBe(true);
+    expect(september.every((f) => /day-2026-09-\d\d\.v[0-9a-f]+\.parquet$/.test(f))).toBe(true);
     expect(await lakeOrders(out)).toEqual(truthOrders(sandbox, groups(), START, TODAY));
     // The next compaction makes the month one file again.
     await compactLake(out, { lookbackDays: 7, now: noon });
-    expect(
-      filesOf(out, 'orders').filter((f) => f.startsWith(`organisation_group_id=${g}/order_month=2026-09/`)),
-    ).toEqual([`organisation_group_id=${g}/order_month=2026-09/month-2026-09.g1.parquet`]);
+    const healed = filesOf(out, 'orders').filter((f) =>
+      f.startsWith(`organisation_group_id=${g}/order_month=2026-09/`),
+    );
+    expect(layoutOf(healed)).toEqual([`organisation_group_id=${g}/order_month=2026-09/month-2026-09.g*.parquet`]);
+    expect(healed).not.toContain(month.slice(join(out, 'lake', 'orders').length + 1)); // never the damaged file's name
     expect(await lakeOrders(out)).toEqual(truthOrders(sandbox, groups(), START, TODAY));
   });
 
-  test('a full refresh over a compacted lake holds every order once, in the same files', async () => {
+  test('a full refresh over a compacted lake holds every order once, in the same layout', async () => {
     const out = copyOf(landed);
     await compactLake(out, { lookbackDays: 7, now: noon });
     const files = filesOf(out, 'orders');
@@ -213,7 +220,7 @@ describe('compaction of orders', () => {
         .filter(Boolean)
         .join('; '),
     ).toBe('success');
-    expect(filesOf(out, 'orders')).toEqual(files);
+    expect(layoutOf(filesOf(out, 'orders'))).toEqual(layoutOf(files));
     const lake = await lakeOrders(out);
     expect(lake).toEqual(truthOrders(sandbox, groups(), START, TODAY));
     expect(new Set(lake.map((o) => `${o.group}/${o.order_id}`)).size).toBe(lake.length);
@@ -252,7 +259,7 @@ async function runsByDay(out: string, from: string, to: string): Promise<Map<str
        WHERE order_date >= $from::DATE AND order_date < $to::DATE GROUP BY ALL ORDER BY d`,
       { glob: join(out, 'lake', 'orders', '**', '*.parquet'), from, to },
     );
-    return new Map(rows.getRowObjectsJS().map((x) => [String(x.d), (x.runs as string[]).map(String)]));
+    return new Map((rows.getRowObjectsJS() as { d: string; runs: string[] }[]).map((x) => [x.d, x.runs]));
   });
 }
 
@@ -270,7 +277,10 @@ async function usersWithOrdersIn(out: string, from: string, to: string): Promise
         to,
       },
     );
-    return rows.getRowObjectsJS().map((x) => ({ id: Number(x.id), email: String(x.email) }));
+    return (rows.getRowObjectsJS() as { id: bigint; email: string }[]).map((x) => ({
+      id: Number(x.id),
+      email: x.email,
+    }));
   });
 }
 

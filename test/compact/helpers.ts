@@ -1,12 +1,8 @@
 /** Shared by the compaction tests: lakes from the sandbox, in today's and the legacy layout, read back. */
-import { spawn } from 'node:child_process';
 import { readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { quotedString } from '@duckdb/node-api';
 import { withLakeConnection } from '../../src/lake/index.js';
-import { lakeOrders } from '../extract/helpers.js';
-
-export { lakeOrders };
 
 /** Committed Parquet files of a stream, relative to its folder, sorted. */
 export function filesOf(outDir: string, stream: string): string[] {
@@ -18,6 +14,16 @@ export function filesOf(outDir: string, stream: string): string[] {
   } catch {
     return [];
   }
+}
+
+/**
+ * The layout of `files` (filesOf): each name without its version, a month file's generation as `g*`. A file
+ * rewritten in place of another has a new name (file-names.ts) but the same place in the layout.
+ */
+export function layoutOf(files: string[]): string[] {
+  return files
+    .map((f) => f.replace(/\.v[0-9a-f]+\.parquet$/, '.parquet').replace(/\.g\d+\.parquet$/, '.g*.parquet'))
+    .sort();
 }
 
 /** Rewrites a lake's orders in the layout before month folders: `order_date=D/part-0.parquet`, the day in the path only. */
@@ -43,29 +49,7 @@ export async function orderTotals(outDir: string): Promise<{ rows: number; keys:
        FROM read_parquet($glob, hive_partitioning = true, union_by_name = true)`,
       { glob: join(outDir, 'lake', 'orders', '**', '*.parquet') },
     );
-    const row = r.getRowObjectsJS()[0];
+    const row = r.getRowObjectsJS()[0] as { n: bigint; k: bigint; rev: string | null };
     return { rows: Number(row.n), keys: Number(row.k), revenue: String(row.rev) };
   });
-}
-
-export interface ChildResult {
-  code: number | null;
-  signal: NodeJS.Signals | null;
-  stdout: string;
-  stderr: string;
-}
-
-/** `node bin/perks.mjs <args>` as a child, with `env` added to this process's (PERKS_NOW is pinned by vitest). */
-export function perks(args: string[], env: Record<string, string>): Promise<ChildResult> {
-  const root = join(import.meta.dirname, '..', '..');
-  const child = spawn(process.execPath, [join(root, 'bin/perks.mjs'), ...args], {
-    cwd: root,
-    env: { ...process.env, ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (d: Buffer) => (stdout += d));
-  child.stderr.on('data', (d: Buffer) => (stderr += d));
-  return new Promise((done) => child.once('exit', (code, signal) => done({ code, signal, stdout, stderr })));
 }

@@ -5,7 +5,8 @@ import { extract } from '../../src/extract/index.js';
 import { compactLake } from '../../src/compact/index.js';
 import { withLakeConnection } from '../../src/lake/index.js';
 import { startSandbox, type Sandbox } from '../../src/sandbox/index.js';
-import { orgConfig, tempOut } from '../extract/helpers.js';
+import { orgConfig } from '../support/sandbox.js';
+import { tempOut } from '../support/scratch.js';
 import { filesOf } from './helpers.js';
 
 const TODAY = '2026-11-22';
@@ -31,12 +32,12 @@ async function rowsOf(out: string, stream: string): Promise<string[]> {
     const source = `read_parquet(${JSON.stringify(join(out, 'lake', stream, '**', '*.parquet')).replaceAll('"', "'")}, hive_partitioning = true, union_by_name = true)`;
     const names = (await c.runAndReadAll(`DESCRIBE SELECT * EXCLUDE (_snapshot_month) FROM ${source}`))
       .getRowObjectsJS()
-      .map((x) => String(x.column_name))
+      .map((x) => x.column_name as string)
       .sort();
     const r = await c.runAndReadAll(
       `SELECT to_json(t)::VARCHAR AS j FROM (SELECT ${names.map((n) => `"${n}"`).join(', ')} FROM ${source}) t ORDER BY j`,
     );
-    return r.getRowObjectsJS().map((x) => String(x.j));
+    return r.getRowObjectsJS().map((x) => x.j as string);
   });
 }
 
@@ -49,7 +50,7 @@ async function latest(out: string, stream: string, key: string): Promise<string[
        QUALIFY row_number() OVER (PARTITION BY organisation_group_id, "${key}" ORDER BY _extracted_at DESC, _run_id DESC) = 1 ORDER BY x`,
       { glob: join(out, 'lake', stream, '**', '*.parquet') },
     );
-    return r.getRowObjectsJS().map((x) => String(x.x));
+    return r.getRowObjectsJS().map((x) => x.x as string);
   });
 }
 

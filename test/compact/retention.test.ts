@@ -5,7 +5,7 @@ import { quotedString } from '@duckdb/node-api';
 import { compactLake } from '../../src/compact/index.js';
 import { forgetUsers } from '../../src/forget/index.js';
 import { withLakeConnection } from '../../src/lake/index.js';
-import { tempOut } from '../extract/helpers.js';
+import { tempOut } from '../support/scratch.js';
 import { filesOf } from './helpers.js';
 
 const day = (start: string, n: number) =>

@@ -5,7 +5,9 @@ import { join } from 'node:path';
 import { extract, shiftDay } from '../../src/extract/index.js';
 import { loadConfig } from '../../src/config/index.js';
 import { startSandbox, type Sandbox } from '../../src/sandbox/index.js';
-import { lakeOrders, orgConfig, orgEnv, tempOut, truthOrders } from './helpers.js';
+import { lakeOrders, truthOrders } from '../support/lake-check.js';
+import { orgConfig, orgEnv } from '../support/sandbox.js';
+import { tempOut } from '../support/scratch.js';
 import { todayUtc } from '../../src/shared/clock.js';
 
 const TODAY = '2026-11-22';

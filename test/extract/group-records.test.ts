@@ -10,7 +10,9 @@ import { extract, shiftDay } from '../../src/extract/index.js';
 import { startSandbox, type Sandbox } from '../../src/sandbox/index.js';
 import { startProxy, type Proxy } from '../support/proxy.js';
 import { runCli, stderrLines } from '../support/cli.js';
-import { lakeOrders, orgConfig, orgEnv, tempOut } from './helpers.js';
+import { lakeOrders } from '../support/lake-check.js';
+import { orgConfig, orgEnv } from '../support/sandbox.js';
+import { tempOut } from '../support/scratch.js';
 import { todayUtc } from '../../src/shared/clock.js';
 
 const TODAY = todayUtc();

@@ -2,7 +2,8 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { extract, formatPlan, type Plan } from '../../src/extract/index.js';
 import { startSandbox, type Sandbox } from '../../src/sandbox/index.js';
 import { runCli } from '../support/cli.js';
-import { orgConfig, orgEnv, tempOut } from './helpers.js';
+import { orgConfig, orgEnv } from '../support/sandbox.js';
+import { tempOut } from '../support/scratch.js';
 
 const TODAY = '2026-11-22';
 const now = new Date(`${TODAY}T12:00:00Z`);

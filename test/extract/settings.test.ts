@@ -9,7 +9,8 @@ import { join } from 'node:path';
 import { extract, shiftDay } from '../../src/extract/index.js';
 import { startSandbox, type Sandbox } from '../../src/sandbox/index.js';
 import { runCli, stderrLines } from '../support/cli.js';
-import { orgConfig, orgEnv, tempOut } from './helpers.js';
+import { orgConfig, orgEnv } from '../support/sandbox.js';
+import { tempOut } from '../support/scratch.js';
 import { now, todayUtc } from '../../src/shared/clock.js';
 
 const TODAY = todayUtc();

@@ -3,7 +3,8 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { unsharedLimitWarning } from '../../src/extract/index.js';
 import { startSandbox, type Sandbox } from '../../src/sandbox/index.js';
 import { runCli, stderrLines } from '../support/cli.js';
-import { orgEnv, tempOut } from './helpers.js';
+import { orgEnv } from '../support/sandbox.js';
+import { tempOut } from '../support/scratch.js';
 
 let sandbox: Sandbox;
 

@@ -24,7 +24,7 @@ export async function readStream(outDir: string, stream: string, orderBy: string
       { glob: join(outDir, 'lake', stream, '**', '*.parquet') },
     );
     const types = Object.fromEntries(reader.columnNames().map((n, i) => [n, reader.columnTypes()[i].toString()]));
-    return { rows: reader.getRowObjectsJson() as Record<string, unknown>[], types };
+    return { rows: reader.getRowObjectsJson(), types };
   });
 }
 

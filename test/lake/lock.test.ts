@@ -16,7 +16,7 @@ function holder(outDir: string, mode?: 'exit'): Promise<{ child: ChildProcess; p
     { cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'] },
   );
   return new Promise((resolve, reject) => {
-    child.stdout!.on('data', (d: Buffer) => {
+    child.stdout.on('data', (d: Buffer) => {
       const m = /held (\d+)/.exec(String(d));
       if (m) resolve({ child, pid: Number(m[1]) });
     });

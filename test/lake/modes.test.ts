@@ -63,8 +63,11 @@ describe('lake file modes (personal data)', () => {
     const out = await tempOut();
     const { path } = await landOrders(out);
     await chmod(path, 0o644);
-    await rewriteParquet(path, { select: (source) => `SELECT * REPLACE (NULL::VARCHAR AS email) FROM ${source}` });
-    expect(await modeOf(path)).toBe(0o600);
+    const rewritten = await rewriteParquet(out, 'orders', path, {
+      select: (source) => `SELECT * REPLACE (NULL::VARCHAR AS email) FROM ${source}`,
+    });
+    expect(rewritten).not.toBe(path); // under a new name: a reader of the old file never has it rewritten
+    expect(await modeOf(rewritten)).toBe(0o600);
   });
 
   test('tightening takes away the group and other bits an older version left, and follows no symbolic link', async () => {

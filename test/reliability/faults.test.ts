@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, test } from 'vitest';
-import { faultStorms, notRetried } from './scenarios/faults.js';
+import { faultStorms, notRetried, sharedRetryAfter } from './scenarios/faults.js';
 import { expectAtGoal, fast } from './at-goal.js';
 import type { Row } from './table.js';
 
@@ -34,8 +34,14 @@ describe('fault storms', () => {
   test('a 429 is obeyed whether its Retry-After is seconds, a date or missing, and no call goes out before it ends', () => {
     expectAtGoal(at('retryAfterSeconds', 'retryAfterDate', 'retryAfterMissing'));
     for (const r of at('retryAfterSeconds', 'retryAfterDate', 'retryAfterMissing'))
-      expect(r.figure).toMatch(/\d+×429, 0 sent before Retry-After/);
+      expect(r.figure).toMatch(/\d+×429, 0 sent before Retry-After by the client's clock, 0 by the server's/);
   });
+
+  test("two workers sharing the limit through Redis: neither writes a request before a 429's Retry-After once it knows of it, by the clients' clock and the server's", async () => {
+    const r = await sharedRetryAfter({ ...fast(), days: 20 });
+    expectAtGoal([r]);
+    expect(r.figure).toMatch(/[1-9]\d*×429, 0 sent before Retry-After by the clients' clock, 0 by the server's/);
+  }, 60_000);
 
   test('an absurd Retry-After stops the run at once with a message naming the wait and the cap', () => {
     expectAtGoal(at('retryAfterAbsurd'));

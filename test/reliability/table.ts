@@ -35,3 +35,24 @@ export function formatTable(rows: Row[]): string {
   for (const r of rows) for (const p of r.problems ?? []) out.push(`  ${r.scenario}: ${p}`);
   return `${out.join('\n')}\n`;
 }
+
+/** The rows of a quiet pass and of a pass under load side by side (same scenarios, same order). */
+export function formatPairTable(quiet: Row[], loaded: Row[]): string {
+  const head = ['scenario', 'runs', 'quiet', 'under load', 'figure (quiet)', 'figure (under load)'];
+  const outcome = (r?: Row) => (r ? (r.ok ? 'pass' : 'FAIL') : '-');
+  const cells = quiet.map((q, i) => {
+    const l = loaded[i];
+    return [q.scenario, `${q.runs}/${l?.runs ?? '-'}`, outcome(q), outcome(l), q.figure, l?.figure ?? '-'];
+  });
+  const width = head.map((h, i) => Math.max(h.length, ...cells.map((c) => c[i].length)));
+  const line = (c: string[]) =>
+    `| ${c.map((v, i) => (i === 1 ? v.padStart(width[i]) : v.padEnd(width[i]))).join(' | ')} |`;
+  const rule = `|${width.map((w, i) => (i === 1 ? `${'-'.repeat(w + 1)}:` : '-'.repeat(w + 2))).join('|')}|`;
+  const out = [line(head), rule, ...cells.map(line)];
+  for (const [label, rows] of [
+    ['quiet', quiet],
+    ['under load', loaded],
+  ] as const)
+    for (const r of rows) for (const p of r.problems ?? []) out.push(`  ${r.scenario} (${label}): ${p}`);
+  return `${out.join('\n')}\n`;
+}

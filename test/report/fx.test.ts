@@ -1,7 +1,8 @@
 import { readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, test } from 'vitest';
-import { ReportInputError, writeRevenueReport } from '../../src/report/index.js';
+import { writeRevenueReport } from '../../src/report/index.js';
+import { InputError } from '../../src/shared/exit-codes.js';
 import { buildFixture } from './fixture.js';
 
 const RULE = { statuses: ['Complete'] };
@@ -72,8 +73,8 @@ describe('a reporting currency', () => {
   ])('a malformed or partial rates file is one line, exit 2, and no report: %j', async (content, message) => {
     const out = await withRates(content);
     const err = await writeRevenueReport({ outDir: out, month: '2024-03', revenueRule: RULE }).catch((e: unknown) => e);
-    expect(err).toBeInstanceOf(ReportInputError);
-    expect((err as ReportInputError).exitCode).toBe(2);
+    expect(err).toBeInstanceOf(InputError);
+    expect((err as InputError).exitCode).toBe(2);
     expect((err as Error).message).toMatch(message);
     expect((err as Error).message).not.toContain('\n');
     expect(await readdir(out)).not.toContain('reports');

@@ -9,6 +9,7 @@ import { DuckDBInstance } from '@duckdb/node-api';
 import { startSandbox } from '../../src/sandbox/index.js';
 import { commands } from '../../src/commands/index.js';
 import { writePendingJournal } from '../writeback/fixtures.js';
+import { startReceiver } from '../support/receiver.js';
 import { now, todayUtc } from '../../src/shared/clock.js';
 
 function perks(
@@ -100,8 +101,9 @@ describe('the whole job, for the people who use it', () => {
     }
   });
 
-  test('a write-back pending row that cannot be resolved and PERKS_WRITEBACK_LIMIT: the run is partial (exit 4), capped, and still reports', async () => {
+  test('a write-back pending row that cannot be resolved and PERKS_WRITEBACK_LIMIT: the run is partial (exit 4), capped, still reports, and alerts the webhook', async () => {
     const sandbox = await startSandbox({ port: 0, scale: 'tiny', rateLimit: 1_000_000 });
+    const hook = await startReceiver();
     try {
       const org = sandbox.credentials.organisation;
       const dir = out();
@@ -132,8 +134,19 @@ describe('the whole job, for the people who use it', () => {
         PERKS_START_DATE: new Date(Date.now() - 3 * 86_400_000).toISOString().slice(0, 10),
         PERKS_WRITEBACK_LIMIT: '1000', // the flag wins
         PERKS_OUTPUT: dir,
+        PERKS_ALERT_WEBHOOK: `${hook.url}/run`,
       });
       expect(r.code, r.stdout + r.stderr).toBe(4);
+      // the run's outcome and the backlog it leaves, posted once each; the exit code is the run's
+      const [outcome, backlog] = hook.json();
+      expect(outcome).toMatchObject({
+        kind: 'run_partial',
+        severity: 'warning',
+        condition: 'run_partial:perks run:writeback',
+      });
+      expect(outcome.text).toMatch(/^perks run \S+ finished partial \(exit 4\): writeback: 5 sent, 0 rejected/);
+      expect(backlog).toMatchObject({ kind: 'writeback_backlog', figures: { rejected: 0, pending: 1, threshold: 0 } });
+      expect(r.stdout).toMatch(new RegExp(`\nalerts: ${hook.got.length} sent to 1 webhook\nexit code 4\n$`));
       expect(r.stdout).toMatch(
         /writeback\s+success.*5 sent, 0 rejected, \d+ calls, 1 pending unresolved \(cannot tell whether it was stored: .*HTTP 404.*\), \d+ left for the next run/,
       );
@@ -144,6 +157,7 @@ describe('the whole job, for the people who use it', () => {
         'perks: --writeback-limit="-1" is invalid: expected a whole number of rows, 0 or more',
       ]);
     } finally {
+      await hook.close();
       await sandbox.close();
     }
   });

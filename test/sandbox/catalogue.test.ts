@@ -21,17 +21,17 @@ describe('groups', () => {
     const r = await h.org('/v3/group/list');
     expect(r.status).toBe(200);
     const groups = r.body.data;
-    expect(groups.map((g: any) => g.id)).toEqual(h.sb.credentials.organisation.organisation_group_ids);
-    expect(new Set(groups.map((g: any) => g.timezone))).toEqual(
+    expect(groups.map((g: { id: number }) => g.id)).toEqual(h.sb.credentials.organisation.organisation_group_ids);
+    expect(new Set(groups.map((g: { timezone: string }) => g.timezone))).toEqual(
       new Set(['Europe/London', 'America/New_York', 'Australia/Sydney', 'Europe/Paris']),
     );
-    expect(new Set(groups.map((g: any) => g.locale)).size).toBe(4);
-    expect(groups.map((g: any) => g.sandbox).sort()).toEqual([0, 0, 0, 1]);
+    expect(new Set(groups.map((g: { locale: string }) => g.locale)).size).toBe(4);
+    expect(groups.map((g: { sandbox: number }) => g.sandbox).sort()).toEqual([0, 0, 0, 1]);
     expect(r.body).not.toHaveProperty('total');
   });
 
   test('a group token lists only its own group', async () => {
-    expect((await h.call('/v3/group/list')).body.data.map((g: any) => g.id)).toEqual([h.groupId]);
+    expect((await h.call('/v3/group/list')).body.data.map((g: { id: number }) => g.id)).toEqual([h.groupId]);
   });
 
   test('the organisation token needs organisation_group_id for one group, and a foreign group is refused', async () => {

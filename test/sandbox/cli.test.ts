@@ -20,7 +20,7 @@ test('perks sandbox prints one JSON start line, serves, and exits 0 on SIGTERM',
   for (const g of start.credentials.group)
     expect(Object.keys(g)).toEqual(['client_id', 'client_secret', 'organisation_group_id']);
   expect(start.credentials.organisation.organisation_group_ids).toEqual(
-    start.credentials.group.map((g: any) => g.organisation_group_id),
+    start.credentials.group.map((g: { organisation_group_id: number }) => g.organisation_group_id),
   );
   const o = start.credentials.organisation;
   const tok = await fetch(`${start.base_url}/v3/oauth/token`, {

@@ -3,10 +3,14 @@ import { startSandbox, type Sandbox, type SandboxOptions } from '../../src/sandb
 
 export const TODAY = '2026-11-22';
 
+/** A reply's body as the tests read it: parsed JSON, unchecked (the assertions are the check). */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- JSON.parse's own type, named once
+export type Body = any;
+
 export interface Reply {
   status: number;
   headers: Headers;
-  body: any;
+  body: Body;
   text: string;
 }
 
@@ -26,7 +30,7 @@ export async function send(
     signal: init.signal,
   });
   const text = await res.text();
-  let body: any;
+  let body: Body;
   try {
     body = JSON.parse(text);
   } catch {
@@ -76,8 +80,8 @@ export async function allPages(
   call: (body: unknown) => Promise<Reply>,
   body: Record<string, unknown>,
   perPage: number,
-): Promise<{ items: any[]; pages: Reply[] }> {
-  const items: any[] = [];
+): Promise<{ items: Body[]; pages: Reply[] }> {
+  const items: Body[] = [];
   const pages: Reply[] = [];
   for (let page = 1; ; page++) {
     const r = await call({ ...body, page, per_page: perPage });

@@ -61,10 +61,10 @@ describe('group orders', () => {
       order_created_from: sql(midnight.created_at),
       order_created_to: sql(midnight.created_at),
     });
-    expect(exact.body.data.map((o: any) => o.order_id)).toContain(midnight.order_id);
+    expect(exact.body.data.map((o: { order_id: number }) => o.order_id)).toContain(midnight.order_id);
   });
 
-  test('orders exist on both sides of the DST changes of every group with DST', async () => {
+  test('orders exist on both sides of the DST changes of every group with DST', () => {
     for (const [groupId, day] of [
       [11, '2026-03-29'],
       [11, '2026-10-25'],
@@ -122,7 +122,9 @@ describe('group orders', () => {
       expect(r.body.total).toBe(h.sb.world.ordersOf(g).length);
     }
     const sydney = await h.org('/v3/orders', { organisation_group_id: 13, per_page: 100 });
-    expect(new Set(sydney.body.data.map((o: any) => o.order_currency))).toEqual(new Set(['AUD']));
+    expect(new Set(sydney.body.data.map((o: { order_currency: string }) => o.order_currency))).toEqual(
+      new Set(['AUD']),
+    );
   });
 });
 
@@ -136,7 +138,7 @@ describe('one user’s orders', () => {
     expect(byEmail.items.map((o) => o.order_id)).toEqual(truth);
     expect(byEmail.items.every((o) => o.email === user.email)).toBe(true);
     const byUid = await h.call(`/v3/orders/UID/${encodeURIComponent(user.UID!)}`, { per_page: 100 });
-    expect(byUid.body.data.map((o: any) => o.order_id)).toEqual(truth);
+    expect(byUid.body.data.map((o: { order_id: number }) => o.order_id)).toEqual(truth);
     expect((await h.call('/v3/orders/email/nobody%40example.com')).status).toBe(404);
   });
 });

@@ -212,21 +212,25 @@ describe("every answer has the spec's types", () => {
     // Names and emails are strings while the ordering user is known (null once anonymised: docs/assumptions.md).
     expectAll(
       ORDER,
-      r.body.data.filter((o: any) => o.email !== null),
+      r.body.data.filter((o: { email: string | null }) => o.email !== null),
     );
   });
 
   test('users, user list items, credit, redemption statistics (bulk and single: five integers) and interactions', async () => {
-    const list = (await h.call('/v3/user/list', { per_page: 100 })).body.data.filter((u: any) => u.email !== null);
+    const list = (await h.call('/v3/user/list', { per_page: 100 })).body.data.filter(
+      (u: { email: string | null }) => u.email !== null,
+    );
     expectAll(USER_LIST_ITEM, list);
     const users = list.slice(0, 8);
     expectAll(
       USER,
-      await Promise.all(users.map(async (u: any) => (await h.call(`/v3/user/get/id/${u.id}`)).body.data.user)),
+      await Promise.all(
+        users.map(async (u: { id: number }) => (await h.call(`/v3/user/get/id/${u.id}`)).body.data.user),
+      ),
     );
 
     const credit = await Promise.all(
-      users.map(async (u: any) => (await h.call(`/v3/user/credit/id/${u.id}`, { per_page: 100 })).body.data),
+      users.map(async (u: { id: number }) => (await h.call(`/v3/user/credit/id/${u.id}`, { per_page: 100 })).body.data),
     );
     expectAll(CREDIT, credit);
     expectAll(
@@ -234,7 +238,7 @@ describe("every answer has the spec's types", () => {
       credit.flatMap((c) => c.credits),
     );
 
-    const ids = list.map((u: any) => String(u.id));
+    const ids = list.map((u: { id: number }) => String(u.id));
     const bulk = (
       await h.call('/v3/users/redemption-stats', {
         identifier: 'id',
@@ -246,10 +250,10 @@ describe("every answer has the spec's types", () => {
     ).body.data;
     expectAll(STATS_ITEM, bulk);
 
-    const active = bulk.filter((s: any) => s.egift_orders_count > 0).slice(0, 8);
+    const active = bulk.filter((s: { egift_orders_count: number }) => s.egift_orders_count > 0).slice(0, 8);
     const single = await Promise.all(
       active.map(
-        async (s: any) =>
+        async (s: { id: number }) =>
           (
             await h.call(`/v3/user/stats/id/${s.id}`, {
               redemption_created_from: '2025-11-01 00:00:00',
@@ -264,7 +268,9 @@ describe("every answer has the spec's types", () => {
 
     const interactions = (
       await Promise.all(
-        users.map(async (u: any) => (await h.call(`/v3/Interactions/list/id/${u.id}`, { per_page: 100 })).body.data),
+        users.map(
+          async (u: { id: number }) => (await h.call(`/v3/Interactions/list/id/${u.id}`, { per_page: 100 })).body.data,
+        ),
       )
     ).flat();
     expectAll(INTERACTION, interactions);

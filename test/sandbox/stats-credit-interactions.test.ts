@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { startSandbox } from '../../src/sandbox/index.js';
-import { allPages, harness, send, token, TODAY, type Harness } from './helpers.js';
+import { allPages, harness, send, token, TODAY, type Body, type Harness } from './helpers.js';
 
 let h: Harness;
 beforeAll(async () => {
@@ -65,7 +65,7 @@ describe('redemption statistics', () => {
       .filter((u) => truthFor(u.id, '2026-11-01', '2026-11-21').all > 0)
       .map((u) => u.id)
       .sort((a, b) => a - b);
-    expect(active.body.data.map((i: any) => i.id)).toEqual(expected);
+    expect(active.body.data.map((i: { id: number }) => i.id)).toEqual(expected);
     expect(expected.length).toBeLessThan(users.length);
   });
 
@@ -129,7 +129,7 @@ describe('user credit', () => {
         spent: first.spent,
         expired: first.expired,
       });
-    const sum = (f: (i: any) => number) => cents(items.reduce((s, i) => s + f(i), 0));
+    const sum = (f: (i: Body) => number) => cents(items.reduce((s, i) => s + f(i), 0));
     expect(cents(first.available)).toBe(sum((i) => (i.status === 'Available' ? i.remaining_amount : 0)));
     expect(cents(first.expired)).toBe(sum((i) => (i.status === 'Expired' ? i.remaining_amount : 0)));
     expect(cents(first.spent)).toBe(sum((i) => i.amount - i.remaining_amount));
@@ -169,7 +169,7 @@ describe('interactions', () => {
     });
     const [a, b] = [items[1].interaction_at, items[4].interaction_at];
     const window = await h.call(`/v3/Interactions/list/id/${user.id}`, { interactions_from: a, interactions_to: b });
-    expect(window.body.data.map((i: any) => i.id)).toEqual(items.slice(1, 5).map((i) => i.id));
+    expect(window.body.data.map((i: { id: number }) => i.id)).toEqual(items.slice(1, 5).map((i) => i.id));
   });
 
   test('create stores the interaction as sent, answers 200 with an empty data array, and does not deduplicate', async () => {

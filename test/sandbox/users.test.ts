@@ -192,7 +192,7 @@ describe('reading and changing users', () => {
           body: { organisation_group_id: 14, per_page: 100 },
           token: h.orgToken,
         })
-      ).body.data.map((x: any) => x.id),
+      ).body.data.map((x: { id: number }) => x.id),
     ).toContain(created.body.data.user.id);
   });
 });

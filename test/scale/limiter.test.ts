@@ -2,7 +2,7 @@ import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { ClusterError, clusterKey, CredentialLimiter, type ClusterSettings } from '../../src/api/index.js';
 import { redact } from '../../src/shared/redact.js';
-import { freePort, startRedis, type TestRedis } from './redis.js';
+import { freePort, startRedis, type TestRedis } from '../support/redis.js';
 
 let redis: TestRedis;
 let admin: Redis;
@@ -25,7 +25,7 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** Runs one job on the limiter and says when it started, relative to t0. */
 const startOf = async (limiter: CredentialLimiter, t0: number) =>
-  (await limiter.schedule(async () => Date.now() - t0)).value;
+  (await limiter.schedule(() => Promise.resolve(Date.now() - t0))).value;
 
 describe('one budget per credential across processes (Redis)', () => {
   test('the limiter key names the API and the client id, never the secret', () => {
@@ -74,6 +74,20 @@ describe('one budget per credential across processes (Redis)', () => {
     await b.stop();
   });
 
+  test('a request another process admitted writes only after a pause recorded in Redis, even before its message arrives', async () => {
+    const cluster = settings();
+    const b = new CredentialLimiter({ callsPerMinute: 6000, cluster });
+    await startOf(b, 0);
+    expect(b.untilResumed()).toBeDefined(); // clustered: every write asks Redis first
+    await b.untilResumed();
+    // A process that read a 429 records the pause before anything else (and dies before publishing it).
+    await admin.set(`b_${cluster.key}_perks_pause`, '1', 'PX', 800);
+    const asked = Date.now();
+    await b.untilResumed();
+    expect(Date.now() - asked).toBeGreaterThanOrEqual(700);
+    await b.stop();
+  });
+
   test('a process that joins after a dead process paused the credential is not blocked by it', async () => {
     const cluster = settings();
     const a = new CredentialLimiter({ callsPerMinute: 6000, cluster });
@@ -103,7 +117,7 @@ describe('one budget per credential across processes (Redis)', () => {
       callsPerMinute: 120,
       cluster: settings({ redisUrl: `redis://:${redis.password}@127.0.0.1:${port}`, connectTimeoutMs: 500 }),
     });
-    const err = await limiter.schedule(async () => 'never').catch((e: unknown) => e);
+    const err = await limiter.schedule(() => Promise.resolve('never')).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(ClusterError);
     const message = (err as Error).message;
     expect(message).toContain(`PERKS_REDIS_URL: cannot reach Redis at redis://127.0.0.1:${port} within 1 s`);

@@ -10,9 +10,9 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { shiftDay } from '../../src/extract/index.js';
 import { startSandbox, type Sandbox } from '../../src/sandbox/index.js';
 import { ExitCode } from '../../src/shared/exit-codes.js';
-import { perksExtract } from './helpers.js';
-import { orgEnv } from '../extract/helpers.js';
-import { now, todayUtc } from '../../src/shared/clock.js';
+import { perksExtract } from '../support/cli.js';
+import { orgEnv } from '../support/sandbox.js';
+import { todayUtc } from '../../src/shared/clock.js';
 
 const TODAY = todayUtc();
 let sandbox: Sandbox;

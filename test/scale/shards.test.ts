@@ -3,10 +3,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { loadConfig } from '../../src/config/index.js';
-import { extract, shardOfUser, shiftDay, STREAM_NAMES, type ExtractResult } from '../../src/extract/index.js';
+import { extract, shardOfUser, shiftDay, type ExtractResult } from '../../src/extract/index.js';
+import { STREAM_NAMES } from '../../pipelines/index.js';
 import { startSandbox, type Sandbox } from '../../src/sandbox/index.js';
-import { streamRows } from './helpers.js';
-import { orgEnv } from '../extract/helpers.js';
+import { streamRows } from '../support/lake-check.js';
+import { orgEnv } from '../support/sandbox.js';
 
 const TODAY = '2026-11-22';
 const noon = (day: string) => new Date(`${day}T12:00:00Z`);

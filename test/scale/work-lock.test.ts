@@ -65,7 +65,7 @@ describe('locks scoped to what a worker writes', () => {
 
   test("a dead worker's lock does not block the next run of its shard", async () => {
     const dir = out();
-    const dead = spawnSync(process.execPath, ['-e', '']).pid!;
+    const dead = spawnSync(process.execPath, ['-e', '']).pid;
     const scope = shard(1, 2);
     const lockDir = join(dir, '.locks', scopeKey(scope));
     await mkdir(lockDir, { recursive: true });

@@ -3,9 +3,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { maxCallsInWindow, startSandbox, type Sandbox } from '../../src/sandbox/index.js';
-import { perksExtract, streamRows } from './helpers.js';
-import { orgEnv } from '../extract/helpers.js';
-import { startRedis, type TestRedis } from './redis.js';
+import { perksExtract } from '../support/cli.js';
+import { streamRows } from '../support/lake-check.js';
+import { orgEnv } from '../support/sandbox.js';
+import { startRedis, type TestRedis } from '../support/redis.js';
 
 const LIMIT = 300;
 let redis: TestRedis;

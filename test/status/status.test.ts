@@ -51,7 +51,7 @@ describe('perks status', () => {
       message: null,
       runs: 1,
     });
-    expect([...new Set(s.streams.map((x: any) => x.stream))].sort()).toEqual(STREAMS);
+    expect([...new Set(s.streams.map((x: { stream: string }) => x.stream))].sort()).toEqual(STREAMS);
     const groups = sandbox.credentials.organisation.organisation_group_ids;
     for (const x of s.streams) {
       // the run finished a few seconds after its pinned start (the clock runs on from PERKS_NOW)
@@ -65,13 +65,13 @@ describe('perks status', () => {
       expect(x.group === null ? x.stream === 'offers' : groups.includes(x.group)).toBe(true);
     }
     // windowed streams carry a watermark: the first local day not extracted, today (the run extracts closed days)
-    expect(s.streams.filter((x: any) => x.stream === 'orders').map((x: any) => x.watermark)).toEqual(
-      groups.map(() => '2026-11-22'),
-    );
+    expect(
+      s.streams.filter((x: { stream: string }) => x.stream === 'orders').map((x: { watermark: string }) => x.watermark),
+    ).toEqual(groups.map(() => '2026-11-22'));
     expect(s.writeback.toSend).toBeGreaterThan(0);
     expect(s.writeback).toMatchObject({ pending: 0, rejected: 0 });
     // lookback 7: October closed once the watermark passed 7 November; November still provisional
-    expect(s.months.map((m: any) => m.group)).toEqual(groups);
+    expect(s.months.map((m: { group: number }) => m.group)).toEqual(groups);
     // the first month is provisional too: the extract started inside it (90 days back)
     for (const m of s.months) {
       expect(m.closed.at(-1)).toBe('2026-10');
@@ -190,24 +190,26 @@ describe('perks status', () => {
   test('a later run that failed for one group: shown as its last run, and that group goes stale first', async () => {
     const [first] = readdirSync(join(outDir, 'runs'));
     const manifest = JSON.parse(readFileSync(join(outDir, 'runs', first), 'utf8'));
-    const orders = manifest.streams.find((x: any) => x.name === 'orders');
+    const orders = manifest.streams.find((x: { name: string }) => x.name === 'orders');
     Object.assign(orders, {
       status: 'error',
       failedGroups: [11],
       error: 'orders of group 11: HTTP 500 after 8 attempts',
     });
-    orders.groups = orders.groups.filter((g: any) => g.group !== 11);
+    orders.groups = orders.groups.filter((g: { group: number }) => g.group !== 11);
     Object.assign(manifest, { runId: 'later', status: 'error', finishedAt: '2026-11-23T12:00:05.000Z' });
     writeFileSync(join(outDir, 'runs', 'later.json'), JSON.stringify(manifest));
 
     const fresh = JSON.parse((await status('2026-11-23T13:00:00Z', ['--format', 'json'])).stdout);
-    const o11 = fresh.streams.find((x: any) => x.stream === 'orders' && x.group === 11);
+    const o11 = fresh.streams.find((x: { stream: string; group: number }) => x.stream === 'orders' && x.group === 11);
     expect(o11).toMatchObject({
       lastRun: { runId: 'later', outcome: 'error', error: 'orders of group 11: HTTP 500 after 8 attempts' },
       freshness: 'fresh',
     });
     expect(o11.lastSuccessAt).toMatch(/^2026-11-22T12:00:/);
-    expect(fresh.streams.find((x: any) => x.stream === 'orders' && x.group === 12)).toMatchObject({
+    expect(
+      fresh.streams.find((x: { stream: string; group: number }) => x.stream === 'orders' && x.group === 12),
+    ).toMatchObject({
       lastSuccessAt: '2026-11-23T12:00:05.000Z',
       lastRun: { outcome: 'success' },
     });

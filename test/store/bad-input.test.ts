@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { PutObjectCommand } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import type { Sandbox } from '../../src/sandbox/index.js';
-import { freePort } from '../scale/redis.js';
+import { freePort } from '../support/redis.js';
 import { s3Client } from '../support/s3.js';
 import { testSandbox } from '../support/sandbox.js';
 import { messages, startStoreWorld, type StoreWorld } from './helpers.js';

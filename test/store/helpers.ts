@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { GetObjectCommand, ListObjectsV2Command } from '@aws-sdk/client-s3';
 import type { Sandbox } from '../../src/sandbox/index.js';
-import { startRedis, type TestRedis } from '../scale/redis.js';
+import { startRedis, type TestRedis } from '../support/redis.js';
 import { runCli, startCli, type CliResult, type RunningCli } from '../support/cli.js';
 import { s3Client, startS3, type TestS3 } from '../support/s3.js';
 import { orgEnv } from '../support/sandbox.js';

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import type { Sandbox } from '../../src/sandbox/index.js';
 import { storedTimes } from '../writeback/fixtures.js';
-import { streamRows } from '../scale/helpers.js';
+import { streamRows } from '../support/lake-check.js';
 import { testSandbox, orgEnv } from '../support/sandbox.js';
 import { runCli } from '../support/cli.js';
 import { startConditionalFront } from '../support/s3-conditional.js';

@@ -33,11 +33,19 @@ export function baseEnv(extra: Record<string, string> = {}): Record<string, stri
   return { ...env, ...extra };
 }
 
-export function startCli(args: string[], env: Record<string, string>, options: { cwd?: string } = {}): RunningCli {
+/**
+ * Starts `perks args…` with a clean environment and `env`; `inheritEnv`: this process's environment and `env`
+ * over it instead (the scale tests and the bench, whose workers share settings through it).
+ */
+export function startCli(
+  args: string[],
+  env: Record<string, string>,
+  options: { cwd?: string; inheritEnv?: boolean } = {},
+): RunningCli {
   const started = Date.now();
   const child = spawn(process.execPath, [PERKS, ...args], {
     cwd: options.cwd ?? ROOT,
-    env: baseEnv(env),
+    env: options.inheritEnv ? { ...process.env, ...env } : baseEnv(env),
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let stdout = '';
@@ -51,8 +59,8 @@ export function startCli(args: string[], env: Record<string, string>, options: {
       }
     }
   };
-  child.stdout!.on('data', (d) => ((stdout += d), check()));
-  child.stderr!.on('data', (d) => ((stderr += d), check()));
+  child.stdout.on('data', (d) => ((stdout += d), check()));
+  child.stderr.on('data', (d) => ((stderr += d), check()));
   const done = new Promise<CliResult>((resolveDone) => {
     child.once('close', (code, signal) => {
       for (const w of waiters.splice(0)) w.resolve(false);
@@ -72,7 +80,7 @@ export function startCli(args: string[], env: Record<string, string>, options: {
 export async function runCli(
   args: string[],
   env: Record<string, string>,
-  options: { cwd?: string; timeoutMs?: number } = {},
+  options: { cwd?: string; timeoutMs?: number; inheritEnv?: boolean } = {},
 ): Promise<CliResult> {
   const running = startCli(args, env, options);
   const timer = setTimeout(() => running.child.kill('SIGKILL'), options.timeoutMs ?? 120_000);
@@ -85,3 +93,8 @@ export async function runCli(
 
 /** The non-empty lines a command wrote to stderr. */
 export const stderrLines = (r: CliResult) => r.stderr.split('\n').filter((l) => l.trim() !== '');
+
+/** `perks extract …` to its end, with this process's environment and `env` over it (the scale tests, the bench). */
+export function perksExtract(args: string[], env: Record<string, string>): Promise<CliResult> {
+  return startCli(['extract', ...args], env, { inheritEnv: true }).done;
+}

@@ -109,15 +109,15 @@ async function duckdbValues(path: string, each: (where: string, value: string) =
       );
       const names = r.columnNames();
       r.getRows().forEach((row, n) => {
-        row.forEach((v, i) => v !== null && each(`${table}.${names[i]}`, String(v)));
-        rowOf(`${table} row ${n + 1}`, row.filter((v) => v !== null).map(String));
+        row.forEach((v, i) => v !== null && each(`${String(table)}.${names[i]}`, String(v)));
+        rowOf(`${String(table)} row ${n + 1}`, row.filter((v) => v !== null).map(String));
       });
     }
     // Views read the lake (searched file by file); their definitions are text.
     for (const [name, sql] of (
       await c.runAndReadAll(`SELECT view_name, sql FROM duckdb_views() WHERE NOT internal`)
     ).getRows())
-      each(`view ${name}`, String(sql));
+      each(`view ${String(name)}`, String(sql));
   } finally {
     c.closeSync();
     db.closeSync();

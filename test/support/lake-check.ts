@@ -1,16 +1,13 @@
 /**
  * The lake against the truth: the sandbox's own orders for each group's closed local days, every
- * stream's current keys (to compare with a reference run), duplicates by each stream's contract,
+ * stream's current keys and rows (to compare with a reference run), duplicates by each stream's contract,
  * and the temporary files a run may have left behind.
  */
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { localDay } from '../../src/extract/index.js';
+import { dayWindows, localDay } from '../../src/extract/index.js';
 import { withLakeConnection } from '../../src/lake/index.js';
 import type { Sandbox } from '../../src/sandbox/index.js';
-import { lakeOrders, truthOrders, type OrderRow } from '../extract/helpers.js';
-
-export { lakeOrders, type OrderRow };
 
 export interface GroupDays {
   id: number;
@@ -103,7 +100,7 @@ export async function lakeKeys(
         { glob: glob(outDir, stream) },
       );
       out.set(stream, {
-        keys: new Set(keys.getRowObjectsJS().map((r) => String(r.k))),
+        keys: new Set((keys.getRowObjectsJS() as { k: string | number | bigint }[]).map((r) => String(r.k))),
         duplicated: Number(dup.getRowObjectsJS()[0].d),
       });
     }
@@ -174,4 +171,75 @@ export async function completeness(
       ? `orders missing ${orders.missing}, wrong ${orders.wrong}; keys missing ${JSON.stringify(keys.perStream)}, duplicated ${keys.duplicated}; left ${left.slice(0, 3).join(', ')}`
       : '',
   };
+}
+
+export interface OrderRow {
+  group: number;
+  order_date: string;
+  order_id: number;
+  order_status: string;
+  face_value: string;
+  group_revenue: string;
+}
+
+/** The lake's orders as landed: one row per (group, order_id) would be the contract; duplicates are kept to be seen. */
+export async function lakeOrders(outDir: string): Promise<OrderRow[]> {
+  return withLakeConnection(async (c) => {
+    const r = await c.runAndReadAll(
+      `SELECT organisation_group_id::BIGINT AS g, order_date::DATE::VARCHAR AS d, order_id::BIGINT AS id, order_status AS s,
+              face_value::VARCHAR AS fv, group_revenue::VARCHAR AS gr
+       FROM read_parquet($glob, hive_partitioning = true, union_by_name = true) ORDER BY g, id`,
+      { glob: join(outDir, 'lake', 'orders', '**', '*.parquet') },
+    );
+    const rows = r.getRowObjectsJS() as (Record<'d' | 's' | 'fv' | 'gr', string> & Record<'g' | 'id', bigint>)[];
+    return rows.map((x) => ({
+      group: Number(x.g),
+      order_date: String(x.d),
+      order_id: Number(x.id),
+      order_status: String(x.s),
+      face_value: String(x.fv),
+      group_revenue: String(x.gr),
+    }));
+  });
+}
+
+/** What the sandbox holds for each group's local days in [from, to): the same rows, from the world. */
+export function truthOrders(
+  sandbox: Sandbox,
+  groups: { id: number; timezone: string }[],
+  from: string,
+  to: string,
+): OrderRow[] {
+  const out: OrderRow[] = [];
+  for (const g of groups) {
+    for (const w of dayWindows(from, to, g.timezone)) {
+      for (const o of sandbox.world.ordersOf(g.id, { from: w.start.getTime(), to: w.end.getTime() - 1 })) {
+        out.push({
+          group: g.id,
+          order_date: w.startDay,
+          order_id: o.order_id,
+          order_status: o.status,
+          face_value: (o.face_value / 100).toFixed(2),
+          group_revenue: (o.group_revenue / 100).toFixed(2),
+        });
+      }
+    }
+  }
+  return out.sort((a, b) => a.group - b.group || a.order_id - b.order_id);
+}
+
+/**
+ * Every row of a stream, all columns but the run's own (`_extracted_at`, `_run_id`), as sorted JSON
+ * text: two lakes are equal when these are (keys, sums and every other value).
+ */
+export async function streamRows(outDir: string, stream: string): Promise<string[]> {
+  return withLakeConnection(async (c) => {
+    const r = await c.runAndReadAll(
+      `SELECT to_json(t)::VARCHAR AS j
+       FROM (SELECT * EXCLUDE (_extracted_at, _run_id) FROM read_parquet($glob, hive_partitioning = true, union_by_name = true)) t
+       ORDER BY j`,
+      { glob: join(outDir, 'lake', stream, '**', '*.parquet') },
+    );
+    return (r.getRowObjectsJS() as { j: string }[]).map((row) => row.j);
+  });
 }

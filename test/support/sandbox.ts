@@ -1,9 +1,9 @@
-/** A sandbox for a scenario, and the configuration and environment that reach it with the organisation credential. */
+/**
+ * A sandbox for a test or scenario, and the PERKS_* environment and configuration that reach it with the
+ * organisation credential (for the program in-process, or a \`perks\` child process: test/support/cli.ts).
+ */
 import { loadConfig, type Config } from '../../src/config/index.js';
 import { startSandbox, type Sandbox, type SandboxOptions } from '../../src/sandbox/index.js';
-import { orgEnv } from '../extract/helpers.js';
-
-export { orgEnv };
 
 /** A tiny sandbox on loopback, port 0, without the API's own limit unless asked. */
 export function testSandbox(options: SandboxOptions = {}): Promise<Sandbox> {
@@ -19,6 +19,30 @@ export async function withSandbox<T>(options: SandboxOptions, work: (sandbox: Sa
   }
 }
 
+/** The PERKS_* variables that reach \`sandbox\` with its organisation credential and write to \`outDir\`. */
+export function sandboxEnv(sandbox: Sandbox, outDir: string, rateLimit = 100_000): Record<string, string> {
+  const org = sandbox.credentials.organisation;
+  return {
+    PERKS_BASE_URL: sandbox.baseUrl,
+    PERKS_CLIENT_ID: String(org.client_id),
+    PERKS_CLIENT_SECRET: org.client_secret,
+    PERKS_GROUP_IDS: org.organisation_group_ids.join(','),
+    PERKS_RATE_LIMIT: String(rateLimit),
+    PERKS_OUTPUT: outDir,
+  };
+}
+
+/** sandboxEnv on the sandbox's day, and \`extra\` over it. */
+export function orgEnv(sandbox: Sandbox, outDir: string, extra: Record<string, string> = {}): Record<string, string> {
+  return {
+    ...sandboxEnv(sandbox, outDir),
+    // A command runs on the sandbox's day (noon UTC: the same local day in every group's zone).
+    PERKS_NOW: `${sandbox.world.today}T12:00:00Z`,
+    ...extra,
+  };
+}
+
+/** The configuration orgEnv gives the program. */
 export function orgConfig(sandbox: Sandbox, outDir: string, extra: Record<string, string> = {}): Config {
   return loadConfig(orgEnv(sandbox, outDir, extra));
 }

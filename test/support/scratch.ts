@@ -20,6 +20,11 @@ export class Scratch {
   }
 }
 
+/** A fresh output directory for one test (left for the system to clear, so a failure can be looked at). */
+export function tempOut(prefix = 'perks-test-'): string {
+  return mkdtempSync(join(tmpdir(), prefix));
+}
+
 /** Runs `work` with a scratch area that is removed afterwards. */
 export async function withScratch<T>(prefix: string, work: (scratch: Scratch) => Promise<T>): Promise<T> {
   const scratch = new Scratch(prefix);

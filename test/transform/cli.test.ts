@@ -168,7 +168,7 @@ test('perks models lists every model with grain, columns and dependencies, and w
     expect(undocumented, `${mart.name}: columns without a meaning in its header's columns: block`).toEqual([]);
   }
   const sqlHeader = readFileSync('sql/marts/revenue_monthly.sql', 'utf8');
-  const described = [...sqlHeader.matchAll(/^--   (\w+): /gm)]
+  const described = [...sqlHeader.matchAll(/^-- {3}(\w+): /gm)]
     .map((m) => m[1])
     .filter((n) => !['unique', 'not_null', 'accepted_values', 'relationships'].includes(n));
   expect(described.sort()).toEqual(revenue.columns.map((c) => c.name).sort());

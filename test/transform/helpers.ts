@@ -6,15 +6,18 @@ import { DuckDBInstance } from '@duckdb/node-api';
 export const ROOT = join(import.meta.dirname, '..', '..');
 export const AS_OF = '2026-04-01';
 
-/** Rows of a query, JSON-safe (BIGINT and DECIMAL as strings, dates as YYYY-MM-DD). */
-export async function query(database: string, sql: string): Promise<Record<string, unknown>[]> {
+/** A row of the scalars these tests select, JSON-safe (BIGINT and DECIMAL as strings, dates as YYYY-MM-DD). */
+export type Row = Record<string, string | number | boolean | null>;
+
+/** Rows of a query, JSON-safe. */
+export async function query(database: string, sql: string): Promise<Row[]> {
   const db = await DuckDBInstance.create(database, database === ':memory:' ? {} : { access_mode: 'READ_ONLY' });
   const conn = await db.connect();
   try {
     await conn.run(`SET TimeZone = 'UTC'`);
     // the lake views read paths relative to the output directory, as every reader of the warehouse does (docs/analysts.md)
     if (database !== ':memory:') await conn.run('SET file_search_path = $dir', { dir: dirname(database) });
-    return (await conn.runAndReadAll(sql)).getRowObjectsJson() as Record<string, unknown>[];
+    return (await conn.runAndReadAll(sql)).getRowObjectsJson() as Row[];
   } finally {
     conn.closeSync();
     db.closeSync();
@@ -26,4 +29,4 @@ export const namesIn = (dir: string): string[] => readdirSync(dir).sort();
 
 /** Leftovers of an unfinished write: temporary files, DuckDB WAL or spill folders. */
 export const temporaries = (dir: string): string[] =>
-  (readdirSync(dir, { recursive: true, encoding: 'utf8' }) as string[]).filter((f) => /\.tmp-|\.wal$|\.spill/.test(f));
+  readdirSync(dir, { recursive: true, encoding: 'utf8' }).filter((f) => /\.tmp-|\.wal$|\.spill/.test(f));

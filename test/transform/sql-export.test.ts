@@ -184,7 +184,10 @@ describe('perks sql --format parquet', () => {
       face_value: (r.face_value as number).toFixed(2),
       group_revenue: (r.group_revenue as number).toFixed(2),
       adjustment: r.adjustment === null ? null : (r.adjustment as number).toFixed(2),
-      detail: { currency: (r.detail as any).currency, orders: text((r.detail as any).orders) },
+      detail: {
+        currency: (r.detail as { currency: unknown }).currency,
+        orders: text((r.detail as { orders: unknown }).orders),
+      },
     }));
     expect(rows).toEqual(expected);
   });

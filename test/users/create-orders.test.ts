@@ -4,7 +4,7 @@ import { describe, expect, test } from 'vitest';
 import { auditPath } from '../../src/users/index.js';
 import { runCli, stderrLines } from '../support/cli.js';
 import { orgEnv, withSandbox } from '../support/sandbox.js';
-import { tempOut } from '../extract/helpers.js';
+import { tempOut } from '../support/scratch.js';
 
 describe('perks users create and orders', () => {
   test('create with a login URL answers the user and the URL; the URL is never audited; a second create is the platform refusal, exit 4', async () => {

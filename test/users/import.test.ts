@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
 import { runCli, stderrLines } from '../support/cli.js';
 import { orgEnv, withSandbox } from '../support/sandbox.js';
-import { tempOut } from '../extract/helpers.js';
+import { tempOut } from '../support/scratch.js';
 
 const TODAY = '2026-11-22';
 

@@ -13,7 +13,7 @@ import { clockFrom, setClock } from '../../src/shared/clock.js';
 import { addressOf, auditPath, runUserCommand, type ActionOptions, type UserCommand } from '../../src/users/index.js';
 import { runCli, stderrLines } from '../support/cli.js';
 import { orgConfig, orgEnv, testSandbox } from '../support/sandbox.js';
-import { tempOut } from '../extract/helpers.js';
+import { tempOut } from '../support/scratch.js';
 
 let sandbox: Sandbox;
 let client: PerksClient;
@@ -169,7 +169,7 @@ describe('perks users: the lifecycle', () => {
     expect(statusOf('crm-5')).toBe('Active');
   });
 
-  test('the audit log says who, when, what and the answer for every change, never a secret, a token, a login URL or an e-mail', async () => {
+  test('the audit log says who, when, what and the answer for every change, never a secret, a token, a login URL or an e-mail', () => {
     const text = readFileSync(auditPath(out), 'utf8');
     const entries = text
       .trim()

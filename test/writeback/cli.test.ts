@@ -1,37 +1,20 @@
-import { spawn } from 'node:child_process';
-import path from 'node:path';
 import { describe, expect, test } from 'vitest';
 import { runWriteback } from '../../src/writeback/index.js';
+import { runCli } from '../support/cli.js';
+import { sandboxEnv } from '../support/sandbox.js';
+import { tempOut } from '../support/scratch.js';
 import {
   configFor,
   martsFromSandbox,
-  sandboxEnv,
   sandboxPerTest,
   storedTotal,
-  tempOut,
   writeMarts,
   writePendingJournal,
 } from './fixtures.js';
 
-const ROOT = path.resolve(import.meta.dirname, '../..');
 const sandbox = sandboxPerTest();
-
-function perks(
-  args: string[],
-  env: Record<string, string>,
-): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, [path.join(ROOT, 'bin/perks.mjs'), ...args], {
-      cwd: ROOT,
-      env: { ...process.env, ...env },
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d) => (stdout += String(d)));
-    child.stderr.on('data', (d) => (stderr += String(d)));
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
-}
+/** `perks …` with this process's environment and `env` over it. */
+const perks = (args: string[], env: Record<string, string>) => runCli(args, env, { inheritEnv: true });
 
 describe('the perks writeback command', () => {
   test('--dry-run prints counts per type and the first rows, sends nothing, and never prints the secret', async () => {

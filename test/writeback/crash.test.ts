@@ -2,7 +2,8 @@ import { spawn } from 'node:child_process';
 import path from 'node:path';
 import { describe, expect, test } from 'vitest';
 import type { WritebackRow } from '../../src/writeback/index.js';
-import { prepare, sandboxEnv, sandboxPerTest, storedTimes, storedTotal, writePendingJournal } from './fixtures.js';
+import { sandboxEnv } from '../support/sandbox.js';
+import { prepare, sandboxPerTest, storedTimes, storedTotal, writePendingJournal } from './fixtures.js';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 const sandbox = sandboxPerTest();

@@ -3,7 +3,6 @@
  * straight to `<out>/marts/` (what `perks build` publishes), built from the sandbox's own users.
  */
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { DuckDBInstance, quotedString } from '@duckdb/node-api';
 import { beforeEach, onTestFinished } from 'vitest';
@@ -11,6 +10,8 @@ import { clientFromConfig, type PerksClient } from '../../src/api/index.js';
 import { loadConfig, type Config } from '../../src/config/index.js';
 import { startSandbox, type Sandbox } from '../../src/sandbox/index.js';
 import { runWriteback, type WritebackOptions, type WritebackRow } from '../../src/writeback/index.js';
+import { sandboxEnv } from '../support/sandbox.js';
+import { tempOut } from '../support/scratch.js';
 
 export const SEGMENTS = ['new', 'active', 'dormant', 'churned', 'never_active'] as const;
 
@@ -50,7 +51,7 @@ export function sandboxPerTest(): () => Sandbox {
 
 /** An output directory with marts from the sandbox's users, a client, and a runner of the write-back. */
 export async function prepare(sandbox: Sandbox, marts = martsFromSandbox(sandbox)) {
-  const outDir = tempOut();
+  const outDir = tempOut('perks-writeback-');
   await writeMarts(outDir, marts);
   const config = configFor(sandbox, outDir);
   const client = clientFor(config);
@@ -58,23 +59,6 @@ export async function prepare(sandbox: Sandbox, marts = martsFromSandbox(sandbox
   const run = (extra: Partial<WritebackOptions> = {}) =>
     runWriteback({ outDir, client, config, pendingGraceMs: 0, minRetryDelayMs: 5, ...extra });
   return { outDir, config, client, marts, run };
-}
-
-export function tempOut(): string {
-  return fs.mkdtempSync(path.join(os.tmpdir(), 'perks-writeback-'));
-}
-
-/** The environment a child `perks` process needs to reach the sandbox with the organisation credential. */
-export function sandboxEnv(sandbox: Sandbox, outDir: string, rateLimit = 100_000): Record<string, string> {
-  const org = sandbox.credentials.organisation;
-  return {
-    PERKS_BASE_URL: sandbox.baseUrl,
-    PERKS_CLIENT_ID: String(org.client_id),
-    PERKS_CLIENT_SECRET: org.client_secret,
-    PERKS_GROUP_IDS: org.organisation_group_ids.join(','),
-    PERKS_RATE_LIMIT: String(rateLimit),
-    PERKS_OUTPUT: outDir,
-  };
 }
 
 export function configFor(sandbox: Sandbox, outDir: string): Config {

@@ -3,7 +3,8 @@ import { startSandbox } from '../../src/sandbox/index.js';
 import { SYSTEMATIC_REJECTIONS } from '../../src/writeback/index.js';
 import { ExitCode } from '../../src/shared/exit-codes.js';
 import { runCli } from '../support/cli.js';
-import { prepare, sandboxEnv, storedTimes } from './fixtures.js';
+import { sandboxEnv } from '../support/sandbox.js';
+import { prepare, storedTimes } from './fixtures.js';
 
 const BATCH = 4; // posts in flight at once (src/writeback/run.ts)
 

@@ -2,7 +2,8 @@ import fs from 'node:fs';
 import { describe, expect, onTestFinished, test } from 'vitest';
 import { runCli } from '../support/cli.js';
 import { orgEnv, withSandbox } from '../support/sandbox.js';
-import { prepare, sandboxPerTest, storedTimes, tempOut, writeMarts } from './fixtures.js';
+import { tempOut } from '../support/scratch.js';
+import { prepare, sandboxPerTest, storedTimes, writeMarts } from './fixtures.js';
 import { runWriteback } from '../../src/writeback/index.js';
 
 const sandbox = sandboxPerTest();

@@ -3,7 +3,8 @@ import path from 'node:path';
 import { describe, expect, test } from 'vitest';
 import { loadConfig } from '../../src/config/index.js';
 import { DEFAULT_SQL_DIR, interactionId, runWriteback, WritebackModelError } from '../../src/writeback/index.js';
-import { tempOut, writeMarts, type SavingsMonth } from './fixtures.js';
+import { tempOut } from '../support/scratch.js';
+import { writeMarts, type SavingsMonth } from './fixtures.js';
 
 /** The models' rows for these marts, without an API (a dry run needs none). */
 async function modelRows(marts: Parameters<typeof writeMarts>[1], sqlDir?: string) {

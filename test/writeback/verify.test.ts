@@ -4,7 +4,6 @@ import { DuckDBInstance, quotedString } from '@duckdb/node-api';
 import { describe, expect, test } from 'vitest';
 import { verifyWriteback, type WritebackRow } from '../../src/writeback/index.js';
 import { prepare, sandboxPerTest } from './fixtures.js';
-import { now } from '../../src/shared/clock.js';
 
 const sandbox = sandboxPerTest();
 

@@ -55,7 +55,7 @@ describe('perks writeback against the sandbox', () => {
       await conn.runAndReadAll(`DESCRIBE SELECT * FROM read_parquet(${quotedString(glob)}, hive_partitioning = true)`)
     )
       .getRowObjectsJson()
-      .map((c) => `${c.column_name} ${c.column_type}`);
+      .map((c) => `${c.column_name as string} ${c.column_type as string}`);
     conn.closeSync();
     db.closeSync();
     expect(columns).toEqual(

@@ -4,7 +4,7 @@
  */
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import { TokenRequest } from '../../resources/auth.js';
-import { ApiError } from '../errors.js';
+import { SandboxError } from '../errors.js';
 import { validate } from './body.js';
 
 export interface Credential {
@@ -24,7 +24,7 @@ export interface Principal {
 type Payload = { aud?: string; jti?: string; exp?: number };
 const MAX_VERIFIED = 10_000;
 const b64 = (v: Buffer | string) => Buffer.from(v).toString('base64url');
-const unauthenticated = () => new ApiError('unauthenticated', 401, 'Unauthenticated.');
+const unauthenticated = () => new SandboxError('unauthenticated', 401, 'Unauthenticated.');
 
 export function makeSecret(): string {
   return randomBytes(30).toString('base64url');
@@ -58,7 +58,7 @@ export class TokenService {
       given.length !== Buffer.byteLength(cred.client_secret) ||
       !timingSafeEqual(given, Buffer.from(cred.client_secret))
     ) {
-      throw new ApiError('invalid_client', 401, 'Client authentication failed');
+      throw new SandboxError('invalid_client', 401, 'Client authentication failed');
     }
     const now = Math.floor(Date.now() / 1000);
     const payload = {
@@ -110,7 +110,7 @@ export class TokenService {
     if (expected.length !== given.length || !timingSafeEqual(expected, given)) throw unauthenticated();
     let payload: Payload;
     try {
-      payload = JSON.parse(Buffer.from(body, 'base64url').toString('utf8'));
+      payload = JSON.parse(Buffer.from(body, 'base64url').toString('utf8')) as Payload; // signed by this service
     } catch {
       throw unauthenticated();
     }

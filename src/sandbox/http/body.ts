@@ -4,13 +4,13 @@
  */
 import { z } from 'zod';
 import { BODY_TOO_LARGE_STATUS, MAX_BODY_BYTES, VALIDATION_STATUS } from '../choices.js';
-import { ApiError } from '../errors.js';
+import { SandboxError } from '../errors.js';
 import type { SandboxRequest } from './exchange.js';
 
-export function validationError(errors: Record<string, string[]>): ApiError {
+export function validationError(errors: Record<string, string[]>): SandboxError {
   const messages = Object.values(errors).flat();
   const more = messages.length > 1 ? ` (and ${messages.length - 1} more error${messages.length > 2 ? 's' : ''})` : '';
-  return new ApiError('validation', VALIDATION_STATUS, `${messages[0]}${more}`, errors);
+  return new SandboxError('validation', VALIDATION_STATUS, `${messages[0]}${more}`, errors);
 }
 
 export const fieldError = (field: string, message: string) => validationError({ [field]: [message] });
@@ -18,10 +18,10 @@ export const fieldError = (field: string, message: string) => validationError({ 
 export async function readJsonObject(req: SandboxRequest): Promise<Record<string, unknown>> {
   const declared = Number(req.header('content-length') ?? 0);
   if (declared > MAX_BODY_BYTES)
-    throw new ApiError('too_large', BODY_TOO_LARGE_STATUS, `The request body exceeds ${MAX_BODY_BYTES} bytes.`);
+    throw new SandboxError('too_large', BODY_TOO_LARGE_STATUS, `The request body exceeds ${MAX_BODY_BYTES} bytes.`);
   const text = await req.text();
   if (text.length > MAX_BODY_BYTES)
-    throw new ApiError('too_large', BODY_TOO_LARGE_STATUS, `The request body exceeds ${MAX_BODY_BYTES} bytes.`);
+    throw new SandboxError('too_large', BODY_TOO_LARGE_STATUS, `The request body exceeds ${MAX_BODY_BYTES} bytes.`);
   if (text.trim() === '') return {};
   let parsed: unknown;
   try {
@@ -72,8 +72,7 @@ export function validate<S extends z.ZodType>(schema: S, raw: unknown): z.output
   for (const issue of result.error.issues) {
     const field = issue.path.length ? issue.path.map(String).join('.') : 'body';
     const input = issue.path.reduce<unknown>(
-      (v, k) =>
-        v !== null && typeof v === 'object' ? (v as Record<PropertyKey, unknown>)[k as PropertyKey] : undefined,
+      (v, k) => (v !== null && typeof v === 'object' ? (v as Record<PropertyKey, unknown>)[k] : undefined),
       raw,
     );
     (errors[field] ??= []).push(describe(issue, field, input));

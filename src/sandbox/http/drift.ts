@@ -30,8 +30,8 @@ const isRecord = (v: unknown): v is Rec => typeof v === 'object' && v !== null &
 
 /** The listing's records: `data` when it is an array, `data.credits` for user credit. */
 function recordsOf(data: unknown): unknown[] | undefined {
-  if (Array.isArray(data)) return data;
-  if (isRecord(data) && Array.isArray(data.credits)) return data.credits;
+  if (Array.isArray(data)) return data as unknown[];
+  if (isRecord(data) && Array.isArray(data.credits)) return data.credits as unknown[];
   return undefined;
 }
 

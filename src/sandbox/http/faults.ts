@@ -4,9 +4,10 @@
  * sees the same faults (drift depends on the record itself: see drift.ts).
  */
 import { NO_FAULTS, FaultsSchema, type Faults } from '../options.js';
-import { ApiError, HungRequest } from '../errors.js';
+import { SandboxError, HungRequest } from '../errors.js';
 import { createRng, type Rng } from '../prng.js';
 import { driftData, emptyDriftCounts, type DriftCounts } from './drift.js';
+import { schemaDriftData } from './schema-drift.js';
 import { JsonList, type Json } from './written-json.js';
 
 export interface FaultCounts {
@@ -47,7 +48,7 @@ export class FaultInjector {
     if (f.errorRate > 0 && this.rng.next() < f.errorRate) {
       this.counts.errors++;
       const status = ERROR_STATUSES[Math.floor(this.rng.next() * ERROR_STATUSES.length)];
-      throw new ApiError('injected_fault', status, ERROR_MESSAGES[status]);
+      throw new SandboxError('injected_fault', status, ERROR_MESSAGES[status]);
     }
   }
 
@@ -63,11 +64,12 @@ export class FaultInjector {
     }
   }
 
-  /** A listing's data with some records drifted (driftRate); records written as JSON text become objects first. */
+  /** A listing's data with some records drifted (driftRate, schemaDrift); records written as JSON text become objects first. */
   drift(operation: string, data: unknown): unknown {
-    if (this.current.driftRate <= 0) return data;
+    if (this.current.driftRate <= 0 && !this.current.schemaDrift.length) return data;
     const records = data instanceof JsonList ? data.values() : data;
     driftData(this.seed, operation, records, this.current.driftRate, this.counts.drift);
+    schemaDriftData(operation, records, this.current.schemaDrift);
     return records;
   }
 

@@ -1,12 +1,12 @@
 /**
  * The sandbox as one handler: route (404/405), token endpoint, authenticate (401),
  * rate limit (429), faults, validate (422), resolve the group (403/422), run the operation, envelope.
- * One error handler turns every ApiError into its status and JSON body; nothing else escapes as a 500.
+ * One error handler turns every SandboxError into its status and JSON body; nothing else escapes as a 500.
  */
 import type { Operation, OperationName } from '../../resources/operations.js';
 import { redact } from '../../shared/redact.js';
 import { FOREIGN_GROUP_STATUS, LOGIN_PATH_PREFIX, UNSCOPED_OPERATIONS } from '../choices.js';
-import { ApiError, HungRequest } from '../errors.js';
+import { SandboxError, HungRequest } from '../errors.js';
 import { handlers, type SandboxState } from '../ops/index.js';
 import type { GroupRecord } from '../world/groups.js';
 import type { Principal, TokenService } from './auth.js';
@@ -30,9 +30,9 @@ export interface Engine {
   shutdown: AbortSignal;
 }
 
-function throttled(v: Verdict, retryAfterOverride: number): ApiError {
+function throttled(v: Verdict, retryAfterOverride: number): SandboxError {
   const retryAfter = String(retryAfterOverride || v.retryAfter);
-  return new ApiError('throttled', 429, 'Too Many Attempts.', undefined, {
+  return new SandboxError('throttled', 429, 'Too Many Attempts.', undefined, {
     'Retry-After': retryAfter,
     'X-RateLimit-Limit': String(v.limit),
     'X-RateLimit-Remaining': '0',
@@ -50,7 +50,7 @@ function resolveGroup(
   if (requested !== undefined) {
     const group = e.state.world.group(requested);
     if (!group || !principal.groupIds.includes(requested)) {
-      throw new ApiError(
+      throw new SandboxError(
         'forbidden',
         FOREIGN_GROUP_STATUS,
         `The organisation group ${requested} is not available to this client.`,
@@ -75,7 +75,7 @@ async function token(e: Engine, req: SandboxRequest, seen: (id: unknown) => void
   if (known) seen(raw.client_id);
   e.stats.tokenRequest(known ? raw.client_id : undefined);
   if (raw.client_id !== undefined) {
-    const verdict = e.tokenLimit.hit(known ? `token:${String(raw.client_id)}` : UNKNOWN_CLIENT_BUCKET);
+    const verdict = e.tokenLimit.hit(known ? `token:${raw.client_id as string | number}` : UNKNOWN_CLIENT_BUCKET);
     if (!verdict.allowed) throw throttled(verdict, e.faults.current.retryAfter);
   }
   const data = e.tokens.issue(raw);
@@ -84,7 +84,7 @@ async function token(e: Engine, req: SandboxRequest, seen: (id: unknown) => void
 
 function login(e: Engine, req: SandboxRequest, pathname: string): Reply {
   if (req.method !== 'GET')
-    throw new ApiError(
+    throw new SandboxError(
       'method_not_allowed',
       405,
       `The ${req.method} method is not supported for this route. Supported methods: GET.`,
@@ -117,7 +117,7 @@ async function serve(e: Engine, req: SandboxRequest, url: URL, seen: (id: unknow
   ) as Record<string, unknown>;
   const group = resolveGroup(e, match.name, match.op, principal, body);
   const origin = url.origin;
-  const result = await handlers[match.name as Exclude<OperationName, 'token'>]({
+  const result = await handlers[match.name]({
     state: e.state,
     world: e.state.world,
     name: match.name,
@@ -145,7 +145,7 @@ function routed(e: Engine, pathname: string): boolean {
     e.router.match('GET', pathname);
     return true;
   } catch (err) {
-    return err instanceof ApiError && err.status === 405; // the path exists, with other methods
+    return err instanceof SandboxError && err.status === 405; // the path exists, with other methods
   }
 }
 
@@ -165,7 +165,7 @@ export function createServe(e: Engine): Serve {
       res = await serve(e, req, url, (id) => (client = id));
     } catch (err) {
       if (err instanceof HungRequest) throw err;
-      if (err instanceof ApiError) res = jsonReply(err.status, err.body, err.headers);
+      if (err instanceof SandboxError) res = jsonReply(err.status, err.body, err.headers);
       else {
         process.stderr.write(
           `perks sandbox: internal error on ${req.method} ${url.pathname}: ${redact(err instanceof Error ? err.message : String(err))}\n`,

@@ -54,6 +54,7 @@ export class JsonBytes {
 
   /** ASCII text in front of what was written, in the room kept at the start; false when it does not fit or is not ASCII. */
   prepend(ascii: string): boolean {
+    // eslint-disable-next-line no-control-regex -- ASCII is 0x00 to 0x7f, control characters included
     if (ascii.length > this.start || !/^[\x00-\x7f]*$/.test(ascii)) return false;
     this.start -= ascii.length;
     this.buf.write(ascii, this.start, 'latin1');

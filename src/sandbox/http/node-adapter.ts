@@ -58,7 +58,7 @@ function toRequest(req: IncomingMessage, body: Buffer, signal: AbortSignal): San
       const value = name === 'content-length' ? undefined : req.headers[name];
       return value === undefined ? null : Array.isArray(value) ? value.join(', ') : value;
     },
-    text: async () => (hasBody ? decoder.decode(body) : ''),
+    text: () => Promise.resolve(hasBody ? decoder.decode(body) : ''),
     signal,
   };
 }
@@ -102,7 +102,9 @@ async function bridge(serve: Serve, req: IncomingMessage, res: ServerResponse): 
     const release = reply.release;
     let released = false;
     const done = () => {
-      if (!released) ((released = true), release());
+      if (released) return;
+      released = true;
+      release();
     };
     res.once('finish', done).once('close', done);
   }

@@ -4,7 +4,7 @@
  */
 import { operations, type Operation, type OperationName } from '../../resources/operations.js';
 import { OFFER_PATH_ALIAS } from '../choices.js';
-import { ApiError, notFound } from '../errors.js';
+import { SandboxError, notFound } from '../errors.js';
 
 export interface Match {
   name: OperationName;
@@ -54,7 +54,7 @@ export class Router {
     const allowed = candidates.filter((c) => c.r.op.method === method).sort((a, b) => a.r.paramCount - b.r.paramCount);
     if (allowed.length === 0) {
       const methods = [...new Set(candidates.map((c) => c.r.op.method))].join(', ');
-      throw new ApiError(
+      throw new SandboxError(
         'method_not_allowed',
         405,
         `The ${method} method is not supported for route ${pathname.slice(1)}. Supported methods: ${methods}.`,

@@ -9,6 +9,9 @@ import type { ResolvedOptions } from '../options.js';
 import { requireUser } from '../world/directory.js';
 import type { GroupRecord } from '../world/groups.js';
 import type { UserRecord } from '../world/users.js';
+
+/** The paging fields of a listing's body. */
+type PagingBody = { page?: number; per_page?: number };
 import type { World } from '../world/world.js';
 import type { LoginUrls } from './login-urls.js';
 
@@ -25,8 +28,8 @@ export interface OpContext {
   world: World;
   name: OperationName;
   params: Record<string, string>;
-  /** The validated, decoded body. */
-  body: any;
+  /** The validated, decoded body: each operation reads it as its own body type (resources/operations.ts). */
+  body: unknown;
   principal: Principal;
   /** The group the request concerns (the token's, or organisation_group_id). */
   group: GroupRecord;
@@ -64,7 +67,7 @@ export function paged<T>(
   items: { length: number; slice(start: number, end: number): ArrayLike<T> },
   encodeItem: (item: T) => unknown,
 ): OpResult {
-  const page = pageOf(items.length, ctx.body, ctx.pathUrl);
+  const page = pageOf(items.length, ctx.body as PagingBody, ctx.pathUrl);
   return { data: Array.from(items.slice(page.start, page.end), (item) => encodeItem(item)), page: page.fields };
 }
 
@@ -74,7 +77,7 @@ export function pagedJson<T>(
   items: { length: number; slice(start: number, end: number): ArrayLike<T> },
   write: (page: ArrayLike<T>) => JsonList,
 ): OpResult {
-  const page = pageOf(items.length, ctx.body, ctx.pathUrl);
+  const page = pageOf(items.length, ctx.body as PagingBody, ctx.pathUrl);
   return { data: write(items.slice(page.start, page.end)), page: page.fields };
 }
 

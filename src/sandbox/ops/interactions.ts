@@ -2,14 +2,14 @@
 import type { CreateInteractionBody, InteractionsListBody } from '../../resources/interaction.js';
 import { paged, pathUser, type OpHandler } from './context.js';
 import { interactionWire } from './wire.js';
-import { ApiError } from '../errors.js';
+import { SandboxError } from '../errors.js';
 
 const INVALID_TYPE = 'The selected interaction type is invalid.';
-const invalidType = () => new ApiError('validation', 422, INVALID_TYPE, { interaction_type: [INVALID_TYPE] });
+const invalidType = () => new SandboxError('validation', 422, INVALID_TYPE, { interaction_type: [INVALID_TYPE] });
 
 export const interactionHandlers = {
   listInteractions: (ctx) => {
-    const body: InteractionsListBody = ctx.body;
+    const body = ctx.body as InteractionsListBody;
     const from = body.interactions_from ? Date.parse(body.interactions_from) : -Infinity;
     const to = body.interactions_to ? Date.parse(body.interactions_to) : Infinity;
     const items = ctx.world

@@ -49,7 +49,7 @@ export const lifecycleHandlers = {
   anonymiseUser: (ctx) => {
     const user = pathUser(ctx);
     if (user.status === USER_STATUS.anonymised) throw wrongState('The user is already anonymised.');
-    const body: AnonymiseBody = ctx.body;
+    const body = ctx.body as AnonymiseBody;
     ctx.world.users.update(user, anonymisedFields(user, ctx.world.now(), body.maintain_uid ?? true));
     return { data: z.encode(User, identity(user)) };
   },
@@ -58,10 +58,10 @@ export const lifecycleHandlers = {
     const user = pathUser(ctx);
     if (user.status !== USER_STATUS.anonymised)
       throw wrongState(`Only an anonymised user can be made known; the user is ${user.status.toLowerCase()}.`);
-    const body: MakeKnownBody = ctx.body;
+    const body = ctx.body as MakeKnownBody;
     const dup = ctx.world.users.existing(ctx.group.id, body.email, body.UID, user);
     if (dup) throw duplicate(dup.field);
-    const billing = Object.fromEntries(BILLING.flatMap((k) => (body[k] === undefined ? [] : [[k, body[k] as string]])));
+    const billing = Object.fromEntries(BILLING.flatMap((k) => (body[k] === undefined ? [] : [[k, body[k]]])));
     ctx.world.users.update(user, {
       email: body.email,
       UID: body.UID ?? user.UID,

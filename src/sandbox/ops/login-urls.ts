@@ -1,7 +1,7 @@
 /** Single-use login URLs: issued for a user, served once at GET /sso/{token}, then gone. */
 import { randomBytes } from 'node:crypto';
 import { LOGIN_PATH_PREFIX, USED_LOGIN_URL_STATUS } from '../choices.js';
-import { ApiError, notFound } from '../errors.js';
+import { SandboxError, notFound } from '../errors.js';
 import type { UserRecord } from '../world/users.js';
 
 export class LoginUrls {
@@ -17,7 +17,7 @@ export class LoginUrls {
   consume(token: string): number {
     const entry = this.tokens.get(token);
     if (!entry) throw notFound();
-    if (entry.used) throw new ApiError('gone', USED_LOGIN_URL_STATUS, 'This login link has already been used.');
+    if (entry.used) throw new SandboxError('gone', USED_LOGIN_URL_STATUS, 'This login link has already been used.');
     entry.used = true;
     return entry.userId;
   }

@@ -19,7 +19,7 @@ export function utcSeconds(field: string, value: string | undefined, fallback: n
 }
 
 function listed(ctx: OpContext, list: Int32Array): OpResult {
-  const body: OrdersBody = ctx.body;
+  const body = ctx.body as OrdersBody;
   const { world } = ctx;
   const from = utcSeconds('order_created_from', body.order_created_from, -Infinity);
   const to = utcSeconds('order_created_to', body.order_created_to, Infinity);

@@ -34,7 +34,7 @@ function date(field: string, value: string | undefined): number | undefined {
 
 export const statsHandlers = {
   userStats: (ctx) => {
-    const body: UserStatsBody = ctx.body;
+    const body = ctx.body as UserStatsBody;
     const from = body.redemption_created_from ? Date.parse(body.redemption_created_from) : -Infinity;
     const to = body.redemption_created_to ? Date.parse(body.redemption_created_to) : Infinity;
     return { data: userStatsWire(orderTotals(ctx.world, pathUser(ctx), from, to)) };
@@ -42,7 +42,7 @@ export const statsHandlers = {
 
   /** Users named by id or email (unknown ones are left out), in id order; dates are UTC days, both inclusive. */
   redemptionStats: (ctx) => {
-    const body: RedemptionStatsBody = ctx.body;
+    const body = ctx.body as RedemptionStatsBody;
     const from = date('start_date', body.start_date) ?? -Infinity;
     const end = date('end_date', body.end_date);
     const to = end === undefined ? Infinity : end + DAY_MS - 1;

@@ -1,19 +1,19 @@
 /** User operations: create (single, bulk, with login URL), get, list, update, login URL. */
 import type { CreateLoginUrlBody, CreateUserBody } from '../../resources/user.js';
 import { DUPLICATE_USER_STATUS, USER_STATUS, WRONG_STATE_STATUS } from '../choices.js';
-import { ApiError } from '../errors.js';
+import { SandboxError } from '../errors.js';
 import { validationError } from '../http/body.js';
 import type { UserRecord } from '../world/users.js';
 import { maybeBare, paged, pathUser, type OpContext, type OpHandler } from './context.js';
 import { userListWire, userWire } from './wire.js';
 
-export function duplicate(field: string): ApiError {
+export function duplicate(field: string): SandboxError {
   const message = `The ${field} has already been taken.`;
-  return new ApiError('duplicate', DUPLICATE_USER_STATUS, message, { [field]: [message] });
+  return new SandboxError('duplicate', DUPLICATE_USER_STATUS, message, { [field]: [message] });
 }
 
-export function wrongState(message: string): ApiError {
-  return new ApiError('wrong_state', WRONG_STATE_STATUS, message);
+export function wrongState(message: string): SandboxError {
+  return new SandboxError('wrong_state', WRONG_STATE_STATUS, message);
 }
 
 /** Field rules beyond the body schema (Laravel's required_if). */
@@ -61,12 +61,15 @@ export function requireActive(user: UserRecord): void {
 }
 
 export const userHandlers = {
-  createUser: (ctx) => ({ data: { user: userWire(createChecked(ctx, ctx.body)) } }),
+  createUser: (ctx) => ({ data: { user: userWire(createChecked(ctx, ctx.body as CreateUserBody)) } }),
 
   /** 202 now; the users are created after the response. A user that exists by then is skipped, as the spec rejects it. */
   bulkCreateUsers: (ctx) => {
-    const items: CreateUserBody[] = ctx.body.data;
-    const errors = Object.assign({}, ...items.map((item, i) => checkCreate(item, `data.${i}.`)));
+    const items = (ctx.body as { data: CreateUserBody[] }).data;
+    const errors = Object.assign({}, ...items.map((item, i) => checkCreate(item, `data.${i}.`))) as Record<
+      string,
+      string[]
+    >;
     if (Object.keys(errors).length) throw validationError(errors);
     ctx.state.later(() => {
       for (const item of items) if (!ctx.world.users.existing(ctx.group.id, item.email, item.UID)) insert(ctx, item);
@@ -81,7 +84,7 @@ export const userHandlers = {
   updateUser: (ctx) => {
     const user = pathUser(ctx);
     if (user.status === USER_STATUS.anonymised) throw wrongState('The user is anonymised; make the user known first.');
-    const body: CreateUserBody = ctx.body;
+    const body = ctx.body as CreateUserBody;
     const errors = checkCreate(body);
     if (Object.keys(errors).length) throw validationError(errors);
     const dup = ctx.world.users.existing(ctx.group.id, body.email, body.UID, user);
@@ -103,7 +106,7 @@ export const userHandlers = {
   },
 
   createUserWithLoginUrl: (ctx) => {
-    const body: CreateLoginUrlBody = ctx.body;
+    const body = ctx.body as CreateLoginUrlBody;
     const user = createChecked(ctx, body);
     const login_url = ctx.state.logins.issue(user, ctx.origin);
     return { data: body.return_user_details ? { login_url, user: userWire(user) } : { login_url } };

@@ -11,10 +11,9 @@
  * (advance.ts) the same share of each new day's orders is held back too, and released by the first churn two
  * days after it: a month's last day gets orders after the month is closed.
  */
-import { CREDIT_STATUS, USER_STATUS } from '../choices.js';
+import { USER_STATUS } from '../choices.js';
 import { DAY_MS } from '../clock.js';
 import { createRng } from '../prng.js';
-import type { CreditRecord } from './credit.js';
 import { anonymisedFields, newPerson } from './users.js';
 import type { World } from './world.js';
 
@@ -116,18 +115,4 @@ export function churnWorld(world: World): ChurnReport {
   }
   report.creditSpent = [...new Set(report.creditSpent)];
   return report;
-}
-
-/** Takes `amount` (minor units) from a user's available credit items, oldest first. */
-export function spendFrom(credit: CreditRecord, amount: number): CreditRecord {
-  let left = amount;
-  const credits = credit.credits.map((item) => {
-    if (left <= 0 || item.status !== CREDIT_STATUS.available) return item;
-    const take = Math.min(left, item.remaining_amount);
-    left -= take;
-    const remaining = item.remaining_amount - take;
-    return { ...item, remaining_amount: remaining, status: remaining === 0 ? CREDIT_STATUS.spent : item.status };
-  });
-  const taken = amount - left;
-  return { ...credit, available: credit.available - taken, spent: credit.spent + taken, credits };
 }

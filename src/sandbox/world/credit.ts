@@ -51,3 +51,17 @@ export function creditOf(seed: number, user: UserRecord, now: number): CreditRec
     credits: items,
   };
 }
+
+/** Takes `amount` (minor units) from a user's available credit items, oldest first. */
+export function spendFrom(credit: CreditRecord, amount: number): CreditRecord {
+  let left = amount;
+  const credits = credit.credits.map((item) => {
+    if (left <= 0 || item.status !== CREDIT_STATUS.available) return item;
+    const take = Math.min(left, item.remaining_amount);
+    left -= take;
+    const remaining = item.remaining_amount - take;
+    return { ...item, remaining_amount: remaining, status: remaining === 0 ? CREDIT_STATUS.spent : item.status };
+  });
+  const taken = amount - left;
+  return { ...credit, available: credit.available - taken, spent: credit.spent + taken, credits };
+}

@@ -1,5 +1,5 @@
 /** The user directory: users by id, by group (in id order) and by email/UID within a group. */
-import { ApiError } from '../errors.js';
+import { SandboxError } from '../errors.js';
 import type { Identifier } from '../../resources/user.js';
 import type { UserRecord } from './users.js';
 
@@ -91,6 +91,6 @@ export class UserDirectory {
 
 export function requireUser(dir: UserDirectory, groupId: number, identifier: Identifier, value: string): UserRecord {
   const user = dir.find(groupId, identifier, value);
-  if (!user) throw new ApiError('not_found', 404, 'User not found.');
+  if (!user) throw new SandboxError('not_found', 404, 'User not found.');
   return user;
 }

@@ -131,7 +131,7 @@ export class OrderStore {
       make: (n: number) => T,
     ): T => {
       const next = make(capacity);
-      next.set(old.subarray(0, this.count) as never);
+      next.set(old.subarray(0, this.count));
       return next;
     };
     this.createdAt = copy(this.createdAt, (n) => new Float64Array(n));

@@ -10,7 +10,7 @@ import { ExitCode } from '../../../src/shared/exit-codes.js';
 import { runCli, startCli, stderrLines } from '../../support/cli.js';
 import { orgEnv, withSandbox } from '../../support/sandbox.js';
 import { withScratch } from '../../support/scratch.js';
-import { startRedis } from '../../scale/redis.js';
+import { startRedis } from '../../support/redis.js';
 import { row, type Row, type ScenarioOptions } from '../table.js';
 
 const TODAY = '2026-11-22';

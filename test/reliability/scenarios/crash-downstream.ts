@@ -49,7 +49,7 @@ export async function buildCrashScenario(o: ScenarioOptions & { kills: number })
       const reader = startMartsReader(out, before);
       const problems: string[] = [];
       let killedMidBuild = 0;
-      let failure: unknown;
+      let failure: { error: unknown } | undefined;
       // What a killed build must leave: the previous warehouse, whole, the same marts; then a good build.
       const afterKill = async (label: string) => {
         const whole = await warehouseOpens(out);
@@ -79,10 +79,10 @@ export async function buildCrashScenario(o: ScenarioOptions & { kills: number })
           await afterKill(at);
         }
       } catch (err) {
-        failure = err;
+        failure = { error: err };
       }
       const reads = await reader.stop();
-      if (failure) throw failure;
+      if (failure) throw failure.error;
       o.log(`build crash: ${killedMidBuild}/${o.kills} killed mid-build (a build takes ${span} ms)`);
       return [
         row(

@@ -2,7 +2,7 @@
  * 1 and 2. Crash anywhere: `perks extract` children killed with SIGKILL at random moments and at each
  * named commit point (PERKS_CRASH_AT, src/shared/crash-points.ts), each followed by a rerun to
  * completion; the lake is then compared with the sandbox's truth and with an uninterrupted run.
- * Meanwhile a reader loop reads the lake and checks that every window it sees is whole.
+ * Meanwhile reader loops read the lake (readers.ts) and check that every window they see is whole.
  */
 import { cpSync } from 'node:fs';
 import { extract, shiftDay } from '../../../src/extract/index.js';
@@ -14,8 +14,8 @@ import { seeded, sleep } from '../../support/random.js';
 import { orgConfig, orgEnv, testSandbox } from '../../support/sandbox.js';
 import { withScratch, type Scratch } from '../../support/scratch.js';
 import { row, type Row, type ScenarioOptions } from '../table.js';
-import { startOrdersReader } from './readers.js';
-import { now, todayUtc } from '../../../src/shared/clock.js';
+import { describeReads, readProblems, startReaders } from './readers.js';
+import { todayUtc } from '../../../src/shared/clock.js';
 
 export interface CrashOptions extends ScenarioOptions {
   kills: number;
@@ -72,19 +72,20 @@ async function run(sandbox: Sandbox, scratch: Scratch, o: CrashOptions): Promise
   const refKeys = await lakeKeys(reference);
 
   const dirs: string[] = [];
-  const reader = startOrdersReader(sandbox, start, () => dirs);
+  // Readers beside the kills, not flat out (the readers scenario is that): the runs keep their pace.
+  const readers = startReaders(sandbox, start, () => dirs, { pauseMs: 100 });
   const rows: Row[] = [];
   try {
     rows.push(await randomKills(o, scratch, random, span, env, dirs, sandbox, start, refKeys));
     if (o.points?.length) rows.push(await namedPoints(o, scratch, reference, env, dirs, sandbox, start, refKeys));
   } finally {
-    const reads = await reader.stop();
+    const reads = await readers.stop();
     rows.push(
       row(
         'readers during writes (lake)',
-        reads.reads,
-        reads.problems,
-        `${reads.reads} reads, ${reads.errors} read errors, ${reads.torn} torn windows`,
+        reads.duckdb.reads + reads.hyparquet.reads,
+        readProblems(reads),
+        describeReads(reads),
       ),
     );
   }

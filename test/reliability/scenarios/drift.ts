@@ -1,8 +1,8 @@
 /**
  * 6. Data drift: the sandbox's `driftRate` fault changes some listed records (a wrong type, an unknown
  * field, numbers as strings, nulls left out). A run with drift is compared with a run without:
- * the wrong-typed records are quarantined and counted, the unknown fields are counted, everything
- * else lands with exactly the values of the run without drift.
+ * the wrong-typed records are quarantined and counted, the unknown fields are counted and landed in
+ * `_extra`, everything else lands with exactly the values of the run without drift.
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -74,6 +74,11 @@ async function driftRun(sandbox: Sandbox, cleanDir: string, driftDir: string, ra
     problems.push(`the run counted ${drifted.quarantined} quarantined, ${injected.wrongType} injected`);
   if (unknown !== injected.unknownField)
     problems.push(`the manifest counts ${unknown} unknown drift_note fields, ${injected.unknownField} injected`);
+  // Unknown fields are landed, not dropped: in the _extra column, and only there (compared apart below).
+  const extras = await landedExtras(cleanDir, driftDir);
+  if (extras.clean) problems.push(`the run without drift landed ${extras.clean} rows with extras`);
+  if (injected.unknownField && !extras.notes) problems.push('no drift_note was landed in _extra');
+  if (extras.other) problems.push(`${extras.other} rows hold other extras than drift_note`);
 
   let changed = 0;
   let lost = 0;
@@ -100,7 +105,8 @@ async function driftRun(sandbox: Sandbox, cleanDir: string, driftDir: string, ra
       const r = await c.runAndReadAll(`SELECT user_id::VARCHAR AS u, len(credits)::BIGINT AS n FROM read_parquet($g)`, {
         g: join(dir, 'lake', 'credit', '**', '*.parquet'),
       });
-      return r.getRowObjectsJS().reduce((n, x) => n + (quarantinedUsers.has(String(x.u)) ? 0 : Number(x.n)), 0);
+      const rows = r.getRowObjectsJS() as { u: string; n: bigint }[];
+      return rows.reduce((n, x) => n + (quarantinedUsers.has(x.u) ? 0 : Number(x.n)), 0);
     });
   const itemsLost =
     (await creditItems(cleanDir)) - (await creditItems(driftDir)) - (quarantined.get('credit')?.length ?? 0);
@@ -119,7 +125,7 @@ async function driftRun(sandbox: Sandbox, cleanDir: string, driftDir: string, ra
 function quarantinedRecords(outDir: string): Map<string, Record<string, unknown>[]> {
   const out = new Map<string, Record<string, unknown>[]>();
   const root = join(outDir, 'quarantine');
-  let streams: string[] = [];
+  let streams: string[];
   try {
     streams = readdirSync(root);
   } catch {
@@ -143,24 +149,48 @@ function unknownFieldCount(manifest: string, field: string): number {
     Record<string, number>
   >;
   let n = 0;
-  for (const perStream of Object.values(fields))
-    for (const [path, count] of Object.entries(perStream)) if (path.endsWith(field)) n += count;
+  // the order history's versions carry their order's extras: counted in orders already
+  for (const [stream, perStream] of Object.entries(fields))
+    if (stream !== 'order_versions')
+      for (const [path, count] of Object.entries(perStream)) if (path.endsWith(field)) n += count;
   return n;
 }
 
-/** key → the row's values as JSON (without the run's own columns), and its user. */
+/** Rows with extras in the run without drift; rows holding the drift note in `_extra`, and rows holding other extras. */
+async function landedExtras(
+  cleanDir: string,
+  driftDir: string,
+): Promise<{ clean: number; notes: number; other: number }> {
+  const count = (dir: string, where: string) =>
+    withLakeConnection(async (c) => {
+      const r = await c.runAndReadAll(
+        `SELECT count(*)::BIGINT AS n FROM read_parquet($g, hive_partitioning = false, union_by_name = true) WHERE ${where}`,
+        { g: join(dir, 'lake', '**', '*.parquet') },
+      );
+      return Number(r.getRowObjectsJS()[0].n);
+    });
+  return {
+    clean: await count(cleanDir, '_extra IS NOT NULL'),
+    // at the top level, or inside a credit item (the credit record's `credits` list)
+    notes: await count(driftDir, `contains(_extra::VARCHAR, '"drift_note":"added by the sandbox"')`),
+    other: await count(driftDir, `_extra IS NOT NULL AND NOT contains(_extra::VARCHAR, '"drift_note"')`),
+  };
+}
+
+/** key → the row's values as JSON (without the run's own columns and the extras), and its user. */
 async function streamRows(
   outDir: string,
   stream: string,
   spec: (typeof STREAMS)[string],
 ): Promise<Map<string, { json: string; user: string }>> {
-  const drop = ['_extracted_at', '_run_id', ...(spec.drop ?? [])].join(', ');
+  const drop = ['_extracted_at', '_run_id', '_extra', ...(spec.drop ?? [])].join(', ');
   return withLakeConnection(async (c) => {
     const r = await c.runAndReadAll(
       `SELECT (${spec.key})::VARCHAR AS k, ${spec.user ? `${spec.user}::VARCHAR` : 'NULL'} AS u, to_json(t)::VARCHAR AS j
        FROM (SELECT * EXCLUDE (${drop}) FROM read_parquet($g, hive_partitioning = true, union_by_name = true)) t`,
       { g: join(outDir, 'lake', stream, '**', '*.parquet') },
     );
-    return new Map(r.getRowObjectsJS().map((x) => [String(x.k), { json: String(x.j), user: String(x.u) }]));
+    const rows = r.getRowObjectsJS() as Record<'k' | 'j' | 'u', string | null>[];
+    return new Map(rows.map((x) => [String(x.k), { json: String(x.j), user: String(x.u) }]));
   });
 }

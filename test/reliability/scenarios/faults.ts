@@ -4,11 +4,19 @@
  * Each run must complete with exactly the data of a run without faults, send nothing before a
  * Retry-After, and fail fast with a clear message when the API asks for an absurd wait.
  */
-import { PerksClient, type ClientOptions } from '../../../src/api/index.js';
+import { clusterKey, PerksClient, type ClientOptions, type WireEvent } from '../../../src/api/index.js';
 import { extract, type ExtractResult } from '../../../src/extract/index.js';
 import { maxCallsInWindow, type Faults, type Sandbox } from '../../../src/sandbox/index.js';
 import { completeness, groupsAt, lakeKeys, type Keys } from '../../support/lake-check.js';
-import { apiCalls, sentBeforeRetryAfter, startProxy, type LogEntry, type ProxyHooks } from '../../support/proxy.js';
+import {
+  apiCalls,
+  retryAfterKept,
+  startProxy,
+  type LogEntry,
+  type ProxyHooks,
+  type WorkerEvent,
+} from '../../support/proxy.js';
+import { startRedis } from '../../support/redis.js';
 import { seeded } from '../../support/random.js';
 import { orgConfig, withSandbox } from '../../support/sandbox.js';
 import { withScratch, type Scratch } from '../../support/scratch.js';
@@ -147,6 +155,7 @@ async function runStorm(
   const out = scratch.dir();
   const proxy = storm.proxy ? await startProxy(sandbox.baseUrl, storm.proxy(random)) : undefined;
   const org = sandbox.credentials.organisation;
+  const wire: WireEvent[] = [];
   const client = new PerksClient({
     baseUrl: proxy?.url ?? sandbox.baseUrl,
     clientId: org.client_id,
@@ -154,6 +163,7 @@ async function runStorm(
     organisationLevel: true,
     rateLimit: 100_000,
     minRetryDelayMs: 20,
+    onWire: (e) => wire.push(e),
     ...storm.client,
   });
   sandbox.setFaults(storm.faults ?? {});
@@ -221,9 +231,14 @@ async function runStorm(
   const throttled = apiCalls(log).filter((e) => e.status === 429).length + (after.throttled - before.throttled);
   if (injected + resets) figures.push(`${injected + resets} faults survived`);
   if (throttled) {
-    const early = sentBeforeRetryAfter(log);
-    if (early) problems.push(`${early} requests sent before their Retry-After`);
-    figures.push(`${throttled}×429, ${early} sent before Retry-After`);
+    const kept = retryAfterKept(log, wire);
+    if (kept.earlyByClient)
+      problems.push(`${kept.earlyByClient} requests written after a 429 arrived and before its Retry-After`);
+    if (kept.earlyByServer)
+      problems.push(`${kept.earlyByServer} requests reached the server before a 429's Retry-After had passed`);
+    figures.push(
+      `${throttled}×429, ${kept.earlyByClient} sent before Retry-After by the client's clock, ${kept.earlyByServer} by the server's (${kept.onTheWire} already on the wire)`,
+    );
   }
   const revocations = faults.revocations - before.faults.revocations;
   if (revocations) {
@@ -309,4 +324,72 @@ export async function notRetried(): Promise<Row> {
       `${statuses.join(', ')}: ${statuses.length - problems.length}/${statuses.length} sent once and failed`,
     );
   });
+}
+
+/**
+ * Two workers of one credential sharing its limit through Redis (PERKS_REDIS_URL), each extracting half
+ * the groups, through a proxy answering every 15th API call with a 429 and Retry-After: 1. Neither writes a
+ * request after it knows of the pause (the worker that read the 429 at once, the other once the pause is
+ * in Redis) before the Retry-After ends, by the clients' clock and by the server's.
+ */
+export async function sharedRetryAfter(o: ScenarioOptions & { days: number }): Promise<Row> {
+  const redis = await startRedis();
+  try {
+    return await withSandbox({ seed: 31, today: TODAY }, (sandbox) =>
+      withScratch('faults-shared', async (scratch) => {
+        const start = shiftDays(TODAY, -o.days);
+        const proxy = await startProxy(sandbox.baseUrl, throttleEvery(15, () => '1')());
+        const org = sandbox.credentials.organisation;
+        const wire: WorkerEvent[] = [];
+        const groups = org.organisation_group_ids;
+        const halves = [groups.slice(0, groups.length / 2), groups.slice(groups.length / 2)];
+        const started = Date.now();
+        const problems: string[] = [];
+        try {
+          const results = await Promise.all(
+            halves.map(async (mine, i) => {
+              const client = new PerksClient({
+                baseUrl: proxy.url,
+                clientId: org.client_id,
+                clientSecret: org.client_secret,
+                organisationLevel: true,
+                rateLimit: 100_000,
+                minRetryDelayMs: 20,
+                cluster: { redisUrl: redis.url, key: clusterKey(proxy.url, org.client_id) },
+                onWire: (e) => wire.push({ ...e, worker: `w${i}` }),
+              });
+              try {
+                return await extract(
+                  orgConfig(sandbox, scratch.dir(`w${i}`), {
+                    PERKS_START_DATE: start,
+                    PERKS_GROUP_IDS: mine.join(','),
+                  }),
+                  { client, now: NOW, streams: ['orders'] },
+                );
+              } finally {
+                await client.close();
+              }
+            }),
+          );
+          for (const r of results) if (r.status !== 'success') problems.push(`a worker's extract ended ${r.status}`);
+        } finally {
+          await proxy.close();
+        }
+        const kept = retryAfterKept(proxy.log, wire);
+        if (!kept.throttled) problems.push('no 429 was answered');
+        if (kept.earlyByClient)
+          problems.push(`${kept.earlyByClient} requests written after the pause was known and before its Retry-After`);
+        if (kept.earlyByServer)
+          problems.push(`${kept.earlyByServer} requests reached the server before a 429's Retry-After had passed`);
+        return row(
+          '429 with Retry-After: 1 (every 15th call), two workers sharing the limit through Redis',
+          2,
+          problems,
+          `${kept.throttled}×429, ${kept.earlyByClient} sent before Retry-After by the clients' clock, ${kept.earlyByServer} by the server's (${kept.onTheWire} already on the wire or not yet in Redis), ${apiCalls(proxy.log).length} calls, ${((Date.now() - started) / 1000).toFixed(1)} s`,
+        );
+      }),
+    );
+  } finally {
+    await redis.stop();
+  }
 }

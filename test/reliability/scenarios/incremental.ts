@@ -8,6 +8,7 @@ import { cpSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { clientFromConfig } from '../../../src/api/index.js';
 import { extract, runExtract } from '../../../src/extract/index.js';
+import { streams } from '../../../pipelines/index.js';
 import { lakeLanding } from '../../../src/extract/lake-landing.js';
 import { StateStore } from '../../../src/lake/index.js';
 import type { Sandbox } from '../../../src/sandbox/index.js';
@@ -153,7 +154,7 @@ async function restarts(
     await runExtract(
       { ...config, output: out },
       { now: NOW },
-      { client, landing: lakeLanding(out, 'saving', NOW), state: new SavingStore(out) },
+      { streams, client, landing: lakeLanding(out, 'saving', NOW), state: new SavingStore(out) },
     );
   } finally {
     await client.close();

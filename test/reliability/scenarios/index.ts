@@ -1,4 +1,4 @@
-/** The suite's scenarios in the order (1–12), each with its default and --long counts. */
+/** The suite's scenarios in the order (1–12, then readers during extracts and compactions), each with its default and --long counts. */
 import { EXTRACT_CRASH_POINTS } from '../../../src/shared/crash-points.js';
 import type { Scenario } from '../table.js';
 import { badInputScenario } from './bad-input.js';
@@ -6,22 +6,25 @@ import { lockScenario, sharedLimiterScenario } from './concurrency.js';
 import { crashScenario } from './crash.js';
 import { buildCrashScenario, writebackCrashScenario } from './crash-downstream.js';
 import { driftScenario } from './drift.js';
-import { faultStorms, notRetried, STORMS } from './faults.js';
+import { faultStorms, notRetried, sharedRetryAfter, STORMS } from './faults.js';
 import { filesScenario } from './files.js';
 import { hostilePathsScenario } from './hostile-paths.js';
 import { sandboxMemoryScenario } from './hostile-sandbox.js';
 import { secretFormsScenario } from './secret-forms.js';
 import { incrementalScenario } from './incremental.js';
 import { personalDataScenario } from './personal-data.js';
+import { readersScenario } from './readers.js';
 import { rightTwiceScenario } from './right-twice.js';
 import { sandboxScenario } from './sandbox-choices.js';
 import { scheduleScenario } from './schedule.js';
+import { schemaDriftScenario } from './schema-drift.js';
 import { secretsScenario } from './secrets.js';
 import { windowsScenario } from './windows.js';
 import { storeCommandsScenario, storeCrashScenario, storeReaderScenario } from './store.js';
 
 export const SCENARIOS: Record<string, Scenario> = {
   crash: (o) => crashScenario({ ...o, kills: o.long ? 50 : 30, points: EXTRACT_CRASH_POINTS }),
+  readers: (o) => readersScenario({ ...o, reads: o.long ? 30_000 : 10_000, maxMs: (o.long ? 60 : 25) * 60_000 }),
   'crash-build': (o) => buildCrashScenario({ ...o, kills: o.long ? 15 : 6 }),
   'crash-writeback': (o) => writebackCrashScenario({ ...o, kills: o.long ? 8 : 3 }),
   incremental: (o) => incrementalScenario({ ...o, restarts: o.long ? 12 : 5 }),
@@ -33,9 +36,11 @@ export const SCENARIOS: Record<string, Scenario> = {
       days: o.long ? 60 : 30,
     })),
     await notRetried(),
+    await sharedRetryAfter({ ...o, days: o.long ? 60 : 30 }),
   ],
   'lower-limit': (o) => faultStorms({ ...o, storms: ['lowerLimit'], days: o.long ? 60 : 30 }),
   drift: (o) => driftScenario({ ...o, rates: o.long ? [0.02, 0.1, 0.3] : [0.05, 0.2] }),
+  'schema-drift': (o) => schemaDriftScenario(o),
   'bad-input': (o) => badInputScenario(o),
   concurrency: (o) => lockScenario(o),
   'shared-limit': (o) => sharedLimiterScenario({ ...o, limit: o.long ? 120 : 60, days: o.long ? 30 : 8 }),

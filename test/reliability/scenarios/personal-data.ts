@@ -4,6 +4,8 @@
  * file of the output (lake with its old snapshots and old windows, quarantine, warehouse, marts,
  * reports, state, run files) is searched for the user's email and for rows holding both their names.
  * A second user (an erasure request, say) is forgotten on request with `perks forget --user <id>`.
+ * The orders also carry a personal field the project does not declare (`contact_phone`, the sandbox's
+ * personalField drift): it lands in `_extra` (and the order history's), and must go too.
  */
 import { join } from 'node:path';
 import { clientFromConfig } from '../../../src/api/index.js';
@@ -11,6 +13,7 @@ import { shiftDay } from '../../../src/extract/index.js';
 import { quarantineRecord, withLakeConnection } from '../../../src/lake/index.js';
 import { runPipeline } from '../../../src/run/index.js';
 import type { Sandbox } from '../../../src/sandbox/index.js';
+import { contactPhoneOf } from '../../../src/sandbox/http/schema-drift.js';
 import { runCli } from '../../support/cli.js';
 import { searchOutput, type Hit } from '../../support/decode.js';
 import { lakeKeys, missingAgainst } from '../../support/lake-check.js';
@@ -35,6 +38,7 @@ export async function personalDataScenario(o: ScenarioOptions): Promise<Row[]> {
     withScratch('personal', async (scratch) => {
       const out = scratch.dir();
       const config = orgConfig(sandbox, out, { PERKS_START_DATE: START });
+      sandbox.setFaults({ schemaDrift: ['personalField'] });
       const first = await runPipeline(config, { now: noon(TODAY) });
       if (first.exitCode !== 0)
         return [
@@ -46,13 +50,13 @@ export async function personalDataScenario(o: ScenarioOptions): Promise<Row[]> {
           ),
         ];
       const [a, b] = await peopleWithOldOrders(sandbox, out, 2);
-      const before = await searchOutput(out, [a.email], [a.first, a.last]);
+      const before = await searchOutput(out, [a.email, contactPhoneOf(a.email)], [a.first, a.last]);
       await anonymise(sandbox, config, a);
 
       // The next day's run: users anonymised upstream must leave no trace of their names or email.
       sandbox.advance(1);
       const next = await runPipeline(config, { now: noon(shiftDay(TODAY, 1)) });
-      const afterRun = await searchOutput(out, [a.email], [a.first, a.last]);
+      const afterRun = await searchOutput(out, [a.email, contactPhoneOf(a.email)], [a.first, a.last]);
       o.log(`personal data: before ${describe(before.hits)}; after the next run ${describe(afterRun.hits)}`);
 
       // On request, without waiting for a run: `perks forget --user <id>`; a rejected record of theirs is in quarantine too.
@@ -63,18 +67,24 @@ export async function personalDataScenario(o: ScenarioOptions): Promise<Row[]> {
         record: { order_id: 1, first_name: b.first, last_name: b.last, email: b.email, face_value: 'n/a' },
         reason: 'face_value: not a number',
       });
-      const beforeForget = await searchOutput(out, [b.email], [b.first, b.last]);
+      const beforeForget = await searchOutput(out, [b.email, contactPhoneOf(b.email)], [b.first, b.last]);
       const keysBefore = await lakeKeys(out);
       const forgotten = await runCli(['forget', '--user', String(b.id)], orgEnv(sandbox, out));
       const keysAfter = await lakeKeys(out);
-      const afterForget = await searchOutput(out, [b.email], [b.first, b.last]);
+      const afterForget = await searchOutput(out, [b.email, contactPhoneOf(b.email)], [b.first, b.last]);
       o.log(
         `personal data: perks forget --user ${b.id}: exit ${forgotten.code}; ${forgotten.stdout.trim().split('\n').join(' / ')}`,
       );
 
       const problems: string[] = [];
       if (before.hits.length === 0) problems.push('the user was not in the output before: nothing was measured');
-      if (next.exitCode !== 0) problems.push(`the next run exited ${next.exitCode}`);
+      if (next.exitCode !== 0)
+        problems.push(
+          `the next run exited ${next.exitCode}: ${next.steps
+            .filter((s) => s.status === 'error')
+            .map((s) => `${s.name} ${s.detail}`)
+            .join('; ')}`,
+        );
       for (const h of afterRun.hits) problems.push(`after the next run: ${h.file} (${h.where}) holds ${h.needle}`);
       if (beforeForget.hits.length === 0)
         problems.push('after perks forget: the second user was not in the output before: nothing was measured');
@@ -126,7 +136,7 @@ async function peopleWithOldOrders(sandbox: Sandbox, out: string, n: number): Pr
        WHERE email IS NOT NULL AND order_date::DATE < DATE '2026-11-10' GROUP BY ALL ORDER BY n DESC, e`,
       { g: join(out, 'lake', 'orders', '**', '*.parquet') },
     );
-    return r.getRowObjectsJS().map((x) => String(x.e));
+    return r.getRowObjectsJS().map((x) => x.e as string);
   });
   const all = [...sandbox.world.users.all()];
   const pairs = new Map<string, number>();

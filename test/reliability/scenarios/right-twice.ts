@@ -155,7 +155,8 @@ async function staleCredit(sandbox: Sandbox, out: string, ids: number[]): Promis
        QUALIFY row_number() OVER (PARTITION BY user_id ORDER BY _extracted_at DESC) = 1`,
       { glob: join(out, 'lake', 'credit', '**', '*.parquet') },
     );
-    return new Map(r.getRowObjectsJS().map((x) => [Number(x.id), `${x.available}/${x.spent}`]));
+    const rows = r.getRowObjectsJS() as Record<'id' | 'available' | 'spent', bigint>[];
+    return new Map(rows.map((x) => [Number(x.id), `${x.available}/${x.spent}`]));
   });
   return ids.filter((id) => {
     const credit = sandbox.world.creditOf(sandbox.world.users.get(id)!);

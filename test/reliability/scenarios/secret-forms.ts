@@ -77,21 +77,23 @@ async function echoingApi(
   token: string,
 ): Promise<{ url: string; server: Server; echoed: () => number }> {
   let echoed = 0;
-  const server = createServer(async (req, res) => {
-    const body = await readBody(req);
-    const isToken = (req.url ?? '').startsWith('/v3/oauth/token');
-    const send = (e: Echo) => {
-      echoed += 1;
-      res.writeHead(e.status, { 'content-type': 'application/json', ...e.headers }).end(e.body);
-    };
-    if (isToken && current.target === 'secret')
-      return send(echo(current.form, (JSON.parse(body) as { client_secret: string }).client_secret, body));
-    if (isToken)
-      return res
-        .writeHead(200, { 'content-type': 'application/json' })
-        .end(JSON.stringify({ status: 200, data: { token_type: 'Bearer', expires_in: 3600, access_token: token } }));
-    const given = /^Bearer (.+)$/.exec(String(req.headers.authorization ?? ''))?.[1] ?? '';
-    send(echo(current.form, given, `${req.method} ${req.url} authorization: Bearer ${given} ${body}`));
+  const server = createServer((req, res) => {
+    void (async () => {
+      const body = await readBody(req);
+      const isToken = (req.url ?? '').startsWith('/v3/oauth/token');
+      const send = (e: Echo) => {
+        echoed += 1;
+        res.writeHead(e.status, { 'content-type': 'application/json', ...e.headers }).end(e.body);
+      };
+      if (isToken && current.target === 'secret')
+        return send(echo(current.form, (JSON.parse(body) as { client_secret: string }).client_secret, body));
+      if (isToken)
+        return res
+          .writeHead(200, { 'content-type': 'application/json' })
+          .end(JSON.stringify({ status: 200, data: { token_type: 'Bearer', expires_in: 3600, access_token: token } }));
+      const given = /^Bearer (.+)$/.exec(String(req.headers.authorization ?? ''))?.[1] ?? '';
+      send(echo(current.form, given, `${req.method} ${req.url} authorization: Bearer ${given} ${body}`));
+    })();
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as { port: number };

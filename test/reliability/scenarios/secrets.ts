@@ -1,8 +1,9 @@
 /**
  * 9. Secrets: the pipeline's client secret and every access token it receives are unique canary
- * strings (a proxy swaps them for the sandbox's real ones). Every command runs through its normal,
- * 401, 500 and crash paths with PERKS_DEBUG=1, and error bodies echo the credentials back, as careless
- * servers do. Then stdout, stderr and every value of every file of the output are searched: 0 hits.
+ * strings (a proxy swaps them for the sandbox's real ones), and so is the alert webhook's path. Every
+ * command runs through its normal, 401, 500 and crash paths with PERKS_DEBUG=1, and error bodies echo the
+ * credentials back, as careless servers do. Then stdout, stderr, every value of every file of the output
+ * and every alert posted are searched: 0 hits, and no alert holds an e-mail address or a name.
  */
 import { randomBytes } from 'node:crypto';
 import { readdirSync } from 'node:fs';
@@ -16,6 +17,8 @@ import { orgEnv, withSandbox } from '../../support/sandbox.js';
 import { withScratch } from '../../support/scratch.js';
 import { row, type Row, type ScenarioOptions } from '../table.js';
 import { todayUtc } from '../../../src/shared/clock.js';
+import { withLakeConnection } from '../../../src/lake/index.js';
+import { startReceiver } from '../../support/receiver.js';
 
 type Mode = 'ok' | 'token401' | 'token500' | 'api401' | 'api500';
 
@@ -63,6 +66,7 @@ export async function secretsScenario(o: ScenarioOptions & { runs?: SecretRun[];
   const start = shiftDay(TODAY, -(o.days ?? 40));
   const secret = `CanarySecret${randomBytes(6).toString('hex')}`;
   const tokenPrefix = `CanaryToken${randomBytes(6).toString('hex')}`;
+  const hookToken = `CanaryHook${randomBytes(6).toString('hex')}`;
   const random = seeded(o.seed);
   return withSandbox({ seed: 61 }, (sandbox) =>
     withScratch('secrets', async (scratch) => {
@@ -73,11 +77,14 @@ export async function secretsScenario(o: ScenarioOptions & { runs?: SecretRun[];
       const tokens = new Map<string, string>();
       const real = sandbox.credentials.organisation.client_secret;
       const proxy = await startProxy(sandbox.baseUrl, canaryHooks(current, secret, real, tokenPrefix, tokens, random));
+      // Alerts go to a receiver whose URL holds a canary token, as a Slack webhook's path does.
+      const hook = await startReceiver();
       const env = {
         ...orgEnv(sandbox, out, { PERKS_START_DATE: start }),
         PERKS_BASE_URL: proxy.url,
         PERKS_CLIENT_SECRET: secret,
         PERKS_DEBUG: '1',
+        PERKS_ALERT_WEBHOOK: `${hook.url}/alerts/${hookToken}`,
       };
       const outputs: CliResult[] = [];
       const codes: string[] = [];
@@ -118,8 +125,19 @@ export async function secretsScenario(o: ScenarioOptions & { runs?: SecretRun[];
         }
       } finally {
         await proxy.close();
+        await hook.close();
       }
-      const needles = [secret, tokenPrefix];
+      const needles = [secret, tokenPrefix, hookToken];
+      // Alert payloads: no secret, no token, no personal value (the lake's e-mails and names).
+      const alerts = hook.got.map((g) => g.body);
+      if (!alerts.length) problems.push('no alert was posted: the alert path was not exercised');
+      const personal = await personalValues(out);
+      for (const [i, body] of alerts.entries()) {
+        for (const n of [...needles, ...personal])
+          if (body.toLowerCase().includes(n.toLowerCase()))
+            problems.push(`alert ${i + 1} holds a canary or a personal value`);
+        if (body.includes('@')) problems.push(`alert ${i + 1} holds an e-mail address`);
+      }
       outputs.forEach((r, i) => {
         for (const n of needles) {
           if (r.stdout.includes(n)) problems.push(`stdout of run ${i + 1} holds a canary`);
@@ -144,7 +162,7 @@ export async function secretsScenario(o: ScenarioOptions & { runs?: SecretRun[];
           'secrets: canary secret and tokens',
           outputs.length,
           problems,
-          `${hits} hits in ${outputs.length} outputs (${kills} killed mid-run) and ${found.files.parquet + found.files.duckdb + found.files.text} files (${found.values} values decoded); ${tokens.size} tokens, ${echoed} error bodies echoing them`,
+          `${hits} hits in ${outputs.length} outputs (${kills} killed mid-run) and ${found.files.parquet + found.files.duckdb + found.files.text} files (${found.values} values decoded) and ${alerts.length} alerts; ${tokens.size} tokens, ${echoed} error bodies echoing them`,
         ),
       ];
     }),
@@ -199,4 +217,18 @@ function canaryHooks(
       return { ...answer, body: answer.body.replace(jwt, canary) };
     },
   };
+}
+
+/** The e-mail addresses and full names the lake holds (users snapshots). */
+async function personalValues(outDir: string): Promise<string[]> {
+  return withLakeConnection(async (c) => {
+    const r = await c
+      .runAndReadAll(
+        `SELECT DISTINCT email AS v FROM read_parquet($g, union_by_name = true) WHERE email IS NOT NULL
+         UNION SELECT DISTINCT first_name || ' ' || last_name FROM read_parquet($g, union_by_name = true) WHERE last_name IS NOT NULL`,
+        { g: `${outDir}/lake/users/**/*.parquet` },
+      )
+      .catch(() => undefined);
+    return r ? r.getRowObjectsJS().map((x) => x.v as string) : [];
+  });
 }

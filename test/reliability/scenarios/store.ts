@@ -13,7 +13,7 @@ import { dirname, join } from 'node:path';
 import { GetObjectCommand } from '@aws-sdk/client-s3';
 import { withLakeConnection } from '../../../src/lake/index.js';
 import { CLOSE_CRASH_POINTS, STORE_CRASH_POINTS } from '../../../src/shared/crash-points.js';
-import { streamRows } from '../../scale/helpers.js';
+import { streamRows } from '../../support/lake-check.js';
 import { s3Client } from '../../support/s3.js';
 import { testSandbox } from '../../support/sandbox.js';
 import { messages, startStoreWorld, type StoreWorld } from '../../store/helpers.js';

@@ -130,7 +130,9 @@ function randomSplits(
                 w.end.getTime() === whole[i].end.getTime(),
             );
           if (!same)
-            problems.push(`${zone} ${start}..${end} cut at ${cuts}: the parts' windows differ from the whole's`);
+            problems.push(
+              `${zone} ${start}..${end} cut at ${cuts.join(',')}: the parts' windows differ from the whole's`,
+            );
           // Consecutive windows meet exactly: API bounds (inclusive, whole seconds) neither gap nor overlap.
           for (let i = 1; i < parts.length; i++) {
             const prevTo = Date.parse(`${apiBounds(parts[i - 1], 'UTC').to.replace(' ', 'T')}Z`);

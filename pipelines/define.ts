@@ -1,22 +1,14 @@
 /**
  * A stream definition is data, checked by a schema when it is loaded (guide example 3):
  * the operation, its parameters, its key, how it is windowed or snapshotted, what it depends on and
- * its record schema. The runner does the rest; a definition holds no logic and no secrets.
+ * its record schema. The extract runner (src/extract) runs the list it is given; a definition holds no logic
+ * and no secrets.
  */
 import { z } from 'zod';
-import { operations, type OperationName } from '../resources/operations.js';
+import { operations, type OperationName } from '../src/resources/operations.js';
 
-export const STREAM_NAMES = [
-  'groups',
-  'users',
-  'offers',
-  'orders',
-  'redemption_stats',
-  'credit',
-  'interactions',
-] as const;
-export const StreamName = z.enum(STREAM_NAMES);
-export type StreamName = z.infer<typeof StreamName>;
+/** A stream's name: its lake folder and its `--streams` name. */
+const StreamName = z.string().regex(/^[a-z][a-z_]*$/, 'expected a lower_snake_case name');
 
 const OperationNameSchema = z.enum(Object.keys(operations) as [OperationName, ...OperationName[]]);
 const ZodObjectSchema = z.custom<z.ZodObject>((v) => v instanceof z.ZodObject, 'expected a zod object schema');
@@ -109,13 +101,26 @@ export type WindowedStream = z.infer<typeof Windowed>;
 export type PerUserStream = z.infer<typeof PerUser>;
 
 /** Checks a definition at load time; a bad one is a clear error naming the stream and the field. */
-export function defineStream(definition: z.input<typeof StreamDefinition>): StreamDefinition {
+export function defineStream<const Name extends string>(
+  definition: z.input<typeof StreamDefinition> & { name: Name },
+): StreamDefinition & { name: Name } {
   const parsed = StreamDefinition.safeParse(definition);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
-    throw new Error(
-      `stream definition ${String((definition as { name?: unknown }).name)}: ${issue.path.join('.')}: ${issue.message}`,
-    );
+    throw new Error(`stream definition ${definition.name}: ${issue.path.join('.')}: ${issue.message}`);
   }
-  return parsed.data;
+  return parsed.data as StreamDefinition & { name: Name };
+}
+
+/** The streams of a run, in dependency order: each name once, and every stream a definition depends on before it. */
+export function streamList<const S extends StreamDefinition>(streams: readonly S[]): readonly S[] {
+  const seen = new Set<string>();
+  for (const s of streams) {
+    if (seen.has(s.name)) throw new Error(`stream definition ${s.name}: defined twice`);
+    const missing = s.dependsOn.filter((d) => !seen.has(d));
+    if (missing.length)
+      throw new Error(`stream definition ${s.name}: dependsOn ${missing.join(', ')}, which no stream before it is`);
+    seen.add(s.name);
+  }
+  return streams;
 }

@@ -5,7 +5,7 @@
  * named and left out of the total, never converted at 1. Without PERKS_FX_RATES nothing changes.
  */
 import { readFileSync } from 'node:fs';
-import { ReportInputError } from './errors.js';
+import { FxRatesError } from './errors.js';
 
 export interface FxRates {
   readonly file: string;
@@ -24,7 +24,7 @@ export function fxRatesFrom(env: Record<string, string | undefined>): FxRates | 
   if (file === undefined || file === '') return undefined;
   const reportingCurrency = (env.PERKS_REPORTING_CURRENCY ?? '').trim();
   if (!CURRENCY.test(reportingCurrency)) {
-    throw new ReportInputError(
+    throw new FxRatesError(
       `PERKS_REPORTING_CURRENCY=${JSON.stringify(env.PERKS_REPORTING_CURRENCY ?? '')} is invalid: PERKS_FX_RATES needs the currency its rates convert into, a three-letter code such as EUR`,
     );
   }
@@ -32,14 +32,14 @@ export function fxRatesFrom(env: Record<string, string | undefined>): FxRates | 
   try {
     text = readFileSync(file, 'utf8');
   } catch (err) {
-    throw new ReportInputError(
+    throw new FxRatesError(
       `PERKS_FX_RATES=${file} cannot be read (${(err as NodeJS.ErrnoException).code ?? 'error'}): give the path of a CSV with the columns month,currency,rate`,
     );
   }
   const lines = text.replace(/^\uFEFF/, '').split(/\r?\n/);
   if (lines.at(-1) === '') lines.pop();
   const bad = (n: number, why: string) =>
-    new ReportInputError(
+    new FxRatesError(
       `PERKS_FX_RATES=${file} line ${n}: ${why}; expected month,currency,rate (e.g. 2026-10,USD,0.9213), one rate per month and currency, into ${reportingCurrency}`,
     );
   if (lines[0]?.trim().toLowerCase() !== 'month,currency,rate')

@@ -1,0 +1,66 @@
+/**
+ * Every default of the program, in one place: the settings' (PERKS_*, read by ConfigSchema), the commands'
+ * options, the stages' own knobs and the embedded sandbox's. Code and help texts read them from here; the
+ * README's tables say the same.
+ */
+import { DEFAULT_CREDIT_PATH } from '../resources/credit.js';
+
+export const DEFAULTS = {
+  /** PERKS_SCOPE: the token's scope. */
+  scope: '*',
+  /** PERKS_RATE_LIMIT: calls per minute per credential (the API's documented limit). */
+  rateLimit: 120,
+  /** PERKS_OUTPUT */
+  output: './output',
+  /** PERKS_CREDIT_PATH: the spec does not show it (src/resources/credit.ts). */
+  creditPath: DEFAULT_CREDIT_PATH,
+  /** PERKS_LOOKBACK_DAYS: days every run re-reads for late changes. */
+  lookbackDays: 7,
+  /** PERKS_DEEP_REREAD_DAYS: every N days the open and the previous month are re-read whole (0: never). */
+  deepRereadDays: 7,
+  /** PERKS_API_TIMEZONE: the zone the API reads order_created_from/to in. */
+  apiTimezone: 'UTC',
+  /** PERKS_REFRESH_DAYS: every user's per-user streams are refreshed at least this often, budget allowing. */
+  refreshDays: 7,
+  /** PERKS_QUARANTINE_THRESHOLD: a share of quarantined records above this ends the run partial (exit 4). */
+  quarantineThreshold: 0.001,
+  /** PERKS_REVENUE_STATUSES: the order statuses that are recognised revenue. */
+  revenueStatuses: ['Complete'],
+  /**
+   * `perks status`: PERKS_WARN_AFTER / PERKS_ERROR_AFTER. One daily run may be late by two hours before anyone is
+   * told; two missed runs are an alert.
+   */
+  status: { warnAfter: '26h', errorAfter: '50h' },
+  /** `perks extract` / `perks run`. */
+  extract: {
+    /** --budget-minutes: calls of the per-user streams, in minutes at the rate limit. */
+    budgetMinutes: 30,
+    /** Windows or users in flight at once per stream (the limiter spaces them). */
+    concurrency: 4,
+    /** --shard-wait-minutes: how long shards 2..N wait for shard 1's hand-off. */
+    shardWaitMinutes: 120,
+  },
+  /** `perks build`. */
+  build: {
+    /** --new-days, --active-days, --dormant-days: the engagement segments' windows. */
+    segments: { newDays: 30, activeDays: 30, dormantDays: 90 },
+    /** DuckDB's memory limit for a build; beyond it DuckDB spills to disk. */
+    memoryLimit: '1GB',
+  },
+  /** `perks writeback`. */
+  writeback: {
+    /** Posts in flight at once (the limiter spaces them). */
+    concurrency: 4,
+    /** How old a pending row must be before it is looked up upstream (writeback/recover.ts). */
+    pendingGraceMs: 5_000,
+    /** Rows a dry run shows. */
+    previewRows: 10,
+    /** A post's own retries of transient failures, and the first backoff (it grows exponentially). */
+    postRetries: 6,
+    postRetryDelayMs: 500,
+  },
+  /** `perks users import --confirm-wait`: seconds to wait, at most, for the platform to process the bulk calls. */
+  usersConfirmWaitSeconds: 30,
+  /** `perks sandbox` / startSandbox: where it listens, what it generates, and the API's limit it enforces. */
+  sandbox: { host: '127.0.0.1', port: 0, seed: 1, scale: 'tiny', rateLimit: 120 },
+} as const;

@@ -1,0 +1,22 @@
+/** What `perks run` returns, as data: each step's outcome, the extract's and the build's results, the files. */
+import type { ExtractResult } from '../extract/index.js';
+import type { BuildResult } from '../transform/index.js';
+
+export interface StepResult {
+  name: 'extract' | 'forget' | 'compact' | 'build' | 'writeback' | 'report';
+  status: 'success' | 'error' | 'skipped';
+  ms: number;
+  detail: string;
+  exitCode: number;
+}
+
+export interface RunSummary {
+  outDir: string;
+  steps: StepResult[];
+  extract?: ExtractResult & { manifest: string };
+  build?: BuildResult;
+  files: { warehouse: string; marts: string; reports: string[] };
+  exitCode: number;
+  /** Lines about the alerts posted after the run (set by `perks run`; never changes exitCode). */
+  alertLines?: string[];
+}

@@ -1,0 +1,127 @@
+/**
+ * The steps of `perks run`, in order, as data: each does one stage and says in one line what it did (and its exit
+ * code when it is not 0). A step reads what the steps before it left in the run (the extract's groups, the build).
+ */
+import type { PerksClient } from '../api/index.js';
+import type { Config } from '../config/index.js';
+import { extract, type Event, type ExtractOptions } from '../extract/index.js';
+import { forgetAnonymised } from '../forget/index.js';
+import { compactLake } from '../compact/index.js';
+import { buildWarehouse } from '../transform/index.js';
+import { checkpoint } from '../shared/output-hooks.js';
+import { heldLine, runWriteback } from '../writeback/index.js';
+import { closeSummary, lastClosedMonth, ReportInputError, writeRevenueReport } from '../report/index.js';
+import { ExitCode } from '../shared/exit-codes.js';
+import type { RunSummary, StepResult } from './result.js';
+
+export type RunOptions = ExtractOptions & { emit?: (e: Event) => void; month?: string; writeback?: boolean };
+
+/** What every step of one run shares: the settings, the output directory, the run's instant and client, the summary. */
+export interface RunContext {
+  readonly config: Config;
+  readonly outDir: string;
+  /** One instant for the whole run: the extract's upper bound, the build's as-of day, the report's month. */
+  readonly startedAt: Date;
+  readonly client: PerksClient;
+  readonly options: RunOptions;
+  readonly summary: RunSummary;
+}
+
+export interface Step {
+  readonly name: StepResult['name'];
+  /** The step's line of the summary, and its exit code when it is not 0 (1 marks the step failed). */
+  readonly run: (ctx: RunContext) => Promise<{ detail: string; exitCode?: number }>;
+  /** Runs only when this says so (write-back: unless --no-writeback). */
+  readonly when?: (ctx: RunContext) => boolean;
+}
+
+export const STEPS: readonly Step[] = [
+  { name: 'extract', run: extractStep },
+  // Users anonymised upstream: their names and emails leave the older snapshots and windows too.
+  { name: 'forget', run: forgetStep },
+  { name: 'compact', run: compactStep },
+  { name: 'build', run: buildStep },
+  { name: 'writeback', run: writebackStep, when: (ctx) => ctx.options.writeback !== false },
+  { name: 'report', run: reportStep },
+];
+
+async function extractStep({ config, outDir, startedAt, client, options, summary }: RunContext) {
+  const r = await extract({ ...config, output: outDir }, { ...options, now: startedAt, client, lock: false });
+  summary.extract = r;
+  const rows = r.streams.reduce((n, s) => n + s.rows, 0);
+  return { detail: `${rows} rows, ${r.api.calls} calls, ${r.quarantined} quarantined`, exitCode: r.exitCode };
+}
+
+async function forgetStep({ outDir }: RunContext) {
+  const r = await forgetAnonymised(outDir, { lock: false });
+  return {
+    detail: r.users.length
+      ? `${r.users.length} anonymised users forgotten: ${r.rows} rows in ${r.files} files, ${r.quarantineLines} quarantined records`
+      : 'no anonymised user left behind',
+  };
+}
+
+async function compactStep({ config, outDir, startedAt }: RunContext) {
+  const r = await compactLake(outDir, { lookbackDays: config.lookbackDays, now: startedAt, lock: false });
+  return {
+    detail: r.streams
+      .map((s) => `${s.stream} ${s.months} months, files ${s.filesBefore} -> ${s.filesAfter}`)
+      .join('; '),
+  };
+}
+
+async function buildStep({ outDir, startedAt, summary }: RunContext) {
+  await checkpoint('extract'); // with a store, the extract's commits are published first (a kill later keeps them)
+  const r = await buildWarehouse({ outDir, asOf: startedAt.toISOString().slice(0, 10) });
+  summary.build = r;
+  if (!r.ok) return { detail: `${r.error ?? 'the build failed'}${r.impact ?? ''}`, exitCode: ExitCode.failed };
+  const models = r.steps.filter((st) => st.kind === 'model').length;
+  const tests = r.steps.filter((st) => st.kind === 'test' && st.status === 'success').length;
+  const warned = r.warnings.length ? `; ${r.warnings.length} warned: ${r.warnings.join('; ')}` : '';
+  return {
+    detail: `${models} models, ${tests} data tests passed, ${r.marts.length} marts exported${warned}`,
+    ...(r.warnings.length ? { exitCode: ExitCode.partial } : {}),
+  };
+}
+
+async function writebackStep({ config, outDir, client }: RunContext) {
+  const r = await runWriteback({ outDir, client, config, limit: config.writebackLimit });
+  // Rejected or unresolved rows make the run partial (exit 4), never a failure: the report still runs.
+  const unresolved = r.unresolved_pending.length
+    ? `, ${r.unresolved_pending.length} pending unresolved (${[...new Set(r.unresolved_pending.map((u) => u.reason))].slice(0, 3).join('; ')})`
+    : '';
+  const deferred = r.deferred ? `, ${r.deferred} left for the next run (PERKS_WRITEBACK_LIMIT)` : '';
+  const held = r.held.map((h) => `; ${heldLine(h)}`).join('');
+  const l = r.learned;
+  const learned =
+    l && l.fromLake + l.fromApi
+      ? `, ${l.fromLake + l.fromApi} already stored upstream (${l.reason}; ${l.calls} calls to learn it)`
+      : '';
+  return {
+    detail: `${r.sent} sent, ${r.rejected} rejected, ${r.calls} calls${learned}${unresolved}${deferred}${held}`,
+    exitCode: r.status === 'partial' ? ExitCode.partial : 0,
+  };
+}
+
+/** The report of the last month closed by the extract (or --month, or the month before the run's). */
+async function reportStep({ outDir, startedAt, options, summary }: RunContext) {
+  const groups = summary.extract?.groups.map((g) => g.id) ?? [];
+  const closed = await lastClosedMonth(outDir, groups);
+  const month = options.month ?? closed ?? previousMonth(startedAt);
+  let r: Awaited<ReturnType<typeof writeRevenueReport>>;
+  try {
+    r = await writeRevenueReport({ outDir, month, formats: ['html', 'csv', 'md'] });
+  } catch (err) {
+    // A young lake (less than a month extracted) has no month to report yet: not a failure of the run.
+    if (options.month === undefined && err instanceof ReportInputError)
+      return { detail: `no month to report yet (${err.message})` };
+    throw err;
+  }
+  summary.files.reports = r.files;
+  return { detail: `revenue ${month}: ${r.status}; ${await closeSummary(outDir, groups)}` };
+}
+
+/** The calendar month before `now` (UTC), YYYY-MM: the report's month when no month is closed yet. */
+function previousMonth(now: Date): string {
+  return new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() - 1, 1)).toISOString().slice(0, 7);
+}

@@ -1,0 +1,152 @@
+/**
+ * Retry-After is a floor for every request the client writes after a 429 arrives: measured by the client's
+ * clock (when each request is handed to its socket) and by the server's (a proxy in front of the sandbox).
+ * A request written before the 429 arrived was already on its way and is counted apart.
+ */
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { PerksClient, type WireEvent } from '../../src/api/index.js';
+import { parseRetryAfter } from '../../src/api/outcomes.js';
+import { startSandbox, type Sandbox } from '../../src/sandbox/index.js';
+import { apiCalls, retryAfterKept, startProxy, type Proxy, type ProxyHooks } from '../support/proxy.js';
+
+let sandbox: Sandbox;
+let proxy: Proxy;
+
+beforeAll(async () => {
+  sandbox = await startSandbox({ port: 0, scale: 'tiny', seed: 5, rateLimit: 100_000, today: '2026-11-22' });
+  proxy = await startProxy(sandbox.baseUrl);
+});
+afterAll(async () => {
+  await proxy?.close();
+  await sandbox?.close();
+});
+
+const API = (path: string) => !path.startsWith('/v3/oauth/token');
+
+/** A client through the proxy whose wire events land in `wire`. */
+function client(wire: WireEvent[], extra: Partial<ConstructorParameters<typeof PerksClient>[0]> = {}) {
+  const cred = sandbox.credentials.group[0];
+  return new PerksClient({
+    baseUrl: proxy.url,
+    clientId: cred.client_id,
+    clientSecret: cred.client_secret,
+    rateLimit: 100_000,
+    minRetryDelayMs: 5,
+    onWire: (e) => wire.push(e),
+    ...extra,
+  });
+}
+
+/** Runs `body` with the proxy's hooks set, and clears them and its log afterwards. */
+async function withHooks<T>(hooks: ProxyHooks, body: () => Promise<T>): Promise<T> {
+  proxy.log.length = 0;
+  Object.assign(proxy.hooks, hooks);
+  try {
+    return await body();
+  } finally {
+    for (const key of Object.keys(proxy.hooks)) delete proxy.hooks[key as keyof ProxyHooks];
+  }
+}
+
+/** Answers the API calls the predicate picks (by arrival number) with a 429 and `retryAfter`. */
+const throttle = (pick: (n: number) => boolean, retryAfter: () => string): ProxyHooks => {
+  let n = 0;
+  return {
+    intercept: (req) =>
+      API(req.path) && pick(++n)
+        ? {
+            respond: {
+              status: 429,
+              headers: { 'retry-after': retryAfter() },
+              body: '{"message":"Too Many Attempts."}',
+            },
+          }
+        : undefined,
+  };
+};
+
+const listPage = (c: PerksClient, page: number) => c.call('listUsers', { body: { page, per_page: 5 } });
+
+describe('Retry-After is a floor', () => {
+  test('a call queued behind the throttled one is not written before the Retry-After, though its slot frees at once', async () => {
+    const wire: WireEvent[] = [];
+    // One call in flight at a time, paced below a millisecond: the second call gets the first one's slot the
+    // instant the 429 ends it, before the error reaches any code that could pause the credential.
+    const c = client(wire, { maxConcurrent: 1 });
+    await withHooks(
+      throttle(
+        (n) => n === 1,
+        () => '1',
+      ),
+      async () => {
+        await Promise.all([listPage(c, 1), listPage(c, 2), listPage(c, 3)]);
+        const kept = retryAfterKept(proxy.log, wire);
+        expect(kept).toMatchObject({ throttled: 1, earlyByClient: 0, earlyByServer: 0 });
+        const first429 = proxy.log.find((e) => e.status === 429)!;
+        const after = apiCalls(proxy.log).filter((e) => e.arrivedAt > first429.answeredAt);
+        expect(after.length).toBe(3); // the retry and the two queued calls, all after the second
+        for (const e of after) expect(e.arrivedAt - first429.answeredAt).toBeGreaterThanOrEqual(1000);
+      },
+    );
+    await c.close();
+  });
+
+  test('under a burst of 8 calls in flight with a 429 every 10th call, no request is written or arrives before its Retry-After', async () => {
+    const wire: WireEvent[] = [];
+    const c = client(wire);
+    await withHooks(
+      throttle(
+        (n) => n % 10 === 0,
+        () => '1',
+      ),
+      async () => {
+        const pages = Array.from({ length: 40 }, (_, i) => i + 1);
+        const workers = Array.from({ length: 8 }, async (_, w) => {
+          for (const p of pages.filter((x) => x % 8 === w)) await listPage(c, p);
+        });
+        await Promise.all(workers);
+        const kept = retryAfterKept(proxy.log, wire);
+        expect(kept.throttled).toBeGreaterThanOrEqual(4);
+        expect(kept).toMatchObject({ earlyByClient: 0, earlyByServer: 0 });
+      },
+    );
+    await c.close();
+  }, 60_000);
+
+  test('a Retry-After above the cap stops the throttled call and every waiting one unsent, at once', async () => {
+    const wire: WireEvent[] = [];
+    const c = client(wire, { maxConcurrent: 1 });
+    await withHooks(
+      throttle(
+        (n) => n === 1,
+        () => '86400',
+      ),
+      async () => {
+        const started = Date.now();
+        const results = await Promise.allSettled([listPage(c, 1), listPage(c, 2), listPage(c, 3)]);
+        expect(Date.now() - started).toBeLessThan(10_000);
+        for (const r of results) {
+          expect(r.status).toBe('rejected');
+          expect(String((r as PromiseRejectedResult).reason)).toMatch(
+            /asks to wait 86400 s \(Retry-After\), above the 300 s cap/,
+          );
+        }
+        expect(apiCalls(proxy.log)).toHaveLength(1);
+      },
+    );
+    await c.close();
+  });
+
+  test("a Retry-After date is read against the answer's Date header too: a client clock ahead of the server's does not shorten it", () => {
+    const server = Date.parse('2026-11-22T12:00:00Z');
+    const date = new Date(server + 3000).toUTCString();
+    const sent = new Date(server).toUTCString();
+    // The client's clock runs 2 s ahead: by its own clock only 1 s would be left.
+    expect(parseRetryAfter(date, server + 2000)).toBe(1000);
+    expect(parseRetryAfter(date, server + 2000, sent)).toBe(3000);
+    // Behind the server's, its own reckoning is the longer and wins.
+    expect(parseRetryAfter(date, server - 2000, sent)).toBe(5000);
+    expect(parseRetryAfter('2', server, sent)).toBe(2000);
+    expect(parseRetryAfter('0.5', server)).toBe(500);
+  });
+});

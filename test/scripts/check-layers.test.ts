@@ -1,0 +1,64 @@
+/** scripts/check-layers.mjs, run by `npm run lint`: every import runs down the layers of docs/dev/architecture.md. */
+import { spawnSync } from 'node:child_process';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { expect, test } from 'vitest';
+
+const ROOT = join(import.meta.dirname, '..', '..');
+const SCRIPT = join(ROOT, 'scripts', 'check-layers.mjs');
+
+const check = (root?: string) =>
+  spawnSync(process.execPath, [SCRIPT, ...(root ? [root] : [])], { encoding: 'utf8', cwd: ROOT });
+
+async function tree(files: Record<string, string>): Promise<string> {
+  const root = await mkdtemp(join(tmpdir(), 'perks-layers-'));
+  for (const [path, text] of Object.entries(files)) {
+    await mkdir(dirname(join(root, path)), { recursive: true });
+    await writeFile(join(root, path), text);
+  }
+  return root;
+}
+
+const LAYERS = [
+  '# Layers',
+  '```layers',
+  'top      src/run/ bench/',
+  'middle   src/report/ src/transform/',
+  'bottom   src/shared/',
+  '```',
+  '',
+].join('\n');
+
+test('the repository imports only down its layers, with no circle', () => {
+  const run = check();
+  expect(run.stdout).toMatch(/^check-layers: \d+ files, \d+ arrows between folders, all down the \d+ layers of /);
+  expect(run.status).toBe(0);
+});
+
+test('an import back up, one across a layer, a circle, test code and a folder in no layer: one line each', async () => {
+  const root = await tree({
+    'docs/dev/architecture.md': LAYERS,
+    'src/run/pipeline.ts': "import { report } from '../report/index.js';\nexport const run = report;\n",
+    'src/report/index.ts': "import { run } from '../run/pipeline.js';\nexport const report = run;\n",
+    'src/report/model.ts': "import { build } from '../transform/index.js';\nexport { build };\n",
+    'src/transform/index.ts': "export const build = 1;\nimport type { Helper } from '../../test/extract/x.js';\n",
+    'src/shared/clock.ts': "export {\n  alert,\n} from '../alerts/index.js';\n",
+    'src/alerts/index.ts': 'export const alert = 1;\n',
+    'bench/a.ts': "import { sandboxEnv } from '../test/support/sandbox.js';\nexport { sandboxEnv };\n",
+  });
+  try {
+    const run = check(root);
+    expect(run.status).toBe(1);
+    expect(run.stdout.trim().split('\n')).toEqual([
+      "src/report/index.ts: import '../run/pipeline.js': runs back up: src/report/ (middle) imports src/run/ (top), a layer above it",
+      "src/report/model.ts: import '../transform/index.js': src/report/ and src/transform/ are both middle: a folder does not import one of its own layer",
+      "src/transform/index.ts: import '../../test/extract/x.js': only bench/ may import test code, and only test/support/ (docs/dev/architecture.md)",
+      'src/alerts/: in no layer of docs/dev/architecture.md: add it to the layers there (and say which may import it)',
+      "circle between folders: src/report/ -> src/run/ -> src/report/ (src/report/index.ts imports '../run/pipeline.js'; src/run/pipeline.ts imports '../report/index.js')",
+      'circle between files: src/report/index.ts -> src/run/pipeline.ts -> src/report/index.ts',
+    ]);
+  } finally {
+    await rm(root, { recursive: true, force: true });
+  }
+});
