@@ -28,6 +28,16 @@ export async function walkCopy(copy: string): Promise<Map<string, FileStat>> {
   return out;
 }
 
+/**
+ * The mtime to remember for a file, or -1 when it is too recent to trust. A file system stamps mtimes at a
+ * coarse tick (a few ms on Linux), so a file rewritten with the same size within the tick of its last sync
+ * would look unchanged; as git does with a racily clean index, such an entry is hashed next time instead.
+ */
+export function settledMtime(mtimeMs: number): number {
+  return Date.now() - mtimeMs > RACY_MS ? mtimeMs : -1;
+}
+const RACY_MS = 2_000;
+
 export interface Change {
   path: string;
   size: number;
@@ -51,7 +61,7 @@ export async function localChanges(
     if (known && known.size === s.size && known.mtimeMs === s.mtimeMs) continue;
     const sha256 = await sha256File(join(copy, path));
     if (known && known.sha256 === sha256) {
-      known.mtimeMs = s.mtimeMs; // touched, not changed
+      known.mtimeMs = settledMtime(s.mtimeMs); // touched, not changed
       continue;
     }
     changed.push({ path, size: s.size, mtimeMs: s.mtimeMs, sha256 });

@@ -5,6 +5,7 @@
  * A plain folder changes nothing: no store code runs, no request is made.
  */
 import { ConfigError, ExitCode, UserFacingError } from '../shared/exit-codes.js';
+import { now } from '../shared/clock.js';
 import { redact } from '../shared/redact.js';
 import { setOutputHooks } from '../shared/output-hooks.js';
 import { COMMANDS } from './layout.js';
@@ -82,7 +83,7 @@ function storeLine(session: StoreSession): string {
   const c = session.client.counters;
   const published = session.publishes;
   const event = {
-    at: new Date().toISOString(),
+    at: now().toISOString(), // the program's clock, as every other event line
     event: 'store',
     store: session.client.store.url,
     generation: published.at(-1)?.generation,

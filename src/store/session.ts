@@ -25,7 +25,7 @@ import { LockedError } from '../lake/errors.js';
 import { crashPoint } from '../shared/crash-points.js';
 import { ExitCode } from '../shared/exit-codes.js';
 import { StoreClient, clientSettings } from './client.js';
-import { ensureParent, fileMode, localChanges, removeFile, walkCopy, type Change } from './copy-files.js';
+import { ensureParent, fileMode, localChanges, removeFile, settledMtime, walkCopy, type Change } from './copy-files.js';
 import { PreconditionFailed, StoreError, StoreLockedError } from './errors.js';
 import {
   Intent,
@@ -285,7 +285,13 @@ export class StoreSession {
     const s = await stat(file);
     this.pulled.files++;
     this.pulled.bytes += s.size;
-    this.local.files[path] = { key: entry.key, etag: got.etag, size: s.size, mtimeMs: s.mtimeMs, sha256: entry.sha256 };
+    this.local.files[path] = {
+      key: entry.key,
+      etag: got.etag,
+      size: s.size,
+      mtimeMs: settledMtime(s.mtimeMs),
+      sha256: entry.sha256,
+    };
   }
 
   private async adoptWal(): Promise<void> {
@@ -372,7 +378,7 @@ export class StoreSession {
         key: keys.get(c.path)!,
         etag: etags.get(c.path)!,
         size: c.size,
-        mtimeMs: c.mtimeMs,
+        mtimeMs: settledMtime(c.mtimeMs),
         sha256: c.sha256,
       };
       if (c.path.startsWith('state/writeback/')) this.wal.committed(c.path, c.size);
