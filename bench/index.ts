@@ -9,6 +9,8 @@
  *   lake-read  today's layout against the compacted one (1,000,000 orders, a year, 4 groups): files, bytes,
  *            a scan, two BI queries, the build, and the compaction itself
  *   scale    three workers sharing one limit through Redis (needs redis-server)
+ *   store    a day's incremental run against object storage (s3rver, Redis): bytes up and down against the
+ *            bytes that changed, requests, and what a fresh working copy needs before its build starts
  */
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
@@ -21,6 +23,7 @@ const parts: Record<string, string[]> = {
   build: ['bench/build.ts'],
   'lake-read': ['bench/lake-read.ts'],
   scale: ['bench/scale.ts'],
+  store: ['bench/store.ts', 'small'],
 };
 const wanted = process.argv.slice(2).length ? process.argv.slice(2) : Object.keys(parts);
 let failed = 0;

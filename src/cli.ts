@@ -4,6 +4,7 @@ import { hideBin } from 'yargs/helpers';
 import { commands } from './commands/index.js';
 import { ExitCode, UserFacingError } from './shared/exit-codes.js';
 import { clock } from './shared/clock.js';
+import { finishOutputLazily, resolveOutputLazily } from './store/lazy.js';
 
 // The calendar is read from one clock (PERKS_NOW pins it): a malformed value stops here, before any work.
 try {
@@ -31,5 +32,8 @@ const cli = yargs(hideBin(process.argv))
   });
 
 for (const command of commands) cli.command(command);
+// An output in object storage (s3://…) becomes a local working copy before the command and is published after it.
+cli.middleware((argv) => resolveOutputLazily(argv));
 
 await cli.parseAsync();
+await finishOutputLazily();

@@ -19,6 +19,7 @@ import {
 } from '../closes/index.js';
 import { loadReport, openWarehouse, parseMonth, type RevenueRule } from '../report/index.js';
 import { now, todayUtc } from '../shared/clock.js';
+import { readBuildRecord } from '../transform/index.js';
 import { CloseInputError } from './errors.js';
 
 export interface CloseOptions {
@@ -100,7 +101,7 @@ export async function closeMonth(options: CloseOptions): Promise<CloseRecord[]> 
   }
   // Every check passed for every group before anything is written.
   if (options.dryRun) return [];
-  const at = now().toISOString();
+  const at = await closeInstant(options.outDir);
   const written: CloseRecord[] = [];
   let chain = records;
   for (const f of frozen) {
@@ -126,6 +127,20 @@ export interface ReopenOptions {
   readonly group: number;
   readonly reason: string;
   readonly by?: string;
+}
+
+/**
+ * When the close happens: the program's clock, or the finish of the newest extract the warehouse was built
+ * from when that is later. The models count an observation landed after `closed_at` as an adjustment and one
+ * before it as part of the frozen figures, so the close must come after everything its figures hold: on a clock
+ * behind the data (a replayed day under PERKS_NOW, a machine whose clock is behind the one that extracted) an
+ * order would otherwise be counted twice, frozen and adjusted.
+ */
+async function closeInstant(outDir: string): Promise<string> {
+  const clock = now();
+  const lakeAt = (await readBuildRecord(outDir))?.lastSuccess?.lakeAt;
+  const built = lakeAt ? new Date(lakeAt) : undefined;
+  return (built && built > clock ? built : clock).toISOString();
 }
 
 /** Reopens a group's LATEST closed month only: an interior month would leave later closes on mutable numbers. */

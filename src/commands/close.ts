@@ -7,6 +7,8 @@ import { todayUtc } from '../shared/clock.js';
 import { ExitCode, UserFacingError } from '../shared/exit-codes.js';
 import { buildWarehouse } from '../transform/index.js';
 import { acquireLock } from '../lake/index.js';
+import { checkpoint } from '../shared/output-hooks.js';
+import { crashPoint } from '../shared/crash-points.js';
 import { handle } from './handle.js';
 import { configFromFlags, GROUP_FILTER, OUTPUT } from './options.js';
 import { parseGroup } from './report.js';
@@ -21,10 +23,17 @@ interface CloseFlags {
   output?: string;
 }
 
-async function locked<T>(outDir: string, work: () => Promise<T>): Promise<T> {
+/** `records`: the work appends to the close record, which (with a store) is committed before it is reported. */
+async function locked<T>(outDir: string, work: () => Promise<T>, records = false): Promise<T> {
   const lock = await acquireLock(outDir);
   try {
-    return await work();
+    const result = await work();
+    if (records) {
+      crashPoint('close-before-publish');
+      await checkpoint('close record');
+      crashPoint('close-after-publish');
+    }
+    return result;
   } finally {
     await lock.release();
   }
@@ -95,17 +104,21 @@ export const closeCommand: CommandModule<object, CloseFlags> = {
             ? `${month.ym} not re-read before the close: no API configured (PERKS_BASE_URL)`
             : `${month.ym} not re-read before the close (--no-reread)`,
         );
-      const written = await locked(config.output, async () => {
-        if (reread) {
-          const built = await buildWarehouse({ outDir: config.output });
-          if (!built.ok)
-            throw new UserFacingError(
-              `the build after the re-read failed; nothing was closed: ${built.error}`,
-              ExitCode.failed,
-            );
-        }
-        return closeMonth({ ...request, reread });
-      });
+      const written = await locked(
+        config.output,
+        async () => {
+          if (reread) {
+            const built = await buildWarehouse({ outDir: config.output });
+            if (!built.ok)
+              throw new UserFacingError(
+                `the build after the re-read failed; nothing was closed: ${built.error}`,
+                ExitCode.failed,
+              );
+          }
+          return closeMonth({ ...request, reread });
+        },
+        true,
+      );
       process.stdout.write(`${notes.join('\n')}\n`);
       process.stdout.write(
         `${written.map((r) => `closed ${r.month} for group ${r.organisation_group_id}${r.forced ? ' (FORCED: the month was provisional)' : ''}, record ${r.seq}, hash ${r.hash}`).join('\n')}\n  ${closesPath(config.output)}\n`,
@@ -136,8 +149,10 @@ export const reopenCommand: CommandModule<object, ReopenFlags> = {
       const config = configFromFlags(argv);
       const group = parseGroup(argv.group);
       if (group === undefined) throw new CloseInputError('--group is required');
-      const r = await locked(config.output, () =>
-        reopenMonth({ outDir: config.output, month: argv.month, group, reason: argv.reason, by: argv.by }),
+      const r = await locked(
+        config.output,
+        () => reopenMonth({ outDir: config.output, month: argv.month, group, reason: argv.reason, by: argv.by }),
+        true,
       );
       process.stdout.write(
         `reopened ${r.month} for group ${r.organisation_group_id}, record ${r.seq}, hash ${r.hash}\n`,

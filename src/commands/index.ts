@@ -16,6 +16,7 @@ import { sqlCommand } from './sql.js';
 import { statusCommand } from './status.js';
 import { writebackCommand } from './writeback.js';
 import { usersCommand } from './users.js';
+import { storeCommand } from './store.js';
 
 /** Each command declares and checks its own flags; the list, which yargs cannot type, erases them. */
 export const commands = [
@@ -37,4 +38,5 @@ export const commands = [
   reopenCommand,
   closesCommand,
   alertCommand,
+  storeCommand,
 ] as unknown as CommandModule[];

@@ -12,6 +12,7 @@ import {
   statusText,
 } from '../status/index.js';
 import { handle } from './handle.js';
+import { currentStoreSession } from '../store/current.js';
 import { alertsConfigured, alertStatus, alertSummaryLines } from '../alerts/index.js';
 import { configFromFlags, OUTPUT } from './options.js';
 
@@ -91,6 +92,9 @@ export const statusCommand: CommandModule<object, StatusFlags> = {
         );
       // the output directory as given (./output), not the machine's absolute path: the status is shared
       const report = await collectStatus(config.output, config, now());
+      // an output in a store is shown as the store, not the machine's working copy
+      const store = currentStoreSession();
+      if (store) report.outDir = store.client.store.url;
       const freshness = judge(report, options);
       process.stdout.write(
         argv.format === 'json' ? statusJson(report, freshness, options) : statusText(report, freshness, options),

@@ -79,7 +79,7 @@ export function selectStreams(
 }
 
 export async function runExtract(config: Config, options: ExtractOptions, deps: ExtractDeps): Promise<ExtractResult> {
-  const started = Date.now();
+  const started = clockNow().getTime();
   const now = options.now ?? clockNow();
   const emit = deps.emit ?? (() => undefined);
   const callsBefore = deps.client.counters.snapshot().callsByOperation;

@@ -8,6 +8,7 @@ import { extract, type Event, type ExtractOptions } from '../extract/index.js';
 import { forgetAnonymised } from '../forget/index.js';
 import { compactLake } from '../compact/index.js';
 import { buildWarehouse } from '../transform/index.js';
+import { checkpoint } from '../shared/output-hooks.js';
 import { heldLine, runWriteback } from '../writeback/index.js';
 import { closeSummary, lastClosedMonth, ReportInputError, writeRevenueReport } from '../report/index.js';
 import { ExitCode } from '../shared/exit-codes.js';
@@ -70,6 +71,7 @@ async function compactStep({ config, outDir, startedAt }: RunContext) {
 }
 
 async function buildStep({ outDir, startedAt, summary }: RunContext) {
+  await checkpoint('extract'); // with a store, the extract's commits are published first (a kill later keeps them)
   const r = await buildWarehouse({ outDir, asOf: startedAt.toISOString().slice(0, 10) });
   summary.build = r;
   if (!r.ok) return { detail: `${r.error ?? 'the build failed'}${r.impact ?? ''}`, exitCode: ExitCode.failed };

@@ -25,6 +25,12 @@ import { existsSync } from 'node:fs';
  *                                               journal names the switch; nothing renamed yet
  * - compact-after-rename  src/compact/compact.ts the new file is in place beside the files it replaces
  * - compact-mid-remove    src/compact/compact.ts the first replaced file is gone, the others not yet
+ * - store-mid-upload      src/store/session.ts   a publish's first object is in the store, the others not yet
+ * - store-before-commit   src/store/session.ts   every object is uploaded; the store's index does not name them
+ * - store-after-commit    src/store/session.ts   the index names them; readers' manifests and removals not done
+ * - store-mid-garbage     src/store/session.ts   the first object the new index no longer names is removed
+ * - close-before-publish  src/commands/close.ts  the close record has its new line in the working copy only
+ * - close-after-publish   src/commands/close.ts  the line is committed to the store; nothing reported yet
  */
 export const EXTRACT_CRASH_POINTS = [
   'after-page',
@@ -38,12 +44,21 @@ export const EXTRACT_CRASH_POINTS = [
 export const HISTORY_CRASH_POINTS = ['after-history'] as const;
 export const BUILD_CRASH_POINTS = ['mid-build', 'before-swap'] as const;
 export const COMPACT_CRASH_POINTS = ['compact-before-switch', 'compact-after-rename', 'compact-mid-remove'] as const;
+export const STORE_CRASH_POINTS = [
+  'store-mid-upload',
+  'store-before-commit',
+  'store-after-commit',
+  'store-mid-garbage',
+] as const;
+export const CLOSE_CRASH_POINTS = ['close-before-publish', 'close-after-publish'] as const;
 export const CRASH_POINTS = [
   ...EXTRACT_CRASH_POINTS,
   ...HISTORY_CRASH_POINTS,
   ...BUILD_CRASH_POINTS,
   'after-post',
   ...COMPACT_CRASH_POINTS,
+  ...STORE_CRASH_POINTS,
+  ...CLOSE_CRASH_POINTS,
 ] as const;
 export type CrashPoint = (typeof CRASH_POINTS)[number];
 export type ExtractCrashPoint = (typeof EXTRACT_CRASH_POINTS)[number];

@@ -57,6 +57,17 @@ export function formsOf(value: string): string[] {
   return out.filter((f) => f.length >= 4);
 }
 
+/** AWS access key ids (long-term AKIA…, temporary ASIA…, and the other documented prefixes). */
+const AWS_KEY_ID = /\b(?:AKIA|ASIA|AGPA|AIDA|AROA|AIPA|ANPA|ANVA|APKA|ABIA|ACCA)[A-Z0-9]{16}\b/g;
+/** A secret key or session token named as such: `aws_secret_access_key = …`, `"SecretAccessKey":"…"`, `AWS_SESSION_TOKEN=…`. */
+const AWS_SECRET_FIELD =
+  /((?:aws_?secret_?access_?key|secret_?access_?key|aws_?session_?token|session_?token|x-amz-security-token)["']?\s*[:=]\s*["']?)[A-Za-z0-9/+=%._-]{8,}/gi;
+/** The signing parts of a pre-signed URL (SigV4 and SigV2 query strings), whatever the case and encoding. */
+const PRESIGNED =
+  /((?:X-Amz-Signature|X-Amz-Credential|X-Amz-Security-Token|AWSAccessKeyId|Signature|x-amz-signature|x-amz-credential|x-amz-security-token)=)[^&\s"'<>]+/g;
+/** An `Authorization: AWS4-HMAC-SHA256 Credential=…, SignedHeaders=…, Signature=…` header. */
+const SIGV4_HEADER = /((?:Credential|Signature)=)[^,\s"']+/g;
+
 /** Replaces registered secrets (in any of their forms, whole or cut) and anything shaped like a bearer token or JWT. */
 export function redact(text: string): string {
   let out = text;
@@ -66,7 +77,11 @@ export function redact(text: string): string {
   return out
     .replace(/(Bearer\s+)[A-Za-z0-9._~+/=-]+/g, '$1[redacted]')
     .replace(/eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*/g, '[redacted-jwt]')
-    .replace(/("?client_secret"?\s*[:=]\s*"?)[^",\s}]+/g, '$1[redacted]');
+    .replace(/("?client_secret"?\s*[:=]\s*"?)[^",\s}]+/g, '$1[redacted]')
+    .replace(AWS_KEY_ID, '[redacted-aws-key]')
+    .replace(AWS_SECRET_FIELD, '$1[redacted]')
+    .replace(PRESIGNED, '$1[redacted]')
+    .replace(SIGV4_HEADER, '$1[redacted]');
 }
 
 /** Every stretch of `text` made of MIN_CUT-character runs of a secret's form, replaced. */

@@ -1,5 +1,6 @@
 /** The write-back's posting loop: write-ahead 'pending' entries, the posts, then their outcomes. */
 import { crashPoint } from '../shared/crash-points.js';
+import { journalWritten } from '../shared/output-hooks.js';
 import type { Journal } from './journal.js';
 import type { HeldKinds } from './held-kinds.js';
 import { postOnce, type PosterOptions } from './poster.js';
@@ -30,6 +31,7 @@ export async function sendAll(
     }
     if (!batch.length) break;
     journal.append(batch.map((row) => entryOf(row, 'pending', runId)));
+    await journalWritten(journal.path); // with a store, the pending entries reach it before the posts leave
     const settled = await Promise.allSettled(batch.map((row) => postOnce(row, poster)));
     crashPoint('after-post'); // the posts are answered (stored upstream), their outcomes not yet recorded
     const outcomes: LedgerEntry[] = [];

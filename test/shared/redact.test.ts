@@ -59,3 +59,28 @@ test('text that shares fewer than 8 characters in a row with a secret is left al
   );
   expect(redact('orders 2026-11-22: 120 rows')).toBe('orders 2026-11-22: 120 rows');
 });
+
+test('AWS-style credentials are redacted without being registered: key ids, named secret keys and session tokens, pre-signed URLs, SigV4 headers', () => {
+  const keyId = 'AKIAIOSFODNN7EXAMPLE';
+  const secret = 'wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY';
+  const token = 'IQoJb3JpZ2luX2VjEJr//////////wEaCXVzLWVhc3QtMSJHMEUCIQDexample';
+  const signature = 'a'.repeat(30) + 'f00dfeed' + 'b'.repeat(26);
+  const texts = [
+    `InvalidAccessKeyId: The AWS Access Key Id ${keyId} does not exist`,
+    `temporary ASIAZZZZZZZZZZZZZZZZ used`,
+    `aws_secret_access_key = ${secret}`,
+    JSON.stringify({ SecretAccessKey: secret, SessionToken: token }),
+    `AWS_SESSION_TOKEN=${token}`,
+    `https://perks.s3.eu-west-1.amazonaws.com/lake/x.parquet?X-Amz-Algorithm=AWS4-HMAC-SHA256&X-Amz-Credential=${keyId}%2F20261122%2Feu-west-1%2Fs3%2Faws4_request&X-Amz-Date=20261122T120000Z&X-Amz-Expires=900&X-Amz-Security-Token=${encodeURIComponent(token)}&X-Amz-Signature=${signature}`,
+    `https://perks.s3.amazonaws.com/x?AWSAccessKeyId=${keyId}&Expires=1&Signature=${encodeURIComponent(secret)}`,
+    `Authorization: AWS4-HMAC-SHA256 Credential=${keyId}/20261122/us-east-1/s3/aws4_request, SignedHeaders=host;x-amz-date, Signature=${signature}`,
+  ];
+  for (const t of texts) {
+    const out = redact(t);
+    for (const needle of [keyId, secret, 'IQoJb3JpZ2luX2Vj', 'f00dfeed', encodeURIComponent(secret).slice(0, 12)])
+      expect(out, t).not.toContain(needle);
+  }
+  expect(redact('lake/orders/organisation_group_id=11/order_month=2026-10/month-2026-10.g11.parquet')).toBe(
+    'lake/orders/organisation_group_id=11/order_month=2026-10/month-2026-10.g11.parquet',
+  );
+});

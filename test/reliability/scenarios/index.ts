@@ -20,6 +20,7 @@ import { scheduleScenario } from './schedule.js';
 import { schemaDriftScenario } from './schema-drift.js';
 import { secretsScenario } from './secrets.js';
 import { windowsScenario } from './windows.js';
+import { storeCommandsScenario, storeCrashScenario, storeReaderScenario } from './store.js';
 
 export const SCENARIOS: Record<string, Scenario> = {
   crash: (o) => crashScenario({ ...o, kills: o.long ? 50 : 30, points: EXTRACT_CRASH_POINTS }),
@@ -52,6 +53,9 @@ export const SCENARIOS: Record<string, Scenario> = {
   'secret-forms': (o) => secretFormsScenario(o),
   'hostile-sandbox': (o) => sandboxMemoryScenario({ ...o, requests: o.long ? 300_000 : 100_000 }),
   schedule: (o) => scheduleScenario({ ...o, days: o.long ? 45 : 22 }),
+  'store-crash': (o) => storeCrashScenario(o),
+  'store-readers': (o) => storeReaderScenario({ ...o, rounds: o.long ? 6 : 3 }),
+  'store-commands': (o) => storeCommandsScenario(o),
 };
 
 /**

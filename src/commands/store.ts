@@ -1,0 +1,51 @@
+/** `perks store push <folder>`: moves an existing local output into an empty store, as its first generation. */
+import { cp, readdir, stat } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { CommandModule } from 'yargs';
+import { ConfigError } from '../shared/exit-codes.js';
+import { currentStoreSession } from '../store/current.js';
+import { handle } from './handle.js';
+
+interface PushFlags {
+  folder: string;
+  output?: string;
+}
+
+/** What makes a folder a perks output: at least one of these. */
+const MARKS = ['lake', 'state', 'closes', 'runs'];
+
+const push: CommandModule<object, PushFlags> = {
+  command: 'push <folder>',
+  describe: 'copy an existing output folder into an empty store (PERKS_OUTPUT=s3://…) as its first publish',
+  builder: (y) =>
+    y
+      .positional('folder', { type: 'string', demandOption: true, describe: 'the output folder, e.g. ./output' })
+      .option('output', { alias: 'o', type: 'string', describe: 'the store, s3://bucket/prefix (PERKS_OUTPUT)' })
+      .example('PERKS_OUTPUT=s3://acme-perks/prod $0 store push ./output', 'the CI cache of before, into the store'),
+  handler: (argv) =>
+    handle(async () => {
+      const session = currentStoreSession();
+      if (!session)
+        throw new ConfigError('perks store push needs a store as output: --output s3://bucket/prefix or PERKS_OUTPUT');
+      const info = await stat(argv.folder).catch(() => undefined);
+      if (!info?.isDirectory()) throw new ConfigError(`${argv.folder} is not a folder`);
+      const names = await readdir(argv.folder);
+      if (!MARKS.some((m) => names.includes(m)))
+        throw new ConfigError(`${argv.folder} is not a perks output (no ${MARKS.join(', ')} folder in it)`);
+      if (session.generation > 0)
+        throw new ConfigError(
+          `${session.client.store.url} already holds an output (generation ${session.generation}): push only into an empty store`,
+        );
+      // the copy (empty) takes the folder's files; publishing them after the command makes generation 1
+      for (const name of names)
+        if (!name.startsWith('.')) await cp(join(argv.folder, name), join(session.copy, name), { recursive: true });
+      process.stdout.write(`pushing ${argv.folder} into ${session.client.store.url}\n`);
+    }),
+};
+
+export const storeCommand: CommandModule<object, object> = {
+  command: 'store <command>',
+  describe: 'the output in object storage: push an existing folder into an empty store',
+  builder: (y) => y.command(push).demandCommand(1),
+  handler: () => undefined,
+};

@@ -1,0 +1,117 @@
+/**
+ * The one place the commands meet the store: before a command runs, an output that is a store URL
+ * (`--output s3://bucket/prefix`, PERKS_OUTPUT) becomes a local working copy, brought up to date, which
+ * the command uses as its output directory as it always did; after it, what it changed is published.
+ * A plain folder changes nothing: no store code runs, no request is made.
+ */
+import { ConfigError, ExitCode, UserFacingError } from '../shared/exit-codes.js';
+import { now } from '../shared/clock.js';
+import { redact } from '../shared/redact.js';
+import { setOutputHooks } from '../shared/output-hooks.js';
+import { COMMANDS } from './layout.js';
+import { setCurrentStoreSession } from './current.js';
+import { StoreSession } from './session.js';
+import { isStoreUrl, parseStoreUrl } from './url.js';
+
+let open: StoreSession | undefined;
+const remember = (session: StoreSession | undefined) => {
+  open = session;
+  setCurrentStoreSession(session);
+};
+
+interface Argv {
+  _: (string | number)[];
+  output?: string;
+  o?: string;
+  [key: string]: unknown;
+}
+
+/**
+ * yargs middleware: resolves a store output into a working copy (or refuses it, one line and an exit
+ * code). The command then sees only a folder.
+ */
+export async function resolveOutput(argv: Argv, env: NodeJS.ProcessEnv = process.env): Promise<void> {
+  const command = String(argv._[0] ?? '');
+  const flagged = typeof argv.output === 'string' ? argv.output : undefined;
+  const value = flagged ?? env.PERKS_OUTPUT;
+  if (!isStoreUrl(value)) return;
+  const source = flagged !== undefined ? '--output' : 'PERKS_OUTPUT';
+  try {
+    const store = parseStoreUrl(value, source);
+    if (command === 'demo')
+      throw new ConfigError(
+        `${source}=${store.url}: the demo writes a local folder; give a folder, or use perks run against the store`,
+      );
+    if (!(command in COMMANDS)) return; // the sandbox: no output
+    const redisUrl = env.PERKS_REDIS_URL || undefined;
+    remember(await StoreSession.open(store, command, { env, redisUrl }));
+    if (!open) return;
+    if (command === 'check') return; // check reached the store; it prints the URL, not a folder
+    argv.output = open.copy;
+    argv.o = open.copy;
+    env.PERKS_OUTPUT = open.copy;
+    const session = open;
+    setOutputHooks({
+      checkpoint: async () => {
+        await session.publish();
+      },
+      journalWritten: (file) => session.wal.flush(file),
+    });
+  } catch (err) {
+    fail(err);
+  }
+}
+
+/** After the command: publish what it changed (unless a publish already failed), release the store. */
+export async function finishOutput(): Promise<void> {
+  const session = open;
+  if (!session) return;
+  remember(undefined);
+  setOutputHooks({});
+  try {
+    await session.publish();
+  } catch (err) {
+    report(err);
+  } finally {
+    await session.close().catch((err: unknown) => report(err));
+    process.stderr.write(storeLine(session));
+  }
+}
+
+/** One line on what moved: JSON off a terminal (like the progress events), a sentence on one. */
+function storeLine(session: StoreSession): string {
+  const c = session.client.counters;
+  const published = session.publishes;
+  const event = {
+    at: now().toISOString(), // the program's clock, as every other event line
+    event: 'store',
+    store: session.client.store.url,
+    generation: published.at(-1)?.generation,
+    pulled: session.pulled,
+    published: {
+      files: published.reduce((n, p) => n + p.files, 0),
+      changedBytes: published.reduce((n, p) => n + p.changedBytes, 0),
+      removed: published.reduce((n, p) => n + p.removed, 0),
+    },
+    requests: c.requests,
+    bytesUp: c.bytesUp,
+    bytesDown: c.bytesDown,
+  };
+  if (!process.stderr.isTTY) return `${JSON.stringify(event)}\n`;
+  const requests = Object.values(c.requests).reduce((a, b) => a + b, 0);
+  return `store ${event.store}: pulled ${event.pulled.files} files (${event.pulled.bytes} bytes), published ${event.published.files} files${event.generation ? ` as generation ${event.generation}` : ''}; ${requests} requests, ${c.bytesUp} bytes up, ${c.bytesDown} down\n`;
+}
+
+function report(err: unknown): void {
+  const code = err instanceof UserFacingError ? err.exitCode : ExitCode.failed;
+  const message = err instanceof Error ? err.message : String(err);
+  process.stderr.write(`perks: ${err instanceof UserFacingError ? '' : 'failed: '}${redact(message)}\n`);
+  if (process.env.PERKS_DEBUG && err instanceof Error && err.stack) process.stderr.write(`${redact(err.stack)}\n`);
+  // what the command did was not (all) committed: the publish's failure is the outcome
+  process.exitCode = code;
+}
+
+function fail(err: unknown): never {
+  report(err);
+  process.exit(process.exitCode ?? ExitCode.failed);
+}

@@ -1,0 +1,93 @@
+/**
+ * What a path of the output is, for the store:
+ * - ignored: never published (locks, temporary files, DuckDB's write-ahead log, the working copy's own index);
+ * - a view (`warehouse.duckdb`, `marts/`, `reports/`, `docs/`): derived, read by name by BI tools and
+ *   people, so written in place under its own name (S3 replaces an object whole);
+ * - committed (everything else: lake, state, runs, closes, quarantine, audit): what later runs depend
+ *   on, so never overwritten in place before the index names it (sync.ts).
+ * And which parts of the output each command reads, so a working copy downloads only those.
+ */
+import { posix } from 'node:path';
+
+/** The working copy's own bookkeeping, inside it (hidden): never published. */
+export const LOCAL_DIR = '.perks-store';
+/** The store's own objects, beside the output's. */
+export const META = '_perks';
+export const INDEX = `${META}/index.json`;
+export const INTENT = `${META}/intent.json`;
+export const LEASE = `${META}/lease.json`;
+export const WAL = `${META}/wal`;
+
+export function isIgnored(path: string): boolean {
+  const parts = path.split('/');
+  const name = parts.at(-1)!;
+  return (
+    parts[0] === LOCAL_DIR ||
+    parts[0] === META ||
+    parts[0] === '.locks' ||
+    parts.some((p) => p.startsWith('.')) || // hidden: temporary files, locks, takeover guards
+    name.includes('.tmp') ||
+    name.includes('perks-tmp') ||
+    name.endsWith('.wal') ||
+    name === 'writeback.lock'
+  );
+}
+
+export function isView(path: string): boolean {
+  const top = path.split('/')[0];
+  return path === 'warehouse.duckdb' || top === 'marts' || top === 'reports' || top === 'docs';
+}
+
+/** Files 0600 in 0700 folders, as the local output keeps them (personal data, state). */
+export function isPrivate(path: string): boolean {
+  return ['lake', 'state', 'quarantine', 'closes', 'audit'].includes(path.split('/')[0]);
+}
+
+/** The parts of the output a command reads: top-level folders (with `/`) or files. */
+export type Part = 'lake/' | 'state/' | 'closes/' | 'runs/' | 'quarantine/' | 'audit/' | 'warehouse.duckdb' | 'marts/';
+const CORE: Part[] = ['lake/', 'state/', 'closes/', 'runs/'];
+
+export interface CommandUse {
+  /** Takes the store's lease and publishes what it changed. */
+  writes: boolean;
+  reads: Part[];
+}
+
+/** Per command (the first word, or `users`): what it reads, whether it writes. Unlisted: no store use. */
+export const COMMANDS: Record<string, CommandUse> = {
+  run: { writes: true, reads: [...CORE, 'quarantine/'] },
+  extract: { writes: true, reads: [...CORE, 'quarantine/'] },
+  forget: { writes: true, reads: [...CORE, 'quarantine/'] },
+  compact: { writes: true, reads: CORE },
+  build: { writes: true, reads: CORE },
+  close: { writes: true, reads: [...CORE, 'warehouse.duckdb'] },
+  reopen: { writes: true, reads: [...CORE, 'warehouse.duckdb'] },
+  writeback: { writes: true, reads: [...CORE, 'warehouse.duckdb', 'marts/'] },
+  report: { writes: true, reads: [...CORE, 'warehouse.duckdb', 'marts/'] },
+  models: { writes: true, reads: [...CORE, 'warehouse.duckdb'] },
+  users: { writes: true, reads: [...CORE, 'audit/'] },
+  status: { writes: false, reads: [...CORE, 'warehouse.duckdb', 'marts/'] },
+  sql: { writes: false, reads: [...CORE, 'warehouse.duckdb', 'marts/'] },
+  closes: { writes: false, reads: ['closes/'] },
+  check: { writes: false, reads: [] },
+  store: { writes: true, reads: [] },
+};
+
+export function reads(parts: readonly Part[], path: string): boolean {
+  return parts.some((p) => (p.endsWith('/') ? path.startsWith(p) : path === p));
+}
+
+/**
+ * The key a committed file is uploaded to: its name with `.v<generation>` before the extension
+ * (`day-2026-11-15.v12.parquet`, `11.v12.json`). A path is uploaded at most once per generation, so a key
+ * is never written twice: the version an index names is never overwritten, and a reader holding an older
+ * manifest finds each object it names as it was, or gone (never another content under the same name).
+ * The lake keeps `.parquet` and its Hive folders, so a glob over the store still reads it.
+ */
+export function freshKey(path: string, generation: number): string {
+  const dir = posix.dirname(path);
+  const name = posix.basename(path);
+  const dot = name.lastIndexOf('.');
+  const versioned = dot <= 0 ? `${name}.v${generation}` : `${name.slice(0, dot)}.v${generation}${name.slice(dot)}`;
+  return dir === '.' ? versioned : `${dir}/${versioned}`;
+}

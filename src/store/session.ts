@@ -1,0 +1,413 @@
+/**
+ * One command against a store: the working copy is locked on this machine, the store's lease taken (a
+ * command that writes), a publish another machine left unfinished completed or rolled back, the copy
+ * reset to what the store's index names and brought up to date for what the command reads, and after the
+ * command (or at a checkpoint) what it changed published:
+ *
+ *   1. `_perks/intent.json` names the keys about to be written (so a kill here is rolled back);
+ *   2. every new or changed file is uploaded: committed files to a key never written before
+ *      (`name.v<generation>.ext`), views (warehouse, marts, reports, docs) in place;
+ *   3. `_perks/index.json` is written: the commit (If-Match on the ETag read at the start, or
+ *      If-None-Match: * for the first);
+ *   4. the readers' manifests of the streams that changed (manifests.ts);
+ *   5. the objects the new index no longer names are removed, the index written again without them,
+ *      the intent removed.
+ * Killed before 3: the next writer removes what the intent names (nothing counted it). Killed after 3:
+ * the next writer finishes 4 and 5. Either way a reader never sees data a pointer does not name, nor a
+ * pointer to data not there.
+ */
+import { randomBytes } from 'node:crypto';
+import { mkdir, readdir, stat, appendFile } from 'node:fs/promises';
+import { hostname } from 'node:os';
+import { join } from 'node:path';
+import { acquireLock, type Lock } from '../lake/index.js';
+import { LockedError } from '../lake/errors.js';
+import { crashPoint } from '../shared/crash-points.js';
+import { ExitCode } from '../shared/exit-codes.js';
+import { StoreClient, clientSettings } from './client.js';
+import { ensureParent, fileMode, localChanges, removeFile, settledMtime, walkCopy, type Change } from './copy-files.js';
+import { PreconditionFailed, StoreError, StoreLockedError } from './errors.js';
+import {
+  Intent,
+  STORE_FORMAT,
+  emptyIndex,
+  parseRemoteIndex,
+  readLocalIndex,
+  writeLocalIndex,
+  type LocalIndex,
+  type RemoteIndex,
+} from './indexes.js';
+import { acquireLease, probeConditionalWrites, type Lease } from './lease.js';
+import { COMMANDS, INDEX, INTENT, LOCAL_DIR, META, freshKey, isView, reads, type CommandUse } from './layout.js';
+import { allStreams, changedStreams, writeManifests } from './manifests.js';
+import { workingCopyDir, type StoreUrl } from './url.js';
+import { WalWriter, continuation, walJournals } from './wal.js';
+
+export interface PublishResult {
+  generation: number;
+  files: number;
+  /** Bytes of the files that changed (what had to move). */
+  changedBytes: number;
+  removed: number;
+}
+
+const CONCURRENCY = 8;
+
+async function inParallel<T>(items: T[], work: (item: T) => Promise<void>): Promise<void> {
+  let next = 0;
+  const worker = async () => {
+    while (next < items.length) await work(items[next++]);
+  };
+  await Promise.all(Array.from({ length: Math.min(CONCURRENCY, items.length) }, worker));
+}
+
+export class StoreSession {
+  private remote: RemoteIndex = emptyIndex();
+  private remoteEtag: string | undefined;
+  private local!: LocalIndex;
+  private lease: Lease | undefined;
+  private copyLock: Lock | undefined;
+  /** WAL pieces this command adopted into its copy: removed once a publish commits them. */
+  private adopted: string[] = [];
+  /** A publish failed: nothing more of this command may be committed (the next command starts over). */
+  private poisoned = false;
+  readonly wal: WalWriter;
+  readonly publishes: PublishResult[] = [];
+  /** What the pull brought down: files and bytes (and the time it took, before the command could start). */
+  readonly pulled = { files: 0, bytes: 0, ms: 0 };
+
+  private constructor(
+    readonly client: StoreClient,
+    readonly copy: string,
+    readonly command: string,
+    readonly use: CommandUse,
+  ) {
+    this.wal = new WalWriter(client, copy);
+  }
+
+  static async open(
+    store: StoreUrl,
+    command: string,
+    options: { env?: NodeJS.ProcessEnv; redisUrl?: string } = {},
+  ): Promise<StoreSession> {
+    const env = options.env ?? process.env;
+    const use = COMMANDS[command] ?? { writes: false, reads: [] };
+    const client = new StoreClient(store, env);
+    const copy = workingCopyDir(store, clientSettings(env).endpoint, env);
+    const session = new StoreSession(client, copy, command, use);
+    try {
+      await session.start(options.redisUrl);
+      return session;
+    } catch (err) {
+      await session.close();
+      throw err;
+    }
+  }
+
+  private async start(redisUrl: string | undefined): Promise<void> {
+    await mkdir(join(this.copy, LOCAL_DIR), { recursive: true, mode: 0o700 });
+    this.copyLock = await acquireLock(join(this.copy, LOCAL_DIR)).catch((err: unknown) => {
+      if (err instanceof LockedError)
+        throw new StoreLockedError(
+          `the working copy ${this.copy} of ${this.client.where} is in use by another perks command on this machine; wait, or set PERKS_CACHE_DIR to another folder`,
+        );
+      throw err;
+    });
+    this.local = await this.openLocalIndex();
+    if (this.use.writes)
+      this.lease = await acquireLease(this.client, this.command, {
+        redisUrl,
+        conditionalWrites: async () => {
+          this.local.conditionalWrites ??= await probeConditionalWrites(this.client);
+          return this.local.conditionalWrites;
+        },
+      });
+    await this.readRemote();
+    if (this.use.writes) await this.recover();
+    if (this.use.reads.length) await this.pull();
+  }
+
+  private async openLocalIndex(): Promise<LocalIndex> {
+    const found = await readLocalIndex(this.copy);
+    if (found && found.store !== this.client.store.url)
+      throw new StoreError(
+        `PERKS_CACHE_DIR=${this.copy} is the working copy of another store (${found.store}): give each store its own folder`,
+        ExitCode.config,
+      );
+    if (found) return found;
+    const stray = (await readdir(this.copy)).filter((n) => n !== LOCAL_DIR);
+    if (stray.length)
+      throw new StoreError(
+        `${this.copy} holds files (${stray.slice(0, 3).join(', ')}) but is no working copy of ${this.client.store.url}: empty it or set PERKS_CACHE_DIR to an empty folder`,
+        ExitCode.config,
+      );
+    return { store: this.client.store.url, generation: 0, files: {} };
+  }
+
+  /** The store's index (none yet: an empty store, provided its prefix holds nothing else). */
+  private async readRemote(): Promise<void> {
+    const got = await this.client.get(INDEX);
+    if (got) {
+      this.remote = parseRemoteIndex(got.body.toString('utf8'), this.client.where);
+      this.remoteEtag = got.etag;
+      return;
+    }
+    this.remote = emptyIndex();
+    this.remoteEtag = undefined;
+    if (await this.client.head(INTENT)) return; // a first publish was killed: ours, rolled back by recover()
+    const foreign = (await this.client.list('', 5)).filter((o) => !o.path.startsWith(`${META}/`));
+    if (foreign.length)
+      throw new StoreError(
+        `${this.client.where} holds objects (${foreign[0].path}) but no perks index (_perks/index.json): not written by perks; choose an empty prefix`,
+        ExitCode.config,
+      );
+  }
+
+  /** Finishes or rolls back a publish a killed command left (under the lease). */
+  private async recover(): Promise<void> {
+    const got = await this.client.get(INTENT);
+    const intent = got ? Intent.safeParse(JSON.parse(got.body.toString('utf8') || '{}')) : undefined;
+    if (intent?.success && intent.data.generation > this.remote.generation) {
+      const named = new Set(Object.values(this.remote.files).map((e) => e.key));
+      await inParallel(
+        intent.data.keys.filter((k) => !named.has(k)),
+        (k) => this.client.delete(k),
+      );
+    } else if (got || this.remote.garbage.length) {
+      await writeManifests(this.client, this.remote, allStreams(this.remote));
+      await this.collectGarbage(this.remote.garbage);
+    }
+    if (got) await this.client.delete(INTENT);
+  }
+
+  private async collectGarbage(garbage: string[]): Promise<void> {
+    if (!garbage.length) return;
+    let first = true;
+    await inParallel(garbage, async (k) => {
+      await this.client.delete(k);
+      if (first) crashPoint('store-mid-garbage');
+      first = false;
+    });
+    const next = { ...this.remote, garbage: [] };
+    this.remoteEtag = (await this.putIndex(next)).etag;
+    this.remote = next;
+  }
+
+  private async putIndex(index: RemoteIndex): Promise<{ etag: string }> {
+    try {
+      return await this.client.put(
+        INDEX,
+        Buffer.from(JSON.stringify(index)),
+        this.remoteEtag ? { ifMatch: this.remoteEtag } : { ifNoneMatch: '*' },
+      );
+    } catch (err) {
+      if (err instanceof PreconditionFailed) throw this.moved();
+      throw err;
+    }
+  }
+
+  private moved(): StoreLockedError {
+    return new StoreLockedError(
+      `the store ${this.client.where} changed while this command ran (another machine published): nothing of this command was committed; run it again`,
+    );
+  }
+
+  /**
+   * Makes the copy what the index names, for the parts the command reads: local changes a killed or
+   * failed command left are dropped (the store is the record), changed files downloaded, files gone from
+   * the store removed; a journal the store holds write-ahead pieces of is brought up to date.
+   */
+  async pull(): Promise<void> {
+    const started = Date.now();
+    try {
+      await this.pullRetrying();
+    } finally {
+      this.pulled.ms += Date.now() - started;
+    }
+  }
+
+  private async pullRetrying(): Promise<void> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        await this.pullOnce();
+        return;
+      } catch (err) {
+        // a reader racing a publish: an object named by the index it read was replaced; read it again
+        if (!(err instanceof Vanished) || this.use.writes || attempt >= 5) {
+          if (err instanceof Vanished)
+            throw new StoreError(`${err.message}: the store kept changing; run it again`, ExitCode.failed);
+          throw err;
+        }
+        await this.readRemote();
+      }
+    }
+  }
+
+  private async pullOnce(): Promise<void> {
+    const files = await walkCopy(this.copy);
+    const { changed } = await localChanges(this.copy, this.local, files);
+    for (const c of changed) {
+      await removeFile(this.copy, c.path);
+      delete this.local.files[c.path];
+    }
+    for (const path of Object.keys(this.local.files)) if (!files.has(path)) delete this.local.files[path];
+    const wanted: string[] = [];
+    for (const [path, entry] of Object.entries(this.remote.files)) {
+      const mine = this.local.files[path];
+      const current = mine && mine.key === entry.key && mine.etag === entry.etag;
+      if (current) continue;
+      if (mine) {
+        await removeFile(this.copy, path);
+        delete this.local.files[path];
+      }
+      if (reads(this.use.reads, path)) wanted.push(path);
+    }
+    for (const path of Object.keys(this.local.files))
+      if (!this.remote.files[path]) {
+        await removeFile(this.copy, path);
+        delete this.local.files[path];
+      }
+    await inParallel(wanted, (path) => this.download(path));
+    this.local.generation = this.remote.generation;
+    await writeLocalIndex(this.copy, this.local);
+    if (this.use.reads.includes('state/')) await this.adoptWal();
+  }
+
+  private async download(path: string): Promise<void> {
+    const entry = this.remote.files[path];
+    await ensureParent(this.copy, path);
+    const file = join(this.copy, path);
+    const got = await this.client.getToFile(entry.key, file, fileMode(path));
+    if (!got || (got.etag && entry.etag && got.etag !== entry.etag && !isView(path))) {
+      await removeFile(this.copy, path);
+      throw new Vanished(`${this.client.url(entry.key)} changed under this command`);
+    }
+    const s = await stat(file);
+    this.pulled.files++;
+    this.pulled.bytes += s.size;
+    this.local.files[path] = {
+      key: entry.key,
+      etag: got.etag,
+      size: s.size,
+      mtimeMs: settledMtime(s.mtimeMs),
+      sha256: entry.sha256,
+    };
+  }
+
+  private async adoptWal(): Promise<void> {
+    for (const [path, pieces] of await walJournals(this.client)) {
+      const file = join(this.copy, path);
+      const size = (await stat(file).catch(() => undefined))?.size ?? 0;
+      await ensureParent(this.copy, path);
+      for (const p of continuation(pieces, size)) {
+        const got = await this.client.get(p.key);
+        if (got) await appendFile(file, got.body, { mode: 0o600 });
+      }
+      this.adopted.push(...pieces.map((p) => p.key));
+    }
+  }
+
+  /** The store's committed generation as this command read it (0: an empty store). */
+  get generation(): number {
+    return this.remote.generation;
+  }
+
+  /** Publishes what the command changed in the copy (nothing changed: no request). */
+  async publish(): Promise<PublishResult | undefined> {
+    if (this.poisoned || !this.use.writes) return undefined;
+    try {
+      const result = await this.publishOnce();
+      if (result) this.publishes.push(result);
+      return result;
+    } catch (err) {
+      this.poisoned = true;
+      throw err;
+    }
+  }
+
+  private async publishOnce(): Promise<PublishResult | undefined> {
+    this.lease?.assertHeld();
+    const { changed, removed } = await localChanges(this.copy, this.local);
+    const extra = [...this.wal.pieces.splice(0), ...this.adopted.splice(0)];
+    if (!changed.length && !removed.length && !extra.length) return undefined;
+    const head = await this.client.head(INDEX);
+    if ((head?.etag ?? undefined) !== this.remoteEtag) throw this.moved();
+    const previous = this.remote;
+    const generation = previous.generation + 1;
+    const keys = new Map<string, string>();
+    for (const c of changed) keys.set(c.path, isView(c.path) ? c.path : freshKey(c.path, generation));
+    const committed = changed.filter((c) => !isView(c.path)).map((c) => keys.get(c.path)!);
+    const intent: Intent = { generation, keys: committed, started_at: new Date().toISOString() };
+    await this.client.put(INTENT, Buffer.from(JSON.stringify(intent)));
+    const etags = new Map<string, string>();
+    let uploaded = 0;
+    await inParallel(changed, async (c: Change) => {
+      const r = await this.client.put(keys.get(c.path)!, { file: join(this.copy, c.path), size: c.size });
+      etags.set(c.path, r.etag);
+      if (++uploaded === 1) crashPoint('store-mid-upload');
+    });
+    crashPoint('store-before-commit');
+    const files = { ...previous.files };
+    const garbage = new Set<string>(extra);
+    for (const c of changed) {
+      const old = previous.files[c.path]?.key;
+      if (old && old !== keys.get(c.path)) garbage.add(old);
+      files[c.path] = { key: keys.get(c.path)!, size: c.size, etag: etags.get(c.path)!, sha256: c.sha256 };
+    }
+    for (const path of removed) {
+      if (previous.files[path]) garbage.add(previous.files[path].key);
+      delete files[path];
+    }
+    const next: RemoteIndex = {
+      format: STORE_FORMAT,
+      generation,
+      published_at: new Date().toISOString(),
+      by: { host: hostname(), pid: process.pid, command: this.command },
+      files,
+      garbage: [...garbage],
+    };
+    this.lease?.assertHeld();
+    this.remoteEtag = (await this.putIndex(next)).etag;
+    this.remote = next;
+    crashPoint('store-after-commit');
+    await writeManifests(this.client, next, changedStreams([...changed.map((c) => c.path), ...removed]), previous);
+    await this.collectGarbage(next.garbage);
+    await this.client.delete(INTENT);
+    for (const c of changed) {
+      this.local.files[c.path] = {
+        key: keys.get(c.path)!,
+        etag: etags.get(c.path)!,
+        size: c.size,
+        mtimeMs: settledMtime(c.mtimeMs),
+        sha256: c.sha256,
+      };
+      if (c.path.startsWith('state/writeback/')) this.wal.committed(c.path, c.size);
+    }
+    for (const path of removed) delete this.local.files[path];
+    this.local.generation = generation;
+    await writeLocalIndex(this.copy, this.local);
+    return {
+      generation,
+      files: changed.length,
+      changedBytes: changed.reduce((n, c) => n + c.size, 0),
+      removed: removed.length,
+    };
+  }
+
+  /** Releases the lease and the copy's lock (the local index is already saved). */
+  async close(): Promise<void> {
+    try {
+      await this.lease?.release();
+    } finally {
+      this.lease = undefined;
+      await this.copyLock?.release().catch(() => undefined);
+      this.copyLock = undefined;
+      this.client.destroy();
+    }
+  }
+}
+
+class Vanished extends Error {}
+
+/** A random token, for probe names and tests. */
+export const token = () => randomBytes(6).toString('hex');

@@ -1,0 +1,123 @@
+/**
+ * A store that cannot be used is one line and a documented exit code, with nothing committed; store
+ * credentials (a canary secret key, the key id) appear in no output, no file of the working copy and no
+ * object of the store, with PERKS_DEBUG=1 on.
+ */
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { PutObjectCommand } from '@aws-sdk/client-s3';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import type { Sandbox } from '../../src/sandbox/index.js';
+import { freePort } from '../support/redis.js';
+import { s3Client } from '../support/s3.js';
+import { testSandbox } from '../support/sandbox.js';
+import { messages, startStoreWorld, type StoreWorld } from './helpers.js';
+
+let world: StoreWorld;
+let sandbox: Sandbox;
+beforeAll(async () => {
+  world = await startStoreWorld();
+  sandbox = await testSandbox({ seed: 5 });
+}, 60_000);
+afterAll(async () => {
+  await sandbox?.close();
+  await world?.stop();
+});
+
+async function refused(args: string[], extra: Record<string, string>, prefix: string) {
+  const r = await world.perks(args, world.env(sandbox, prefix, world.machine(), extra), 60_000);
+  const lines = messages(r);
+  expect(lines, r.stderr).toHaveLength(1);
+  expect(await world.index(prefix), 'nothing committed').toBeUndefined();
+  return { code: r.code, line: lines[0] };
+}
+
+describe('a store that cannot be used', () => {
+  test('unreachable (exit 1), unknown key (exit 3), missing bucket (exit 2), another scheme or a bad bucket name (exit 2), the demo (exit 2)', async () => {
+    const port = await freePort();
+    const down = await refused(['extract'], { AWS_ENDPOINT_URL_S3: `http://127.0.0.1:${port}` }, 'down');
+    expect(down.code).toBe(1);
+    expect(down.line).toMatch(
+      /^perks: cannot reach the store s3:\/\/perks-test\/down at http:\/\/127\.0\.0\.1:\d+ \(ECONNREFUSED\)/,
+    );
+    const key = await refused(['build'], { AWS_ACCESS_KEY_ID: 'AKIAWRONGWRONGWRONG1' }, 'key');
+    expect(key.code).toBe(3);
+    expect(key.line).toMatch(/refused the credentials \(InvalidAccessKeyId\)/);
+    expect(key.line).not.toContain('AKIAWRONGWRONGWRONG1');
+    const bucket = await world.perks(['status'], {
+      ...world.env(sandbox, 'x', world.machine()),
+      PERKS_OUTPUT: 's3://no-such-bucket/x',
+    });
+    expect(bucket.code).toBe(2);
+    expect(messages(bucket)).toEqual([
+      'perks: the bucket of s3://no-such-bucket/x at ' +
+        world.s3.endpoint +
+        ' does not exist: create it, or fix PERKS_OUTPUT',
+    ]);
+    for (const [value, why] of [
+      ['gs://perks/team', /no other scheme is supported/],
+      ['s3://Perks_Team/x', /is not a bucket name/],
+      ['s3://perks-test/a b', /should not hold/],
+    ] as const) {
+      const r = await world.perks(['run'], { ...world.env(sandbox, 'x', world.machine()), PERKS_OUTPUT: value });
+      expect(r.code).toBe(2);
+      expect(messages(r)).toEqual([expect.stringMatching(why)]);
+    }
+    const demo = await world.perks(['demo'], world.env(sandbox, 'demo', world.machine()));
+    expect(demo.code).toBe(2);
+    expect(messages(demo)).toEqual([expect.stringMatching(/the demo writes a local folder/)]);
+  }, 120_000);
+
+  test('a prefix written by a newer format (exit 2), one holding other files (exit 2), and a service without conditional writes and no Redis (exit 2)', async () => {
+    const client = s3Client(world.s3);
+    await client.send(
+      new PutObjectCommand({
+        Bucket: world.s3.bucket,
+        Key: 'newer/_perks/index.json',
+        Body: JSON.stringify({ format: 99, generation: 3 }),
+      }),
+    );
+    await client.send(new PutObjectCommand({ Bucket: world.s3.bucket, Key: 'foreign/data.csv', Body: 'a,b\n' }));
+    client.destroy();
+    const newer = await world.perks(['run'], world.env(sandbox, 'newer', world.machine()));
+    expect(newer.code).toBe(2);
+    expect(messages(newer)).toEqual([
+      expect.stringMatching(/written by a newer perks \(store format 99; this one reads 1\): upgrade perks/),
+    ]);
+    const foreign = await world.perks(['build'], world.env(sandbox, 'foreign', world.machine()));
+    expect(foreign.code).toBe(2);
+    expect(messages(foreign)).toEqual([expect.stringMatching(/holds objects \(data\.csv\) but no perks index/)]);
+    const unlocked = await refused(['build'], { PERKS_REDIS_URL: '' }, 'unlocked');
+    expect(unlocked.code).toBe(2);
+    expect(unlocked.line).toMatch(/does not enforce conditional writes \(If-None-Match\).*set PERKS_REDIS_URL/);
+  }, 120_000);
+
+  test('a canary secret access key appears in no output, working-copy file or store object (PERKS_DEBUG=1, a crash, a failure)', async () => {
+    const secret = 'CanaryAwsSecret/Key+9f3Zq7Xw2LmN0pR5tUvY';
+    const copy = world.machine();
+    const env = world.env(sandbox, 'canary', copy, { AWS_SECRET_ACCESS_KEY: secret, PERKS_DEBUG: '1' });
+    const outputs: string[] = [];
+    // killed after its commit, the next run finishes that publish, then one refused for a wrong key
+    const runs: Record<string, string>[] = [
+      { PERKS_CRASH_AT: 'store-after-commit' },
+      { PERKS_CRASH_AT: 'after-page:2' },
+      { AWS_ACCESS_KEY_ID: 'NOPE' },
+    ];
+    for (const extra of runs) {
+      const r = await world.perks(['run'], { ...env, ...extra });
+      outputs.push(r.stdout, r.stderr);
+    }
+    const files = (readdirSync(copy, { recursive: true }) as string[])
+      .map((f) => join(copy, f))
+      .filter((f) => statSync(f).isFile());
+    const objects = await world.objects('canary');
+    expect(objects.size).toBeGreaterThan(10);
+    const needles = [secret, encodeURIComponent(secret), secret.slice(0, 12), secret.slice(-12)];
+    const hits = [
+      ...outputs.map((o, i) => [`output ${i}`, o] as const),
+      ...files.map((f) => [f, readFileSync(f).toString('latin1')] as const),
+      ...[...objects].map(([k, b]) => [k, b.toString('latin1')] as const),
+    ].filter(([, text]) => needles.some((n) => text.includes(n)));
+    expect(hits.map(([where]) => where)).toEqual([]);
+  }, 240_000);
+});
