@@ -125,9 +125,9 @@ test('a signed-off month with adjustments to an earlier closed month: recognised
   // February 2024 was closed earlier; two of its orders changed in March (a refund and a late order).
   const out = await buildFixture({
     tweak: `CREATE TABLE revenue_adjustments AS SELECT * FROM (VALUES
-      (11::BIGINT, DATE '2024-02-01', 901::BIGINT, DATE '2024-03-01', TIMESTAMPTZ '2024-03-04 06:00:00+00', 'status', 'Complete', 'Refunded', 'GBP', 'GBP', 3.60::DECIMAL(18,2), 3.60::DECIMAL(18,2), 0, 0.00::DECIMAL(18,2)),
-      (11::BIGINT, DATE '2024-02-01', 903::BIGINT, DATE '2024-03-01', TIMESTAMPTZ '2024-03-05 06:00:00+00', 'late order', NULL, 'Complete', 'GBP', NULL, NULL, 2.00::DECIMAL(18,2), 1, 2.00::DECIMAL(18,2))
-    ) AS t(organisation_group_id, month, order_id, booked_month, observed_at, adjustment_kind, before_status, after_status, order_currency, before_currency, before_group_revenue, after_group_revenue, orders_change, group_revenue_change);
+      (11::BIGINT, DATE '2024-02-01', 901::BIGINT, DATE '2024-03-01', TIMESTAMPTZ '2024-03-04 06:00:00+00', 'status', 'Complete', 'Refunded', 'GBP', 'GBP', 3.60::DECIMAL(18,2), 3.60::DECIMAL(18,2), 0, 0.00::DECIMAL(18,2), true, false),
+      (11::BIGINT, DATE '2024-02-01', 903::BIGINT, DATE '2024-03-01', TIMESTAMPTZ '2024-03-05 06:00:00+00', 'late order', NULL, 'Complete', 'GBP', NULL, NULL, 2.00::DECIMAL(18,2), 1, 2.00::DECIMAL(18,2), false, true)
+    ) AS t(organisation_group_id, month, order_id, booked_month, observed_at, adjustment_kind, before_status, after_status, order_currency, before_currency, before_group_revenue, after_group_revenue, orders_change, group_revenue_change, before_is_recognised, after_is_recognised);
     CREATE TABLE credit_adjustments AS SELECT * FROM (VALUES
       (11::BIGINT, DATE '2024-02-01', DATE '2024-03-01', TIMESTAMPTZ '2024-03-06 06:00:00+00', -1::BIGINT, -5.00::DECIMAL(18,2), -7.50::DECIMAL(18,2), -2.50::DECIMAL(18,2), 0.00::DECIMAL(18,2))
     ) AS t(organisation_group_id, month, booked_month, observed_at, users_change, credit_available_change, credit_granted_change, credit_spent_change, credit_expired_change);

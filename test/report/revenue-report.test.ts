@@ -183,7 +183,7 @@ describe("recognised revenue: the statuses that are revenue are the organisation
   });
 
   test('PERKS_REVENUE_STATUSES decides: Complete and Pending make US revenue 41.70', async () => {
-    const out = await buildFixture();
+    const out = await buildFixture({ revenueStatuses: ['Complete', 'Pending'] });
     process.env.PERKS_REVENUE_STATUSES = 'Complete, Pending';
     try {
       const r = await writeRevenueReport({ outDir: out, month: '2024-03', group: 12, formats: ['md'] });
@@ -204,6 +204,21 @@ describe("recognised revenue: the statuses that are revenue are the organisation
     expect(md).toContain('Acme UK (11), GBP: unknown order status "Disputed" is not counted as recognised revenue');
     expect(md).toContain('| Acme UK (11) | GBP | 6 | 94.95 GBP |');
     expect(await readFile(r.files[0], 'utf8')).toContain(',Disputed,1,20.00,18.00,0.00,2.00,0.90,false');
+  });
+
+  test('a report under another rule than the warehouse was built with is refused, one line, exit 2', async () => {
+    const out = await buildFixture({ revenueStatuses: ['Complete', 'Pending'] });
+    const err = await writeRevenueReport({
+      outDir: out,
+      month: '2024-03',
+      revenueRule: { statuses: ['Complete'] },
+    }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(ReportInputError);
+    expect((err as ReportInputError).exitCode).toBe(2);
+    expect((err as Error).message).toBe(
+      'revenue_monthly was built under another PERKS_REVENUE_STATUSES than "Complete" (it counts "Pending" otherwise): rebuild with `perks build` under the same setting, or report under the build\'s',
+    );
+    expect(await readdir(out)).not.toContain('reports');
   });
 
   test('a blank PERKS_REVENUE_STATUSES is one line, exit 2', async () => {
