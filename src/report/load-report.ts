@@ -14,7 +14,7 @@ import {
   type ReconciliationLine,
 } from '../closes/index.js';
 import { isKnownStatus, type RevenueRule } from './revenue-rule.js';
-import { addDays, type ReportMonth } from './month.js';
+import { addDays, comparedDays, type ReportMonth } from './month.js';
 import {
   closeKey,
   closesInForce,
@@ -222,10 +222,13 @@ export async function groupSection(
   rule: RevenueRule,
 ): Promise<GroupSection> {
   await requireSameRule(wh, group, rule);
+  // A provisional month covered in part is compared with the same days of the previous month.
+  const compared = closure.status === 'provisional' ? comparedDays(month, closure.watermark) : undefined;
+  const sameDays = compared?.previousThrough;
   const [totals, recognised, other, statuses, brands, daily, adjustments, platform, credit, creditAdjustments] = [
-    await currencyTotals(wh, month, group.groupId),
-    await currencyTotals(wh, month, group.groupId, true),
-    await currencyTotals(wh, month, group.groupId, false),
+    await currencyTotals(wh, month, group.groupId, undefined, sameDays),
+    await currencyTotals(wh, month, group.groupId, true, sameDays),
+    await currencyTotals(wh, month, group.groupId, false, sameDays),
     await statusLines(wh, month, group.groupId),
     await topBrands(wh, month, group.groupId),
     await dailyLines(wh, month, group.groupId),
@@ -260,6 +263,7 @@ export async function groupSection(
     ...(platform ? { platform } : {}),
     ...(credit ? { credit } : {}),
     ...(creditAdjustments ? { creditAdjustments } : {}),
+    ...(compared ? { compared } : {}),
   };
 }
 

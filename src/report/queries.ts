@@ -74,12 +74,16 @@ export interface CurrencyTotals {
 /**
  * Per currency: this month, the previous month, the change and the change in percent; only the recognised rows
  * (the mart's is_recognised, the one definition of revenue) or only the others when `recognised` is given.
+ * With `previousThrough` (a month covered in part) the previous side is the previous month's first day to that
+ * day, from the staged orders, each order recognised or not as the mart flags its cell (group, month, currency,
+ * status).
  */
 export async function currencyTotals(
   wh: Warehouse,
   month: ReportMonth,
   groupId: number,
   recognised?: boolean,
+  previousThrough?: string,
 ): Promise<CurrencyTotals[]> {
   const side = (when: string) =>
     MEASURES.map(
@@ -89,13 +93,27 @@ export async function currencyTotals(
     (m) => `${m} - ${m}_prev AS ${m}_change,
       CASE WHEN ${m}_prev = 0 THEN NULL ELSE CAST(round((${m} - ${m}_prev) * 100 / ${m}_prev, 1) AS DECIMAL(18,1)) END AS ${m}_pct`,
   ).join(',\n      ');
+  const flag = (alias: string) =>
+    recognised === undefined ? '' : ` AND ${recognised ? '' : 'NOT '}${alias}is_recognised`;
+  const months = previousThrough === undefined ? '($cur::DATE, $prev::DATE)' : '($cur::DATE)';
+  const sameDays =
+    previousThrough === undefined
+      ? ''
+      : `
+      UNION ALL
+      SELECT coalesce(o.order_currency, '') AS currency, $prev::DATE AS month, 1 AS orders,
+        ${MEASURES.filter((m) => m !== 'orders')
+          .map((m) => `o.${m}`)
+          .join(', ')}
+      FROM stg_orders o JOIN revenue_monthly r
+        ON r.organisation_group_id = o.organisation_group_id AND r.month = $prev::DATE
+        AND r.order_currency IS NOT DISTINCT FROM o.order_currency AND r.order_status IS NOT DISTINCT FROM o.order_status
+      WHERE o.organisation_group_id = $group AND o.order_date >= $prev::DATE AND o.order_date <= $prevThrough::DATE${flag('r.')}`;
   const rows = await wh.all(
     `WITH base AS (
       SELECT coalesce(order_currency, '') AS currency, month, ${MEASURES.join(', ')}
       FROM revenue_monthly
-      WHERE organisation_group_id = $group AND month IN ($cur::DATE, $prev::DATE)${
-        recognised === undefined ? '' : ` AND ${recognised ? '' : 'NOT '}is_recognised`
-      }
+      WHERE organisation_group_id = $group AND month IN ${months}${flag('')}${sameDays}
     ),
     sides AS (SELECT currency, ${side('$cur')}, ${side('$prev')} FROM base GROUP BY currency)
     SELECT *, ${change} FROM sides ORDER BY currency`,
@@ -103,6 +121,7 @@ export async function currencyTotals(
       group: groupId,
       cur: month.start,
       prev: month.previous,
+      ...(previousThrough === undefined ? {} : { prevThrough: previousThrough }),
     },
   );
   return rows.map((r) => ({

@@ -239,6 +239,24 @@ describe("recognised revenue: the statuses that are revenue are the organisation
 });
 
 describe('closed, provisional and reconciliation', () => {
+  test('a provisional month covered in part is compared with the same days of the previous month, and says so', async () => {
+    // Acme UK is extracted to 7 April (watermark 8 April): April 1–7 against March 1–7, not the whole of March.
+    const out = await buildFixture();
+    const r = await writeRevenueReport({ outDir: out, month: '2024-04', group: 11, formats: ['md', 'html'] });
+    expect(r.status).toBe('provisional');
+    const [html, md] = await Promise.all(r.files.map((f) => readFile(f, 'utf8')));
+    // Recognised: 99.90 (order 1101) against 4.50 + 0.45 + 13.50 + 18.00 = 36.45 on March 1–7 (94.95 all month).
+    expect(md).toContain('| Change vs 1–7 March 2024 |');
+    expect(md).toContain('| Acme UK (11) | GBP | 1 | 99.90 GBP | +63.45 GBP (+174.1%) | 0 | 0.00 GBP |');
+    expect(md).toContain(
+      'The change compares 1–7 April 2024 with 1–7 March 2024 (the same days), not with the whole of March 2024.',
+    );
+    expect(md).toContain('| Revenue vs 1–7 March 2024 |');
+    expect(html).toContain('<h3>GBP <span class="sub">1–7 April 2024 against 1–7 March 2024</span></h3>');
+    expect(html).toContain('change against 1–7 March 2024');
+    expect(html).not.toContain('Change vs March 2024');
+  });
+
   test('one group whose extract is past the month end plus the lookback gets a closed report of its own', async () => {
     const out = await buildFixture();
     const r = await writeRevenueReport({ outDir: out, month: '2024-03', group: 11, formats: ['md', 'csv'] });
