@@ -5,6 +5,7 @@ import { closeMonth } from '../../src/close/index.js';
 import { loadReport, openWarehouse, parseMonth, type RevenueRule } from '../../src/report/index.js';
 import { runPipeline } from '../../src/run/index.js';
 import { clockFrom, setClock, type Clock } from '../../src/shared/clock.js';
+import { ConfigError } from '../../src/shared/exit-codes.js';
 import { buildWarehouse } from '../../src/transform/index.js';
 import type { Sandbox } from '../../src/sandbox/index.js';
 import { orgConfig, testSandbox } from '../support/sandbox.js';
@@ -94,6 +95,38 @@ describe('the report and a BI sum over revenue_monthly agree on recognised reven
     expect(await headlines(out, bi, { statuses: ['Complete'] })).toEqual(bi);
   }, 120_000);
 
+  test('the provisional month is compared with the same days of the previous month, as a BI sum over the orders gives', async () => {
+    // Extracted to 9 March (the run of 10 March): March 1–9 against February 1–9, recognised = Complete.
+    const february = await biSums(out, 'group_revenue');
+    const wh = await openWarehouse(out);
+    try {
+      const report = await loadReport(wh, out, parseMonth('2026-03'), undefined, { statuses: ['Complete'] });
+      expect(report.status).toBe('provisional');
+      const compared: [string, string | undefined][] = [];
+      for (const g of report.groups) {
+        expect(g.compared, g.name).toEqual({ through: '2026-03-09', previousThrough: '2026-02-09' });
+        const rows = await wh.all(
+          `SELECT coalesce(order_currency, '') AS c, coalesce(sum(group_revenue) FILTER (WHERE order_status = 'Complete'), 0)::DECIMAL(38,2) AS v
+            FROM stg_orders WHERE organisation_group_id = $g AND order_date BETWEEN DATE '2026-02-01' AND DATE '2026-02-09' GROUP BY 1`,
+          { g: g.groupId },
+        );
+        const previous = new Map(rows.map((r) => [String(r.c), String(r.v)]));
+        for (const c of g.currencies) {
+          expect(c.recognised.previous.group_revenue, `${g.name} ${c.currency}`).toBe(
+            previous.get(c.currency) ?? '0.00',
+          );
+          compared.push([c.recognised.previous.group_revenue, february.get(key(g.groupId, '2026-02', c.currency))]);
+        }
+      }
+      // not the whole of February: less than it wherever February had revenue
+      const wholeMonth = compared.filter(([, month]) => month !== undefined && month !== '0.00');
+      expect(wholeMonth.length).toBeGreaterThan(0);
+      for (const [days, month] of wholeMonth) expect(Number(days)).toBeLessThan(Number(month));
+    } finally {
+      wh.close();
+    }
+  }, 60_000);
+
   test("a change of the setting moves the open months and never a closed month's signed figures", async () => {
     const rule = { statuses: ['Complete'] };
     const signedBefore = await headlines(out, await biSums(out, 'group_revenue'), rule);
@@ -116,6 +149,22 @@ describe('the report and a BI sum over revenue_monthly agree on recognised reven
     expect(open(now)).toEqual(open(asNow));
     expect(open(now)).not.toEqual(open(signedBefore));
   }, 120_000);
+});
+
+test('a blank PERKS_REVENUE_STATUSES stops the build before anything is built: one line, exit 2', async () => {
+  const scratch = new Scratch('recognised-bad');
+  process.env.PERKS_REVENUE_STATUSES = 'Complete,,';
+  try {
+    const err = await buildWarehouse({ outDir: scratch.dir(), asOf: DAY }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(ConfigError);
+    expect((err as ConfigError).exitCode).toBe(2);
+    expect((err as Error).message).toBe(
+      'PERKS_REVENUE_STATUSES="Complete,," is invalid: expected comma-separated order statuses, e.g. Complete or Complete,Pending',
+    );
+  } finally {
+    delete process.env.PERKS_REVENUE_STATUSES;
+    scratch.clean();
+  }
 });
 
 /** Every status summed, to show the rule leaves something out. */
