@@ -1,8 +1,9 @@
 /**
  * Which order statuses are revenue: the organisation's rule, not the API's (the spec shows only Complete).
- * `PERKS_REVENUE_STATUSES` (comma-separated, default Complete) names them; the report shows their sum as the
- * headline and every other status apart. A status the API sends that is neither in the rule nor among the
- * statuses known to this project is named in the report, never silently counted.
+ * `PERKS_REVENUE_STATUSES` (comma-separated, default Complete) names them. The build applies it (the marts'
+ * is_recognised) and the report sums the rows the mart flags, after checking the mart was built under this rule;
+ * here the rule is only said, and used to name a status the API sends that is neither in it nor among the
+ * statuses known to this project (never silently counted).
  */
 import { revenueStatusesFrom } from '../config/index.js';
 import { ConfigError } from '../shared/exit-codes.js';
