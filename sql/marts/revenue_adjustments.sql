@@ -35,6 +35,9 @@
 --   after_order_total_paid: paid after
 --   before_group_revenue: group revenue before
 --   after_group_revenue: group revenue after
+--   before_is_recognised: before_status is recognised revenue under the rule the month was closed under
+--     (PERKS_REVENUE_STATUSES at the close); false for a late order
+--   after_is_recognised: after_status is recognised revenue under that rule; false for a removed order
 --   orders_change: 1 for a late order or one listed again, -1 for a removed order, else 0
 --   face_value_change: after − before face value
 --   order_total_paid_change: after − before paid
@@ -47,7 +50,7 @@
 
 with closes as (
 
-    select organisation_group_id, month, closed_at, record_hash from close_records
+    select organisation_group_id, month, closed_at, record_hash, revenue_statuses from close_records
 
 ),
 
@@ -57,7 +60,7 @@ changed as (
     -- order an extract sees new or changed, so these are all of them, found without computing any history
     select distinct
         cast(h.organisation_group_id as bigint) as organisation_group_id,
-        h.order_id, k.month, k.closed_at, k.record_hash
+        h.order_id, k.month, k.closed_at, k.record_hash, k.revenue_statuses
     from lake_order_versions as h
     join closes as k
         on cast(h.organisation_group_id as bigint) = k.organisation_group_id
@@ -134,7 +137,7 @@ order_versions as (
 versions as (
 
     select
-        c.month, c.closed_at, c.record_hash, v.*,
+        c.month, c.closed_at, c.record_hash, c.revenue_statuses, v.*,
         lag(v.order_status) over w as before_status,
         lag(v.order_currency) over w as before_currency,
         lag(v.face_value) over w as before_face_value,
@@ -184,6 +187,9 @@ final as (
         versions.order_total_paid as after_order_total_paid,
         versions.before_group_revenue,
         versions.group_revenue as after_group_revenue,
+        coalesce(list_contains(versions.revenue_statuses, versions.before_status), false) as before_is_recognised,
+        not versions.is_removed
+        and coalesce(list_contains(versions.revenue_statuses, versions.order_status), false) as after_is_recognised,
         case
             when versions.is_removed then -1
             when versions.before_version is null or versions.before_is_removed then 1

@@ -6,6 +6,10 @@
 -- signed off with `perks close`, is_closed is true and the *_as_closed columns hold the figures the close froze
 -- (from the close record); a status with orders at the close and none now has a row with zero current
 -- measures. as now − as closed = the month's rows in revenue_adjustments. Open months: *_as_closed null.
+-- Recognised revenue (issue 25): is_recognised says whether the row's status counts as revenue under
+-- PERKS_REVENUE_STATUSES (default Complete) as the build read it, or, for a closed month, under the rule the
+-- close recorded. The finance report's headline is sum(group_revenue) where is_recognised (a closed month:
+-- sum(group_revenue_as_closed) where is_recognised); sql/tests/recognised_revenue_reconciles.sql holds it.
 -- grain: one row per organisation_group_id, month, order_currency, order_status
 -- key: organisation_group_id, month, order_currency, order_status
 -- columns:
@@ -19,6 +23,8 @@
 --   order_credit: sum of platform credit spent on the orders (order_credit)
 --   order_saving: sum of the users' savings (order_saving)
 --   group_revenue: sum of the group's revenue from the orders (group_revenue)
+--   is_recognised: the status is recognised revenue (PERKS_REVENUE_STATUSES at the build, default Complete; a
+--     closed month: the rule it was closed under); sum group_revenue where is_recognised for the report's headline
 --   is_closed: the month is signed off for the group (`perks close`; a reopen makes it false again)
 --   closed_at: when the close in force was made (UTC); null when not closed
 --   orders_as_closed: orders as the close froze them; null when not closed
@@ -29,7 +35,7 @@
 --   group_revenue_as_closed: group revenue as closed; null when not closed
 -- tests:
 --   unique: organisation_group_id, month, order_currency, order_status
---   not_null: organisation_group_id, month, orders
+--   not_null: organisation_group_id, month, orders, is_recognised
 
 with orders as (
 
@@ -68,6 +74,10 @@ final as (
         coalesce(now.order_credit, 0) as order_credit,
         coalesce(now.order_saving, 0) as order_saving,
         coalesce(now.group_revenue, 0) as group_revenue,
+        coalesce(list_contains(
+            coalesce(closes.revenue_statuses, getvariable('revenue_statuses')),
+            coalesce(now.order_status, frozen.order_status)
+        ), false) as is_recognised,
         closes.closed_at is not null as is_closed,
         closes.closed_at,
         case when closes.closed_at is not null then coalesce(frozen.orders, 0) end as orders_as_closed,

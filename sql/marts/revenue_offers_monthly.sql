@@ -16,8 +16,10 @@
 --   order_credit: sum of platform credit spent on the orders
 --   order_saving: sum of the users' savings
 --   group_revenue: sum of the group's revenue from the orders
+--   is_recognised: the status is recognised revenue, as in revenue_monthly (PERKS_REVENUE_STATUSES at the build;
+--     a closed month: the rule it was closed under)
 -- tests:
---   not_null: organisation_group_id, month, orders
+--   not_null: organisation_group_id, month, orders, is_recognised
 
 with orders as (
 
@@ -25,7 +27,7 @@ with orders as (
 
 ),
 
-final as (
+per_offer as (
 
     select
         organisation_group_id,
@@ -41,6 +43,21 @@ final as (
         coalesce(sum(group_revenue), 0) as group_revenue
     from orders
     group by all
+
+),
+
+final as (
+
+    select
+        per_offer.*,
+        coalesce(
+            list_contains(coalesce(closes.revenue_statuses, getvariable('revenue_statuses')), per_offer.order_status),
+            false
+        ) as is_recognised
+    from per_offer
+    left join close_records as closes
+        on per_offer.organisation_group_id = closes.organisation_group_id
+        and per_offer.month = closes.month
 
 )
 

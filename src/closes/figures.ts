@@ -181,6 +181,17 @@ export interface GroupSection {
   readonly platform?: PlatformCheck;
   /** Present when the month is signed off: the section is then the one the close froze. */
   readonly signoff?: Signoff;
+  /**
+   * A provisional month the extract has covered only in part: its data runs to `through`, and the change compares
+   * with the same days of the previous month (its first day to `previousThrough`). Absent: whole months.
+   */
+  readonly compared?: ComparedDays;
+}
+
+/** The days a partial month is compared on: the month's first to `through`, the previous month's first to `previousThrough`. */
+export interface ComparedDays {
+  readonly through: string;
+  readonly previousThrough: string;
 }
 
 export interface ReconciliationLine {

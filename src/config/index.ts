@@ -8,6 +8,7 @@ import { isRealDay, isSafeId } from '../shared/checks.js';
 import { DEFAULTS } from './defaults.js';
 
 export { DEFAULTS };
+export { revenueStatusesFrom } from './revenue-statuses.js';
 
 const intList = z
   .string()

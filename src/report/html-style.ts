@@ -32,7 +32,8 @@ tr.total th, tr.total td { font-weight: 700; border-top: 2px solid var(--ink); }
 .currency { border: 1px solid var(--line); border-radius: 8px; padding: 4px 16px 12px; margin: 12px 0 18px; }
 .split { display: grid; grid-template-columns: 3fr 2fr; gap: 18px; align-items: start; }
 figure { margin: 0; }
-.wide { overflow-x: auto; }
+.wide { overflow-x: auto; max-width: 100%; }
+.split > div { min-width: 0; }
 figcaption { color: var(--muted); font-size: 12px; margin-top: 2px; }
 svg.chart { width: 100%; height: auto; display: block; }
 svg .bar { fill: var(--accent); } svg .bar.negative { fill: var(--bad); }

@@ -14,7 +14,7 @@ import {
   type ReconciliationLine,
 } from '../closes/index.js';
 import { isKnownStatus, type RevenueRule } from './revenue-rule.js';
-import { addDays, type ReportMonth } from './month.js';
+import { addDays, comparedDays, type ReportMonth } from './month.js';
 import {
   closeKey,
   closesInForce,
@@ -33,6 +33,7 @@ import {
   dailyLines,
   listGroups,
   monthsHeld,
+  ruleDisagreements,
   statusLines,
   topBrands,
   type GroupInfo,
@@ -220,14 +221,18 @@ export async function groupSection(
   closure: GroupClosure,
   rule: RevenueRule,
 ): Promise<GroupSection> {
+  await requireSameRule(wh, group, rule);
+  // A provisional month covered in part is compared with the same days of the previous month.
+  const compared = closure.status === 'provisional' ? comparedDays(month, closure.watermark) : undefined;
+  const sameDays = compared?.previousThrough;
   const [totals, recognised, other, statuses, brands, daily, adjustments, platform, credit, creditAdjustments] = [
-    await currencyTotals(wh, month, group.groupId),
-    await currencyTotals(wh, month, group.groupId, { statuses: rule.statuses, recognised: true }),
-    await currencyTotals(wh, month, group.groupId, { statuses: rule.statuses, recognised: false }),
+    await currencyTotals(wh, month, group.groupId, undefined, sameDays),
+    await currencyTotals(wh, month, group.groupId, true, sameDays),
+    await currencyTotals(wh, month, group.groupId, false, sameDays),
     await statusLines(wh, month, group.groupId),
     await topBrands(wh, month, group.groupId),
     await dailyLines(wh, month, group.groupId),
-    await adjustmentsBooked(wh, month, group.groupId, rule.statuses),
+    await adjustmentsBooked(wh, month, group.groupId),
     await platformCheck(wh, month, group.groupId),
     await creditLiability(wh, month, group.groupId),
     await creditAdjustmentsBooked(wh, month, group.groupId),
@@ -258,5 +263,22 @@ export async function groupSection(
     ...(platform ? { platform } : {}),
     ...(credit ? { credit } : {}),
     ...(creditAdjustments ? { creditAdjustments } : {}),
+    ...(compared ? { compared } : {}),
   };
+}
+
+/**
+ * The report reads recognised revenue from the mart (is_recognised), so the mart must have been built under the
+ * rule the report states: otherwise it refuses, one line, rather than print one rule over figures of another.
+ */
+async function requireSameRule(wh: Warehouse, group: GroupInfo, rule: RevenueRule): Promise<void> {
+  const differ = await ruleDisagreements(wh, group.groupId, rule.statuses);
+  if (differ === null)
+    throw new ReportInputError(
+      `revenue_monthly in ${wh.path} has no is_recognised column (built by an earlier version): rebuild it with \`perks build\``,
+    );
+  if (differ.length > 0)
+    throw new ReportInputError(
+      `revenue_monthly was built under another PERKS_REVENUE_STATUSES than ${JSON.stringify(rule.statuses.join(','))} (it counts ${differ.map((s) => JSON.stringify(s)).join(', ')} otherwise): rebuild with \`perks build\` under the same setting, or report under the build's`,
+    );
 }

@@ -2,6 +2,7 @@
  * The report month as calendar dates. Orders carry their group-local day (order_date), so a month is a
  * plain range of local days: no timezone arithmetic is needed here, only calendar arithmetic in UTC.
  */
+import type { ComparedDays } from '../closes/index.js';
 import { ReportInputError } from './errors.js';
 
 export interface ReportMonth {
@@ -68,6 +69,30 @@ export function monthContaining(day: string): ReportMonth {
 }
 
 const DAY = 86_400_000;
+
+/**
+ * Like with like for a month the extract has covered in part: it holds the days before the orders watermark
+ * (the first local day not yet extracted), so the change compares its first day to the day before the watermark
+ * with the same days of the previous month (to its last day when shorter: 30 March against 1–29 February).
+ * Undefined when the whole month is covered, or none of it (then whole months are compared).
+ */
+export function comparedDays(month: ReportMonth, watermark: string | undefined): ComparedDays | undefined {
+  if (watermark === undefined) return undefined;
+  const through = addDays(watermark, -1);
+  if (through < month.start || through >= month.end) return undefined;
+  const previousDays = Math.round(
+    (Date.parse(`${month.start}T00:00:00Z`) - Date.parse(`${month.previous}T00:00:00Z`)) / DAY,
+  );
+  const day = Math.min(Number(through.slice(8, 10)), previousDays);
+  return { through, previousThrough: addDays(month.previous, day - 1) };
+}
+
+/** "1–3 December 2026" (or "1 December 2026"): the first day of a month to `through`. */
+export function dayRange(through: string): string {
+  const d = Number(through.slice(8, 10));
+  const m = parseMonth(through.slice(0, 7));
+  return `${d === 1 ? '1' : `1–${d}`} ${m.label}`;
+}
 
 /** Adds whole days to a calendar date "YYYY-MM-DD". */
 export function addDays(day: string, n: number): string {

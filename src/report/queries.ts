@@ -71,12 +71,19 @@ export interface CurrencyTotals {
   readonly changePct: Record<(typeof MEASURES)[number], string | null>;
 }
 
-/** Per currency: this month, the previous month, the change and the change in percent. */
+/**
+ * Per currency: this month, the previous month, the change and the change in percent; only the recognised rows
+ * (the mart's is_recognised, the one definition of revenue) or only the others when `recognised` is given.
+ * With `previousThrough` (a month covered in part) the previous side is the previous month's first day to that
+ * day, from the staged orders, each order recognised or not as the mart flags its cell (group, month, currency,
+ * status).
+ */
 export async function currencyTotals(
   wh: Warehouse,
   month: ReportMonth,
   groupId: number,
-  statuses?: { readonly statuses: readonly string[]; readonly recognised: boolean },
+  recognised?: boolean,
+  previousThrough?: string,
 ): Promise<CurrencyTotals[]> {
   const side = (when: string) =>
     MEASURES.map(
@@ -86,16 +93,27 @@ export async function currencyTotals(
     (m) => `${m} - ${m}_prev AS ${m}_change,
       CASE WHEN ${m}_prev = 0 THEN NULL ELSE CAST(round((${m} - ${m}_prev) * 100 / ${m}_prev, 1) AS DECIMAL(18,1)) END AS ${m}_pct`,
   ).join(',\n      ');
+  const flag = (alias: string) =>
+    recognised === undefined ? '' : ` AND ${recognised ? '' : 'NOT '}${alias}is_recognised`;
+  const months = previousThrough === undefined ? '($cur::DATE, $prev::DATE)' : '($cur::DATE)';
+  const sameDays =
+    previousThrough === undefined
+      ? ''
+      : `
+      UNION ALL
+      SELECT coalesce(o.order_currency, '') AS currency, $prev::DATE AS month, 1 AS orders,
+        ${MEASURES.filter((m) => m !== 'orders')
+          .map((m) => `o.${m}`)
+          .join(', ')}
+      FROM stg_orders o JOIN revenue_monthly r
+        ON r.organisation_group_id = o.organisation_group_id AND r.month = $prev::DATE
+        AND r.order_currency IS NOT DISTINCT FROM o.order_currency AND r.order_status IS NOT DISTINCT FROM o.order_status
+      WHERE o.organisation_group_id = $group AND o.order_date >= $prev::DATE AND o.order_date <= $prevThrough::DATE${flag('r.')}`;
   const rows = await wh.all(
     `WITH base AS (
       SELECT coalesce(order_currency, '') AS currency, month, ${MEASURES.join(', ')}
       FROM revenue_monthly
-      WHERE organisation_group_id = $group AND month IN ($cur::DATE, $prev::DATE)${
-        statuses === undefined
-          ? ''
-          : `
-        AND ${statuses.recognised ? '' : 'NOT '}coalesce(list_contains(string_split($statuses, ','), order_status), false)`
-      }
+      WHERE organisation_group_id = $group AND month IN ${months}${flag('')}${sameDays}
     ),
     sides AS (SELECT currency, ${side('$cur')}, ${side('$prev')} FROM base GROUP BY currency)
     SELECT *, ${change} FROM sides ORDER BY currency`,
@@ -103,7 +121,7 @@ export async function currencyTotals(
       group: groupId,
       cur: month.start,
       prev: month.previous,
-      ...(statuses === undefined ? {} : { statuses: statuses.statuses.join(',') }),
+      ...(previousThrough === undefined ? {} : { prevThrough: previousThrough }),
     },
   );
   return rows.map((r) => ({
@@ -115,6 +133,31 @@ export async function currencyTotals(
       MEASURES.map((m) => [m, r[`${m}_pct`] === null ? null : String(r[`${m}_pct`])]),
     ) as CurrencyTotals['changePct'],
   }));
+}
+
+/**
+ * The statuses of the group's open months that revenue_monthly counts otherwise than `statuses` do (recognised in
+ * the mart and not in the rule, or the reverse): the warehouse was built under another PERKS_REVENUE_STATUSES.
+ * Closed months keep the rule they were closed under and are not compared. Null: the mart has no is_recognised
+ * (built by a version before it).
+ */
+export async function ruleDisagreements(
+  wh: Warehouse,
+  groupId: number,
+  statuses: readonly string[],
+): Promise<string[] | null> {
+  const [has] = await wh.all(
+    `SELECT count(*) AS n FROM information_schema.columns WHERE table_schema = 'main' AND table_name = 'revenue_monthly' AND column_name = 'is_recognised'`,
+  );
+  if (Number(has.n) === 0) return null;
+  const rows = await wh.all(
+    `SELECT DISTINCT coalesce(order_status, '') AS status FROM revenue_monthly
+    WHERE organisation_group_id = $group AND NOT is_closed
+      AND is_recognised <> coalesce(list_contains(string_split($statuses, ','), order_status), false)
+    ORDER BY 1`,
+    { group: groupId, statuses: statuses.join(',') },
+  );
+  return rows.map((r) => String(r.status));
 }
 
 /** This month by order_status, per currency. */
@@ -193,12 +236,11 @@ export async function adjustmentsBooked(
   wh: Warehouse,
   month: ReportMonth,
   groupId: number,
-  statuses: readonly string[],
 ): Promise<Adjustments | undefined> {
   if (!wh.tables.has('revenue_adjustments')) return undefined;
-  const params = { group: groupId, cur: month.start, statuses: statuses.join(',') };
-  const recognised = (status: string, revenue: string) =>
-    `CASE WHEN coalesce(list_contains(string_split($statuses, ','), ${status}), false) THEN coalesce(${revenue}, 0) ELSE 0 END`;
+  const params = { group: groupId, cur: month.start };
+  // Recognised under the rule the closed month was closed under (the mart's before/after_is_recognised).
+  const recognised = (flag: string, revenue: string) => `CASE WHEN ${flag} THEN coalesce(${revenue}, 0) ELSE 0 END`;
   // A change leaves the cell it was in (its currency and status before) and enters the one it is in now, so each
   // currency's totals are its own: an order moved to another currency takes its money from one to the other.
   // Each change is counted once, in its currency now (a removed order: its currency before).
@@ -207,12 +249,12 @@ export async function adjustmentsBooked(
       SELECT * FROM revenue_adjustments WHERE organisation_group_id = $group AND booked_month = $cur::DATE
     ), legs AS (
       SELECT month, before_currency AS currency, 0 AS changes, 0 AS late, 0 AS removed,
-        -coalesce(before_group_revenue, 0) AS group_revenue, -(${recognised('before_status', 'before_group_revenue')}) AS recognised
+        -coalesce(before_group_revenue, 0) AS group_revenue, -(${recognised('before_is_recognised', 'before_group_revenue')}) AS recognised
       FROM adjustments WHERE adjustment_kind NOT IN ('late order', 'listed again')
       UNION ALL
       SELECT month, order_currency, 1, CASE WHEN adjustment_kind IN ('late order', 'listed again') THEN 1 ELSE 0 END,
         CASE WHEN adjustment_kind = 'removed' THEN 1 ELSE 0 END,
-        coalesce(after_group_revenue, 0), ${recognised('after_status', 'after_group_revenue')}
+        coalesce(after_group_revenue, 0), ${recognised('after_is_recognised', 'after_group_revenue')}
       FROM adjustments
     )
     SELECT strftime(month, '%Y-%m') AS month, coalesce(currency, '') AS currency, sum(changes) AS changes, sum(late) AS orders,

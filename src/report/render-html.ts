@@ -18,6 +18,7 @@ import { MEASURES, type CurrencySection, type GroupSection, type Measure } from 
 import { ruleSentence } from './revenue-rule.js';
 import {
   closureReasons,
+  comparedWith,
   consolidatedSentence,
   reconciliationSentence,
   statusHeadline,
@@ -25,6 +26,7 @@ import {
   unknownStatusSentences,
 } from './sentences.js';
 import { revenueChart } from './svg-chart.js';
+import { dayRange } from './month.js';
 
 export function renderHtml(report: RevenueReport): string {
   const title = `Revenue report: ${report.month.label}${report.groupFilter === undefined ? '' : ` (group ${report.groupFilter})`}`;
@@ -54,7 +56,7 @@ ${creditBlock(report)}
 ${reconciliationBlock(report)}
 ${platformBlock(report)}
 <footer>Amounts are exact decimals summed by DuckDB from the revenue_monthly mart (group revenue per day and brands from the staged orders).
-Change compares with ${esc(report.month.previousLabel)}; "new" means ${esc(report.month.previousLabel)} had nothing to compare with.</footer>
+Change compares with ${esc(comparedWith(report))}; "new" means ${esc(comparedWith(report))} had nothing to compare with.</footer>
 </main>
 </body>
 </html>
@@ -122,8 +124,8 @@ function recognisedBlock(report: RevenueReport): string {
 <p class="rule">${esc(ruleSentence(report.revenueRule))}</p>
 ${unknown.length === 0 ? '' : `<ul class="unknown-statuses">${unknown.map((u) => `<li><strong>${esc(u)}</strong></li>`).join('')}</ul>`}
 <div class="wide"><table class="recognised">
-<caption>Recognised group revenue per group and currency, change against ${esc(report.month.previousLabel)}; other statuses apart</caption>
-<thead><tr><th scope="col">Group</th><th scope="col">Currency</th><th scope="col" class="num">Recognised orders</th><th scope="col" class="num">Recognised group revenue</th><th scope="col" class="num">Change</th><th scope="col" class="num">Other statuses: orders</th><th scope="col" class="num">Other statuses: group revenue</th></tr></thead>
+<caption>Recognised group revenue per group and currency, change against ${esc(comparedWith(report))}; other statuses apart</caption>
+<thead><tr><th scope="col">Group</th><th scope="col">Currency</th><th scope="col" class="num">Recognised orders</th><th scope="col" class="num">Recognised group revenue</th><th scope="col" class="num">Change vs ${esc(comparedWith(report))}</th><th scope="col" class="num">Other statuses: orders</th><th scope="col" class="num">Other statuses: group revenue</th></tr></thead>
 <tbody>${rows.join('\n')}</tbody>
 </table></div>
 </section>`;
@@ -137,12 +139,12 @@ function consolidatedBlock(report: RevenueReport): string {
   return `<section id="consolidated" aria-labelledby="consolidated-h">
 <h2 id="consolidated-h">Consolidated in ${esc(c.currency)} <span class="sub">${esc(report.month.label)}</span>${c.missing.length ? ' <span class="badge bad">incomplete</span>' : ''}</h2>
 <p>${esc(consolidatedSentence(report)!)}</p>
-<table class="consolidated">
+<div class="wide"><table class="consolidated">
 <caption>Converted with the rates of ${esc(report.month.ym)}; a currency without a rate is named and left out</caption>
 <thead><tr><th scope="col">Group</th><th scope="col" class="num">Recognised revenue</th><th scope="col" class="num">Group revenue, all statuses</th><th scope="col">Not converted (no rate)</th></tr></thead>
 <tbody>${c.groups.map((g) => row(g.name, g.recognised, g.groupRevenue, g.missing)).join('\n')}
 <tr class="total">${row('Total', c.total.recognised, c.total.groupRevenue, c.missing).slice(4)}</tbody>
-</table>
+</table></div>
 </section>`;
 }
 
@@ -162,7 +164,7 @@ function summary(report: RevenueReport): string {
   return `<section id="summary" aria-labelledby="summary-h">
 <h2 id="summary-h">Summary <span class="sub">${esc(report.month.label)}, all order statuses</span></h2>
 <div class="wide"><table class="summary">
-<caption>Totals per group and currency; change in group revenue against ${esc(report.month.previousLabel)}</caption>
+<caption>Totals per group and currency; change in group revenue against ${esc(comparedWith(report))}</caption>
 <thead><tr><th scope="col">Group</th><th scope="col">Currency</th>${MEASURES.map((m) => `<th scope="col" class="num">${MEASURE_LABELS[m]}</th>`).join('')}<th scope="col" class="num">Revenue change</th></tr></thead>
 <tbody>${rows.join('\n')}</tbody>
 </table></div>
@@ -246,18 +248,18 @@ ${revenueChart({ id, title: `Group revenue per day, ${g.name}, ${cur}, ${report.
   const brands =
     c.topBrands.length === 0
       ? ''
-      : `<table>
+      : `<div class="wide"><table>
 <caption>Top brands by group revenue, ${esc(cur)}</caption>
 <thead><tr><th scope="col">Brand</th><th scope="col" class="num">Orders</th><th scope="col" class="num">Group revenue</th><th scope="col" class="num">Share</th></tr></thead>
 <tbody>${c.topBrands.map((b) => `<tr><th scope="row">${esc(b.brand)}</th><td class="num">${esc(formatCount(b.orders))}</td><td class="num">${esc(formatMoney(b.group_revenue, c.currency))}</td><td class="num">${b.share === null ? '–' : `${esc(b.share)}%`}</td></tr>`).join('')}</tbody>
-</table>`;
+</table></div>`;
   return `<article class="currency" aria-label="${esc(`${g.name}, ${cur}`)}">
-<h3>${esc(cur)} <span class="sub">${esc(report.month.label)} against ${esc(report.month.previousLabel)}</span></h3>
-<table class="measures">
+<h3>${esc(cur)} <span class="sub">${esc(g.compared ? dayRange(g.compared.through) : report.month.label)} against ${esc(comparedWith(report, g))}</span></h3>
+<div class="wide"><table class="measures">
 <caption>Totals, all order statuses, ${esc(cur)}</caption>
-<thead><tr><th scope="col">Measure</th><th scope="col" class="num">${esc(report.month.label)}</th><th scope="col" class="num">${esc(report.month.previousLabel)}</th><th scope="col" class="num">Change</th><th scope="col" class="num">Change %</th></tr></thead>
+<thead><tr><th scope="col">Measure</th><th scope="col" class="num">${esc(g.compared ? dayRange(g.compared.through) : report.month.label)}</th><th scope="col" class="num">${esc(comparedWith(report, g))}</th><th scope="col" class="num">Change</th><th scope="col" class="num">Change %</th></tr></thead>
 <tbody>${measures}</tbody>
-</table>
+</table></div>
 <h4>By order status</h4>
 ${statuses}
 <div class="split"><div><h4>Group revenue per day</h4>${chart}</div><div><h4>Top brands</h4>${brands || '<p class="empty">No brands this month.</p>'}</div></div>
@@ -301,11 +303,11 @@ function reconciliationBlock(report: RevenueReport): string {
   const differences =
     rec.differences.length === 0
       ? ''
-      : `<table>
+      : `<div class="wide"><table>
 <caption>The differences</caption>
 <thead><tr><th scope="col">Group</th><th scope="col">Currency</th><th scope="col">Column</th><th scope="col" class="num">Mart</th><th scope="col" class="num">Lake</th><th scope="col" class="num">Mart − lake</th></tr></thead>
 <tbody>${rec.differences.map((l) => `<tr><td>${l.groupId}</td><td>${esc(currencyLabel(l.currency))}</td><th scope="row">${MEASURE_LABELS[l.column]}</th><td class="num">${esc(show(l.column, l.mart, l.currency))}</td><td class="num">${esc(show(l.column, l.lake, l.currency))}</td><td class="num down">${esc(formatMeasure(l.column, l.difference, l.currency))}</td></tr>`).join('\n')}</tbody>
-</table>`;
+</table></div>`;
   return `<section id="reconciliation" aria-labelledby="reconciliation-h">
 <h2 id="reconciliation-h">Reconciliation ${badge}</h2>
 <p>${esc(reconciliationSentence(report))}</p>
@@ -349,11 +351,11 @@ function creditLiabilityBlock(report: RevenueReport): string {
   return `<section id="credit" aria-labelledby="credit-h">
 <h2 id="credit-h">Credit liability <span class="sub">at ${esc(groups[0].credit!.monthEnd)}</span></h2>
 <p>Platform credit users can still spend is a liability. Amounts are credit units: the API names no currency for credit. Each user counts with the latest credit extraction on or before the month end.</p>
-<table class="credit">
+<div class="wide"><table class="credit">
 <caption>Credit at the month end, per group</caption>
 <thead><tr><th scope="col">Group</th><th scope="col" class="num">Users</th><th scope="col" class="num">Available (liability)</th><th scope="col" class="num">Granted</th><th scope="col" class="num">Spent</th><th scope="col" class="num">Expired</th><th scope="col">Oldest extraction</th></tr></thead>
 <tbody>${rows.join('\n')}</tbody>
-</table>
+</table></div>
 </section>`;
 }
 
@@ -396,11 +398,11 @@ ${
 ${
   explained.length === 0
     ? ''
-    : `<table class="platform-explained">
+    : `<div class="wide"><table class="platform-explained">
 <caption>Differences with a known reason</caption>
 <thead><tr><th scope="col">Group</th><th scope="col">Reason</th><th scope="col" class="num">Rows</th></tr></thead>
 <tbody>${explained.join('\n')}</tbody>
-</table>`
+</table></div>`
 }
 </section>`;
 }

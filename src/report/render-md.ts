@@ -8,6 +8,7 @@ import { MEASURES } from '../closes/index.js';
 import { ruleSentence } from './revenue-rule.js';
 import {
   closureReasons,
+  comparedWith,
   consolidatedSentence,
   reconciliationSentence,
   statusHeadline,
@@ -32,7 +33,7 @@ export function renderMarkdown(report: RevenueReport): string {
     ruleSentence(report.revenueRule),
     '',
     ...unknownStatusSentences(report).flatMap((u) => [`- **${u}**`]),
-    `| Group | Currency | Recognised orders | Recognised group revenue | Change vs ${month.previousLabel} | Other statuses: orders | Other statuses: group revenue |`,
+    `| Group | Currency | Recognised orders | Recognised group revenue | Change vs ${comparedWith(report)} | Other statuses: orders | Other statuses: group revenue |`,
     `|---|---|--:|--:|--:|--:|--:|`,
     ...report.groups.flatMap((g) =>
       g.currencies.map((c) => {
@@ -59,7 +60,7 @@ export function renderMarkdown(report: RevenueReport): string {
       : []),
     `### All statuses`,
     '',
-    `| Group | Currency | ${MEASURES.map((m) => MEASURE_LABELS[m]).join(' | ')} | Revenue vs ${month.previousLabel} |`,
+    `| Group | Currency | ${MEASURES.map((m) => MEASURE_LABELS[m]).join(' | ')} | Revenue vs ${comparedWith(report)} |`,
     `|---|---|${MEASURES.map(() => '--:').join('|')}|--:|`,
   ];
   for (const g of report.groups) {

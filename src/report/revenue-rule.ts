@@ -1,10 +1,12 @@
 /**
  * Which order statuses are revenue: the organisation's rule, not the API's (the spec shows only Complete).
- * `PERKS_REVENUE_STATUSES` (comma-separated, default Complete) names them; the report shows their sum as the
- * headline and every other status apart. A status the API sends that is neither in the rule nor among the
- * statuses known to this project is named in the report, never silently counted.
+ * `PERKS_REVENUE_STATUSES` (comma-separated, default Complete) names them. The build applies it (the marts'
+ * is_recognised) and the report sums the rows the mart flags, after checking the mart was built under this rule;
+ * here the rule is only said, and used to name a status the API sends that is neither in it nor among the
+ * statuses known to this project (never silently counted).
  */
-import { DEFAULTS } from '../config/index.js';
+import { revenueStatusesFrom } from '../config/index.js';
+import { ConfigError } from '../shared/exit-codes.js';
 import { ReportInputError } from './errors.js';
 
 /** The statuses the project knows the API to send (the spec shows Complete; the others are observed). */
@@ -15,17 +17,13 @@ export interface RevenueRule {
   readonly statuses: readonly string[];
 }
 
-/** Parses PERKS_REVENUE_STATUSES (absent: Complete). A blank entry or a comma in a name is refused. */
+/** Parses PERKS_REVENUE_STATUSES (absent: Complete; src/config). A blank entry is refused, exit 2. */
 export function revenueRuleFrom(env: Record<string, string | undefined>): RevenueRule {
-  const raw = env.PERKS_REVENUE_STATUSES;
-  if (raw === undefined) return { statuses: [...DEFAULTS.revenueStatuses] };
-  const statuses = raw.split(',').map((s) => s.trim());
-  if (statuses.some((s) => s === '') || statuses.length === 0) {
-    throw new ReportInputError(
-      `PERKS_REVENUE_STATUSES=${JSON.stringify(raw)} is invalid: expected comma-separated order statuses, e.g. Complete or Complete,Pending`,
-    );
+  try {
+    return { statuses: revenueStatusesFrom(env) };
+  } catch (err) {
+    throw err instanceof ConfigError ? new ReportInputError(err.message) : err;
   }
-  return { statuses: [...new Set(statuses)] };
 }
 
 export function isKnownStatus(status: string, rule: RevenueRule): boolean {

@@ -1,6 +1,8 @@
 /** The plain sentences every format opens and closes with, written once so the formats never disagree. */
 import { currencyLabel, groupDigits } from './format.js';
 import { MEASURE_LABELS, type RevenueReport } from './model.js';
+import type { GroupSection } from '../closes/index.js';
+import { dayRange } from './month.js';
 
 /** "CLOSED" or "PROVISIONAL", then why, in one line. */
 export function statusHeadline(report: RevenueReport): string {
@@ -21,7 +23,8 @@ export function statusHeadline(report: RevenueReport): string {
 export function closureReasons(report: RevenueReport): string[] {
   return report.groups.map((g) => {
     const s = g.signoff;
-    if (!s) return `${g.name} (${g.closure.status}): ${g.closure.reason}.`;
+    if (!s)
+      return `${g.name} (${g.closure.status}): ${g.closure.reason}.${g.compared ? ` ${sameDaysSentence(report, g)}` : ''}`;
     return `${g.name} (signed off): closed by ${s.by} at ${s.at}${s.forced ? ' with --force while the month was provisional' : ''}${s.note ? ` ("${s.note}")` : ''}; close record ${s.seq}, sha256 ${s.hash}.`;
   });
 }
@@ -109,4 +112,22 @@ export function consolidatedSentence(report: RevenueReport): string | undefined 
       ? ''
       : ` NOT INCLUDED: ${c.missing.join(', ')}, which ha${c.missing.length === 1 ? 's' : 've'} no rate for ${report.month.ym} in ${c.file} (never converted at 1); the total is incomplete.`;
   return `Consolidated in ${c.currency}: recognised revenue ${money(c.total.recognised)}, group revenue of all statuses ${money(c.total.groupRevenue)}${rates}.${left}`;
+}
+
+/**
+ * What the change compares with: the previous month, or, where a provisional month is covered in part, the same days
+ * of it ("1–3 November 2026"); groups covered to different days: "the same days of November 2026".
+ */
+export function comparedWith(report: RevenueReport, group?: GroupSection): string {
+  const groups = group ? [group] : report.groups;
+  const partial = new Set(groups.map((g) => g.compared?.previousThrough ?? ''));
+  if (partial.size === 1 && partial.has('')) return report.month.previousLabel;
+  if (partial.size === 1) return dayRange([...partial][0]);
+  return `the same days of ${report.month.previousLabel}`;
+}
+
+/** "The change compares 1–3 December 2026 with 1–3 November 2026 (the same days), not with the whole of November 2026." */
+export function sameDaysSentence(report: RevenueReport, g: GroupSection): string {
+  if (!g.compared) return '';
+  return `The change compares ${dayRange(g.compared.through)} with ${dayRange(g.compared.previousThrough)} (the same days), not with the whole of ${report.month.previousLabel}.`;
 }

@@ -4,7 +4,7 @@
  */
 import { z } from 'zod';
 import { quotedIdentifier as id, quotedString as str, type DuckDBConnection } from '@duckdb/node-api';
-import { DEFAULTS } from '../config/index.js';
+import { DEFAULTS, revenueStatusesFrom } from '../config/index.js';
 import { ConfigError } from '../shared/exit-codes.js';
 import { isRealDay } from '../shared/checks.js';
 import { now, todayUtc } from '../shared/clock.js';
@@ -38,9 +38,23 @@ export const BuildOptions = z.object({
     .string()
     .regex(/^\d+(\.\d+)?\s*[KMGT]i?B$/i, 'expected a size such as 1GB')
     .default(DEFAULTS.build.memoryLimit),
+  /** The order statuses that are recognised revenue (the marts' is_recognised); default PERKS_REVENUE_STATUSES. */
+  revenueStatuses: z
+    .array(
+      z
+        .string()
+        .min(1)
+        .refine((s) => !s.includes(','), 'expected no comma'),
+    )
+    .min(1)
+    .optional(),
 });
 export type BuildOptions = z.input<typeof BuildOptions>;
-export type CheckedBuildOptions = z.infer<typeof BuildOptions> & { asOf: string; segments: SegmentThresholds };
+export type CheckedBuildOptions = z.infer<typeof BuildOptions> & {
+  asOf: string;
+  segments: SegmentThresholds;
+  revenueStatuses: readonly string[];
+};
 
 /** The CLI flag behind an option, for messages. */
 const FLAG_NAMES: Record<string, string> = {
@@ -48,6 +62,7 @@ const FLAG_NAMES: Record<string, string> = {
   'segments.newDays': '--new-days',
   'segments.activeDays': '--active-days',
   'segments.dormantDays': '--dormant-days',
+  revenueStatuses: 'PERKS_REVENUE_STATUSES',
 };
 
 export function checkBuildOptions(input: BuildOptions): CheckedBuildOptions {
@@ -61,19 +76,26 @@ export function checkBuildOptions(input: BuildOptions): CheckedBuildOptions {
     );
   }
   const asOf = parsed.data.asOf ?? todayUtc();
-  return { ...parsed.data, asOf, segments: parsed.data.segments ?? SegmentThresholds.parse({}) };
+  return {
+    ...parsed.data,
+    asOf,
+    segments: parsed.data.segments ?? SegmentThresholds.parse({}),
+    revenueStatuses: parsed.data.revenueStatuses ?? [...revenueStatusesFrom(process.env)],
+  };
 }
 
-/** Sets the variables models may read (`getvariable('as_of')`, the segment thresholds). */
+/** Sets the variables models may read (`getvariable('as_of')`, the segment thresholds, the revenue rule). */
 export async function setModelVariables(
   conn: DuckDBConnection,
-  options: { asOf: string; segments: SegmentThresholds },
+  options: { asOf: string; segments: SegmentThresholds; revenueStatuses: readonly string[] },
 ): Promise<void> {
   const vars: Record<string, string> = {
     as_of: `DATE ${str(options.asOf)}`,
     segment_new_days: String(options.segments.newDays),
     segment_active_days: String(options.segments.activeDays),
     segment_dormant_days: String(options.segments.dormantDays),
+    // the recognised-revenue rule of open months (a closed month keeps its close's: close_records)
+    revenue_statuses: `[${options.revenueStatuses.map(str).join(', ')}]::varchar[]`,
     // "now" for models that stamp rows (the write-back's segment changes): the program's clock, not DuckDB's.
     evaluated_at: `TIMESTAMPTZ ${str(now().toISOString())}`,
   };

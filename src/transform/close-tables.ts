@@ -1,7 +1,8 @@
 /**
  * The finance close as sources of the models (issue 17): the close record (`<out>/closes/closes.jsonl`,
  * verified) becomes small tables the SQL reads like lake views:
- * - `close_records`: per group and month, the close in force (a later reopen removes it);
+ * - `close_records`: per group and month, the close in force (a later reopen removes it), with the revenue rule
+ *   (PERKS_REVENUE_STATUSES) it was closed under: a closed month's `is_recognised` never follows a later setting;
  * - `close_figures`: the figures that close froze, per currency and order status (the report's numbers);
  * - `close_credit`: the credit liability that close froze at the month end (when credit was extracted by then);
  * - `extract_runs`: an extract run's id and when it finished landing (`finishedAt` of `<out>/runs/<run id>.json`,
@@ -13,6 +14,7 @@
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { closesInForce, frozenFigures, readCloses } from '../closes/index.js';
 import { readFile } from 'node:fs/promises';
+import { DEFAULTS } from '../config/index.js';
 import { runManifestPath } from '../lake/run-manifest.js';
 
 export const CLOSE_TABLES = ['close_records', 'close_figures', 'close_credit', 'extract_runs'] as const;
@@ -22,7 +24,7 @@ const MONEY = 'DECIMAL(38,2)';
 /** Creates the tables on `conn`; `outDir` null gives them empty (for the data dictionary). */
 export async function createCloseTables(conn: DuckDBConnection, outDir: string | null): Promise<number> {
   await conn.run(`CREATE OR REPLACE TABLE close_records (organisation_group_id BIGINT, month DATE, closed_at TIMESTAMPTZ, closed_by VARCHAR,
-    is_forced BOOLEAN, record_seq BIGINT, record_hash VARCHAR)`);
+    is_forced BOOLEAN, record_seq BIGINT, record_hash VARCHAR, revenue_statuses VARCHAR[])`);
   await conn.run(`CREATE OR REPLACE TABLE close_figures (organisation_group_id BIGINT, month DATE, order_currency VARCHAR, order_status VARCHAR,
     orders BIGINT, face_value ${MONEY}, order_total_paid ${MONEY}, order_credit ${MONEY}, order_saving ${MONEY}, group_revenue ${MONEY})`);
   await conn.run(`CREATE OR REPLACE TABLE close_credit (organisation_group_id BIGINT, month DATE, users BIGINT,
@@ -32,16 +34,22 @@ export async function createCloseTables(conn: DuckDBConnection, outDir: string |
   const inForce = [...closesInForce(await readCloses(outDir)).values()];
   for (const r of inForce) {
     const month = `${r.month}-01`;
-    await conn.run(`INSERT INTO close_records VALUES ($g, $m::DATE, $at::TIMESTAMPTZ, $by, $forced, $seq, $hash)`, {
-      g: r.organisation_group_id,
-      m: month,
-      at: r.at,
-      by: r.by,
-      forced: r.forced,
-      seq: r.seq,
-      hash: r.hash,
-    });
     const figures = frozenFigures(r);
+    // The rule the month was closed under (a status name holds no comma: src/config/revenue-statuses.ts).
+    const statuses = (figures.revenue_statuses ?? DEFAULTS.revenueStatuses).join(',');
+    await conn.run(
+      `INSERT INTO close_records VALUES ($g, $m::DATE, $at::TIMESTAMPTZ, $by, $forced, $seq, $hash, string_split($rs, ','))`,
+      {
+        g: r.organisation_group_id,
+        m: month,
+        at: r.at,
+        by: r.by,
+        forced: r.forced,
+        seq: r.seq,
+        hash: r.hash,
+        rs: statuses,
+      },
+    );
     const credit = figures.section.credit;
     if (credit) {
       await conn.run(

@@ -3,6 +3,7 @@
  * lake views, which checks that every one of them compiles and gives its exact columns and types.
  */
 import { DuckDBInstance } from '@duckdb/node-api';
+import { DEFAULTS } from '../config/index.js';
 import { checkBuildOptions, setModelVariables } from './build-options.js';
 import { collectTests } from './data-tests.js';
 import { modelDocs, type ModelDoc } from './dictionary.js';
@@ -19,7 +20,8 @@ export async function describeModels(sqlDir: string = DEFAULT_SQL_DIR): Promise<
   const conn = await instance.connect();
   try {
     await conn.run(`SET TimeZone = 'UTC'`);
-    await setModelVariables(conn, checkBuildOptions({ outDir: '.' }));
+    // The dictionary describes the models, not this environment's setting: the default rule.
+    await setModelVariables(conn, checkBuildOptions({ outDir: '.', revenueStatuses: [...DEFAULTS.revenueStatuses] }));
     await createLakeViews(conn, null);
     await createCloseTables(conn, null);
     const sources = [...lakeViewNames(), ...CLOSE_TABLES];

@@ -1,6 +1,7 @@
 import { describe, expect, test } from 'vitest';
 import { closureOf, lastClosedMonth, parseMonth, ReportInputError } from '../../src/report/index.js';
 import { formatChange, formatMoney, formatPct, groupDigits } from '../../src/report/format.js';
+import { comparedDays, dayRange } from '../../src/report/month.js';
 import { newOutDir, writeState } from './fixture.js';
 
 describe('the report month', () => {
@@ -16,6 +17,27 @@ describe('the report month', () => {
     });
     expect(parseMonth('2024-02')).toMatchObject({ end: '2024-02-29', days: 29 });
     expect(parseMonth('2025-01')).toMatchObject({ previous: '2024-12-01', previousLabel: 'December 2024' });
+  });
+
+  test('a month covered in part is compared with the same days of the month before, at most all of it', () => {
+    // the watermark is the first day not yet extracted: data to the day before
+    expect(comparedDays(parseMonth('2026-12'), '2026-12-04')).toEqual({
+      through: '2026-12-03',
+      previousThrough: '2026-11-03',
+    });
+    expect(comparedDays(parseMonth('2024-03'), '2024-03-31')).toEqual({
+      through: '2024-03-30',
+      previousThrough: '2024-02-29',
+    });
+    expect(comparedDays(parseMonth('2025-03'), '2025-03-31')?.previousThrough).toBe('2025-02-28');
+    expect(comparedDays(parseMonth('2027-01'), '2027-01-02')?.previousThrough).toBe('2026-12-01');
+    // covered to its end, not begun, or coverage unknown: whole months
+    expect(comparedDays(parseMonth('2026-12'), '2027-01-01')).toBeUndefined();
+    expect(comparedDays(parseMonth('2026-12'), '2027-01-05')).toBeUndefined();
+    expect(comparedDays(parseMonth('2026-12'), '2026-12-01')).toBeUndefined();
+    expect(comparedDays(parseMonth('2026-12'), undefined)).toBeUndefined();
+    expect(dayRange('2026-11-03')).toBe('1–3 November 2026');
+    expect(dayRange('2026-12-01')).toBe('1 December 2026');
   });
 
   test.each(['2024-13', '2024-3', '24-03', 'March', '2024-03-01', ''])('--month %j is refused with one line', (bad) => {

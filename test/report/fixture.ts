@@ -128,8 +128,15 @@ export async function writeLake(outDir: string, orders: O[] = ORDERS, stale: O[]
   db.closeSync();
 }
 
-/** Builds warehouse.duckdb from the lake: staged groups and orders (latest extract per order) and the mart. */
-export async function writeWarehouse(outDir: string, tweak?: string): Promise<string> {
+/**
+ * Builds warehouse.duckdb from the lake: staged groups and orders (latest extract per order) and the mart, whose
+ * is_recognised follows `revenueStatuses` as the build's does (default Complete); no month is closed.
+ */
+export async function writeWarehouse(
+  outDir: string,
+  tweak?: string,
+  revenueStatuses: readonly string[] = ['Complete'],
+): Promise<string> {
   const path = join(outDir, 'warehouse.duckdb');
   const db = await DuckDBInstance.create(path);
   const c = await db.connect();
@@ -143,7 +150,8 @@ export async function writeWarehouse(outDir: string, tweak?: string): Promise<st
   await c.run(`CREATE OR REPLACE TABLE revenue_monthly AS
     SELECT organisation_group_id, CAST(date_trunc('month', order_date) AS DATE) AS month, order_currency, order_status,
       count(*) AS orders, sum(face_value) AS face_value, sum(order_total_paid) AS order_total_paid, sum(order_credit) AS order_credit,
-      sum(order_saving) AS order_saving, sum(group_revenue) AS group_revenue
+      sum(order_saving) AS order_saving, sum(group_revenue) AS group_revenue,
+      coalesce(list_contains([${revenueStatuses.map(lit).join(', ')}], order_status), false) AS is_recognised, false AS is_closed
     FROM stg_orders GROUP BY ALL`);
   if (tweak) await c.run(tweak);
   c.closeSync();
@@ -158,10 +166,12 @@ export async function writeState(outDir: string, group: number, state: unknown):
 }
 
 /** The whole fixture: lake, warehouse, and state (group 11 closed for March 2024, group 12 not yet). */
-export async function buildFixture(options: { tweak?: string } = {}): Promise<string> {
+export async function buildFixture(
+  options: { tweak?: string; revenueStatuses?: readonly string[] } = {},
+): Promise<string> {
   const out = await newOutDir();
   await writeLake(out);
-  await writeWarehouse(out, options.tweak);
+  await writeWarehouse(out, options.tweak, options.revenueStatuses);
   await writeState(out, 11, { watermark: '2024-04-08', firstDay: '2024-01-01', lookbackDays: 7 });
   await writeState(out, 12, { watermark: '2024-04-07', firstDay: '2024-01-01', lookbackDays: 7 });
   return out;

@@ -125,9 +125,9 @@ test('a signed-off month with adjustments to an earlier closed month: recognised
   // February 2024 was closed earlier; two of its orders changed in March (a refund and a late order).
   const out = await buildFixture({
     tweak: `CREATE TABLE revenue_adjustments AS SELECT * FROM (VALUES
-      (11::BIGINT, DATE '2024-02-01', 901::BIGINT, DATE '2024-03-01', TIMESTAMPTZ '2024-03-04 06:00:00+00', 'status', 'Complete', 'Refunded', 'GBP', 'GBP', 3.60::DECIMAL(18,2), 3.60::DECIMAL(18,2), 0, 0.00::DECIMAL(18,2)),
-      (11::BIGINT, DATE '2024-02-01', 903::BIGINT, DATE '2024-03-01', TIMESTAMPTZ '2024-03-05 06:00:00+00', 'late order', NULL, 'Complete', 'GBP', NULL, NULL, 2.00::DECIMAL(18,2), 1, 2.00::DECIMAL(18,2))
-    ) AS t(organisation_group_id, month, order_id, booked_month, observed_at, adjustment_kind, before_status, after_status, order_currency, before_currency, before_group_revenue, after_group_revenue, orders_change, group_revenue_change);
+      (11::BIGINT, DATE '2024-02-01', 901::BIGINT, DATE '2024-03-01', TIMESTAMPTZ '2024-03-04 06:00:00+00', 'status', 'Complete', 'Refunded', 'GBP', 'GBP', 3.60::DECIMAL(18,2), 3.60::DECIMAL(18,2), 0, 0.00::DECIMAL(18,2), true, false),
+      (11::BIGINT, DATE '2024-02-01', 903::BIGINT, DATE '2024-03-01', TIMESTAMPTZ '2024-03-05 06:00:00+00', 'late order', NULL, 'Complete', 'GBP', NULL, NULL, 2.00::DECIMAL(18,2), 1, 2.00::DECIMAL(18,2), false, true)
+    ) AS t(organisation_group_id, month, order_id, booked_month, observed_at, adjustment_kind, before_status, after_status, order_currency, before_currency, before_group_revenue, after_group_revenue, orders_change, group_revenue_change, before_is_recognised, after_is_recognised);
     CREATE TABLE credit_adjustments AS SELECT * FROM (VALUES
       (11::BIGINT, DATE '2024-02-01', DATE '2024-03-01', TIMESTAMPTZ '2024-03-06 06:00:00+00', -1::BIGINT, -5.00::DECIMAL(18,2), -7.50::DECIMAL(18,2), -2.50::DECIMAL(18,2), 0.00::DECIMAL(18,2))
     ) AS t(organisation_group_id, month, booked_month, observed_at, users_change, credit_available_change, credit_granted_change, credit_spent_change, credit_expired_change);
@@ -197,3 +197,62 @@ test('a signed-off month with adjustments to an earlier closed month: recognised
   await page.screenshot({ path: join(ARTIFACTS, 'revenue-2024-03-signed.png'), fullPage: true });
   await page.close();
 }, 60_000);
+
+/**
+ * The elements whose right edge passes the viewport (or that widen the document), as "tag.class: right > width";
+ * an element inside a box that scrolls or clips sideways is measured by that box (it scrolls inside it).
+ */
+const OVERFLOW = `(() => {
+  const width = document.documentElement.clientWidth;
+  const out = [];
+  for (const el of document.body.querySelectorAll('*')) {
+    const r = el.getBoundingClientRect();
+    if (r.width === 0 && r.height === 0) continue;
+    let right = r.right;
+    for (let p = el.parentElement; p; p = p.parentElement) {
+      if (['auto', 'scroll', 'hidden'].includes(getComputedStyle(p).overflowX)) {
+        right = Math.min(right, p.getBoundingClientRect().right);
+        break;
+      }
+    }
+    if (right > width + 0.5) out.push(el.tagName.toLowerCase() + (el.className ? '.' + el.className : '') + ': ' + Math.round(right) + ' > ' + width);
+  }
+  if (document.documentElement.scrollWidth > width) out.push('document: ' + document.documentElement.scrollWidth + ' > ' + width);
+  return out;
+})()`;
+
+test.each([1280, 800])(
+  'at %i px every table fits the page or scrolls inside its own box (long names, large amounts, a partial month)',
+  async (width) => {
+    // Long names and amounts in the billions: what a real organisation's report holds.
+    const out = await buildFixture({
+      tweak: `UPDATE stg_groups SET display_name = display_name || ' Employee Benefits and Rewards Programme';
+        UPDATE revenue_monthly SET face_value = face_value * 1000000, order_total_paid = order_total_paid * 1000000,
+          order_credit = order_credit * 1000000, order_saving = order_saving * 1000000, group_revenue = group_revenue * 1000000`,
+    });
+    const files = [
+      ...(await writeRevenueReport({ outDir: out, month: '2024-03', formats: ['html'] })).files,
+      ...(await writeRevenueReport({ outDir: out, month: '2024-04', formats: ['html'] })).files,
+    ];
+    const page = await browser.newPage({ viewport: { width, height: 900 } });
+    try {
+      for (const file of files) {
+        await page.goto(pathToFileURL(file).href, { waitUntil: 'load' });
+        expect(await page.locator('table').count()).toBeGreaterThan(4);
+        expect(await page.evaluate<string[]>(OVERFLOW), `${file} at ${width} px`).toEqual([]);
+        // and whatever a table holds another day, it has a box of its own to scroll in
+        expect(
+          await page.$$eval(
+            'table',
+            (ts) => ts.filter((t) => !t.parentElement || getComputedStyle(t.parentElement).overflowX !== 'auto').length,
+          ),
+        ).toBe(0);
+      }
+      await mkdir(ARTIFACTS, { recursive: true });
+      await page.screenshot({ path: join(ARTIFACTS, `revenue-2024-04-${width}px.png`), fullPage: true });
+    } finally {
+      await page.close();
+    }
+  },
+  60_000,
+);

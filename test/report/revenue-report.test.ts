@@ -183,7 +183,7 @@ describe("recognised revenue: the statuses that are revenue are the organisation
   });
 
   test('PERKS_REVENUE_STATUSES decides: Complete and Pending make US revenue 41.70', async () => {
-    const out = await buildFixture();
+    const out = await buildFixture({ revenueStatuses: ['Complete', 'Pending'] });
     process.env.PERKS_REVENUE_STATUSES = 'Complete, Pending';
     try {
       const r = await writeRevenueReport({ outDir: out, month: '2024-03', group: 12, formats: ['md'] });
@@ -206,6 +206,21 @@ describe("recognised revenue: the statuses that are revenue are the organisation
     expect(await readFile(r.files[0], 'utf8')).toContain(',Disputed,1,20.00,18.00,0.00,2.00,0.90,false');
   });
 
+  test('a report under another rule than the warehouse was built with is refused, one line, exit 2', async () => {
+    const out = await buildFixture({ revenueStatuses: ['Complete', 'Pending'] });
+    const err = await writeRevenueReport({
+      outDir: out,
+      month: '2024-03',
+      revenueRule: { statuses: ['Complete'] },
+    }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(ReportInputError);
+    expect((err as ReportInputError).exitCode).toBe(2);
+    expect((err as Error).message).toBe(
+      'revenue_monthly was built under another PERKS_REVENUE_STATUSES than "Complete" (it counts "Pending" otherwise): rebuild with `perks build` under the same setting, or report under the build\'s',
+    );
+    expect(await readdir(out)).not.toContain('reports');
+  });
+
   test('a blank PERKS_REVENUE_STATUSES is one line, exit 2', async () => {
     const out = await buildFixture();
     process.env.PERKS_REVENUE_STATUSES = 'Complete,,';
@@ -224,6 +239,24 @@ describe("recognised revenue: the statuses that are revenue are the organisation
 });
 
 describe('closed, provisional and reconciliation', () => {
+  test('a provisional month covered in part is compared with the same days of the previous month, and says so', async () => {
+    // Acme UK is extracted to 7 April (watermark 8 April): April 1–7 against March 1–7, not the whole of March.
+    const out = await buildFixture();
+    const r = await writeRevenueReport({ outDir: out, month: '2024-04', group: 11, formats: ['md', 'html'] });
+    expect(r.status).toBe('provisional');
+    const [html, md] = await Promise.all(r.files.map((f) => readFile(f, 'utf8')));
+    // Recognised: 99.90 (order 1101) against 4.50 + 0.45 + 13.50 + 18.00 = 36.45 on March 1–7 (94.95 all month).
+    expect(md).toContain('| Change vs 1–7 March 2024 |');
+    expect(md).toContain('| Acme UK (11) | GBP | 1 | 99.90 GBP | +63.45 GBP (+174.1%) | 0 | 0.00 GBP |');
+    expect(md).toContain(
+      'The change compares 1–7 April 2024 with 1–7 March 2024 (the same days), not with the whole of March 2024.',
+    );
+    expect(md).toContain('| Revenue vs 1–7 March 2024 |');
+    expect(html).toContain('<h3>GBP <span class="sub">1–7 April 2024 against 1–7 March 2024</span></h3>');
+    expect(html).toContain('change against 1–7 March 2024');
+    expect(html).not.toContain('Change vs March 2024');
+  });
+
   test('one group whose extract is past the month end plus the lookback gets a closed report of its own', async () => {
     const out = await buildFixture();
     const r = await writeRevenueReport({ outDir: out, month: '2024-03', group: 11, formats: ['md', 'csv'] });
