@@ -3,6 +3,9 @@
 -- day is on or before the month end (runs refresh some users at a time, so older extractions carry forward).
 -- The API names no currency for credit: amounts are in the group's credit units, never summed across groups.
 -- credit_granted = available + spent + expired (the balances' identity: all credit ever granted to the user).
+-- Expiry is computed, not fetched: an item the extraction listed Available whose expires_at has passed by the
+-- month end (the as-of instant, getvariable('as_of_at'), for the month that holds it) counts as expired, its
+-- remaining amount moved from available to expired (credit_expired_since_read says how much).
 -- As closed vs as now (issue 17): the figures are always AS NOW (the lake's snapshots today). For a month
 -- signed off with `perks close`, is_closed is true and the *_as_closed columns hold the liability the close
 -- froze (from the close record); as now − as closed is the month's row in credit_adjustments. A closed month
@@ -19,6 +22,8 @@
 --   credit_granted: credit granted to them up to then (available + spent + expired)
 --   credit_spent: credit spent on orders up to then
 --   credit_expired: credit expired unused up to then
+--   credit_expired_since_read: of credit_expired, what expired after its extraction and before the month end
+--     (or the as-of instant): Available items past their expires_at, computed from the items
 --   oldest_snapshot_date: the oldest extraction carried into the month end (how stale the figure can be)
 --   is_closed: the month is signed off for the group (`perks close`; a reopen makes it false again)
 --   closed_at: when the close in force was made (UTC); null when not closed
@@ -40,7 +45,8 @@ with snapshots as (
         cast(_snapshot_date as date) as snapshot_date,
         _extracted_at,
         _run_id,
-        available, spent, expired
+        available, spent, expired,
+        credits
     from lake_credit
 
 ),
@@ -50,7 +56,11 @@ months as (
     select
         organisation_group_id,
         cast(m as date) as month,
-        cast(m + interval 1 month - interval 1 day as date) as month_end
+        cast(m + interval 1 month - interval 1 day as date) as month_end,
+        -- the instant the month's balances are taken at: its last microsecond, or the as-of instant if sooner
+        least(
+            timezone('UTC', cast(m + interval 1 month as timestamp)) - interval 1 microsecond, getvariable('as_of_at')
+        ) as balance_at
     from (select organisation_group_id, min(snapshot_date) as first_day from snapshots group by all) as firsts,
         range(
             date_trunc('month', first_day), date_trunc('month', getvariable('as_of')) + interval 1 day, interval 1 month
@@ -62,7 +72,10 @@ at_month_end as (
 
     select
         months.organisation_group_id, months.month, months.month_end,
-        s.user_id, s.snapshot_date, s.available, s.spent, s.expired
+        s.user_id, s.snapshot_date, s.available, s.spent, s.expired,
+        list_filter(
+            coalesce(s.credits, []), lambda item: item.status = 'Available' and item.expires_at <= months.balance_at
+        ) as expired_items
     from months
     join snapshots as s
         on s.organisation_group_id = months.organisation_group_id
@@ -74,6 +87,17 @@ at_month_end as (
 
 ),
 
+measured as (
+
+    select
+        *,
+        cast(
+            coalesce(list_sum(list_transform(expired_items, lambda item: item.remaining_amount)), 0) as decimal(18, 2)
+        ) as expired_since_read
+    from at_month_end
+
+),
+
 final as (
 
     select
@@ -81,12 +105,13 @@ final as (
         month,
         any_value(month_end) as month_end,
         count(*) as users,
-        coalesce(sum(available), 0) as credit_available,
+        coalesce(sum(available), 0) - sum(expired_since_read) as credit_available,
         coalesce(sum(available), 0) + coalesce(sum(spent), 0) + coalesce(sum(expired), 0) as credit_granted,
         coalesce(sum(spent), 0) as credit_spent,
-        coalesce(sum(expired), 0) as credit_expired,
+        coalesce(sum(expired), 0) + sum(expired_since_read) as credit_expired,
+        sum(expired_since_read) as credit_expired_since_read,
         min(snapshot_date) as oldest_snapshot_date
-    from at_month_end
+    from measured
     group by organisation_group_id, month
 
 ),
@@ -102,6 +127,7 @@ with_closes as (
         coalesce(now.credit_granted, 0) as credit_granted,
         coalesce(now.credit_spent, 0) as credit_spent,
         coalesce(now.credit_expired, 0) as credit_expired,
+        coalesce(now.credit_expired_since_read, 0) as credit_expired_since_read,
         now.oldest_snapshot_date,
         closes.closed_at is not null as is_closed,
         closes.closed_at,
