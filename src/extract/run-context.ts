@@ -40,6 +40,11 @@ export interface ExtractOptions {
    * organisation, and lands the organisation-wide streams (offers) only if it holds the lowest group id.
    */
   groupSlice?: boolean;
+  /**
+   * Per group, the users the per-user streams refresh, in this order, instead of ranking every user
+   * (`perks close` refreshes the credit of the month's holders); the whole budget goes to them.
+   */
+  refreshUsers?: Record<number, readonly number[]>;
 }
 
 export interface GroupInfo {

@@ -13,6 +13,8 @@
  *   users);
  * - backlog: users never refreshed yet who joined long ago (a budget cut them off before);
  * - overdue: users whose last refresh is older than `maxAgeDays`, oldest first.
+ * A run asked for named users (`perks close` refreshes the credit of the month's holders: `requested`)
+ * refreshes those only, in the order asked.
  * A user counts under their highest rank. The call budget serves the ranks in that order: no user of a lower
  * rank is served while one of a higher rank waits. What does not fit waits for the next run.
  */
@@ -37,6 +39,7 @@ export interface Refreshed {
 
 /** The ranks, highest bearing first. */
 export const REASONS = [
+  'requested',
   'credit_order',
   'lifecycle',
   'new',
@@ -48,7 +51,15 @@ export const REASONS = [
 ] as const;
 export type Reason = (typeof REASONS)[number];
 /** The ranks that are a signal of a change (the others are upkeep): budgets serve them first across groups. */
-export const SIGNALS: readonly Reason[] = ['credit_order', 'lifecycle', 'new', 'expiring', 'changed', 'active'];
+export const SIGNALS: readonly Reason[] = [
+  'requested',
+  'credit_order',
+  'lifecycle',
+  'new',
+  'expiring',
+  'changed',
+  'active',
+];
 
 export interface Selection {
   users: { id: number; reason: Reason }[];
@@ -96,6 +107,8 @@ export function selectUsers(input: {
   /** Users already done in this pass (a resumed run). */
   done: Set<number>;
   recorded?: Recorded;
+  /** Refresh these users only, in this order (`requested`), instead of ranking every user. */
+  requested?: readonly number[];
   budgetCalls: number;
   maxAgeDays: number;
   now: Date;
@@ -108,7 +121,11 @@ export function selectUsers(input: {
   >;
   const firstPass = Object.keys(refreshed).length === 0;
   const since = (at: string | undefined, last: Refreshed | undefined) => at !== undefined && (!last || at > last.at);
-  for (const u of users) {
+  if (input.requested) {
+    const current = new Set(users.map((u) => u.id));
+    for (const id of input.requested) if (current.has(id) && !done.has(id)) buckets.requested.push({ id, at: 0 });
+  }
+  for (const u of input.requested ? [] : users) {
     if (done.has(u.id)) continue;
     const last = refreshed[u.id];
     const rank = (): Reason | undefined => {

@@ -57,8 +57,10 @@ export async function perUserBudgets(
   def?: PerUserStream,
   usersOf?: (group: number) => Promise<number>,
 ): Promise<Map<number, number>> {
+  // named users (the close's refresh) are one stream's whole work: the budget is not split between two
+  const streams = ctx.options.refreshUsers ? 1 : 2;
   const perStream = Math.floor(
-    (ctx.options.budgetMinutes * ctx.client.limiter.currentRate) / 2 / (ctx.options.shard?.count ?? 1),
+    (ctx.options.budgetMinutes * ctx.client.limiter.currentRate) / streams / (ctx.options.shard?.count ?? 1),
   );
   // The run counts the landed users; --plan may estimate a group's users from the listing (user-estimate.ts).
   const count = usersOf ?? (async (group: number) => (await currentUsers(ctx.outDir, group)).length);
@@ -137,6 +139,7 @@ export async function pickUsers(
     expiring: credit ? await expiredCreditUsers(ctx.outDir, g.id, ctx.now) : undefined,
     done: new Set(state.pass?.done ?? []),
     recorded,
+    requested: ctx.options.refreshUsers ? (ctx.options.refreshUsers[g.id] ?? []) : undefined,
     budgetCalls,
     maxAgeDays: ctx.options.maxAgeDays,
     now: ctx.now,

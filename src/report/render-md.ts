@@ -9,6 +9,7 @@ import { ruleSentence } from './revenue-rule.js';
 import {
   closureReasons,
   consolidatedSentence,
+  creditBasisSentence,
   reconciliationSentence,
   statusHeadline,
   platformSentences,
@@ -109,6 +110,7 @@ export function renderMarkdown(report: RevenueReport): string {
         `| ${cell(g.name)} (${g.groupId}) | ${groupDigits(c.users)} | ${groupDigits(c.available, 2)} | ${groupDigits(c.granted, 2)} | ${groupDigits(c.spent, 2)} | ${groupDigits(c.expired, 2)} | ${c.oldestSnapshot} |`,
       );
     }
+    out.push('', creditBasisSentence(report)!);
   }
   const creditAdjustments = report.groups.flatMap((g) => (g.creditAdjustments ?? []).map((a) => ({ g, a })));
   if (creditAdjustments.length > 0) {

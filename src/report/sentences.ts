@@ -110,3 +110,22 @@ export function consolidatedSentence(report: RevenueReport): string | undefined 
       : ` NOT INCLUDED: ${c.missing.join(', ')}, which ha${c.missing.length === 1 ? 's' : 've'} no rate for ${report.month.ym} in ${c.file} (never converted at 1); the total is incomplete.`;
   return `Consolidated in ${c.currency}: recognised revenue ${money(c.total.recognised)}, group revenue of all statuses ${money(c.total.groupRevenue)}${rates}.${left}`;
 }
+
+/**
+ * What the credit liability rests on (issue 25): the oldest balance read, and how many balances were read before
+ * the month's last day (stale). Figures frozen before the count existed say only the oldest read.
+ */
+export function creditBasisSentence(report: RevenueReport): string | undefined {
+  const credit = report.groups.flatMap((g) => (g.credit ? [g.credit] : []));
+  if (credit.length === 0) return undefined;
+  const oldest = credit.map((c) => c.oldestSnapshot).sort()[0];
+  const monthEnd = credit[0].monthEnd;
+  const known = credit.every((c) => c.staleBalances !== undefined);
+  const stale = credit.reduce((n, c) => n + Number(c.staleBalances ?? 0), 0);
+  const basis = !known
+    ? ''
+    : stale > 0
+      ? `; ${stale} balance${stale === 1 ? ' was' : 's were'} read before ${monthEnd} and may be stale (a close refreshes them first)`
+      : `; every balance held was read on ${monthEnd} or later (later reads rolled back to the month end by their items)`;
+  return `The oldest balance this liability rests on was read on ${oldest}${basis}.`;
+}
