@@ -1,8 +1,9 @@
 /**
  * Before a close, the credit of the month's holders is read again: every user whose latest read holds a
- * non-zero balance, or who placed an order in the month that carried credit (order_credit > 0), stalest read
- * first, within a call budget. credit_liability_monthly then rests the month end on those reads (rolled back to
- * it by their items); what the budget did not reach stays stale, and the close refuses it without --force.
+ * non-zero balance, or who placed an order in the month that carried credit (order_credit > 0), unless read
+ * on the month's last day or later already, stalest read first, within a call budget. credit_liability_monthly
+ * then rests the month end on those reads (rolled back to it by their items); what the budget did not reach
+ * stays stale, and the close refuses it without --force.
  */
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
@@ -32,11 +33,16 @@ const hasParquet = (dir: string): boolean => {
   }
 };
 
-/** Per group, the month's credit holders, stalest read first (never read first). */
+/**
+ * Per group, the month's credit holders whose latest read is older than the month's last day (a read on it or
+ * after it already bounds the month end), stalest read first (never read first).
+ */
 export async function creditHolders(
   outDir: string,
   month: ReportMonth,
   groups: readonly number[],
+  /** Also the holders already read on the month's last day or later (the close needs only the others). */
+  options: { all?: boolean } = {},
 ): Promise<Map<number, number[]>> {
   const lake = (stream: string) => join(outDir, 'lake', stream);
   const globs: Record<string, string> = {};
@@ -48,7 +54,7 @@ export async function creditHolders(
   };
   const empty = {
     credit:
-      'NULL::BIGINT AS organisation_group_id, NULL::BIGINT AS user_id, NULL::DECIMAL(18,2) AS available, NULL::TIMESTAMPTZ AS _extracted_at, NULL::VARCHAR AS _run_id',
+      'NULL::BIGINT AS organisation_group_id, NULL::BIGINT AS user_id, NULL::DECIMAL(18,2) AS available, NULL::TIMESTAMPTZ AS _extracted_at, NULL::VARCHAR AS _run_id, NULL::DATE AS _snapshot_date',
     users:
       'NULL::BIGINT AS organisation_group_id, NULL::BIGINT AS id, NULL::VARCHAR AS email, NULL::DATE AS _snapshot_date, NULL::TIMESTAMPTZ AS _extracted_at',
     orders:
@@ -58,7 +64,8 @@ export async function creditHolders(
   if (!groups.length) return holders;
   await withLakeConnection(async (c) => {
     const sql = `WITH credit AS (
-         SELECT organisation_group_id::BIGINT AS g, user_id::BIGINT AS u, available, _extracted_at AS read_at
+         SELECT organisation_group_id::BIGINT AS g, user_id::BIGINT AS u, available, _extracted_at AS read_at,
+                _snapshot_date::DATE AS read_day
          FROM ${source('credit', empty.credit)}
          QUALIFY row_number() OVER (PARTITION BY organisation_group_id, user_id ORDER BY _extracted_at DESC, _run_id DESC) = 1
        ), users AS (
@@ -74,11 +81,14 @@ export async function creditHolders(
        )
        SELECT holders.g, holders.u FROM holders LEFT JOIN credit USING (g, u)
        WHERE list_contains($groups::BIGINT[], holders.g)
+         AND ($all OR credit.read_day IS NULL OR credit.read_day < $last::DATE)
        ORDER BY credit.read_at ASC NULLS FIRST, holders.g, holders.u`;
     const r = await c.runAndReadAll(sql, {
       ...globs,
       from: month.start,
       to: month.next,
+      last: month.end,
+      all: options.all ?? false,
       groups: `[${groups.join(',')}]`,
     });
     for (const row of r.getRowObjectsJS()) {
