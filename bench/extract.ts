@@ -5,7 +5,10 @@
  * 2. an incremental run after one day of sandbox changes: calls ÷ the full refresh's calls;
  * 3. a rerun the same day after the platform changed (churn): it re-reads the lookback only, about
  *    lookback days × groups calls plus pages, and its calls ÷ the full refresh's;
- * 4. the weekly deep re-read's extra calls, as --plan prints them for the day it comes.
+ * 4. the weekly deep re-read's extra calls, as --plan prints them for the day it comes;
+ * 5. what the credit ranking and the close's credit refresh cost (issue 25): the same-day rerun's credit calls
+ *    per rank, which ranks a tight budget (0.25 min at 120/min) serves, and the calls of `perks close`'s credit
+ *    refresh of last month's holders as --plan counts them, extrapolated to 100,000 users at 120 calls/min.
  * Also rows per second and the share of wall time spent outside HTTP.
  *   node bin/run-ts.mjs bench/extract.ts [scale=medium] [days=365]
  */
@@ -14,6 +17,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadConfig } from '../src/config/index.js';
 import { dayWindows, extract, monthWindows, shiftDay, type ExtractResult } from '../src/extract/index.js';
+import { creditHolders } from '../src/close/index.js';
+import { REASONS, rankText } from '../src/extract/user-selection.js';
+import { parseMonth } from '../src/report/index.js';
 import { startSandbox, type Scale } from '../src/sandbox/index.js';
 
 const scale = (process.argv[2] ?? 'medium') as Scale;
@@ -122,6 +128,48 @@ if (config.deepRereadDays > 0) {
     `  deep re-read on ${due} (every ${config.deepRereadDays} days): ~${extra} calls more than that day's lookback, ${(extra / full.api.calls).toFixed(3)} of a full refresh; a day's average over the period ${((next.api.calls * config.deepRereadDays + extra) / config.deepRereadDays / full.api.calls).toFixed(3)} (the next-day goal <= 0.05 is for ordinary days)`,
   );
 }
+
+// 5. The credit ranking (issue 25): the rerun's credit calls per rank (one call a user), and what a tight budget
+// serves of them, rank by rank; then the close's credit refresh of last month's holders, from the plan.
+const AT = 120;
+const ranked: Record<string, number> = {};
+for (const g of rerun.streams.find((s) => s.name === 'credit')!.groups)
+  for (const r of REASONS) ranked[r] = (ranked[r] ?? 0) + (g.users?.[r] ?? 0);
+const rankCalls = Object.values(ranked).reduce((n, c) => n + c, 0);
+console.log(
+  `  credit ranking of the same-day rerun (${change.loggedIn.length} login-only changes, ${change.creditGranted.length} silent grants): ${rankText(ranked, {})}; ${rankCalls} calls, ${(rankCalls / AT).toFixed(1)} min at ${AT}/min`,
+);
+let pool = Math.floor((0.25 * AT) / 2);
+const tight: Record<string, number> = {};
+const waiting: Record<string, number> = {};
+for (const r of REASONS) {
+  tight[r] = Math.min(pool, ranked[r] ?? 0);
+  waiting[r] = (ranked[r] ?? 0) - tight[r];
+  pool -= tight[r];
+}
+console.log(
+  `  under --budget-minutes 0.25 at ${AT}/min (${Math.floor((0.25 * AT) / 2)} credit calls): ${rankText(tight, waiting)}`,
+);
+const month = parseMonth(shiftDay(`${today.slice(0, 7)}-01`, -1).slice(0, 7)); // the month before today's
+const groupIds = sandbox.world.groups.map((g) => g.id);
+// every holder, as if none had been read since the month end (the close refreshes only those not read since)
+const holders = await creditHolders(out, month, groupIds, { all: true });
+const holderCount = [...holders.values()].reduce((n, ids) => n + ids.length, 0);
+const closePlan = await extract(config, {
+  now: new Date(`${shiftDay(today, 1)}T18:00:00Z`),
+  streams: ['credit'],
+  planOnly: true,
+  refreshUsers: Object.fromEntries(holders),
+  budgetMinutes: 1e6,
+});
+const planned = (stream: string) =>
+  closePlan.plan!.rows.filter((r) => r.stream === stream).reduce((n, r) => n + r.estimatedCalls, 0);
+const users = sandbox.world.groups.reduce((n, g) => n + sandbox.world.users.inGroup(g.id).length, 0);
+const closeCalls = planned('credit') + planned('users') + planned('groups');
+const at100k = Math.round((planned('credit') / users) * 100_000) + Math.ceil(100_000 / 100) + 1;
+console.log(
+  `  close of ${month.ym}: ${holderCount} of ${users} users hold credit or spent it in the month; the credit refresh plans ${closeCalls} calls (${planned('credit')} credit, ${planned('users')} users listing), ${(closeCalls / AT).toFixed(1)} min at ${AT}/min; at 100,000 users the same share is ~${at100k} calls, ${(at100k / AT).toFixed(0)} min (${(at100k / AT / 60).toFixed(1)} h) at ${AT}/min`,
+);
 
 await sandbox.close();
 rmSync(out, { recursive: true, force: true });

@@ -52,7 +52,17 @@ const Windowed = z.object({
    * Which records mark their user active for the per-user streams: records new to the window, or
    * whose `compare` fields changed since it was last landed. `userField` names the user (email or id).
    */
-  activity: z.object({ userField: z.enum(['email', 'id']), compare: z.array(z.string()).min(1) }).optional(),
+  activity: z
+    .object({
+      userField: z.enum(['email', 'id']),
+      compare: z.array(z.string()).min(1),
+      /**
+       * Such a record bears on the user's credit (the planner ranks it first, src/extract/user-selection.ts):
+       * when its `amount` field is above zero, or its `status` field is one of `statuses`.
+       */
+      bearing: z.object({ amount: z.string(), status: z.string(), statuses: z.array(z.string()) }).optional(),
+    })
+    .optional(),
   /**
    * History: each record new to its window or changed since it was last landed (the `activity` comparison)
    * is also appended, as `record`'s fields, to the lake stream `stream` (same partition, one file per

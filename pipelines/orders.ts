@@ -15,6 +15,8 @@ export default defineStream({
     userField: 'email',
     // every field of the history's versions: a change of any of them is a new version (a currency or face value
     // corrected alone included)
+    // credit spent on an order, or given back by a refund: the user's balance moved
+    bearing: { amount: 'order_credit', status: 'order_status', statuses: ['Refunded'] },
     compare: [
       'order_status',
       'order_currency',

@@ -32,9 +32,11 @@
 --   redemptions: all_redemptions_count over every redemption statistics window landed
 --   egift_orders: egift_orders_count over every window landed
 --   egift_savings: egift_savings over every window landed
---   credit_available: credit available now (latest credit snapshot of the user)
---   credit_spent: credit spent, as the credit operation reports it
---   credit_expired: credit expired, as the credit operation reports it
+--   credit_available: credit available at the as-of instant: the latest read of the user's credit, less the
+--     Available items whose expires_at has passed since (int_credit_balances)
+--   credit_spent: credit spent, as the credit operation last reported it
+--   credit_expired: credit expired at the as-of instant (as last read, plus the items expired since)
+--   balance_read_at: when the user's credit was last read from the API (UTC; null when never read)
 --   interactions: interactions landed for the user
 --   last_interaction_at: the latest interaction_at (UTC)
 --   segment: new, active, dormant, churned or never_active (thresholds above)
@@ -100,8 +102,8 @@ redemptions as (
 
 credit as (
 
-    select organisation_group_id, user_id, credit_available, credit_spent, credit_expired
-    from stg_credit
+    select organisation_group_id, user_id, credit_available, credit_spent, credit_expired, balance_read_at
+    from int_credit_balances
 
 ),
 
@@ -145,6 +147,7 @@ joined as (
         credit.credit_available,
         credit.credit_spent,
         credit.credit_expired,
+        credit.balance_read_at,
         coalesce(interactions.interactions, 0) as interactions,
         interactions.last_interaction_at
     from users
@@ -184,6 +187,7 @@ final as (
         credit_available,
         credit_spent,
         credit_expired,
+        balance_read_at,
         interactions,
         last_interaction_at,
         case

@@ -79,10 +79,18 @@ export async function closeMonth(options: CloseOptions): Promise<CloseRecord[]> 
           `${month.ym} is provisional for group ${g.groupId}: ${g.closure.reason}; close it then, or pass --force to close it now (the record will say so)`,
         );
       }
+      // Freshness bounded where money is signed: a balance read before the month's last day is not the liability
+      // at its end. The dry run (before the close's credit refresh) does not ask.
+      const stale = Number(g.credit?.staleBalances ?? 0);
+      if (stale > 0 && !options.force && !options.dryRun) {
+        throw new CloseInputError(
+          `${month.ym} is provisional for group ${g.groupId}: ${stale} credit balance${stale === 1 ? '' : 's'} older than the month end (read before ${g.credit!.monthEnd}, the oldest on ${g.credit!.oldestSnapshot}): the credit refresh did not reach ${stale === 1 ? 'it' : 'them'}; close again with a larger --budget-minutes, or pass --force to close on ${stale === 1 ? 'it' : 'them'} (the record will say so)`,
+        );
+      }
       const lines = report.reconciliation.lines.filter((l) => l.groupId === g.groupId);
       frozen.push({
         group: g.groupId,
-        forced: g.closure.status === 'provisional',
+        forced: g.closure.status === 'provisional' || stale > 0,
         figures: {
           ...(options.fx ? { fx: freezeRates(options.fx, month.ym, g) } : {}),
           revenue_statuses: [...options.rule.statuses],

@@ -141,6 +141,11 @@ export interface CreditLiability {
   readonly spent: string;
   readonly expired: string;
   readonly oldestSnapshot: string;
+  /**
+   * Balances (users with credit available) resting on a read of a day before the month's last day; absent in
+   * figures frozen before it was computed (issue 25).
+   */
+  readonly staleBalances?: string;
 }
 
 /** A change to a closed month's credit liability booked in the report month (credit_adjustments); credit units. */

@@ -1,6 +1,8 @@
 /** `perks close`, `perks reopen`, `perks closes`: the finance close of a month, per group, and its record. */
 import type { CommandModule } from 'yargs';
-import { closeMonth, CloseInputError, reopenMonth, rereadMonth } from '../close/index.js';
+import { closeMonth, CloseInputError, refreshCredit, reopenMonth, rereadMonth } from '../close/index.js';
+import { DEFAULTS } from '../config/index.js';
+import { ConfigError } from '../shared/exit-codes.js';
 import { closesPath, fxRatesFrom, readCloses, type CloseRecord, type Reread } from '../closes/index.js';
 import { parseMonth, revenueRuleFrom } from '../report/index.js';
 import { todayUtc } from '../shared/clock.js';
@@ -20,6 +22,7 @@ interface CloseFlags {
   note?: string;
   force?: boolean;
   reread: boolean;
+  'budget-minutes'?: number;
   output?: string;
 }
 
@@ -61,7 +64,11 @@ export const closeCommand: CommandModule<object, CloseFlags> = {
         type: 'boolean',
         default: true,
         describe:
-          'first re-read every window of the month from the API (when PERKS_BASE_URL is set) and rebuild; --no-reread skips it',
+          'first re-read every window of the month and the credit of its holders from the API (when PERKS_BASE_URL is set) and rebuild; --no-reread skips it',
+      })
+      .option('budget-minutes', {
+        type: 'number',
+        describe: `call budget of the credit refresh before the close, in minutes at the rate limit (default ${DEFAULTS.extract.budgetMinutes})`,
       })
       .option('output', OUTPUT)
       .example(
@@ -75,6 +82,8 @@ export const closeCommand: CommandModule<object, CloseFlags> = {
       const rule = revenueRuleFrom(process.env);
       const fx = fxRatesFrom(process.env); // a bad rates file: one line, exit 2, before any call
       const month = parseMonth(argv.month);
+      const budget = argv['budget-minutes'] ?? DEFAULTS.extract.budgetMinutes;
+      if (!(budget >= 0)) throw new ConfigError('--budget-minutes must be a number of minutes, 0 or more');
       let reread: Reread | null = null;
       const notes: string[] = [];
       const request = {
@@ -98,6 +107,11 @@ export const closeCommand: CommandModule<object, CloseFlags> = {
         notes.push(...lines.map((l) => `  ${l}`));
         if (reread.changed > lines.length)
           notes.push(`  … and ${reread.changed - lines.length} more (lake order_versions, _run_id ${reread.run_id})`);
+        const started = Date.now();
+        const credit = await refreshCredit(config, month, { group, budgetMinutes: budget });
+        notes.push(
+          `credit refreshed for ${credit.refreshed} of ${credit.holders} holders (a balance, or credit spent in ${month.ym})${credit.waiting ? `, ${credit.waiting} waiting: the budget (${credit.budgetCalls} calls, --budget-minutes ${budget}) is spent` : ''}: ${credit.calls} calls in ${((Date.now() - started) / 1000).toFixed(1)} s`,
+        );
       } else
         notes.push(
           argv.reread

@@ -19,6 +19,8 @@ export interface Handoff {
   writtenAt: string;
   /** User ids with new or changed orders or redemptions in the run's windows. */
   active: number[];
+  /** Of those, the users whose orders bear on their credit (credit spent, refunds); absent in older hand-offs. */
+  credit?: number[];
 }
 
 const STREAM = 'shard_handoff';
@@ -31,18 +33,23 @@ export async function writeHandoff(ctx: RunContext): Promise<void> {
   for (const g of ctx.groups) {
     const activity = activityOf(ctx, g.id);
     const active = new Set<number>(activity.ids);
+    const credit = new Set<number>(activity.credit.ids);
     if (activity.emails.size) {
-      for (const u of await currentUsers(ctx.outDir, g.id))
+      for (const u of await currentUsers(ctx.outDir, g.id)) {
         if (u.email && activity.emails.has(u.email)) active.add(u.id);
+        if (u.email && activity.credit.emails.has(u.email)) credit.add(u.id);
+      }
     }
     // A rerun the same day keeps what an earlier run of the day found active (its windows are done now).
     const earlier = await ctx.state.read<Handoff>(STREAM, String(g.id));
     if (earlier?.day === day) earlier.active.forEach((id) => active.add(id));
+    if (earlier?.day === day) earlier.credit?.forEach((id) => credit.add(id));
     const handoff: Handoff = {
       day,
       runId: ctx.runId,
       writtenAt: now().toISOString(),
       active: [...active].sort((a, b) => a - b),
+      credit: [...credit].sort((a, b) => a - b),
     };
     await ctx.state.write(STREAM, String(g.id), handoff);
   }
@@ -62,6 +69,7 @@ export async function awaitHandoff(ctx: RunContext): Promise<void> {
       if (handoff?.day !== day) continue;
       const activity = activityOf(ctx, id);
       handoff.active.forEach((u) => activity.ids.add(u));
+      handoff.credit?.forEach((u) => activity.credit.ids.add(u));
       pending.delete(id);
     }
     if (pending.size === 0) return;

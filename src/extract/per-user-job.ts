@@ -10,7 +10,7 @@ import { forEachLimit } from './pool.js';
 import type { GroupInfo, RunContext } from './run-context.js';
 import { addCommit, newTally, type GroupTally } from './result.js';
 import { StateWriter, type PerUserState } from './state.js';
-import { fingerprint, type CurrentUser } from './user-selection.js';
+import { fingerprint, rankText, type CurrentUser } from './user-selection.js';
 import { perUserStateKey } from './shard.js';
 import { pickUsers, startingState } from './worker-share.js';
 import { UserCredit } from '../resources/credit.js';
@@ -37,8 +37,9 @@ export async function runPerUserGroup(
   const { users, selection } = await pickUsers(ctx, def, g, state.value, budgetCalls);
   const byId = new Map(users.map((u) => [u.id, u]));
   tally.users = { ...selection.counts, deferred: selection.deferred };
+  tally.waiting = selection.waiting;
   if (selection.deferred > 0) {
-    const note = `${selection.deferred} users wait for a later run: the call budget (${budgetCalls} calls) is spent; raise --budget-minutes or the rate limit`;
+    const note = `${selection.deferred} users wait for a later run: the call budget (${budgetCalls} calls) is spent (served/waiting by rank: ${rankText(selection.counts, selection.waiting)}); raise --budget-minutes or the rate limit`;
     tally.notes.push(note);
     ctx.emit({ event: 'warning', stream: def.name, group: g.id, message: note });
   }
@@ -49,6 +50,7 @@ export async function runPerUserGroup(
     users: selection.users.length,
     ...selection.counts,
     deferred: selection.deferred,
+    waiting: selection.waiting,
   });
 
   const batches: number[][] = [];

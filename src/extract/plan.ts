@@ -16,6 +16,7 @@ import { WindowStateSchema } from './state.js';
 import { planWindows } from './windowed-job.js';
 import { landedElsewhere, perUserBudgets, pickUsers, startingState, workerScope } from './worker-share.js';
 import { userEstimates, type UserEstimate } from './user-estimate.js';
+import { rankText } from './user-selection.js';
 import type { GroupInfo } from './run-context.js';
 
 export interface PlanRow {
@@ -140,7 +141,7 @@ async function perUserRow(
       units: s.users.length,
       unit: 'users',
       estimatedCalls: s.users.length,
-      detail: `${JSON.stringify(s.counts)}, ${s.deferred} deferred; plus users active in new windows`,
+      detail: `by rank, served/waiting: ${rankText(s.counts, s.waiting)}${def.refreshActiveUsers ? '; plus the users of new windows (credit_order, active)' : ''}`,
     };
   }
   const mine = Math.round(e.users / (ctx.options.shard?.count ?? 1));

@@ -12,6 +12,8 @@ export interface GroupTally {
   provisional?: { from: string; to: string };
   /** Per-user streams: users refreshed by reason, and users deferred to a later run. */
   users?: Record<string, number>;
+  /** Per-user streams: users by rank that did not fit the budget (user-selection.ts). */
+  waiting?: Record<string, number>;
   notes: string[];
   /** API traffic and time of this group's part (calls made for the stream as a whole, such as a shard's hand-off, count only in the stream's). */
   calls?: number;

@@ -40,6 +40,11 @@ export interface ExtractOptions {
    * organisation, and lands the organisation-wide streams (offers) only if it holds the lowest group id.
    */
   groupSlice?: boolean;
+  /**
+   * Per group, the users the per-user streams refresh, in this order, instead of ranking every user
+   * (`perks close` refreshes the credit of the month's holders); the whole budget goes to them.
+   */
+  refreshUsers?: Record<number, readonly number[]>;
 }
 
 export interface GroupInfo {
@@ -78,7 +83,7 @@ export interface RunContext {
   landing: Landing;
   state: StateStore;
   /** Lower-cased emails and user ids seen active (orders, redemptions) in this run's windows, per group. */
-  activity: Map<number, { emails: Set<string>; ids: Set<number> }>;
+  activity: Map<number, Activity>;
   /** Sharded runs: shard 1's hand-off written, or shard 2..N's awaited (once per run). */
   handoff?: Promise<void>;
   /** This worker lands the organisation-wide streams (offers). */
@@ -86,9 +91,17 @@ export interface RunContext {
   emit: (e: Event) => void;
 }
 
-export function activityOf(ctx: RunContext, group: number) {
+/** Users seen in this run's windows: any new or changed record, and (`credit`) those bearing on credit. */
+export interface Activity {
+  emails: Set<string>;
+  ids: Set<number>;
+  credit: { emails: Set<string>; ids: Set<number> };
+}
+
+export function activityOf(ctx: RunContext, group: number): Activity {
   let a = ctx.activity.get(group);
-  if (!a) ctx.activity.set(group, (a = { emails: new Set(), ids: new Set() }));
+  if (!a)
+    ctx.activity.set(group, (a = { emails: new Set(), ids: new Set(), credit: { emails: new Set(), ids: new Set() } }));
   return a;
 }
 

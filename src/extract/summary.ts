@@ -1,6 +1,8 @@
 /** An extract's result for a person: per stream rows, calls, quarantined records and time; the API's figures; the manifest. */
 import { changeLine } from '../lake/index.js';
+import type { GroupTally } from './result.js';
 import type { ExtractResult } from './runner.js';
+import { rankText } from './user-selection.js';
 
 /** Schema changes named one per line in a summary, at most. */
 const SCHEMA_LINES = 10;
@@ -11,6 +13,20 @@ export function formatExtractSummary(r: ExtractResult & { manifest?: string }): 
     lines.push(
       `  ${s.name.padEnd(17)} ${s.status.padEnd(8)} ${String(s.rows).padStart(9)} rows ${String(s.calls).padStart(7)} calls ${String(s.rejected).padStart(5)} quarantined ${(s.ms / 1000).toFixed(1).padStart(7)} s${s.error ? `  ${s.error}` : ''}`,
     );
+    const ranked = s.groups.filter((g) => g.users);
+    if (ranked.length) {
+      const sum = (pick: (g: GroupTally) => Record<string, number> | undefined) => {
+        const total: Record<string, number> = {};
+        for (const g of ranked) for (const [k, n] of Object.entries(pick(g) ?? {})) total[k] = (total[k] ?? 0) + n;
+        return total;
+      };
+      lines.push(
+        `    users by rank, served/waiting: ${rankText(
+          sum((g) => g.users),
+          sum((g) => g.waiting),
+        )}`,
+      );
+    }
     for (const g of s.groups)
       for (const n of g.notes) lines.push(`    ${g.group === undefined ? '' : `group ${g.group}: `}${n}`);
   }

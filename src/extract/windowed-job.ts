@@ -332,8 +332,13 @@ async function activityTracker(
         is_removed: false,
       });
     const user = r[spec.userField];
-    if (spec.userField === 'email' && typeof user === 'string') activity.emails.add(user.toLowerCase());
-    if (spec.userField === 'id' && typeof user === 'number') activity.ids.add(user);
+    const bears =
+      spec.bearing !== undefined &&
+      (Number(r[spec.bearing.amount] ?? 0) > 0 || spec.bearing.statuses.includes(String(r[spec.bearing.status])));
+    for (const into of bears ? [activity, activity.credit] : [activity]) {
+      if (spec.userField === 'email' && typeof user === 'string') into.emails.add(user.toLowerCase());
+      if (spec.userField === 'id' && typeof user === 'number') into.ids.add(user);
+    }
   };
   return { decorate, removed };
 }

@@ -8,9 +8,20 @@ import type { PerUserStream, StreamDefinition } from '../../pipelines/index.js';
 import { activityOf, type GroupInfo, type RunContext } from './run-context.js';
 import { inShard, landsSharedStreams, readPerUserState, shardLabel } from './shard.js';
 import { resumes, type PerUserState } from './state.js';
-import { selectUsers, type CurrentUser, type Selection } from './user-selection.js';
+import {
+  SIGNALS,
+  selectUsers,
+  type CurrentUser,
+  type Reason,
+  type Recorded,
+  type Selection,
+} from './user-selection.js';
+import { expiredCreditUsers } from './expiring-credit.js';
 import { describeScope } from './work-lock.js';
-import { userChangesOf } from './user-changes.js';
+import { userChangesOf, type ChangeKind } from './user-changes.js';
+
+/** Recorded changes of a user's lifecycle: they rank above logins and profile edits. */
+const LIFECYCLE = new Set<ChangeKind>(['status', 'deactivated', 'restored', 'anonymised']);
 
 /** Who this worker is, in words: "the whole organisation (groups 11, 12)", "shard 2/4 of groups 11, 12"… */
 export function workerScope(ctx: RunContext): string {
@@ -36,37 +47,48 @@ export function landedElsewhere(ctx: RunContext, def: StreamDefinition): string 
 
 /**
  * Splits the per-user call budget: half per per-user stream, and the N shards of a round (one
- * credential's rate) 1/N each. Users with a signal (changed, new, active: user-selection.ts) come
- * first across groups: each group gets what its signals need, then the rest by its share of users, so
- * a tight budget is spent on what the data shows changed, wherever it is. Without `def` (or when the
- * signals alone exceed the budget) the split is by share of users, resp. of signals.
+ * credential's rate) 1/N each. Across groups the ranks (user-selection.ts) are served in order: every
+ * group gets what its signals of a rank need before any group gets a call for a lower rank; a rank that
+ * does not fit whole is shared by its users per group. The backlog and the overdue then share the rest by
+ * each group's share of users. Without `def` the split is by share of users.
  */
 export async function perUserBudgets(
   ctx: RunContext,
   def?: PerUserStream,
   usersOf?: (group: number) => Promise<number>,
 ): Promise<Map<number, number>> {
+  // named users (the close's refresh) are one stream's whole work: the budget is not split between two
+  const streams = ctx.options.refreshUsers ? 1 : 2;
   const perStream = Math.floor(
-    (ctx.options.budgetMinutes * ctx.client.limiter.currentRate) / 2 / (ctx.options.shard?.count ?? 1),
+    (ctx.options.budgetMinutes * ctx.client.limiter.currentRate) / streams / (ctx.options.shard?.count ?? 1),
   );
   // The run counts the landed users; --plan may estimate a group's users from the listing (user-estimate.ts).
   const count = usersOf ?? (async (group: number) => (await currentUsers(ctx.outDir, group)).length);
   const counts = await Promise.all(ctx.groups.map(async (g) => [g.id, await count(g.id)] as const));
-  const signals = new Map<number, number>();
-  if (def) {
-    for (const g of ctx.groups) {
-      const { selection } = await pickUsers(ctx, def, g, await startingState(ctx, def, g), Number.MAX_SAFE_INTEGER);
-      signals.set(g.id, selection.counts.changed + selection.counts.new + selection.counts.active);
-    }
-  }
-  const need = [...signals.values()].reduce((n, c) => n + c, 0);
   const share = (pool: number, weights: readonly (readonly [number, number])[]) => {
     const total = weights.reduce((n, [, c]) => n + c, 0) || 1;
     return new Map(weights.map(([id, c]) => [id, Math.ceil((pool * c) / total)]));
   };
-  if (need >= perStream && need > 0) return share(perStream, [...signals]);
-  const rest = share(perStream - need, counts);
-  return new Map(counts.map(([id]) => [id, (signals.get(id) ?? 0) + (rest.get(id) ?? 0)]));
+  const budgets = new Map(counts.map(([id]) => [id, 0]));
+  let pool = perStream;
+  if (def) {
+    const needs = new Map<number, Record<Reason, number>>();
+    for (const g of ctx.groups) {
+      const { selection } = await pickUsers(ctx, def, g, await startingState(ctx, def, g), Number.MAX_SAFE_INTEGER);
+      needs.set(g.id, selection.counts);
+    }
+    for (const reason of SIGNALS) {
+      const weights = [...needs].map(([id, n]) => [id, n[reason]] as const);
+      const need = weights.reduce((n, [, c]) => n + c, 0);
+      if (need === 0) continue;
+      const given = need <= pool ? new Map(weights) : share(pool, weights);
+      for (const [id, n] of given) budgets.set(id, budgets.get(id)! + n);
+      pool -= Math.min(pool, need);
+      if (pool <= 0) return budgets;
+    }
+  }
+  for (const [id, n] of share(pool, counts)) budgets.set(id, budgets.get(id)! + n);
+  return budgets;
 }
 
 /**
@@ -95,20 +117,29 @@ export async function pickUsers(
 ): Promise<{ users: CurrentUser[]; selection: Selection }> {
   const users = (await currentUsers(ctx.outDir, g.id)).filter((u) => inShard(u.id, ctx.options.shard));
   const activity = activityOf(ctx, g.id);
-  const active = new Set<number>(def.refreshActiveUsers ? activity.ids : []);
-  if (def.refreshActiveUsers) for (const u of users) if (u.email && activity.emails.has(u.email)) active.add(u.id);
-  const changedAt = new Map<number, string>();
-  const joined = new Set<number>();
+  const ofUsers = (ids: Set<number>, emails: Set<string>) => {
+    const found = new Set<number>(ids);
+    for (const u of users) if (u.email && emails.has(u.email)) found.add(u.id);
+    return found;
+  };
+  const active = def.refreshActiveUsers ? ofUsers(activity.ids, activity.emails) : new Set<number>();
+  const credit = def.shape === 'credit';
+  const bearing = credit ? ofUsers(activity.credit.ids, activity.credit.emails) : undefined;
+  const recorded: Recorded = { lifecycleAt: new Map(), changedAt: new Map(), joined: new Set() };
   for (const c of await userChangesOf(ctx, g.id)) {
-    if (c.at > (changedAt.get(c.id) ?? '')) changedAt.set(c.id, c.at);
-    if (c.kinds.includes('joined')) joined.add(c.id);
+    const into = c.kinds.some((k) => LIFECYCLE.has(k)) ? recorded.lifecycleAt : recorded.changedAt;
+    if (c.at > (into.get(c.id) ?? '')) into.set(c.id, c.at);
+    if (c.kinds.includes('joined')) recorded.joined.add(c.id);
   }
   const selection = selectUsers({
     users,
     refreshed: state.users,
     active,
+    bearing,
+    expiring: credit ? await expiredCreditUsers(ctx.outDir, g.id, ctx.now) : undefined,
     done: new Set(state.pass?.done ?? []),
-    recorded: { changedAt, joined },
+    recorded,
+    requested: ctx.options.refreshUsers ? (ctx.options.refreshUsers[g.id] ?? []) : undefined,
     budgetCalls,
     maxAgeDays: ctx.options.maxAgeDays,
     now: ctx.now,

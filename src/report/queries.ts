@@ -346,19 +346,21 @@ export async function creditLiability(
 ): Promise<CreditLiability | undefined> {
   if (!wh.tables.has('credit_liability_monthly')) return undefined;
   const [r] = await wh.all(
-    `SELECT strftime(month_end, '%Y-%m-%d') AS month_end, users, credit_available, credit_granted, credit_spent, credit_expired, strftime(oldest_snapshot_date, '%Y-%m-%d') AS oldest
+    // every column: stale_balances is absent from a warehouse built before it (issue 25)
+    `SELECT *, strftime(month_end, '%Y-%m-%d') AS month_end_day, strftime(oldest_snapshot_date, '%Y-%m-%d') AS oldest
     FROM credit_liability_monthly WHERE organisation_group_id = $group AND month = $cur::DATE`,
     { group: groupId, cur: month.start },
   );
   if (!r) return undefined;
   return {
-    monthEnd: String(r.month_end),
+    monthEnd: String(r.month_end_day),
     users: String(r.users),
     available: String(r.credit_available),
     granted: String(r.credit_granted),
     spent: String(r.credit_spent),
     expired: String(r.credit_expired),
     oldestSnapshot: String(r.oldest),
+    ...(r.stale_balances === undefined ? {} : { staleBalances: String(r.stale_balances) }),
   };
 }
 

@@ -20,6 +20,7 @@ import {
   closureReasons,
   comparedWith,
   consolidatedSentence,
+  creditBasisSentence,
   reconciliationSentence,
   statusHeadline,
   platformSentences,
@@ -350,7 +351,7 @@ function creditLiabilityBlock(report: RevenueReport): string {
   });
   return `<section id="credit" aria-labelledby="credit-h">
 <h2 id="credit-h">Credit liability <span class="sub">at ${esc(groups[0].credit!.monthEnd)}</span></h2>
-<p>Platform credit users can still spend is a liability. Amounts are credit units: the API names no currency for credit. Each user counts with the latest credit extraction on or before the month end.</p>
+<p>Platform credit users can still spend is a liability. Amounts are credit units: the API names no currency for credit. Each user counts with the credit extraction of the month's last day, else the earliest after it (rolled back to the month end by its items), else the latest before it. ${esc(creditBasisSentence(report)!)}</p>
 <div class="wide"><table class="credit">
 <caption>Credit at the month end, per group</caption>
 <thead><tr><th scope="col">Group</th><th scope="col" class="num">Users</th><th scope="col" class="num">Available (liability)</th><th scope="col" class="num">Granted</th><th scope="col" class="num">Spent</th><th scope="col" class="num">Expired</th><th scope="col">Oldest extraction</th></tr></thead>

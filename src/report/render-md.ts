@@ -10,6 +10,7 @@ import {
   closureReasons,
   comparedWith,
   consolidatedSentence,
+  creditBasisSentence,
   reconciliationSentence,
   statusHeadline,
   platformSentences,
@@ -110,6 +111,7 @@ export function renderMarkdown(report: RevenueReport): string {
         `| ${cell(g.name)} (${g.groupId}) | ${groupDigits(c.users)} | ${groupDigits(c.available, 2)} | ${groupDigits(c.granted, 2)} | ${groupDigits(c.spent, 2)} | ${groupDigits(c.expired, 2)} | ${c.oldestSnapshot} |`,
       );
     }
+    out.push('', creditBasisSentence(report)!);
   }
   const creditAdjustments = report.groups.flatMap((g) => (g.creditAdjustments ?? []).map((a) => ({ g, a })));
   if (creditAdjustments.length > 0) {

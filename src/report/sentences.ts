@@ -131,3 +131,22 @@ export function sameDaysSentence(report: RevenueReport, g: GroupSection): string
   if (!g.compared) return '';
   return `The change compares ${dayRange(g.compared.through)} with ${dayRange(g.compared.previousThrough)} (the same days), not with the whole of ${report.month.previousLabel}.`;
 }
+
+/**
+ * What the credit liability rests on (issue 25): the oldest balance read, and how many balances were read before
+ * the month's last day (stale). Figures frozen before the count existed say only the oldest read.
+ */
+export function creditBasisSentence(report: RevenueReport): string | undefined {
+  const credit = report.groups.flatMap((g) => (g.credit ? [g.credit] : []));
+  if (credit.length === 0) return undefined;
+  const oldest = credit.map((c) => c.oldestSnapshot).sort()[0];
+  const monthEnd = credit[0].monthEnd;
+  const known = credit.every((c) => c.staleBalances !== undefined);
+  const stale = credit.reduce((n, c) => n + Number(c.staleBalances ?? 0), 0);
+  const basis = !known
+    ? ''
+    : stale > 0
+      ? `; ${stale} balance${stale === 1 ? ' was' : 's were'} read before ${monthEnd} and may be stale (a close refreshes them first)`
+      : `; every balance held was read on ${monthEnd} or later (later reads rolled back to the month end by their items)`;
+  return `The oldest balance this liability rests on was read on ${oldest}${basis}.`;
+}

@@ -84,13 +84,22 @@ export function checkBuildOptions(input: BuildOptions): CheckedBuildOptions {
   };
 }
 
-/** Sets the variables models may read (`getvariable('as_of')`, the segment thresholds, the revenue rule). */
+/**
+ * The as-of instant the credit models apply items' expiry at: now on the clock's own day, else the last
+ * microsecond of the as-of day (a replay of a past day reads the balances as that day closed).
+ */
+export function asOfInstant(asOf: string): Date {
+  return asOf === todayUtc() ? now() : new Date(`${asOf}T23:59:59.999Z`);
+}
+
+/** Sets the variables models may read (`getvariable('as_of')`, `as_of_at`, the segment thresholds, the revenue rule). */
 export async function setModelVariables(
   conn: DuckDBConnection,
   options: { asOf: string; segments: SegmentThresholds; revenueStatuses: readonly string[] },
 ): Promise<void> {
   const vars: Record<string, string> = {
     as_of: `DATE ${str(options.asOf)}`,
+    as_of_at: `TIMESTAMPTZ ${str(asOfInstant(options.asOf).toISOString())}`,
     segment_new_days: String(options.segments.newDays),
     segment_active_days: String(options.segments.activeDays),
     segment_dormant_days: String(options.segments.dormantDays),

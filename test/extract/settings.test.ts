@@ -92,16 +92,21 @@ describe('the per-user refresh interval', () => {
     });
     expect(landed.status).toBe('success');
     const users = landed.streams.find((s) => s.name === 'users')!.rows;
-    /** The users each per-user row of the plan calls overdue, summed over credit and interactions. */
-    const overdue = async (args: string[], extra: Record<string, string> = {}) => {
+    /**
+     * The users each per-user row of the plan ranks `rank`, summed over credit and interactions. (A user whose
+     * credit item expired since the read ranks higher, as expiring: the refresh-days count them with the overdue.)
+     */
+    const ranked = async (rank: string, args: string[], extra: Record<string, string> = {}) => {
       const r = await runCli(['extract', '--plan', ...args], env(out, extra));
       expect(r.code, r.stderr).toBe(0);
-      return [...r.stdout.matchAll(/"overdue":(\d+)/g)].reduce((n, m) => n + Number(m[1]), 0);
+      return [...r.stdout.matchAll(new RegExp(`${rank} (\\d+)/`, 'g'))].reduce((n, m) => n + Number(m[1]), 0);
     };
-    expect(await overdue([])).toBe(0);
-    expect(await overdue(['--refresh-days', '2'])).toBe(2 * users);
-    expect(await overdue([], { PERKS_REFRESH_DAYS: '2' })).toBe(2 * users);
-    expect(await overdue(['--refresh-days', '7'], { PERKS_REFRESH_DAYS: '2' })).toBe(0);
+    const due = async (args: string[], extra: Record<string, string> = {}) =>
+      (await ranked('overdue', args, extra)) + (await ranked('expiring', args, extra));
+    expect(await ranked('overdue', [])).toBe(0);
+    expect(await due(['--refresh-days', '2'])).toBe(2 * users);
+    expect(await due([], { PERKS_REFRESH_DAYS: '2' })).toBe(2 * users);
+    expect(await ranked('overdue', ['--refresh-days', '7'], { PERKS_REFRESH_DAYS: '2' })).toBe(0);
   });
 });
 

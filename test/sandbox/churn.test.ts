@@ -36,7 +36,10 @@ describe('churn(): the platform changes between two runs of the same day', () =>
     // The late orders of this group are listed now, and the truth the tests read agrees.
     const mine = report.lateOrders.filter((id) => world.orderById(id)!.groupIndex === world.groupIndex(h.groupId));
     const after = await listed('2026-11-19 00:00:00', '2026-11-21 23:59:59');
-    expect(after.total).toBe(before.total + mine.length);
+    const bought = report.creditPurchases.filter(
+      (id) => world.orderById(id)!.groupIndex === world.groupIndex(h.groupId),
+    );
+    expect(after.total).toBe(before.total + mine.length + bought.length);
     expect(after.total).toBe(
       world.ordersOf(h.groupId, { from: '2026-11-19 00:00:00', to: '2026-11-21 23:59:59' }).length,
     );
@@ -60,6 +63,37 @@ describe('churn(): the platform changes between two runs of the same day', () =>
         credit.credits.filter((c) => c.status === 'Available').reduce((n, c) => n + c.remaining_amount, 0),
       );
     }
+
+    // Credit granted with no other trace, items expiring now, many login-only changes, few purchases with credit.
+    const groups = world.groups.length;
+    expect(report.creditGranted).toHaveLength(groups * 2);
+    // (a small group may hold fewer users with an Available item)
+    expect(report.creditExpired.length).toBeGreaterThan(groups);
+    expect(report.creditExpired.length).toBeLessThanOrEqual(groups * 2);
+    expect(report.creditPurchases.length).toBeGreaterThan(0);
+    expect(report.creditPurchases.length).toBeLessThanOrEqual(groups);
+    expect(report.loggedIn.length).toBeGreaterThan(report.creditPurchases.length * 3);
+    for (const id of report.creditGranted) {
+      const newest = world.creditOf(world.users.get(id)!).credits.at(-1)!;
+      expect(newest).toMatchObject({ status: 'Available' });
+      expect(newest.amount).toBe(newest.remaining_amount);
+    }
+    for (const id of report.creditExpired)
+      expect(
+        world.creditOf(world.users.get(id)!).credits.some((c) => c.status === 'Expired' && c.expires_at < world.now()),
+      ).toBe(true);
+    for (const id of report.creditPurchases) {
+      const order = world.orderById(id)!;
+      expect(order.order_credit).toBeGreaterThan(0);
+      expect(report.creditSpent).toContain(order.user_id);
+    }
+    const touched = new Set([
+      ...report.creditGranted,
+      ...report.creditExpired,
+      ...report.creditSpent,
+      ...report.newUsers,
+    ]);
+    expect(report.loggedIn.filter((id) => touched.has(id))).toEqual([]);
 
     // A second churn is another change; nothing is held back any more.
     const again = h.sb.churn();

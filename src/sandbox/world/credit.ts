@@ -43,6 +43,11 @@ export function creditOf(seed: number, user: UserRecord, now: number): CreditRec
       items.push({ status, amount, remaining_amount: remaining, expires_at: expiresAt, created_at: at });
     }
   }
+  return withBalances(items);
+}
+
+/** The balances of `items` (oldest first): sums over them, so they always agree. */
+export function withBalances(items: CreditItemRecord[]): CreditRecord {
   const sum = (pick: (i: CreditItemRecord) => number) => items.reduce((s, i) => s + pick(i), 0);
   return {
     available: sum((i) => (i.status === CREDIT_STATUS.available ? i.remaining_amount : 0)),
@@ -50,6 +55,29 @@ export function creditOf(seed: number, user: UserRecord, now: number): CreditRec
     expired: sum((i) => (i.status === CREDIT_STATUS.expired ? i.remaining_amount : 0)),
     credits: items,
   };
+}
+
+/** An item's status at `now`: Spent when nothing is left, Expired once past expires_at, else Available. */
+export function statusAt(item: Pick<CreditItemRecord, 'remaining_amount' | 'expires_at'>, now: number): string {
+  if (item.remaining_amount === 0) return CREDIT_STATUS.spent;
+  return item.expires_at <= now ? CREDIT_STATUS.expired : CREDIT_STATUS.available;
+}
+
+/**
+ * Changes made after generation (churn.ts): items granted, and items whose validity the platform cut short
+ * (expires_at brought forward), applied to the generated credit at `now`.
+ */
+export function withChanges(
+  credit: CreditRecord,
+  changes: { grants: CreditItemRecord[]; expiresAt: Map<number, number> } | undefined,
+  now: number,
+): CreditRecord {
+  if (!changes) return credit;
+  const items = [...credit.credits, ...changes.grants.filter((g) => g.created_at <= now)].map((item) => {
+    const expiresAt = Math.min(item.expires_at, changes.expiresAt.get(item.created_at) ?? Infinity);
+    return { ...item, expires_at: expiresAt, status: statusAt({ ...item, expires_at: expiresAt }, now) };
+  });
+  return withBalances(items);
 }
 
 /** Takes `amount` (minor units) from a user's available credit items, oldest first. */

@@ -7,7 +7,7 @@ import { Clock, DAY_MS } from '../clock.js';
 import type { Scale, ScalePreset } from '../options.js';
 import { SCALE_PRESETS } from '../options.js';
 import { createRng } from '../prng.js';
-import { creditOf, spendFrom, type CreditRecord } from './credit.js';
+import { creditOf, spendFrom, withChanges, type CreditItemRecord, type CreditRecord } from './credit.js';
 import { UserDirectory } from './directory.js';
 import { CURRENCIES, GROUPS, type GroupRecord } from './groups.js';
 import { InteractionBook, type InteractionRecord } from './interactions.js';
@@ -34,6 +34,8 @@ export class World {
   readonly dayContext: DayContext;
   /** Credit spent per user since generation (minor units). */
   private readonly creditSpent = new Map<number, number>();
+  /** Credit granted, and items cut short, per user since generation (churn.ts). */
+  private readonly creditChanges = new Map<number, { grants: CreditItemRecord[]; expiresAt: Map<number, number> }>();
   /** Churns so far: each draws from its own seeded stream. */
   churns = 0;
   /** Share of orders that arrive late (the `lateOrders` option): held back at generation and as days pass. */
@@ -117,9 +119,26 @@ export class World {
   }
 
   creditOf(user: UserRecord): CreditRecord {
-    const credit = creditOf(this.seed, user, this.now());
+    const now = this.now();
+    const credit = withChanges(creditOf(this.seed, user, now), this.creditChanges.get(user.id), now);
     const spent = this.creditSpent.get(user.id);
     return spent ? spendFrom(credit, spent) : credit;
+  }
+
+  private changesOf(userId: number) {
+    let c = this.creditChanges.get(userId);
+    if (!c) this.creditChanges.set(userId, (c = { grants: [], expiresAt: new Map() }));
+    return c;
+  }
+
+  /** Credit granted to a user (churn.ts): a new Available item, valid for CREDIT_LIFETIME_DAYS. */
+  grantCredit(userId: number, item: CreditItemRecord): void {
+    this.changesOf(userId).grants.push(item);
+  }
+
+  /** The platform cuts an item's validity short (churn.ts): the item created at `createdAt` expires at `at`. */
+  expireCreditAt(userId: number, createdAt: number, at: number): void {
+    this.changesOf(userId).expiresAt.set(createdAt, at);
   }
 
   /** Credit an order spent after generation (churn.ts): taken from the user's available items, oldest first. */
