@@ -6,7 +6,8 @@
  *   node bin/run-ts.mjs bench/build.ts [--orders N] [--users N] [--lake DIR] [--regenerate]
  *
  * The lake is cached under /tmp between runs (generation takes a while on 2 cores).
- * Goals: build ≤ 30 s, build / scan ≤ 5, peak RSS ≤ 2 GB.
+ * Goals (issue 27): build ≤ 30 s, peak RSS ≤ 2 GB; the ratio to a plain scan is printed for reference, no
+ * longer judged (the retired goal of ≤ 5).
  */
 import { existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
@@ -22,7 +23,7 @@ const flag = (name: string) => {
 };
 const ORDERS = Number(flag('orders') ?? 10_000_000);
 const USERS = Number(flag('users') ?? 1_000_000);
-const GOALS = { buildSeconds: 30, ratioToScan: 5, peakRssMb: 2048 };
+const GOALS = { buildSeconds: 30, peakRssMb: 2048 };
 import { AS_OF, GROUPS, generateLake } from './lake-generator.js';
 
 /**
@@ -213,15 +214,11 @@ async function main(): Promise<void> {
     built: build.ok,
   };
   // As in the other parts: ok means every goal met (and the build succeeded).
-  const ok =
-    build.ok &&
-    report.build_s <= GOALS.buildSeconds &&
-    report.ratio_to_lake_scan <= GOALS.ratioToScan &&
-    report.peak_rss_mb <= GOALS.peakRssMb;
+  const ok = build.ok && report.build_s <= GOALS.buildSeconds && report.peak_rss_mb <= GOALS.peakRssMb;
   console.log(JSON.stringify({ ...report, ok }));
   console.log(
     `build ${report.build_s} s wall, ${report.build_cpu_s} CPU-s (goal ≤ ${GOALS.buildSeconds} s) · scan of the whole lake ${report.scan_lake_s} s · ` +
-      `ratio ${report.ratio_to_lake_scan} (goal ≤ ${GOALS.ratioToScan}; ${report.ratio_to_orders_scan} to the orders columns it reads, ${report.ratio_to_sum_scan} to one column) · ` +
+      `ratio ${report.ratio_to_lake_scan} (not judged; ${report.ratio_to_orders_scan} to the orders columns it reads, ${report.ratio_to_sum_scan} to one column) · ` +
       `peak RSS ${report.peak_rss_mb} MB (goal ≤ ${GOALS.peakRssMb}) · load ${report.load_avg_1m}` +
       (build.ok ? '' : ` · BUILD FAILED: ${build.error}`),
   );

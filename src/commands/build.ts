@@ -17,6 +17,7 @@ interface BuildFlags {
   'new-days'?: number;
   'active-days'?: number;
   'dormant-days'?: number;
+  'memory-limit'?: string;
   quiet?: boolean;
 }
 
@@ -49,6 +50,10 @@ export const buildCommand: CommandModule<object, BuildFlags> = {
         type: 'number',
         describe: `segment "dormant" up to this many days, "churned" beyond (default ${SEGMENTS.dormantDays})`,
       })
+      .option('memory-limit', {
+        type: 'string',
+        describe: `DuckDB's memory limit for the build, e.g. 4GB; beyond it DuckDB spills to a folder inside <out> (default PERKS_BUILD_MEMORY_LIMIT, else ${DEFAULTS.build.memoryLimit})`,
+      })
       .option('quiet', QUIET)
       .example('$0 build', 'build from ./output/lake')
       .example(
@@ -71,6 +76,7 @@ export const buildCommand: CommandModule<object, BuildFlags> = {
           {
             outDir,
             asOf: argv['as-of'],
+            memoryLimit: argv['memory-limit'],
             segments: Object.fromEntries(Object.entries(segments).filter(([, v]) => v !== undefined)),
           },
           { onStep: argv.quiet ? undefined : (s) => process.stderr.write(`${formatStep(s)}\n`) },

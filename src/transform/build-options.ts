@@ -33,24 +33,34 @@ export const BuildOptions = z.object({
   /** The day "now" is for the models (days since last login, last 30/90 days); default today (UTC). */
   asOf: isoDay.optional(),
   segments: SegmentThresholds.optional(),
-  /** DuckDB memory limit for the build, e.g. "1GB"; beyond it DuckDB spills to disk. */
+  /**
+   * DuckDB memory limit for the build, e.g. "1GB"; beyond it DuckDB spills to disk inside `<out>`. Default:
+   * PERKS_BUILD_MEMORY_LIMIT, else DEFAULTS.build.memoryLimit.
+   */
   memoryLimit: z
     .string()
     .regex(/^\d+(\.\d+)?\s*[KMGT]i?B$/i, 'expected a size such as 1GB')
-    .default(DEFAULTS.build.memoryLimit),
+    .optional(),
 });
 export type BuildOptions = z.input<typeof BuildOptions>;
-export type CheckedBuildOptions = z.infer<typeof BuildOptions> & { asOf: string; segments: SegmentThresholds };
+export type CheckedBuildOptions = z.infer<typeof BuildOptions> & {
+  asOf: string;
+  segments: SegmentThresholds;
+  memoryLimit: string;
+};
 
 /** The CLI flag behind an option, for messages. */
 const FLAG_NAMES: Record<string, string> = {
   asOf: '--as-of',
+  memoryLimit: '--memory-limit (or PERKS_BUILD_MEMORY_LIMIT)',
   'segments.newDays': '--new-days',
   'segments.activeDays': '--active-days',
   'segments.dormantDays': '--dormant-days',
 };
 
-export function checkBuildOptions(input: BuildOptions): CheckedBuildOptions {
+export function checkBuildOptions(given: BuildOptions, env: NodeJS.ProcessEnv = process.env): CheckedBuildOptions {
+  const fromEnv = env.PERKS_BUILD_MEMORY_LIMIT?.trim();
+  const input = given.memoryLimit === undefined && fromEnv ? { ...given, memoryLimit: fromEnv } : given;
   const parsed = BuildOptions.safeParse(input);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
@@ -61,7 +71,12 @@ export function checkBuildOptions(input: BuildOptions): CheckedBuildOptions {
     );
   }
   const asOf = parsed.data.asOf ?? todayUtc();
-  return { ...parsed.data, asOf, segments: parsed.data.segments ?? SegmentThresholds.parse({}) };
+  return {
+    ...parsed.data,
+    asOf,
+    segments: parsed.data.segments ?? SegmentThresholds.parse({}),
+    memoryLimit: parsed.data.memoryLimit ?? DEFAULTS.build.memoryLimit,
+  };
 }
 
 /** Sets the variables models may read (`getvariable('as_of')`, the segment thresholds). */

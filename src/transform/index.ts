@@ -1,7 +1,7 @@
 /** The model runner: SQL models (sql/) into the warehouse, data tests, mart export, dictionary, read-only queries. */
 export { buildWarehouse, warehousePath, type BuildResult } from './build-warehouse.js';
 export { readBuildRecord, buildRecordPath, type BuildRecord, type BuildOutcome } from './build-record.js';
-export { SegmentThresholds, type BuildOptions } from './build-options.js';
+export { checkBuildOptions, SegmentThresholds, type BuildOptions } from './build-options.js';
 export type { StepResult, StepStatus } from './run-models.js';
 export { describeModels } from './describe-models.js';
 export { renderMarkdown, writeDictionary, type ModelDoc } from './dictionary.js';
