@@ -33,6 +33,10 @@ export const BuildOptions = z.object({
   /** The day "now" is for the models (days since last login, last 30/90 days); default today (UTC). */
   asOf: isoDay.optional(),
   segments: SegmentThresholds.optional(),
+  /** Every model built whole, whatever the previous build left (`perks build --full`). */
+  full: z.boolean().default(false),
+  /** Then a full build in a scratch folder, compared row for row (`perks build --verify-incremental`). */
+  verifyIncremental: z.boolean().default(false),
   /**
    * DuckDB memory limit for the build, e.g. "1GB"; beyond it DuckDB spills to disk inside `<out>`. Default:
    * PERKS_BUILD_MEMORY_LIMIT, else DEFAULTS.build.memoryLimit.
@@ -83,6 +87,8 @@ export function checkBuildOptions(given: BuildOptions, env: NodeJS.ProcessEnv = 
 export async function setModelVariables(
   conn: DuckDBConnection,
   options: { asOf: string; segments: SegmentThresholds },
+  /** The instant rows are stamped with; one for both builds of --verify-incremental. */
+  evaluatedAt: string = now().toISOString(),
 ): Promise<void> {
   const vars: Record<string, string> = {
     as_of: `DATE ${str(options.asOf)}`,
@@ -90,7 +96,7 @@ export async function setModelVariables(
     segment_active_days: String(options.segments.activeDays),
     segment_dormant_days: String(options.segments.dormantDays),
     // "now" for models that stamp rows (the write-back's segment changes): the program's clock, not DuckDB's.
-    evaluated_at: `TIMESTAMPTZ ${str(now().toISOString())}`,
+    evaluated_at: `TIMESTAMPTZ ${str(evaluatedAt)}`,
   };
   for (const [name, value] of Object.entries(vars)) await conn.run(`SET VARIABLE ${id(name)} = ${value}`);
 }
