@@ -4,7 +4,7 @@ import type { CommandModule } from 'yargs';
 import { acquireLock } from '../lake/index.js';
 import { finishSwitch } from '../compact/index.js';
 import { ConfigError, ExitCode } from '../shared/exit-codes.js';
-import { buildWarehouse, type BuildResult, type StepResult } from '../transform/index.js';
+import { buildWarehouse, describeIntervals, type BuildResult, type StepResult } from '../transform/index.js';
 import { handle } from './handle.js';
 import { DEFAULTS } from '../config/index.js';
 import { configFromFlags, OUTPUT, QUIET } from './options.js';
@@ -123,15 +123,8 @@ export function formatBuildSummary(r: BuildResult): string {
           : `build as of ${r.asOf} FAILED; the previous warehouse and marts are unchanged`,
         `  ${r.error}${r.impact ?? ''}`,
       ];
-  for (const s of r.steps) {
-    if (!s.intervals || s.status !== 'success') continue;
-    const { rebuilt, skipped, whole } = s.intervals;
-    lines.push(
-      whole
-        ? `  ${s.name}: built whole, ${rebuilt} months (${whole})`
-        : `  ${s.name}: ${rebuilt} months rebuilt, ${skipped} skipped`,
-    );
-  }
+  for (const s of r.steps)
+    if (s.intervals && s.status === 'success') lines.push(`  ${describeIntervals(s.name, s.intervals)}`);
   if (r.steps.some((s) => s.name === 'verify incremental' && s.status === 'success'))
     lines.push('  verified: every table equals a full build, row for row');
   for (const w of r.warnings) lines.push(`  ${w}`);

@@ -31,6 +31,13 @@ export interface IntervalCounts {
   whole?: string;
 }
 
+/** `stg_orders: 8 months rebuilt, 44 skipped`, or `stg_orders: built whole, 52 months (why)`. */
+export function describeIntervals(model: string, i: IntervalCounts): string {
+  return i.whole
+    ? `${model}: built whole, ${i.rebuilt} months (${i.whole})`
+    : `${model}: ${i.rebuilt} months rebuilt, ${i.skipped} skipped`;
+}
+
 export interface IncrementalOutcome {
   rows: number;
   intervals: IntervalCounts;

@@ -10,5 +10,7 @@ export { exportQuery, type BinaryFormat } from './export-query.js';
 export { arrowSchema, arrowType, chunkToBatch } from './arrow-result.js';
 export { LAKE_STREAMS, lakeViewName, type LakeStream, type LakeColumn } from './lake-streams.js';
 export { DEFAULT_SQL_DIR } from './model-files.js';
+export { describeIntervals, type IntervalCounts } from './incremental.js';
+export { compareWarehouses, describeDifference, type Difference } from './compare-warehouses.js';
 export { createLakeViews } from './lake-views.js';
 export { LakeReadError, ModelGraphError, QueryError, WarehouseMissingError } from './errors.js';
