@@ -34,6 +34,21 @@ test("perks build again rebuilds no month of stg_orders, says so, and --verify-i
   expect(full.stdout).toMatch(/\n {2}stg_orders: built whole, \d+ months \(asked for \(--full\)\)\n/);
 });
 
+test('an incremental build killed after stg_orders leaves the previous warehouse as it was, and the next one verifies', async () => {
+  const warehouse = join(outDir, 'warehouse.duckdb');
+  const before = readFileSync(warehouse).toString('base64');
+  const killed = await runCli(['build', '--as-of', AS_OF, '--quiet'], {
+    PERKS_OUTPUT: outDir,
+    PERKS_CRASH_AT: 'mid-build:8', // right after the eighth model built: stg_orders, by intervals
+  });
+  expect(killed.signal).toBe('SIGKILL');
+  expect(readFileSync(warehouse).toString('base64')).toBe(before);
+  const next = await perks('build', '--as-of', AS_OF, '--quiet', '--verify-incremental');
+  expect(next.code).toBe(0);
+  expect(next.stdout).toContain('verified');
+  expect(readdirSync(outDir).filter((f) => /\.tmp-|\.spill|verify-incremental/.test(f))).toEqual([]);
+});
+
 test('perks build refuses a memory limit that is not a size with one line and exit code 2', async () => {
   const r = await perks('build', '--memory-limit', 'lots');
   expect(r.code).toBe(2);
