@@ -21,11 +21,12 @@ const GROUP = /^organisation_group_id=(-?\d+)$/;
 /** Month folders (order_month=YYYY-MM) and the earlier day folders (order_date=YYYY-MM-DD). */
 const MONTH = /^(?:order_month=(\d{4}-\d{2})|order_date=(\d{4}-\d{2})-\d{2})$/;
 
-const dirs = (dir: string): string[] => {
+/** The folders in `dir`; null when it also holds a Parquet file (read by the views' glob, in no group-month). */
+const dirs = (dir: string): string[] | null => {
   try {
-    return readdirSync(dir, { withFileTypes: true })
-      .filter((e) => e.isDirectory())
-      .map((e) => e.name);
+    const entries = readdirSync(dir, { withFileTypes: true });
+    if (entries.some((e) => !e.isDirectory() && e.name.endsWith('.parquet'))) return null;
+    return entries.filter((e) => e.isDirectory()).map((e) => e.name);
   } catch {
     return [];
   }
@@ -38,18 +39,22 @@ const dirs = (dir: string): string[] => {
 export function monthPartitions(outDir: string, stream: string): Map<string, Partition> | null {
   const root = join(outDir, 'lake', stream);
   const found = new Map<string, { group: string; month: string; files: string[]; sizes: string[] }>();
-  for (const g of dirs(root)) {
+  const groups = dirs(root);
+  if (!groups) return null;
+  for (const g of groups) {
     const group = GROUP.exec(g)?.[1];
-    if (group === undefined) return null;
-    for (const m of dirs(join(root, g))) {
+    const months = dirs(join(root, g));
+    if (group === undefined || !months) return null;
+    for (const m of months) {
       const match = MONTH.exec(m);
       if (!match) return null;
       const month = match[1] ?? match[2];
       const key = `${group}/${month}`;
       const entry = found.get(key) ?? { group, month, files: [], sizes: [] };
       for (const name of readdirSync(join(root, g, m)).sort()) {
-        if (!name.endsWith('.parquet')) continue;
+        // a folder below a month (the glob reads its files too) is no shape of ours
         if (statSync(join(root, g, m, name)).isDirectory()) return null;
+        if (!name.endsWith('.parquet')) continue;
         entry.files.push(`lake/${stream}/${g}/${m}/${name}`);
         entry.sizes.push(`${m}/${name}:${statSync(join(root, g, m, name)).size}`);
       }
