@@ -100,6 +100,7 @@ const placeIn = (dir: string, dictionary = true): Place => ({
  */
 async function verifyIncremental(options: CheckedBuildOptions, result: BuildResult, evaluatedAt: string) {
   const outDir = resolve(options.outDir);
+  removeStaleScratches(outDir);
   const scratch = join(outDir, `.verify-incremental-${process.pid}-${randomBytes(4).toString('hex')}`);
   try {
     const full = await buildOnce({ ...options, full: true }, {}, evaluatedAt, placeIn(scratch, false));
@@ -129,6 +130,24 @@ async function verifyIncremental(options: CheckedBuildOptions, result: BuildResu
       '; the full build was swapped in';
   } finally {
     rmSync(scratch, { recursive: true, force: true });
+  }
+}
+
+/** Scratch folders of a --verify-incremental whose process is gone (killed mid-way). */
+function removeStaleScratches(outDir: string): void {
+  for (const name of readdirSync(outDir)) {
+    const pid = Number(/^\.verify-incremental-(\d+)-/.exec(name)?.[1]);
+    if (!pid || pid === process.pid || isAlive(pid)) continue;
+    rmSync(join(outDir, name), { recursive: true, force: true });
+  }
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
   }
 }
 

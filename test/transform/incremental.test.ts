@@ -4,7 +4,7 @@
  * incrementally each day with --verify-incremental, which builds the same lake whole in a scratch folder and
  * compares every table row for row. The clock is PERKS_NOW, moved with the sandbox's day.
  */
-import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, test } from 'vitest';
@@ -118,8 +118,11 @@ test('a warehouse whose kept months are wrong is caught by --verify-incremental:
     /^the incremental build differs from a full build in \d+ tables: stg_orders: 1 rows only in the incremental build, 1 only in the full build; e\.g\. \{.*"order_id".*\}; the full build was swapped in$/,
   );
   expect(temporaries(out)).toEqual([]);
-  // the full build's rows are what the warehouse holds now: the next incremental build verifies clean
+  // the full build's rows are what the warehouse holds now: the next incremental build verifies clean (and
+  // removes the scratch folder a killed verification left)
+  mkdirSync(join(out, '.verify-incremental-4194303-dead', 'marts'), { recursive: true });
   const after = await buildWarehouse({ outDir: out, asOf: sandbox.world.today, verifyIncremental: true });
   expect(after.error).toBeUndefined();
   expect(intervals(after).rebuilt).toBe(0);
+  expect(existsSync(join(out, '.verify-incremental-4194303-dead'))).toBe(false);
 }, 60_000);
