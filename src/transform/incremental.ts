@@ -48,6 +48,7 @@ export const LOOKUP_TABLE = '_build_lookup';
 const DIRTY = '_perks_dirty';
 const REBUILT = '_perks_rebuilt';
 const KEYS = '_perks_keys';
+const CHANGED = '_perks_changed';
 
 interface StagedLookup extends Lookup {
   /** The temporary table of its keys now. */
@@ -143,7 +144,8 @@ export class IncrementalModels {
         for (const interval of [...intervals, ...old]) if (interval.startsWith(`${group}/`)) dirty.add(interval);
       }
     }
-    for (const lookup of lookups) for (const i of await this.lookupDirty(model, lakeDeps[0], lookup)) dirty.add(i);
+    for (const lookup of lookups)
+      for (const i of await this.lookupDirty(model, lakeDeps[0], lookup, files, dirty)) dirty.add(i);
     const skipped = [...intervals].filter((i) => !dirty.has(i)).length;
     if (dirty.size === 0) return { rows: await this.count(model.name), intervals: { rebuilt: 0, skipped } };
     const reason = await this.rebuildIntervals(model, dirty, files, lakeDeps);
@@ -232,19 +234,45 @@ export class IncrementalModels {
   }
 
   /** The intervals whose lake rows match a key whose lookup row was added, removed or changed. */
-  private async lookupDirty(model: Node, lakeView: string, lookup: StagedLookup): Promise<string[]> {
+  private async lookupDirty(
+    model: Node,
+    lakeView: string,
+    lookup: StagedLookup,
+    files: Map<string, Partition & { stream: string }>,
+    dirty: Set<string>,
+  ): Promise<string[]> {
     const inc = model.header.incremental!;
+    const c = this.conn;
     const old = `(SELECT g, h, v FROM ${LOOKUP_TABLE} WHERE model = ${str(model.name)} AND lookup = ${str(lookup.model)})`;
     const now = `(SELECT g, h, v FROM ${lookup.table})`;
-    const r = await this.conn.runAndReadAll(
-      `WITH changed AS (
-         SELECT g, h FROM (${now} EXCEPT ${old}) UNION SELECT g, h FROM (${old} EXCEPT ${now})
-       )
-       SELECT DISTINCT CAST(o.${id(inc.group)} AS VARCHAR) || '/' || strftime(o.${id(inc.time)}, '%Y-%m') AS interval
-       FROM ${id(lakeView)} AS o SEMI JOIN changed AS c
-         ON o.${id(inc.group)} = c.g AND hash(${lookup.expression}) = c.h`,
+    await c.run(
+      `CREATE OR REPLACE TEMP TABLE ${CHANGED} AS SELECT g, h FROM (${now} EXCEPT ${old}) UNION SELECT g, h FROM (${old} EXCEPT ${now})`,
     );
-    return (r.getRowObjectsJson() as { interval: string }[]).map((row) => row.interval);
+    try {
+      const groups = new Set(
+        (
+          (await c.runAndReadAll(`SELECT DISTINCT CAST(g AS VARCHAR) AS g FROM ${CHANGED}`)).getRowObjectsJson() as {
+            g: string;
+          }[]
+        ).map((r) => r.g),
+      );
+      // only the lake files of the groups with a changed key, and of months not already dirty, are read
+      const stream = lakeView.slice('lake_'.length);
+      const read = [...files.values()]
+        .filter((p) => p.stream === stream && groups.has(p.group) && !dirty.has(`${p.group}/${p.month}`))
+        .flatMap((p) => p.files);
+      if (read.length === 0) return [];
+      await narrowLakeView(c, this.outDir, stream, read);
+      const r = await c.runAndReadAll(
+        `SELECT DISTINCT CAST(o.${id(inc.group)} AS VARCHAR) || '/' || strftime(o.${id(inc.time)}, '%Y-%m') AS interval
+         FROM ${id(lakeView)} AS o SEMI JOIN ${CHANGED} AS c
+           ON o.${id(inc.group)} = c.g AND hash(${lookup.expression}) = c.h`,
+      );
+      return (r.getRowObjectsJson() as { interval: string }[]).map((row) => row.interval);
+    } finally {
+      await narrowLakeView(c, this.outDir, lakeView.slice('lake_'.length), 'all');
+      await c.run(`DROP TABLE IF EXISTS temp.${CHANGED}`);
+    }
   }
 
   /** Keeps this build's lookup keys for the next build (in the new warehouse). */
