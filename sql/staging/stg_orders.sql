@@ -8,8 +8,14 @@
 -- blanks ignored); null when none is (anonymised, unknown or no email): the order is unattributed.
 -- Kept lean (ten million rows are written here): no names or email; the offer texts (offer,
 -- offer_excerpt) stay in lake_orders; perk_id joins stg_offers.
+-- Built by intervals (src/transform/incremental.ts): a group's month is rebuilt only when its lake files
+-- changed or a user's email matching one of its orders did; a key found in two months makes the build whole.
 -- grain: one row per organisation_group_id, order_id
 -- key: organisation_group_id, order_id
+-- incremental: month on organisation_group_id, order_date
+-- lookup: stg_user_emails(email) = lower(trim(email))
+-- (the join below trims only where needed; a user's email is trimmed, so every order it matches also matches
+-- lower(trim(email)), and the lookup never misses an order whose user changed)
 -- (unique by construction: a unique test would rank ten million keys a second time)
 -- tests:
 --   not_null: organisation_group_id, order_id, order_date

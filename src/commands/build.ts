@@ -4,7 +4,7 @@ import type { CommandModule } from 'yargs';
 import { acquireLock } from '../lake/index.js';
 import { finishSwitch } from '../compact/index.js';
 import { ConfigError, ExitCode } from '../shared/exit-codes.js';
-import { buildWarehouse, type BuildResult, type StepResult } from '../transform/index.js';
+import { buildWarehouse, describeIntervals, type BuildResult, type StepResult } from '../transform/index.js';
 import { handle } from './handle.js';
 import { DEFAULTS } from '../config/index.js';
 import { configFromFlags, OUTPUT, QUIET } from './options.js';
@@ -17,6 +17,9 @@ interface BuildFlags {
   'new-days'?: number;
   'active-days'?: number;
   'dormant-days'?: number;
+  'memory-limit'?: string;
+  full?: boolean;
+  'verify-incremental'?: boolean;
   quiet?: boolean;
 }
 
@@ -49,6 +52,19 @@ export const buildCommand: CommandModule<object, BuildFlags> = {
         type: 'number',
         describe: `segment "dormant" up to this many days, "churned" beyond (default ${SEGMENTS.dormantDays})`,
       })
+      .option('memory-limit', {
+        type: 'string',
+        describe: `DuckDB's memory limit for the build, e.g. 4GB; beyond it DuckDB spills to a folder inside <out> (default PERKS_BUILD_MEMORY_LIMIT, else ${DEFAULTS.build.memoryLimit})`,
+      })
+      .option('full', {
+        type: 'boolean',
+        describe: 'rebuild every model whole, incremental ones too (default: only their dirty months)',
+      })
+      .option('verify-incremental', {
+        type: 'boolean',
+        describe:
+          'then build everything whole in a scratch folder and compare every table row for row; on a difference exit 1 naming the table and a row (the full build is kept)',
+      })
       .option('quiet', QUIET)
       .example('$0 build', 'build from ./output/lake')
       .example(
@@ -71,6 +87,9 @@ export const buildCommand: CommandModule<object, BuildFlags> = {
           {
             outDir,
             asOf: argv['as-of'],
+            memoryLimit: argv['memory-limit'],
+            full: argv.full ?? false,
+            verifyIncremental: argv['verify-incremental'] ?? false,
             segments: Object.fromEntries(Object.entries(segments).filter(([, v]) => v !== undefined)),
           },
           { onStep: argv.quiet ? undefined : (s) => process.stderr.write(`${formatStep(s)}\n`) },
@@ -91,13 +110,23 @@ export function formatStep(s: StepResult): string {
 
 export function formatBuildSummary(r: BuildResult): string {
   const count = (kind: StepResult['kind']) => r.steps.filter((s) => s.kind === kind && s.status === 'success').length;
+  const verifyFailed = r.steps.some((s) => s.name === 'verify incremental' && s.status === 'error');
   const lines = r.ok
     ? [
         `build as of ${r.asOf}: ${count('model')} models, ${count('test')} data tests passed, ${r.marts.length} marts exported`,
         `  ${r.warehouse}`,
         ...r.marts.map((m) => `  ${m}`),
       ]
-    : [`build as of ${r.asOf} FAILED; the previous warehouse and marts are unchanged`, `  ${r.error}${r.impact ?? ''}`];
+    : [
+        verifyFailed
+          ? `build as of ${r.asOf} FAILED its check against a full build`
+          : `build as of ${r.asOf} FAILED; the previous warehouse and marts are unchanged`,
+        `  ${r.error}${r.impact ?? ''}`,
+      ];
+  for (const s of r.steps)
+    if (s.intervals && s.status === 'success') lines.push(`  ${describeIntervals(s.name, s.intervals)}`);
+  if (r.steps.some((s) => s.name === 'verify incremental' && s.status === 'success'))
+    lines.push('  verified: every table equals a full build, row for row');
   for (const w of r.warnings) lines.push(`  ${w}`);
   const skipped = r.steps.filter((s) => s.status === 'skipped').length;
   if (skipped) lines.push(`  ${skipped} steps skipped after the failure`);

@@ -44,7 +44,10 @@ export const DEFAULTS = {
   build: {
     /** --new-days, --active-days, --dormant-days: the engagement segments' windows. */
     segments: { newDays: 30, activeDays: 30, dormantDays: 90 },
-    /** DuckDB's memory limit for a build; beyond it DuckDB spills to disk. */
+    /**
+     * PERKS_BUILD_MEMORY_LIMIT / --memory-limit: DuckDB's memory limit for a build; beyond it DuckDB spills to
+     * `<out>/warehouse.duckdb.tmp-…spill` (removed after the build).
+     */
     memoryLimit: '1GB',
   },
   /** `perks writeback`. */

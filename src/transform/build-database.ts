@@ -14,9 +14,13 @@ export interface BuildDatabase {
   close(): void;
 }
 
-/** Opens `temp` (created) for a build with `memoryLimit`, spilling beside it, tuned (tuneForBuild). */
-export async function openBuildDatabase(temp: string, memoryLimit: string): Promise<BuildDatabase> {
+/**
+ * Opens `temp` (created) for a build with `memoryLimit`, spilling beside it. `seed`: a warehouse to start from
+ * (copied; an incremental build keeps some of its tables).
+ */
+export async function openBuildDatabase(temp: string, memoryLimit: string, seed?: string): Promise<BuildDatabase> {
   const opened = writablePath(temp);
+  if (seed) copyFileSync(seed, opened.path);
   const instance = await DuckDBInstance.create(opened.path, {
     preserve_insertion_order: 'false',
     memory_limit: memoryLimit,

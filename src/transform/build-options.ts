@@ -33,11 +33,18 @@ export const BuildOptions = z.object({
   /** The day "now" is for the models (days since last login, last 30/90 days); default today (UTC). */
   asOf: isoDay.optional(),
   segments: SegmentThresholds.optional(),
-  /** DuckDB memory limit for the build, e.g. "1GB"; beyond it DuckDB spills to disk. */
+  /** Every model built whole, whatever the previous build left (`perks build --full`). */
+  full: z.boolean().default(false),
+  /** Then a full build in a scratch folder, compared row for row (`perks build --verify-incremental`). */
+  verifyIncremental: z.boolean().default(false),
+  /**
+   * DuckDB memory limit for the build, e.g. "1GB"; beyond it DuckDB spills to disk inside `<out>`. Default:
+   * PERKS_BUILD_MEMORY_LIMIT, else DEFAULTS.build.memoryLimit.
+   */
   memoryLimit: z
     .string()
     .regex(/^\d+(\.\d+)?\s*[KMGT]i?B$/i, 'expected a size such as 1GB')
-    .default(DEFAULTS.build.memoryLimit),
+    .optional(),
   /** The order statuses that are recognised revenue (the marts' is_recognised); default PERKS_REVENUE_STATUSES. */
   revenueStatuses: z
     .array(
@@ -54,18 +61,22 @@ export type CheckedBuildOptions = z.infer<typeof BuildOptions> & {
   asOf: string;
   segments: SegmentThresholds;
   revenueStatuses: readonly string[];
+  memoryLimit: string;
 };
 
 /** The CLI flag behind an option, for messages. */
 const FLAG_NAMES: Record<string, string> = {
   asOf: '--as-of',
+  memoryLimit: '--memory-limit (or PERKS_BUILD_MEMORY_LIMIT)',
   'segments.newDays': '--new-days',
   'segments.activeDays': '--active-days',
   'segments.dormantDays': '--dormant-days',
   revenueStatuses: 'PERKS_REVENUE_STATUSES',
 };
 
-export function checkBuildOptions(input: BuildOptions): CheckedBuildOptions {
+export function checkBuildOptions(given: BuildOptions, env: NodeJS.ProcessEnv = process.env): CheckedBuildOptions {
+  const fromEnv = env.PERKS_BUILD_MEMORY_LIMIT?.trim();
+  const input = given.memoryLimit === undefined && fromEnv ? { ...given, memoryLimit: fromEnv } : given;
   const parsed = BuildOptions.safeParse(input);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
@@ -80,7 +91,8 @@ export function checkBuildOptions(input: BuildOptions): CheckedBuildOptions {
     ...parsed.data,
     asOf,
     segments: parsed.data.segments ?? SegmentThresholds.parse({}),
-    revenueStatuses: parsed.data.revenueStatuses ?? [...revenueStatusesFrom(process.env)],
+    revenueStatuses: parsed.data.revenueStatuses ?? [...revenueStatusesFrom(env)],
+    memoryLimit: parsed.data.memoryLimit ?? DEFAULTS.build.memoryLimit,
   };
 }
 
@@ -88,25 +100,27 @@ export function checkBuildOptions(input: BuildOptions): CheckedBuildOptions {
  * The as-of instant the credit models apply items' expiry at: now on the clock's own day, else the last
  * microsecond of the as-of day (a replay of a past day reads the balances as that day closed).
  */
-export function asOfInstant(asOf: string): Date {
-  return asOf === todayUtc() ? now() : new Date(`${asOf}T23:59:59.999Z`);
+export function asOfInstant(asOf: string, at: Date = now()): Date {
+  return asOf === todayUtc() ? at : new Date(`${asOf}T23:59:59.999Z`);
 }
 
 /** Sets the variables models may read (`getvariable('as_of')`, `as_of_at`, the segment thresholds, the revenue rule). */
 export async function setModelVariables(
   conn: DuckDBConnection,
   options: { asOf: string; segments: SegmentThresholds; revenueStatuses: readonly string[] },
+  /** The instant rows are stamped with and expiry is applied at; one for both builds of --verify-incremental. */
+  evaluatedAt: string = now().toISOString(),
 ): Promise<void> {
   const vars: Record<string, string> = {
     as_of: `DATE ${str(options.asOf)}`,
-    as_of_at: `TIMESTAMPTZ ${str(asOfInstant(options.asOf).toISOString())}`,
+    as_of_at: `TIMESTAMPTZ ${str(asOfInstant(options.asOf, new Date(evaluatedAt)).toISOString())}`,
     segment_new_days: String(options.segments.newDays),
     segment_active_days: String(options.segments.activeDays),
     segment_dormant_days: String(options.segments.dormantDays),
     // the recognised-revenue rule of open months (a closed month keeps its close's: close_records)
     revenue_statuses: `[${options.revenueStatuses.map(str).join(', ')}]::varchar[]`,
     // "now" for models that stamp rows (the write-back's segment changes): the program's clock, not DuckDB's.
-    evaluated_at: `TIMESTAMPTZ ${str(now().toISOString())}`,
+    evaluated_at: `TIMESTAMPTZ ${str(evaluatedAt)}`,
   };
   for (const [name, value] of Object.entries(vars)) await conn.run(`SET VARIABLE ${id(name)} = ${value}`);
 }

@@ -3,9 +3,10 @@
  * new files renamed over the old ones. A failed build leaves the previous warehouse and marts in place
  * and no temporary file behind.
  */
-import { mkdirSync } from 'node:fs';
-import { join, resolve } from 'node:path';
-import type { DuckDBConnection } from '@duckdb/node-api';
+import { existsSync, mkdirSync, readdirSync, rmSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { dirname, join, resolve } from 'node:path';
+import { quotedIdentifier as quoted, type DuckDBConnection } from '@duckdb/node-api';
 import { checkBuildOptions, setModelVariables, type BuildOptions, type CheckedBuildOptions } from './build-options.js';
 import { openBuildDatabase, tuneForBuild } from './build-database.js';
 import { collectTests } from './data-tests.js';
@@ -17,6 +18,9 @@ import { CLOSE_TABLES, createCloseTables } from './close-tables.js';
 import { DEFAULT_SQL_DIR, readProject, type Project } from './model-files.js';
 import { resolveGraph } from './model-graph.js';
 import { runModels, type StepResult } from './run-models.js';
+import { IncrementalModels, LOOKUP_TABLE } from './incremental.js';
+import { readStates, writeStates } from './build-state.js';
+import { compareWarehouses, describeDifference } from './compare-warehouses.js';
 import { withJournal } from '../lake/index.js';
 import { crashPoint } from '../shared/crash-points.js';
 import { commit, discard, removeStaleTemps, tempPathFor } from './atomic-files.js';
@@ -60,7 +64,9 @@ export async function buildWarehouse(
   const record = (outcome: Omit<BuildOutcome, 'at' | 'lakeAt'>) =>
     recordBuild(outDir, { ...outcome, at: now().toISOString(), lakeAt }).catch(() => undefined);
   try {
-    const result = await buildOnce(options, hooks);
+    const evaluatedAt = now().toISOString();
+    const result = await buildOnce(options, hooks, evaluatedAt, placeIn(outDir));
+    if (result.ok && options.verifyIncremental) await verifyIncremental(options, result, evaluatedAt);
     if (!result.ok) result.impact = await impactOf(outDir, result);
     await record({
       asOf: result.asOf,
@@ -72,6 +78,76 @@ export async function buildWarehouse(
   } catch (err) {
     await record({ asOf: options.asOf, ok: false, warnings: 0, error: firstLine(err) });
     throw err;
+  }
+}
+
+/** Where a build puts its warehouse and marts: the output's own, or a scratch folder's (no dictionary). */
+interface Place {
+  warehouse: string;
+  marts: string;
+  dictionary: boolean;
+}
+const placeIn = (dir: string, dictionary = true): Place => ({
+  warehouse: warehousePath(dir),
+  marts: join(resolve(dir), 'marts'),
+  dictionary,
+});
+
+/**
+ * `--verify-incremental`: a full build of the same lake into `<out>/.verify-incremental-…` (removed after),
+ * compared table for table with the build just swapped in. On a difference the build fails with one line
+ * naming the table and a row, and the full build's warehouse and marts are swapped in instead (they are right).
+ */
+async function verifyIncremental(options: CheckedBuildOptions, result: BuildResult, evaluatedAt: string) {
+  const outDir = resolve(options.outDir);
+  removeStaleScratches(outDir);
+  const scratch = join(outDir, `.verify-incremental-${process.pid}-${randomBytes(4).toString('hex')}`);
+  try {
+    const full = await buildOnce({ ...options, full: true }, {}, evaluatedAt, placeIn(scratch, false));
+    if (!full.ok) {
+      Object.assign(result, { ok: false, error: `the full build of --verify-incremental failed: ${full.error}` });
+      return;
+    }
+    // the most upstream difference first: the one the others follow from
+    const order = full.steps.map((s) => s.name);
+    const differences = (await compareWarehouses(result.warehouse, full.warehouse)).sort(
+      (a, b) => order.indexOf(a.table) - order.indexOf(b.table),
+    );
+    result.steps.push({
+      name: 'verify incremental',
+      kind: 'swap',
+      status: differences.length ? 'error' : 'success',
+      rows: differences.length,
+      ms: 0,
+    });
+    if (!differences.length) return;
+    commit(full.warehouse, result.warehouse);
+    for (const name of readdirSync(placeIn(scratch).marts))
+      commit(join(scratch, 'marts', name), join(outDir, 'marts', name));
+    result.ok = false;
+    result.error =
+      `the incremental build differs from a full build in ${differences.length} tables: ${describeDifference(differences[0])}` +
+      '; the full build was swapped in';
+  } finally {
+    rmSync(scratch, { recursive: true, force: true });
+  }
+}
+
+/** Scratch folders of a --verify-incremental whose process is gone (killed mid-way). */
+function removeStaleScratches(outDir: string): void {
+  for (const name of readdirSync(outDir)) {
+    const pid = Number(/^\.verify-incremental-(\d+)-/.exec(name)?.[1]);
+    if (!pid || pid === process.pid || isAlive(pid)) continue;
+    rmSync(join(outDir, name), { recursive: true, force: true });
+  }
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
   }
 }
 
@@ -110,19 +186,27 @@ async function impactOf(outDir: string, result: BuildResult): Promise<string> {
 async function buildOnce(
   options: CheckedBuildOptions,
   hooks: { onStep?: (step: StepResult) => void },
+  evaluatedAt: string,
+  place: Place,
 ): Promise<BuildResult> {
   const outDir = resolve(options.outDir);
   const project = readProject(options.sqlDir ? resolve(options.sqlDir) : DEFAULT_SQL_DIR);
-  const target = warehousePath(outDir);
-  mkdirSync(outDir, { recursive: true });
+  const target = place.warehouse;
+  mkdirSync(dirname(target), { recursive: true });
   removeStaleTemps(target);
   const temp = tempPathFor(target);
   const exports: Staged[] = [];
   let committed = false;
-  const db = await openBuildDatabase(temp, options.memoryLimit);
+  // Incremental models start from the previous warehouse's tables (a copy: the previous stays as it is).
+  const incremental = project.models.filter((m) => m.header.incremental).map((m) => m.name);
+  const seed = !options.full && incremental.length > 0 && existsSync(target) ? target : undefined;
+  const db = await openBuildDatabase(temp, options.memoryLimit, seed);
   try {
     await tuneForBuild(db.conn);
-    await setModelVariables(db.conn, options);
+    const previous = options.full ? null : await readStates(db.conn);
+    const kept = await keepOnly(db.conn, options.full ? [] : [...incremental, LOOKUP_TABLE]);
+    await setModelVariables(db.conn, options, evaluatedAt);
+    const intervals = new IncrementalModels(db.conn, outDir, previous, kept);
     // The models read the lake while no switch replaces files in it (another worker of the round may be
     // landing its groups): never a window twice, nor a file gone under a query (src/lake/journal.ts).
     const { steps, graph } = await withJournal(outDir, async () => {
@@ -134,14 +218,15 @@ async function buildOnce(
           runTests: true,
           lakeViews: graph.sources,
           onStep: hooks.onStep,
+          incremental: intervals,
         })),
       ];
       return { steps, graph };
     });
-    if (succeeded(steps))
-      steps.push(...(await exportMarts(db.conn, graph.marts, join(outDir, 'marts'), exports, hooks.onStep)));
+    if (succeeded(steps)) steps.push(...(await exportMarts(db.conn, graph.marts, place.marts, exports, hooks.onStep)));
     const ok = succeeded(steps);
     const docs = ok ? await modelDocs(db.conn, graph.models, graph.tests) : [];
+    if (ok) await writeStates(db.conn, intervals.states);
     const swapStarted = Date.now();
     if (ok) await db.conn.run('CHECKPOINT');
     db.close();
@@ -150,7 +235,7 @@ async function buildOnce(
       commit(temp, target);
       committed = true;
       for (const e of exports) commit(e.temp, e.target);
-      writeDictionary(join(outDir, 'docs', 'models.md'), docs);
+      if (place.dictionary) writeDictionary(join(outDir, 'docs', 'models.md'), docs);
       steps.push(
         step(
           { name: 'warehouse swap', kind: 'swap', status: 'success', rows: null, ms: Date.now() - swapStarted },
@@ -165,6 +250,24 @@ async function buildOnce(
     discard(`${temp}.spill`);
     for (const e of exports) discard(e.temp);
   }
+}
+
+/**
+ * Drops every table and view of a seeded database but the `keep` tables (none: nothing is kept); returns the
+ * tables kept. The rest of the build then starts as from an empty file.
+ */
+async function keepOnly(conn: DuckDBConnection, keep: string[]): Promise<Set<string>> {
+  const reader = await conn.runAndReadAll(
+    `SELECT table_name AS name, 'TABLE' AS kind FROM duckdb_tables() WHERE schema_name = 'main' AND database_name = current_database()
+     UNION ALL SELECT view_name, 'VIEW' FROM duckdb_views() WHERE schema_name = 'main' AND NOT internal AND database_name = current_database()
+     ORDER BY kind DESC`,
+  );
+  const kept = new Set<string>();
+  for (const { name, kind } of reader.getRowObjectsJson() as { name: string; kind: string }[]) {
+    if (kind === 'TABLE' && keep.includes(name)) kept.add(name);
+    else await conn.run(`DROP ${kind} IF EXISTS ${quoted(name)}`);
+  }
+  return kept;
 }
 
 /** The lake as views of the build (one per stream), as its first step: how many files they read. */

@@ -6,6 +6,8 @@
  *   -- grain: one row per organisation_group_id, month, order_currency, order_status
  *   -- key: organisation_group_id, month, order_currency, order_status
  *   -- materialized: table        (or view, or ephemeral: a temporary table of the build, never stored)
+ *   -- incremental: month on organisation_group_id, order_date   (built by intervals: incremental.ts)
+ *   -- lookup: stg_user_emails(email) = lower(trim(email))   (an upstream model joined row by row, see Lookup)
  *   -- columns:
  *   --   orders: orders placed in the month (every status), a long meaning
  *   --     continued on a line indented deeper
@@ -35,11 +37,36 @@ export type Materialization = 'table' | 'view' | 'ephemeral';
 export type Severity = 'error' | 'warn';
 const MATERIALIZATIONS: readonly string[] = ['table', 'view', 'ephemeral'];
 
+/**
+ * `incremental: month on <group column>, <time column>`: the model is built by intervals, a group's month
+ * (`date_trunc('month', <time column>)`), from the lake partitions of that group and month alone
+ * (src/transform/incremental.ts says when an interval is dirty and what is checked).
+ */
+export interface Incremental {
+  grain: 'month';
+  group: string;
+  time: string;
+  /** Upstream models this one joins on a key computed from its lake rows (see Lookup). */
+  lookups: Lookup[];
+}
+
+/**
+ * `lookup: <model>(<column>) = <expression over the lake rows>`: the incremental model joins `<model>` on
+ * `<column>` equal to the expression (e.g. the users' emails on the orders' email), and depends on it only so.
+ * A change to some of its rows then dirties only the months whose lake rows match a changed key, not the group.
+ */
+export interface Lookup {
+  model: string;
+  column: string;
+  expression: string;
+}
+
 export interface Header {
   description: string;
   grain?: string;
   key?: string[];
   materialized?: Materialization;
+  incremental?: Incremental;
   /** Singular test files (sql/tests/) name the model they check. */
   model?: string;
   /** Singular test files: error (the default) stops the build; warn reports and goes on. */
@@ -59,6 +86,7 @@ const unquote = (s: string) => s.replace(/^'(.*)'$/, '$1').replace(/^"(.*)"$/, '
 /** Parses the leading `--` lines of a model file; `file` only names the file in errors. */
 export function parseHeader(sql: string, file: string): Header {
   const header: Header = { description: '', tests: [], columns: {} };
+  const lookups: Lookup[] = [];
   const description: string[] = [];
   let block: 'tests' | 'columns' | undefined;
   /** The column a deeper-indented line of the `columns:` block continues. */
@@ -68,7 +96,9 @@ export function parseHeader(sql: string, file: string): Header {
     if (line === '') continue;
     if (!line.startsWith('--')) break;
     const text = line.replace(/^--\s?/, '');
-    const field = /^(grain|key|materialized|model|severity|tests|columns):\s*(.*)$/.exec(text.trim());
+    const field = /^(grain|key|materialized|incremental|lookup|model|severity|tests|columns):\s*(.*)$/.exec(
+      text.trim(),
+    );
     if (block && /^\s+\S/.test(text) && !field) {
       if (block === 'tests') header.tests.push(parseTest(text.trim(), file));
       else if (/^\s{4,}\S/.test(text) && column) header.columns[column] += ` ${text.trim()}`;
@@ -86,6 +116,8 @@ export function parseHeader(sql: string, file: string): Header {
     else if (name === 'grain') header.grain = value.trim();
     else if (name === 'key') header.key = list(value);
     else if (name === 'model') header.model = value.trim();
+    else if (name === 'incremental') header.incremental = { ...parseIncremental(value.trim(), file), lookups };
+    else if (name === 'lookup') lookups.push(parseLookup(value.trim(), file));
     else if (name === 'severity') {
       if (value.trim() !== 'error' && value.trim() !== 'warn')
         throw new ModelGraphError(`${file}: severity must be error or warn, not "${value.trim()}"`);
@@ -94,7 +126,29 @@ export function parseHeader(sql: string, file: string): Header {
     else throw new ModelGraphError(`${file}: materialized must be table, view or ephemeral, not "${value.trim()}"`);
   }
   header.description = description.join(' ').trim();
+  if (lookups.length && !header.incremental)
+    throw new ModelGraphError(`${file}: a lookup: line belongs to an incremental model (an incremental: line)`);
+  if (header.incremental && !header.key?.length)
+    throw new ModelGraphError(`${file}: an incremental model needs a key: line (its rows are matched by key)`);
   return header;
+}
+
+function parseLookup(value: string, file: string): Lookup {
+  const match = /^(\w+)\((\w+)\)\s*=\s*(.+)$/.exec(value);
+  if (!match)
+    throw new ModelGraphError(
+      `${file}: lookup "${value}" is not understood; expected "<model>(<column>) = <expression over the lake rows>"`,
+    );
+  return { model: match[1], column: match[2], expression: match[3].trim() };
+}
+
+function parseIncremental(value: string, file: string): Omit<Incremental, 'lookups'> {
+  const match = /^month\s+on\s+(\w+)\s*,\s*(\w+)$/i.exec(value);
+  if (!match)
+    throw new ModelGraphError(
+      `${file}: incremental "${value}" is not understood; expected "month on <group column>, <date column>"`,
+    );
+  return { grain: 'month', group: match[1], time: match[2] };
 }
 
 /** One `<column>: <what it means>` line; returns the column's name. */

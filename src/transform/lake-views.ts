@@ -100,10 +100,35 @@ export async function useOutputDir(conn: DuckDBConnection, outDir: string): Prom
   await conn.run('SET file_search_path = $dir', { dir });
 }
 
-/** `relativeDir`: the stream's folder relative to the output directory (`lake/orders`). */
-async function typedScan(conn: DuckDBConnection, stream: LakeStream, relativeDir: string): Promise<string> {
+/**
+ * Replaces one lake view by the same typed view over `files` alone (paths relative to the output directory,
+ * `lake/orders/…/x.parquet`): what an incremental model reads for its dirty intervals (incremental.ts).
+ * `'all'`: the whole stream again.
+ */
+export async function narrowLakeView(
+  conn: DuckDBConnection,
+  outDir: string,
+  streamName: string,
+  files: string[] | 'all',
+): Promise<void> {
+  const stream = LAKE_STREAMS.find((s) => s.name === streamName);
+  if (!stream) throw new Error(`no lake stream ${streamName}`);
+  const whole = files === 'all' && countParquet(resolve(outDir, 'lake', stream.name)) > 0;
+  const body = whole
+    ? await typedScan(conn, stream, `lake/${stream.name}`)
+    : files === 'all' || files.length === 0
+      ? emptyRelation(stream)
+      : await typedScan(conn, stream, files);
+  await conn.run(`CREATE OR REPLACE VIEW ${id(lakeViewName(stream.name))} AS ${body}`);
+}
+
+/** `relativeDir`: the stream's folder relative to the output directory (`lake/orders`), or a list of its files. */
+async function typedScan(conn: DuckDBConnection, stream: LakeStream, relativeDir: string | string[]): Promise<string> {
   // Partition values stay text (no autocast): the casts below are the one place they get their type.
-  const source = `read_parquet(${str(`${relativeDir}/**/*.parquet`)}, hive_partitioning = true, union_by_name = true, hive_types_autocast = false)`;
+  const paths = Array.isArray(relativeDir)
+    ? `[${relativeDir.map(str).join(', ')}]`
+    : str(`${relativeDir}/**/*.parquet`);
+  const source = `read_parquet(${paths}, hive_partitioning = true, union_by_name = true, hive_types_autocast = false)`;
   const described = await conn.runAndReadAll(`DESCRIBE SELECT * FROM ${source}`);
   const present = (described.getRowObjectsJson() as { column_name: string }[]).map((r) => r.column_name);
   const presentLower = new Set(present.map((n) => n.toLowerCase()));

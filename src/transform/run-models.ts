@@ -8,6 +8,7 @@ import { crashPoint } from '../shared/crash-points.js';
 import { firstLine } from './errors.js';
 import type { Materialization } from './header.js';
 import { stripTrailingSemicolon, type Node } from './model-graph.js';
+import type { IncrementalModels, IntervalCounts } from './incremental.js';
 
 /** warn: a data test of warn severity found rows (reported; the build goes on). */
 export type StepStatus = 'success' | 'warn' | 'error' | 'skipped';
@@ -23,6 +24,8 @@ export interface StepResult {
   error?: string;
   /** A failed data test: a few of its offending rows (JSON-safe). */
   examples?: Record<string, unknown>[];
+  /** An incremental model: the intervals it rebuilt and skipped, and why it was built whole if it was. */
+  intervals?: IntervalCounts;
 }
 
 /** Tables unless the header says otherwise (what is read more than once is computed once). */
@@ -34,7 +37,13 @@ export async function runModels(
   conn: DuckDBConnection,
   models: Node[],
   tests: DataTest[],
-  options: { runTests: boolean; lakeViews: string[]; onStep?: (step: StepResult) => void },
+  options: {
+    runTests: boolean;
+    lakeViews: string[];
+    onStep?: (step: StepResult) => void;
+    /** Builds the models whose header says `incremental:` (absent: every model whole, as a view or table). */
+    incremental?: IncrementalModels;
+  },
 ): Promise<StepResult[]> {
   const steps: StepResult[] = [];
   const record = (step: StepResult) => {
@@ -89,9 +98,16 @@ export async function runModels(
     const started = Date.now();
     try {
       const kind = materialization(model);
-      await conn.run(`CREATE OR REPLACE ${CREATE[kind]} ${id(model.name)} AS\n${stripTrailingSemicolon(model.sql)}\n`);
-      const rows = kind === 'view' ? null : await countRows(conn, model.name);
-      record({ name: model.name, kind: 'model', status: 'success', rows, ms: Date.now() - started });
+      if (kind === 'table' && model.header.incremental && options.incremental) {
+        const { rows, intervals } = await options.incremental.build(model);
+        record({ name: model.name, kind: 'model', status: 'success', rows, ms: Date.now() - started, intervals });
+      } else {
+        await conn.run(
+          `CREATE OR REPLACE ${CREATE[kind]} ${id(model.name)} AS\n${stripTrailingSemicolon(model.sql)}\n`,
+        );
+        const rows = kind === 'view' ? null : await countRows(conn, model.name);
+        record({ name: model.name, kind: 'model', status: 'success', rows, ms: Date.now() - started });
+      }
       built.add(model.name);
       crashPoint('mid-build');
     } catch (err) {

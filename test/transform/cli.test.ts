@@ -25,6 +25,38 @@ test('perks build builds the warehouse and the marts and says so', () => {
   expect(existsSync(join(outDir, 'marts', 'savings_monthly.parquet'))).toBe(true);
 });
 
+test("perks build again rebuilds no month of stg_orders, says so, and --verify-incremental says the answer is a full build's", async () => {
+  const again = await perks('build', '--as-of', AS_OF, '--quiet', '--verify-incremental');
+  expect(again.code).toBe(0);
+  expect(again.stdout).toMatch(/\n {2}stg_orders: 0 months rebuilt, \d+ skipped\n/);
+  expect(again.stdout).toContain('\n  verified: every table equals a full build, row for row\n');
+  const full = await perks('build', '--as-of', AS_OF, '--quiet', '--full');
+  expect(full.stdout).toMatch(/\n {2}stg_orders: built whole, \d+ months \(asked for \(--full\)\)\n/);
+});
+
+test('an incremental build killed after stg_orders leaves the previous warehouse as it was, and the next one verifies', async () => {
+  const warehouse = join(outDir, 'warehouse.duckdb');
+  const before = readFileSync(warehouse).toString('base64');
+  const killed = await runCli(['build', '--as-of', AS_OF, '--quiet'], {
+    PERKS_OUTPUT: outDir,
+    PERKS_CRASH_AT: 'mid-build:8', // right after the eighth model built: stg_orders, by intervals
+  });
+  expect(killed.signal).toBe('SIGKILL');
+  expect(readFileSync(warehouse).toString('base64')).toBe(before);
+  const next = await perks('build', '--as-of', AS_OF, '--quiet', '--verify-incremental');
+  expect(next.code).toBe(0);
+  expect(next.stdout).toContain('verified');
+  expect(readdirSync(outDir).filter((f) => /\.tmp-|\.spill|verify-incremental/.test(f))).toEqual([]);
+});
+
+test('perks build refuses a memory limit that is not a size with one line and exit code 2', async () => {
+  const r = await perks('build', '--memory-limit', 'lots');
+  expect(r.code).toBe(2);
+  expect(stderrLines(r)).toEqual([
+    'perks: --memory-limit (or PERKS_BUILD_MEMORY_LIMIT)="lots" is invalid: expected a size such as 1GB',
+  ]);
+});
+
 test('perks build refuses an impossible as-of day with one line and exit code 2', async () => {
   const r = await perks('build', '--as-of', '2026-02-30');
   expect(r.code).toBe(2);

@@ -22,3 +22,25 @@ test("a column's meaning continues on the lines indented deeper below it", () =>
   expect(header.tests).toEqual([{ kind: 'unique', columns: ['organisation_group_id', 'month'] }]);
   expect(header.description).toBe('Revenue per group and month.');
 });
+
+test('an incremental model declares its month, its key and its lookups; a malformed line is one error naming the file', () => {
+  const h = parseHeader(
+    '-- key: organisation_group_id, order_id\n-- incremental: month on organisation_group_id, order_date\n-- lookup: stg_user_emails(email) = lower(trim(email))\nselect 1\n',
+    'sql/staging/x.sql',
+  );
+  expect(h.incremental).toEqual({
+    grain: 'month',
+    group: 'organisation_group_id',
+    time: 'order_date',
+    lookups: [{ model: 'stg_user_emails', column: 'email', expression: 'lower(trim(email))' }],
+  });
+  expect(() => parseHeader('-- key: a\n-- incremental: by day\nselect 1\n', 'sql/x.sql')).toThrow(
+    'sql/x.sql: incremental "by day" is not understood; expected "month on <group column>, <date column>"',
+  );
+  expect(() => parseHeader('-- incremental: month on g, d\nselect 1\n', 'sql/x.sql')).toThrow(
+    'sql/x.sql: an incremental model needs a key: line (its rows are matched by key)',
+  );
+  expect(() => parseHeader('-- lookup: m(c) = c\nselect 1\n', 'sql/x.sql')).toThrow(
+    'sql/x.sql: a lookup: line belongs to an incremental model (an incremental: line)',
+  );
+});

@@ -1,0 +1,104 @@
+/**
+ * The generated lake moved on as a daily run moves it, for the incremental build's bench: files landed under
+ * new names and the files they replace removed, as the extract does (docs/dev/lake-contract.md).
+ *  - next day: the new day's orders (as many as an average day), the lookback's days landed again with 0.4%
+ *    of their Complete orders refunded, and a new users snapshot with 1,000 new users;
+ *  - deep re-read: the open and the previous month (every day of them) landed again, a few more refunds.
+ */
+import { readdirSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
+import { AS_OF } from './lake-generator.js';
+
+const LOOKBACK_DAYS = 7;
+
+const orders = (outDir: string) =>
+  `read_parquet('${join(outDir, 'lake', 'orders')}/*/*/*.parquet', hive_partitioning = true, hive_types_autocast = false)`;
+
+/** Lands `select` (with organisation_group_id and order_date) under new names, then removes `replaced`. */
+async function land(c: DuckDBConnection, outDir: string, select: string, tag: string, replaced: string[]) {
+  await c.run(
+    `COPY (${select}) TO '${join(outDir, 'lake', 'orders')}' (FORMAT parquet, COMPRESSION zstd, PARTITION_BY (organisation_group_id, order_date), FILENAME_PATTERN 'part-${tag}-{i}', OVERWRITE_OR_IGNORE true)`,
+  );
+  for (const f of replaced) rmSync(f);
+}
+
+/** Files of the day folders whose day is in [from, to). */
+function dayFiles(outDir: string, from: string, to: string): string[] {
+  const root = join(outDir, 'lake', 'orders');
+  const files: string[] = [];
+  for (const g of readdirSync(root))
+    for (const d of readdirSync(join(root, g))) {
+      const day = d.replace('order_date=', '');
+      if (day >= from && day < to) for (const f of readdirSync(join(root, g, d))) files.push(join(root, g, d, f));
+    }
+  return files;
+}
+
+const dayBefore = (day: string, n: number) => new Date(Date.parse(day) - n * 86_400_000).toISOString().slice(0, 10);
+
+async function withDb<T>(work: (c: DuckDBConnection) => Promise<T>): Promise<T> {
+  const db = await DuckDBInstance.create(':memory:');
+  const c = await db.connect();
+  try {
+    await c.run(`SET TimeZone = 'UTC'`);
+    return await work(c);
+  } finally {
+    c.closeSync();
+    db.closeSync();
+  }
+}
+
+/** The run of AS_OF + 1: the day AS_OF's orders, the lookback landed again with refunds, new users. */
+export async function nextDay(outDir: string): Promise<void> {
+  await withDb(async (c) => {
+    const from = dayBefore(AS_OF, LOOKBACK_DAYS);
+    const replaced = dayFiles(outDir, from, AS_OF);
+    const at = `TIMESTAMPTZ '${AS_OF} 02:00:00+00' + INTERVAL 1 DAY`;
+    await land(
+      c,
+      outDir,
+      `SELECT * REPLACE (CASE WHEN order_status = 'Complete' AND order_id % 250 = 0 THEN 'Refunded' ELSE order_status END AS order_status,
+                          ${at} AS _extracted_at, 'bench-next' AS _run_id)
+       FROM ${orders(outDir)} WHERE order_date >= '${from}'
+       UNION ALL
+       -- the new day: as many orders as the day before, new ids, the same users
+       SELECT * REPLACE (order_id + 1000000000000 AS order_id, '${AS_OF}' AS order_date, ${at} AS _extracted_at, 'bench-next' AS _run_id)
+       FROM ${orders(outDir)} WHERE order_date = '${dayBefore(AS_OF, 1)}'`,
+      'next',
+      replaced,
+    );
+    const users = `read_parquet('${join(outDir, 'lake', 'users')}/*/*/*.parquet', hive_partitioning = true, hive_types_autocast = false)`;
+    await c.run(
+      `COPY (
+         SELECT * REPLACE ('${AS_OF}' AS _snapshot_date, ${at} AS _extracted_at) FROM ${users} WHERE _snapshot_date = '${dayBefore(AS_OF, 1)}'
+         UNION ALL
+         SELECT * FROM (
+           SELECT * REPLACE ('${AS_OF}' AS _snapshot_date, ${at} AS _extracted_at, id + 100000000 AS id, 'new-' || UID AS UID, 'new-' || email AS email)
+           FROM ${users} WHERE _snapshot_date = '${dayBefore(AS_OF, 1)}' LIMIT 1000
+         )
+       ) TO '${join(outDir, 'lake', 'users')}' (FORMAT parquet, COMPRESSION zstd, PARTITION_BY (organisation_group_id, _snapshot_date), FILENAME_PATTERN 'part-next-{i}', OVERWRITE_OR_IGNORE true)`,
+    );
+  });
+}
+
+/** The weekly deep re-read: every day of the open and the previous month landed again, 0.4% more refunds. */
+export async function deepReread(outDir: string): Promise<void> {
+  await withDb(async (c) => {
+    const open = `${AS_OF.slice(0, 7)}-01`;
+    const from = new Date(Date.UTC(Number(AS_OF.slice(0, 4)), Number(AS_OF.slice(5, 7)) - 2, 1))
+      .toISOString()
+      .slice(0, 10);
+    const to = dayBefore(open, -40);
+    const replaced = dayFiles(outDir, from, to);
+    await land(
+      c,
+      outDir,
+      `SELECT * REPLACE (CASE WHEN order_status = 'Complete' AND order_id % 250 = 1 THEN 'Refunded' ELSE order_status END AS order_status,
+                          TIMESTAMPTZ '${AS_OF} 02:00:00+00' + INTERVAL 2 DAY AS _extracted_at, 'bench-deep' AS _run_id)
+       FROM ${orders(outDir)} WHERE order_date >= '${from}'`,
+      'deep',
+      replaced,
+    );
+  });
+}

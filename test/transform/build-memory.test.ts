@@ -1,0 +1,71 @@
+/**
+ * Bounded memory: the build's DuckDB runs under the memory limit asked for (flag, PERKS_BUILD_MEMORY_LIMIT,
+ * or the default) and spills into a folder inside <out>, which is gone after the build.
+ */
+import { cpSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, expect, test } from 'vitest';
+import { buildWarehouse, checkBuildOptions } from '../../src/transform/index.js';
+import { ConfigError } from '../../src/shared/exit-codes.js';
+import { writeFixtureLake } from './fixture-lake.js';
+import { AS_OF, query, ROOT, temporaries } from './helpers.js';
+
+let outDir: string;
+let sqlDir: string;
+
+beforeAll(async () => {
+  outDir = await writeFixtureLake();
+  // the project's models plus one that records the settings the build's DuckDB runs under
+  sqlDir = join(mkdtempSync(join(tmpdir(), 'perks-sql-')), 'sql');
+  cpSync(join(ROOT, 'sql'), sqlDir, { recursive: true });
+  writeFileSync(
+    join(sqlDir, 'marts', 'build_settings.sql'),
+    "-- grain: one row\nselect current_setting('memory_limit') as memory_limit, current_setting('temp_directory') as temp_directory\n",
+  );
+});
+afterAll(() => {
+  rmSync(outDir, { recursive: true, force: true });
+  rmSync(join(sqlDir, '..'), { recursive: true, force: true });
+});
+
+const settings = async () =>
+  (await query(join(outDir, 'warehouse.duckdb'), 'SELECT * FROM build_settings'))[0] as {
+    memory_limit: string;
+    temp_directory: string;
+  };
+
+test('the memory limit asked for reaches DuckDB, and it spills inside <out>, leaving nothing behind', async () => {
+  const result = await buildWarehouse({ outDir, sqlDir, asOf: AS_OF, memoryLimit: '512MB' });
+  expect(result.ok).toBe(true);
+  const s = await settings();
+  expect(s.memory_limit).toBe('488.2 MiB'); // 512 MB as DuckDB shows it
+  expect(s.temp_directory.startsWith(outDir)).toBe(true);
+  expect(s.temp_directory).toMatch(/warehouse\.duckdb\.tmp-.*\.spill$/);
+  expect(temporaries(outDir)).toEqual([]);
+});
+
+test('PERKS_BUILD_MEMORY_LIMIT is the default; a flag overrides it; the built-in default is 1GB', async () => {
+  expect(checkBuildOptions({ outDir }, { PERKS_BUILD_MEMORY_LIMIT: '3GB' }).memoryLimit).toBe('3GB');
+  expect(checkBuildOptions({ outDir, memoryLimit: '2GB' }, { PERKS_BUILD_MEMORY_LIMIT: '3GB' }).memoryLimit).toBe(
+    '2GB',
+  );
+  expect(checkBuildOptions({ outDir }, {}).memoryLimit).toBe('1GB');
+  const old = process.env.PERKS_BUILD_MEMORY_LIMIT;
+  process.env.PERKS_BUILD_MEMORY_LIMIT = '256MB';
+  try {
+    expect((await buildWarehouse({ outDir, sqlDir, asOf: AS_OF })).ok).toBe(true);
+  } finally {
+    if (old === undefined) delete process.env.PERKS_BUILD_MEMORY_LIMIT;
+    else process.env.PERKS_BUILD_MEMORY_LIMIT = old;
+  }
+  expect((await settings()).memory_limit).toBe('244.1 MiB');
+});
+
+test('a memory limit that is not a size is one line naming the setting (exit 2)', () => {
+  const refused = () => checkBuildOptions({ outDir }, { PERKS_BUILD_MEMORY_LIMIT: 'lots' });
+  expect(refused).toThrow(ConfigError);
+  expect(refused).toThrow(
+    /^--memory-limit \(or PERKS_BUILD_MEMORY_LIMIT\)="lots" is invalid: expected a size such as 1GB$/,
+  );
+});
