@@ -51,15 +51,7 @@ export const REASONS = [
 ] as const;
 export type Reason = (typeof REASONS)[number];
 /** The ranks that are a signal of a change (the others are upkeep): budgets serve them first across groups. */
-export const SIGNALS: readonly Reason[] = [
-  'requested',
-  'credit_order',
-  'lifecycle',
-  'new',
-  'expiring',
-  'changed',
-  'active',
-];
+export const SIGNALS: readonly Reason[] = REASONS.slice(0, REASONS.indexOf('backlog'));
 
 export interface Selection {
   users: { id: number; reason: Reason }[];

@@ -6,6 +6,7 @@
 import { randomBytes } from 'node:crypto';
 import { readdirSync, renameSync, rmSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
+import { pidAlive } from '../lake/index.js';
 
 const MARK = '.tmp-';
 
@@ -37,16 +38,7 @@ export function removeStaleTemps(target: string): void {
   for (const name of names) {
     if (!name.startsWith(prefix)) continue;
     const pid = Number.parseInt(name.slice(prefix.length), 10);
-    if (pid === process.pid || (!Number.isNaN(pid) && isAlive(pid))) continue;
+    if (pid === process.pid || (!Number.isNaN(pid) && pidAlive(pid))) continue;
     rmSync(join(dirname(target), name), { recursive: true, force: true });
-  }
-}
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
   }
 }

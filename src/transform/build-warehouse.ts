@@ -21,7 +21,7 @@ import { runModels, type StepResult } from './run-models.js';
 import { IncrementalModels, LOOKUP_TABLE } from './incremental.js';
 import { readStates, writeStates } from './build-state.js';
 import { compareWarehouses, describeDifference } from './compare-warehouses.js';
-import { withJournal } from '../lake/index.js';
+import { pidAlive, withJournal } from '../lake/index.js';
 import { crashPoint } from '../shared/crash-points.js';
 import { commit, discard, removeStaleTemps, tempPathFor } from './atomic-files.js';
 import { newestExtractAt, readBuildRecord, recordBuild, type BuildOutcome } from './build-record.js';
@@ -137,17 +137,8 @@ async function verifyIncremental(options: CheckedBuildOptions, result: BuildResu
 function removeStaleScratches(outDir: string): void {
   for (const name of readdirSync(outDir)) {
     const pid = Number(/^\.verify-incremental-(\d+)-/.exec(name)?.[1]);
-    if (!pid || pid === process.pid || isAlive(pid)) continue;
+    if (!pid || pid === process.pid || pidAlive(pid)) continue;
     rmSync(join(outDir, name), { recursive: true, force: true });
-  }
-}
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
   }
 }
 

@@ -5,6 +5,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
+import { pidAlive } from '../lake/index.js';
 import { WritebackLockedError } from './errors.js';
 
 export interface Lock {
@@ -41,11 +42,5 @@ function ownerOf(file: string): number | undefined {
 }
 
 function alive(pid: number): boolean {
-  if (pid === process.pid) return true;
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
-  }
+  return pid === process.pid || pidAlive(pid);
 }
