@@ -168,6 +168,8 @@ export interface Signoff {
   readonly hash: string;
   readonly note: string;
   readonly forced: boolean;
+  /** A forced close: why (closes/frozen-figures.ts forcedBecause). */
+  readonly forcedBecause?: string;
 }
 
 export interface GroupSection {

@@ -46,3 +46,16 @@ export interface FrozenFigures {
 export function frozenFigures(record: CloseRecord): FrozenFigures {
   return record.figures as FrozenFigures;
 }
+
+/**
+ * Why a forced close was forced, from what it froze: "the month was provisional", "3 credit balances read
+ * before the month end", or both joined by "and".
+ */
+export function forcedBecause(record: CloseRecord): string {
+  const section = frozenFigures(record)?.section;
+  const reasons: string[] = [];
+  if (section?.closure?.status === 'provisional') reasons.push('the month was provisional');
+  const stale = Number(section?.credit?.staleBalances ?? 0);
+  if (stale > 0) reasons.push(`${stale} credit balance${stale === 1 ? '' : 's'} read before the month end`);
+  return reasons.length > 0 ? reasons.join(' and ') : 'the month was provisional';
+}

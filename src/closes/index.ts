@@ -13,7 +13,7 @@ export {
   hashOf,
   CloseRecord,
 } from './record.js';
-export { frozenFigures, type FrozenFigures, type FrozenFx, type Reread } from './frozen-figures.js';
+export { forcedBecause, frozenFigures, type FrozenFigures, type FrozenFx, type Reread } from './frozen-figures.js';
 export { fxRatesFrom, rateOf, type FxRates } from './fx-rates.js';
 export * from './figures.js';
 export { CloseRecordError, FxRatesError } from './errors.js';

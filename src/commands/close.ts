@@ -3,7 +3,7 @@ import type { CommandModule } from 'yargs';
 import { closeMonth, CloseInputError, refreshCredit, reopenMonth, rereadMonth } from '../close/index.js';
 import { DEFAULTS } from '../config/index.js';
 import { ConfigError } from '../shared/exit-codes.js';
-import { closesPath, fxRatesFrom, readCloses, type CloseRecord, type Reread } from '../closes/index.js';
+import { closesPath, forcedBecause, fxRatesFrom, readCloses, type CloseRecord, type Reread } from '../closes/index.js';
 import { parseMonth, revenueRuleFrom } from '../report/index.js';
 import { todayUtc } from '../shared/clock.js';
 import { ExitCode, UserFacingError } from '../shared/exit-codes.js';
@@ -43,7 +43,7 @@ async function locked<T>(outDir: string, work: () => Promise<T>, records = false
 }
 
 const line = (r: CloseRecord) =>
-  `${String(r.seq).padStart(4)}  ${r.action.padEnd(6)}  group ${r.organisation_group_id}  ${r.month}  ${r.at}  by ${r.by}${r.forced ? '  FORCED (provisional)' : ''}${r.note ? `  "${r.note}"` : ''}  ${r.hash.slice(0, 12)}`;
+  `${String(r.seq).padStart(4)}  ${r.action.padEnd(6)}  group ${r.organisation_group_id}  ${r.month}  ${r.at}  by ${r.by}${r.forced ? `  FORCED (${forcedBecause(r)})` : ''}${r.note ? `  "${r.note}"` : ''}  ${r.hash.slice(0, 12)}`;
 
 export const closeCommand: CommandModule<object, CloseFlags> = {
   command: 'close',
@@ -135,7 +135,7 @@ export const closeCommand: CommandModule<object, CloseFlags> = {
       );
       process.stdout.write(`${notes.join('\n')}\n`);
       process.stdout.write(
-        `${written.map((r) => `closed ${r.month} for group ${r.organisation_group_id}${r.forced ? ' (FORCED: the month was provisional)' : ''}, record ${r.seq}, hash ${r.hash}`).join('\n')}\n  ${closesPath(config.output)}\n`,
+        `${written.map((r) => `closed ${r.month} for group ${r.organisation_group_id}${r.forced ? ` (FORCED: ${forcedBecause(r)})` : ''}, record ${r.seq}, hash ${r.hash}`).join('\n')}\n  ${closesPath(config.output)}\n`,
       );
     }),
 };

@@ -18,6 +18,7 @@ import { addDays, comparedDays, type ReportMonth } from './month.js';
 import {
   closeKey,
   closesInForce,
+  forcedBecause,
   frozenFigures,
   readCloses,
   type CloseRecord,
@@ -151,6 +152,7 @@ function frozenSection(record: CloseRecord): GroupSection {
       hash: record.hash,
       note: record.note,
       forced: record.forced,
+      ...(record.forced ? { forcedBecause: forcedBecause(record) } : {}),
     },
   };
 }

@@ -1,7 +1,7 @@
 /** The plain sentences every format opens and closes with, written once so the formats never disagree. */
 import { currencyLabel, groupDigits } from './format.js';
 import { MEASURE_LABELS, type RevenueReport } from './model.js';
-import type { GroupSection } from '../closes/index.js';
+import type { GroupSection, Signoff } from '../closes/index.js';
 import { dayRange } from './month.js';
 
 /** "CLOSED" or "PROVISIONAL", then why, in one line. */
@@ -25,7 +25,7 @@ export function closureReasons(report: RevenueReport): string[] {
     const s = g.signoff;
     if (!s)
       return `${g.name} (${g.closure.status}): ${g.closure.reason}.${g.compared ? ` ${sameDaysSentence(report, g)}` : ''}`;
-    return `${g.name} (signed off): closed by ${s.by} at ${s.at}${s.forced ? ' with --force while the month was provisional' : ''}${s.note ? ` ("${s.note}")` : ''}; close record ${s.seq}, sha256 ${s.hash}.`;
+    return `${g.name} (signed off): closed by ${s.by} at ${s.at}${forcedText(s)}${s.note ? ` ("${s.note}")` : ''}; close record ${s.seq}, sha256 ${s.hash}.`;
   });
 }
 
@@ -113,6 +113,14 @@ export function consolidatedSentence(report: RevenueReport): string | undefined 
       : ` NOT INCLUDED: ${c.missing.join(', ')}, which ha${c.missing.length === 1 ? 's' : 've'} no rate for ${report.month.ym} in ${c.file} (never converted at 1); the total is incomplete.`;
   return `Consolidated in ${c.currency}: recognised revenue ${money(c.total.recognised)}, group revenue of all statuses ${money(c.total.groupRevenue)}${rates}.${left}`;
 }
+
+/** How a signed-off section says it was forced (a provisional month keeps the words it always had). */
+function forcedText(s: Signoff): string {
+  if (!s.forced) return '';
+  const why = s.forcedBecause ?? PROVISIONAL;
+  return why === PROVISIONAL ? ' with --force while the month was provisional' : ` with --force (${why})`;
+}
+const PROVISIONAL = 'the month was provisional';
 
 /**
  * What the change compares with: the previous month, or, where a provisional month is covered in part, the same days
