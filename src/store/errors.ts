@@ -110,16 +110,17 @@ export function storeFailure(err: unknown, op: string, where: string): StoreErro
       ExitCode.auth,
       { cause: err },
     );
-  if (code === 'AccessDenied' || code === 'AllAccessDisabled' || status === 403)
-    return new StoreError(
-      `no permission to ${op} (${code}): the credentials need s3:GetObject, s3:PutObject, s3:DeleteObject and s3:ListBucket on the prefix`,
-      ExitCode.auth,
-      { cause: err },
-    );
+  // before the 403s: S3 answers a skewed clock with 403 too
   if (code === 'RequestTimeTooSkewed')
     return new StoreError(
       `the store ${where} refuses this machine's clock (more than 15 minutes off, RequestTimeTooSkewed): set the clock right (NTP) and rerun`,
       ExitCode.config,
+      { cause: err },
+    );
+  if (code === 'AccessDenied' || code === 'AllAccessDisabled' || status === 403)
+    return new StoreError(
+      `no permission to ${op} (${code}): the credentials need s3:GetObject, s3:PutObject, s3:DeleteObject and s3:ListBucket on the prefix`,
+      ExitCode.auth,
       { cause: err },
     );
   if (/region is missing/i.test(said))

@@ -1,5 +1,6 @@
 /**
- * A store that cannot be used is one line and a documented exit code, with nothing committed; store
+ * A store that cannot be used (unreachable, wrong key, no bucket, no permission to write, a clock it refuses)
+ * is one line and a documented exit code, with nothing committed; store
  * credentials (a canary secret key, the key id) appear in no output, no file of the working copy and no
  * object of the store, with PERKS_DEBUG=1 on.
  */
@@ -10,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import type { Sandbox } from '../../src/sandbox/index.js';
 import { freePort } from '../support/redis.js';
 import { s3Client } from '../support/s3.js';
+import { startConditionalFront } from '../support/s3-conditional.js';
 import { testSandbox } from '../support/sandbox.js';
 import { messages, startStoreWorld, type StoreWorld } from './helpers.js';
 
@@ -90,6 +92,32 @@ describe('a store that cannot be used', () => {
     const unlocked = await refused(['build'], { PERKS_REDIS_URL: '' }, 'unlocked');
     expect(unlocked.code).toBe(2);
     expect(unlocked.line).toMatch(/does not enforce conditional writes \(If-None-Match\).*set PERKS_REDIS_URL/);
+  }, 120_000);
+
+  test('no permission to write (exit 3) and a clock the service refuses (exit 2): one line each, nothing committed', async () => {
+    const readOnly = await startConditionalFront(world.s3.endpoint, (req) =>
+      req.method === 'PUT' || req.method === 'DELETE'
+        ? { status: 403, code: 'AccessDenied', message: 'Access Denied' }
+        : undefined,
+    );
+    const skewed = await startConditionalFront(world.s3.endpoint, () => ({
+      status: 403,
+      code: 'RequestTimeTooSkewed',
+      message: 'The difference between the request time and the current time is too large.',
+    }));
+    try {
+      const denied = await refused(['extract'], { AWS_ENDPOINT_URL_S3: readOnly.endpoint }, 'read-only');
+      expect(denied.code).toBe(3);
+      expect(denied.line).toMatch(
+        /^perks: no permission to .* \(AccessDenied\): the credentials need s3:GetObject, s3:PutObject/,
+      );
+      const clock = await refused(['status'], { AWS_ENDPOINT_URL_S3: skewed.endpoint }, 'skewed');
+      expect(clock.code).toBe(2);
+      expect(clock.line).toMatch(/refuses this machine's clock \(.*RequestTimeTooSkewed\): set the clock right/);
+    } finally {
+      await readOnly.stop();
+      await skewed.stop();
+    }
   }, 120_000);
 
   test('a canary secret access key appears in no output, working-copy file or store object (PERKS_DEBUG=1, a crash, a failure)', async () => {

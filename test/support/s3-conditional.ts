@@ -3,7 +3,8 @@
  * `If-None-Match: *` is refused (412 PreconditionFailed) when the object exists, a PUT with `If-Match:
  * <etag>` when it does not exist or has another ETag. Checks and writes of one key take turns, as on S3.
  * Everything else passes through unchanged, so the store's conditional-write lease and commit run against
- * a server that behaves like S3 on exactly these two headers.
+ * a server that behaves like S3 on exactly these two headers. `refuse` answers chosen requests with an S3
+ * error instead (no permission to write, a clock the service refuses), as a real service would.
  */
 import { createServer, request, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 
@@ -14,7 +15,17 @@ export interface ConditionalFront {
   stop(): Promise<void>;
 }
 
-export async function startConditionalFront(upstream: string): Promise<ConditionalFront> {
+/** An S3 error answer: its HTTP status, `<Code>` and `<Message>`. */
+export interface S3Refusal {
+  status: number;
+  code: string;
+  message: string;
+}
+
+export async function startConditionalFront(
+  upstream: string,
+  refuse: (req: IncomingMessage) => S3Refusal | undefined = () => undefined,
+): Promise<ConditionalFront> {
   const target = new URL(upstream);
   const turns = new Map<string, Promise<void>>();
   const front: ConditionalFront = { endpoint: '', refused: 0, stop: () => Promise.resolve() };
@@ -57,6 +68,14 @@ export async function startConditionalFront(upstream: string): Promise<Condition
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
       const body = Buffer.concat(chunks);
+      const refusal = refuse(req);
+      if (refusal) {
+        res.writeHead(refusal.status, { 'content-type': 'application/xml', date: new Date().toUTCString() });
+        res.end(
+          `<?xml version="1.0" encoding="UTF-8"?><Error><Code>${refusal.code}</Code><Message>${refusal.message}</Message></Error>`,
+        );
+        return;
+      }
       const ifNoneMatch = req.headers['if-none-match'];
       const ifMatch = req.headers['if-match'];
       if (req.method !== 'PUT' || (!ifNoneMatch && !ifMatch)) return void forward(req, res, body);
