@@ -292,7 +292,12 @@ async function incrementalDays(outDir: string, full: ChildBuild) {
     const incremental = join(dir, 'warehouse.incremental.duckdb');
     cpSync(join(dir, 'warehouse.duckdb'), incremental);
     const check = childBuild(dir, ['--as-of', nextAsOf, '--full']);
-    const differences = check.ok ? await compareWarehouses(incremental, join(dir, 'warehouse.duckdb')) : [];
+    const differences = check.ok
+      ? await compareWarehouses(incremental, join(dir, 'warehouse.duckdb'), {
+          memoryLimit: '4GB',
+          spillDirectory: join(dir, 'compare.spill'),
+        })
+      : [];
     const intervals = (b: ChildBuild, name: string) => {
       const i = b.steps.find((s) => s.intervals)?.intervals;
       return i

@@ -110,9 +110,12 @@ async function verifyIncremental(options: CheckedBuildOptions, result: BuildResu
     }
     // the most upstream difference first: the one the others follow from
     const order = full.steps.map((s) => s.name);
-    const differences = (await compareWarehouses(result.warehouse, full.warehouse)).sort(
-      (a, b) => order.indexOf(a.table) - order.indexOf(b.table),
-    );
+    const differences = (
+      await compareWarehouses(result.warehouse, full.warehouse, {
+        memoryLimit: options.memoryLimit,
+        spillDirectory: join(scratch, 'compare.spill'),
+      })
+    ).sort((a, b) => order.indexOf(a.table) - order.indexOf(b.table));
     result.steps.push({
       name: 'verify incremental',
       kind: 'swap',
