@@ -25,15 +25,15 @@ type Cells = Map<string, string>;
 const key = (group: number | string, month: string, currency: string) => `${group}|${month}|${currency}`;
 const cents = (v: string | number | null | undefined) => (v === null || v === undefined ? '0.00' : String(v));
 
-/** What a BI tool reads: the exported mart, summed over its recognised rows (as now, or as closed). */
-async function biSums(out: string, measure: 'group_revenue' | 'group_revenue_as_closed'): Promise<Cells> {
+/** What a BI tool reads: the exported mart, `total` (an aggregate) per group, month and currency. */
+async function biCells(out: string, total: string): Promise<Cells> {
   const db = await DuckDBInstance.create(':memory:');
   const c = await db.connect();
   try {
     const rows = (
       await c.runAndReadAll(
         `SELECT organisation_group_id AS g, strftime(month, '%Y-%m') AS m, coalesce(order_currency, '') AS c,
-          coalesce(sum(${measure}) FILTER (WHERE is_recognised), 0)::DECIMAL(38,2) AS v
+          (${total})::DECIMAL(38,2) AS v
         FROM read_parquet($f) GROUP BY ALL ORDER BY ALL`,
         { f: join(out, 'marts', 'revenue_monthly.parquet') },
       )
@@ -44,6 +44,10 @@ async function biSums(out: string, measure: 'group_revenue' | 'group_revenue_as_
     db.closeSync();
   }
 }
+
+/** The mart summed over its recognised rows (as now, or as closed). */
+const biSums = (out: string, measure: 'group_revenue' | 'group_revenue_as_closed'): Promise<Cells> =>
+  biCells(out, `coalesce(sum(${measure}) FILTER (WHERE is_recognised), 0)`);
 
 /** The report's headline (recognised revenue, this month) for every group and month the BI cells name. */
 async function headlines(out: string, cells: Cells, rule: RevenueRule): Promise<Cells> {
@@ -168,20 +172,4 @@ test('a blank PERKS_REVENUE_STATUSES stops the build before anything is built: o
 });
 
 /** Every status summed, to show the rule leaves something out. */
-async function biAll(out: string): Promise<[string, string][]> {
-  const db = await DuckDBInstance.create(':memory:');
-  const c = await db.connect();
-  try {
-    const rows = (
-      await c.runAndReadAll(
-        `SELECT organisation_group_id AS g, strftime(month, '%Y-%m') AS m, coalesce(order_currency, '') AS c,
-          sum(group_revenue)::DECIMAL(38,2) AS v FROM read_parquet($f) GROUP BY ALL`,
-        { f: join(out, 'marts', 'revenue_monthly.parquet') },
-      )
-    ).getRowObjectsJson() as Record<string, string | number | null>[];
-    return rows.map((r) => [key(String(r.g), String(r.m), String(r.c)), cents(r.v)]);
-  } finally {
-    c.closeSync();
-    db.closeSync();
-  }
-}
+const biAll = async (out: string): Promise<[string, string][]> => [...(await biCells(out, 'sum(group_revenue)'))];
