@@ -9,6 +9,7 @@ import { extract } from '../../src/extract/index.js';
 import { buildWarehouse } from '../../src/transform/index.js';
 import type { Sandbox } from '../../src/sandbox/index.js';
 import { runCli, stderrLines } from '../support/cli.js';
+import { atInstant } from '../support/clock.js';
 import { testSandbox } from '../support/sandbox.js';
 import { orgConfig } from '../support/sandbox.js';
 import { tempOut } from '../support/scratch.js';
@@ -27,10 +28,9 @@ const closes = (dir: string) => join(dir, 'closes', 'closes.jsonl');
 
 async function extracted(now: string): Promise<string> {
   const dir = tempOut('perks-close-cli-');
-  const r = await extract(orgConfig(sandbox, dir, { PERKS_START_DATE: '2026-09-01' }), {
-    now: new Date(now),
-    streams: ['orders'],
-  });
+  const r = await atInstant(now, () =>
+    extract(orgConfig(sandbox, dir, { PERKS_START_DATE: '2026-09-01' }), { now: new Date(now), streams: ['orders'] }),
+  );
   expect(r.status).toBe('success');
   const b = await buildWarehouse({ outDir: dir, asOf: now.slice(0, 10) });
   expect(b.ok, b.error).toBe(true);

@@ -8,6 +8,7 @@ import { extract } from '../../src/extract/index.js';
 import { clockFrom, setClock } from '../../src/shared/clock.js';
 import { closeSummary, writeRevenueReport } from '../../src/report/index.js';
 import { buildWarehouse } from '../../src/transform/index.js';
+import { atInstant } from '../support/clock.js';
 import { withSandbox } from '../support/sandbox.js';
 import { orgConfig } from '../support/sandbox.js';
 import { tempOut } from '../support/scratch.js';
@@ -182,14 +183,7 @@ describe('credit liability under the close', () => {
       const config = orgConfig(sandbox, out, { PERKS_START_DATE: '2026-10-01' });
       const wh = join(out, 'warehouse.duckdb');
       // Each step at its own instant: the program's clock pinned to it (run ids, close times, when a run finished landing).
-      const at = async <T>(instant: string, step: () => Promise<T>): Promise<T> => {
-        setClock(clockFrom(new Date(instant)));
-        try {
-          return await step();
-        } finally {
-          setClock(undefined);
-        }
-      };
+      const at = atInstant;
       expect((await at('2026-10-31T12:00:00Z', () => extract(config, { streams: ['orders', 'credit'] }))).status).toBe(
         'success',
       );

@@ -6,18 +6,24 @@
 import { extract } from '../../src/extract/index.js';
 import { buildWarehouse } from '../../src/transform/index.js';
 import type { Sandbox } from '../../src/sandbox/index.js';
+import { atInstant } from '../support/clock.js';
 import { orgConfig } from '../support/sandbox.js';
 
 export const TODAY = '2026-11-22';
 export const OCTOBER = '2026-10';
 
-/** Extract orders (and groups) from `from` at `at`, then build with as-of TODAY; throws when either fails. */
+/**
+ * Extract orders (and groups) from `from` at `at` (the program's clock pinned there), then build with as-of
+ * TODAY; throws when either fails.
+ */
 export async function extractAndBuild(sandbox: Sandbox, out: string, at: string, from = '2026-10-01'): Promise<void> {
-  const r = await extract(orgConfig(sandbox, out, { PERKS_START_DATE: '2026-10-01' }), {
-    now: new Date(at),
-    streams: ['orders'],
-    startDate: from,
-  });
+  const r = await atInstant(at, () =>
+    extract(orgConfig(sandbox, out, { PERKS_START_DATE: '2026-10-01' }), {
+      now: new Date(at),
+      streams: ['orders'],
+      startDate: from,
+    }),
+  );
   if (r.status !== 'success') throw new Error(`extract ${r.status}`);
   const b = await buildWarehouse({ outDir: out, asOf: TODAY });
   if (!b.ok) throw new Error(`build: ${b.error}`);
