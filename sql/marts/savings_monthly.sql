@@ -7,8 +7,12 @@
 -- Redemption statistics carry no currency: their figures sit on the user's first currency row of the month (the
 -- only row, in the usual single-currency group), or on a row with order_currency null when the user had no orders
 -- that month.
+-- Built by intervals (src/transform/incremental.ts): a group's month is rebuilt only when its orders or
+-- redemption statistics changed, or a user of its rows changed UID.
 -- grain: one row per organisation_group_id, month, user_id, order_currency
 -- key: organisation_group_id, month, user_id, order_currency
+-- incremental: month on organisation_group_id, month
+-- lookup: stg_users(user_id) = user_id, reading user_uid
 -- columns:
 --   organisation_group_id: the group
 --   month: first day of the group's local month

@@ -4,6 +4,7 @@
 -- stg_users), so an anonymised user's old windows hold only ids and numbers.
 -- grain: one row per organisation_group_id, window_start, user_id
 -- key: organisation_group_id, window_start, user_id
+-- intervals: month on organisation_group_id, window_start
 -- tests:
 --   unique: organisation_group_id, window_start, user_id
 --   not_null: organisation_group_id, window_start, user_id

@@ -200,7 +200,8 @@ async function buildOnce(
     const previous = options.full ? null : await readStates(db.conn);
     const kept = await keepOnly(db.conn, options.full ? [] : [...incremental, LOOKUP_TABLE]);
     await setModelVariables(db.conn, options, evaluatedAt);
-    const intervals = new IncrementalModels(db.conn, outDir, previous, kept);
+    const declared = new Map(project.models.flatMap((m) => (m.header.intervals ? [[m.name, m.header.intervals]] : [])));
+    const intervals = new IncrementalModels(db.conn, outDir, previous, kept, declared);
     // The models read the lake while no switch replaces files in it (another worker of the round may be
     // landing its groups): never a window twice, nor a file gone under a query (src/lake/journal.ts).
     const { steps, graph } = await withJournal(outDir, async () => {

@@ -8,6 +8,7 @@
  *   -- materialized: table        (or view, or ephemeral: a temporary table of the build, never stored)
  *   -- incremental: month on organisation_group_id, order_date   (built by intervals: incremental.ts)
  *   -- lookup: stg_user_emails(email) = lower(trim(email))   (an upstream model joined row by row, see Lookup)
+ *   -- intervals: month on organisation_group_id, window_start   (its rows fall in a group's months: see Intervals)
  *   -- columns:
  *   --   orders: orders placed in the month (every status), a long meaning
  *   --     continued on a line indented deeper
@@ -38,27 +39,40 @@ export type Severity = 'error' | 'warn';
 const MATERIALIZATIONS: readonly string[] = ['table', 'view', 'ephemeral'];
 
 /**
- * `incremental: month on <group column>, <time column>`: the model is built by intervals, a group's month
- * (`date_trunc('month', <time column>)`), from the lake partitions of that group and month alone
- * (src/transform/incremental.ts says when an interval is dirty and what is checked).
+ * `intervals: month on <group column>, <time column>`: each row belongs to a group's month
+ * (`date_trunc('month', <time column>)`). A model built by intervals downstream compares this one month by
+ * month and reads only its dirty months of it. An `incremental:` line implies it.
  */
-export interface Incremental {
+export interface Intervals {
   grain: 'month';
   group: string;
   time: string;
-  /** Upstream models this one joins on a key computed from its lake rows (see Lookup). */
+}
+
+/**
+ * `incremental: month on <group column>, <time column>`: the model is built by intervals, a group's month,
+ * from that group and month alone: of the lake partitions (a model read from the lake), or of its upstream
+ * models' rows in that interval (a model built from models that declare their intervals); other upstream
+ * models are read whole (src/transform/incremental.ts says when an interval is dirty and what is checked).
+ */
+export interface Incremental extends Intervals {
+  /** Upstream models this one joins row by row on a key (see Lookup). */
   lookups: Lookup[];
 }
 
 /**
- * `lookup: <model>(<column>) = <expression over the lake rows>`: the incremental model joins `<model>` on
+ * `lookup: <model>(<column>) = <expression>[, reading <columns>]`: the incremental model joins `<model>` on
  * `<column>` equal to the expression (e.g. the users' emails on the orders' email), and depends on it only so.
- * A change to some of its rows then dirties only the months whose lake rows match a changed key, not the group.
+ * The expression is over the lake rows (a model read from the lake) or over the model's own rows (a model
+ * built from models). A change to some of its rows (of the columns read, all when not said) then dirties only
+ * the months whose rows match a changed key, not the group.
  */
 export interface Lookup {
   model: string;
   column: string;
   expression: string;
+  /** The columns of `model` the incremental model reads (absent: all of them). */
+  reads?: string[];
 }
 
 export interface Header {
@@ -67,6 +81,7 @@ export interface Header {
   key?: string[];
   materialized?: Materialization;
   incremental?: Incremental;
+  intervals?: Intervals;
   /** Singular test files (sql/tests/) name the model they check. */
   model?: string;
   /** Singular test files: error (the default) stops the build; warn reports and goes on. */
@@ -96,7 +111,7 @@ export function parseHeader(sql: string, file: string): Header {
     if (line === '') continue;
     if (!line.startsWith('--')) break;
     const text = line.replace(/^--\s?/, '');
-    const field = /^(grain|key|materialized|incremental|lookup|model|severity|tests|columns):\s*(.*)$/.exec(
+    const field = /^(grain|key|materialized|incremental|intervals|lookup|model|severity|tests|columns):\s*(.*)$/.exec(
       text.trim(),
     );
     if (block && /^\s+\S/.test(text) && !field) {
@@ -116,7 +131,8 @@ export function parseHeader(sql: string, file: string): Header {
     else if (name === 'grain') header.grain = value.trim();
     else if (name === 'key') header.key = list(value);
     else if (name === 'model') header.model = value.trim();
-    else if (name === 'incremental') header.incremental = { ...parseIncremental(value.trim(), file), lookups };
+    else if (name === 'incremental') header.incremental = { ...parseIntervals(name, value.trim(), file), lookups };
+    else if (name === 'intervals') header.intervals = parseIntervals(name, value.trim(), file);
     else if (name === 'lookup') lookups.push(parseLookup(value.trim(), file));
     else if (name === 'severity') {
       if (value.trim() !== 'error' && value.trim() !== 'warn')
@@ -126,6 +142,10 @@ export function parseHeader(sql: string, file: string): Header {
     else throw new ModelGraphError(`${file}: materialized must be table, view or ephemeral, not "${value.trim()}"`);
   }
   header.description = description.join(' ').trim();
+  if (header.incremental) {
+    const { grain, group, time } = header.incremental;
+    header.intervals = { grain, group, time };
+  }
   if (lookups.length && !header.incremental)
     throw new ModelGraphError(`${file}: a lookup: line belongs to an incremental model (an incremental: line)`);
   if (header.incremental && !header.key?.length)
@@ -134,19 +154,21 @@ export function parseHeader(sql: string, file: string): Header {
 }
 
 function parseLookup(value: string, file: string): Lookup {
+  const reading = /^(.*?)\s*,\s*reading\s+(\w+(?:\s*,\s*\w+)*)$/i.exec(value);
+  if (reading) return { ...parseLookup(reading[1], file), reads: list(reading[2]) };
   const match = /^(\w+)\((\w+)\)\s*=\s*(.+)$/.exec(value);
   if (!match)
     throw new ModelGraphError(
-      `${file}: lookup "${value}" is not understood; expected "<model>(<column>) = <expression over the lake rows>"`,
+      `${file}: lookup "${value}" is not understood; expected "<model>(<column>) = <expression>[, reading <columns>]"`,
     );
   return { model: match[1], column: match[2], expression: match[3].trim() };
 }
 
-function parseIncremental(value: string, file: string): Omit<Incremental, 'lookups'> {
+function parseIntervals(name: string, value: string, file: string): Intervals {
   const match = /^month\s+on\s+(\w+)\s*,\s*(\w+)$/i.exec(value);
   if (!match)
     throw new ModelGraphError(
-      `${file}: incremental "${value}" is not understood; expected "month on <group column>, <date column>"`,
+      `${file}: ${name} "${value}" is not understood; expected "month on <group column>, <date column>"`,
     );
   return { grain: 'month', group: match[1], time: match[2] };
 }

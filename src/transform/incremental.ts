@@ -1,22 +1,27 @@
 /**
  * Building a model by intervals (header `incremental: month on <group>, <date>`): only the group-months whose
  * inputs changed since the model's last build are rebuilt (deleted and inserted again in the copy of the
- * previous warehouse the build works on), the rest kept.
- *
- * An interval is dirty when the files of its lake group-month changed (lake-partitions.ts: names and sizes,
- * never the clock), or when an upstream model's rows of its group changed (a count and hash per group: the
- * users' emails that attribute orders). The whole model is rebuilt when there is no earlier state, its SQL
- * or a setting it reads changed, or `--full`. The dirty intervals are computed by the model's own SQL with
- * each lake view narrowed to the dirty group-months' files. Then, before anything is replaced, two checks
- * that the result equals a full build's (else the model is rebuilt whole, and the summary says why):
+ * previous warehouse the build works on), the rest kept. Two kinds of model are built so:
+ *  - read from the lake (stg_orders): an interval is dirty when the files of its lake group-month changed
+ *    (lake-partitions.ts: names and sizes, never the clock);
+ *  - built from models (savings_monthly): an interval is dirty when an upstream model that declares its
+ *    intervals (`intervals:`, or its own `incremental:`) has other rows in that group-month than at the last
+ *    build (a count and hash per group-month); only those group-months of it are read.
+ * For both, an interval is also dirty when an upstream model read whole changed in its group (a count and
+ * hash per group), or when a lookup row (a row joined by key, e.g. a user) changed and one of the interval's
+ * rows matches its key: the lake rows, or the model's own rows as last built. The whole model is rebuilt when
+ * there is no earlier state, its SQL or a setting it reads changed, or `--full`. Then, before anything is
+ * replaced, checks that the result equals a full build's (else the model is rebuilt whole, and the summary
+ * says why):
  *  - every row computed falls in a dirty interval (the header's promise: an interval comes from its own
- *    group-month of the lake);
- *  - no key of the rows computed, nor of the rows they replace, is in a clean group-month's files: a key in
- *    two group-months (a window landed under another day after a timezone change) is decided across them,
- *    which only a whole rebuild does.
+ *    group-month);
+ *  - read from the lake: no key of the rows computed, nor of the rows they replace, is in a clean
+ *    group-month's files: a key in two group-months (a window landed under another day after a timezone
+ *    change) is decided across them, which only a whole rebuild does. A model built from models needs its
+ *    key to hold the group and the time column, so a key is in one interval only.
  */
 import { quotedIdentifier as id, quotedString as str, type DuckDBConnection } from '@duckdb/node-api';
-import type { Lookup } from './header.js';
+import type { Intervals, Lookup } from './header.js';
 import { settingsHash, sha, type ModelState } from './build-state.js';
 import { LAKE_STREAMS, lakeViewName } from './lake-streams.js';
 import { monthPartitions, type Partition } from './lake-partitions.js';
@@ -67,6 +72,8 @@ export class IncrementalModels {
     /** The states of the warehouse this build started from; null: build every model whole (--full). */
     private readonly previous: Map<string, ModelState> | null,
     private readonly previousTables: Set<string>,
+    /** The models that declare their intervals (`intervals:` or `incremental:`), by name. */
+    private readonly intervalsOf: Map<string, Intervals>,
   ) {}
 
   async build(model: Node): Promise<IncrementalOutcome> {
@@ -115,8 +122,10 @@ export class IncrementalModels {
   ): Promise<IncrementalOutcome> {
     const inc = model.header.incremental!;
 
-    const intervals = new Set([...files.values()].map((p) => `${p.group}/${p.month}`));
     const prev = this.previous?.get(model.name);
+    const intervals = intervalsIn(current);
+    const fromModels = lakeDeps.length === 0;
+    const keyed = [inc.group, inc.time].every((c) => model.header.key!.includes(c));
     const whole =
       this.previous === null
         ? 'asked for (--full)'
@@ -128,27 +137,30 @@ export class IncrementalModels {
               ? 'a setting it reads changed'
               : (unsupported ??
                 (lookups.some((l) => !l.previous) ? 'no earlier state of its lookups' : undefined) ??
-                (lookups.length && lakeDeps.length !== 1 ? 'a lookup needs exactly one lake stream' : undefined));
+                (lookups.length && lakeDeps.length > 1 ? 'a lookup needs one lake stream at most' : undefined) ??
+                (fromModels && !keyed ? `its key lacks ${inc.group} or ${inc.time}` : undefined));
     if (whole) return this.buildWhole(model, intervals.size, whole);
 
     const dirty = new Set<string>();
-    const old = new Set(Object.keys(prev!.partitions).map((k) => k.slice(k.indexOf('/') + 1)));
+    const old = intervalsIn(prev!);
     for (const key of new Set([...Object.keys(prev!.partitions), ...Object.keys(current.partitions)]))
       if (prev!.partitions[key] !== current.partitions[key]) dirty.add(key.slice(key.indexOf('/') + 1));
     for (const dep of modelDeps) {
       const before = prev!.inputs[dep] ?? {};
       const now = current.inputs[dep];
-      for (const group of new Set([...Object.keys(before), ...Object.keys(now)])) {
-        if (before[group] === now[group]) continue;
-        if (group === '*') return this.buildWhole(model, intervals.size, `${dep} changed (it has no ${inc.group})`);
-        for (const interval of [...intervals, ...old]) if (interval.startsWith(`${group}/`)) dirty.add(interval);
+      // keys: a group's interval (`<group>/<YYYY-MM>`) of a model that declares its intervals, else a group
+      for (const key of new Set([...Object.keys(before), ...Object.keys(now)])) {
+        if (before[key] === now[key]) continue;
+        if (key === '*') return this.buildWhole(model, intervals.size, `${dep} changed (it has no ${inc.group})`);
+        if (key.includes('/')) dirty.add(key);
+        else for (const interval of [...intervals, ...old]) if (interval.startsWith(`${key}/`)) dirty.add(interval);
       }
     }
     for (const lookup of lookups)
       for (const i of await this.lookupDirty(model, lakeDeps[0], lookup, files, dirty)) dirty.add(i);
     const skipped = [...intervals].filter((i) => !dirty.has(i)).length;
     if (dirty.size === 0) return { rows: await this.count(model.name), intervals: { rebuilt: 0, skipped } };
-    const reason = await this.rebuildIntervals(model, dirty, files, lakeDeps);
+    const reason = await this.rebuildIntervals(model, dirty, files, lakeDeps, modelDeps);
     if (reason) return this.buildWhole(model, intervals.size, reason);
     return { rows: await this.count(model.name), intervals: { rebuilt: dirty.size, skipped } };
   }
@@ -164,6 +176,7 @@ export class IncrementalModels {
     dirty: Set<string>,
     files: Map<string, Partition & { stream: string }>,
     lakeDeps: string[],
+    modelDeps: string[],
   ): Promise<string | undefined> {
     const inc = model.header.incremental!;
     const key = model.header.key!;
@@ -184,11 +197,14 @@ export class IncrementalModels {
         await c.run(`INSERT INTO ${DIRTY} VALUES ($g::BIGINT, ($m || '-01')::DATE)`, { g, m });
       }
       for (const s of streams) await narrowLakeView(c, this.outDir, s, filesOf(s, true));
+      await this.narrowModels(modelDeps, dirty);
       await c.run(`CREATE OR REPLACE TEMP TABLE ${REBUILT} AS\n${stripTrailingSemicolon(model.sql)}\n`);
+      await this.widenModels(modelDeps);
       const outside = await count(
         `SELECT count(*) AS n FROM ${REBUILT} AS r ANTI JOIN ${DIRTY} AS d ON ${onDirty('r')}`,
       );
       if (outside > 0) return 'rows of a dirty interval fell outside it (fell back to a whole build)';
+      if (streams.length === 0) return await this.replace(model, onDirty('t'));
       await c.run(
         `CREATE OR REPLACE TEMP TABLE ${KEYS} AS SELECT ${cols} FROM ${REBUILT} ` +
           `UNION SELECT ${cols} FROM ${id(model.name)} AS t SEMI JOIN ${DIRTY} AS d ON ${onDirty('t')}`,
@@ -200,13 +216,46 @@ export class IncrementalModels {
         if (shared > 0)
           return `a key of a dirty interval is also in a clean one of ${view} (fell back to a whole build)`;
       }
-      await c.run(`DELETE FROM ${id(model.name)} AS t USING ${DIRTY} AS d WHERE ${onDirty('t')}`);
-      await c.run(`INSERT INTO ${id(model.name)} BY NAME SELECT * FROM ${REBUILT}`);
-      return undefined;
+      return await this.replace(model, onDirty('t'));
     } finally {
       for (const s of streams) await narrowLakeView(c, this.outDir, s, 'all');
+      await this.widenModels(modelDeps);
       for (const t of [DIRTY, REBUILT, KEYS]) await c.run(`DROP TABLE IF EXISTS temp.${t}`);
     }
+  }
+
+  /** The dirty intervals' rows replaced by the ones rebuilt. */
+  private async replace(model: Node, onDirty: string): Promise<undefined> {
+    await this.conn.run(`DELETE FROM ${id(model.name)} AS t USING ${DIRTY} AS d WHERE ${onDirty}`);
+    await this.conn.run(`INSERT INTO ${id(model.name)} BY NAME SELECT * FROM ${REBUILT}`);
+    return undefined;
+  }
+
+  /**
+   * Each upstream model that declares its intervals, seen by the model's SQL with only its dirty intervals'
+   * rows: a temporary view of the same name (searched before the warehouse's tables), a range of days per
+   * dirty month so the table's zone maps skip the clean months.
+   */
+  private async narrowModels(deps: string[], dirty: Set<string>): Promise<void> {
+    const [{ d: catalog }] = (await this.conn.runAndReadAll('SELECT current_database() AS d')).getRowObjectsJson() as {
+      d: string;
+    }[];
+    for (const dep of deps) {
+      const iv = this.intervalsOf.get(dep);
+      if (!iv) continue;
+      const ranges = [...dirty].map((interval) => {
+        const [g, m] = interval.split('/');
+        const from = `DATE ${str(`${m}-01`)}`;
+        return `(t.${id(iv.group)} = ${Number(g)} AND t.${id(iv.time)} >= ${from} AND t.${id(iv.time)} < ${from} + INTERVAL 1 MONTH)`;
+      });
+      await this.conn.run(
+        `CREATE OR REPLACE TEMP VIEW ${id(dep)} AS SELECT * FROM ${id(catalog)}.main.${id(dep)} AS t WHERE ${ranges.join(' OR ') || 'false'}`,
+      );
+    }
+  }
+
+  private async widenModels(deps: string[]): Promise<void> {
+    for (const dep of deps) if (this.intervalsOf.has(dep)) await this.conn.run(`DROP VIEW IF EXISTS temp.${id(dep)}`);
   }
 
   /**
@@ -221,8 +270,10 @@ export class IncrementalModels {
     );
     for (const [n, lookup] of inc.lookups.entries()) {
       const table = `_perks_lookup_${n}`;
+      // the key as text on both sides (the model's expression may have another integer type than the column)
+      const read = lookup.reads ? `row(${[lookup.column, ...lookup.reads].map((c) => `t.${id(c)}`).join(', ')})` : 't';
       await this.conn.run(
-        `CREATE OR REPLACE TEMP TABLE ${table} AS SELECT t.${id(inc.group)} AS g, hash(t.${id(lookup.column)}) AS h, hash(t) AS v FROM ${id(lookup.model)} AS t`,
+        `CREATE OR REPLACE TEMP TABLE ${table} AS SELECT t.${id(inc.group)} AS g, hash(CAST(t.${id(lookup.column)} AS VARCHAR)) AS h, hash(${read}) AS v FROM ${id(lookup.model)} AS t`,
       );
       const had = await this.conn.runAndReadAll(
         `SELECT count(*) AS n FROM ${LOOKUP_TABLE} WHERE model = $model AND lookup = $lookup`,
@@ -236,7 +287,7 @@ export class IncrementalModels {
   /** The intervals whose lake rows match a key whose lookup row was added, removed or changed. */
   private async lookupDirty(
     model: Node,
-    lakeView: string,
+    lakeView: string | undefined,
     lookup: StagedLookup,
     files: Map<string, Partition & { stream: string }>,
     dirty: Set<string>,
@@ -256,21 +307,25 @@ export class IncrementalModels {
           }[]
         ).map((r) => r.g),
       );
-      // only the lake files of the groups with a changed key, and of months not already dirty, are read
-      const stream = lakeView.slice('lake_'.length);
-      const read = [...files.values()]
-        .filter((p) => p.stream === stream && groups.has(p.group) && !dirty.has(`${p.group}/${p.month}`))
-        .flatMap((p) => p.files);
-      if (read.length === 0) return [];
-      await narrowLakeView(c, this.outDir, stream, read);
+      if (groups.size === 0) return [];
+      // a model read from the lake: only the lake files of the groups with a changed key, and of months not
+      // already dirty, are read; a model built from models: its own rows as last built
+      const stream = lakeView?.slice('lake_'.length);
+      if (stream) {
+        const read = [...files.values()]
+          .filter((p) => p.stream === stream && groups.has(p.group) && !dirty.has(`${p.group}/${p.month}`))
+          .flatMap((p) => p.files);
+        if (read.length === 0) return [];
+        await narrowLakeView(c, this.outDir, stream, read);
+      }
       const r = await c.runAndReadAll(
         `SELECT DISTINCT CAST(o.${id(inc.group)} AS VARCHAR) || '/' || strftime(o.${id(inc.time)}, '%Y-%m') AS interval
-         FROM ${id(lakeView)} AS o SEMI JOIN ${CHANGED} AS c
-           ON o.${id(inc.group)} = c.g AND hash(${lookup.expression}) = c.h`,
+         FROM ${id(lakeView ?? model.name)} AS o SEMI JOIN ${CHANGED} AS c
+           ON o.${id(inc.group)} = c.g AND hash(CAST((${lookup.expression}) AS VARCHAR)) = c.h`,
       );
-      return (r.getRowObjectsJson() as { interval: string }[]).map((row) => row.interval);
+      return (r.getRowObjectsJson() as { interval: string | null }[]).flatMap((row) => row.interval ?? []);
     } finally {
-      await narrowLakeView(c, this.outDir, lakeView.slice('lake_'.length), 'all');
+      if (lakeView) await narrowLakeView(c, this.outDir, lakeView.slice('lake_'.length), 'all');
       await c.run(`DROP TABLE IF EXISTS temp.${CHANGED}`);
     }
   }
@@ -287,14 +342,22 @@ export class IncrementalModels {
     }
   }
 
-  /** Per group (or `*` without a group column): the count and hash of an upstream model's rows. */
+  /**
+   * The count and hash of an upstream model's rows per group-month (`<group>/<YYYY-MM>`) when it declares its
+   * intervals, else per group, or `*` without a group column (or for rows of no group or month).
+   */
   private async fingerprint(table: string, group: string): Promise<Record<string, string>> {
+    const iv = this.intervalsOf.get(table);
     const cols = await this.conn.runAndReadAll(
       `SELECT count(*) AS n FROM (DESCRIBE ${id(table)}) WHERE column_name = $group`,
       { group },
     );
     const byGroup = Number(cols.getRowObjectsJson()[0].n) > 0;
-    const g = byGroup ? `CAST(t.${id(group)} AS VARCHAR)` : `'*'`;
+    const g = iv
+      ? `coalesce(CAST(t.${id(iv.group)} AS VARCHAR) || '/' || strftime(t.${id(iv.time)}, '%Y-%m'), '*')`
+      : byGroup
+        ? `coalesce(CAST(t.${id(group)} AS VARCHAR), '*')`
+        : `'*'`;
     const r = await this.conn.runAndReadAll(
       `SELECT ${g} AS g, count(*) || ':' || bit_xor(hash(t)) AS fp FROM ${id(table)} AS t GROUP BY ALL`,
     );
@@ -305,4 +368,12 @@ export class IncrementalModels {
     const r = await this.conn.runAndReadAll(`SELECT count(*) AS n FROM ${id(table)}`);
     return Number(r.getRowObjectsJson()[0].n);
   }
+}
+
+/** The group-months a state knows of: its lake partitions' and its upstream models' intervals. */
+function intervalsIn(state: ModelState): Set<string> {
+  return new Set([
+    ...Object.keys(state.partitions).map((k) => k.slice(k.indexOf('/') + 1)),
+    ...Object.values(state.inputs).flatMap((byKey) => Object.keys(byKey).filter((k) => k.includes('/'))),
+  ]);
 }

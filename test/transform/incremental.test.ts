@@ -37,7 +37,10 @@ async function day(options: { sqlDir?: string; full?: boolean } = {}): Promise<B
   const today = sandbox.world.today;
   process.env.PERKS_NOW = `${today}T12:00:00Z`;
   const config = orgConfig(sandbox, out, { PERKS_START_DATE: '2026-09-01' });
-  const r = await extract(config, { now: new Date(`${today}T12:00:00Z`), streams: ['groups', 'users', 'orders'] });
+  const r = await extract(config, {
+    now: new Date(`${today}T12:00:00Z`),
+    streams: ['groups', 'users', 'orders', 'redemption_stats'],
+  });
   expect(r.status).toBe('success');
   const b = await buildWarehouse({ outDir: out, asOf: today, verifyIncremental: true, ...options });
   expect(b.error).toBeUndefined();
@@ -47,7 +50,7 @@ async function day(options: { sqlDir?: string; full?: boolean } = {}): Promise<B
   return b;
 }
 
-const intervals = (b: BuildResult) => b.steps.find((s) => s.name === 'stg_orders')!.intervals!;
+const intervals = (b: BuildResult, model = 'stg_orders') => b.steps.find((s) => s.name === model)!.intervals!;
 
 test('after each day of a sequence, the incremental build equals a full build, and rebuilds only the dirty months', async () => {
   const first = await day();
@@ -59,12 +62,17 @@ test('after each day of a sequence, the incremental build equals a full build, a
   const again = await buildWarehouse({ outDir: out, asOf: sandbox.world.today, verifyIncremental: true });
   expect(again.ok).toBe(true);
   expect(intervals(again)).toEqual({ rebuilt: 0, skipped: months });
+  // a mart built from models by intervals: nothing upstream changed, nothing rebuilt
+  expect(intervals(again, 'savings_monthly')).toMatchObject({ rebuilt: 0 });
+  expect(intervals(again, 'savings_monthly').skipped).toBeGreaterThan(4);
 
   // a day later: new orders, settled and refunded ones in the lookback, new users
   sandbox.advance(1);
   const next = await day();
   expect(intervals(next).whole).toBeUndefined();
   expect(intervals(next).skipped).toBeGreaterThan(0);
+  expect(intervals(next, 'savings_monthly').whole).toBeUndefined();
+  expect(intervals(next, 'savings_monthly').skipped).toBeGreaterThan(0);
 
   // a refund of an October order, found by October's re-read at the close (the month reopened after)
   process.env.PERKS_NOW = `${sandbox.world.today}T12:00:00Z`;
@@ -90,6 +98,8 @@ test('after each day of a sequence, the incremental build equals a full build, a
   sandbox.advance(1);
   const changed = await day({ sqlDir });
   expect(intervals(changed).whole).toBe('its SQL changed');
+  // downstream, only the months whose rows changed (brand is not read by savings_monthly): none whole
+  expect(intervals(changed, 'savings_monthly').whole).toBeUndefined();
   // and back: changed again
   const restored = await buildWarehouse({ outDir: out, asOf: sandbox.world.today, verifyIncremental: true });
   expect(restored.ok).toBe(true);
