@@ -44,3 +44,20 @@ test('an incremental model declares its month, its key and its lookups; a malfor
     'sql/x.sql: a lookup: line belongs to an incremental model (an incremental: line)',
   );
 });
+
+test('a model declares the intervals its rows fall in, and a lookup the columns it reads', () => {
+  const stats = parseHeader('-- key: g, w, u\n-- intervals: month on g, w\nselect 1\n', 'sql/s.sql');
+  expect(stats.intervals).toEqual({ grain: 'month', group: 'g', time: 'w' });
+  expect(stats.incremental).toBeUndefined();
+  const mart = parseHeader(
+    '-- key: g, month, u\n-- incremental: month on g, month\n-- lookup: stg_users(user_id) = user_id, reading user_uid, email\nselect 1\n',
+    'sql/m.sql',
+  );
+  expect(mart.intervals).toEqual({ grain: 'month', group: 'g', time: 'month' });
+  expect(mart.incremental?.lookups).toEqual([
+    { model: 'stg_users', column: 'user_id', expression: 'user_id', reads: ['user_uid', 'email'] },
+  ]);
+  expect(() => parseHeader('-- intervals: weekly\nselect 1\n', 'sql/x.sql')).toThrow(
+    'sql/x.sql: intervals "weekly" is not understood; expected "month on <group column>, <date column>"',
+  );
+});
