@@ -9,8 +9,13 @@
 -- last local day in a group not on UTC), unattributed orders (orders of no current user: one row per group
 -- and month with user_id null; the statistics, per user, cannot hold them), and a user anonymised or no
 -- longer current (the lake cannot attribute the user's orders, which sit in the unattributed row).
+-- Built by intervals (src/transform/incremental.ts): a group's month is rebuilt only when its orders or
+-- statistics changed, a user of its rows came, went or was anonymised, or its group's timezone changed.
 -- grain: one row per organisation_group_id, month, user_id (user_id null: the unattributed orders)
 -- key: organisation_group_id, month, user_id
+-- incremental: month on organisation_group_id, month
+-- lookup: stg_users(user_id) = user_id, reading is_anonymised
+-- lookup: stg_groups(organisation_group_id) = organisation_group_id, reading timezone
 -- columns:
 --   organisation_group_id: the group
 --   month: first day of the month (the statistics' window; the lake's group-local month)
