@@ -298,12 +298,15 @@ async function incrementalDays(outDir: string, full: ChildBuild) {
           spillDirectory: join(dir, 'compare.spill'),
         })
       : [];
-    const intervals = (b: ChildBuild, name: string) => {
-      const i = b.steps.find((s) => s.intervals)?.intervals;
-      return i
-        ? `${name}: ${i.rebuilt} months rebuilt, ${i.skipped} skipped${i.whole ? ` (whole: ${i.whole})` : ''}`
-        : '';
-    };
+    // every model built by intervals: `stg_orders 8/44` (months rebuilt / skipped), or why it was built whole
+    const intervals = (b: ChildBuild, name: string) =>
+      `${name}: ` +
+      b.steps
+        .flatMap(({ name: model, intervals: i }) =>
+          i ? [`${model} ${i.rebuilt}/${i.skipped}${i.whole ? ` (whole: ${i.whole})` : ''}`] : [],
+        )
+        .join(', ') +
+      ' (months rebuilt/skipped)';
     return {
       next_day_ok: next.ok,
       next_day_s: +(next.ms / 1000).toFixed(2),
