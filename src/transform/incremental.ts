@@ -245,8 +245,10 @@ export class IncrementalModels {
       if (!iv) continue;
       const ranges = [...dirty].map((interval) => {
         const [g, m] = interval.split('/');
-        const from = `DATE ${str(`${m}-01`)}`;
-        return `(t.${id(iv.group)} = ${Number(g)} AND t.${id(iv.time)} >= ${from} AND t.${id(iv.time)} < ${from} + INTERVAL 1 MONTH)`;
+        const [year, month] = m.split('-').map(Number);
+        const to = month === 12 ? `${year + 1}-01-01` : `${year}-${String(month + 1).padStart(2, '0')}-01`;
+        // DATE literals on both ends: a DATE compared with a TIMESTAMP (DATE + INTERVAL) is not pushed down
+        return `(t.${id(iv.group)} = ${Number(g)} AND t.${id(iv.time)} >= DATE ${str(`${m}-01`)} AND t.${id(iv.time)} < DATE ${str(to)})`;
       });
       await this.conn.run(
         `CREATE OR REPLACE TEMP VIEW ${id(dep)} AS SELECT * FROM ${id(catalog)}.main.${id(dep)} AS t WHERE ${ranges.join(' OR ') || 'false'}`,

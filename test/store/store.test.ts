@@ -61,6 +61,13 @@ async function snapshot(out: string) {
   return { lake, watermarks, closes, ledger };
 }
 
+/** `YYYY-MM` of the month before the day `day` (YYYY-MM-DD). */
+function previousMonth(day: string): string {
+  const d = new Date(`${day.slice(0, 7)}-01T00:00:00Z`);
+  d.setUTCMonth(d.getUTCMonth() - 1);
+  return d.toISOString().slice(0, 7);
+}
+
 /** The run manifests of an output folder (file names). */
 const manifests = (out: string): string[] => readdirSync(join(out, 'runs')).sort();
 
@@ -89,10 +96,12 @@ describe('the output in object storage', () => {
     expect(first.code, first.stderr).toBe(0);
     expect(existsSync(join(a, 'lake')), 'the working copy is the output folder').toBe(true);
     expect(existsSync(join(process.cwd(), 's3:')), 'no local folder named after the URL').toBe(false);
-    const closed = await world.perks(['close', '--month', '2026-10', '--no-reread', '--by', 'finance'], storeEnv);
+    // the month before the sandbox's (whatever instant PERKS_TEST_NOW moves the suite to)
+    const month = previousMonth(inStore.world.today);
+    const closed = await world.perks(['close', '--month', month, '--no-reread', '--by', 'finance'], storeEnv);
     expect(closed.code, closed.stderr).toBe(0);
     expect((await runCli(['run'], localEnv, { timeoutMs: 240_000 })).code).toBe(0);
-    expect((await runCli(['close', '--month', '2026-10', '--no-reread', '--by', 'finance'], localEnv)).code).toBe(0);
+    expect((await runCli(['close', '--month', month, '--no-reread', '--by', 'finance'], localEnv)).code).toBe(0);
 
     const storeRuns = manifests(a);
     rmSync(a, { recursive: true, force: true }); // the laptop is lost
