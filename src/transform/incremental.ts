@@ -65,6 +65,8 @@ interface StagedLookup extends Lookup {
 export class IncrementalModels {
   /** The state each incremental model is built from in this build (written with the warehouse). */
   readonly states = new Map<string, ModelState>();
+  /** The intervals each model built by intervals in this build replaced (absent: built whole, or not yet). */
+  private readonly rebuilt = new Map<string, Set<string>>();
 
   constructor(
     private readonly conn: DuckDBConnection,
@@ -101,7 +103,8 @@ export class IncrementalModels {
         files.set(`${stream}/${key}`, { ...p, stream });
       }
     }
-    for (const dep of modelDeps) current.inputs[dep] = await this.fingerprint(dep, inc.group);
+    const before = this.previous?.get(model.name)?.inputs;
+    for (const dep of modelDeps) current.inputs[dep] = await this.fingerprint(dep, inc.group, before?.[dep]);
     this.states.set(model.name, current);
     const lookups = await this.stageLookups(model);
     try {
@@ -159,6 +162,7 @@ export class IncrementalModels {
     for (const lookup of lookups)
       for (const i of await this.lookupDirty(model, lakeDeps[0], lookup, files, dirty)) dirty.add(i);
     const skipped = [...intervals].filter((i) => !dirty.has(i)).length;
+    this.rebuilt.set(model.name, dirty);
     if (dirty.size === 0) return { rows: await this.count(model.name), intervals: { rebuilt: 0, skipped } };
     const reason = await this.rebuildIntervals(model, dirty, files, lakeDeps, modelDeps);
     if (reason) return this.buildWhole(model, intervals.size, reason);
@@ -166,6 +170,7 @@ export class IncrementalModels {
   }
 
   private async buildWhole(model: Node, intervals: number, why: string): Promise<IncrementalOutcome> {
+    this.rebuilt.delete(model.name);
     await this.conn.run(`CREATE OR REPLACE TABLE ${id(model.name)} AS\n${stripTrailingSemicolon(model.sql)}\n`);
     return { rows: await this.count(model.name), intervals: { rebuilt: intervals, skipped: 0, whole: why } };
   }
@@ -243,15 +248,8 @@ export class IncrementalModels {
     for (const dep of deps) {
       const iv = this.intervalsOf.get(dep);
       if (!iv) continue;
-      const ranges = [...dirty].map((interval) => {
-        const [g, m] = interval.split('/');
-        const [year, month] = m.split('-').map(Number);
-        const to = month === 12 ? `${year + 1}-01-01` : `${year}-${String(month + 1).padStart(2, '0')}-01`;
-        // DATE literals on both ends: a DATE compared with a TIMESTAMP (DATE + INTERVAL) is not pushed down
-        return `(t.${id(iv.group)} = ${Number(g)} AND t.${id(iv.time)} >= DATE ${str(`${m}-01`)} AND t.${id(iv.time)} < DATE ${str(to)})`;
-      });
       await this.conn.run(
-        `CREATE OR REPLACE TEMP VIEW ${id(dep)} AS SELECT * FROM ${id(catalog)}.main.${id(dep)} AS t WHERE ${ranges.join(' OR ') || 'false'}`,
+        `CREATE OR REPLACE TEMP VIEW ${id(dep)} AS SELECT * FROM ${id(catalog)}.main.${id(dep)} AS t WHERE ${inIntervals(iv, dirty)}`,
       );
     }
   }
@@ -348,8 +346,17 @@ export class IncrementalModels {
    * The count and hash of an upstream model's rows per group-month (`<group>/<YYYY-MM>`) when it declares its
    * intervals, else per group, or `*` without a group column (or for rows of no group or month).
    */
-  private async fingerprint(table: string, group: string): Promise<Record<string, string>> {
+  private async fingerprint(
+    table: string,
+    group: string,
+    before: Record<string, string> | undefined,
+  ): Promise<Record<string, string>> {
     const iv = this.intervalsOf.get(table);
+    // A model built by intervals in this build: its other intervals' rows are the ones the last build hashed
+    // (the same warehouse's), so only the intervals it replaced are hashed again (a scan of those alone).
+    const replaced = this.rebuilt.get(table);
+    const kept = before && !('*' in before) && Object.keys(before).every((k) => k.includes('/'));
+    const only = iv && replaced && kept ? `WHERE ${inIntervals(iv, replaced)}` : '';
     const cols = await this.conn.runAndReadAll(
       `SELECT count(*) AS n FROM (DESCRIBE ${id(table)}) WHERE column_name = $group`,
       { group },
@@ -361,15 +368,32 @@ export class IncrementalModels {
         ? `coalesce(CAST(t.${id(group)} AS VARCHAR), '*')`
         : `'*'`;
     const r = await this.conn.runAndReadAll(
-      `SELECT ${g} AS g, count(*) || ':' || bit_xor(hash(t)) AS fp FROM ${id(table)} AS t GROUP BY ALL`,
+      `SELECT ${g} AS g, count(*) || ':' || bit_xor(hash(t)) AS fp FROM ${id(table)} AS t ${only} GROUP BY ALL`,
     );
-    return Object.fromEntries((r.getRowObjectsJson() as { g: string; fp: string }[]).map((row) => [row.g, row.fp]));
+    const now = Object.fromEntries(
+      (r.getRowObjectsJson() as { g: string; fp: string }[]).map((row) => [row.g, row.fp]),
+    );
+    if (!only) return now;
+    const unchanged = Object.entries(before!).filter(([k]) => !replaced!.has(k));
+    return { ...Object.fromEntries(unchanged), ...now };
   }
 
   private async count(table: string): Promise<number> {
     const r = await this.conn.runAndReadAll(`SELECT count(*) AS n FROM ${id(table)}`);
     return Number(r.getRowObjectsJson()[0].n);
   }
+}
+
+/** SQL true for the rows of `t` in the group-months `intervals` (`<group>/<YYYY-MM>`): a range of days each. */
+function inIntervals(iv: Intervals, intervals: Set<string>): string {
+  const ranges = [...intervals].map((interval) => {
+    const [g, m] = interval.split('/');
+    const [year, month] = m.split('-').map(Number);
+    const to = month === 12 ? `${year + 1}-01-01` : `${year}-${String(month + 1).padStart(2, '0')}-01`;
+    // DATE literals on both ends: a DATE compared with a TIMESTAMP (DATE + INTERVAL) is not pushed down
+    return `(t.${id(iv.group)} = ${Number(g)} AND t.${id(iv.time)} >= DATE ${str(`${m}-01`)} AND t.${id(iv.time)} < DATE ${str(to)})`;
+  });
+  return ranges.join(' OR ') || 'false';
 }
 
 /** The group-months a state knows of: its lake partitions' and its upstream models' intervals. */
