@@ -4,6 +4,7 @@
  * temporary file), and `perks writeback` killed mid-run (after a post and before its ledger entry,
  * among other moments): the rerun leaves every interaction stored upstream exactly once.
  */
+import { atInstant } from '../../support/clock.js';
 import { cpSync } from 'node:fs';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { extract } from '../../../src/extract/index.js';
@@ -34,6 +35,11 @@ async function builtOutput(sandbox: Sandbox, out: string): Promise<void> {
 
 export async function buildCrashScenario(o: ScenarioOptions & { kills: number }): Promise<Row[]> {
   const random = seeded(o.seed);
+  // In-process steps on the instant the CLI children run at (orgEnv's PERKS_NOW), so both build the same marts.
+  return atInstant(NOW, () => buildCrashScenarioAtNoon(o, random));
+}
+
+async function buildCrashScenarioAtNoon(o: ScenarioOptions & { kills: number }, random: () => number): Promise<Row[]> {
   return withSandbox({ seed: 111, today: TODAY }, (sandbox) =>
     withScratch('build-crash', async (scratch) => {
       const out = scratch.dir();

@@ -16,6 +16,7 @@ import { withScratch, type Scratch } from '../../support/scratch.js';
 import { row, type Row, type ScenarioOptions } from '../table.js';
 import { describeReads, readProblems, startReaders } from './readers.js';
 import { todayUtc } from '../../../src/shared/clock.js';
+import { atInstant } from '../../support/clock.js';
 
 export interface CrashOptions extends ScenarioOptions {
   kills: number;
@@ -179,7 +180,11 @@ async function rerunAndCheck(
 ): Promise<void> {
   let groups: GroupDays[];
   try {
-    const result = await extract(orgConfig(sandbox, out, { PERKS_START_DATE: start }));
+    // on the instant the CLI children run at (orgEnv's PERKS_NOW: the sandbox's day at noon UTC), or the
+    // groups' last whole local days differ from the reference's (at 00:30 UTC New York's is a day behind)
+    const result = await atInstant(`${sandbox.world.today}T12:00:00Z`, () =>
+      extract(orgConfig(sandbox, out, { PERKS_START_DATE: start })),
+    );
     if (result.exitCode !== 0)
       throw new Error(`exit ${result.exitCode}: ${result.streams.find((s) => s.error)?.error ?? ''}`);
     groups = result.groups;
