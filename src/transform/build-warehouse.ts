@@ -18,7 +18,7 @@ import { CLOSE_TABLES, createCloseTables } from './close-tables.js';
 import { DEFAULT_SQL_DIR, readProject, type Project } from './model-files.js';
 import { resolveGraph } from './model-graph.js';
 import { runModels, type StepResult } from './run-models.js';
-import { IncrementalModels, LOOKUP_TABLE } from './incremental.js';
+import { IncrementalModels, lookupTable } from './incremental.js';
 import { readStates, writeStates } from './build-state.js';
 import { compareWarehouses, describeDifference } from './compare-warehouses.js';
 import { pidAlive, withJournal } from '../lake/index.js';
@@ -198,7 +198,7 @@ async function buildOnce(
   try {
     await tuneForBuild(db.conn);
     const previous = options.full ? null : await readStates(db.conn);
-    const kept = await keepOnly(db.conn, options.full ? [] : [...incremental, LOOKUP_TABLE]);
+    const kept = await keepOnly(db.conn, options.full ? [] : [...incremental, ...incremental.map(lookupTable)]);
     await setModelVariables(db.conn, options, evaluatedAt);
     const declared = new Map(project.models.flatMap((m) => (m.header.intervals ? [[m.name, m.header.intervals]] : [])));
     const intervals = new IncrementalModels(db.conn, outDir, previous, kept, declared);

@@ -49,7 +49,7 @@ export interface IncrementalOutcome {
 }
 
 /** Each incremental model's lookup keys as last built (see stageLookups), kept in the warehouse. */
-export const LOOKUP_TABLE = '_build_lookup';
+export const lookupTable = (model: string): string => `_build_lookup_${model}`;
 const DIRTY = '_perks_dirty';
 const REBUILT = '_perks_rebuilt';
 const KEYS = '_perks_keys';
@@ -260,13 +260,14 @@ export class IncrementalModels {
 
   /**
    * Each lookup model's keys as they are now: per group, the hash of the key column and of the whole row
-   * (a temporary table); `previous` whether the last build kept them (LOOKUP_TABLE).
+   * (a temporary table); `previous` whether the last build kept them (lookupTable: one per model, replaced
+   * whole at each build; deleting a model's rows from one shared table cost seconds at a million users).
    */
   private async stageLookups(model: Node): Promise<StagedLookup[]> {
     const inc = model.header.incremental!;
     const staged: StagedLookup[] = [];
     await this.conn.run(
-      `CREATE TABLE IF NOT EXISTS ${LOOKUP_TABLE} (model VARCHAR, lookup VARCHAR, g BIGINT, h UBIGINT, v UBIGINT)`,
+      `CREATE TABLE IF NOT EXISTS ${id(lookupTable(model.name))} (lookup VARCHAR, g BIGINT, h UBIGINT, v UBIGINT)`,
     );
     for (const [n, lookup] of inc.lookups.entries()) {
       const table = `_perks_lookup_${n}`;
@@ -276,8 +277,8 @@ export class IncrementalModels {
         `CREATE OR REPLACE TEMP TABLE ${table} AS SELECT t.${id(inc.group)} AS g, hash(CAST(t.${id(lookup.column)} AS VARCHAR)) AS h, hash(${read}) AS v FROM ${id(lookup.model)} AS t`,
       );
       const had = await this.conn.runAndReadAll(
-        `SELECT count(*) AS n FROM ${LOOKUP_TABLE} WHERE model = $model AND lookup = $lookup`,
-        { model: model.name, lookup: lookup.model },
+        `SELECT count(*) AS n FROM ${id(lookupTable(model.name))} WHERE lookup = $lookup`,
+        { lookup: lookup.model },
       );
       staged.push({ ...lookup, table, previous: Number(had.getRowObjectsJson()[0].n) > 0 || this.previous === null });
     }
@@ -294,7 +295,7 @@ export class IncrementalModels {
   ): Promise<string[]> {
     const inc = model.header.incremental!;
     const c = this.conn;
-    const old = `(SELECT g, h, v FROM ${LOOKUP_TABLE} WHERE model = ${str(model.name)} AND lookup = ${str(lookup.model)})`;
+    const old = `(SELECT g, h, v FROM ${id(lookupTable(model.name))} WHERE lookup = ${str(lookup.model)})`;
     const now = `(SELECT g, h, v FROM ${lookup.table})`;
     await c.run(
       `CREATE OR REPLACE TEMP TABLE ${CHANGED} AS SELECT g, h FROM (${now} EXCEPT ${old}) UNION SELECT g, h FROM (${old} EXCEPT ${now})`,
@@ -332,14 +333,10 @@ export class IncrementalModels {
 
   /** Keeps this build's lookup keys for the next build (in the new warehouse). */
   private async keepLookups(model: Node, lookups: StagedLookup[]): Promise<void> {
-    await this.conn.run(`DELETE FROM ${LOOKUP_TABLE} WHERE model = $model`, { model: model.name });
-    for (const l of lookups) {
-      await this.conn.run(`INSERT INTO ${LOOKUP_TABLE} SELECT $model, $lookup, g, h, v FROM ${l.table}`, {
-        model: model.name,
-        lookup: l.model,
-      });
-      await this.conn.run(`DROP TABLE IF EXISTS temp.${l.table}`);
-    }
+    const rows = lookups.map((l) => `SELECT ${str(l.model)} AS lookup, g, h, v FROM ${l.table}`);
+    if (rows.length)
+      await this.conn.run(`CREATE OR REPLACE TABLE ${id(lookupTable(model.name))} AS ${rows.join(' UNION ALL ')}`);
+    for (const l of lookups) await this.conn.run(`DROP TABLE IF EXISTS temp.${l.table}`);
   }
 
   /**
