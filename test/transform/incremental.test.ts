@@ -138,3 +138,48 @@ test('a warehouse whose kept months are wrong is caught by --verify-incremental:
   expect(intervals(after).rebuilt).toBe(0);
   expect(existsSync(join(out, '.verify-incremental-4194303-dead'))).toBe(false);
 }, 60_000);
+
+test('a group-month whose orders all disappear on the re-read is emptied on the incremental path too, as a full build empties it', async () => {
+  const { DuckDBInstance } = await import('@duckdb/node-api');
+  const g = sandbox.world.groups[0].id;
+  const month = async (): Promise<{ staged: number; orders: number; rows: number }> => {
+    const db = await DuckDBInstance.create(join(out, 'warehouse.duckdb'), { access_mode: 'READ_ONLY' });
+    const conn = await db.connect();
+    const r = await conn.runAndReadAll(
+      `SELECT (SELECT count(*) FROM stg_orders WHERE organisation_group_id = ${g} AND order_date >= DATE '2026-12-01'),
+              (SELECT coalesce(sum(orders), 0) FROM savings_monthly WHERE organisation_group_id = ${g} AND month = DATE '2026-12-01'),
+              (SELECT count(*) FROM savings_monthly WHERE organisation_group_id = ${g} AND month = DATE '2026-12-01')`,
+    );
+    conn.closeSync();
+    db.closeSync();
+    const [staged, orders, rows] = r.getRows()[0].map(Number);
+    return { staged, orders, rows };
+  };
+  sandbox.advance(1); // December's first whole day lands
+  await day();
+  const before = await month();
+  expect(before.staged).toBeGreaterThan(0);
+  expect(before.orders).toBe(before.staged);
+
+  // every order of the group from November's last day on disappears from the platform: the lookback's re-read
+  // lands December's days empty
+  sandbox.advance(1);
+  const store = sandbox.world.orders;
+  let hidden = 0;
+  for (let i = store.lowerBound(Date.parse('2026-11-30T00:00:00Z')); i < store.count; i++) {
+    if (store.group[i] === 0 && store.hidden[i] !== 1) {
+      store.setHidden(i, true);
+      hidden++;
+    }
+  }
+  expect(hidden).toBeGreaterThan(0);
+  const emptied = await day(); // --verify-incremental: equal to a full build of the same lake
+  for (const model of ['stg_orders', 'savings_monthly']) {
+    expect(intervals(emptied, model).whole).toBeUndefined();
+    expect(intervals(emptied, model).rebuilt).toBeGreaterThan(0);
+  }
+  const after = await month();
+  expect(after).toMatchObject({ staged: 0, orders: 0 });
+  // what stays of the group's December is at most its redemption statistics' row (no orders, no currency)
+  expect(after.rows).toBeLessThanOrEqual(before.rows);
+}, 120_000);
