@@ -87,10 +87,15 @@ interface StepFigure {
   cpuMs: number;
   rows: number | null;
   intervals?: { rebuilt: number; skipped: number; whole?: string };
+  /** A month folder's export: month files written, kept, removed. */
+  monthFiles?: { written: number; kept: number; removed: number };
 }
 
-/** "savings_monthly · unique(…)" and "marts/savings_monthly.parquet" belong to savings_monthly. */
-const modelOf = (step: string): string => step.replace(/^marts\/(.*)\.parquet$/, '$1').split(' · ')[0];
+/**
+ * "savings_monthly · unique(…)", "marts/savings_monthly.parquet" and its month folder "marts/savings_monthly/"
+ * belong to savings_monthly.
+ */
+const modelOf = (step: string): string => step.replace(/^marts\/([^/]*?)(\.parquet|\/)$/, '$1').split(' · ')[0];
 
 /** Per model: its own step, then its data tests and its export summed, wall and CPU seconds. */
 function printSteps(steps: StepFigure[]): void {
@@ -173,6 +178,7 @@ async function main(): Promise<void> {
             cpuMs: (now.user + now.system - lastCpu.user - lastCpu.system) / 1000,
             rows: step.rows,
             ...(step.intervals ? { intervals: step.intervals } : {}),
+            ...(step.monthFiles ? { monthFiles: step.monthFiles } : {}),
           });
           lastCpu = now;
         },
@@ -205,6 +211,8 @@ async function main(): Promise<void> {
     // CPU seconds of the build (all DuckDB threads): on a shared machine, wall time depends on the neighbours
     build_cpu_s: +(build.cpuMs / 1000).toFixed(1),
     load_avg_1m: +loadavg()[0].toFixed(2),
+    // how the marts built by months are exported (PERKS_MART_LAYOUT): `months` rewrites only changed months
+    mart_layout: process.env.PERKS_MART_LAYOUT ?? 'both (default)',
     scan_lake_s: +(scans.lake / 1000).toFixed(2),
     scan_orders_s: +(scans.orders / 1000).toFixed(2),
     scan_sum_s: +(scans.sum / 1000).toFixed(2),
@@ -306,7 +314,11 @@ async function incrementalDays(outDir: string, full: ChildBuild) {
           i ? [`${model} ${i.rebuilt}/${i.skipped}${i.whole ? ` (whole: ${i.whole})` : ''}`] : [],
         )
         .join(', ') +
-      ' (months rebuilt/skipped)';
+      ' (months rebuilt/skipped)' +
+      b.steps
+        .flatMap(({ name: folder, monthFiles: f }) => (f ? [`, ${folder} ${f.written}/${f.kept}/${f.removed}`] : []))
+        .join('') +
+      (b.steps.some((st) => st.monthFiles) ? ' (month files written/kept/removed)' : '');
     return {
       next_day_ok: next.ok,
       next_day_s: +(next.ms / 1000).toFixed(2),

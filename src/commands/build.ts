@@ -4,7 +4,14 @@ import type { CommandModule } from 'yargs';
 import { acquireLock } from '../lake/index.js';
 import { finishSwitch } from '../compact/index.js';
 import { ConfigError, ExitCode } from '../shared/exit-codes.js';
-import { buildWarehouse, describeIntervals, type BuildResult, type StepResult } from '../transform/index.js';
+import {
+  buildWarehouse,
+  describeIntervals,
+  describeMonthFiles,
+  type BuildResult,
+  type MartLayout,
+  type StepResult,
+} from '../transform/index.js';
 import { handle } from './handle.js';
 import { DEFAULTS } from '../config/index.js';
 import { configFromFlags, OUTPUT, QUIET } from './options.js';
@@ -56,6 +63,11 @@ export const buildCommand: CommandModule<object, BuildFlags> = {
         type: 'string',
         describe: `DuckDB's memory limit for the build, e.g. 4GB; beyond it DuckDB spills to a folder inside <out> (default PERKS_BUILD_MEMORY_LIMIT, else ${DEFAULTS.build.memoryLimit})`,
       })
+      .option('mart-layout', {
+        type: 'string',
+        choices: ['file', 'months', 'both'],
+        describe: `how a mart built by months is exported: one file (marts/<mart>.parquet, rewritten whole), a folder of month files (marts/<mart>/<YYYY-MM>.parquet, only the months that changed rewritten), or both (default PERKS_MART_LAYOUT, else ${DEFAULTS.build.martLayout})`,
+      })
       .option('full', {
         type: 'boolean',
         describe: 'rebuild every model whole, incremental ones too (default: only their dirty months)',
@@ -88,6 +100,7 @@ export const buildCommand: CommandModule<object, BuildFlags> = {
             outDir,
             asOf: argv['as-of'],
             memoryLimit: argv['memory-limit'],
+            martLayout: argv['mart-layout'] as MartLayout | undefined,
             full: argv.full ?? false,
             verifyIncremental: argv['verify-incremental'] ?? false,
             segments: Object.fromEntries(Object.entries(segments).filter(([, v]) => v !== undefined)),
@@ -123,8 +136,10 @@ export function formatBuildSummary(r: BuildResult): string {
           : `build as of ${r.asOf} FAILED; the previous warehouse and marts are unchanged`,
         `  ${r.error}${r.impact ?? ''}`,
       ];
-  for (const s of r.steps)
+  for (const s of r.steps) {
     if (s.intervals && s.status === 'success') lines.push(`  ${describeIntervals(s.name, s.intervals)}`);
+    if (s.monthFiles && s.status === 'success') lines.push(`  ${describeMonthFiles(s.name, s.monthFiles)}`);
+  }
   if (r.steps.some((s) => s.name === 'verify incremental' && s.status === 'success'))
     lines.push('  verified: every table equals a full build, row for row');
   for (const w of r.warnings) lines.push(`  ${w}`);

@@ -49,6 +49,12 @@ export const DEFAULTS = {
      * `<out>/warehouse.duckdb.tmp-…spill` (removed after the build).
      */
     memoryLimit: '1GB',
+    /**
+     * PERKS_MART_LAYOUT / --mart-layout: how a mart built by months (`incremental:`) is exported: `file`
+     * (`marts/<mart>.parquet`, rewritten whole), `months` (`marts/<mart>/<YYYY-MM>.parquet`, only the months
+     * the build replaced rewritten) or `both`.
+     */
+    martLayout: 'both' as 'file' | 'months' | 'both',
   },
   /** `perks writeback`. */
   writeback: {

@@ -7,7 +7,7 @@ import type { Config } from '../config/index.js';
 import { extract, type Event, type ExtractOptions } from '../extract/index.js';
 import { forgetAnonymised } from '../forget/index.js';
 import { compactLake } from '../compact/index.js';
-import { buildWarehouse, describeIntervals } from '../transform/index.js';
+import { buildWarehouse, describeIntervals, describeMonthFiles } from '../transform/index.js';
 import { checkpoint } from '../shared/output-hooks.js';
 import { heldLine, runWriteback } from '../writeback/index.js';
 import { closeSummary, lastClosedMonth, ReportInputError, writeRevenueReport } from '../report/index.js';
@@ -78,7 +78,10 @@ async function buildStep({ outDir, startedAt, summary }: RunContext) {
   const models = r.steps.filter((st) => st.kind === 'model').length;
   const tests = r.steps.filter((st) => st.kind === 'test' && st.status === 'success').length;
   const warned = r.warnings.length ? `; ${r.warnings.length} warned: ${r.warnings.join('; ')}` : '';
-  const intervals = r.steps.flatMap((st) => (st.intervals ? [`; ${describeIntervals(st.name, st.intervals)}`] : []));
+  const intervals = r.steps.flatMap((st) => [
+    ...(st.intervals ? [`; ${describeIntervals(st.name, st.intervals)}`] : []),
+    ...(st.monthFiles ? [`; ${describeMonthFiles(st.name, st.monthFiles)}`] : []),
+  ]);
   return {
     detail: `${models} models, ${tests} data tests passed, ${r.marts.length} marts exported${intervals.join('')}${warned}`,
     ...(r.warnings.length ? { exitCode: ExitCode.partial } : {}),

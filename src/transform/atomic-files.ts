@@ -28,17 +28,36 @@ export function discard(temp: string): void {
 
 /** Removes temporary leftovers of `target` whose writing process is gone. */
 export function removeStaleTemps(target: string): void {
+  removeStaleTempsIn(dirname(target), basename(target));
+}
+
+/** Removes the temporary leftovers in `dir` (of the files named `name` only, when given) whose writer is gone. */
+export function removeStaleTempsIn(dir: string, name = ''): void {
   let names: string[];
   try {
-    names = readdirSync(dirname(target));
+    names = readdirSync(dir);
   } catch {
     return;
   }
-  const prefix = `${basename(target)}${MARK}`;
-  for (const name of names) {
-    if (!name.startsWith(prefix)) continue;
-    const pid = Number.parseInt(name.slice(prefix.length), 10);
+  for (const found of names) {
+    // `<file>.tmp-<pid>-<random>`: of the file `name` when given, else of any file
+    const at = found.indexOf(MARK);
+    if (at <= 0 || (name && found.slice(0, at) !== name)) continue;
+    const pid = Number.parseInt(found.slice(at + MARK.length), 10);
     if (pid === process.pid || (!Number.isNaN(pid) && pidAlive(pid))) continue;
-    rmSync(join(dirname(target), name), { recursive: true, force: true });
+    rmSync(join(dir, found), { recursive: true, force: true });
   }
+}
+
+/** What a build does to a file when it swaps: a finished temporary file moved over it, or the file removed. */
+export type FileChange = { temp: string; target: string } | { remove: string };
+
+export function applyChange(change: FileChange): void {
+  if ('remove' in change) rmSync(change.remove, { recursive: true, force: true });
+  else commit(change.temp, change.target);
+}
+
+/** A build that does not swap: its temporary file removed, nothing else touched. */
+export function discardChange(change: FileChange): void {
+  if ('temp' in change) discard(change.temp);
 }

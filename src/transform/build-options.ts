@@ -45,6 +45,11 @@ export const BuildOptions = z.object({
     .string()
     .regex(/^\d+(\.\d+)?\s*[KMGT]i?B$/i, 'expected a size such as 1GB')
     .optional(),
+  /**
+   * How a mart built by months is exported (see DEFAULTS.build.martLayout); default PERKS_MART_LAYOUT, else
+   * DEFAULTS.build.martLayout.
+   */
+  martLayout: z.enum(['file', 'months', 'both']).optional(),
   /** The order statuses that are recognised revenue (the marts' is_recognised); default PERKS_REVENUE_STATUSES. */
   revenueStatuses: z
     .array(
@@ -62,12 +67,15 @@ export type CheckedBuildOptions = z.infer<typeof BuildOptions> & {
   segments: SegmentThresholds;
   revenueStatuses: readonly string[];
   memoryLimit: string;
+  martLayout: MartLayout;
 };
+export type MartLayout = 'file' | 'months' | 'both';
 
 /** The CLI flag behind an option, for messages. */
 const FLAG_NAMES: Record<string, string> = {
   asOf: '--as-of',
   memoryLimit: '--memory-limit (or PERKS_BUILD_MEMORY_LIMIT)',
+  martLayout: '--mart-layout (or PERKS_MART_LAYOUT)',
   'segments.newDays': '--new-days',
   'segments.activeDays': '--active-days',
   'segments.dormantDays': '--dormant-days',
@@ -76,7 +84,12 @@ const FLAG_NAMES: Record<string, string> = {
 
 export function checkBuildOptions(given: BuildOptions, env: NodeJS.ProcessEnv = process.env): CheckedBuildOptions {
   const fromEnv = env.PERKS_BUILD_MEMORY_LIMIT?.trim();
-  const input = given.memoryLimit === undefined && fromEnv ? { ...given, memoryLimit: fromEnv } : given;
+  const layoutFromEnv = env.PERKS_MART_LAYOUT?.trim();
+  const input = {
+    ...given,
+    ...(given.memoryLimit === undefined && fromEnv ? { memoryLimit: fromEnv } : {}),
+    ...(given.martLayout === undefined && layoutFromEnv ? { martLayout: layoutFromEnv } : {}),
+  } as BuildOptions;
   const parsed = BuildOptions.safeParse(input);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
@@ -93,6 +106,7 @@ export function checkBuildOptions(given: BuildOptions, env: NodeJS.ProcessEnv = 
     segments: parsed.data.segments ?? SegmentThresholds.parse({}),
     revenueStatuses: parsed.data.revenueStatuses ?? [...revenueStatusesFrom(env)],
     memoryLimit: parsed.data.memoryLimit ?? DEFAULTS.build.memoryLimit,
+    martLayout: parsed.data.martLayout ?? DEFAULTS.build.martLayout,
   };
 }
 

@@ -16,6 +16,11 @@ export interface ModelState {
   partitions: Record<string, string>;
   /** upstream model → group (or `*`) → count and hash of its rows. */
   inputs: Record<string, Record<string, string>>;
+  /**
+   * A mart exported by months (export-months.ts): the token its month folder was written under with this
+   * state; a folder under another token is not this warehouse's, and is written whole.
+   */
+  exported?: string;
 }
 
 export const sha = (text: string): string => createHash('sha256').update(text).digest('hex').slice(0, 32);

@@ -3,7 +3,7 @@
  * new files renamed over the old ones. A failed build leaves the previous warehouse and marts in place
  * and no temporary file behind.
  */
-import { existsSync, mkdirSync, readdirSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { dirname, join, resolve } from 'node:path';
 import { quotedIdentifier as quoted, type DuckDBConnection } from '@duckdb/node-api';
@@ -12,18 +12,27 @@ import { openBuildDatabase, tuneForBuild } from './build-database.js';
 import { collectTests } from './data-tests.js';
 import { modelDocs, writeDictionary } from './dictionary.js';
 import { firstLine } from './errors.js';
-import { exportMarts, type Staged } from './export-marts.js';
+import { exportMarts } from './export-marts.js';
+import type { MonthFolder } from './export-months.js';
 import { createLakeViews, lakeViewNames } from './lake-views.js';
 import { CLOSE_TABLES, createCloseTables } from './close-tables.js';
 import { DEFAULT_SQL_DIR, readProject, type Project } from './model-files.js';
-import { resolveGraph } from './model-graph.js';
+import { resolveGraph, type Node } from './model-graph.js';
 import { runModels, type StepResult } from './run-models.js';
 import { IncrementalModels, lookupTable } from './incremental.js';
 import { readStates, writeStates } from './build-state.js';
 import { compareWarehouses, describeDifference } from './compare-warehouses.js';
 import { pidAlive, withJournal } from '../lake/index.js';
 import { crashPoint } from '../shared/crash-points.js';
-import { commit, discard, removeStaleTemps, tempPathFor } from './atomic-files.js';
+import {
+  applyChange,
+  commit,
+  discard,
+  discardChange,
+  removeStaleTemps,
+  tempPathFor,
+  type FileChange,
+} from './atomic-files.js';
 import { newestExtractAt, readBuildRecord, recordBuild, type BuildOutcome } from './build-record.js';
 import { closeKey, closesInForce, readCloses, type CloseRecord } from '../closes/index.js';
 import { now } from '../shared/clock.js';
@@ -33,7 +42,10 @@ export interface BuildResult {
   asOf: string;
   /** <out>/warehouse.duckdb (replaced only when ok). */
   warehouse: string;
-  /** <out>/marts/<mart>.parquet written by this build (empty unless ok). */
+  /**
+   * One path per mart this build exported (empty unless ok): `<out>/marts/<mart>.parquet`, or the glob of a
+   * mart exported by months only (`<out>/marts/<mart>/*.parquet`).
+   */
   marts: string[];
   steps: StepResult[];
   /** The first error, one line. */
@@ -125,8 +137,12 @@ async function verifyIncremental(options: CheckedBuildOptions, result: BuildResu
     });
     if (!differences.length) return;
     commit(full.warehouse, result.warehouse);
-    for (const name of readdirSync(placeIn(scratch).marts))
-      commit(join(scratch, 'marts', name), join(outDir, 'marts', name));
+    for (const name of readdirSync(placeIn(scratch).marts)) {
+      const target = join(outDir, 'marts', name);
+      // a month folder is replaced whole (a rename cannot replace a folder that holds files)
+      if (statSync(join(scratch, 'marts', name)).isDirectory()) rmSync(target, { recursive: true, force: true });
+      commit(join(scratch, 'marts', name), target);
+    }
     result.ok = false;
     result.error =
       `the incremental build differs from a full build in ${differences.length} tables: ${describeDifference(differences[0])}` +
@@ -189,7 +205,7 @@ async function buildOnce(
   mkdirSync(dirname(target), { recursive: true });
   removeStaleTemps(target);
   const temp = tempPathFor(target);
-  const exports: Staged[] = [];
+  const changes: FileChange[] = [];
   let committed = false;
   // Incremental models start from the previous warehouse's tables (a copy: the previous stays as it is).
   const incremental = project.models.filter((m) => m.header.incremental).map((m) => m.name);
@@ -218,7 +234,25 @@ async function buildOnce(
       ];
       return { steps, graph };
     });
-    if (succeeded(steps)) steps.push(...(await exportMarts(db.conn, graph.marts, place.marts, exports, hooks.onStep)));
+    const token = randomBytes(8).toString('hex');
+    const plan = {
+      layout: options.martLayout,
+      monthFolder: (mart: Node): MonthFolder | undefined => {
+        const state = intervals.states.get(mart.name);
+        if (!mart.header.incremental || !state) return undefined;
+        state.exported = options.martLayout === 'file' ? undefined : token;
+        return {
+          time: mart.header.incremental.time,
+          replaced: intervals.replacedMonths(mart.name),
+          previousToken: intervals.previousExport(mart.name),
+          token,
+        };
+      },
+    };
+    const exported = succeeded(steps)
+      ? await exportMarts(db.conn, graph.marts, place.marts, changes, plan, hooks.onStep)
+      : { steps: [], outputs: [] };
+    steps.push(...exported.steps);
     const ok = succeeded(steps);
     const docs = ok ? await modelDocs(db.conn, graph.models, graph.tests) : [];
     if (ok) await writeStates(db.conn, intervals.states);
@@ -229,7 +263,7 @@ async function buildOnce(
       crashPoint('before-swap');
       commit(temp, target);
       committed = true;
-      for (const e of exports) commit(e.temp, e.target);
+      for (const change of changes) applyChange(change);
       if (place.dictionary) writeDictionary(join(outDir, 'docs', 'models.md'), docs);
       steps.push(
         step(
@@ -238,12 +272,12 @@ async function buildOnce(
         ),
       );
     }
-    return resultOf(ok, options.asOf, target, ok ? exports.map((e) => e.target) : [], steps);
+    return resultOf(ok, options.asOf, target, ok ? exported.outputs : [], steps);
   } finally {
     db.close();
     if (!committed) discard(temp);
     discard(`${temp}.spill`);
-    for (const e of exports) discard(e.temp);
+    for (const change of changes) discardChange(change);
   }
 }
 

@@ -26,6 +26,7 @@ import { settingsHash, sha, type ModelState } from './build-state.js';
 import { LAKE_STREAMS, lakeViewName } from './lake-streams.js';
 import { monthPartitions, type Partition } from './lake-partitions.js';
 import { narrowLakeView } from './lake-views.js';
+import { inMonth } from './month-range.js';
 import { stripTrailingSemicolon, type Node } from './model-graph.js';
 
 export interface IntervalCounts {
@@ -77,6 +78,20 @@ export class IncrementalModels {
     /** The models that declare their intervals (`intervals:` or `incremental:`), by name. */
     private readonly intervalsOf: Map<string, Intervals>,
   ) {}
+
+  /**
+   * The months (`YYYY-MM`, any group) whose rows this build replaced in `model`; null when it was built whole
+   * (or not by intervals): every month is new.
+   */
+  replacedMonths(model: string): Set<string> | null {
+    const replaced = this.rebuilt.get(model);
+    return replaced ? new Set([...replaced].map((interval) => interval.slice(interval.indexOf('/') + 1))) : null;
+  }
+
+  /** The month folder's token the previous build recorded for `model` (ModelState.exported). */
+  previousExport(model: string): string | undefined {
+    return this.previous?.get(model)?.exported;
+  }
 
   async build(model: Node): Promise<IncrementalOutcome> {
     const inc = model.header.incremental!;
@@ -384,11 +399,8 @@ export class IncrementalModels {
 /** SQL true for the rows of `t` in the group-months `intervals` (`<group>/<YYYY-MM>`): a range of days each. */
 function inIntervals(iv: Intervals, intervals: Set<string>): string {
   const ranges = [...intervals].map((interval) => {
-    const [g, m] = interval.split('/');
-    const [year, month] = m.split('-').map(Number);
-    const to = month === 12 ? `${year + 1}-01-01` : `${year}-${String(month + 1).padStart(2, '0')}-01`;
-    // DATE literals on both ends: a DATE compared with a TIMESTAMP (DATE + INTERVAL) is not pushed down
-    return `(t.${id(iv.group)} = ${Number(g)} AND t.${id(iv.time)} >= DATE ${str(`${m}-01`)} AND t.${id(iv.time)} < DATE ${str(to)})`;
+    const [g, month] = interval.split('/');
+    return `(t.${id(iv.group)} = ${Number(g)} AND ${inMonth(`t.${id(iv.time)}`, month)})`;
   });
   return ranges.join(' OR ') || 'false';
 }

@@ -9,6 +9,7 @@ import { firstLine } from './errors.js';
 import type { Materialization } from './header.js';
 import { stripTrailingSemicolon, type Node } from './model-graph.js';
 import type { IncrementalModels, IntervalCounts } from './incremental.js';
+import type { MonthFiles } from './export-months.js';
 
 /** warn: a data test of warn severity found rows (reported; the build goes on). */
 export type StepStatus = 'success' | 'warn' | 'error' | 'skipped';
@@ -26,6 +27,8 @@ export interface StepResult {
   examples?: Record<string, unknown>[];
   /** An incremental model: the intervals it rebuilt and skipped, and why it was built whole if it was. */
   intervals?: IntervalCounts;
+  /** A mart's month folder (export-months.ts): the month files written, kept and removed. */
+  monthFiles?: MonthFiles;
 }
 
 /** Tables unless the header says otherwise (what is read more than once is computed once). */

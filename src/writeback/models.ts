@@ -38,22 +38,33 @@ export function loadModels(sqlDir: string = DEFAULT_SQL_DIR): ModelSql[] {
   });
 }
 
-/** One view per published mart, so models reference marts by name. Returns the mart names. */
+/**
+ * One view per published mart, so models reference marts by name: `marts/<mart>.parquet`, or a mart exported
+ * by months only, its month files (`marts/<mart>/*.parquet`). Returns the mart names.
+ */
 export async function createMartViews(db: Db, outDir: string): Promise<string[]> {
   const dir = path.join(outDir, 'marts');
-  const marts = fs.existsSync(dir)
-    ? fs
-        .readdirSync(dir)
-        .filter((f) => f.endsWith('.parquet'))
-        .sort()
-    : [];
-  for (const file of marts) {
-    const name = path.basename(file, '.parquet');
-    await db.conn.run(
-      `CREATE OR REPLACE TEMP VIEW ${quotedIdentifier(name)} AS SELECT * FROM read_parquet(${fileList([path.join(dir, file)])})`,
-    );
+  const entries = fs.existsSync(dir) ? fs.readdirSync(dir, { withFileTypes: true }) : [];
+  const files = new Map<string, string[]>();
+  for (const e of entries) {
+    if (e.isFile() && e.name.endsWith('.parquet'))
+      files.set(path.basename(e.name, '.parquet'), [path.join(dir, e.name)]);
   }
-  return marts.map((f) => path.basename(f, '.parquet'));
+  for (const e of entries) {
+    if (!e.isDirectory() || files.has(e.name)) continue;
+    const months = fs.readdirSync(path.join(dir, e.name)).filter((f) => f.endsWith('.parquet'));
+    if (months.length)
+      files.set(
+        e.name,
+        months.sort().map((f) => path.join(dir, e.name, f)),
+      );
+  }
+  const marts = [...files.keys()].sort();
+  for (const name of marts)
+    await db.conn.run(
+      `CREATE OR REPLACE TEMP VIEW ${quotedIdentifier(name)} AS SELECT * FROM read_parquet(${fileList(files.get(name)!)})`,
+    );
+  return marts;
 }
 
 export interface ModelOutput {

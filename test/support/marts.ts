@@ -1,21 +1,28 @@
 /** The marts as readers see them: every mart's rows as sorted text, and a reader loop that checks them. */
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
+import { listValue } from '@duckdb/node-api';
 import { withLakeConnection } from '../../src/lake/index.js';
 import { repeat } from './random.js';
 
-/** mart file → its rows as JSON, sorted, as one string. */
+/** mart file (`<mart>.parquet`) or month folder (`<mart>/`, its month files together) → its rows as JSON, sorted, as one string. */
 export async function martRows(out: string): Promise<Record<string, string>> {
   const dir = join(out, 'marts');
   const result: Record<string, string> = {};
   await withLakeConnection(async (c) => {
-    for (const f of readdirSync(dir)
-      .filter((n) => n.endsWith('.parquet'))
-      .sort()) {
+    for (const entry of readdirSync(dir, { withFileTypes: true }).sort((a, b) => (a.name < b.name ? -1 : 1))) {
+      const files = entry.isDirectory()
+        ? readdirSync(join(dir, entry.name))
+            .filter((n) => n.endsWith('.parquet'))
+            .map((n) => join(dir, entry.name, n))
+        : entry.name.endsWith('.parquet')
+          ? [join(dir, entry.name)]
+          : [];
+      if (!files.length) continue;
       const r = await c.runAndReadAll('SELECT to_json(t)::VARCHAR AS j FROM read_parquet($f) t ORDER BY 1', {
-        f: join(dir, f),
+        f: listValue(files),
       });
-      result[f] = JSON.stringify(r.getRowObjectsJS().map((x) => x.j));
+      result[entry.isDirectory() ? `${entry.name}/` : entry.name] = JSON.stringify(r.getRowObjectsJS().map((x) => x.j));
     }
   });
   return result;

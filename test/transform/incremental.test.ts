@@ -47,8 +47,36 @@ async function day(options: { sqlDir?: string; full?: boolean } = {}): Promise<B
   expect(b.ok).toBe(true);
   expect(b.steps.find((s) => s.name === 'verify incremental')?.status).toBe('success');
   expect(temporaries(out)).toEqual([]);
+  await expectMonthFoldersWhole();
   return b;
 }
+
+/**
+ * Each mart built by months: its month folder holds exactly the rows of its file (the build's default layout
+ * writes both), one file per month, whatever months the build rewrote.
+ */
+async function expectMonthFoldersWhole(): Promise<void> {
+  const { DuckDBInstance } = await import('@duckdb/node-api');
+  const db = await DuckDBInstance.create(':memory:');
+  const conn = await db.connect();
+  try {
+    for (const mart of ['savings_monthly', 'reconciliation_platform']) {
+      const file = `read_parquet('${join(out, 'marts', `${mart}.parquet`)}')`;
+      const folder = `read_parquet('${join(out, 'marts', mart, '*.parquet')}', filename = true)`;
+      const r = await conn.runAndReadAll(
+        `SELECT (SELECT count(*) FROM (SELECT * FROM ${file} EXCEPT ALL SELECT * EXCLUDE (filename) FROM ${folder})) AS only_file,
+                (SELECT count(*) FROM (SELECT * EXCLUDE (filename) FROM ${folder} EXCEPT ALL SELECT * FROM ${file})) AS only_folder,
+                (SELECT count(*) FROM ${folder} WHERE NOT ends_with(filename, strftime(month, '/%Y-%m.parquet'))) AS misplaced`,
+      );
+      expect({ mart, ...r.getRowObjectsJson()[0] }).toEqual({ mart, only_file: '0', only_folder: '0', misplaced: '0' });
+    }
+  } finally {
+    conn.closeSync();
+    db.closeSync();
+  }
+}
+
+const monthFiles = (b: BuildResult, mart: string) => b.steps.find((s) => s.name === `marts/${mart}/`)!.monthFiles!;
 
 const intervals = (b: BuildResult, model = 'stg_orders') => b.steps.find((s) => s.name === model)!.intervals!;
 
@@ -62,6 +90,8 @@ test('after each day of a sequence, the incremental build equals a full build, a
   const again = await buildWarehouse({ outDir: out, asOf: sandbox.world.today, verifyIncremental: true });
   expect(again.ok).toBe(true);
   expect(intervals(again)).toEqual({ rebuilt: 0, skipped: months });
+  expect(monthFiles(again, 'savings_monthly')).toMatchObject({ written: 0, removed: 0 });
+  expect(monthFiles(again, 'savings_monthly').kept).toBeGreaterThanOrEqual(3);
   // a mart built from models by intervals: nothing upstream changed, nothing rebuilt
   expect(intervals(again, 'savings_monthly')).toMatchObject({ rebuilt: 0 });
   expect(intervals(again, 'savings_monthly').skipped).toBeGreaterThan(4);
@@ -74,6 +104,10 @@ test('after each day of a sequence, the incremental build equals a full build, a
   for (const mart of ['savings_monthly', 'reconciliation_platform']) {
     expect(intervals(next, mart).whole).toBeUndefined();
     expect(intervals(next, mart).skipped).toBeGreaterThan(0);
+    // its month folder: the months it rebuilt written (a month's file holds every group: here each of the three
+    // months has a dirty group), none removed
+    expect(monthFiles(next, mart).written).toBeGreaterThan(0);
+    expect(monthFiles(next, mart).removed).toBe(0);
   }
 
   // a refund of an October order, found by October's re-read at the close (the month reopened after)
@@ -183,3 +217,37 @@ test('a group-month whose orders all disappear on the re-read is emptied on the 
   // what stays of the group's December is at most its redemption statistics' row (no orders, no currency)
   expect(after.rows).toBeLessThanOrEqual(before.rows);
 }, 120_000);
+
+test('the month folders: a folder the warehouse does not describe is written whole; a layout keeps only its own form', async () => {
+  const marts = join(out, 'marts');
+  const build = (martLayout?: 'file' | 'months' | 'both') =>
+    buildWarehouse({ outDir: out, asOf: sandbox.world.today, ...(martLayout && { martLayout }) });
+  // a build killed between the warehouse's swap and the folder's leaves the folder's token behind the state's
+  writeFileSync(join(marts, 'savings_monthly', '_perks_build.json'), '{"token":"an older build"}\n');
+  const rewritten = await build();
+  expect(rewritten.ok).toBe(true);
+  expect(monthFiles(rewritten, 'savings_monthly')).toMatchObject({ kept: 0, removed: 0 });
+  expect(monthFiles(rewritten, 'savings_monthly').written).toBeGreaterThanOrEqual(4);
+  // the other mart's folder is its warehouse's: nothing rebuilt, nothing written
+  expect(monthFiles(rewritten, 'reconciliation_platform')).toMatchObject({ written: 0, removed: 0 });
+  await expectMonthFoldersWhole();
+
+  // months only: no single file left to go stale; the build names the folder's files for readers
+  const months = await build('months');
+  expect(months.marts).toContain(join(marts, 'savings_monthly', '*.parquet'));
+  expect(existsSync(join(marts, 'savings_monthly.parquet'))).toBe(false);
+  expect(existsSync(join(marts, 'dim_groups.parquet'))).toBe(true); // a mart not built by months: its file
+  expect(monthFiles(months, 'savings_monthly').written).toBe(0);
+
+  // one file only: the folder goes (it would no longer follow the warehouse)
+  const file = await build('file');
+  expect(file.steps.some((s) => s.name === 'marts/savings_monthly/')).toBe(false);
+  expect(existsSync(join(marts, 'savings_monthly'))).toBe(false);
+  expect(existsSync(join(marts, 'savings_monthly.parquet'))).toBe(true);
+
+  // and back to both: the folder is written whole again
+  const both = await build('both');
+  expect(monthFiles(both, 'savings_monthly').kept).toBe(0);
+  await expectMonthFoldersWhole();
+  expect(temporaries(out)).toEqual([]);
+}, 60_000);

@@ -1,15 +1,20 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, test } from 'vitest';
+import { DuckDBInstance } from '@duckdb/node-api';
 import { loadConfig } from '../../src/config/index.js';
 import { DEFAULT_SQL_DIR, interactionId, runWriteback, WritebackModelError } from '../../src/writeback/index.js';
 import { tempOut } from '../support/scratch.js';
 import { writeMarts, type SavingsMonth } from './fixtures.js';
 
-/** The models' rows for these marts, without an API (a dry run needs none). */
-async function modelRows(marts: Parameters<typeof writeMarts>[1], sqlDir?: string) {
+/**
+ * The models' rows for these marts, without an API (a dry run needs none); `byMonths`: savings_monthly as a
+ * build with PERKS_MART_LAYOUT=months leaves it, month files only.
+ */
+async function modelRows(marts: Parameters<typeof writeMarts>[1], sqlDir?: string, byMonths = false) {
   const outDir = tempOut();
   await writeMarts(outDir, marts);
+  if (byMonths) await splitByMonths(path.join(outDir, 'marts'), 'savings_monthly');
   const result = await runWriteback({
     outDir,
     config: loadConfig({ PERKS_OUTPUT: outDir }),
@@ -28,6 +33,28 @@ const month = (m: string, saving: number, currency: string | null = 'GBP'): Savi
   order_saving: saving,
   egift_savings: 0,
 });
+
+/** `<mart>.parquet` → `<mart>/<YYYY-MM>.parquet`, one file per month, the file removed. */
+async function splitByMonths(dir: string, mart: string) {
+  const file = path.join(dir, `${mart}.parquet`);
+  fs.mkdirSync(path.join(dir, mart));
+  const instance = await DuckDBInstance.create(':memory:');
+  const conn = await instance.connect();
+  try {
+    const months = await conn.runAndReadAll(`SELECT DISTINCT strftime(month, '%Y-%m') AS m FROM read_parquet($f)`, {
+      f: file,
+    });
+    for (const { m } of months.getRowObjectsJson() as { m: string }[])
+      await conn.run(
+        `COPY (SELECT * FROM read_parquet($f) WHERE strftime(month, '%Y-%m') = $m) TO '${path.join(dir, mart, `${m}.parquet`)}' (FORMAT parquet)`,
+        { f: file, m },
+      );
+  } finally {
+    conn.closeSync();
+    instance.closeSync();
+  }
+  fs.rmSync(file);
+}
 
 describe('the write-back models', () => {
   test('a savings milestone is sent once per threshold, dated the month it is first reached', async () => {
@@ -60,6 +87,13 @@ describe('the write-back models', () => {
     expect(
       rows.every((r) => r.identifier === 'id' && r.identifier_value === '7' && r.kind === 'savings_milestone'),
     ).toBe(true);
+  });
+
+  test('a mart exported by months only (PERKS_MART_LAYOUT=months) is read from its month files: the same rows', async () => {
+    const savings = [month('2026-01-01', 30), month('2026-02-01', 30), month('2026-05-01', 300)];
+    const fromFile = await modelRows({ users: [], savings });
+    expect(fromFile.length).toBe(3);
+    expect(await modelRows({ users: [], savings }, undefined, true)).toEqual(fromFile);
   });
 
   test("savings in another currency than the group's are not added in; egift-only months are", async () => {
