@@ -23,7 +23,8 @@ import { streams } from '../../pipelines/index.js';
 import { lakeLanding } from './lake-landing.js';
 import type { Event, ExtractOptions } from './run-context.js';
 import { newRunId, runExtract, type ExtractResult } from './runner.js';
-import { acquireWorkLock, assertNoOverlap, isWholeScope, type WorkScope } from './work-lock.js';
+import { takeRunStamp } from './run-stamp.js';
+import { acquireWorkLock, assertNoOverlap, isWholeScope, scopeKey, type WorkScope } from './work-lock.js';
 import { now } from '../shared/clock.js';
 
 export interface ExtractSessionOptions extends ExtractOptions {
@@ -54,8 +55,11 @@ export async function extract(
     // A switch of lake files a killed run left half done is finished before readers wait on it any longer.
     if (!planOnly) await finishSwitch(outDir);
     const startedAt = options.now ?? now();
-    const runId = newRunId(startedAt);
-    const landing = lakeLanding(outDir, runId, startedAt);
+    // The rows' `_extracted_at` and the run id follow every earlier run's, even on a clock at or behind
+    // theirs (a replayed PERKS_NOW, a clock set back): readers take the latest as current (run-stamp.ts).
+    const stamp = planOnly ? startedAt : await takeRunStamp(outDir, scopeKey(scope), startedAt);
+    const runId = newRunId(stamp);
+    const landing = lakeLanding(outDir, runId, stamp);
     const state = new LakeStateStore(outDir);
     const result = await runExtract(
       { ...config, output: outDir },
