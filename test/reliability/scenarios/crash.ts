@@ -180,10 +180,10 @@ async function rerunAndCheck(
 ): Promise<void> {
   let groups: GroupDays[];
   try {
-    // on the CLI children's day (orgEnv's PERKS_NOW: the sandbox's day at noon UTC), or the groups' last whole
-    // local days differ from the reference's (at 00:30 UTC New York's is a day behind); ten minutes after their
-    // start, so the rerun's run id and observations come after the killed run's (each child restarts at noon)
-    const result = await atInstant(`${sandbox.world.today}T12:10:00Z`, () =>
+    // on the instant the CLI children run at (orgEnv's PERKS_NOW: the sandbox's day at noon UTC), or the
+    // groups' last whole local days differ from the reference's (at 00:30 UTC New York's is a day behind); the
+    // same instant as the killed run's start: its stamp must still come after it (src/extract/run-stamp.ts)
+    const result = await atInstant(`${sandbox.world.today}T12:00:00Z`, () =>
       extract(orgConfig(sandbox, out, { PERKS_START_DATE: start })),
     );
     if (result.exitCode !== 0)
