@@ -16,11 +16,15 @@ import {
 import type { StreamDefinition } from '../../pipelines/index.js';
 import type { Landing } from './landing.js';
 
+/** `beforeFirstWrite`: awaited once, before the run's first partition write or quarantined record. */
 export function lakeLanding(
   outDir: string,
   runId: string,
   extractedAt: Date,
+  beforeFirstWrite: () => Promise<void> = () => Promise.resolve(),
 ): Landing & { unknownFields: Map<string, Record<string, number>>; seen: Map<string, StreamSeen> } {
+  let first: Promise<void> | undefined;
+  const ready = () => (first ??= beforeFirstWrite());
   const columns = new Map<string, Column[]>();
   const unknownFields = new Map<string, Record<string, number>>();
   const seen = new Map<string, StreamSeen>();
@@ -41,6 +45,7 @@ export function lakeLanding(
     unknownFields,
     seen,
     async open(def, partition, mode) {
+      await ready();
       // Month-layout streams land a day in its month folder, unless the lake still has the legacy layout.
       if (!legacy.has(def.name)) legacy.set(def.name, hasLegacyLayout(outDir, def.name));
       const found = legacy.get(def.name) ? undefined : placeDay(outDir, def.name, partition);
@@ -84,6 +89,9 @@ export function lakeLanding(
         },
       };
     },
-    quarantine: (stream, record, reason) => quarantineRecord({ outDir, stream, runId, record, reason }),
+    quarantine: async (stream, record, reason) => {
+      await ready();
+      await quarantineRecord({ outDir, stream, runId, record, reason });
+    },
   };
 }

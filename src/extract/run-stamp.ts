@@ -16,8 +16,11 @@ import { CorruptStateError, stateRoot, writeJsonAtomic } from '../lake/index.js'
 
 const stampsDir = (outDir: string) => join(stateRoot(outDir), 'run-stamps');
 
-/** The stamp of a run of `scope` (scopeKey) starting at `clockAt`, recorded before it is returned. */
-export async function takeRunStamp(outDir: string, scope: string, clockAt: Date): Promise<Date> {
+/**
+ * The stamp of a run starting at `clockAt` (read only: nothing is written until the run lands something, so
+ * a run refused before, e.g. for a wrong secret, leaves the output as it was).
+ */
+export async function nextRunStamp(outDir: string, clockAt: Date): Promise<Date> {
   const dir = stampsDir(outDir);
   let latest = Number.NEGATIVE_INFINITY;
   for (const name of await readdir(dir).catch(() => [] as string[])) {
@@ -32,7 +35,14 @@ export async function takeRunStamp(outDir: string, scope: string, clockAt: Date)
     if (Number.isNaN(at)) throw new CorruptStateError(file, 'expected {"at": "<ISO instant>"}');
     latest = Math.max(latest, at);
   }
-  const stamp = new Date(Math.max(clockAt.getTime(), latest + 1));
-  await writeJsonAtomic(join(dir, `${scope}.json`), { at: stamp.toISOString() }, { mode: 0o600, dirMode: 0o700 });
-  return stamp;
+  return new Date(Math.max(clockAt.getTime(), latest + 1));
+}
+
+/** Records a run's stamp for its scope (scopeKey): before its first row lands, so a rerun stamps after it. */
+export async function recordRunStamp(outDir: string, scope: string, stamp: Date): Promise<void> {
+  await writeJsonAtomic(
+    join(stampsDir(outDir), `${scope}.json`),
+    { at: stamp.toISOString() },
+    { mode: 0o600, dirMode: 0o700 },
+  );
 }

@@ -23,7 +23,7 @@ import { streams } from '../../pipelines/index.js';
 import { lakeLanding } from './lake-landing.js';
 import type { Event, ExtractOptions } from './run-context.js';
 import { newRunId, runExtract, type ExtractResult } from './runner.js';
-import { takeRunStamp } from './run-stamp.js';
+import { nextRunStamp, recordRunStamp } from './run-stamp.js';
 import { acquireWorkLock, assertNoOverlap, isWholeScope, scopeKey, type WorkScope } from './work-lock.js';
 import { now } from '../shared/clock.js';
 
@@ -57,9 +57,9 @@ export async function extract(
     const startedAt = options.now ?? now();
     // The rows' `_extracted_at` and the run id follow every earlier run's, even on a clock at or behind
     // theirs (a replayed PERKS_NOW, a clock set back): readers take the latest as current (run-stamp.ts).
-    const stamp = planOnly ? startedAt : await takeRunStamp(outDir, scopeKey(scope), startedAt);
+    const stamp = planOnly ? startedAt : await nextRunStamp(outDir, startedAt);
     const runId = newRunId(stamp);
-    const landing = lakeLanding(outDir, runId, stamp);
+    const landing = lakeLanding(outDir, runId, stamp, () => recordRunStamp(outDir, scopeKey(scope), stamp));
     const state = new LakeStateStore(outDir);
     const result = await runExtract(
       { ...config, output: outDir },

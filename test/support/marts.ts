@@ -5,8 +5,14 @@ import { listValue } from '@duckdb/node-api';
 import { withLakeConnection } from '../../src/lake/index.js';
 import { repeat } from './random.js';
 
-/** mart file (`<mart>.parquet`) or month folder (`<mart>/`, its month files together) → its rows as JSON, sorted, as one string. */
-export async function martRows(out: string): Promise<Record<string, string>> {
+/**
+ * mart file (`<mart>.parquet`) or month folder (`<mart>/`, its month files together) → its rows as JSON,
+ * sorted, as one string; without the `ignore` columns.
+ */
+export async function martRows(out: string, ignore: readonly string[] = []): Promise<Record<string, string>> {
+  const columns = ignore.length
+    ? `COLUMNS(c -> c NOT IN (${ignore.map((c) => `'${c.replaceAll("'", "''")}'`).join(', ')}))`
+    : '*';
   const dir = join(out, 'marts');
   const result: Record<string, string> = {};
   await withLakeConnection(async (c) => {
@@ -19,9 +25,12 @@ export async function martRows(out: string): Promise<Record<string, string>> {
           ? [join(dir, entry.name)]
           : [];
       if (!files.length) continue;
-      const r = await c.runAndReadAll('SELECT to_json(t)::VARCHAR AS j FROM read_parquet($f) t ORDER BY 1', {
-        f: listValue(files),
-      });
+      const r = await c.runAndReadAll(
+        `SELECT to_json(t)::VARCHAR AS j FROM (SELECT ${columns} FROM read_parquet($f)) t ORDER BY 1`,
+        {
+          f: listValue(files),
+        },
+      );
       result[entry.isDirectory() ? `${entry.name}/` : entry.name] = JSON.stringify(r.getRowObjectsJS().map((x) => x.j));
     }
   });
