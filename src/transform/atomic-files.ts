@@ -49,15 +49,19 @@ export function removeStaleTempsIn(dir: string, name = ''): void {
   }
 }
 
-/** What a build does to a file when it swaps: a finished temporary file moved over it, or the file removed. */
-export type FileChange = { temp: string; target: string } | { remove: string };
+/**
+ * What a build does to a file when it swaps: a finished temporary file moved over it, the file removed, or a
+ * scratch folder of the build's removed (when it swaps or not).
+ */
+export type FileChange = { temp: string; target: string } | { remove: string } | { scratch: string };
 
 export function applyChange(change: FileChange): void {
-  if ('remove' in change) rmSync(change.remove, { recursive: true, force: true });
-  else commit(change.temp, change.target);
+  if ('temp' in change) commit(change.temp, change.target);
+  else rmSync('remove' in change ? change.remove : change.scratch, { recursive: true, force: true });
 }
 
-/** A build that does not swap: its temporary file removed, nothing else touched. */
+/** A build that does not swap: its temporary files and scratch folders removed, nothing else touched. */
 export function discardChange(change: FileChange): void {
   if ('temp' in change) discard(change.temp);
+  if ('scratch' in change) rmSync(change.scratch, { recursive: true, force: true });
 }

@@ -10,7 +10,7 @@
  * warehouse's state holds the same token. A build killed between the warehouse's swap and the folder's
  * leaves them with different tokens, and the next build writes every month again.
  */
-import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { quotedIdentifier as id, quotedString as str, type DuckDBConnection } from '@duckdb/node-api';
 import { removeStaleTempsIn, tempPathFor, type FileChange } from './atomic-files.js';
@@ -21,6 +21,8 @@ export const TOKEN_FILE = '_perks_build.json';
 const NO_MONTH = 'no-month';
 /** An empty mart's one file: no rows, its columns (a folder without a file has no schema to read). */
 const NO_ROWS = 'no-rows';
+/** The month column of a partitioned COPY (in the scratch folder's names only, not in the files). */
+const PART = '_perks_month';
 const MONTH_FILE = /^(\d{4}-\d{2}|no-month|no-rows)\.parquet$/;
 
 export interface MonthFolder {
@@ -65,19 +67,10 @@ export async function stageMonthFolder(
   const found = (present.getRowObjectsJson() as { m: string }[]).map((r) => r.m).sort();
   const months = found.length ? found : [NO_ROWS];
   const files: MonthFiles = { written: 0, kept: 0, removed: 0 };
-  for (const month of months) {
-    if (trusted && existing.has(month) && !folder.replaced!.has(month)) {
-      files.kept++;
-      continue;
-    }
-    const target = join(dir, `${month}.parquet`);
-    const temp = tempPathFor(target);
-    changes.push({ temp, target });
-    await conn.run(
-      `COPY (SELECT * FROM ${id(mart)} WHERE ${rowsOf(time, month)}) TO ${str(temp)} (FORMAT parquet, COMPRESSION zstd, COMPRESSION_LEVEL 1)`,
-    );
-    files.written++;
-  }
+  const toWrite = months.filter((m) => !(trusted && existing.has(m) && !folder.replaced!.has(m)));
+  files.kept = months.length - toWrite.length;
+  files.written = toWrite.length;
+  if (toWrite.length) await writeMonths(conn, mart, dir, time, toWrite, changes);
   for (const month of existing)
     if (!months.includes(month)) {
       changes.push({ remove: join(dir, `${month}.parquet`) });
@@ -89,6 +82,44 @@ export async function stageMonthFolder(
   writeFileSync(temp, `${JSON.stringify({ token: folder.token })}\n`);
   changes.push({ temp, target });
   return files;
+}
+
+/**
+ * The month files of `months`, in one pass over the mart (DuckDB's partitioned COPY into a scratch folder
+ * beside them, each month's file then renamed into place at the swap): a filtered COPY per month read the
+ * whole table each time (12 months of reconciliation_platform: 12.9 CPU-s, against 3.4 for its one file).
+ */
+async function writeMonths(
+  conn: DuckDBConnection,
+  mart: string,
+  dir: string,
+  time: string,
+  months: string[],
+  changes: FileChange[],
+): Promise<void> {
+  const options = 'FORMAT parquet, COMPRESSION zstd, COMPRESSION_LEVEL 1';
+  const copyMonth = async (month: string) => {
+    const target = join(dir, `${month}.parquet`);
+    const temp = tempPathFor(target);
+    changes.push({ temp, target });
+    await conn.run(`COPY (SELECT * FROM ${id(mart)} WHERE ${rowsOf(time, month)}) TO ${str(temp)} (${options})`);
+  };
+  if (months.length === 1) return copyMonth(months[0]);
+  const scratch = tempPathFor(join(dir, 'months'));
+  const at = changes.push({ scratch }) - 1;
+  const where = months.map((m) => `(${rowsOf(time, m)})`).join(' OR ');
+  await conn.run(
+    `COPY (SELECT *, coalesce(strftime(${time}, '%Y-%m'), ${str(NO_MONTH)}) AS ${PART} FROM ${id(mart)} WHERE ${where})
+     TO ${str(scratch)} (${options}, PARTITION_BY (${PART}))`,
+  );
+  for (const month of months) {
+    const part = join(scratch, `${PART}=${month}`);
+    const written = existsSync(part) ? readdirSync(part).filter((n) => n.endsWith('.parquet')) : [];
+    // one file per partition is what DuckDB writes; anything else is written on its own
+    if (written.length === 1) changes.push({ temp: join(part, written[0]), target: join(dir, `${month}.parquet`) });
+    else await copyMonth(month);
+  }
+  changes.push(...changes.splice(at, 1)); // the scratch folder goes once its files have moved out
 }
 
 function rowsOf(time: string, month: string): string {
