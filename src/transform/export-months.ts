@@ -66,10 +66,8 @@ export async function stageMonthFolder(
   );
   const found = (present.getRowObjectsJson() as { m: string }[]).map((r) => r.m).sort();
   const months = found.length ? found : [NO_ROWS];
-  const files: MonthFiles = { written: 0, kept: 0, removed: 0 };
   const toWrite = months.filter((m) => !(trusted && existing.has(m) && !folder.replaced!.has(m)));
-  files.kept = months.length - toWrite.length;
-  files.written = toWrite.length;
+  const files: MonthFiles = { written: toWrite.length, kept: months.length - toWrite.length, removed: 0 };
   if (toWrite.length) await writeMonths(conn, mart, dir, time, toWrite, changes);
   for (const month of existing)
     if (!months.includes(month)) {
