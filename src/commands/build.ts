@@ -118,7 +118,8 @@ export const buildCommand: CommandModule<object, BuildFlags> = {
 export function formatStep(s: StepResult): string {
   const unit = s.kind === 'test' ? 'failing' : s.kind === 'lake' ? 'files' : 'rows';
   const rows = s.rows === null ? '' : `${s.rows.toLocaleString('en-GB')} ${unit}`;
-  return `  ${s.status.padEnd(7)} ${(s.ms / 1000).toFixed(1).padStart(6)} s  ${rows.padStart(18)}  ${s.name}`;
+  const scope = s.testedIntervals === undefined ? '' : ` (on the ${s.testedIntervals} group-months rebuilt)`;
+  return `  ${s.status.padEnd(7)} ${(s.ms / 1000).toFixed(1).padStart(6)} s  ${rows.padStart(18)}  ${s.name}${scope}`;
 }
 
 export function formatBuildSummary(r: BuildResult): string {

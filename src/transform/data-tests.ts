@@ -4,7 +4,7 @@
  * sql/tests/ (e.g. the revenue reconciliation), written as plain queries.
  */
 import { quotedIdentifier as id, quotedString as str, type DuckDBConnection } from '@duckdb/node-api';
-import type { Severity, TestSpec } from './header.js';
+import type { Intervals, Severity, TestSpec } from './header.js';
 import type { Node } from './model-graph.js';
 import { stripTrailingSemicolon } from './model-graph.js';
 
@@ -16,6 +16,14 @@ export interface DataTest {
   /** Models the query reads: the test runs once all are built. */
   needs: string[];
   sql: string;
+  /**
+   * The same test on some of the model's rows only (`where`: a predicate over its rows, alias t). Present when
+   * rows outside `where` cannot change the outcome: a test of each row, or uniqueness of a key holding the
+   * model's group and time columns (its duplicates share a group-month). A model built by intervals runs it
+   * on the intervals the build replaced, as SQLMesh audits the intervals it processed; the rows kept passed it
+   * at an earlier build. Absent: the test reads whole tables (a relationship, a singular test).
+   */
+  sqlOn?: (where: string) => string;
   /** error: a failure stops the build; warn: it is reported and the build goes on. */
   severity: Severity;
 }
@@ -28,39 +36,52 @@ export interface TestOutcome {
 
 const cols = (c: string[]) => c.map(id).join(', ');
 
-function compile(model: string, spec: TestSpec): DataTest[] {
-  const from = id(model);
+function compile(model: string, spec: TestSpec, intervals: Intervals | undefined): DataTest[] {
+  const from = `${id(model)} AS t`;
   switch (spec.kind) {
-    case 'unique':
+    case 'unique': {
+      const on = (where: string) =>
+        `SELECT ${cols(spec.columns)}, count(*) AS duplicates FROM ${from} WHERE ${where} GROUP BY ALL HAVING count(*) > 1`;
+      const oneInterval = intervals && [intervals.group, intervals.time].every((c) => spec.columns.includes(c));
       return [
         {
           name: `${model} · unique(${spec.columns.join(', ')})`,
           model,
           needs: [model],
           severity: 'error',
-          sql: `SELECT ${cols(spec.columns)}, count(*) AS duplicates FROM ${from} GROUP BY ALL HAVING count(*) > 1`,
+          sql: on('true'),
+          ...(oneInterval ? { sqlOn: on } : {}),
         },
       ];
+    }
     case 'not_null':
-      return spec.columns.map((c) => ({
-        name: `${model} · not_null(${c})`,
-        model,
-        needs: [model],
-        severity: 'error' as const,
-        sql: `SELECT * FROM ${from} WHERE ${id(c)} IS NULL`,
-      }));
-    case 'accepted_values':
+      return spec.columns.map((c) => {
+        const on = (where: string) => `SELECT * FROM ${from} WHERE (${where}) AND ${id(c)} IS NULL`;
+        return {
+          name: `${model} · not_null(${c})`,
+          model,
+          needs: [model],
+          severity: 'error' as const,
+          sql: on('true'),
+          sqlOn: on,
+        };
+      });
+    case 'accepted_values': {
+      const on = (where: string) => `SELECT ${id(spec.column)}, count(*) AS "rows" FROM ${from}
+                WHERE (${where}) AND ${id(spec.column)} IS NOT NULL
+                  AND ${id(spec.column)}::VARCHAR NOT IN (${spec.values.map(str).join(', ')})
+                GROUP BY ALL`;
       return [
         {
           name: `${model} · accepted_values(${spec.column})`,
           model,
           needs: [model],
           severity: 'error',
-          sql: `SELECT ${id(spec.column)}, count(*) AS "rows" FROM ${from}
-                WHERE ${id(spec.column)} IS NOT NULL AND ${id(spec.column)}::VARCHAR NOT IN (${spec.values.map(str).join(', ')})
-                GROUP BY ALL`,
+          sql: on('true'),
+          sqlOn: on,
         },
       ];
+    }
     case 'relationships': {
       const on = spec.columns.map((c, i) => `p.${id(spec.toColumns[i])} = c.${id(c)}`).join(' AND ');
       const present = spec.columns.map((c) => `c.${id(c)} IS NOT NULL`).join(' AND ');
@@ -70,7 +91,7 @@ function compile(model: string, spec: TestSpec): DataTest[] {
           model,
           needs: [model, spec.toModel],
           severity: 'error',
-          sql: `SELECT ${spec.columns.map((c) => `c.${id(c)}`).join(', ')}, count(*) AS "rows" FROM ${from} c
+          sql: `SELECT ${spec.columns.map((c) => `c.${id(c)}`).join(', ')}, count(*) AS "rows" FROM ${id(model)} c
                 WHERE ${present} AND NOT EXISTS (SELECT 1 FROM ${id(spec.toModel)} p WHERE ${on})
                 GROUP BY ALL`,
         },
@@ -81,7 +102,7 @@ function compile(model: string, spec: TestSpec): DataTest[] {
 
 /** Every test of the project: the header tests of each model, then the singular tests. */
 export function collectTests(models: Node[], singular: Node[]): DataTest[] {
-  const generic = models.flatMap((m) => m.header.tests.flatMap((spec) => compile(m.name, spec)));
+  const generic = models.flatMap((m) => m.header.tests.flatMap((spec) => compile(m.name, spec, m.header.incremental)));
   const files = singular.map((t) => ({
     name: `${t.header.model ?? t.dependsOn.join('+')} · ${t.name} (${t.file})`,
     model: t.header.model ?? t.dependsOn.join(', '),
@@ -92,10 +113,10 @@ export function collectTests(models: Node[], singular: Node[]): DataTest[] {
   return [...generic, ...files];
 }
 
-/** Runs a test: how many rows it returns and the first three of them. */
-export async function runTest(conn: DuckDBConnection, test: DataTest): Promise<TestOutcome> {
+/** Runs a test's query (`sql`, or `sqlOn` of some rows): how many rows it returns and the first three. */
+export async function runTest(conn: DuckDBConnection, sql: string): Promise<TestOutcome> {
   const reader = await conn.runAndReadAll(
-    `SELECT *, count(*) OVER () AS __failures FROM (${test.sql}\n) ORDER BY ALL LIMIT 3`,
+    `SELECT *, count(*) OVER () AS __failures FROM (${sql}\n) ORDER BY ALL LIMIT 3`,
   );
   const rows = reader.getRowObjectsJson() as Record<string, unknown>[];
   const failures = rows.length === 0 ? 0 : Number(rows[0].__failures);

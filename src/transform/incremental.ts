@@ -88,6 +88,16 @@ export class IncrementalModels {
     return replaced ? new Set([...replaced].map((interval) => interval.slice(interval.indexOf('/') + 1))) : null;
   }
 
+  /**
+   * The rows this build replaced in `model` (a predicate over alias t) and how many group-months they fill;
+   * null when it was built whole (or not by intervals): every row is new.
+   */
+  replacedRows(model: string): { where: string; intervals: number } | null {
+    const replaced = this.rebuilt.get(model);
+    const iv = this.intervalsOf.get(model);
+    return replaced && iv ? { where: inIntervals(iv, replaced), intervals: replaced.size } : null;
+  }
+
   /** The month folder's token the previous build recorded for `model` (ModelState.exported). */
   previousExport(model: string): string | undefined {
     return this.previous?.get(model)?.exported;

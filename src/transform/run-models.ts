@@ -29,6 +29,8 @@ export interface StepResult {
   intervals?: IntervalCounts;
   /** A mart's month folder (export-months.ts): the month files written, kept and removed. */
   monthFiles?: MonthFiles;
+  /** A data test run on the group-months its model's build replaced (DataTest.sqlOn): how many. */
+  testedIntervals?: number;
 }
 
 /** Tables unless the header says otherwise (what is read more than once is computed once). */
@@ -66,8 +68,9 @@ export async function runModels(
         continue;
       }
       const started = Date.now();
+      const replaced = test.sqlOn ? options.incremental?.replacedRows(test.model) : null;
       try {
-        const outcome = await runTest(conn, test);
+        const outcome = await runTest(conn, replaced ? test.sqlOn!(replaced.where) : test.sql);
         const ok = outcome.failures === 0;
         const warns = !ok && test.severity === 'warn';
         record({
@@ -76,6 +79,7 @@ export async function runModels(
           status: ok ? 'success' : warns ? 'warn' : 'error',
           rows: outcome.failures,
           ms: Date.now() - started,
+          ...(replaced ? { testedIntervals: replaced.intervals } : {}),
           ...(ok ? {} : { error: describeFailure(test, outcome), examples: outcome.examples }),
         });
         failed ||= !ok && !warns;

@@ -80,9 +80,18 @@ const monthFiles = (b: BuildResult, mart: string) => b.steps.find((s) => s.name 
 
 const intervals = (b: BuildResult, model = 'stg_orders') => b.steps.find((s) => s.name === model)!.intervals!;
 
+/** The group-months each header test of `model` checked (undefined: the whole table), by test. */
+const tested = (b: BuildResult, model: string) =>
+  Object.fromEntries(
+    b.steps
+      .filter((s) => s.kind === 'test' && s.name.startsWith(`${model} · `))
+      .map((s) => [s.name, s.testedIntervals]),
+  );
+
 test('after each day of a sequence, the incremental build equals a full build, and rebuilds only the dirty months', async () => {
   const first = await day();
   expect(intervals(first).whole).toBe('no earlier build of it');
+  expect(Object.values(tested(first, 'savings_monthly')).every((n) => n === undefined)).toBe(true);
   const months = intervals(first).rebuilt;
   expect(months).toBeGreaterThan(4); // September to November, per group
 
@@ -109,6 +118,20 @@ test('after each day of a sequence, the incremental build equals a full build, a
     expect(monthFiles(next, mart).written).toBeGreaterThan(0);
     expect(monthFiles(next, mart).removed).toBe(0);
   }
+
+  // the header tests of a model built by months checked the months it replaced, the kept ones passed them before
+  const savingsMonths = intervals(next, 'savings_monthly').rebuilt;
+  expect(tested(next, 'savings_monthly')).toEqual({
+    // a singular test (sql/tests/) reads other marts too: whole
+    'savings_monthly · savings_reconciles_with_revenue (sql/tests/savings_reconciles_with_revenue.sql)': undefined,
+    'savings_monthly · unique(organisation_group_id, month, user_id, order_currency)': savingsMonths,
+    'savings_monthly · not_null(organisation_group_id)': savingsMonths,
+    'savings_monthly · not_null(month)': savingsMonths,
+  });
+  expect(Object.values(tested(next, 'stg_orders'))).toEqual(Array(3).fill(intervals(next).rebuilt));
+  // a model built whole tests its whole table
+  expect(Object.values(tested(next, 'engagement_users')).every((n) => n === undefined)).toBe(true);
+  expect(Object.keys(tested(next, 'engagement_users')).length).toBeGreaterThan(3);
 
   // a refund of an October order, found by October's re-read at the close (the month reopened after)
   process.env.PERKS_NOW = `${sandbox.world.today}T12:00:00Z`;
