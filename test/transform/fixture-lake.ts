@@ -151,7 +151,7 @@ export const ANONYMISED = {
   uid: 'uid-carolyn-zyxwort',
 };
 
-const user = (id: number, created: string, over: Row = {}): Row => ({
+export const user = (id: number, created: string, over: Row = {}): Row => ({
   id,
   UID: `uid-${id}`,
   alt_uid: null,
@@ -167,7 +167,7 @@ const user = (id: number, created: string, over: Row = {}): Row => ({
   ...over,
 });
 
-const order = (
+export const order = (
   order_id: number,
   email: string | null,
   currency: string,
