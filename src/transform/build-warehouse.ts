@@ -20,7 +20,6 @@ import { DEFAULT_SQL_DIR, readProject, type Project } from './model-files.js';
 import { resolveGraph, type Node } from './model-graph.js';
 import { runModels, type StepResult } from './run-models.js';
 import { IncrementalModels, lookupTable } from './incremental.js';
-import { lakeKeyTable } from './lake-key-index.js';
 import { readStates, writeStates } from './build-state.js';
 import { compareWarehouses, describeDifference } from './compare-warehouses.js';
 import { pidAlive, withJournal } from '../lake/index.js';
@@ -215,10 +214,7 @@ async function buildOnce(
   try {
     await tuneForBuild(db.conn);
     const previous = options.full ? null : await readStates(db.conn);
-    const kept = await keepOnly(
-      db.conn,
-      options.full ? [] : [...incremental, ...incremental.map(lookupTable), ...incremental.map(lakeKeyTable)],
-    );
+    const kept = await keepOnly(db.conn, options.full ? [] : [...incremental, ...incremental.map(lookupTable)]);
     await setModelVariables(db.conn, options, evaluatedAt);
     const declared = new Map(project.models.flatMap((m) => (m.header.intervals ? [[m.name, m.header.intervals]] : [])));
     const intervals = new IncrementalModels(db.conn, outDir, previous, kept, declared);

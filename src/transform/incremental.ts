@@ -9,15 +9,14 @@
  *    build (a count and hash per group-month); only those group-months of it are read.
  * For both, an interval is also dirty when an upstream model read whole changed in its group (a count and
  * hash per group), or when a lookup row (a row joined by key, e.g. a user) changed and one of the interval's
- * rows matches its key: the lake rows (found in the lake key index, lake-key-index.ts), or the model's own rows
- * as last built. The whole model is rebuilt when
+ * rows matches its key: the lake rows, or the model's own rows as last built. The whole model is rebuilt when
  * there is no earlier state, its SQL or a setting it reads changed, or `--full`. Then, before anything is
  * replaced, checks that the result equals a full build's (else the model is rebuilt whole, and the summary
  * says why):
  *  - every row computed falls in a dirty interval (the header's promise: an interval comes from its own
  *    group-month);
  *  - read from the lake: no key of the rows computed, nor of the rows they replace, is in a clean
- *    group-month's files (the lake key index again): a key in two group-months (a window landed under another day after a timezone
+ *    group-month's files: a key in two group-months (a window landed under another day after a timezone
  *    change) is decided across them, which only a whole rebuild does. A model built from models needs its
  *    key to hold the group and the time column, so a key is in one interval only.
  */
@@ -25,8 +24,7 @@ import { quotedIdentifier as id, quotedString as str, type DuckDBConnection } fr
 import type { Intervals, Lookup } from './header.js';
 import { settingsHash, sha, type ModelState } from './build-state.js';
 import { LAKE_STREAMS, lakeViewName } from './lake-streams.js';
-import { intervalsMatching, keysInCleanPartitions, refreshLakeKeys, type StreamPartition } from './lake-key-index.js';
-import { monthPartitions } from './lake-partitions.js';
+import { monthPartitions, type Partition } from './lake-partitions.js';
 import { narrowLakeView } from './lake-views.js';
 import { inMonth } from './month-range.js';
 import { stripTrailingSemicolon, type Node } from './model-graph.js';
@@ -59,8 +57,6 @@ const KEYS = '_perks_keys';
 const CHANGED = '_perks_changed';
 
 interface StagedLookup extends Lookup {
-  /** Its place among the model's lookups (its column in the lake key index). */
-  n: number;
   /** The temporary table of its keys now. */
   table: string;
   /** Whether the previous build kept its keys (else the model is built whole). */
@@ -118,7 +114,7 @@ export class IncrementalModels {
       partitions: {},
       inputs: {},
     };
-    const files = new Map<string, StreamPartition>();
+    const files = new Map<string, Partition & { stream: string }>();
     let unsupported: string | undefined;
     for (const view of lakeDeps) {
       const stream = view.slice('lake_'.length);
@@ -146,7 +142,7 @@ export class IncrementalModels {
   private async decide(
     model: Node,
     current: ModelState,
-    files: Map<string, StreamPartition>,
+    files: Map<string, Partition & { stream: string }>,
     lakeDeps: string[],
     modelDeps: string[],
     unsupported: string | undefined,
@@ -156,9 +152,6 @@ export class IncrementalModels {
 
     const prev = this.previous?.get(model.name);
     const intervals = intervalsIn(current);
-    // read from the lake: its keys by group-month, for the lookups and the key check (rebuilt with the SQL)
-    if (lakeDeps.length && !unsupported)
-      await refreshLakeKeys(this.conn, this.outDir, model, files, !prev || prev.sql !== current.sql);
     const fromModels = lakeDeps.length === 0;
     const keyed = [inc.group, inc.time].every((c) => model.header.key!.includes(c));
     const whole =
@@ -192,7 +185,7 @@ export class IncrementalModels {
       }
     }
     for (const lookup of lookups)
-      for (const i of await this.lookupDirty(model, lakeDeps[0], lookup, dirty)) dirty.add(i);
+      for (const i of await this.lookupDirty(model, lakeDeps[0], lookup, files, dirty)) dirty.add(i);
     const skipped = [...intervals].filter((i) => !dirty.has(i)).length;
     this.rebuilt.set(model.name, dirty);
     if (dirty.size === 0) return { rows: await this.count(model.name), intervals: { rebuilt: 0, skipped } };
@@ -216,7 +209,7 @@ export class IncrementalModels {
   private async rebuildIntervals(
     model: Node,
     dirty: Set<string>,
-    files: Map<string, StreamPartition>,
+    files: Map<string, Partition & { stream: string }>,
     lakeDeps: string[],
     modelDeps: string[],
   ): Promise<string | undefined> {
@@ -224,9 +217,9 @@ export class IncrementalModels {
     const key = model.header.key!;
     const c = this.conn;
     const streams = lakeDeps.map((v) => v.slice('lake_'.length));
-    const dirtyFiles = (stream: string) =>
+    const filesOf = (stream: string, isDirty: boolean) =>
       [...files.values()]
-        .filter((p) => p.stream === stream && dirty.has(`${p.group}/${p.month}`))
+        .filter((p) => p.stream === stream && dirty.has(`${p.group}/${p.month}`) === isDirty)
         .flatMap((p) => p.files);
     const month = (alias: string) => `CAST(date_trunc('month', ${id(alias)}.${id(inc.time)}) AS DATE)`;
     const onDirty = (alias: string) => `${id(alias)}.${id(inc.group)} = d.g AND ${month(alias)} = d.m`;
@@ -238,7 +231,7 @@ export class IncrementalModels {
         const [g, m] = interval.split('/');
         await c.run(`INSERT INTO ${DIRTY} VALUES ($g::BIGINT, ($m || '-01')::DATE)`, { g, m });
       }
-      for (const s of streams) await narrowLakeView(c, this.outDir, s, dirtyFiles(s));
+      for (const s of streams) await narrowLakeView(c, this.outDir, s, filesOf(s, true));
       await this.narrowModels(modelDeps, dirty);
       await c.run(`CREATE OR REPLACE TEMP TABLE ${REBUILT} AS\n${stripTrailingSemicolon(model.sql)}\n`);
       await this.widenModels(modelDeps);
@@ -251,9 +244,13 @@ export class IncrementalModels {
         `CREATE OR REPLACE TEMP TABLE ${KEYS} AS SELECT ${cols} FROM ${REBUILT} ` +
           `UNION SELECT ${cols} FROM ${id(model.name)} AS t SEMI JOIN ${DIRTY} AS d ON ${onDirty('t')}`,
       );
-      // the keys against the clean group-months' (the lake key index, as fresh as the files)
-      if ((await keysInCleanPartitions(c, model, KEYS, streams, dirty)) > 0)
-        return `a key of a dirty interval is also in a clean one of ${lakeDeps.join(', ')} (fell back to a whole build)`;
+      // the keys against the clean group-months' files
+      for (const s of streams) await narrowLakeView(c, this.outDir, s, filesOf(s, false));
+      for (const view of lakeDeps) {
+        const shared = await count(`SELECT count(*) AS n FROM ${id(view)} SEMI JOIN ${KEYS} USING (${cols})`);
+        if (shared > 0)
+          return `a key of a dirty interval is also in a clean one of ${view} (fell back to a whole build)`;
+      }
       return await this.replace(model, dirty);
     } finally {
       for (const s of streams) await narrowLakeView(c, this.outDir, s, 'all');
@@ -315,12 +312,7 @@ export class IncrementalModels {
         `SELECT count(*) AS n FROM ${id(lookupTable(model.name))} WHERE lookup = $lookup`,
         { lookup: lookup.model },
       );
-      staged.push({
-        ...lookup,
-        n,
-        table,
-        previous: Number(had.getRowObjectsJson()[0].n) > 0 || this.previous === null,
-      });
+      staged.push({ ...lookup, table, previous: Number(had.getRowObjectsJson()[0].n) > 0 || this.previous === null });
     }
     return staged;
   }
@@ -330,6 +322,7 @@ export class IncrementalModels {
     model: Node,
     lakeView: string | undefined,
     lookup: StagedLookup,
+    files: Map<string, Partition & { stream: string }>,
     dirty: Set<string>,
   ): Promise<string[]> {
     const inc = model.header.incremental!;
@@ -340,17 +333,32 @@ export class IncrementalModels {
       `CREATE OR REPLACE TEMP TABLE ${CHANGED} AS SELECT g, h FROM (${now} EXCEPT ${old}) UNION SELECT g, h FROM (${old} EXCEPT ${now})`,
     );
     try {
-      const changed = await c.runAndReadAll(`SELECT count(*) AS n FROM ${CHANGED}`);
-      if (Number(changed.getRowObjectsJson()[0].n) === 0) return [];
-      // a model read from the lake: the lake key index; a model built from models: its own rows as last built
-      if (lakeView) return await intervalsMatching(c, model.name, lookup.n, CHANGED, dirty);
+      const groups = new Set(
+        (
+          (await c.runAndReadAll(`SELECT DISTINCT CAST(g AS VARCHAR) AS g FROM ${CHANGED}`)).getRowObjectsJson() as {
+            g: string;
+          }[]
+        ).map((r) => r.g),
+      );
+      if (groups.size === 0) return [];
+      // a model read from the lake: only the lake files of the groups with a changed key, and of months not
+      // already dirty, are read; a model built from models: its own rows as last built
+      const stream = lakeView?.slice('lake_'.length);
+      if (stream) {
+        const read = [...files.values()]
+          .filter((p) => p.stream === stream && groups.has(p.group) && !dirty.has(`${p.group}/${p.month}`))
+          .flatMap((p) => p.files);
+        if (read.length === 0) return [];
+        await narrowLakeView(c, this.outDir, stream, read);
+      }
       const r = await c.runAndReadAll(
         `SELECT DISTINCT CAST(o.${id(inc.group)} AS VARCHAR) || '/' || strftime(o.${id(inc.time)}, '%Y-%m') AS interval
-         FROM ${id(model.name)} AS o SEMI JOIN ${CHANGED} AS c
+         FROM ${id(lakeView ?? model.name)} AS o SEMI JOIN ${CHANGED} AS c
            ON o.${id(inc.group)} = c.g AND hash(CAST((${lookup.expression}) AS VARCHAR)) = c.h`,
       );
       return (r.getRowObjectsJson() as { interval: string | null }[]).flatMap((row) => row.interval ?? []);
     } finally {
+      if (lakeView) await narrowLakeView(c, this.outDir, lakeView.slice('lake_'.length), 'all');
       await c.run(`DROP TABLE IF EXISTS temp.${CHANGED}`);
     }
   }

@@ -1,8 +1,8 @@
 /**
- * The lake key index (src/transform/lake-key-index.ts) answers, for stg_orders built by months, what a scan of
- * every clean group-month's files answered: which months hold an order of an email whose user changed, and
- * whether a key rebuilt is also in a clean month. On the hand-written lake (real Parquet files, real DuckDB),
- * each build with --verify-incremental: equal to a full build of the same lake.
+ * stg_orders built by months, on the hand-written lake (real Parquet files, real DuckDB): the two questions
+ * its incremental build asks of the clean months' files: which of them hold an order of an email whose user
+ * changed (a lookup), and whether a key rebuilt is also in a clean month. Each build with
+ * --verify-incremental: equal to a full build of the same lake.
  */
 import { rmSync } from 'node:fs';
 import { afterAll, beforeAll, expect, test } from 'vitest';
