@@ -68,6 +68,11 @@ export class IncrementalModels {
   readonly states = new Map<string, ModelState>();
   /** The intervals each model built by intervals in this build replaced (absent: built whole, or not yet). */
   private readonly rebuilt = new Map<string, Set<string>>();
+  /**
+   * Each upstream model's fingerprint (by table and group column) once computed in this build: a table does not
+   * change once built, and two marts read the same ones (stg_orders, stg_redemption_stats).
+   */
+  private readonly fingerprints = new Map<string, Record<string, string>>();
 
   constructor(
     private readonly conn: DuckDBConnection,
@@ -376,6 +381,18 @@ export class IncrementalModels {
    * intervals, else per group, or `*` without a group column (or for rows of no group or month).
    */
   private async fingerprint(
+    table: string,
+    group: string,
+    before: Record<string, string> | undefined,
+  ): Promise<Record<string, string>> {
+    const known = this.fingerprints.get(`${table}/${group}`);
+    if (known) return { ...known };
+    const now = await this.computeFingerprint(table, group, before);
+    this.fingerprints.set(`${table}/${group}`, now);
+    return { ...now };
+  }
+
+  private async computeFingerprint(
     table: string,
     group: string,
     before: Record<string, string> | undefined,
