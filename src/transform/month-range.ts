@@ -7,7 +7,12 @@ import { quotedString as str } from '@duckdb/node-api';
  * DATE + INTERVAL, a TIMESTAMP, is not pushed down).
  */
 export function inMonth(column: string, month: string): string {
-  const [year, m] = month.split('-').map(Number);
+  return inMonths(column, month, month);
+}
+
+/** SQL true for `column` (a DATE) from the first day of month `first` to the last of month `last` (`YYYY-MM`). */
+export function inMonths(column: string, first: string, last: string): string {
+  const [year, m] = last.split('-').map(Number);
   const to = m === 12 ? `${year + 1}-01-01` : `${year}-${String(m + 1).padStart(2, '0')}-01`;
-  return `${column} >= DATE ${str(`${month}-01`)} AND ${column} < DATE ${str(to)}`;
+  return `${column} >= DATE ${str(`${first}-01`)} AND ${column} < DATE ${str(to)}`;
 }
