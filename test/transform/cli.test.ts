@@ -26,9 +26,12 @@ test('perks build builds the warehouse and the marts and says so', () => {
 });
 
 test("perks build again rebuilds no month of stg_orders, says so, and --verify-incremental says the answer is a full build's", async () => {
-  const again = await perks('build', '--as-of', AS_OF, '--quiet', '--verify-incremental');
+  const again = await perks('build', '--as-of', AS_OF, '--verify-incremental');
   expect(again.code).toBe(0);
   expect(again.stdout).toMatch(/\n {2}stg_orders: 0 months rebuilt, \d+ skipped\n/);
+  // its step lines: a header test of a model built by months checked the months rebuilt, here none
+  expect(again.stderr).toMatch(/ {2}stg_orders · not_null\(order_id\) \(on the 0 group-months rebuilt\)\n/);
+  expect(again.stderr).toMatch(/ {2}engagement_users · not_null\(segment\)\n/);
   expect(again.stdout).toContain('\n  verified: every table equals a full build, row for row\n');
   const full = await perks('build', '--as-of', AS_OF, '--quiet', '--full');
   expect(full.stdout).toMatch(/\n {2}stg_orders: built whole, \d+ months \(asked for \(--full\)\)\n/);
