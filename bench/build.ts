@@ -38,6 +38,7 @@ const GOALS = LARGE
   : { buildSeconds: 30, peakRssMb: 2048, nextDayRatio: 0.1, deepRatio: 0.25, nextDaySeconds: Infinity };
 import { AS_OF, GROUPS, generateLake } from './lake-generator.js';
 import { deepReread, nextDay } from './lake-days.js';
+import { DEFAULTS } from '../src/config/defaults.js';
 
 /**
  * Plain DuckDB scans of the same Parquet, each the best of two: `lake` reads every column of every file
@@ -213,6 +214,8 @@ async function main(): Promise<void> {
     load_avg_1m: +loadavg()[0].toFixed(2),
     // how the marts built by months are exported (PERKS_MART_LAYOUT): `months` rewrites only changed months
     mart_layout: process.env.PERKS_MART_LAYOUT ?? 'both (default)',
+    // DuckDB's memory limit of every build (PERKS_BUILD_MEMORY_LIMIT): at 100 M orders it decides the spills
+    memory_limit: process.env.PERKS_BUILD_MEMORY_LIMIT ?? `${DEFAULTS.build.memoryLimit} (default)`,
     scan_lake_s: +(scans.lake / 1000).toFixed(2),
     scan_orders_s: +(scans.orders / 1000).toFixed(2),
     scan_sum_s: +(scans.sum / 1000).toFixed(2),
