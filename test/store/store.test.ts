@@ -7,6 +7,7 @@
 import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { shiftDay } from '../../src/extract/index.js';
 import type { Sandbox } from '../../src/sandbox/index.js';
 import { storedTimes } from '../writeback/fixtures.js';
 import { streamRows } from '../support/lake-check.js';
@@ -96,8 +97,10 @@ describe('the output in object storage', () => {
     expect(first.code, first.stderr).toBe(0);
     expect(existsSync(join(a, 'lake')), 'the working copy is the output folder').toBe(true);
     expect(existsSync(join(process.cwd(), 's3:')), 'no local folder named after the URL').toBe(false);
-    // the month before the sandbox's (whatever instant PERKS_TEST_NOW moves the suite to)
-    const month = previousMonth(inStore.world.today);
+    // a month the close takes without --force whatever instant PERKS_TEST_NOW moves the suite to: its end and
+    // the 7-day lookback passed (the extract reaches the day before the sandbox's; early in a month, the month
+    // before is still provisional)
+    const month = previousMonth(shiftDay(inStore.world.today, -9));
     const closed = await world.perks(['close', '--month', month, '--no-reread', '--by', 'finance'], storeEnv);
     expect(closed.code, closed.stderr).toBe(0);
     expect((await runCli(['run'], localEnv, { timeoutMs: 240_000 })).code).toBe(0);
