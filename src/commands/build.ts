@@ -7,6 +7,7 @@ import { ConfigError, ExitCode } from '../shared/exit-codes.js';
 import {
   buildWarehouse,
   describeIntervals,
+  describeKept,
   describeMonthFiles,
   type BuildResult,
   type MartLayout,
@@ -118,7 +119,12 @@ export const buildCommand: CommandModule<object, BuildFlags> = {
 export function formatStep(s: StepResult): string {
   const unit = s.kind === 'test' ? 'failing' : s.kind === 'lake' ? 'files' : 'rows';
   const rows = s.rows === null ? '' : `${s.rows.toLocaleString('en-GB')} ${unit}`;
-  const scope = s.testedIntervals === undefined ? '' : ` (on the ${s.testedIntervals} group-months rebuilt)`;
+  const scope =
+    s.testedIntervals !== undefined
+      ? ` (on the ${s.testedIntervals} group-months rebuilt)`
+      : s.kept
+        ? ' (kept: nothing it reads changed)'
+        : '';
   return `  ${s.status.padEnd(7)} ${(s.ms / 1000).toFixed(1).padStart(6)} s  ${rows.padStart(18)}  ${s.name}${scope}`;
 }
 
@@ -127,7 +133,7 @@ export function formatBuildSummary(r: BuildResult): string {
   const verifyFailed = r.steps.some((s) => s.name === 'verify incremental' && s.status === 'error');
   const lines = r.ok
     ? [
-        `build as of ${r.asOf}: ${count('model')} models, ${count('test')} data tests passed, ${r.marts.length} marts exported`,
+        `build as of ${r.asOf}: ${count('model')} models${describeKept(r.steps)}, ${count('test')} data tests passed, ${r.marts.length} marts exported`,
         `  ${r.warehouse}`,
         ...r.marts.map((m) => `  ${m}`),
       ]

@@ -7,7 +7,7 @@ import type { Config } from '../config/index.js';
 import { extract, type Event, type ExtractOptions } from '../extract/index.js';
 import { forgetAnonymised } from '../forget/index.js';
 import { compactLake } from '../compact/index.js';
-import { buildWarehouse, describeIntervals, describeMonthFiles } from '../transform/index.js';
+import { buildWarehouse, describeIntervals, describeKept, describeMonthFiles } from '../transform/index.js';
 import { checkpoint } from '../shared/output-hooks.js';
 import { heldLine, runWriteback } from '../writeback/index.js';
 import { closeSummary, lastClosedMonth, ReportInputError, writeRevenueReport } from '../report/index.js';
@@ -83,7 +83,7 @@ async function buildStep({ outDir, startedAt, summary }: RunContext) {
     ...(st.monthFiles ? [`; ${describeMonthFiles(st.name, st.monthFiles)}`] : []),
   ]);
   return {
-    detail: `${models} models, ${tests} data tests passed, ${r.marts.length} marts exported${intervals.join('')}${warned}`,
+    detail: `${models} models${describeKept(r.steps)}, ${tests} data tests passed, ${r.marts.length} marts exported${intervals.join('')}${warned}`,
     ...(r.warnings.length ? { exitCode: ExitCode.partial } : {}),
   };
 }

@@ -1,8 +1,9 @@
 /**
- * What each incremental model was last built from, kept INSIDE the warehouse (table `_build_state`), so it is
+ * What each model was last built from, kept INSIDE the warehouse (table `_build_state`), so it is
  * swapped in with the rows it describes or not at all: a build that fails or is killed leaves the previous
  * warehouse and the previous state together. Per model: its SQL's hash, the hash of the settings it reads
- * (`getvariable(…)`), each lake group-month's fingerprint, each upstream model's fingerprint per group.
+ * (`getvariable(…)`), each lake group-month's fingerprint, each upstream model's fingerprint per group (built by
+ * intervals), or what it read (the others); and its version.
  */
 import { createHash } from 'node:crypto';
 import { quotedString as str, type DuckDBConnection } from '@duckdb/node-api';
@@ -21,6 +22,13 @@ export interface ModelState {
    * state; a folder under another token is not this warehouse's, and is written whole.
    */
   exported?: string;
+  /**
+   * A model not built by intervals: the fingerprint of each source and the version of each model it read
+   * (model-versions.ts).
+   */
+  reads?: Record<string, string>;
+  /** Its version as built (model-versions.ts): unchanged while what it read is. */
+  version?: string;
 }
 
 export const sha = (text: string): string => createHash('sha256').update(text).digest('hex').slice(0, 32);

@@ -18,7 +18,8 @@ import { createLakeViews, lakeViewNames } from './lake-views.js';
 import { CLOSE_TABLES, createCloseTables } from './close-tables.js';
 import { DEFAULT_SQL_DIR, readProject, type Project } from './model-files.js';
 import { resolveGraph, type Node } from './model-graph.js';
-import { runModels, type StepResult } from './run-models.js';
+import { materialization, runModels, type StepResult } from './run-models.js';
+import { ModelVersions } from './model-versions.js';
 import { IncrementalModels, lookupTable } from './incremental.js';
 import { readStates, writeStates } from './build-state.js';
 import { compareWarehouses, describeDifference } from './compare-warehouses.js';
@@ -207,17 +208,22 @@ async function buildOnce(
   const temp = tempPathFor(target);
   const changes: FileChange[] = [];
   let committed = false;
-  // Incremental models start from the previous warehouse's tables (a copy: the previous stays as it is).
+  // A build starts from the previous warehouse's tables (a copy: the previous stays as it is): incremental
+  // models keep their clean intervals, the others their table when nothing they read changed.
   const incremental = project.models.filter((m) => m.header.incremental).map((m) => m.name);
-  const seed = !options.full && incremental.length > 0 && existsSync(target) ? target : undefined;
+  const seed = !options.full && existsSync(target) ? target : undefined;
   const db = await openBuildDatabase(temp, options.memoryLimit, seed);
   try {
     await tuneForBuild(db.conn);
     const previous = options.full ? null : await readStates(db.conn);
-    const kept = await keepOnly(db.conn, options.full ? [] : [...incremental, ...incremental.map(lookupTable)]);
+    // the previous tables of the models, kept until each model is built (or kept: model-versions.ts)
+    const tables = project.models.filter((m) => materialization(m) === 'table').map((m) => m.name);
+    const kept = await keepOnly(db.conn, options.full ? [] : [...tables, ...incremental.map(lookupTable)]);
     await setModelVariables(db.conn, options, evaluatedAt);
     const declared = new Map(project.models.flatMap((m) => (m.header.intervals ? [[m.name, m.header.intervals]] : [])));
-    const intervals = new IncrementalModels(db.conn, outDir, previous, kept, declared);
+    const token = randomBytes(8).toString('hex');
+    const versions = new ModelVersions(db.conn, outDir, previous, kept, token);
+    const intervals = new IncrementalModels(db.conn, outDir, previous, kept, declared, (m) => versions.isUnchanged(m));
     // The models read the lake while no switch replaces files in it (another worker of the round may be
     // landing its groups): never a window twice, nor a file gone under a query (src/lake/journal.ts).
     const { steps, graph } = await withJournal(outDir, async () => {
@@ -230,11 +236,11 @@ async function buildOnce(
           lakeViews: graph.sources,
           onStep: hooks.onStep,
           incremental: intervals,
+          versions,
         })),
       ];
       return { steps, graph };
     });
-    const token = randomBytes(8).toString('hex');
     const plan = {
       layout: options.martLayout,
       monthFolder: (mart: Node): MonthFolder | undefined => {
@@ -255,7 +261,7 @@ async function buildOnce(
     steps.push(...exported.steps);
     const ok = succeeded(steps);
     const docs = ok ? await modelDocs(db.conn, graph.models, graph.tests) : [];
-    if (ok) await writeStates(db.conn, intervals.states);
+    if (ok) await writeStates(db.conn, versions.stamped(intervals.states));
     const swapStarted = Date.now();
     if (ok) await db.conn.run('CHECKPOINT');
     db.close();

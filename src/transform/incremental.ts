@@ -82,6 +82,8 @@ export class IncrementalModels {
     private readonly previousTables: Set<string>,
     /** The models that declare their intervals (`intervals:` or `incremental:`), by name. */
     private readonly intervalsOf: Map<string, Intervals>,
+    /** Whether a model's rows are the ones it had at the previous build (model-versions.ts). */
+    private readonly unchangedSinceLastBuild: (model: string) => boolean = () => false,
   ) {}
 
   /**
@@ -387,7 +389,9 @@ export class IncrementalModels {
   ): Promise<Record<string, string>> {
     const known = this.fingerprints.get(`${table}/${group}`);
     if (known) return { ...known };
-    const now = await this.computeFingerprint(table, group, before);
+    // its rows are those the previous build hashed (the same group column: the model's own)
+    const now =
+      before && this.unchangedSinceLastBuild(table) ? before : await this.computeFingerprint(table, group, before);
     this.fingerprints.set(`${table}/${group}`, now);
     return { ...now };
   }

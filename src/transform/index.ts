@@ -11,6 +11,7 @@ export { arrowSchema, arrowType, chunkToBatch } from './arrow-result.js';
 export { LAKE_STREAMS, lakeViewName, type LakeStream, type LakeColumn } from './lake-streams.js';
 export { DEFAULT_SQL_DIR } from './model-files.js';
 export { describeIntervals, type IntervalCounts } from './incremental.js';
+export { describeKept } from './model-versions.js';
 export { describeMonthFiles, type MonthFiles } from './export-months.js';
 export { compareWarehouses, describeDifference, type Difference } from './compare-warehouses.js';
 export { createLakeViews } from './lake-views.js';

@@ -9,6 +9,7 @@ import { firstLine } from './errors.js';
 import type { Materialization } from './header.js';
 import { stripTrailingSemicolon, type Node } from './model-graph.js';
 import type { IncrementalModels, IntervalCounts } from './incremental.js';
+import type { ModelVersions } from './model-versions.js';
 import type { MonthFiles } from './export-months.js';
 
 /** warn: a data test of warn severity found rows (reported; the build goes on). */
@@ -31,10 +32,12 @@ export interface StepResult {
   monthFiles?: MonthFiles;
   /** A data test run on the group-months its model's build replaced (DataTest.sqlOn): how many. */
   testedIntervals?: number;
+  /** A model kept from the previous warehouse: nothing it reads changed (model-versions.ts). */
+  kept?: boolean;
 }
 
 /** Tables unless the header says otherwise (what is read more than once is computed once). */
-export const materialization = (m: Node): Materialization => m.header.materialized ?? 'table';
+export const materialization = (m: Pick<Node, 'header'>): Materialization => m.header.materialized ?? 'table';
 
 const CREATE: Record<Materialization, string> = { table: 'TABLE', view: 'VIEW', ephemeral: 'TEMP TABLE' };
 
@@ -48,6 +51,8 @@ export async function runModels(
     onStep?: (step: StepResult) => void;
     /** Builds the models whose header says `incremental:` (absent: every model whole, as a view or table). */
     incremental?: IncrementalModels;
+    /** Keeps the tables whose inputs did not change (absent: every model is built). */
+    versions?: ModelVersions;
   },
 ): Promise<StepResult[]> {
   const steps: StepResult[] = [];
@@ -105,15 +110,28 @@ export async function runModels(
     const started = Date.now();
     try {
       const kind = materialization(model);
+      const versions = options.versions;
       if (kind === 'table' && model.header.incremental && options.incremental) {
         const { rows, intervals } = await options.incremental.build(model);
+        versions?.settle(model.name, intervals.whole === undefined && intervals.rebuilt === 0);
         record({ name: model.name, kind: 'model', status: 'success', rows, ms: Date.now() - started, intervals });
       } else {
-        await conn.run(
-          `CREATE OR REPLACE ${CREATE[kind]} ${id(model.name)} AS\n${stripTrailingSemicolon(model.sql)}\n`,
-        );
+        const unchanged = (await versions?.unchanged(model)) ?? false;
+        const kept = unchanged && kind === 'table' && versions!.hasPreviousTable(model.name);
+        if (!kept)
+          await conn.run(
+            `CREATE OR REPLACE ${CREATE[kind]} ${id(model.name)} AS\n${stripTrailingSemicolon(model.sql)}\n`,
+          );
+        versions?.settle(model.name, unchanged);
         const rows = kind === 'view' ? null : await countRows(conn, model.name);
-        record({ name: model.name, kind: 'model', status: 'success', rows, ms: Date.now() - started });
+        record({
+          name: model.name,
+          kind: 'model',
+          status: 'success',
+          rows,
+          ms: Date.now() - started,
+          ...(kept ? { kept } : {}),
+        });
       }
       built.add(model.name);
       crashPoint('mid-build');

@@ -173,11 +173,12 @@ test('after each day of a sequence, the incremental build equals a full build, a
 test('a warehouse whose kept months are wrong is caught by --verify-incremental: one line naming the table and a row, and the full build is swapped in', async () => {
   const { DuckDBInstance } = await import('@duckdb/node-api');
   const warehouse = join(out, 'warehouse.duckdb');
-  // a clean month's row changed behind the build's back: an incremental build keeps it
+  // a clean month's row changed behind the build's back: an incremental build keeps it (a column no data test
+  // reconciles: the models downstream are kept too, nothing they read changed as far as the build knows)
   const db = await DuckDBInstance.create(warehouse);
   const conn = await db.connect();
   await conn.run(
-    `UPDATE stg_orders SET face_value = face_value + 1 WHERE order_id = (SELECT min(order_id) FROM stg_orders WHERE order_date < DATE '2026-10-01')`,
+    `UPDATE stg_orders SET brand = brand || ' (changed)' WHERE order_id = (SELECT min(order_id) FROM stg_orders WHERE order_date < DATE '2026-10-01')`,
   );
   conn.closeSync();
   db.closeSync();

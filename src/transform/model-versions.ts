@@ -1,0 +1,147 @@
+/**
+ * Models kept when nothing they read has changed, as SQLMesh reuses a model version it has already built:
+ * a table not built by intervals is kept from the previous warehouse (not rebuilt) when its SQL, the values
+ * of the settings it reads, and everything it reads are as at the previous build:
+ *  - a lake view: the names and sizes of the stream's files (no lake file name is ever used twice, see
+ *    lake-partitions.ts) and the view's definition (the columns the files hold, promoted fields);
+ *  - a close table: its rows (a count and hash; they are small);
+ *  - a model: its version in this build.
+ * Every model built gets a version: its previous one when what it read is unchanged (kept, recreated as a
+ * view, or built by intervals with none rebuilt), else a new one, so a change anywhere upstream reaches
+ * every model downstream. Models are assumed deterministic (the same inputs give the same rows), which
+ * `perks build --verify-incremental` checks against a full build.
+ */
+import { readdirSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { quotedIdentifier as id, type DuckDBConnection } from '@duckdb/node-api';
+import { settingsHash, sha, type ModelState } from './build-state.js';
+import { CLOSE_TABLES } from './close-tables.js';
+import { LAKE_STREAMS, lakeViewName } from './lake-streams.js';
+import type { Node } from './model-graph.js';
+
+export class ModelVersions {
+  /** What each model not built by intervals was built from in this build (written with the warehouse). */
+  readonly states = new Map<string, ModelState>();
+  private readonly versions = new Map<string, string>();
+  /** Each source's fingerprint once computed in this build (a source does not change during a build). */
+  private readonly sources = new Map<string, string>();
+
+  constructor(
+    private readonly conn: DuckDBConnection,
+    private readonly outDir: string,
+    /** The states of the warehouse this build started from; null: nothing is kept (--full). */
+    private readonly previous: Map<string, ModelState> | null,
+    /** The tables of the previous warehouse still in this build's database. */
+    private readonly previousTables: Set<string>,
+    /** Unique to this build: the seed of the versions it gives. */
+    private readonly buildToken: string,
+  ) {}
+
+  /**
+   * Whether `model` (not built by intervals) reads what it read at the previous build: then its table, if the
+   * previous warehouse has it, is kept as it is. Records the model's state either way.
+   */
+  async unchanged(model: Node): Promise<boolean> {
+    const reads: Record<string, string> = {};
+    let known = true;
+    for (const dep of model.dependsOn) {
+      const v = await this.versionOfInput(dep);
+      if (v === undefined) known = false;
+      else reads[dep] = v;
+    }
+    const current: ModelState = {
+      sql: sha(model.sql),
+      settings: await settingsHash(this.conn, model.sql),
+      partitions: {},
+      inputs: {},
+      reads,
+    };
+    this.states.set(model.name, current);
+    const prev = this.previous?.get(model.name);
+    return (
+      known &&
+      prev?.version !== undefined &&
+      prev.sql === current.sql &&
+      prev.settings === current.settings &&
+      sameRecords(prev.reads, reads)
+    );
+  }
+
+  /** Whether the previous warehouse's table of `model` is in this build's database, to be kept. */
+  hasPreviousTable(model: string): boolean {
+    return this.previousTables.has(model);
+  }
+
+  /** Gives `model` its version once built: its previous one when `unchanged`, else a new one. */
+  settle(model: string, unchanged: boolean): void {
+    const prev = this.previous?.get(model)?.version;
+    this.versions.set(model, unchanged && prev !== undefined ? prev : sha(`${this.buildToken}/${model}`));
+  }
+
+  /** Whether `model` has the version it had at the previous build (its rows are the ones it had then). */
+  isUnchanged(model: string): boolean {
+    const prev = this.previous?.get(model)?.version;
+    return prev !== undefined && this.versions.get(model) === prev;
+  }
+
+  /** `states` (this build's, of every model) with each model's version, to be written with the warehouse. */
+  stamped(states: Map<string, ModelState>): Map<string, ModelState> {
+    const all = new Map([...states, ...this.states]);
+    for (const [name, state] of all) state.version = this.versions.get(name);
+    return all;
+  }
+
+  private async versionOfInput(dep: string): Promise<string | undefined> {
+    const model = this.versions.get(dep);
+    if (model !== undefined) return model;
+    const known = this.sources.get(dep);
+    if (known !== undefined) return known;
+    const stream = LAKE_STREAMS.find((s) => lakeViewName(s.name) === dep);
+    const fingerprint = stream
+      ? await this.lakeFingerprint(dep, stream.name)
+      : (CLOSE_TABLES as readonly string[]).includes(dep)
+        ? await this.rowsFingerprint(dep)
+        : undefined;
+    if (fingerprint !== undefined) this.sources.set(dep, fingerprint);
+    return fingerprint;
+  }
+
+  /** The names and sizes of the stream's files, and the view's definition. */
+  private async lakeFingerprint(view: string, stream: string): Promise<string> {
+    const root = join(this.outDir, 'lake', stream);
+    let files: string[] = [];
+    try {
+      files = readdirSync(root, { recursive: true, encoding: 'utf8' })
+        .filter((f) => f.endsWith('.parquet'))
+        .map((f) => `${f}:${statSync(join(root, f)).size}`)
+        .sort();
+    } catch {
+      // no folder yet: no files
+    }
+    const r = await this.conn.runAndReadAll(
+      `SELECT sql FROM duckdb_views() WHERE view_name = $view AND database_name = current_database()`,
+      { view },
+    );
+    const definition = (r.getRowObjectsJson() as { sql: string }[])[0]?.sql ?? '';
+    return sha([definition, ...files].join('\n'));
+  }
+
+  private async rowsFingerprint(table: string): Promise<string> {
+    const r = await this.conn.runAndReadAll(
+      `SELECT count(*) || ':' || coalesce(bit_xor(hash(t)), 0) AS fp FROM ${id(table)} AS t`,
+    );
+    return String((r.getRowObjectsJson() as { fp: string }[])[0].fp);
+  }
+}
+
+/** ` (3 kept: nothing they read changed)` after a count of models, or '' when every model was built. */
+export function describeKept(steps: readonly { kept?: boolean }[]): string {
+  const kept = steps.filter((s) => s.kept).length;
+  return kept ? ` (${kept} kept: nothing they read changed)` : '';
+}
+
+function sameRecords(a: Record<string, string> | undefined, b: Record<string, string>): boolean {
+  if (!a) return false;
+  const keys = Object.keys(b);
+  return Object.keys(a).length === keys.length && keys.every((k) => a[k] === b[k]);
+}

@@ -1,0 +1,129 @@
+/**
+ * A model is kept from the previous warehouse when nothing it reads changed (src/transform/model-versions.ts),
+ * and rebuilt with everything downstream when something did: a tiny sandbox over real HTTP, builds of real
+ * DuckDB files, each with --verify-incremental (a full build of the same lake compared table for table).
+ * The clock is PERKS_NOW.
+ */
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, expect, test } from 'vitest';
+import { extract } from '../../src/extract/index.js';
+import { closeMonth } from '../../src/close/index.js';
+import { buildWarehouse, type BuildOptions, type BuildResult } from '../../src/transform/index.js';
+import { formatBuildSummary, formatStep } from '../../src/commands/build.js';
+import type { Sandbox } from '../../src/sandbox/index.js';
+import { orgConfig, testSandbox } from '../support/sandbox.js';
+import { tempOut } from '../support/scratch.js';
+import { ROOT } from './helpers.js';
+
+const TODAY = '2026-11-22';
+let sandbox: Sandbox;
+let out: string;
+const savedNow = process.env.PERKS_NOW;
+
+beforeAll(async () => {
+  sandbox = await testSandbox({ today: TODAY });
+  out = tempOut('perks-kept-');
+});
+afterAll(async () => {
+  await sandbox.close();
+  rmSync(out, { recursive: true, force: true });
+  if (savedNow === undefined) delete process.env.PERKS_NOW;
+  else process.env.PERKS_NOW = savedNow;
+});
+
+/** Extracts `streams` (all by default) at `time` of the sandbox's day. */
+async function extractAt(time: string, streams?: string[]): Promise<void> {
+  process.env.PERKS_NOW = `${TODAY}T${time}Z`;
+  const r = await extract(orgConfig(sandbox, out, { PERKS_START_DATE: '2026-09-01' }), {
+    now: new Date(`${TODAY}T${time}Z`),
+    ...(streams ? { streams } : {}),
+  });
+  expect(r.status).toBe('success');
+}
+
+/** A build at `time` of the sandbox's day, checked against a full build of the same lake. */
+async function buildAt(time: string, options: Partial<BuildOptions> = {}): Promise<BuildResult> {
+  process.env.PERKS_NOW = `${TODAY}T${time}Z`;
+  const b = await buildWarehouse({ outDir: out, asOf: TODAY, verifyIncremental: true, ...options });
+  expect(b.error).toBeUndefined();
+  expect(b.steps.find((s) => s.name === 'verify incremental')?.status).toBe('success');
+  return b;
+}
+
+const kept = (b: BuildResult) => b.steps.filter((s) => s.kept).map((s) => s.name);
+/** The tables built (not kept), and the models built by intervals that rebuilt any, sorted. */
+const rebuilt = (b: BuildResult) =>
+  b.steps
+    .filter((s) => s.kind === 'model' && !s.kept && s.rows !== null && (s.intervals?.rebuilt ?? 1) > 0)
+    .map((s) => s.name)
+    .sort();
+
+/**
+ * The models that read the instant of the build (as_of_at: credit expiry applied now on the clock's own day;
+ * evaluated_at: the stamp of segment changes), and those downstream of them.
+ */
+const READ_THE_INSTANT = ['credit_adjustments', 'credit_liability_monthly', 'engagement_users', 'int_credit_balances'];
+/**
+ * Built at every build: an ephemeral table (computed again, its rows the same: what follows it is kept), and
+ * the write-back's segment changes, stamped with the instant of the build (evaluated_at).
+ */
+const EVERY_BUILD = ['stg_user_emails', 'writeback_segment_changes'];
+/** A past day: its as-of instant is that day's end, the same at every build. */
+const REPLAY = { asOf: '2026-11-21' };
+const SEGMENTS = { segments: { newDays: 10, activeDays: 30, dormantDays: 90 } };
+
+test('a rerun keeps every model whose inputs are unchanged; a changed stream, setting, SQL or instant rebuilds what reads it and what follows', async () => {
+  await extractAt('12:00:00');
+  const first = await buildAt('12:00:00', REPLAY);
+  expect(kept(first)).toEqual([]); // no earlier build
+
+  // the same day again, nothing new: every table is kept, and the models built by months rebuild none
+  const same = await buildAt('12:10:00', REPLAY);
+  const tables = first.steps.filter((s) => s.kind === 'model' && s.rows !== null && !s.intervals).map((s) => s.name);
+  expect(kept(same)).toEqual(tables.filter((t) => !EVERY_BUILD.includes(t)));
+  expect(rebuilt(same)).toEqual(EVERY_BUILD);
+  expect(formatBuildSummary(same)).toContain(`models (${tables.length - 2} kept: nothing they read changed)`);
+  expect(formatStep(same.steps.find((s) => s.name === 'dim_groups')!)).toMatch(
+    /^ {2}success +\d+\.\d s +\d+ rows {2}dim_groups \(kept: nothing it reads changed\)$/,
+  );
+
+  // a stream landed again: its staging model and what reads it are rebuilt; savings_monthly compares its rows
+  // per group-month, so it rebuilds only the months whose statistics changed
+  await extractAt('12:20:00', ['redemption_stats']);
+  const landed = await buildAt('12:30:00', REPLAY);
+  expect(rebuilt(landed)).toContain('stg_redemption_stats');
+  // (an extract lands the groups again too: the models of the other streams are what stays)
+  expect(kept(landed)).toEqual(expect.arrayContaining(['stg_credit', 'stg_interactions', 'stg_offers', 'dim_offers']));
+
+  // a setting one model reads: that model and what follows it
+  const segments = await buildAt('12:40:00', { ...REPLAY, ...SEGMENTS });
+  expect(rebuilt(segments)).toEqual(['engagement_users', ...EVERY_BUILD]);
+
+  // a model's SQL: that model and what follows it
+  const sqlDir = join(mkdtempSync(join(tmpdir(), 'perks-sql-')), 'sql');
+  cpSync(join(ROOT, 'sql'), sqlDir, { recursive: true });
+  const file = join(sqlDir, 'marts', 'dim_offers.sql');
+  writeFileSync(file, `${readFileSync(file, 'utf8').trimEnd()}\n-- a comment is a change of SQL\n`);
+  const changed = await buildAt('12:50:00', { ...REPLAY, ...SEGMENTS, sqlDir });
+  expect(rebuilt(changed)).toEqual(['dim_offers', ...EVERY_BUILD]);
+  rmSync(join(sqlDir, '..'), { recursive: true, force: true });
+
+  // a month signed off: the models that read the close record are rebuilt, the others kept
+  process.env.PERKS_NOW = `${TODAY}T12:55:00Z`;
+  const group = sandbox.world.groups[0].id;
+  await closeMonth({ outDir: out, month: '2026-10', group, by: 'test', force: true, rule: { statuses: ['Complete'] } });
+  const closed = await buildAt('12:56:00', { ...REPLAY, ...SEGMENTS });
+  expect(rebuilt(closed)).toEqual(expect.arrayContaining(['dim_offers', 'revenue_monthly', 'revenue_adjustments']));
+  expect(kept(closed)).toEqual(expect.arrayContaining(['stg_offers', 'dim_groups']));
+
+  // today, twice: the second build rebuilds the models that read the instant, which has moved on
+  await buildAt('13:00:00');
+  const later = await buildAt('14:00:00');
+  expect(rebuilt(later)).toEqual([...READ_THE_INSTANT, ...EVERY_BUILD].sort());
+
+  // --full keeps nothing
+  const full = await buildAt('14:10:00', { full: true });
+  expect(kept(full)).toEqual([]);
+}, 120_000);
