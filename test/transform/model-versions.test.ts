@@ -13,6 +13,7 @@ import { closeMonth } from '../../src/close/index.js';
 import { buildWarehouse, type BuildOptions, type BuildResult } from '../../src/transform/index.js';
 import { formatBuildSummary, formatStep } from '../../src/commands/build.js';
 import type { Sandbox } from '../../src/sandbox/index.js';
+import type { StreamName } from '../../pipelines/index.js';
 import { orgConfig, testSandbox } from '../support/sandbox.js';
 import { tempOut } from '../support/scratch.js';
 import { ROOT } from './helpers.js';
@@ -34,7 +35,7 @@ afterAll(async () => {
 });
 
 /** Extracts `streams` (all by default) at `time` of the sandbox's day. */
-async function extractAt(time: string, streams?: string[]): Promise<void> {
+async function extractAt(time: string, streams?: StreamName[]): Promise<void> {
   process.env.PERKS_NOW = `${TODAY}T${time}Z`;
   const r = await extract(orgConfig(sandbox, out, { PERKS_START_DATE: '2026-09-01' }), {
     now: new Date(`${TODAY}T${time}Z`),
