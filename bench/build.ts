@@ -90,6 +90,8 @@ interface StepFigure {
   intervals?: { rebuilt: number; skipped: number; whole?: string };
   /** A month folder's export: month files written, kept, removed. */
   monthFiles?: { written: number; kept: number; removed: number };
+  /** A model kept from the previous warehouse: nothing it reads changed. */
+  kept?: boolean;
 }
 
 /**
@@ -180,6 +182,7 @@ async function main(): Promise<void> {
             rows: step.rows,
             ...(step.intervals ? { intervals: step.intervals } : {}),
             ...(step.monthFiles ? { monthFiles: step.monthFiles } : {}),
+            ...(step.kept ? { kept: true } : {}),
           });
           lastCpu = now;
         },
@@ -236,6 +239,7 @@ async function main(): Promise<void> {
     (inc === null ||
       (inc.next_day_ok &&
         inc.deep_ok &&
+        inc.rerun_ok &&
         inc.marts_identical &&
         inc.next_day_cpu_ratio <= GOALS.nextDayRatio &&
         inc.deep_cpu_ratio <= GOALS.deepRatio &&
@@ -245,6 +249,7 @@ async function main(): Promise<void> {
     console.log(
       `incremental: next day ${inc.next_day_s} s, ${inc.next_day_cpu_s} CPU-s, ratio ${inc.next_day_cpu_ratio} (goal ≤ ${GOALS.nextDayRatio}); ` +
         `deep re-read ${inc.deep_s} s, ${inc.deep_cpu_s} CPU-s, ratio ${inc.deep_cpu_ratio} (goal ≤ ${GOALS.deepRatio}); ` +
+        `rerun with nothing new ${inc.rerun_s} s, ${inc.rerun_cpu_s} CPU-s, ratio ${inc.rerun_cpu_ratio}; models kept: ${inc.kept}; ` +
         `marts identical to a full build: ${inc.marts_identical}${inc.difference ? ` (${inc.difference})` : ''}; ${inc.intervals}`,
     );
   console.log(
@@ -282,8 +287,8 @@ function childBuild(dir: string, extra: string[] = []): ChildBuild {
 
 /**
  * The incremental builds, in a copy of the lake and its full build's warehouse (the cached lake stays as
- * generated): the next day's run, then the weekly deep re-read; each build's CPU seconds over the full
- * build's; then a full build of the same lake and its tables compared with the incremental one's.
+ * generated): the next day's run, then the weekly deep re-read, then the same build again with nothing new;
+ * each build's CPU seconds over the full build's; then a full build of the same lake and its tables compared with the incremental one's.
  */
 async function incrementalDays(outDir: string, full: ChildBuild) {
   const dir = `${outDir}-incremental`;
@@ -299,6 +304,10 @@ async function incrementalDays(outDir: string, full: ChildBuild) {
     const deep = childBuild(dir, ['--as-of', nextAsOf]);
     console.log('deep re-read, incremental:');
     printSteps(deep.steps);
+    // the scheduled refresh run again with nothing new: what "safe to rerun" costs
+    const rerun = childBuild(dir, ['--as-of', nextAsOf]);
+    console.log('rerun, nothing new:');
+    printSteps(rerun.steps);
     const { compareWarehouses, describeDifference } = await import('../src/transform/index.js');
     // moved, not copied: the full build below starts from nothing (at 100 M orders a copy is 12 GB more disk)
     const incremental = join(dir, 'warehouse.incremental.duckdb');
@@ -323,6 +332,7 @@ async function incrementalDays(outDir: string, full: ChildBuild) {
         .flatMap(({ name: folder, monthFiles: f }) => (f ? [`, ${folder} ${f.written}/${f.kept}/${f.removed}`] : []))
         .join('') +
       (b.steps.some((st) => st.monthFiles) ? ' (month files written/kept/removed)' : '');
+    const kept = (b: ChildBuild) => b.steps.filter((st) => st.kept).length;
     return {
       next_day_ok: next.ok,
       next_day_s: +(next.ms / 1000).toFixed(2),
@@ -333,6 +343,12 @@ async function incrementalDays(outDir: string, full: ChildBuild) {
       deep_s: +(deep.ms / 1000).toFixed(2),
       deep_cpu_s: +(deep.cpuMs / 1000).toFixed(1),
       deep_cpu_ratio: +(deep.cpuMs / full.cpuMs).toFixed(3),
+      rerun_ok: rerun.ok,
+      rerun_s: +(rerun.ms / 1000).toFixed(2),
+      rerun_cpu_s: +(rerun.cpuMs / 1000).toFixed(1),
+      rerun_cpu_ratio: +(rerun.cpuMs / full.cpuMs).toFixed(3),
+      // models kept from the previous warehouse (nothing they read changed), per build
+      kept: `next day ${kept(next)}, deep re-read ${kept(deep)}, rerun ${kept(rerun)}`,
       marts_identical: check.ok && differences.length === 0,
       difference: check.ok ? (differences[0] ? describeDifference(differences[0]) : undefined) : check.error,
       intervals: `${intervals(next, 'next day')}; ${intervals(deep, 'deep re-read')}`,
