@@ -123,7 +123,9 @@ export function formatStep(s: StepResult): string {
     s.testedIntervals !== undefined
       ? ` (on the ${s.testedIntervals} group-months rebuilt)`
       : s.kept
-        ? ' (kept: nothing it reads changed)'
+        ? s.kind === 'test'
+          ? ' (passed at the previous build: nothing it reads changed)'
+          : ' (kept: nothing it reads changed)'
         : '';
   return `  ${s.status.padEnd(7)} ${(s.ms / 1000).toFixed(1).padStart(6)} s  ${rows.padStart(18)}  ${s.name}${scope}`;
 }
@@ -133,7 +135,8 @@ export function formatBuildSummary(r: BuildResult): string {
   const verifyFailed = r.steps.some((s) => s.name === 'verify incremental' && s.status === 'error');
   const lines = r.ok
     ? [
-        `build as of ${r.asOf}: ${count('model')} models${describeKept(r.steps)}, ${count('test')} data tests passed, ${r.marts.length} marts exported`,
+        `build as of ${r.asOf}: ${count('model')} models${describeKept(r.steps, 'model')}, ` +
+          `${count('test')} data tests passed${describeKept(r.steps, 'test')}, ${r.marts.length} marts exported`,
         `  ${r.warehouse}`,
         ...r.marts.map((m) => `  ${m}`),
       ]

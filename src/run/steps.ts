@@ -83,7 +83,7 @@ async function buildStep({ outDir, startedAt, summary }: RunContext) {
     ...(st.monthFiles ? [`; ${describeMonthFiles(st.name, st.monthFiles)}`] : []),
   ]);
   return {
-    detail: `${models} models${describeKept(r.steps)}, ${tests} data tests passed, ${r.marts.length} marts exported${intervals.join('')}${warned}`,
+    detail: `${models} models${describeKept(r.steps, 'model')}, ${tests} data tests passed${describeKept(r.steps, 'test')}, ${r.marts.length} marts exported${intervals.join('')}${warned}`,
     ...(r.warnings.length ? { exitCode: ExitCode.partial } : {}),
   };
 }

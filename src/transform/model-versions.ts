@@ -1,5 +1,6 @@
 /**
- * Models kept when nothing they read has changed, as SQLMesh reuses a model version it has already built:
+ * Models kept when nothing they read has changed, as SQLMesh reuses a model version it has already built
+ * (and data tests not run again: run-models.ts):
  * a table not built by intervals is kept from the previous warehouse (not rebuilt) when its SQL, the values
  * of the settings it reads, and everything it reads are as at the previous build:
  *  - a lake view: the names and sizes of the stream's files (no lake file name is ever used twice, see
@@ -41,7 +42,7 @@ export class ModelVersions {
    * Whether `model` (not built by intervals) reads what it read at the previous build: then its table, if the
    * previous warehouse has it, is kept as it is. Records the model's state either way.
    */
-  async unchanged(model: Node): Promise<boolean> {
+  async unchanged(model: Pick<Node, 'name' | 'sql' | 'dependsOn'>): Promise<boolean> {
     const reads: Record<string, string> = {};
     let known = true;
     for (const dep of model.dependsOn) {
@@ -134,10 +135,16 @@ export class ModelVersions {
   }
 }
 
-/** ` (3 kept: nothing they read changed)` after a count of models, or '' when every model was built. */
-export function describeKept(steps: readonly { kept?: boolean }[]): string {
-  const kept = steps.filter((s) => s.kept).length;
-  return kept ? ` (${kept} kept: nothing they read changed)` : '';
+/**
+ * After a count of models, ` (21 kept: nothing they read changed)`; of data tests, ` (40 passed at the previous
+ * build: nothing they read changed)`; '' when none was kept.
+ */
+export function describeKept(steps: readonly { kind: string; kept?: boolean }[], kind: 'model' | 'test'): string {
+  const kept = steps.filter((s) => s.kind === kind && s.kept).length;
+  if (!kept) return '';
+  return kind === 'model'
+    ? ` (${kept} kept: nothing they read changed)`
+    : ` (${kept} passed at the previous build: nothing they read changed)`;
 }
 
 function sameRecords(a: Record<string, string> | undefined, b: Record<string, string>): boolean {

@@ -32,7 +32,10 @@ export interface StepResult {
   monthFiles?: MonthFiles;
   /** A data test run on the group-months its model's build replaced (DataTest.sqlOn): how many. */
   testedIntervals?: number;
-  /** A model kept from the previous warehouse: nothing it reads changed (model-versions.ts). */
+  /**
+   * A model kept from the previous warehouse, or a data test not run again (it passed at the previous build):
+   * nothing it reads changed (model-versions.ts).
+   */
   kept?: boolean;
 }
 
@@ -75,6 +78,15 @@ export async function runModels(
       const started = Date.now();
       const replaced = test.sqlOn ? options.incremental?.replacedRows(test.model) : null;
       try {
+        // a test that stops the build passed at the previous build (its state is written only then): kept
+        // when its SQL and everything it reads are unchanged; a warning is reported again at every build
+        const versions = test.severity === 'error' ? options.versions : undefined;
+        const key = testStateKey(test.name);
+        if (versions && (await versions.unchanged({ name: key, sql: test.sql, dependsOn: test.needs }))) {
+          versions.settle(key, true);
+          record({ name: test.name, kind: 'test', status: 'success', rows: 0, ms: Date.now() - started, kept: true });
+          continue;
+        }
         const outcome = await runTest(conn, replaced ? test.sqlOn!(replaced.where) : test.sql);
         const ok = outcome.failures === 0;
         const warns = !ok && test.severity === 'warn';
@@ -88,6 +100,7 @@ export async function runModels(
           ...(ok ? {} : { error: describeFailure(test, outcome), examples: outcome.examples }),
         });
         failed ||= !ok && !warns;
+        if (ok) versions?.settle(key, false);
       } catch (err) {
         failed = true;
         record({
@@ -151,6 +164,9 @@ export async function runModels(
   for (const test of pending) record({ name: test.name, kind: 'test', status: 'skipped', rows: null, ms: 0 });
   return steps;
 }
+
+/** A data test's entry in the build state (beside the models'). */
+const testStateKey = (name: string): string => `test: ${name}`;
 
 export async function countRows(conn: DuckDBConnection, table: string): Promise<number> {
   const reader = await conn.runAndReadAll(`SELECT count(*) AS n FROM ${id(table)}`);

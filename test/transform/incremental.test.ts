@@ -11,6 +11,7 @@ import { afterAll, beforeAll, expect, test } from 'vitest';
 import { extract } from '../../src/extract/index.js';
 import { closeMonth, reopenMonth } from '../../src/close/index.js';
 import { buildWarehouse, type BuildResult } from '../../src/transform/index.js';
+import { formatStep } from '../../src/commands/build.js';
 import type { Sandbox } from '../../src/sandbox/index.js';
 import { orgConfig, testSandbox } from '../support/sandbox.js';
 import { tempOut } from '../support/scratch.js';
@@ -129,6 +130,10 @@ test('after each day of a sequence, the incremental build equals a full build, a
     'savings_monthly · not_null(month)': savingsMonths,
   });
   expect(Object.values(tested(next, 'stg_orders'))).toEqual(Array(3).fill(intervals(next).rebuilt));
+  // `perks build` says so beside the test
+  expect(formatStep(next.steps.find((s) => s.name === 'savings_monthly · not_null(month)')!)).toMatch(
+    new RegExp(` {2}savings_monthly · not_null\\(month\\) \\(on the ${savingsMonths} group-months rebuilt\\)$`),
+  );
   // a model built whole tests its whole table
   expect(Object.values(tested(next, 'engagement_users')).every((n) => n === undefined)).toBe(true);
   expect(Object.keys(tested(next, 'engagement_users')).length).toBeGreaterThan(3);

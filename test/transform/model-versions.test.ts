@@ -53,7 +53,12 @@ async function buildAt(time: string, options: Partial<BuildOptions> = {}): Promi
   return b;
 }
 
-const kept = (b: BuildResult) => b.steps.filter((s) => s.kept).map((s) => s.name);
+const kept = (b: BuildResult) => b.steps.filter((s) => s.kind === 'model' && s.kept).map((s) => s.name);
+/** The data tests of `model` not run again (they passed at the previous build), and those run. */
+const tests = (b: BuildResult, model: string) => {
+  const of = b.steps.filter((s) => s.kind === 'test' && s.name.startsWith(`${model} · `));
+  return { kept: of.filter((s) => s.kept).length, run: of.filter((s) => !s.kept).length };
+};
 /** The tables built (not kept), and the models built by intervals that rebuilt any, sorted. */
 const rebuilt = (b: BuildResult) =>
   b.steps
@@ -88,6 +93,20 @@ test('a rerun keeps every model whose inputs are unchanged; a changed stream, se
   expect(formatBuildSummary(same)).toContain(`models (${tables.length - 2} kept: nothing they read changed)`);
   expect(formatStep(same.steps.find((s) => s.name === 'dim_groups')!)).toMatch(
     /^ {2}success +\d+\.\d s +\d+ rows {2}dim_groups \(kept: nothing it reads changed\)$/,
+  );
+  // the data tests of what was kept are not run again (they passed at the previous build); of what changed, run
+  expect(tests(same, 'dim_groups')).toEqual({ kept: tests(first, 'dim_groups').run, run: 0 });
+  expect(tests(same, 'revenue_monthly').run).toBe(0); // its singular tests read stg_orders too: unchanged
+  expect(tests(same, 'writeback_segment_changes')).toEqual({
+    kept: 0,
+    run: tests(first, 'writeback_segment_changes').run,
+  });
+  const keptTests = same.steps.filter((s) => s.kind === 'test' && s.kept);
+  expect(formatBuildSummary(same)).toContain(
+    `data tests passed (${keptTests.length} passed at the previous build: nothing they read changed)`,
+  );
+  expect(formatStep(keptTests[0])).toMatch(
+    / {2}success +\d+\.\d s +0 failing {2}.+ \(passed at the previous build: nothing it reads changed\)$/,
   );
 
   // a stream landed again: its staging model and what reads it are rebuilt; savings_monthly compares its rows
@@ -127,4 +146,5 @@ test('a rerun keeps every model whose inputs are unchanged; a changed stream, se
   // --full keeps nothing
   const full = await buildAt('14:10:00', { full: true });
   expect(kept(full)).toEqual([]);
+  expect(full.steps.filter((s) => s.kept)).toEqual([]);
 }, 120_000);
