@@ -9,8 +9,9 @@
  *  - a model: its version in this build.
  * Every model built gets a version: its previous one when what it read is unchanged (kept, recreated as a
  * view, or built by intervals with none rebuilt), else a new one, so a change anywhere upstream reaches
- * every model downstream. Models are assumed deterministic (the same inputs give the same rows), which
- * `perks build --verify-incremental` checks against a full build.
+ * every model downstream. A model whose SQL calls something the build cannot compare (the clock, a random
+ * number, a setting, a file read directly) is never kept. Models are otherwise assumed deterministic (the
+ * same inputs give the same rows), which `perks build --verify-incremental` checks against a full build.
  */
 import { readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
@@ -18,7 +19,11 @@ import { quotedIdentifier as id, type DuckDBConnection } from '@duckdb/node-api'
 import { settingsHash, sha, type ModelState } from './build-state.js';
 import { CLOSE_TABLES } from './close-tables.js';
 import { LAKE_STREAMS, lakeViewName } from './lake-streams.js';
-import type { Node } from './model-graph.js';
+import { stripTrailingSemicolon, type Node } from './model-graph.js';
+
+/** Table functions whose rows follow from their arguments alone. */
+const SERIES = new Set(['range', 'generate_series', 'unnest']);
+const CLOCK_WORDS = new Set(['current_date', 'current_time', 'current_timestamp', 'localtime', 'localtimestamp']);
 
 export class ModelVersions {
   /** What each model not built by intervals was built from in this build (written with the warehouse). */
@@ -44,7 +49,8 @@ export class ModelVersions {
    */
   async unchanged(model: Pick<Node, 'name' | 'sql' | 'dependsOn'>): Promise<boolean> {
     const reads: Record<string, string> = {};
-    let known = true;
+    // what the build cannot compare (the clock, a random number, a setting, a file read directly): never kept
+    let known = (await this.outsideInputs(model.sql)) === undefined;
     for (const dep of model.dependsOn) {
       const v = await this.versionOfInput(dep);
       if (v === undefined) known = false;
@@ -90,6 +96,46 @@ export class ModelVersions {
     const all = new Map([...states, ...this.states]);
     for (const [name, state] of all) state.version = this.versions.get(name);
     return all;
+  }
+
+  /**
+   * The first function the SQL calls whose result does not follow from its inputs: one DuckDB says is volatile
+   * or fixed only within a query (random(), now(), current_date), current_setting(), or a table function in a
+   * FROM other than a series (read_parquet: files no lake view stands for); undefined when none.
+   */
+  private async outsideInputs(sql: string): Promise<string | undefined> {
+    const r = await this.conn.runAndReadAll('SELECT json_serialize_sql($sql::VARCHAR) AS ast', {
+      sql: stripTrailingSemicolon(sql),
+    });
+    const scalar = new Set<string>();
+    const table = new Set<string>();
+    const walk = (node: unknown): void => {
+      if (Array.isArray(node)) return node.forEach(walk);
+      if (!node || typeof node !== 'object') return;
+      const n = node as Record<string, unknown>;
+      const fn = (n.function as { function_name?: unknown } | undefined)?.function_name;
+      if (n.type === 'TABLE_FUNCTION' && typeof fn === 'string') table.add(fn.toLowerCase());
+      else if (n.class === 'FUNCTION' && typeof n.function_name === 'string') scalar.add(n.function_name.toLowerCase());
+      // `current_date` and its kin parse as a column named so (bound to the clock later)
+      const column = Array.isArray(n.column_names) && n.column_names.length === 1 ? n.column_names[0] : undefined;
+      if (n.class === 'COLUMN_REF' && typeof column === 'string' && CLOCK_WORDS.has(column.toLowerCase()))
+        scalar.add('current_timestamp');
+      Object.values(n).forEach(walk);
+    };
+    walk(JSON.parse((r.getRowObjectsJson()[0] as { ast: string }).ast));
+    const reads = [...table].find((f) => !SERIES.has(f));
+    if (reads) return reads;
+    if (scalar.has('current_timestamp')) return 'the clock';
+    if (scalar.has('current_setting')) return 'current_setting';
+    // function names are identifiers (anything else would not have parsed): listed as literals
+    const names = [...scalar].filter((f) => /^[a-z_][a-z0-9_]*$/.test(f)).map((f) => `'${f}'`);
+    if (names.length === 0) return undefined;
+    const unstable = await this.conn.runAndReadAll(
+      `SELECT DISTINCT function_name AS f FROM duckdb_functions()
+       WHERE stability IN ('VOLATILE', 'CONSISTENT_WITHIN_QUERY') AND function_name IN (${names.join(', ')})
+       ORDER BY 1 LIMIT 1`,
+    );
+    return (unstable.getRowObjectsJson() as { f: string }[])[0]?.f;
   }
 
   private async versionOfInput(dep: string): Promise<string | undefined> {

@@ -126,8 +126,19 @@ test('a rerun keeps every model whose inputs are unchanged; a changed stream, se
   cpSync(join(ROOT, 'sql'), sqlDir, { recursive: true });
   const file = join(sqlDir, 'marts', 'dim_offers.sql');
   writeFileSync(file, `${readFileSync(file, 'utf8').trimEnd()}\n-- a comment is a change of SQL\n`);
+  // and models whose rows do not follow from what they read (a setting, the clock, a file read directly)
+  const outside = {
+    build_threads: "select current_setting('threads') as threads",
+    build_clock: 'select current_date as today',
+    build_files: `select count(*) as files from glob('lake/**/*.parquet')`,
+  };
+  for (const [name, sql] of Object.entries(outside))
+    writeFileSync(join(sqlDir, 'marts', `${name}.sql`), `-- grain: one row\n${sql}\n`);
   const changed = await buildAt('12:50:00', { ...REPLAY, ...SEGMENTS, sqlDir });
-  expect(rebuilt(changed)).toEqual(['dim_offers', ...EVERY_BUILD]);
+  expect(rebuilt(changed)).toEqual([...Object.keys(outside), 'dim_offers', ...EVERY_BUILD].sort());
+  // again: those are rebuilt at every build, the rest kept
+  const again = await buildAt('12:52:00', { ...REPLAY, ...SEGMENTS, sqlDir });
+  expect(rebuilt(again)).toEqual([...Object.keys(outside), ...EVERY_BUILD].sort());
   rmSync(join(sqlDir, '..'), { recursive: true, force: true });
 
   // a month signed off: the models that read the close record are rebuilt, the others kept
