@@ -117,7 +117,8 @@ export class ModelVersions {
       if (n.type === 'TABLE_FUNCTION' && typeof fn === 'string') table.add(fn.toLowerCase());
       else if (n.class === 'FUNCTION' && typeof n.function_name === 'string') scalar.add(n.function_name.toLowerCase());
       // `current_date` and its kin parse as a column named so (bound to the clock later)
-      const column = Array.isArray(n.column_names) && n.column_names.length === 1 ? n.column_names[0] : undefined;
+      const columns = Array.isArray(n.column_names) ? (n.column_names as unknown[]) : [];
+      const column = columns.length === 1 ? columns[0] : undefined;
       if (n.class === 'COLUMN_REF' && typeof column === 'string' && CLOCK_WORDS.has(column.toLowerCase()))
         scalar.add('current_timestamp');
       Object.values(n).forEach(walk);
