@@ -332,7 +332,9 @@ async function incrementalDays(outDir: string, full: ChildBuild) {
         .flatMap(({ name: folder, monthFiles: f }) => (f ? [`, ${folder} ${f.written}/${f.kept}/${f.removed}`] : []))
         .join('') +
       (b.steps.some((st) => st.monthFiles) ? ' (month files written/kept/removed)' : '');
-    const kept = (b: ChildBuild) => b.steps.filter((st) => st.kept).length;
+    const kept = (b: ChildBuild) =>
+      `${b.steps.filter((st) => st.kept && st.kind === 'model').length} models + ` +
+      `${b.steps.filter((st) => st.kept && st.kind === 'test').length} tests`;
     return {
       next_day_ok: next.ok,
       next_day_s: +(next.ms / 1000).toFixed(2),
@@ -347,7 +349,7 @@ async function incrementalDays(outDir: string, full: ChildBuild) {
       rerun_s: +(rerun.ms / 1000).toFixed(2),
       rerun_cpu_s: +(rerun.cpuMs / 1000).toFixed(1),
       rerun_cpu_ratio: +(rerun.cpuMs / full.cpuMs).toFixed(3),
-      // models kept from the previous warehouse (nothing they read changed), per build
+      // models kept from the previous warehouse, and data tests not run again (nothing they read changed)
       kept: `next day ${kept(next)}, deep re-read ${kept(deep)}, rerun ${kept(rerun)}`,
       marts_identical: check.ok && differences.length === 0,
       difference: check.ok ? (differences[0] ? describeDifference(differences[0]) : undefined) : check.error,
