@@ -24,12 +24,25 @@ const rank = (layer: string) => {
   return i < 0 ? LAYER_ORDER.length : i;
 };
 
-/** Table names a SELECT reads (lower-cased), minus its own CTE names. */
-export async function tableReferences(conn: DuckDBConnection, sql: string, file: string): Promise<string[]> {
+/** DuckDB's parse tree of `sql` (json_serialize_sql): `error` and `error_message` when it cannot be parsed. */
+export async function parseTree(conn: DuckDBConnection, sql: string): Promise<Record<string, unknown>> {
   const reader = await conn.runAndReadAll('SELECT json_serialize_sql($sql::VARCHAR) AS ast', {
     sql: stripTrailingSemicolon(sql),
   });
-  const ast = JSON.parse((reader.getRowObjectsJson()[0] as { ast: string }).ast) as Record<string, unknown>;
+  return JSON.parse((reader.getRowObjectsJson()[0] as { ast: string }).ast) as Record<string, unknown>;
+}
+
+/** Calls `visit` on every object node of a parse tree, parents first. */
+export function visitTree(node: unknown, visit: (n: Record<string, unknown>) => void): void {
+  if (Array.isArray(node)) return node.forEach((child) => visitTree(child, visit));
+  if (!node || typeof node !== 'object') return;
+  visit(node as Record<string, unknown>);
+  Object.values(node).forEach((child) => visitTree(child, visit));
+}
+
+/** Table names a SELECT reads (lower-cased), minus its own CTE names. */
+export async function tableReferences(conn: DuckDBConnection, sql: string, file: string): Promise<string[]> {
+  const ast = await parseTree(conn, sql);
   if (ast.error) {
     const message = typeof ast.error_message === 'string' ? ast.error_message : 'cannot be parsed';
     const hint = /only SELECT/i.test(message) ? 'a model is one SELECT query (the runner creates the table)' : message;
@@ -40,10 +53,7 @@ export async function tableReferences(conn: DuckDBConnection, sql: string, file:
   }
   const refs = new Set<string>();
   const ctes = new Set<string>();
-  const walk = (node: unknown): void => {
-    if (Array.isArray(node)) return node.forEach(walk);
-    if (!node || typeof node !== 'object') return;
-    const n = node as Record<string, unknown>;
+  visitTree(ast, (n) => {
     if (n.type === 'BASE_TABLE' && typeof n.table_name === 'string') {
       const schema = typeof n.schema_name === 'string' ? n.schema_name : '';
       const external = (schema !== '' && schema !== 'main') || /[./]/.test(n.table_name);
@@ -51,9 +61,7 @@ export async function tableReferences(conn: DuckDBConnection, sql: string, file:
     }
     const cteMap = n.cte_map as { map?: { key: string }[] } | undefined;
     for (const cte of cteMap?.map ?? []) ctes.add(cte.key.toLowerCase());
-    Object.values(n).forEach(walk);
-  };
-  walk(ast);
+  });
   return [...refs].filter((r) => !ctes.has(r)).sort();
 }
 

@@ -19,7 +19,7 @@ import { quotedIdentifier as id, type DuckDBConnection } from '@duckdb/node-api'
 import { settingsHash, sha, type ModelState } from './build-state.js';
 import { CLOSE_TABLES } from './close-tables.js';
 import { LAKE_STREAMS, lakeViewName } from './lake-streams.js';
-import { stripTrailingSemicolon, type Node } from './model-graph.js';
+import { parseTree, visitTree, type Node } from './model-graph.js';
 
 /** Table functions whose rows follow from their arguments alone. */
 const SERIES = new Set(['range', 'generate_series', 'unnest']);
@@ -104,15 +104,9 @@ export class ModelVersions {
    * FROM other than a series (read_parquet: files no lake view stands for); undefined when none.
    */
   private async outsideInputs(sql: string): Promise<string | undefined> {
-    const r = await this.conn.runAndReadAll('SELECT json_serialize_sql($sql::VARCHAR) AS ast', {
-      sql: stripTrailingSemicolon(sql),
-    });
     const scalar = new Set<string>();
     const table = new Set<string>();
-    const walk = (node: unknown): void => {
-      if (Array.isArray(node)) return node.forEach(walk);
-      if (!node || typeof node !== 'object') return;
-      const n = node as Record<string, unknown>;
+    visitTree(await parseTree(this.conn, sql), (n) => {
       const fn = (n.function as { function_name?: unknown } | undefined)?.function_name;
       if (n.type === 'TABLE_FUNCTION' && typeof fn === 'string') table.add(fn.toLowerCase());
       else if (n.class === 'FUNCTION' && typeof n.function_name === 'string') scalar.add(n.function_name.toLowerCase());
@@ -121,9 +115,7 @@ export class ModelVersions {
       const column = columns.length === 1 ? columns[0] : undefined;
       if (n.class === 'COLUMN_REF' && typeof column === 'string' && CLOCK_WORDS.has(column.toLowerCase()))
         scalar.add('current_timestamp');
-      Object.values(n).forEach(walk);
-    };
-    walk(JSON.parse((r.getRowObjectsJson()[0] as { ast: string }).ast));
+    });
     const reads = [...table].find((f) => !SERIES.has(f));
     if (reads) return reads;
     if (scalar.has('current_timestamp')) return 'the clock';
