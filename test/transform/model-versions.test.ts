@@ -16,6 +16,7 @@ import type { Sandbox } from '../../src/sandbox/index.js';
 import type { StreamName } from '../../pipelines/index.js';
 import { orgConfig, testSandbox } from '../support/sandbox.js';
 import { tempOut } from '../support/scratch.js';
+import { atInstant } from '../support/clock.js';
 import { ROOT } from './helpers.js';
 
 const TODAY = '2026-11-22';
@@ -36,18 +37,25 @@ afterAll(async () => {
 
 /** Extracts `streams` (all by default) at `time` of the sandbox's day. */
 async function extractAt(time: string, streams?: StreamName[]): Promise<void> {
-  process.env.PERKS_NOW = `${TODAY}T${time}Z`;
-  const r = await extract(orgConfig(sandbox, out, { PERKS_START_DATE: '2026-09-01' }), {
-    now: new Date(`${TODAY}T${time}Z`),
-    ...(streams ? { streams } : {}),
-  });
+  const at = `${TODAY}T${time}Z`;
+  process.env.PERKS_NOW = at;
+  const r = await atInstant(at, () =>
+    extract(orgConfig(sandbox, out, { PERKS_START_DATE: '2026-09-01' }), {
+      now: new Date(at),
+      ...(streams ? { streams } : {}),
+    }),
+  );
   expect(r.status).toBe('success');
 }
 
 /** A build at `time` of the sandbox's day, checked against a full build of the same lake. */
 async function buildAt(time: string, options: Partial<BuildOptions> = {}): Promise<BuildResult> {
-  process.env.PERKS_NOW = `${TODAY}T${time}Z`;
-  const b = await buildWarehouse({ outDir: out, asOf: TODAY, verifyIncremental: true, ...options });
+  const at = `${TODAY}T${time}Z`;
+  process.env.PERKS_NOW = at;
+  // the program's clock at that instant, whatever instant PERKS_TEST_NOW moved the suite to
+  const b = await atInstant(at, () =>
+    buildWarehouse({ outDir: out, asOf: TODAY, verifyIncremental: true, ...options }),
+  );
   expect(b.error).toBeUndefined();
   expect(b.steps.find((s) => s.name === 'verify incremental')?.status).toBe('success');
   return b;
@@ -144,7 +152,9 @@ test('a rerun keeps every model whose inputs are unchanged; a changed stream, se
   // a month signed off: the models that read the close record are rebuilt, the others kept
   process.env.PERKS_NOW = `${TODAY}T12:55:00Z`;
   const group = sandbox.world.groups[0].id;
-  await closeMonth({ outDir: out, month: '2026-10', group, by: 'test', force: true, rule: { statuses: ['Complete'] } });
+  await atInstant(`${TODAY}T12:55:00Z`, () =>
+    closeMonth({ outDir: out, month: '2026-10', group, by: 'test', force: true, rule: { statuses: ['Complete'] } }),
+  );
   const closed = await buildAt('12:56:00', { ...REPLAY, ...SEGMENTS });
   expect(rebuilt(closed)).toEqual(expect.arrayContaining(['dim_offers', 'revenue_monthly', 'revenue_adjustments']));
   expect(kept(closed)).toEqual(expect.arrayContaining(['stg_offers', 'dim_groups']));
