@@ -122,11 +122,13 @@ export function formatStep(s: StepResult): string {
   const scope =
     s.testedIntervals !== undefined
       ? ` (on the ${s.testedIntervals} group-months rebuilt)`
-      : s.kept
-        ? s.kind === 'test'
-          ? ' (passed at the previous build: nothing it reads changed)'
-          : ' (kept: nothing it reads changed)'
-        : '';
+      : s.deferred
+        ? ' (not computed: nothing it reads changed; a rebuilt model reading it computes it)'
+        : s.kept
+          ? s.kind === 'test'
+            ? ' (passed at the previous build: nothing it reads changed)'
+            : ' (kept: nothing it reads changed)'
+          : '';
   return `  ${s.status.padEnd(7)} ${(s.ms / 1000).toFixed(1).padStart(6)} s  ${rows.padStart(18)}  ${s.name}${scope}`;
 }
 

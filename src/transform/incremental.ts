@@ -61,6 +61,11 @@ interface StagedLookup extends Lookup {
   table: string;
   /** Whether the previous build kept its keys (else the model is built whole). */
   previous: boolean;
+  /**
+   * Its model has the rows it had at the previous build (model-versions.ts): its keys are the previous build's,
+   * copied, not hashed again, and no interval is dirty for it.
+   */
+  unchanged: boolean;
 }
 
 export class IncrementalModels {
@@ -191,7 +196,7 @@ export class IncrementalModels {
         else for (const interval of [...intervals, ...old]) if (interval.startsWith(`${key}/`)) dirty.add(interval);
       }
     }
-    for (const lookup of lookups)
+    for (const lookup of lookups.filter((l) => !l.unchanged))
       for (const i of await this.lookupDirty(model, lakeDeps[0], lookup, files, dirty)) dirty.add(i);
     const skipped = [...intervals].filter((i) => !dirty.has(i)).length;
     this.rebuilt.set(model.name, dirty);
@@ -301,25 +306,30 @@ export class IncrementalModels {
    * Each lookup model's keys as they are now: per group, the hash of the key column and of the whole row
    * (a temporary table); `previous` whether the last build kept them (lookupTable: one per model, replaced
    * whole at each build; deleting a model's rows from one shared table cost seconds at a million users).
+   * A lookup model with the rows it had at the previous build is not read: its keys are the ones kept then.
    */
   private async stageLookups(model: Node): Promise<StagedLookup[]> {
     const inc = model.header.incremental!;
     const staged: StagedLookup[] = [];
-    await this.conn.run(
-      `CREATE TABLE IF NOT EXISTS ${id(lookupTable(model.name))} (lookup VARCHAR, g BIGINT, h UBIGINT, v UBIGINT)`,
-    );
+    const kept = id(lookupTable(model.name));
+    const sameSql = this.previous?.get(model.name)?.sql === sha(model.sql);
+    await this.conn.run(`CREATE TABLE IF NOT EXISTS ${kept} (lookup VARCHAR, g BIGINT, h UBIGINT, v UBIGINT)`);
     for (const [n, lookup] of inc.lookups.entries()) {
       const table = `_perks_lookup_${n}`;
+      const had = await this.conn.runAndReadAll(`SELECT count(*) AS n FROM ${kept} WHERE lookup = $lookup`, {
+        lookup: lookup.model,
+      });
+      const previous = Number(had.getRowObjectsJson()[0].n) > 0;
+      // the keys kept were hashed by this SQL's lookup (its header is in it)
+      const unchanged = previous && sameSql && this.unchangedSinceLastBuild(lookup.model);
       // the key as text on both sides (the model's expression may have another integer type than the column)
       const read = lookup.reads ? `row(${[lookup.column, ...lookup.reads].map((c) => `t.${id(c)}`).join(', ')})` : 't';
       await this.conn.run(
-        `CREATE OR REPLACE TEMP TABLE ${table} AS SELECT t.${id(inc.group)} AS g, hash(CAST(t.${id(lookup.column)} AS VARCHAR)) AS h, hash(${read}) AS v FROM ${id(lookup.model)} AS t`,
+        unchanged
+          ? `CREATE OR REPLACE TEMP TABLE ${table} AS SELECT g, h, v FROM ${kept} WHERE lookup = ${str(lookup.model)}`
+          : `CREATE OR REPLACE TEMP TABLE ${table} AS SELECT t.${id(inc.group)} AS g, hash(CAST(t.${id(lookup.column)} AS VARCHAR)) AS h, hash(${read}) AS v FROM ${id(lookup.model)} AS t`,
       );
-      const had = await this.conn.runAndReadAll(
-        `SELECT count(*) AS n FROM ${id(lookupTable(model.name))} WHERE lookup = $lookup`,
-        { lookup: lookup.model },
-      );
-      staged.push({ ...lookup, table, previous: Number(had.getRowObjectsJson()[0].n) > 0 || this.previous === null });
+      staged.push({ ...lookup, table, previous: previous || this.previous === null, unchanged });
     }
     return staged;
   }
@@ -370,10 +380,10 @@ export class IncrementalModels {
     }
   }
 
-  /** Keeps this build's lookup keys for the next build (in the new warehouse). */
+  /** Keeps this build's lookup keys for the next build (in the new warehouse; as they are when none changed). */
   private async keepLookups(model: Node, lookups: StagedLookup[]): Promise<void> {
     const rows = lookups.map((l) => `SELECT ${str(l.model)} AS lookup, g, h, v FROM ${l.table}`);
-    if (rows.length)
+    if (rows.length && !lookups.every((l) => l.unchanged))
       await this.conn.run(`CREATE OR REPLACE TABLE ${id(lookupTable(model.name))} AS ${rows.join(' UNION ALL ')}`);
     for (const l of lookups) await this.conn.run(`DROP TABLE IF EXISTS temp.${l.table}`);
   }

@@ -37,6 +37,11 @@ export interface StepResult {
    * nothing it reads changed (model-versions.ts).
    */
   kept?: boolean;
+  /**
+   * An ephemeral model whose inputs did not change: not computed (a temporary view, no rows counted); a model
+   * rebuilt in this build that reads it computes it as part of its own query.
+   */
+  deferred?: boolean;
 }
 
 /** Tables unless the header says otherwise (what is read more than once is computed once). */
@@ -131,12 +136,13 @@ export async function runModels(
       } else {
         const unchanged = (await versions?.unchanged(model)) ?? false;
         const kept = unchanged && kind === 'table' && versions!.hasPreviousTable(model.name);
+        const deferred = unchanged && kind === 'ephemeral' && deferrable(model, models);
         if (!kept)
           await conn.run(
-            `CREATE OR REPLACE ${CREATE[kind]} ${id(model.name)} AS\n${stripTrailingSemicolon(model.sql)}\n`,
+            `CREATE OR REPLACE ${deferred ? 'TEMP VIEW' : CREATE[kind]} ${id(model.name)} AS\n${stripTrailingSemicolon(model.sql)}\n`,
           );
         versions?.settle(model.name, unchanged);
-        const rows = kind === 'view' ? null : await countRows(conn, model.name);
+        const rows = kind === 'view' || deferred ? null : await countRows(conn, model.name);
         record({
           name: model.name,
           kind: 'model',
@@ -144,6 +150,7 @@ export async function runModels(
           rows,
           ms: Date.now() - started,
           ...(kept ? { kept } : {}),
+          ...(deferred ? { kept: true, deferred } : {}),
         });
       }
       built.add(model.name);
@@ -163,6 +170,22 @@ export async function runModels(
   }
   for (const test of pending) record({ name: test.name, kind: 'test', status: 'skipped', rows: null, ms: 0 });
   return steps;
+}
+
+/**
+ * Whether an ephemeral model may stand as a view, computed only inside the queries that read it: it reads only
+ * lake views and stored tables, none of which a model reading it also reads. A model built by intervals narrows
+ * its own lake views and upstream models to its dirty months while it runs (incremental.ts); a view reading
+ * one of those would then see only those months.
+ */
+function deferrable(model: Node, models: Node[]): boolean {
+  const byName = new Map(models.map((m) => [m.name, m]));
+  const readsStored = model.dependsOn.every((d) => {
+    const dep = byName.get(d);
+    return dep === undefined || materialization(dep) === 'table';
+  });
+  const readers = models.filter((m) => m.dependsOn.includes(model.name));
+  return readsStored && readers.every((r) => r.dependsOn.every((d) => !model.dependsOn.includes(d)));
 }
 
 /** A data test's entry in the build state (beside the models'). */

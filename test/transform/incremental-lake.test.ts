@@ -50,6 +50,10 @@ async function userOf(orderId: number): Promise<string | null> {
 test('a new user whose email an order of a clean month holds: that month alone is rebuilt, and the order is hers', async () => {
   // order 104 (March, group 11) was placed with the anonymised user's email, which no current user holds
   expect(await userOf(104)).toBeNull();
+  // a build with nothing new: the emails are not computed, the lookup's keys are the first build's (copied)
+  const rerun = await build();
+  expect(rerun.steps.find((s) => s.name === 'stg_user_emails')?.deferred).toBe(true);
+  expect(stgOrders(rerun)).toMatchObject({ rebuilt: 0 });
   await lake.file(
     'users',
     { organisation_group_id: 11, _snapshot_date: '2026-03-31' },
