@@ -47,7 +47,7 @@ beforeAll(async () => {
   sandbox = await testSandbox({ today: TODAY });
   group = sandbox.world.groups[0].id;
   out = await extracted(`${TODAY}T12:00:00Z`);
-}, 120_000);
+}, 300_000);
 
 afterAll(async () => {
   await sandbox?.close();

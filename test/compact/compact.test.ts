@@ -32,7 +32,7 @@ beforeAll(async () => {
   const r = await extract(orgConfig(sandbox, landed, { PERKS_START_DATE: START }), { now: noon, streams: ['orders'] });
   expect(r.status).toBe('success');
   landedRun = r.runId;
-}, 120_000);
+}, 300_000);
 afterAll(async () => {
   await sandbox?.close();
 });

@@ -44,7 +44,7 @@ beforeAll(async () => {
     reference.set(src, { files: filesOf(once, 'orders'), rows: await lakeOrders(once) });
   }
   expect(reference.get(legacy)!.rows).toEqual(reference.get(landed)!.rows);
-}, 120_000);
+}, 300_000);
 afterAll(async () => {
   await sandbox?.close();
 });

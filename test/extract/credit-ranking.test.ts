@@ -42,4 +42,4 @@ test('users whose credit items expired since their last read rank as expiring, i
         .join(),
     ).not.toMatch(/expiring/);
   });
-}, 120_000);
+}, 300_000);

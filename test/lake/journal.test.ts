@@ -27,7 +27,7 @@ test('switches of two processes on one lake take turns: the journal counts every
     expect(readdirSync(join(out, 'lake', 'x', `worker=${name}`)).filter((f) => !f.startsWith('.'))).toEqual([
       expect.stringMatching(/^part\.v[0-9a-f]{12}\.parquet$/),
     ]);
-}, 60_000);
+}, 180_000);
 
 test('a switch a killed process left is finished by the next one to look, through its dead lock', async () => {
   const out = await tempOut();

@@ -67,7 +67,7 @@ beforeAll(async () => {
       files: ['main.ts'],
     }),
   );
-}, 120_000);
+}, 300_000);
 
 describe('the built package', () => {
   test('another program type-checks against perks-pipeline/client and /sandbox and calls the API through them', async () => {

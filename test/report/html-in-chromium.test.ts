@@ -17,7 +17,7 @@ beforeAll(async () => {
   const result = await writeRevenueReport({ outDir: out, month: '2024-03', formats: ['html'] });
   html = result.files[0];
   browser = await launchChromium();
-}, 60_000);
+}, 180_000);
 
 afterAll(async () => {
   await browser?.close();
@@ -106,7 +106,7 @@ test('the HTML report renders in headless chromium with its charts, totals and s
   await mkdir(ARTIFACTS, { recursive: true });
   await page.screenshot({ path: join(ARTIFACTS, 'revenue-2024-03.png'), fullPage: true });
   await context.close();
-}, 60_000);
+}, 180_000);
 
 test('the HTML report prints: the print stylesheet applies and chromium lays it out as a PDF', async () => {
   const page = await browser.newPage();
@@ -119,7 +119,7 @@ test('the HTML report prints: the print stylesheet applies and chromium lays it 
   await import('node:fs/promises').then((fs) => fs.writeFile(join(ARTIFACTS, 'revenue-2024-03.pdf'), pdf));
   expect((await readFile(html, 'utf8')).match(/<(link|script|img)\b/g)).toBeNull();
   await page.close();
-}, 60_000);
+}, 180_000);
 
 test('a signed-off month with adjustments to an earlier closed month: recognised revenue, the sign-off and the adjustments render', async () => {
   // February 2024 was closed earlier; two of its orders changed in March (a refund and a late order).
@@ -196,7 +196,7 @@ test('a signed-off month with adjustments to an earlier closed month: recognised
   await mkdir(ARTIFACTS, { recursive: true });
   await page.screenshot({ path: join(ARTIFACTS, 'revenue-2024-03-signed.png'), fullPage: true });
   await page.close();
-}, 60_000);
+}, 180_000);
 
 /**
  * The elements whose right edge passes the viewport (or that widen the document), as "tag.class: right > width";

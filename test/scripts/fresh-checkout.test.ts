@@ -67,7 +67,7 @@ beforeAll(async () => {
     filter: (src) => !NOT_IN_A_CLONE.has(relative(ROOT, src).split('/')[0]) && !src.endsWith('.log'),
   });
   await linkTree(join(ROOT, 'node_modules'), join(clone, 'node_modules'));
-}, 120_000);
+}, 300_000);
 afterAll(async () => {
   if (clone) await rm(clone, { recursive: true, force: true });
 });

@@ -20,7 +20,7 @@ let sandbox: Sandbox;
 beforeAll(async () => {
   world = await startStoreWorld();
   sandbox = await testSandbox({ seed: 5 });
-}, 60_000);
+}, 180_000);
 afterAll(async () => {
   await sandbox?.close();
   await world?.stop();

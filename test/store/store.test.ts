@@ -29,7 +29,7 @@ const sandbox = async () => {
 
 beforeAll(async () => {
   world = await startStoreWorld();
-}, 60_000);
+}, 180_000);
 afterAll(async () => {
   for (const s of sandboxes) await s.close();
   await world?.stop();

@@ -73,4 +73,4 @@ test('credit items that expire between the extract and the build are expired in 
       setClock(before);
     }
   });
-}, 120_000);
+}, 300_000);

@@ -107,7 +107,7 @@ beforeAll(async () => {
     w.close();
   }
   result = await buildWarehouse({ outDir, asOf: AS_OF });
-}, 120_000);
+}, 300_000);
 afterAll(() => rmSync(outDir, { recursive: true, force: true }));
 
 test('the build exports dim_groups, dim_offers and revenue_offers_monthly next to the marts, and their data tests pass', () => {

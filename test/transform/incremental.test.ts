@@ -173,7 +173,7 @@ test('after each day of a sequence, the incremental build equals a full build, a
   const full = await buildWarehouse({ outDir: out, asOf: sandbox.world.today, full: true });
   expect(intervals(full)).toMatchObject({ whole: 'asked for (--full)' });
   rmSync(join(sqlDir, '..'), { recursive: true, force: true });
-}, 120_000);
+}, 300_000);
 
 test('a warehouse whose kept months are wrong is caught by --verify-incremental: one line naming the table and a row, and the full build is swapped in', async () => {
   const { DuckDBInstance } = await import('@duckdb/node-api');
@@ -200,7 +200,7 @@ test('a warehouse whose kept months are wrong is caught by --verify-incremental:
   expect(after.error).toBeUndefined();
   expect(intervals(after).rebuilt).toBe(0);
   expect(existsSync(join(out, '.verify-incremental-4194303-dead'))).toBe(false);
-}, 60_000);
+}, 180_000);
 
 test('a group-month whose orders all disappear on the re-read is emptied on the incremental path too, as a full build empties it', async () => {
   const { DuckDBInstance } = await import('@duckdb/node-api');
@@ -245,7 +245,7 @@ test('a group-month whose orders all disappear on the re-read is emptied on the 
   expect(after).toMatchObject({ staged: 0, orders: 0 });
   // what stays of the group's December is at most its redemption statistics' row (no orders, no currency)
   expect(after.rows).toBeLessThanOrEqual(before.rows);
-}, 120_000);
+}, 300_000);
 
 test('the month folders: a folder the warehouse does not describe is written whole; a layout keeps only its own form', async () => {
   const marts = join(out, 'marts');
@@ -279,4 +279,4 @@ test('the month folders: a folder the warehouse does not describe is written who
   expect(monthFiles(both, 'savings_monthly').kept).toBe(0);
   await expectMonthFoldersWhole();
   expect(temporaries(out)).toEqual([]);
-}, 60_000);
+}, 180_000);

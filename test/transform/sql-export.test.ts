@@ -42,7 +42,7 @@ beforeAll(async () => {
     (await query(warehouse, `DESCRIBE ${QUERY}`)).map((r) => [r.column_name as string, r.column_type as string]),
   );
   expect(expected.length).toBeGreaterThan(2);
-}, 120_000);
+}, 300_000);
 afterAll(() => rmSync(outDir, { recursive: true, force: true }));
 
 const micros = (v: bigint) =>
