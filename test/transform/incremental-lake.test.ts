@@ -84,3 +84,31 @@ test('a key landed in a dirty month that a clean month also holds: the model is 
   const again = await build();
   expect(stgOrders(again)).toMatchObject({ rebuilt: 0 });
 });
+
+test('the lookup keys of a month whose files changed are read again: a user who arrives after her order lands gets it', async () => {
+  // an order of group 11's March lands with an email no user holds: that month is rebuilt (its files
+  // changed), the order unattributed; the keys of March's rows as indexed by the first test are out of date
+  await lake.file(
+    'orders',
+    { organisation_group_id: 11, order_date: '2026-03-20' },
+    'part-0.parquet',
+    '2026-03-31T06:00:00Z',
+    [order(106, 'dana@example.com', 'GBP', [12, 12, 0, 0, 0.36])],
+  );
+  const landed = await build();
+  expect(stgOrders(landed).whole).toBeUndefined();
+  expect(stgOrders(landed).rebuilt).toBe(1);
+  expect(await userOf(106)).toBeNull();
+  // then her user: March is read again for its keys (not the index kept from before), and rebuilt alone
+  await lake.file(
+    'users',
+    { organisation_group_id: 11, _snapshot_date: '2026-03-31' },
+    'part-10.parquet',
+    '2026-03-31T07:00:00Z',
+    [user(10, '2026-03-31T06:30:00Z', { email: 'Dana@example.com' })],
+  );
+  const arrived = await build();
+  expect(stgOrders(arrived).whole).toBeUndefined();
+  expect(stgOrders(arrived).rebuilt).toBe(1);
+  expect(await userOf(106)).toBe('10');
+});
