@@ -151,7 +151,7 @@ export class IncrementalModels {
     const before = this.previous?.get(model.name)?.inputs;
     for (const dep of modelDeps) current.inputs[dep] = await this.fingerprint(dep, inc.group, before?.[dep]);
     this.states.set(model.name, current);
-    await this.carryLookupRows(model, current);
+    await this.carryLookupRows(model, current, files);
     const lookups = await this.stageLookups(model);
     try {
       return await this.decide(model, current, files, lakeDeps, modelDeps, unsupported, lookups);
@@ -393,14 +393,34 @@ export class IncrementalModels {
    * the key's hash), with the fingerprint of the files they were read from (ModelState.lookupRows): only a
    * group-month whose files changed since is read again, when a key of its group changed. The rest of the lake
    * is not read to find which months hold a changed key (at 10 M orders, normalising every email cost about
-   * 5 CPU-s a day). Kept while the model's SQL (its lookups) is the same.
+   * 5 CPU-s a day). Kept while the model's SQL (its lookups) is the same; a folder whose files changed or are
+   * gone loses its keys at once, so no hash outlives the lake rows it was read from (an erased user's, after
+   * `perks forget`).
    */
-  private async carryLookupRows(model: Node, current: ModelState): Promise<void> {
+  private async carryLookupRows(
+    model: Node,
+    current: ModelState,
+    files: Map<string, Partition & { stream: string }>,
+  ): Promise<void> {
     const prev = this.previous?.get(model.name);
     const table = lookupRowsTable(model.name);
-    if (prev?.sql === current.sql && prev.lookupRows && this.previousTables.has(table))
-      current.lookupRows = { ...prev.lookupRows };
-    else await this.conn.run(`DROP TABLE IF EXISTS ${id(table)}`);
+    if (!(prev?.sql === current.sql && prev.lookupRows && this.previousTables.has(table))) {
+      await this.conn.run(`DROP TABLE IF EXISTS ${id(table)}`);
+      return;
+    }
+    current.lookupRows = {};
+    const stale = new Map<string, string>();
+    for (const [key, fingerprint] of Object.entries(prev.lookupRows)) {
+      const folder = key.slice(key.indexOf('|') + 1);
+      const p = files.get(folder);
+      if (p?.fingerprint === fingerprint) current.lookupRows[key] = fingerprint;
+      else if (p) stale.set(folder, `(${Number(p.group)}, DATE '${p.month}-01')`);
+      else stale.set(folder, `(${Number(folder.split('/')[1])}, DATE '${folder.split('/')[2]}-01')`);
+    }
+    if (stale.size)
+      await this.conn.run(
+        `DELETE FROM ${id(table)} AS x USING (VALUES ${[...stale.values()].join(', ')}) AS s(g, pm) WHERE x.g = s.g AND x.pm = s.pm`,
+      );
   }
 
   /**
