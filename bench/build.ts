@@ -6,8 +6,8 @@
  *   node bin/run-ts.mjs bench/build.ts [--orders N] [--users N] [--large] [--lake DIR] [--regenerate] [--no-incremental]
  *
  * The lake is cached under /tmp between runs (generation takes a while on 2 cores).
- * Then (unless --no-incremental) the incremental builds of issue 27 on a copy: the next day, the weekly deep
- * re-read, each one's CPU seconds as a ratio of the full build's, and their tables compared with a full build's.
+ * Then (unless --no-incremental) the incremental builds of issue 27 on a copy: the next day, the day after, the
+ * weekly deep re-read, each one's CPU seconds as a ratio of the full build's, and their tables compared with a full build's.
  * Goals: full build ≤ 30 s and peak RSS ≤ 2 GB; next day ≤ 10% and deep re-read ≤ 25% of the full build's
  * CPU seconds, marts identical. --large: 100 M orders and 10 M users, peak RSS ≤ 8 GB, next day ≤ 60 s.
  * The ratio to a plain scan is printed for reference, no longer judged (the retired goal of ≤ 5).
@@ -238,16 +238,18 @@ async function main(): Promise<void> {
     report.peak_rss_mb <= GOALS.peakRssMb &&
     (inc === null ||
       (inc.next_day_ok &&
+        inc.next_day_2_ok &&
         inc.deep_ok &&
         inc.rerun_ok &&
         inc.marts_identical &&
-        inc.next_day_cpu_ratio <= GOALS.nextDayRatio &&
+        Math.max(inc.next_day_cpu_ratio, inc.next_day_2_cpu_ratio) <= GOALS.nextDayRatio &&
         inc.deep_cpu_ratio <= GOALS.deepRatio &&
-        inc.next_day_s <= GOALS.nextDaySeconds));
+        Math.max(inc.next_day_s, inc.next_day_2_s) <= GOALS.nextDaySeconds));
   console.log(JSON.stringify({ ...report, ...(inc ?? {}), ok }));
   if (inc)
     console.log(
       `incremental: next day ${inc.next_day_s} s, ${inc.next_day_cpu_s} CPU-s, ratio ${inc.next_day_cpu_ratio} (goal ≤ ${GOALS.nextDayRatio}); ` +
+        `second next day ${inc.next_day_2_s} s, ${inc.next_day_2_cpu_s} CPU-s, ratio ${inc.next_day_2_cpu_ratio} (goal ≤ ${GOALS.nextDayRatio}); ` +
         `deep re-read ${inc.deep_s} s, ${inc.deep_cpu_s} CPU-s, ratio ${inc.deep_cpu_ratio} (goal ≤ ${GOALS.deepRatio}); ` +
         `rerun with nothing new ${inc.rerun_s} s, ${inc.rerun_cpu_s} CPU-s, ratio ${inc.rerun_cpu_ratio}; models kept: ${inc.kept}; ` +
         `marts identical to a full build: ${inc.marts_identical}${inc.difference ? ` (${inc.difference})` : ''}; ${inc.intervals}`,
@@ -295,12 +297,18 @@ async function incrementalDays(outDir: string, full: ChildBuild) {
   rmSync(dir, { recursive: true, force: true });
   cpSync(outDir, dir, { recursive: true });
   try {
-    const nextAsOf = new Date(Date.parse(AS_OF) + 86_400_000).toISOString().slice(0, 10);
-    await nextDay(dir);
-    const next = childBuild(dir, ['--as-of', nextAsOf]);
+    const asOf = (n: number) => new Date(Date.parse(AS_OF) + n * 86_400_000).toISOString().slice(0, 10);
+    await nextDay(dir, 1);
+    const next = childBuild(dir, ['--as-of', asOf(1)]);
     console.log('next day, incremental:');
     printSteps(next.steps);
-    await deepReread(dir);
+    // the day after: what every later day costs (the first one after a full build also indexes what it reads)
+    await nextDay(dir, 2);
+    const next2 = childBuild(dir, ['--as-of', asOf(2)]);
+    console.log('second next day, incremental:');
+    printSteps(next2.steps);
+    const nextAsOf = asOf(3);
+    await deepReread(dir, 3);
     const deep = childBuild(dir, ['--as-of', nextAsOf]);
     console.log('deep re-read, incremental:');
     printSteps(deep.steps);
@@ -341,6 +349,10 @@ async function incrementalDays(outDir: string, full: ChildBuild) {
       next_day_cpu_s: +(next.cpuMs / 1000).toFixed(1),
       next_day_cpu_ratio: +(next.cpuMs / full.cpuMs).toFixed(3),
       next_day_peak_rss_mb: Math.round(next.rss / 1024 / 1024),
+      next_day_2_ok: next2.ok,
+      next_day_2_s: +(next2.ms / 1000).toFixed(2),
+      next_day_2_cpu_s: +(next2.cpuMs / 1000).toFixed(1),
+      next_day_2_cpu_ratio: +(next2.cpuMs / full.cpuMs).toFixed(3),
       deep_ok: deep.ok,
       deep_s: +(deep.ms / 1000).toFixed(2),
       deep_cpu_s: +(deep.cpuMs / 1000).toFixed(1),
@@ -350,10 +362,10 @@ async function incrementalDays(outDir: string, full: ChildBuild) {
       rerun_cpu_s: +(rerun.cpuMs / 1000).toFixed(1),
       rerun_cpu_ratio: +(rerun.cpuMs / full.cpuMs).toFixed(3),
       // models kept from the previous warehouse, and data tests not run again (nothing they read changed)
-      kept: `next day ${kept(next)}, deep re-read ${kept(deep)}, rerun ${kept(rerun)}`,
+      kept: `next day ${kept(next)}, second next day ${kept(next2)}, deep re-read ${kept(deep)}, rerun ${kept(rerun)}`,
       marts_identical: check.ok && differences.length === 0,
       difference: check.ok ? (differences[0] ? describeDifference(differences[0]) : undefined) : check.error,
-      intervals: `${intervals(next, 'next day')}; ${intervals(deep, 'deep re-read')}`,
+      intervals: `${intervals(next, 'next day')}; ${intervals(next2, 'second next day')}; ${intervals(deep, 'deep re-read')}`,
     };
   } finally {
     rmSync(dir, { recursive: true, force: true });

@@ -49,12 +49,16 @@ async function withDb<T>(work: (c: DuckDBConnection) => Promise<T>): Promise<T> 
   }
 }
 
-/** The run of AS_OF + 1: the day AS_OF's orders, the lookback landed again with refunds, new users. */
-export async function nextDay(outDir: string): Promise<void> {
+/**
+ * The run of AS_OF + n (n = 1, 2, ...): the day AS_OF + n - 1's orders, the lookback landed again with refunds,
+ * new users. Days run in order: each reads the lake the one before left.
+ */
+export async function nextDay(outDir: string, n = 1): Promise<void> {
+  const today = dayBefore(AS_OF, 1 - n);
   await withDb(async (c) => {
-    const from = dayBefore(AS_OF, LOOKBACK_DAYS);
-    const replaced = dayFiles(outDir, from, AS_OF);
-    const at = `TIMESTAMPTZ '${AS_OF} 02:00:00+00' + INTERVAL 1 DAY`;
+    const from = dayBefore(today, LOOKBACK_DAYS);
+    const replaced = dayFiles(outDir, from, today);
+    const at = `TIMESTAMPTZ '${AS_OF} 02:00:00+00' + INTERVAL ${n} DAY`;
     await land(
       c,
       outDir,
@@ -63,27 +67,27 @@ export async function nextDay(outDir: string): Promise<void> {
        FROM ${orders(outDir)} WHERE order_date >= '${from}'
        UNION ALL
        -- the new day: as many orders as the day before, new ids, the same users
-       SELECT * REPLACE (order_id + 1000000000000 AS order_id, '${AS_OF}' AS order_date, ${at} AS _extracted_at, 'bench-next' AS _run_id)
-       FROM ${orders(outDir)} WHERE order_date = '${dayBefore(AS_OF, 1)}'`,
-      'next',
+       SELECT * REPLACE (order_id + ${n} * 1000000000000 AS order_id, '${today}' AS order_date, ${at} AS _extracted_at, 'bench-next' AS _run_id)
+       FROM ${orders(outDir)} WHERE order_date = '${dayBefore(today, 1)}'`,
+      `next${n}`,
       replaced,
     );
     const users = `read_parquet('${join(outDir, 'lake', 'users')}/*/*/*.parquet', hive_partitioning = true, hive_types_autocast = false)`;
     await c.run(
       `COPY (
-         SELECT * REPLACE ('${AS_OF}' AS _snapshot_date, ${at} AS _extracted_at) FROM ${users} WHERE _snapshot_date = '${dayBefore(AS_OF, 1)}'
+         SELECT * REPLACE ('${today}' AS _snapshot_date, ${at} AS _extracted_at) FROM ${users} WHERE _snapshot_date = '${dayBefore(today, 1)}'
          UNION ALL
          SELECT * FROM (
-           SELECT * REPLACE ('${AS_OF}' AS _snapshot_date, ${at} AS _extracted_at, id + 100000000 AS id, 'new-' || UID AS UID, 'new-' || email AS email)
-           FROM ${users} WHERE _snapshot_date = '${dayBefore(AS_OF, 1)}' LIMIT 1000
+           SELECT * REPLACE ('${today}' AS _snapshot_date, ${at} AS _extracted_at, id + ${n} * 100000000 AS id, 'new${n}-' || UID AS UID, 'new${n}-' || email AS email)
+           FROM ${users} WHERE _snapshot_date = '${dayBefore(today, 1)}' AND NOT starts_with(UID, 'new') LIMIT 1000
          )
-       ) TO '${join(outDir, 'lake', 'users')}' (FORMAT parquet, COMPRESSION zstd, PARTITION_BY (organisation_group_id, _snapshot_date), FILENAME_PATTERN 'part-next-{i}', OVERWRITE_OR_IGNORE true)`,
+       ) TO '${join(outDir, 'lake', 'users')}' (FORMAT parquet, COMPRESSION zstd, PARTITION_BY (organisation_group_id, _snapshot_date), FILENAME_PATTERN 'part-next${n}-{i}', OVERWRITE_OR_IGNORE true)`,
     );
   });
 }
 
-/** The weekly deep re-read: every day of the open and the previous month landed again, 0.4% more refunds. */
-export async function deepReread(outDir: string): Promise<void> {
+/** The weekly deep re-read, run at AS_OF + n: every day of the open and the previous month landed again, 0.4% more refunds. */
+export async function deepReread(outDir: string, n = 2): Promise<void> {
   await withDb(async (c) => {
     const open = `${AS_OF.slice(0, 7)}-01`;
     const from = new Date(Date.UTC(Number(AS_OF.slice(0, 4)), Number(AS_OF.slice(5, 7)) - 2, 1))
@@ -95,7 +99,7 @@ export async function deepReread(outDir: string): Promise<void> {
       c,
       outDir,
       `SELECT * REPLACE (CASE WHEN order_status = 'Complete' AND order_id % 250 = 1 THEN 'Refunded' ELSE order_status END AS order_status,
-                          TIMESTAMPTZ '${AS_OF} 02:00:00+00' + INTERVAL 2 DAY AS _extracted_at, 'bench-deep' AS _run_id)
+                          TIMESTAMPTZ '${AS_OF} 02:00:00+00' + INTERVAL ${n} DAY AS _extracted_at, 'bench-deep' AS _run_id)
        FROM ${orders(outDir)} WHERE order_date >= '${from}'`,
       'deep',
       replaced,

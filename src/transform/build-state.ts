@@ -29,6 +29,11 @@ export interface ModelState {
   reads?: Record<string, string>;
   /** Its version as built (model-versions.ts): unchanged while what it read is. */
   version?: string;
+  /**
+   * A model built by intervals from the lake, with lookups: `<lookup model>|<stream>/<group>/<YYYY-MM>` → the
+   * fingerprint of the lake group-month whose lookup keys `_build_lookup_rows_<model>` holds (incremental.ts).
+   */
+  lookupRows?: Record<string, string>;
 }
 
 export const sha = (text: string): string => createHash('sha256').update(text).digest('hex').slice(0, 32);

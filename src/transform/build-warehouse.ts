@@ -20,7 +20,7 @@ import { DEFAULT_SQL_DIR, readProject, type Project } from './model-files.js';
 import { resolveGraph, type Node } from './model-graph.js';
 import { materialization, runModels, type StepResult } from './run-models.js';
 import { ModelVersions } from './model-versions.js';
-import { IncrementalModels, lookupTable } from './incremental.js';
+import { IncrementalModels, lookupRowsTable, lookupTable } from './incremental.js';
 import { readStates, writeStates } from './build-state.js';
 import { compareWarehouses, describeDifference } from './compare-warehouses.js';
 import { pidAlive, withJournal } from '../lake/index.js';
@@ -218,7 +218,8 @@ async function buildOnce(
     const previous = options.full ? null : await readStates(db.conn);
     // the previous tables of the models, kept until each model is built (or kept: model-versions.ts)
     const tables = project.models.filter((m) => materialization(m) === 'table').map((m) => m.name);
-    const kept = await keepOnly(db.conn, options.full ? [] : [...tables, ...incremental.map(lookupTable)]);
+    const bookkeeping = incremental.flatMap((m) => [lookupTable(m), lookupRowsTable(m)]);
+    const kept = await keepOnly(db.conn, options.full ? [] : [...tables, ...bookkeeping]);
     await setModelVariables(db.conn, options, evaluatedAt);
     const declared = new Map(project.models.flatMap((m) => (m.header.intervals ? [[m.name, m.header.intervals]] : [])));
     const token = randomBytes(8).toString('hex');

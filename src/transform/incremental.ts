@@ -24,7 +24,7 @@ import { quotedIdentifier as id, quotedString as str, type DuckDBConnection } fr
 import type { Intervals, Lookup } from './header.js';
 import { settingsHash, sha, type ModelState } from './build-state.js';
 import { LAKE_STREAMS, lakeViewName } from './lake-streams.js';
-import { monthPartitions, type Partition } from './lake-partitions.js';
+import { folderMonth, monthPartitions, type Partition } from './lake-partitions.js';
 import { narrowLakeView } from './lake-views.js';
 import { inMonth, inMonths } from './month-range.js';
 import { stripTrailingSemicolon, type Node } from './model-graph.js';
@@ -49,8 +49,16 @@ export interface IncrementalOutcome {
   intervals: IntervalCounts;
 }
 
+const partitionsOf = (stream: string): string[] =>
+  LAKE_STREAMS.find((s) => s.name === stream)?.partitions.map((p) => p.name) ?? [];
+
 /** Each incremental model's lookup keys as last built (see stageLookups), kept in the warehouse. */
 export const lookupTable = (model: string): string => `_build_lookup_${model}`;
+/**
+ * A model read from the lake: the lookup keys its lake rows hold (a hash of the lookup expression) per folder
+ * and month, kept in the warehouse (see indexLookupRows).
+ */
+export const lookupRowsTable = (model: string): string => `_build_lookup_rows_${model}`;
 const DIRTY = '_perks_dirty';
 const REBUILT = '_perks_rebuilt';
 const KEYS = '_perks_keys';
@@ -143,6 +151,7 @@ export class IncrementalModels {
     const before = this.previous?.get(model.name)?.inputs;
     for (const dep of modelDeps) current.inputs[dep] = await this.fingerprint(dep, inc.group, before?.[dep]);
     this.states.set(model.name, current);
+    await this.carryLookupRows(model, current, files);
     const lookups = await this.stageLookups(model);
     try {
       return await this.decide(model, current, files, lakeDeps, modelDeps, unsupported, lookups);
@@ -358,19 +367,18 @@ export class IncrementalModels {
         ).map((r) => r.g),
       );
       if (groups.size === 0) return [];
-      // a model read from the lake: only the lake files of the groups with a changed key, and of months not
-      // already dirty, are read; a model built from models: its own rows as last built
+      // a model read from the lake: the keys of the group-months of the groups with a changed key, and not
+      // already dirty (indexLookupRows); a model built from models: its own rows as last built
       const stream = lakeView?.slice('lake_'.length);
       if (stream) {
-        const read = [...files.values()]
-          .filter((p) => p.stream === stream && groups.has(p.group) && !dirty.has(`${p.group}/${p.month}`))
-          .flatMap((p) => p.files);
-        if (read.length === 0) return [];
-        await narrowLakeView(c, this.outDir, stream, read);
+        const candidates = [...files.values()].filter(
+          (p) => p.stream === stream && groups.has(p.group) && !dirty.has(`${p.group}/${p.month}`),
+        );
+        return await this.indexLookupRows(model, lakeView!, lookup, candidates);
       }
       const r = await c.runAndReadAll(
         `SELECT DISTINCT CAST(o.${id(inc.group)} AS VARCHAR) || '/' || strftime(o.${id(inc.time)}, '%Y-%m') AS interval
-         FROM ${id(lakeView ?? model.name)} AS o SEMI JOIN ${CHANGED} AS c
+         FROM ${id(model.name)} AS o SEMI JOIN ${CHANGED} AS c
            ON o.${id(inc.group)} = c.g AND hash(CAST((${lookup.expression}) AS VARCHAR)) = c.h`,
       );
       return (r.getRowObjectsJson() as { interval: string | null }[]).flatMap((row) => row.interval ?? []);
@@ -378,6 +386,90 @@ export class IncrementalModels {
       if (lakeView) await narrowLakeView(c, this.outDir, lakeView.slice('lake_'.length), 'all');
       await c.run(`DROP TABLE IF EXISTS temp.${CHANGED}`);
     }
+  }
+
+  /**
+   * The lookup keys of the lake rows are kept per folder (lookupRowsTable: group, folder month, the row's month,
+   * the key's hash), with the fingerprint of the files they were read from (ModelState.lookupRows): only a
+   * group-month whose files changed since is read again, when a key of its group changed. The rest of the lake
+   * is not read to find which months hold a changed key (at 10 M orders, normalising every email cost about
+   * 5 CPU-s a day). Kept while the model's SQL (its lookups) is the same; a folder whose files changed or are
+   * gone loses its keys at once, so no hash outlives the lake rows it was read from (an erased user's, after
+   * `perks forget`).
+   */
+  private async carryLookupRows(
+    model: Node,
+    current: ModelState,
+    files: Map<string, Partition & { stream: string }>,
+  ): Promise<void> {
+    const prev = this.previous?.get(model.name);
+    const table = lookupRowsTable(model.name);
+    if (!(prev?.sql === current.sql && prev.lookupRows && this.previousTables.has(table))) {
+      await this.conn.run(`DROP TABLE IF EXISTS ${id(table)}`);
+      return;
+    }
+    current.lookupRows = {};
+    const stale = new Map<string, string>();
+    for (const [key, fingerprint] of Object.entries(prev.lookupRows)) {
+      const folder = key.slice(key.indexOf('|') + 1);
+      const p = files.get(folder);
+      if (p?.fingerprint === fingerprint) current.lookupRows[key] = fingerprint;
+      else if (p) stale.set(folder, `(${Number(p.group)}, DATE '${p.month}-01')`);
+      else stale.set(folder, `(${Number(folder.split('/')[1])}, DATE '${folder.split('/')[2]}-01')`);
+    }
+    if (stale.size)
+      await this.conn.run(
+        `DELETE FROM ${id(table)} AS x USING (VALUES ${[...stale.values()].join(', ')}) AS s(g, pm) WHERE x.g = s.g AND x.pm = s.pm`,
+      );
+  }
+
+  /**
+   * The intervals (a row's `<group>/<YYYY-MM>`) of the lake group-months `candidates` whose rows hold a key of
+   * CHANGED; a group-month not indexed since its files changed is read first (the lake view narrowed to its files).
+   */
+  private async indexLookupRows(
+    model: Node,
+    lakeView: string,
+    lookup: StagedLookup,
+    candidates: (Partition & { stream: string })[],
+  ): Promise<string[]> {
+    if (candidates.length === 0) return [];
+    const inc = model.header.incremental!;
+    const c = this.conn;
+    const table = id(lookupRowsTable(model.name));
+    const recorded = (this.states.get(model.name)!.lookupRows ??= {});
+    const key = (p: Partition & { stream: string }) => `${lookup.model}|${p.stream}/${p.group}/${p.month}`;
+    const stale = candidates.filter((p) => recorded[key(p)] !== p.fingerprint);
+    await c.run(`CREATE TABLE IF NOT EXISTS ${table} (lookup VARCHAR, g BIGINT, pm DATE, m DATE, h UBIGINT)`);
+    if (stale.length) {
+      // groups and months come from folder names of the shape lake-partitions.ts checked (digits, YYYY-MM)
+      const folders = stale.map((p) => `(${Number(p.group)}, DATE '${p.month}-01')`).join(', ');
+      await c.run(
+        `DELETE FROM ${table} AS x USING (VALUES ${folders}) AS s(g, pm) WHERE x.lookup = ${str(lookup.model)} AND x.g = s.g AND x.pm = s.pm`,
+      );
+      await narrowLakeView(
+        c,
+        this.outDir,
+        candidates[0].stream,
+        stale.flatMap((p) => p.files),
+      );
+      await c.run(
+        `INSERT INTO ${table} SELECT DISTINCT ${str(lookup.model)}, o.${id(inc.group)}, ${folderMonth('o', partitionsOf(candidates[0].stream))},
+           CAST(date_trunc('month', o.${id(inc.time)}) AS DATE), hash(CAST((${lookup.expression}) AS VARCHAR))
+         FROM ${id(lakeView)} AS o`,
+      );
+      for (const p of stale) recorded[key(p)] = p.fingerprint;
+    }
+    const wanted = new Set(candidates.map((p) => `${p.group}/${p.month}`));
+    const r = await c.runAndReadAll(
+      `SELECT DISTINCT CAST(x.g AS VARCHAR) || '/' || strftime(x.pm, '%Y-%m') AS folder,
+              CAST(x.g AS VARCHAR) || '/' || strftime(x.m, '%Y-%m') AS interval
+       FROM ${table} AS x SEMI JOIN ${CHANGED} AS c ON x.g = c.g AND x.h = c.h
+       WHERE x.lookup = ${str(lookup.model)}`,
+    );
+    return (r.getRowObjectsJson() as { folder: string; interval: string | null }[]).flatMap((row) =>
+      wanted.has(row.folder) && row.interval ? [row.interval] : [],
+    );
   }
 
   /** Keeps this build's lookup keys for the next build (in the new warehouse; as they are when none changed). */

@@ -21,6 +21,16 @@ const GROUP = /^organisation_group_id=(-?\d+)$/;
 /** Month folders (order_month=YYYY-MM) and the earlier day folders (order_date=YYYY-MM-DD). */
 const MONTH = /^(?:order_month=(\d{4}-\d{2})|order_date=(\d{4}-\d{2})-\d{2})$/;
 
+/**
+ * The first day of the month folder a row of a lake view over such a stream was read from (`alias` the view's
+ * alias), a DATE: its partition column, which the views take from the path (lake-views.ts); `columns` the
+ * view's partition columns (a stream without month folders has its days in the path).
+ */
+export function folderMonth(alias: string, columns: string[]): string {
+  const day = `CAST(date_trunc('month', ${alias}.order_date) AS DATE)`;
+  return columns.includes('order_month') ? `coalesce(CAST(${alias}.order_month || '-01' AS DATE), ${day})` : day;
+}
+
 /** The folders in `dir`; null when it also holds a Parquet file (read by the views' glob, in no group-month). */
 const dirs = (dir: string): string[] | null => {
   try {

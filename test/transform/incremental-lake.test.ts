@@ -35,17 +35,27 @@ async function build(): Promise<BuildResult> {
 
 const stgOrders = (b: BuildResult) => b.steps.find((s) => s.name === 'stg_orders')!.intervals!;
 
-async function userOf(orderId: number): Promise<string | null> {
+async function query(sql: string): Promise<Record<string, unknown>[]> {
   const db = await DuckDBInstance.create(join(out, 'warehouse.duckdb'), { access_mode: 'READ_ONLY' });
   const conn = await db.connect();
   try {
-    const r = await conn.runAndReadAll(`SELECT user_id FROM stg_orders WHERE order_id = ${orderId}`);
-    return r.getRowObjectsJson()[0].user_id as string | null;
+    return (await conn.runAndReadAll(sql)).getRowObjectsJson();
   } finally {
     conn.closeSync();
     db.closeSync();
   }
 }
+
+const userOf = async (orderId: number) =>
+  (await query(`SELECT user_id FROM stg_orders WHERE order_id = ${orderId}`))[0].user_id as string | null;
+
+/** The lake folders (`<group>/<YYYY-MM>`) whose rows' lookup keys the warehouse keeps (incremental.ts). */
+const indexedFolders = async () =>
+  (
+    await query(
+      `SELECT DISTINCT CAST(g AS VARCHAR) || '/' || strftime(pm, '%Y-%m') AS folder FROM _build_lookup_rows_stg_orders ORDER BY 1`,
+    )
+  ).map((r) => r.folder);
 
 test('a new user whose email an order of a clean month holds: that month alone is rebuilt, and the order is hers', async () => {
   // order 104 (March, group 11) was placed with the anonymised user's email, which no current user holds
@@ -83,4 +93,36 @@ test('a key landed in a dirty month that a clean month also holds: the model is 
   // the same lake again: nothing dirty, the index is as fresh as the files
   const again = await build();
   expect(stgOrders(again)).toMatchObject({ rebuilt: 0 });
+});
+
+test('the lookup keys of a month whose files changed are read again: a user who arrives after her order lands gets it', async () => {
+  // an order of group 11's March lands with an email no user holds: that month is rebuilt (its files
+  // changed), the order unattributed; the keys of March's rows as indexed by the first test are out of date
+  await lake.file(
+    'orders',
+    { organisation_group_id: 11, order_date: '2026-03-20' },
+    'part-0.parquet',
+    '2026-03-31T06:00:00Z',
+    [order(106, 'dana@example.com', 'GBP', [12, 12, 0, 0, 0.36])],
+  );
+  expect(await indexedFolders()).toContain('11/2026-03');
+  const landed = await build();
+  expect(stgOrders(landed).whole).toBeUndefined();
+  expect(stgOrders(landed).rebuilt).toBe(1);
+  expect(await userOf(106)).toBeNull();
+  // the keys read from March's old files are gone with them (no hash outlives the rows it was read from)
+  expect(await indexedFolders()).not.toContain('11/2026-03');
+  // then her user: March is read again for its keys (not the index kept from before), and rebuilt alone
+  await lake.file(
+    'users',
+    { organisation_group_id: 11, _snapshot_date: '2026-03-31' },
+    'part-10.parquet',
+    '2026-03-31T07:00:00Z',
+    [user(10, '2026-03-31T06:30:00Z', { email: 'Dana@example.com' })],
+  );
+  const arrived = await build();
+  expect(stgOrders(arrived).whole).toBeUndefined();
+  expect(stgOrders(arrived).rebuilt).toBe(1);
+  expect(await userOf(106)).toBe('10');
+  expect(await indexedFolders()).toContain('11/2026-03');
 });
