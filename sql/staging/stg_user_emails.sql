@@ -5,6 +5,7 @@
 -- match no one and stay unattributed.
 -- Ephemeral: it holds emails, so it lives only during the build (a temporary table) and is never stored.
 -- grain: one row per organisation_group_id, email
+-- latest: lake_users
 -- key: organisation_group_id, email
 -- materialized: ephemeral
 -- tests:

@@ -2,8 +2,11 @@
 -- extraction of a user within it. A user absent from the latest listing is not current.
 -- Personal data: no names, no email (stg_user_emails, ephemeral, reads the current users' emails to
 -- attribute orders). Once a user is anonymised the latest snapshot holds null personal fields, and older
--- snapshots are never read for them.
+-- snapshots are never read for them. Reads only the latest snapshot of each group (`latest:`: the build reads
+-- no older snapshot files, latest-snapshots.ts); an empty latest listing (a file with no rows) leaves its
+-- group with no current users.
 -- grain: one row per organisation_group_id, user_id
+-- latest: lake_users
 -- key: organisation_group_id, user_id
 -- tests:
 --   unique: organisation_group_id, user_id

@@ -119,8 +119,9 @@ export const buildCommand: CommandModule<object, BuildFlags> = {
 export function formatStep(s: StepResult): string {
   const unit = s.kind === 'test' ? 'failing' : s.kind === 'lake' ? 'files' : 'rows';
   const rows = s.rows === null ? '' : `${s.rows.toLocaleString('en-GB')} ${unit}`;
-  const scope =
-    s.testedIntervals !== undefined
+  const scope = s.latestSnapshots
+    ? ` (read through each group's latest snapshot: ${s.latestSnapshots.map((l) => `${l.view} ${l.files} of ${l.of} files`).join(', ')})`
+    : s.testedIntervals !== undefined
       ? ` (on the ${s.testedIntervals} group-months rebuilt)`
       : s.deferred
         ? ' (not computed: nothing it reads changed; a rebuilt model reading it computes it)'

@@ -15,6 +15,7 @@ import { firstLine } from './errors.js';
 import { exportMarts } from './export-marts.js';
 import type { MonthFolder } from './export-months.js';
 import { createLakeViews, lakeViewNames } from './lake-views.js';
+import { narrowToLatestSnapshots, widenLatestSnapshots } from './latest-snapshots.js';
 import { CLOSE_TABLES, createCloseTables } from './close-tables.js';
 import { DEFAULT_SQL_DIR, readProject, type Project } from './model-files.js';
 import { resolveGraph, type Node } from './model-graph.js';
@@ -228,8 +229,7 @@ async function buildOnce(
     // The models read the lake while no switch replaces files in it (another worker of the round may be
     // landing its groups): never a window twice, nor a file gone under a query (src/lake/journal.ts).
     const { steps, graph } = await withJournal(outDir, async () => {
-      const lakeStep = await lakeViewsStep(db.conn, outDir, hooks.onStep);
-      const graph = await modelGraph(db.conn, outDir, project);
+      const { lakeStep, graph, latest } = await lakeViewsStep(db.conn, outDir, project, hooks.onStep);
       const steps = [
         lakeStep,
         ...(await runModels(db.conn, graph.models, graph.tests, {
@@ -240,6 +240,8 @@ async function buildOnce(
           versions,
         })),
       ];
+      // stored whole: analysts' lake views hold every snapshot
+      await widenLatestSnapshots(db.conn, outDir, latest);
       return { steps, graph };
     });
     const plan = {
@@ -306,16 +308,33 @@ async function keepOnly(conn: DuckDBConnection, keep: string[]): Promise<Set<str
   return kept;
 }
 
-/** The lake as views of the build (one per stream), as its first step: how many files they read. */
+/**
+ * The lake as views of the build (one per stream), as its first step: how many files they read; then the
+ * models' graph, and the views its models read only the latest snapshots of, narrowed (latest-snapshots.ts).
+ */
 async function lakeViewsStep(
   conn: DuckDBConnection,
   outDir: string,
+  project: Project,
   onStep?: (step: StepResult) => void,
-): Promise<StepResult> {
+) {
   const started = Date.now();
   const lake = await createLakeViews(conn, join(outDir, 'lake'));
+  const graph = await modelGraph(conn, outDir, project);
+  const latest = await narrowToLatestSnapshots(conn, outDir, [...graph.models, ...graph.singular]);
   const files = lake.reduce((n, v) => n + v.files, 0);
-  return step({ name: 'lake views', kind: 'lake', status: 'success', rows: files, ms: Date.now() - started }, onStep);
+  const lakeStep = step(
+    {
+      name: 'lake views',
+      kind: 'lake',
+      status: 'success',
+      rows: files,
+      ms: Date.now() - started,
+      ...(latest.length ? { latestSnapshots: latest } : {}),
+    },
+    onStep,
+  );
+  return { lakeStep, graph, latest };
 }
 
 /**
@@ -327,7 +346,13 @@ async function modelGraph(conn: DuckDBConnection, outDir: string, project: Proje
   const sources = [...lakeViewNames(), ...CLOSE_TABLES];
   const graph = await resolveGraph(conn, project, sources);
   const marts = graph.models.filter((m) => m.layer === 'marts');
-  return { models: graph.models, tests: collectTests(graph.models, graph.tests), sources, marts };
+  return {
+    models: graph.models,
+    tests: collectTests(graph.models, graph.tests),
+    singular: graph.tests,
+    sources,
+    marts,
+  };
 }
 
 const succeeded = (steps: readonly StepResult[]) => steps.every((s) => s.status !== 'error');

@@ -9,6 +9,7 @@
  *   -- incremental: month on organisation_group_id, order_date   (built by intervals: incremental.ts)
  *   -- lookup: stg_user_emails(email) = lower(trim(email))   (an upstream model joined row by row, see Lookup)
  *   -- intervals: month on organisation_group_id, window_start   (its rows fall in a group's months: see Intervals)
+ *   -- latest: lake_users   (reads only each group's latest snapshot of the stream: latest-snapshots.ts)
  *   -- columns:
  *   --   orders: orders placed in the month (every status), a long meaning
  *   --     continued on a line indented deeper
@@ -82,6 +83,11 @@ export interface Header {
   materialized?: Materialization;
   incremental?: Incremental;
   intervals?: Intervals;
+  /**
+   * `latest: <lake view>, …`: the model reads only the latest snapshot of each group of these snapshot streams
+   * (its rows would be the same without the older snapshots); the build then reads no other (latest-snapshots.ts).
+   */
+  latest?: string[];
   /** Singular test files (sql/tests/) name the model they check. */
   model?: string;
   /** Singular test files: error (the default) stops the build; warn reports and goes on. */
@@ -111,9 +117,10 @@ export function parseHeader(sql: string, file: string): Header {
     if (line === '') continue;
     if (!line.startsWith('--')) break;
     const text = line.replace(/^--\s?/, '');
-    const field = /^(grain|key|materialized|incremental|intervals|lookup|model|severity|tests|columns):\s*(.*)$/.exec(
-      text.trim(),
-    );
+    const field =
+      /^(grain|key|materialized|incremental|intervals|latest|lookup|model|severity|tests|columns):\s*(.*)$/.exec(
+        text.trim(),
+      );
     if (block && /^\s+\S/.test(text) && !field) {
       if (block === 'tests') header.tests.push(parseTest(text.trim(), file));
       else if (/^\s{4,}\S/.test(text) && column) header.columns[column] += ` ${text.trim()}`;
@@ -134,6 +141,7 @@ export function parseHeader(sql: string, file: string): Header {
     else if (name === 'incremental') header.incremental = { ...parseIntervals(name, value.trim(), file), lookups };
     else if (name === 'intervals') header.intervals = parseIntervals(name, value.trim(), file);
     else if (name === 'lookup') lookups.push(parseLookup(value.trim(), file));
+    else if (name === 'latest') header.latest = list(value);
     else if (name === 'severity') {
       if (value.trim() !== 'error' && value.trim() !== 'warn')
         throw new ModelGraphError(`${file}: severity must be error or warn, not "${value.trim()}"`);

@@ -1,6 +1,6 @@
 /**
  * A stream's files by group and month, read from the folder names, with a fingerprint of each group-month:
- * the names and sizes of its files. No lake file name is ever used twice (docs/dev/lake-contract.md): a
+ * the names and sizes of its files; and a snapshot stream's latest snapshot of each group. No lake file name is ever used twice (docs/dev/lake-contract.md): a
  * window landed again, a day merged into its month, personal values cleared are all new files, so a
  * group-month whose fingerprint is unchanged holds the very rows it held. Never the wall clock.
  */
@@ -41,6 +41,44 @@ const dirs = (dir: string): string[] | null => {
     return [];
   }
 };
+
+const SNAPSHOT = /^_snapshot_date=\d{4}-\d{2}-\d{2}$/;
+
+/**
+ * The files of each group's latest snapshot folder of `lake/<stream>` (`<group>/_snapshot_date=<day>/`, the
+ * latest day holding a file; a stream without group folders: its latest snapshot folder), relative to the
+ * output directory, and how many files the stream holds; null when a folder is not of that shape.
+ */
+export function latestSnapshotFiles(
+  outDir: string,
+  stream: string,
+  grouped: boolean,
+): { files: string[]; total: number } | null {
+  const root = join(outDir, 'lake', stream);
+  const groups = grouped ? dirs(root) : [''];
+  if (!groups) return null;
+  const files: string[] = [];
+  let total = 0;
+  for (const g of groups) {
+    if (grouped && !GROUP.test(g)) return null;
+    const days = dirs(join(root, g));
+    if (!days) return null;
+    let latest: string[] = [];
+    // YYYY-MM-DD sorts as the days do
+    for (const day of days.sort()) {
+      if (!SNAPSHOT.test(day)) return null;
+      const entries = readdirSync(join(root, g, day), { withFileTypes: true });
+      if (entries.some((e) => e.isDirectory())) return null;
+      const parquet = entries
+        .filter((e) => e.name.endsWith('.parquet'))
+        .map((e) => ['lake', stream, g, day, e.name].filter(Boolean).join('/'));
+      total += parquet.length;
+      if (parquet.length) latest = parquet;
+    }
+    files.push(...latest);
+  }
+  return { files, total };
+}
 
 /**
  * The group-months of `lake/<stream>`, keyed `<group>/<YYYY-MM>`; null when a folder is not of that shape

@@ -28,6 +28,8 @@ export interface LakeStream {
   partitions: LakeColumn[];
   /** Columns inside the files, including _extracted_at, _run_id and _extra. */
   columns: LakeColumn[];
+  /** Each `_snapshot_date` folder (of a group) holds a whole listing: the latest is the stream as it is now. */
+  listing?: boolean;
 }
 
 const BIGINT = 'BIGINT';
@@ -80,16 +82,21 @@ function objectColumns(schema: z.ZodObject, skip: string[] = []): LakeColumn[] {
     .map(([name, field]) => ({ name, type: duckdbType(field as z.ZodType) }));
 }
 
-function stream(name: string, partitions: LakeColumn[], columns: LakeColumn[]): LakeStream {
+function stream(name: string, partitions: LakeColumn[], columns: LakeColumn[], listing = false): LakeStream {
   const inPath = partitions.map((p) => p.name);
-  return { name, partitions, columns: [...columns.filter((c) => !inPath.includes(c.name)), ...META] };
+  return {
+    name,
+    partitions,
+    columns: [...columns.filter((c) => !inPath.includes(c.name)), ...META],
+    ...(listing ? { listing } : {}),
+  };
 }
 
 /** Every stream of the contract, in the contract's order. */
 export const LAKE_STREAMS: LakeStream[] = [
-  stream('groups', [group, snapshot], objectColumns(Group)),
-  stream('users', [group, snapshot], objectColumns(UserListItem)),
-  stream('offers', [snapshot], objectColumns(OfferListItem)),
+  stream('groups', [group, snapshot], objectColumns(Group), true),
+  stream('users', [group, snapshot], objectColumns(UserListItem), true),
+  stream('offers', [snapshot], objectColumns(OfferListItem), true),
   // Month folders (order_month=YYYY-MM) whose files carry order_date, so a closed month is one file
   // (src/lake/month-layout.ts); a lake of the earlier layout has order_date in the path and no order_month.
   stream(

@@ -11,6 +11,7 @@ import { stripTrailingSemicolon, type Node } from './model-graph.js';
 import type { IncrementalModels, IntervalCounts } from './incremental.js';
 import type { ModelVersions } from './model-versions.js';
 import type { MonthFiles } from './export-months.js';
+import type { LatestSnapshots } from './latest-snapshots.js';
 
 /** warn: a data test of warn severity found rows (reported; the build goes on). */
 export type StepStatus = 'success' | 'warn' | 'error' | 'skipped';
@@ -42,6 +43,8 @@ export interface StepResult {
    * rebuilt in this build that reads it computes it as part of its own query.
    */
   deferred?: boolean;
+  /** The lake views step: the views read through each group's latest snapshot only (latest-snapshots.ts). */
+  latestSnapshots?: LatestSnapshots[];
 }
 
 /** Tables unless the header says otherwise (what is read more than once is computed once). */

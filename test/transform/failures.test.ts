@@ -206,3 +206,11 @@ test('revenue that does not add up to the staged orders fails the reconciliation
   );
   await expectPreviousOutputsKept();
 });
+
+test('a latest: line naming a lake view without snapshots names the file and the views it may name', async () => {
+  add('marts/latest_orders.sql', '-- latest: lake_orders\nselect count(*) AS n from lake_orders\n');
+  await expect(buildWarehouse({ outDir, sqlDir, asOf: AS_OF })).rejects.toThrow(
+    'sql/marts/latest_orders.sql: latest: lake_orders is not a lake view of listings by snapshot; expected one of lake_groups, lake_users, lake_offers',
+  );
+  await expectPreviousOutputsKept();
+});
