@@ -167,7 +167,7 @@ describe('alerts', () => {
         ]);
       }),
     );
-  }, 120_000);
+  }, 300_000);
 
   test('a malformed URL, a webhook that hangs, one that answers 500 and one that answers 400: each named once in the summary, the hanging and failing ones tried 3 times within the bound, the 400 once; the extract’s exit code is unchanged', async () => {
     const [hang, fail, reject] = [await receiver('hang'), await receiver('fail'), await receiver('reject')];
@@ -200,7 +200,7 @@ describe('alerts', () => {
         expect(r.stdout + r.stderr).not.toContain(token);
       });
     });
-  }, 120_000);
+  }, 300_000);
 
   test('perks alert test: a sample in the Slack form; no webhook, or a malformed one, exit 2 in one line (perks status --alert too); a webhook answering 500 exit 1', async () => {
     const hook = await receiver();
@@ -231,5 +231,5 @@ describe('alerts', () => {
     expect(down.stderr).toMatch(
       /^perks: alerts: webhook 1 \(http:\/\/127\.0\.0\.1:\d+\/…\) did not take the alert: HTTP 500 after 3 attempts/,
     );
-  }, 60_000);
+  }, 180_000);
 });

@@ -111,7 +111,7 @@ describe('Retry-After is a floor', () => {
       },
     );
     await c.close();
-  }, 60_000);
+  }, 180_000);
 
   test('a Retry-After above the cap stops the throttled call and every waiting one unsent, at once', async () => {
     const wire: WireEvent[] = [];

@@ -91,7 +91,7 @@ describe('perks close, reopen and closes', () => {
       /^perks: PERKS_REPORTING_CURRENCY="pounds" is invalid/,
     );
     expect(existsSync(closes(out))).toBe(false);
-  }, 60_000);
+  }, 180_000);
 
   test('close, close twice, reopen only the latest closed month, and the record lists and verifies', async () => {
     const g = String(group);
@@ -129,7 +129,7 @@ describe('perks close, reopen and closes', () => {
     ]);
     // October is open again: it can be closed anew.
     expect((await runCli(['close', '--month', '2026-10', '--group', g], env(out))).code).toBe(0);
-  }, 60_000);
+  }, 180_000);
 
   test('a tampered record: the hash chain says which line, and nothing is written', async () => {
     const dir = tempOut('perks-close-tamper-');
@@ -158,7 +158,7 @@ describe('perks close, reopen and closes', () => {
     // a line removed: the next one no longer follows
     writeFileSync(closes(dir), [lines[0], ...lines.slice(2)].join('\n') + '\n');
     refused(await runCli(['closes'], env(dir)), /line 2 has seq 3, expected 2/);
-  }, 60_000);
+  }, 180_000);
 
   test('a provisional month is refused, and --force closes it with the record saying so', async () => {
     const early = await extracted('2026-11-05T12:00:00Z');
@@ -171,7 +171,7 @@ describe('perks close, reopen and closes', () => {
     expect(forced.code, forced.stderr).toBe(0);
     expect(forced.stdout).toContain('(FORCED: the month was provisional)');
     expect(JSON.parse(readFileSync(closes(early), 'utf8')).forced).toBe(true);
-  }, 120_000);
+  }, 300_000);
 });
 
 describe('closing first re-reads the month', () => {
@@ -205,5 +205,5 @@ describe('closing first re-reads the month', () => {
     // without an API, the close says it did not re-read
     const offline = await runCli(['close', '--month', '2026-09', '--group', String(group)], env(dir));
     expect(offline.stdout).toMatch(/^2026-09 not re-read before the close: no API configured \(PERKS_BASE_URL\)\n/);
-  }, 120_000);
+  }, 300_000);
 });

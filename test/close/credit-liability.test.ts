@@ -73,7 +73,7 @@ describe('credit liability', () => {
         ),
       );
     });
-  }, 120_000);
+  }, 300_000);
 });
 
 describe('credit liability under the close', () => {

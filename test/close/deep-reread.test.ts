@@ -51,7 +51,7 @@ describe('a periodic deep re-read finds refunds later than the lookback', () => 
         'a deep re-read',
       );
     });
-  }, 120_000);
+  }, 300_000);
 
   test('a daily schedule pays the deep re-read once a week; PERKS_DEEP_REREAD_DAYS=0 turns it off, 3 makes it every third day', async () => {
     await withSandbox({ today: TODAY }, async (sandbox) => {
@@ -108,5 +108,5 @@ describe('a periodic deep re-read finds refunds later than the lookback', () => 
       expect(days.length).toBeGreaterThan(0);
       expect(days[0] >= '2026-10-15', `first order day in the lake: ${days[0]}`).toBe(true);
     });
-  }, 120_000);
+  }, 300_000);
 });

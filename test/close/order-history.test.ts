@@ -67,5 +67,5 @@ describe('order history', () => {
       );
       expect(differs.n).toBe('0');
     });
-  }, 120_000);
+  }, 300_000);
 });

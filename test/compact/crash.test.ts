@@ -76,7 +76,7 @@ describe('compaction killed and run again', () => {
           expect(await lakeOrders(out)).toEqual(reference.get(src)!.rows);
           expect(readJournal(out).switching).toBeNull();
         }
-      }, 120_000);
+      }, 300_000);
     }
   }
 
@@ -96,7 +96,7 @@ describe('compaction killed and run again', () => {
     const rows = await lakeOrders(out);
     expect(new Set(rows.map((o) => `${o.group}/${o.order_id}`)).size).toBe(rows.length);
     expect(rows).toEqual(reference.get(landed)!.rows);
-  }, 120_000);
+  }, 300_000);
 
   test('perks compact with a file it cannot read: one line naming it, exit 1, that month as it was, the rest compacted', async () => {
     const out = copyOf(landed);
@@ -118,7 +118,7 @@ describe('compaction killed and run again', () => {
       sandbox.world.groups.length,
     );
     expect(readJournal(out).switching).toBeNull();
-  }, 60_000);
+  }, 180_000);
 
   test('a reader following the journal sees the same totals every time while compactions run and are killed at every point', async () => {
     const out = copyOf(legacy);
@@ -170,5 +170,5 @@ describe('compaction killed and run again', () => {
       expect(a.rows).toBeGreaterThanOrEqual(expected.rows);
     }
     expect(await orderTotals(out)).toEqual(expected);
-  }, 60_000);
+  }, 180_000);
 });

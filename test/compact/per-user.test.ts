@@ -108,7 +108,7 @@ describe('compaction of per-user refresh batches', () => {
       ).toBe(false);
       expect(await rowsOf(out, stream), stream).toEqual(before[stream]);
     }
-  }, 120_000);
+  }, 300_000);
 });
 
 let landed: string;

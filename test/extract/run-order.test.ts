@@ -118,7 +118,7 @@ const cliAt = (instant: () => string) => async (out: string) => {
 describe("a run at or before the previous run's instant", () => {
   test('killed before unlocking, rerun at the same PERKS_NOW: each key once, the rerun current', async () => {
     await twoRuns(true, cliAt(noon));
-  }, 60_000);
+  }, 180_000);
 
   test('killed before unlocking, rerun at the very instant the killed run stamped its rows', async () => {
     await twoRuns(true, async (out, killedId) => {
@@ -127,16 +127,16 @@ describe("a run at or before the previous run's instant", () => {
       expect(r.exitCode).toBe(0);
       return r.runId;
     });
-  }, 60_000);
+  }, 180_000);
 
   test('killed before unlocking, rerun ten minutes earlier by the clock (a clock gone back)', async () => {
     await twoRuns(
       true,
       cliAt(() => `${sandbox.world.today}T11:50:00Z`),
     );
-  }, 60_000);
+  }, 180_000);
 
   test('a plain second run at the same PERKS_NOW', async () => {
     await twoRuns(false, cliAt(noon));
-  }, 60_000);
+  }, 180_000);
 });

@@ -22,7 +22,7 @@ describe('secrets', () => {
       { args: ['writeback'], mode: 'ok' as const },
     ];
     expectAtGoal(await secretsScenario({ ...fast(), runs, days: 6 }));
-  }, 120_000);
+  }, 300_000);
 
   test('an API echoing the client secret and the token JSON-escaped, URL-encoded in a redirect, in base64 and cut at an excerpt edge: no 8 characters of any form reach any output or file', async () => {
     // `npm run reliability -- --only secret-forms` runs every form with check and extract
@@ -33,5 +33,5 @@ describe('secrets', () => {
         commands: [['check']],
       }),
     );
-  }, 120_000);
+  }, 300_000);
 });

@@ -14,7 +14,7 @@ async function perks(
   try {
     const { stdout, stderr } = await promisify(execFile)(process.execPath, [BIN, ...args], {
       env: { ...process.env, ...env },
-      timeout: 60_000,
+      timeout: 180_000,
     });
     return { code: 0, stdout, stderr };
   } catch (err) {
@@ -39,7 +39,7 @@ describe('perks report revenue', () => {
       'revenue-2024-03.html',
       'revenue-2024-03.md',
     ]);
-  }, 60_000);
+  }, 180_000);
 
   test('takes the output directory from PERKS_OUTPUT, one group and one format', async () => {
     const r = await perks(['report', 'revenue', '--month', '2024-03', '--group', '11', '--format', 'md'], {
@@ -49,7 +49,7 @@ describe('perks report revenue', () => {
     expect(r.stdout).toBe(
       `revenue 2024-03: CLOSED, reconciled with the lake\n  ${join(out, 'reports', 'revenue-2024-03-g11.md')}\n`,
     );
-  }, 60_000);
+  }, 180_000);
 
   test.each([
     [['--month', '2024-3'], 'perks: --month="2024-3" is invalid: expected a month YYYY-MM, e.g. 2024-03'],
@@ -75,5 +75,5 @@ describe('perks report revenue', () => {
     expect(r.stderr).toBe(
       `perks: no warehouse at ${join(out, 'empty', 'warehouse.duckdb')}: run \`perks build\` (or \`perks run\`) first\n`,
     );
-  }, 60_000);
+  }, 180_000);
 });

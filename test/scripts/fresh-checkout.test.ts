@@ -55,7 +55,7 @@ function npmTest(opts: { uid?: number } = {}) {
     cwd: clone,
     encoding: 'utf8',
     env: { ...env, HOME: clone, PERKS_TEST_NO_INSTALL: '1' },
-    timeout: 120_000,
+    timeout: 300_000,
     ...(opts.uid === undefined ? {} : { uid: opts.uid, gid: opts.uid }),
   });
 }
@@ -86,5 +86,5 @@ describe('npm test from a checkout in a folder only its owner can read', () => {
     const asNobody = npmTest({ uid: NOBODY });
     expect(asNobody.status, asNobody.stdout + asNobody.stderr).toBe(0);
     expect(asNobody.stdout).toMatch(/Tests\s+.*4 passed/);
-  }, 240_000);
+  }, 600_000);
 });

@@ -68,7 +68,7 @@ describe('a store that cannot be used', () => {
     const demo = await world.perks(['demo'], world.env(sandbox, 'demo', world.machine()));
     expect(demo.code).toBe(2);
     expect(messages(demo)).toEqual([expect.stringMatching(/the demo writes a local folder/)]);
-  }, 120_000);
+  }, 300_000);
 
   test('a prefix written by a newer format (exit 2), one holding other files (exit 2), and a service without conditional writes and no Redis (exit 2)', async () => {
     const client = s3Client(world.s3);
@@ -92,7 +92,7 @@ describe('a store that cannot be used', () => {
     const unlocked = await refused(['build'], { PERKS_REDIS_URL: '' }, 'unlocked');
     expect(unlocked.code).toBe(2);
     expect(unlocked.line).toMatch(/does not enforce conditional writes \(If-None-Match\).*set PERKS_REDIS_URL/);
-  }, 120_000);
+  }, 300_000);
 
   test('no permission to write (exit 3) and a clock the service refuses (exit 2): one line each, nothing committed', async () => {
     const readOnly = await startConditionalFront(world.s3.endpoint, (req) =>
@@ -118,7 +118,7 @@ describe('a store that cannot be used', () => {
       await readOnly.stop();
       await skewed.stop();
     }
-  }, 120_000);
+  }, 300_000);
 
   test('a canary secret access key appears in no output, working-copy file or store object (PERKS_DEBUG=1, a crash, a failure)', async () => {
     const secret = 'CanaryAwsSecret/Key+9f3Zq7Xw2LmN0pR5tUvY';
