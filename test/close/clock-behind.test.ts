@@ -34,7 +34,7 @@ describe('a close on a clock behind the extract', () => {
     setClock(clockFrom(new Date(at('11:00:00')))); // an hour behind the extract
     const [record] = await closeMonth({ outDir: out, month: OCTOBER, group, by: 'finance', force: true, rule: RULE });
     closedAt = record.at;
-  }, 240_000);
+  }, 600_000);
 
   afterAll(async () => {
     setClock(undefined);

@@ -111,7 +111,7 @@ describe('a signed-off month never stops the build', () => {
       changed.set(orderId(i), kind);
     await extractAndBuild(sandbox, out, at('13:00:00'));
     setClock(clockFrom(new Date(at('14:00:00'))));
-  }, 240_000);
+  }, 600_000);
 
   afterAll(async () => {
     setClock(undefined);

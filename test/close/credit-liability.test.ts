@@ -302,5 +302,5 @@ describe('credit liability under the close', () => {
         `(${group}) | 2026-10 | ${expected.users_change} |`,
       );
     });
-  }, 240_000);
+  }, 600_000);
 });

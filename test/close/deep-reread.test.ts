@@ -92,7 +92,7 @@ describe('a periodic deep re-read finds refunds later than the lookback', () => 
         `deep re-read: daily calls (default) ${calls.default.join(', ')}; off ${calls.off.join(', ')}; ${retried} retried`,
       );
     });
-  }, 240_000);
+  }, 600_000);
 
   test('it re-reads only days read before: a history that starts mid-month (PERKS_START_DATE) is not backfilled by it', async () => {
     await withSandbox({ today: TODAY }, async (sandbox) => {

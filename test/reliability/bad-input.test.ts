@@ -45,7 +45,7 @@ describe('bad input', () => {
       'watermark beyond tomorrow, then --full-refresh',
     ];
     expectAtGoal(await badInputScenario({ ...fast(), cases }));
-  }, 240_000);
+  }, 600_000);
 
   test('a damaged Parquet file is healed when its window or snapshot is landed again, by the next extract whatever its age, and named in one line by the build with the command that repairs it', async () => {
     const cases = [

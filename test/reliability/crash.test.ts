@@ -12,5 +12,5 @@ describe('crash anywhere', () => {
       'crash: named commit points',
       'readers during writes (lake)',
     ]);
-  }, 150_000);
+  }, 400_000);
 });

@@ -22,7 +22,7 @@ let rows: Map<string, Row>;
 beforeAll(async () => {
   const list = await faultStorms({ ...fast(), storms: FAST, days: 3 });
   rows = new Map(FAST.map((k, i) => [k, list[i]]));
-}, 150_000);
+}, 400_000);
 
 const at = (...keys: string[]) => keys.map((k) => rows.get(k)!);
 

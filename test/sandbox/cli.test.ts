@@ -39,7 +39,7 @@ test('perks sandbox prints one JSON start line, serves, and exits 0 on SIGTERM',
   expect(await exited).toBe(0);
   expect(stderr).not.toContain(o.client_secret);
   expect(stderr).not.toContain(access_token);
-}, 30_000);
+}, 90_000);
 
 test('perks sandbox refuses a bad flag with one line and exit code 2', async () => {
   const child = spawn(process.execPath, ['bin/perks.mjs', 'sandbox', '--today', '2026-02-30'], {
@@ -51,4 +51,4 @@ test('perks sandbox refuses a bad flag with one line and exit code 2', async () 
   expect(code).toBe(2);
   expect(stderr.trim().split('\n')).toHaveLength(1);
   expect(stderr).toMatch(/today/);
-}, 30_000);
+}, 90_000);

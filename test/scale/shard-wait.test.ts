@@ -47,7 +47,7 @@ describe('shards 2..N waiting for shard 1 (--shard-wait-minutes)', () => {
     expect(r.stdout).toMatch(/\n {2}credit +error +0 rows +0 calls/);
     expect(r.stdout).toMatch(/\n {2}interactions +skipped +0 rows +0 calls/);
     for (const stream of ['credit', 'interactions']) expect(existsSync(join(out, 'lake', stream)), stream).toBe(false);
-  }, 30_000);
+  }, 90_000);
 
   test('once shard 1/2 has handed off today, shard 2/2 proceeds at once, even with --shard-wait-minutes 0, and lands its users; a hand-off of yesterday does not count', async () => {
     const out = mkdtempSync(join(tmpdir(), 'perks-scale-wait-'));
@@ -74,5 +74,5 @@ describe('shards 2..N waiting for shard 1 (--shard-wait-minutes)', () => {
     expect(stale.stderr).toContain(
       `perks: credit: shard 2/2 waited 0 min for shard 1/2 to land today's (${TODAY}) users and windows`,
     );
-  }, 45_000);
+  }, 120_000);
 });

@@ -49,7 +49,7 @@ describe('worker processes sharing one credential through Redis', () => {
       expect(r.stdout + r.stderr).not.toContain(redis.password);
       expect(r.stdout + r.stderr).not.toContain(sandbox.credentials.organisation.client_secret);
     }
-  }, 90_000);
+  }, 240_000);
 
   test('a bad --shard or PERKS_REDIS_URL stops the run before any call with one line and exit code 2, never showing the password', async () => {
     const out = mkdtempSync(join(tmpdir(), 'perks-scale-bad-'));
