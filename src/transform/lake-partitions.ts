@@ -1,8 +1,9 @@
 /**
  * A stream's files by group and month, read from the folder names, with a fingerprint of each group-month:
- * the names and sizes of its files; and a snapshot stream's latest snapshot of each group. No lake file name is ever used twice (docs/dev/lake-contract.md): a
+ * the names and sizes of its files. No lake file name is ever used twice (docs/dev/lake-contract.md): a
  * window landed again, a day merged into its month, personal values cleared are all new files, so a
  * group-month whose fingerprint is unchanged holds the very rows it held. Never the wall clock.
+ * Also a listing's latest snapshot folder of each group (latestSnapshotFiles).
  */
 import { createHash } from 'node:crypto';
 import { readdirSync, statSync } from 'node:fs';
