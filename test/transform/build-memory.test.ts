@@ -2,23 +2,21 @@
  * Bounded memory: the build's DuckDB runs under the memory limit asked for (flag, PERKS_BUILD_MEMORY_LIMIT,
  * or the default) and spills into a folder inside <out>, which is gone after the build.
  */
-import { cpSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import { buildWarehouse, checkBuildOptions } from '../../src/transform/index.js';
 import { ConfigError } from '../../src/shared/exit-codes.js';
 import { writeFixtureLake } from './fixture-lake.js';
-import { AS_OF, query, ROOT, temporaries } from './helpers.js';
+import { AS_OF, copyOfProject, query, temporaries } from './helpers.js';
 
 let outDir: string;
-let sqlDir: string;
+// the project's models plus one that records the settings the build's DuckDB runs under
+const project = copyOfProject();
+const sqlDir = project.sqlDir;
 
 beforeAll(async () => {
   outDir = await writeFixtureLake();
-  // the project's models plus one that records the settings the build's DuckDB runs under
-  sqlDir = join(mkdtempSync(join(tmpdir(), 'perks-sql-')), 'sql');
-  cpSync(join(ROOT, 'sql'), sqlDir, { recursive: true });
   writeFileSync(
     join(sqlDir, 'marts', 'build_settings.sql'),
     "-- grain: one row\nselect current_setting('memory_limit') as memory_limit, current_setting('temp_directory') as temp_directory\n",
@@ -26,7 +24,7 @@ beforeAll(async () => {
 });
 afterAll(() => {
   rmSync(outDir, { recursive: true, force: true });
-  rmSync(join(sqlDir, '..'), { recursive: true, force: true });
+  project.remove();
 });
 
 const settings = async () =>

@@ -1,5 +1,6 @@
 /** Shared by the transform tests: a read of a warehouse or Parquet file, and what a folder holds. */
-import { readdirSync } from 'node:fs';
+import { cpSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
 
@@ -30,3 +31,12 @@ export const namesIn = (dir: string): string[] => readdirSync(dir).sort();
 /** Leftovers of an unfinished write: temporary files, DuckDB WAL or spill folders. */
 export const temporaries = (dir: string): string[] =>
   readdirSync(dir, { recursive: true, encoding: 'utf8' }).filter((f) => /\.tmp-|\.wal$|\.spill/.test(f));
+
+/**
+ * A private copy of the project's models (`<tmp>/sql`) for a test to add to or break, and its removal.
+ */
+export function copyOfProject(): { sqlDir: string; remove: () => void } {
+  const sqlDir = join(mkdtempSync(join(tmpdir(), 'perks-sql-')), 'sql');
+  cpSync(join(ROOT, 'sql'), sqlDir, { recursive: true });
+  return { sqlDir, remove: () => rmSync(dirname(sqlDir), { recursive: true, force: true }) };
+}

@@ -4,26 +4,24 @@
  * and the anonymised user's old email), and stores the view whole for analysts. A model reading the history
  * keeps the view whole for the build. An empty latest listing empties its group, as stg_users' rule says.
  */
-import { cpSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { buildWarehouse, type BuildResult } from '../../src/transform/index.js';
 import { ANONYMISED, writeFixtureLake } from './fixture-lake.js';
-import { AS_OF, query, ROOT } from './helpers.js';
+import { AS_OF, copyOfProject, query } from './helpers.js';
 
 let outDir: string;
-let sqlDir: string;
+const project = copyOfProject();
+const sqlDir = project.sqlDir;
 
 beforeAll(async () => {
   outDir = await writeFixtureLake();
-  sqlDir = join(mkdtempSync(join(tmpdir(), 'perks-sql-')), 'sql');
-  cpSync(join(ROOT, 'sql'), sqlDir, { recursive: true });
 });
 afterAll(() => {
   rmSync(outDir, { recursive: true, force: true });
-  rmSync(join(sqlDir, '..'), { recursive: true, force: true });
+  project.remove();
 });
 
 const lakeStep = (b: BuildResult) => b.steps.find((s) => s.kind === 'lake')!;
