@@ -57,11 +57,19 @@ with closes as (
 changed as (
 
     -- orders of a closed month with an observation after the close: the history stream gets a row for every
-    -- order an extract sees new or changed, so these are all of them, found without computing any history
+    -- order an extract sees new or changed, so these are all of them, found without computing any history.
+    -- Only the closed months' folders are read: a row sits in the month folder of its order_date, and DuckDB
+    -- skips the other folders' files for an IN on the folder column (not through the cast of order_date, and
+    -- not with an OR beside it). Folders of the earlier day layout have no order_month: read as before.
     select distinct
         cast(h.organisation_group_id as bigint) as organisation_group_id,
         h.order_id, k.month, k.closed_at, k.record_hash, k.revenue_statuses
-    from lake_order_versions as h
+    from (
+        select * from lake_order_versions
+        where order_month in (select strftime(month, '%Y-%m') from closes)
+        union all
+        select * from lake_order_versions where order_month is null
+    ) as h
     join closes as k
         on cast(h.organisation_group_id as bigint) = k.organisation_group_id
         and cast(date_trunc('month', cast(h.order_date as date)) as date) = k.month

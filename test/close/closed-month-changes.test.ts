@@ -19,6 +19,7 @@ import { clockFrom, setClock } from '../../src/shared/clock.js';
 import { buildWarehouse } from '../../src/transform/index.js';
 import { testSandbox } from '../support/sandbox.js';
 import { tempOut } from '../support/scratch.js';
+import { filesOf, toLegacyLayout } from '../compact/helpers.js';
 import { query, ROOT } from '../transform/helpers.js';
 import { extractAndBuild, octoberCompleteOrders, OCTOBER, TODAY } from './scenario.js';
 
@@ -151,6 +152,20 @@ describe('a signed-off month never stops the build', () => {
       .filter((r) => r.kind !== undefined)
       .sort((a, b) => Number(a.order_id) - Number(b.order_id));
     expect(rows).toEqual(expected);
+  });
+
+  test('a lake whose history is in the earlier day layout books the same adjustments', async () => {
+    // revenue_adjustments reads only the closed months' folders of the history; day folders have no month
+    const legacy = tempOut('perks-closed-changes-legacy-');
+    cpSync(out, legacy, { recursive: true });
+    await toLegacyLayout(legacy, 'order_versions');
+    expect(filesOf(legacy, 'order_versions').every((f) => f.includes('/order_date='))).toBe(true);
+    const built = await buildWarehouse({ outDir: legacy, asOf: TODAY, full: true });
+    expect(built.error).toBeUndefined();
+    const all = 'SELECT * FROM revenue_adjustments ORDER BY ALL';
+    const rows = await query(wh(), all);
+    expect(rows.length).toBe(7);
+    expect(await query(join(legacy, 'warehouse.duckdb'), all)).toEqual(rows);
   });
 
   test('the group left open has no adjustments and no closed row', async () => {

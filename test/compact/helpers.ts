@@ -26,10 +26,13 @@ export function layoutOf(files: string[]): string[] {
     .sort();
 }
 
-/** Rewrites a lake's orders in the layout before month folders: `order_date=D/part-0.parquet`, the day in the path only. */
-export async function toLegacyLayout(outDir: string): Promise<void> {
-  const dir = join(outDir, 'lake', 'orders');
-  const staging = join(outDir, 'legacy-orders');
+/**
+ * Rewrites a lake's orders (or order history) in the layout before month folders: `order_date=D/part-0.parquet`,
+ * the day in the path only.
+ */
+export async function toLegacyLayout(outDir: string, stream: 'orders' | 'order_versions' = 'orders'): Promise<void> {
+  const dir = join(outDir, 'lake', stream);
+  const staging = join(outDir, `legacy-${stream}`);
   await withLakeConnection(async (c) => {
     await c.run(
       `COPY (SELECT * EXCLUDE (order_month) FROM read_parquet(${quotedString(join(dir, '**', '*.parquet'))}, hive_partitioning = true, union_by_name = true))
