@@ -3,7 +3,7 @@
  * straight to Hive-partitioned Parquet, following docs/dev/lake-contract.md), then the full build timed
  * against a plain DuckDB scan of the same Parquet, and the peak RSS of the build.
  *
- *   node bin/run-ts.mjs bench/build.ts [--orders N] [--users N] [--snapshot-days N] [--large] [--lake DIR] [--regenerate] [--no-incremental]
+ *   node bin/run-ts.mjs bench/build.ts [--orders N] [--users N] [--snapshot-days N] [--compacted] [--large] [--lake DIR] [--regenerate] [--no-incremental]
  *
  * The lake is cached under /tmp between runs (generation takes a while on 2 cores).
  * Then (unless --no-incremental) the incremental builds of issue 27 on a copy: the next day, the day after, the
@@ -34,6 +34,13 @@ const USERS = Number(flag('users') ?? (LARGE ? 10_000_000 : 1_000_000));
  */
 const SNAPSHOT_DAYS = Number(flag('snapshot-days') ?? 1);
 /**
+ * --compacted: the lake as `perks compact` leaves it (month folders, closed months one file each, the open
+ * month's days up to the lookback in one file), what a production lake looks like after its first
+ * compaction; the next days land day files and merge into month files as the extract does (lake-days.ts).
+ * Without it, the day folders of the generator (the layout before month folders).
+ */
+const COMPACTED = args.includes('--compacted');
+/**
  * Issue 27: the next day's incremental build ≤ 10% of the full build's CPU seconds, the weekly deep re-read
  * (two months dirty) ≤ 25%, the marts identical to a full build's; at 100 M orders the full build's peak RSS
  * ≤ 8 GB and the next day's build ≤ 60 s.
@@ -42,7 +49,7 @@ const GOALS = LARGE
   ? { buildSeconds: Infinity, peakRssMb: 8192, nextDayRatio: 0.1, deepRatio: 0.25, nextDaySeconds: 60 }
   : { buildSeconds: 30, peakRssMb: 2048, nextDayRatio: 0.1, deepRatio: 0.25, nextDaySeconds: Infinity };
 import { AS_OF, GROUPS, generateLake, isGenerated } from './lake-generator.js';
-import { deepReread, nextDay } from './lake-days.js';
+import { deepReread, isMonthLayout, nextDay } from './lake-days.js';
 import { DEFAULTS } from '../src/config/defaults.js';
 
 /**
@@ -166,7 +173,10 @@ async function writeBenchCloses(outDir: string): Promise<void> {
 async function main(): Promise<void> {
   const outDir =
     flag('lake') ??
-    join(tmpdir(), `perks-bench-lake-${ORDERS}-${USERS}${SNAPSHOT_DAYS > 1 ? `-s${SNAPSHOT_DAYS}` : ''}`);
+    join(
+      tmpdir(),
+      `perks-bench-lake-${ORDERS}-${USERS}${SNAPSHOT_DAYS > 1 ? `-s${SNAPSHOT_DAYS}` : ''}${COMPACTED ? '-c' : ''}`,
+    );
   if (args.includes('--child')) {
     // The build alone, in its own process, so its peak RSS is its own.
     const { buildWarehouse } = await import('../src/transform/index.js');
@@ -211,6 +221,17 @@ async function main(): Promise<void> {
     await generateLake(outDir, ORDERS, USERS, SNAPSHOT_DAYS);
     console.log(`lake generated in ${((Date.now() - t) / 1000).toFixed(1)} s`);
   }
+  if (COMPACTED && !isMonthLayout(outDir)) {
+    const { compactLake } = await import('../src/compact/index.js');
+    const t = Date.now();
+    // as a compaction on AS_OF's morning would, with the default lookback
+    await compactLake(outDir, {
+      lookbackDays: DEFAULTS.lookbackDays,
+      now: new Date(`${AS_OF}T06:00:00Z`),
+      lock: false,
+    });
+    console.log(`lake compacted in ${((Date.now() - t) / 1000).toFixed(1)} s`);
+  }
   await writeBenchCloses(outDir);
   if (args.includes('--generate-only')) return;
   const scans = await plainScans(outDir);
@@ -226,6 +247,8 @@ async function main(): Promise<void> {
     load_avg_1m: +loadavg()[0].toFixed(2),
     // how the marts built by months are exported (PERKS_MART_LAYOUT): `months` rewrites only changed months
     mart_layout: process.env.PERKS_MART_LAYOUT ?? 'both (default)',
+    // the lake's orders and history: month folders as compaction leaves them, or the generator's day folders
+    lake_layout: isMonthLayout(outDir) ? 'months (compacted)' : 'days (as generated)',
     // DuckDB's memory limit of every build (PERKS_BUILD_MEMORY_LIMIT): at 100 M orders it decides the spills
     memory_limit: process.env.PERKS_BUILD_MEMORY_LIMIT ?? `${DEFAULTS.build.memoryLimit} (default)`,
     scan_lake_s: +(scans.lake / 1000).toFixed(2),
