@@ -35,9 +35,10 @@ describe('shards 2..N waiting for shard 1 (--shard-wait-minutes)', () => {
     const r = await perksExtract(['--quiet', '--shard', '2/2', '--shard-wait-minutes', '0.05'], env(out));
     const ms = Date.now() - started;
     expect(r.code, r.stdout + r.stderr).toBe(ExitCode.failed);
-    // 0.05 min = 3 s: it did wait, and not much longer.
+    // 0.05 min = 3 s: it did wait, and stopped at its own limit, not the default 120 min (the bound leaves a
+    // busy machine's process start and extract room: it only tells 3 s from hours).
     expect(ms).toBeGreaterThanOrEqual(3_000);
-    expect(ms).toBeLessThan(20_000);
+    expect(ms).toBeLessThan(60_000);
     const lines = r.stderr.trim().split('\n');
     // The other line is the documented warning that shards without Redis do not share the rate limit.
     expect(lines.filter((l) => !REDIS_WARNING.test(l))).toEqual([
