@@ -3,7 +3,7 @@
  * for the build, swapped in only once everything succeeded.
  */
 import { randomBytes } from 'node:crypto';
-import { copyFileSync, existsSync, rmSync } from 'node:fs';
+import { constants, copyFileSync, existsSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
@@ -20,7 +20,9 @@ export interface BuildDatabase {
  */
 export async function openBuildDatabase(temp: string, memoryLimit: string, seed?: string): Promise<BuildDatabase> {
   const opened = writablePath(temp);
-  if (seed) copyFileSync(seed, opened.path);
+  // A reflink where the file system has them (XFS, Btrfs: no bytes copied), else a copy (ext4: 1 GB of
+  // warehouse at 10 M orders costs about 1.2 CPU-s).
+  if (seed) copyFileSync(seed, opened.path, constants.COPYFILE_FICLONE);
   const instance = await DuckDBInstance.create(opened.path, {
     preserve_insertion_order: 'false',
     memory_limit: memoryLimit,
