@@ -76,9 +76,14 @@ lake as (
         organisation_group_id, month, user_id,
         count(*) as lake_orders,
         count(*) filter (where order_status = 'Complete') as lake_complete_orders,
-        coalesce(sum(face_value) filter (where order_status = 'Complete'), 0) as lake_face_value,
-        coalesce(sum(order_total_paid) filter (where order_status = 'Complete'), 0) as lake_cost,
-        coalesce(sum(order_saving) filter (where order_status = 'Complete'), 0) as lake_savings,
+        -- DECIMAL(18,2) like the platform's figures (a sum is DECIMAL(38,2), stored as 128-bit integers, which
+        -- DuckDB reads back about 8 times slower: 1.5 M rows of six such columns cost 6 CPU-s a read)
+        cast(coalesce(sum(face_value) filter (where order_status = 'Complete'), 0) as decimal(18, 2))
+            as lake_face_value,
+        cast(coalesce(sum(order_total_paid) filter (where order_status = 'Complete'), 0) as decimal(18, 2))
+            as lake_cost,
+        cast(coalesce(sum(order_saving) filter (where order_status = 'Complete'), 0) as decimal(18, 2))
+            as lake_savings,
         count(distinct order_currency) as currencies,
         bool_or(order_date = month or order_date = last_day(month)) as on_month_edge
     from orders
@@ -127,9 +132,9 @@ final as (
         platform_orders, lake_orders, platform_egift_orders, lake_complete_orders,
         platform_face_value, lake_face_value, platform_cost, lake_cost, platform_savings, lake_savings,
         coalesce(platform_orders, 0) - lake_orders as orders_difference,
-        coalesce(platform_face_value, 0) - lake_face_value as face_value_difference,
-        coalesce(platform_cost, 0) - lake_cost as cost_difference,
-        coalesce(platform_savings, 0) - lake_savings as savings_difference,
+        cast(coalesce(platform_face_value, 0) - lake_face_value as decimal(18, 2)) as face_value_difference,
+        cast(coalesce(platform_cost, 0) - lake_cost as decimal(18, 2)) as cost_difference,
+        cast(coalesce(platform_savings, 0) - lake_savings as decimal(18, 2)) as savings_difference,
         currencies,
         case
             when joined.user_id is not null

@@ -78,6 +78,19 @@ describe('revenue_monthly', () => {
     expect(types.map((t) => t.data_type)).toEqual(['DATE', 'DECIMAL(38,2)', 'DECIMAL(38,2)']);
   });
 
+  test('per-user money is DECIMAL(18,2), as docs/analysts.md says: no per-user mart carries a 128-bit sum', async () => {
+    const wide = await q(
+      `SELECT table_name, column_name, data_type FROM information_schema.columns
+       WHERE table_name IN ('reconciliation_platform', 'savings_monthly', 'engagement_users')
+         AND data_type LIKE 'DECIMAL%' AND data_type <> 'DECIMAL(18,2)' ORDER BY ALL`,
+    );
+    expect(wide).toEqual([]);
+    const money = await q(
+      `SELECT count(*) AS n FROM information_schema.columns WHERE table_name = 'reconciliation_platform' AND data_type = 'DECIMAL(18,2)'`,
+    );
+    expect(money).toEqual([{ n: '9' }]);
+  });
+
   test('an order on the last local day of a month counts in that month, on both sides of a DST change', async () => {
     // order_date is the group's local day: 31 Mar in London (BST) and New York (EDT), 31 Oct (EDT) and
     // 30 Nov (EST) in New York, 28 Feb in London (GMT).
