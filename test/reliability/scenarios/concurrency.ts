@@ -21,7 +21,7 @@ export async function lockScenario(o: ScenarioOptions): Promise<Row[]> {
       const rows: Row[] = [];
       const out = scratch.dir();
       const env = orgEnv(sandbox, out, { PERKS_START_DATE: '2026-10-01' });
-      // A slow first run (every call takes 1 s, so it runs for minutes) holds the directory.
+      // A slow first run (every call takes 1 s, so it outlasts the four second runs below) holds the directory.
       sandbox.setFaults({ latencyMs: 1_000 });
       const first = startCli(['extract', '--quiet'], env);
       await waitFor(() => locked(out));
