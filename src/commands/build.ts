@@ -128,7 +128,9 @@ export function formatStep(s: StepResult): string {
         : s.kept
           ? s.kind === 'test'
             ? ' (passed at the previous build: nothing it reads changed)'
-            : ' (kept: nothing it reads changed)'
+            : s.kind === 'export'
+              ? ' (kept: the rows it holds are unchanged)'
+              : ' (kept: nothing it reads changed)'
           : '';
   return `  ${s.status.padEnd(7)} ${(s.ms / 1000).toFixed(1).padStart(6)} s  ${rows.padStart(18)}  ${s.name}${scope}`;
 }
@@ -139,7 +141,7 @@ export function formatBuildSummary(r: BuildResult): string {
   const lines = r.ok
     ? [
         `build as of ${r.asOf}: ${count('model')} models${describeKept(r.steps, 'model')}, ` +
-          `${count('test')} data tests passed${describeKept(r.steps, 'test')}, ${r.marts.length} marts exported`,
+          `${count('test')} data tests passed${describeKept(r.steps, 'test')}, ${r.marts.length} marts exported${describeKept(r.steps, 'export')}`,
         `  ${r.warehouse}`,
         ...r.marts.map((m) => `  ${m}`),
       ]

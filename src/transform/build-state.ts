@@ -22,6 +22,8 @@ export interface ModelState {
    * state; a folder under another token is not this warehouse's, and is written whole.
    */
   exported?: string;
+  /** A mart: the token in the footer of its whole file (`marts/<mart>.parquet`) as this state describes it. */
+  exportedFile?: string;
   /**
    * A model not built by intervals: the fingerprint of each source and the version of each model it read
    * (model-versions.ts).

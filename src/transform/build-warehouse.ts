@@ -22,7 +22,7 @@ import { resolveGraph, type Node } from './model-graph.js';
 import { materialization, runModels, type StepResult } from './run-models.js';
 import { ModelVersions } from './model-versions.js';
 import { IncrementalModels, lookupRowsTable, lookupTable } from './incremental.js';
-import { readStates, writeStates } from './build-state.js';
+import { readStates, writeStates, type ModelState } from './build-state.js';
 import { compareWarehouses, describeDifference } from './compare-warehouses.js';
 import { pidAlive, withJournal } from '../lake/index.js';
 import { crashPoint } from '../shared/crash-points.js';
@@ -257,14 +257,19 @@ async function buildOnce(
           token,
         };
       },
+      wholeFile: (mart: Node) => ({
+        unchanged: versions.isUnchanged(mart.name),
+        previousToken: previous?.get(mart.name)?.exportedFile,
+        token,
+      }),
     };
     const exported = succeeded(steps)
       ? await exportMarts(db.conn, graph.marts, place.marts, changes, plan, hooks.onStep)
-      : { steps: [], outputs: [] };
+      : { steps: [], outputs: [], fileTokens: new Map<string, string>() };
     steps.push(...exported.steps);
     const ok = succeeded(steps);
     const docs = ok ? await modelDocs(db.conn, graph.models, graph.tests) : [];
-    if (ok) await writeStates(db.conn, versions.stamped(intervals.states));
+    if (ok) await writeStates(db.conn, withFileTokens(versions.stamped(intervals.states), exported.fileTokens));
     const swapStarted = Date.now();
     if (ok) await db.conn.run('CHECKPOINT');
     db.close();
@@ -358,6 +363,12 @@ async function modelGraph(conn: DuckDBConnection, outDir: string, project: Proje
 const succeeded = (steps: readonly StepResult[]) => steps.every((s) => s.status !== 'error');
 
 /** A step that has ended, told to `onStep`. */
+/** `states` with each mart's whole-file token (export-marts.ts); a mart without one keeps none. */
+function withFileTokens(states: Map<string, ModelState>, tokens: Map<string, string>): Map<string, ModelState> {
+  for (const [name, state] of states) state.exportedFile = tokens.get(name);
+  return states;
+}
+
 function step(result: StepResult, onStep?: (step: StepResult) => void): StepResult {
   onStep?.(result);
   return result;

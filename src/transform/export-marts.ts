@@ -1,4 +1,8 @@
-/** The marts to Parquet, for BI tools: written under temporary names, swapped in with the warehouse. */
+/**
+ * The marts to Parquet, for BI tools: written under temporary names, swapped in with the warehouse. A mart's
+ * whole file is kept as it is when its rows are the previous build's and the file is the one that build
+ * wrote (the token in its footer): a rerun with nothing new rewrites no file, and the object store moves none.
+ */
 import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { quotedIdentifier as id, quotedString as str, type DuckDBConnection } from '@duckdb/node-api';
@@ -13,7 +17,22 @@ export interface ExportedMarts {
   steps: StepResult[];
   /** One path per mart a reader opens: its file, or its month files' glob (`marts/<mart>/*.parquet`). */
   outputs: string[];
+  /** Mart → the token its whole file carries after the swap (written now, or kept): recorded in its state. */
+  fileTokens: Map<string, string>;
 }
+
+/** What decides whether a mart's whole file is written again. */
+export interface WholeFile {
+  /** The mart's rows are the ones the previous build exported (its version is unchanged: model-versions.ts). */
+  unchanged: boolean;
+  /** The token the warehouse this build started from recorded for the file. */
+  previousToken: string | undefined;
+  /** This build's token: written in the footer of a file written now (with the mart's name). */
+  token: string;
+}
+
+/** The key of `<mart>/<token>` in a whole file's Parquet footer (key-value metadata). */
+const STAMP_KEY = 'perks_build';
 
 /**
  * Each mart to `<dir>/<mart>.parquet` (zstd level 1: a tenth less CPU than the default 3, files a few % larger);
@@ -25,11 +44,15 @@ export async function exportMarts(
   marts: Node[],
   dir: string,
   changes: FileChange[],
-  plan: { layout: MartLayout; monthFolder: (mart: Node) => MonthFolder | undefined },
+  plan: {
+    layout: MartLayout;
+    monthFolder: (mart: Node) => MonthFolder | undefined;
+    wholeFile: (mart: Node) => WholeFile;
+  },
   onStep?: (step: StepResult) => void,
 ): Promise<ExportedMarts> {
   mkdirSync(dir, { recursive: true });
-  const done: ExportedMarts = { steps: [], outputs: [] };
+  const done: ExportedMarts = { steps: [], outputs: [], fileTokens: new Map() };
   const push = (step: StepResult) => {
     done.steps.push(step);
     onStep?.(step);
@@ -49,10 +72,11 @@ export async function exportMarts(
       }
       const started = Date.now();
       try {
-        const monthFiles =
+        const written =
           form === 'file'
-            ? await exportFile(conn, mart.name, file, changes)
-            : await stageMonthFolder(conn, mart.name, months, folder!, changes);
+            ? { file: await exportFile(conn, mart.name, file, changes, plan.wholeFile(mart)) }
+            : { monthFiles: await stageMonthFolder(conn, mart.name, months, folder!, changes) };
+        if (written.file) done.fileTokens.set(mart.name, written.file.token);
         const rows = await countRows(conn, mart.name);
         push({
           name,
@@ -60,7 +84,8 @@ export async function exportMarts(
           status: 'success',
           rows,
           ms: Date.now() - started,
-          ...(monthFiles && { monthFiles }),
+          ...(written.monthFiles && { monthFiles: written.monthFiles }),
+          ...(written.file?.kept && { kept: true }),
         });
       } catch (err) {
         const error = `export of ${name} failed: ${firstLine(err)}`;
@@ -74,12 +99,38 @@ export async function exportMarts(
   return done;
 }
 
-async function exportFile(conn: DuckDBConnection, mart: string, target: string, changes: FileChange[]) {
+/** The mart's whole file: kept when `whole` allows and the file is the previous build's, else written. */
+async function exportFile(
+  conn: DuckDBConnection,
+  mart: string,
+  target: string,
+  changes: FileChange[],
+  whole: WholeFile,
+): Promise<{ kept: boolean; token: string }> {
   removeStaleTemps(target);
+  const { unchanged, previousToken } = whole;
+  // the footer names the mart too: a build's token is the same in all its files
+  const stamp = (token: string) => `${mart}/${token}`;
+  if (unchanged && previousToken !== undefined && (await fileStamp(conn, target)) === stamp(previousToken))
+    return { kept: true, token: previousToken };
   const temp = tempPathFor(target);
   changes.push({ temp, target });
   await conn.run(
-    `COPY (SELECT * FROM ${id(mart)}) TO ${str(temp)} (FORMAT parquet, COMPRESSION zstd, COMPRESSION_LEVEL 1)`,
+    `COPY (SELECT * FROM ${id(mart)}) TO ${str(temp)}
+     (FORMAT parquet, COMPRESSION zstd, COMPRESSION_LEVEL 1, KV_METADATA {${STAMP_KEY}: ${str(stamp(whole.token))}})`,
   );
-  return undefined;
+  return { kept: false, token: whole.token };
+}
+
+/** The stamp in a file's footer; undefined when there is no file, no stamp, or no Parquet to read. */
+async function fileStamp(conn: DuckDBConnection, file: string): Promise<string | undefined> {
+  if (!existsSync(file)) return undefined;
+  try {
+    const r = await conn.runAndReadAll(
+      `SELECT decode(value) AS v FROM parquet_kv_metadata(${str(file)}) WHERE key = encode(${str(STAMP_KEY)})`,
+    );
+    return (r.getRowObjectsJson() as { v: string }[])[0]?.v;
+  } catch {
+    return undefined; // not a Parquet file we can read: written again
+  }
 }

@@ -176,11 +176,16 @@ export class ModelVersions {
 
 /**
  * After a count of models, ` (21 kept: nothing they read changed)`; of data tests, ` (40 passed at the previous
- * build: nothing they read changed)`; '' when none was kept.
+ * build: nothing they read changed)`; of marts exported, ` (3 files kept: the rows they hold are unchanged)`;
+ * '' when none was kept.
  */
-export function describeKept(steps: readonly { kind: string; kept?: boolean }[], kind: 'model' | 'test'): string {
+export function describeKept(
+  steps: readonly { kind: string; kept?: boolean }[],
+  kind: 'model' | 'test' | 'export',
+): string {
   const kept = steps.filter((s) => s.kind === kind && s.kept).length;
   if (!kept) return '';
+  if (kind === 'export') return ` (${kept} ${kept === 1 ? 'file' : 'files'} kept: the rows they hold are unchanged)`;
   return kind === 'model'
     ? ` (${kept} kept: nothing they read changed)`
     : ` (${kept} passed at the previous build: nothing they read changed)`;

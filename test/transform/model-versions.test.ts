@@ -4,9 +4,9 @@
  * DuckDB files, each with --verify-incremental (a full build of the same lake compared table for table).
  * The clock is PERKS_NOW.
  */
-import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import { extract } from '../../src/extract/index.js';
 import { closeMonth } from '../../src/close/index.js';
@@ -17,7 +17,7 @@ import type { StreamName } from '../../pipelines/index.js';
 import { orgConfig, testSandbox } from '../support/sandbox.js';
 import { tempOut } from '../support/scratch.js';
 import { atInstant } from '../support/clock.js';
-import { ROOT } from './helpers.js';
+import { ROOT, query } from './helpers.js';
 
 const TODAY = '2026-11-22';
 let sandbox: Sandbox;
@@ -74,6 +74,16 @@ const rebuilt = (b: BuildResult) =>
     .map((s) => s.name)
     .sort();
 
+/** Each mart's whole file as `<name> <inode>:<mtime>`: the same only where the file was not written again. */
+const wholeFiles = (b: BuildResult) =>
+  b.marts
+    .filter((m) => m.endsWith('.parquet') && !m.includes('*'))
+    .map((m) => {
+      const s = statSync(m);
+      return `${basename(m)} ${s.ino}:${s.mtimeMs}`;
+    })
+    .sort();
+
 /**
  * The models that read the instant of the build (as_of_at: credit expiry applied now on the clock's own day;
  * evaluated_at: the stamp of segment changes), and those downstream of them.
@@ -117,6 +127,28 @@ test('a rerun keeps every model whose inputs are unchanged; a changed stream, se
   expect(formatStep(keptTests[0])).toMatch(
     / {2}success +\d+\.\d s +0 failing {2}.+ \(passed at the previous build: nothing it reads changed\)$/,
   );
+
+  // the marts' whole files are kept as the first build wrote them: not one is written again
+  const files = wholeFiles(first);
+  expect(files.length).toBe(first.marts.length);
+  expect(wholeFiles(same)).toEqual(files);
+  expect(same.steps.filter((s) => s.kind === 'export' && s.name.endsWith('.parquet') && !s.kept)).toEqual([]);
+  expect(formatBuildSummary(same)).toContain(
+    `${same.marts.length} marts exported (${files.length} files kept: the rows they hold are unchanged)`,
+  );
+  expect(formatStep(same.steps.find((s) => s.name === 'marts/dim_groups.parquet')!)).toMatch(
+    /^ {2}success +\d+\.\d s +\d+ rows {2}marts\/dim_groups.parquet \(kept: the rows it holds are unchanged\)$/,
+  );
+  // a file that is not the one the warehouse's build wrote (replaced, or gone) is written again, whole
+  const marts = join(out, 'marts');
+  cpSync(join(marts, 'dim_groups.parquet'), join(marts, 'dim_offers.parquet'));
+  rmSync(join(marts, 'revenue_monthly.parquet'));
+  const mended = await buildAt('12:15:00', REPLAY);
+  expect(kept(mended)).toEqual(kept(same));
+  const written = mended.steps.filter((s) => s.kind === 'export' && s.name.endsWith('.parquet') && !s.kept);
+  expect(written.map((s) => s.name).sort()).toEqual(['marts/dim_offers.parquet', 'marts/revenue_monthly.parquet']);
+  const [{ n }] = await query(':memory:', `SELECT count(*)::INTEGER AS n FROM '${join(marts, 'dim_offers.parquet')}'`);
+  expect(n).toBe(mended.steps.find((s) => s.name === 'dim_offers')!.rows);
 
   // a stream landed again: its staging model and what reads it are rebuilt; savings_monthly compares its rows
   // per group-month, so it rebuilds only the months whose statistics changed
@@ -187,8 +219,11 @@ test('a rerun keeps every model whose inputs are unchanged; a changed stream, se
   const later = await buildAt('14:00:00');
   expect(rebuilt(later)).toEqual([...READ_THE_INSTANT, ...EVERY_BUILD].sort());
 
-  // --full keeps nothing
+  // --full keeps nothing, and writes every file again
+  const before = wholeFiles(later);
   const full = await buildAt('14:10:00', { full: true });
   expect(kept(full)).toEqual([]);
   expect(full.steps.filter((s) => s.kept)).toEqual([]);
+  const after = wholeFiles(full);
+  expect(after.filter((f, i) => f === before[i])).toEqual([]);
 }, 300_000);
