@@ -379,7 +379,8 @@ async function incrementalDays(outDir: string, full: ChildBuild) {
       (b.steps.some((st) => st.monthFiles) ? ' (month files written/kept/removed)' : '');
     const kept = (b: ChildBuild) =>
       `${b.steps.filter((st) => st.kept && st.kind === 'model').length} models + ` +
-      `${b.steps.filter((st) => st.kept && st.kind === 'test').length} tests`;
+      `${b.steps.filter((st) => st.kept && st.kind === 'test').length} tests + ` +
+      `${b.steps.filter((st) => st.kept && st.kind === 'export').length} files`;
     return {
       next_day_ok: next.ok,
       next_day_s: +(next.ms / 1000).toFixed(2),
@@ -398,7 +399,7 @@ async function incrementalDays(outDir: string, full: ChildBuild) {
       rerun_s: +(rerun.ms / 1000).toFixed(2),
       rerun_cpu_s: +(rerun.cpuMs / 1000).toFixed(1),
       rerun_cpu_ratio: +(rerun.cpuMs / full.cpuMs).toFixed(3),
-      // models kept from the previous warehouse, and data tests not run again (nothing they read changed)
+      // models kept from the previous warehouse, data tests not run again (nothing they read changed), whole files kept
       kept: `next day ${kept(next)}, second next day ${kept(next2)}, deep re-read ${kept(deep)}, rerun ${kept(rerun)}`,
       marts_identical: check.ok && differences.length === 0,
       difference: check.ok ? (differences[0] ? describeDifference(differences[0]) : undefined) : check.error,
