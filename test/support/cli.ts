@@ -3,10 +3,12 @@
  * caller gives, never the developer's own PERKS_* values), its output, exit code or signal, and time.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { join, resolve } from 'node:path';
+import { resolve } from 'node:path';
+import { compiledCli } from './compiled-cli.js';
 
 export const ROOT = resolve(import.meta.dirname, '..', '..');
-export const PERKS = join(ROOT, 'bin', 'perks.mjs');
+/** The CLI the tests start: the sources compiled once (compiled-cli.ts); bin/perks.mjs runs them through tsx. */
+export const PERKS = compiledCli(ROOT);
 
 export interface CliResult {
   code: number | null;
