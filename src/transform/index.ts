@@ -7,7 +7,6 @@ export { describeModels } from './describe-models.js';
 export { renderMarkdown, writeDictionary, type ModelDoc } from './dictionary.js';
 export { queryWarehouse, type QueryResult } from './read-only-query.js';
 export { exportQuery, type BinaryFormat } from './export-query.js';
-export { arrowSchema, arrowType, chunkToBatch } from './arrow-result.js';
 export { LAKE_STREAMS, lakeViewName, type LakeStream, type LakeColumn } from './lake-streams.js';
 export { DEFAULT_SQL_DIR } from './model-files.js';
 export { describeIntervals, type IntervalCounts } from './incremental.js';

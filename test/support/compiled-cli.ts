@@ -18,6 +18,7 @@ import {
   readFileSync,
   renameSync,
   rmSync,
+  statSync,
   symlinkSync,
   writeFileSync,
 } from 'node:fs';
@@ -25,6 +26,8 @@ import { dirname, join } from 'node:path';
 import ts from 'typescript';
 
 const FOLDERS = ['src', 'pipelines'];
+/** A build of other sources is removed once this old (it is cache housekeeping, not a test's clock). */
+const STALE_MS = 60 * 60 * 1000;
 
 /** The path of the compiled `perks` entry for the sources under `root`, built when missing. */
 export function compiledCli(root: string): string {
@@ -70,11 +73,13 @@ export function compiledCli(root: string): string {
       // another worker's build got there first: the same sources, the same files
       if (!existsSync(entry)) throw err;
     }
-    // the builds of earlier sources are no longer run (a build of these sources may still be in the making)
+    // builds of other sources untouched for an hour are gone (another checkout sharing node_modules may be
+    // running a newer one; a build of these sources may still be in the making)
     const parent = dirname(dir);
     const mine = dir.slice(parent.length + 1);
     for (const name of readdirSync(parent))
-      if (!name.startsWith(mine)) rmSync(join(parent, name), { recursive: true, force: true });
+      if (!name.startsWith(mine) && statSync(join(parent, name)).mtimeMs < Date.now() - STALE_MS)
+        rmSync(join(parent, name), { recursive: true, force: true });
   } finally {
     rmSync(temp, { recursive: true, force: true });
   }
