@@ -362,13 +362,13 @@ async function modelGraph(conn: DuckDBConnection, outDir: string, project: Proje
 
 const succeeded = (steps: readonly StepResult[]) => steps.every((s) => s.status !== 'error');
 
-/** A step that has ended, told to `onStep`. */
 /** `states` with each mart's whole-file token (export-marts.ts); a mart without one keeps none. */
 function withFileTokens(states: Map<string, ModelState>, tokens: Map<string, string>): Map<string, ModelState> {
   for (const [name, state] of states) state.exportedFile = tokens.get(name);
   return states;
 }
 
+/** A step that has ended, told to `onStep`. */
 function step(result: StepResult, onStep?: (step: StepResult) => void): StepResult {
   onStep?.(result);
   return result;

@@ -26,8 +26,8 @@ import { dirname, join } from 'node:path';
 import ts from 'typescript';
 
 const FOLDERS = ['src', 'pipelines'];
-/** A build of other sources is removed once this old (it is cache housekeeping, not a test's clock). */
-const STALE_MS = 60 * 60 * 1000;
+/** Builds kept in the cache (each of other sources: a checkout's earlier edits, or another checkout's). */
+const KEPT_BUILDS = 3;
 
 /** The path of the compiled `perks` entry for the sources under `root`, built when missing. */
 export function compiledCli(root: string): string {
@@ -73,13 +73,14 @@ export function compiledCli(root: string): string {
       // another worker's build got there first: the same sources, the same files
       if (!existsSync(entry)) throw err;
     }
-    // builds of other sources untouched for an hour are gone (another checkout sharing node_modules may be
-    // running a newer one; a build of these sources may still be in the making)
+    // only the newest builds stay (another checkout sharing node_modules may run one of them); by their
+    // times against each other, not against the clock
     const parent = dirname(dir);
-    const mine = dir.slice(parent.length + 1);
-    for (const name of readdirSync(parent))
-      if (!name.startsWith(mine) && statSync(join(parent, name)).mtimeMs < Date.now() - STALE_MS)
-        rmSync(join(parent, name), { recursive: true, force: true });
+    const builds = readdirSync(parent)
+      .filter((name) => !name.includes('.tmp-'))
+      .map((name) => ({ name, at: statSync(join(parent, name), { throwIfNoEntry: false })?.mtimeMs ?? 0 }))
+      .sort((a, b) => b.at - a.at);
+    for (const { name } of builds.slice(KEPT_BUILDS)) rmSync(join(parent, name), { recursive: true, force: true });
   } finally {
     rmSync(temp, { recursive: true, force: true });
   }
