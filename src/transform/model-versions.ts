@@ -31,6 +31,7 @@ export class ModelVersions {
   private readonly versions = new Map<string, string>();
   /** Each source's fingerprint once computed in this build (a source does not change during a build). */
   private readonly sources = new Map<string, string>();
+  private unstable?: Promise<Set<string>>;
 
   constructor(
     private readonly conn: DuckDBConnection,
@@ -120,15 +121,22 @@ export class ModelVersions {
     if (reads) return reads;
     if (scalar.has('current_timestamp')) return 'the clock';
     if (scalar.has('current_setting')) return 'current_setting';
-    // function names are identifiers (anything else would not have parsed): listed as literals
-    const names = [...scalar].filter((f) => /^[a-z_][a-z0-9_]*$/.test(f)).map((f) => `'${f}'`);
-    if (names.length === 0) return undefined;
-    const unstable = await this.conn.runAndReadAll(
-      `SELECT DISTINCT function_name AS f FROM duckdb_functions()
-       WHERE stability IN ('VOLATILE', 'CONSISTENT_WITHIN_QUERY') AND function_name IN (${names.join(', ')})
-       ORDER BY 1 LIMIT 1`,
-    );
-    return (unstable.getRowObjectsJson() as { f: string }[])[0]?.f;
+    const unstable = await this.unstableFunctions();
+    return [...scalar].sort().find((f) => unstable.has(f));
+  }
+
+  /**
+   * The functions DuckDB says are volatile or fixed only within a query, read once per build: a scan of
+   * duckdb_functions() costs about 25 ms, and every model and data test asks.
+   */
+  private unstableFunctions(): Promise<Set<string>> {
+    this.unstable ??= this.conn
+      .runAndReadAll(
+        `SELECT DISTINCT lower(function_name) AS f FROM duckdb_functions()
+         WHERE stability IN ('VOLATILE', 'CONSISTENT_WITHIN_QUERY')`,
+      )
+      .then((r) => new Set((r.getRowObjectsJson() as { f: string }[]).map((row) => row.f)));
+    return this.unstable;
   }
 
   private async versionOfInput(dep: string): Promise<string | undefined> {

@@ -176,10 +176,12 @@ test('a rerun keeps every model whose inputs are unchanged; a changed stream, se
   cpSync(join(ROOT, 'sql'), sqlDir, { recursive: true });
   const file = join(sqlDir, 'marts', 'dim_offers.sql');
   writeFileSync(file, `${readFileSync(file, 'utf8').trimEnd()}\n-- a comment is a change of SQL\n`);
-  // and models whose rows do not follow from what they read (a setting, the clock, a file read directly)
+  // and models whose rows do not follow from what they read (a setting, the clock, a volatile function in
+  // upper case, a file read directly)
   const outside = {
     build_threads: "select current_setting('threads') as threads",
     build_clock: 'select current_date as today',
+    build_random: 'select RANDOM() < 2 as drawn',
     build_files: `select count(*) as files from glob('lake/**/*.parquet')`,
   };
   for (const [name, sql] of Object.entries(outside))
