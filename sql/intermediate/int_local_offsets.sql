@@ -3,7 +3,11 @@
 -- Why a table: timezone() with a zone that differs from row to row costs microseconds a row (seconds for a
 -- million users); a zone's offset cannot change inside a quarter hour (transitions fall on quarter hours),
 -- so it is computed once per group and quarter hour instead. A group with no known timezone is read as UTC.
--- Local time of a timestamp ts: timezone('UTC', ts) + utc_offset, joined on time_bucket(15 minutes, ts).
+-- quarter_start is the quarter hour as a UTC wall-clock TIMESTAMP: make_timestamp(epoch_us(ts)) is
+-- timezone('UTC', ts) without ICU's time zone machinery (0.04 against 0.36 CPU-s a million rows), and
+-- time_bucket on a TIMESTAMP costs about a third of time_bucket on a TIMESTAMPTZ.
+-- Local time of a timestamp ts: make_timestamp(epoch_us(ts)) + utc_offset, joined on
+-- time_bucket(interval 15 minutes, make_timestamp(epoch_us(ts))) = quarter_start.
 -- grain: one row per organisation_group_id, quarter_start
 -- key: organisation_group_id, quarter_start
 -- tests:
@@ -11,15 +15,17 @@
 
 with stamps as (
 
-    select organisation_group_id, time_bucket(interval 15 minutes, created_at) as quarter_start
+    select
+        organisation_group_id,
+        time_bucket(interval 15 minutes, make_timestamp(epoch_us(created_at))) as quarter_start
     from stg_users
     where created_at is not null
     union
-    select organisation_group_id, time_bucket(interval 15 minutes, last_login)
+    select organisation_group_id, time_bucket(interval 15 minutes, make_timestamp(epoch_us(last_login)))
     from stg_users
     where last_login is not null
     union
-    select organisation_group_id, time_bucket(interval 15 minutes, interaction_at)
+    select organisation_group_id, time_bucket(interval 15 minutes, make_timestamp(epoch_us(interaction_at)))
     from stg_interactions
     where interaction_at is not null
 
@@ -40,7 +46,7 @@ final as (
         organisation_group_id,
         quarter_start,
         timezone,
-        timezone(timezone, quarter_start) - timezone('UTC', quarter_start) as utc_offset
+        timezone(timezone, timezone('UTC', quarter_start)) - quarter_start as utc_offset
     from zones
 
 )

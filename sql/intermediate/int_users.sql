@@ -5,7 +5,12 @@
 
 with users as (
 
-    select * from stg_users
+    -- the instants as UTC wall-clock TIMESTAMPs, as int_local_offsets keys its quarter hours
+    select
+        *,
+        make_timestamp(epoch_us(created_at)) as created_utc,
+        make_timestamp(epoch_us(last_login)) as last_login_utc
+    from stg_users
 
 ),
 
@@ -26,15 +31,15 @@ final as (
         users.created_at,
         users.last_login,
         users.login_count,
-        cast(timezone('UTC', users.created_at) + created.utc_offset as date) as created_local_date,
-        cast(timezone('UTC', users.last_login) + login.utc_offset as date) as last_login_local_date
+        cast(users.created_utc + created.utc_offset as date) as created_local_date,
+        cast(users.last_login_utc + login.utc_offset as date) as last_login_local_date
     from users
     left join offsets as created
         on users.organisation_group_id = created.organisation_group_id
-        and time_bucket(interval 15 minutes, users.created_at) = created.quarter_start
+        and time_bucket(interval 15 minutes, users.created_utc) = created.quarter_start
     left join offsets as login
         on users.organisation_group_id = login.organisation_group_id
-        and time_bucket(interval 15 minutes, users.last_login) = login.quarter_start
+        and time_bucket(interval 15 minutes, users.last_login_utc) = login.quarter_start
 
 )
 

@@ -35,15 +35,19 @@ with user_months as (
 
 interaction_months as (
 
+    -- interaction_at as a UTC wall-clock TIMESTAMP, as int_local_offsets keys its quarter hours
     select
         interactions.organisation_group_id,
         interactions.user_id,
-        cast(date_trunc('month', timezone('UTC', interactions.interaction_at) + offsets.utc_offset) as date) as month
-    from stg_interactions as interactions
+        cast(date_trunc('month', interactions.interaction_utc + offsets.utc_offset) as date) as month
+    from (
+        select organisation_group_id, user_id, make_timestamp(epoch_us(interaction_at)) as interaction_utc
+        from stg_interactions
+        where user_id is not null
+    ) as interactions
     inner join int_local_offsets as offsets
         on interactions.organisation_group_id = offsets.organisation_group_id
-        and time_bucket(interval 15 minutes, interactions.interaction_at) = offsets.quarter_start
-    where interactions.user_id is not null
+        and time_bucket(interval 15 minutes, interactions.interaction_utc) = offsets.quarter_start
 
 ),
 
@@ -100,12 +104,14 @@ created as (
 
 activity as (
 
-    select organisation_group_id, month, count(distinct user_id) as active_users
+    -- union (not union all) keeps each user once per group and month, so count(user_id) counts distinct
+    -- users: cheaper than count(distinct user_id) over millions of rows in a few dozen groups
+    select organisation_group_id, month, count(user_id) as active_users
     from (
         select organisation_group_id, month, user_id from savings_monthly where user_id is not null and orders > 0
-        union all
+        union
         select organisation_group_id, last_login_month, user_id from user_months where last_login_month is not null
-        union all
+        union
         select organisation_group_id, month, user_id from interaction_months
     )
     group by all
