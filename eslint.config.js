@@ -18,6 +18,23 @@ export default tseslint.config(
     },
   },
   {
+    // Packages that are CommonJS and large are loaded with require() (src/shared/duckdb.ts, redisClient in
+    // src/api/cluster.ts): an ESM import of them costs every command's start a scan of their files.
+    files: ['src/**/*.ts', 'pipelines/**/*.ts'],
+    ignores: ['src/shared/duckdb.ts'],
+    rules: {
+      '@typescript-eslint/no-restricted-imports': [
+        'error',
+        {
+          paths: [
+            { name: '@duckdb/node-api', message: 'import from src/shared/duckdb.ts', allowTypeImports: true },
+            { name: 'ioredis', message: 'load it with redisClient() (src/api/cluster.ts)', allowTypeImports: true },
+          ],
+        },
+      ],
+    },
+  },
+  {
     // Tests read what the program printed (JSON on stdout, manifests, the sandbox's answers) as untyped JSON
     // and assert on it; typing every such value would say nothing the assertions do not. The rest stays on.
     files: ['test/**/*.ts'],

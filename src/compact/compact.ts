@@ -13,7 +13,7 @@ import {
   quotedString,
   VARCHAR,
   type DuckDBConnection,
-} from '@duckdb/node-api';
+} from '../shared/duckdb.js';
 import { chmodSync, existsSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { join, resolve } from 'node:path';

@@ -3,7 +3,7 @@
  * each row's hash over all its columns, taken in name order, so neither row order nor column order
  * counts). A month is switched only when its new file has the same fingerprint as the files it replaces.
  */
-import { quotedIdentifier as id, type DuckDBConnection, type DuckDBValue } from '@duckdb/node-api';
+import { quotedIdentifier as id, type DuckDBConnection, type DuckDBValue } from '../shared/duckdb.js';
 
 export interface Fingerprint {
   rows: number;

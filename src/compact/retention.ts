@@ -6,7 +6,7 @@
  * there (to clear orders, which name no user), and an anonymised user's old values stay until forgotten.
  * Files go under a journal switch (journal.ts), so a reader that follows the journal never sees a half.
  */
-import { LIST, listValue, VARCHAR } from '@duckdb/node-api';
+import { LIST, listValue, VARCHAR } from '../shared/duckdb.js';
 import { join } from 'node:path';
 import { lakeRoot, switchFiles, withLakeConnection } from '../lake/index.js';
 import { namesIn } from '../lake/month-layout.js';

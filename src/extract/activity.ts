@@ -3,7 +3,7 @@
  * window are new, or changed (e.g. a refund) since the window was last landed. Re-reading the
  * lookback days therefore marks only the users something happened to, not everyone with an order.
  */
-import { LIST, listValue, VARCHAR } from '@duckdb/node-api';
+import { LIST, listValue, VARCHAR } from '../shared/duckdb.js';
 import { dirname } from 'node:path';
 import { dayFiles, inTurn, lakeColumns, sqlType, withLakeConnection } from '../lake/index.js';
 import type { WindowedStream } from '../../pipelines/index.js';

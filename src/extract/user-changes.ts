@@ -11,7 +11,7 @@
  */
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { quotedString } from '@duckdb/node-api';
+import { quotedString } from '../shared/duckdb.js';
 import { z } from 'zod';
 import { literalPath, oweErasures, personalKeySql, withLakeConnection, type OwedErasure } from '../lake/index.js';
 import { hasParquet } from './lake-files.js';

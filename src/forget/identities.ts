@@ -6,7 +6,7 @@
  * while older files still hold their data.
  */
 import { join } from 'node:path';
-import { BIGINT, LIST, listValue, VARCHAR } from '@duckdb/node-api';
+import { BIGINT, LIST, listValue, VARCHAR } from '../shared/duckdb.js';
 import { globUnder, personalKeySql, withLakeConnection } from '../lake/index.js';
 import { lakeFiles } from './lake-files.js';
 

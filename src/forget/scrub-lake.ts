@@ -13,7 +13,7 @@ import {
   VARCHAR,
   type DuckDBType,
   type DuckDBValue,
-} from '@duckdb/node-api';
+} from '../shared/duckdb.js';
 import { literalPath, personalKeySql, rewriteParquet, withLakeConnection } from '../lake/index.js';
 import type { Identities } from './identities.js';
 import { lakeFiles } from './lake-files.js';

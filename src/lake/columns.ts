@@ -2,7 +2,7 @@
  * Lake column types, derived from a resource's zod declaration (never from the data),
  * so an empty page, a null-only column or a new API value cannot change a file's schema.
  */
-import { quotedIdentifier } from '@duckdb/node-api';
+import { quotedIdentifier } from '../shared/duckdb.js';
 import { z } from 'zod';
 import { lakeType } from '../resources/codecs.js';
 import { LakeSchemaError } from './errors.js';

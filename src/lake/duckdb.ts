@@ -2,7 +2,7 @@
  * One DuckDB instance per process, shared by everything that lands data (an in-memory
  * database: the lake itself is Parquet files). Each job takes its own connection from it.
  */
-import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
+import { DuckDBInstance, type DuckDBConnection } from '../shared/duckdb.js';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 

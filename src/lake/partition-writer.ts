@@ -21,7 +21,7 @@ import {
   quotedIdentifier,
   quotedString,
   type DuckDBValue,
-} from '@duckdb/node-api';
+} from '../shared/duckdb.js';
 import { chmod, open, readdir, rm, stat, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fsyncPath } from './atomic-file.js';

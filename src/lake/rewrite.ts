@@ -5,7 +5,7 @@
  * under it, and a crash leaves the old one and a temporary file the next run removes.
  * Values reach the SQL only as bound parameters.
  */
-import { quotedString, type DuckDBType, type DuckDBValue } from '@duckdb/node-api';
+import { quotedString, type DuckDBType, type DuckDBValue } from '../shared/duckdb.js';
 import { chmod, rm } from 'node:fs/promises';
 import { fsyncPath } from './atomic-file.js';
 import { withLakeConnection } from './duckdb.js';

@@ -5,7 +5,7 @@
  */
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { DuckDBInstance, type DuckDBConnection, type DuckDBValue } from '@duckdb/node-api';
+import { DuckDBInstance, type DuckDBConnection, type DuckDBValue } from '../shared/duckdb.js';
 import { ReportInputError } from './errors.js';
 import { ExitCode, UserFacingError } from '../shared/exit-codes.js';
 

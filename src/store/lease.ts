@@ -15,8 +15,7 @@
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
-import { Redis } from 'ioredis';
-import { describeRedisUrl, redisOptions } from '../api/cluster.js';
+import { describeRedisUrl, redisClient, redisOptions } from '../api/cluster.js';
 import { pidAlive } from '../lake/index.js';
 import { ExitCode } from '../shared/exit-codes.js';
 import type { StoreClient } from './client.js';
@@ -164,7 +163,7 @@ const TAKE_OVER = `if redis.call('get', KEYS[1]) == ARGV[1] then return redis.ca
 
 async function redisLease(client: StoreClient, command: string, url: string): Promise<Lease> {
   const key = `perks-store-lease:${createHash('sha256').update(client.where).digest('hex').slice(0, 24)}`;
-  const redis = new Redis({ ...redisOptions(url), lazyConnect: true, maxRetriesPerRequest: 2 });
+  const redis = new (redisClient())({ ...redisOptions(url), lazyConnect: true, maxRetriesPerRequest: 2 });
   redis.on('error', () => undefined); // reported by the command that fails
   try {
     await redis.connect();

@@ -3,7 +3,7 @@
  * models read them through (`getvariable('as_of')`, …), so the SQL stays plain DuckDB.
  */
 import { z } from 'zod';
-import { quotedIdentifier as id, quotedString as str, type DuckDBConnection } from '@duckdb/node-api';
+import { quotedIdentifier as id, quotedString as str, type DuckDBConnection } from '../shared/duckdb.js';
 import { DEFAULTS, revenueStatusesFrom } from '../config/index.js';
 import { ConfigError } from '../shared/exit-codes.js';
 import { isRealDay } from '../shared/checks.js';

@@ -6,7 +6,7 @@
 import { existsSync, mkdirSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { dirname, join, resolve } from 'node:path';
-import { quotedIdentifier as quoted, type DuckDBConnection } from '@duckdb/node-api';
+import { quotedIdentifier as quoted, type DuckDBConnection } from '../shared/duckdb.js';
 import { checkBuildOptions, setModelVariables, type BuildOptions, type CheckedBuildOptions } from './build-options.js';
 import { openBuildDatabase, tuneForBuild } from './build-database.js';
 import { collectTests } from './data-tests.js';

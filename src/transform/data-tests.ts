@@ -3,7 +3,7 @@
  * model headers (unique, not_null, accepted_values, relationships); singular tests are the files of
  * sql/tests/ (e.g. the revenue reconciliation), written as plain queries.
  */
-import { quotedIdentifier as id, quotedString as str, type DuckDBConnection } from '@duckdb/node-api';
+import { quotedIdentifier as id, quotedString as str, type DuckDBConnection } from '../shared/duckdb.js';
 import type { Intervals, Severity, TestSpec } from './header.js';
 import type { Node } from './model-graph.js';
 import { stripTrailingSemicolon } from './model-graph.js';

@@ -2,7 +2,7 @@
  * `perks models`: the data dictionary without a lake. The models are built in memory over empty, typed
  * lake views, which checks that every one of them compiles and gives its exact columns and types.
  */
-import { DuckDBInstance } from '@duckdb/node-api';
+import { DuckDBInstance } from '../shared/duckdb.js';
 import { DEFAULTS } from '../config/index.js';
 import { checkBuildOptions, setModelVariables } from './build-options.js';
 import { collectTests } from './data-tests.js';

@@ -5,7 +5,7 @@
  */
 import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { quotedIdentifier as id, quotedString as str, type DuckDBConnection } from '@duckdb/node-api';
+import { quotedIdentifier as id, quotedString as str, type DuckDBConnection } from '../shared/duckdb.js';
 import { removeStaleTemps, tempPathFor, type FileChange } from './atomic-files.js';
 import type { MartLayout } from './build-options.js';
 import { firstLine } from './errors.js';

@@ -12,7 +12,7 @@
  */
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { quotedIdentifier as id, quotedString as str, type DuckDBConnection } from '@duckdb/node-api';
+import { quotedIdentifier as id, quotedString as str, type DuckDBConnection } from '../shared/duckdb.js';
 import { removeStaleTempsIn, tempPathFor, type FileChange } from './atomic-files.js';
 import { inMonth } from './month-range.js';
 

@@ -20,7 +20,7 @@
  *    change) is decided across them, which only a whole rebuild does. A model built from models needs its
  *    key to hold the group and the time column, so a key is in one interval only.
  */
-import { quotedIdentifier as id, quotedString as str, type DuckDBConnection } from '@duckdb/node-api';
+import { quotedIdentifier as id, quotedString as str, type DuckDBConnection } from '../shared/duckdb.js';
 import type { Intervals, Lookup } from './header.js';
 import { settingsHash, sha, type ModelState } from './build-state.js';
 import { LAKE_STREAMS, lakeViewName } from './lake-streams.js';

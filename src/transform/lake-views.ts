@@ -12,7 +12,7 @@
  */
 import { readdirSync } from 'node:fs';
 import { basename, dirname, resolve } from 'node:path';
-import { quotedIdentifier as id, quotedString as str, type DuckDBConnection } from '@duckdb/node-api';
+import { quotedIdentifier as id, quotedString as str, type DuckDBConnection } from '../shared/duckdb.js';
 import { ConfigError } from '../shared/exit-codes.js';
 import { damagedFiles, repairCommand } from '../lake/index.js';
 import { firstLine, LakeReadError } from './errors.js';

@@ -15,7 +15,7 @@
  */
 import { readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { quotedIdentifier as id, type DuckDBConnection } from '@duckdb/node-api';
+import { quotedIdentifier as id, type DuckDBConnection } from '../shared/duckdb.js';
 import { settingsHash, sha, type ModelState } from './build-state.js';
 import { CLOSE_TABLES } from './close-tables.js';
 import { LAKE_STREAMS, lakeViewName } from './lake-streams.js';

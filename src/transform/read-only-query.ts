@@ -24,7 +24,7 @@ import {
   type DuckDBConnection,
   type DuckDBPreparedStatement,
   type Json,
-} from '@duckdb/node-api';
+} from '../shared/duckdb.js';
 import { firstLine, QueryError, WarehouseMissingError } from './errors.js';
 import { LakeError } from '../lake/index.js';
 

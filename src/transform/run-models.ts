@@ -2,7 +2,7 @@
  * Runs the models in dependency order on one connection, each test as soon as what it reads is built.
  * The first failure stops the build: every step after it is reported as skipped, not dropped.
  */
-import { quotedIdentifier as id, type DuckDBConnection } from '@duckdb/node-api';
+import { quotedIdentifier as id, type DuckDBConnection } from '../shared/duckdb.js';
 import { describeFailure, runTest, type DataTest } from './data-tests.js';
 import { crashPoint } from '../shared/crash-points.js';
 import { firstLine } from './errors.js';

@@ -1,5 +1,5 @@
 /** One in-memory DuckDB per write-back run (guide example 8), in UTC so timestamps print the same everywhere. */
-import { DuckDBInstance, quotedString, type DuckDBConnection } from '@duckdb/node-api';
+import { DuckDBInstance, quotedString, type DuckDBConnection } from '../shared/duckdb.js';
 import { literalPath } from '../lake/index.js';
 
 export interface Db {

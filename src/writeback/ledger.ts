@@ -8,7 +8,7 @@
  * posted again by --retry-rejected is pending again until its new answer is recorded.
  */
 import fs from 'node:fs';
-import { quotedString } from '@duckdb/node-api';
+import { quotedString } from '../shared/duckdb.js';
 import { ensureLakeDir, LAKE_FILE_MODE, versionsOf } from '../lake/index.js';
 import path from 'node:path';
 import type { Db } from './db.js';

@@ -8,7 +8,7 @@ import { now } from '../shared/clock.js';
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { quotedIdentifier } from '@duckdb/node-api';
+import { quotedIdentifier } from '../shared/duckdb.js';
 import { fileList, isoOf, type Db } from './db.js';
 import { WritebackModelError, WritebackError } from './errors.js';
 import { WritebackRow } from './rows.js';
