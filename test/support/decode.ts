@@ -28,13 +28,19 @@ const lower = (s: string) => s.toLowerCase();
 /**
  * Searches every file under `dir` (temporary and hidden ones included) for each needle, case-insensitively;
  * and, with `together`, for rows (or lines) holding every one of those values at once (a first and last
- * name pair, which alone would match other people).
+ * name pair, which alone would match other people; hit as `first+last`). `together` is one such group or a
+ * list of them: many people are searched in one pass over the output (a pass decodes every file, about a
+ * second for a small run's output).
  */
-export async function searchOutput(dir: string, needles: string[], together: string[] = []): Promise<SearchResult> {
+export async function searchOutput(
+  dir: string,
+  needles: string[],
+  together: string[] | string[][] = [],
+): Promise<SearchResult> {
   const result: SearchResult = { hits: [], files: { parquet: 0, duckdb: 0, text: 0 }, values: 0 };
   const wanted = needles.filter(Boolean).map(lower);
-  const pair = together.map(lower);
-  const pairName = together.join('+');
+  const groups = (together.length && Array.isArray(together[0]) ? together : [together]) as string[][];
+  const pairs = groups.filter((g) => g.length).map((g) => ({ values: g.map(lower), name: g.join('+') }));
   const names = readdirSync(dir, { recursive: true }).map(String).sort();
   for (const name of names) {
     const path = join(dir, name);
@@ -47,13 +53,14 @@ export async function searchOutput(dir: string, needles: string[], together: str
       }
     };
     const row = (where: string, values: string[]) => {
+      if (!pairs.length) return;
       const have = new Set(values.map(lower));
-      if (
-        pair.length &&
-        pair.every((p) => have.has(p)) &&
-        !result.hits.some((h) => h.file === name && h.needle === pairName)
-      )
-        result.hits.push({ file: name, needle: pairName, where });
+      for (const pair of pairs)
+        if (
+          pair.values.every((p) => have.has(p)) &&
+          !result.hits.some((h) => h.file === name && h.needle === pair.name)
+        )
+          result.hits.push({ file: name, needle: pair.name, where });
     };
     if (name.endsWith('.parquet')) {
       result.files.parquet += 1;

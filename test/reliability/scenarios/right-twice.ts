@@ -141,13 +141,17 @@ async function twice(sandbox: Sandbox, out: string, second: SecondRun, o: Scenar
 
   // Personal data: no value of an anonymised user anywhere.
   const gone = change.anonymised.map((id) => people.get(id)!).filter((p) => p.email);
-  let hits = 0;
-  for (const p of gone) {
-    const found = await searchOutput(out, [p.email], [p.first, p.last]);
-    hits += found.hits.length;
-    for (const h of found.hits.slice(0, 2))
+  const found = await searchOutput(
+    out,
+    gone.map((p) => p.email),
+    gone.map((p) => [p.first, p.last]),
+  );
+  const hits = found.hits.length;
+  for (const p of gone)
+    for (const h of found.hits
+      .filter((x) => [p.email.toLowerCase(), `${p.first}+${p.last}`].includes(x.needle))
+      .slice(0, 2))
       problems.push(`user ${p.id} anonymised: ${h.file} (${h.where}) still holds ${h.needle}`);
-  }
   if (leftovers(out).length) problems.push(`temporary files left: ${leftovers(out).slice(0, 2).join(', ')}`);
   // Grants and cut-short expiries leave no other trace: only the backlog and the overdue reach them (counted).
   const silent = [...new Set([...change.creditGranted, ...change.creditExpired])];

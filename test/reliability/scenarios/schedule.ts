@@ -229,21 +229,23 @@ async function schedule(sandbox: Sandbox, out: string, o: ScenarioOptions & { da
 
   const twice = storedTwice(sandbox);
   if (twice) problems.push(`${twice} interactions stored twice on the platform`);
-  // Every e-mail in one pass over the output; name pairs (a pass each) for the first 12 that name one person.
+  // Every e-mail, and the name pair of each that names one person, in one pass over the output.
   for (const p of sandbox.world.users.all())
     if (p.first_name && p.last_name)
       holders.set(
         `${p.first_name} ${p.last_name}`,
         (holders.get(`${p.first_name} ${p.last_name}`) ?? new Set()).add(p.id),
       );
-  const emails = await searchOutput(
-    out,
-    [...anonymised.values()].map((p) => p.email),
-  );
-  const pairs = [...anonymised.values()].filter((p) => holders.get(`${p.first} ${p.last}`)?.size === 1).slice(0, 12);
-  const hitsOf = [emails, ...(await Promise.all(pairs.map((p) => searchOutput(out, [], [p.first, p.last]))))].flatMap(
-    (f) => f.hits,
-  );
+  const pairs = [...anonymised.values()]
+    .filter((p) => holders.get(`${p.first} ${p.last}`)?.size === 1)
+    .map((p) => [p.first, p.last]);
+  const hitsOf = (
+    await searchOutput(
+      out,
+      [...anonymised.values()].map((p) => p.email),
+      pairs,
+    )
+  ).hits;
   const hits = hitsOf.length;
   for (const h of hitsOf.slice(0, 5))
     problems.push(`an anonymised user's value is left: ${h.file} (${h.where}) holds ${h.needle}`);
