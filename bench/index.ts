@@ -6,6 +6,7 @@
  *   lake     landing 1,000,000 orders: rows/s and peak RSS
  *   land     the real extract landing ~1,000,000 orders from the large sandbox, each its own process (a few minutes)
  *   build    the marts over 10,000,000 orders and 1,000,000 users: build time, ratio to a scan, RSS
+ *   forget   forgetting 10 users in the build bench's lake (10,000,000 orders): seconds, rows read per second
  *   lake-read  today's layout against the compacted one (1,000,000 orders, a year, 4 groups): files, bytes,
  *            a scan, two BI queries, the build, and the compaction itself
  *   scale    three workers sharing one limit through Redis (needs redis-server)
@@ -21,6 +22,7 @@ const parts: Record<string, string[]> = {
   lake: ['bench/lake.ts'],
   land: ['bench/land.ts'],
   build: ['bench/build.ts'],
+  forget: ['bench/forget.ts'],
   'lake-read': ['bench/lake-read.ts'],
   scale: ['bench/scale.ts'],
   store: ['bench/store.ts', 'small'],
