@@ -14,7 +14,7 @@ import {
   type DuckDBType,
   type DuckDBValue,
 } from '../shared/duckdb.js';
-import { literalPath, personalKeySql, rewriteParquet, withLakeConnection } from '../lake/index.js';
+import { literalPath, personalKeySql, rewriteParquet, usedParameters, withLakeConnection } from '../lake/index.js';
 import type { Identities } from './identities.js';
 import { lakeFiles } from './lake-files.js';
 import { PERSONAL_COLUMNS, type PersonalColumns } from './personal-columns.js';
@@ -33,9 +33,8 @@ export async function scrubLake(
   const out: Record<string, StreamScrub> = {};
   // the ids of the user's orders, gathered from the orders files for the order history's rows
   const orders = new Set<bigint>();
-  // the stream's email values whose key is the user's (see emailsOf)
-  let emails: string[] = [];
-  const params = () => ({
+  // `emails`: the stream's email values whose key is the user's (see emailsOf)
+  const paramsWith = (emails: string[]) => ({
     ids: listValue(who.ids.map(BigInt)),
     emails: listValue(emails),
     orders: listValue([...orders]),
@@ -44,9 +43,13 @@ export async function scrubLake(
   const mine = (file: string) => !groups || groups.some((g) => file.includes(`${sep}organisation_group_id=${g}${sep}`));
   for (const spec of PERSONAL_COLUMNS) {
     const tally: StreamScrub = { files: 0, rows: 0 };
+    out[spec.stream] = tally;
     const files = lakeFiles(outDir, spec.stream).filter(mine);
-    emails = spec.byEmail ? await emailsOf(files, spec.byEmail, who.keys) : [];
-    const holding = await filesHolding(spec, files, params(), types);
+    if (!files.length) continue;
+    const list = listValue(files.map(literalPath));
+    const stream: StreamFiles = { list, columns: await columnsOf(list, ', union_by_name = true') };
+    const emails = spec.byEmail ? await emailsOf(stream, spec.byEmail, who.keys) : [];
+    const holding = await filesHolding(spec, stream, paramsWith(emails), types);
     for (const h of holding) for (const o of h.orders) orders.add(o);
     for (const { file, rows } of holding.filter((h) => h.rows > 0)) {
       // the file's own columns: a column another file of the stream has is not in this one
@@ -56,15 +59,20 @@ export async function scrubLake(
       const replace = clear.map((c) => `CASE WHEN (${match}) THEN NULL ELSE ${id(c)} END AS ${id(c)}`).join(', ');
       await rewriteParquet(outDir, spec.stream, file, {
         select: (source) => `SELECT * REPLACE (${replace}) FROM ${source}`,
-        params: params(),
+        params: paramsWith(emails),
         types,
       });
       tally.files += 1;
       tally.rows += rows;
     }
-    out[spec.stream] = tally;
   }
   return out;
+}
+
+/** A stream's files, as one list for read_parquet, and their columns read by name across them. */
+interface StreamFiles {
+  list: DuckDBValue;
+  columns: Set<string>;
 }
 
 /** The SQL condition that a row is the user's, over the columns the file has. */
@@ -84,17 +92,14 @@ function matchOf(spec: PersonalColumns, present: Set<string>): string | undefine
  * and again in each rewrite. Computed once per distinct value (2 M e-mails at 10 M orders: 5 s), the rows are
  * then matched by the values themselves, which selects the same rows.
  */
-async function emailsOf(files: string[], column: string, keys: string[]): Promise<string[]> {
-  if (!files.length || !keys.length) return [];
-  const list = listValue(files.map(literalPath));
-  const present = await columnsOf(list, ', union_by_name = true');
-  if (!present.has(column)) return [];
+async function emailsOf(stream: StreamFiles, column: string, keys: string[]): Promise<string[]> {
+  if (!keys.length || !stream.columns.has(column)) return [];
   return withLakeConnection(async (c) => {
     // a table, not a subquery: DuckDB would push the key's filter below the DISTINCT, into every row
     await c.run(
       `CREATE TEMP TABLE distinct_values AS SELECT DISTINCT CAST(${id(column)} AS VARCHAR) AS v
        FROM read_parquet($files, hive_partitioning = false, union_by_name = true) WHERE ${id(column)} IS NOT NULL`,
-      { files: list },
+      { files: stream.list },
       { files: LIST(VARCHAR) },
     );
     const r = await c.runAndReadAll(
@@ -124,14 +129,12 @@ const FILE_COLUMN = '_perks_file';
  */
 async function filesHolding(
   spec: PersonalColumns,
-  files: string[],
+  stream: StreamFiles,
   params: Record<string, DuckDBValue>,
   types: Record<string, DuckDBType>,
 ): Promise<Holding[]> {
-  if (!files.length) return [];
-  const list = listValue(files.map(literalPath));
   const source = `read_parquet($files, hive_partitioning = false, union_by_name = true, filename = '${FILE_COLUMN}')`;
-  const present = await columnsOf(list, ', union_by_name = true');
+  const present = stream.columns;
   const match = matchOf(spec, present);
   const clear = spec.columns.filter((c) => present.has(c));
   if (!match || !clear.length) return [];
@@ -140,11 +143,13 @@ async function filesHolding(
       count(*) FILTER (WHERE ${clear.map((c) => `${id(c)} IS NOT NULL`).join(' OR ')})::BIGINT AS n,
       ${withOrders ? 'list(DISTINCT TRY_CAST(order_id AS BIGINT))' : '[]::BIGINT[]'} AS o
     FROM ${source} WHERE ${match} GROUP BY ALL ORDER BY file`;
-  // only the parameters the query names: DuckDB refuses one it does not use
-  const used = <T>(o: Record<string, T>) =>
-    Object.fromEntries(Object.entries(o).filter(([k]) => new RegExp(`\\$${k}\\b`).test(sql)));
+  const [values, valueTypes] = usedParameters(
+    sql,
+    { files: stream.list, ...params },
+    { files: LIST(VARCHAR), ...types },
+  );
   return withLakeConnection(async (c) => {
-    const r = await c.runAndReadAll(sql, used({ files: list, ...params }), used({ files: LIST(VARCHAR), ...types }));
+    const r = await c.runAndReadAll(sql, values, valueTypes);
     return (r.getRowObjectsJS() as { file: string; n: bigint; o: (bigint | null)[] }[]).map((x) => ({
       file: x.file,
       rows: Number(x.n),

@@ -39,7 +39,7 @@ export {
 export { acquireLock, lockPath, pidAlive, type Lock, type LockHolder, type LockOptions } from './lock.js';
 export { cleanTemporaryFiles } from './temp-files.js';
 export { ensureLakeDir, tightenLake, LAKE_DIR_MODE, LAKE_FILE_MODE } from './modes.js';
-export { rewriteParquet, countWhere, type Rewrite } from './rewrite.js';
+export { rewriteParquet, usedParameters, type Rewrite } from './rewrite.js';
 export {
   lakeRoot,
   stateRoot,

@@ -22,32 +22,14 @@ export interface Rewrite {
   types?: Record<string, DuckDBType>;
 }
 
-/** DuckDB refuses parameters a statement does not use: only those named in `sql` are bound. */
-function bind(sql: string, rewrite: Pick<Rewrite, 'params' | 'types'>, file: string) {
-  const used = (name: string) => new RegExp(`\\$${name}\\b`).test(sql);
-  const params = Object.fromEntries(
-    Object.entries({ ...rewrite.params, file: literalPath(file) }).filter(([k]) => used(k)),
-  );
-  const types = Object.fromEntries(Object.entries(rewrite.types ?? {}).filter(([k]) => used(k)));
-  return [sql, params, types] as const;
-}
-
-/** Rows of the file that `where` selects (a condition over its columns, with the rewrite's parameters). */
-export async function countWhere(
-  path: string,
-  where: string,
-  rewrite: Pick<Rewrite, 'params' | 'types'> = {},
-): Promise<number> {
-  return withLakeConnection(async (c) => {
-    const r = await c.runAndReadAll(
-      ...bind(
-        `SELECT count(*)::BIGINT AS n FROM read_parquet($file, hive_partitioning = false) WHERE ${where}`,
-        rewrite,
-        path,
-      ),
-    );
-    return Number(r.getRowObjectsJS()[0].n);
-  });
+/**
+ * The parameters and types of those that `sql` names: DuckDB refuses a parameter a statement does not use,
+ * and the same values serve several statements.
+ */
+export function usedParameters<V, T>(sql: string, params: Record<string, V>, types: Record<string, T> = {}) {
+  const used = <X>(o: Record<string, X>) =>
+    Object.fromEntries(Object.entries(o).filter(([k]) => new RegExp(`\\$${k}\\b`).test(sql)));
+  return [used(params), used(types)] as const;
 }
 
 /** Rewrites `path`, a file of `stream` under `outDir`'s lake; resolves with the new file's path. */
@@ -56,15 +38,9 @@ export async function rewriteParquet(outDir: string, stream: string, path: strin
   const temp = tempPathFor(target);
   try {
     await writingOutput('a lake file', path, async () => {
-      await withLakeConnection((c) =>
-        c.run(
-          ...bind(
-            `COPY (${rewrite.select('read_parquet($file, hive_partitioning = false)')}) TO ${quotedString(temp)} (FORMAT parquet, COMPRESSION zstd)`,
-            rewrite,
-            path,
-          ),
-        ),
-      );
+      const sql = `COPY (${rewrite.select('read_parquet($file, hive_partitioning = false)')}) TO ${quotedString(temp)} (FORMAT parquet, COMPRESSION zstd)`;
+      const [params, types] = usedParameters(sql, { ...rewrite.params, file: literalPath(path) }, rewrite.types);
+      await withLakeConnection((c) => c.run(sql, params, types));
       await chmod(temp, LAKE_FILE_MODE); // DuckDB's file follows the umask
       await fsyncPath(temp);
       await switchFiles(outDir, { stream, temp, target, inputs: [path] });
