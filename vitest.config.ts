@@ -7,6 +7,8 @@ export default defineConfig({
     hookTimeout: 180_000,
     pool: 'forks',
     maxWorkers: 2,
+    // every temporary directory of the run in one folder, removed when the run passes (run-temp-dir.ts)
+    globalSetup: ['test/support/run-temp-dir.ts'],
     // Tests never read the calendar: the program's clock (and every perks child process, which inherits
     // it through test/support/cli.ts) is pinned. PERKS_TEST_NOW moves the whole suite to another instant.
     env: { PERKS_NOW: process.env.PERKS_TEST_NOW ?? '2026-11-22T12:00:00Z' },

@@ -20,7 +20,7 @@ export class Scratch {
   }
 }
 
-/** A fresh output directory for one test (left for the system to clear, so a failure can be looked at). */
+/** A fresh output directory for one test, kept until the run ends (run-temp-dir.ts removes it if the run passed). */
 export function tempOut(prefix = 'perks-test-'): string {
   return mkdtempSync(join(tmpdir(), prefix));
 }
