@@ -15,6 +15,8 @@ const FILE = 'test/lake/output-errors.test.ts';
 /** What a clone does not carry (the .gitignore's entries) and the test runner's own caches. */
 const NOT_IN_A_CLONE = new Set(['node_modules', '.git', 'output', 'coverage', '.tmp', 'test-artifacts']);
 const NOBODY = 65534;
+/** The system's temporary folder, not the run's (run-temp-dir.ts): a fresh shell's, and one another user can enter. */
+const SYSTEM_TMPDIR = process.env.PERKS_TEST_SYSTEM_TMPDIR ?? tmpdir();
 
 let clone: string;
 
@@ -54,14 +56,14 @@ function npmTest(opts: { uid?: number } = {}) {
   return spawnSync('npm', ['test', '--', FILE], {
     cwd: clone,
     encoding: 'utf8',
-    env: { ...env, HOME: clone, PERKS_TEST_NO_INSTALL: '1' },
+    env: { ...env, HOME: clone, TMPDIR: SYSTEM_TMPDIR, PERKS_TEST_NO_INSTALL: '1' },
     timeout: 300_000,
     ...(opts.uid === undefined ? {} : { uid: opts.uid, gid: opts.uid }),
   });
 }
 
 beforeAll(async () => {
-  clone = await mkdtemp(join(tmpdir(), 'perks-fresh-'));
+  clone = await mkdtemp(join(SYSTEM_TMPDIR, 'perks-fresh-'));
   await cp(ROOT, clone, {
     recursive: true,
     filter: (src) => !NOT_IN_A_CLONE.has(relative(ROOT, src).split('/')[0]) && !src.endsWith('.log'),

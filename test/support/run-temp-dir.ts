@@ -12,6 +12,8 @@ import type { TestProject } from 'vitest/node';
 
 export default function setup(project: TestProject): () => void {
   const dir = mkdtempSync(join(tmpdir(), 'perks-test-run-'));
+  // the system's, for a test that plays a fresh shell (fresh-checkout.test.ts: another user can't enter `dir`)
+  process.env.PERKS_TEST_SYSTEM_TMPDIR = tmpdir();
   process.env.TMPDIR = dir;
   return () => {
     const state = project.vitest.state;
