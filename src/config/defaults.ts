@@ -68,6 +68,20 @@ export const DEFAULTS = {
     postRetries: 6,
     postRetryDelayMs: 500,
   },
+  /** An output in object storage (src/store). */
+  store: {
+    /**
+     * PERKS_STORE_LEASE_SECONDS: a writer's lease lasts this long after its last heartbeat (renewed every sixth of
+     * it); a holder that stops renewing is taken over after it, sooner only when its death is certain.
+     */
+    leaseSeconds: 120,
+    /**
+     * PERKS_STORE_CHECKPOINT_SECONDS / PERKS_STORE_CHECKPOINT_MB: while an extract runs, what it committed is
+     * published when this much time has passed or this many MB were landed since the last publish (0: only at the end).
+     */
+    checkpointSeconds: 60,
+    checkpointMb: 256,
+  },
   /** `perks users import --confirm-wait`: seconds to wait, at most, for the platform to process the bulk calls. */
   usersConfirmWaitSeconds: 30,
   /** `perks sandbox` / startSandbox: where it listens, what it generates, and the API's limit it enforces. */

@@ -79,6 +79,18 @@ const positiveInt = (what: string) =>
 
 const QUARANTINE_MESSAGE = `expected a fraction from 0 to 1, e.g. ${DEFAULTS.quarantineThreshold} for ${DEFAULTS.quarantineThreshold * 100}% (the default)`;
 
+/** A whole number of `unit` within [min, max], its default named in the message. */
+function wholeNumber(unit: string, min: number, max: number, fallback: number) {
+  const message = `expected a whole number of ${unit}, ${min} to ${max} (default ${fallback})`;
+  return z
+    .string()
+    .trim()
+    .regex(/^\d+$/, message)
+    .transform(Number)
+    .refine((n) => n >= min && n <= max, message)
+    .default(fallback);
+}
+
 export const ConfigSchema = z.object({
   baseUrl: baseUrl.optional(),
   clientId: z
@@ -119,6 +131,12 @@ export const ConfigSchema = z.object({
     .regex(/^rediss?:\/\/[^/]/, 'expected redis://[:password@]host:port[/db] or rediss://…')
     .refine((u) => URL.canParse(u), 'expected redis://[:password@]host:port[/db] or rediss://…')
     .optional(),
+  /** An output in object storage: a writer's lease lasts this long after its last heartbeat. */
+  storeLeaseSeconds: wholeNumber('seconds', 10, 3600, DEFAULTS.store.leaseSeconds),
+  /** While an extract runs, what it committed is published every N seconds (0: only at the end)… */
+  storeCheckpointSeconds: wholeNumber('seconds', 0, 86_400, DEFAULTS.store.checkpointSeconds),
+  /** …or every N MB landed, whichever comes first (0: no size bound). */
+  storeCheckpointMb: wholeNumber('MB', 0, 1_000_000, DEFAULTS.store.checkpointMb),
   /** The timezone the API reads order_created_from/to in (not shown in the spec; UTC by default). */
   apiTimezone: timeZone.default(DEFAULTS.apiTimezone),
   /** Every user's per-user streams (credit, interactions) are refreshed at least every N days, budget allowing. */
@@ -182,6 +200,9 @@ export const ENV_NAMES: Record<keyof Config, string> = {
   lookbackDays: 'PERKS_LOOKBACK_DAYS',
   deepRereadDays: 'PERKS_DEEP_REREAD_DAYS',
   redisUrl: 'PERKS_REDIS_URL',
+  storeLeaseSeconds: 'PERKS_STORE_LEASE_SECONDS',
+  storeCheckpointSeconds: 'PERKS_STORE_CHECKPOINT_SECONDS',
+  storeCheckpointMb: 'PERKS_STORE_CHECKPOINT_MB',
   apiTimezone: 'PERKS_API_TIMEZONE',
   writebackLimit: 'PERKS_WRITEBACK_LIMIT',
   refreshDays: 'PERKS_REFRESH_DAYS',
