@@ -62,18 +62,20 @@ export async function runPerUserGroup(
     const write = await ctx.landing.open(def, { organisation_group_id: key, _snapshot_date: snapshotDate }, 'append');
     try {
       await forEachLimit(batch, ctx.options.concurrency, (id) => fetchUser(ctx, def, g, id, state.value, write, tally));
-      addCommit(tally, await write.commit());
+      const at = ctx.now.toISOString();
+      await ctx.durably(async () => {
+        addCommit(tally, await write.commit());
+        await state.update((s) => {
+          for (const id of batch) {
+            s.users[id] = { at, fp: fingerprint(byId.get(id) as CurrentUser) };
+            s.pass!.done.push(id);
+          }
+        });
+      });
     } catch (err) {
       await write.abort();
       throw err;
     }
-    const at = ctx.now.toISOString();
-    await state.update((s) => {
-      for (const id of batch) {
-        s.users[id] = { at, fp: fingerprint(byId.get(id) as CurrentUser) };
-        s.pass!.done.push(id);
-      }
-    });
     tally.windows += 1;
     ctx.emit({ event: 'batch', stream: def.name, group: g.id, users: batch.length });
   }

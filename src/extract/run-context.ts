@@ -8,6 +8,7 @@ import type { Group } from '../resources/group.js';
 import { resolveGroups, timezoneOf, type LenientGroup } from './groups.js';
 import type { Landing } from './landing.js';
 import type { StateStore } from './state.js';
+import type { Durably } from './checkpoints.js';
 import type { StreamName } from '../../pipelines/index.js';
 import type { Shard } from './shard.js';
 import { localDay } from './windows.js';
@@ -82,6 +83,8 @@ export interface RunContext {
   level: 'organisation' | 'group';
   landing: Landing;
   state: StateStore;
+  /** Runs a unit of commits that depend on each other (a window and its state): checkpoints.ts. */
+  durably: Durably;
   /** Lower-cased emails and user ids seen active (orders, redemptions) in this run's windows, per group. */
   activity: Map<number, Activity>;
   /** Sharded runs: shard 1's hand-off written, or shard 2..N's awaited (once per run). */
@@ -112,7 +115,7 @@ export function activityOf(ctx: RunContext, group: number): Activity {
 export async function createRunContext(
   config: Config,
   options: ExtractOptions,
-  deps: { client: PerksClient; landing: Landing; state: StateStore; emit: (e: Event) => void },
+  deps: { client: PerksClient; landing: Landing; state: StateStore; durably?: Durably; emit: (e: Event) => void },
   runId: string,
   now: Date,
 ): Promise<RunContext> {
@@ -135,6 +138,7 @@ export async function createRunContext(
     level: resolved.level,
     landing: deps.landing,
     state: deps.state,
+    durably: deps.durably ?? ((work) => work()),
     activity: new Map(),
     leadsOrganisation: leadsOrganisation(options, groups, resolved.reachable),
     emit: deps.emit,

@@ -18,6 +18,7 @@ import { createRunContext, type Event, type ExtractOptions, type RunContext } fr
 import { shardLabel } from './shard.js';
 import type { StateStore } from './state.js';
 import { runStream } from './stream-run.js';
+import type { Durably } from './checkpoints.js';
 import { landedElsewhere } from './worker-share.js';
 
 export interface ExtractDeps {
@@ -26,6 +27,8 @@ export interface ExtractDeps {
   client: PerksClient;
   landing: Landing;
   state: StateStore;
+  /** Runs a unit of dependent commits (checkpoints.ts); by default, just runs it. */
+  durably?: Durably;
   emit?: (e: Event) => void;
   runId?: string;
 }

@@ -21,6 +21,7 @@ import {
 } from '../lake/index.js';
 import { streams } from '../../pipelines/index.js';
 import { lakeLanding } from './lake-landing.js';
+import { checkpointed } from './checkpoints.js';
 import type { Event, ExtractOptions } from './run-context.js';
 import { newRunId, runExtract, type ExtractResult } from './runner.js';
 import { nextRunStamp, recordRunStamp } from './run-stamp.js';
@@ -59,12 +60,14 @@ export async function extract(
     // theirs (a replayed PERKS_NOW, a clock set back): readers take the latest as current (run-stamp.ts).
     const stamp = planOnly ? startedAt : await nextRunStamp(outDir, startedAt);
     const runId = newRunId(stamp);
-    const landing = lakeLanding(outDir, runId, stamp, () => recordRunStamp(outDir, scopeKey(scope), stamp));
+    const { landing, durably } = checkpointed(
+      lakeLanding(outDir, runId, stamp, () => recordRunStamp(outDir, scopeKey(scope), stamp)),
+    );
     const state = new LakeStateStore(outDir);
     const result = await runExtract(
       { ...config, output: outDir },
       { ...options, now: startedAt },
-      { streams, client, landing, state, emit: options.emit, runId },
+      { streams, client, landing, state, durably, emit: options.emit, runId },
     );
     if (result.plan) return { ...result, manifest: '' };
     await options.afterLanding?.(result);

@@ -49,8 +49,10 @@ export async function runSnapshot(ctx: RunContext, def: SnapshotStream, g?: Grou
         changes?.see,
       );
     }
-    if (changes) noteChanges(tally, await changes.record());
-    addCommit(tally, await write.commit());
+    await ctx.durably(async () => {
+      if (changes) noteChanges(tally, await changes.record());
+      addCommit(tally, await write.commit());
+    });
   } catch (err) {
     await write.abort();
     throw err;

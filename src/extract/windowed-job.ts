@@ -235,20 +235,23 @@ export async function runWindowedGroup(ctx: RunContext, def: WindowedStream, g: 
           decorate,
         );
       }
-      // The history first: a crash before the window's commit loses no version (see landVersions).
-      await landVersions(ctx, def, partition, [...versions, ...removed()]);
-      addCommit(tally, await write.commit());
+      // One unit: the history first (a crash before the window's commit loses no version: see landVersions),
+      // the window, then the state that names it.
+      await ctx.durably(async () => {
+        await landVersions(ctx, def, partition, [...versions, ...removed()]);
+        addCommit(tally, await write.commit());
+        await state.update((s) => {
+          s.pass!.done.push(w.startDay);
+          s.firstDay = !s.firstDay || w.startDay < s.firstDay ? w.startDay : s.firstDay;
+          s.lookbackDays = ctx.config.lookbackDays;
+        });
+      });
     } catch (err) {
       await write.abort();
       throw err;
     }
     tally.windows += 1;
     ctx.emit({ event: 'window', stream: def.name, group: g.id, window: w.startDay });
-    await state.update((s) => {
-      s.pass!.done.push(w.startDay);
-      s.firstDay = !s.firstDay || w.startDay < s.firstDay ? w.startDay : s.firstDay;
-      s.lookbackDays = ctx.config.lookbackDays;
-    });
   });
   for (const file of plan.damagedMonths ?? []) await rm(file, { force: true });
   if (plan.damagedMonths?.length)

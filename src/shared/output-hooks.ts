@@ -4,16 +4,27 @@
  * - `checkpoint(reason)`: publish everything committed so far, now (a close's record before it is
  *   reported, a run's extract before its build);
  * - `journalWritten(file)`: a write-ahead journal gained lines that must reach the store before the
- *   calls they announce (the write-back's 'pending' entries before their posts).
+ *   calls they announce (the write-back's 'pending' entries before their posts);
+ * - `progressMade(bytes)`: the extract committed more (a window, a batch of users, a snapshot, with the
+ *   bytes landed since its last call): the store publishes it when its checkpoint interval says so, and stops
+ *   the extract here when its lease was taken over.
  */
 type Hook = (arg: string) => Promise<void>;
 
 let checkpointHook: Hook | undefined;
 let journalHook: Hook | undefined;
+let progressHook: ((bytes: number) => Promise<void>) | undefined;
 
-export function setOutputHooks(hooks: { checkpoint?: Hook; journalWritten?: Hook }): void {
+export function setOutputHooks(
+  hooks: { checkpoint?: Hook; journalWritten?: Hook; progressMade?: (bytes: number) => Promise<void> } = {},
+): void {
   checkpointHook = hooks.checkpoint;
   journalHook = hooks.journalWritten;
+  progressHook = hooks.progressMade;
+}
+
+export async function progressMade(bytes: number): Promise<void> {
+  if (progressHook) await progressHook(bytes);
 }
 
 export async function checkpoint(reason: string): Promise<void> {
@@ -22,4 +33,39 @@ export async function checkpoint(reason: string): Promise<void> {
 
 export async function journalWritten(file: string): Promise<void> {
   if (journalHook) await journalHook(file);
+}
+
+/**
+ * The commit gate: a snapshot of the output taken while commits go on beside it (the store's checkpoint during
+ * an extract) waits until no commit is half done and holds new ones back meanwhile. A commit here is a unit
+ * whose files depend on each other: a window's history, its file and its state; a snapshot and the user
+ * changes recorded before it. Without a snapshot waiting, entering costs a counter.
+ */
+let inFlight = 0;
+let drained: (() => void) | undefined;
+let closed: Promise<void> | undefined;
+
+export async function committing<T>(work: () => Promise<T>): Promise<T> {
+  while (closed) await closed;
+  inFlight++;
+  try {
+    return await work();
+  } finally {
+    if (--inFlight === 0) drained?.();
+  }
+}
+
+/** Runs `work` once no commit is in flight, none starting until it ends (one such snapshot at a time). */
+export async function betweenCommits<T>(work: () => Promise<T>): Promise<T> {
+  while (closed) await closed;
+  let open!: () => void;
+  closed = new Promise<void>((resolve) => (open = resolve));
+  try {
+    if (inFlight > 0) await new Promise<void>((resolve) => (drained = resolve));
+    return await work();
+  } finally {
+    drained = undefined;
+    closed = undefined;
+    open();
+  }
 }
