@@ -11,7 +11,6 @@
  */
 import { readdir, readFile } from 'node:fs/promises';
 import { createHash } from 'node:crypto';
-import { hostname } from 'node:os';
 import { join } from 'node:path';
 import {
   acquireLock,
@@ -22,6 +21,7 @@ import {
   type Lock,
   type LockHolder,
 } from '../lake/index.js';
+import { sameProcessSpace } from '../shared/process-identity.js';
 import { shardLabel, type Shard } from './shard.js';
 
 export interface WorkScope {
@@ -101,7 +101,8 @@ export async function assertNoOverlap(outDir: string, scope: WorkScope, ownLock:
 }
 
 function isLive(holder: LockHolder): boolean {
-  if (holder.host === hostname()) return pidAlive(holder.pid);
+  // its pid means what ours do only on this host, boot and PID namespace (another container shares the host's name)
+  if (sameProcessSpace(holder)) return pidAlive(holder.pid);
   const beat = Date.parse(holder.heartbeat_at);
   return Number.isNaN(beat) || Date.now() - beat < STALE_MS;
 }

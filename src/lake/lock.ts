@@ -2,22 +2,29 @@
  * One run per output directory: `<out>/.perks.lock` holds the owner's pid, host, start time and a
  * heartbeat. It is created whole or not at all (written to a temporary file, then link(2), which
  * fails if the lock exists). A second run stops at once with LockedError (exit code 5). A lock
- * whose process is dead (same host, pid gone) or whose heartbeat is older than `staleAfterMs`
- * is taken over, under a short-lived guard file so two newcomers cannot both take it.
+ * whose process is certainly dead (same host, boot and PID namespace, pid gone: certainlyDead in
+ * src/shared/process-identity.ts) or whose heartbeat is older than `staleAfterMs` is taken over, under
+ * a short-lived guard file so two newcomers cannot both take it. A lock written without boot id and PID
+ * namespace (an older version) is only taken over once its heartbeat is stale.
  */
 import { randomBytes } from 'node:crypto';
 import { readFileSync, unlinkSync } from 'node:fs';
 import { link, open, readFile, rm, stat, unlink } from 'node:fs/promises';
-import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { ensureDir, writeFileAtomic } from './atomic-file.js';
 import { LockedError, writingOutput } from './errors.js';
 import { tempPathFor } from './paths.js';
 import { crashPoint } from '../shared/crash-points.js';
+import { certainlyDead, processIdentity } from '../shared/process-identity.js';
+
+export { pidAlive } from '../shared/process-identity.js';
 
 export interface LockHolder {
   pid: number;
   host: string;
+  /** The kernel's boot id and the PID namespace of the holder (absent in locks of older versions). */
+  boot_id?: string;
+  pid_ns?: string;
   started_at: string;
   heartbeat_at: string;
   token: string;
@@ -46,9 +53,12 @@ export async function acquireLock(outDir: string, options: LockOptions = {}): Pr
   const path = lockPath(outDir);
   await ensureDir(outDir);
   const now = new Date().toISOString();
+  const { host, boot_id, pid_ns } = processIdentity();
   const me: LockHolder = {
     pid: process.pid,
-    host: hostname(),
+    host,
+    boot_id,
+    pid_ns,
     started_at: now,
     heartbeat_at: now,
     token: randomBytes(8).toString('hex'),
@@ -113,7 +123,7 @@ async function createExclusive(path: string, holder: LockHolder): Promise<boolea
 }
 
 async function isStale(path: string, holder: LockHolder | undefined, staleAfterMs: number): Promise<boolean> {
-  if (holder && holder.host === hostname() && !pidAlive(holder.pid)) return true;
+  if (holder && certainlyDead(holder)) return true;
   const seen = holder ? Date.parse(holder.heartbeat_at) : (await stat(path).catch(() => undefined))?.mtimeMs;
   return seen !== undefined && !Number.isNaN(seen) && Date.now() - seen > staleAfterMs;
 }
@@ -146,15 +156,6 @@ function lockedError(outDir: string, path: string, holder: LockHolder | undefine
   return new LockedError(
     `output directory ${outDir} is in use by another run (${who}); wait for it to finish, or delete ${path} if that run is gone`,
   );
-}
-
-export function pidAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
-  }
 }
 
 function parseHolder(text: string): LockHolder | undefined {

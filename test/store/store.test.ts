@@ -16,7 +16,7 @@ import { runCli } from '../support/cli.js';
 import { startConditionalFront } from '../support/s3-conditional.js';
 import { s3Client } from '../support/s3.js';
 import { PutObjectCommand } from '@aws-sdk/client-s3';
-import { hostname } from 'node:os';
+import { processIdentity } from '../../src/shared/process-identity.js';
 import { messages, startStoreWorld, type StoreWorld } from './helpers.js';
 
 let world: StoreWorld;
@@ -205,8 +205,10 @@ describe('on a service that enforces conditional writes (If-None-Match, If-Match
       const after = await world.perks(['build'], env(world.machine()));
       expect(after.code, after.stderr).toBe(0);
 
-      // a lease left by a process that died on this host is taken over at once; a live one is not
+      // a lease left by a process that died on this host (same boot and PID namespace) is taken over at once;
+      // a live one is not
       const client = s3Client(world.s3);
+      const { host, boot_id, pid_ns } = processIdentity();
       const lease = (pid: number) =>
         client.send(
           new PutObjectCommand({
@@ -214,7 +216,9 @@ describe('on a service that enforces conditional writes (If-None-Match, If-Match
             Key: 'conditional/_perks/lease.json',
             Body: JSON.stringify({
               token: 'x',
-              host: hostname(),
+              host,
+              boot_id,
+              pid_ns,
               pid,
               command: 'run',
               started_at: new Date().toISOString(),
