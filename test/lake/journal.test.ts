@@ -2,6 +2,7 @@ import { spawn } from 'node:child_process';
 import { existsSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect, test } from 'vitest';
+import { processIdentity } from '../../src/shared/process-identity.js';
 import { ensureLakeDir, finishSwitch, journalPath, readJournal, writeJsonAtomic } from '../../src/lake/index.js';
 import { ROOT, tempOut } from './helpers.js';
 
@@ -42,8 +43,8 @@ test('a switch a killed process left is finished by the next one to look, throug
   // The killed process's journal lock: its pid is gone.
   await ensureLakeDir(out, join(out, 'lake', '.journal'));
   const dead = {
+    ...processIdentity(), // this host, boot and PID namespace: a pid gone here is certainly dead
     pid: 2 ** 22 + 7,
-    host: (await import('node:os')).hostname(),
     started_at: '',
     heartbeat_at: new Date().toISOString(),
     token: 'dead',

@@ -1,13 +1,14 @@
 import { mkdtempSync } from 'node:fs';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { spawnSync } from 'node:child_process';
-import { hostname, tmpdir } from 'node:os';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
 import { acquireWorkLock, scopeKey, type WorkScope } from '../../src/extract/index.js';
 import { LockedError } from '../../src/lake/index.js';
 import { ExitCode } from '../../src/shared/exit-codes.js';
 import { now } from '../../src/shared/clock.js';
+import { processIdentity } from '../../src/shared/process-identity.js';
 
 const out = () => mkdtempSync(join(tmpdir(), 'perks-scale-lock-'));
 const shard = (index: number, count: number): WorkScope => ({ shard: { index, count } });
@@ -72,7 +73,7 @@ describe('locks scoped to what a worker writes', () => {
     const at = now().toISOString();
     await writeFile(
       join(lockDir, '.perks.lock'),
-      JSON.stringify({ pid: dead, host: hostname(), started_at: at, heartbeat_at: at, token: 'dead' }),
+      JSON.stringify({ ...processIdentity(), pid: dead, started_at: at, heartbeat_at: at, token: 'dead' }),
     );
     await writeFile(join(lockDir, 'scope.json'), JSON.stringify(scope));
     // Neither the whole organisation nor the same shard is blocked by it.
