@@ -28,6 +28,8 @@ import { existsSync } from 'node:fs';
  * - store-mid-upload      src/store/session.ts   a publish's first object is in the store, the others not yet
  * - store-before-commit   src/store/session.ts   every object is uploaded; the store's index does not name them
  * - store-after-commit    src/store/session.ts   the index names them; readers' manifests and removals not done
+ * - store-mid-views       src/store/session.ts   the index names the run's views at their staged keys; the first
+ *                                               is copied to its own name, the others not yet
  * - store-mid-garbage     src/store/session.ts   the first object the new index no longer names is removed
  * - close-before-publish  src/commands/close.ts  the close record has its new line in the working copy only
  * - close-after-publish   src/commands/close.ts  the line is committed to the store; nothing reported yet
@@ -48,6 +50,7 @@ export const STORE_CRASH_POINTS = [
   'store-mid-upload',
   'store-before-commit',
   'store-after-commit',
+  'store-mid-views',
   'store-mid-garbage',
 ] as const;
 export const CLOSE_CRASH_POINTS = ['close-before-publish', 'close-after-publish'] as const;

@@ -11,6 +11,7 @@ import { isIP } from 'node:net';
 import { pipeline } from 'node:stream/promises';
 import type { Readable } from 'node:stream';
 import {
+  CopyObjectCommand,
   DeleteObjectCommand,
   GetObjectCommand,
   HeadObjectCommand,
@@ -23,7 +24,7 @@ import { PreconditionFailed, isNotFound, isPreconditionFailed, storeFailure } fr
 import { keyOf, type StoreUrl } from './url.js';
 
 export interface StoreCounters {
-  requests: Record<'get' | 'put' | 'head' | 'delete' | 'list', number>;
+  requests: Record<'get' | 'put' | 'copy' | 'head' | 'delete' | 'list', number>;
   bytesUp: number;
   bytesDown: number;
 }
@@ -63,7 +64,7 @@ export function clientSettings(env = process.env): ClientSettings {
 
 export class StoreClient {
   readonly counters: StoreCounters = {
-    requests: { get: 0, put: 0, head: 0, delete: 0, list: 0 },
+    requests: { get: 0, put: 0, copy: 0, head: 0, delete: 0, list: 0 },
     bytesUp: 0,
     bytesDown: 0,
   };
@@ -181,6 +182,20 @@ export class StoreClient {
     }
   }
 
+  /** Copies an object within the store, on the service (no byte passes through this machine; up to 5 GB). */
+  async copy(from: string, to: string): Promise<ObjectInfo> {
+    this.counters.requests.copy++;
+    const source = `${this.store.bucket}/${keyOf(this.store, from)}`.split('/').map(encodeURIComponent).join('/');
+    try {
+      const r = await this.s3.send(
+        new CopyObjectCommand({ Bucket: this.store.bucket, Key: keyOf(this.store, to), CopySource: source }),
+      );
+      return { etag: r.CopyObjectResult?.ETag ?? '', size: 0 };
+    } catch (err) {
+      this.fail(err, 'copy to', to);
+    }
+  }
+
   /** Removes an object (absent is fine: deleting is idempotent on S3). */
   async delete(path: string): Promise<void> {
     this.counters.requests.delete++;
@@ -201,9 +216,10 @@ export class StoreClient {
       this.counters.requests.list++;
       try {
         const r = await this.s3.send(
+          // no Prefix at all for the bucket's root: an empty one is refused by some services (s3rver: HTTP 500)
           new ListObjectsV2Command({
             Bucket: this.store.bucket,
-            Prefix: `${base}${under}`,
+            ...(`${base}${under}` ? { Prefix: `${base}${under}` } : {}),
             ContinuationToken: token,
           }),
         );

@@ -8,6 +8,7 @@ import { ConfigError, ExitCode, UserFacingError } from '../shared/exit-codes.js'
 import { now } from '../shared/clock.js';
 import { redact } from '../shared/redact.js';
 import { setOutputHooks } from '../shared/output-hooks.js';
+import { loadConfig } from '../config/index.js';
 import { COMMANDS } from './layout.js';
 import { setCurrentStoreSession } from './current.js';
 import { StoreSession } from './session.js';
@@ -43,8 +44,16 @@ export async function resolveOutput(argv: Argv, env: NodeJS.ProcessEnv = process
         `${source}=${store.url}: the demo writes a local folder; give a folder, or use perks run against the store`,
       );
     if (!(command in COMMANDS)) return; // the sandbox: no output
-    const redisUrl = env.PERKS_REDIS_URL || undefined;
-    remember(await StoreSession.open(store, command, { env, redisUrl }));
+    const config = loadConfig(env);
+    remember(
+      await StoreSession.open(store, command, {
+        env,
+        redisUrl: config.redisUrl,
+        leaseTtlMs: config.storeLeaseSeconds * 1000,
+        checkpoints: { seconds: config.storeCheckpointSeconds, mb: config.storeCheckpointMb },
+        onLeaseLost: leaseLost,
+      }),
+    );
     if (!open) return;
     if (command === 'check') return; // check reached the store; it prints the URL, not a folder
     argv.output = open.copy;
@@ -56,6 +65,7 @@ export async function resolveOutput(argv: Argv, env: NodeJS.ProcessEnv = process
         await session.publish();
       },
       journalWritten: (file) => session.wal.flush(file),
+      progressMade: (bytes) => session.progress(bytes),
     });
   } catch (err) {
     fail(err);
@@ -100,6 +110,15 @@ function storeLine(session: StoreSession): string {
   if (!process.stderr.isTTY) return `${JSON.stringify(event)}\n`;
   const requests = Object.values(c.requests).reduce((a, b) => a + b, 0);
   return `store ${event.store}: pulled ${event.pulled.files} files (${event.pulled.bytes} bytes), published ${event.published.files} files${event.generation ? ` as generation ${event.generation}` : ''}; ${requests} requests, ${c.bytesUp} bytes up, ${c.bytesDown} down\n`;
+}
+
+/**
+ * The lease's heartbeat found it taken by another run: this one stops at once (as a kill would: nothing
+ * uncommitted counts, the copy is reset by the next command), saying so, exit 5.
+ */
+function leaseLost(message: string): void {
+  process.stderr.write(`perks: ${redact(message)}\n`);
+  process.exit(ExitCode.locked);
 }
 
 function report(err: unknown): void {

@@ -32,6 +32,8 @@ export const RemoteIndex = z.object({
   by: z.object({ host: z.string(), pid: z.number(), command: z.string() }),
   files: z.record(z.string(), RemoteEntry),
   garbage: z.array(z.string()),
+  /** The lease token of the writer that wrote it last (session.ts: fence). */
+  lease: z.string().optional(),
 });
 export type RemoteIndex = z.infer<typeof RemoteIndex>;
 

@@ -2,7 +2,8 @@
  * What a path of the output is, for the store:
  * - ignored: never published (locks, temporary files, DuckDB's write-ahead log, the working copy's own index);
  * - a view (`warehouse.duckdb`, `marts/`, `reports/`, `docs/`): derived, read by name by BI tools and
- *   people, so written in place under its own name (S3 replaces an object whole);
+ *   people, so kept under its own name; a publish stages it (stagedViewKey) and copies it to its name only
+ *   once the index committed the data it was derived from (session.ts);
  * - committed (everything else: lake, state, runs, closes, quarantine, audit): what later runs depend
  *   on, so never overwritten in place before the index names it (sync.ts).
  * And which parts of the output each command reads, so a working copy downloads only those.
@@ -17,6 +18,13 @@ export const INDEX = `${META}/index.json`;
 export const INTENT = `${META}/intent.json`;
 export const LEASE = `${META}/lease.json`;
 export const WAL = `${META}/wal`;
+/**
+ * Where a publish uploads the views it changed (`_perks/views/<generation>/<path>`): out of every glob BI
+ * tools read, named by the index from its commit on, copied to their own names only after it (switchViews).
+ */
+const VIEWS = `${META}/views`;
+export const stagedViewKey = (path: string, generation: number) => `${VIEWS}/${generation}/${path}`;
+export const isStagedView = (key: string) => key.startsWith(`${VIEWS}/`);
 
 export function isIgnored(path: string): boolean {
   const parts = path.split('/');
@@ -55,11 +63,13 @@ export interface CommandUse {
 
 /** Per command (the first word, or `users`): what it reads, whether it writes. Unlisted: no store use. */
 export const COMMANDS: Record<string, CommandUse> = {
-  run: { writes: true, reads: [...CORE, 'quarantine/'] },
+  // a build reads the previous build's warehouse and marts, so that a fresh copy's build is as incremental as
+  // the machine's that made them (only the months that changed rebuilt, unchanged mart files kept)
+  run: { writes: true, reads: [...CORE, 'quarantine/', 'warehouse.duckdb', 'marts/'] },
   extract: { writes: true, reads: [...CORE, 'quarantine/'] },
   forget: { writes: true, reads: [...CORE, 'quarantine/'] },
   compact: { writes: true, reads: CORE },
-  build: { writes: true, reads: CORE },
+  build: { writes: true, reads: [...CORE, 'warehouse.duckdb', 'marts/'] },
   close: { writes: true, reads: [...CORE, 'warehouse.duckdb'] },
   reopen: { writes: true, reads: [...CORE, 'warehouse.duckdb'] },
   writeback: { writes: true, reads: [...CORE, 'warehouse.duckdb', 'marts/'] },

@@ -5,27 +5,44 @@
  * command (or at a checkpoint) what it changed published:
  *
  *   1. `_perks/intent.json` names the keys about to be written (so a kill here is rolled back);
- *   2. every new or changed file is uploaded: committed files to a key never written before
- *      (`name.v<generation>.ext`), views (warehouse, marts, reports, docs) in place;
+ *   2. every new or changed file is uploaded to a key never written before: committed files as
+ *      `name.v<generation>.ext`, views (warehouse, marts, reports, docs) under `_perks/views/<generation>/`;
  *   3. `_perks/index.json` is written: the commit (If-Match on the ETag read at the start, or
- *      If-None-Match: * for the first);
+ *      If-None-Match: * for the first), fenced by the lease (verified just before);
  *   4. the readers' manifests of the streams that changed (manifests.ts);
- *   5. the objects the new index no longer names are removed, the index written again without them,
+ *   5. the views are copied to their own names (what BI tools read by name changes only now), the index
+ *      written again naming them there;
+ *   6. the objects the new index no longer names are removed, the index written again without them,
  *      the intent removed.
  * Killed before 3: the next writer removes what the intent names (nothing counted it). Killed after 3:
- * the next writer finishes 4 and 5. Either way a reader never sees data a pointer does not name, nor a
- * pointer to data not there.
+ * the next writer finishes 4 to 6. Either way a reader never sees data a pointer does not name, nor a
+ * pointer to data not there, and a view by name is never newer than the commit it was derived from.
+ *
+ * While an extract runs, `progress()` publishes what it committed so far at the checkpoint interval (a
+ * "live" publish: the copy is staged while no unit of the extract's commits is half done and no switch of
+ * lake files under way, so windows landing beside it cannot tear it): a killed extract is continued by any
+ * machine from its last checkpoint.
  */
 import { randomBytes } from 'node:crypto';
-import { mkdir, readdir, stat, appendFile } from 'node:fs/promises';
+import { mkdir, readdir, rm, stat, appendFile } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
-import { acquireLock, type Lock } from '../lake/index.js';
+import { acquireLock, withJournal, type Lock } from '../lake/index.js';
 import { LockedError } from '../lake/errors.js';
 import { crashPoint } from '../shared/crash-points.js';
+import { betweenCommits } from '../shared/output-hooks.js';
 import { ExitCode } from '../shared/exit-codes.js';
 import { StoreClient, clientSettings } from './client.js';
-import { ensureParent, fileMode, localChanges, removeFile, settledMtime, walkCopy, type Change } from './copy-files.js';
+import {
+  ensureParent,
+  fileMode,
+  localChanges,
+  removeFile,
+  settledMtime,
+  stageChanges,
+  walkCopy,
+  type Change,
+} from './copy-files.js';
 import { PreconditionFailed, StoreError, StoreLockedError } from './errors.js';
 import {
   Intent,
@@ -38,7 +55,19 @@ import {
   type RemoteIndex,
 } from './indexes.js';
 import { acquireLease, probeConditionalWrites, type Lease } from './lease.js';
-import { COMMANDS, INDEX, INTENT, LOCAL_DIR, META, freshKey, isView, reads, type CommandUse } from './layout.js';
+import {
+  COMMANDS,
+  INDEX,
+  INTENT,
+  LOCAL_DIR,
+  META,
+  freshKey,
+  isStagedView,
+  isView,
+  reads,
+  stagedViewKey,
+  type CommandUse,
+} from './layout.js';
 import { allStreams, changedStreams, writeManifests } from './manifests.js';
 import { workingCopyDir, type StoreUrl } from './url.js';
 import { WalWriter, continuation, walJournals } from './wal.js';
@@ -52,6 +81,22 @@ export interface PublishResult {
 }
 
 const CONCURRENCY = 8;
+
+/** When an extract's progress is published: every `seconds` or `mb` landed, whichever first (0: never). */
+export interface CheckpointSettings {
+  seconds: number;
+  mb: number;
+}
+
+export interface SessionOptions {
+  env?: NodeJS.ProcessEnv;
+  redisUrl?: string;
+  /** The lease's time to live after its last heartbeat (ms). */
+  leaseTtlMs?: number;
+  checkpoints?: CheckpointSettings;
+  /** Called once when the lease's heartbeat finds it taken: nothing more may be committed. */
+  onLeaseLost?: (message: string) => void;
+}
 
 async function inParallel<T>(items: T[], work: (item: T) => Promise<void>): Promise<void> {
   let next = 0;
@@ -75,6 +120,10 @@ export class StoreSession {
   readonly publishes: PublishResult[] = [];
   /** What the pull brought down: files and bytes (and the time it took, before the command could start). */
   readonly pulled = { files: 0, bytes: 0, ms: 0 };
+  /** Since the last publish: when it was, and the bytes the extract landed since (progress()). */
+  private sincePublish = { at: Date.now(), bytes: 0 };
+  private checkpointing = false;
+  private checkpoints: CheckpointSettings = { seconds: 0, mb: 0 };
 
   private constructor(
     readonly client: StoreClient,
@@ -85,18 +134,15 @@ export class StoreSession {
     this.wal = new WalWriter(client, copy);
   }
 
-  static async open(
-    store: StoreUrl,
-    command: string,
-    options: { env?: NodeJS.ProcessEnv; redisUrl?: string } = {},
-  ): Promise<StoreSession> {
+  static async open(store: StoreUrl, command: string, options: SessionOptions = {}): Promise<StoreSession> {
     const env = options.env ?? process.env;
     const use = COMMANDS[command] ?? { writes: false, reads: [] };
     const client = new StoreClient(store, env);
     const copy = workingCopyDir(store, clientSettings(env).endpoint, env);
     const session = new StoreSession(client, copy, command, use);
+    if (options.checkpoints) session.checkpoints = options.checkpoints;
     try {
-      await session.start(options.redisUrl);
+      await session.start(options);
       return session;
     } catch (err) {
       await session.close();
@@ -104,7 +150,7 @@ export class StoreSession {
     }
   }
 
-  private async start(redisUrl: string | undefined): Promise<void> {
+  private async start(options: SessionOptions): Promise<void> {
     await mkdir(join(this.copy, LOCAL_DIR), { recursive: true, mode: 0o700 });
     this.copyLock = await acquireLock(join(this.copy, LOCAL_DIR)).catch((err: unknown) => {
       if (err instanceof LockedError)
@@ -116,15 +162,31 @@ export class StoreSession {
     this.local = await this.openLocalIndex();
     if (this.use.writes)
       this.lease = await acquireLease(this.client, this.command, {
-        redisUrl,
+        redisUrl: options.redisUrl,
+        ttlMs: options.leaseTtlMs,
+        onLost: options.onLeaseLost,
         conditionalWrites: async () => {
           this.local.conditionalWrites ??= await probeConditionalWrites(this.client);
           return this.local.conditionalWrites;
         },
       });
     await this.readRemote();
+    if (this.use.writes) await this.fence();
     if (this.use.writes) await this.recover();
     if (this.use.reads.length) await this.pull();
+    this.sincePublish = { at: Date.now(), bytes: 0 };
+  }
+
+  /**
+   * The index written again naming this writer's lease: a writer whose lease was taken over (it stalled past
+   * its TTL) finds the index changed at its next commit and commits nothing (If-Match where the service
+   * enforces it, the ETag compared before the commit where it does not).
+   */
+  private async fence(): Promise<void> {
+    if (!this.remoteEtag || !this.lease) return;
+    const next = { ...this.remote, lease: this.lease.token };
+    this.remoteEtag = (await this.putIndex(next)).etag;
+    this.remote = next;
   }
 
   private async openLocalIndex(): Promise<LocalIndex> {
@@ -173,11 +235,32 @@ export class StoreSession {
         intent.data.keys.filter((k) => !named.has(k)),
         (k) => this.client.delete(k),
       );
-    } else if (got || this.remote.garbage.length) {
+    } else if (got || this.remote.garbage.length || stagedViews(this.remote).length) {
       await writeManifests(this.client, this.remote, allStreams(this.remote));
+      await this.switchViews();
       await this.collectGarbage(this.remote.garbage);
     }
     if (got) await this.client.delete(INTENT);
+  }
+
+  /**
+   * The views the index names at their staged keys, copied to their own names (on the service), then the
+   * index written naming them there, the staged objects left as garbage. Copying again is harmless, so a
+   * kill anywhere here is finished by the next writer.
+   */
+  private async switchViews(): Promise<void> {
+    const staged = stagedViews(this.remote);
+    if (!staged.length) return;
+    const files = { ...this.remote.files };
+    let copied = 0;
+    await inParallel(staged, async ([path, entry]) => {
+      const r = await this.client.copy(entry.key, path);
+      files[path] = { ...entry, key: path, etag: r.etag || entry.etag };
+      if (++copied === 1) crashPoint('store-mid-views');
+    });
+    const next = { ...this.remote, files, garbage: [...this.remote.garbage, ...staged.map(([, e]) => e.key)] };
+    this.remoteEtag = (await this.putIndex(next)).etag;
+    this.remote = next;
   }
 
   private async collectGarbage(garbage: string[]): Promise<void> {
@@ -232,15 +315,35 @@ export class StoreSession {
         await this.pullOnce();
         return;
       } catch (err) {
+        if (!(err instanceof Vanished)) throw err;
         // a reader racing a publish: an object named by the index it read was replaced; read it again
-        if (!(err instanceof Vanished) || this.use.writes || attempt >= 5) {
-          if (err instanceof Vanished)
-            throw new StoreError(`${err.message}: the store kept changing; run it again`, ExitCode.failed);
-          throw err;
-        }
+        const read = this.remoteEtag;
         await this.readRemote();
+        if (this.remoteEtag === read) throw await this.missing();
+        if (this.use.writes) throw this.moved();
+        if (attempt >= 5)
+          throw new StoreError(`${err.message}: the store kept changing; run it again`, ExitCode.failed);
       }
     }
+  }
+
+  /** The index did not change, yet an object it names is gone or another: it was copied without them, or they were removed. */
+  private async missing(): Promise<StoreError> {
+    const gone: string[] = [];
+    await inParallel(Object.values(this.remote.files), async (e) => {
+      if (!(await this.client.head(e.key))) gone.push(e.key);
+    });
+    gone.sort();
+    const named = gone.length
+      ? `${gone.length} object${gone.length === 1 ? '' : 's'} it names ${gone.length === 1 ? 'is' : 'are'} missing (${gone
+          .slice(0, 3)
+          .map((k) => this.client.url(k))
+          .join(', ')}${gone.length > 3 ? ', …' : ''})`
+      : 'an object it names changed under it';
+    return new StoreError(
+      `the store ${this.client.where} is not whole: its index (_perks/index.json) is unchanged, but ${named}; the index was copied without its objects, or they were removed: restore them (copy the whole prefix, or from the bucket's versions), then run it again`,
+      ExitCode.config,
+    );
   }
 
   private async pullOnce(): Promise<void> {
@@ -312,22 +415,62 @@ export class StoreSession {
     return this.remote.generation;
   }
 
-  /** Publishes what the command changed in the copy (nothing changed: no request). */
-  async publish(): Promise<PublishResult | undefined> {
+  /**
+   * Publishes what the command changed in the copy (nothing changed: no request). `live`: other work may be
+   * committing in the copy meanwhile (an extract's windows): the copy is staged during a turn of the lake's
+   * journal.
+   */
+  async publish(options: { live?: boolean } = {}): Promise<PublishResult | undefined> {
     if (this.poisoned || !this.use.writes) return undefined;
     try {
-      const result = await this.publishOnce();
+      const result = await this.publishOnce(options.live === true);
       if (result) this.publishes.push(result);
       return result;
     } catch (err) {
       this.poisoned = true;
       throw err;
+    } finally {
+      this.sincePublish = { at: Date.now(), bytes: 0 };
     }
   }
 
-  private async publishOnce(): Promise<PublishResult | undefined> {
+  /**
+   * The extract committed more (`bytes` landed since its last call): a lease found lost stops it here; a
+   * checkpoint publishes when the interval says so (one at a time: a call meanwhile returns at once).
+   */
+  async progress(bytes: number): Promise<void> {
     this.lease?.assertHeld();
-    const { changed, removed } = await localChanges(this.copy, this.local);
+    if (this.poisoned || !this.use.writes) return;
+    this.sincePublish.bytes += bytes;
+    const { seconds, mb } = this.checkpoints;
+    const due =
+      (seconds > 0 && Date.now() - this.sincePublish.at >= seconds * 1000) ||
+      (mb > 0 && this.sincePublish.bytes >= mb * 1024 * 1024);
+    if (!due || this.checkpointing) return;
+    this.checkpointing = true;
+    try {
+      await this.publish({ live: true });
+    } finally {
+      this.checkpointing = false;
+    }
+  }
+
+  private async publishOnce(live: boolean): Promise<PublishResult | undefined> {
+    this.lease?.assertHeld();
+    const stage = join(this.copy, LOCAL_DIR, 'stage');
+    try {
+      const snapshot = () => stageChanges(this.copy, this.local, stage);
+      // live: no unit of commits half done (the extract's commit gate), no switch of lake files under way
+      const { changed, removed } = live
+        ? await betweenCommits(() => withJournal(this.copy, snapshot))
+        : await snapshot();
+      return await this.commit(changed, removed);
+    } finally {
+      await rm(stage, { recursive: true, force: true });
+    }
+  }
+
+  private async commit(changed: Change[], removed: string[]): Promise<PublishResult | undefined> {
     const extra = [...this.wal.pieces.splice(0), ...this.adopted.splice(0)];
     if (!changed.length && !removed.length && !extra.length) return undefined;
     const head = await this.client.head(INDEX);
@@ -335,14 +478,14 @@ export class StoreSession {
     const previous = this.remote;
     const generation = previous.generation + 1;
     const keys = new Map<string, string>();
-    for (const c of changed) keys.set(c.path, isView(c.path) ? c.path : freshKey(c.path, generation));
-    const committed = changed.filter((c) => !isView(c.path)).map((c) => keys.get(c.path)!);
-    const intent: Intent = { generation, keys: committed, started_at: new Date().toISOString() };
+    for (const c of changed)
+      keys.set(c.path, isView(c.path) ? stagedViewKey(c.path, generation) : freshKey(c.path, generation));
+    const intent: Intent = { generation, keys: [...keys.values()], started_at: new Date().toISOString() };
     await this.client.put(INTENT, Buffer.from(JSON.stringify(intent)));
     const etags = new Map<string, string>();
     let uploaded = 0;
     await inParallel(changed, async (c: Change) => {
-      const r = await this.client.put(keys.get(c.path)!, { file: join(this.copy, c.path), size: c.size });
+      const r = await this.client.put(keys.get(c.path)!, { file: c.source ?? join(this.copy, c.path), size: c.size });
       etags.set(c.path, r.etag);
       if (++uploaded === 1) crashPoint('store-mid-upload');
     });
@@ -350,8 +493,9 @@ export class StoreSession {
     const files = { ...previous.files };
     const garbage = new Set<string>(extra);
     for (const c of changed) {
+      // a view's own name is not garbage: its staged object is copied over it after the commit
       const old = previous.files[c.path]?.key;
-      if (old && old !== keys.get(c.path)) garbage.add(old);
+      if (old && old !== c.path) garbage.add(old);
       files[c.path] = { key: keys.get(c.path)!, size: c.size, etag: etags.get(c.path)!, sha256: c.sha256 };
     }
     for (const path of removed) {
@@ -365,18 +509,21 @@ export class StoreSession {
       by: { host: hostname(), pid: process.pid, command: this.command },
       files,
       garbage: [...garbage],
+      ...(this.lease ? { lease: this.lease.token } : {}),
     };
-    this.lease?.assertHeld();
+    await this.lease?.verify();
     this.remoteEtag = (await this.putIndex(next)).etag;
     this.remote = next;
     crashPoint('store-after-commit');
     await writeManifests(this.client, next, changedStreams([...changed.map((c) => c.path), ...removed]), previous);
-    await this.collectGarbage(next.garbage);
+    await this.switchViews();
+    await this.collectGarbage(this.remote.garbage);
     await this.client.delete(INTENT);
     for (const c of changed) {
+      const entry = this.remote.files[c.path];
       this.local.files[c.path] = {
-        key: keys.get(c.path)!,
-        etag: etags.get(c.path)!,
+        key: entry.key,
+        etag: entry.etag,
         size: c.size,
         mtimeMs: settledMtime(c.mtimeMs),
         sha256: c.sha256,
@@ -408,6 +555,11 @@ export class StoreSession {
 }
 
 class Vanished extends Error {}
+
+/** The index's views still at their staged keys (a publish between its commit and switchViews). */
+function stagedViews(index: RemoteIndex): [string, RemoteIndex['files'][string]][] {
+  return Object.entries(index.files).filter(([, e]) => isStagedView(e.key));
+}
 
 /** A random token, for probe names and tests. */
 export const token = () => randomBytes(6).toString('hex');

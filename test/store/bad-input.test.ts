@@ -94,6 +94,36 @@ describe('a store that cannot be used', () => {
     expect(unlocked.line).toMatch(/does not enforce conditional writes \(If-None-Match\).*set PERKS_REDIS_URL/);
   }, 300_000);
 
+  test('the bucket’s root holding other objects is refused with one line (exit 2), not an HTTP 500; an index copied without its objects names them (exit 2)', async () => {
+    const stray = s3Client(world.s3);
+    await stray.send(new PutObjectCommand({ Bucket: world.s3.bucket, Key: 'stray.csv', Body: 'a,b\n' }));
+    stray.destroy();
+    const root = await world.perks(['build'], {
+      ...world.env(sandbox, 'x', world.machine()),
+      PERKS_OUTPUT: `s3://${world.s3.bucket}`,
+    });
+    expect(root.code, root.stderr).toBe(2);
+    expect(messages(root), root.stderr).toEqual([expect.stringMatching(/holds objects \(.+\) but no perks index/)]);
+
+    const made = await world.perks(['extract', '--streams', 'groups'], world.env(sandbox, 'whole', world.machine()));
+    expect(made.code, made.stderr).toBe(0);
+    const client = s3Client(world.s3);
+    const index = (await world.objects('whole')).get('_perks/index.json')!;
+    await client.send(new PutObjectCommand({ Bucket: world.s3.bucket, Key: 'bare/_perks/index.json', Body: index }));
+    client.destroy();
+    for (const command of ['status', 'extract']) {
+      const r = await world.perks([command, '--streams', 'groups'].slice(0, command === 'status' ? 1 : 3), {
+        ...world.env(sandbox, 'bare', world.machine()),
+      });
+      expect(r.code, r.stderr).toBe(2);
+      expect(messages(r), r.stderr).toEqual([
+        expect.stringMatching(
+          /^perks: the store s3:\/\/perks-test\/bare .* is not whole: .* \d+ objects? it names (is|are) missing \(s3:\/\/perks-test\/bare\/.+\); the index was copied without its objects/,
+        ),
+      ]);
+    }
+  }, 300_000);
+
   test('no permission to write (exit 3) and a clock the service refuses (exit 2): one line each, nothing committed', async () => {
     const readOnly = await startConditionalFront(world.s3.endpoint, (req) =>
       req.method === 'PUT' || req.method === 'DELETE'

@@ -20,7 +20,7 @@ import { scheduleScenario } from './schedule.js';
 import { schemaDriftScenario } from './schema-drift.js';
 import { secretsScenario } from './secrets.js';
 import { windowsScenario } from './windows.js';
-import { storeCommandsScenario, storeCrashScenario, storeReaderScenario } from './store.js';
+import { storeCheckpointScenario, storeCommandsScenario, storeCrashScenario, storeReaderScenario } from './store.js';
 
 export const SCENARIOS: Record<string, Scenario> = {
   crash: (o) => crashScenario({ ...o, kills: o.long ? 50 : 30, points: EXTRACT_CRASH_POINTS }),
@@ -56,6 +56,7 @@ export const SCENARIOS: Record<string, Scenario> = {
   'store-crash': (o) => storeCrashScenario(o),
   'store-readers': (o) => storeReaderScenario({ ...o, rounds: o.long ? 6 : 3 }),
   'store-commands': (o) => storeCommandsScenario(o),
+  'store-checkpoints': (o) => storeCheckpointScenario(o),
 };
 
 /**

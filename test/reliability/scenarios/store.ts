@@ -17,6 +17,7 @@ import { streamRows } from '../../support/lake-check.js';
 import { s3Client } from '../../support/s3.js';
 import { testSandbox } from '../../support/sandbox.js';
 import { messages, startStoreWorld, type StoreWorld } from '../../store/helpers.js';
+import { extractKilledAt, STORE_STREAMS } from '../../store/killed-extract.js';
 import { runCli } from '../../support/cli.js';
 import { orgEnv } from '../../support/sandbox.js';
 import { row, type Row, type ScenarioOptions } from '../table.js';
@@ -262,6 +263,48 @@ export async function storeCommandsScenario(o: ScenarioOptions): Promise<Row[]> 
     ];
   } finally {
     await sandbox.close();
+    await world.stop();
+  }
+}
+
+/**
+ * An extract into the store killed at 25, 50 and 75 % of its calls (counted at the sandbox), then continued
+ * on a fresh machine: the rerun asks only what no checkpoint committed (goal at 50 %: at most 0.6 of a whole
+ * extract's calls), skips every orders window a checkpoint committed, and the lake equals a run never killed.
+ */
+export async function storeCheckpointScenario(o: ScenarioOptions): Promise<Row[]> {
+  const world = await startStoreWorld();
+  const sandboxes: Awaited<ReturnType<typeof testSandbox>>[] = [];
+  const sandbox = async () => {
+    const s = await testSandbox({ seed: 42 });
+    sandboxes.push(s);
+    return s;
+  };
+  try {
+    const rows: Row[] = [];
+    for (const share of [0.25, 0.5, 0.75]) {
+      o.log(`extract killed at ${share * 100} % of its calls`);
+      const r = await extractKilledAt(world, await sandbox(), await sandbox(), share, `checkpoint-${share * 100}`);
+      const problems = [...r.problems];
+      for (const s of STORE_STREAMS)
+        if (JSON.stringify(await streamRows(r.rerunCopy, s)) !== JSON.stringify(await streamRows(r.wholeCopy, s)))
+          problems.push(`${s} differs from a run never killed`);
+      const ratio = r.rerunCalls / r.wholeCalls;
+      const goal = 1 - share + 0.1;
+      if (ratio > goal)
+        problems.push(`the rerun made ${ratio.toFixed(3)} of a whole extract's calls (goal <= ${goal})`);
+      rows.push(
+        row(
+          `store-checkpoint-${share * 100}`,
+          1,
+          problems,
+          `killed at ${r.killedCalls}/${r.wholeCalls} calls after ${r.checkpoints} checkpoints; the rerun on a fresh machine: ${r.rerunCalls} calls = ${ratio.toFixed(3)} of a whole extract (goal <= ${goal.toFixed(2)}); lake equal`,
+        ),
+      );
+    }
+    return rows;
+  } finally {
+    for (const s of sandboxes) await s.close();
     await world.stop();
   }
 }

@@ -1,0 +1,98 @@
+/**
+ * Issue 42: the derived files (warehouse, marts, reports, docs) that BI tools read by name change only after
+ * the commit that makes them true. A publish killed before its commit leaves them as the last commit had
+ * them; one killed after it (its views staged under `_perks/views/`, not yet copied to their names) is
+ * finished by the next command, which copies them.
+ */
+import { createHash } from 'node:crypto';
+import { afterAll, beforeAll, expect, test } from 'vitest';
+import type { Sandbox } from '../../src/sandbox/index.js';
+import { testSandbox } from '../support/sandbox.js';
+import { startStoreWorld, type StoreWorld } from './helpers.js';
+
+let world: StoreWorld;
+let sandbox: Sandbox;
+beforeAll(async () => {
+  world = await startStoreWorld();
+  sandbox = await testSandbox({ seed: 43 });
+}, 180_000);
+afterAll(async () => {
+  await sandbox?.close();
+  await world?.stop();
+});
+
+const sha = (b: Buffer) => createHash('sha256').update(b).digest('hex');
+
+/** The views BI tools fetch by name: path → SHA-256 of the object under that name. */
+async function byName(prefix: string): Promise<Map<string, string>> {
+  const out = new Map<string, string>();
+  for (const [key, body] of await world.objects(prefix))
+    if (key === 'warehouse.duckdb' || /^(marts|reports|docs)\//.test(key)) out.set(key, sha(body));
+  return out;
+}
+
+/** The views the committed index names, with the SHA-256 of what it says they hold. */
+async function committedViews(prefix: string): Promise<Map<string, string>> {
+  const index = (await world.index(prefix)) as unknown as { files: Record<string, { key: string; sha256: string }> };
+  return new Map(
+    Object.entries(index.files)
+      .filter(([p]) => p === 'warehouse.duckdb' || /^(marts|reports|docs)\//.test(p))
+      .map(([p, e]) => [p, e.sha256]),
+  );
+}
+
+test('views by name change only after the commit: a build killed before it leaves them as they were, one killed after it is finished by the next command', async () => {
+  const env = (extra: Record<string, string> = {}) => world.env(sandbox, 'views', world.machine(), extra);
+  const first = await world.perks(['run', '--no-writeback'], env());
+  expect(first.code, first.stderr).toBe(0);
+  const before = await byName('views');
+  expect(before.get('marts/engagement_users.parquet')).toBeDefined();
+  expect(before).toEqual(await committedViews('views'));
+
+  // another segment window changes engagement_users: killed with every object uploaded, nothing committed
+  const changed = ['build', '--active-days', '10'];
+  const killed = await world.perks(changed, env({ PERKS_CRASH_AT: 'store-before-commit' }));
+  expect(killed.signal).toBe('SIGKILL');
+  expect(await byName('views'), 'BI reads the last commit’s views').toEqual(before);
+
+  // killed after its commit, before the views reach their names: still the old ones by name
+  const committed = await world.perks(changed, env({ PERKS_CRASH_AT: 'store-after-commit' }));
+  expect(committed.signal).toBe('SIGKILL');
+  expect(await byName('views')).toEqual(before);
+  const named = await committedViews('views');
+  expect(named.get('marts/engagement_users.parquet')).not.toBe(before.get('marts/engagement_users.parquet'));
+
+  // the next command (on another machine) finishes that publish: every view by name is what the index names
+  const next = await world.perks(['status'], env());
+  expect(next.code, next.stderr).toBe(0);
+  const finisher = await world.perks(['compact'], env());
+  expect(finisher.code, finisher.stderr).toBe(0);
+  expect(await byName('views')).toEqual(await committedViews('views'));
+  expect((await byName('views')).get('marts/engagement_users.parquet')).toBe(
+    named.get('marts/engagement_users.parquet'),
+  );
+  const objects = await world.objects('views');
+  expect(
+    [...objects.keys()].filter((k) => k.startsWith('_perks/views/')),
+    'no staged view left',
+  ).toEqual([]);
+}, 300_000);
+
+/** A build's summary without the lines naming files of its machine, and its timings. */
+const summary = (stdout: string) =>
+  stdout
+    .split('\n')
+    .filter((l) => l && !l.includes('/'))
+    .join('\n');
+
+test('a fresh working copy builds as incrementally as the machine that built last: the same models kept and rebuilt', async () => {
+  const a = world.machine();
+  const run = await world.perks(['run', '--no-writeback'], world.env(sandbox, 'fresh-build', a));
+  expect(run.code, run.stderr).toBe(0);
+  const original = await world.perks(['build'], world.env(sandbox, 'fresh-build', a));
+  expect(original.code, original.stderr).toBe(0);
+  const fresh = await world.perks(['build'], world.env(sandbox, 'fresh-build', world.machine()));
+  expect(fresh.code, fresh.stderr).toBe(0);
+  expect(summary(original.stdout)).toMatch(/kept/);
+  expect(summary(fresh.stdout)).toEqual(summary(original.stdout));
+}, 300_000);
