@@ -29,6 +29,7 @@ import { parseStoreUrl } from '../../src/store/url.js';
 import { baseEnv, PERKS, ROOT, type CliResult } from '../support/cli.js';
 import { startConditionalFront, type ConditionalFront } from '../support/s3-conditional.js';
 import { s3Client } from '../support/s3.js';
+import { orgEnv, testSandbox } from '../support/sandbox.js';
 import { messages, startStoreWorld, type StoreWorld } from './helpers.js';
 
 type Kind = 'redis' | 'object';
@@ -253,20 +254,20 @@ const unsharePermitted = spawnSync('unshare', ['--pid', '--fork', '--mount-proc'
 
 describe('a second run in another PID namespace of this host (a container sharing its name)', () => {
   test.skipIf(!unsharePermitted)(
-    '`perks build` there is refused (exit 5) while this process holds the lease: its pid is not judged there (skipped where `unshare --pid --fork --mount-proc` is missing or not permitted)',
+    '`perks run` there is refused (exit 5), before any API call, while this process holds the lease: its pid is not judged there (skipped where `unshare --pid --fork --mount-proc` is missing or not permitted)',
     async () => {
       const s = store('redis');
       const lease = await s.acquire('run');
       const held = await s.read();
+      const sandbox = await testSandbox({ seed: 3 });
       const env = baseEnv({
+        ...orgEnv(sandbox, `s3://${world.s3.bucket}/${s.prefix}`),
         ...world.s3.env,
-        PERKS_OUTPUT: `s3://${world.s3.bucket}/${s.prefix}`,
         PERKS_REDIS_URL: world.redis.url,
         PERKS_CACHE_DIR: world.machine(),
-        PERKS_NOW: '2026-11-22T12:00:00Z',
       });
       const started = Date.now();
-      const child = spawn('unshare', ['--pid', '--fork', '--mount-proc', process.execPath, PERKS, 'build'], {
+      const child = spawn('unshare', ['--pid', '--fork', '--mount-proc', process.execPath, PERKS, 'run'], {
         cwd: ROOT,
         env,
         stdio: ['ignore', 'pipe', 'pipe'],
@@ -280,6 +281,8 @@ describe('a second run in another PID namespace of this host (a container sharin
         child.once('close', (code, signal) => done({ code, signal, stdout, stderr, ms: Date.now() - started })),
       );
       clearTimeout(timer);
+      expect(sandbox.stats().calls, 'refused before any API call').toBe(0);
+      await sandbox.close();
       expect(result.code, result.stderr).toBe(5);
       const lines = messages(result);
       expect(lines).toHaveLength(1);
@@ -294,4 +297,44 @@ describe('a second run in another PID namespace of this host (a container sharin
       await lease.release();
     },
   );
+});
+
+describe('a run whose lease is taken over while it runs', () => {
+  test('stops at once (within a heartbeat: a sixth of the TTL) with one line, exit 5, and commits nothing more', async () => {
+    const sandbox = await testSandbox({ seed: 4 });
+    const prefix = `lease-taken-${++prefixes}`;
+    const env = baseEnv({
+      ...orgEnv(sandbox, `s3://${world.s3.bucket}/${prefix}`),
+      ...world.s3.env,
+      PERKS_REDIS_URL: world.redis.url,
+      PERKS_CACHE_DIR: world.machine(),
+      PERKS_RATE_LIMIT: '300', // paced: the extract lasts about two minutes
+      PERKS_STORE_LEASE_SECONDS: '12', // a heartbeat every 2 s
+      PERKS_STORE_CHECKPOINT_SECONDS: '1',
+    });
+    const child = spawn(process.execPath, [PERKS, 'extract'], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stderr = '';
+    child.stderr.on('data', (d) => (stderr += String(d)));
+    const ended = new Promise<{ code: number | null }>((done) => child.once('close', (code) => done({ code })));
+    const client = new StoreClient(parseStoreUrl(`s3://${world.s3.bucket}/${prefix}`, 'test'), world.s3.env);
+    const key = redisLeaseKey(client.where);
+    while (!(await redis.get(key)) || (await world.index(prefix))?.generation === undefined) await sleep(100);
+    const other = { ...JSON.parse((await redis.get(key))!), token: 'another-run', pid: 1 };
+    await redis.set(key, JSON.stringify(other), 'PX', 60_000);
+    const taken = Date.now();
+    const committed = (await world.index(prefix))?.generation;
+    const result = await Promise.race([ended, sleep(30_000).then(() => ({ code: -1 }))]);
+    child.kill('SIGKILL');
+    await sandbox.close();
+    client.destroy();
+    expect(result.code, stderr).toBe(5);
+    expect(Date.now() - taken).toBeLessThan(12_000);
+    expect(messages({ code: 5, signal: null, stdout: '', stderr, ms: 0 })).toEqual([
+      expect.stringMatching(
+        /^perks: the store .*: its lease was taken over by another run .*nothing more of this command was committed/,
+      ),
+    ]);
+    // at most the checkpoint in flight at the takeover, committed before the fence read it
+    expect((await world.index(prefix))?.generation ?? 0).toBeLessThanOrEqual((committed ?? 0) + 1);
+  }, 120_000);
 });
