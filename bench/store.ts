@@ -5,7 +5,12 @@
  *      that changed (goal ≤ 1.2), bytes downloaded, requests;
  *   3. W, a day behind, runs `perks build`: what it downloads against what changed;
  *   4. a fresh machine F runs `perks build`: the time before its build can start, and what it
- *      downloads against the whole store (it needs only what the build reads).
+ *      downloads against the whole store (it needs only what the build reads);
+ *   5. day 2: A extracts; the store is copied whole to a twin prefix; A builds on the store, a fresh machine
+ *      on the twin: the fresh copy's build against the original's (the same models kept and rebuilt, time,
+ *      bytes pulled);
+ *   6. an extract killed half-way through its calls (a store of its own, paced to ~25 s, a checkpoint a
+ *      second), continued on a fresh machine: its calls against a whole extract's (goal <= 0.6).
  */
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -13,8 +18,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startSandbox } from '../src/sandbox/index.js';
 import { startRedis } from '../test/support/redis.js';
-import { GetObjectCommand } from '@aws-sdk/client-s3';
+import { CopyObjectCommand, GetObjectCommand, ListObjectsV2Command, type S3Client } from '@aws-sdk/client-s3';
 import { s3Client, startS3 } from '../test/support/s3.js';
+import { startStoreWorld } from '../test/support/store-world.js';
+import { extractKilledAt } from '../test/support/killed-extract.js';
 
 const scale = (process.argv[2] ?? 'small') as 'tiny' | 'small' | 'medium';
 const root = mkdtempSync(join(tmpdir(), 'perks-bench-store-'));
@@ -30,22 +37,50 @@ interface StoreEvent {
 function perks(
   args: string[],
   env: Record<string, string>,
-): Promise<{ code: number | null; event: StoreEvent; ms: number }> {
+): Promise<{ code: number | null; event: StoreEvent; ms: number; stdout: string }> {
   const started = Date.now();
   const child = spawn(process.execPath, ['bin/perks.mjs', ...args], {
     env: { ...process.env, ...env },
-    stdio: ['ignore', 'ignore', 'pipe'],
+    stdio: ['ignore', 'pipe', 'pipe'],
   });
+  let stdout = '';
   let stderr = '';
+  child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
   child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
   return new Promise((done) =>
     child.once('close', (code) => {
       const line = stderr.split('\n').find((l) => l.includes('"event":"store"'));
       if (!line || code !== 0) console.error(stderr.slice(-2000));
-      done({ code, event: JSON.parse(line ?? '{}') as StoreEvent, ms: Date.now() - started });
+      done({ code, event: JSON.parse(line ?? '{}') as StoreEvent, ms: Date.now() - started, stdout });
     }),
   );
 }
+
+/** Every object under `from/` copied under `to/`: a second store that is the first's twin. */
+async function copyPrefix(client: S3Client, bucket: string, from: string, to: string): Promise<void> {
+  let token: string | undefined;
+  do {
+    const r = await client.send(
+      new ListObjectsV2Command({ Bucket: bucket, Prefix: `${from}/`, ContinuationToken: token }),
+    );
+    for (const o of r.Contents ?? [])
+      await client.send(
+        new CopyObjectCommand({
+          Bucket: bucket,
+          Key: `${to}/${o.Key!.slice(from.length + 1)}`,
+          CopySource: encodeURI(`${bucket}/${o.Key!}`),
+        }),
+      );
+    token = r.IsTruncated ? r.NextContinuationToken : undefined;
+  } while (token);
+}
+
+/** A build's summary: which models were kept and rebuilt, and which months (lines naming files left out). */
+const buildWork = (stdout: string) =>
+  stdout
+    .split('\n')
+    .filter((l) => l && !l.includes('/'))
+    .join('\n');
 
 const mb = (n: number) => `${(n / 1e6).toFixed(2)} MB`;
 const total = (r: Record<string, number>) => Object.values(r).reduce((a, b) => a + b, 0);
@@ -101,7 +136,35 @@ try {
   console.log(
     `       the store: ${sizes.length} committed files, ${mb(sizes.reduce((n, f) => n + f.size, 0))} (the index itself ${mb(JSON.stringify(index).length)}); day 0's requests ${JSON.stringify(day0.event.requests)} (the write-back's write-ahead: one PUT per batch of 4 posts)`,
   );
-  if ([day0, day1, behind, fresh].some((r) => r.code !== 0)) process.exitCode = 1;
+  sandbox.advance(1);
+  const day2 = await perks(['extract'], env('A'));
+  const twinClient = s3Client(s3);
+  await copyPrefix(twinClient, s3.bucket, 'bench', 'bench-twin');
+  twinClient.destroy();
+  const original = await perks(['build'], env('A'));
+  const twin = await perks(['build'], { ...env('T'), PERKS_OUTPUT: `s3://${s3.bucket}/bench-twin` });
+  const same = buildWork(original.stdout) === buildWork(twin.stdout);
+  console.log(
+    `day 2  next-day build, original machine A: ${original.ms} ms, pulled ${mb(original.event.pulled.bytes)}; a fresh copy of the same store: ${twin.ms} ms (${(twin.ms / original.ms).toFixed(2)}x), pulled ${twin.event.pulled.files} files, ${mb(twin.event.pulled.bytes)} in ${twin.event.pulled.ms} ms; models kept and rebuilt ${same ? 'the same' : 'DIFFERENT'}: ${buildWork(original.stdout).split('\n')[0]}`,
+  );
+  if (!same) console.error(`original:\n${buildWork(original.stdout)}\nfresh copy:\n${buildWork(twin.stdout)}`);
+
+  const world = await startStoreWorld();
+  const twins = [0, 1].map(() => startSandbox({ port: 0, scale, seed: 7, rateLimit: 1_000_000, tokenRateLimit: 1000 }));
+  const [whole, killed] = await Promise.all(twins);
+  try {
+    const k = await extractKilledAt(world, whole, killed, 0.5, 'killed');
+    const ratio = k.rerunCalls / k.wholeCalls;
+    console.log(
+      `killed extract: killed at ${k.killedCalls} of a whole extract's ${k.wholeCalls} calls after ${k.checkpoints} checkpoints; the rerun on a fresh machine made ${k.rerunCalls} calls = ${ratio.toFixed(3)} of a whole extract (goal <= 0.6)${k.problems.length ? `; ${k.problems.join('; ')}` : ''}`,
+    );
+    if (ratio > 0.6 || k.problems.length) process.exitCode = 1;
+  } finally {
+    await whole.close();
+    await killed.close();
+    await world.stop();
+  }
+  if ([day0, day1, behind, fresh, day2, original, twin].some((r) => r.code !== 0) || !same) process.exitCode = 1;
 } finally {
   await sandbox.close();
   await redis.stop();

@@ -185,7 +185,8 @@ export class StoreClient {
   /** Copies an object within the store, on the service (no byte passes through this machine; up to 5 GB). */
   async copy(from: string, to: string): Promise<ObjectInfo> {
     this.counters.requests.copy++;
-    const source = `${this.store.bucket}/${keyOf(this.store, from)}`.split('/').map(encodeURIComponent).join('/');
+    // URL-encoded, as S3 wants it; encodeURI keeps `/` and `=` (Hive folders), which s3rver would not decode
+    const source = encodeURI(`${this.store.bucket}/${keyOf(this.store, from)}`);
     try {
       const r = await this.s3.send(
         new CopyObjectCommand({ Bucket: this.store.bucket, Key: keyOf(this.store, to), CopySource: source }),

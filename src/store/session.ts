@@ -124,6 +124,7 @@ export class StoreSession {
   private sincePublish = { at: Date.now(), bytes: 0 };
   private checkpointing = false;
   private checkpoints: CheckpointSettings = { seconds: 0, mb: 0 };
+  private onLeaseLost: (message: string) => void = () => undefined;
 
   private constructor(
     readonly client: StoreClient,
@@ -141,6 +142,7 @@ export class StoreSession {
     const copy = workingCopyDir(store, clientSettings(env).endpoint, env);
     const session = new StoreSession(client, copy, command, use);
     if (options.checkpoints) session.checkpoints = options.checkpoints;
+    if (options.onLeaseLost) session.onLeaseLost = options.onLeaseLost;
     try {
       await session.start(options);
       return session;
@@ -439,7 +441,11 @@ export class StoreSession {
    * checkpoint publishes when the interval says so (one at a time: a call meanwhile returns at once).
    */
   async progress(bytes: number): Promise<void> {
-    this.lease?.assertHeld();
+    try {
+      this.lease?.assertHeld();
+    } catch (err) {
+      this.leaseLost(err);
+    }
     if (this.poisoned || !this.use.writes) return;
     this.sincePublish.bytes += bytes;
     const { seconds, mb } = this.checkpoints;
@@ -453,6 +459,12 @@ export class StoreSession {
     } finally {
       this.checkpointing = false;
     }
+  }
+
+  /** A lease found lost (by the heartbeat, or the fence's fresh read) stops the command at once (onLeaseLost). */
+  private leaseLost(err: unknown): never {
+    if (err instanceof StoreLockedError) this.onLeaseLost(err.message);
+    throw err;
   }
 
   private async publishOnce(live: boolean): Promise<PublishResult | undefined> {
@@ -511,7 +523,7 @@ export class StoreSession {
       garbage: [...garbage],
       ...(this.lease ? { lease: this.lease.token } : {}),
     };
-    await this.lease?.verify();
+    await this.lease?.verify().catch((err: unknown) => this.leaseLost(err));
     this.remoteEtag = (await this.putIndex(next)).etag;
     this.remote = next;
     crashPoint('store-after-commit');

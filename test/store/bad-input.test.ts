@@ -13,7 +13,7 @@ import { freePort } from '../support/redis.js';
 import { s3Client } from '../support/s3.js';
 import { startConditionalFront } from '../support/s3-conditional.js';
 import { testSandbox } from '../support/sandbox.js';
-import { messages, startStoreWorld, type StoreWorld } from './helpers.js';
+import { messages, startStoreWorld, type StoreWorld } from '../support/store-world.js';
 
 let world: StoreWorld;
 let sandbox: Sandbox;

@@ -8,8 +8,8 @@ import { afterAll, beforeAll, expect, test } from 'vitest';
 import type { Sandbox } from '../../src/sandbox/index.js';
 import { streamRows } from '../support/lake-check.js';
 import { testSandbox } from '../support/sandbox.js';
-import { startStoreWorld, type StoreWorld } from './helpers.js';
-import { extractKilledAt, STORE_STREAMS } from './killed-extract.js';
+import { startStoreWorld, type StoreWorld } from '../support/store-world.js';
+import { extractKilledAt, STORE_STREAMS } from '../support/killed-extract.js';
 
 let world: StoreWorld;
 const sandboxes: Sandbox[] = [];

@@ -17,7 +17,7 @@ import { startConditionalFront } from '../support/s3-conditional.js';
 import { s3Client } from '../support/s3.js';
 import { PutObjectCommand } from '@aws-sdk/client-s3';
 import { processIdentity } from '../../src/shared/process-identity.js';
-import { messages, startStoreWorld, type StoreWorld } from './helpers.js';
+import { messages, startStoreWorld, type StoreWorld } from '../support/store-world.js';
 
 let world: StoreWorld;
 const sandboxes: Sandbox[] = [];

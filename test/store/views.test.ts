@@ -8,7 +8,7 @@ import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import type { Sandbox } from '../../src/sandbox/index.js';
 import { testSandbox } from '../support/sandbox.js';
-import { startStoreWorld, type StoreWorld } from './helpers.js';
+import { startStoreWorld, type StoreWorld } from '../support/store-world.js';
 
 let world: StoreWorld;
 let sandbox: Sandbox;

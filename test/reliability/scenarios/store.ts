@@ -16,8 +16,8 @@ import { CLOSE_CRASH_POINTS, STORE_CRASH_POINTS } from '../../../src/shared/cras
 import { streamRows } from '../../support/lake-check.js';
 import { s3Client } from '../../support/s3.js';
 import { testSandbox } from '../../support/sandbox.js';
-import { messages, startStoreWorld, type StoreWorld } from '../../store/helpers.js';
-import { extractKilledAt, STORE_STREAMS } from '../../store/killed-extract.js';
+import { messages, startStoreWorld, type StoreWorld } from '../../support/store-world.js';
+import { extractKilledAt, STORE_STREAMS } from '../../support/killed-extract.js';
 import { runCli } from '../../support/cli.js';
 import { orgEnv } from '../../support/sandbox.js';
 import { row, type Row, type ScenarioOptions } from '../table.js';

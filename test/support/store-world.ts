@@ -8,10 +8,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { GetObjectCommand, ListObjectsV2Command } from '@aws-sdk/client-s3';
 import type { Sandbox } from '../../src/sandbox/index.js';
-import { startRedis, type TestRedis } from '../support/redis.js';
-import { runCli, startCli, type CliResult, type RunningCli } from '../support/cli.js';
-import { s3Client, startS3, type TestS3 } from '../support/s3.js';
-import { orgEnv } from '../support/sandbox.js';
+import { startRedis, type TestRedis } from './redis.js';
+import { runCli, startCli, type CliResult, type RunningCli } from './cli.js';
+import { s3Client, startS3, type TestS3 } from './s3.js';
+import { orgEnv } from './sandbox.js';
 
 export interface StoreWorld {
   s3: TestS3;

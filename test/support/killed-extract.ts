@@ -5,8 +5,9 @@
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { DEFAULTS } from '../../src/config/defaults.js';
 import type { Sandbox } from '../../src/sandbox/index.js';
-import type { StoreWorld } from './helpers.js';
+import type { StoreWorld } from './store-world.js';
 
 /**
  * How long the killed extract would take whole: paced so that a second's checkpoint interval and a publish
@@ -72,12 +73,14 @@ export async function extractKilledAt(
   const killedCalls = killed.stats().calls - start;
   const index = await world.index(prefix);
   const objects = await world.objects(prefix);
-  const checkpointed = new Map<number, number>();
+  const checkpointed = new Map<number, { done: number; finished: boolean }>();
   for (const [path, entry] of Object.entries(index?.files ?? {})) {
     const m = /^state\/orders\/(\d+)\.json$/.exec(path);
     if (!m) continue;
-    const state = JSON.parse(objects.get(entry.key)!.toString('utf8')) as { pass?: { done: string[] } };
-    checkpointed.set(Number(m[1]), state.pass?.done.length ?? 0);
+    const state = JSON.parse(objects.get(entry.key)!.toString('utf8')) as {
+      pass?: { done: string[]; finished?: boolean };
+    };
+    checkpointed.set(Number(m[1]), { done: state.pass?.done.length ?? 0, finished: state.pass?.finished === true });
   }
 
   const rerunCopy = world.machine();
@@ -85,11 +88,13 @@ export async function extractKilledAt(
   const r = await world.perks(['extract'], world.env(killed, prefix, rerunCopy));
   if (r.code !== 0) problems.push(`the rerun exited ${r.code}: ${r.stderr.slice(-300)}`);
   const rerunCalls = killed.stats().calls - again;
-  // every orders window a checkpoint committed is skipped: the rerun reads the rest of the pass only
+  // every orders window a checkpoint committed is skipped: the rerun reads the rest of the pass only, or,
+  // when a checkpoint committed the whole pass, the lookback, as any run after a finished one does
   const all = windowsRun(wholeCopy);
   const rerun = windowsRun(rerunCopy);
   for (const [group, n] of all) {
-    const want = n - (checkpointed.get(group) ?? 0);
+    const c = checkpointed.get(group);
+    const want = c?.finished ? DEFAULTS.lookbackDays : n - (c?.done ?? 0);
     if ((rerun.get(group) ?? 0) !== want)
       problems.push(`group ${group}: the rerun read ${rerun.get(group) ?? 0} orders windows, expected ${want}`);
   }
