@@ -2,7 +2,8 @@
  * Issue 42: the derived files (warehouse, marts, reports, docs) that BI tools read by name change only after
  * the commit that makes them true. A publish killed before its commit leaves them as the last commit had
  * them; one killed after it (its views staged under `_perks/views/`, not yet copied to their names) is
- * finished by the next command, which copies them.
+ * finished by the next command, which copies them. And a fresh working copy pulls the last build's warehouse
+ * and marts, so its build keeps and rebuilds what the machine that built last would.
  */
 import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, expect, test } from 'vitest';
@@ -41,10 +42,27 @@ async function committedViews(prefix: string): Promise<Map<string, string>> {
   );
 }
 
-test('views by name change only after the commit: a build killed before it leaves them as they were, one killed after it is finished by the next command', async () => {
-  const env = (extra: Record<string, string> = {}) => world.env(sandbox, 'views', world.machine(), extra);
-  const first = await world.perks(['run', '--no-writeback'], env());
+/** A build's summary without the lines naming files of its machine. */
+const buildWork = (stdout: string) =>
+  stdout
+    .split('\n')
+    .filter((l) => l && !l.includes('/'))
+    .join('\n');
+
+test('a fresh copy builds as incrementally as the machine that built last; views by name change only after the commit: a build killed before it leaves them as they were, one killed after it is finished by the next command', async () => {
+  const env = (extra: Record<string, string> = {}, machine = world.machine()) =>
+    world.env(sandbox, 'views', machine, extra);
+  const a = world.machine();
+  const first = await world.perks(['run', '--no-writeback'], env({}, a));
   expect(first.code, first.stderr).toBe(0);
+  // the same models kept and rebuilt by the machine that built last and by a fresh working copy
+  const original = await world.perks(['build'], env({}, a));
+  expect(original.code, original.stderr).toBe(0);
+  const fresh = await world.perks(['build'], env());
+  expect(fresh.code, fresh.stderr).toBe(0);
+  expect(buildWork(original.stdout)).toMatch(/kept/);
+  expect(buildWork(fresh.stdout)).toEqual(buildWork(original.stdout));
+
   const before = await byName('views');
   expect(before.get('marts/engagement_users.parquet')).toBeDefined();
   expect(before).toEqual(await committedViews('views'));
@@ -76,23 +94,4 @@ test('views by name change only after the commit: a build killed before it leave
     [...objects.keys()].filter((k) => k.startsWith('_perks/views/')),
     'no staged view left',
   ).toEqual([]);
-}, 300_000);
-
-/** A build's summary without the lines naming files of its machine, and its timings. */
-const summary = (stdout: string) =>
-  stdout
-    .split('\n')
-    .filter((l) => l && !l.includes('/'))
-    .join('\n');
-
-test('a fresh working copy builds as incrementally as the machine that built last: the same models kept and rebuilt', async () => {
-  const a = world.machine();
-  const run = await world.perks(['run', '--no-writeback'], world.env(sandbox, 'fresh-build', a));
-  expect(run.code, run.stderr).toBe(0);
-  const original = await world.perks(['build'], world.env(sandbox, 'fresh-build', a));
-  expect(original.code, original.stderr).toBe(0);
-  const fresh = await world.perks(['build'], world.env(sandbox, 'fresh-build', world.machine()));
-  expect(fresh.code, fresh.stderr).toBe(0);
-  expect(summary(original.stdout)).toMatch(/kept/);
-  expect(summary(fresh.stdout)).toEqual(summary(original.stdout));
 }, 300_000);
