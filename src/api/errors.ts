@@ -13,7 +13,12 @@ export class ApiError extends UserFacingError {
     readonly status?: number,
     options?: { cause?: unknown; retryAfterMs?: number; runId?: string; unreachable?: boolean },
   ) {
-    super(`${operation}: ${message}`, kind === 'authentication' ? ExitCode.auth : ExitCode.failed, options);
+    // a 403 is the credential's permission, not a fault: rerunning cannot help, fixing the credential can
+    super(
+      `${operation}: ${message}`,
+      kind === 'authentication' || status === 403 ? ExitCode.auth : ExitCode.failed,
+      options,
+    );
     this.name = `ApiError(${kind})`;
     this.retryAfterMs = options?.retryAfterMs;
     this.runId = options?.runId;

@@ -7,7 +7,7 @@ export const ExitCode = {
   failed: 1,
   /** Bad configuration, flags or input: fix the named value and rerun. */
   config: 2,
-  /** Authentication failed: the client id/secret were refused (401 on the token request). */
+  /** Authentication failed: the client id/secret were refused (401), or they may not reach a group (403). */
   auth: 3,
   /** Finished, but some records were rejected (write-back 4xx) or quarantined beyond the threshold. */
   partial: 4,

@@ -288,6 +288,14 @@ export const BAD_INPUTS: BadInput[] = [
     says: /PERKS_GROUP_IDS="11,99999999999999999999" is invalid/,
   },
   {
+    // a configuration mistake a rerun cannot fix: exit 3 (credentials), never 1 ("transient, rerun is safe")
+    name: 'PERKS_GROUP_IDS a group the credential cannot reach (HTTP 403)',
+    args: ['extract'],
+    env: { PERKS_GROUP_IDS: '99' },
+    code: ExitCode.auth,
+    says: /^perks: getGroup: HTTP 403: forbidden: the credential cannot reach this group \(check PERKS_GROUP_IDS\)/,
+  },
+  {
     name: 'PERKS_CLIENT_ID beyond a safe integer',
     args: ['extract'],
     env: { PERKS_CLIENT_ID: '9007199254740993' },
