@@ -4,6 +4,7 @@ import { hideBin } from 'yargs/helpers';
 import { commands } from './commands/index.js';
 import { ExitCode, UserFacingError } from './shared/exit-codes.js';
 import { clock } from './shared/clock.js';
+import { perksVersion } from './shared/version.js';
 import { finishOutputLazily, resolveOutputLazily } from './store/lazy.js';
 
 // The calendar is read from one clock (PERKS_NOW pins it): a malformed value stops here, before any work.
@@ -23,7 +24,7 @@ const cli = yargs(hideBin(process.argv))
   .recommendCommands()
   .help()
   .alias('h', 'help')
-  .version(false)
+  .version(perksVersion())
   .wrap(Math.min(110, process.stdout.columns ?? 110))
   .fail((msg, err) => {
     if (err) throw err;

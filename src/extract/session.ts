@@ -27,6 +27,7 @@ import { newRunId, runExtract, type ExtractResult } from './runner.js';
 import { nextRunStamp, recordRunStamp } from './run-stamp.js';
 import { acquireWorkLock, assertNoOverlap, isWholeScope, scopeKey, type WorkScope } from './work-lock.js';
 import { now } from '../shared/clock.js';
+import { perksVersion } from '../shared/version.js';
 
 export interface ExtractSessionOptions extends ExtractOptions {
   client?: PerksClient;
@@ -77,6 +78,7 @@ export async function extract(
     const before = await readSchemaHistory(outDir);
     const schemaChanges = runChanges(before, seen);
     await writeJsonAtomic(manifest, {
+      perksVersion: perksVersion(),
       ...result,
       schemaChanges,
       unknownFields: Object.fromEntries(landing.unknownFields),

@@ -10,6 +10,10 @@ import { orgConfig, orgEnv } from '../support/sandbox.js';
 import { tempOut } from '../support/scratch.js';
 import { todayUtc } from '../../src/shared/clock.js';
 
+const packageVersion = (
+  JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }
+).version;
+
 const TODAY = '2026-11-22';
 const START = '2026-10-01';
 let sandbox: Sandbox;
@@ -78,6 +82,8 @@ describe('extract against the sandbox', () => {
     expect(credit.rows).toBe(users.rows);
     const manifest = JSON.parse(readFileSync(result.manifest, 'utf8'));
     expect(manifest.runId).toBe(result.runId);
+    // which program wrote it: the version `perks --version` prints
+    expect(manifest.perksVersion).toBe(packageVersion);
     // per stream AND group: calls, retries, 429s and time; a windowed stream's calls are all its groups'
     type Part = { group: number; calls: number; retries: number; throttled: number; ms: number; rows: number };
     const orders = manifest.streams.find((s: { name: string }) => s.name === 'orders') as {
