@@ -96,8 +96,29 @@ export const sqlCommand: CommandModule<object, SqlFlags> = {
 const text = (v: Json | undefined): string =>
   v === null || v === undefined ? '' : typeof v === 'object' ? JSON.stringify(v) : String(v);
 
+/** DuckDB's whole-number types: written to JSON as numbers, every digit kept (a BIGINT beyond 2^53 too). */
+const INTEGER = /^U?(TINYINT|SMALLINT|INTEGER|BIGINT|HUGEINT)$/;
+
+/**
+ * An array of objects, as JSON.stringify(rows, null, 2) would write it, but whole-number columns as JSON
+ * numbers (DuckDB hands them over as strings to keep every digit). Decimals stay exact strings: a JSON
+ * reader would turn 0.10 into a binary float.
+ */
+function renderJson(result: QueryResult): string {
+  const integer = new Set(result.columns.filter((_, i) => INTEGER.test(result.types[i] ?? '')));
+  const keys = [...new Set(result.columns)];
+  const value = (c: string, v: Json | undefined) =>
+    integer.has(c) && typeof v === 'string' && /^-?\d+$/.test(v)
+      ? v
+      : JSON.stringify(v ?? null, null, 2).replaceAll('\n', '\n    ');
+  const rows = result.rows.map(
+    (r) => `  {\n${keys.map((c) => `    ${JSON.stringify(c)}: ${value(c, r[c])}`).join(',\n')}\n  }`,
+  );
+  return rows.length ? `[\n${rows.join(',\n')}\n]\n` : '[]\n';
+}
+
 export function render(result: QueryResult, format: TextFormat): string {
-  if (format === 'json') return `${JSON.stringify(result.rows, null, 2)}\n`;
+  if (format === 'json') return renderJson(result);
   if (format === 'csv') {
     const cell = (v: Json | undefined) => {
       const s = text(v);

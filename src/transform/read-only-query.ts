@@ -30,6 +30,8 @@ import { LakeError } from '../lake/index.js';
 
 export interface QueryResult {
   columns: string[];
+  /** DuckDB's type of each column (`BIGINT`, `DECIMAL(18,2)`…), in the order of `columns`. */
+  types: string[];
   /** JSON-safe values: BIGINT and DECIMAL as strings, timestamps as ISO text. */
   rows: Record<string, Json>[];
 }
@@ -234,7 +236,8 @@ export async function queryWarehouse(warehouse: string, sql: string, options: Qu
     sql,
     async ({ prepared }) => {
       const reader = await prepared.runAndReadAll().catch(failed);
-      return { columns: reader.columnNames(), rows: reader.getRowObjectsJson() };
+      const types = reader.columnTypes().map((t) => t.toString());
+      return { columns: reader.columnNames(), types, rows: reader.getRowObjectsJson() };
     },
     options,
   );

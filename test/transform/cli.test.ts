@@ -93,6 +93,18 @@ test('perks sql answers a query as a table, CSV or JSON', async () => {
     { order_currency: 'GBP', face_value: '40.00' },
     { order_currency: 'USD', face_value: '50.00' },
   ]);
+  // whole numbers are JSON numbers, every digit kept; decimals exact strings
+  const typed = await perks(
+    'sql',
+    'SELECT 625::BIGINT AS users, 9007199254740993::BIGINT AS big, -3::TINYINT AS small, 0.10::DECIMAL(4,2) AS rate, NULL::INTEGER AS none',
+    '--format',
+    'json',
+  );
+  expect(typed.stdout).toBe(
+    '[\n  {\n    "users": 625,\n    "big": 9007199254740993,\n    "small": -3,\n    "rate": "0.10",\n    "none": null\n  }\n]\n',
+  );
+  // a reader of doubles rounds the big one; the text above keeps every digit
+  expect(JSON.parse(typed.stdout)).toEqual([{ users: 625, big: 2 ** 53, small: -3, rate: '0.10', none: null }]);
 });
 
 test('perks sql refuses to write, with one line and exit code 2, and the warehouse is untouched', async () => {

@@ -124,7 +124,7 @@ async function schedule(sandbox: Sandbox, out: string, o: ScenarioOptions & { da
   writeFileSync(ratesFile, rates(0));
   const earlyReport = join(out, 'reports', `revenue-${CLOSE_MONTH}-g${EARLY}.csv`);
   let closedReport: string | undefined;
-  let beforeReopen: { n?: string; kinds?: string } = {};
+  let beforeReopen: { n?: number; kinds?: string } = {};
   for (let d = 0; d < o.days; d++) {
     if (d > 0) {
       sandbox.advance(1);
@@ -258,7 +258,7 @@ async function schedule(sandbox: Sandbox, out: string, o: ScenarioOptions & { da
       for (const r of JSON.parse(off.stdout) as unknown[])
         problems.push(`${CLOSE_MONTH} as closed + adjustments ≠ as now: ${JSON.stringify(r)}`);
     const counted = await runCli(['sql', ADJUSTMENTS, '--format', 'json'], env());
-    const found = (JSON.parse(counted.stdout || '[{}]') as { n?: string; kinds?: string; booked?: string }[])[0];
+    const found = (JSON.parse(counted.stdout || '[{}]') as { n?: number; kinds?: string; booked?: string }[])[0];
     adjustments = Number(found.n ?? 0);
     kinds = found.kinds ?? '';
     const booked = (found.booked ?? '').split(',').filter(Boolean);
