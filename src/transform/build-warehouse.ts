@@ -8,7 +8,7 @@ import { randomBytes } from 'node:crypto';
 import { dirname, join, resolve } from 'node:path';
 import { quotedIdentifier as quoted, type DuckDBConnection } from '../shared/duckdb.js';
 import { checkBuildOptions, setModelVariables, type BuildOptions, type CheckedBuildOptions } from './build-options.js';
-import { openBuildDatabase, tuneForBuild } from './build-database.js';
+import { openBuildDatabase, tuneForBuild, type BuildDatabase } from './build-database.js';
 import { collectTests } from './data-tests.js';
 import { modelDocs, writeDictionary } from './dictionary.js';
 import { firstLine } from './errors.js';
@@ -213,14 +213,11 @@ async function buildOnce(
   // models keep their clean intervals, the others their table when nothing they read changed.
   const incremental = project.models.filter((m) => m.header.incremental).map((m) => m.name);
   const seed = !options.full && existsSync(target) ? target : undefined;
-  const db = await openBuildDatabase(temp, options.memoryLimit, seed);
+  // the previous tables of the models, kept until each model is built (or kept: model-versions.ts)
+  const tables = project.models.filter((m) => materialization(m) === 'table').map((m) => m.name);
+  const bookkeeping = incremental.flatMap((m) => [lookupTable(m), lookupRowsTable(m)]);
+  const { db, previous, kept, unreadable } = await openSeeded(temp, options, seed, [...tables, ...bookkeeping]);
   try {
-    await tuneForBuild(db.conn);
-    const previous = options.full ? null : await readStates(db.conn);
-    // the previous tables of the models, kept until each model is built (or kept: model-versions.ts)
-    const tables = project.models.filter((m) => materialization(m) === 'table').map((m) => m.name);
-    const bookkeeping = incremental.flatMap((m) => [lookupTable(m), lookupRowsTable(m)]);
-    const kept = await keepOnly(db.conn, options.full ? [] : [...tables, ...bookkeeping]);
     await setModelVariables(db.conn, options, evaluatedAt);
     const declared = new Map(project.models.flatMap((m) => (m.header.intervals ? [[m.name, m.header.intervals]] : [])));
     const token = randomBytes(8).toString('hex');
@@ -244,6 +241,20 @@ async function buildOnce(
       await widenLatestSnapshots(db.conn, outDir, latest);
       return { steps, graph };
     });
+    if (unreadable)
+      steps.unshift(
+        step(
+          {
+            name: 'previous warehouse',
+            kind: 'swap',
+            status: 'warn',
+            rows: null,
+            ms: 0,
+            error: `the previous warehouse ${target} could not be read (${unreadable}): every model was built whole from the lake, and replaces it`,
+          },
+          hooks.onStep,
+        ),
+      );
     const plan = {
       layout: options.martLayout,
       monthFolder: (mart: Node): MonthFolder | undefined => {
@@ -369,6 +380,42 @@ function withFileTokens(states: Map<string, ModelState>, tokens: Map<string, str
 }
 
 /** A step that has ended, told to `onStep`. */
+/**
+ * The build's database, seeded from the previous warehouse (a copy) with its states and the tables it may keep
+ * (`--full`: none). A previous warehouse that cannot be read (damaged, cut short, not DuckDB) is no reason to
+ * fail: the build starts from an empty database, as the first build does, and says why (`unreadable`).
+ */
+async function openSeeded(
+  temp: string,
+  options: CheckedBuildOptions,
+  seed: string | undefined,
+  keep: string[],
+): Promise<{ db: BuildDatabase; previous: Map<string, ModelState> | null; kept: Set<string>; unreadable?: string }> {
+  let unreadable: string | undefined;
+  if (seed) {
+    let db: BuildDatabase | undefined;
+    try {
+      db = await openBuildDatabase(temp, options.memoryLimit, seed);
+      await tuneForBuild(db.conn);
+      const previous = await readStates(db.conn);
+      return { db, previous, kept: await keepOnly(db.conn, keep) };
+    } catch (err) {
+      db?.close();
+      discard(temp);
+      unreadable = firstLine(err);
+    }
+  }
+  const db = await openBuildDatabase(temp, options.memoryLimit);
+  try {
+    await tuneForBuild(db.conn);
+    const previous = options.full ? null : await readStates(db.conn);
+    return { db, previous, kept: await keepOnly(db.conn, []), unreadable };
+  } catch (err) {
+    db.close();
+    throw err;
+  }
+}
+
 function step(result: StepResult, onStep?: (step: StepResult) => void): StepResult {
   onStep?.(result);
   return result;

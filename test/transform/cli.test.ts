@@ -1,5 +1,5 @@
 /** `perks build`, `perks sql` and `perks models` as a user runs them: child processes, PERKS_OUTPUT set. */
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, test } from 'vitest';
@@ -236,4 +236,22 @@ test('perks models lists every model with grain, columns and dependencies, and w
   expect(readFileSync(join(outDir, 'docs', 'models.md'), 'utf8')).toMatch(
     /\| orders \| organisation_group_id, order_month \|/,
   );
+});
+
+test('a damaged warehouse: perks sql says to rebuild it with perks build, and perks build does, whole from the lake, saying why', async () => {
+  const warehouse = join(outDir, 'warehouse.duckdb');
+  const revenue = (await perks('sql', 'SELECT * FROM revenue_monthly ORDER BY ALL', '--format', 'csv')).stdout;
+  const bytes = readFileSync(warehouse);
+  bytes.fill(0x2a, 0, 4096); // its header overwritten
+  writeFileSync(warehouse, bytes);
+  const refused = await perks('sql', 'SELECT 1');
+  expect(stderrLines(refused)).toEqual([expect.stringMatching(/cannot be opened: .*; rebuild it with `perks build`$/)]);
+  // the advice, followed
+  const rebuilt = await perks('build', '--as-of', AS_OF, '--quiet');
+  expect(rebuilt.code, rebuilt.stderr).toBe(4); // finished, with a warning
+  expect(rebuilt.stdout).toMatch(
+    /\n {2}the previous warehouse .*warehouse\.duckdb could not be read \(.*\): every model was built whole from the lake, and replaces it\n/,
+  );
+  expect((await perks('sql', 'SELECT * FROM revenue_monthly ORDER BY ALL', '--format', 'csv')).stdout).toBe(revenue);
+  expect(readdirSync(outDir).filter((f) => f.includes('.tmp'))).toEqual([]);
 });
