@@ -11,11 +11,13 @@ import { ExitCode } from '../shared/exit-codes.js';
 import { redact } from '../shared/redact.js';
 import { now } from '../shared/clock.js';
 import type { RunSummary, StepResult } from './result.js';
+import { checkReportMonth } from './report-month.js';
 import { STEPS, type RunContext, type RunOptions, type Step } from './steps.js';
 
 export async function runPipeline(config: Config, options: RunOptions = {}): Promise<RunSummary> {
   const outDir = resolve(config.output);
   const startedAt = options.now ?? now();
+  checkReportMonth(outDir, config, options, startedAt); // before the first call, not after the build
   const lock = await acquireLock(outDir);
   const client = clientFromConfig(config);
   const summary = emptySummary(outDir);
