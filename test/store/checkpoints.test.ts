@@ -4,34 +4,18 @@
  * API for what the checkpoints did not commit, and the lake ends equal to a run never killed.
  * Calls are counted at the sandbox. The kills at 25 and 75 % are in `npm run reliability` (store-checkpoints).
  */
-import { afterAll, beforeAll, expect, test } from 'vitest';
-import type { Sandbox } from '../../src/sandbox/index.js';
+import { expect, test } from 'vitest';
 import { streamRows } from '../support/lake-check.js';
-import { testSandbox } from '../support/sandbox.js';
-import { startStoreWorld, type StoreWorld } from '../support/store-world.js';
+import { storeWorldForFile } from '../support/store-file.js';
 import { extractKilledAt, STORE_STREAMS } from '../support/killed-extract.js';
 
-let world: StoreWorld;
-const sandboxes: Sandbox[] = [];
-const sandbox = async () => {
-  const s = await testSandbox({ seed: 42 });
-  sandboxes.push(s);
-  return s;
-};
-
-beforeAll(async () => {
-  world = await startStoreWorld();
-}, 180_000);
-afterAll(async () => {
-  for (const s of sandboxes) await s.close();
-  await world?.stop();
-});
+const { world, sandbox } = storeWorldForFile(42);
 
 // The share of a whole extract's calls the rerun makes depends on how long a publish takes beside the paced
 // extract, so its goal (<= 0.6) is measured where the machine's load is known: npm run reliability
 // (store-checkpoints) and npm run bench -- store. Here: what holds on any machine.
 test('an extract killed half-way is continued by a fresh machine from its last checkpoint: no window a checkpoint committed asked again, the lake as if never killed', async () => {
-  const r = await extractKilledAt(world, await sandbox(), await sandbox(), 0.5, 'half');
+  const r = await extractKilledAt(world(), await sandbox(), await sandbox(), 0.5, 'half');
   expect(r.problems).toEqual([]);
   expect(r.checkpoints, 'the killed extract published while it ran').toBeGreaterThan(0);
   expect(r.rerunCalls, 'the rerun continued, it did not start over').toBeLessThan(r.wholeCalls);

@@ -6,34 +6,20 @@
  */
 import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { describe, expect, test } from 'vitest';
 import { shiftDay } from '../../src/extract/index.js';
-import type { Sandbox } from '../../src/sandbox/index.js';
 import { storedTimes } from '../writeback/fixtures.js';
 import { streamRows } from '../support/lake-check.js';
-import { testSandbox, orgEnv } from '../support/sandbox.js';
+import { orgEnv } from '../support/sandbox.js';
 import { runCli } from '../support/cli.js';
 import { startConditionalFront } from '../support/s3-conditional.js';
 import { s3Client } from '../support/s3.js';
 import { PutObjectCommand } from '@aws-sdk/client-s3';
 import { processIdentity } from '../../src/shared/process-identity.js';
-import { messages, startStoreWorld, type StoreWorld } from '../support/store-world.js';
+import { messages } from '../support/store-world.js';
+import { storeWorldForFile } from '../support/store-file.js';
 
-let world: StoreWorld;
-const sandboxes: Sandbox[] = [];
-const sandbox = async () => {
-  const s = await testSandbox({ seed: 24 });
-  sandboxes.push(s);
-  return s;
-};
-
-beforeAll(async () => {
-  world = await startStoreWorld();
-}, 180_000);
-afterAll(async () => {
-  for (const s of sandboxes) await s.close();
-  await world?.stop();
-});
+const { world, sandbox } = storeWorldForFile(24);
 
 const STREAMS = ['orders', 'order_versions', 'users', 'groups', 'offers', 'redemption_stats', 'credit', 'interactions'];
 
@@ -88,12 +74,12 @@ function orderCalls(out: string, before: string[]): number {
 describe('the output in object storage', () => {
   test('a run on a fresh machine continues where the last one stopped: lake, watermarks, close record and ledger as if it never moved, no window extracted again beyond the lookback', async () => {
     const [inStore, local] = [await sandbox(), await sandbox()];
-    const a = world.machine();
-    const storeEnv = world.env(inStore, 'moved', a);
-    const localOut = world.machine();
+    const a = world().machine();
+    const storeEnv = world().env(inStore, 'moved', a);
+    const localOut = world().machine();
     const localEnv = orgEnv(local, localOut);
 
-    const first = await world.perks(['run'], storeEnv);
+    const first = await world().perks(['run'], storeEnv);
     expect(first.code, first.stderr).toBe(0);
     expect(existsSync(join(a, 'lake')), 'the working copy is the output folder').toBe(true);
     expect(existsSync(join(process.cwd(), 's3:')), 'no local folder named after the URL').toBe(false);
@@ -101,15 +87,15 @@ describe('the output in object storage', () => {
     // the 7-day lookback passed (the extract reaches the day before the sandbox's; early in a month, the month
     // before is still provisional)
     const month = previousMonth(shiftDay(inStore.world.today, -9));
-    const closed = await world.perks(['close', '--month', month, '--no-reread', '--by', 'finance'], storeEnv);
+    const closed = await world().perks(['close', '--month', month, '--no-reread', '--by', 'finance'], storeEnv);
     expect(closed.code, closed.stderr).toBe(0);
     expect((await runCli(['run'], localEnv, { timeoutMs: 240_000 })).code).toBe(0);
     expect((await runCli(['close', '--month', month, '--no-reread', '--by', 'finance'], localEnv)).code).toBe(0);
 
     const storeRuns = manifests(a);
     rmSync(a, { recursive: true, force: true }); // the laptop is lost
-    const b = world.machine();
-    const second = await world.perks(['run'], { ...storeEnv, PERKS_CACHE_DIR: b });
+    const b = world().machine();
+    const second = await world().perks(['run'], { ...storeEnv, PERKS_CACHE_DIR: b });
     expect(second.code, `${second.stdout}\n${second.stderr.split('\n').slice(-8).join('\n')}`).toBe(0);
     const localRuns = manifests(localOut);
     expect((await runCli(['run'], localEnv, { timeoutMs: 240_000 })).code).toBe(0);
@@ -117,7 +103,7 @@ describe('the output in object storage', () => {
     expect(await snapshot(b)).toEqual(await snapshot(localOut));
     // the second run on B re-read only what a run that never moved re-reads (the lookback)
     expect(orderCalls(b, storeRuns)).toBe(orderCalls(localOut, localRuns));
-    const status = await world.perks(['status'], { ...storeEnv, PERKS_CACHE_DIR: world.machine() });
+    const status = await world().perks(['status'], { ...storeEnv, PERKS_CACHE_DIR: world().machine() });
     expect(status.code, status.stderr).toBe(0);
     expect(status.stdout).toMatch(/signed off/);
     expect(status.stdout).toMatch(/^status of s3:\/\/perks-test\/moved /);
@@ -125,9 +111,9 @@ describe('the output in object storage', () => {
 
   test('two runs at once on two machines: one is refused with exit 5 naming the holder, nothing torn, the next run completes', async () => {
     const s = await sandbox();
-    const one = world.start(['run'], world.env(s, 'twice', world.machine()));
+    const one = world().start(['run'], world().env(s, 'twice', world().machine()));
     expect(await one.saw('"event":"stream"')).toBe(true); // it holds the store's lease
-    const two = await world.perks(['run'], world.env(s, 'twice', world.machine()));
+    const two = await world().perks(['run'], world().env(s, 'twice', world().machine()));
     expect(two.code).toBe(5);
     expect(messages(two)).toEqual([
       expect.stringMatching(
@@ -135,26 +121,26 @@ describe('the output in object storage', () => {
       ),
     ]);
     expect((await one.done).code).toBe(0);
-    const index = await world.index('twice');
-    const objects = await world.objects('twice');
+    const index = await world().index('twice');
+    const objects = await world().objects('twice');
     for (const e of Object.values(index!.files)) expect(objects.has(e.key), e.key).toBe(true);
     expect(index!.garbage).toEqual([]);
     expect(objects.has('_perks/intent.json')).toBe(false);
-    const third = await world.perks(['build'], world.env(s, 'twice', world.machine()));
+    const third = await world().perks(['build'], world().env(s, 'twice', world().machine()));
     expect(third.code, third.stderr).toBe(0);
   }, 300_000);
 
   test('write-back from two machines, the first killed right after its posts: every interaction stored exactly once', async () => {
     const s = await sandbox();
-    const a = world.machine();
-    const prepared = await world.perks(['run', '--no-writeback'], world.env(s, 'wb', a));
+    const a = world().machine();
+    const prepared = await world().perks(['run', '--no-writeback'], world().env(s, 'wb', a));
     expect(prepared.code, prepared.stderr).toBe(0);
-    const killed = await world.perks(['writeback'], world.env(s, 'wb', a, { PERKS_CRASH_AT: 'after-post:2' }));
+    const killed = await world().perks(['writeback'], world().env(s, 'wb', a, { PERKS_CRASH_AT: 'after-post:2' }));
     expect(killed.signal).toBe('SIGKILL');
-    const b = await world.perks(['writeback'], world.env(s, 'wb', world.machine()));
+    const b = await world().perks(['writeback'], world().env(s, 'wb', world().machine()));
     expect(b.code, b.stderr).toBe(0);
     expect(b.stdout).toMatch(/recovered|found upstream|already stored/i);
-    const again = await world.perks(['writeback'], world.env(s, 'wb', a));
+    const again = await world().perks(['writeback'], world().env(s, 'wb', a));
     expect(again.code, again.stderr).toBe(0);
     const twice = [...storedTimes(s)].filter(([, n]) => n > 1);
     expect(twice).toEqual([]);
@@ -162,21 +148,24 @@ describe('the output in object storage', () => {
 
   test('a publish killed before its commit leaves nothing counted; the next command rolls it back and publishes whole', async () => {
     const s = await sandbox();
-    const killed = await world.perks(
+    const killed = await world().perks(
       ['extract', '--streams', 'groups,users'],
-      world.env(s, 'killed', world.machine(), { PERKS_CRASH_AT: 'store-before-commit' }),
+      world().env(s, 'killed', world().machine(), { PERKS_CRASH_AT: 'store-before-commit' }),
     );
     expect(killed.signal).toBe('SIGKILL');
-    expect(await world.index('killed')).toBeUndefined();
-    const left = await world.objects('killed');
+    expect(await world().index('killed')).toBeUndefined();
+    const left = await world().objects('killed');
     expect(
       [...left.keys()].some((k) => k.startsWith('lake/')),
       'uploaded, not committed',
     ).toBe(true);
-    const rerun = await world.perks(['extract', '--streams', 'groups,users'], world.env(s, 'killed', world.machine()));
+    const rerun = await world().perks(
+      ['extract', '--streams', 'groups,users'],
+      world().env(s, 'killed', world().machine()),
+    );
     expect(rerun.code, rerun.stderr).toBe(0);
-    const index = await world.index('killed');
-    const objects = await world.objects('killed');
+    const index = await world().index('killed');
+    const objects = await world().objects('killed');
     const named = new Set(Object.values(index!.files).map((e) => e.key));
     const stray = [...objects.keys()].filter(
       (k) =>
@@ -188,31 +177,31 @@ describe('the output in object storage', () => {
 
 describe('on a service that enforces conditional writes (If-None-Match, If-Match), without Redis', () => {
   test('the lease is an object created only if absent: a second run at once is refused (exit 5), the first completes and removes it', async () => {
-    const front = await startConditionalFront(world.s3.endpoint);
+    const front = await startConditionalFront(world().s3.endpoint);
     try {
       const s = await sandbox();
       const env = (machine: string) =>
-        world.env(s, 'conditional', machine, { AWS_ENDPOINT_URL_S3: front.endpoint, PERKS_REDIS_URL: '' });
-      const one = world.start(['run', '--no-writeback'], env(world.machine()));
+        world().env(s, 'conditional', machine, { AWS_ENDPOINT_URL_S3: front.endpoint, PERKS_REDIS_URL: '' });
+      const one = world().start(['run', '--no-writeback'], env(world().machine()));
       expect(await one.saw('"event":"stream"')).toBe(true);
-      const two = await world.perks(['build'], env(world.machine()));
+      const two = await world().perks(['build'], env(world().machine()));
       expect(two.code).toBe(5);
       expect(messages(two)).toEqual([expect.stringMatching(/is in use by another run \(`perks run` pid \d+ on /)]);
       expect((await one.done).code).toBe(0);
       expect(front.refused).toBeGreaterThanOrEqual(2); // the probe's second create, the second run's lease
-      const objects = await world.objects('conditional');
+      const objects = await world().objects('conditional');
       expect(objects.has('_perks/lease.json')).toBe(false);
-      const after = await world.perks(['build'], env(world.machine()));
+      const after = await world().perks(['build'], env(world().machine()));
       expect(after.code, after.stderr).toBe(0);
 
       // a lease left by a process that died on this host (same boot and PID namespace) is taken over at once;
       // a live one is not
-      const client = s3Client(world.s3);
+      const client = s3Client(world().s3);
       const { host, boot_id, pid_ns } = processIdentity();
       const lease = (pid: number) =>
         client.send(
           new PutObjectCommand({
-            Bucket: world.s3.bucket,
+            Bucket: world().s3.bucket,
             Key: 'conditional/_perks/lease.json',
             Body: JSON.stringify({
               token: 'x',
@@ -227,12 +216,12 @@ describe('on a service that enforces conditional writes (If-None-Match, If-Match
           }),
         );
       await lease(process.pid);
-      const live = await world.perks(['compact'], env(world.machine()));
+      const live = await world().perks(['compact'], env(world().machine()));
       expect(live.code).toBe(5);
       await lease(2 ** 22 + 17); // above Linux's pid_max default: no such process
-      const dead = await world.perks(['compact'], env(world.machine()));
+      const dead = await world().perks(['compact'], env(world().machine()));
       expect(dead.code, dead.stderr).toBe(0);
-      expect((await world.objects('conditional')).has('_perks/lease.json')).toBe(false);
+      expect((await world().objects('conditional')).has('_perks/lease.json')).toBe(false);
       client.destroy();
     } finally {
       await front.stop();
