@@ -2,7 +2,8 @@
  * `npm run bench -- store [scale]`: the output in object storage (s3rver and Redis on loopback).
  *   1. day 0: a full `perks run` on machine A; machine W takes a copy (`perks status`);
  *   2. day 1 (the sandbox a day later): `perks run` on A: bytes uploaded against the bytes of the files
- *      that changed (goal ≤ 1.2), bytes downloaded, requests;
+ *      that changed (goal ≤ 1.2), bytes downloaded, requests; the warehouse's pieces (seed/) that moved
+ *      against the whole warehouse.duckdb the store no longer uploads;
  *   3. W, a day behind, runs `perks build`: what it downloads against what changed;
  *   4. a fresh machine F runs `perks build`: the time before its build can start, and what it
  *      downloads against the whole store (it needs only what the build reads);
@@ -13,7 +14,7 @@
  *      second), continued on a fresh machine: its calls against a whole extract's (goal <= 0.6).
  */
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startSandbox } from '../src/sandbox/index.js';
@@ -75,6 +76,28 @@ async function copyPrefix(client: S3Client, bucket: string, from: string, to: st
   } while (token);
 }
 
+/** The committed files of the store at `prefix`: path → key and size. */
+async function storeFiles(client: S3Client, bucket: string, prefix: string) {
+  const got = await client.send(new GetObjectCommand({ Bucket: bucket, Key: `${prefix}/_perks/index.json` }));
+  const text = Buffer.from(await got.Body!.transformToByteArray()).toString('utf8');
+  return (JSON.parse(text) as { files: Record<string, { key: string; size: number }> }).files;
+}
+
+/** The seed's pieces (seed/) in `after` whose object differs from `before`'s: how many and their bytes. */
+function seedMoved(before: Record<string, { key: string }>, after: Record<string, { key: string; size: number }>) {
+  const seed = Object.entries(after).filter(([p]) => p.startsWith('seed/'));
+  const moved = seed.filter(([p, e]) => before[p]?.key !== e.key);
+  const bytes = (list: typeof seed) => list.reduce((n, [, e]) => n + e.size, 0);
+  return { pieces: seed.length, bytes: bytes(seed), moved: moved.length, movedBytes: bytes(moved) };
+}
+
+/** The size of machine `machine`'s working-copy warehouse. */
+function warehouseSize(machine: string): number {
+  const dir = join(root, machine);
+  const found = readdirSync(dir, { recursive: true, encoding: 'utf8' }).find((p) => p.endsWith('warehouse.duckdb'));
+  return found ? statSync(join(dir, found)).size : 0;
+}
+
 /** A build's summary: which models were kept and rebuilt, and which months (lines naming files left out). */
 const buildWork = (stdout: string) =>
   stdout
@@ -108,11 +131,19 @@ try {
     `day 0  full run on A: ${day0.ms} ms; published ${day0.event.published.files} files, ${mb(day0.event.published.changedBytes)}; ${total(day0.event.requests)} requests`,
   );
   await perks(['status'], env('W'));
+  const seedClient = s3Client(s3);
+  const filesDay0 = await storeFiles(seedClient, s3.bucket, 'bench');
   sandbox.advance(1);
   const day1 = await perks(['run'], env('A'));
   const p = day1.event.published;
   console.log(
     `day 1  incremental run on A: files changed ${p.files} (${mb(p.changedBytes)}), removed ${p.removed}; uploaded ${mb(day1.event.bytesUp)} = ${(day1.event.bytesUp / p.changedBytes).toFixed(3)}x the changed bytes (goal <= 1.2); downloaded ${mb(day1.event.bytesDown)}; requests ${total(day1.event.requests)} ${JSON.stringify(day1.event.requests)}`,
+  );
+  const seed = seedMoved(filesDay0, await storeFiles(seedClient, s3.bucket, 'bench'));
+  seedClient.destroy();
+  const wholeFile = warehouseSize('A');
+  console.log(
+    `       the warehouse in the store: ${seed.pieces} pieces (seed/), ${mb(seed.bytes)}; day 1 moved ${seed.moved} of them, ${mb(seed.movedBytes)} = ${(seed.movedBytes / wholeFile).toFixed(3)}x A's warehouse.duckdb (${mb(wholeFile)}), which the store no longer uploads`,
   );
   const behind = await perks(['build'], env('W'));
   console.log(

@@ -6,6 +6,9 @@ import { ExitCode, UserFacingError } from './shared/exit-codes.js';
 import { clock } from './shared/clock.js';
 import { perksVersion } from './shared/version.js';
 import { finishOutputLazily, resolveOutputLazily } from './store/lazy.js';
+import { currentStoreSession } from './store/current.js';
+import { COMMANDS } from './store/layout.js';
+import { ensureWarehouse } from './transform/index.js';
 
 // The calendar is read from one clock (PERKS_NOW pins it): a malformed value stops here, before any work.
 try {
@@ -34,7 +37,34 @@ const cli = yargs(hideBin(process.argv))
 
 for (const command of commands) cli.command(command);
 // An output in object storage (s3://…) becomes a local working copy before the command and is published after it.
-cli.middleware((argv) => resolveOutputLazily(argv));
+cli.middleware(async (argv) => {
+  await resolveOutputLazily(argv);
+  await assembleWarehouse(String(argv._[0] ?? ''));
+});
+
+/**
+ * A store keeps the warehouse in pieces (seed/, src/transform/seed.ts): a command that reads it gets the
+ * working copy's `warehouse.duckdb` assembled from them when it is not the seed's. A build that cannot have it
+ * builds whole (its warning says why); another command stops, saying how to rebuild it.
+ */
+async function assembleWarehouse(command: string): Promise<void> {
+  const session = currentStoreSession();
+  if (!session || !COMMANDS[command]?.reads.includes('seed/')) return;
+  try {
+    const made = await ensureWarehouse(session.copy);
+    if (made && process.stderr.isTTY)
+      process.stderr.write(
+        `warehouse assembled from the store's pieces: ${made.tables} tables, ${made.views} views in ${made.ms} ms\n`,
+      );
+  } catch (err) {
+    const message = err instanceof Error ? err.message : String(err);
+    if (command === 'build' || command === 'run') process.stderr.write(`perks: warning: ${message}\n`);
+    else {
+      process.stderr.write(`perks: failed: ${message}\n`);
+      process.exit(ExitCode.failed);
+    }
+  }
+}
 
 await cli.parseAsync();
 await finishOutputLazily();

@@ -1,7 +1,8 @@
 /**
  * What a path of the output is, for the store:
- * - ignored: never published (locks, temporary files, DuckDB's write-ahead log, the working copy's own index);
- * - a view (`warehouse.duckdb`, `marts/`, `reports/`, `docs/`): derived, read by name by BI tools and
+ * - ignored: never published (locks, temporary files, DuckDB's write-ahead log, the working copy's own index,
+ *   and `warehouse.duckdb`: the store keeps it in pieces, `seed/`, from which a copy assembles it: src/transform/seed.ts);
+ * - a view (`marts/`, `reports/`, `docs/`): derived, read by name by BI tools and
  *   people, so kept under its own name; a publish stages it (stagedViewKey) and copies it to its name only
  *   once the index committed the data it was derived from (session.ts);
  * - committed (everything else: lake, state, runs, closes, quarantine, audit): what later runs depend
@@ -37,22 +38,24 @@ export function isIgnored(path: string): boolean {
     name.includes('.tmp') ||
     name.includes('perks-tmp') ||
     name.endsWith('.wal') ||
-    name === 'writeback.lock'
+    name === 'writeback.lock' ||
+    // a whole file that changes at every build (12.8 GB at 100 M orders): published as its pieces, seed/
+    path === 'warehouse.duckdb'
   );
 }
 
 export function isView(path: string): boolean {
   const top = path.split('/')[0];
-  return path === 'warehouse.duckdb' || top === 'marts' || top === 'reports' || top === 'docs';
+  return top === 'marts' || top === 'reports' || top === 'docs';
 }
 
 /** Files 0600 in 0700 folders, as the local output keeps them (personal data, state). */
 export function isPrivate(path: string): boolean {
-  return ['lake', 'state', 'quarantine', 'closes', 'audit'].includes(path.split('/')[0]);
+  return ['lake', 'state', 'quarantine', 'closes', 'audit', 'seed'].includes(path.split('/')[0]);
 }
 
 /** The parts of the output a command reads: top-level folders (with `/`) or files. */
-export type Part = 'lake/' | 'state/' | 'closes/' | 'runs/' | 'quarantine/' | 'audit/' | 'warehouse.duckdb' | 'marts/';
+export type Part = 'lake/' | 'state/' | 'closes/' | 'runs/' | 'quarantine/' | 'audit/' | 'seed/' | 'marts/';
 const CORE: Part[] = ['lake/', 'state/', 'closes/', 'runs/'];
 
 export interface CommandUse {
@@ -63,21 +66,22 @@ export interface CommandUse {
 
 /** Per command (the first word, or `users`): what it reads, whether it writes. Unlisted: no store use. */
 export const COMMANDS: Record<string, CommandUse> = {
-  // a build reads the previous build's warehouse and marts, so that a fresh copy's build is as incremental as
-  // the machine's that made them (only the months that changed rebuilt, unchanged mart files kept)
-  run: { writes: true, reads: [...CORE, 'quarantine/', 'warehouse.duckdb', 'marts/'] },
+  // a build reads the previous build's warehouse (its pieces, seed/, assembled by the command line) and marts,
+  // so that a fresh copy's build is as incremental as the machine's that made them (only the months that
+  // changed rebuilt, unchanged mart files kept); the other readers of the warehouse read it the same way
+  run: { writes: true, reads: [...CORE, 'quarantine/', 'seed/', 'marts/'] },
   extract: { writes: true, reads: [...CORE, 'quarantine/'] },
   forget: { writes: true, reads: [...CORE, 'quarantine/'] },
   compact: { writes: true, reads: CORE },
-  build: { writes: true, reads: [...CORE, 'warehouse.duckdb', 'marts/'] },
-  close: { writes: true, reads: [...CORE, 'warehouse.duckdb'] },
-  reopen: { writes: true, reads: [...CORE, 'warehouse.duckdb'] },
-  writeback: { writes: true, reads: [...CORE, 'warehouse.duckdb', 'marts/'] },
-  report: { writes: true, reads: [...CORE, 'warehouse.duckdb', 'marts/'] },
-  models: { writes: true, reads: [...CORE, 'warehouse.duckdb'] },
+  build: { writes: true, reads: [...CORE, 'seed/', 'marts/'] },
+  close: { writes: true, reads: [...CORE, 'seed/'] },
+  reopen: { writes: true, reads: [...CORE, 'seed/'] },
+  writeback: { writes: true, reads: [...CORE, 'seed/', 'marts/'] },
+  report: { writes: true, reads: [...CORE, 'seed/', 'marts/'] },
+  models: { writes: true, reads: [...CORE, 'seed/'] },
   users: { writes: true, reads: [...CORE, 'audit/'] },
-  status: { writes: false, reads: [...CORE, 'warehouse.duckdb', 'marts/'] },
-  sql: { writes: false, reads: [...CORE, 'warehouse.duckdb', 'marts/'] },
+  status: { writes: false, reads: [...CORE, 'seed/', 'marts/'] },
+  sql: { writes: false, reads: [...CORE, 'seed/', 'marts/'] },
   closes: { writes: false, reads: ['closes/'] },
   check: { writes: false, reads: [] },
   store: { writes: true, reads: [] },

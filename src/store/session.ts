@@ -63,6 +63,7 @@ import {
   META,
   freshKey,
   isStagedView,
+  isIgnored,
   isView,
   reads,
   stagedViewKey,
@@ -476,7 +477,9 @@ export class StoreSession {
       const { changed, removed } = live
         ? await betweenCommits(() => withJournal(this.copy, snapshot))
         : await snapshot();
-      return await this.commit(changed, removed);
+      // paths the store no longer keeps (warehouse.duckdb, now kept as seed/) leave the index at the next commit
+      const retired = Object.keys(this.remote.files).filter((path) => isIgnored(path) && !removed.includes(path));
+      return await this.commit(changed, [...removed, ...retired]);
     } finally {
       await rm(stage, { recursive: true, force: true });
     }

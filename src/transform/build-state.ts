@@ -22,6 +22,11 @@ export interface ModelState {
    * state; a folder under another token is not this warehouse's, and is written whole.
    */
   exported?: string;
+  /**
+   * A model kept by month in the seed (seed.ts): the token its seed folder was written under with this state;
+   * a folder under another token is written whole.
+   */
+  seed?: string;
   /** A mart: the token in the footer of its whole file (`marts/<mart>.parquet`) as this state describes it. */
   exportedFile?: string;
   /**

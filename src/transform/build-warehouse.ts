@@ -24,6 +24,7 @@ import { ModelVersions } from './model-versions.js';
 import { IncrementalModels, lookupRowsTable, lookupTable } from './incremental.js';
 import { readStates, writeStates, type ModelState } from './build-state.js';
 import { compareWarehouses, describeDifference } from './compare-warehouses.js';
+import { describeSeedFiles, dropSeed, keepsSeed, SEED_DIR, stageSeed, type SeedMonths } from './seed.js';
 import { pidAlive, withJournal } from '../lake/index.js';
 import { crashPoint } from '../shared/crash-points.js';
 import {
@@ -139,6 +140,7 @@ async function verifyIncremental(options: CheckedBuildOptions, result: BuildResu
     });
     if (!differences.length) return;
     commit(full.warehouse, result.warehouse);
+    dropSeed(outDir); // it describes the incremental build, not the full one swapped in
     for (const name of readdirSync(placeIn(scratch).marts)) {
       const target = join(outDir, 'marts', name);
       // a month folder is replaced whole (a rename cannot replace a folder that holds files)
@@ -278,9 +280,17 @@ async function buildOnce(
       ? await exportMarts(db.conn, graph.marts, place.marts, changes, plan, hooks.onStep)
       : { steps: [], outputs: [], fileTokens: new Map<string, string>() };
     steps.push(...exported.steps);
-    const ok = succeeded(steps);
+    let ok = succeeded(steps);
     const docs = ok ? await modelDocs(db.conn, graph.models, graph.tests) : [];
+    // a store's working copy keeps the warehouse in pieces too (seed.ts), stamped in the states first
+    const seeding = ok && place.dictionary && keepsSeed(outDir);
+    const seedMonths = seeding ? seedPlan(graph.models, intervals, previous, token) : new Map<string, SeedMonths>();
     if (ok) await writeStates(db.conn, withFileTokens(versions.stamped(intervals.states), exported.fileTokens));
+    if (seeding) {
+      const seeded = await seedStep(db.conn, outDir, token, seedMonths, changes, hooks.onStep);
+      steps.push(seeded);
+      ok = seeded.status !== 'error';
+    }
     const swapStarted = Date.now();
     if (ok) await db.conn.run('CHECKPOINT');
     db.close();
@@ -379,7 +389,61 @@ function withFileTokens(states: Map<string, ModelState>, tokens: Map<string, str
   return states;
 }
 
-/** A step that has ended, told to `onStep`. */
+/**
+ * The models the seed keeps by month (those built by intervals), with the months this build replaced; each
+ * one's state stamped with the seed's token.
+ */
+function seedPlan(
+  models: Node[],
+  intervals: IncrementalModels,
+  previous: Map<string, ModelState> | null,
+  token: string,
+): Map<string, SeedMonths> {
+  const plan = new Map<string, SeedMonths>();
+  for (const model of models) {
+    const state = intervals.states.get(model.name);
+    if (!model.header.incremental || !state) continue;
+    plan.set(model.name, {
+      time: model.header.incremental.time,
+      replaced: intervals.replacedMonths(model.name),
+      previousToken: previous?.get(model.name)?.seed,
+    });
+    state.seed = token;
+  }
+  return plan;
+}
+
+/** The seed staged (seed.ts) as a step of the build: its files written, kept and removed. */
+async function seedStep(
+  conn: DuckDBConnection,
+  outDir: string,
+  token: string,
+  months: Map<string, SeedMonths>,
+  changes: FileChange[],
+  onStep?: (step: StepResult) => void,
+): Promise<StepResult> {
+  const started = Date.now();
+  try {
+    const files = await stageSeed(conn, outDir, token, months, changes);
+    return step(
+      {
+        name: describeSeedFiles(files),
+        kind: 'export',
+        status: 'success',
+        rows: files.written,
+        ms: Date.now() - started,
+      },
+      onStep,
+    );
+  } catch (err) {
+    const error = `the seed (${SEED_DIR}/) could not be written: ${firstLine(err)}`;
+    return step(
+      { name: SEED_DIR, kind: 'export', status: 'error', rows: null, ms: Date.now() - started, error },
+      onStep,
+    );
+  }
+}
+
 /**
  * The build's database, seeded from the previous warehouse (a copy) with its states and the tables it may keep
  * (`--full`: none). A previous warehouse that cannot be read (damaged, cut short, not DuckDB) is no reason to

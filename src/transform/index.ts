@@ -15,3 +15,4 @@ export { describeMonthFiles, type MonthFiles } from './export-months.js';
 export { compareWarehouses, describeDifference, type Difference } from './compare-warehouses.js';
 export { createLakeViews } from './lake-views.js';
 export { LakeReadError, ModelGraphError, QueryError, WarehouseMissingError } from './errors.js';
+export { ensureWarehouse, SEED_DIR } from './seed.js';

@@ -227,10 +227,12 @@ export async function storeCommandsScenario(o: ScenarioOptions): Promise<Row[]> 
     for (const want of [
       'reports/revenue-2026-10.md',
       'docs/models.md',
-      'warehouse.duckdb',
+      'seed/_seed.json',
       'marts/revenue_monthly.parquet',
     ])
       if (!keys.includes(want)) problems.push(`${want} is not in the store`);
+    if (keys.includes('warehouse.duckdb'))
+      problems.push('warehouse.duckdb was uploaded whole (the store keeps it as seed/)');
     problems.push(...(await consistent(world, 'commands')));
 
     o.log('store push: a local output into an empty store, then a fresh machine continues');
