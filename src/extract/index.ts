@@ -1,6 +1,6 @@
 /** Extract: stream definitions run incrementally into the lake. */
 export { extract, type ExtractSessionOptions } from './session.js';
-export { runExtract, selectStreams, newRunId, type ExtractResult } from './runner.js';
+export { runExtract, selectStreams, type ExtractResult } from './runner.js';
 export { progressReporter } from './progress.js';
 export { formatExtractSummary } from './summary.js';
 export type { ExtractOptions, Event } from './run-context.js';

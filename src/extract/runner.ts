@@ -3,12 +3,12 @@
  * users, offers, orders, redemption stats, credit, interactions. Groups within a stream run concurrently (one
  * shared limiter per credential keeps the API budget); a stream that fails marks the streams after it skipped.
  */
-import { randomBytes } from 'node:crypto';
 import type { PerksClient } from '../api/index.js';
 import type { Config } from '../config/index.js';
 import type { StreamDefinition } from '../../pipelines/index.js';
 import { ExitCode } from '../shared/exit-codes.js';
 import { now as clockNow } from '../shared/clock.js';
+import { newRunId } from '../shared/run-id.js';
 import type { SchemaChange } from '../lake/index.js';
 import type { Landing } from './landing.js';
 import { planExtract, type Plan } from './plan.js';
@@ -58,13 +58,6 @@ export interface ExtractResult {
   schemaChanges?: SchemaChange[];
 }
 
-export function newRunId(now = clockNow()): string {
-  return `${now
-    .toISOString()
-    .replace(/[-:]/g, '')
-    .replace(/\.\d+Z$/, 'Z')}-${randomBytes(3).toString('hex')}`;
-}
-
 /** The named streams of `all` and, transitively, what they depend on, in definition order. */
 export function selectStreams(
   all: readonly StreamDefinition[],
@@ -86,7 +79,7 @@ export async function runExtract(config: Config, options: ExtractOptions, deps: 
   const now = options.now ?? clockNow();
   const emit = deps.emit ?? (() => undefined);
   const callsBefore = deps.client.counters.snapshot().callsByOperation;
-  const ctx = await createRunContext(config, options, { ...deps, emit }, deps.runId ?? newRunId(now), now);
+  const ctx = await createRunContext(config, options, { ...deps, emit }, deps.runId ?? newRunId('', now), now);
   const streams = selectStreams(deps.streams, options.streams);
   if (options.planOnly) {
     const plan = await planExtract(ctx, streams, callsBefore);

@@ -23,7 +23,8 @@ import { streams } from '../../pipelines/index.js';
 import { lakeLanding } from './lake-landing.js';
 import { checkpointed } from './checkpoints.js';
 import type { Event, ExtractOptions } from './run-context.js';
-import { newRunId, runExtract, type ExtractResult } from './runner.js';
+import { runExtract, type ExtractResult } from './runner.js';
+import { newRunId } from '../shared/run-id.js';
 import { nextRunStamp, recordRunStamp } from './run-stamp.js';
 import { acquireWorkLock, assertNoOverlap, isWholeScope, scopeKey, type WorkScope } from './work-lock.js';
 import { now } from '../shared/clock.js';
@@ -60,7 +61,7 @@ export async function extract(
     // The rows' `_extracted_at` and the run id follow every earlier run's, even on a clock at or behind
     // theirs (a replayed PERKS_NOW, a clock set back): readers take the latest as current (run-stamp.ts).
     const stamp = planOnly ? startedAt : await nextRunStamp(outDir, startedAt);
-    const runId = newRunId(stamp);
+    const runId = newRunId('', stamp);
     const { landing, durably } = checkpointed(
       lakeLanding(outDir, runId, stamp, () => recordRunStamp(outDir, scopeKey(scope), stamp)),
     );

@@ -17,6 +17,7 @@ import {
   LockedError,
   lockPath,
   pidAlive,
+  STALE_LOCK_MS,
   writeJsonAtomic,
   type Lock,
   type LockHolder,
@@ -30,8 +31,6 @@ export interface WorkScope {
   shard?: Shard;
 }
 
-/** Same as the lake lock's default: a lock whose heartbeat is older belongs to a dead run elsewhere. */
-const STALE_MS = 10 * 60_000;
 const LOCKS_DIR = '.locks';
 
 export const isWholeScope = (s: WorkScope) => !s.groups && !s.shard;
@@ -104,7 +103,7 @@ function isLive(holder: LockHolder): boolean {
   // its pid means what ours do only on this host, boot and PID namespace (another container shares the host's name)
   if (sameProcessSpace(holder)) return pidAlive(holder.pid);
   const beat = Date.parse(holder.heartbeat_at);
-  return Number.isNaN(beat) || Date.now() - beat < STALE_MS;
+  return Number.isNaN(beat) || Date.now() - beat < STALE_LOCK_MS;
 }
 
 async function readJson<T>(path: string): Promise<T | undefined> {

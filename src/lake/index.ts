@@ -36,7 +36,15 @@ export {
   type QuarantineIssue,
   type QuarantineReason,
 } from './quarantine.js';
-export { acquireLock, lockPath, pidAlive, type Lock, type LockHolder, type LockOptions } from './lock.js';
+export {
+  acquireLock,
+  lockPath,
+  pidAlive,
+  STALE_LOCK_MS,
+  type Lock,
+  type LockHolder,
+  type LockOptions,
+} from './lock.js';
 export { cleanTemporaryFiles } from './temp-files.js';
 export { ensureLakeDir, tightenLake, LAKE_DIR_MODE, LAKE_FILE_MODE } from './modes.js';
 export { rewriteParquet, usedParameters, type Rewrite } from './rewrite.js';

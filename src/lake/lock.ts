@@ -47,9 +47,11 @@ export interface LockOptions {
 export const lockPath = (outDir: string) => join(outDir, '.perks.lock');
 /** A takeover guard older than this belongs to a process that died mid-takeover. */
 const GUARD_STALE_MS = 30_000;
+/** A lock whose heartbeat is older belongs to a run that died elsewhere (the lake's and the extract's work locks). */
+export const STALE_LOCK_MS = 10 * 60_000;
 
 export async function acquireLock(outDir: string, options: LockOptions = {}): Promise<Lock> {
-  const staleAfterMs = options.staleAfterMs ?? 10 * 60_000;
+  const staleAfterMs = options.staleAfterMs ?? STALE_LOCK_MS;
   const path = lockPath(outDir);
   await ensureDir(outDir);
   const now = new Date().toISOString();

@@ -2,7 +2,7 @@
  * The interactions write-back: what sql/writeback/ says goes back to the platform, exactly once,
  * with every outcome in the ledger (`<out>/lake/writeback_ledger/`).
  */
-export { runWriteback, newRunId } from './run.js';
+export { runWriteback } from './run.js';
 export type { WritebackOptions, WritebackResult, TypeCount, Rejection } from './result.js';
 export { verifyWriteback, type VerifyResult, type SentRow } from './verify.js';
 export { interactionId, ID_NAMESPACE, WritebackRow, LedgerEntry, type LedgerStatus } from './rows.js';

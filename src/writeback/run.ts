@@ -10,12 +10,11 @@
  *  5. compact this run's journal into the Parquet ledger.
  * A dry run does 3 only and writes nothing.
  */
-import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import { clientFromConfig, type PerksClient } from '../api/index.js';
 import { DEFAULTS } from '../config/index.js';
 import { ConfigError } from '../shared/exit-codes.js';
-import { now as clockNow } from '../shared/clock.js';
+import { newRunId } from '../shared/run-id.js';
 import { openDb, type Db } from './db.js';
 import { HeldKinds } from './held-kinds.js';
 import { Journal } from './journal.js';
@@ -29,10 +28,6 @@ import { entryOf, rowOf, SETTLED_MESSAGE, type WritebackRow } from './rows.js';
 import { sendAll } from './send.js';
 import { sortByLedger } from './sort-by-ledger.js';
 import { typeMapFromEnv, type TypeMap } from './settings.js';
-
-export function newRunId(now = clockNow()): string {
-  return `wb-${now.toISOString().replace(/[-:.]/g, '')}-${randomBytes(3).toString('hex')}`;
-}
 
 /** One write-back under way: what it works with, and its result as it fills in. */
 interface WritebackRun {
@@ -83,7 +78,7 @@ async function writeBack(run: WritebackRun): Promise<void> {
 async function startRun(options: WritebackOptions): Promise<WritebackRun> {
   const outDir = path.resolve(options.outDir);
   const dryRun = options.dryRun ?? false;
-  const runId = options.runId ?? newRunId();
+  const runId = options.runId ?? newRunId('wb-');
   const dirs = ledgerDirs(outDir);
   const types = options.types ?? typeMapFromEnv();
   const ownClient = !options.client && !dryRun ? clientFromConfig(options.config, { runId }) : undefined;
