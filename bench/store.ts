@@ -85,10 +85,19 @@ async function storeFiles(client: S3Client, bucket: string, prefix: string) {
 
 /** The seed's pieces (seed/) in `after` whose object differs from `before`'s: how many and their bytes. */
 function seedMoved(before: Record<string, { key: string }>, after: Record<string, { key: string; size: number }>) {
-  const seed = Object.entries(after).filter(([p]) => p.startsWith('seed/'));
+  const seed = Object.entries(after).filter(([p]) => p.startsWith('seed/') && p.endsWith('.parquet'));
   const moved = seed.filter(([p, e]) => before[p]?.key !== e.key);
   const bytes = (list: typeof seed) => list.reduce((n, [, e]) => n + e.size, 0);
-  return { pieces: seed.length, bytes: bytes(seed), moved: moved.length, movedBytes: bytes(moved) };
+  const monthly = (list: typeof seed) => list.filter(([p]) => p.split('/').length === 3); // seed/<model>/<month>
+  return {
+    pieces: seed.length,
+    bytes: bytes(seed),
+    moved: moved.length,
+    movedBytes: bytes(moved),
+    months: monthly(seed).length,
+    monthsMoved: monthly(moved).length,
+    monthsMovedBytes: bytes(monthly(moved)),
+  };
 }
 
 /** The size of machine `machine`'s working-copy warehouse. */
@@ -143,7 +152,7 @@ try {
   seedClient.destroy();
   const wholeFile = warehouseSize('A');
   console.log(
-    `       the warehouse in the store: ${seed.pieces} pieces (seed/), ${mb(seed.bytes)}; day 1 moved ${seed.moved} of them, ${mb(seed.movedBytes)} = ${(seed.movedBytes / wholeFile).toFixed(3)}x A's warehouse.duckdb (${mb(wholeFile)}), which the store no longer uploads`,
+    `       the warehouse in the store: ${seed.pieces} Parquet pieces (seed/), ${mb(seed.bytes)}; day 1 moved ${seed.moved} of them, ${mb(seed.movedBytes)} = ${(seed.movedBytes / wholeFile).toFixed(3)}x A's warehouse.duckdb (${mb(wholeFile)}), which the store no longer uploads; of the ${seed.months} month pieces of the models built by intervals, ${seed.monthsMoved} moved (${mb(seed.monthsMovedBytes)}: the months the day's extract changed), the rest the whole tables (the per-user ones rebuilt daily)`,
   );
   const behind = await perks(['build'], env('W'));
   console.log(
