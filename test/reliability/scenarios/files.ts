@@ -226,7 +226,7 @@ async function sqlValues(o: ScenarioOptions & { strings: number }): Promise<Row>
       });
       return r.getRowObjectsJS();
     });
-    // The one documented change: a lone UTF-16 surrogate becomes U+FFFD (docs/assumptions.md, ## Lake).
+    // The one documented change: a lone UTF-16 surrogate becomes U+FFFD (docs/reference/lake.md).
     const expected = (v: string) =>
       v.replace(/[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g, '\ufffd');
     const differ = back.filter((r) => r.brand !== expected(values[Number(r.i)]));

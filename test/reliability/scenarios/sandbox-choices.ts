@@ -1,6 +1,6 @@
 /**
  * 12. The sandbox binds to loopback by default (in-process and `perks sandbox`), and for each place the
- * spec says "not shown", docs/assumptions.md (## Sandbox) states what the sandbox chose.
+ * spec says "not shown", docs/reference/sandbox.md states what the sandbox chose.
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -60,11 +60,7 @@ export async function sandboxScenario(_o: ScenarioOptions): Promise<Row[]> {
   );
 
   const spec = readFileSync(SPEC, 'utf8');
-  const docs = readFileSync(join(ROOT, 'docs', 'assumptions.md'), 'utf8');
-  const section = docs.slice(
-    docs.indexOf('## Sandbox'),
-    docs.indexOf('\n## ', docs.indexOf('## Sandbox') + 3) >>> 0 || undefined,
-  );
+  const section = readFileSync(join(ROOT, 'docs', 'reference', 'sandbox.md'), 'utf8');
   const inSpec = spec.split('\n').filter((l) => /not shown/.test(l)).length;
   const missing = NOT_SHOWN.filter((n) => !n.docs.test(section)).map(
     (n) => `no stated choice for "${n.spec.source.replace(/\\/g, '')}"`,
@@ -74,7 +70,7 @@ export async function sandboxScenario(_o: ScenarioOptions): Promise<Row[]> {
     'sandbox\'s choices where the spec says "not shown"',
     NOT_SHOWN.length,
     [...unknown, ...missing],
-    `${NOT_SHOWN.length - missing.length}/${NOT_SHOWN.length} "not shown" items (${inSpec} lines of the spec) have a stated choice in docs/assumptions.md`,
+    `${NOT_SHOWN.length - missing.length}/${NOT_SHOWN.length} "not shown" items (${inSpec} lines of the spec) have a stated choice in docs/reference/sandbox.md`,
   );
   return [bind, listed];
 }

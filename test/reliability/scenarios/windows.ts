@@ -34,7 +34,7 @@ const ZONES = [
 export async function windowsScenario(o: ScenarioOptions & { splits: number }): Promise<Row[]> {
   return withSandbox({ seed: 91, today: TODAY }, async (sandbox) => {
     const rows: Row[] = [];
-    const docs = readFileSync(join(ROOT, 'docs', 'assumptions.md'), 'utf8');
+    const docs = readFileSync(join(ROOT, 'docs', 'reference', 'extract.md'), 'utf8');
     const written =
       /Closed-open \[start, end\) in the group's timezone/.test(docs) &&
       /closed-open \[start, end\), in the group's own timezone/.test(
@@ -44,9 +44,9 @@ export async function windowsScenario(o: ScenarioOptions & { splits: number }): 
       row(
         'window convention written down',
         1,
-        written ? [] : ['docs/assumptions.md or src/extract/windows.ts no longer states it'],
+        written ? [] : ['docs/reference/extract.md or src/extract/windows.ts no longer states it'],
         written
-          ? "closed-open [start, end), whole local days of the group's timezone (docs/assumptions.md, windows.ts)"
+          ? "closed-open [start, end), whole local days of the group's timezone (docs/reference/extract.md, windows.ts)"
           : 'missing',
       ),
     );
