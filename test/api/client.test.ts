@@ -1,29 +1,15 @@
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { startSandbox, type Sandbox } from '../../src/sandbox/index.js';
+import { describe, expect, test } from 'vitest';
 import { ApiError, PerksClient } from '../../src/api/index.js';
 import { startProxy } from '../support/proxy.js';
 import { createServer } from 'node:net';
+import { sandboxForFile } from '../support/sandbox-hooks.js';
 
-let sandbox: Sandbox;
-
-beforeAll(async () => {
-  sandbox = await startSandbox({
-    port: 0,
-    scale: 'tiny',
-    seed: 7,
-    rateLimit: 100_000,
-    tokenRateLimit: 1000,
-    today: '2026-11-22',
-  });
-});
-afterAll(async () => {
-  await sandbox?.close();
-});
+const sandbox = sandboxForFile({ rateLimit: 100_000, today: '2026-11-22' });
 
 function groupClient(extra: Partial<ConstructorParameters<typeof PerksClient>[0]> = {}) {
-  const cred = sandbox.credentials.group[0];
+  const cred = sandbox().credentials.group[0];
   return new PerksClient({
-    baseUrl: sandbox.baseUrl,
+    baseUrl: sandbox().baseUrl,
     clientId: cred.client_id,
     clientSecret: cred.client_secret,
     rateLimit: 100_000,
@@ -33,9 +19,9 @@ function groupClient(extra: Partial<ConstructorParameters<typeof PerksClient>[0]
 }
 
 function orgClient(extra: Partial<ConstructorParameters<typeof PerksClient>[0]> = {}) {
-  const cred = sandbox.credentials.organisation;
+  const cred = sandbox().credentials.organisation;
   return new PerksClient({
-    baseUrl: sandbox.baseUrl,
+    baseUrl: sandbox().baseUrl,
     clientId: cred.client_id,
     clientSecret: cred.client_secret,
     rateLimit: 100_000,
@@ -163,7 +149,7 @@ describe('the client against the sandbox', () => {
         body: { order_created_from: '2025-01-01 00:00:00', order_created_to: '2026-11-21 23:59:59' },
       }),
     );
-    sandbox.setFaults({ errorRate: 0.05, revokeTokenEvery: 7 });
+    sandbox().setFaults({ errorRate: 0.05, revokeTokenEvery: 7 });
     try {
       const client = groupClient();
       const got = await collect(
@@ -178,14 +164,14 @@ describe('the client against the sandbox', () => {
       expect(ids.sort()).toEqual(reference.map((o) => o.order_id).sort());
       expect(client.counters.tokenRequests).toBeGreaterThan(1);
     } finally {
-      sandbox.setFaults({ errorRate: 0, revokeTokenEvery: 0 });
+      sandbox().setFaults({ errorRate: 0, revokeTokenEvery: 0 });
     }
   });
 
   test('a 401 leads to exactly one new token and one retry', async () => {
     const client = groupClient();
     await client.call('getGroup');
-    sandbox.setFaults({ revokeTokenEvery: 1 });
+    sandbox().setFaults({ revokeTokenEvery: 1 });
     try {
       await client.call('getGroup'); // succeeds; the sandbox revokes the token after this use
       const callsBefore = client.counters.calls;
@@ -193,7 +179,7 @@ describe('the client against the sandbox', () => {
       // The refused call, the token request and the retry: every one counts against the budget.
       expect(client.counters.calls - callsBefore).toBe(3);
     } finally {
-      sandbox.setFaults({ revokeTokenEvery: 0 });
+      sandbox().setFaults({ revokeTokenEvery: 0 });
     }
     expect(client.counters.tokenRequests).toBe(2);
   });
@@ -211,13 +197,13 @@ describe('the client against the sandbox', () => {
   test('a connection the API cuts is retried with the full budget; an API that is not there gives up after 4 attempts', async () => {
     // Six cut connections in a row for one call: more than the budget of an unreachable API, less than the full one.
     let cuts = 0;
-    const proxy = await startProxy(sandbox.baseUrl, {
+    const proxy = await startProxy(sandbox().baseUrl, {
       intercept: (req) => (req.path.endsWith('/group') && cuts++ < 6 ? { reset: true } : undefined),
     });
     try {
       const client = groupClient({ baseUrl: proxy.url });
       const group = await client.call('getGroup');
-      expect(group.id).toBe(sandbox.credentials.group[0].organisation_group_id);
+      expect(group.id).toBe(sandbox().credentials.group[0].organisation_group_id);
       expect(cuts).toBe(7);
       await client.close();
     } finally {
@@ -241,7 +227,7 @@ describe('the client against the sandbox', () => {
   });
 
   test('an API that refuses every new token for operations stops the client after 4 tokens, not 16 per call', async () => {
-    const proxy = await startProxy(sandbox.baseUrl, {
+    const proxy = await startProxy(sandbox().baseUrl, {
       intercept: (req) =>
         req.path.includes('/oauth/token')
           ? undefined
@@ -271,8 +257,8 @@ describe('the client against the sandbox', () => {
 });
 
 function sandboxUserEmail(): string {
-  const gid = sandbox.credentials.group[0].organisation_group_id;
-  const user = [...sandbox.world.users.all()].find((u) => u.groupId === gid && u.email);
+  const gid = sandbox().credentials.group[0].organisation_group_id;
+  const user = [...sandbox().world.users.all()].find((u) => u.groupId === gid && u.email);
   if (!user?.email) throw new Error('the tiny sandbox has no user with an email');
   return user.email;
 }

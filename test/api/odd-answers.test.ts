@@ -4,31 +4,22 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { PerksClient } from '../../src/api/index.js';
-import { startSandbox, type Sandbox } from '../../src/sandbox/index.js';
 import { postOnce } from '../../src/writeback/poster.js';
 import { apiCalls, startProxy, type Proxy } from '../support/proxy.js';
+import { sandboxForFile } from '../support/sandbox-hooks.js';
 
-let sandbox: Sandbox;
+const sandbox = sandboxForFile({ seed: 11, rateLimit: 100_000, today: '2026-11-22' });
 let proxy: Proxy;
 
 beforeAll(async () => {
-  sandbox = await startSandbox({
-    port: 0,
-    scale: 'tiny',
-    seed: 11,
-    rateLimit: 100_000,
-    tokenRateLimit: 1000,
-    today: '2026-11-22',
-  });
-  proxy = await startProxy(sandbox.baseUrl);
+  proxy = await startProxy(sandbox().baseUrl);
 });
 afterAll(async () => {
   await proxy?.close();
-  await sandbox?.close();
 });
 
 function client(): PerksClient {
-  const cred = sandbox.credentials.group[0];
+  const cred = sandbox().credentials.group[0];
   return new PerksClient({
     baseUrl: proxy.url,
     clientId: cred.client_id,
@@ -50,8 +41,10 @@ async function withHooks<T>(hooks: Proxy['hooks'], body: () => Promise<T>): Prom
 }
 
 function aUser() {
-  const gid = sandbox.credentials.group[0].organisation_group_id;
-  const user = sandbox.world.users.inGroup(gid).find((u) => u.status === 'Active');
+  const gid = sandbox().credentials.group[0].organisation_group_id;
+  const user = sandbox()
+    .world.users.inGroup(gid)
+    .find((u) => u.status === 'Active');
   if (!user) throw new Error('the tiny sandbox has no active user');
   return { gid, user };
 }
@@ -99,7 +92,9 @@ describe('odd answers over HTTP', () => {
     expect(outcome).toEqual({ status: 'sent', recovered: true });
     expect(proxy.log.filter((e) => isPost(e.path))).toHaveLength(1);
     expect(
-      sandbox.world.interactionsOf(user).filter((i) => i.interaction_id === String(row.interaction_id)),
+      sandbox()
+        .world.interactionsOf(user)
+        .filter((i) => i.interaction_id === String(row.interaction_id)),
     ).toHaveLength(1);
     await post.close();
     await list.close();
@@ -122,7 +117,7 @@ describe('odd answers over HTTP', () => {
     expect(bare).toHaveLength(1);
     expect(bare[0]).toMatchObject({ access_token: expect.any(String), expires_in: expect.any(Number) });
     expect(bare[0]).not.toHaveProperty('data');
-    expect(group.id).toBe(sandbox.credentials.group[0].organisation_group_id);
+    expect(group.id).toBe(sandbox().credentials.group[0].organisation_group_id);
     expect(c.counters.tokenRequests).toBe(1);
     await c.close();
   });

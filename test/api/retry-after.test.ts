@@ -6,26 +6,30 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { PerksClient, type WireEvent } from '../../src/api/index.js';
 import { parseRetryAfter } from '../../src/api/outcomes.js';
-import { startSandbox, type Sandbox } from '../../src/sandbox/index.js';
 import { apiCalls, retryAfterKept, startProxy, type Proxy, type ProxyHooks } from '../support/proxy.js';
+import { SANDBOX_DEFAULTS } from '../support/sandbox.js';
+import { sandboxForFile } from '../support/sandbox-hooks.js';
 
-let sandbox: Sandbox;
+const sandbox = sandboxForFile({
+  seed: 5,
+  rateLimit: 100_000,
+  tokenRateLimit: SANDBOX_DEFAULTS.tokenRateLimit,
+  today: '2026-11-22',
+});
 let proxy: Proxy;
 
 beforeAll(async () => {
-  sandbox = await startSandbox({ port: 0, scale: 'tiny', seed: 5, rateLimit: 100_000, today: '2026-11-22' });
-  proxy = await startProxy(sandbox.baseUrl);
+  proxy = await startProxy(sandbox().baseUrl);
 });
 afterAll(async () => {
   await proxy?.close();
-  await sandbox?.close();
 });
 
 const API = (path: string) => !path.startsWith('/v3/oauth/token');
 
 /** A client through the proxy whose wire events land in `wire`. */
 function client(wire: WireEvent[], extra: Partial<ConstructorParameters<typeof PerksClient>[0]> = {}) {
-  const cred = sandbox.credentials.group[0];
+  const cred = sandbox().credentials.group[0];
   return new PerksClient({
     baseUrl: proxy.url,
     clientId: cred.client_id,

@@ -1,48 +1,40 @@
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { beforeAll, describe, expect, test } from 'vitest';
 import { cpSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { extract } from '../../src/extract/index.js';
 import { compactLake, CompactionError, readJournal } from '../../src/compact/index.js';
-import { startSandbox, type Sandbox } from '../../src/sandbox/index.js';
 import { orgConfig } from '../support/sandbox.js';
 import { tempOut } from '../support/scratch.js';
 import { lakeOrders, truthOrders } from '../support/lake-check.js';
 import { filesOf, layoutOf, toLegacyLayout } from './helpers.js';
 import { forgetUsers } from '../../src/forget/index.js';
 import { withLakeConnection } from '../../src/lake/index.js';
+import { sandboxForFile } from '../support/sandbox-hooks.js';
 
 const TODAY = '2026-11-22';
 const START = '2026-08-01';
 const noon = new Date(`${TODAY}T12:00:00Z`);
-let sandbox: Sandbox;
+const sandbox = sandboxForFile({ seed: 11, today: TODAY });
 /** A lake of orders from START, landed once and copied per test. */
 let landed: string;
 let landedRun: string;
 
 beforeAll(async () => {
-  sandbox = await startSandbox({
-    port: 0,
-    scale: 'tiny',
-    seed: 11,
-    rateLimit: 1_000_000,
-    tokenRateLimit: 1000,
-    today: TODAY,
-  });
   landed = tempOut('perks-compact-');
-  const r = await extract(orgConfig(sandbox, landed, { PERKS_START_DATE: START }), { now: noon, streams: ['orders'] });
+  const r = await extract(orgConfig(sandbox(), landed, { PERKS_START_DATE: START }), {
+    now: noon,
+    streams: ['orders'],
+  });
   expect(r.status).toBe('success');
   landedRun = r.runId;
 }, 300_000);
-afterAll(async () => {
-  await sandbox?.close();
-});
 
 const copyOf = (src: string) => {
   const out = tempOut('perks-compact-');
   cpSync(src, out, { recursive: true });
   return out;
 };
-const groups = () => sandbox.world.groups.map((g) => ({ id: g.id, timezone: g.timezone }));
+const groups = () => sandbox().world.groups.map((g) => ({ id: g.id, timezone: g.timezone }));
 
 describe('compaction of orders', () => {
   test('closed months become one sorted file per group and month; the open month up to the lookback too; every row is the same', async () => {
@@ -65,7 +57,7 @@ describe('compaction of orders', () => {
       rows: before.filter((o) => o.order_date < '2026-11-15').length,
     });
     expect(await lakeOrders(out)).toEqual(before);
-    expect(before).toEqual(truthOrders(sandbox, groups(), START, TODAY));
+    expect(before).toEqual(truthOrders(sandbox(), groups(), START, TODAY));
     // The order history (appended batches) too: its closed months one file each; November's batches wait for the month to close.
     const history = filesOf(out, 'order_versions');
     expect(
@@ -132,7 +124,7 @@ describe('compaction of orders', () => {
     const out = copyOf(landed);
     await compactLake(out, { lookbackDays: 7, now: noon });
     const files = filesOf(out, 'orders');
-    const r = await extract(orgConfig(sandbox, out, { PERKS_START_DATE: START }), {
+    const r = await extract(orgConfig(sandbox(), out, { PERKS_START_DATE: START }), {
       now: noon,
       streams: ['orders'],
       startDate: '2026-09-10',
@@ -143,7 +135,7 @@ describe('compaction of orders', () => {
     expect(layoutOf(filesOf(out, 'orders'))).toEqual(layoutOf(files));
     const september = filesOf(out, 'orders').filter((f) => f.includes('order_month=2026-09/'));
     expect(september.every((f) => /month-2026-09\.g4\.v[0-9a-f]+\.parquet$/.test(f) && !files.includes(f))).toBe(true);
-    expect(await lakeOrders(out)).toEqual(truthOrders(sandbox, groups(), START, TODAY));
+    expect(await lakeOrders(out)).toEqual(truthOrders(sandbox(), groups(), START, TODAY));
     const runs = await runsByDay(out, '2026-09-01', '2026-10-01');
     for (const [day, ids] of runs)
       expect(ids, day).toEqual(day >= '2026-09-10' && day < '2026-09-13' ? [r.runId] : [landedRun]);
@@ -153,7 +145,7 @@ describe('compaction of orders', () => {
     const out = copyOf(landed);
     await compactLake(out, { lookbackDays: 7, now: noon });
     const files = filesOf(out, 'orders');
-    const r = await extract(orgConfig(sandbox, out, { PERKS_START_DATE: START }), {
+    const r = await extract(orgConfig(sandbox(), out, { PERKS_START_DATE: START }), {
       now: noon,
       streams: ['orders'],
       startDate: '2026-11-10',
@@ -161,7 +153,7 @@ describe('compaction of orders', () => {
     });
     expect(r.status).toBe('success');
     expect(layoutOf(filesOf(out, 'orders'))).toEqual(layoutOf(files));
-    expect(await lakeOrders(out)).toEqual(truthOrders(sandbox, groups(), START, TODAY));
+    expect(await lakeOrders(out)).toEqual(truthOrders(sandbox(), groups(), START, TODAY));
     const runs = await runsByDay(out, '2026-11-01', '2026-11-22');
     for (const [day, ids] of runs)
       expect(ids, day).toEqual(day >= '2026-11-10' && day < '2026-11-20' ? [r.runId] : [landedRun]);
@@ -178,7 +170,7 @@ describe('compaction of orders', () => {
       filesOf(out, 'orders').find((f) => f.startsWith(`organisation_group_id=${g}/order_month=2026-09/month-`))!,
     );
     writeFileSync(month, 'not parquet any more');
-    const r = await extract(orgConfig(sandbox, out, { PERKS_START_DATE: START }), { now: noon, streams: ['orders'] });
+    const r = await extract(orgConfig(sandbox(), out, { PERKS_START_DATE: START }), { now: noon, streams: ['orders'] });
     expect(r.status).toBe('success');
     const notes = r.streams
       .find((x) => x.name === 'orders')!
@@ -193,7 +185,7 @@ describe('compaction of orders', () => {
     );
     expect(september).toHaveLength(30);
     expect(september.every((f) => /day-2026-09-\d\d\.v[0-9a-f]+\.parquet$/.test(f))).toBe(true);
-    expect(await lakeOrders(out)).toEqual(truthOrders(sandbox, groups(), START, TODAY));
+    expect(await lakeOrders(out)).toEqual(truthOrders(sandbox(), groups(), START, TODAY));
     // The next compaction makes the month one file again.
     await compactLake(out, { lookbackDays: 7, now: noon });
     const healed = filesOf(out, 'orders').filter((f) =>
@@ -201,14 +193,14 @@ describe('compaction of orders', () => {
     );
     expect(layoutOf(healed)).toEqual([`organisation_group_id=${g}/order_month=2026-09/month-2026-09.g*.parquet`]);
     expect(healed).not.toContain(month.slice(join(out, 'lake', 'orders').length + 1)); // never the damaged file's name
-    expect(await lakeOrders(out)).toEqual(truthOrders(sandbox, groups(), START, TODAY));
+    expect(await lakeOrders(out)).toEqual(truthOrders(sandbox(), groups(), START, TODAY));
   });
 
   test('a full refresh over a compacted lake holds every order once, in the same layout', async () => {
     const out = copyOf(landed);
     await compactLake(out, { lookbackDays: 7, now: noon });
     const files = filesOf(out, 'orders');
-    const r = await extract(orgConfig(sandbox, out, { PERKS_START_DATE: START }), {
+    const r = await extract(orgConfig(sandbox(), out, { PERKS_START_DATE: START }), {
       now: noon,
       streams: ['orders'],
       fullRefresh: true,
@@ -222,7 +214,7 @@ describe('compaction of orders', () => {
     ).toBe('success');
     expect(layoutOf(filesOf(out, 'orders'))).toEqual(layoutOf(files));
     const lake = await lakeOrders(out);
-    expect(lake).toEqual(truthOrders(sandbox, groups(), START, TODAY));
+    expect(lake).toEqual(truthOrders(sandbox(), groups(), START, TODAY));
     expect(new Set(lake.map((o) => `${o.group}/${o.order_id}`)).size).toBe(lake.length);
     expect((await compactLake(out, { lookbackDays: 7, now: noon })).streams[0].months).toBe(0);
   });
@@ -231,7 +223,7 @@ describe('compaction of orders', () => {
 describe('erasure and compaction', () => {
   test('forgetting a user clears compacted month files too, and no later compaction brings a value back', async () => {
     const out = tempOut('perks-compact-');
-    const r = await extract(orgConfig(sandbox, out, { PERKS_START_DATE: START }), {
+    const r = await extract(orgConfig(sandbox(), out, { PERKS_START_DATE: START }), {
       now: noon,
       streams: ['users', 'orders'],
     });

@@ -1,35 +1,27 @@
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { beforeAll, describe, expect, test } from 'vitest';
 import { cpSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { extract } from '../../src/extract/index.js';
 import { compactLake, readConsistently, readJournal } from '../../src/compact/index.js';
 import { COMPACT_CRASH_POINTS } from '../../src/shared/crash-points.js';
-import { startSandbox, type Sandbox } from '../../src/sandbox/index.js';
 import { orgConfig } from '../support/sandbox.js';
 import { tempOut } from '../support/scratch.js';
 import { runCli } from '../support/cli.js';
 import { lakeOrders } from '../support/lake-check.js';
 import { filesOf, layoutOf, orderTotals, toLegacyLayout } from './helpers.js';
+import { sandboxForFile } from '../support/sandbox-hooks.js';
 
 const TODAY = '2026-11-22';
 const noon = new Date(`${TODAY}T12:00:00Z`);
-let sandbox: Sandbox;
+const sandbox = sandboxForFile({ seed: 11, today: TODAY });
 let landed: string;
 let legacy: string;
 /** What one uninterrupted compaction makes of each source lake. */
 const reference = new Map<string, { files: string[]; rows: Awaited<ReturnType<typeof lakeOrders>> }>();
 
 beforeAll(async () => {
-  sandbox = await startSandbox({
-    port: 0,
-    scale: 'tiny',
-    seed: 11,
-    rateLimit: 1_000_000,
-    tokenRateLimit: 1000,
-    today: TODAY,
-  });
   landed = tempOut('perks-compact-crash-');
-  const r = await extract(orgConfig(sandbox, landed, { PERKS_START_DATE: '2026-08-01' }), {
+  const r = await extract(orgConfig(sandbox(), landed, { PERKS_START_DATE: '2026-08-01' }), {
     now: noon,
     streams: ['orders'],
   });
@@ -45,9 +37,6 @@ beforeAll(async () => {
   }
   expect(reference.get(legacy)!.rows).toEqual(reference.get(landed)!.rows);
 }, 300_000);
-afterAll(async () => {
-  await sandbox?.close();
-});
 
 const copyOf = (src: string) => {
   const out = tempOut('perks-compact-crash-');
@@ -115,7 +104,7 @@ describe('compaction killed and run again', () => {
       filesOf(out, 'orders').filter((f) => f.startsWith(bad.split('/')[0]) && f.includes('order_month=2026-10/')),
     ).toEqual(october);
     expect(filesOf(out, 'orders').filter((f) => f.includes('month-2026-09.g1'))).toHaveLength(
-      sandbox.world.groups.length,
+      sandbox().world.groups.length,
     );
     expect(readJournal(out).switching).toBeNull();
   }, 180_000);

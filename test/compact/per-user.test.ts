@@ -1,30 +1,16 @@
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { beforeAll, describe, expect, test } from 'vitest';
 import { cpSync, renameSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { extract } from '../../src/extract/index.js';
 import { compactLake } from '../../src/compact/index.js';
 import { withLakeConnection } from '../../src/lake/index.js';
-import { startSandbox, type Sandbox } from '../../src/sandbox/index.js';
 import { orgConfig } from '../support/sandbox.js';
 import { tempOut } from '../support/scratch.js';
 import { filesOf } from './helpers.js';
+import { sandboxForFile } from '../support/sandbox-hooks.js';
 
 const TODAY = '2026-11-22';
-let sandbox: Sandbox;
-
-beforeAll(async () => {
-  sandbox = await startSandbox({
-    port: 0,
-    scale: 'tiny',
-    seed: 11,
-    rateLimit: 1_000_000,
-    tokenRateLimit: 1000,
-    today: TODAY,
-  });
-});
-afterAll(async () => {
-  await sandbox?.close();
-});
+const sandbox = sandboxForFile({ seed: 11, today: TODAY });
 
 /** Every row of a stream as JSON text (columns in name order), sorted: equal lakes hold equal rows. */
 async function rowsOf(out: string, stream: string): Promise<string[]> {
@@ -57,7 +43,7 @@ async function latest(out: string, stream: string, key: string): Promise<string[
 describe('compaction of per-user refresh batches', () => {
   test('credit and interactions: refresh batches of a closed month become one file per group and month, every row and every latest row the same', async () => {
     const out = copyOf(landed);
-    const config = orgConfig(sandbox, out, { PERKS_START_DATE: '2026-08-01', PERKS_REFRESH_DAYS: '7' });
+    const config = orgConfig(sandbox(), out, { PERKS_START_DATE: '2026-08-01', PERKS_REFRESH_DAYS: '7' });
     const before = { credit: await rowsOf(out, 'credit'), interactions: await rowsOf(out, 'interactions') };
     const latestBefore = {
       credit: await latest(out, 'credit', 'user_id'),
@@ -65,7 +51,7 @@ describe('compaction of per-user refresh batches', () => {
     };
     expect(filesOf(out, 'credit').every((f) => f.includes('/_snapshot_month='))).toBe(true);
     const r = await compactLake(out, { lookbackDays: 7, now: new Date(`${TODAY}T12:00:00Z`) });
-    const groups = sandbox.credentials.organisation.organisation_group_ids.length;
+    const groups = sandbox().credentials.organisation.organisation_group_ids.length;
     for (const stream of ['credit', 'interactions'] as const) {
       const files = filesOf(out, stream);
       const s = r.streams.find((x) => x.stream === stream)!;
@@ -114,7 +100,7 @@ describe('compaction of per-user refresh batches', () => {
 let landed: string;
 beforeAll(async () => {
   landed = tempOut('perks-compact-user-');
-  const config = orgConfig(sandbox, landed, { PERKS_START_DATE: '2026-08-01', PERKS_REFRESH_DAYS: '7' });
+  const config = orgConfig(sandbox(), landed, { PERKS_START_DATE: '2026-08-01', PERKS_REFRESH_DAYS: '7' });
   for (const day of ['2026-09-03', '2026-09-20', '2026-10-12', '2026-11-21']) {
     const r = await extract(config, {
       now: new Date(`${day}T12:00:00Z`),

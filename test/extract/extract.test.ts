@@ -1,14 +1,15 @@
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { describe, expect, test } from 'vitest';
 import { spawn } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { extract, shiftDay } from '../../src/extract/index.js';
 import { loadConfig } from '../../src/config/index.js';
-import { startSandbox, type Sandbox } from '../../src/sandbox/index.js';
+import type { Sandbox } from '../../src/sandbox/index.js';
 import { lakeOrders, truthOrders } from '../support/lake-check.js';
-import { orgConfig, orgEnv } from '../support/sandbox.js';
+import { orgConfig, orgEnv, withSandbox } from '../support/sandbox.js';
 import { tempOut } from '../support/scratch.js';
 import { todayUtc } from '../../src/shared/clock.js';
+import { sandboxForFile } from '../support/sandbox-hooks.js';
 
 const packageVersion = (
   JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }
@@ -16,21 +17,7 @@ const packageVersion = (
 
 const TODAY = '2026-11-22';
 const START = '2026-10-01';
-let sandbox: Sandbox;
-
-beforeAll(async () => {
-  sandbox = await startSandbox({
-    port: 0,
-    scale: 'tiny',
-    seed: 11,
-    rateLimit: 1_000_000,
-    tokenRateLimit: 1000,
-    today: TODAY,
-  });
-});
-afterAll(async () => {
-  await sandbox?.close();
-});
+const sandbox = sandboxForFile({ seed: 11, today: TODAY });
 
 const groupsOf = (s: Sandbox) => s.world.groups.map((g) => ({ id: g.id, timezone: g.timezone }));
 const noonUtc = (day: string) => new Date(`${day}T12:00:00Z`);
@@ -40,28 +27,28 @@ const upperOf = (day: string) => day;
 describe('extract against the sandbox', () => {
   test('a first run lands exactly the sandbox orders, dated by the group local day across DST changes', async () => {
     const out = tempOut();
-    const result = await extract(orgConfig(sandbox, out, { PERKS_START_DATE: START }), {
+    const result = await extract(orgConfig(sandbox(), out, { PERKS_START_DATE: START }), {
       now: noonUtc(TODAY),
       streams: ['orders'],
     });
     expect(result.status).toBe('success');
     const lake = await lakeOrders(out);
-    const truth = truthOrders(sandbox, groupsOf(sandbox), START, upperOf(TODAY));
+    const truth = truthOrders(sandbox(), groupsOf(sandbox()), START, upperOf(TODAY));
     expect(lake.length).toBeGreaterThan(50);
     expect(lake).toEqual(truth);
     // Every group got its own windows: 52 local days each.
     const groups = new Set(lake.map((r) => r.group));
-    expect(groups.size).toBe(sandbox.credentials.organisation.organisation_group_ids.length);
+    expect(groups.size).toBe(sandbox().credentials.organisation.organisation_group_ids.length);
   });
 
   test('a rerun the same day re-reads only the lookback (days x groups calls) and changes nothing when nothing changed', async () => {
     const out = tempOut();
-    const config = orgConfig(sandbox, out, { PERKS_START_DATE: START, PERKS_LOOKBACK_DAYS: '7' });
+    const config = orgConfig(sandbox(), out, { PERKS_START_DATE: START, PERKS_LOOKBACK_DAYS: '7' });
     const first = await extract(config, { now: noonUtc(TODAY), streams: ['orders'] });
     const before = await lakeOrders(out);
     const again = await extract(config, { now: noonUtc(TODAY), streams: ['orders'] });
     const orders = again.streams.find((s) => s.name === 'orders')!;
-    const groups = sandbox.credentials.organisation.organisation_group_ids.length;
+    const groups = sandbox().credentials.organisation.organisation_group_ids.length;
     // A finished pass is finished: the second run asks the 7 lookback days of every group again (one page each here).
     expect(orders.groups.reduce((n, g) => n + g.windows, 0)).toBe(7 * groups);
     expect(orders.calls).toBeGreaterThanOrEqual(7 * groups);
@@ -71,7 +58,7 @@ describe('extract against the sandbox', () => {
 
   test('every stream lands, and the run manifest (per stream and group) and state say what was done', async () => {
     const out = tempOut();
-    const result = await extract(orgConfig(sandbox, out, { PERKS_START_DATE: START }), { now: noonUtc(TODAY) });
+    const result = await extract(orgConfig(sandbox(), out, { PERKS_START_DATE: START }), { now: noonUtc(TODAY) });
     expect(result.status).toBe('success');
     for (const s of ['groups', 'users', 'offers', 'orders', 'redemption_stats', 'credit', 'interactions']) {
       expect(existsSync(join(out, 'lake', s)), s).toBe(true);
@@ -108,15 +95,7 @@ describe('extract against the sandbox', () => {
   });
 
   test('after the sandbox moves forward, an incremental run makes the lake equal the new truth, refunds included', async () => {
-    const local = await startSandbox({
-      port: 0,
-      scale: 'tiny',
-      seed: 12,
-      rateLimit: 1_000_000,
-      tokenRateLimit: 1000,
-      today: TODAY,
-    });
-    try {
+    await withSandbox({ seed: 12, today: TODAY }, async (local) => {
       const out = tempOut();
       const config = orgConfig(local, out, { PERKS_START_DATE: START });
       const first = await extract(config, { now: noonUtc(TODAY) });
@@ -129,14 +108,12 @@ describe('extract against the sandbox', () => {
       // Incremental: the lookback and the two new days, not the whole range again.
       const ordersCalls = (r: typeof first) => r.streams.find((s) => s.name === 'orders')!.calls;
       expect(ordersCalls(second)).toBeLessThan(ordersCalls(first) / 3);
-    } finally {
-      await local.close();
-    }
+    });
   });
 
   test('a run killed with SIGKILL and started again ends with the same lake as one uninterrupted run', async () => {
     const out = tempOut();
-    const env = { ...process.env, ...orgEnv(sandbox, out, { PERKS_START_DATE: START, PERKS_RATE_LIMIT: '3000' }) };
+    const env = { ...process.env, ...orgEnv(sandbox(), out, { PERKS_START_DATE: START, PERKS_RATE_LIMIT: '3000' }) };
     for (const delay of [900, 1700]) {
       const child = spawn(process.execPath, ['bin/perks.mjs', 'extract', '--quiet', '--streams', 'orders'], {
         env,
@@ -157,9 +134,9 @@ describe('extract against the sandbox', () => {
     expect(code, output).toBe(0);
     const lake = await lakeOrders(out);
     const upper = todayUtc();
-    const groups = groupsOf(sandbox).map((g) => ({ ...g }));
+    const groups = groupsOf(sandbox()).map((g) => ({ ...g }));
     // The child ran with the wall clock: compare the days it extracted.
-    const truth = truthOrders(sandbox, groups, START, upper).filter(
+    const truth = truthOrders(sandbox(), groups, START, upper).filter(
       (t) =>
         lake.some((l) => l.group === t.group && l.order_date === t.order_date) || t.order_date < shiftDay(upper, -1),
     );
@@ -172,13 +149,13 @@ describe('extract against the sandbox', () => {
 
   test('--plan says what a run would do, calling only the groups listing and, with no users landed, one users page per group', async () => {
     const out = tempOut();
-    const before = { ...sandbox.stats().callsByOperation };
-    const result = await extract(orgConfig(sandbox, out, { PERKS_START_DATE: START }), {
+    const before = { ...sandbox().stats().callsByOperation };
+    const result = await extract(orgConfig(sandbox(), out, { PERKS_START_DATE: START }), {
       now: noonUtc(TODAY),
       planOnly: true,
     });
-    const after = sandbox.stats().callsByOperation;
-    const groupCount = sandbox.credentials.organisation.organisation_group_ids.length;
+    const after = sandbox().stats().callsByOperation;
+    const groupCount = sandbox().credentials.organisation.organisation_group_ids.length;
     for (const op of ['listOrders', 'listOffers', 'redemptionStats', 'userCredit', 'listInteractions'])
       expect(after[op] ?? 0, op).toBe(before[op] ?? 0);
     expect((after.listUsers ?? 0) - (before.listUsers ?? 0)).toBe(groupCount);
@@ -187,16 +164,16 @@ describe('extract against the sandbox', () => {
       { path: '/v3/user/list', calls: groupCount },
     ]);
     const orders = result.plan!.rows.filter((r) => r.stream === 'orders');
-    expect(orders.length).toBe(sandbox.credentials.organisation.organisation_group_ids.length);
+    expect(orders.length).toBe(sandbox().credentials.organisation.organisation_group_ids.length);
     expect(orders[0].units).toBe(52);
     expect(existsSync(join(out, 'lake', 'orders'))).toBe(false);
   });
 
   test('a group-level credential lands its own group only', async () => {
     const out = tempOut();
-    const cred = sandbox.credentials.group[1];
+    const cred = sandbox().credentials.group[1];
     const config = loadConfig({
-      PERKS_BASE_URL: sandbox.baseUrl,
+      PERKS_BASE_URL: sandbox().baseUrl,
       PERKS_CLIENT_ID: String(cred.client_id),
       PERKS_CLIENT_SECRET: cred.client_secret,
       PERKS_OUTPUT: out,

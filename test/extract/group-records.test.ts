@@ -3,36 +3,22 @@
  * record, and the run goes on. A requested group's refused record is read leniently (id, timezone);
  * only a timezone that cannot be read at all stops that group's windowed streams.
  */
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { describe, expect, test } from 'vitest';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { extract, shiftDay } from '../../src/extract/index.js';
-import { startSandbox, type Sandbox } from '../../src/sandbox/index.js';
 import { startProxy, type Proxy } from '../support/proxy.js';
 import { runCli, stderrLines } from '../support/cli.js';
 import { lakeOrders } from '../support/lake-check.js';
 import { orgConfig, orgEnv } from '../support/sandbox.js';
 import { tempOut } from '../support/scratch.js';
 import { todayUtc } from '../../src/shared/clock.js';
+import { sandboxForFile } from '../support/sandbox-hooks.js';
 
 const TODAY = todayUtc();
 const START = shiftDay(TODAY, -5);
-let sandbox: Sandbox;
-
-beforeAll(async () => {
-  // Seed 4 at 20% drift: group 11's record (requested) and group 14's (not requested) get a wrong type.
-  sandbox = await startSandbox({
-    port: 0,
-    scale: 'tiny',
-    seed: 4,
-    rateLimit: 1_000_000,
-    tokenRateLimit: 1000,
-    today: TODAY,
-  });
-});
-afterAll(async () => {
-  await sandbox?.close();
-});
+// Seed 4 at 20% drift: group 11's record (requested) and group 14's (not requested) get a wrong type.
+const sandbox = sandboxForFile({ seed: 4, today: TODAY });
 
 /** The records of <out>/quarantine/<stream>/*. */
 function quarantined(out: string, stream: string): Record<string, unknown>[] {
@@ -48,9 +34,9 @@ function quarantined(out: string, stream: string): Record<string, unknown>[] {
 describe('a group record the schema refuses', () => {
   test('at 20% drift with PERKS_GROUP_IDS=11,12, the refused records of groups 11 and 14 are quarantined and counted, and every stream of groups 11 and 12 lands', async () => {
     const out = tempOut();
-    sandbox.setFaults({ driftRate: 0.2 });
+    sandbox().setFaults({ driftRate: 0.2 });
     try {
-      const r = await extract(orgConfig(sandbox, out, { PERKS_GROUP_IDS: '11,12', PERKS_START_DATE: START }), {});
+      const r = await extract(orgConfig(sandbox(), out, { PERKS_GROUP_IDS: '11,12', PERKS_START_DATE: START }), {});
       expect(r.streams.map((s) => [s.name, s.status])).toEqual(
         ['groups', 'users', 'offers', 'orders', 'redemption_stats', 'credit', 'interactions'].map((n) => [
           n,
@@ -68,19 +54,19 @@ describe('a group record the schema refuses', () => {
       // Group 11 runs on the fields read from its refused record: its own timezone, its orders.
       expect(r.groups).toEqual(
         [11, 12].map((id) =>
-          expect.objectContaining({ id, timezone: sandbox.world.groups.find((g) => g.id === id)!.timezone }),
+          expect.objectContaining({ id, timezone: sandbox().world.groups.find((g) => g.id === id)!.timezone }),
         ),
       );
       expect(new Set((await lakeOrders(out)).map((o) => o.group))).toEqual(new Set([11, 12]));
       expect(r.quarantined).toBe(r.streams.reduce((n, s) => n + s.rejected, 0));
     } finally {
-      sandbox.setFaults({ driftRate: 0 });
+      sandbox().setFaults({ driftRate: 0 });
     }
   });
 
   test('a requested group whose timezone cannot be read: its orders and redemption stats fail with one line each, exit 1, and every other stream and group lands', async () => {
     // The sandbox never sends a wrong-typed timezone: a proxy rewrites group 12's in the listing.
-    const proxy: Proxy = await startProxy(sandbox.baseUrl, {
+    const proxy: Proxy = await startProxy(sandbox().baseUrl, {
       rewriteResponse: (req, answer) => {
         if (req.path !== '/v3/group/list') return answer;
         const body = JSON.parse(answer.body);
@@ -92,7 +78,7 @@ describe('a group record the schema refuses', () => {
       const out = tempOut();
       const r = await runCli(
         ['extract', '--quiet'],
-        orgEnv(sandbox, out, { PERKS_BASE_URL: proxy.url, PERKS_GROUP_IDS: '11,12', PERKS_START_DATE: START }),
+        orgEnv(sandbox(), out, { PERKS_BASE_URL: proxy.url, PERKS_GROUP_IDS: '11,12', PERKS_START_DATE: START }),
       );
       expect(r.code, r.stderr).toBe(1);
       const line = (stream: string) =>

@@ -1,42 +1,31 @@
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { beforeAll, describe, expect, test } from 'vitest';
 import { extract, formatPlan, type Plan } from '../../src/extract/index.js';
-import { startSandbox, type Sandbox } from '../../src/sandbox/index.js';
 import { runCli } from '../support/cli.js';
 import { orgConfig, orgEnv } from '../support/sandbox.js';
 import { tempOut } from '../support/scratch.js';
+import { sandboxForFile } from '../support/sandbox-hooks.js';
 
 const TODAY = '2026-11-22';
 const now = new Date(`${TODAY}T12:00:00Z`);
-let sandbox: Sandbox;
+const sandbox = sandboxForFile({ seed: 23, today: TODAY });
 /** An output directory whose lake holds today's users snapshot: the per-user streams plan from it. */
 let out: string;
 let groups: number[];
 
 beforeAll(async () => {
-  sandbox = await startSandbox({
-    port: 0,
-    scale: 'tiny',
-    seed: 23,
-    rateLimit: 1_000_000,
-    tokenRateLimit: 1000,
-    today: TODAY,
-  });
   out = tempOut();
-  groups = sandbox.credentials.organisation.organisation_group_ids;
-  const landed = await extract(orgConfig(sandbox, out, { PERKS_START_DATE: '2026-11-15' }), {
+  groups = sandbox().credentials.organisation.organisation_group_ids;
+  const landed = await extract(orgConfig(sandbox(), out, { PERKS_START_DATE: '2026-11-15' }), {
     now,
     streams: ['users'],
   });
   expect(landed.status).toBe('success');
 });
-afterAll(async () => {
-  await sandbox?.close();
-});
 
 /** The plan of the worker `--shard shard` `--groups only` (whole organisation when both are absent). */
 async function planOf(shard?: { index: number; count: number }, only?: number[]): Promise<Plan> {
   const env = { PERKS_START_DATE: '2026-11-15', ...(only ? { PERKS_GROUP_IDS: only.join(',') } : {}) };
-  const result = await extract(orgConfig(sandbox, out, env), {
+  const result = await extract(orgConfig(sandbox(), out, env), {
     now,
     planOnly: true,
     shard,
@@ -88,7 +77,7 @@ describe('extract --plan of one worker', () => {
     const expected = await planOf({ index: 2, count: 2 }, [g]);
     const r = await runCli(
       ['extract', '--plan', '--shard', '2/2', '--groups', String(g)],
-      orgEnv(sandbox, out, { PERKS_START_DATE: '2026-11-15' }),
+      orgEnv(sandbox(), out, { PERKS_START_DATE: '2026-11-15' }),
     );
     expect(r.code, r.stderr).toBe(0);
     const lines = r.stdout.trim().split('\n');
@@ -105,7 +94,7 @@ describe('extract --plan of one worker', () => {
 
   test("on an empty output directory the plan counts each group's users by the first page of the users listing, says so, and plans the calls the run then makes", async () => {
     const empty = tempOut();
-    const config = orgConfig(sandbox, empty, { PERKS_START_DATE: '2026-11-15' });
+    const config = orgConfig(sandbox(), empty, { PERKS_START_DATE: '2026-11-15' });
     const plan = (await extract(config, { now, planOnly: true })).plan!;
     expect(plan.usersFromListing).toEqual(groups);
     expect(plan.calls).toEqual([

@@ -3,36 +3,22 @@
  * threshold says so (status partial, one line, the manifest) and exits 4; each setting has an
  * environment variable and a flag, and a bad value is one line and exit 2.
  */
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { describe, expect, test } from 'vitest';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { extract, shiftDay } from '../../src/extract/index.js';
-import { startSandbox, type Sandbox } from '../../src/sandbox/index.js';
 import { runCli, stderrLines } from '../support/cli.js';
 import { orgConfig, orgEnv } from '../support/sandbox.js';
 import { tempOut } from '../support/scratch.js';
 import { now, todayUtc } from '../../src/shared/clock.js';
+import { sandboxForFile } from '../support/sandbox-hooks.js';
 
 const TODAY = todayUtc();
 const START = shiftDay(TODAY, -5);
-let sandbox: Sandbox;
-
-beforeAll(async () => {
-  sandbox = await startSandbox({
-    port: 0,
-    scale: 'tiny',
-    seed: 7,
-    rateLimit: 1_000_000,
-    tokenRateLimit: 1000,
-    today: TODAY,
-  });
-});
-afterAll(async () => {
-  await sandbox?.close();
-});
+const sandbox = sandboxForFile({ today: TODAY });
 
 const env = (out: string, extra: Record<string, string> = {}) =>
-  orgEnv(sandbox, out, { PERKS_GROUP_IDS: '11,12', PERKS_START_DATE: START, ...extra });
+  orgEnv(sandbox(), out, { PERKS_GROUP_IDS: '11,12', PERKS_START_DATE: START, ...extra });
 const quarantineLines = (out: string) =>
   readdirSync(join(out, 'quarantine'), { recursive: true })
     .map(String)
@@ -48,7 +34,7 @@ const quarantineLines = (out: string) =>
 
 describe('the quarantine threshold', () => {
   test('at 5% drift the run quarantines more than 0.1%: it prints partial and the line naming the threshold, the manifest says it, exit 4', async () => {
-    sandbox.setFaults({ driftRate: 0.05 });
+    sandbox().setFaults({ driftRate: 0.05 });
     try {
       const out = tempOut();
       const r = await runCli(['extract', '--quiet'], env(out));
@@ -79,7 +65,7 @@ describe('the quarantine threshold', () => {
         expect(again.stderr).toBe('');
       }
     } finally {
-      sandbox.setFaults({ driftRate: 0 });
+      sandbox().setFaults({ driftRate: 0 });
     }
   });
 });
@@ -87,7 +73,7 @@ describe('the quarantine threshold', () => {
 describe('the per-user refresh interval', () => {
   test('users refreshed 3 days ago are overdue with --refresh-days 2 or PERKS_REFRESH_DAYS=2, not by default (7) nor when the flag overrides the variable', async () => {
     const out = tempOut();
-    const landed = await extract(orgConfig(sandbox, out, { PERKS_GROUP_IDS: '11,12', PERKS_START_DATE: START }), {
+    const landed = await extract(orgConfig(sandbox(), out, { PERKS_GROUP_IDS: '11,12', PERKS_START_DATE: START }), {
       now: new Date(now().getTime() - 3 * 86_400_000),
     });
     expect(landed.status).toBe('success');
@@ -138,10 +124,10 @@ describe('bad settings', () => {
       'perks: PERKS_QUARANTINE_THRESHOLD="0.1%" is invalid: expected a fraction from 0 to 1, e.g. 0.001 for 0.1% (the default)',
     ],
   ] as const)('perks extract %j with %j: one line, exit 2, no call made', async (args, extra, line) => {
-    const before = sandbox.stats().callsByOperation.listGroups ?? 0;
+    const before = sandbox().stats().callsByOperation.listGroups ?? 0;
     const r = await runCli(['extract', '--quiet', ...args], env(tempOut(), extra));
     expect(r.code, r.stderr).toBe(2);
     expect(stderrLines(r)).toEqual([line]);
-    expect(sandbox.stats().callsByOperation.listGroups ?? 0).toBe(before);
+    expect(sandbox().stats().callsByOperation.listGroups ?? 0).toBe(before);
   });
 });

@@ -1,33 +1,19 @@
 /** `perks extract --shard K/N` without PERKS_REDIS_URL: the shards would not share the rate limit, and the run says so. */
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { describe, expect, test } from 'vitest';
 import { unsharedLimitWarning } from '../../src/extract/index.js';
-import { startSandbox, type Sandbox } from '../../src/sandbox/index.js';
 import { runCli, stderrLines } from '../support/cli.js';
 import { orgEnv } from '../support/sandbox.js';
 import { tempOut } from '../support/scratch.js';
+import { sandboxForFile } from '../support/sandbox-hooks.js';
 
-let sandbox: Sandbox;
-
-beforeAll(async () => {
-  sandbox = await startSandbox({
-    port: 0,
-    scale: 'tiny',
-    seed: 29,
-    rateLimit: 1_000_000,
-    tokenRateLimit: 1000,
-    today: '2026-11-22',
-  });
-});
-afterAll(async () => {
-  await sandbox?.close();
-});
+const sandbox = sandboxForFile({ seed: 29, today: '2026-11-22' });
 
 describe('a shard without a shared rate limit', () => {
   test('perks extract --shard 1/2 without PERKS_REDIS_URL warns once on stderr, even --quiet, and still runs to exit 0', async () => {
     const out = tempOut();
     const r = await runCli(
       ['extract', '--quiet', '--streams', 'groups', '--shard', '1/2'],
-      orgEnv(sandbox, out, { PERKS_START_DATE: '2026-11-15' }),
+      orgEnv(sandbox(), out, { PERKS_START_DATE: '2026-11-15' }),
     );
     expect(r.code, r.stderr).toBe(0);
     expect(stderrLines(r)).toEqual([
@@ -38,7 +24,7 @@ describe('a shard without a shared rate limit', () => {
 
   test('a single shard (1/1), a run without --shard and a --plan print no warning', async () => {
     const out = tempOut();
-    const env = orgEnv(sandbox, out, { PERKS_START_DATE: '2026-11-15' });
+    const env = orgEnv(sandbox(), out, { PERKS_START_DATE: '2026-11-15' });
     for (const args of [['--shard', '1/1'], [], ['--plan', '--shard', '2/2']]) {
       const r = await runCli(['extract', '--quiet', '--streams', 'groups', ...args], env);
       expect(r.code, `${args.join(' ')}: ${r.stderr}`).toBe(0);

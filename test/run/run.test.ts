@@ -1,15 +1,16 @@
 import { describe, expect, test } from 'vitest';
 import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, readdirSync } from 'node:fs';
+import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { createServer } from 'node:net';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parse } from 'yaml';
 import { DuckDBInstance } from '@duckdb/node-api';
-import { startSandbox } from '../../src/sandbox/index.js';
 import { commands } from '../../src/commands/index.js';
 import { writePendingJournal } from '../writeback/fixtures.js';
 import { startReceiver } from '../support/receiver.js';
+import { SANDBOX_DEFAULTS } from '../support/sandbox.js';
+import { sandboxForTest } from '../support/sandbox-hooks.js';
+import { tempOut } from '../support/scratch.js';
 import { now, todayUtc } from '../../src/shared/clock.js';
 
 function perks(
@@ -28,7 +29,7 @@ function perks(
   return new Promise((resolve) => child.once('exit', (code) => resolve({ code, stdout, stderr })));
 }
 
-const out = () => mkdtempSync(join(tmpdir(), 'perks-run-'));
+const out = () => tempOut('perks-run-');
 
 describe('the whole job, for the people who use it', () => {
   test('the demo runs everything against the embedded sandbox and the report equals the mart', async () => {
@@ -69,40 +70,36 @@ describe('the whole job, for the people who use it', () => {
   });
 
   test('a run over less than a month of history succeeds, says there is no month to report yet, and writes the CI job summary', async () => {
-    const sandbox = await startSandbox({ port: 0, scale: 'tiny', rateLimit: 1_000_000 });
-    try {
-      const org = sandbox.credentials.organisation;
-      // Up to five days of this month only (on the 1st: nothing closed yet), so no month has data before it.
-      const today = todayUtc();
-      const fiveDaysBack = new Date(now().getTime() - 5 * 86_400_000).toISOString().slice(0, 10);
-      const start = fiveDaysBack.slice(0, 7) === today.slice(0, 7) ? fiveDaysBack : `${today.slice(0, 7)}-01`;
-      const summary = join(out(), 'step-summary.md');
-      const r = await perks(['run', '--quiet'], {
-        PERKS_BASE_URL: sandbox.baseUrl,
-        PERKS_CLIENT_ID: String(org.client_id),
-        PERKS_CLIENT_SECRET: org.client_secret,
-        PERKS_GROUP_IDS: org.organisation_group_ids.join(','),
-        PERKS_RATE_LIMIT: '1000000',
-        PERKS_START_DATE: start,
-        PERKS_OUTPUT: out(),
-        GITHUB_STEP_SUMMARY: summary,
-      });
-      expect(r.code, r.stdout + r.stderr).toBe(0);
-      expect(r.stdout).toMatch(/report\s+success.*no month to report yet/);
-      // the CI job summary (GitHub Actions): steps, streams and marts as Markdown tables
-      const md = readFileSync(summary, 'utf8');
-      expect(md).toContain('## Perks data refresh');
-      expect(md).toMatch(/\| report \| success \| [\d.]+ s \| no month to report yet/);
-      expect(md).toMatch(/\| orders \| success \| \d+ \| \d+ \| 0 \|/);
-      expect(md).toMatch(/\| engagement_users \| \d+ \|/);
-      expect(md).toContain('Exit code 0.');
-    } finally {
-      await sandbox.close();
-    }
+    const sandbox = await sandboxForTest({ ...SANDBOX_DEFAULTS, rateLimit: 1_000_000 });
+    const org = sandbox.credentials.organisation;
+    // Up to five days of this month only (on the 1st: nothing closed yet), so no month has data before it.
+    const today = todayUtc();
+    const fiveDaysBack = new Date(now().getTime() - 5 * 86_400_000).toISOString().slice(0, 10);
+    const start = fiveDaysBack.slice(0, 7) === today.slice(0, 7) ? fiveDaysBack : `${today.slice(0, 7)}-01`;
+    const summary = join(out(), 'step-summary.md');
+    const r = await perks(['run', '--quiet'], {
+      PERKS_BASE_URL: sandbox.baseUrl,
+      PERKS_CLIENT_ID: String(org.client_id),
+      PERKS_CLIENT_SECRET: org.client_secret,
+      PERKS_GROUP_IDS: org.organisation_group_ids.join(','),
+      PERKS_RATE_LIMIT: '1000000',
+      PERKS_START_DATE: start,
+      PERKS_OUTPUT: out(),
+      GITHUB_STEP_SUMMARY: summary,
+    });
+    expect(r.code, r.stdout + r.stderr).toBe(0);
+    expect(r.stdout).toMatch(/report\s+success.*no month to report yet/);
+    // the CI job summary (GitHub Actions): steps, streams and marts as Markdown tables
+    const md = readFileSync(summary, 'utf8');
+    expect(md).toContain('## Perks data refresh');
+    expect(md).toMatch(/\| report \| success \| [\d.]+ s \| no month to report yet/);
+    expect(md).toMatch(/\| orders \| success \| \d+ \| \d+ \| 0 \|/);
+    expect(md).toMatch(/\| engagement_users \| \d+ \|/);
+    expect(md).toContain('Exit code 0.');
   });
 
   test('a write-back pending row that cannot be resolved and PERKS_WRITEBACK_LIMIT: the run is partial (exit 4), capped, still reports, and alerts the webhook', async () => {
-    const sandbox = await startSandbox({ port: 0, scale: 'tiny', rateLimit: 1_000_000 });
+    const sandbox = await sandboxForTest({ ...SANDBOX_DEFAULTS, rateLimit: 1_000_000 });
     const hook = await startReceiver();
     try {
       const org = sandbox.credentials.organisation;
@@ -158,7 +155,6 @@ describe('the whole job, for the people who use it', () => {
       ]);
     } finally {
       await hook.close();
-      await sandbox.close();
     }
   });
 
@@ -182,51 +178,43 @@ describe('the whole job, for the people who use it', () => {
   });
 
   test('refused credentials exit 3 and never print the secret', async () => {
-    const sandbox = await startSandbox({ port: 0, scale: 'tiny' });
-    try {
-      const cred = sandbox.credentials.group[0];
-      const r = await perks(['run'], {
-        PERKS_BASE_URL: sandbox.baseUrl,
-        PERKS_CLIENT_ID: String(cred.client_id),
-        PERKS_CLIENT_SECRET: 'canary-wrong-secret-7731',
-        PERKS_OUTPUT: out(),
-        PERKS_DEBUG: '1',
-      });
-      expect(r.code).toBe(3);
-      expect(r.stdout + r.stderr).not.toContain('canary-wrong-secret-7731');
-      expect(r.stdout + r.stderr).toMatch(/refused the client credentials/);
-    } finally {
-      await sandbox.close();
-    }
+    const sandbox = await sandboxForTest(SANDBOX_DEFAULTS);
+    const cred = sandbox.credentials.group[0];
+    const r = await perks(['run'], {
+      PERKS_BASE_URL: sandbox.baseUrl,
+      PERKS_CLIENT_ID: String(cred.client_id),
+      PERKS_CLIENT_SECRET: 'canary-wrong-secret-7731',
+      PERKS_OUTPUT: out(),
+      PERKS_DEBUG: '1',
+    });
+    expect(r.code).toBe(3);
+    expect(r.stdout + r.stderr).not.toContain('canary-wrong-secret-7731');
+    expect(r.stdout + r.stderr).toMatch(/refused the client credentials/);
   });
 
   test('perks check says in words what works, with few calls, and names a configured rate above the one the API reports', async () => {
-    const sandbox = await startSandbox({ port: 0, scale: 'tiny', rateLimit: 600 });
-    try {
-      const org = sandbox.credentials.organisation;
-      const env = {
-        PERKS_BASE_URL: sandbox.baseUrl,
-        PERKS_CLIENT_ID: String(org.client_id),
-        PERKS_CLIENT_SECRET: org.client_secret,
-        PERKS_OUTPUT: out(),
-      };
-      const ok = await perks(['check'], { ...env, PERKS_RATE_LIMIT: '120' });
-      expect(ok.code, ok.stdout + ok.stderr).toBe(0);
-      expect(ok.stdout).toMatch(/^ok {3}token: obtained \(1 token request\); organisation-level credential$/m);
-      for (const g of org.organisation_group_ids) expect(ok.stdout).toMatch(new RegExp(`^ok {3}group ${g}: `, 'm'));
-      expect(ok.stdout).toMatch(
-        /^ok {3}rate limit: the API reports 600 calls\/min \(X-RateLimit-Limit, \d+ left\); pacing at 118 calls\/min \(configured 120\)$/m,
-      );
-      expect(Number(/(\d+) calls made/.exec(ok.stdout)![1])).toBeLessThanOrEqual(3);
-      expect(ok.stdout).not.toContain(org.client_secret);
-      const high = await perks(['check'], { ...env, PERKS_RATE_LIMIT: '1000' });
-      expect(high.code).toBe(2);
-      expect(high.stdout).toMatch(
-        /^FAIL rate limit: the API reports 600 calls\/min \(X-RateLimit-Limit\), below the configured 1000: set PERKS_RATE_LIMIT=600/m,
-      );
-    } finally {
-      await sandbox.close();
-    }
+    const sandbox = await sandboxForTest({ ...SANDBOX_DEFAULTS, rateLimit: 600 });
+    const org = sandbox.credentials.organisation;
+    const env = {
+      PERKS_BASE_URL: sandbox.baseUrl,
+      PERKS_CLIENT_ID: String(org.client_id),
+      PERKS_CLIENT_SECRET: org.client_secret,
+      PERKS_OUTPUT: out(),
+    };
+    const ok = await perks(['check'], { ...env, PERKS_RATE_LIMIT: '120' });
+    expect(ok.code, ok.stdout + ok.stderr).toBe(0);
+    expect(ok.stdout).toMatch(/^ok {3}token: obtained \(1 token request\); organisation-level credential$/m);
+    for (const g of org.organisation_group_ids) expect(ok.stdout).toMatch(new RegExp(`^ok {3}group ${g}: `, 'm'));
+    expect(ok.stdout).toMatch(
+      /^ok {3}rate limit: the API reports 600 calls\/min \(X-RateLimit-Limit, \d+ left\); pacing at 118 calls\/min \(configured 120\)$/m,
+    );
+    expect(Number(/(\d+) calls made/.exec(ok.stdout)![1])).toBeLessThanOrEqual(3);
+    expect(ok.stdout).not.toContain(org.client_secret);
+    const high = await perks(['check'], { ...env, PERKS_RATE_LIMIT: '1000' });
+    expect(high.code).toBe(2);
+    expect(high.stdout).toMatch(
+      /^FAIL rate limit: the API reports 600 calls\/min \(X-RateLimit-Limit\), below the configured 1000: set PERKS_RATE_LIMIT=600/m,
+    );
   });
 
   test('an unreachable API exits 1 with a message saying so', async () => {
@@ -265,24 +253,20 @@ describe('the whole job, for the people who use it', () => {
 
 describe('perks run after a failed extract', () => {
   test('its summary lists only files that exist: no warehouse or marts when the extract failed before any was built', async () => {
-    const sandbox = await startSandbox({ port: 0, scale: 'tiny', today: '2026-11-22' });
-    try {
-      const dir = out();
-      const o = sandbox.credentials.organisation;
-      const r = await perks(['run', '--quiet', '--no-writeback'], {
-        PERKS_BASE_URL: sandbox.baseUrl,
-        PERKS_CLIENT_ID: String(o.client_id),
-        PERKS_CLIENT_SECRET: 'not-the-secret',
-        PERKS_GROUP_IDS: o.organisation_group_ids.join(','),
-        PERKS_OUTPUT: dir,
-        PERKS_NOW: '2026-11-22T12:00:00Z',
-      });
-      expect(r.code).toBe(3);
-      expect(existsSync(join(dir, 'warehouse.duckdb'))).toBe(false);
-      expect(r.stdout).not.toContain('warehouse.duckdb');
-      expect(r.stdout).not.toMatch(/marts +\//);
-    } finally {
-      await sandbox.close();
-    }
+    const sandbox = await sandboxForTest({ ...SANDBOX_DEFAULTS, today: '2026-11-22' });
+    const dir = out();
+    const o = sandbox.credentials.organisation;
+    const r = await perks(['run', '--quiet', '--no-writeback'], {
+      PERKS_BASE_URL: sandbox.baseUrl,
+      PERKS_CLIENT_ID: String(o.client_id),
+      PERKS_CLIENT_SECRET: 'not-the-secret',
+      PERKS_GROUP_IDS: o.organisation_group_ids.join(','),
+      PERKS_OUTPUT: dir,
+      PERKS_NOW: '2026-11-22T12:00:00Z',
+    });
+    expect(r.code).toBe(3);
+    expect(existsSync(join(dir, 'warehouse.duckdb'))).toBe(false);
+    expect(r.stdout).not.toContain('warehouse.duckdb');
+    expect(r.stdout).not.toMatch(/marts +\//);
   });
 });

@@ -3,34 +3,27 @@
  * --shard-wait-minutes. The CLI against the sandbox: the wait's timeout when shard 1 never ran, and
  * no wait at all once shard 1 has handed off.
  */
-import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { describe, expect, test } from 'vitest';
 import { shiftDay } from '../../src/extract/index.js';
-import { startSandbox, type Sandbox } from '../../src/sandbox/index.js';
 import { ExitCode } from '../../src/shared/exit-codes.js';
 import { perksExtract } from '../support/cli.js';
 import { orgEnv } from '../support/sandbox.js';
+import { tempOut } from '../support/scratch.js';
 import { todayUtc } from '../../src/shared/clock.js';
+import { sandboxForFile } from '../support/sandbox-hooks.js';
 
 const TODAY = todayUtc();
-let sandbox: Sandbox;
+const sandbox = sandboxForFile({ seed: 37 });
 
-beforeAll(async () => {
-  sandbox = await startSandbox({ port: 0, scale: 'tiny', seed: 37, rateLimit: 1_000_000, tokenRateLimit: 1000 });
-});
-afterAll(async () => {
-  await sandbox?.close();
-});
-
-const env = (out: string) => orgEnv(sandbox, out, { PERKS_START_DATE: shiftDay(TODAY, -7) });
+const env = (out: string) => orgEnv(sandbox(), out, { PERKS_START_DATE: shiftDay(TODAY, -7) });
 const REDIS_WARNING = /^perks: warning: --shard 2\/2 without PERKS_REDIS_URL/;
 
 describe('shards 2..N waiting for shard 1 (--shard-wait-minutes)', () => {
   test('shard 2/2 with no shard 1 waits --shard-wait-minutes, then fails with exit code 1 and one line naming the wait, the groups and what to do, having called no per-user endpoint', async () => {
-    const out = mkdtempSync(join(tmpdir(), 'perks-scale-wait-'));
-    const groups = sandbox.credentials.organisation.organisation_group_ids;
+    const out = tempOut('perks-scale-wait-');
+    const groups = sandbox().credentials.organisation.organisation_group_ids;
     const started = Date.now();
     const r = await perksExtract(['--quiet', '--shard', '2/2', '--shard-wait-minutes', '0.05'], env(out));
     const ms = Date.now() - started;
@@ -51,11 +44,11 @@ describe('shards 2..N waiting for shard 1 (--shard-wait-minutes)', () => {
   }, 90_000);
 
   test('once shard 1/2 has handed off today, shard 2/2 proceeds at once, even with --shard-wait-minutes 0, and lands its users; a hand-off of yesterday does not count', async () => {
-    const out = mkdtempSync(join(tmpdir(), 'perks-scale-wait-'));
+    const out = tempOut('perks-scale-wait-');
     const one = await perksExtract(['--quiet', '--shard', '1/2'], env(out));
     expect(one.code, one.stdout + one.stderr).toBe(ExitCode.success);
     expect(readdirSync(join(out, 'state', 'shard_handoff')).length).toBe(
-      sandbox.credentials.organisation.organisation_group_ids.length,
+      sandbox().credentials.organisation.organisation_group_ids.length,
     );
     // Not quiet: stderr carries one JSON line per event, and a wait would show as a "waiting" event.
     const two = await perksExtract(['--shard', '2/2', '--shard-wait-minutes', '0'], env(out));

@@ -1,35 +1,20 @@
-import { existsSync, mkdtempSync, readdirSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { describe, expect, test } from 'vitest';
 import { loadConfig } from '../../src/config/index.js';
 import { extract, shardOfUser, shiftDay, type ExtractResult } from '../../src/extract/index.js';
 import { STREAM_NAMES } from '../../pipelines/index.js';
-import { startSandbox, type Sandbox } from '../../src/sandbox/index.js';
 import { streamRows } from '../support/lake-check.js';
 import { orgEnv } from '../support/sandbox.js';
+import { tempOut } from '../support/scratch.js';
+import { sandboxForFile } from '../support/sandbox-hooks.js';
 
 const TODAY = '2026-11-22';
 const noon = (day: string) => new Date(`${day}T12:00:00Z`);
-let sandbox: Sandbox;
+const sandbox = sandboxForFile({ seed: 23, today: TODAY });
 
-beforeAll(async () => {
-  sandbox = await startSandbox({
-    port: 0,
-    scale: 'tiny',
-    seed: 23,
-    rateLimit: 1_000_000,
-    tokenRateLimit: 1000,
-    today: TODAY,
-  });
-});
-afterAll(async () => {
-  await sandbox?.close();
-});
-
-const tempOut = () => mkdtempSync(join(tmpdir(), 'perks-scale-shards-'));
 const config = (out: string) =>
-  loadConfig(orgEnv(sandbox, out, { PERKS_RATE_LIMIT: '100000', PERKS_START_DATE: '2026-10-20' }));
+  loadConfig(orgEnv(sandbox(), out, { PERKS_RATE_LIMIT: '100000', PERKS_START_DATE: '2026-10-20' }));
 const refreshed = (r: ExtractResult, stream: string) => {
   const users: Record<string, number> = {};
   for (const g of r.streams.find((s) => s.name === stream)?.groups ?? [])
@@ -51,12 +36,12 @@ describe('--shard K/N', () => {
   });
 
   test('workers on disjoint --groups in one output directory land together what one worker lands, offers once', async () => {
-    const single = tempOut();
-    const shared = tempOut();
-    const ids = sandbox.credentials.organisation.organisation_group_ids;
+    const single = tempOut('perks-scale-shards-');
+    const shared = tempOut('perks-scale-shards-');
+    const ids = sandbox().credentials.organisation.organisation_group_ids;
     const slice = (groups: number[]) =>
       loadConfig(
-        orgEnv(sandbox, shared, {
+        orgEnv(sandbox(), shared, {
           PERKS_RATE_LIMIT: '100000',
           PERKS_START_DATE: '2026-10-20',
           PERKS_GROUP_IDS: groups.join(','),
@@ -76,10 +61,10 @@ describe('--shard K/N', () => {
   });
 
   test('shards 1/2 and 2/2 in one output directory land together exactly what one worker lands alone, also on the next incremental run', async () => {
-    const single = tempOut();
-    const shared = tempOut();
+    const single = tempOut('perks-scale-shards-');
+    const shared = tempOut('perks-scale-shards-');
     for (const day of [TODAY, shiftDay(TODAY, 2)]) {
-      if (day !== TODAY) sandbox.advance(2);
+      if (day !== TODAY) sandbox().advance(2);
       const now = noon(day);
       // Shard 2 starts first: it waits for shard 1's hand-off of the day.
       const [alone, two, one] = await Promise.all([
@@ -105,10 +90,10 @@ describe('--shard K/N', () => {
       }
     }
     expect(readdirSync(join(shared, 'state', 'shard_handoff')).length).toBe(
-      sandbox.credentials.organisation.organisation_group_ids.length,
+      sandbox().credentials.organisation.organisation_group_ids.length,
     );
     // Each shard keeps its own per-user state; no state file is written by two workers.
-    const group = sandbox.credentials.organisation.organisation_group_ids[0];
+    const group = sandbox().credentials.organisation.organisation_group_ids[0];
     for (const k of [1, 2])
       expect(existsSync(join(shared, 'state', 'credit', `${group}.shard-${k}-of-2.json`))).toBe(true);
     expect(existsSync(join(shared, 'state', 'credit', `${group}.json`))).toBe(false);

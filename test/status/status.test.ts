@@ -2,15 +2,15 @@
  * `perks status` as a scheduler meets it: one real run against a tiny sandbox on 2026-11-22 (noon UTC),
  * then the status asked at several later instants (PERKS_NOW), each with the exit code it must give.
  */
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import type { Sandbox } from '../../src/sandbox/index.js';
+import { beforeAll, describe, expect, test } from 'vitest';
 import { runCli, stderrLines, type CliResult } from '../support/cli.js';
-import { orgEnv, testSandbox } from '../support/sandbox.js';
+import { orgEnv } from '../support/sandbox.js';
+import { tempOut } from '../support/scratch.js';
+import { sandboxForFile } from '../support/sandbox-hooks.js';
 
-let sandbox: Sandbox;
+const sandbox = sandboxForFile({ today: '2026-11-22' });
 let outDir: string;
 let summaryFile: string;
 let run: CliResult;
@@ -18,23 +18,17 @@ const STREAMS = ['credit', 'groups', 'interactions', 'offers', 'orders', 'redemp
 
 /** `perks status` at `at`, with the run's environment. */
 const status = (at: string, args: string[] = [], extra: Record<string, string> = {}) =>
-  runCli(['status', ...args], orgEnv(sandbox, outDir, { PERKS_NOW: at, ...extra }));
+  runCli(['status', ...args], orgEnv(sandbox(), outDir, { PERKS_NOW: at, ...extra }));
 
 beforeAll(async () => {
-  sandbox = await testSandbox({ today: '2026-11-22' });
-  outDir = mkdtempSync(join(tmpdir(), 'perks-status-'));
+  outDir = tempOut('perks-status-');
   summaryFile = join(outDir, '..', `${outDir.split('/').at(-1)}-summary.md`);
   // no write-back: its rows stay as the backlog status reports
   run = await runCli(
     ['run', '--no-writeback', '--quiet'],
-    orgEnv(sandbox, outDir, { GITHUB_STEP_SUMMARY: summaryFile }),
+    orgEnv(sandbox(), outDir, { GITHUB_STEP_SUMMARY: summaryFile }),
   );
 }, 180_000);
-afterAll(async () => {
-  await sandbox?.close();
-  rmSync(outDir, { recursive: true, force: true });
-  rmSync(summaryFile, { force: true });
-});
 
 describe('perks status', () => {
   test('one hour after the run: every stream and group fresh, with watermark, rows, last run, backlog and months; exit 0', async () => {
@@ -52,7 +46,7 @@ describe('perks status', () => {
       runs: 1,
     });
     expect([...new Set(s.streams.map((x: { stream: string }) => x.stream))].sort()).toEqual(STREAMS);
-    const groups = sandbox.credentials.organisation.organisation_group_ids;
+    const groups = sandbox().credentials.organisation.organisation_group_ids;
     for (const x of s.streams) {
       // the run finished a few seconds after its pinned start (the clock runs on from PERKS_NOW)
       expect(x, `${x.stream}/${x.group}`).toMatchObject({
@@ -149,20 +143,16 @@ describe('perks status', () => {
   });
 
   test('an output directory no extract has run into: exit 1, and what to do', async () => {
-    const empty = mkdtempSync(join(tmpdir(), 'perks-status-empty-'));
-    try {
-      const r = await runCli(['status'], { PERKS_OUTPUT: empty });
-      expect(r.code).toBe(1);
-      expect(stderrLines(r)).toEqual([`perks: no extract has run into ${empty} yet: run \`perks run\``]);
-    } finally {
-      rmSync(empty, { recursive: true, force: true });
-    }
+    const empty = tempOut('perks-status-empty-');
+    const r = await runCli(['status'], { PERKS_OUTPUT: empty });
+    expect(r.code).toBe(1);
+    expect(stderrLines(r)).toEqual([`perks: no extract has run into ${empty} yet: run \`perks run\``]);
   });
 
   test('months finance signed off (perks close) beside the closed and provisional ones; a record that does not verify: unknown, and the status still answers', async () => {
     const closed = await runCli(
       ['close', '--month', '2026-10', '--group', '11', '--by', 'A. Controller', '--no-reread'],
-      orgEnv(sandbox, outDir, { PERKS_NOW: '2026-11-22T13:00:00Z' }),
+      orgEnv(sandbox(), outDir, { PERKS_NOW: '2026-11-22T13:00:00Z' }),
     );
     expect(closed.code, closed.stderr).toBe(0);
     const s = JSON.parse((await status('2026-11-22T13:30:00Z', ['--format', 'json'])).stdout);
@@ -237,7 +227,7 @@ describe('perks status', () => {
     const original = readFileSync(file);
     try {
       writeFileSync(file, 'not parquet');
-      const build = await runCli(['build'], orgEnv(sandbox, outDir, { PERKS_NOW: '2026-11-23T13:10:00Z' }));
+      const build = await runCli(['build'], orgEnv(sandbox(), outDir, { PERKS_NOW: '2026-11-23T13:10:00Z' }));
       expect(build.code).toBe(1);
       const r = await status('2026-11-23T13:30:00Z');
       expect(r.code).toBe(4);

@@ -2,10 +2,25 @@
  * A sandbox for a test or scenario, and the PERKS_* environment and configuration that reach it with the
  * organisation credential (for the program in-process, or a \`perks\` child process: test/support/cli.ts).
  */
+import { DEFAULTS } from '../../src/config/defaults.js';
 import { loadConfig, type Config } from '../../src/config/index.js';
+import { TOKEN_RATE_LIMIT_PER_MINUTE } from '../../src/sandbox/choices.js';
 import { startSandbox, type Sandbox, type SandboxOptions } from '../../src/sandbox/index.js';
 
-/** A tiny sandbox on loopback, port 0, without the API's own limit unless asked. */
+/**
+ * The sandbox's own seed and limits, which testSandbox replaces: for a test that runs against them
+ * (`testSandbox({ ...SANDBOX_DEFAULTS, today })`), or against one of them (`tokenRateLimit: SANDBOX_DEFAULTS.tokenRateLimit`).
+ */
+export const SANDBOX_DEFAULTS = {
+  seed: DEFAULTS.sandbox.seed,
+  rateLimit: DEFAULTS.sandbox.rateLimit,
+  tokenRateLimit: TOKEN_RATE_LIMIT_PER_MINUTE,
+} as const;
+
+/**
+ * A tiny sandbox on loopback, port 0, seed 7, without the API's own limit unless asked; `options` over
+ * these (test/support/sandbox-hooks.ts: one for a test file, or one for each of its tests).
+ */
 export function testSandbox(options: SandboxOptions = {}): Promise<Sandbox> {
   return startSandbox({ port: 0, scale: 'tiny', seed: 7, rateLimit: 1_000_000, tokenRateLimit: 1000, ...options });
 }

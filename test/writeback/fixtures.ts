@@ -5,12 +5,13 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { DuckDBInstance, quotedString } from '@duckdb/node-api';
-import { beforeEach, onTestFinished } from 'vitest';
+import { onTestFinished } from 'vitest';
 import { clientFromConfig, type PerksClient } from '../../src/api/index.js';
 import { loadConfig, type Config } from '../../src/config/index.js';
-import { startSandbox, type Sandbox } from '../../src/sandbox/index.js';
+import type { Sandbox } from '../../src/sandbox/index.js';
 import { runWriteback, type WritebackOptions, type WritebackRow } from '../../src/writeback/index.js';
-import { sandboxEnv } from '../support/sandbox.js';
+import { SANDBOX_DEFAULTS, sandboxEnv } from '../support/sandbox.js';
+import { sandboxForEachTest } from '../support/sandbox-hooks.js';
 import { tempOut } from '../support/scratch.js';
 
 export const SEGMENTS = ['new', 'active', 'dormant', 'churned', 'never_active'] as const;
@@ -31,23 +32,19 @@ export interface SavingsMonth {
   egift_savings: number;
 }
 
-export function startTestSandbox(): Promise<Sandbox> {
-  return startSandbox({ port: 0, scale: 'tiny', seed: 3, rateLimit: 100_000, today: '2026-11-22' });
-}
+/** The write-back tests' sandbox (with the sandbox's own limit on token requests). */
+export const WRITEBACK_SANDBOX = {
+  seed: 3,
+  rateLimit: 100_000,
+  tokenRateLimit: SANDBOX_DEFAULTS.tokenRateLimit,
+  today: '2026-11-22',
+} as const;
 
 /**
  * A sandbox of its own for each test of the file (the same facts get the same ids, so tests must not
  * share a platform); call the returned function inside a test.
  */
-export function sandboxPerTest(): () => Sandbox {
-  let current: Sandbox | undefined;
-  beforeEach(async () => {
-    const sandbox = await startTestSandbox();
-    current = sandbox;
-    onTestFinished(() => sandbox.close());
-  });
-  return () => current!;
-}
+export const sandboxPerTest = (): (() => Sandbox) => sandboxForEachTest(WRITEBACK_SANDBOX);
 
 /** An output directory with marts from the sandbox's users, a client, and a runner of the write-back. */
 export async function prepare(sandbox: Sandbox, marts = martsFromSandbox(sandbox)) {

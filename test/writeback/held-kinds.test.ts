@@ -1,25 +1,20 @@
-import { describe, expect, onTestFinished, test } from 'vitest';
-import { startSandbox } from '../../src/sandbox/index.js';
+import { describe, expect, test } from 'vitest';
 import { SYSTEMATIC_REJECTIONS } from '../../src/writeback/index.js';
 import { ExitCode } from '../../src/shared/exit-codes.js';
 import { runCli } from '../support/cli.js';
 import { sandboxEnv } from '../support/sandbox.js';
-import { prepare, storedTimes } from './fixtures.js';
+import { sandboxForTest } from '../support/sandbox-hooks.js';
+import { prepare, storedTimes, WRITEBACK_SANDBOX } from './fixtures.js';
 
 const BATCH = 4; // posts in flight at once (src/writeback/run.ts)
 
 describe('a systematic write-back rejection', () => {
   test('an unmapped type stops after a few rejections, leaves its rows unsent, and the rerun with the mapping posts every row once', async () => {
     // The platform knows only the types its operator configured: segment_change is not one of them.
-    const sandbox = await startSandbox({
-      port: 0,
-      scale: 'tiny',
-      seed: 3,
-      rateLimit: 100_000,
-      today: '2026-11-22',
+    const sandbox = await sandboxForTest({
+      ...WRITEBACK_SANDBOX,
       interactionTypes: ['engagement_segment', 'savings_milestone'],
     });
-    onTestFinished(() => sandbox.close());
     const { run } = await prepare(sandbox);
 
     const first = await run();
@@ -57,15 +52,7 @@ describe('a systematic write-back rejection', () => {
   });
 
   test('perks writeback says in one line which kind was held and what to set, and exits 4', async () => {
-    const sandbox = await startSandbox({
-      port: 0,
-      scale: 'tiny',
-      seed: 3,
-      rateLimit: 100_000,
-      today: '2026-11-22',
-      interactionTypes: ['savings_milestone'],
-    });
-    onTestFinished(() => sandbox.close());
+    const sandbox = await sandboxForTest({ ...WRITEBACK_SANDBOX, interactionTypes: ['savings_milestone'] });
     const { outDir } = await prepare(sandbox);
     const r = await runCli(['writeback'], sandboxEnv(sandbox, outDir));
     expect(r.code).toBe(ExitCode.partial);
