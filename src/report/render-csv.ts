@@ -50,36 +50,52 @@ function textField(value: string): string {
  * the sections the report has; written to <out>/reports/sections/.
  */
 export function renderCsvSections(report: RevenueReport): { section: string; content: string }[] {
-  const out: { section: string; content: string }[] = [];
-  // numbers stay plain (a negative amount is a number, not a formula); text is defused as in the main CSV
-  const table = (section: string, header: string[], rows: string[][]) => {
-    if (rows.length > 0)
-      out.push({
-        section,
-        content: `${[header, ...rows].map((r) => r.map((v) => (/^-?\d+(\.\d+)?$/.test(v) ? v : textField(v))).join(',')).join('\r\n')}\r\n`,
-      });
-  };
-  const ym = report.month.ym;
-  table(
-    'adjustments',
-    [
-      'booked_month',
-      'organisation_group_id',
-      'group_name',
-      'closed_month',
-      'order_currency',
-      'changes',
-      'late_orders',
-      'group_revenue_change',
-      'recognised_revenue_change',
-      // added after the others, so that readers by position keep theirs
-      'removed_orders',
-    ],
+  return SECTIONS.flatMap(({ section, header, rows }) => {
+    const body = rows(report);
+    return body.length > 0 ? [{ section, content: sectionTable([header, ...body]) }] : [];
+  });
+}
+
+type Row = readonly string[];
+
+/** One section file: its name, its header, and its rows for a report (no rows: no file). */
+interface Section {
+  readonly section: string;
+  readonly header: Row;
+  readonly rows: (report: RevenueReport) => Row[];
+}
+
+/** Numbers stay plain (a negative amount is a number, not a formula); text is defused as in the main CSV. */
+function sectionTable(rows: readonly Row[]): string {
+  const field = (value: string) => (/^-?\d+(\.\d+)?$/.test(value) ? value : textField(value));
+  return `${rows.map((r) => r.map(field).join(',')).join('\r\n')}\r\n`;
+}
+
+/** The two columns that name a group in every section. */
+function groupColumns(g: { readonly groupId: number; readonly name: string }): Row {
+  return [String(g.groupId), g.name];
+}
+
+const ADJUSTMENTS: Section = {
+  section: 'adjustments',
+  header: [
+    'booked_month',
+    'organisation_group_id',
+    'group_name',
+    'closed_month',
+    'order_currency',
+    'changes',
+    'late_orders',
+    'group_revenue_change',
+    'recognised_revenue_change',
+    // added after the others, so that readers by position keep theirs
+    'removed_orders',
+  ],
+  rows: (report) =>
     report.groups.flatMap((g) =>
       (g.adjustments?.totals ?? []).map((t) => [
-        ym,
-        String(g.groupId),
-        g.name,
+        report.month.ym,
+        ...groupColumns(g),
         t.month,
         t.currency,
         t.changes,
@@ -89,83 +105,71 @@ export function renderCsvSections(report: RevenueReport): { section: string; con
         t.removed,
       ]),
     ),
-  );
-  const c = report.consolidated;
-  if (c) {
-    table(
-      'consolidated',
-      [
-        'month',
-        'reporting_currency',
-        'organisation_group_id',
-        'group_name',
-        'recognised_revenue',
-        'group_revenue',
-        'not_converted',
-      ],
-      [
-        ...c.groups.map((g) => [
-          ym,
-          c.currency,
-          String(g.groupId),
-          g.name,
-          g.recognised,
-          g.groupRevenue,
-          g.missing.join(' '),
-        ]),
-        [ym, c.currency, '', 'Total', c.total.recognised, c.total.groupRevenue, c.missing.join(' ')],
-      ],
-    );
-  }
-  table(
-    'credit',
-    [
-      'month_end',
-      'organisation_group_id',
-      'group_name',
-      'users',
-      'credit_available',
-      'credit_granted',
-      'credit_spent',
-      'credit_expired',
-      'oldest_snapshot_date',
-    ],
+};
+
+/** One row per group, then the total (group columns empty, named "Total"). */
+const CONSOLIDATED: Section = {
+  section: 'consolidated',
+  header: [
+    'month',
+    'reporting_currency',
+    'organisation_group_id',
+    'group_name',
+    'recognised_revenue',
+    'group_revenue',
+    'not_converted',
+  ],
+  rows: ({ consolidated: c, month }) => {
+    if (!c) return [];
+    const lead = [month.ym, c.currency];
+    return [
+      ...c.groups.map((g) => [...lead, ...groupColumns(g), g.recognised, g.groupRevenue, g.missing.join(' ')]),
+      [...lead, '', 'Total', c.total.recognised, c.total.groupRevenue, c.missing.join(' ')],
+    ];
+  },
+};
+
+const CREDIT: Section = {
+  section: 'credit',
+  header: [
+    'month_end',
+    'organisation_group_id',
+    'group_name',
+    'users',
+    'credit_available',
+    'credit_granted',
+    'credit_spent',
+    'credit_expired',
+    'oldest_snapshot_date',
+  ],
+  rows: (report) =>
     report.groups
       .filter((g) => g.credit)
       .map((g) => {
-        const k = g.credit!;
-        return [
-          k.monthEnd,
-          String(g.groupId),
-          g.name,
-          k.users,
-          k.available,
-          k.granted,
-          k.spent,
-          k.expired,
-          k.oldestSnapshot,
-        ];
+        const c = g.credit!;
+        return [c.monthEnd, ...groupColumns(g), c.users, c.available, c.granted, c.spent, c.expired, c.oldestSnapshot];
       }),
-  );
-  table(
-    'credit_adjustments',
-    [
-      'booked_month',
-      'organisation_group_id',
-      'group_name',
-      'closed_month',
-      'users_change',
-      'credit_available_change',
-      'credit_granted_change',
-      'credit_spent_change',
-      'credit_expired_change',
-      'observed_at',
-    ],
+};
+
+const CREDIT_ADJUSTMENTS: Section = {
+  section: 'credit_adjustments',
+  header: [
+    'booked_month',
+    'organisation_group_id',
+    'group_name',
+    'closed_month',
+    'users_change',
+    'credit_available_change',
+    'credit_granted_change',
+    'credit_spent_change',
+    'credit_expired_change',
+    'observed_at',
+  ],
+  rows: (report) =>
     report.groups.flatMap((g) =>
       (g.creditAdjustments ?? []).map((a) => [
-        ym,
-        String(g.groupId),
-        g.name,
+        report.month.ym,
+        ...groupColumns(g),
         a.month,
         a.users,
         a.available,
@@ -175,65 +179,50 @@ export function renderCsvSections(report: RevenueReport): { section: string; con
         a.observedAt,
       ]),
     ),
-  );
-  table(
-    'platform',
-    [
-      'month',
-      'organisation_group_id',
-      'group_name',
-      'result',
-      'reason',
-      'rows',
-      'user_id',
-      'platform_orders',
-      'lake_orders',
-      'platform_egift_orders',
-      'lake_complete_orders',
-      'face_value_difference',
-      'cost_difference',
-      'savings_difference',
-    ],
-    report.groups
-      .filter((g) => g.platform?.available)
-      .flatMap((g) => {
-        const p = g.platform!;
-        return [
-          [ym, String(g.groupId), g.name, 'matched', '', String(p.matched), '', '', '', '', '', '', '', ''],
-          ...p.explained.map((e) => [
-            ym,
-            String(g.groupId),
-            g.name,
-            'explained',
-            e.reason,
-            String(e.rows),
-            '',
-            '',
-            '',
-            '',
-            '',
-            '',
-            '',
-            '',
-          ]),
-          ...p.differences.map((d) => [
-            ym,
-            String(g.groupId),
-            g.name,
-            'differs',
-            '',
-            '1',
-            d.userId,
-            d.platformOrders ?? '',
-            d.lakeOrders,
-            d.platformEgiftOrders ?? '',
-            d.lakeCompleteOrders,
-            d.faceValue,
-            d.cost,
-            d.savings,
-          ]),
-        ];
-      }),
-  );
-  return out;
-}
+};
+
+/** The columns of one differing user: empty on the matched and explained rows. */
+const PLATFORM_USER_COLUMNS = [
+  'user_id',
+  'platform_orders',
+  'lake_orders',
+  'platform_egift_orders',
+  'lake_complete_orders',
+  'face_value_difference',
+  'cost_difference',
+  'savings_difference',
+];
+const NO_USER = PLATFORM_USER_COLUMNS.map(() => '');
+
+/** Per group with statistics: one "matched" row, one "explained" row per reason, one "differs" row per user listed. */
+const PLATFORM: Section = {
+  section: 'platform',
+  header: ['month', 'organisation_group_id', 'group_name', 'result', 'reason', 'rows', ...PLATFORM_USER_COLUMNS],
+  rows: (report) =>
+    report.groups.flatMap((g) => {
+      const p = g.platform;
+      if (!p?.available) return [];
+      const lead = [report.month.ym, ...groupColumns(g)];
+      return [
+        [...lead, 'matched', '', String(p.matched), ...NO_USER],
+        ...p.explained.map((e) => [...lead, 'explained', e.reason, String(e.rows), ...NO_USER]),
+        ...p.differences.map((d) => [
+          ...lead,
+          'differs',
+          '',
+          '1',
+          d.userId,
+          d.platformOrders ?? '',
+          d.lakeOrders,
+          d.platformEgiftOrders ?? '',
+          d.lakeCompleteOrders,
+          d.faceValue,
+          d.cost,
+          d.savings,
+        ]),
+      ];
+    }),
+};
+
+/** In the order the files are listed. */
+const SECTIONS: readonly Section[] = [ADJUSTMENTS, CONSOLIDATED, CREDIT, CREDIT_ADJUSTMENTS, PLATFORM];
