@@ -4,7 +4,7 @@
  */
 import { currencyLabel, formatChange, formatMeasure, formatMoney, formatPct, groupDigits } from './format.js';
 import { MEASURE_LABELS, type RevenueReport } from './model.js';
-import { MEASURES } from '../closes/index.js';
+import { MEASURES, type CurrencySection } from '../closes/index.js';
 import { ruleSentence } from './revenue-rule.js';
 import {
   closureReasons,
@@ -18,17 +18,44 @@ import {
 } from './sentences.js';
 
 export function renderMarkdown(report: RevenueReport): string {
-  const { month } = report;
+  return [
+    ...statusSection(report),
+    ...recognisedSection(report),
+    ...consolidatedSection(report),
+    ...allStatusesSection(report),
+    ...adjustmentsSection(report),
+    ...creditSection(report),
+    ...creditAdjustmentsSection(report),
+    ...closingSection(report),
+  ].join('\n');
+}
+
+/** The title, the status headline (its first word in bold), and why each group is closed or not. */
+function statusSection(report: RevenueReport): string[] {
   const headline = statusHeadline(report);
   const colon = headline.indexOf(':');
-  const out = [
-    `## Revenue report: ${month.label}${report.groupFilter === undefined ? '' : ` (group ${report.groupFilter})`}`,
+  const reasons =
+    report.status === 'provisional' || report.groups.some((g) => g.signoff)
+      ? [...closureReasons(report).map((r) => `- ${r}`), '']
+      : [];
+  return [
+    `## Revenue report: ${report.month.label}${report.groupFilter === undefined ? '' : ` (group ${report.groupFilter})`}`,
     '',
     `**${headline.slice(0, colon)}**${headline.slice(colon)}`,
     '',
-    ...(report.status === 'provisional' || report.groups.some((g) => g.signoff)
-      ? [...closureReasons(report).map((r) => `- ${r}`), '']
-      : []),
+    ...reasons,
+  ];
+}
+
+/** Recognised revenue and the other statuses beside it, per group and currency. */
+function recognisedSection(report: RevenueReport): string[] {
+  const rows = report.groups.flatMap((g) =>
+    g.currencies.map((c) => {
+      const { current } = c.recognised;
+      return `| ${groupCell(g)} | ${cell(currencyLabel(c.currency))} | ${formatMeasure('orders', current.orders, c.currency)} | ${formatMeasure('group_revenue', current.group_revenue, c.currency)} | ${revenueChange(c.recognised, c.currency)} | ${formatMeasure('orders', c.other.orders, c.currency)} | ${formatMeasure('group_revenue', c.other.group_revenue, c.currency)} |`;
+    }),
+  );
+  return [
     `### Recognised revenue`,
     '',
     ruleSentence(report.revenueRule),
@@ -36,114 +63,146 @@ export function renderMarkdown(report: RevenueReport): string {
     ...unknownStatusSentences(report).flatMap((u) => [`- **${u}**`]),
     `| Group | Currency | Recognised orders | Recognised group revenue | Change vs ${comparedWith(report)} | Other statuses: orders | Other statuses: group revenue |`,
     `|---|---|--:|--:|--:|--:|--:|`,
-    ...report.groups.flatMap((g) =>
-      g.currencies.map((c) => {
-        const change = `${formatChange('group_revenue', c.recognised.change.group_revenue, c.currency)} (${formatPct(c.recognised.changePct.group_revenue, c.recognised.current.group_revenue)})`;
-        return `| ${cell(g.name)} (${g.groupId}) | ${cell(currencyLabel(c.currency))} | ${formatMeasure('orders', c.recognised.current.orders, c.currency)} | ${formatMeasure('group_revenue', c.recognised.current.group_revenue, c.currency)} | ${change} | ${formatMeasure('orders', c.other.orders, c.currency)} | ${formatMeasure('group_revenue', c.other.group_revenue, c.currency)} |`;
-      }),
-    ),
+    ...rows,
     '',
-    ...(report.consolidated
-      ? [
-          `### Consolidated in ${report.consolidated.currency}`,
-          '',
-          consolidatedSentence(report)!,
-          '',
-          `| Group | Recognised revenue | Group revenue, all statuses | Not converted (no rate) |`,
-          `|---|--:|--:|---|`,
-          ...report.consolidated.groups.map(
-            (g) =>
-              `| ${cell(g.name)} (${g.groupId}) | ${formatMoney(g.recognised, report.consolidated!.currency)} | ${formatMoney(g.groupRevenue, report.consolidated!.currency)} | ${g.missing.join(', ') || '–'} |`,
-          ),
-          `| Total | ${formatMoney(report.consolidated.total.recognised, report.consolidated.currency)} | ${formatMoney(report.consolidated.total.groupRevenue, report.consolidated.currency)} | ${report.consolidated.missing.join(', ') || '–'} |`,
-          '',
-        ]
-      : []),
+  ];
+}
+
+/** With PERKS_FX_RATES: the totals converted into the reporting currency, per group and in all. */
+function consolidatedSection(report: RevenueReport): string[] {
+  const c = report.consolidated;
+  if (!c) return [];
+  const money = (amount: string) => formatMoney(amount, c.currency);
+  const notConverted = (missing: readonly string[]) => missing.join(', ') || '–';
+  return [
+    `### Consolidated in ${c.currency}`,
+    '',
+    consolidatedSentence(report)!,
+    '',
+    `| Group | Recognised revenue | Group revenue, all statuses | Not converted (no rate) |`,
+    `|---|--:|--:|---|`,
+    ...c.groups.map(
+      (g) => `| ${groupCell(g)} | ${money(g.recognised)} | ${money(g.groupRevenue)} | ${notConverted(g.missing)} |`,
+    ),
+    `| Total | ${money(c.total.recognised)} | ${money(c.total.groupRevenue)} | ${notConverted(c.missing)} |`,
+    '',
+  ];
+}
+
+/** Every measure of every status, per group and currency; a group without orders shows zeros. */
+function allStatusesSection(report: RevenueReport): string[] {
+  const rows = report.groups.flatMap((g) => {
+    if (g.currencies.length === 0) return [`| ${groupCell(g)} | – | ${MEASURES.map(() => '0').join(' | ')} | – |`];
+    return g.currencies.map((c) => {
+      const values = MEASURES.map((m) => formatMeasure(m, c.current[m], c.currency));
+      return `| ${groupCell(g)} | ${cell(currencyLabel(c.currency))} | ${values.join(' | ')} | ${revenueChange(c, c.currency)} |`;
+    });
+  });
+  return [
     `### All statuses`,
     '',
     `| Group | Currency | ${MEASURES.map((m) => MEASURE_LABELS[m]).join(' | ')} | Revenue vs ${comparedWith(report)} |`,
     `|---|---|${MEASURES.map(() => '--:').join('|')}|--:|`,
+    ...rows,
   ];
-  for (const g of report.groups) {
-    const name = `${cell(g.name)} (${g.groupId})`;
-    if (g.currencies.length === 0) out.push(`| ${name} | – | ${MEASURES.map(() => '0').join(' | ')} | – |`);
-    for (const c of g.currencies) {
-      const values = MEASURES.map((m) => formatMeasure(m, c.current[m], c.currency));
-      const change = `${formatChange('group_revenue', c.change.group_revenue, c.currency)} (${formatPct(c.changePct.group_revenue, c.current.group_revenue)})`;
-      out.push(`| ${name} | ${cell(currencyLabel(c.currency))} | ${values.join(' | ')} | ${change} |`);
-    }
-  }
-  const adjustments = report.groups.flatMap((g) => (g.adjustments?.totals ?? []).map((t) => ({ g, t })));
-  if (adjustments.length > 0) {
-    out.push(
-      '',
-      `### Adjustments to closed months booked in ${month.label}`,
-      '',
-      'Changes first observed this month to orders of months already signed off; the closed figures stay as signed.',
-      '',
-    );
-    out.push(
-      '| Group | Closed month | Currency | Changes | Late orders | Removed orders | Group revenue change | Recognised revenue change |',
-      '|---|---|---|--:|--:|--:|--:|--:|',
-    );
-    for (const { g, t } of adjustments) {
-      out.push(
-        `| ${cell(g.name)} (${g.groupId}) | ${t.month} | ${cell(currencyLabel(t.currency))} | ${t.changes} | ${t.orders} | ${t.removed} | ${formatChange('group_revenue', t.group_revenue, t.currency)} | ${formatChange('group_revenue', t.recognised_revenue, t.currency)} |`,
-      );
-    }
-  }
-  const credit = report.groups.filter((g) => g.credit);
-  if (credit.length > 0) {
-    out.push(
-      '',
-      `### Credit liability at ${credit[0].credit!.monthEnd}`,
-      '',
-      'Platform credit users can still spend (a liability), in credit units: the API names no currency for credit.',
-      '',
-    );
-    out.push(
-      '| Group | Users | Available (liability) | Granted | Spent | Expired | Oldest extraction |',
-      '|---|--:|--:|--:|--:|--:|---|',
-    );
-    for (const g of credit) {
-      const c = g.credit!;
-      out.push(
-        `| ${cell(g.name)} (${g.groupId}) | ${groupDigits(c.users)} | ${groupDigits(c.available, 2)} | ${groupDigits(c.granted, 2)} | ${groupDigits(c.spent, 2)} | ${groupDigits(c.expired, 2)} | ${c.oldestSnapshot} |`,
-      );
-    }
-    out.push('', creditBasisSentence(report)!);
-  }
-  const creditAdjustments = report.groups.flatMap((g) => (g.creditAdjustments ?? []).map((a) => ({ g, a })));
-  if (creditAdjustments.length > 0) {
-    out.push(
-      '',
-      `### Adjustments to closed months' credit liability booked in ${month.label}`,
-      '',
-      'Changes first observed this month to the credit liability of months already signed off (now − as closed, credit units); the closed figures stay as signed.',
-      '',
-    );
-    out.push(
-      '| Group | Closed month | Users | Available (liability) | Granted | Spent | Expired | Observed |',
-      '|---|---|--:|--:|--:|--:|--:|---|',
-    );
-    for (const { g, a } of creditAdjustments) {
-      out.push(
-        `| ${cell(g.name)} (${g.groupId}) | ${a.month} | ${a.users} | ${groupDigits(a.available, 2)} | ${groupDigits(a.granted, 2)} | ${groupDigits(a.spent, 2)} | ${groupDigits(a.expired, 2)} | ${a.observedAt} |`,
-      );
-    }
-  }
-  out.push('', `**Reconciliation**: ${reconciliationSentence(report)}`, '');
-  const platform = platformSentences(report);
-  if (platform.length > 0)
-    out.push(
-      '**Platform statistics** (the redemption statistics the platform computes, per user, against our orders):',
-      '',
-      ...platform.map((p) => `- ${p}`),
-      '',
-    );
-  return out.join('\n');
 }
 
+/** Changes booked this month to months already signed off, per closed month and currency. */
+function adjustmentsSection(report: RevenueReport): string[] {
+  const rows = report.groups.flatMap((g) =>
+    (g.adjustments?.totals ?? []).map(
+      (t) =>
+        `| ${groupCell(g)} | ${t.month} | ${cell(currencyLabel(t.currency))} | ${t.changes} | ${t.orders} | ${t.removed} | ${formatChange('group_revenue', t.group_revenue, t.currency)} | ${formatChange('group_revenue', t.recognised_revenue, t.currency)} |`,
+    ),
+  );
+  if (rows.length === 0) return [];
+  return [
+    ...heading(
+      `Adjustments to closed months booked in ${report.month.label}`,
+      'Changes first observed this month to orders of months already signed off; the closed figures stay as signed.',
+    ),
+    '| Group | Closed month | Currency | Changes | Late orders | Removed orders | Group revenue change | Recognised revenue change |',
+    '|---|---|---|--:|--:|--:|--:|--:|',
+    ...rows,
+  ];
+}
+
+/** Credit is shown in credit units with two decimals: the API names no currency for it. */
+function creditSection(report: RevenueReport): string[] {
+  const credit = report.groups.filter((g) => g.credit);
+  if (credit.length === 0) return [];
+  const rows = credit.map((g) => {
+    const c = g.credit!;
+    return `| ${groupCell(g)} | ${groupDigits(c.users)} | ${groupDigits(c.available, 2)} | ${groupDigits(c.granted, 2)} | ${groupDigits(c.spent, 2)} | ${groupDigits(c.expired, 2)} | ${c.oldestSnapshot} |`;
+  });
+  return [
+    ...heading(
+      `Credit liability at ${credit[0].credit!.monthEnd}`,
+      'Platform credit users can still spend (a liability), in credit units: the API names no currency for credit.',
+    ),
+    '| Group | Users | Available (liability) | Granted | Spent | Expired | Oldest extraction |',
+    '|---|--:|--:|--:|--:|--:|---|',
+    ...rows,
+    '',
+    creditBasisSentence(report)!,
+  ];
+}
+
+/** Changes booked this month to the credit liability of months already signed off. */
+function creditAdjustmentsSection(report: RevenueReport): string[] {
+  const rows = report.groups.flatMap((g) =>
+    (g.creditAdjustments ?? []).map(
+      (a) =>
+        `| ${groupCell(g)} | ${a.month} | ${a.users} | ${groupDigits(a.available, 2)} | ${groupDigits(a.granted, 2)} | ${groupDigits(a.spent, 2)} | ${groupDigits(a.expired, 2)} | ${a.observedAt} |`,
+    ),
+  );
+  if (rows.length === 0) return [];
+  return [
+    ...heading(
+      `Adjustments to closed months' credit liability booked in ${report.month.label}`,
+      'Changes first observed this month to the credit liability of months already signed off (now − as closed, credit units); the closed figures stay as signed.',
+    ),
+    '| Group | Closed month | Users | Available (liability) | Granted | Spent | Expired | Observed |',
+    '|---|---|--:|--:|--:|--:|--:|---|',
+    ...rows,
+  ];
+}
+
+/** The reconciliation line, then the platform's statistics when the report has them. */
+function closingSection(report: RevenueReport): string[] {
+  const platform = platformSentences(report);
+  return [
+    '',
+    `**Reconciliation**: ${reconciliationSentence(report)}`,
+    '',
+    ...(platform.length === 0
+      ? []
+      : [
+          '**Platform statistics** (the redemption statistics the platform computes, per user, against our orders):',
+          '',
+          ...platform.map((p) => `- ${p}`),
+          '',
+        ]),
+  ];
+}
+
+/** A section that follows a table: a blank line, its title, and one sentence saying what it shows. */
+function heading(title: string, intro: string): string[] {
+  return ['', `### ${title}`, '', intro, ''];
+}
+
+/** "+90.45 GBP (+12.5%)": how group revenue changed against the period compared with, and in percent. */
+function revenueChange(figures: Pick<CurrencySection, 'current' | 'change' | 'changePct'>, currency: string): string {
+  const { change, changePct, current } = figures;
+  return `${formatChange('group_revenue', change.group_revenue, currency)} (${formatPct(changePct.group_revenue, current.group_revenue)})`;
+}
+
+/** "Acme UK (11)" */
+function groupCell(g: { readonly groupId: number; readonly name: string }): string {
+  return `${cell(g.name)} (${g.groupId})`;
+}
+
+/** Text fit for a table cell: a pipe would end the cell, a line break the row. */
 function cell(text: string): string {
   return text.replace(/\|/g, '\\|').replace(/\r?\n/g, ' ');
 }
