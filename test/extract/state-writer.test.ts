@@ -1,17 +1,12 @@
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
 import { StateStore } from '../../src/lake/index.js';
 import { StateWriter } from '../../src/extract/state.js';
-
-const dirs: string[] = [];
-afterEach(() => dirs.splice(0).forEach((d) => rmSync(d, { recursive: true, force: true })));
+import { tempOut } from '../support/scratch.js';
 
 describe('the state writer', () => {
   it('joins changes made while a write is under way into the next write, and each resolves only once its change is on disk', async () => {
-    const out = mkdtempSync(join(tmpdir(), 'perks-state-writer-'));
-    dirs.push(out);
+    const out = tempOut('perks-state-writer-');
     const store = new StateStore(out);
     const writer = new StateWriter<{ done: number[] }>(store, 'orders', '11', { done: [] });
     const onDisk = () => JSON.parse(readFileSync(store.fileOf('orders', '11'), 'utf8')) as { done: number[] };
@@ -27,8 +22,7 @@ describe('the state writer', () => {
   });
 
   it('a failed write fails the changes it held; a later change writes them all', async () => {
-    const out = mkdtempSync(join(tmpdir(), 'perks-state-writer-'));
-    dirs.push(out);
+    const out = tempOut('perks-state-writer-');
     const store = new StateStore(out);
     const writer = new StateWriter<{ done: number[]; bad?: bigint }>(store, 'orders', '12', { done: [] });
     await expect(

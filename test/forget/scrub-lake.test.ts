@@ -8,7 +8,9 @@ import { join } from 'node:path';
 import { expect, test } from 'vitest';
 import { forgetUsers } from '../../src/forget/forget.js';
 import { withLakeConnection } from '../../src/lake/index.js';
-import { filesUnder, readStream, tempOut } from '../lake/helpers.js';
+import { filesUnder } from '../support/files.js';
+import { tempOut } from '../support/scratch.js';
+import { readStream } from '../lake/helpers.js';
 
 /** A lake file `lake/<stream>/organisation_group_id=1/<name>` holding the rows of `select`. */
 async function lakeFile(out: string, stream: string, name: string, select: string): Promise<void> {
@@ -18,7 +20,7 @@ async function lakeFile(out: string, stream: string, name: string, select: strin
 }
 
 test('a user is cleared in every file that holds them, whatever columns each file has; the other files are not touched', async () => {
-  const out = await tempOut();
+  const out = tempOut();
   // the latest snapshot (alt_uid, _extra) shows user 7 anonymised; an older one (neither column) still holds them
   await lakeFile(
     out,
@@ -56,11 +58,11 @@ test('a user is cleared in every file that holds them, whatever columns each fil
     'day-2026-11-02.va.parquet',
     `SELECT * FROM (VALUES (100, '{"n":1}'), (101, '{"n":2}'), (102, NULL)) AS t(order_id, _extra)`,
   );
-  const before = await filesUnder(join(out, 'lake'));
+  const before = filesUnder(join(out, 'lake'));
 
   const result = await forgetUsers(out, [7]);
 
-  const after = await filesUnder(join(out, 'lake'));
+  const after = filesUnder(join(out, 'lake'));
   // rewritten (a new name): the older users snapshot, both orders files with user 7, the order history;
   // the latest snapshot holds nothing of user 7 to clear, orders of 2026-11-03 and the rest are not theirs
   expect(before.filter((f) => !after.includes(f)).sort()).toEqual([

@@ -1,20 +1,9 @@
-/** Shared by the lake tests: a fresh output directory per test and a DuckDB read of a stream. */
-import { mkdtemp, readdir, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+/**
+ * Shared by the lake tests: a DuckDB read of a stream (their output directories: tempOut, test/support/scratch.ts;
+ * what a write left: filesUnder, test/support/files.ts).
+ */
 import { join } from 'node:path';
-import { afterEach } from 'vitest';
 import { withLakeConnection } from '../../src/lake/index.js';
-
-const made: string[] = [];
-afterEach(async () => {
-  while (made.length) await rm(made.pop()!, { recursive: true, force: true });
-});
-
-export async function tempOut(): Promise<string> {
-  const dir = await mkdtemp(join(tmpdir(), 'perks-lake-test-'));
-  made.push(dir);
-  return dir;
-}
 
 /** The stream as analysts read it. */
 export async function readStream(outDir: string, stream: string, orderBy: string) {
@@ -26,15 +15,6 @@ export async function readStream(outDir: string, stream: string, orderBy: string
     const types = Object.fromEntries(reader.columnNames().map((n, i) => [n, reader.columnTypes()[i].toString()]));
     return { rows: reader.getRowObjectsJson(), types };
   });
-}
-
-/** Every file under `dir`, relative, sorted: to see exactly what a write left behind. */
-export async function filesUnder(dir: string): Promise<string[]> {
-  const entries = await readdir(dir, { recursive: true, withFileTypes: true }).catch(() => []);
-  return entries
-    .filter((e) => e.isFile())
-    .map((e) => join(e.parentPath, e.name).slice(dir.length + 1))
-    .sort();
 }
 
 export const ROOT = join(import.meta.dirname, '..', '..');

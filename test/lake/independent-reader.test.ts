@@ -4,7 +4,8 @@ import { join, relative, sep } from 'node:path';
 import { expect, test } from 'vitest';
 import { lakeColumns, openPartitionWrite, withLakeConnection } from '../../src/lake/index.js';
 import { Interaction, OfferListItem, Order } from '../../src/resources/index.js';
-import { filesUnder, tempOut } from './helpers.js';
+import { filesUnder } from '../support/files.js';
+import { tempOut } from '../support/scratch.js';
 
 /** One canonical form for both readers: bigint as text, dates as ISO, absent as null, JSON parsed. */
 function canonical(value: unknown, jsonKeys: string[] = [], key = ''): unknown {
@@ -42,7 +43,7 @@ async function viaHyparquet(
 ) {
   const root = join(outDir, 'lake', stream);
   const rows: unknown[] = [];
-  for (const file of (await filesUnder(root)).filter((f) => f.endsWith('.parquet'))) {
+  for (const file of filesUnder(root).filter((f) => f.endsWith('.parquet'))) {
     const partition = Object.fromEntries(
       relative(root, join(root, file))
         .split(sep)
@@ -60,7 +61,7 @@ const byKey = (key: string) => (a: unknown, b: unknown) =>
   String((a as Record<string, unknown>)[key]).localeCompare(String((b as Record<string, unknown>)[key]));
 
 test('the lake reads back with an independent Parquet reader (hyparquet) to the same rows as DuckDB', async () => {
-  const out = await tempOut();
+  const out = tempOut();
   const extractedAt = new Date('2026-11-03T00:00:00Z');
   const land = async (
     stream: string,

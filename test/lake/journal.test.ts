@@ -4,7 +4,8 @@ import { join } from 'node:path';
 import { expect, test } from 'vitest';
 import { processIdentity } from '../../src/shared/process-identity.js';
 import { ensureLakeDir, finishSwitch, journalPath, readJournal, writeJsonAtomic } from '../../src/lake/index.js';
-import { ROOT, tempOut } from './helpers.js';
+import { tempOut } from '../support/scratch.js';
+import { ROOT } from './helpers.js';
 
 function switcher(out: string, name: string, n: number): Promise<number | null> {
   const child = spawn(
@@ -16,7 +17,7 @@ function switcher(out: string, name: string, n: number): Promise<number | null> 
 }
 
 test('switches of two processes on one lake take turns: the journal counts every one and ends with none under way', async () => {
-  const out = await tempOut();
+  const out = tempOut();
   for (const name of ['a', 'b']) {
     await ensureLakeDir(out, join(out, 'lake', 'x', `worker=${name}`));
     writeFileSync(join(out, 'lake', 'x', `worker=${name}`, 'seed.parquet'), 'seed');
@@ -31,7 +32,7 @@ test('switches of two processes on one lake take turns: the journal counts every
 }, 180_000);
 
 test('a switch a killed process left is finished by the next one to look, through its dead lock', async () => {
-  const out = await tempOut();
+  const out = tempOut();
   const dir = join(out, 'lake', 'x');
   await ensureLakeDir(out, dir);
   writeFileSync(join(dir, 'old.parquet'), 'old');

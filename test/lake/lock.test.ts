@@ -6,7 +6,8 @@ import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
 import { acquireLock, lockPath, LockedError } from '../../src/lake/index.js';
 import { ExitCode } from '../../src/shared/exit-codes.js';
-import { ROOT, tempOut } from './helpers.js';
+import { tempOut } from '../support/scratch.js';
+import { ROOT } from './helpers.js';
 
 /** A separate process holding the lock; resolves once it says it holds it. */
 function holder(outDir: string, mode?: 'exit'): Promise<{ child: ChildProcess; pid: number }> {
@@ -31,7 +32,7 @@ const exited = (child: ChildProcess) =>
 
 describe('the output directory lock', () => {
   test('a second run on the same directory fails at once, naming the holder, exit code 5', async () => {
-    const out = await tempOut();
+    const out = tempOut();
     const { child, pid } = await holder(out);
     try {
       const started = Date.now();
@@ -52,7 +53,7 @@ describe('the output directory lock', () => {
   });
 
   test('the lock of a run killed with SIGKILL is taken over by the next run', async () => {
-    const out = await tempOut();
+    const out = tempOut();
     const { child, pid } = await holder(out);
     child.kill('SIGKILL');
     await exited(child);
@@ -64,14 +65,14 @@ describe('the output directory lock', () => {
   });
 
   test('a run that ends normally leaves no lock behind', async () => {
-    const out = await tempOut();
+    const out = tempOut();
     const { child } = await holder(out, 'exit');
     await exited(child);
     expect(existsSync(lockPath(out))).toBe(false);
   });
 
   test('within one process a second acquire fails too, and succeeds after release', async () => {
-    const out = await tempOut();
+    const out = tempOut();
     const lock = await acquireLock(out);
     await expect(acquireLock(out)).rejects.toThrow(LockedError);
     await lock.release();
@@ -81,7 +82,7 @@ describe('the output directory lock', () => {
   });
 
   test('a lock from another host is honoured while its heartbeat is fresh and taken over once stale', async () => {
-    const out = await tempOut();
+    const out = tempOut();
     const lockOf = (minutesAgo: number) => {
       const at = new Date(Date.now() - minutesAgo * 60_000).toISOString();
       return JSON.stringify({
@@ -101,7 +102,7 @@ describe('the output directory lock', () => {
   });
 
   test('releasing does not remove a lock that another run has since taken over', async () => {
-    const out = await tempOut();
+    const out = tempOut();
     const lock = await acquireLock(out);
     const other = JSON.stringify({
       pid: 1,

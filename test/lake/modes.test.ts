@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, test } from 'vitest';
 import { lakeColumns, openPartitionWrite, rewriteParquet, tightenLake } from '../../src/lake/index.js';
 import { Order } from '../../src/resources/index.js';
-import { tempOut } from './helpers.js';
+import { tempOut } from '../support/scratch.js';
 
 const modeOf = async (path: string) => (await stat(path)).mode & 0o777;
 
@@ -47,7 +47,7 @@ async function landOrders(out: string, runId = 'run-1') {
 
 describe('lake file modes (personal data)', () => {
   test('under umask 000 a landed partition is 0600 in folders that are 0700 from <out>/lake down', async () => {
-    const out = await tempOut();
+    const out = tempOut();
     await landOrders(out);
     const modes = await modesUnder(out, 'lake');
     expect(modes).toEqual([
@@ -60,7 +60,7 @@ describe('lake file modes (personal data)', () => {
   });
 
   test('a rewritten file (forgetting a user) stays 0600', async () => {
-    const out = await tempOut();
+    const out = tempOut();
     const { path } = await landOrders(out);
     await chmod(path, 0o644);
     const rewritten = await rewriteParquet(out, 'orders', path, {
@@ -71,7 +71,7 @@ describe('lake file modes (personal data)', () => {
   });
 
   test('tightening takes away the group and other bits an older version left, and follows no symbolic link', async () => {
-    const out = await tempOut();
+    const out = tempOut();
     await mkdir(join(out, 'lake', 'users', 'organisation_group_id=11'), { recursive: true, mode: 0o777 });
     await writeFile(join(out, 'lake', 'users', 'organisation_group_id=11', 'part-0.parquet'), 'x', { mode: 0o644 });
     const outside = join(out, 'elsewhere.txt');

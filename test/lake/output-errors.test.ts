@@ -14,7 +14,9 @@ import {
 } from '../../src/lake/index.js';
 import { Order } from '../../src/resources/index.js';
 import { ExitCode, UserFacingError } from '../../src/shared/exit-codes.js';
-import { filesUnder, ROOT, tempOut } from './helpers.js';
+import { filesUnder } from '../support/files.js';
+import { tempOut } from '../support/scratch.js';
+import { ROOT } from './helpers.js';
 import { now } from '../../src/shared/clock.js';
 
 const failure = (p: Promise<unknown>) =>
@@ -23,7 +25,7 @@ const failure = (p: Promise<unknown>) =>
     (e: unknown) => e as UserFacingError,
   );
 const fileInTheWay = async () => {
-  const out = join(await tempOut(), 'output');
+  const out = join(tempOut(), 'output');
   await writeFile(out, 'not a directory');
   return out;
 };
@@ -65,7 +67,7 @@ describe('output directory problems stop the run with one clear line', () => {
   });
 
   test('an unwritable output directory: one line, exit code 2, nothing written', async () => {
-    const base = await tempOut();
+    const base = tempOut();
     const out = join(base, 'readonly');
     await mkdir(out);
     await chmod(out, 0o555);
@@ -85,7 +87,7 @@ describe('output directory problems stop the run with one clear line', () => {
         /^cannot write .*readonly.*: permission denied or read-only; make the output directory writable or choose another with PERKS_OUTPUT$/,
       );
     }
-    expect(await filesUnder(out)).toEqual([]);
+    expect(filesUnder(out)).toEqual([]);
   });
 
   test('a full disk, as node:fs and as DuckDB report it, becomes one line with exit code 1', async () => {

@@ -3,7 +3,9 @@ import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
 import { lakeColumns, openPartitionWrite, UnsafePathError, withLakeConnection } from '../../src/lake/index.js';
 import { Interaction, OfferListItem, Order, UserCredit } from '../../src/resources/index.js';
-import { filesUnder, readStream, tempOut } from './helpers.js';
+import { filesUnder } from '../support/files.js';
+import { tempOut } from '../support/scratch.js';
+import { readStream } from './helpers.js';
 
 const extractedAt = new Date('2026-11-03T04:05:06.789Z');
 const orders = (ids: number[], face = '12.34') =>
@@ -38,7 +40,7 @@ async function land(
 
 describe('a partition write', () => {
   test('reads back through the Hive glob with the exact values and declared types', async () => {
-    const out = await tempOut();
+    const out = tempOut();
     const result = await land(out, orders([1, 2]));
     expect(result).toMatchObject({ rows: 2, files: 1 });
     expect(result.bytes).toBeGreaterThan(0);
@@ -66,7 +68,7 @@ describe('a partition write', () => {
   });
 
   test('money is exact DECIMAL: 12.34 + 0.66 sums to exactly 13.00', async () => {
-    const out = await tempOut();
+    const out = tempOut();
     await land(out, orders([1]));
     const sum = await withLakeConnection(async (c) =>
       (
@@ -79,7 +81,7 @@ describe('a partition write', () => {
   });
 
   test('partition values live in the path only, not inside the file', async () => {
-    const out = await tempOut();
+    const out = tempOut();
     const records = [Interaction.parse({ id: 5, organisation_group_id: 11, interaction_details: { a: 1 } })];
     const writer = await openPartitionWrite({
       outDir: out,
@@ -103,7 +105,7 @@ describe('a partition write', () => {
   });
 
   test('nested offers and credit land as STRUCT and LIST values, unknown keys dropped and counted', async () => {
-    const out = await tempOut();
+    const out = tempOut();
     const offer = OfferListItem.parse({
       id: 9,
       title: 'Ten off',
@@ -172,7 +174,7 @@ describe('a partition write', () => {
   });
 
   test('with an _extra column, every undeclared key lands in it as JSON at its path (inside structs and lists too), and the fields seen are counted with their JSON types', async () => {
-    const out = await tempOut();
+    const out = tempOut();
     const offer = (id: number, more: object) =>
       OfferListItem.parse({ id, title: `Offer ${id}`, collections: [{ id: 1 }, { id: 2 }], type: { id: 3 }, ...more });
     const writer = await openPartitionWrite({
@@ -222,7 +224,7 @@ describe('a partition write', () => {
   });
 
   test('awkward text lands: quotes, newlines, NUL, emoji, a literal \\ud800; a cut emoji becomes U+FFFD', async () => {
-    const out = await tempOut();
+    const out = tempOut();
     const names = ['say "hi"\nnext line', 'nul \u0000 char', 'emoji 😀', 'literal \\ud800 text', 'cut \ud83d emoji'];
     await land(
       out,
@@ -233,7 +235,7 @@ describe('a partition write', () => {
   });
 
   test('re-writing a partition replaces it: no key twice, one file, under a name no file had before', async () => {
-    const out = await tempOut();
+    const out = tempOut();
     const first = await land(out, orders([1, 2, 3]));
     const second = await land(out, orders([2, 3, 4], '20.00'), undefined, 'run-2');
     expect(second.path).not.toBe(first.path);
@@ -244,22 +246,22 @@ describe('a partition write', () => {
       ['4', '20.00', 'run-2'],
     ]);
     // The journal (docs/analysts.md) names the switch of the second file for the first while it happens.
-    expect(await filesUnder(join(out, 'lake'))).toEqual([
+    expect(filesUnder(join(out, 'lake'))).toEqual([
       '_compaction.json',
       expect.stringMatching(/^orders\/organisation_group_id=11\/order_date=2026-11-02\/part\.v[0-9a-f]{12}\.parquet$/),
     ]);
-    expect(second.path.endsWith((await filesUnder(join(out, 'lake')))[1])).toBe(true);
+    expect(second.path.endsWith(filesUnder(join(out, 'lake'))[1])).toBe(true);
   });
 
   test('a re-extracted window with no rows leaves an empty partition, not the old rows', async () => {
-    const out = await tempOut();
+    const out = tempOut();
     await land(out, orders([1]));
     expect((await land(out, [])).rows).toBe(0);
     expect((await readStream(out, 'orders', 'order_id')).rows).toEqual([]);
   });
 
   test('an aborted write leaves the previous partition intact and no temporary file', async () => {
-    const out = await tempOut();
+    const out = tempOut();
     const { path } = await land(out, orders([1, 2]));
     const writer = await openPartitionWrite({
       outDir: out,
@@ -273,21 +275,21 @@ describe('a partition write', () => {
     await writer.abort();
     await writer.abort();
     expect((await readStream(out, 'orders', 'order_id')).rows.map((r) => r.order_id)).toEqual(['1', '2']);
-    expect((await filesUnder(out)).map((f) => join(out, f))).toEqual([path]);
+    expect(filesUnder(out).map((f) => join(out, f))).toEqual([path]);
   });
 
   test('a commit that fails leaves the previous partition intact and no temporary file', async () => {
-    const out = await tempOut();
+    const out = tempOut();
     const { path } = await land(out, orders([1]));
     await expect(land(out, [{ order_id: 'not a number' }], undefined, 'run-2')).rejects.toThrow();
     expect((await readStream(out, 'orders', 'order_id')).rows.map((r) => [r.order_id, r._run_id])).toEqual([
       ['1', 'run-1'],
     ]);
-    expect((await filesUnder(out)).map((f) => join(out, f))).toEqual([path]);
+    expect(filesUnder(out).map((f) => join(out, f))).toEqual([path]);
   });
 
   test('append mode adds a file per commit beside the existing ones', async () => {
-    const out = await tempOut();
+    const out = tempOut();
     for (const ids of [[1], [2]]) {
       const w = await openPartitionWrite({
         outDir: out,
@@ -309,7 +311,7 @@ describe('a partition write', () => {
   });
 
   test('pages appended one by one land in order, across many pages', async () => {
-    const out = await tempOut();
+    const out = tempOut();
     const writer = await openPartitionWrite({
       outDir: out,
       stream: 'orders',
@@ -333,7 +335,7 @@ describe('a partition write', () => {
   });
 
   test('appends that are not awaited one by one still land every row once', async () => {
-    const out = await tempOut();
+    const out = tempOut();
     const writer = await openPartitionWrite({
       outDir: out,
       stream: 'orders',
@@ -362,16 +364,16 @@ describe('a partition write', () => {
   test.each([['../x'], ['..'], ['a/b'], ['a\0b'], [''], ['.hidden'], ['a\\b'], ['x=y'], ['%2e%2e']])(
     'the hostile partition value %j is refused',
     async (value) => {
-      const out = await tempOut();
+      const out = tempOut();
       await expect(land(out, orders([1]), { organisation_group_id: value, order_date: '2026-11-02' })).rejects.toThrow(
         UnsafePathError,
       );
-      expect(await filesUnder(out)).toEqual([]);
+      expect(filesUnder(out)).toEqual([]);
     },
   );
 
   test('hostile stream names, partition keys and run ids are refused too', async () => {
-    const out = await tempOut();
+    const out = tempOut();
     const base = {
       outDir: out,
       stream: 'orders',

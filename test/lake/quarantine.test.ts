@@ -4,7 +4,7 @@ import { expect, test } from 'vitest';
 import { quarantineFile, quarantineRecord } from '../../src/lake/index.js';
 import { Order } from '../../src/resources/index.js';
 import { registerSecret } from '../../src/shared/redact.js';
-import { tempOut } from './helpers.js';
+import { tempOut } from '../support/scratch.js';
 
 const linesOf = async (file: string) =>
   (await readFile(file, 'utf8'))
@@ -13,7 +13,7 @@ const linesOf = async (file: string) =>
     .map((l) => JSON.parse(l));
 
 test('a rejected record goes to quarantine/<stream>/<run_id>.jsonl with each zod issue and the raw record', async () => {
-  const out = await tempOut();
+  const out = tempOut();
   const raw = { order_id: 'abc', face_value: '12.3.4', email: 'a@example.com', extra: { nested: true } };
   const parsed = Order.safeParse(raw);
   expect(parsed.success).toBe(false);
@@ -40,7 +40,7 @@ test('a rejected record goes to quarantine/<stream>/<run_id>.jsonl with each zod
 });
 
 test('quarantine files are private (0600 in 0700 folders) and never carry a registered secret', async () => {
-  const out = await tempOut();
+  const out = tempOut();
   registerSecret('s3cr3t-client-secret-value');
   await quarantineRecord({
     outDir: out,

@@ -12,13 +12,15 @@ import {
   writeRunManifest,
 } from '../../src/lake/index.js';
 import { Order } from '../../src/resources/index.js';
-import { filesUnder, readStream, ROOT, tempOut } from './helpers.js';
+import { filesUnder } from '../support/files.js';
+import { tempOut } from '../support/scratch.js';
+import { readStream, ROOT } from './helpers.js';
 import { now } from '../../src/shared/clock.js';
 
 const partition = { organisation_group_id: '11', order_date: '2026-11-02' };
 
 test('after a run is killed mid-write, the next run removes its temporary files and nothing committed', async () => {
-  const out = await tempOut();
+  const out = tempOut();
   const first = await openPartitionWrite({
     outDir: out,
     stream: 'orders',
@@ -41,19 +43,19 @@ test('after a run is killed mid-write, the next run removes its temporary files 
   });
   child.kill('SIGKILL');
   await new Promise((resolve) => child.once('exit', resolve));
-  const leftovers = (await filesUnder(out)).filter((f) => f.includes('.perks-tmp-'));
+  const leftovers = filesUnder(out).filter((f) => f.includes('.perks-tmp-'));
   expect(leftovers.length).toBeGreaterThan(0);
 
   const lock = await acquireLock(out);
   const removed = await cleanTemporaryFiles(out);
   expect(removed.map((p) => p.slice(out.length + 1)).sort()).toEqual(leftovers);
-  expect(await filesUnder(out)).toEqual(['.perks.lock', committed.slice(out.length + 1), 'runs/killed.json']);
+  expect(filesUnder(out)).toEqual(['.perks.lock', committed.slice(out.length + 1), 'runs/killed.json']);
   expect((await readStream(out, 'orders', 'order_id')).rows.map((r) => r.order_id)).toEqual(['1']);
   await lock.release();
 });
 
 test("startup hygiene leaves this process's own temporary files alone", async () => {
-  const out = await tempOut();
+  const out = tempOut();
   const writer = await openPartitionWrite({
     outDir: out,
     stream: 'orders',
@@ -68,7 +70,7 @@ test("startup hygiene leaves this process's own temporary files alone", async ()
 });
 
 test('a run manifest is written whole to runs/<run_id>.json, readable, with no temporary file', async () => {
-  const out = await tempOut();
+  const out = tempOut();
   const manifest = { run_id: '20261103T040506Z-ab12', outcome: 'success', streams: { orders: { rows: 3 } } };
   const path = await writeRunManifest(out, manifest);
   expect(path).toBe(runManifestPath(out, manifest.run_id));

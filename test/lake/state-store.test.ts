@@ -4,20 +4,20 @@ import { describe, expect, test } from 'vitest';
 import { z } from 'zod';
 import { CorruptStateError, StateStore, UnsafePathError } from '../../src/lake/index.js';
 import { ExitCode } from '../../src/shared/exit-codes.js';
-import { tempOut } from './helpers.js';
+import { tempOut } from '../support/scratch.js';
 
 const modeOf = async (path: string) => (await stat(path)).mode & 0o777;
 
 describe('the state store', () => {
   test('a written value reads back; a missing one is undefined', async () => {
-    const state = new StateStore(await tempOut());
+    const state = new StateStore(tempOut());
     expect(await state.read('orders', '11')).toBeUndefined();
     await state.write('orders', '11', { watermark: '2026-11-02', pass: { done: ['2026-11-01'] } });
     expect(await state.read('orders', '11')).toEqual({ watermark: '2026-11-02', pass: { done: ['2026-11-01'] } });
   });
 
   test('writes are atomic replacements: the file is whole and no temporary file stays behind', async () => {
-    const out = await tempOut();
+    const out = tempOut();
     const state = new StateStore(out);
     await Promise.all(
       Array.from({ length: 20 }, (_, i) => state.write('orders', '11', { n: i, pad: 'x'.repeat(10_000) })),
@@ -28,7 +28,7 @@ describe('the state store', () => {
   });
 
   test('files are 0600 in 0700 folders, and looser existing modes are tightened', async () => {
-    const out = await tempOut();
+    const out = tempOut();
     await mkdir(join(out, 'state', 'users'), { recursive: true, mode: 0o777 });
     await chmod(join(out, 'state'), 0o755);
     await chmod(join(out, 'state', 'users'), 0o777);
@@ -43,7 +43,7 @@ describe('the state store', () => {
   });
 
   test('a corrupt state file stops with one line naming the file and what to do, exit code 2', async () => {
-    const out = await tempOut();
+    const out = tempOut();
     await mkdir(join(out, 'state', 'orders'), { recursive: true });
     const file = join(out, 'state', 'orders', '11.json');
     await writeFile(file, '{"watermark": "2026-11-0');
@@ -57,7 +57,7 @@ describe('the state store', () => {
   });
 
   test("an empty file, or one that fails the caller's schema, is corrupt too", async () => {
-    const out = await tempOut();
+    const out = tempOut();
     const state = new StateStore(out);
     await state.write('orders', '11', { watermark: 42 });
     await expect(state.read('orders', '11', z.object({ watermark: z.string() }))).rejects.toThrow(
@@ -68,13 +68,13 @@ describe('the state store', () => {
   });
 
   test('a group key that is not a safe file name is refused', async () => {
-    const state = new StateStore(await tempOut());
+    const state = new StateStore(tempOut());
     await expect(state.write('orders', '../../etc/x', {})).rejects.toThrow(UnsafePathError);
     await expect(state.read('orders', 'a/b')).rejects.toThrow(UnsafePathError);
   });
 
   test('the stored text is plain JSON a person can read', async () => {
-    const out = await tempOut();
+    const out = tempOut();
     await new StateStore(out).write('credit', 'all', { users: { '5': '2026-11-01' } });
     expect(JSON.parse(await readFile(join(out, 'state', 'credit', 'all.json'), 'utf8'))).toEqual({
       users: { '5': '2026-11-01' },

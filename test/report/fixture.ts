@@ -4,10 +4,10 @@
  * revenue_monthly built from that lake the way the models do, and extract state files.
  * The numbers are worked out by hand in EXPECTED below.
  */
-import { mkdir, mkdtemp, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
+import { tempOut } from '../support/scratch.js';
 
 /** group, order_id, order_date, status, brand, currency, face, paid, credit, saving, revenue */
 type O = [number, number, string, string, string, string, string, string, string, string, string];
@@ -85,9 +85,7 @@ export const GROUPS = [
   { id: 12, name: 'acme-us', display_name: 'Acme US', timezone: 'America/New_York' },
 ];
 
-export async function newOutDir(): Promise<string> {
-  return mkdtemp(join(tmpdir(), 'perks-report-'));
-}
+export const newOutDir = (): string => tempOut('perks-report-');
 
 const lit = (v: string) => `'${v.replaceAll("'", "''")}'`;
 const row = (o: O) =>
@@ -169,7 +167,7 @@ export async function writeState(outDir: string, group: number, state: unknown):
 export async function buildFixture(
   options: { tweak?: string; revenueStatuses?: readonly string[] } = {},
 ): Promise<string> {
-  const out = await newOutDir();
+  const out = newOutDir();
   await writeLake(out);
   await writeWarehouse(out, options.tweak, options.revenueStatuses);
   await writeState(out, 11, { watermark: '2024-04-08', firstDay: '2024-01-01', lookbackDays: 7 });

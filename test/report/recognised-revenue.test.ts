@@ -7,9 +7,9 @@ import { runPipeline } from '../../src/run/index.js';
 import { clockFrom, setClock, type Clock } from '../../src/shared/clock.js';
 import { ConfigError } from '../../src/shared/exit-codes.js';
 import { buildWarehouse } from '../../src/transform/index.js';
-import type { Sandbox } from '../../src/sandbox/index.js';
-import { orgConfig, testSandbox } from '../support/sandbox.js';
-import { Scratch } from '../support/scratch.js';
+import { orgConfig } from '../support/sandbox.js';
+import { sandboxForFile } from '../support/sandbox-hooks.js';
+import { tempOut } from '../support/scratch.js';
 
 /**
  * One definition of revenue (issue 25): the finance report's headline and what a BI tool sums over the exported
@@ -68,23 +68,19 @@ async function headlines(out: string, cells: Cells, rule: RevenueRule): Promise<
 }
 
 describe('the report and a BI sum over revenue_monthly agree on recognised revenue', () => {
-  const scratch = new Scratch('recognised');
-  let sandbox: Sandbox;
+  const sandbox = sandboxForFile({ seed: 25, today: DAY });
   let out: string;
   let before: Clock | undefined;
 
   beforeAll(async () => {
-    sandbox = await testSandbox({ seed: 25, today: DAY });
-    out = scratch.dir();
+    out = tempOut('perks-recognised-');
     before = setClock(clockFrom(noon(DAY)));
-    const summary = await runPipeline(orgConfig(sandbox, out, { PERKS_START_DATE: START }), { now: noon(DAY) });
+    const summary = await runPipeline(orgConfig(sandbox(), out, { PERKS_START_DATE: START }), { now: noon(DAY) });
     expect(summary.steps.filter((s) => s.status !== 'success')).toEqual([]);
   }, 300_000);
 
-  afterAll(async () => {
+  afterAll(() => {
     setClock(before);
-    await sandbox?.close();
-    scratch.clean();
   });
 
   test('for every month, group and currency of the demo, to the cent (PERKS_REVENUE_STATUSES=Complete)', async () => {
@@ -156,10 +152,9 @@ describe('the report and a BI sum over revenue_monthly agree on recognised reven
 });
 
 test('a blank PERKS_REVENUE_STATUSES stops the build before anything is built: one line, exit 2', async () => {
-  const scratch = new Scratch('recognised-bad');
   process.env.PERKS_REVENUE_STATUSES = 'Complete,,';
   try {
-    const err = await buildWarehouse({ outDir: scratch.dir(), asOf: DAY }).catch((e: unknown) => e);
+    const err = await buildWarehouse({ outDir: tempOut('perks-recognised-bad-'), asOf: DAY }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(ConfigError);
     expect((err as ConfigError).exitCode).toBe(2);
     expect((err as Error).message).toBe(
@@ -167,7 +162,6 @@ test('a blank PERKS_REVENUE_STATUSES stops the build before anything is built: o
     );
   } finally {
     delete process.env.PERKS_REVENUE_STATUSES;
-    scratch.clean();
   }
 });
 

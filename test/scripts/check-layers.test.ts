@@ -1,9 +1,9 @@
 /** scripts/check-layers.mjs, run by `npm run lint`: every import runs down the layers of docs/dev/architecture.md. */
 import { spawnSync } from 'node:child_process';
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { mkdir, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { expect, test } from 'vitest';
+import { tempOut } from '../support/scratch.js';
 
 const ROOT = join(import.meta.dirname, '..', '..');
 const SCRIPT = join(ROOT, 'scripts', 'check-layers.mjs');
@@ -12,7 +12,7 @@ const check = (root?: string) =>
   spawnSync(process.execPath, [SCRIPT, ...(root ? [root] : [])], { encoding: 'utf8', cwd: ROOT });
 
 async function tree(files: Record<string, string>): Promise<string> {
-  const root = await mkdtemp(join(tmpdir(), 'perks-layers-'));
+  const root = tempOut('perks-layers-');
   for (const [path, text] of Object.entries(files)) {
     await mkdir(dirname(join(root, path)), { recursive: true });
     await writeFile(join(root, path), text);
@@ -47,18 +47,14 @@ test('an import back up, one across a layer, a circle, test code and a folder in
     'src/alerts/index.ts': 'export const alert = 1;\n',
     'bench/a.ts': "import { sandboxEnv } from '../test/support/sandbox.js';\nexport { sandboxEnv };\n",
   });
-  try {
-    const run = check(root);
-    expect(run.status).toBe(1);
-    expect(run.stdout.trim().split('\n')).toEqual([
-      "src/report/index.ts: import '../run/pipeline.js': runs back up: src/report/ (middle) imports src/run/ (top), a layer above it",
-      "src/report/model.ts: import '../transform/index.js': src/report/ and src/transform/ are both middle: a folder does not import one of its own layer",
-      "src/transform/index.ts: import '../../test/extract/x.js': only bench/ may import test code, and only test/support/ (docs/dev/architecture.md)",
-      'src/alerts/: in no layer of docs/dev/architecture.md: add it to the layers there (and say which may import it)',
-      "circle between folders: src/report/ -> src/run/ -> src/report/ (src/report/index.ts imports '../run/pipeline.js'; src/run/pipeline.ts imports '../report/index.js')",
-      'circle between files: src/report/index.ts -> src/run/pipeline.ts -> src/report/index.ts',
-    ]);
-  } finally {
-    await rm(root, { recursive: true, force: true });
-  }
+  const run = check(root);
+  expect(run.status).toBe(1);
+  expect(run.stdout.trim().split('\n')).toEqual([
+    "src/report/index.ts: import '../run/pipeline.js': runs back up: src/report/ (middle) imports src/run/ (top), a layer above it",
+    "src/report/model.ts: import '../transform/index.js': src/report/ and src/transform/ are both middle: a folder does not import one of its own layer",
+    "src/transform/index.ts: import '../../test/extract/x.js': only bench/ may import test code, and only test/support/ (docs/dev/architecture.md)",
+    'src/alerts/: in no layer of docs/dev/architecture.md: add it to the layers there (and say which may import it)',
+    "circle between folders: src/report/ -> src/run/ -> src/report/ (src/report/index.ts imports '../run/pipeline.js'; src/run/pipeline.ts imports '../report/index.js')",
+    'circle between files: src/report/index.ts -> src/run/pipeline.ts -> src/report/index.ts',
+  ]);
 });

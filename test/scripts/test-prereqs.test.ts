@@ -1,30 +1,26 @@
 /** scripts/test-prereqs.mjs, the step `npm test` runs first: silent when all is there, one line when it cannot install. */
 import { spawnSync } from 'node:child_process';
-import { mkdtemp, rm, symlink } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { symlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { expect, test } from 'vitest';
+import { tempOut } from '../support/scratch.js';
 
 const SCRIPT = join(import.meta.dirname, '..', '..', 'scripts', 'test-prereqs.mjs');
 
 test('with nothing on PATH but node and no way to install, it names what to install in one line and lets the suite run', async () => {
-  const bin = await mkdtemp(join(tmpdir(), 'perks-prereqs-'));
-  try {
-    await symlink(process.execPath, join(bin, 'node'));
-    const run = spawnSync(join(bin, 'node'), [SCRIPT], {
-      encoding: 'utf8',
-      env: { PATH: bin, PERKS_TEST_NO_INSTALL: '1', PERKS_CHROMIUM: '/nowhere/chromium' },
-    });
-    expect(run.status).toBe(0);
-    const lines = run.stderr.trim().split('\n');
-    expect(lines).toHaveLength(1);
-    // chromium may still be found at /usr/bin; redis-server, looked up on PATH only, cannot be
-    expect(lines[0]).toMatch(
-      /^perks test: (chromium and )?redis-server missing: install with your package manager.*, else the browser and scale tests fail$/,
-    );
-  } finally {
-    await rm(bin, { recursive: true, force: true });
-  }
+  const bin = tempOut('perks-prereqs-');
+  await symlink(process.execPath, join(bin, 'node'));
+  const run = spawnSync(join(bin, 'node'), [SCRIPT], {
+    encoding: 'utf8',
+    env: { PATH: bin, PERKS_TEST_NO_INSTALL: '1', PERKS_CHROMIUM: '/nowhere/chromium' },
+  });
+  expect(run.status).toBe(0);
+  const lines = run.stderr.trim().split('\n');
+  expect(lines).toHaveLength(1);
+  // chromium may still be found at /usr/bin; redis-server, looked up on PATH only, cannot be
+  expect(lines[0]).toMatch(
+    /^perks test: (chromium and )?redis-server missing: install with your package manager.*, else the browser and scale tests fail$/,
+  );
 });
 
 test('where chromium and redis-server are installed it says nothing', () => {

@@ -1,16 +1,13 @@
 /** The output search the personal-data scenarios rely on: it must find what is there, and only that. */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, expect, test } from 'vitest';
+import { expect, test } from 'vitest';
 import { withLakeConnection } from '../../src/lake/index.js';
 import { searchOutput } from './decode.js';
-
-let dir = '';
-afterEach(() => rmSync(dir, { recursive: true, force: true }));
+import { tempOut } from './scratch.js';
 
 test('many people in one pass: each email anywhere, each name pair only where one row or line holds both', async () => {
-  dir = mkdtempSync(join(tmpdir(), 'perks-decode-'));
+  const dir = tempOut('perks-decode-');
   await withLakeConnection((c) =>
     c.run(`COPY (SELECT * FROM (VALUES ('Ann', 'Berg', 'A@x.io'), ('Cy', 'Dahl', NULL)) AS t(first_name, last_name, email))
            TO '${join(dir, 'people.parquet')}' (FORMAT parquet, COMPRESSION zstd)`),

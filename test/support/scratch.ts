@@ -1,4 +1,7 @@
-/** Temporary directories a scenario makes and removes again, whatever happens in between. */
+/**
+ * The tests' temporary folders, all made by tempOut: a test's kept until the run ends, a scenario's
+ * (Scratch, withScratch) removed again when it ends, whatever happens in between.
+ */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -8,9 +11,9 @@ export class Scratch {
 
   constructor(private readonly prefix: string) {}
 
-  /** A fresh empty directory under the system's temporary directory. */
+  /** A fresh empty directory (tempOut), removed by clean(). */
   dir(name = ''): string {
-    const dir = mkdtempSync(join(tmpdir(), `perks-${this.prefix}${name ? `-${name}` : ''}-`));
+    const dir = tempOut(`perks-${this.prefix}${name ? `-${name}` : ''}-`);
     this.dirs.push(dir);
     return dir;
   }
@@ -20,7 +23,11 @@ export class Scratch {
   }
 }
 
-/** A fresh output directory for one test, kept until the run ends (run-temp-dir.ts removes it if the run passed). */
+/**
+ * A fresh empty folder (an output directory, a project, a server's files), kept until the run ends: every
+ * test's temporary folder is made here, and run-temp-dir.ts removes them all with the run's folder if the
+ * run passed, or keeps them to look at if it failed.
+ */
 export function tempOut(prefix = 'perks-test-'): string {
   return mkdtempSync(join(tmpdir(), prefix));
 }
