@@ -36,12 +36,17 @@ export function fxRatesFrom(env: Record<string, string | undefined>): FxRates | 
       `PERKS_FX_RATES=${file} cannot be read (${(err as NodeJS.ErrnoException).code ?? 'error'}): give the path of a CSV with the columns month,currency,rate`,
     );
   }
-  const lines = text.replace(/^\uFEFF/, '').split(/\r?\n/);
-  if (lines.at(-1) === '') lines.pop();
   const bad = (n: number, why: string) =>
     new FxRatesError(
       `PERKS_FX_RATES=${file} line ${n}: ${why}; expected month,currency,rate (e.g. 2026-10,USD,0.9213), one rate per month and currency, into ${reportingCurrency}`,
     );
+  return { file, reportingCurrency, rates: parseRates(text, bad) };
+}
+
+/** `month|currency` → rate, from the CSV's text; `bad(line, why)` is the error of a line that is wrong. */
+function parseRates(text: string, bad: (n: number, why: string) => Error): Map<string, string> {
+  const lines = text.replace(/^\uFEFF/, '').split(/\r?\n/);
+  if (lines.at(-1) === '') lines.pop();
   if (lines[0]?.trim().toLowerCase() !== 'month,currency,rate')
     throw bad(1, `the header is ${JSON.stringify(lines[0] ?? '')}`);
   if (!text.endsWith('\n') && lines.length > 1)
@@ -49,18 +54,23 @@ export function fxRatesFrom(env: Record<string, string | undefined>): FxRates | 
   const rates = new Map<string, string>();
   for (const [i, line] of lines.entries()) {
     if (i === 0) continue;
-    const n = i + 1;
-    const cells = line.split(',').map((c) => c.trim());
-    if (cells.length !== 3) throw bad(n, `${cells.length} fields`);
-    const [month, currency, rate] = cells;
-    if (!MONTH.test(month)) throw bad(n, `month ${JSON.stringify(month)} is not YYYY-MM`);
-    if (!CURRENCY.test(currency)) throw bad(n, `currency ${JSON.stringify(currency)} is not a three-letter code`);
-    if (!RATE.test(rate) || !/[1-9]/.test(rate)) throw bad(n, `rate ${JSON.stringify(rate)} is not a positive decimal`);
+    const [month, currency, rate] = rateCells(line, (why) => bad(i + 1, why));
     const key = `${month}|${currency}`;
-    if (rates.has(key)) throw bad(n, `a second rate for ${currency} in ${month}`);
+    if (rates.has(key)) throw bad(i + 1, `a second rate for ${currency} in ${month}`);
     rates.set(key, rate);
   }
-  return { file, reportingCurrency, rates };
+  return rates;
+}
+
+/** A line's month, currency and rate, each checked. */
+function rateCells(line: string, bad: (why: string) => Error): [string, string, string] {
+  const cells = line.split(',').map((c) => c.trim());
+  if (cells.length !== 3) throw bad(`${cells.length} fields`);
+  const [month, currency, rate] = cells;
+  if (!MONTH.test(month)) throw bad(`month ${JSON.stringify(month)} is not YYYY-MM`);
+  if (!CURRENCY.test(currency)) throw bad(`currency ${JSON.stringify(currency)} is not a three-letter code`);
+  if (!RATE.test(rate) || !/[1-9]/.test(rate)) throw bad(`rate ${JSON.stringify(rate)} is not a positive decimal`);
+  return [month, currency, rate];
 }
 
 /** The rate of a currency for a month: "1" for the reporting currency itself, undefined when the file has none. */

@@ -9,7 +9,7 @@
 import { join } from 'node:path';
 import { globUnder, withLakeConnection } from '../lake/index.js';
 import { operations, type OperationName } from '../resources/operations.js';
-import type { PerUserStream, StreamDefinition } from '../../pipelines/index.js';
+import type { PerUserStream, StreamDefinition, WindowedStream } from '../../pipelines/index.js';
 import { hasParquet } from './lake-files.js';
 import type { RunContext } from './run-context.js';
 import { WindowStateSchema } from './state.js';
@@ -63,55 +63,9 @@ export async function planExtract(
     }
     const groups = def.scope === 'organisation' && def.name !== 'groups' ? [undefined] : ctx.groups;
     for (const g of groups) {
-      if (def.kind === 'snapshot') {
-        // The groups were read when the run resolved them: that call is among the plan's calls.
-        if (def.name === 'groups') {
-          plan.rows.push({
-            stream: def.name,
-            group: g?.id,
-            units: 1,
-            unit: 'snapshot',
-            estimatedCalls: 0,
-            detail: 'read while resolving the groups',
-          });
-          continue;
-        }
-        let last = await lastSnapshotRows(ctx.outDir, def.name, g?.id);
-        let detail = `${last} rows last time`;
-        const e = def.name === 'users' && g && last === 0 ? await usersOf(g.id) : undefined;
-        if (e && e.source !== 'lake')
-          [last, detail] = [e.users, `${usersText(e)} by the users listing (none landed yet)`];
-        plan.rows.push({
-          stream: def.name,
-          group: g?.id,
-          units: 1,
-          unit: 'snapshot',
-          estimatedCalls: Math.max(1, Math.ceil(last / 100)),
-          detail,
-        });
-      } else if (def.kind === 'windowed' && g) {
-        if (g.timezoneError) {
-          plan.rows.push({
-            stream: def.name,
-            group: g.id,
-            units: 0,
-            unit: 'windows',
-            estimatedCalls: 0,
-            detail: `${g.timezoneError}: the run fails this group's windows`,
-          });
-          continue;
-        }
-        const windows = planWindows(ctx, def, g, await ctx.state.read(def.name, String(g.id), WindowStateSchema));
-        const batches = def.userBatch ? Math.ceil((await usersOf(g.id)).users / def.userBatch.size) : 1;
-        plan.rows.push({
-          stream: def.name,
-          group: g.id,
-          units: windows.windows.length,
-          unit: 'windows',
-          estimatedCalls: windows.windows.length * batches,
-          detail: `${windows.from} to ${windows.upper} (exclusive), ${windows.skipped} already done${deepText(windows, batches)}`,
-        });
-      } else if (def.kind === 'per-user' && g) {
+      if (def.kind === 'snapshot') plan.rows.push(await snapshotRow(ctx, def, g, usersOf));
+      else if (def.kind === 'windowed' && g) plan.rows.push(await windowedRow(ctx, def, g, usersOf));
+      else if (def.kind === 'per-user' && g) {
         budgets[def.name] ??= await perUserBudgets(ctx, def, async (group) => (await usersOf(group)).users);
         plan.rows.push(await perUserRow(ctx, def, g, budgets[def.name].get(g.id) ?? 0, await usersOf(g.id)));
       }
@@ -119,6 +73,48 @@ export async function planExtract(
   }
   plan.calls = callsSince(ctx, callsBefore);
   return plan;
+}
+
+type UsersOf = (group: number) => Promise<UserEstimate>;
+
+/** A snapshot: one per group (or organisation), its calls from the rows it had last time (or the users listing). */
+async function snapshotRow(
+  ctx: RunContext,
+  def: StreamDefinition,
+  g: GroupInfo | undefined,
+  usersOf: UsersOf,
+): Promise<PlanRow> {
+  const row = { stream: def.name, group: g?.id, units: 1, unit: 'snapshot' } as const;
+  // The groups were read when the run resolved them: that call is among the plan's calls.
+  if (def.name === 'groups') return { ...row, estimatedCalls: 0, detail: 'read while resolving the groups' };
+  let last = await lastSnapshotRows(ctx.outDir, def.name, g?.id);
+  let detail = `${last} rows last time`;
+  const e = def.name === 'users' && g && last === 0 ? await usersOf(g.id) : undefined;
+  if (e && e.source !== 'lake') [last, detail] = [e.users, `${usersText(e)} by the users listing (none landed yet)`];
+  return { ...row, estimatedCalls: Math.max(1, Math.ceil(last / 100)), detail };
+}
+
+/** A windowed stream of a group: the windows this run extracts (planWindows), each a call per batch of users. */
+async function windowedRow(ctx: RunContext, def: WindowedStream, g: GroupInfo, usersOf: UsersOf): Promise<PlanRow> {
+  if (g.timezoneError)
+    return {
+      stream: def.name,
+      group: g.id,
+      units: 0,
+      unit: 'windows',
+      estimatedCalls: 0,
+      detail: `${g.timezoneError}: the run fails this group's windows`,
+    };
+  const windows = planWindows(ctx, def, g, await ctx.state.read(def.name, String(g.id), WindowStateSchema));
+  const batches = def.userBatch ? Math.ceil((await usersOf(g.id)).users / def.userBatch.size) : 1;
+  return {
+    stream: def.name,
+    group: g.id,
+    units: windows.windows.length,
+    unit: 'windows',
+    estimatedCalls: windows.windows.length * batches,
+    detail: `${windows.from} to ${windows.upper} (exclusive), ${windows.skipped} already done${deepText(windows, batches)}`,
+  };
 }
 
 /**

@@ -86,44 +86,13 @@ export function planWindows(
   state: WindowState | undefined,
 ): WindowPlan {
   const o = ctx.options;
-  const lookback = ctx.config.lookbackDays;
-  const defaultStart = ctx.config.startDate ?? shiftDay(g.upperDay, -90);
   const upper = o.endDate && o.endDate < g.upperDay ? o.endDate : g.upperDay;
-  let from: string;
-  if (o.startDate) from = o.startDate;
-  else if (o.fullRefresh || !state?.watermark) from = defaultStart;
-  // A watermark beyond tomorrow (a clock set back, a copied state) would extract nothing, run after run,
-  // with exit 0: refused instead, naming the fixes. Up to tomorrow (another zone's today) is nothing to do.
-  else if (state.watermark > shiftDay(g.upperDay, 1))
-    throw new FutureWatermarkError(
-      ctx.state.fileOf?.(def.name, String(g.id)) ?? `${def.name}/${g.id}.json`,
-      state.watermark,
-      g.upperDay,
-    );
-  else if (state.watermark > upper) from = upper;
-  else from = shiftDay(state.watermark, -lookback);
-  // A deep re-read every deepRereadDays (default 7): the open and the previous month whole, for refunds later
-  // than the lookback. Counted from the last deep pass's upper bound (`deepAt`); a state without one (the first
-  // pass, or one from before the setting) starts counting, so a daily schedule pays it once every N days.
-  // It re-reads only days the extract has read before (from the state's firstDay): a history that starts
-  // mid-month (PERKS_START_DATE) is not backfilled by it behind the operator's back (the month stays
-  // incomplete, and the report says how to backfill it: `perks extract --start-date`).
+  const lookbackFrom = passStart(ctx, def, g, state, upper);
   const every = ctx.config.deepRereadDays ?? 0;
-  const lookbackFrom = from;
-  let deep = false;
-  if (
-    every > 0 &&
-    def.window.unit === 'day' &&
-    state?.watermark &&
-    state.deepAt &&
-    !o.startDate &&
-    !o.endDate &&
-    !o.fullRefresh &&
-    shiftDay(state.deepAt, every) <= upper
-  ) {
-    deep = true;
-    from = minDay(from, maxDay(previousMonthStart(upper), state.firstDay ?? previousMonthStart(upper)));
-  }
+  const deep = isDeepPass(ctx, def, state, upper);
+  const from = deep
+    ? minDay(lookbackFrom, maxDay(previousMonthStart(upper), state!.firstDay ?? previousMonthStart(upper)))
+    : lookbackFrom;
   const all =
     def.window.unit === 'day'
       ? dayWindows(from, upper, g.timezone)
@@ -132,19 +101,8 @@ export function planWindows(
   const windows = all.filter((w) => !done.has(w.startDay));
   const deepWindows = deep ? windows.filter((w) => w.startDay < lookbackFrom).length : 0;
   const nextDeep =
-    every > 0 && def.window.unit === 'day'
-      ? deep || !state?.deepAt
-        ? shiftDay(upper, every)
-        : shiftDay(state.deepAt, every)
-      : undefined;
-  // A damaged lake file is healed by the next run, whatever its age: its window is extracted again.
-  const planned = new Set(all.map((w) => w.startDay));
-  const damaged = damagedFiles(join(ctx.outDir, 'lake', def.name, `organisation_group_id=${g.id}`));
-  const healing = damagedWindows(damaged, def, g, upper).filter((w) => !planned.has(w.startDay));
-  // A damaged compacted month file: its days land again as day files (lake-landing.ts merges into no damaged
-  // file), and once every window succeeded it goes; a kill before that leaves it, and the next run repeats.
-  const damagedMonths =
-    def.window.unit === 'day' ? damaged.filter((f) => monthFileDays(f)?.every((d) => d < upper)) : [];
+    every > 0 && def.window.unit === 'day' ? shiftDay(deep || !state?.deepAt ? upper : state.deepAt, every) : undefined;
+  const { healing, damagedMonths } = damagedToHeal(ctx, def, g, upper, all);
   return {
     windows: [...healing, ...windows],
     from,
@@ -156,6 +114,64 @@ export function planWindows(
     ...(nextDeep ? { nextDeep } : {}),
     damagedMonths,
   };
+}
+
+/** Where an ordinary pass starts: the given start, the default start, or the watermark less the lookback. */
+function passStart(
+  ctx: RunContext,
+  def: WindowedStream,
+  g: GroupInfo,
+  state: WindowState | undefined,
+  upper: string,
+): string {
+  const o = ctx.options;
+  if (o.startDate) return o.startDate;
+  if (o.fullRefresh || !state?.watermark) return ctx.config.startDate ?? shiftDay(g.upperDay, -90);
+  // A watermark beyond tomorrow (a clock set back, a copied state) would extract nothing, run after run,
+  // with exit 0: refused instead, naming the fixes. Up to tomorrow (another zone's today) is nothing to do.
+  if (state.watermark > shiftDay(g.upperDay, 1))
+    throw new FutureWatermarkError(
+      ctx.state.fileOf?.(def.name, String(g.id)) ?? `${def.name}/${g.id}.json`,
+      state.watermark,
+      g.upperDay,
+    );
+  return state.watermark > upper ? upper : shiftDay(state.watermark, -ctx.config.lookbackDays);
+}
+
+/**
+ * A deep re-read every deepRereadDays (default 7): the open and the previous month whole, for refunds later
+ * than the lookback. Counted from the last deep pass's upper bound (`deepAt`); a state without one (the first
+ * pass, or one from before the setting) starts counting, so a daily schedule pays it once every N days.
+ * It re-reads only days the extract has read before (from the state's firstDay): a history that starts
+ * mid-month (PERKS_START_DATE) is not backfilled by it behind the operator's back (the month stays
+ * incomplete, and the report says how to backfill it: `perks extract --start-date`).
+ */
+function isDeepPass(ctx: RunContext, def: WindowedStream, state: WindowState | undefined, upper: string): boolean {
+  const o = ctx.options;
+  const every = ctx.config.deepRereadDays ?? 0;
+  const ordinary = !o.startDate && !o.endDate && !o.fullRefresh;
+  return (
+    every > 0 &&
+    def.window.unit === 'day' &&
+    ordinary &&
+    !!state?.watermark &&
+    !!state.deepAt &&
+    shiftDay(state.deepAt, every) <= upper
+  );
+}
+
+/**
+ * A damaged lake file is healed by the next run, whatever its age: its window is extracted again. A damaged
+ * compacted month file: its days land again as day files (lake-landing.ts merges into no damaged file), and
+ * once every window succeeded it goes; a kill before that leaves it, and the next run repeats.
+ */
+function damagedToHeal(ctx: RunContext, def: WindowedStream, g: GroupInfo, upper: string, all: Window[]) {
+  const planned = new Set(all.map((w) => w.startDay));
+  const damaged = damagedFiles(join(ctx.outDir, 'lake', def.name, `organisation_group_id=${g.id}`));
+  const healing = damagedWindows(damaged, def, g, upper).filter((w) => !planned.has(w.startDay));
+  const damagedMonths =
+    def.window.unit === 'day' ? damaged.filter((f) => monthFileDays(f)?.every((d) => d < upper)) : [];
+  return { healing, damagedMonths };
 }
 
 /** The windows (before `upper`) of the group whose lake file is damaged (src/lake/damaged.ts); a month file's: each day it covers. */
@@ -212,47 +228,9 @@ export async function runWindowedGroup(ctx: RunContext, def: WindowedStream, g: 
       `re-extracting ${plan.healing.length} window${plan.healing.length === 1 ? '' : 's'} whose lake file was damaged: ${plan.healing.join(', ')}`,
     );
 
-  await forEachLimit(plan.windows, ctx.options.concurrency, async (w) => {
-    const partition = { organisation_group_id: key, [def.window.partition]: w.startDay };
-    const versions: Record<string, unknown>[] = [];
-    const { decorate, removed } = await activityTracker(ctx, def, g.id, partition, w, versions);
-    const write = await ctx.landing.open(def, partition, 'replace');
-    try {
-      for (const batch of batches) {
-        const body = {
-          ...def.body,
-          ...boundsOf(def, w, ctx.config.apiTimezone),
-          ...(batch && def.userBatch ? { [def.userBatch.valuesParam]: batch } : {}),
-        };
-        await pageInto(
-          ctx.client,
-          ctx.landing,
-          def.name,
-          write,
-          tally,
-          def.operation as 'listOrders',
-          { group: g.id, body: body },
-          decorate,
-        );
-      }
-      // One unit: the history first (a crash before the window's commit loses no version: see landVersions),
-      // the window, then the state that names it.
-      await ctx.durably(async () => {
-        await landVersions(ctx, def, partition, [...versions, ...removed()]);
-        addCommit(tally, await write.commit());
-        await state.update((s) => {
-          s.pass!.done.push(w.startDay);
-          s.firstDay = !s.firstDay || w.startDay < s.firstDay ? w.startDay : s.firstDay;
-          s.lookbackDays = ctx.config.lookbackDays;
-        });
-      });
-    } catch (err) {
-      await write.abort();
-      throw err;
-    }
-    tally.windows += 1;
-    ctx.emit({ event: 'window', stream: def.name, group: g.id, window: w.startDay });
-  });
+  await forEachLimit(plan.windows, ctx.options.concurrency, (w) =>
+    extractWindow(ctx, def, g, w, batches, state, tally),
+  );
   for (const file of plan.damagedMonths ?? []) await rm(file, { force: true });
   if (plan.damagedMonths?.length)
     tally.notes.push(
@@ -273,6 +251,57 @@ export async function runWindowedGroup(ctx: RunContext, def: WindowedStream, g: 
   });
   tally.provisional = { from: shiftDay(plan.upper, -ctx.config.lookbackDays), to: plan.upper };
   return tally;
+}
+
+/** One window of a group: every batch's pages landed, then its history, file and state committed as one unit. */
+async function extractWindow(
+  ctx: RunContext,
+  def: WindowedStream,
+  g: GroupInfo,
+  w: Window,
+  batches: (string[] | undefined)[],
+  state: StateWriter<WindowState>,
+  tally: GroupTally,
+): Promise<void> {
+  const partition = { organisation_group_id: String(g.id), [def.window.partition]: w.startDay };
+  const versions: Record<string, unknown>[] = [];
+  const { decorate, removed } = await activityTracker(ctx, def, g.id, partition, w, versions);
+  const write = await ctx.landing.open(def, partition, 'replace');
+  try {
+    for (const batch of batches) {
+      const body = {
+        ...def.body,
+        ...boundsOf(def, w, ctx.config.apiTimezone),
+        ...(batch && def.userBatch ? { [def.userBatch.valuesParam]: batch } : {}),
+      };
+      await pageInto(
+        ctx.client,
+        ctx.landing,
+        def.name,
+        write,
+        tally,
+        def.operation as 'listOrders',
+        { group: g.id, body: body },
+        decorate,
+      );
+    }
+    // One unit: the history first (a crash before the window's commit loses no version: see landVersions),
+    // the window, then the state that names it.
+    await ctx.durably(async () => {
+      await landVersions(ctx, def, partition, [...versions, ...removed()]);
+      addCommit(tally, await write.commit());
+      await state.update((s) => {
+        s.pass!.done.push(w.startDay);
+        s.firstDay = !s.firstDay || w.startDay < s.firstDay ? w.startDay : s.firstDay;
+        s.lookbackDays = ctx.config.lookbackDays;
+      });
+    });
+  } catch (err) {
+    await write.abort();
+    throw err;
+  }
+  tally.windows += 1;
+  ctx.emit({ event: 'window', stream: def.name, group: g.id, window: w.startDay });
 }
 
 function boundsOf(def: WindowedStream, w: Window, apiTimezone: string): Record<string, string> {

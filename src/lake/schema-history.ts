@@ -94,27 +94,35 @@ export function foldRun(history: SchemaHistory, run: RunSeen): SchemaHistory {
     const stream = (out.streams[name] ??= { first: mark, last: { ...mark, count: seen.records }, fields: {} });
     if (later(stream.first, mark)) stream.first = mark;
     if (later(mark, stream.last)) stream.last = { ...mark, count: seen.records };
-    for (const [path, f] of Object.entries(seen.fields)) {
-      const here = { ...mark, count: f.count };
-      const field = (stream.fields[path] ??= { declared: f.declared, first: here, last: here, types: {} });
-      if (later(field.first, mark)) field.first = here;
-      if (!later(field.last, mark)) {
-        field.last = here;
-        field.declared = f.declared;
-      }
-      for (const [t, n] of Object.entries(f.types) as [JsonType, number][]) {
-        const type = (field.types[t] ??= { first: { ...mark, count: n }, last: { ...mark, count: n } });
-        if (later(type.first, mark)) type.first = { ...mark, count: n };
-        if (later(mark, type.last)) type.last = { ...mark, count: n };
-      }
-      if (field.absentSince && later(field.last, field.absentSince)) delete field.absentSince;
-    }
-    for (const [path, field] of Object.entries(stream.fields)) {
-      if (!field.declared || seen.fields[path] || !later(mark, field.last) || !hadRoomFor(path, seen)) continue;
-      if (!field.absentSince || later(field.absentSince, mark)) field.absentSince = mark;
-    }
+    for (const [path, f] of Object.entries(seen.fields)) foldField(stream, path, f, mark);
+    markAbsent(stream, seen, mark);
   }
   return out;
+}
+
+/** One field as a run saw it: its first and last sighting, and each JSON type's. */
+function foldField(stream: StreamHistory, path: string, f: StreamSeen['fields'][string], mark: Mark): void {
+  const here = { ...mark, count: f.count };
+  const field = (stream.fields[path] ??= { declared: f.declared, first: here, last: here, types: {} });
+  if (later(field.first, mark)) field.first = here;
+  if (!later(field.last, mark)) {
+    field.last = here;
+    field.declared = f.declared;
+  }
+  for (const [t, n] of Object.entries(f.types) as [JsonType, number][]) {
+    const type = (field.types[t] ??= { first: { ...mark, count: n }, last: { ...mark, count: n } });
+    if (later(type.first, mark)) type.first = { ...mark, count: n };
+    if (later(mark, type.last)) type.last = { ...mark, count: n };
+  }
+  if (field.absentSince && later(field.last, field.absentSince)) delete field.absentSince;
+}
+
+/** The declared fields a later run had room for and did not see: absent since its mark (the earliest). */
+function markAbsent(stream: StreamHistory, seen: StreamSeen, mark: Mark): void {
+  for (const [path, field] of Object.entries(stream.fields)) {
+    if (!field.declared || seen.fields[path] || !later(mark, field.last) || !hadRoomFor(path, seen)) continue;
+    if (!field.absentSince || later(field.absentSince, mark)) field.absentSince = mark;
+  }
 }
 
 const ManifestSchema = z.looseObject({

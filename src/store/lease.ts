@@ -276,6 +276,47 @@ async function objectLease(
   };
 }
 
+/** Redis at `url` did not answer `what` (exit 1: transient, a rerun is safe). */
+const unreachable = (url: string, err: unknown, what: string) =>
+  new StoreError(
+    `PERKS_REDIS_URL: cannot reach Redis at ${describeRedisUrl(url)} ${what}: ${(err as Error).message}`,
+    ExitCode.failed,
+  );
+
+/** A connection to the Redis at `url`, or the error that says it cannot be reached. */
+async function connectRedis(url: string) {
+  const redis = new (redisClient())({ ...redisOptions(url), lazyConnect: true, maxRetriesPerRequest: 2 });
+  redis.on('error', () => undefined); // reported by the command that fails
+  try {
+    await redis.connect();
+    return redis;
+  } catch (err) {
+    redis.disconnect();
+    throw unreachable(url, err, "for the store's lock");
+  }
+}
+
+/**
+ * Sets the lease's key to `value` when it is free, or held by a holder certainly dead (this host, boot and PID
+ * namespace, its pid gone); any other holder's key expires by itself once it stops renewing: busy until then.
+ */
+async function takeRedisKey(
+  redis: Awaited<ReturnType<typeof connectRedis>>,
+  key: string,
+  value: string,
+  ttlMs: number,
+  where: string,
+): Promise<void> {
+  if ((await redis.set(key, value, 'PX', ttlMs, 'NX')) === 'OK') return;
+  const currentText = await redis.get(key);
+  const other = parse(currentText);
+  let ok = false;
+  if (currentText !== null && other && certainlyDead(other))
+    ok = (await redis.eval(REPLACE, 1, key, currentText, value, ttlMs)) === 'OK';
+  else if (currentText === null) ok = (await redis.set(key, value, 'PX', ttlMs, 'NX')) === 'OK';
+  if (!ok) throw busy(where, currentText === null ? parse(await redis.get(key)) : other, ttlMs);
+}
+
 /** The Redis key of the lease of the store `where` (StoreClient.where). */
 export const redisLeaseKey = (where: string) =>
   `perks-store-lease:${createHash('sha256').update(where).digest('hex').slice(0, 24)}`;
@@ -292,37 +333,15 @@ async function redisLease(
   onLost?: (message: string) => void,
 ): Promise<Lease> {
   const key = redisLeaseKey(client.where);
-  const redis = new (redisClient())({ ...redisOptions(url), lazyConnect: true, maxRetriesPerRequest: 2 });
-  redis.on('error', () => undefined); // reported by the command that fails
-  const unreachable = (err: unknown, what: string) =>
-    new StoreError(
-      `PERKS_REDIS_URL: cannot reach Redis at ${describeRedisUrl(url)} ${what}: ${(err as Error).message}`,
-      ExitCode.failed,
-    );
-  try {
-    await redis.connect();
-  } catch (err) {
-    redis.disconnect();
-    throw unreachable(err, "for the store's lock");
-  }
+  const redis = await connectRedis(url);
   const me = holder(command, ttlMs);
   let value = JSON.stringify(me);
   try {
-    let ok = (await redis.set(key, value, 'PX', ttlMs, 'NX')) === 'OK';
-    if (!ok) {
-      const currentText = await redis.get(key);
-      const other = parse(currentText);
-      // a holder certainly dead (this host, boot and PID namespace, its pid gone) need not be waited for;
-      // any other holder's key expires by itself once it stops renewing
-      if (currentText !== null && other && certainlyDead(other))
-        ok = (await redis.eval(REPLACE, 1, key, currentText, value, ttlMs)) === 'OK';
-      else if (currentText === null) ok = (await redis.set(key, value, 'PX', ttlMs, 'NX')) === 'OK';
-      if (!ok) throw busy(client.where, currentText === null ? parse(await redis.get(key)) : other, ttlMs);
-    }
+    await takeRedisKey(redis, key, value, ttlMs, client.where);
   } catch (err) {
     redis.disconnect();
     if (err instanceof StoreError) throw err;
-    throw unreachable(err, "for the store's lock");
+    throw unreachable(url, err, "for the store's lock");
   }
   /** The value as it is now: ours (then `value` follows it) or another's. */
   const read = async () => {
@@ -356,7 +375,7 @@ async function redisLease(
       try {
         now = await read();
       } catch (err) {
-        throw unreachable(err, "to check the store's lease");
+        throw unreachable(url, err, "to check the store's lease");
       }
       if (now.ours) return;
       keeper.markLost(lostMessage(client.where, now.h, ttlMs));
