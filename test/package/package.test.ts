@@ -4,12 +4,12 @@
  * node_modules), type-checked against the emitted declarations and run against the sandbox it exports.
  */
 import { execFile } from 'node:child_process';
-import { mkdirSync, mkdtempSync, symlinkSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { beforeAll, describe, expect, test } from 'vitest';
 import { ROOT } from '../support/cli.js';
+import { tempOut } from '../support/scratch.js';
 
 const run = promisify(execFile);
 const TSC = join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc');
@@ -46,7 +46,7 @@ let project: string;
 
 beforeAll(async () => {
   await run(process.execPath, [TSC, '-p', join(ROOT, 'tsconfig.build.json')], { cwd: ROOT });
-  project = mkdtempSync(join(tmpdir(), 'perks-integrator-'));
+  project = tempOut('perks-integrator-');
   mkdirSync(join(project, 'node_modules'));
   symlinkSync(ROOT, join(project, 'node_modules', 'perks-pipeline'), 'dir');
   writeFileSync(join(project, 'package.json'), JSON.stringify({ name: 'integrator', private: true, type: 'module' }));

@@ -1,7 +1,5 @@
-import { mkdtempSync } from 'node:fs';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { spawnSync } from 'node:child_process';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
 import { acquireWorkLock, scopeKey, type WorkScope } from '../../src/extract/index.js';
@@ -9,8 +7,9 @@ import { LockedError } from '../../src/lake/index.js';
 import { ExitCode } from '../../src/shared/exit-codes.js';
 import { now } from '../../src/shared/clock.js';
 import { processIdentity } from '../../src/shared/process-identity.js';
+import { tempOut } from '../support/scratch.js';
 
-const out = () => mkdtempSync(join(tmpdir(), 'perks-scale-lock-'));
+const out = () => tempOut('perks-scale-lock-');
 const shard = (index: number, count: number): WorkScope => ({ shard: { index, count } });
 
 async function refused(outDir: string, scope: WorkScope): Promise<LockedError> {

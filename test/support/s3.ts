@@ -4,11 +4,10 @@
  * DELETE and ListObjectsV2 like S3, but does not enforce If-None-Match / If-Match on PUT: the tests take
  * the store's lock through Redis (PERKS_REDIS_URL), as the code requires on such a service.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { rmSync } from 'node:fs';
 import S3rver from 's3rver';
 import { CreateBucketCommand, S3Client } from '@aws-sdk/client-s3';
+import { tempOut } from './scratch.js';
 
 export const S3_KEY_ID = 'S3RVER';
 export const S3_SECRET = 'S3RVER';
@@ -25,7 +24,7 @@ export interface TestS3 {
 
 export async function startS3(bucket = 'perks-test'): Promise<TestS3> {
   process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
-  const dir = mkdtempSync(join(tmpdir(), 'perks-s3rver-'));
+  const dir = tempOut('perks-s3rver-');
   const server = new S3rver({ port: 0, address: '127.0.0.1', silent: true, directory: dir });
   const { port } = await server.run();
   const endpoint = `http://127.0.0.1:${port}`;

@@ -3,7 +3,7 @@
  * the refusals made before any call from the local data (the latest users snapshot, then the audit log),
  * anonymise forgetting the user in the output directory, and the audit log's contents.
  */
-import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { clientFromConfig, type PerksClient } from '../../src/api/index.js';
@@ -13,6 +13,7 @@ import { clockFrom, setClock } from '../../src/shared/clock.js';
 import { addressOf, auditPath, runUserCommand, type ActionOptions, type UserCommand } from '../../src/users/index.js';
 import { runCli, stderrLines } from '../support/cli.js';
 import { orgConfig, orgEnv, testSandbox } from '../support/sandbox.js';
+import { filesUnder } from '../support/files.js';
 import { tempOut } from '../support/scratch.js';
 
 let sandbox: Sandbox;
@@ -136,7 +137,7 @@ describe('perks users: the lifecycle', () => {
     });
     expect(left).toBe(0);
     for (const file of filesUnder(out)) {
-      const text = readFileSync(file).toString('latin1');
+      const text = readFileSync(join(out, file)).toString('latin1');
       for (const value of personal) expect(text.includes(value), `${value} in ${file}`).toBe(false);
     }
     // the others are still there
@@ -219,9 +220,3 @@ describe('perks users: the lifecycle', () => {
     }
   });
 });
-
-function filesUnder(dir: string): string[] {
-  return readdirSync(dir, { recursive: true, encoding: 'utf8' })
-    .map((f) => join(dir, f))
-    .filter((f) => statSync(f).isFile());
-}
