@@ -5,7 +5,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { PerksClient } from '../../src/api/index.js';
 import { postOnce } from '../../src/writeback/poster.js';
-import { apiCalls, startProxy, type Proxy } from '../support/proxy.js';
+import { apiCalls, startProxy, withHooks, type Proxy } from '../support/proxy.js';
 import { sandboxForFile } from '../support/sandbox-hooks.js';
 
 const sandbox = sandboxForFile({ seed: 11, rateLimit: 100_000, today: '2026-11-22' });
@@ -29,17 +29,6 @@ function client(): PerksClient {
   });
 }
 
-/** Runs `body` with the proxy's hooks set, and clears them and its log afterwards. */
-async function withHooks<T>(hooks: Proxy['hooks'], body: () => Promise<T>): Promise<T> {
-  proxy.log.length = 0;
-  Object.assign(proxy.hooks, hooks);
-  try {
-    return await body();
-  } finally {
-    for (const key of Object.keys(proxy.hooks)) delete proxy.hooks[key as keyof Proxy['hooks']];
-  }
-}
-
 function aUser() {
   const gid = sandbox().credentials.group[0].organisation_group_id;
   const user = sandbox()
@@ -54,6 +43,7 @@ describe('odd answers over HTTP', () => {
     let empties = 0;
     const c = client();
     const groups = await withHooks(
+      proxy,
       {
         intercept: (req) =>
           req.path === '/v3/group/list' && empties++ === 0 ? { respond: { status: 200, body: '' } } : undefined,
@@ -86,6 +76,7 @@ describe('odd answers over HTTP', () => {
     const list = client();
     const isPost = (path: string) => path.startsWith('/v3/Interactions/id/');
     const outcome = await withHooks(
+      proxy,
       { rewriteResponse: (req, answer) => (isPost(req.path) ? { ...answer, body: '' } : answer) },
       () => postOnce(row, { post, list, minRetryDelayMs: 5 }),
     );
@@ -104,6 +95,7 @@ describe('odd answers over HTTP', () => {
     const bare: unknown[] = [];
     const c = client();
     const group = await withHooks(
+      proxy,
       {
         rewriteResponse: (req, answer) => {
           if (!req.path.startsWith('/v3/oauth/token')) return answer;
@@ -128,6 +120,7 @@ describe('odd answers over HTTP', () => {
     const c = client();
     const shapes: string[] = [];
     const underUser = await withHooks(
+      proxy,
       {
         rewriteResponse: (req, answer) => {
           if (req.path.startsWith('/v3/user/get/')) shapes.push(Object.keys(JSON.parse(answer.body).data).join(','));
@@ -137,6 +130,7 @@ describe('odd answers over HTTP', () => {
       () => c.call('getUser', args),
     );
     const direct = await withHooks(
+      proxy,
       {
         rewriteResponse: (req, answer) => {
           if (!req.path.startsWith('/v3/user/get/')) return answer;
@@ -157,6 +151,7 @@ describe('odd answers over HTTP', () => {
     const plain = await c.call('listGroups');
     const { gzipSync } = await import('node:zlib');
     const zipped = await withHooks(
+      proxy,
       {
         intercept: (req) =>
           req.path === '/v3/group/list'
@@ -173,6 +168,7 @@ describe('odd answers over HTTP', () => {
     );
     expect(zipped).toEqual(plain);
     const moved = withHooks(
+      proxy,
       {
         intercept: (req) =>
           req.path === '/v3/group/list'

@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { PerksClient, type WireEvent } from '../../src/api/index.js';
 import { parseRetryAfter } from '../../src/api/outcomes.js';
-import { apiCalls, retryAfterKept, startProxy, type Proxy, type ProxyHooks } from '../support/proxy.js';
+import { apiCalls, retryAfterKept, startProxy, withHooks, type Proxy, type ProxyHooks } from '../support/proxy.js';
 import { SANDBOX_DEFAULTS } from '../support/sandbox.js';
 import { sandboxForFile } from '../support/sandbox-hooks.js';
 
@@ -41,17 +41,6 @@ function client(wire: WireEvent[], extra: Partial<ConstructorParameters<typeof P
   });
 }
 
-/** Runs `body` with the proxy's hooks set, and clears them and its log afterwards. */
-async function withHooks<T>(hooks: ProxyHooks, body: () => Promise<T>): Promise<T> {
-  proxy.log.length = 0;
-  Object.assign(proxy.hooks, hooks);
-  try {
-    return await body();
-  } finally {
-    for (const key of Object.keys(proxy.hooks)) delete proxy.hooks[key as keyof ProxyHooks];
-  }
-}
-
 /** Answers the API calls the predicate picks (by arrival number) with a 429 and `retryAfter`. */
 const throttle = (pick: (n: number) => boolean, retryAfter: () => string): ProxyHooks => {
   let n = 0;
@@ -78,6 +67,7 @@ describe('Retry-After is a floor', () => {
     // instant the 429 ends it, before the error reaches any code that could pause the credential.
     const c = client(wire, { maxConcurrent: 1 });
     await withHooks(
+      proxy,
       throttle(
         (n) => n === 1,
         () => '1',
@@ -99,6 +89,7 @@ describe('Retry-After is a floor', () => {
     const wire: WireEvent[] = [];
     const c = client(wire);
     await withHooks(
+      proxy,
       throttle(
         (n) => n % 10 === 0,
         () => '1',
@@ -121,6 +112,7 @@ describe('Retry-After is a floor', () => {
     const wire: WireEvent[] = [];
     const c = client(wire, { maxConcurrent: 1 });
     await withHooks(
+      proxy,
       throttle(
         (n) => n === 1,
         () => '86400',

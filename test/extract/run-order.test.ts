@@ -7,31 +7,27 @@
  * rerun at the killed child's own instant left 167 keys twice (test/reliability/scenarios/crash.ts).
  */
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, test } from 'vitest';
+import { beforeEach, describe, expect, test } from 'vitest';
 import { extract, shiftDay } from '../../src/extract/index.js';
 import { withLakeConnection } from '../../src/lake/index.js';
-import type { Sandbox } from '../../src/sandbox/index.js';
 import { CRASH_ENV } from '../../src/shared/crash-points.js';
 import { runCli, type CliResult } from '../support/cli.js';
 import { atInstant } from '../support/clock.js';
 import { lakeKeys, leftovers, missingAgainst, STREAM_KEYS } from '../support/lake-check.js';
-import { orgConfig, orgEnv, testSandbox } from '../support/sandbox.js';
+import { orgConfig, orgEnv } from '../support/sandbox.js';
 import { tempOut } from '../support/scratch.js';
+import { sandboxForEachTest } from '../support/sandbox-hooks.js';
 
-let sandbox: Sandbox;
+const sandbox = sandboxForEachTest({ seed: 23 });
 let start: string;
-beforeEach(async () => {
-  sandbox = await testSandbox({ seed: 23 });
-  start = shiftDay(sandbox.world.today, -10);
-});
-afterEach(async () => {
-  await sandbox?.close();
+beforeEach(() => {
+  start = shiftDay(sandbox().world.today, -10);
 });
 
 /** The CLI children's instant (orgEnv's PERKS_NOW). */
-const noon = () => `${sandbox.world.today}T12:00:00Z`;
+const noon = () => `${sandbox().world.today}T12:00:00Z`;
 const env = (out: string, extra: Record<string, string> = {}) =>
-  orgEnv(sandbox, out, { PERKS_START_DATE: start, ...extra });
+  orgEnv(sandbox(), out, { PERKS_START_DATE: start, ...extra });
 
 /** The run id a CLI run announced (its `run` event). */
 function runIdOf(r: CliResult): string {
@@ -84,10 +80,10 @@ async function twoRuns(killed: boolean, second: (out: string, firstId: string) =
   if (killed) expect(first.signal, first.stderr.slice(-300)).toBe('SIGKILL');
   else expect(first.code, first.stderr.slice(-300)).toBe(0);
   const firstId = runIdOf(first);
-  sandbox.churn(); // credit spent and granted, users joining and logging in: the second run reads other values
+  sandbox().churn(); // credit spent and granted, users joining and logging in: the second run reads other values
 
   const reference = tempOut('perks-run-order-ref-');
-  const ref = await atInstant(noon(), () => extract(orgConfig(sandbox, reference, { PERKS_START_DATE: start })));
+  const ref = await atInstant(noon(), () => extract(orgConfig(sandbox(), reference, { PERKS_START_DATE: start })));
   expect(ref.exitCode).toBe(0);
 
   const secondId = await second(out, firstId);
@@ -123,7 +119,7 @@ describe("a run at or before the previous run's instant", () => {
   test('killed before unlocking, rerun at the very instant the killed run stamped its rows', async () => {
     await twoRuns(true, async (out, killedId) => {
       const at = await stampOf(out, killedId);
-      const r = await atInstant(at, () => extract(orgConfig(sandbox, out, { PERKS_START_DATE: start }), { now: at }));
+      const r = await atInstant(at, () => extract(orgConfig(sandbox(), out, { PERKS_START_DATE: start }), { now: at }));
       expect(r.exitCode).toBe(0);
       return r.runId;
     });
@@ -132,7 +128,7 @@ describe("a run at or before the previous run's instant", () => {
   test('killed before unlocking, rerun ten minutes earlier by the clock (a clock gone back)', async () => {
     await twoRuns(
       true,
-      cliAt(() => `${sandbox.world.today}T11:50:00Z`),
+      cliAt(() => `${sandbox().world.today}T11:50:00Z`),
     );
   }, 180_000);
 

@@ -8,7 +8,7 @@ import { DuckDBInstance } from '@duckdb/node-api';
 import { commands } from '../../src/commands/index.js';
 import { writePendingJournal } from '../writeback/fixtures.js';
 import { startReceiver } from '../support/receiver.js';
-import { SANDBOX_DEFAULTS } from '../support/sandbox.js';
+import { SANDBOX_DEFAULTS, sandboxEnv } from '../support/sandbox.js';
 import { sandboxForTest } from '../support/sandbox-hooks.js';
 import { tempOut } from '../support/scratch.js';
 import { now, todayUtc } from '../../src/shared/clock.js';
@@ -71,20 +71,14 @@ describe('the whole job, for the people who use it', () => {
 
   test('a run over less than a month of history succeeds, says there is no month to report yet, and writes the CI job summary', async () => {
     const sandbox = await sandboxForTest({ ...SANDBOX_DEFAULTS, rateLimit: 1_000_000 });
-    const org = sandbox.credentials.organisation;
     // Up to five days of this month only (on the 1st: nothing closed yet), so no month has data before it.
     const today = todayUtc();
     const fiveDaysBack = new Date(now().getTime() - 5 * 86_400_000).toISOString().slice(0, 10);
     const start = fiveDaysBack.slice(0, 7) === today.slice(0, 7) ? fiveDaysBack : `${today.slice(0, 7)}-01`;
     const summary = join(out(), 'step-summary.md');
     const r = await perks(['run', '--quiet'], {
-      PERKS_BASE_URL: sandbox.baseUrl,
-      PERKS_CLIENT_ID: String(org.client_id),
-      PERKS_CLIENT_SECRET: org.client_secret,
-      PERKS_GROUP_IDS: org.organisation_group_ids.join(','),
-      PERKS_RATE_LIMIT: '1000000',
+      ...sandboxEnv(sandbox, out(), 1_000_000),
       PERKS_START_DATE: start,
-      PERKS_OUTPUT: out(),
       GITHUB_STEP_SUMMARY: summary,
     });
     expect(r.code, r.stdout + r.stderr).toBe(0);
@@ -123,14 +117,9 @@ describe('the whole job, for the people who use it', () => {
         new Date(Date.now() - 60_000),
       );
       const r = await perks(['run', '--quiet', '--writeback-limit', '5'], {
-        PERKS_BASE_URL: sandbox.baseUrl,
-        PERKS_CLIENT_ID: String(org.client_id),
-        PERKS_CLIENT_SECRET: org.client_secret,
-        PERKS_GROUP_IDS: org.organisation_group_ids.join(','),
-        PERKS_RATE_LIMIT: '1000000',
+        ...sandboxEnv(sandbox, dir, 1_000_000),
         PERKS_START_DATE: new Date(Date.now() - 3 * 86_400_000).toISOString().slice(0, 10),
         PERKS_WRITEBACK_LIMIT: '1000', // the flag wins
-        PERKS_OUTPUT: dir,
         PERKS_ALERT_WEBHOOK: `${hook.url}/run`,
       });
       expect(r.code, r.stdout + r.stderr).toBe(4);

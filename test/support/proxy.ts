@@ -156,6 +156,17 @@ export async function startProxy(target: string, hooks: ProxyHooks = {}): Promis
   return proxy;
 }
 
+/** Runs `body` with `hooks` set on `proxy` and its log cleared first, and clears the hooks afterwards. */
+export async function withHooks<T>(proxy: Proxy, hooks: ProxyHooks, body: () => Promise<T>): Promise<T> {
+  proxy.log.length = 0;
+  Object.assign(proxy.hooks, hooks);
+  try {
+    return await body();
+  } finally {
+    for (const key of Object.keys(proxy.hooks)) delete proxy.hooks[key as keyof ProxyHooks];
+  }
+}
+
 /** API calls only (the token endpoint excluded). */
 export const apiCalls = (log: LogEntry[]) => log.filter((e) => !e.path.startsWith('/v3/oauth/token'));
 
