@@ -1,24 +1,15 @@
 import { describe, expect, test } from 'vitest';
-import { ApiError, PerksClient } from '../../src/api/index.js';
+import { ApiError, PerksClient, type ClientOptions } from '../../src/api/index.js';
 import { startProxy } from '../support/proxy.js';
 import { createServer } from 'node:net';
+import { sandboxClient } from '../support/sandbox.js';
 import { sandboxForFile } from '../support/sandbox-hooks.js';
 
 const sandbox = sandboxForFile({ rateLimit: 100_000, today: '2026-11-22' });
 
-function groupClient(extra: Partial<ConstructorParameters<typeof PerksClient>[0]> = {}) {
-  const cred = sandbox().credentials.group[0];
-  return new PerksClient({
-    baseUrl: sandbox().baseUrl,
-    clientId: cred.client_id,
-    clientSecret: cred.client_secret,
-    rateLimit: 100_000,
-    minRetryDelayMs: 5,
-    ...extra,
-  });
-}
+const groupClient = (extra: Partial<ClientOptions> = {}) => sandboxClient(sandbox(), extra);
 
-function orgClient(extra: Partial<ConstructorParameters<typeof PerksClient>[0]> = {}) {
+function orgClient(extra: Partial<ClientOptions> = {}) {
   const cred = sandbox().credentials.organisation;
   return new PerksClient({
     baseUrl: sandbox().baseUrl,

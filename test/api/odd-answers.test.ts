@@ -3,9 +3,10 @@
  * a token without the envelope, a user under `data.user` or directly in `data`.
  */
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { PerksClient } from '../../src/api/index.js';
+import type { PerksClient } from '../../src/api/index.js';
 import { postOnce } from '../../src/writeback/poster.js';
 import { apiCalls, startProxy, withHooks, type Proxy } from '../support/proxy.js';
+import { sandboxClient } from '../support/sandbox.js';
 import { sandboxForFile } from '../support/sandbox-hooks.js';
 
 const sandbox = sandboxForFile({ seed: 11, rateLimit: 100_000, today: '2026-11-22' });
@@ -18,16 +19,7 @@ afterAll(async () => {
   await proxy?.close();
 });
 
-function client(): PerksClient {
-  const cred = sandbox().credentials.group[0];
-  return new PerksClient({
-    baseUrl: proxy.url,
-    clientId: cred.client_id,
-    clientSecret: cred.client_secret,
-    rateLimit: 100_000,
-    minRetryDelayMs: 5,
-  });
-}
+const client = (): PerksClient => sandboxClient(sandbox(), { baseUrl: proxy.url });
 
 function aUser() {
   const gid = sandbox().credentials.group[0].organisation_group_id;

@@ -4,10 +4,10 @@
  * A request written before the 429 arrived was already on its way and is counted apart.
  */
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { PerksClient, type WireEvent } from '../../src/api/index.js';
+import type { ClientOptions, PerksClient, WireEvent } from '../../src/api/index.js';
 import { parseRetryAfter } from '../../src/api/outcomes.js';
 import { apiCalls, retryAfterKept, startProxy, withHooks, type Proxy, type ProxyHooks } from '../support/proxy.js';
-import { SANDBOX_DEFAULTS } from '../support/sandbox.js';
+import { SANDBOX_DEFAULTS, sandboxClient } from '../support/sandbox.js';
 import { sandboxForFile } from '../support/sandbox-hooks.js';
 
 const sandbox = sandboxForFile({
@@ -28,18 +28,8 @@ afterAll(async () => {
 const API = (path: string) => !path.startsWith('/v3/oauth/token');
 
 /** A client through the proxy whose wire events land in `wire`. */
-function client(wire: WireEvent[], extra: Partial<ConstructorParameters<typeof PerksClient>[0]> = {}) {
-  const cred = sandbox().credentials.group[0];
-  return new PerksClient({
-    baseUrl: proxy.url,
-    clientId: cred.client_id,
-    clientSecret: cred.client_secret,
-    rateLimit: 100_000,
-    minRetryDelayMs: 5,
-    onWire: (e) => wire.push(e),
-    ...extra,
-  });
-}
+const client = (wire: WireEvent[], extra: Partial<ClientOptions> = {}) =>
+  sandboxClient(sandbox(), { baseUrl: proxy.url, onWire: (e) => wire.push(e), ...extra });
 
 /** Answers the API calls the predicate picks (by arrival number) with a 429 and `retryAfter`. */
 const throttle = (pick: (n: number) => boolean, retryAfter: () => string): ProxyHooks => {

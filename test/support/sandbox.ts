@@ -2,6 +2,7 @@
  * A sandbox for a test or scenario, and the PERKS_* environment and configuration that reach it with the
  * organisation credential (for the program in-process, or a \`perks\` child process: test/support/cli.ts).
  */
+import { PerksClient, type ClientOptions } from '../../src/api/index.js';
 import { DEFAULTS } from '../../src/config/defaults.js';
 import { loadConfig, type Config } from '../../src/config/index.js';
 import { TOKEN_RATE_LIMIT_PER_MINUTE } from '../../src/sandbox/choices.js';
@@ -32,6 +33,22 @@ export async function withSandbox<T>(options: SandboxOptions, work: (sandbox: Sa
   } finally {
     await sandbox.close();
   }
+}
+
+/**
+ * A client of the sandbox's first group credential, paced at 100,000 calls a minute and retrying after 5 ms;
+ * `options` over these (a proxy's baseUrl, onWire, …).
+ */
+export function sandboxClient(sandbox: Sandbox, options: Partial<ClientOptions> = {}): PerksClient {
+  const cred = sandbox.credentials.group[0];
+  return new PerksClient({
+    baseUrl: sandbox.baseUrl,
+    clientId: cred.client_id,
+    clientSecret: cred.client_secret,
+    rateLimit: 100_000,
+    minRetryDelayMs: 5,
+    ...options,
+  });
 }
 
 /** The PERKS_* variables that reach \`sandbox\` with its organisation credential and write to \`outDir\`. */
