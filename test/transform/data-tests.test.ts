@@ -6,9 +6,9 @@
  */
 import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
 import { afterAll, beforeAll, expect, test } from 'vitest';
-import { collectTests, runTest } from '../../src/transform/data-tests.js';
-import { parseHeader } from '../../src/transform/header.js';
-import type { Node } from '../../src/transform/model-graph.js';
+import { collectTests, runTest } from '../../src/transform/runner/data-tests.js';
+import { parseHeader } from '../../src/transform/models/header.js';
+import type { Node } from '../../src/transform/models/model-graph.js';
 
 const HEADER = `-- grain: one row per organisation_group_id, month, user_id
 -- key: organisation_group_id, month, user_id

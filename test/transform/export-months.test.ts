@@ -7,8 +7,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
-import { applyChange, type FileChange } from '../../src/transform/atomic-files.js';
-import { stageMonthFolder, type MonthFolder } from '../../src/transform/export-months.js';
+import { applyChange, type FileChange } from '../../src/transform/export/atomic-files.js';
+import { stageMonthFolder, type MonthFolder } from '../../src/transform/export/export-months.js';
 import { query } from './helpers.js';
 
 let scratch: string;

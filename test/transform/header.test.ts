@@ -1,6 +1,6 @@
 /** The header a model file opens with: one line per column's meaning, or more, indented deeper. */
 import { expect, test } from 'vitest';
-import { parseHeader } from '../../src/transform/header.js';
+import { parseHeader } from '../../src/transform/models/header.js';
 
 test("a column's meaning continues on the lines indented deeper below it", () => {
   const header = parseHeader(

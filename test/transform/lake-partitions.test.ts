@@ -3,7 +3,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, expect, test } from 'vitest';
-import { monthPartitions } from '../../src/transform/lake-partitions.js';
+import { monthPartitions } from '../../src/transform/sources/lake-partitions.js';
 
 let out: string;
 afterEach(() => rmSync(out, { recursive: true, force: true }));

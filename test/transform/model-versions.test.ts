@@ -1,5 +1,5 @@
 /**
- * A model is kept from the previous warehouse when nothing it reads changed (src/transform/model-versions.ts),
+ * A model is kept from the previous warehouse when nothing it reads changed (src/transform/incremental/model-versions.ts),
  * and rebuilt with everything downstream when something did: a tiny sandbox over real HTTP, builds of real
  * DuckDB files, each with --verify-incremental (a full build of the same lake compared table for table).
  * The clock is PERKS_NOW.

@@ -6,7 +6,7 @@ import { randomBytes } from 'node:crypto';
 import { constants, copyFileSync, existsSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { DuckDBInstance, type DuckDBConnection } from '../shared/duckdb.js';
+import { DuckDBInstance, type DuckDBConnection } from '../../shared/duckdb.js';
 
 export interface BuildDatabase {
   readonly conn: DuckDBConnection;

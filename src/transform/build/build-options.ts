@@ -3,11 +3,12 @@
  * models read them through (`getvariable('as_of')`, …), so the SQL stays plain DuckDB.
  */
 import { z } from 'zod';
-import { quotedIdentifier as id, quotedString as str, type DuckDBConnection } from '../shared/duckdb.js';
-import { DEFAULTS, revenueStatusesFrom } from '../config/index.js';
-import { ConfigError } from '../shared/exit-codes.js';
-import { isRealDay } from '../shared/checks.js';
-import { now, todayUtc } from '../shared/clock.js';
+import { quotedIdentifier as id, quotedString as str, type DuckDBConnection } from '../../shared/duckdb.js';
+import { DEFAULTS, revenueStatusesFrom } from '../../config/index.js';
+import { ConfigError } from '../../shared/exit-codes.js';
+import { isRealDay } from '../../shared/checks.js';
+import { now, todayUtc } from '../../shared/clock.js';
+import type { MartLayout } from '../export/export-marts.js';
 
 /** Engagement segment thresholds, in days (see docs/assumptions.md, ## Models). */
 export const SegmentThresholds = z
@@ -69,7 +70,6 @@ export type CheckedBuildOptions = z.infer<typeof BuildOptions> & {
   memoryLimit: string;
   martLayout: MartLayout;
 };
-export type MartLayout = 'file' | 'months' | 'both';
 
 /** The CLI flag behind an option, for messages. */
 const FLAG_NAMES: Record<string, string> = {

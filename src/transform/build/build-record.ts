@@ -7,7 +7,7 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { z } from 'zod';
-import { readRunManifests, writeJsonAtomic } from '../lake/index.js';
+import { readRunManifests, writeJsonAtomic } from '../../lake/index.js';
 
 export const BuildOutcome = z.object({
   /** When the build ended (the program's clock). */

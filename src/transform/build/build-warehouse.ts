@@ -6,27 +6,27 @@
 import { existsSync, mkdirSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { dirname, join, resolve } from 'node:path';
-import { quotedIdentifier as quoted, type DuckDBConnection } from '../shared/duckdb.js';
+import { quotedIdentifier as quoted, type DuckDBConnection } from '../../shared/duckdb.js';
 import { checkBuildOptions, setModelVariables, type BuildOptions, type CheckedBuildOptions } from './build-options.js';
 import { openBuildDatabase, tuneForBuild, type BuildDatabase } from './build-database.js';
-import { collectTests } from './data-tests.js';
-import { modelDocs, writeDictionary } from './dictionary.js';
-import { firstLine } from './errors.js';
-import { exportMarts } from './export-marts.js';
-import type { MonthFolder } from './export-months.js';
-import { createLakeViews, lakeViewNames } from './lake-views.js';
-import { narrowToLatestSnapshots, widenLatestSnapshots } from './latest-snapshots.js';
-import { CLOSE_TABLES, createCloseTables } from './close-tables.js';
-import { DEFAULT_SQL_DIR, readProject, type Project } from './model-files.js';
-import { resolveGraph, type Node } from './model-graph.js';
-import { materialization, runModels, type StepResult } from './run-models.js';
-import { ModelVersions } from './model-versions.js';
-import { IncrementalModels, lookupRowsTable, lookupTable } from './incremental.js';
-import { readStates, writeStates, type ModelState } from './build-state.js';
+import { collectTests } from '../runner/data-tests.js';
+import { modelDocs, writeDictionary } from '../export/dictionary.js';
+import { firstLine } from '../errors.js';
+import { exportMarts } from '../export/export-marts.js';
+import type { MonthFolder } from '../export/export-months.js';
+import { createLakeViews, lakeViewNames } from '../sources/lake-views.js';
+import { narrowToLatestSnapshots, widenLatestSnapshots } from '../incremental/latest-snapshots.js';
+import { CLOSE_TABLES, createCloseTables } from '../sources/close-tables.js';
+import { DEFAULT_SQL_DIR, readProject, type Project } from '../models/model-files.js';
+import { resolveGraph, type Node } from '../models/model-graph.js';
+import { materialization, runModels, type StepResult } from '../runner/run-models.js';
+import { ModelVersions } from '../incremental/model-versions.js';
+import { IncrementalModels, lookupRowsTable, lookupTable } from '../incremental/incremental.js';
+import { readStates, writeStates, type ModelState } from '../incremental/build-state.js';
 import { compareWarehouses, describeDifference } from './compare-warehouses.js';
 import { describeSeedFiles, dropSeed, keepsSeed, SEED_DIR, stageSeed, type SeedMonths } from './seed.js';
-import { pidAlive, withJournal } from '../lake/index.js';
-import { crashPoint } from '../shared/crash-points.js';
+import { pidAlive, withJournal } from '../../lake/index.js';
+import { crashPoint } from '../../shared/crash-points.js';
 import {
   applyChange,
   commit,
@@ -35,10 +35,10 @@ import {
   removeStaleTemps,
   tempPathFor,
   type FileChange,
-} from './atomic-files.js';
+} from '../export/atomic-files.js';
 import { newestExtractAt, readBuildRecord, recordBuild, type BuildOutcome } from './build-record.js';
-import { closeKey, closesInForce, readCloses, type CloseRecord } from '../closes/index.js';
-import { now } from '../shared/clock.js';
+import { closeKey, closesInForce, readCloses, type CloseRecord } from '../../closes/index.js';
+import { now } from '../../shared/clock.js';
 
 export interface BuildResult {
   ok: boolean;

@@ -8,7 +8,7 @@
  * a folder), so a verify of 100 M orders stays within the build's memory (unbounded, EXCEPT ALL of every
  * table reached 20 GB).
  */
-import { DuckDBInstance, quotedIdentifier as id, quotedString as str } from '../shared/duckdb.js';
+import { DuckDBInstance, quotedIdentifier as id, quotedString as str } from '../../shared/duckdb.js';
 
 export interface Difference {
   table: string;

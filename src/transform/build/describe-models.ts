@@ -2,17 +2,17 @@
  * `perks models`: the data dictionary without a lake. The models are built in memory over empty, typed
  * lake views, which checks that every one of them compiles and gives its exact columns and types.
  */
-import { DuckDBInstance } from '../shared/duckdb.js';
-import { DEFAULTS } from '../config/index.js';
+import { DuckDBInstance } from '../../shared/duckdb.js';
+import { DEFAULTS } from '../../config/index.js';
 import { checkBuildOptions, setModelVariables } from './build-options.js';
-import { collectTests } from './data-tests.js';
-import { modelDocs, type ModelDoc } from './dictionary.js';
-import { ModelGraphError } from './errors.js';
-import { createLakeViews, lakeViewNames } from './lake-views.js';
-import { CLOSE_TABLES, createCloseTables } from './close-tables.js';
-import { DEFAULT_SQL_DIR, readProject } from './model-files.js';
-import { resolveGraph } from './model-graph.js';
-import { runModels } from './run-models.js';
+import { collectTests } from '../runner/data-tests.js';
+import { modelDocs, type ModelDoc } from '../export/dictionary.js';
+import { ModelGraphError } from '../errors.js';
+import { createLakeViews, lakeViewNames } from '../sources/lake-views.js';
+import { CLOSE_TABLES, createCloseTables } from '../sources/close-tables.js';
+import { DEFAULT_SQL_DIR, readProject } from '../models/model-files.js';
+import { resolveGraph } from '../models/model-graph.js';
+import { runModels } from '../runner/run-models.js';
 
 export async function describeModels(sqlDir: string = DEFAULT_SQL_DIR): Promise<ModelDoc[]> {
   const project = readProject(sqlDir);

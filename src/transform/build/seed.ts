@@ -21,14 +21,21 @@ import {
   quotedIdentifier as id,
   quotedString as str,
   type DuckDBConnection,
-} from '../shared/duckdb.js';
-import { removeStaleTemps, removeStaleTempsIn, tempPathFor, type FileChange, commit, discard } from './atomic-files.js';
+} from '../../shared/duckdb.js';
+import {
+  removeStaleTemps,
+  removeStaleTempsIn,
+  tempPathFor,
+  type FileChange,
+  commit,
+  discard,
+} from '../export/atomic-files.js';
 import { openBuildDatabase, tuneForBuild } from './build-database.js';
-import { firstLine } from './errors.js';
-import { stageMonthFolder, type MonthFolder } from './export-months.js';
-import { useOutputDir } from './lake-views.js';
-import { LOCAL_DIR } from '../store/layout.js';
-import { DEFAULTS } from '../config/index.js';
+import { firstLine } from '../errors.js';
+import { stageMonthFolder, type MonthFolder } from '../export/export-months.js';
+import { useOutputDir } from '../sources/lake-views.js';
+import { LOCAL_DIR } from '../../store/layout.js';
+import { DEFAULTS } from '../../config/index.js';
 
 export const SEED_DIR = 'seed';
 const MANIFEST = '_seed.json';

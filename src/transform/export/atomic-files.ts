@@ -6,7 +6,7 @@
 import { randomBytes } from 'node:crypto';
 import { readdirSync, renameSync, rmSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
-import { pidAlive } from '../lake/index.js';
+import { pidAlive } from '../../lake/index.js';
 
 const MARK = '.tmp-';
 

@@ -4,12 +4,12 @@
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { LAKE_STREAMS } from './lake-streams.js';
+import { LAKE_STREAMS } from '../sources/lake-streams.js';
 import type { DuckDBConnection } from '@duckdb/node-api';
-import type { DataTest } from './data-tests.js';
-import type { Materialization } from './header.js';
-import type { Node } from './model-graph.js';
-import { materialization } from './run-models.js';
+import type { DataTest } from '../runner/data-tests.js';
+import type { Materialization } from '../models/header.js';
+import type { Node } from '../models/model-graph.js';
+import { materialization } from '../runner/run-models.js';
 import { commit, tempPathFor } from './atomic-files.js';
 
 export interface ModelDoc {

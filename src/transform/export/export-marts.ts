@@ -5,13 +5,15 @@
  */
 import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { quotedIdentifier as id, quotedString as str, type DuckDBConnection } from '../shared/duckdb.js';
+import { quotedIdentifier as id, quotedString as str, type DuckDBConnection } from '../../shared/duckdb.js';
 import { removeStaleTemps, tempPathFor, type FileChange } from './atomic-files.js';
-import type { MartLayout } from './build-options.js';
-import { firstLine } from './errors.js';
+import { firstLine } from '../errors.js';
 import { stageMonthFolder, type MonthFolder } from './export-months.js';
-import type { Node } from './model-graph.js';
-import { countRows, type StepResult } from './run-models.js';
+import type { Node } from '../models/model-graph.js';
+import { countRows, type StepResult } from '../runner/run-models.js';
+
+/** How a mart built by months is exported: one whole file, a folder of month files, or both (DEFAULTS.build.martLayout). */
+export type MartLayout = 'file' | 'months' | 'both';
 
 export interface ExportedMarts {
   steps: StepResult[];

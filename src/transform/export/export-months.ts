@@ -12,9 +12,10 @@
  */
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { quotedIdentifier as id, quotedString as str, type DuckDBConnection } from '../shared/duckdb.js';
+import { quotedIdentifier as id, quotedString as str, type DuckDBConnection } from '../../shared/duckdb.js';
 import { removeStaleTempsIn, tempPathFor, type FileChange } from './atomic-files.js';
-import { inMonth } from './month-range.js';
+import { inMonth } from '../incremental/month-range.js';
+import type { MonthFiles } from '../runner/run-models.js';
 
 export const TOKEN_FILE = '_perks_build.json';
 /** The file of the rows whose time column is NULL. */
@@ -34,12 +35,6 @@ export interface MonthFolder {
   previousToken: string | undefined;
   /** This build's token: recorded in the new warehouse's state, and written in the folder last. */
   token: string;
-}
-
-export interface MonthFiles {
-  written: number;
-  kept: number;
-  removed: number;
 }
 
 /** `marts/savings_monthly/: 3 month files written, 49 kept, 0 removed`. */

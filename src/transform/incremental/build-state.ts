@@ -6,7 +6,7 @@
  * intervals), or what it read (the others); and its version.
  */
 import { createHash } from 'node:crypto';
-import { quotedString as str, type DuckDBConnection } from '../shared/duckdb.js';
+import { quotedString as str, type DuckDBConnection } from '../../shared/duckdb.js';
 
 export const STATE_TABLE = '_build_state';
 

@@ -20,14 +20,14 @@
  *    change) is decided across them, which only a whole rebuild does. A model built from models needs its
  *    key to hold the group and the time column, so a key is in one interval only.
  */
-import { quotedIdentifier as id, quotedString as str, type DuckDBConnection } from '../shared/duckdb.js';
-import type { Intervals, Lookup } from './header.js';
+import { quotedIdentifier as id, quotedString as str, type DuckDBConnection } from '../../shared/duckdb.js';
+import type { Intervals, Lookup } from '../models/header.js';
 import { settingsHash, sha, type ModelState } from './build-state.js';
-import { LAKE_STREAMS, lakeViewName } from './lake-streams.js';
-import { folderMonth, monthPartitions, type Partition } from './lake-partitions.js';
-import { narrowLakeView } from './lake-views.js';
+import { LAKE_STREAMS, lakeViewName } from '../sources/lake-streams.js';
+import { folderMonth, monthPartitions, type Partition } from '../sources/lake-partitions.js';
+import { narrowLakeView } from '../sources/lake-views.js';
 import { inMonth, inMonths } from './month-range.js';
-import { stripTrailingSemicolon, type Node } from './model-graph.js';
+import { stripTrailingSemicolon, type Node } from '../models/model-graph.js';
 
 export interface IntervalCounts {
   /** Group-months rebuilt (all of them when built whole). */

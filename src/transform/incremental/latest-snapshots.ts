@@ -11,11 +11,11 @@
  * that reads the history (no `latest:`) leaves the view whole for everyone.
  */
 import type { DuckDBConnection } from '@duckdb/node-api';
-import { ModelGraphError } from './errors.js';
-import { LAKE_STREAMS, lakeViewName } from './lake-streams.js';
-import { latestSnapshotFiles } from './lake-partitions.js';
-import { narrowLakeView } from './lake-views.js';
-import type { Node } from './model-graph.js';
+import { ModelGraphError } from '../errors.js';
+import { LAKE_STREAMS, lakeViewName } from '../sources/lake-streams.js';
+import { latestSnapshotFiles } from '../sources/lake-partitions.js';
+import { narrowLakeView } from '../sources/lake-views.js';
+import type { Node } from '../models/model-graph.js';
 
 /** A lake view read through its latest snapshots: how many files it read, of how many the stream holds. */
 export interface LatestSnapshots {

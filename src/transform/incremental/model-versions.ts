@@ -15,11 +15,11 @@
  */
 import { readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { quotedIdentifier as id, type DuckDBConnection } from '../shared/duckdb.js';
+import { quotedIdentifier as id, type DuckDBConnection } from '../../shared/duckdb.js';
 import { settingsHash, sha, type ModelState } from './build-state.js';
-import { CLOSE_TABLES } from './close-tables.js';
-import { LAKE_STREAMS, lakeViewName } from './lake-streams.js';
-import { parseTree, visitTree, type Node } from './model-graph.js';
+import { CLOSE_TABLES } from '../sources/close-tables.js';
+import { LAKE_STREAMS, lakeViewName } from '../sources/lake-streams.js';
+import { parseTree, visitTree, type Node } from '../models/model-graph.js';
 
 /** Table functions whose rows follow from their arguments alone. */
 const SERIES = new Set(['range', 'generate_series', 'unnest']);

@@ -1,5 +1,5 @@
 /** SQL for the rows of one month of a DATE or TIMESTAMP column. */
-import { quotedString as str } from '../shared/duckdb.js';
+import { quotedString as str } from '../../shared/duckdb.js';
 
 /**
  * SQL true for the rows whose `column` (an SQL expression) falls in `month` (`YYYY-MM`): DATE literals on both

@@ -23,7 +23,7 @@
  * A singular test file (sql/tests/) names the model it checks (`-- model: revenue_monthly`) and may say
  * `-- severity: warn`: its offending rows are reported and the build goes on (exit 4), as dbt's warn severity.
  */
-import { ModelGraphError } from './errors.js';
+import { ModelGraphError } from '../errors.js';
 
 export type TestSpec =
   | { kind: 'unique'; columns: string[] }
@@ -54,7 +54,7 @@ export interface Intervals {
  * `incremental: month on <group column>, <time column>`: the model is built by intervals, a group's month,
  * from that group and month alone: of the lake partitions (a model read from the lake), or of its upstream
  * models' rows in that interval (a model built from models that declare their intervals); other upstream
- * models are read whole (src/transform/incremental.ts says when an interval is dirty and what is checked).
+ * models are read whole (src/transform/incremental/incremental.ts says when an interval is dirty and what is checked).
  */
 export interface Incremental extends Intervals {
   /** Upstream models this one joins row by row on a key (see Lookup). */

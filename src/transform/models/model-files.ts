@@ -6,7 +6,7 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { basename, join, relative, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { ModelGraphError } from './errors.js';
+import { ModelGraphError } from '../errors.js';
 import { parseHeader, type Header } from './header.js';
 
 export interface ModelFile {
@@ -27,7 +27,7 @@ export interface Project {
 /** The folder of singular tests; everything else under sql/ is a layer of models. */
 export const TESTS_FOLDER = 'tests';
 /** The repository's own sql/ folder, wherever the process runs from. */
-export const DEFAULT_SQL_DIR = fileURLToPath(new URL('../../sql', import.meta.url));
+export const DEFAULT_SQL_DIR = fileURLToPath(new URL('../../../sql', import.meta.url));
 
 const NAME = /^[a-z_][a-z0-9_]*$/;
 

@@ -4,7 +4,7 @@
  * that is neither (and no CTE of the query) is a missing model. Models are then ordered topologically.
  */
 import type { DuckDBConnection } from '@duckdb/node-api';
-import { ModelGraphError } from './errors.js';
+import { ModelGraphError } from '../errors.js';
 import type { ModelFile, Project } from './model-files.js';
 
 export interface Node extends ModelFile {

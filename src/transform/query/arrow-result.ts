@@ -19,7 +19,7 @@ import {
   type DuckDBTimeValue,
   type DuckDBType,
   type DuckDBValue,
-} from '../shared/duckdb.js';
+} from '../../shared/duckdb.js';
 
 /** The Arrow type a DuckDB column becomes. */
 export function arrowType(t: DuckDBType): A.DataType {

@@ -9,8 +9,8 @@ import { access, constants, open, rename, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
-import { StatementType } from '../shared/duckdb.js';
-import { QueryError } from './errors.js';
+import { StatementType } from '../../shared/duckdb.js';
+import { QueryError } from '../errors.js';
 import { failed, withReadOnlyQuery, type LastStatement, type QueryOptions } from './read-only-query.js';
 
 export type BinaryFormat = 'arrow' | 'parquet';

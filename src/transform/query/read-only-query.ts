@@ -16,7 +16,7 @@
  */
 import { existsSync } from 'node:fs';
 import { dirname, join, resolve, sep } from 'node:path';
-import { repairHint, useOutputDir } from './lake-views.js';
+import { repairHint, useOutputDir } from '../sources/lake-views.js';
 import {
   DuckDBInstance,
   listValue,
@@ -24,9 +24,9 @@ import {
   type DuckDBConnection,
   type DuckDBPreparedStatement,
   type Json,
-} from '../shared/duckdb.js';
-import { firstLine, QueryError, WarehouseMissingError } from './errors.js';
-import { LakeError } from '../lake/index.js';
+} from '../../shared/duckdb.js';
+import { firstLine, QueryError, WarehouseMissingError } from '../errors.js';
+import { LakeError } from '../../lake/index.js';
 
 export interface QueryResult {
   columns: string[];

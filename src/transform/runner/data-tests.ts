@@ -3,10 +3,10 @@
  * model headers (unique, not_null, accepted_values, relationships); singular tests are the files of
  * sql/tests/ (e.g. the revenue reconciliation), written as plain queries.
  */
-import { quotedIdentifier as id, quotedString as str, type DuckDBConnection } from '../shared/duckdb.js';
-import type { Intervals, Severity, TestSpec } from './header.js';
-import type { Node } from './model-graph.js';
-import { stripTrailingSemicolon } from './model-graph.js';
+import { quotedIdentifier as id, quotedString as str, type DuckDBConnection } from '../../shared/duckdb.js';
+import type { Intervals, Severity, TestSpec } from '../models/header.js';
+import type { Node } from '../models/model-graph.js';
+import { stripTrailingSemicolon } from '../models/model-graph.js';
 
 export interface DataTest {
   /** e.g. revenue_monthly · unique(organisation_group_id, month) */

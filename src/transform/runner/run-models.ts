@@ -2,16 +2,22 @@
  * Runs the models in dependency order on one connection, each test as soon as what it reads is built.
  * The first failure stops the build: every step after it is reported as skipped, not dropped.
  */
-import { quotedIdentifier as id, type DuckDBConnection } from '../shared/duckdb.js';
+import { quotedIdentifier as id, type DuckDBConnection } from '../../shared/duckdb.js';
 import { describeFailure, runTest, type DataTest } from './data-tests.js';
-import { crashPoint } from '../shared/crash-points.js';
-import { firstLine } from './errors.js';
-import type { Materialization } from './header.js';
-import { stripTrailingSemicolon, type Node } from './model-graph.js';
-import type { IncrementalModels, IntervalCounts } from './incremental.js';
-import type { ModelVersions } from './model-versions.js';
-import type { MonthFiles } from './export-months.js';
-import type { LatestSnapshots } from './latest-snapshots.js';
+import { crashPoint } from '../../shared/crash-points.js';
+import { firstLine } from '../errors.js';
+import type { Materialization } from '../models/header.js';
+import { stripTrailingSemicolon, type Node } from '../models/model-graph.js';
+import type { IncrementalModels, IntervalCounts } from '../incremental/incremental.js';
+import type { ModelVersions } from '../incremental/model-versions.js';
+import type { LatestSnapshots } from '../incremental/latest-snapshots.js';
+
+/** A mart's month folder as a build left it (export/export-months.ts): the month files written, kept and removed. */
+export interface MonthFiles {
+  written: number;
+  kept: number;
+  removed: number;
+}
 
 /** warn: a data test of warn severity found rows (reported; the build goes on). */
 export type StepStatus = 'success' | 'warn' | 'error' | 'skipped';

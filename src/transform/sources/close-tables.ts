@@ -12,10 +12,10 @@
  * A broken hash chain stops the build (exit 2) before any model runs.
  */
 import type { DuckDBConnection } from '@duckdb/node-api';
-import { closesInForce, frozenFigures, readCloses } from '../closes/index.js';
+import { closesInForce, frozenFigures, readCloses } from '../../closes/index.js';
 import { readFile } from 'node:fs/promises';
-import { DEFAULTS } from '../config/index.js';
-import { runManifestPath } from '../lake/run-manifest.js';
+import { DEFAULTS } from '../../config/index.js';
+import { runManifestPath } from '../../lake/run-manifest.js';
 
 export const CLOSE_TABLES = ['close_records', 'close_figures', 'close_credit', 'extract_runs'] as const;
 

@@ -14,7 +14,7 @@ import {
   UserCredit,
   UserListItem,
   lakeType,
-} from '../resources/index.js';
+} from '../../resources/index.js';
 
 export interface LakeColumn {
   name: string;

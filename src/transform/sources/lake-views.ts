@@ -12,10 +12,10 @@
  */
 import { readdirSync } from 'node:fs';
 import { basename, dirname, resolve } from 'node:path';
-import { quotedIdentifier as id, quotedString as str, type DuckDBConnection } from '../shared/duckdb.js';
-import { ConfigError } from '../shared/exit-codes.js';
-import { damagedFiles, repairCommand } from '../lake/index.js';
-import { firstLine, LakeReadError } from './errors.js';
+import { quotedIdentifier as id, quotedString as str, type DuckDBConnection } from '../../shared/duckdb.js';
+import { ConfigError } from '../../shared/exit-codes.js';
+import { damagedFiles, repairCommand } from '../../lake/index.js';
+import { firstLine, LakeReadError } from '../errors.js';
 import { LAKE_STREAMS, lakeViewName, type LakeColumn, type LakeStream } from './lake-streams.js';
 
 export interface LakeView {
