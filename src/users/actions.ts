@@ -9,9 +9,9 @@ import { ApiError, type PerksClient } from '../api/index.js';
 import { forgetUsers, type ForgetResult } from '../forget/index.js';
 import { operations, type OperationName } from '../resources/operations.js';
 import { ExitCode, UserFacingError } from '../shared/exit-codes.js';
-import { appendAudit, operator } from './audit.js';
+import { auditCall, auditScope, type AuditScope } from './audit.js';
 import { pathOf, type Address } from './address.js';
-import { UsersInputError } from './errors.js';
+import { isRefusal, UsersInputError } from './errors.js';
 import { checkTransition, TRANSITIONS, type Transition, type LocalView } from './lifecycle.js';
 import { localUser, snapshotBasis, type LocalUser } from './local-state.js';
 
@@ -73,88 +73,119 @@ export async function runUserCommand(command: UserCommand, o: ActionOptions): Pr
   const operation = OPERATION[command];
   const result: ActionResult = { command, operation, identifier: o.address.identifier, dryRun: !!o.dryRun };
   const body = bodyFor(command, o);
-  let local: LocalUser | undefined;
-  if (CHANGES.has(command)) {
-    local = await localUser(o.outDir, o.address, o.group);
-    if (local?.state) result.local = { id: local.id, state: local.state, source: local.source };
-    if (command in TRANSITIONS && !o.force) checkTransition(command as Transition, local);
-  }
+  const local = CHANGES.has(command) ? await allowedFromLocalState(command, o) : undefined;
+  if (local?.state) result.local = { id: local.id, state: local.state, source: local.source };
   if (o.dryRun) {
-    result.answer = {
-      would_send: `${operations[operation].method} ${operations[operation].path}`,
-      fields: Object.keys(body ?? {}),
-    };
+    result.answer = wouldSend(operation, body);
     return result;
   }
   if (command === 'update' && body && !('email' in body)) body.email = await currentEmail(o);
-  const actor = { client_id: o.clientId, operator: operator() };
-  const basis = local ? local.basis : await snapshotBasis(o.outDir, o.group);
-  // The audit names the user by platform id: answers without one (deactivate, restore, login URL) need it looked up once.
-  let knownId = o.address.identifier === 'id' ? Number(o.address.value) : local?.id;
-  if (knownId === undefined && (command === 'deactivate' || command === 'restore' || command === 'login-url'))
-    knownId = await idOf(o);
-  let data: unknown;
+  const audit = auditScope(o, command, local ? local.basis : await snapshotBasis(o.outDir, o.group));
+  const knownId = await idForAudit(command, o, local);
+  const answer = await send(command, o, body, { audit, knownId });
+  const userId = typeof answer.id === 'number' ? answer.id : knownId;
+  if (CHANGES.has(command)) await auditAccepted(command, audit, userId, answer);
+  result.answer = answer;
+  if (command === 'anonymise') result.forgot = await forgetAnonymised(o.outDir, userId);
+  return result;
+}
+
+/** What a dry run says it would send: the request line and the body's fields, never their values. */
+export function wouldSend(
+  operation: OperationName,
+  body: Record<string, unknown> | undefined,
+): Record<string, unknown> {
+  return {
+    would_send: `${operations[operation].method} ${operations[operation].path}`,
+    fields: Object.keys(body ?? {}),
+  };
+}
+
+/** The user as the output directory knows it; throws when the lifecycle forbids the command from there (unless --force). */
+async function allowedFromLocalState(command: UserCommand, o: ActionOptions): Promise<LocalUser | undefined> {
+  const local = await localUser(o.outDir, o.address, o.group);
+  if (command in TRANSITIONS && !o.force) checkTransition(command as Transition, local);
+  return local;
+}
+
+/**
+ * The platform id the audit names the user by: the address's, else the local state's. Deactivate, restore and the
+ * login URL answer without one, so for them it is looked up once.
+ */
+async function idForAudit(
+  command: UserCommand,
+  o: ActionOptions,
+  local: LocalUser | undefined,
+): Promise<number | undefined> {
+  const id = o.address.identifier === 'id' ? Number(o.address.value) : local?.id;
+  if (id === undefined && ANSWERS_WITHOUT_ID.has(command)) return idOf(o);
+  return id;
+}
+const ANSWERS_WITHOUT_ID = new Set<UserCommand>(['deactivate', 'restore', 'login-url']);
+
+/** The one call; a refusal is audited (for commands that change something) and said plainly. */
+async function send(
+  command: UserCommand,
+  o: ActionOptions,
+  body: Record<string, unknown> | undefined,
+  { audit, knownId }: { audit: AuditScope; knownId: number | undefined },
+): Promise<Record<string, unknown>> {
+  const operation = OPERATION[command];
   try {
-    data = await o.client.call(
+    const data: unknown = await o.client.call(
       operation,
       { group: o.group, path: pathOf(o.address), body: body as never },
       { retries: CHANGES.has(command) ? 2 : undefined },
     );
+    return (data && typeof data === 'object' && !Array.isArray(data) ? data : {}) as Record<string, unknown>;
   } catch (err) {
-    if (!(err instanceof ApiError) || err.transient || err.kind === 'authentication' || err.status === undefined)
-      throw err;
+    if (!isRefusal(err) || err.status === undefined) throw err;
     if (CHANGES.has(command))
-      await appendAudit(o.outDir, {
-        actor,
-        command,
+      await auditCall(audit, {
         operation,
-        group: o.group,
         user_id: knownId,
         outcome: 'rejected',
         answer: { status: err.status, message: err.message },
-        basis,
       });
-    if (err.status === 404)
-      throw new UsersInputError(
-        `${command}: the platform has no user with that ${o.address.identifier}${o.group === undefined ? '' : ` in group ${o.group}`} (404): check the address and --group`,
-      );
+    if (err.status === 404) throw new UsersInputError(`${command}: ${noSuchUser(o)}`);
     throw new UserFacingError(`${command} refused by the platform: ${err.message}`, ExitCode.partial, { cause: err });
   }
-  const answer = (data && typeof data === 'object' && !Array.isArray(data) ? data : {}) as Record<string, unknown>;
-  const userId = typeof answer.id === 'number' ? answer.id : knownId;
-  if (CHANGES.has(command)) {
-    const to = command in TRANSITIONS ? TRANSITIONS[command as Transition].to : undefined;
-    await appendAudit(o.outDir, {
-      actor,
-      command,
-      operation,
-      group: o.group,
-      user_id: userId,
-      outcome: 'ok',
-      answer: { message: 'accepted', ...(typeof answer.status === 'string' ? { user_status: answer.status } : {}) },
-      ...(to ? { state_after: to } : {}),
-      basis,
-    });
-  }
-  result.answer = answer;
-  if (command === 'anonymise') {
-    if (userId === undefined)
-      throw new UserFacingError(
-        'anonymise: the platform did not answer with the user id; forget the user locally with `perks forget --user <id>`',
-        ExitCode.partial,
-      );
-    const forgot = await forgetUsers(o.outDir, [userId]).catch((err: unknown) => {
-      const why = err instanceof Error ? err.message : String(err);
-      const code = err instanceof UserFacingError ? err.exitCode : ExitCode.failed;
-      throw new UserFacingError(
-        `anonymise: user ${userId} is anonymised upstream, but forgetting it in ${o.outDir} failed (${why}); run \`perks forget --user ${userId}\` once that is fixed`,
-        code,
-        { cause: err },
-      );
-    });
-    result.forgot = { files: forgot.files, rows: forgot.rows, quarantineLines: forgot.quarantineLines };
-  }
-  return result;
+}
+
+/** An accepted change, with the lifecycle state it leads to (the state later commands check). */
+async function auditAccepted(
+  command: UserCommand,
+  audit: AuditScope,
+  userId: number | undefined,
+  answer: Record<string, unknown>,
+): Promise<void> {
+  const to = command in TRANSITIONS ? TRANSITIONS[command as Transition].to : undefined;
+  await auditCall(audit, {
+    operation: OPERATION[command],
+    user_id: userId,
+    outcome: 'ok',
+    answer: { message: 'accepted', ...(typeof answer.status === 'string' ? { user_status: answer.status } : {}) },
+    ...(to ? { state_after: to } : {}),
+  });
+}
+
+/** Anonymised upstream: the user is forgotten in the output directory too, or the error says how to finish. */
+async function forgetAnonymised(outDir: string, userId: number | undefined): Promise<ActionResult['forgot']> {
+  if (userId === undefined)
+    throw new UserFacingError(
+      'anonymise: the platform did not answer with the user id; forget the user locally with `perks forget --user <id>`',
+      ExitCode.partial,
+    );
+  const forgot = await forgetUsers(outDir, [userId]).catch((err: unknown) => {
+    const why = err instanceof Error ? err.message : String(err);
+    const code = err instanceof UserFacingError ? err.exitCode : ExitCode.failed;
+    throw new UserFacingError(
+      `anonymise: user ${userId} is anonymised upstream, but forgetting it in ${outDir} failed (${why}); run \`perks forget --user ${userId}\` once that is fixed`,
+      code,
+      { cause: err },
+    );
+  });
+  return { files: forgot.files, rows: forgot.rows, quarantineLines: forgot.quarantineLines };
 }
 
 const SETTABLE: Partial<Record<UserCommand, readonly string[]>> = {
@@ -175,48 +206,75 @@ const SETTABLE: Partial<Record<UserCommand, readonly string[]>> = {
   ],
 };
 
-/** The request body from the flags, checked with the operation's own declaration. */
-function bodyFor(command: UserCommand, o: ActionOptions): Record<string, unknown> | undefined {
-  const settable = SETTABLE[command];
-  const set = o.set ?? {};
-  if (!settable && Object.keys(set).length)
-    throw new UsersInputError(`--set is for update and make-known only, not ${command}`);
-  const body: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(set)) {
-    const field = settable!.find((s) => s.toLowerCase() === k.toLowerCase());
-    if (!field)
-      throw new UsersInputError(`--set ${k}=… is not a field of ${command}; the fields are ${settable!.join(', ')}`);
-    body[field] = v;
-  }
-  if (command === 'update' && !Object.keys(body).length)
-    throw new UsersInputError('update: name what to change, e.g. --set first_name=Ada (repeatable)');
-  if (command === 'make-known') {
+/** What a command requires of the body, and what its own flags add to it. */
+const COMMAND_BODY: Partial<Record<UserCommand, (body: Record<string, unknown>, o: ActionOptions) => void>> = {
+  update: (body) => {
+    if (!Object.keys(body).length)
+      throw new UsersInputError('update: name what to change, e.g. --set first_name=Ada (repeatable)');
+  },
+  'make-known': (body, o) => {
     if (body.email === undefined)
       throw new UsersInputError(
         'make-known: the e-mail to make the user known under is required: --set email=<address>',
       );
     if (o.getLogin) body.get_login = true;
-  }
-  if (command === 'anonymise') body.maintain_uid = o.keepUid === true;
-  if (command === 'stats') {
+  },
+  anonymise: (body, o) => {
+    body.maintain_uid = o.keepUid === true;
+  },
+  stats: (body, o) => {
     if (o.from !== undefined) body.redemption_created_from = o.from;
     if (o.to !== undefined) body.redemption_created_to = o.to;
-  }
+  },
+};
+
+/** The request body from the flags, checked with the operation's own declaration; none when it is empty. */
+function bodyFor(command: UserCommand, o: ActionOptions): Record<string, unknown> | undefined {
+  const settable = SETTABLE[command];
+  const set = o.set ?? {};
+  if (!settable && Object.keys(set).length)
+    throw new UsersInputError(`--set is for update and make-known only, not ${command}`);
+  const body = settable ? setFields(command, settable, set) : {};
+  COMMAND_BODY[command]?.(body, o);
   if (!Object.keys(body).length) return undefined;
+  checkBody(command, body);
+  return body;
+}
+
+/** --set name=value pairs as body fields, the names matched without regard to case. */
+export function setFields(
+  command: string,
+  fields: readonly string[],
+  set: Record<string, string>,
+): Record<string, unknown> {
+  const body: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(set)) {
+    const field = fields.find((f) => f.toLowerCase() === k.toLowerCase());
+    if (!field)
+      throw new UsersInputError(`--set ${k}=… is not a field of ${command}; the fields are ${fields.join(', ')}`);
+    body[field] = v;
+  }
+  return body;
+}
+
+/** Refuses a body the operation's schema refuses, naming the flag that set the field. */
+function checkBody(command: UserCommand, body: Record<string, unknown>): void {
   const schema = operations[OPERATION[command]].body;
+  // update's e-mail is filled in later from the platform when not given: a stand-in lets the rest be checked now
   const probe = schema.safeParse({
     ...(command === 'update' && body.email === undefined ? { email: 'probe@example.com' } : {}),
     ...body,
   });
-  if (!probe.success) {
-    const issue = probe.error.issues[0];
-    const field = issue.path.join('.');
-    const flag = command === 'stats' ? (field.endsWith('_from') ? '--from' : '--to') : `--set ${field}`;
-    throw new UsersInputError(
-      `${flag} is invalid: ${field === 'email' ? 'expected an e-mail address' : issue.message}`,
-    );
-  }
-  return body;
+  if (probe.success) return;
+  const issue = probe.error.issues[0];
+  const field = issue.path.join('.');
+  const flag = command === 'stats' ? (field.endsWith('_from') ? '--from' : '--to') : `--set ${field}`;
+  throw new UsersInputError(`${flag} is invalid: ${field === 'email' ? 'expected an e-mail address' : issue.message}`);
+}
+
+/** "the platform has no user with that email in group 11 (404): …" */
+function noSuchUser(o: ActionOptions): string {
+  return `the platform has no user with that ${o.address.identifier}${o.group === undefined ? '' : ` in group ${o.group}`} (404): check the address and --group`;
 }
 
 /** The platform id of the addressed user (a 404 is the platform's answer: no such user). */
@@ -224,10 +282,7 @@ async function idOf(o: ActionOptions): Promise<number> {
   try {
     return (await o.client.call('getUser', { group: o.group, path: pathOf(o.address) })).id;
   } catch (err) {
-    if (err instanceof ApiError && err.status === 404)
-      throw new UsersInputError(
-        `the platform has no user with that ${o.address.identifier}${o.group === undefined ? '' : ` in group ${o.group}`} (404): check the address and --group`,
-      );
+    if (err instanceof ApiError && err.status === 404) throw new UsersInputError(noSuchUser(o));
     throw err;
   }
 }

@@ -47,6 +47,33 @@ export function operator(): string {
   }
 }
 
+/** Who runs a command, where, and on which users snapshot: every entry of the command's calls says it. */
+export interface AuditScope {
+  readonly outDir: string;
+  readonly actor: AuditEntry['actor'];
+  readonly command: string;
+  readonly group?: number;
+  readonly basis: string | null;
+}
+
+export function auditScope(
+  o: { outDir: string; clientId: number; group?: number },
+  command: string,
+  basis: string | null,
+): AuditScope {
+  return { outDir: o.outDir, actor: { client_id: o.clientId, operator: operator() }, command, group: o.group, basis };
+}
+
+/** What one call did: its operation, the user (or how many users) it carried, the platform's answer. */
+export type AuditedCall = Pick<AuditEntry, 'operation' | 'user_id' | 'users' | 'outcome' | 'answer' | 'state_after'>;
+
+/** Appends one call's entry, its fields in the order the log has always had them. */
+export async function auditCall(scope: AuditScope, call: AuditedCall): Promise<void> {
+  const { operation, ...outcome } = call;
+  const { outDir, actor, command, group, basis } = scope;
+  await appendAudit(outDir, { actor, command, operation, group, ...outcome, basis });
+}
+
 export async function appendAudit(outDir: string, entry: Omit<AuditEntry, 'at'>): Promise<void> {
   await mkdir(join(outDir, 'audit'), { recursive: true, mode: 0o700 });
   const line = JSON.stringify({

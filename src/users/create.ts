@@ -2,13 +2,12 @@
  * `perks users create`: one user, optionally with a single-use login URL (create user with login URL).
  * Sent once (a create repeated after a lost answer would be refused as a duplicate of itself), audited.
  */
-import { ApiError, type PerksClient } from '../api/index.js';
-import { operations } from '../resources/operations.js';
+import type { PerksClient } from '../api/index.js';
 import { CreateLoginUrlBody, type User } from '../resources/user.js';
 import { ExitCode, UserFacingError } from '../shared/exit-codes.js';
-import type { ActionResult } from './actions.js';
-import { appendAudit, operator } from './audit.js';
-import { UsersInputError } from './errors.js';
+import { setFields, wouldSend, type ActionResult } from './actions.js';
+import { auditCall, auditScope } from './audit.js';
+import { isRefusal, UsersInputError } from './errors.js';
 import { snapshotBasis } from './local-state.js';
 
 export interface CreateOptions {
@@ -25,72 +24,49 @@ export interface CreateOptions {
 const FIELDS = ['email', 'UID', 'first_name', 'last_name', 'company_name', 'phone'] as const;
 
 export async function createOneUser(o: CreateOptions): Promise<ActionResult> {
-  const body: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(o.set)) {
-    const field = FIELDS.find((f) => f.toLowerCase() === k.toLowerCase());
-    if (!field) throw new UsersInputError(`--set ${k}=… is not a field of create; the fields are ${FIELDS.join(', ')}`);
-    body[field] = v;
-  }
-  if (body.email === undefined) throw new UsersInputError('create: the e-mail is required: --set email=<address>');
-  if (o.sendActivationEmail !== undefined) body.send_activation_email = o.sendActivationEmail;
-  if (o.loginUrl) body.return_user_details = true;
-  const checked = CreateLoginUrlBody.safeParse(body);
-  if (!checked.success) {
-    const issue = checked.error.issues[0];
-    throw new UsersInputError(
-      `--set ${issue.path.join('.')} is invalid: ${issue.path[0] === 'email' ? 'expected an e-mail address' : issue.message}`,
-    );
-  }
+  const { body, checked } = createBody(o);
   const operation = o.loginUrl ? 'createUserWithLoginUrl' : 'createUser';
   const result: ActionResult = { command: 'create', operation, identifier: 'email', dryRun: !!o.dryRun };
   if (o.dryRun) {
-    result.answer = {
-      would_send: `${operations[operation].method} ${operations[operation].path}`,
-      fields: Object.keys(body),
-    };
+    result.answer = wouldSend(operation, body);
     return result;
   }
-  const actor = { client_id: o.clientId, operator: operator() };
-  const basis = await snapshotBasis(o.outDir, o.group);
+  const audit = auditScope(o, 'create', await snapshotBasis(o.outDir, o.group));
   try {
-    let user: User | undefined;
-    let loginUrl: string | undefined;
-    if (o.loginUrl) {
-      const answer = await o.client.call(
-        'createUserWithLoginUrl',
-        { group: o.group, body: checked.data },
-        { retries: 0 },
-      );
-      user = answer.user;
-      loginUrl = answer.login_url;
-    } else {
-      user = await o.client.call('createUser', { group: o.group, body: checked.data }, { retries: 0 });
-    }
-    await appendAudit(o.outDir, {
-      actor,
-      command: 'create',
+    const { user, loginUrl } = await create(o, checked);
+    await auditCall(audit, {
       operation,
-      group: o.group,
       user_id: user?.id,
       outcome: 'ok',
       answer: { message: 'accepted', user_status: user?.status ?? null },
       state_after: 'active',
-      basis,
     });
     result.answer = { ...(user ?? {}), ...(loginUrl === undefined ? {} : { login_url: loginUrl }) };
     return result;
   } catch (err) {
-    if (!(err instanceof ApiError) || err.transient || err.kind === 'authentication' || err.status === undefined)
-      throw err;
-    await appendAudit(o.outDir, {
-      actor,
-      command: 'create',
-      operation,
-      group: o.group,
-      outcome: 'rejected',
-      answer: { status: err.status, message: err.message },
-      basis,
-    });
+    if (!isRefusal(err) || err.status === undefined) throw err;
+    await auditCall(audit, { operation, outcome: 'rejected', answer: { status: err.status, message: err.message } });
     throw new UserFacingError(`create refused by the platform: ${err.message}`, ExitCode.partial, { cause: err });
   }
+}
+
+/** The body from --set and the flags, checked with the operation's declaration (`body` as given, for a dry run). */
+function createBody(o: CreateOptions): { body: Record<string, unknown>; checked: CreateLoginUrlBody } {
+  const body = setFields('create', FIELDS, o.set);
+  if (body.email === undefined) throw new UsersInputError('create: the e-mail is required: --set email=<address>');
+  if (o.sendActivationEmail !== undefined) body.send_activation_email = o.sendActivationEmail;
+  if (o.loginUrl) body.return_user_details = true;
+  const checked = CreateLoginUrlBody.safeParse(body);
+  if (checked.success) return { body, checked: checked.data };
+  const issue = checked.error.issues[0];
+  throw new UsersInputError(
+    `--set ${issue.path.join('.')} is invalid: ${issue.path[0] === 'email' ? 'expected an e-mail address' : issue.message}`,
+  );
+}
+
+/** Sent once: a create repeated after a lost answer would be refused as a duplicate of itself. */
+async function create(o: CreateOptions, body: CreateLoginUrlBody): Promise<{ user?: User; loginUrl?: string }> {
+  if (!o.loginUrl) return { user: await o.client.call('createUser', { group: o.group, body }, { retries: 0 }) };
+  const answer = await o.client.call('createUserWithLoginUrl', { group: o.group, body }, { retries: 0 });
+  return { user: answer.user, loginUrl: answer.login_url };
 }

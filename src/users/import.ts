@@ -7,11 +7,12 @@
  * again user by user, so each row gets its own answer. Every accepted call is audited.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
-import { ApiError, type PerksClient } from '../api/index.js';
+import type { PerksClient } from '../api/index.js';
 import type { CreateUserBody } from '../resources/user.js';
-import { appendAudit, operator } from './audit.js';
+import { auditCall, auditScope, type AuditScope } from './audit.js';
 import { DEFAULTS } from '../config/index.js';
 import { usersByEmail } from './directory.js';
+import { isRefusal } from './errors.js';
 import { snapshotBasis } from './local-state.js';
 import { readImportFile, type ImportRow, type RowRejection } from './rows.js';
 
@@ -59,156 +60,158 @@ export async function importUsers(file: string, o: ImportOptions): Promise<Impor
     calls: { lookups: 0, bulk: 0, single: 0, confirms: 0 },
   };
   if (o.dryRun) {
-    const n = parsed.rows.length;
-    // at most: a listing's first page, then one look-up per row (when the listing would cost more)
-    result.calls = { lookups: n + 1, bulk: Math.ceil(n / BULK_SIZE), single: 0, confirms: n + 1 };
+    result.calls = callsAtMost(parsed.rows.length);
     return result;
   }
   const progress = o.onProgress ?? (() => undefined);
-  const basis = await snapshotBasis(o.outDir, o.group);
-  const audit = (entry: Parameters<typeof appendAudit>[1]) => appendAudit(o.outDir, { ...entry, basis });
-  const actor = { client_id: o.clientId, operator: operator() };
-
-  // 1. Who exists already (any state: the platform rejects creating them).
-  const before = await usersByEmail(
-    o.client,
-    o.group,
-    parsed.rows.map((r) => r.body.email),
-    (d, t) => progress('look up', d, t),
-  );
-  result.calls.lookups += before.calls;
-  const toCreate: ImportRow[] = [];
-  for (const row of parsed.rows) {
-    const id = before.found.get(row.body.email.toLowerCase());
-    if (id === undefined) toCreate.push(row);
-    else result.existing.push({ line: row.line, id });
-  }
-
-  // 2. Bulk calls of at most 100; a refused batch goes user by user.
-  const sent: ImportRow[] = [];
-  for (let i = 0; i < toCreate.length; i += BULK_SIZE) {
-    const batch = toCreate.slice(i, i + BULK_SIZE);
-    const lines = { users: batch.length };
-    try {
-      result.calls.bulk++;
-      await o.client.call('bulkCreateUsers', {
-        group: o.group,
-        body: {
-          data: batch.map((r) => r.body),
-          ...(o.sendActivationEmail === undefined ? {} : { send_activation_email: o.sendActivationEmail }),
-        },
-      });
-      await audit({
-        actor,
-        command: 'import',
-        operation: 'bulkCreateUsers',
-        group: o.group,
-        ...lines,
-        outcome: 'ok',
-        answer: { message: 'accepted (202): created asynchronously' },
-      });
-      sent.push(...batch);
-    } catch (err) {
-      if (!(err instanceof ApiError) || err.transient || err.kind === 'authentication') throw err;
-      await audit({
-        actor,
-        command: 'import',
-        operation: 'bulkCreateUsers',
-        group: o.group,
-        ...lines,
-        outcome: 'rejected',
-        answer: { status: err.status, message: err.message },
-      });
-      for (const row of batch) await createOne(o, row, result, actor, basis);
-    }
-    progress('create', Math.min(i + BULK_SIZE, toCreate.length), toCreate.length);
-  }
-
-  // 3. Read each sent user back; the bulk is asynchronous, so the missing are asked again a little later.
-  let waiting = sent;
-  const deadline = Date.now() + (o.confirmWaitMs ?? DEFAULTS.usersConfirmWaitSeconds * 1000);
-  for (let round = 0; waiting.length; round++) {
-    const after = await usersByEmail(
-      o.client,
-      o.group,
-      waiting.map((r) => r.body.email),
-      (d, t) => progress('confirm', d, t),
-    );
-    result.calls.confirms += after.calls;
-    const missing: ImportRow[] = [];
-    for (const row of waiting) {
-      const id = after.found.get(row.body.email.toLowerCase());
-      if (id === undefined) {
-        missing.push(row);
-        continue;
-      }
-      result.created.push({ line: row.line, id });
-      await audit({
-        actor,
-        command: 'import',
-        operation: 'bulkCreateUsers',
-        group: o.group,
-        user_id: id,
-        outcome: 'ok',
-        answer: { message: 'created (confirmed by reading it back)' },
-        state_after: 'active',
-      });
-    }
-    if (!missing.length) break;
-    if (Date.now() >= deadline) {
-      for (const row of missing)
-        result.rejected.push({
-          line: row.line,
-          reason:
-            'the platform accepted it in a bulk call but has not created it (no user with this e-mail): its UID may be taken, or processing is slow; rerun the import later',
-        });
-      break;
-    }
-    await sleep(Math.min(1000 * 2 ** round, Math.max(0, deadline - Date.now())));
-    waiting = missing;
-  }
-
+  const audit = auditScope(o, 'import', await snapshotBasis(o.outDir, o.group));
+  const run: ImportRun = { o, result, progress, audit };
+  const toCreate = await withoutExisting(run, parsed.rows);
+  const sent = await createInBulk(run, toCreate);
+  await confirmCreated(run, sent);
   for (const list of [result.created, result.existing]) list.sort((a, b) => a.line - b.line);
   result.rejected.sort((a, b) => a.line - b.line);
   return result;
 }
 
-async function createOne(
-  o: ImportOptions,
-  row: ImportRow,
-  result: ImportResult,
-  actor: { client_id: number; operator: string },
-  basis: string | null,
-): Promise<void> {
+/** One import under way: its options, the result it fills in, and the audit of its calls. */
+interface ImportRun {
+  readonly o: ImportOptions;
+  readonly result: ImportResult;
+  readonly progress: NonNullable<ImportOptions['onProgress']>;
+  readonly audit: AuditScope;
+}
+
+/** A dry run's calls: a listing's first page, then one look-up per row (when the listing would cost more). */
+function callsAtMost(rows: number): ImportResult['calls'] {
+  return { lookups: rows + 1, bulk: Math.ceil(rows / BULK_SIZE), single: 0, confirms: rows + 1 };
+}
+
+/** Finds the rows' users on the platform now: a function from a row to its user's id, if there is one. */
+async function lookUp(
+  run: ImportRun,
+  rows: readonly ImportRow[],
+  phase: 'look up' | 'confirm',
+): Promise<(row: ImportRow) => number | undefined> {
+  const { o, result, progress } = run;
+  const emails = rows.map((r) => r.body.email);
+  const found = await usersByEmail(o.client, o.group, emails, (d, t) => progress(phase, d, t));
+  result.calls[phase === 'look up' ? 'lookups' : 'confirms'] += found.calls;
+  return (row) => found.found.get(row.body.email.toLowerCase());
+}
+
+/** 1. Who exists already (any state: the platform rejects creating them) is listed as existing; the rest returned. */
+async function withoutExisting(run: ImportRun, rows: readonly ImportRow[]): Promise<ImportRow[]> {
+  const idOf = await lookUp(run, rows, 'look up');
+  const toCreate: ImportRow[] = [];
+  for (const row of rows) {
+    const id = idOf(row);
+    if (id === undefined) toCreate.push(row);
+    else run.result.existing.push({ line: row.line, id });
+  }
+  return toCreate;
+}
+
+/** 2. Bulk calls of at most BULK_SIZE; a refused batch goes user by user. Returns the rows the bulk calls carried. */
+async function createInBulk(run: ImportRun, rows: readonly ImportRow[]): Promise<ImportRow[]> {
+  const sent: ImportRow[] = [];
+  for (let i = 0; i < rows.length; i += BULK_SIZE) {
+    const batch = rows.slice(i, i + BULK_SIZE);
+    if (await sendBulk(run, batch)) sent.push(...batch);
+    else for (const row of batch) await createOne(run, row);
+    run.progress('create', Math.min(i + BULK_SIZE, rows.length), rows.length);
+  }
+  return sent;
+}
+
+/** One bulk call, audited; false when the platform refused it. */
+async function sendBulk(run: ImportRun, batch: readonly ImportRow[]): Promise<boolean> {
+  const { o, result, audit } = run;
+  const call = { operation: 'bulkCreateUsers', users: batch.length };
+  try {
+    result.calls.bulk++;
+    await o.client.call('bulkCreateUsers', {
+      group: o.group,
+      body: { data: batch.map((r) => r.body), ...activationEmail(o) },
+    });
+    await auditCall(audit, { ...call, outcome: 'ok', answer: { message: 'accepted (202): created asynchronously' } });
+    return true;
+  } catch (err) {
+    if (!isRefusal(err)) throw err;
+    await auditCall(audit, { ...call, outcome: 'rejected', answer: { status: err.status, message: err.message } });
+    return false;
+  }
+}
+
+/** 3. Reads each sent user back; the bulk is asynchronous, so the missing are asked again a little later. */
+async function confirmCreated(run: ImportRun, sent: readonly ImportRow[]): Promise<void> {
+  const deadline = Date.now() + (run.o.confirmWaitMs ?? DEFAULTS.usersConfirmWaitSeconds * 1000);
+  let waiting = sent;
+  for (let round = 0; waiting.length; round++) {
+    const missing = await confirmRound(run, waiting);
+    if (!missing.length) break;
+    if (Date.now() >= deadline) {
+      for (const row of missing) run.result.rejected.push({ line: row.line, reason: NOT_CREATED });
+      break;
+    }
+    await sleep(Math.min(1000 * 2 ** round, Math.max(0, deadline - Date.now())));
+    waiting = missing;
+  }
+}
+
+const NOT_CREATED =
+  'the platform accepted it in a bulk call but has not created it (no user with this e-mail): its UID may be taken, or processing is slow; rerun the import later';
+
+/** One reading back: the users found are created (and audited); the rows still missing are returned. */
+async function confirmRound(run: ImportRun, waiting: readonly ImportRow[]): Promise<ImportRow[]> {
+  const idOf = await lookUp(run, waiting, 'confirm');
+  const missing: ImportRow[] = [];
+  for (const row of waiting) {
+    const id = idOf(row);
+    if (id === undefined) {
+      missing.push(row);
+      continue;
+    }
+    run.result.created.push({ line: row.line, id });
+    await auditCall(run.audit, {
+      operation: 'bulkCreateUsers',
+      user_id: id,
+      outcome: 'ok',
+      answer: { message: 'created (confirmed by reading it back)' },
+      state_after: 'active',
+    });
+  }
+  return missing;
+}
+
+/** A refused bulk's row, created alone so that it gets the platform's own answer. */
+async function createOne(run: ImportRun, row: ImportRow): Promise<void> {
+  const { o, result, audit } = run;
   result.calls.single++;
-  const body: CreateUserBody =
-    o.sendActivationEmail === undefined ? row.body : { ...row.body, send_activation_email: o.sendActivationEmail };
+  const body: CreateUserBody = { ...row.body, ...activationEmail(o) };
   try {
     // Sent once: a create repeated after a lost answer would be refused as a duplicate of itself.
     const user = await o.client.call('createUser', { group: o.group, body }, { retries: 0 });
     result.created.push({ line: row.line, id: user.id });
-    await appendAudit(o.outDir, {
-      actor,
-      command: 'import',
+    await auditCall(audit, {
       operation: 'createUser',
-      group: o.group,
       user_id: user.id,
       outcome: 'ok',
       answer: { user_status: user.status ?? null },
       state_after: 'active',
-      basis,
     });
   } catch (err) {
-    if (!(err instanceof ApiError) || err.transient || err.kind === 'authentication') throw err;
+    if (!isRefusal(err)) throw err;
     result.rejected.push({ line: row.line, reason: `the platform refused it: ${err.message}` });
-    await appendAudit(o.outDir, {
-      actor,
-      command: 'import',
+    await auditCall(audit, {
       operation: 'createUser',
-      group: o.group,
       outcome: 'rejected',
       answer: { status: err.status, message: err.message },
-      basis,
     });
   }
+}
+
+/** --send-activation-email as the body says it: only when given. */
+function activationEmail(o: ImportOptions): { send_activation_email?: boolean } {
+  return o.sendActivationEmail === undefined ? {} : { send_activation_email: o.sendActivationEmail };
 }
