@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 // Checks that every import of src/, pipelines/ and bench/ runs down the layers of docs/dev/architecture.md (the
 // ```layers block there is the rule: a file imports its own folder and the folders of the layers below its own),
-// that no folders and no files import each other in a circle, and that every folder is in a layer.
+// that no folders and no files import each other in a circle, and that every folder is in a layer; inside
+// src/sandbox, that its folders import one way (SANDBOX_LAYERS).
 // Prints one line per finding, `file: import 'specifier': rule`, and exits 1 when there is any.
 // Usage: node scripts/check-layers.mjs [ROOT]   (default: the repository)
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
@@ -12,6 +13,17 @@ const DOC = 'docs/dev/architecture.md';
 const ROOTS = ['src', 'pipelines', 'bench'];
 /** What bench/ may import outside the layers: the test helpers. */
 const BENCH_MAY_IMPORT = 'test/support/';
+/**
+ * Inside src/sandbox, top first: the transport (routing, auth, rate limit, faults, replies) calls the API's
+ * operations, which work on the world. A folder imports the folders below it, never one above; the modules
+ * beside them (choices, errors, options, json/, …) are below all three, and server.ts and index.ts above.
+ */
+const SANDBOX_LAYERS = [
+  ['src/sandbox/http/', 'transport'],
+  ['src/sandbox/ops/', 'operations'],
+  ['src/sandbox/world/', 'world'],
+];
+const SANDBOX_ENTRIES = ['src/sandbox/server.ts', 'src/sandbox/index.ts'];
 
 const layers = readLayers(join(ROOT, DOC));
 const layerOf = new Map(layers.flatMap((l, depth) => l.units.map((u) => [u, { name: l.name, depth }])));
@@ -37,6 +49,8 @@ for (const file of files) {
     }
     if (edges.has(target)) edges.get(file).add(target);
     const to = unitOf(target);
+    const upInSandbox = sandboxClimb(file, target);
+    if (upInSandbox) report(file, spec, upInSandbox);
     if (to === from) continue;
     if (!unitEdges.has(from)) unitEdges.set(from, new Map());
     if (!unitEdges.get(from).has(to)) unitEdges.get(from).set(to, { file, spec });
@@ -94,6 +108,25 @@ function unitOf(file) {
   const parts = file.split('/');
   if (parts[0] !== 'src') return `${parts[0]}/`;
   return parts.length > 2 ? `src/${parts[1]}/` : file;
+}
+
+/** Where a sandbox file sits in SANDBOX_LAYERS: a higher number is further up (entries top, shared modules 0). */
+function sandboxDepth(file) {
+  if (SANDBOX_ENTRIES.includes(file)) return SANDBOX_LAYERS.length + 1;
+  const i = SANDBOX_LAYERS.findIndex(([folder]) => file.startsWith(folder));
+  return i < 0 ? 0 : SANDBOX_LAYERS.length - i;
+}
+
+/** The rule an import from one sandbox file to another breaks when it runs back up SANDBOX_LAYERS, or null. */
+function sandboxClimb(file, target) {
+  if (!file.startsWith('src/sandbox/') || !target.startsWith('src/sandbox/')) return null;
+  const [fromDepth, toDepth] = [sandboxDepth(file), sandboxDepth(target)];
+  if (toDepth <= fromDepth) return null;
+  const name = (depth, path) => {
+    const layer = SANDBOX_LAYERS[SANDBOX_LAYERS.length - depth];
+    return `${layer ? layer[0] : path} (${depth === 0 ? 'shared' : layer ? layer[1] : 'entry'})`;
+  };
+  return `runs back up inside src/sandbox: ${name(fromDepth, file)} imports ${name(toDepth, target)}, a layer above it`;
 }
 
 function importsOf(source) {

@@ -1,4 +1,6 @@
 /** The sandbox's errors: a closed union of codes, each with its status and a Laravel-style body. */
+import { VALIDATION_STATUS } from './choices.js';
+
 export type ErrorCode =
   | 'not_found'
   | 'method_not_allowed'
@@ -41,3 +43,13 @@ export class HungRequest extends Error {
 }
 
 export const notFound = (what = 'Not Found') => new SandboxError('not_found', 404, what);
+
+/** A 422 with Laravel's body {message, errors: {field: [..]}}: the first message, and how many more there are. */
+export function validationError(errors: Record<string, string[]>): SandboxError {
+  const messages = Object.values(errors).flat();
+  const more = messages.length > 1 ? ` (and ${messages.length - 1} more error${messages.length > 2 ? 's' : ''})` : '';
+  return new SandboxError('validation', VALIDATION_STATUS, `${messages[0]}${more}`, errors);
+}
+
+/** A 422 naming one field. */
+export const fieldError = (field: string, message: string) => validationError({ [field]: [message] });

@@ -2,7 +2,6 @@
 import { z } from 'zod';
 import { DEFAULTS } from '../config/index.js';
 import { TOKEN_RATE_LIMIT_PER_MINUTE } from './choices.js';
-import { SCHEMA_DRIFT_KINDS, type SchemaDriftKind } from './http/schema-drift.js';
 
 /** A YYYY-MM-DD that names a real day (Date.parse alone rolls 2026-02-30 over to March). */
 export function isCalendarDate(d: string): boolean {
@@ -27,6 +26,10 @@ export const SCALE_PRESETS: Record<Scale, ScalePreset> = {
   medium: { usersPerGroup: 6_700, orders: 200_000, offers: 120 },
   large: { usersPerGroup: 34_000, orders: 1_200_000, offers: 240 },
 };
+
+/** The schema changes the `schemaDrift` fault can switch on (each described in http/schema-drift.ts). */
+export const SCHEMA_DRIFT_KINDS = ['newField', 'typeChange', 'removedField', 'nestedField', 'personalField'] as const;
+export type SchemaDriftKind = (typeof SCHEMA_DRIFT_KINDS)[number];
 
 /** Fault injection for reliability tests; every field 0 (off) by default. */
 export interface Faults {

@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'vitest';
-import { JsonBytes } from '../../src/sandbox/http/json-bytes.js';
-import { JsonList } from '../../src/sandbox/http/written-json.js';
+import { JsonBytes } from '../../src/sandbox/json/json-bytes.js';
+import { JsonList } from '../../src/sandbox/json/written-json.js';
 import { createRng } from '../../src/sandbox/prng.js';
 
 const written = (write: (out: JsonBytes) => void) => {

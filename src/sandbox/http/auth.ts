@@ -5,6 +5,7 @@
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import { TokenRequest } from '../../resources/auth.js';
 import { SandboxError } from '../errors.js';
+import type { Principal } from '../principal.js';
 import { validate } from './body.js';
 
 export interface Credential {
@@ -12,13 +13,6 @@ export interface Credential {
   client_secret: string;
   kind: 'group' | 'organisation';
   groupIds: number[];
-}
-
-export interface Principal {
-  clientId: number;
-  kind: 'group' | 'organisation';
-  groupIds: number[];
-  jti: string;
 }
 
 type Payload = { aud?: string; jti?: string; exp?: number };

@@ -3,17 +3,9 @@
  * Every failure is a 422 with Laravel's body {message, errors: {field: [..]}} naming the field.
  */
 import { z } from 'zod';
-import { BODY_TOO_LARGE_STATUS, MAX_BODY_BYTES, VALIDATION_STATUS } from '../choices.js';
-import { SandboxError } from '../errors.js';
+import { BODY_TOO_LARGE_STATUS, MAX_BODY_BYTES } from '../choices.js';
+import { SandboxError, fieldError, validationError } from '../errors.js';
 import type { SandboxRequest } from './exchange.js';
-
-export function validationError(errors: Record<string, string[]>): SandboxError {
-  const messages = Object.values(errors).flat();
-  const more = messages.length > 1 ? ` (and ${messages.length - 1} more error${messages.length > 2 ? 's' : ''})` : '';
-  return new SandboxError('validation', VALIDATION_STATUS, `${messages[0]}${more}`, errors);
-}
-
-export const fieldError = (field: string, message: string) => validationError({ [field]: [message] });
 
 export async function readJsonObject(req: SandboxRequest): Promise<Record<string, unknown>> {
   const declared = Number(req.header('content-length') ?? 0);

@@ -8,7 +8,7 @@ import { SandboxError, HungRequest } from '../errors.js';
 import { createRng, type Rng } from '../prng.js';
 import { driftData, emptyDriftCounts, type DriftCounts } from './drift.js';
 import { schemaDriftData } from './schema-drift.js';
-import { JsonList, type Json } from './written-json.js';
+import { JsonList, type Json } from '../json/written-json.js';
 
 export interface FaultCounts {
   errors: number;

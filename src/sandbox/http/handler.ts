@@ -6,11 +6,12 @@
 import type { Operation, OperationName } from '../../resources/operations.js';
 import { redact } from '../../shared/redact.js';
 import { FOREIGN_GROUP_STATUS, LOGIN_PATH_PREFIX, UNSCOPED_OPERATIONS } from '../choices.js';
-import { SandboxError, HungRequest } from '../errors.js';
+import { SandboxError, HungRequest, fieldError } from '../errors.js';
 import { handlers, type SandboxState } from '../ops/index.js';
+import type { Principal } from '../principal.js';
 import type { GroupRecord } from '../world/groups.js';
-import type { Principal, TokenService } from './auth.js';
-import { fieldError, readJsonObject, validate, withQueryPaging } from './body.js';
+import type { TokenService } from './auth.js';
+import { readJsonObject, validate, withQueryPaging } from './body.js';
 import type { Reply, SandboxRequest, Serve } from './exchange.js';
 import type { FaultInjector } from './faults.js';
 import type { SlidingWindow, Verdict } from './rate-limit.js';

@@ -2,7 +2,7 @@
 export { createServe, type Engine } from './handler.js';
 export { fetchHandler, type Handler, type Reply, type SandboxRequest, type Serve } from './exchange.js';
 export { listen } from './node-adapter.js';
-export { makeSecret, TokenService, type Credential, type Principal } from './auth.js';
+export { makeSecret, TokenService, type Credential } from './auth.js';
 export { FaultInjector, type FaultCounts } from './faults.js';
 export { SlidingWindow } from './rate-limit.js';
 export { Router } from './router.js';

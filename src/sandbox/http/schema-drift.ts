@@ -12,8 +12,7 @@
  * - personalField: orders carry a personal value the project does not declare, `contact_phone` (the ordering
  *                 user's phone, derived from the e-mail: contactPhoneOf), which `perks forget` must clear too
  */
-export const SCHEMA_DRIFT_KINDS = ['newField', 'typeChange', 'removedField', 'nestedField', 'personalField'] as const;
-export type SchemaDriftKind = (typeof SCHEMA_DRIFT_KINDS)[number];
+import type { SchemaDriftKind } from '../options.js';
 
 type Rec = Record<string, unknown>;
 const isRecord = (v: unknown): v is Rec => typeof v === 'object' && v !== null && !Array.isArray(v);

@@ -1,19 +1,16 @@
 /** What an operation handler gets, and the helpers every handler shares (user lookup, pages). */
 import type { OperationName } from '../../resources/operations.js';
 import { Identifier } from '../../resources/user.js';
-import type { Principal } from '../http/auth.js';
-import { fieldError } from '../http/body.js';
-import { pageOf, type Page } from '../http/respond.js';
-import type { JsonList } from '../http/written-json.js';
+import { fieldError } from '../errors.js';
+import type { JsonList } from '../json/written-json.js';
 import type { ResolvedOptions } from '../options.js';
+import type { Principal } from '../principal.js';
 import { requireUser } from '../world/directory.js';
 import type { GroupRecord } from '../world/groups.js';
 import type { UserRecord } from '../world/users.js';
-
-/** The paging fields of a listing's body. */
-type PagingBody = { page?: number; per_page?: number };
 import type { World } from '../world/world.js';
 import type { LoginUrls } from './login-urls.js';
+import { pageOf, type Page, type PagingBody } from './pagination.js';
 
 export interface SandboxState {
   world: World;
@@ -71,7 +68,7 @@ export function paged<T>(
   return { data: Array.from(items.slice(page.start, page.end), (item) => encodeItem(item)), page: page.fields };
 }
 
-/** One page of an ordered list whose items are written straight to JSON (see http/written-json.ts). */
+/** One page of an ordered list whose items are written straight to JSON (see json/written-json.ts). */
 export function pagedJson<T>(
   ctx: OpContext,
   items: { length: number; slice(start: number, end: number): ArrayLike<T> },

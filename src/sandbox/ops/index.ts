@@ -21,3 +21,4 @@ export const handlers: Record<Exclude<OperationName, 'token'>, OpHandler> = {
 
 export type { OpContext, OpHandler, OpResult, SandboxState } from './context.js';
 export { LoginUrls } from './login-urls.js';
+export type { Page } from './pagination.js';

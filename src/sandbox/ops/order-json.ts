@@ -8,7 +8,7 @@
  * call, and users' parts are checked once the user directory has changed (user-parts.ts). Offers never change.
  */
 import { ORDER_STATUSES } from '../choices.js';
-import { JsonList } from '../http/written-json.js';
+import { JsonList } from '../json/written-json.js';
 import { ORDER_ID_BASE } from '../world/order-store.js';
 import type { World } from '../world/world.js';
 import { UserParts } from './user-parts.js';

@@ -4,7 +4,7 @@
  * order_id, which is creation order, so pages are stable while new orders arrive at the end.
  */
 import type { OrdersBody } from '../../resources/order.js';
-import { fieldError } from '../http/body.js';
+import { fieldError } from '../errors.js';
 import { maybeBare, pagedJson, pathUser, type OpContext, type OpHandler, type OpResult } from './context.js';
 import { ordersJson } from './order-json.js';
 

@@ -4,7 +4,7 @@
  */
 import type { RedemptionStatsBody, UserStatsBody } from '../../resources/redemption-stats.js';
 import { dayStart, DAY_MS } from '../clock.js';
-import { fieldError } from '../http/body.js';
+import { fieldError } from '../errors.js';
 import { isCalendarDate } from '../options.js';
 import type { UserRecord } from '../world/users.js';
 import type { World } from '../world/world.js';

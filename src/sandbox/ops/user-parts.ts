@@ -6,7 +6,7 @@
  * Names and emails change only through the user directory, which bumps its version: a part is trusted while
  * the directory's version is the one it was written at, and written again after.
  */
-import type { JsonBytes } from '../http/json-bytes.js';
+import type { JsonBytes } from '../json/json-bytes.js';
 import type { UserDirectory } from '../world/directory.js';
 
 /** Bytes per user: the directory version it was written at (4), the part's length (1), the part. */

@@ -1,8 +1,7 @@
 /** User operations: create (single, bulk, with login URL), get, list, update, login URL. */
 import type { CreateLoginUrlBody, CreateUserBody } from '../../resources/user.js';
 import { DUPLICATE_USER_STATUS, USER_STATUS, WRONG_STATE_STATUS } from '../choices.js';
-import { SandboxError } from '../errors.js';
-import { validationError } from '../http/body.js';
+import { SandboxError, validationError } from '../errors.js';
 import type { UserRecord } from '../world/users.js';
 import { maybeBare, paged, pathUser, type OpContext, type OpHandler } from './context.js';
 import { userListWire, userWire } from './wire.js';
