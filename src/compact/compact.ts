@@ -24,9 +24,10 @@ import {
   ensureLakeDir,
   finishSwitch,
   LAKE_FILE_MODE,
-  monthFileInfo,
   MONTH_LAYOUTS,
+  monthFileInfo,
   monthFileName,
+  scanSql,
   switchFiles,
   versionedName,
   withLakeConnection,
@@ -213,13 +214,13 @@ async function switchIn(
   const legacyFiles = legacy.flatMap((l) => l.files);
   if (legacyFiles.length) {
     parts.push(
-      `SELECT ${notPath}, CAST(${id(layout.day)} AS DATE) AS ${id(layout.day)} FROM read_parquet($legacy, hive_partitioning = true, union_by_name = true, hive_types_autocast = false)`,
+      `SELECT ${notPath}, CAST(${id(layout.day)} AS DATE) AS ${id(layout.day)} FROM ${scanSql('$legacy', { autocast: false })}`,
     );
   }
   if (files.length) {
     // Day and month files carry the day as a column; a path key a rewrite may have copied in is dropped.
     parts.push(
-      `SELECT ${notPath}, CAST(${id(layout.day)} AS DATE) AS ${id(layout.day)} FROM read_parquet($files, hive_partitioning = false, union_by_name = true)`,
+      `SELECT ${notPath}, CAST(${id(layout.day)} AS DATE) AS ${id(layout.day)} FROM ${scanSql('$files', { hive: false })}`,
     );
   }
   const params = {
@@ -244,7 +245,7 @@ async function switchIn(
         );
         const after = await fingerprint(
           c,
-          `SELECT * FROM read_parquet(${quotedString(temp)}, hive_partitioning = false)`,
+          `SELECT * FROM ${scanSql(quotedString(temp), { hive: false, unionByName: false })}`,
           {},
         );
         if (!sameFingerprint(before, after)) {

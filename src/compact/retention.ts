@@ -8,7 +8,7 @@
  */
 import { LIST, listValue, VARCHAR } from '../shared/duckdb.js';
 import { join } from 'node:path';
-import { lakeRoot, switchFiles, withLakeConnection } from '../lake/index.js';
+import { lakeRoot, scanSql, switchFiles, withLakeConnection } from '../lake/index.js';
 import { namesIn } from '../lake/month-layout.js';
 import { streamFiles } from './files.js';
 
@@ -119,7 +119,7 @@ async function holdingOwnValues(all: Snapshot[], drop: Snapshot[], personal: str
   const kept = all.filter((s) => !dropped.has(s.day));
   const values = (files: string) =>
     `SELECT DISTINCT _snapshot_date::VARCHAR AS d, id::BIGINT AS id, ${personal.map((c) => `"${c}"::VARCHAR AS "${c}"`).join(', ')}
-     FROM read_parquet(${files}, hive_partitioning = true, union_by_name = true, hive_types_autocast = false)`;
+     FROM ${scanSql(files, { autocast: false })}`;
   return withLakeConnection(async (c) => {
     const r = await c.runAndReadAll(
       `WITH gone AS (${values('$drop')}), stay AS (${values('$keep')})

@@ -5,7 +5,7 @@
  */
 import { LIST, listValue, VARCHAR } from '../shared/duckdb.js';
 import { dirname } from 'node:path';
-import { dayFiles, inTurn, lakeColumns, sqlType, withLakeConnection } from '../lake/index.js';
+import { dayFiles, inTurn, lakeColumns, scanSql, sqlType, withLakeConnection } from '../lake/index.js';
 import type { WindowedStream } from '../../pipelines/index.js';
 
 /** DuckDB's words for a file that is not (or no longer) a whole Parquet file. */
@@ -34,7 +34,7 @@ export async function landedValues(
       await withLakeConnection(async (c) => {
         const where = dayColumn ? ` WHERE ${JSON.stringify(dayColumn)} = CAST($day AS DATE)` : '';
         const reader = await c.runAndReadAll(
-          `SELECT CAST(${JSON.stringify(key)} AS VARCHAR) AS k, to_json([${columns}])::VARCHAR AS v FROM read_parquet($files, hive_partitioning = false)${where}`,
+          `SELECT CAST(${JSON.stringify(key)} AS VARCHAR) AS k, to_json([${columns}])::VARCHAR AS v FROM ${scanSql('$files', { hive: false, unionByName: false })}${where}`,
           { files: listValue(files), ...(dayColumn ? { day: day! } : {}) },
           { files: LIST(VARCHAR) },
         );

@@ -2,19 +2,18 @@
  * The group's current users, read back from the lake's latest users snapshot: the per-user streams
  * and the redemption-stats batches are planned from them.
  */
-import { join } from 'node:path';
-import { globUnder, withLakeConnection } from '../lake/index.js';
+import { globUnder, scanSql, streamDir, withLakeConnection } from '../lake/index.js';
 import type { CurrentUser } from './user-selection.js';
 import { hasParquet } from './lake-files.js';
 
 export async function currentUsers(outDir: string, group: number): Promise<CurrentUser[]> {
-  const dir = join(outDir, 'lake', 'users', `organisation_group_id=${group}`);
+  const dir = streamDir(outDir, 'users', group);
   if (!hasParquet(dir)) return [];
   return withLakeConnection(async (connection) => {
     const glob = globUnder(dir, '*', '*.parquet');
     const reader = await connection.runAndReadAll(
       `WITH snap AS (
-         SELECT *, _snapshot_date::DATE AS snap FROM read_parquet($glob, hive_partitioning = true, union_by_name = true)
+         SELECT *, _snapshot_date::DATE AS snap FROM ${scanSql('$glob')}
        )
        SELECT id::BIGINT AS id, lower(email) AS email, status, login_count::BIGINT AS login_count,
               strftime(last_login, '%Y-%m-%dT%H:%M:%S') AS last_login,

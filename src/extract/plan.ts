@@ -6,8 +6,7 @@
  * the first page of the users listing (user-estimate.ts). The plan names the calls it made: resolving
  * the groups, and those first pages.
  */
-import { join } from 'node:path';
-import { globUnder, withLakeConnection } from '../lake/index.js';
+import { globUnder, scanSql, streamDir, withLakeConnection } from '../lake/index.js';
 import { operations, type OperationName } from '../resources/operations.js';
 import type { PerUserStream, StreamDefinition, WindowedStream } from '../../pipelines/index.js';
 import { hasParquet } from './lake-files.js';
@@ -164,11 +163,11 @@ function callsSince(ctx: RunContext, before: Record<string, number>): Plan['call
 }
 
 async function lastSnapshotRows(outDir: string, stream: string, group?: number): Promise<number> {
-  const dir = join(outDir, 'lake', stream, ...(group === undefined ? [] : [`organisation_group_id=${group}`]));
+  const dir = streamDir(outDir, stream, group);
   if (!hasParquet(dir)) return 0;
   return withLakeConnection(async (c) => {
     const r = await c.runAndReadAll(
-      `WITH s AS (SELECT _snapshot_date::VARCHAR AS d FROM read_parquet($glob, hive_partitioning = true, union_by_name = true))
+      `WITH s AS (SELECT _snapshot_date::VARCHAR AS d FROM ${scanSql('$glob')})
        SELECT count(*)::BIGINT AS n FROM s WHERE d = (SELECT max(d) FROM s)`,
       { glob: globUnder(dir, '**', '*.parquet') },
     );

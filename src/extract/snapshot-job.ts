@@ -10,8 +10,8 @@ import { addCommit, newTally, type GroupTally } from './result.js';
 import { groupIdOf } from './groups.js';
 import { trackUserChanges, type UserChange } from './user-changes.js';
 import { rm } from 'node:fs/promises';
-import { join, relative } from 'node:path';
-import { damagedFiles } from '../lake/index.js';
+import { relative } from 'node:path';
+import { damagedFiles, streamDir } from '../lake/index.js';
 
 function noteChanges(tally: GroupTally, changes: UserChange[]): void {
   if (!changes.length) return;
@@ -73,7 +73,7 @@ async function removeDamagedSnapshots(
   g: GroupInfo | undefined,
   tally: GroupTally,
 ): Promise<void> {
-  const dir = join(ctx.outDir, 'lake', def.name, ...(g ? [`organisation_group_id=${g.id}`] : []));
+  const dir = streamDir(ctx.outDir, def.name, g?.id);
   const damaged = damagedFiles(dir);
   for (const file of damaged) await rm(file, { force: true });
   if (damaged.length)

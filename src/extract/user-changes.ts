@@ -13,7 +13,14 @@ import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { quotedString } from '../shared/duckdb.js';
 import { z } from 'zod';
-import { literalPath, oweErasures, personalKeySql, withLakeConnection, type OwedErasure } from '../lake/index.js';
+import {
+  literalPath,
+  oweErasures,
+  personalKeySql,
+  streamDir,
+  withLakeConnection,
+  type OwedErasure,
+} from '../lake/index.js';
 import { hasParquet } from './lake-files.js';
 import type { RunContext } from './run-context.js';
 
@@ -60,7 +67,7 @@ function seenOf(r: Record<string, unknown>): Seen {
  * file cannot be read (damaged) is passed over for the one before: this run's listing replaces it.
  */
 async function lastSnapshot(outDir: string, group: number): Promise<Map<number, Seen>> {
-  const dir = join(outDir, 'lake', 'users', `organisation_group_id=${group}`);
+  const dir = streamDir(outDir, 'users', group);
   const seen = new Map<number, Seen>();
   if (!hasParquet(dir)) return seen;
   const days = readdirSync(dir)

@@ -4,10 +4,10 @@
  * `last_page` × `per_page`, or the page itself when it is the only one. Without that estimate a first
  * plan would show no per-user calls while the run makes one per user.
  */
-import { join } from 'node:path';
 import type { PerksClient } from '../api/index.js';
 import { currentUsers } from './current-users.js';
 import { hasParquet } from './lake-files.js';
+import { streamDir } from '../lake/index.js';
 
 export interface UserEstimate {
   users: number;
@@ -18,7 +18,7 @@ export interface UserEstimate {
 const PER_PAGE = 100;
 
 export function usersLanded(outDir: string, group: number): boolean {
-  return hasParquet(join(outDir, 'lake', 'users', `organisation_group_id=${group}`));
+  return hasParquet(streamDir(outDir, 'users', group));
 }
 
 export async function estimateUsers(client: PerksClient, outDir: string, group: number): Promise<UserEstimate> {

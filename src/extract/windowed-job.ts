@@ -5,9 +5,9 @@
  * skips the windows it committed; a pass that finished is finished: the next run, even the same day,
  * re-reads the lookback (late orders, refunds).
  */
-import { join, relative } from 'node:path';
+import { relative } from 'node:path';
 import type { WindowedStream } from '../../pipelines/index.js';
-import { damagedFiles, monthFileDays, partitionsOf } from '../lake/index.js';
+import { damagedFiles, monthFileDays, partitionsOf, streamDir } from '../lake/index.js';
 import { rm } from 'node:fs/promises';
 import { isRealDay } from '../shared/checks.js';
 import { forEachLimit } from './pool.js';
@@ -167,7 +167,7 @@ function isDeepPass(ctx: RunContext, def: WindowedStream, state: WindowState | u
  */
 function damagedToHeal(ctx: RunContext, def: WindowedStream, g: GroupInfo, upper: string, all: Window[]) {
   const planned = new Set(all.map((w) => w.startDay));
-  const damaged = damagedFiles(join(ctx.outDir, 'lake', def.name, `organisation_group_id=${g.id}`));
+  const damaged = damagedFiles(streamDir(ctx.outDir, def.name, g.id));
   const healing = damagedWindows(damaged, def, g, upper).filter((w) => !planned.has(w.startDay));
   const damagedMonths =
     def.window.unit === 'day' ? damaged.filter((f) => monthFileDays(f)?.every((d) => d < upper)) : [];

@@ -5,9 +5,8 @@
  * (a snapshot replaced since); and the users whose latest snapshot shows them anonymised upstream
  * while older files still hold their data.
  */
-import { join } from 'node:path';
 import { BIGINT, LIST, listValue, VARCHAR } from '../shared/duckdb.js';
-import { globUnder, personalKeySql, withLakeConnection } from '../lake/index.js';
+import { personalKeySql, scanSql, streamGlob, withLakeConnection } from '../lake/index.js';
 import { lakeFiles } from './lake-files.js';
 
 export interface Identities {
@@ -18,7 +17,7 @@ export interface Identities {
   emails: number;
 }
 
-const usersGlob = (outDir: string) => globUnder(join(outDir, 'lake', 'users'), '**', '*.parquet');
+const usersGlob = (outDir: string) => streamGlob(outDir, 'users');
 
 export async function identitiesOf(outDir: string, ids: number[], owedKeys: string[] = []): Promise<Identities> {
   const emails = new Set<string>();
@@ -34,8 +33,8 @@ export async function identitiesOf(outDir: string, ids: number[], owedKeys: stri
     for (const s of sources) {
       if (!lakeFiles(outDir, s.stream).length) continue;
       const r = await c.runAndReadAll(
-        `SELECT DISTINCT ${s.columns} FROM read_parquet($glob, union_by_name = true) WHERE list_contains($ids, id::BIGINT)`,
-        { glob: globUnder(join(outDir, 'lake', s.stream), '**', '*.parquet'), ids: listValue(ids.map(BigInt)) },
+        `SELECT DISTINCT ${s.columns} FROM ${scanSql('$glob')} WHERE list_contains($ids, id::BIGINT)`,
+        { glob: streamGlob(outDir, s.stream), ids: listValue(ids.map(BigInt)) },
         { glob: VARCHAR, ids: LIST(BIGINT) },
       );
       for (const row of r.getRowObjectsJS() as Record<'e' | 'f' | 'l', string | null>[]) {
@@ -55,7 +54,7 @@ export async function anonymisedUsers(outDir: string, groups?: number[]): Promis
     const r = await c.runAndReadAll(
       `WITH u AS (
          SELECT organisation_group_id::BIGINT AS g, id::BIGINT AS id, email, first_name, last_name, _snapshot_date::DATE AS d, _extracted_at
-         FROM read_parquet($glob, hive_partitioning = true, union_by_name = true)
+         FROM ${scanSql('$glob')}
        ),
        latest AS (SELECT * FROM u QUALIFY row_number() OVER (PARTITION BY g, id ORDER BY d DESC, _extracted_at DESC) = 1)
        SELECT DISTINCT latest.id FROM (SELECT * FROM latest ${only}) AS latest JOIN u USING (g, id)

@@ -14,7 +14,14 @@ import {
   type DuckDBType,
   type DuckDBValue,
 } from '../shared/duckdb.js';
-import { literalPath, personalKeySql, rewriteParquet, usedParameters, withLakeConnection } from '../lake/index.js';
+import {
+  literalPath,
+  personalKeySql,
+  rewriteParquet,
+  scanSql,
+  usedParameters,
+  withLakeConnection,
+} from '../lake/index.js';
 import type { Identities } from './identities.js';
 import { lakeFiles } from './lake-files.js';
 import { PERSONAL_COLUMNS, type PersonalColumns } from './personal-columns.js';
@@ -47,13 +54,13 @@ export async function scrubLake(
     const files = lakeFiles(outDir, spec.stream).filter(mine);
     if (!files.length) continue;
     const list = listValue(files.map(literalPath));
-    const stream: StreamFiles = { list, columns: await columnsOf(list, ', union_by_name = true') };
+    const stream: StreamFiles = { list, columns: await columnsOf(list, true) };
     const emails = spec.byEmail ? await emailsOf(stream, spec.byEmail, who.keys) : [];
     const holding = await filesHolding(spec, stream, paramsWith(emails), types);
     for (const h of holding) for (const o of h.orders) orders.add(o);
     for (const { file, rows } of holding.filter((h) => h.rows > 0)) {
       // the file's own columns: a column another file of the stream has is not in this one
-      const present = await columnsOf(literalPath(file), '');
+      const present = await columnsOf(literalPath(file), false);
       const match = matchOf(spec, present)!;
       const clear = spec.columns.filter((c) => present.has(c));
       const replace = clear.map((c) => `CASE WHEN (${match}) THEN NULL ELSE ${id(c)} END AS ${id(c)}`).join(', ');
@@ -98,7 +105,7 @@ async function emailsOf(stream: StreamFiles, column: string, keys: string[]): Pr
     // a table, not a subquery: DuckDB would push the key's filter below the DISTINCT, into every row
     await c.run(
       `CREATE TEMP TABLE distinct_values AS SELECT DISTINCT CAST(${id(column)} AS VARCHAR) AS v
-       FROM read_parquet($files, hive_partitioning = false, union_by_name = true) WHERE ${id(column)} IS NOT NULL`,
+       FROM ${scanSql('$files', { hive: false })} WHERE ${id(column)} IS NOT NULL`,
       { files: stream.list },
       { files: LIST(VARCHAR) },
     );
@@ -133,7 +140,7 @@ async function filesHolding(
   params: Record<string, DuckDBValue>,
   types: Record<string, DuckDBType>,
 ): Promise<Holding[]> {
-  const source = `read_parquet($files, hive_partitioning = false, union_by_name = true, filename = '${FILE_COLUMN}')`;
+  const source = scanSql('$files', { hive: false, filename: FILE_COLUMN });
   const present = stream.columns;
   const match = matchOf(spec, present);
   const clear = spec.columns.filter((c) => present.has(c));
@@ -158,11 +165,11 @@ async function filesHolding(
   });
 }
 
-/** The columns of `files` (a path, or a list of paths read with `options`). */
-async function columnsOf(files: string | DuckDBValue, options: string): Promise<Set<string>> {
+/** The columns of `files` (a path, or a list of paths matched by name when `unionByName`). */
+async function columnsOf(files: string | DuckDBValue, unionByName: boolean): Promise<Set<string>> {
   return withLakeConnection(async (c) => {
     const r = await c.runAndReadAll(
-      `DESCRIBE SELECT * FROM read_parquet($files, hive_partitioning = false${options})`,
+      `DESCRIBE SELECT * FROM ${scanSql('$files', { hive: false, unionByName })}`,
       { files },
       typeof files === 'string' ? { files: VARCHAR } : { files: LIST(VARCHAR) },
     );

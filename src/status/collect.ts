@@ -11,6 +11,9 @@ import {
   readRunManifests,
   readSchemaHistory,
   recentChanges,
+  scanSql,
+  streamDir,
+  streamGlob,
   undeclaredFields,
   withLakeConnection,
   type RunManifest,
@@ -129,13 +132,13 @@ async function lakeRows(outDir: string, streams: string[]): Promise<Map<string, 
   const counts = new Map<string, number>();
   await withLakeConnection(async (c) => {
     for (const stream of streams) {
-      const dir = join(outDir, 'lake', stream);
+      const dir = streamDir(outDir, stream);
       if (!existsSync(dir)) continue;
       const g = stream === 'offers' ? 'NULL' : 'organisation_group_id'; // offers are organisation-wide
-      const source = `SELECT ${g} AS g${FULL_SNAPSHOTS.has(stream) ? ', _snapshot_date AS d' : ''} FROM read_parquet($glob, hive_partitioning = true, union_by_name = true)`;
+      const source = `SELECT ${g} AS g${FULL_SNAPSHOTS.has(stream) ? ', _snapshot_date AS d' : ''} FROM ${scanSql('$glob')}`;
       const current = FULL_SNAPSHOTS.has(stream) ? `${source} QUALIFY d = max(d) OVER (PARTITION BY g)` : source;
       const sql = `SELECT g::VARCHAR AS g, count(*)::BIGINT AS n FROM (${current}) GROUP BY ALL`;
-      const rows = await c.runAndReadAll(sql, { glob: join(dir, '**', '*.parquet') }).then(
+      const rows = await c.runAndReadAll(sql, { glob: streamGlob(outDir, stream) }).then(
         (r) => r.getRowObjectsJson() as { g: string | null; n: string }[],
         () => [],
       );

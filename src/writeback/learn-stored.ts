@@ -21,6 +21,7 @@ import type { Journal } from './journal.js';
 import { entryOf, type WritebackRow } from './rows.js';
 import { byUser, findUpstream } from './upstream.js';
 import { unresolvable } from './recover.js';
+import { streamDir } from '../lake/index.js';
 
 export const FOUND_IN_LAKE = 'found in the extracted interactions: stored upstream before the ledger knew it';
 export const FOUND_UPSTREAM =
@@ -107,7 +108,7 @@ function refreshedUsers(outDir: string): Set<string> {
 
 /** The given interaction ids the landed interactions stream holds. */
 async function idsInLake(db: Db, outDir: string, ids: number[]): Promise<Set<number>> {
-  const dir = path.join(outDir, 'lake', 'interactions');
+  const dir = streamDir(outDir, 'interactions');
   const files = fs.existsSync(dir)
     ? fs
         .readdirSync(dir, { recursive: true })

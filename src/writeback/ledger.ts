@@ -9,7 +9,7 @@
  */
 import fs from 'node:fs';
 import { quotedString } from '../shared/duckdb.js';
-import { ensureLakeDir, LAKE_FILE_MODE, versionsOf } from '../lake/index.js';
+import { ensureLakeDir, LAKE_FILE_MODE, scanSql, streamDir, versionsOf } from '../lake/index.js';
 import path from 'node:path';
 import type { Db } from './db.js';
 import { fileList, isoOf } from './db.js';
@@ -20,7 +20,7 @@ import { LedgerEntry, SETTLED_MESSAGE, type LedgerStatus } from './rows.js';
 export const LEDGER_VIEW = 'lake_writeback_ledger';
 
 export function ledgerDirs(outDir: string): { lake: string; state: string } {
-  return { lake: path.join(outDir, 'lake', 'writeback_ledger'), state: path.join(outDir, 'state', 'writeback') };
+  return { lake: streamDir(outDir, 'writeback_ledger'), state: path.join(outDir, 'state', 'writeback') };
 }
 
 /** Journal line fields and their DuckDB types (the ledger's columns, partition columns included). */
@@ -52,10 +52,7 @@ export async function createLedgerView(db: Db, outDir: string): Promise<void> {
   const dirs = ledgerDirs(outDir);
   const parts: string[] = [];
   const parquet = parquetFiles(dirs.lake);
-  if (parquet.length)
-    parts.push(
-      `SELECT ${COLUMNS} FROM read_parquet(${fileList(parquet)}, hive_partitioning = true, union_by_name = true)`,
-    );
+  if (parquet.length) parts.push(`SELECT ${COLUMNS} FROM ${scanSql(fileList(parquet))}`);
   const segments = journalSegments(dirs.state).map((s) => s.path);
   if (segments.length) parts.push(journalSql(segments));
   if (!parts.length)

@@ -9,6 +9,7 @@ import type { PerksClient } from '../api/index.js';
 import { fileList, isoOf, openDb } from './db.js';
 import { createLedgerView, LEDGER_VIEW, parquetFiles } from './ledger.js';
 import { byUser, findUpstream } from './upstream.js';
+import { streamDir, scanSql } from '../lake/index.js';
 
 export interface SentRow {
   interaction_id: number;
@@ -36,9 +37,9 @@ export async function verifyWriteback(options: { outDir: string; client?: PerksC
   const db = await openDb();
   try {
     await createLedgerView(db, outDir);
-    const lakeFiles = parquetFiles(path.join(outDir, 'lake', 'interactions'));
+    const lakeFiles = parquetFiles(streamDir(outDir, 'interactions'));
     const lake = lakeFiles.length
-      ? `read_parquet(${fileList(lakeFiles)}, hive_partitioning = true, union_by_name = true, hive_types_autocast = false)`
+      ? scanSql(fileList(lakeFiles), { autocast: false })
       : `(SELECT NULL::BIGINT AS organisation_group_id, NULL::VARCHAR AS interaction_id, NULL::BIGINT AS user_id, NULL::TIMESTAMPTZ AS _extracted_at WHERE false)`;
     const rows = await db.all(`
       WITH sent AS (
