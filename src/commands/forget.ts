@@ -3,6 +3,7 @@ import type { CommandModule } from 'yargs';
 import { forgetAnonymised, forgetUsers, ForgetInputError, type ForgetResult } from '../forget/index.js';
 import { handle } from './handle.js';
 import { configFromFlags, OUTPUT } from './options.js';
+import { relativeStreamDir } from '../lake/index.js';
 
 interface ForgetFlags {
   user?: (string | number)[];
@@ -49,7 +50,7 @@ export const forgetCommand: CommandModule<object, ForgetFlags> = {
 
 export function formatForget(r: ForgetResult): string {
   if (!r.users.length) return 'nothing to forget: no user in the lake is anonymised upstream with data left behind\n';
-  const streams = Object.entries(r.streams).map(([s, t]) => `lake/${s} ${t.files} files, ${t.rows} rows`);
+  const streams = Object.entries(r.streams).map(([s, t]) => `${relativeStreamDir(s)} ${t.files} files, ${t.rows} rows`);
   const lines = [
     `forgot ${r.users.length} user(s) (${r.users.slice(0, 10).join(', ')}${r.users.length > 10 ? ', …' : ''}): ${r.files} files rewritten, ${r.rows} rows cleared, ${r.quarantineLines} quarantined records scrubbed`,
     `  ${streams.join('; ')}`,

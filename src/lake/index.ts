@@ -58,7 +58,7 @@ export {
   literalPath,
   globUnder,
 } from './paths.js';
-export { groupPartition, scanSql, streamDir, streamGlob, type ScanOptions } from './streams.js';
+export { groupPartition, relativeStreamDir, scanSql, streamDir, streamGlob, type ScanOptions } from './streams.js';
 export { personalKey, personalKeySql } from './personal-keys.js';
 export { oweErasures, owedErasures, settleErasures, OwedErasure } from './erasure-queue.js';
 export * from './errors.js';

@@ -16,6 +16,9 @@ export function streamDir(outDir: string, stream: string, group?: number | strin
   return group === undefined ? dir : join(dir, groupPartition(group));
 }
 
+/** The stream's folder relative to the output directory (`lake/orders`): what views read through `file_search_path`. */
+export const relativeStreamDir = (stream: string): string => `lake/${safeIdentifier('stream name', stream)}`;
+
 /** A glob of every Parquet file of the stream (or one group's), the output folder's name taken literally. */
 export function streamGlob(outDir: string, stream: string, group?: number | string): string {
   return globUnder(streamDir(outDir, stream, group), '**', '*.parquet');

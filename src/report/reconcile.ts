@@ -5,16 +5,14 @@
  * the same rule as stg_orders.
  */
 import { existsSync, readdirSync } from 'node:fs';
-import { join } from 'node:path';
-import { globUnder } from '../lake/index.js';
+import { globUnder, scanSql, streamDir } from '../lake/index.js';
 import { type Reconciliation } from './model.js';
 import { MEASURES, type Measure, type ReconciliationLine } from '../closes/index.js';
 import type { ReportMonth } from './month.js';
 import type { Warehouse } from './warehouse.js';
 
 export function ordersLakeDir(outDir: string, groupId?: number): string {
-  const dir = join(outDir, 'lake', 'orders');
-  return groupId === undefined ? dir : join(dir, `organisation_group_id=${groupId}`);
+  return streamDir(outDir, 'orders', groupId);
 }
 
 export async function reconcile(
@@ -43,7 +41,7 @@ export async function reconcile(
     `WITH raw AS (
       SELECT CAST(organisation_group_id AS BIGINT) AS organisation_group_id, CAST(order_date AS DATE) AS order_date,
         order_id, order_currency, ${MEASURES.filter((m) => m !== 'orders').join(', ')}, _extracted_at, _run_id
-      FROM read_parquet(${sqlString(globUnder(dir, '**', '*.parquet'))}, hive_partitioning = true, union_by_name = true)
+      FROM ${scanSql(sqlString(globUnder(dir, '**', '*.parquet')))}
     ),
     latest AS (
       SELECT * FROM raw

@@ -5,8 +5,7 @@
  * entries made before it; no clock is compared. Read only; nothing is sent.
  */
 import { existsSync, readdirSync } from 'node:fs';
-import { join } from 'node:path';
-import { globUnder, withLakeConnection } from '../lake/index.js';
+import { globUnder, scanSql, streamDir, withLakeConnection } from '../lake/index.js';
 import { readAudit } from './audit.js';
 import type { Address } from './address.js';
 import { stateOfStatus, type LocalView } from './lifecycle.js';
@@ -29,7 +28,7 @@ async function snapshotRow(
   address: Address,
   group: number | undefined,
 ): Promise<SnapshotRow | undefined> {
-  const root = join(outDir, 'lake', 'users');
+  const root = streamDir(outDir, 'users');
   if (!hasParquet(root)) return undefined;
   const where =
     address.identifier === 'id'
@@ -41,7 +40,7 @@ async function snapshotRow(
     const reader = await c.runAndReadAll(
       `WITH u AS (
          SELECT *, organisation_group_id::BIGINT AS g, _snapshot_date::DATE AS snap
-         FROM read_parquet($glob, hive_partitioning = true, union_by_name = true)
+         FROM ${scanSql('$glob')}
        ), latest AS (
          SELECT * FROM u WHERE snap = (SELECT max(x.snap) FROM u AS x WHERE x.g = u.g)
        )
@@ -66,11 +65,11 @@ async function snapshotRow(
 
 /** The run id of the group's latest users snapshot (every group's when none is named), or null. */
 export async function snapshotBasis(outDir: string, group: number | undefined): Promise<string | null> {
-  const root = join(outDir, 'lake', 'users');
+  const root = streamDir(outDir, 'users');
   if (!hasParquet(root)) return null;
   return withLakeConnection(async (c) => {
     const reader = await c.runAndReadAll(
-      `SELECT _run_id AS run_id FROM read_parquet($glob, hive_partitioning = true, union_by_name = true)
+      `SELECT _run_id AS run_id FROM ${scanSql('$glob')}
        WHERE $group IS NULL OR organisation_group_id::BIGINT = $group
        ORDER BY _snapshot_date::DATE DESC, _extracted_at DESC LIMIT 1`,
       { glob: globUnder(root, '**', '*.parquet'), group: group ?? null },

@@ -25,7 +25,7 @@ import { IncrementalModels, lookupRowsTable, lookupTable } from '../incremental/
 import { readStates, writeStates, type ModelState } from '../incremental/build-state.js';
 import { compareWarehouses, describeDifference } from './compare-warehouses.js';
 import { describeSeedFiles, dropSeed, keepsSeed, SEED_DIR, stageSeed, type SeedMonths } from './seed.js';
-import { pidAlive, withJournal } from '../../lake/index.js';
+import { lakeRoot, pidAlive, withJournal } from '../../lake/index.js';
 import { crashPoint } from '../../shared/crash-points.js';
 import {
   applyChange,
@@ -345,7 +345,7 @@ async function lakeViewsStep(
   onStep?: (step: StepResult) => void,
 ) {
   const started = Date.now();
-  const lake = await createLakeViews(conn, join(outDir, 'lake'));
+  const lake = await createLakeViews(conn, lakeRoot(outDir));
   const graph = await modelGraph(conn, outDir, project);
   const latest = await narrowToLatestSnapshots(conn, outDir, [...graph.models, ...graph.singular]);
   const files = lake.reduce((n, v) => n + v.files, 0);

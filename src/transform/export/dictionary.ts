@@ -11,6 +11,7 @@ import type { Materialization } from '../models/header.js';
 import type { Node } from '../models/model-graph.js';
 import { materialization } from '../runner/run-models.js';
 import { commit, tempPathFor } from './atomic-files.js';
+import { scanSql } from '../../lake/index.js';
 
 export interface ModelDoc {
   name: string;
@@ -99,7 +100,7 @@ function lakeLayout(): string[] {
   return [
     '## The lake',
     '',
-    "Read a stream with `read_parquet('<out>/lake/<stream>/**/*.parquet', hive_partitioning = true, union_by_name = true)`: every",
+    `Read a stream with \`${scanSql("'<out>/lake/<stream>/**/*.parquet'")}\`: every`,
     'committed file is current (whatever replaces a file removes it), and no file is ever rewritten under its name. A reader',
     'that may run while `perks run`, `extract`, `compact` or `forget` writes reads `<out>/lake/_compaction.json` before and',
     'after its query and keeps the answer only if `switching` is null and `generation` is the same both times. A plain glob',

@@ -28,6 +28,7 @@ import { folderMonth, monthPartitions, type Partition } from '../sources/lake-pa
 import { narrowLakeView } from '../sources/lake-views.js';
 import { inMonth, inMonths } from './month-range.js';
 import { stripTrailingSemicolon, type Node } from '../models/model-graph.js';
+import { relativeStreamDir } from '../../lake/index.js';
 
 export interface IntervalCounts {
   /** Group-months rebuilt (all of them when built whole). */
@@ -140,7 +141,7 @@ export class IncrementalModels {
       const stream = view.slice('lake_'.length);
       const parts = monthPartitions(this.outDir, stream);
       if (!parts) {
-        unsupported = `lake/${stream} is not in group and month folders`;
+        unsupported = `${relativeStreamDir(stream)} is not in group and month folders`;
         continue;
       }
       for (const [key, p] of parts) {

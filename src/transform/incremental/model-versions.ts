@@ -20,6 +20,7 @@ import { settingsHash, sha, type ModelState } from './build-state.js';
 import { CLOSE_TABLES } from '../sources/close-tables.js';
 import { LAKE_STREAMS, lakeViewName } from '../sources/lake-streams.js';
 import { parseTree, visitTree, type Node } from '../models/model-graph.js';
+import { streamDir } from '../../lake/index.js';
 
 /** Table functions whose rows follow from their arguments alone. */
 const SERIES = new Set(['range', 'generate_series', 'unnest']);
@@ -156,7 +157,7 @@ export class ModelVersions {
 
   /** The names and sizes of the stream's files, and the view's definition. */
   private async lakeFingerprint(view: string, stream: string): Promise<string> {
-    const root = join(this.outDir, 'lake', stream);
+    const root = streamDir(this.outDir, stream);
     let files: string[] = [];
     try {
       files = readdirSync(root, { recursive: true, encoding: 'utf8' })

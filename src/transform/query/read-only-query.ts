@@ -15,7 +15,7 @@
  * passes `--read-files-anywhere` (`filesAnywhere`).
  */
 import { existsSync } from 'node:fs';
-import { dirname, join, resolve, sep } from 'node:path';
+import { dirname, resolve, sep } from 'node:path';
 import { repairHint, useOutputDir } from '../sources/lake-views.js';
 import {
   DuckDBInstance,
@@ -26,7 +26,7 @@ import {
   type Json,
 } from '../../shared/duckdb.js';
 import { firstLine, QueryError, WarehouseMissingError } from '../errors.js';
-import { LakeError } from '../../lake/index.js';
+import { LakeError, streamDir } from '../../lake/index.js';
 
 export interface QueryResult {
   columns: string[];
@@ -84,7 +84,7 @@ export function failed(err: unknown): never {
     /^IO Error|^Invalid Input Error:.*(parquet|magic|footer|too small)|^Serialization Error|^INTERNAL Error/i.test(line)
   ) {
     const stream = /lake[\\/]([a-z_]+)[\\/]/.exec(line)?.[1];
-    const hint = stream && outDirOfQuery ? repairHint(outDirOfQuery, stream, join(outDirOfQuery, 'lake', stream)) : '';
+    const hint = stream && outDirOfQuery ? repairHint(outDirOfQuery, stream, streamDir(outDirOfQuery, stream)) : '';
     throw new QueryDataError(
       `the query could not read its data: ${line}${hint || '; `perks build` names a damaged lake file and the command that repairs it'}`,
     );

@@ -8,6 +8,7 @@
 import { createHash } from 'node:crypto';
 import { readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
+import { streamDir, relativeStreamDir } from '../../lake/index.js';
 
 export interface Partition {
   group: string;
@@ -55,7 +56,7 @@ export function latestSnapshotFiles(
   stream: string,
   grouped: boolean,
 ): { files: string[]; total: number } | null {
-  const root = join(outDir, 'lake', stream);
+  const root = streamDir(outDir, stream);
   const groups = grouped ? dirs(root) : [''];
   if (!groups) return null;
   const files: string[] = [];
@@ -72,7 +73,7 @@ export function latestSnapshotFiles(
       if (entries.some((e) => e.isDirectory())) return null;
       const parquet = entries
         .filter((e) => e.name.endsWith('.parquet'))
-        .map((e) => ['lake', stream, g, day, e.name].filter(Boolean).join('/'));
+        .map((e) => [relativeStreamDir(stream), g, day, e.name].filter(Boolean).join('/'));
       total += parquet.length;
       if (parquet.length) latest = parquet;
     }
@@ -86,7 +87,7 @@ export function latestSnapshotFiles(
  * (the stream cannot be read by intervals).
  */
 export function monthPartitions(outDir: string, stream: string): Map<string, Partition> | null {
-  const root = join(outDir, 'lake', stream);
+  const root = streamDir(outDir, stream);
   const found = new Map<string, { group: string; month: string; files: string[]; sizes: string[] }>();
   const groups = dirs(root);
   if (!groups) return null;
@@ -104,7 +105,7 @@ export function monthPartitions(outDir: string, stream: string): Map<string, Par
         // a folder below a month (the glob reads its files too) is no shape of ours
         if (statSync(join(root, g, m, name)).isDirectory()) return null;
         if (!name.endsWith('.parquet')) continue;
-        entry.files.push(`lake/${stream}/${g}/${m}/${name}`);
+        entry.files.push(`${relativeStreamDir(stream)}/${g}/${m}/${name}`);
         entry.sizes.push(`${m}/${name}:${statSync(join(root, g, m, name)).size}`);
       }
       found.set(key, entry);

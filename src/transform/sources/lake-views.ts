@@ -14,7 +14,7 @@ import { readdirSync } from 'node:fs';
 import { basename, dirname, resolve } from 'node:path';
 import { quotedIdentifier as id, quotedString as str, type DuckDBConnection } from '../../shared/duckdb.js';
 import { ConfigError } from '../../shared/exit-codes.js';
-import { damagedFiles, repairCommand } from '../../lake/index.js';
+import { damagedFiles, relativeStreamDir, repairCommand, scanSql, streamDir } from '../../lake/index.js';
 import { firstLine, LakeReadError } from '../errors.js';
 import { LAKE_STREAMS, lakeViewName, type LakeColumn, type LakeStream } from './lake-streams.js';
 
@@ -113,9 +113,9 @@ export async function narrowLakeView(
 ): Promise<void> {
   const stream = LAKE_STREAMS.find((s) => s.name === streamName);
   if (!stream) throw new Error(`no lake stream ${streamName}`);
-  const whole = files === 'all' && countParquet(resolve(outDir, 'lake', stream.name)) > 0;
+  const whole = files === 'all' && countParquet(streamDir(resolve(outDir), stream.name)) > 0;
   const body = whole
-    ? await typedScan(conn, stream, `lake/${stream.name}`)
+    ? await typedScan(conn, stream, relativeStreamDir(stream.name))
     : files === 'all' || files.length === 0
       ? emptyRelation(stream)
       : await typedScan(conn, stream, files);
@@ -128,7 +128,7 @@ async function typedScan(conn: DuckDBConnection, stream: LakeStream, relativeDir
   const paths = Array.isArray(relativeDir)
     ? `[${relativeDir.map(str).join(', ')}]`
     : str(`${relativeDir}/**/*.parquet`);
-  const source = `read_parquet(${paths}, hive_partitioning = true, union_by_name = true, hive_types_autocast = false)`;
+  const source = scanSql(paths, { autocast: false });
   const described = await conn.runAndReadAll(`DESCRIBE SELECT * FROM ${source}`);
   const present = (described.getRowObjectsJson() as { column_name: string }[]).map((r) => r.column_name);
   const presentLower = new Set(present.map((n) => n.toLowerCase()));
