@@ -211,71 +211,16 @@ async function buildOnce(
   const temp = tempPathFor(target);
   const changes: FileChange[] = [];
   let committed = false;
-  // A build starts from the previous warehouse's tables (a copy: the previous stays as it is): incremental
-  // models keep their clean intervals, the others their table when nothing they read changed.
-  const incremental = project.models.filter((m) => m.header.incremental).map((m) => m.name);
-  const seed = !options.full && existsSync(target) ? target : undefined;
-  // the previous tables of the models, kept until each model is built (or kept: model-versions.ts)
-  const tables = project.models.filter((m) => materialization(m) === 'table').map((m) => m.name);
-  const bookkeeping = incremental.flatMap((m) => [lookupTable(m), lookupRowsTable(m)]);
-  const { db, previous, kept, unreadable } = await openSeeded(temp, options, seed, [...tables, ...bookkeeping]);
+  const { db, previous, kept, unreadable } = await openFor(project, options, target, temp);
   try {
     await setModelVariables(db.conn, options, evaluatedAt);
     const declared = new Map(project.models.flatMap((m) => (m.header.intervals ? [[m.name, m.header.intervals]] : [])));
     const token = randomBytes(8).toString('hex');
     const versions = new ModelVersions(db.conn, outDir, previous, kept, token);
     const intervals = new IncrementalModels(db.conn, outDir, previous, kept, declared, (m) => versions.isUnchanged(m));
-    // The models read the lake while no switch replaces files in it (another worker of the round may be
-    // landing its groups): never a window twice, nor a file gone under a query (src/lake/journal.ts).
-    const { steps, graph } = await withJournal(outDir, async () => {
-      const { lakeStep, graph, latest } = await lakeViewsStep(db.conn, outDir, project, hooks.onStep);
-      const steps = [
-        lakeStep,
-        ...(await runModels(db.conn, graph.models, graph.tests, {
-          runTests: true,
-          lakeViews: graph.sources,
-          onStep: hooks.onStep,
-          incremental: intervals,
-          versions,
-        })),
-      ];
-      // stored whole: analysts' lake views hold every snapshot
-      await widenLatestSnapshots(db.conn, outDir, latest);
-      return { steps, graph };
-    });
-    if (unreadable)
-      steps.unshift(
-        step(
-          {
-            name: 'previous warehouse',
-            kind: 'swap',
-            status: 'warn',
-            rows: null,
-            ms: 0,
-            error: `the previous warehouse ${target} could not be read (${unreadable}): every model was built whole from the lake, and replaces it`,
-          },
-          hooks.onStep,
-        ),
-      );
-    const plan = {
-      layout: options.martLayout,
-      monthFolder: (mart: Node): MonthFolder | undefined => {
-        const state = intervals.states.get(mart.name);
-        if (!mart.header.incremental || !state) return undefined;
-        state.exported = options.martLayout === 'file' ? undefined : token;
-        return {
-          time: mart.header.incremental.time,
-          replaced: intervals.replacedMonths(mart.name),
-          previousToken: intervals.previousExport(mart.name),
-          token,
-        };
-      },
-      wholeFile: (mart: Node) => ({
-        unchanged: versions.isUnchanged(mart.name),
-        previousToken: previous?.get(mart.name)?.exportedFile,
-        token,
-      }),
-    };
+    const { steps, graph } = await modelsStep(db.conn, outDir, project, { intervals, versions }, hooks.onStep);
+    if (unreadable) steps.unshift(unreadableStep(target, unreadable, hooks.onStep));
+    const plan = exportPlan(options, { intervals, versions, previous }, token);
     const exported = succeeded(steps)
       ? await exportMarts(db.conn, graph.marts, place.marts, changes, plan, hooks.onStep)
       : { steps: [], outputs: [], fileTokens: new Map<string, string>() };
@@ -300,12 +245,8 @@ async function buildOnce(
       committed = true;
       for (const change of changes) applyChange(change);
       if (place.dictionary) writeDictionary(join(outDir, 'docs', 'models.md'), docs);
-      steps.push(
-        step(
-          { name: 'warehouse swap', kind: 'swap', status: 'success', rows: null, ms: Date.now() - swapStarted },
-          hooks.onStep,
-        ),
-      );
+      const ms = Date.now() - swapStarted;
+      steps.push(step({ name: 'warehouse swap', kind: 'swap', status: 'success', rows: null, ms }, hooks.onStep));
     }
     return resultOf(ok, options.asOf, target, ok ? exported.outputs : [], steps);
   } finally {
@@ -314,6 +255,86 @@ async function buildOnce(
     discard(`${temp}.spill`);
     for (const change of changes) discardChange(change);
   }
+}
+
+/**
+ * The build's database at `temp`. A build starts from the previous warehouse's tables (a copy: the previous
+ * stays as it is): incremental models keep their clean intervals, the others their table when nothing they
+ * read changed (model-versions.ts); `--full`: from nothing.
+ */
+function openFor(project: Project, options: CheckedBuildOptions, target: string, temp: string) {
+  const incremental = project.models.filter((m) => m.header.incremental).map((m) => m.name);
+  const seed = !options.full && existsSync(target) ? target : undefined;
+  const tables = project.models.filter((m) => materialization(m) === 'table').map((m) => m.name);
+  const bookkeeping = incremental.flatMap((m) => [lookupTable(m), lookupRowsTable(m)]);
+  return openSeeded(temp, options, seed, [...tables, ...bookkeeping]);
+}
+
+/**
+ * The lake views, then every model and its data tests. The models read the lake while no switch replaces
+ * files in it (another worker of the round may be landing its groups): never a window twice, nor a file gone
+ * under a query (src/lake/journal.ts).
+ */
+async function modelsStep(
+  conn: DuckDBConnection,
+  outDir: string,
+  project: Project,
+  builds: { intervals: IncrementalModels; versions: ModelVersions },
+  onStep?: (step: StepResult) => void,
+) {
+  return withJournal(outDir, async () => {
+    const { lakeStep, graph, latest } = await lakeViewsStep(conn, outDir, project, onStep);
+    const steps = [
+      lakeStep,
+      ...(await runModels(conn, graph.models, graph.tests, {
+        runTests: true,
+        lakeViews: graph.sources,
+        onStep,
+        incremental: builds.intervals,
+        versions: builds.versions,
+      })),
+    ];
+    // stored whole: analysts' lake views hold every snapshot
+    await widenLatestSnapshots(conn, outDir, latest);
+    return { steps, graph };
+  });
+}
+
+/** The warning of a build that could not read the previous warehouse, and so built every model whole. */
+function unreadableStep(target: string, unreadable: string, onStep?: (step: StepResult) => void): StepResult {
+  const error = `the previous warehouse ${target} could not be read (${unreadable}): every model was built whole from the lake, and replaces it`;
+  return step({ name: 'previous warehouse', kind: 'swap', status: 'warn', rows: null, ms: 0, error }, onStep);
+}
+
+/**
+ * How each mart is exported: by months (only those the build replaced, when the folder is the previous
+ * build's) or as a whole file (kept when the mart is unchanged and the file is the previous build's).
+ */
+function exportPlan(
+  options: CheckedBuildOptions,
+  built: { intervals: IncrementalModels; versions: ModelVersions; previous: Map<string, ModelState> | null },
+  token: string,
+) {
+  const { intervals, versions, previous } = built;
+  return {
+    layout: options.martLayout,
+    monthFolder: (mart: Node): MonthFolder | undefined => {
+      const state = intervals.states.get(mart.name);
+      if (!mart.header.incremental || !state) return undefined;
+      state.exported = options.martLayout === 'file' ? undefined : token;
+      return {
+        time: mart.header.incremental.time,
+        replaced: intervals.replacedMonths(mart.name),
+        previousToken: intervals.previousExport(mart.name),
+        token,
+      };
+    },
+    wholeFile: (mart: Node) => ({
+      unchanged: versions.isUnchanged(mart.name),
+      previousToken: previous?.get(mart.name)?.exportedFile,
+      token,
+    }),
+  };
 }
 
 /**
