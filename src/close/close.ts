@@ -17,7 +17,14 @@ import {
   type GroupSection,
   type Reread,
 } from '../closes/index.js';
-import { loadReport, openWarehouse, parseMonth, type RevenueRule } from '../report/index.js';
+import {
+  loadReport,
+  openWarehouse,
+  parseMonth,
+  type ReportMonth,
+  type RevenueReport,
+  type RevenueRule,
+} from '../report/index.js';
 import { now, todayUtc } from '../shared/clock.js';
 import { readBuildRecord } from '../transform/index.js';
 import { CloseInputError } from './errors.js';
@@ -50,8 +57,27 @@ export function defaultOperator(): string {
   }
 }
 
+/** A close of a month already parsed and known to be over (the close workflow checks both once, up front). */
+export interface EndedMonthClose extends Omit<CloseOptions, 'month'> {
+  readonly month: ReportMonth;
+}
+
+/** What one group's close will write: its figures, and whether it is forced. */
+interface FrozenGroup {
+  readonly group: number;
+  readonly figures: FrozenFigures;
+  readonly forced: boolean;
+}
+
+/** Closes a month given as text: parsed, refused unless it is over, then closed as `closeEndedMonth` does. */
 export async function closeMonth(options: CloseOptions): Promise<CloseRecord[]> {
   const month = parseMonth(options.month);
+  assertMonthOver(month);
+  return closeEndedMonth({ ...options, month });
+}
+
+/** Only a month that is over can be closed (refused: one line, exit 2). */
+export function assertMonthOver(month: ReportMonth): void {
   const today = todayUtc();
   if (month.start > today)
     throw new CloseInputError(
@@ -61,54 +87,86 @@ export async function closeMonth(options: CloseOptions): Promise<CloseRecord[]> 
     throw new CloseInputError(
       `--month=${month.ym} is not over yet (it ends on ${month.end}): close it once the extract has passed its end plus the lookback`,
     );
+}
+
+/** Freezes every group's figures, then (unless a dry run) appends one record per group. */
+export async function closeEndedMonth(options: EndedMonthClose): Promise<CloseRecord[]> {
   const records = await readCloses(options.outDir);
-  const inForce = closesInForce(records);
+  const frozen = await freezeGroups(options, closesInForce(records));
+  // Every check passed for every group before anything is written.
+  if (options.dryRun) return [];
+  return appendCloses(options, records, frozen);
+}
+
+/** Each group's figures of the month from the warehouse, every group checked before any is returned. */
+async function freezeGroups(
+  options: EndedMonthClose,
+  inForce: ReadonlyMap<string, CloseRecord>,
+): Promise<FrozenGroup[]> {
+  const { month } = options;
   const wh = await openWarehouse(options.outDir);
-  const frozen: { group: number; figures: FrozenFigures; forced: boolean }[] = [];
   try {
     const report = await loadReport(wh, options.outDir, month, options.group, options.rule);
-    for (const g of report.groups) {
-      const held = inForce.get(closeKey(g.groupId, month.ym));
-      if (held) {
-        throw new CloseInputError(
-          `${month.ym} is already closed for group ${g.groupId} (by ${held.by} at ${held.at}, record ${held.seq}): reopen it first with \`perks reopen --month ${month.ym} --group ${g.groupId} --reason …\` if it must change`,
-        );
-      }
-      if (g.closure.status === 'provisional' && !options.force) {
-        throw new CloseInputError(
-          `${month.ym} is provisional for group ${g.groupId}: ${g.closure.reason}; close it then, or pass --force to close it now (the record will say so)`,
-        );
-      }
-      // Freshness bounded where money is signed: a balance read before the month's last day is not the liability
-      // at its end. The dry run (before the close's credit refresh) does not ask.
-      const stale = Number(g.credit?.staleBalances ?? 0);
-      if (stale > 0 && !options.force && !options.dryRun) {
-        throw new CloseInputError(
-          `${month.ym} is provisional for group ${g.groupId}: ${stale} credit balance${stale === 1 ? '' : 's'} older than the month end (read before ${g.credit!.monthEnd}, the oldest on ${g.credit!.oldestSnapshot}): the credit refresh did not reach ${stale === 1 ? 'it' : 'them'}; close again with a larger --budget-minutes, or pass --force to close on ${stale === 1 ? 'it' : 'them'} (the record will say so)`,
-        );
-      }
-      const lines = report.reconciliation.lines.filter((l) => l.groupId === g.groupId);
-      frozen.push({
+    return report.groups.map((g) => {
+      const stale = refuseUnclosable(options, g, inForce.get(closeKey(g.groupId, month.ym)));
+      return {
         group: g.groupId,
         forced: g.closure.status === 'provisional' || stale > 0,
-        figures: {
-          ...(options.fx ? { fx: freezeRates(options.fx, month.ym, g) } : {}),
-          revenue_statuses: [...options.rule.statuses],
-          reread: options.reread ?? null,
-          section: g,
-          reconciliation: {
-            available: report.reconciliation.available,
-            ...(report.reconciliation.note ? { note: report.reconciliation.note } : {}),
-            lines,
-          },
-        },
-      });
-    }
+        figures: figuresOf(options, report, g),
+      };
+    });
   } finally {
     wh.close();
   }
-  // Every check passed for every group before anything is written.
-  if (options.dryRun) return [];
+}
+
+/** Throws when the group's month cannot be closed now; returns its count of stale credit balances. */
+function refuseUnclosable(options: EndedMonthClose, g: GroupSection, held: CloseRecord | undefined): number {
+  const ym = options.month.ym;
+  if (held) {
+    throw new CloseInputError(
+      `${ym} is already closed for group ${g.groupId} (by ${held.by} at ${held.at}, record ${held.seq}): reopen it first with \`perks reopen --month ${ym} --group ${g.groupId} --reason …\` if it must change`,
+    );
+  }
+  if (g.closure.status === 'provisional' && !options.force) {
+    throw new CloseInputError(
+      `${ym} is provisional for group ${g.groupId}: ${g.closure.reason}; close it then, or pass --force to close it now (the record will say so)`,
+    );
+  }
+  // Freshness bounded where money is signed: a balance read before the month's last day is not the liability
+  // at its end. The dry run (before the close's credit refresh) does not ask.
+  const stale = Number(g.credit?.staleBalances ?? 0);
+  if (stale > 0 && !options.force && !options.dryRun) {
+    const them = stale === 1 ? 'it' : 'them';
+    throw new CloseInputError(
+      `${ym} is provisional for group ${g.groupId}: ${stale} credit balance${stale === 1 ? '' : 's'} older than the month end (read before ${g.credit!.monthEnd}, the oldest on ${g.credit!.oldestSnapshot}): the credit refresh did not reach ${them}; close again with a larger --budget-minutes, or pass --force to close on ${them} (the record will say so)`,
+    );
+  }
+  return stale;
+}
+
+/** The figures a group's close freezes: its report section, its reconciliation lines, the rates and the rule. */
+function figuresOf(options: EndedMonthClose, report: RevenueReport, g: GroupSection): FrozenFigures {
+  const { reconciliation } = report;
+  return {
+    ...(options.fx ? { fx: freezeRates(options.fx, options.month.ym, g) } : {}),
+    revenue_statuses: [...options.rule.statuses],
+    reread: options.reread ?? null,
+    section: g,
+    reconciliation: {
+      available: reconciliation.available,
+      ...(reconciliation.note ? { note: reconciliation.note } : {}),
+      lines: reconciliation.lines.filter((l) => l.groupId === g.groupId),
+    },
+  };
+}
+
+/** One close record per group, chained in order, all at the same instant. */
+async function appendCloses(
+  options: EndedMonthClose,
+  records: readonly CloseRecord[],
+  frozen: readonly FrozenGroup[],
+): Promise<CloseRecord[]> {
   const at = await closeInstant(options.outDir);
   const written: CloseRecord[] = [];
   let chain = records;
@@ -116,7 +174,7 @@ export async function closeMonth(options: CloseOptions): Promise<CloseRecord[]> 
     const record = await appendClose(options.outDir, chain, {
       action: 'close',
       organisation_group_id: f.group,
-      month: month.ym,
+      month: options.month.ym,
       at,
       by: options.by ?? defaultOperator(),
       note: options.note ?? '',

@@ -1,16 +1,10 @@
 /** `perks close`, `perks reopen`, `perks closes`: the finance close of a month, per group, and its record. */
 import type { CommandModule } from 'yargs';
-import { closeMonth, CloseInputError, refreshCredit, reopenMonth, rereadMonth } from '../close/index.js';
+import { CloseInputError, runClose, runReopen, type CloseOutcome, type CloseRequest } from '../close/index.js';
+import { closesPath, forcedBecause, fxRatesFrom, readCloses, type CloseRecord } from '../closes/index.js';
 import { DEFAULTS } from '../config/index.js';
-import { ConfigError } from '../shared/exit-codes.js';
-import { closesPath, forcedBecause, fxRatesFrom, readCloses, type CloseRecord, type Reread } from '../closes/index.js';
 import { parseMonth, revenueRuleFrom } from '../report/index.js';
-import { todayUtc } from '../shared/clock.js';
-import { ExitCode, UserFacingError } from '../shared/exit-codes.js';
-import { buildWarehouse } from '../transform/index.js';
-import { acquireLock } from '../lake/index.js';
-import { checkpoint } from '../shared/output-hooks.js';
-import { crashPoint } from '../shared/crash-points.js';
+import { ConfigError } from '../shared/exit-codes.js';
 import { handle } from './handle.js';
 import { configFromFlags, GROUP_FILTER, OUTPUT } from './options.js';
 import { parseGroup } from './report.js';
@@ -24,22 +18,6 @@ interface CloseFlags {
   reread: boolean;
   'budget-minutes'?: number;
   output?: string;
-}
-
-/** `records`: the work appends to the close record, which (with a store) is committed before it is reported. */
-async function locked<T>(outDir: string, work: () => Promise<T>, records = false): Promise<T> {
-  const lock = await acquireLock(outDir);
-  try {
-    const result = await work();
-    if (records) {
-      crashPoint('close-before-publish');
-      await checkpoint('close record');
-      crashPoint('close-after-publish');
-    }
-    return result;
-  } finally {
-    await lock.release();
-  }
 }
 
 const line = (r: CloseRecord) =>
@@ -77,68 +55,43 @@ export const closeCommand: CommandModule<object, CloseFlags> = {
       ),
   handler: (argv) =>
     handle(async () => {
-      const config = configFromFlags(argv);
-      const group = parseGroup(argv.group);
-      const rule = revenueRuleFrom(process.env);
-      const fx = fxRatesFrom(process.env); // a bad rates file: one line, exit 2, before any call
-      const month = parseMonth(argv.month);
-      const budget = argv['budget-minutes'] ?? DEFAULTS.extract.budgetMinutes;
-      if (!(budget >= 0)) throw new ConfigError('--budget-minutes must be a number of minutes, 0 or more');
-      let reread: Reread | null = null;
-      const notes: string[] = [];
-      const request = {
-        outDir: config.output,
-        month: argv.month,
-        group,
-        by: argv.by,
-        note: argv.note,
-        force: argv.force,
-        rule,
-        fx,
-      };
-      if (argv.reread && config.baseUrl && month.next <= todayUtc()) {
-        // the refusals first: a close that would be refused re-reads nothing
-        await locked(config.output, () => closeMonth({ ...request, dryRun: true }));
-        const { lines, ...found } = await rereadMonth(config, month);
-        reread = found; // the record keeps the count; the terminal names the changes
-        notes.push(
-          `re-read ${month.ym} (${reread.windows} windows): ${reread.changed} order${reread.changed === 1 ? '' : 's'} new or changed since last extracted`,
-        );
-        notes.push(...lines.map((l) => `  ${l}`));
-        if (reread.changed > lines.length)
-          notes.push(`  … and ${reread.changed - lines.length} more (lake order_versions, _run_id ${reread.run_id})`);
-        const started = Date.now();
-        const credit = await refreshCredit(config, month, { group, budgetMinutes: budget });
-        notes.push(
-          `credit refreshed for ${credit.refreshed} of ${credit.holders} holders (a balance, or credit spent in ${month.ym})${credit.waiting ? `, ${credit.waiting} waiting: the budget (${credit.budgetCalls} calls, --budget-minutes ${budget}) is spent` : ''}: ${credit.calls} calls in ${((Date.now() - started) / 1000).toFixed(1)} s`,
-        );
-      } else
-        notes.push(
-          argv.reread
-            ? `${month.ym} not re-read before the close: no API configured (PERKS_BASE_URL)`
-            : `${month.ym} not re-read before the close (--no-reread)`,
-        );
-      const written = await locked(
-        config.output,
-        async () => {
-          if (reread) {
-            const built = await buildWarehouse({ outDir: config.output });
-            if (!built.ok)
-              throw new UserFacingError(
-                `the build after the re-read failed; nothing was closed: ${built.error}`,
-                ExitCode.failed,
-              );
-          }
-          return closeMonth({ ...request, reread });
-        },
-        true,
-      );
-      process.stdout.write(`${notes.join('\n')}\n`);
-      process.stdout.write(
-        `${written.map((r) => `closed ${r.month} for group ${r.organisation_group_id}${r.forced ? ` (FORCED: ${forcedBecause(r)})` : ''}, record ${r.seq}, hash ${r.hash}`).join('\n')}\n  ${closesPath(config.output)}\n`,
-      );
+      const request = closeRequestFrom(argv);
+      const outcome = await runClose(request);
+      process.stdout.write(`${rereadNotes(request, outcome.reread).join('\n')}\n`);
+      process.stdout.write(`${outcome.written.map(closedLine).join('\n')}\n  ${closesPath(request.config.output)}\n`);
     }),
 };
+
+/** The flags checked once, in this order (a bad rates file: one line, exit 2, before any call). */
+function closeRequestFrom(argv: CloseFlags): CloseRequest {
+  const config = configFromFlags(argv);
+  const group = parseGroup(argv.group);
+  const rule = revenueRuleFrom(process.env);
+  const fx = fxRatesFrom(process.env);
+  const month = parseMonth(argv.month);
+  const budgetMinutes = argv['budget-minutes'] ?? DEFAULTS.extract.budgetMinutes;
+  if (!(budgetMinutes >= 0)) throw new ConfigError('--budget-minutes must be a number of minutes, 0 or more');
+  const { by, note, force, reread } = argv;
+  return { config, month, group, by, note, force, rule, fx, reread, budgetMinutes };
+}
+
+/** What the re-read before the close found (its first changes named) and refreshed, or why there was none. */
+function rereadNotes({ month, budgetMinutes }: CloseRequest, reread: CloseOutcome['reread']): string[] {
+  if (reread === 'no-api') return [`${month.ym} not re-read before the close: no API configured (PERKS_BASE_URL)`];
+  if (reread === 'not-asked') return [`${month.ym} not re-read before the close (--no-reread)`];
+  const { found, lines, credit, creditMs } = reread;
+  return [
+    `re-read ${month.ym} (${found.windows} windows): ${found.changed} order${found.changed === 1 ? '' : 's'} new or changed since last extracted`,
+    ...lines.map((l) => `  ${l}`),
+    ...(found.changed > lines.length
+      ? [`  … and ${found.changed - lines.length} more (lake order_versions, _run_id ${found.run_id})`]
+      : []),
+    `credit refreshed for ${credit.refreshed} of ${credit.holders} holders (a balance, or credit spent in ${month.ym})${credit.waiting ? `, ${credit.waiting} waiting: the budget (${credit.budgetCalls} calls, --budget-minutes ${budgetMinutes}) is spent` : ''}: ${credit.calls} calls in ${(creditMs / 1000).toFixed(1)} s`,
+  ];
+}
+
+const closedLine = (r: CloseRecord) =>
+  `closed ${r.month} for group ${r.organisation_group_id}${r.forced ? ` (FORCED: ${forcedBecause(r)})` : ''}, record ${r.seq}, hash ${r.hash}`;
 
 interface ReopenFlags {
   month: string;
@@ -163,11 +116,7 @@ export const reopenCommand: CommandModule<object, ReopenFlags> = {
       const config = configFromFlags(argv);
       const group = parseGroup(argv.group);
       if (group === undefined) throw new CloseInputError('--group is required');
-      const r = await locked(
-        config.output,
-        () => reopenMonth({ outDir: config.output, month: argv.month, group, reason: argv.reason, by: argv.by }),
-        true,
-      );
+      const r = await runReopen({ outDir: config.output, month: argv.month, group, reason: argv.reason, by: argv.by });
       process.stdout.write(
         `reopened ${r.month} for group ${r.organisation_group_id}, record ${r.seq}, hash ${r.hash}\n`,
       );

@@ -1,0 +1,115 @@
+/**
+ * `perks close` and `perks reopen` from start to end. A close: the month checked once to be over; with an API,
+ * the refusals first under the output's lock (a close that would be refused re-reads nothing), then the month
+ * re-read and its holders' credit refreshed, the warehouse rebuilt and the close written under the lock. What
+ * either appends to the close record is checkpointed (with a store: published) before the command reports it.
+ */
+import type { Config } from '../config/index.js';
+import type { CloseRecord, FxRates, Reread } from '../closes/index.js';
+import { acquireLock } from '../lake/index.js';
+import type { ReportMonth, RevenueRule } from '../report/index.js';
+import { crashPoint } from '../shared/crash-points.js';
+import { ExitCode, UserFacingError } from '../shared/exit-codes.js';
+import { checkpoint } from '../shared/output-hooks.js';
+import { buildWarehouse } from '../transform/index.js';
+import { assertMonthOver, closeEndedMonth, reopenMonth, type EndedMonthClose, type ReopenOptions } from './close.js';
+import { refreshCredit, type CreditRefresh } from './credit-refresh.js';
+import { rereadMonth } from './reread.js';
+
+export interface CloseRequest {
+  /** The output, and the API the re-read reads from (none: no re-read). */
+  readonly config: Config;
+  readonly month: ReportMonth;
+  /** One group; every group of the warehouse when absent. */
+  readonly group?: number;
+  readonly by?: string;
+  readonly note?: string;
+  /** Close although the month is provisional; the record says so. */
+  readonly force?: boolean;
+  readonly rule: RevenueRule;
+  readonly fx?: FxRates;
+  /** Re-read the month from the API before the close (false: --no-reread). */
+  readonly reread: boolean;
+  /** The credit refresh's call budget, in minutes at the rate limit. */
+  readonly budgetMinutes: number;
+}
+
+/** What the re-read before the close found and did. */
+export interface RereadBeforeClose {
+  /** What the close record keeps. */
+  readonly found: Reread;
+  /** The first changes named, for the terminal (the count is in `found`). */
+  readonly lines: readonly string[];
+  readonly credit: CreditRefresh;
+  /** How long the credit refresh took. */
+  readonly creditMs: number;
+}
+
+export interface CloseOutcome {
+  /** The re-read, or why there was none: no API configured, or --no-reread. */
+  readonly reread: RereadBeforeClose | 'no-api' | 'not-asked';
+  /** One record per group closed. */
+  readonly written: readonly CloseRecord[];
+}
+
+/** `perks close`: the month (re-read first when asked and an API is configured) signed off per group. */
+export async function runClose(request: CloseRequest): Promise<CloseOutcome> {
+  assertMonthOver(request.month);
+  const { config, month, group, by, note, force, rule, fx } = request;
+  const close: EndedMonthClose = { outDir: config.output, month, group, by, note, force, rule, fx };
+  const reread = await rereadBeforeClose(request, close);
+  const found = typeof reread === 'string' ? null : reread.found;
+  const written = await locked(close.outDir, () => rebuildAndClose({ ...close, reread: found }), true);
+  return { reread, written };
+}
+
+/** `perks reopen`: the reopen record appended under the output's lock. */
+export async function runReopen(options: ReopenOptions): Promise<CloseRecord> {
+  return locked(options.outDir, () => reopenMonth(options), true);
+}
+
+async function rereadBeforeClose(request: CloseRequest, close: EndedMonthClose): Promise<CloseOutcome['reread']> {
+  if (!request.reread) return 'not-asked';
+  if (!request.config.baseUrl) return 'no-api';
+  // the refusals first: a close that would be refused re-reads nothing
+  await locked(close.outDir, () => closeEndedMonth({ ...close, dryRun: true }));
+  const { lines, ...found } = await rereadMonth(request.config, request.month);
+  const started = Date.now();
+  const credit = await refreshCredit(request.config, request.month, {
+    group: request.group,
+    budgetMinutes: request.budgetMinutes,
+  });
+  return { found, lines, credit, creditMs: Date.now() - started };
+}
+
+/** After a re-read the warehouse is rebuilt, so the figures frozen are the ones re-read. */
+async function rebuildAndClose(close: EndedMonthClose): Promise<CloseRecord[]> {
+  if (close.reread) {
+    const built = await buildWarehouse({ outDir: close.outDir });
+    if (!built.ok)
+      throw new UserFacingError(
+        `the build after the re-read failed; nothing was closed: ${built.error}`,
+        ExitCode.failed,
+      );
+  }
+  return closeEndedMonth(close);
+}
+
+/**
+ * The work under the output's lock. `records`: the work appends to the close record, which (with a store) is
+ * committed before the lock is released and the command reports it.
+ */
+async function locked<T>(outDir: string, work: () => Promise<T>, records = false): Promise<T> {
+  const lock = await acquireLock(outDir);
+  try {
+    const result = await work();
+    if (records) {
+      crashPoint('close-before-publish');
+      await checkpoint('close record');
+      crashPoint('close-after-publish');
+    }
+    return result;
+  } finally {
+    await lock.release();
+  }
+}
