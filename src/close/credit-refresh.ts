@@ -6,10 +6,9 @@
  * stays stale, and the close refuses it without --force.
  */
 import { readdirSync } from 'node:fs';
-import { join } from 'node:path';
 import type { Config } from '../config/index.js';
 import { extract } from '../extract/index.js';
-import { withLakeConnection } from '../lake/index.js';
+import { scanSql, streamDir, streamGlob, withLakeConnection } from '../lake/index.js';
 import type { ReportMonth } from '../report/index.js';
 import { ExitCode, UserFacingError } from '../shared/exit-codes.js';
 
@@ -44,13 +43,13 @@ export async function creditHolders(
   /** Also the holders already read on the month's last day or later (the close needs only the others). */
   options: { all?: boolean } = {},
 ): Promise<Map<number, number[]>> {
-  const lake = (stream: string) => join(outDir, 'lake', stream);
+  const lake = (stream: string) => streamDir(outDir, stream);
   const globs: Record<string, string> = {};
   // a stream with no files yet is an empty relation of the columns read
   const source = (stream: string, columns: string) => {
     if (!hasParquet(lake(stream))) return `(SELECT ${columns} WHERE false)`;
-    globs[stream] = join(lake(stream), '**', '*.parquet');
-    return `read_parquet($${stream}, hive_partitioning = true, union_by_name = true)`;
+    globs[stream] = streamGlob(outDir, stream);
+    return scanSql(`$${stream}`);
   };
   const empty = {
     credit:
@@ -135,7 +134,7 @@ export async function refreshCredit(
 /** The groups the lake holds credit of (an organisation token without PERKS_GROUP_IDS). */
 function lakeGroups(outDir: string): number[] {
   try {
-    return readdirSync(join(outDir, 'lake', 'credit'))
+    return readdirSync(streamDir(outDir, 'credit'))
       .map((d) => /^organisation_group_id=(\d+)$/.exec(d)?.[1])
       .filter((id): id is string => id !== undefined)
       .map(Number);

@@ -3,13 +3,15 @@
  * refund that came weeks after the order is in the signed figures rather than in an adjustment; the
  * warehouse is then rebuilt. What changed is what the re-read appended to the order history.
  */
-import { join } from 'node:path';
 import type { Config } from '../config/index.js';
 import { extract } from '../extract/index.js';
-import { withLakeConnection } from '../lake/index.js';
+import { scanSql, streamGlob, withLakeConnection } from '../lake/index.js';
 import type { Reread } from '../closes/index.js';
 import type { ReportMonth } from '../report/index.js';
 import { ExitCode, UserFacingError } from '../shared/exit-codes.js';
+
+/** The order history as the re-read's queries read it (partition values kept as text). */
+const HISTORY = scanSql('$glob', { unionByName: false, autocast: false });
 
 /** At most this many changes are named on the terminal (the count is always whole). */
 export const REREAD_LINES = 20;
@@ -29,7 +31,7 @@ export async function rereadMonth(
     .filter((st) => st.name === 'orders')
     .reduce((n, st) => n + st.groups.reduce((m, g) => m + g.windows, 0), 0);
   const params = {
-    glob: join(config.output, 'lake', 'order_versions', '**', '*.parquet'),
+    glob: streamGlob(config.output, 'order_versions'),
     run: result.runId,
     from: month.start,
     to: month.next,
@@ -37,14 +39,14 @@ export async function rereadMonth(
   const { changed, lines } = await withLakeConnection(async (c) => {
     try {
       const r = await c.runAndReadAll(
-        `SELECT count(*) AS n FROM read_parquet($glob, hive_partitioning = true, hive_types_autocast = false)
+        `SELECT count(*) AS n FROM ${HISTORY}
         WHERE _run_id = $run AND order_date >= $from AND order_date < $to`,
         params,
       );
       // each change beside the order's previous observation in the history (none: new to the lake)
       const named = await c.runAndReadAll(
         `WITH h AS (SELECT organisation_group_id AS g, order_id, order_status AS s, CAST(group_revenue AS VARCHAR) || ' ' || coalesce(order_currency, '') AS m, _run_id, _extracted_at
-          FROM read_parquet($glob, hive_partitioning = true, hive_types_autocast = false) WHERE order_date >= $from AND order_date < $to),
+          FROM ${HISTORY} WHERE order_date >= $from AND order_date < $to),
         now AS (SELECT * FROM h WHERE _run_id = $run),
         before AS (SELECT h.* FROM h SEMI JOIN now USING (g, order_id) WHERE h._run_id <> $run
           QUALIFY row_number() OVER (PARTITION BY h.g, h.order_id ORDER BY h._extracted_at DESC) = 1)
