@@ -68,6 +68,7 @@ for (const file of files) {
 }
 for (const unit of [...unplaced].sort())
   findings.push(`${unit}: in no layer of ${DOC}: add it to the layers there (and say which may import it)`);
+findings.push(...files.flatMap((file) => lakeLayoutOutside(file, readFileSync(join(ROOT, file), 'utf8'))));
 for (const circle of circles(new Map([...unitEdges].map(([u, m]) => [u, new Set(m.keys())]))))
   findings.push(
     `circle between folders: ${circle.join(' -> ')} -> ${circle[0]} (${circle
@@ -127,6 +128,26 @@ function sandboxClimb(file, target) {
     return `${layer ? layer[0] : path} (${depth === 0 ? 'shared' : layer ? layer[1] : 'entry'})`;
   };
   return `runs back up inside src/sandbox: ${name(fromDepth, file)} imports ${name(toDepth, target)}, a layer above it`;
+}
+
+/**
+ * The lake's layout is known in src/lake only (src/lake/streams.ts: streamDir, streamGlob, relativeStreamDir,
+ * scanSql): a path built from a 'lake' segment, or a `hive_partitioning` read, anywhere else is a finding.
+ */
+function lakeLayoutOutside(file, source) {
+  // src/store maps every path of the output to objects by its top folders (lake/, state/ …); the sandbox has no lake
+  if (!file.startsWith('src/') || /^src\/(lake|store|sandbox)\//.test(file)) return [];
+  const code = (line) => !/^\s*(\*|\/\/|\/\*)/.test(line);
+  const path = /\b(?:join|resolve)\([^)]*['"`]lake['"`]|['"`]lake\//;
+  return source
+    .split('\n')
+    .flatMap((line, i) =>
+      code(line) && (path.test(line) || /hive_partitioning/.test(line))
+        ? [
+            `${file}:${i + 1}: the lake's layout outside src/lake: read it through src/lake/streams.ts (streamDir, streamGlob, scanSql)`,
+          ]
+        : [],
+    );
 }
 
 function importsOf(source) {

@@ -58,3 +58,23 @@ test('an import back up, one across a layer, a circle, test code and a folder in
     'circle between files: src/report/index.ts -> src/run/pipeline.ts -> src/report/index.ts',
   ]);
 });
+
+test("the lake's layout outside src/lake: a path built from a 'lake' segment or a hive_partitioning read, one line each", async () => {
+  const root = await tree({
+    'docs/dev/architecture.md': LAYERS,
+    'src/report/read.ts': [
+      "import { join } from 'node:path';",
+      "export const dir = (out: string) => join(out, 'lake', 'orders');",
+      '// a comment may say hive_partitioning',
+      "export const sql = `SELECT * FROM read_parquet('x', hive_partitioning = true)`;",
+      "export const kind: 'lake' | 'model' = 'lake';",
+      '',
+    ].join('\n'),
+  });
+  const run = check(root);
+  expect(run.status).toBe(1);
+  expect(run.stdout.trim().split('\n')).toEqual([
+    "src/report/read.ts:2: the lake's layout outside src/lake: read it through src/lake/streams.ts (streamDir, streamGlob, scanSql)",
+    "src/report/read.ts:4: the lake's layout outside src/lake: read it through src/lake/streams.ts (streamDir, streamGlob, scanSql)",
+  ]);
+});
