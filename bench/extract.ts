@@ -18,7 +18,7 @@ import { join } from 'node:path';
 import { loadConfig } from '../src/config/index.js';
 import { dayWindows, extract, monthWindows, shiftDay, type ExtractResult } from '../src/extract/index.js';
 import { creditHolders } from '../src/close/index.js';
-import { REASONS, rankText } from '../src/extract/user-selection.js';
+import { REASONS, rankText } from '../src/extract/per-user/user-selection.js';
 import { parseMonth } from '../src/report/index.js';
 import { startSandbox, type Scale } from '../src/sandbox/index.js';
 

@@ -6,12 +6,12 @@ import type { PerksClient, RecordParseError } from '../api/index.js';
 import { DEFAULTS, type Config } from '../config/index.js';
 import type { Group } from '../resources/group.js';
 import { resolveGroups, timezoneOf, type LenientGroup } from './groups.js';
-import type { Landing } from './landing.js';
+import type { Landing } from './landing/landing.js';
 import type { StateStore } from './state.js';
-import type { Durably } from './checkpoints.js';
+import type { Durably } from './landing/checkpoints.js';
 import type { StreamName } from '../../pipelines/index.js';
-import type { Shard } from './shard.js';
-import { localDay } from './windows.js';
+import type { Shard } from './per-user/shard.js';
+import { localDay } from './windows/windows.js';
 
 export interface ExtractOptions {
   /** Streams to run (and what they need); all when absent. */

@@ -10,16 +10,16 @@ import { ExitCode } from '../shared/exit-codes.js';
 import { now as clockNow } from '../shared/clock.js';
 import { newRunId } from '../shared/run-id.js';
 import type { SchemaChange } from '../lake/index.js';
-import type { Landing } from './landing.js';
-import { planExtract, type Plan } from './plan.js';
+import type { Landing } from './landing/landing.js';
+import { planExtract, type Plan } from './planning/plan.js';
 import { quarantineShare, type QuarantineShare } from './quarantine-share.js';
 import { emptyStreamResult, newTally, type StreamResult } from './result.js';
 import { createRunContext, type Event, type ExtractOptions, type RunContext } from './run-context.js';
-import { shardLabel } from './shard.js';
+import { shardLabel } from './per-user/shard.js';
 import type { StateStore } from './state.js';
 import { runStream } from './stream-run.js';
-import type { Durably } from './checkpoints.js';
-import { landedElsewhere } from './worker-share.js';
+import type { Durably } from './landing/checkpoints.js';
+import { landedElsewhere } from './per-user/worker-share.js';
 
 export interface ExtractDeps {
   /** The stream definitions, in dependency order (the session gives pipelines/index.ts's). */

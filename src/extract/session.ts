@@ -20,13 +20,13 @@ import {
   writeJsonAtomic,
 } from '../lake/index.js';
 import { streams } from '../../pipelines/index.js';
-import { lakeLanding } from './lake-landing.js';
-import { checkpointed } from './checkpoints.js';
+import { lakeLanding } from './landing/lake-landing.js';
+import { checkpointed } from './landing/checkpoints.js';
 import type { Event, ExtractOptions } from './run-context.js';
 import { runExtract, type ExtractResult } from './runner.js';
 import { newRunId } from '../shared/run-id.js';
-import { nextRunStamp, recordRunStamp } from './run-stamp.js';
-import { acquireWorkLock, assertNoOverlap, isWholeScope, scopeKey, type WorkScope } from './work-lock.js';
+import { nextRunStamp, recordRunStamp } from './landing/run-stamp.js';
+import { acquireWorkLock, assertNoOverlap, isWholeScope, scopeKey, type WorkScope } from './per-user/work-lock.js';
 import { now } from '../shared/clock.js';
 import { perksVersion } from '../shared/version.js';
 

@@ -4,7 +4,7 @@
  * describes is committed.
  */
 import { z } from 'zod';
-import type { Refreshed } from './user-selection.js';
+import type { Refreshed } from './per-user/user-selection.js';
 import { now } from '../shared/clock.js';
 import { isRealDay } from '../shared/checks.js';
 import { ConfigError } from '../shared/exit-codes.js';

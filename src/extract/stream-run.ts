@@ -6,15 +6,15 @@ import { inScope } from '../api/index.js';
 import type { StreamDefinition } from '../../pipelines/index.js';
 import { ExitCode } from '../shared/exit-codes.js';
 import { redact } from '../shared/redact.js';
-import { awaitHandoff, writeHandoff } from './handoff.js';
-import { runPerUserGroup } from './per-user-job.js';
+import { awaitHandoff, writeHandoff } from './per-user/handoff.js';
+import { runPerUserGroup } from './per-user/per-user-job.js';
 import { forEachLimit } from './pool.js';
 import { emptyStreamResult, type GroupTally, type StreamResult } from './result.js';
 import type { RunContext } from './run-context.js';
-import { landsSharedStreams } from './shard.js';
-import { quarantineGroupRejects, runSnapshot } from './snapshot-job.js';
-import { runWindowedGroup } from './windowed-job.js';
-import { perUserBudgets } from './worker-share.js';
+import { landsSharedStreams } from './per-user/shard.js';
+import { quarantineGroupRejects, runSnapshot } from './snapshots/snapshot-job.js';
+import { runWindowedGroup } from './windows/windowed-job.js';
+import { perUserBudgets } from './per-user/worker-share.js';
 
 export async function runStream(ctx: RunContext, def: StreamDefinition): Promise<StreamResult> {
   const before = ctx.client.counters.snapshot();

@@ -2,7 +2,7 @@
 import { changeLine } from '../lake/index.js';
 import type { GroupTally } from './result.js';
 import type { ExtractResult } from './runner.js';
-import { rankText } from './user-selection.js';
+import { rankText } from './per-user/user-selection.js';
 
 /** Schema changes named one per line in a summary, at most. */
 const SCHEMA_LINES = 10;

@@ -1,5 +1,5 @@
 /**
- * Shards 2..N wait for shard 1's hand-off of the day (src/extract/handoff.ts), up to
+ * Shards 2..N wait for shard 1's hand-off of the day (src/extract/per-user/handoff.ts), up to
  * --shard-wait-minutes. The CLI against the sandbox: the wait's timeout when shard 1 never ran, and
  * no wait at all once shard 1 has handed off.
  */

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { clientFromConfig } from '../../../src/api/index.js';
 import { extract, runExtract } from '../../../src/extract/index.js';
 import { streams } from '../../../pipelines/index.js';
-import { lakeLanding } from '../../../src/extract/lake-landing.js';
+import { lakeLanding } from '../../../src/extract/landing/lake-landing.js';
 import { StateStore } from '../../../src/lake/index.js';
 import type { Sandbox } from '../../../src/sandbox/index.js';
 import { buildWarehouse } from '../../../src/transform/index.js';
@@ -45,7 +45,7 @@ async function sameWindowsTwice(out: string, config: ReturnType<typeof orgConfig
   const first = await buildWarehouse({ outDir: out, asOf: TODAY });
   const lakeBefore = JSON.stringify(await lakeOrders(out));
   // The balances are read again by the reruns: when they were read moves on (each run stamps after the one
-  // before, src/extract/run-stamp.ts), what they read does not.
+  // before, src/extract/landing/run-stamp.ts), what they read does not.
   const observed = ['balance_read_at'];
   const martsBefore = await martRows(out, observed);
   // The same windows again: a backfill of ten days already landed, then a full refresh of everything.

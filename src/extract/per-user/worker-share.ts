@@ -4,10 +4,10 @@
  * plan is exactly the work the worker would do.
  */
 import { currentUsers } from './current-users.js';
-import type { PerUserStream, StreamDefinition } from '../../pipelines/index.js';
-import { activityOf, type GroupInfo, type RunContext } from './run-context.js';
+import type { PerUserStream, StreamDefinition } from '../../../pipelines/index.js';
+import { activityOf, type GroupInfo, type RunContext } from '../run-context.js';
 import { inShard, landsSharedStreams, readPerUserState, shardLabel } from './shard.js';
-import { resumes, type PerUserState } from './state.js';
+import { resumes, type PerUserState } from '../state.js';
 import {
   SIGNALS,
   selectUsers,
@@ -18,7 +18,7 @@ import {
 } from './user-selection.js';
 import { expiredCreditUsers } from './expiring-credit.js';
 import { describeScope } from './work-lock.js';
-import { userChangesOf, type ChangeKind } from './user-changes.js';
+import { userChangesOf, type ChangeKind } from '../snapshots/user-changes.js';
 
 /** Recorded changes of a user's lifecycle: they rank above logins and profile edits. */
 const LIFECYCLE = new Set<ChangeKind>(['status', 'deactivated', 'restored', 'anonymised']);

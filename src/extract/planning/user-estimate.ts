@@ -4,10 +4,10 @@
  * `last_page` × `per_page`, or the page itself when it is the only one. Without that estimate a first
  * plan would show no per-user calls while the run makes one per user.
  */
-import type { PerksClient } from '../api/index.js';
-import { currentUsers } from './current-users.js';
-import { hasParquet } from './lake-files.js';
-import { streamDir } from '../lake/index.js';
+import type { PerksClient } from '../../api/index.js';
+import { currentUsers } from '../per-user/current-users.js';
+import { hasParquet } from '../landing/lake-files.js';
+import { streamDir } from '../../lake/index.js';
 
 export interface UserEstimate {
   users: number;

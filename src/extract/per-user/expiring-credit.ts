@@ -3,8 +3,8 @@
  * item whose expires_at has passed. The marts already count such an item expired (int_credit_balances); the
  * planner ranks these users for a refresh that confirms it (user-selection.ts).
  */
-import { globUnder, scanSql, streamDir, withLakeConnection } from '../lake/index.js';
-import { hasParquet } from './lake-files.js';
+import { globUnder, scanSql, streamDir, withLakeConnection } from '../../lake/index.js';
+import { hasParquet } from '../landing/lake-files.js';
 
 /** A lake that cannot say (files of a layout without items, a damaged file): no user is ranked for expiry. */
 const UNANSWERABLE = /Binder Error|No magic bytes|not a parquet file|Invalid Input Error|Corrupt|truncated/i;

@@ -2,10 +2,10 @@
  * Pages one listing into one open partition write: records appended page by page (memory stays flat),
  * rejected records quarantined, and the listing's own `total` kept for reconciliation.
  */
-import type { CallArgs, ListName, PerksClient } from '../api/index.js';
+import type { CallArgs, ListName, PerksClient } from '../../api/index.js';
 import type { PartitionWrite, Landing } from './landing.js';
-import type { GroupTally } from './result.js';
-import { crashPoint } from '../shared/crash-points.js';
+import type { GroupTally } from '../result.js';
+import { crashPoint } from '../../shared/crash-points.js';
 
 export async function pageInto<N extends ListName>(
   client: PerksClient,

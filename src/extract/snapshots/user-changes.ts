@@ -11,7 +11,7 @@
  */
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { quotedString } from '../shared/duckdb.js';
+import { quotedString } from '../../shared/duckdb.js';
 import { z } from 'zod';
 import {
   literalPath,
@@ -20,9 +20,9 @@ import {
   streamDir,
   withLakeConnection,
   type OwedErasure,
-} from '../lake/index.js';
-import { hasParquet } from './lake-files.js';
-import type { RunContext } from './run-context.js';
+} from '../../lake/index.js';
+import { hasParquet } from '../landing/lake-files.js';
+import type { RunContext } from '../run-context.js';
 
 export const CHANGE_KINDS = ['joined', 'status', 'deactivated', 'restored', 'anonymised', 'email', 'left'] as const;
 export type ChangeKind = (typeof CHANGE_KINDS)[number];

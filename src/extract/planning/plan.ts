@@ -6,17 +6,17 @@
  * the first page of the users listing (user-estimate.ts). The plan names the calls it made: resolving
  * the groups, and those first pages.
  */
-import { globUnder, scanSql, streamDir, withLakeConnection } from '../lake/index.js';
-import { operations, type OperationName } from '../resources/operations.js';
-import type { PerUserStream, StreamDefinition, WindowedStream } from '../../pipelines/index.js';
-import { hasParquet } from './lake-files.js';
-import type { RunContext } from './run-context.js';
-import { WindowStateSchema } from './state.js';
-import { planWindows } from './windowed-job.js';
-import { landedElsewhere, perUserBudgets, pickUsers, startingState, workerScope } from './worker-share.js';
+import { globUnder, scanSql, streamDir, withLakeConnection } from '../../lake/index.js';
+import { operations, type OperationName } from '../../resources/operations.js';
+import type { PerUserStream, StreamDefinition, WindowedStream } from '../../../pipelines/index.js';
+import { hasParquet } from '../landing/lake-files.js';
+import type { RunContext } from '../run-context.js';
+import { WindowStateSchema } from '../state.js';
+import { planWindows } from '../windows/windowed-job.js';
+import { landedElsewhere, perUserBudgets, pickUsers, startingState, workerScope } from '../per-user/worker-share.js';
 import { userEstimates, type UserEstimate } from './user-estimate.js';
-import { rankText } from './user-selection.js';
-import type { GroupInfo } from './run-context.js';
+import { rankText } from '../per-user/user-selection.js';
+import type { GroupInfo } from '../run-context.js';
 
 export interface PlanRow {
   stream: string;

@@ -6,18 +6,18 @@
  * re-reads the lookback (late orders, refunds).
  */
 import { relative } from 'node:path';
-import type { WindowedStream } from '../../pipelines/index.js';
-import { damagedFiles, monthFileDays, partitionsOf, streamDir } from '../lake/index.js';
+import type { WindowedStream } from '../../../pipelines/index.js';
+import { damagedFiles, monthFileDays, partitionsOf, streamDir } from '../../lake/index.js';
 import { rm } from 'node:fs/promises';
-import { isRealDay } from '../shared/checks.js';
-import { forEachLimit } from './pool.js';
-import { pageInto } from './listing.js';
-import { activityOf, type GroupInfo, type RunContext } from './run-context.js';
-import { addCommit, newTally, type GroupTally } from './result.js';
-import { FutureWatermarkError, resumes, StateWriter, WindowStateSchema, type WindowState } from './state.js';
+import { isRealDay } from '../../shared/checks.js';
+import { forEachLimit } from '../pool.js';
+import { pageInto } from '../landing/listing.js';
+import { activityOf, type GroupInfo, type RunContext } from '../run-context.js';
+import { addCommit, newTally, type GroupTally } from '../result.js';
+import { FutureWatermarkError, resumes, StateWriter, WindowStateSchema, type WindowState } from '../state.js';
 import { apiBounds, dayWindows, monthWindows, shiftDay, type Window } from './windows.js';
-import { currentUsers } from './current-users.js';
-import { crashPoint } from '../shared/crash-points.js';
+import { currentUsers } from '../per-user/current-users.js';
+import { crashPoint } from '../../shared/crash-points.js';
 import { keyDecoder, landedValues, valueEncoder } from './activity.js';
 
 /**

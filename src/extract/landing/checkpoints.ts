@@ -6,7 +6,7 @@
  * hook: an output in object storage publishes when its checkpoint interval says so, so a killed extract is
  * continued by any machine (src/shared/output-hooks.ts); a local output does nothing more.
  */
-import { committing, progressMade } from '../shared/output-hooks.js';
+import { committing, progressMade } from '../../shared/output-hooks.js';
 import type { Landing } from './landing.js';
 
 export type Durably = <T>(work: () => Promise<T>) => Promise<T>;

@@ -12,8 +12,8 @@ import {
   type Column,
   addFieldsSeen,
   type StreamSeen,
-} from '../lake/index.js';
-import type { StreamDefinition } from '../../pipelines/index.js';
+} from '../../lake/index.js';
+import type { StreamDefinition } from '../../../pipelines/index.js';
 import type { Landing } from './landing.js';
 
 /** `beforeFirstWrite`: awaited once, before the run's first partition write or quarantined record. */

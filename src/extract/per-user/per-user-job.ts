@@ -4,17 +4,17 @@
  * partition, and a user's latest row is current. The state records refreshed users only after the
  * batch holding them is committed, so a resumed pass skips them and a crash loses nothing.
  */
-import type { PerUserStream } from '../../pipelines/index.js';
-import { pageInto } from './listing.js';
-import { forEachLimit } from './pool.js';
-import type { GroupInfo, RunContext } from './run-context.js';
-import { addCommit, newTally, type GroupTally } from './result.js';
-import { StateWriter, type PerUserState } from './state.js';
+import type { PerUserStream } from '../../../pipelines/index.js';
+import { pageInto } from '../landing/listing.js';
+import { forEachLimit } from '../pool.js';
+import type { GroupInfo, RunContext } from '../run-context.js';
+import { addCommit, newTally, type GroupTally } from '../result.js';
+import { StateWriter, type PerUserState } from '../state.js';
 import { fingerprint, rankText, type CurrentUser } from './user-selection.js';
 import { perUserStateKey } from './shard.js';
 import { pickUsers, startingState } from './worker-share.js';
-import { UserCredit } from '../resources/credit.js';
-import type { PartitionWrite } from './landing.js';
+import { UserCredit } from '../../resources/credit.js';
+import type { PartitionWrite } from '../landing/landing.js';
 
 /** Users per committed batch: bounds what a crash can make the next run ask again. */
 const BATCH_USERS = 200;

@@ -12,7 +12,7 @@
  */
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { CorruptStateError, stateRoot, writeJsonAtomic } from '../lake/index.js';
+import { CorruptStateError, stateRoot, writeJsonAtomic } from '../../lake/index.js';
 
 const stampsDir = (outDir: string) => join(stateRoot(outDir), 'run-stamps');
 

@@ -2,9 +2,9 @@
  * The group's current users, read back from the lake's latest users snapshot: the per-user streams
  * and the redemption-stats batches are planned from them.
  */
-import { globUnder, scanSql, streamDir, withLakeConnection } from '../lake/index.js';
+import { globUnder, scanSql, streamDir, withLakeConnection } from '../../lake/index.js';
 import type { CurrentUser } from './user-selection.js';
-import { hasParquet } from './lake-files.js';
+import { hasParquet } from '../landing/lake-files.js';
 
 export async function currentUsers(outDir: string, group: number): Promise<CurrentUser[]> {
   const dir = streamDir(outDir, 'users', group);

@@ -11,9 +11,9 @@
  */
 import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import { stateRoot } from '../lake/index.js';
-import { ConfigError } from '../shared/exit-codes.js';
-import { PerUserStateSchema, type PerUserState, type StateStore } from './state.js';
+import { stateRoot } from '../../lake/index.js';
+import { ConfigError } from '../../shared/exit-codes.js';
+import { PerUserStateSchema, type PerUserState, type StateStore } from '../state.js';
 
 export interface Shard {
   /** 1-based: this worker is shard `index` of `count`. */

@@ -2,7 +2,7 @@
  * What the extract needs of the lake: open a partition write, append pages as they arrive,
  * commit atomically; and quarantine rejected records. Implemented over src/lake.
  */
-import type { StreamDefinition } from '../../pipelines/index.js';
+import type { StreamDefinition } from '../../../pipelines/index.js';
 
 export interface PartitionWrite {
   append(records: object[]): Promise<void>;

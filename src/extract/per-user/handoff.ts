@@ -6,11 +6,11 @@
  * active users a single worker would have seen. A hand-off is valid for its UTC day: a shard rerun
  * later the same day uses it again; tomorrow's shards wait for tomorrow's shard 1.
  */
-import { ExtractError } from './errors.js';
+import { ExtractError } from '../errors.js';
 import { currentUsers } from './current-users.js';
-import { activityOf, type RunContext } from './run-context.js';
+import { activityOf, type RunContext } from '../run-context.js';
 import { shardLabel } from './shard.js';
-import { now } from '../shared/clock.js';
+import { now } from '../../shared/clock.js';
 
 export interface Handoff {
   /** UTC day of the shard-1 run (the `_snapshot_date` of what it landed). */

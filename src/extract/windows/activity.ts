@@ -3,10 +3,10 @@
  * window are new, or changed (e.g. a refund) since the window was last landed. Re-reading the
  * lookback days therefore marks only the users something happened to, not everyone with an order.
  */
-import { LIST, listValue, VARCHAR } from '../shared/duckdb.js';
+import { LIST, listValue, VARCHAR } from '../../shared/duckdb.js';
 import { dirname } from 'node:path';
-import { dayFiles, inTurn, lakeColumns, scanSql, sqlType, withLakeConnection } from '../lake/index.js';
-import type { WindowedStream } from '../../pipelines/index.js';
+import { dayFiles, inTurn, lakeColumns, scanSql, sqlType, withLakeConnection } from '../../lake/index.js';
+import type { WindowedStream } from '../../../pipelines/index.js';
 
 /** DuckDB's words for a file that is not (or no longer) a whole Parquet file. */
 const UNREADABLE = /No magic bytes|not a parquet file|Invalid Input Error|Corrupt|truncated/i;

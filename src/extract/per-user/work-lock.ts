@@ -21,8 +21,8 @@ import {
   writeJsonAtomic,
   type Lock,
   type LockHolder,
-} from '../lake/index.js';
-import { sameProcessSpace } from '../shared/process-identity.js';
+} from '../../lake/index.js';
+import { sameProcessSpace } from '../../shared/process-identity.js';
 import { shardLabel, type Shard } from './shard.js';
 
 export interface WorkScope {

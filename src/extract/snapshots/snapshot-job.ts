@@ -3,15 +3,15 @@
  * replaces it); the latest snapshot is current. Groups were already read when the run resolved them,
  * so they land without another call.
  */
-import type { SnapshotStream } from '../../pipelines/index.js';
-import { pageInto } from './listing.js';
-import type { GroupInfo, RunContext } from './run-context.js';
-import { addCommit, newTally, type GroupTally } from './result.js';
-import { groupIdOf } from './groups.js';
+import type { SnapshotStream } from '../../../pipelines/index.js';
+import { pageInto } from '../landing/listing.js';
+import type { GroupInfo, RunContext } from '../run-context.js';
+import { addCommit, newTally, type GroupTally } from '../result.js';
+import { groupIdOf } from '../groups.js';
 import { trackUserChanges, type UserChange } from './user-changes.js';
 import { rm } from 'node:fs/promises';
 import { relative } from 'node:path';
-import { damagedFiles, streamDir } from '../lake/index.js';
+import { damagedFiles, streamDir } from '../../lake/index.js';
 
 function noteChanges(tally: GroupTally, changes: UserChange[]): void {
   if (!changes.length) return;
