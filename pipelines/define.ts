@@ -57,7 +57,7 @@ const Windowed = z.object({
       userField: z.enum(['email', 'id']),
       compare: z.array(z.string()).min(1),
       /**
-       * Such a record bears on the user's credit (the planner ranks it first, src/extract/user-selection.ts):
+       * Such a record bears on the user's credit (the planner ranks it first, src/extract/per-user/user-selection.ts):
        * when its `amount` field is above zero, or its `status` field is one of `statuses`.
        */
       bearing: z.object({ amount: z.string(), status: z.string(), statuses: z.array(z.string()) }).optional(),

@@ -1,7 +1,7 @@
 /**
  * Damaged lake files: a Parquet file cut short or overwritten (a disk that filled, a bad copy) is found
  * by its frame (PAR1 at both ends, a footer that fits), cheaply, without DuckDB. The extract re-extracts
- * the windows such files hold whatever their age (src/extract/windowed-job.ts); until then the build and
+ * the windows such files hold whatever their age (src/extract/windows/windowed-job.ts); until then the build and
  * `perks sql` name each one with the command that repairs it.
  */
 import { closeSync, fstatSync, openSync, readdirSync, readSync } from 'node:fs';

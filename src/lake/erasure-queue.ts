@@ -1,7 +1,7 @@
 /**
  * Erasures owed: users seen anonymised upstream whose personal data older lake files may still hold.
  * The extract records them, durably and before the users snapshot that shows the change replaces the
- * one that held their data (src/extract/user-changes.ts); the forget step clears them from every file
+ * one that held their data (src/extract/snapshots/user-changes.ts); the forget step clears them from every file
  * and only then takes them off. So an erasure survives a same-day rerun, a kill between landing and
  * forgetting, and a sharded run that does not forget at all: the next run that forgets finds it here.
  * `<out>/state/erasure/<group>.json`; a user is kept as ids and personal keys, never values.

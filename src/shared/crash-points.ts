@@ -6,7 +6,7 @@ import { existsSync } from 'node:fs';
  * first) it passes <point>, exactly as a power cut or `kill -9` would stop it there. Unset, a call is
  * one comparison. Each point is one line at the commit step it names:
  *
- * - after-page     src/extract/listing.ts       a page is in the partition's spill, nothing committed
+ * - after-page     src/extract/landing/listing.ts  a page is in the partition's spill, nothing committed
  * - mid-parquet    src/lake/partition-writer.ts DuckDB is writing the temporary Parquet file (the kill
  *                                               lands once that file exists, and at the latest
  *                                               when the COPY returns, whatever the machine's load)
@@ -14,7 +14,7 @@ import { existsSync } from 'node:fs';
  *                                               replacement: the journal already names the switch)
  * - after-rename   src/lake/partition-writer.ts the file is in place (the files it replaces not yet gone);
  *                                               the state does not know it yet
- * - after-history  src/extract/windowed-job.ts  a window's new or changed orders are committed to the order
+ * - after-history  src/extract/windows/windowed-job.ts  a window's new or changed orders are committed to the order
  *                                               history (order_versions); the window itself is not committed yet
  * - after-state    src/lake/state-store.ts      the state names the window; the run manifest is not written
  * - before-unlock  src/lake/lock.ts             the run manifest is written; the lock is still held
