@@ -73,35 +73,61 @@ function parseOptions(options: SandboxOptions) {
   );
 }
 
-export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbox> {
-  const opts = parseOptions(options);
-  const world = new World(opts.seed, opts.scale, opts.today);
-  world.lateOrderShare = opts.lateOrders;
-  holdBackLateOrders(world, opts.lateOrders);
-  const groupCreds = world.groups.map((g) => ({
+/**
+ * A fresh secret for each group's client and for the organisation's: as the CLI prints them (SandboxCredentials),
+ * and as the token service checks them (Credential).
+ */
+function makeCredentials(world: World): { credentials: SandboxCredentials; creds: Credential[] } {
+  const group = world.groups.map((g) => ({
     client_id: g.clientId,
     client_secret: makeSecret(),
     organisation_group_id: g.id,
   }));
-  const org = {
+  const organisation = {
     client_id: ORGANISATION_CLIENT_ID,
     client_secret: makeSecret(),
     organisation_group_ids: world.groups.map((g) => g.id),
   };
   const creds: Credential[] = [
-    ...groupCreds.map((c) => ({
+    ...group.map((c) => ({
       client_id: c.client_id,
       client_secret: c.client_secret,
       kind: 'group' as const,
       groupIds: [c.organisation_group_id],
     })),
     {
-      client_id: org.client_id,
-      client_secret: org.client_secret,
+      client_id: organisation.client_id,
+      client_secret: organisation.client_secret,
       kind: 'organisation',
-      groupIds: org.organisation_group_ids,
+      groupIds: organisation.organisation_group_ids,
     },
   ];
+  return { credentials: { group, organisation }, creds };
+}
+
+/** Listens on host:port; failing to (a port in use, an address not this machine's) is a configuration error. */
+async function listenOn(serve: Parameters<typeof listen>[0], host: string, port: number): Promise<Server> {
+  try {
+    return await listen(serve, host, port);
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    throw new ConfigError(`cannot listen on ${host}:${port}: ${code ?? (err as Error).message}`);
+  }
+}
+
+/** The server's base URL: the port it got (port 0 asks for any), an IPv6 host in brackets. */
+function urlOf(server: Server, host: string, port: number): string {
+  const address = server.address();
+  const actualPort = typeof address === 'object' && address ? address.port : port;
+  return `http://${host.includes(':') ? `[${host}]` : host}:${actualPort}`;
+}
+
+export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbox> {
+  const opts = parseOptions(options);
+  const world = new World(opts.seed, opts.scale, opts.today);
+  world.lateOrderShare = opts.lateOrders;
+  holdBackLateOrders(world, opts.lateOrders);
+  const { credentials, creds } = makeCredentials(world);
   const shutdown = new AbortController();
   const timers = new Set<NodeJS.Timeout>();
   const faults = new FaultInjector(opts.seed, opts.faults);
@@ -124,18 +150,8 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     stats,
     shutdown: shutdown.signal,
   });
-  let server: Server;
-  try {
-    server = await listen(serve, opts.host, opts.port);
-  } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code;
-    throw new ConfigError(`cannot listen on ${opts.host}:${opts.port}: ${code ?? (err as Error).message}`);
-  }
-  const address = server.address();
-  const port = typeof address === 'object' && address ? address.port : opts.port;
-  const host = opts.host.includes(':') ? `[${opts.host}]` : opts.host;
-  const baseUrl = `http://${host}:${port}`;
-  const credentials: SandboxCredentials = { group: groupCreds, organisation: org };
+  const server = await listenOn(serve, opts.host, opts.port);
+  const baseUrl = urlOf(server, opts.host, opts.port);
   return {
     baseUrl,
     credentials,

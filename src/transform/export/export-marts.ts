@@ -10,7 +10,7 @@ import { removeStaleTemps, tempPathFor, type FileChange } from './atomic-files.j
 import { firstLine } from '../errors.js';
 import { stageMonthFolder, type MonthFolder } from './export-months.js';
 import type { Node } from '../models/model-graph.js';
-import { countRows, type StepResult } from '../runner/run-models.js';
+import { countRows, type MonthFiles, type StepResult } from '../runner/run-models.js';
 
 /** How a mart built by months is exported: one whole file, a folder of month files, or both (DEFAULTS.build.martLayout). */
 export type MartLayout = 'file' | 'months' | 'both';
@@ -65,40 +65,60 @@ export async function exportMarts(
     const months = join(dir, mart.name);
     const asFile = !folder || plan.layout !== 'months';
     const asMonths = folder && plan.layout !== 'file';
-    const forms = [...(asFile ? ['file'] : []), ...(asMonths ? ['months'] : [])];
-    for (const form of forms) {
-      const name = form === 'file' ? `marts/${mart.name}.parquet` : `marts/${mart.name}/`;
-      if (done.steps.some((s) => s.status === 'error')) {
-        push({ name, kind: 'export', status: 'skipped', rows: null, ms: 0 });
-        continue;
-      }
-      const started = Date.now();
-      try {
-        const written =
-          form === 'file'
-            ? { file: await exportFile(conn, mart.name, file, changes, plan.wholeFile(mart)) }
-            : { monthFiles: await stageMonthFolder(conn, mart.name, months, folder!, changes) };
-        if (written.file) done.fileTokens.set(mart.name, written.file.token);
-        const rows = await countRows(conn, mart.name);
-        push({
-          name,
-          kind: 'export',
-          status: 'success',
-          rows,
-          ms: Date.now() - started,
-          ...(written.monthFiles && { monthFiles: written.monthFiles }),
-          ...(written.file?.kept && { kept: true }),
-        });
-      } catch (err) {
-        const error = `export of ${name} failed: ${firstLine(err)}`;
-        push({ name, kind: 'export', status: 'error', rows: null, ms: Date.now() - started, error });
-      }
-    }
+    const exportAs = async (name: string, write: () => Promise<Written>) =>
+      push(await exportStep(conn, mart.name, name, done.steps, write));
+    if (asFile)
+      await exportAs(`marts/${mart.name}.parquet`, async () => {
+        const { kept, token } = await exportFile(conn, mart.name, file, changes, plan.wholeFile(mart));
+        done.fileTokens.set(mart.name, token);
+        return { kept };
+      });
+    if (asMonths)
+      await exportAs(`marts/${mart.name}/`, async () => ({
+        monthFiles: await stageMonthFolder(conn, mart.name, months, folder, changes),
+      }));
     if (!asFile && existsSync(file)) changes.push({ remove: file });
     if (folder && !asMonths && existsSync(months)) changes.push({ remove: months });
     done.outputs.push(asFile ? file : join(months, '*.parquet'));
   }
   return done;
+}
+
+/** What one export wrote: a month folder's files, or whether the whole file was kept as it was. */
+interface Written {
+  monthFiles?: MonthFiles;
+  kept?: boolean;
+}
+
+/**
+ * One export of a mart (`name`: its whole file or its month folder) as a step: skipped once an earlier step
+ * failed, an error step (one line) if it fails; the rows counted are the mart's.
+ */
+async function exportStep(
+  conn: DuckDBConnection,
+  mart: string,
+  name: string,
+  earlier: StepResult[],
+  write: () => Promise<Written>,
+): Promise<StepResult> {
+  if (earlier.some((s) => s.status === 'error')) return { name, kind: 'export', status: 'skipped', rows: null, ms: 0 };
+  const started = Date.now();
+  try {
+    const written = await write();
+    const rows = await countRows(conn, mart);
+    return {
+      name,
+      kind: 'export',
+      status: 'success',
+      rows,
+      ms: Date.now() - started,
+      ...(written.monthFiles && { monthFiles: written.monthFiles }),
+      ...(written.kept && { kept: true }),
+    };
+  } catch (err) {
+    const error = `export of ${name} failed: ${firstLine(err)}`;
+    return { name, kind: 'export', status: 'error', rows: null, ms: Date.now() - started, error };
+  }
 }
 
 /** The mart's whole file: kept when `whole` allows and the file is the previous build's, else written. */

@@ -171,41 +171,15 @@ export class IncrementalModels {
     lookups: StagedLookup[],
   ): Promise<IncrementalOutcome> {
     const inc = model.header.incremental!;
-
-    const prev = this.previous?.get(model.name);
     const intervals = intervalsIn(current);
-    const fromModels = lakeDeps.length === 0;
-    const keyed = [inc.group, inc.time].every((c) => model.header.key!.includes(c));
-    const whole =
-      this.previous === null
-        ? 'asked for (--full)'
-        : !prev || !this.previousTables.has(model.name)
-          ? 'no earlier build of it'
-          : prev.sql !== current.sql
-            ? 'its SQL changed'
-            : prev.settings !== current.settings
-              ? 'a setting it reads changed'
-              : (unsupported ??
-                (lookups.some((l) => !l.previous) ? 'no earlier state of its lookups' : undefined) ??
-                (lookups.length && lakeDeps.length > 1 ? 'a lookup needs one lake stream at most' : undefined) ??
-                (fromModels && !keyed ? `its key lacks ${inc.group} or ${inc.time}` : undefined));
+    const whole = this.wholeBuildReason(model, current, lakeDeps, unsupported, lookups);
     if (whole) return this.buildWhole(model, intervals.size, whole);
 
-    const dirty = new Set<string>();
-    const old = intervalsIn(prev!);
-    for (const key of new Set([...Object.keys(prev!.partitions), ...Object.keys(current.partitions)]))
-      if (prev!.partitions[key] !== current.partitions[key]) dirty.add(key.slice(key.indexOf('/') + 1));
-    for (const dep of modelDeps) {
-      const before = prev!.inputs[dep] ?? {};
-      const now = current.inputs[dep];
-      // keys: a group's interval (`<group>/<YYYY-MM>`) of a model that declares its intervals, else a group
-      for (const key of new Set([...Object.keys(before), ...Object.keys(now)])) {
-        if (before[key] === now[key]) continue;
-        if (key === '*') return this.buildWhole(model, intervals.size, `${dep} changed (it has no ${inc.group})`);
-        if (key.includes('/')) dirty.add(key);
-        else for (const interval of [...intervals, ...old]) if (interval.startsWith(`${key}/`)) dirty.add(interval);
-      }
-    }
+    const prev = this.previous!.get(model.name)!;
+    const dirty = changedPartitions(prev, current);
+    const known = [...intervals, ...intervalsIn(prev)];
+    const ungrouped = dirtyFromModels(dirty, prev, current, modelDeps, inc.group, known);
+    if (ungrouped) return this.buildWhole(model, intervals.size, `${ungrouped} changed (it has no ${inc.group})`);
     for (const lookup of lookups.filter((l) => !l.unchanged))
       for (const i of await this.lookupDirty(model, lakeDeps[0], lookup, files, dirty)) dirty.add(i);
     const skipped = [...intervals].filter((i) => !dirty.has(i)).length;
@@ -214,6 +188,29 @@ export class IncrementalModels {
     const reason = await this.rebuildIntervals(model, dirty, files, lakeDeps, modelDeps);
     if (reason) return this.buildWhole(model, intervals.size, reason);
     return { rows: await this.count(model.name), intervals: { rebuilt: dirty.size, skipped } };
+  }
+
+  /** Why the model must be built whole rather than by intervals; undefined when intervals will do. */
+  private wholeBuildReason(
+    model: Node,
+    current: ModelState,
+    lakeDeps: string[],
+    unsupported: string | undefined,
+    lookups: StagedLookup[],
+  ): string | undefined {
+    const inc = model.header.incremental!;
+    const prev = this.previous?.get(model.name);
+    if (this.previous === null) return 'asked for (--full)';
+    if (!prev || !this.previousTables.has(model.name)) return 'no earlier build of it';
+    if (prev.sql !== current.sql) return 'its SQL changed';
+    if (prev.settings !== current.settings) return 'a setting it reads changed';
+    if (unsupported !== undefined) return unsupported;
+    if (lookups.some((l) => !l.previous)) return 'no earlier state of its lookups';
+    if (lookups.length && lakeDeps.length > 1) return 'a lookup needs one lake stream at most';
+    // a model built from models matches its rows by key: the key must fix the interval (see the file's comment)
+    const keyed = [inc.group, inc.time].every((c) => model.header.key!.includes(c));
+    if (lakeDeps.length === 0 && !keyed) return `its key lacks ${inc.group} or ${inc.time}`;
+    return undefined;
   }
 
   private async buildWhole(model: Node, intervals: number, why: string): Promise<IncrementalOutcome> {
@@ -535,6 +532,41 @@ export class IncrementalModels {
     const r = await this.conn.runAndReadAll(`SELECT count(*) AS n FROM ${id(table)}`);
     return Number(r.getRowObjectsJson()[0].n);
   }
+}
+
+/** The intervals (`<group>/<YYYY-MM>`) whose lake files changed since the previous build. */
+function changedPartitions(prev: ModelState, current: ModelState): Set<string> {
+  const dirty = new Set<string>();
+  for (const key of new Set([...Object.keys(prev.partitions), ...Object.keys(current.partitions)]))
+    if (prev.partitions[key] !== current.partitions[key]) dirty.add(key.slice(key.indexOf('/') + 1));
+  return dirty;
+}
+
+/**
+ * Adds to `dirty` the intervals an upstream model's changes dirty: its changed intervals (a model that declares
+ * them), else every interval `known` (now or at the previous build) of a group it changed in. Returns the first
+ * upstream model that changed without a group column (the model is then built whole), else undefined.
+ */
+function dirtyFromModels(
+  dirty: Set<string>,
+  prev: ModelState,
+  current: ModelState,
+  modelDeps: string[],
+  group: string,
+  known: string[],
+): string | undefined {
+  for (const dep of modelDeps) {
+    const before = prev.inputs[dep] ?? {};
+    const now = current.inputs[dep];
+    // keys: a group's interval (`<group>/<YYYY-MM>`) of a model that declares its intervals, else a group
+    for (const key of new Set([...Object.keys(before), ...Object.keys(now)])) {
+      if (before[key] === now[key]) continue;
+      if (key === '*') return dep;
+      if (key.includes('/')) dirty.add(key);
+      else for (const interval of known) if (interval.startsWith(`${key}/`)) dirty.add(interval);
+    }
+  }
+  return undefined;
 }
 
 /**

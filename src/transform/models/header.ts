@@ -104,52 +104,46 @@ const list = (s: string) =>
     .filter(Boolean);
 const unquote = (s: string) => s.replace(/^'(.*)'$/, '$1').replace(/^"(.*)"$/, '$1');
 
+/** A header as its lines are read: the lookups and description lines gathered, the block a line continues. */
+interface Draft {
+  header: Header;
+  /** The `lookup:` lines so far: the array the `incremental:` value holds, whatever their order. */
+  lookups: Lookup[];
+  description: string[];
+  block?: 'tests' | 'columns';
+  /** The column a deeper-indented line of the `columns:` block continues. */
+  column?: string;
+}
+
+/** How each `<field>: <value>` line sets the header (`tests:` and `columns:` open a block instead). */
+const FIELDS: Record<string, (value: string, draft: Draft, file: string) => void> = {
+  grain: (value, { header }) => (header.grain = value),
+  key: (value, { header }) => (header.key = list(value)),
+  model: (value, { header }) => (header.model = value),
+  incremental: (value, { header, lookups }, file) =>
+    (header.incremental = { ...parseIntervals('incremental', value, file), lookups }),
+  intervals: (value, { header }, file) => (header.intervals = parseIntervals('intervals', value, file)),
+  lookup: (value, { lookups }, file) => lookups.push(parseLookup(value, file)),
+  latest: (value, { header }) => (header.latest = list(value)),
+  severity: (value, { header }, file) => {
+    if (value !== 'error' && value !== 'warn')
+      throw new ModelGraphError(`${file}: severity must be error or warn, not "${value}"`);
+    header.severity = value;
+  },
+  materialized: (value, { header }, file) => {
+    if (!MATERIALIZATIONS.includes(value))
+      throw new ModelGraphError(`${file}: materialized must be table, view or ephemeral, not "${value}"`);
+    header.materialized = value as Materialization;
+  },
+};
+const FIELD_LINE = new RegExp(`^(${[...Object.keys(FIELDS), 'tests', 'columns'].join('|')}):\\s*(.*)$`);
+
 /** Parses the leading `--` lines of a model file; `file` only names the file in errors. */
 export function parseHeader(sql: string, file: string): Header {
-  const header: Header = { description: '', tests: [], columns: {} };
-  const lookups: Lookup[] = [];
-  const description: string[] = [];
-  let block: 'tests' | 'columns' | undefined;
-  /** The column a deeper-indented line of the `columns:` block continues. */
-  let column: string | undefined;
-  for (const raw of sql.split('\n')) {
-    const line = raw.trim();
-    if (line === '') continue;
-    if (!line.startsWith('--')) break;
-    const text = line.replace(/^--\s?/, '');
-    const field =
-      /^(grain|key|materialized|incremental|intervals|latest|lookup|model|severity|tests|columns):\s*(.*)$/.exec(
-        text.trim(),
-      );
-    if (block && /^\s+\S/.test(text) && !field) {
-      if (block === 'tests') header.tests.push(parseTest(text.trim(), file));
-      else if (/^\s{4,}\S/.test(text) && column) header.columns[column] += ` ${text.trim()}`;
-      else column = parseColumn(text.trim(), header.columns, file);
-      continue;
-    }
-    block = undefined;
-    column = undefined;
-    if (!field) {
-      description.push(text.trim());
-      continue;
-    }
-    const [, name, value] = field;
-    if (name === 'tests' || name === 'columns') block = name;
-    else if (name === 'grain') header.grain = value.trim();
-    else if (name === 'key') header.key = list(value);
-    else if (name === 'model') header.model = value.trim();
-    else if (name === 'incremental') header.incremental = { ...parseIntervals(name, value.trim(), file), lookups };
-    else if (name === 'intervals') header.intervals = parseIntervals(name, value.trim(), file);
-    else if (name === 'lookup') lookups.push(parseLookup(value.trim(), file));
-    else if (name === 'latest') header.latest = list(value);
-    else if (name === 'severity') {
-      if (value.trim() !== 'error' && value.trim() !== 'warn')
-        throw new ModelGraphError(`${file}: severity must be error or warn, not "${value.trim()}"`);
-      header.severity = value.trim() as Severity;
-    } else if (MATERIALIZATIONS.includes(value.trim())) header.materialized = value.trim() as Materialization;
-    else throw new ModelGraphError(`${file}: materialized must be table, view or ephemeral, not "${value.trim()}"`);
-  }
-  header.description = description.join(' ').trim();
+  const draft: Draft = { header: { description: '', tests: [], columns: {} }, lookups: [], description: [] };
+  for (const text of commentLines(sql)) parseLine(draft, text, file);
+  const { header, lookups } = draft;
+  header.description = draft.description.join(' ').trim();
   if (header.incremental) {
     const { grain, group, time } = header.incremental;
     header.intervals = { grain, group, time };
@@ -159,6 +153,44 @@ export function parseHeader(sql: string, file: string): Header {
   if (header.incremental && !header.key?.length)
     throw new ModelGraphError(`${file}: an incremental model needs a key: line (its rows are matched by key)`);
   return header;
+}
+
+/** The text of the comment lines a file opens with (blank lines passed over), after `--` and one space. */
+function commentLines(sql: string): string[] {
+  const texts: string[] = [];
+  for (const raw of sql.split('\n')) {
+    const line = raw.trim();
+    if (line === '') continue;
+    if (!line.startsWith('--')) break;
+    texts.push(line.replace(/^--\s?/, ''));
+  }
+  return texts;
+}
+
+/** One header line: an indented line of the open block, a `<field>: <value>` line, or the description. */
+function parseLine(draft: Draft, text: string, file: string): void {
+  const field = FIELD_LINE.exec(text.trim());
+  if (draft.block && /^\s+\S/.test(text) && !field) {
+    parseBlockLine(draft, text, file);
+    return;
+  }
+  draft.block = undefined;
+  draft.column = undefined;
+  if (!field) {
+    draft.description.push(text.trim());
+    return;
+  }
+  const [, name, value] = field;
+  if (name === 'tests' || name === 'columns') draft.block = name;
+  else FIELDS[name](value.trim(), draft, file);
+}
+
+/** An indented line of the `tests:` block (a test) or of the `columns:` block (a column, or more of its meaning). */
+function parseBlockLine(draft: Draft, text: string, file: string): void {
+  const { header, column } = draft;
+  if (draft.block === 'tests') header.tests.push(parseTest(text.trim(), file));
+  else if (/^\s{4,}\S/.test(text) && column) header.columns[column] += ` ${text.trim()}`;
+  else draft.column = parseColumn(text.trim(), header.columns, file);
 }
 
 function parseLookup(value: string, file: string): Lookup {

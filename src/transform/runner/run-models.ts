@@ -58,127 +58,155 @@ export const materialization = (m: Pick<Node, 'header'>): Materialization => m.h
 
 const CREATE: Record<Materialization, string> = { table: 'TABLE', view: 'VIEW', ephemeral: 'TEMP TABLE' };
 
+/** What runModels is told besides the models and tests. */
+export interface RunOptions {
+  runTests: boolean;
+  lakeViews: string[];
+  onStep?: (step: StepResult) => void;
+  /** Builds the models whose header says `incremental:` (absent: every model whole, as a view or table). */
+  incremental?: IncrementalModels;
+  /** Keeps the tables whose inputs did not change (absent: every model is built). */
+  versions?: ModelVersions;
+}
+
 export async function runModels(
   conn: DuckDBConnection,
   models: Node[],
   tests: DataTest[],
-  options: {
-    runTests: boolean;
-    lakeViews: string[];
-    onStep?: (step: StepResult) => void;
-    /** Builds the models whose header says `incremental:` (absent: every model whole, as a view or table). */
-    incremental?: IncrementalModels;
-    /** Keeps the tables whose inputs did not change (absent: every model is built). */
-    versions?: ModelVersions;
-  },
+  options: RunOptions,
 ): Promise<StepResult[]> {
   const steps: StepResult[] = [];
   const record = (step: StepResult) => {
     steps.push(step);
     options.onStep?.(step);
   };
+  const skip = (name: string, kind: 'model' | 'test') => record({ name, kind, status: 'skipped', rows: null, ms: 0 });
   const built = new Set<string>(options.lakeViews);
   const pending = options.runTests ? [...tests] : [];
   let failed = false;
 
+  // each test runs as soon as every model it reads is built; once a step failed, it is skipped instead
   const runReadyTests = async () => {
     for (const test of [...pending]) {
       if (!test.needs.every((n) => built.has(n))) continue;
       pending.splice(pending.indexOf(test), 1);
       if (failed) {
-        record({ name: test.name, kind: 'test', status: 'skipped', rows: null, ms: 0 });
+        skip(test.name, 'test');
         continue;
       }
-      const started = Date.now();
-      const replaced = test.sqlOn ? options.incremental?.replacedRows(test.model) : null;
-      try {
-        // a test that stops the build passed at the previous build (its state is written only then): kept
-        // when its SQL and everything it reads are unchanged; a warning is reported again at every build
-        const versions = test.severity === 'error' ? options.versions : undefined;
-        const key = testStateKey(test.name);
-        if (versions && (await versions.unchanged({ name: key, sql: test.sql, dependsOn: test.needs }))) {
-          versions.settle(key, true);
-          record({ name: test.name, kind: 'test', status: 'success', rows: 0, ms: Date.now() - started, kept: true });
-          continue;
-        }
-        const outcome = await runTest(conn, replaced ? test.sqlOn!(replaced.where) : test.sql);
-        const ok = outcome.failures === 0;
-        const warns = !ok && test.severity === 'warn';
-        record({
-          name: test.name,
-          kind: 'test',
-          status: ok ? 'success' : warns ? 'warn' : 'error',
-          rows: outcome.failures,
-          ms: Date.now() - started,
-          ...(replaced ? { testedIntervals: replaced.intervals } : {}),
-          ...(ok ? {} : { error: describeFailure(test, outcome), examples: outcome.examples }),
-        });
-        failed ||= !ok && !warns;
-        if (ok) versions?.settle(key, false);
-      } catch (err) {
-        failed = true;
-        record({
-          name: test.name,
-          kind: 'test',
-          status: 'error',
-          rows: null,
-          ms: Date.now() - started,
-          error: `data test ${test.name} could not run: ${firstLine(err)}`,
-        });
-      }
+      const step = await testStep(conn, test, options);
+      record(step);
+      failed ||= step.status === 'error';
     }
   };
 
   for (const model of models) {
     if (failed) {
-      record({ name: model.name, kind: 'model', status: 'skipped', rows: null, ms: 0 });
+      skip(model.name, 'model');
       continue;
     }
-    const started = Date.now();
-    try {
-      const kind = materialization(model);
-      const versions = options.versions;
-      if (kind === 'table' && model.header.incremental && options.incremental) {
-        const { rows, intervals } = await options.incremental.build(model);
-        versions?.settle(model.name, intervals.whole === undefined && intervals.rebuilt === 0);
-        record({ name: model.name, kind: 'model', status: 'success', rows, ms: Date.now() - started, intervals });
-      } else {
-        const unchanged = (await versions?.unchanged(model)) ?? false;
-        const kept = unchanged && kind === 'table' && versions!.hasPreviousTable(model.name);
-        const deferred = unchanged && kind === 'ephemeral' && deferrable(model, models);
-        if (!kept)
-          await conn.run(
-            `CREATE OR REPLACE ${deferred ? 'TEMP VIEW' : CREATE[kind]} ${id(model.name)} AS\n${stripTrailingSemicolon(model.sql)}\n`,
-          );
-        versions?.settle(model.name, unchanged);
-        const rows = kind === 'view' || deferred ? null : await countRows(conn, model.name);
-        record({
-          name: model.name,
-          kind: 'model',
-          status: 'success',
-          rows,
-          ms: Date.now() - started,
-          ...(kept ? { kept } : {}),
-          ...(deferred ? { kept: true, deferred } : {}),
-        });
-      }
+    const step = await modelStep(conn, model, models, options);
+    record(step);
+    if (step.status === 'error') failed = true;
+    else {
       built.add(model.name);
       crashPoint('mid-build');
-    } catch (err) {
-      failed = true;
-      record({
-        name: model.name,
-        kind: 'model',
-        status: 'error',
-        rows: null,
-        ms: Date.now() - started,
-        error: `model ${model.name} (${model.file}) failed: ${firstLine(err)}`,
-      });
     }
     await runReadyTests();
   }
-  for (const test of pending) record({ name: test.name, kind: 'test', status: 'skipped', rows: null, ms: 0 });
+  for (const test of pending) skip(test.name, 'test');
   return steps;
+}
+
+/** Builds one model: its step, an error step (one line) if it failed. */
+async function modelStep(
+  conn: DuckDBConnection,
+  model: Node,
+  models: Node[],
+  options: RunOptions,
+): Promise<StepResult> {
+  const started = Date.now();
+  try {
+    const { rows, ...more } =
+      materialization(model) === 'table' && model.header.incremental && options.incremental
+        ? await buildByIntervals(model, options.incremental, options.versions)
+        : await buildViewOrTable(conn, model, models, options.versions);
+    return { name: model.name, kind: 'model', status: 'success', rows, ms: Date.now() - started, ...more };
+  } catch (err) {
+    const error = `model ${model.name} (${model.file}) failed: ${firstLine(err)}`;
+    return { name: model.name, kind: 'model', status: 'error', rows: null, ms: Date.now() - started, error };
+  }
+}
+
+/** What a model's build adds to its step. */
+type Built = Pick<StepResult, 'rows' | 'intervals' | 'kept' | 'deferred'>;
+
+/** A model whose header says `incremental:`, by its dirty intervals (incremental.ts). */
+async function buildByIntervals(
+  model: Node,
+  incremental: IncrementalModels,
+  versions: ModelVersions | undefined,
+): Promise<Built> {
+  const { rows, intervals } = await incremental.build(model);
+  versions?.settle(model.name, intervals.whole === undefined && intervals.rebuilt === 0);
+  return { rows, intervals };
+}
+
+/**
+ * A model as a whole view or table: a table kept from the previous warehouse when nothing it reads changed;
+ * an unchanged ephemeral model deferred to a temporary view where it may be (see deferrable).
+ */
+async function buildViewOrTable(
+  conn: DuckDBConnection,
+  model: Node,
+  models: Node[],
+  versions: ModelVersions | undefined,
+): Promise<Built> {
+  const kind = materialization(model);
+  const unchanged = (await versions?.unchanged(model)) ?? false;
+  const kept = unchanged && kind === 'table' && versions!.hasPreviousTable(model.name);
+  const deferred = unchanged && kind === 'ephemeral' && deferrable(model, models);
+  if (!kept)
+    await conn.run(
+      `CREATE OR REPLACE ${deferred ? 'TEMP VIEW' : CREATE[kind]} ${id(model.name)} AS\n${stripTrailingSemicolon(model.sql)}\n`,
+    );
+  versions?.settle(model.name, unchanged);
+  const rows = kind === 'view' || deferred ? null : await countRows(conn, model.name);
+  return { rows, ...(kept ? { kept } : {}), ...(deferred ? { kept: true, deferred } : {}) };
+}
+
+/**
+ * Runs one data test (on the group-months its model's build replaced, where it can): its step, an error step
+ * when it found rows at error severity or could not run.
+ */
+async function testStep(conn: DuckDBConnection, test: DataTest, options: RunOptions): Promise<StepResult> {
+  const started = Date.now();
+  const replaced = test.sqlOn ? options.incremental?.replacedRows(test.model) : null;
+  try {
+    // a test that stops the build passed at the previous build (its state is written only then): kept
+    // when its SQL and everything it reads are unchanged; a warning is reported again at every build
+    const versions = test.severity === 'error' ? options.versions : undefined;
+    const key = testStateKey(test.name);
+    if (versions && (await versions.unchanged({ name: key, sql: test.sql, dependsOn: test.needs }))) {
+      versions.settle(key, true);
+      return { name: test.name, kind: 'test', status: 'success', rows: 0, ms: Date.now() - started, kept: true };
+    }
+    const outcome = await runTest(conn, replaced ? test.sqlOn!(replaced.where) : test.sql);
+    const ok = outcome.failures === 0;
+    if (ok) versions?.settle(key, false);
+    return {
+      name: test.name,
+      kind: 'test',
+      status: ok ? 'success' : test.severity === 'warn' ? 'warn' : 'error',
+      rows: outcome.failures,
+      ms: Date.now() - started,
+      ...(replaced ? { testedIntervals: replaced.intervals } : {}),
+      ...(ok ? {} : { error: describeFailure(test, outcome), examples: outcome.examples }),
+    };
+  } catch (err) {
+    const error = `data test ${test.name} could not run: ${firstLine(err)}`;
+    return { name: test.name, kind: 'test', status: 'error', rows: null, ms: Date.now() - started, error };
+  }
 }
 
 /**
