@@ -47,11 +47,12 @@ describe('one budget per credential across processes (Redis)', () => {
       );
       // Redis hands out slots 101 ms apart; a timer that fires late (a busy machine) can bring one call
       // closer to the next, never a later call earlier: any k calls span at least (k - 1) slots, minus that lateness.
+      // (The first and last calls are one such pair: 16 calls span at least 15 slots less 60 ms, where two
+      // limiters that did not share their budget would finish in about 8 slots.)
       for (let i = 0; i < starts.length; i++) {
         for (let j = i + 1; j < starts.length; j++)
           expect(starts[j] - starts[i], `calls ${i} and ${j}`).toBeGreaterThanOrEqual((j - i) * 101 - 60);
       }
-      expect(starts.at(-1)! - starts[0]).toBeGreaterThanOrEqual(15 * 100);
     } finally {
       await Promise.all([a.stop(), b.stop()]);
     }
