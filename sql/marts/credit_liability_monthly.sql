@@ -38,9 +38,12 @@
 --   credit_granted_as_closed: credit granted as closed; null when not closed
 --   credit_spent_as_closed: credit spent as closed; null when not closed
 --   credit_expired_as_closed: credit expired as closed; null when not closed
+--   month_state: the group's month: partial (the extract starts after its first day), provisional (not yet past
+--     the lookback), final (past the lookback: the extract will not change it) or signed_off (`perks close`); the
+--     word the report and `perks status` use (src/closes/month-state.ts)
 -- tests:
 --   unique: organisation_group_id, month
---   not_null: organisation_group_id, month, users, is_closed
+--   not_null: organisation_group_id, month, users, is_closed, month_state
 
 with snapshots as (
 
@@ -187,7 +190,8 @@ with_closes as (
         frozen.credit_available as credit_available_as_closed,
         frozen.credit_granted as credit_granted_as_closed,
         frozen.credit_spent as credit_spent_as_closed,
-        frozen.credit_expired as credit_expired_as_closed
+        frozen.credit_expired as credit_expired_as_closed,
+        coalesce(states.month_state, 'provisional') as month_state
     from final as now
     full outer join close_records as closes
         on now.organisation_group_id = closes.organisation_group_id
@@ -195,6 +199,9 @@ with_closes as (
     left join close_credit as frozen
         on coalesce(now.organisation_group_id, closes.organisation_group_id) = frozen.organisation_group_id
         and coalesce(now.month, closes.month) = frozen.month
+    left join stg_month_states as states
+        on coalesce(now.organisation_group_id, closes.organisation_group_id) = states.organisation_group_id
+        and coalesce(now.month, closes.month) = states.month
     -- a closed month before the group's first credit extraction, with none frozen, is no row (as before)
     where now.month is not null or frozen.month is not null
 

@@ -8,6 +8,9 @@
 --   order_saving     summed only when the month's orders share one currency (savings_currency); null
 --                    when they span several (savings_monthly and revenue_monthly keep them apart)
 --   egift_savings    from redemption statistics, which carry no currency
+--   recognised_*     the orders whose status is recognised revenue (PERKS_REVENUE_STATUSES, as revenue_monthly's
+--                    is_recognised; from savings_monthly); orders and order_saving keep every status, as before
+--                    (active_users too: placing an order is activity, whatever its status becomes)
 -- grain: one row per organisation_group_id, month
 -- key: organisation_group_id, month
 -- columns:
@@ -21,9 +24,14 @@
 --   savings_currency: the currency of the month's orders when there is one; null when several
 --   order_saving: order_saving of the month (null when currencies are mixed)
 --   egift_savings: egift_savings of the month's redemption statistics
+--   recognised_orders: of orders, those whose status is recognised revenue (as revenue_monthly's is_recognised)
+--   recognised_order_saving: order_saving of the recognised orders (null when the month's currencies are mixed)
+--   month_state: the group's month: partial (the extract starts after its first day), provisional (not yet past
+--     the lookback), final (past the lookback: the extract will not change it) or signed_off (`perks close`); the
+--     word the report and `perks status` use (src/closes/month-state.ts)
 -- tests:
 --   unique: organisation_group_id, month
---   not_null: organisation_group_id, month, users, orders
+--   not_null: organisation_group_id, month, users, orders, recognised_orders, month_state
 
 with user_months as (
 
@@ -62,6 +70,8 @@ money as (
         max(order_currency) filter (where orders > 0) as currency_max,
         count(*) filter (where orders > 0 and order_currency is null) as no_currency,
         sum(order_saving) as order_saving_sum,
+        cast(sum(recognised_orders) as bigint) as recognised_orders,
+        sum(recognised_order_saving) as recognised_order_saving_sum,
         sum(egift_savings) as egift_savings
     from savings_monthly
     group by all
@@ -134,12 +144,18 @@ final as (
             then money.currency_min end as savings_currency,
         case when money.currency_min is not distinct from money.currency_max and coalesce(money.no_currency, 0) = 0
             then cast(coalesce(money.order_saving_sum, 0) as decimal(18, 2)) end as order_saving,
-        cast(coalesce(money.egift_savings, 0) as decimal(18, 2)) as egift_savings
+        cast(coalesce(money.egift_savings, 0) as decimal(18, 2)) as egift_savings,
+        coalesce(money.recognised_orders, 0) as recognised_orders,
+        case when money.currency_min is not distinct from money.currency_max and coalesce(money.no_currency, 0) = 0
+            then cast(coalesce(money.recognised_order_saving_sum, 0) as decimal(18, 2)) end as recognised_order_saving,
+        coalesce(states.month_state, 'provisional') as month_state
     from months
     left join created on months.organisation_group_id = created.organisation_group_id and months.month = created.month
     left join activity
         on months.organisation_group_id = activity.organisation_group_id and months.month = activity.month
     left join money on months.organisation_group_id = money.organisation_group_id and months.month = money.month
+    left join stg_month_states as states
+        on months.organisation_group_id = states.organisation_group_id and months.month = states.month
 
 )
 

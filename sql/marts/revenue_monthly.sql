@@ -33,9 +33,12 @@
 --   order_credit_as_closed: credit as closed; null when not closed
 --   order_saving_as_closed: savings as closed; null when not closed
 --   group_revenue_as_closed: group revenue as closed; null when not closed
+--   month_state: the group's month: partial (the extract starts after its first day), provisional (not yet past
+--     the lookback), final (past the lookback: the extract will not change it) or signed_off (`perks close`); the
+--     word the report and `perks status` use (src/closes/month-state.ts)
 -- tests:
 --   unique: organisation_group_id, month, order_currency, order_status
---   not_null: organisation_group_id, month, orders, is_recognised
+--   not_null: organisation_group_id, month, orders, is_recognised, month_state
 
 with orders as (
 
@@ -87,7 +90,8 @@ final as (
         end as order_total_paid_as_closed,
         case when closes.closed_at is not null then coalesce(frozen.order_credit, 0) end as order_credit_as_closed,
         case when closes.closed_at is not null then coalesce(frozen.order_saving, 0) end as order_saving_as_closed,
-        case when closes.closed_at is not null then coalesce(frozen.group_revenue, 0) end as group_revenue_as_closed
+        case when closes.closed_at is not null then coalesce(frozen.group_revenue, 0) end as group_revenue_as_closed,
+        coalesce(states.month_state, 'provisional') as month_state
     from now
     full outer join close_figures as frozen
         on now.organisation_group_id = frozen.organisation_group_id
@@ -97,6 +101,9 @@ final as (
     left join close_records as closes
         on coalesce(now.organisation_group_id, frozen.organisation_group_id) = closes.organisation_group_id
         and coalesce(now.month, frozen.month) = closes.month
+    left join stg_month_states as states
+        on coalesce(now.organisation_group_id, frozen.organisation_group_id) = states.organisation_group_id
+        and coalesce(now.month, frozen.month) = states.month
 
 )
 

@@ -18,8 +18,11 @@
 --   group_revenue: sum of the group's revenue from the orders
 --   is_recognised: the status is recognised revenue, as in revenue_monthly (PERKS_REVENUE_STATUSES at the build;
 --     a closed month: the rule it was closed under)
+--   month_state: the group's month: partial (the extract starts after its first day), provisional (not yet past
+--     the lookback), final (past the lookback: the extract will not change it) or signed_off (`perks close`); the
+--     word the report and `perks status` use (src/closes/month-state.ts)
 -- tests:
---   not_null: organisation_group_id, month, orders, is_recognised
+--   not_null: organisation_group_id, month, orders, is_recognised, month_state
 
 with orders as (
 
@@ -53,11 +56,15 @@ final as (
         coalesce(
             list_contains(coalesce(closes.revenue_statuses, getvariable('revenue_statuses')), per_offer.order_status),
             false
-        ) as is_recognised
+        ) as is_recognised,
+        coalesce(states.month_state, 'provisional') as month_state
     from per_offer
     left join close_records as closes
         on per_offer.organisation_group_id = closes.organisation_group_id
         and per_offer.month = closes.month
+    left join stg_month_states as states
+        on per_offer.organisation_group_id = states.organisation_group_id
+        and per_offer.month = states.month
 
 )
 

@@ -7,8 +7,12 @@
 -- Redemption statistics carry no currency: their figures sit on the user's first currency row of the month (the
 -- only row, in the usual single-currency group), or on a row with order_currency null when the user had no orders
 -- that month.
+-- What counts (issue 43): orders, order_saving, face_value and credit_spent hold every status, as before; the
+-- recognised_* columns beside them hold the orders whose status is recognised revenue, the rule revenue_monthly
+-- follows (is_recognised), so recognised savings reconcile with recognised revenue's orders
+-- (sql/tests/recognised_savings_reconcile.sql). Redemption statistics carry no status: egift_* count them all.
 -- Built by intervals (src/transform/incremental.ts): a group's month is rebuilt only when its orders or
--- redemption statistics changed, or a user of its rows changed UID.
+-- redemption statistics changed, a user of its rows changed UID, or its month_state changed (stg_month_states).
 -- grain: one row per organisation_group_id, month, user_id, order_currency
 -- key: organisation_group_id, month, user_id, order_currency
 -- incremental: month on organisation_group_id, month
@@ -20,7 +24,7 @@
 --   user_uid: the user's UID on the platform (null when unattributed)
 --   is_unattributed: true on the row of orders whose email matches no current user
 --   order_currency: currency of the orders; null on a row with only redemption statistics
---   orders: the user's orders in the month (every status)
+--   orders: the user's orders in the month (every status; recognised_orders: those that count as revenue)
 --   order_saving: sum of the orders' order_saving
 --   face_value: sum of the orders' face_value
 --   credit_spent: sum of the orders' order_credit (credit spent on orders)
@@ -28,25 +32,57 @@
 --   egift_orders: egift_orders_count of the month's redemption statistics
 --   egift_savings: egift_savings of the month's redemption statistics (no currency given by the API)
 --   egift_face_value: egift_face_value of the month's redemption statistics
+--   recognised_orders: of orders, those whose status is recognised revenue (revenue_monthly's is_recognised:
+--     PERKS_REVENUE_STATUSES at the build, default Complete; a signed-off month: the rule it was closed under)
+--   recognised_order_saving: order_saving of the recognised orders (what members saved on orders that count)
+--   recognised_face_value: face_value of the recognised orders
+--   recognised_credit_spent: credit_spent of the recognised orders
+--   month_state: the group's month: partial, provisional, final (past the lookback) or signed_off (`perks close`),
+--     as the report and `perks status` say (src/closes/month-state.ts)
 -- tests:
 --   unique: organisation_group_id, month, user_id, order_currency
 --   not_null: organisation_group_id, month
 
-with orders as (
+with rated as (
+
+    -- each order with its month and whether its status counts as revenue (revenue_monthly's is_recognised)
+    select
+        orders.organisation_group_id,
+        cast(date_trunc('month', orders.order_date) as date) as month,
+        orders.user_id,
+        orders.order_currency,
+        orders.order_saving,
+        orders.face_value,
+        orders.order_credit,
+        coalesce(list_contains(
+            coalesce(states.revenue_statuses, getvariable('revenue_statuses')), orders.order_status
+        ), false) as is_recognised
+    from stg_orders as orders
+    left join stg_month_states as states
+        on orders.organisation_group_id = states.organisation_group_id
+        and cast(date_trunc('month', orders.order_date) as date) = states.month
+
+),
+
+orders as (
 
     -- orders of no current user (anonymised, unknown, no email: user_id null) add up to one row per
     -- group, month and currency
     select
         organisation_group_id,
-        cast(date_trunc('month', order_date) as date) as month,
+        month,
         user_id,
         order_currency,
         count(*) as orders,
         cast(coalesce(sum(order_saving), 0) as decimal(18, 2)) as order_saving,
         cast(coalesce(sum(face_value), 0) as decimal(18, 2)) as face_value,
-        cast(coalesce(sum(order_credit), 0) as decimal(18, 2)) as credit_spent
-    from stg_orders
-    group by all
+        cast(coalesce(sum(order_credit), 0) as decimal(18, 2)) as credit_spent,
+        count(*) filter (where is_recognised) as recognised_orders,
+        cast(coalesce(sum(order_saving) filter (where is_recognised), 0) as decimal(18, 2)) as recognised_order_saving,
+        cast(coalesce(sum(face_value) filter (where is_recognised), 0) as decimal(18, 2)) as recognised_face_value,
+        cast(coalesce(sum(order_credit) filter (where is_recognised), 0) as decimal(18, 2)) as recognised_credit_spent
+    from rated
+    group by organisation_group_id, month, user_id, order_currency
 
 ),
 
@@ -94,6 +130,10 @@ joined as (
         coalesce(orders.order_saving, 0) as order_saving,
         coalesce(orders.face_value, 0) as face_value,
         coalesce(orders.credit_spent, 0) as credit_spent,
+        coalesce(orders.recognised_orders, 0) as recognised_orders,
+        coalesce(orders.recognised_order_saving, 0) as recognised_order_saving,
+        coalesce(orders.recognised_face_value, 0) as recognised_face_value,
+        coalesce(orders.recognised_credit_spent, 0) as recognised_credit_spent,
         coalesce(placed.redemptions, 0) as redemptions,
         coalesce(placed.egift_orders, 0) as egift_orders,
         coalesce(placed.egift_savings, 0) as egift_savings,
@@ -123,11 +163,19 @@ final as (
         joined.redemptions,
         joined.egift_orders,
         joined.egift_savings,
-        joined.egift_face_value
+        joined.egift_face_value,
+        joined.recognised_orders,
+        joined.recognised_order_saving,
+        joined.recognised_face_value,
+        joined.recognised_credit_spent,
+        coalesce(states.month_state, 'provisional') as month_state
     from joined
     left join stg_users as users
         on joined.organisation_group_id = users.organisation_group_id
         and joined.user_id = users.user_id
+    left join stg_month_states as states
+        on joined.organisation_group_id = states.organisation_group_id
+        and joined.month = states.month
 
 )
 

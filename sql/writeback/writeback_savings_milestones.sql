@@ -1,5 +1,8 @@
 -- Savings milestones to tell the platform: a user's cumulative savings in the group's currency
--- (order_saving + egift_savings summed over the user's months so far) first reached 50, 100, 250 or 500.
+-- (recognised_order_saving + egift_savings summed over the user's months so far) first reached 50, 100, 250 or 500.
+-- Only the orders that count (issue 43): recognised_order_saving, the savings of orders whose status is recognised
+-- revenue (PERKS_REVENUE_STATUSES, default Complete), as finance counts them: a cancelled or refunded order saved
+-- the member nothing. Redemption statistics carry no status: egift_savings count whole.
 -- The group's currency is the order_currency most of its savings_monthly rows carry; rows in another
 -- currency are left out (never summed together), rows without one (egift savings only) count in.
 -- interaction_at is the first instant (UTC) of the month of the crossing: the mart is monthly, no finer time
@@ -32,7 +35,7 @@ savings_rows as (
         user_id::bigint as user_id,
         month::date as month,
         order_currency::varchar as order_currency,
-        coalesce(order_saving, 0) + coalesce(egift_savings, 0) as saving
+        coalesce(recognised_order_saving, 0) + coalesce(egift_savings, 0) as saving
     from savings_monthly
     where user_id is not null
 ),

@@ -17,3 +17,15 @@ export { forcedBecause, frozenFigures, type FrozenFigures, type FrozenFx, type R
 export { fxRatesFrom, rateOf, type FxRates } from './fx-rates.js';
 export * from './figures.js';
 export { CloseRecordError, FxRatesError } from './errors.js';
+export {
+  MONTH_STATES,
+  FLOOR_MONTH,
+  extractStateOf,
+  monthStateOf,
+  monthDays,
+  groupsWithOrdersState,
+  readOrdersState,
+  type MonthState,
+  type ExtractState,
+  type ReadOrdersState,
+} from './month-state.js';

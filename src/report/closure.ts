@@ -1,60 +1,18 @@
 /**
- * Closed or provisional. The extract re-reads the last `lookbackDays` local days on every run, so a day's
- * orders may still change until the watermark (the first local day NOT yet extracted) has moved more than
- * `lookbackDays` past it. A month is CLOSED for a group when its orders watermark is past the month's last
- * day plus the lookback; otherwise, or when there is no readable state, it is PROVISIONAL.
+ * A group's month as the report shows it: the rule (partial, provisional, final) is src/closes/month-state.ts,
+ * which the build's `month_state` column follows too; this file adds the one sentence saying why. The extract
+ * re-reads the last `lookbackDays` local days on every run, so a day's orders may still change until the
+ * watermark (the first local day NOT yet extracted) has moved more than `lookbackDays` past it.
  */
-import { readFile } from 'node:fs/promises';
-import { join } from 'node:path';
-import { z } from 'zod';
-import { DEFAULTS } from '../config/index.js';
+import { extractStateOf, readOrdersState, type ReadOrdersState } from '../closes/month-state.js';
 import type { GroupClosure } from '../closes/index.js';
 import { addDays, monthContaining, type ReportMonth } from './month.js';
 
-/** What the extract writes to <out>/state/orders/<organisation_group_id>.json (unknown keys kept). */
-const day = z.string().regex(/^\d{4}-\d{2}-\d{2}$/);
-export const OrdersState = z.looseObject({
-  /** Absent until the first pass has finished. */
-  watermark: day.optional(),
-  /** First local day ever extracted. */
-  firstDay: day.optional(),
-  /** Absent in states written before it was recorded: the lookback was the default then. */
-  lookbackDays: z.int().min(0).default(DEFAULTS.lookbackDays),
-});
-export type OrdersState = z.infer<typeof OrdersState>;
-
-export function ordersStatePath(outDir: string, groupId: number): string {
-  return join(outDir, 'state', 'orders', `${groupId}.json`);
-}
-
-/** Reads a group's orders state; undefined when missing, `{ error }` when present but unreadable. */
-export async function readOrdersState(
-  outDir: string,
-  groupId: number,
-): Promise<OrdersState | { error: string } | undefined> {
-  let text: string;
-  try {
-    text = await readFile(ordersStatePath(outDir, groupId), 'utf8');
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-    return { error: (err as Error).message };
-  }
-  try {
-    const parsed = OrdersState.safeParse(JSON.parse(text));
-    return parsed.success
-      ? parsed.data
-      : { error: `unexpected content (${parsed.error.issues[0]?.path.join('.') || 'root'})` };
-  } catch {
-    return { error: 'not valid JSON' };
-  }
-}
+export { OrdersState, ordersStatePath, readOrdersState } from '../closes/month-state.js';
 
 /** The closure rule, applied to one group's state. */
-export function closureOf(
-  month: ReportMonth,
-  groupId: number,
-  state: OrdersState | { error: string } | undefined,
-): GroupClosure {
+export function closureOf(month: ReportMonth, groupId: number, state: ReadOrdersState): GroupClosure {
+  const rule = extractStateOf(month, state);
   if (state === undefined)
     return { groupId, status: 'provisional', reason: `no extract state for group ${groupId} yet` };
   if ('error' in state)
@@ -65,8 +23,7 @@ export function closureOf(
     };
   if (state.watermark === undefined)
     return { groupId, status: 'provisional', reason: `the first extract of group ${groupId} has not finished yet` };
-  if (state.firstDay !== undefined && state.firstDay > month.start) {
-    // A month the extract only partly covers is incomplete, whatever the watermark says.
+  if (rule === 'partial') {
     return {
       groupId,
       status: 'provisional',
@@ -77,7 +34,7 @@ export function closureOf(
     };
   }
   const closesAfter = addDays(month.end, state.lookbackDays);
-  const closed = state.watermark > closesAfter;
+  const closed = rule === 'final';
   const extractedTo = addDays(state.watermark, -1);
   return {
     groupId,

@@ -126,7 +126,8 @@ export async function writeMarts(
       'savings_monthly',
       marts.savings,
       `{organisation_group_id: 'BIGINT', user_id: 'BIGINT', month: 'DATE', order_currency: 'VARCHAR', order_saving: 'DECIMAL(18,2)', egift_savings: 'DECIMAL(18,2)'}`,
-      '*',
+      // the milestones count recognised savings (issue 43): these fixtures' orders are all Complete
+      '*, order_saving AS recognised_order_saving',
     );
   } finally {
     conn.closeSync();

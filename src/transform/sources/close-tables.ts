@@ -9,6 +9,7 @@
  *   the program's clock), for the runs of credit rows a credit close may depend on, so a model can tell when a
  *   lake row landed: `_extracted_at` is when its run STARTED, and its snapshot day is that start's UTC day (a run
  *   started on a month's last day may land after the close).
+ * - `month_states`: each group's months and their state (month-states.ts).
  * A broken hash chain stops the build (exit 2) before any model runs.
  */
 import type { DuckDBConnection } from '@duckdb/node-api';
@@ -16,8 +17,9 @@ import { closesInForce, frozenFigures, readCloses } from '../../closes/index.js'
 import { readFile } from 'node:fs/promises';
 import { DEFAULTS } from '../../config/index.js';
 import { runManifestPath } from '../../lake/run-manifest.js';
+import { createMonthStates } from './month-states.js';
 
-export const CLOSE_TABLES = ['close_records', 'close_figures', 'close_credit', 'extract_runs'] as const;
+export const CLOSE_TABLES = ['close_records', 'close_figures', 'close_credit', 'extract_runs', 'month_states'] as const;
 
 const MONEY = 'DECIMAL(38,2)';
 
@@ -30,8 +32,9 @@ export async function createCloseTables(conn: DuckDBConnection, outDir: string |
   await conn.run(`CREATE OR REPLACE TABLE close_credit (organisation_group_id BIGINT, month DATE, users BIGINT,
     credit_available ${MONEY}, credit_granted ${MONEY}, credit_spent ${MONEY}, credit_expired ${MONEY})`);
   await conn.run(`CREATE OR REPLACE TABLE extract_runs (run_id VARCHAR, finished_at TIMESTAMPTZ)`);
+  const inForce = outDir === null ? [] : [...closesInForce(await readCloses(outDir)).values()];
+  await createMonthStates(conn, outDir, inForce);
   if (outDir === null) return 0;
-  const inForce = [...closesInForce(await readCloses(outDir)).values()];
   for (const r of inForce) {
     const month = `${r.month}-01`;
     const figures = frozenFigures(r);

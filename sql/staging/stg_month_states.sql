@@ -1,0 +1,22 @@
+-- Each group's month and its state, one vocabulary with the report and `perks status` (src/closes/month-state.ts):
+-- partial (the group's extract starts after the month's first day), provisional (the extract's watermark is not
+-- past the month's end plus the lookback, or no state yet), final (past the lookback), signed_off (`perks close`,
+-- not reopened). From the build's month_states table (the orders states and the closes in force, read at each
+-- build): a month whose state changes dirties that group-month alone in the models built by months.
+-- Months from 2000-01 to the later of the watermark's month and the latest close; a month after those has no row
+-- and is provisional (nothing has extracted it yet): the marts coalesce to that.
+-- grain: one row per organisation_group_id, month
+-- key: organisation_group_id, month
+-- intervals: month on organisation_group_id, month
+-- columns:
+--   organisation_group_id: the group
+--   month: first day of the group's local month
+--   month_state: partial, provisional, final or signed_off
+--   revenue_statuses: the order statuses recognised as revenue when the month was signed off (the close's rule);
+--     null when not signed off (the build's PERKS_REVENUE_STATUSES applies)
+-- tests:
+--   unique: organisation_group_id, month
+--   not_null: organisation_group_id, month, month_state
+--   accepted_values: month_state in partial, provisional, final, signed_off
+
+select organisation_group_id, month, month_state, revenue_statuses from month_states

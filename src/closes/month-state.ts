@@ -1,0 +1,103 @@
+/**
+ * A month's state for a group, one vocabulary for the marts (`month_state`), the report and `perks status`:
+ * - `partial`: the group's extract starts after the month's first day, so the month is incomplete;
+ * - `provisional`: orders may still change: the extract's watermark (the first local day NOT yet extracted) is not
+ *   past the month's last day plus the lookback (`lookbackDays`), or there is no readable state yet;
+ * - `final`: past the lookback: the extract will not re-read the month's days again;
+ * - `signed_off`: signed off with `perks close` (and not reopened), whatever the extract says.
+ * "Final" is the data's word, "signed off" finance's: a final month is not signed off until someone closes it.
+ * The rule is here once: the report (src/report/closure.ts), `perks status` and the build's `month_states`
+ * table (src/transform/sources/month-states.ts) all call `extractStateOf`.
+ */
+import { readdir, readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { z } from 'zod';
+import { DEFAULTS } from '../config/index.js';
+
+export const MONTH_STATES = ['partial', 'provisional', 'final', 'signed_off'] as const;
+export type MonthState = (typeof MONTH_STATES)[number];
+/** What the extract alone says of a month (signed off is the close record's word). */
+export type ExtractState = Exclude<MonthState, 'signed_off'>;
+/** The first month the build's `month_states` table holds (no Perks data is older). */
+export const FLOOR_MONTH = '2000-01';
+
+/** What the extract writes to <out>/state/orders/<organisation_group_id>.json (unknown keys kept). */
+const day = z.string().regex(/^\d{4}-\d{2}-\d{2}$/);
+export const OrdersState = z.looseObject({
+  /** Absent until the first pass has finished. */
+  watermark: day.optional(),
+  /** First local day ever extracted. */
+  firstDay: day.optional(),
+  /** Absent in states written before it was recorded: the lookback was the default then. */
+  lookbackDays: z.int().min(0).default(DEFAULTS.lookbackDays),
+});
+export type OrdersState = z.infer<typeof OrdersState>;
+/** A group's orders state as read: undefined when there is none, `{ error }` when it cannot be read. */
+export type ReadOrdersState = OrdersState | { error: string } | undefined;
+
+export const ordersStateDir = (outDir: string): string => join(outDir, 'state', 'orders');
+export const ordersStatePath = (outDir: string, groupId: number): string =>
+  join(ordersStateDir(outDir), `${groupId}.json`);
+
+/** Reads a group's orders state; undefined when missing, `{ error }` when present but unreadable. */
+export async function readOrdersState(outDir: string, groupId: number): Promise<ReadOrdersState> {
+  let text: string;
+  try {
+    text = await readFile(ordersStatePath(outDir, groupId), 'utf8');
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    return { error: (err as Error).message };
+  }
+  try {
+    const parsed = OrdersState.safeParse(JSON.parse(text));
+    return parsed.success
+      ? parsed.data
+      : { error: `unexpected content (${parsed.error.issues[0]?.path.join('.') || 'root'})` };
+  } catch {
+    return { error: 'not valid JSON' };
+  }
+}
+
+/** The groups that have an orders state file (`<id>.json`), in id order. */
+export async function groupsWithOrdersState(outDir: string): Promise<number[]> {
+  const names = await readdir(ordersStateDir(outDir)).catch(() => [] as string[]);
+  return names
+    .flatMap((n) => (/^\d+\.json$/.test(n) ? [Number(n.slice(0, -'.json'.length))] : []))
+    .sort((a, b) => a - b);
+}
+
+/** `day` plus `n` days (YYYY-MM-DD, calendar arithmetic). */
+export function addDays(day: string, n: number): string {
+  const d = new Date(`${day}T00:00:00Z`);
+  d.setUTCDate(d.getUTCDate() + n);
+  return d.toISOString().slice(0, 10);
+}
+
+/** A calendar month by its first and last day (YYYY-MM-DD). */
+export interface MonthDays {
+  readonly start: string;
+  readonly end: string;
+}
+
+/** The month of `ym` (YYYY-MM) as its first and last day. */
+export function monthDays(ym: string): MonthDays {
+  const start = `${ym}-01`;
+  const next = new Date(`${start}T00:00:00Z`);
+  next.setUTCMonth(next.getUTCMonth() + 1);
+  return { start, end: addDays(next.toISOString().slice(0, 10), -1) };
+}
+
+/** The day after which the month is final: its last day plus the lookback. */
+export const finalAfter = (month: MonthDays, lookbackDays: number): string => addDays(month.end, lookbackDays);
+
+/** THE rule: what the extract's state says of `month` (partial, provisional or final). */
+export function extractStateOf(month: MonthDays, state: ReadOrdersState): ExtractState {
+  if (state === undefined || 'error' in state || state.watermark === undefined) return 'provisional';
+  // A month the extract only partly covers is incomplete, whatever the watermark says.
+  if (state.firstDay !== undefined && state.firstDay > month.start) return 'partial';
+  return state.watermark > finalAfter(month, state.lookbackDays) ? 'final' : 'provisional';
+}
+
+/** The month's state, the close record's sign-off first. */
+export const monthStateOf = (month: MonthDays, state: ReadOrdersState, signedOff: boolean): MonthState =>
+  signedOff ? 'signed_off' : extractStateOf(month, state);
