@@ -6,4 +6,11 @@ export { closeMonth, reopenMonth, defaultOperator, type CloseOptions, type Reope
 export { CloseInputError } from './errors.js';
 export { rereadMonth } from './reread.js';
 export { refreshCredit, creditHolders, type CreditRefresh } from './credit-refresh.js';
-export { runClose, runReopen, type CloseRequest, type CloseOutcome, type RereadBeforeClose } from './workflow.js';
+export {
+  runClose,
+  runReopen,
+  type CloseRequest,
+  type CloseOutcome,
+  type ReopenOutcome,
+  type RereadBeforeClose,
+} from './workflow.js';

@@ -1,8 +1,10 @@
 /**
  * `perks close` and `perks reopen` from start to end. A close: the month checked once to be over; with an API,
  * the refusals first under the output's lock (a close that would be refused re-reads nothing), then the month
- * re-read and its holders' credit refreshed, the warehouse rebuilt and the close written under the lock. What
- * either appends to the close record is checkpointed (with a store: published) before the command reports it.
+ * re-read and its holders' credit refreshed, the warehouse rebuilt and the close written under the lock. After
+ * either writes its record, the warehouse is rebuilt and the month's report written again (refresh.ts), so the
+ * marts and the report say at once what the record says; then all of it is checkpointed (with a store: published
+ * in one commit) before the command reports it.
  */
 import type { Config } from '../config/index.js';
 import type { CloseRecord, FxRates, Reread } from '../closes/index.js';
@@ -15,6 +17,7 @@ import { buildWarehouse } from '../transform/index.js';
 import { assertMonthOver, closeEndedMonth, reopenMonth, type EndedMonthClose, type ReopenOptions } from './close.js';
 import { refreshCredit, type CreditRefresh } from './credit-refresh.js';
 import { rereadMonth } from './reread.js';
+import { refreshAfterClose, refreshFailure } from './refresh.js';
 
 export interface CloseRequest {
   /** The output, and the API the re-read reads from (none: no re-read). */
@@ -50,6 +53,14 @@ export interface CloseOutcome {
   readonly reread: RereadBeforeClose | 'no-api' | 'not-asked';
   /** One record per group closed. */
   readonly written: readonly CloseRecord[];
+  /** The month's HTML reports written again after the close (the marts were rebuilt before them). */
+  readonly reports: readonly string[];
+}
+
+export interface ReopenOutcome {
+  readonly record: CloseRecord;
+  /** The month's HTML reports written again after the reopen (the marts were rebuilt before them). */
+  readonly reports: readonly string[];
 }
 
 /** `perks close`: the month (re-read first when asked and an API is configured) signed off per group. */
@@ -59,14 +70,37 @@ export async function runClose(request: CloseRequest): Promise<CloseOutcome> {
   const close: EndedMonthClose = { outDir: config.output, month, group, by, note, force, rule, fx };
   const reread = await rereadBeforeClose(request, close);
   const found = typeof reread === 'string' ? null : reread.found;
-  const written = await locked(close.outDir, () => rebuildAndClose({ ...close, reread: found }), true);
-  return { reread, written };
+  const { written, refreshed } = await locked(
+    close.outDir,
+    async () => {
+      const records = await rebuildAndClose({ ...close, reread: found });
+      const groups = records.map((r) => r.organisation_group_id);
+      return { written: records, refreshed: await refreshAfterClose(close.outDir, month.ym, groups, rule) };
+    },
+    true,
+  );
+  if (refreshed.failed)
+    throw refreshFailure(`${month.ym} is closed (${recordsText(written)})`, month.ym, refreshed.failed);
+  return { reread, written, reports: refreshed.reports };
 }
 
-/** `perks reopen`: the reopen record appended under the output's lock. */
-export async function runReopen(options: ReopenOptions): Promise<CloseRecord> {
-  return locked(options.outDir, () => reopenMonth(options), true);
+/** `perks reopen`: the reopen record appended under the output's lock, then the marts and the report made true. */
+export async function runReopen(options: ReopenOptions): Promise<ReopenOutcome> {
+  const { record, refreshed } = await locked(
+    options.outDir,
+    async () => {
+      const reopened = await reopenMonth(options);
+      return { record: reopened, refreshed: await refreshAfterClose(options.outDir, reopened.month, [options.group]) };
+    },
+    true,
+  );
+  if (refreshed.failed)
+    throw refreshFailure(`${record.month} is reopened (${recordsText([record])})`, record.month, refreshed.failed);
+  return { record, reports: refreshed.reports };
 }
+
+const recordsText = (records: readonly CloseRecord[]) =>
+  `record${records.length === 1 ? '' : 's'} ${records.map((r) => r.seq).join(', ')}`;
 
 async function rereadBeforeClose(request: CloseRequest, close: EndedMonthClose): Promise<CloseOutcome['reread']> {
   if (!request.reread) return 'not-asked';

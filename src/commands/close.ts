@@ -59,6 +59,7 @@ export const closeCommand: CommandModule<object, CloseFlags> = {
       const outcome = await runClose(request);
       process.stdout.write(`${rereadNotes(request, outcome.reread).join('\n')}\n`);
       process.stdout.write(`${outcome.written.map(closedLine).join('\n')}\n  ${closesPath(request.config.output)}\n`);
+      process.stdout.write(reportLines(outcome.reports));
     }),
 };
 
@@ -90,6 +91,9 @@ function rereadNotes({ month, budgetMinutes }: CloseRequest, reread: CloseOutcom
   ];
 }
 
+/** The month's reports the close or reopen wrote again (the marts were rebuilt before them). */
+const reportLines = (reports: readonly string[]) => reports.map((f) => `report ${f}\n`).join('');
+
 const closedLine = (r: CloseRecord) =>
   `closed ${r.month} for group ${r.organisation_group_id}${r.forced ? ` (FORCED: ${forcedBecause(r)})` : ''}, record ${r.seq}, hash ${r.hash}`;
 
@@ -116,10 +120,17 @@ export const reopenCommand: CommandModule<object, ReopenFlags> = {
       const config = configFromFlags(argv);
       const group = parseGroup(argv.group);
       if (group === undefined) throw new CloseInputError('--group is required');
-      const r = await runReopen({ outDir: config.output, month: argv.month, group, reason: argv.reason, by: argv.by });
+      const { record: r, reports } = await runReopen({
+        outDir: config.output,
+        month: argv.month,
+        group,
+        reason: argv.reason,
+        by: argv.by,
+      });
       process.stdout.write(
         `reopened ${r.month} for group ${r.organisation_group_id}, record ${r.seq}, hash ${r.hash}\n`,
       );
+      process.stdout.write(reportLines(reports));
     }),
 };
 

@@ -74,8 +74,9 @@ export const COMMANDS: Record<string, CommandUse> = {
   forget: { writes: true, reads: [...CORE, 'quarantine/'] },
   compact: { writes: true, reads: CORE },
   build: { writes: true, reads: [...CORE, 'seed/', 'marts/'] },
-  close: { writes: true, reads: [...CORE, 'seed/'] },
-  reopen: { writes: true, reads: [...CORE, 'seed/'] },
+  // a close and a reopen rebuild and write the month's report (src/close/refresh.ts), as build and report do
+  close: { writes: true, reads: [...CORE, 'seed/', 'marts/'] },
+  reopen: { writes: true, reads: [...CORE, 'seed/', 'marts/'] },
   writeback: { writes: true, reads: [...CORE, 'seed/', 'marts/'] },
   report: { writes: true, reads: [...CORE, 'seed/', 'marts/'] },
   models: { writes: true, reads: [...CORE, 'seed/'] },

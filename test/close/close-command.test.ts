@@ -37,6 +37,23 @@ async function extracted(now: string): Promise<string> {
   return dir;
 }
 
+/** The last line of the close record. */
+const lastRecord = (dir: string) => JSON.parse(readFileSync(closes(dir), 'utf8').trim().split('\n').at(-1)!);
+/** The month's HTML report as `perks report` writes it (no group filter). */
+const reportOf = (dir: string, ym: string) => readFileSync(join(dir, 'reports', `revenue-${ym}.html`), 'utf8');
+
+/** October's close state of the group in the exported mart, one row per distinct state (UTC, ISO instants). */
+async function octoberInMarts(dir: string) {
+  const { query } = await import('../transform/helpers.js');
+  const rows = await query(
+    ':memory:',
+    `SELECT DISTINCT is_closed, strftime(closed_at, '%Y-%m-%dT%H:%M:%S.%gZ') AS closed_at
+     FROM read_parquet('${join(dir, 'marts', 'revenue_monthly.parquet')}')
+     WHERE organisation_group_id = ${group} AND month = DATE '2026-10-01'`,
+  );
+  return rows;
+}
+
 function refused(r: { code: number | null; stderr: string }, message: RegExp): void {
   expect(r.code, r.stderr).toBe(2);
   expect(stderrLines(r as never)).toHaveLength(1);
@@ -102,7 +119,13 @@ describe('perks close, reopen and closes', () => {
         `^2026-09 not re-read before the close: no API configured \\(PERKS_BASE_URL\\)\\nclosed 2026-09 for group ${g}, record 1, hash [0-9a-f]{64}\\n`,
       ),
     );
-    expect((await runCli(['close', '--month', '2026-10', '--group', g], env(out))).code).toBe(0);
+    const oct = await runCli(['close', '--month', '2026-10', '--group', g], env(out));
+    expect(oct.code, oct.stderr).toBe(0);
+    // the marts and the month's report say so at once, without a build or a report of their own
+    const closedOct = lastRecord(out);
+    expect(oct.stdout).toContain(`\nreport ${join(out, 'reports', 'revenue-2026-10.html')}\n`);
+    expect(await octoberInMarts(out)).toEqual([{ is_closed: true, closed_at: closedOct.at }]);
+    expect(reportOf(out, '2026-10')).toContain(closedOct.hash);
     const before = readFileSync(closes(out), 'utf8');
     refused(
       await runCli(['close', '--month', '2026-10', '--group', g], env(out)),
@@ -115,6 +138,9 @@ describe('perks close, reopen and closes', () => {
     expect(readFileSync(closes(out), 'utf8')).toBe(before);
     const reopened = await runCli(['reopen', '--month', '2026-10', '--group', g, '--reason', 'late invoice'], env(out));
     expect(reopened.code, reopened.stderr).toBe(0);
+    expect(reopened.stdout).toContain(`\nreport ${join(out, 'reports', 'revenue-2026-10.html')}\n`);
+    expect(await octoberInMarts(out)).toEqual([{ is_closed: false, closed_at: null }]);
+    expect(reportOf(out, '2026-10')).not.toContain(closedOct.hash);
     const list = await runCli(['closes'], env(out));
     expect(list.code).toBe(0);
     expect(list.stdout.split('\n').filter(Boolean)).toEqual([
