@@ -10,6 +10,7 @@ interface ReportFlags {
   group?: string;
   format: string;
   output?: string;
+  'include-test-groups': boolean;
 }
 
 export function parseFormats(value: string): ReportFormat[] {
@@ -45,6 +46,12 @@ export const reportCommand: CommandModule<object, ReportFlags> = {
       .option('group', GROUP_FILTER)
       .option('format', { type: 'string', default: 'all', describe: 'html, csv, md, a comma-separated list, or all' })
       .option('output', OUTPUT)
+      .option('include-test-groups', {
+        type: 'boolean',
+        default: false,
+        describe:
+          'count test groups (is_sandbox) in the headline and consolidated totals; by default they are flagged and left out',
+      })
       .example('$0 report revenue --month 2026-03', 'every group, all three formats')
       .example('$0 report revenue --month 2026-03 --group 11 --format md', 'one group, Markdown only') as never,
   handler: (argv) =>
@@ -55,6 +62,7 @@ export const reportCommand: CommandModule<object, ReportFlags> = {
         month: argv.month,
         group: parseGroup(argv.group),
         formats: parseFormats(argv.format),
+        includeTestGroups: argv['include-test-groups'],
       });
       const lines = [
         `revenue ${argv.month}: ${result.status.toUpperCase()}, ${result.reconciled ? 'reconciled with the lake' : 'NOT reconciled with the lake (see the report)'}`,

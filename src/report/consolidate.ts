@@ -20,8 +20,9 @@ export async function consolidate(
   sections: readonly GroupSection[],
   fx: FxRates,
   frozen: FrozenRates = new Map(),
+  isCounted: (groupId: number) => boolean = () => true,
 ): Promise<Consolidated> {
-  const items: { g: number; r: string; a: string; t: string }[] = [];
+  const items: { g: number; x: boolean; r: string; a: string; t: string }[] = [];
   const missing = new Map<number, string[]>();
   const used = new Set<string>();
   for (const g of sections) {
@@ -41,20 +42,31 @@ export async function consolidate(
         continue;
       }
       if (c.currency !== fx.reportingCurrency) used.add(`${c.currency} ${rate}`);
-      items.push({ g: g.groupId, r: rate, a: c.recognised.current.group_revenue, t: c.current.group_revenue });
+      items.push({
+        g: g.groupId,
+        x: !isCounted(g.groupId),
+        r: rate,
+        a: c.recognised.current.group_revenue,
+        t: c.current.group_revenue,
+      });
     }
   }
-  // Amounts and rates go in as one JSON parameter; DuckDB multiplies and sums them as DECIMAL.
+  // Amounts and rates go in as one JSON parameter; DuckDB multiplies and sums them as DECIMAL. The total leaves
+  // out the groups not counted (test groups), which keep their own row.
   const rows = await wh.all(
     `WITH items AS (SELECT unnest(from_json($items, '["json"]')) AS j),
     converted AS (
-      SELECT CAST(j->>'g' AS BIGINT) AS g,
+      SELECT CAST(j->>'g' AS BIGINT) AS g, CAST(j->>'x' AS BOOLEAN) AS x,
         CAST(j->>'a' AS DECIMAL(38,2)) * CAST(j->>'r' AS DECIMAL(22,10)) AS recognised,
         CAST(j->>'t' AS DECIMAL(38,2)) * CAST(j->>'r' AS DECIMAL(22,10)) AS total
       FROM items
     )
     SELECT g, CAST(round(sum(recognised), 2) AS DECIMAL(38,2)) AS recognised, CAST(round(sum(total), 2) AS DECIMAL(38,2)) AS total
-    FROM converted GROUP BY ROLLUP (g) ORDER BY g NULLS LAST`,
+    FROM converted GROUP BY g
+    UNION ALL
+    SELECT NULL, CAST(round(coalesce(sum(recognised), 0), 2) AS DECIMAL(38,2)), CAST(round(coalesce(sum(total), 0), 2) AS DECIMAL(38,2))
+    FROM converted WHERE NOT x
+    ORDER BY g NULLS LAST`,
     { items: JSON.stringify(items) },
   );
   const byGroup = new Map(rows.filter((r) => r.g !== null).map((r) => [Number(r.g), r]));
@@ -67,10 +79,19 @@ export async function consolidate(
       name: g.name,
       recognised: String(byGroup.get(g.groupId)?.recognised ?? '0.00'),
       groupRevenue: String(byGroup.get(g.groupId)?.total ?? '0.00'),
+      converted: byGroup.has(g.groupId) || !missing.has(g.groupId),
       missing: missing.get(g.groupId) ?? [],
     })),
     total: { recognised: String(all?.recognised ?? '0.00'), groupRevenue: String(all?.total ?? '0.00') },
-    missing: [...new Set([...missing.values()].flat())].sort(),
+    // The total is incomplete for the currencies left out of the groups it counts.
+    missing: [
+      ...new Set(
+        [...missing]
+          .filter(([g]) => isCounted(g))
+          .map(([, m]) => m)
+          .flat(),
+      ),
+    ].sort(),
     used: [...used].sort(),
   };
 }

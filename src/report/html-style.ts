@@ -4,7 +4,7 @@ export const HTML_STYLE = `
   --ok: #1f7a4a; --ok-bg: #e7f5ed; --warn: #8a5a00; --warn-bg: #fff4dc; --bad: #a1261d; --bad-bg: #fdeceb; }
 * { box-sizing: border-box; }
 body { margin: 0; color: var(--ink); background: #fff; font: 14px/1.45 system-ui, -apple-system, "Segoe UI", Roboto, "Helvetica Neue", Arial, sans-serif; }
-main { max-width: 1080px; margin: 0 auto; padding: 28px 32px 48px; }
+main { max-width: 1200px; margin: 0 auto; padding: 28px 32px 48px; }
 header.masthead { border-bottom: 3px solid var(--accent); padding-bottom: 12px; margin-bottom: 18px; }
 .eyebrow { margin: 0; color: var(--accent); font-weight: 600; letter-spacing: .06em; text-transform: uppercase; font-size: 12px; }
 h1 { margin: 4px 0 6px; font-size: 26px; }
@@ -21,12 +21,17 @@ h4 { font-size: 13px; margin: 14px 0 6px; color: var(--muted); text-transform: u
 .badge { display: inline-block; padding: 1px 8px; border-radius: 10px; font-size: 11.5px; font-weight: 700; letter-spacing: .05em; text-transform: uppercase; border: 1px solid currentColor; }
 .badge.closed { color: var(--ok); } .badge.provisional { color: var(--warn); }
 .badge.ok { color: var(--ok); } .badge.bad { color: var(--bad); }
+.badge.test { color: var(--muted); font-size: 10px; padding: 0 6px; }
+tr.not-counted th, tr.not-counted td { color: var(--muted); font-style: italic; }
+tr.current th, tr.current td { background: var(--soft); }
+.test-groups { color: var(--muted); }
+.credit-gaps { padding-left: 20px; }
 table { border-collapse: collapse; width: 100%; margin: 6px 0 12px; font-size: 13px; }
 caption { text-align: left; color: var(--muted); font-size: 12px; padding-bottom: 4px; caption-side: top; }
 th, td { padding: 5px 8px; border-bottom: 1px solid var(--line); vertical-align: top; }
 thead th { background: var(--soft); text-align: left; font-weight: 600; border-bottom: 2px solid var(--line); }
 th[scope=row] { text-align: left; font-weight: 500; }
-td.num, th.num { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
+td.num, th.num { text-align: right; font-variant-numeric: tabular-nums; }
 tr.total th, tr.total td { font-weight: 700; border-top: 2px solid var(--ink); }
 .up { color: var(--ok); } .down { color: var(--bad); }
 .currency { border: 1px solid var(--line); border-radius: 8px; padding: 4px 16px 12px; margin: 12px 0 18px; }
@@ -42,7 +47,19 @@ svg text { font-size: 13px; fill: var(--muted); font-family: inherit; }
 .empty { color: var(--muted); font-style: italic; }
 nav.toc { font-size: 13px; color: var(--muted); } nav.toc a { color: var(--accent); text-decoration: none; margin-right: 12px; }
 footer { margin-top: 32px; padding-top: 10px; border-top: 1px solid var(--line); color: var(--muted); font-size: 12px; }
-@media (max-width: 760px) { .split { grid-template-columns: 1fr; } main { padding: 16px; } }
+@media (max-width: 1000px) { .split { grid-template-columns: 1fr; } }
+@media (max-width: 760px) { main { padding: 16px; } }
+/* Below 900 px a table row becomes a card of "header: value" lines (html-reflow.ts labels the cells). */
+@media screen and (max-width: 900px) {
+  .wide table, .wide tbody, .wide tr, .wide td, .wide tbody th { display: block; width: 100%; }
+  .wide caption { display: block; }
+  .wide thead { position: absolute; width: 1px; height: 1px; overflow: hidden; clip: rect(0 0 0 0); }
+  .wide tr { border: 1px solid var(--line); border-radius: 6px; margin: 0 0 8px; padding: 4px 10px; }
+  .wide td, .wide tbody th { border: 0; padding: 2px 0; text-align: right; overflow-wrap: anywhere; }
+  .wide td::before, .wide tbody th::before { content: attr(data-label); float: left; margin-right: 12px; color: var(--muted); font-weight: 400; font-style: normal; text-align: left; }
+  .wide tr.total { border: 2px solid var(--ink); }
+  .wide tr.total th, .wide tr.total td { border: 0; }
+}
 @media print {
   @page { size: A4; margin: 14mm 12mm; }
   body { font-size: 10pt; }
@@ -54,7 +71,9 @@ footer { margin-top: 32px; padding-top: 10px; border-top: 1px solid var(--line);
   nav.toc { display: none; }
   * { -webkit-print-color-adjust: exact; print-color-adjust: exact; }
   section.group { break-before: page; }
-  .currency, table, figure, .status { break-inside: avoid; }
+  thead { display: table-header-group; }
+  tr, figure, .status { break-inside: avoid; }
+  caption { break-after: avoid; }
   h2, h3, h4 { break-after: avoid; }
   a { color: inherit; text-decoration: none; }
 }

@@ -5,7 +5,9 @@
 import { readClosures } from './closure.js';
 import { type GroupClosure } from '../closes/index.js';
 import { ReportInputError } from './errors.js';
-import { type RevenueReport } from './model.js';
+import { counted, type RevenueReport, type TestGroups } from './model.js';
+import { headlineTotals } from './headline-totals.js';
+import { loadTrend } from './trend.js';
 import {
   MEASURES,
   type CurrencySection,
@@ -28,6 +30,7 @@ import {
 import {
   adjustmentsBooked,
   creditAdjustmentsBooked,
+  creditGap,
   creditLiability,
   platformCheck,
   currencyTotals,
@@ -53,8 +56,14 @@ export async function loadReport(
   groupFilter?: number,
   rule: RevenueRule = { statuses: DEFAULTS.revenueStatuses },
   fx?: FxRates,
+  options: { readonly includeTestGroups?: boolean } = {},
 ): Promise<RevenueReport> {
   const groups = await selectGroups(wh, groupFilter);
+  const testGroups: TestGroups = {
+    groups: groups.filter((g) => g.isTest).map((g) => ({ groupId: g.groupId, name: g.name })),
+    included: options.includeTestGroups === true,
+  };
+  const isCounted = (id: number) => counted({ testGroups }, id);
   const closures = await readClosures(
     outDir,
     month,
@@ -96,9 +105,17 @@ export async function loadReport(
     reconciliation: unavailable
       ? { available: false, note: unavailable.note, lines: [], differences: [], reconciled: false }
       : { available: true, lines, differences, reconciled: differences.length === 0 },
-    ...consolidation(await consolidationOf(wh, month, sections, fx, signed)),
+    ...consolidation(await consolidationOf(wh, month, sections, fx, signed, isCounted)),
     // Every group signed off: the rule the closes used (the same figures, the same sentence).
     revenueRule: live.length === 0 && rules.length > 0 ? { statuses: rules[0] } : rule,
+    testGroups,
+    creditGaps: await creditGaps(wh, month, groups, sections),
+    totals: await headlineTotals(wh, sections, isCounted),
+    trend: await loadTrend(
+      wh,
+      month,
+      groups.map((g) => ({ groupId: g.groupId, name: g.name, counted: isCounted(g.groupId) })),
+    ),
   };
 }
 
@@ -114,6 +131,7 @@ async function consolidationOf(
   sections: GroupSection[],
   fx: FxRates | undefined,
   signed: ReadonlyMap<number, CloseRecord>,
+  isCounted: (groupId: number) => boolean,
 ): Promise<RevenueReport['consolidated']> {
   const frozen = new Map<number, FrozenFx>();
   for (const [g, r] of signed) {
@@ -135,8 +153,23 @@ async function consolidationOf(
       sections,
       { file: all[0].file, reportingCurrency: all[0].reporting_currency, rates: new Map() },
       rates,
+      isCounted,
     );
-  return fx ? consolidate(wh, month, sections, fx, rates) : undefined;
+  return fx ? consolidate(wh, month, sections, fx, rates, isCounted) : undefined;
+}
+
+async function creditGaps(
+  wh: Warehouse,
+  month: ReportMonth,
+  groups: readonly GroupInfo[],
+  sections: readonly GroupSection[],
+): Promise<string[]> {
+  const gaps: [GroupInfo, string][] = [];
+  for (const [i, g] of groups.entries()) if (!sections[i].credit) gaps.push([g, await creditGap(wh, month, g)]);
+  // Every group for the same reason: one sentence, not one per group.
+  if (gaps.length > 1 && gaps.length === groups.length && new Set(gaps.map(([, why]) => why)).size === 1)
+    return [`Every group: ${gaps[0][1]}`];
+  return gaps.map(([g, why]) => `${g.name} (group ${g.groupId}): ${why}`);
 }
 
 const consolidation = (c: RevenueReport['consolidated']) => (c ? { consolidated: c } : {});

@@ -26,6 +26,8 @@ export interface Consolidated {
     readonly name: string;
     readonly recognised: string;
     readonly groupRevenue: string;
+    /** False when none of the group's currencies had a rate: its amounts are then not known, not zero. */
+    readonly converted: boolean;
     readonly missing: readonly string[];
   }[];
   readonly total: { readonly recognised: string; readonly groupRevenue: string };
@@ -33,6 +35,40 @@ export interface Consolidated {
   readonly missing: readonly string[];
   /** The rates used, "CUR rate". */
   readonly used: readonly string[];
+}
+
+/** Recognised revenue per month over the 12 months ending with the report's month, and the year to date. */
+export interface Trend {
+  /** "YYYY-MM", oldest first; the last is the report's month. */
+  readonly months: readonly string[];
+  /** The calendar year the year-to-date figures cover (January to the report's month). */
+  readonly year: string;
+  readonly lines: readonly TrendLine[];
+}
+
+export interface TrendLine {
+  /** null: every group the totals count ("All groups"), per currency. */
+  readonly groupId: number | null;
+  readonly name: string;
+  readonly currency: string;
+  /** Recognised revenue per month of `Trend.months`, exact decimals. */
+  readonly months: readonly string[];
+  readonly ytd: string;
+}
+
+/** Recognised revenue and the other statuses for one currency, summed over the groups the totals count. */
+export interface CurrencyTotal {
+  readonly currency: string;
+  readonly orders: string;
+  readonly recognised: string;
+  readonly otherOrders: string;
+  readonly other: string;
+}
+
+/** Test groups (stg_groups.is_sandbox): listed and flagged; counted in totals only when `included`. */
+export interface TestGroups {
+  readonly groups: readonly { readonly groupId: number; readonly name: string }[];
+  readonly included: boolean;
 }
 
 export interface Reconciliation {
@@ -58,6 +94,17 @@ export interface RevenueReport {
   readonly consolidated?: Consolidated;
   /** The statuses counted as recognised revenue (PERKS_REVENUE_STATUSES). */
   readonly revenueRule: RevenueRule;
+  readonly testGroups: TestGroups;
+  /** Per group without a credit liability for the month: one sentence why, and what to do. */
+  readonly creditGaps: readonly string[];
+  /** The headline's totals per currency, over the groups counted (test groups left out unless included). */
+  readonly totals: readonly CurrencyTotal[];
+  readonly trend: Trend;
+}
+
+/** Whether a group counts in the report's totals. */
+export function counted(report: Pick<RevenueReport, 'testGroups'>, groupId: number): boolean {
+  return report.testGroups.included || !report.testGroups.groups.some((g) => g.groupId === groupId);
 }
 
 /** The current month's totals per group and currency (what `writeRevenueReport` returns). */

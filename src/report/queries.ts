@@ -21,11 +21,13 @@ export interface GroupInfo {
   readonly groupId: number;
   readonly name: string;
   readonly timezone: string | null;
+  /** A test group (stg_groups.is_sandbox): flagged, and left out of the totals unless asked. */
+  readonly isTest: boolean;
 }
 
 /** Groups known to the warehouse: stg_groups when built, plus any group that has revenue. */
 export async function listGroups(wh: Warehouse): Promise<GroupInfo[]> {
-  let named = `SELECT NULL::BIGINT AS id, NULL::VARCHAR AS name, NULL::VARCHAR AS timezone WHERE false`;
+  let named = `SELECT NULL::BIGINT AS id, NULL::VARCHAR AS name, NULL::VARCHAR AS timezone, false AS is_test WHERE false`;
   if (wh.tables.has('stg_groups')) {
     // The display name when the group has one, else its name (whichever of these columns the model has).
     const columns = await wh.all(
@@ -35,18 +37,21 @@ export async function listGroups(wh: Warehouse): Promise<GroupInfo[]> {
     const names = ['display_name', 'group_name', 'name'].filter((c) => present.has(c));
     const name = names.length === 0 ? 'NULL' : `coalesce(${names.map((c) => `nullif(trim(${c}), '')`).join(', ')})`;
     const timezone = present.has('timezone') ? 'timezone' : 'NULL';
-    named = `SELECT CAST(organisation_group_id AS BIGINT) AS id, ${name} AS name, ${timezone} AS timezone FROM stg_groups`;
+    const isTest = present.has('is_sandbox') ? 'coalesce(is_sandbox, false)' : 'false';
+    named = `SELECT CAST(organisation_group_id AS BIGINT) AS id, ${name} AS name, ${timezone} AS timezone, ${isTest} AS is_test FROM stg_groups`;
   }
   const rows = await wh.all(`
     WITH named AS (${named}),
     revenue AS (SELECT DISTINCT CAST(organisation_group_id AS BIGINT) AS id FROM revenue_monthly)
-    SELECT coalesce(n.id, r.id) AS id, any_value(n.name) AS name, any_value(n.timezone) AS timezone
+    SELECT coalesce(n.id, r.id) AS id, any_value(n.name) AS name, any_value(n.timezone) AS timezone,
+      coalesce(bool_or(n.is_test), false) AS is_test
     FROM named n FULL OUTER JOIN revenue r ON r.id = n.id
     GROUP BY 1 ORDER BY 1`);
   return rows.map((r) => ({
     groupId: Number(r.id),
     name: r.name === null ? `Group ${r.id}` : String(r.name),
     timezone: r.timezone === null ? null : String(r.timezone),
+    isTest: r.is_test === true,
   }));
 }
 
@@ -386,4 +391,25 @@ export async function creditAdjustmentsBooked(
     spent: String(r.credit_spent_change),
     expired: String(r.credit_expired_change),
   }));
+}
+
+/**
+ * Why a group has no credit liability for the month, in one sentence with what to do (issue 43): the mart is
+ * missing, no credit was ever read for the group, or its first read came after the month's end (balances are
+ * snapshots read per user on a refresh cycle, and a balance cannot be read back in time).
+ */
+export async function creditGap(wh: Warehouse, month: ReportMonth, group: GroupInfo): Promise<string> {
+  if (!wh.tables.has('credit_liability_monthly'))
+    return `the warehouse has no credit_liability_monthly (built without the credit stream or by an earlier version): run \`perks extract --streams credit\` and \`perks build\`.`;
+  const [r] = await wh.all(
+    `SELECT strftime(min(month), '%Y-%m') AS first_month, strftime(max(month), '%Y-%m') AS last_month,
+      strftime(min(oldest_snapshot_date), '%Y-%m-%d') AS first_read
+    FROM credit_liability_monthly WHERE organisation_group_id = $group`,
+    { group: group.groupId },
+  );
+  if (!r?.first_month)
+    return `no credit has been extracted for it, so there is no liability to show: run \`perks extract --streams credit\` (\`perks run\` includes it), then \`perks build\` and this report again.`;
+  if (String(r.first_month) > month.ym)
+    return `no credit liability for ${month.label}, because credit balances are read per user as snapshots, the first read is of ${String(r.first_read)}, after the month's end, and a balance cannot be read back in time; every month from ${String(r.first_month)} has its figure (keep the credit extract running over each month end, as \`perks run\` does, so that every later month has one).`;
+  return `no credit read covers ${month.label} yet (the last month with credit is ${String(r.last_month)}): run \`perks extract --streams credit\` and \`perks build\`, then this report again.`;
 }

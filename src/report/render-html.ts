@@ -13,23 +13,26 @@ import {
   formatPct,
 } from './format.js';
 import { HTML_STYLE } from './html-style.js';
+import { labelTableCells } from './html-reflow.js';
 import { MEASURE_LABELS, type RevenueReport } from './model.js';
 import { MEASURES, type CurrencySection, type GroupSection, type Measure } from '../closes/index.js';
-import { ruleSentence } from './revenue-rule.js';
 import {
   closureReasons,
   comparedWith,
-  consolidatedSentence,
   creditBasisSentence,
   reconciliationSentence,
   statusHeadline,
   platformSentences,
-  unknownStatusSentences,
 } from './sentences.js';
 import { revenueChart } from './svg-chart.js';
+import { consolidatedBlock, groupName, recognisedBlock, trend, trendBlock } from './render-html-finance.js';
 import { dayRange } from './month.js';
 
 export function renderHtml(report: RevenueReport): string {
+  return labelTableCells(page(report));
+}
+
+function page(report: RevenueReport): string {
   const title = `Revenue report: ${report.month.label}${report.groupFilter === undefined ? '' : ` (group ${report.groupFilter})`}`;
   return `<!doctype html>
 <html lang="en">
@@ -50,6 +53,7 @@ ${statusBlock(report)}
 ${toc(report)}
 ${recognisedBlock(report)}
 ${consolidatedBlock(report)}
+${trendBlock(report)}
 ${summary(report)}
 ${adjustmentsBlock(report)}
 ${report.groups.map((g) => groupBlock(report, g)).join('\n')}
@@ -70,6 +74,8 @@ function toc(report: RevenueReport): string {
   const when = (has: boolean, id: string, label: string): [string, string][] => (has ? [[id, label]] : []);
   const links: [string, string][] = [
     ['recognised', 'Recognised revenue'],
+    ...when(report.consolidated !== undefined, 'consolidated', 'Consolidated'),
+    ['trend', 'Trend and year to date'],
     ['summary', 'Summary'],
     ...when(
       groups.some((g) => (g.adjustments?.totals.length ?? 0) > 0),
@@ -77,11 +83,7 @@ function toc(report: RevenueReport): string {
       'Adjustments',
     ),
     ...groups.map((g): [string, string] => [`group-${g.groupId}`, esc(g.name)]),
-    ...when(
-      groups.some((g) => g.credit),
-      'credit',
-      'Credit liability',
-    ),
+    ['credit', 'Credit liability'],
     ...when(
       groups.some((g) => (g.creditAdjustments?.length ?? 0) > 0),
       'credit-adjustments',
@@ -107,57 +109,15 @@ function statusBlock(report: RevenueReport): string {
 </section>`;
 }
 
-/** The headline: recognised revenue under the organisation's rule, the other statuses apart, unknown statuses named. */
-function recognisedBlock(report: RevenueReport): string {
-  const rows = report.groups.flatMap((g) =>
-    g.currencies.map(
-      (c) =>
-        `<tr><th scope="row">${esc(g.name)}</th><td>${esc(currencyLabel(c.currency))}</td>` +
-        `<td class="num">${esc(formatCount(c.recognised.current.orders))}</td>` +
-        `<td class="num">${esc(formatMoney(c.recognised.current.group_revenue, c.currency))}</td>` +
-        `<td class="num ${trend(c.recognised.change.group_revenue)}">${esc(formatChange('group_revenue', c.recognised.change.group_revenue, c.currency))} (${esc(formatPct(c.recognised.changePct.group_revenue, c.recognised.current.group_revenue))})</td>` +
-        `<td class="num">${esc(formatCount(c.other.orders))}</td><td class="num">${esc(formatMoney(c.other.group_revenue, c.currency))}</td></tr>`,
-    ),
-  );
-  const unknown = unknownStatusSentences(report);
-  return `<section id="recognised" aria-labelledby="recognised-h">
-<h2 id="recognised-h">Recognised revenue <span class="sub">${esc(report.month.label)}, statuses ${esc(report.revenueRule.statuses.join(', '))}</span></h2>
-<p class="rule">${esc(ruleSentence(report.revenueRule))}</p>
-${unknown.length === 0 ? '' : `<ul class="unknown-statuses">${unknown.map((u) => `<li><strong>${esc(u)}</strong></li>`).join('')}</ul>`}
-<div class="wide"><table class="recognised">
-<caption>Recognised group revenue per group and currency, change against ${esc(comparedWith(report))}; other statuses apart</caption>
-<thead><tr><th scope="col">Group</th><th scope="col">Currency</th><th scope="col" class="num">Recognised orders</th><th scope="col" class="num">Recognised group revenue</th><th scope="col" class="num">Change vs ${esc(comparedWith(report))}</th><th scope="col" class="num">Other statuses: orders</th><th scope="col" class="num">Other statuses: group revenue</th></tr></thead>
-<tbody>${rows.join('\n')}</tbody>
-</table></div>
-</section>`;
-}
-
-function consolidatedBlock(report: RevenueReport): string {
-  const c = report.consolidated;
-  if (!c) return '';
-  const row = (name: string, recognised: string, total: string, missing: readonly string[]) =>
-    `<tr><th scope="row">${esc(name)}</th><td class="num">${esc(formatMoney(recognised, c.currency))}</td><td class="num">${esc(formatMoney(total, c.currency))}</td><td${missing.length ? ' class="down"' : ''}>${esc(missing.join(', ') || '–')}</td></tr>`;
-  return `<section id="consolidated" aria-labelledby="consolidated-h">
-<h2 id="consolidated-h">Consolidated in ${esc(c.currency)} <span class="sub">${esc(report.month.label)}</span>${c.missing.length ? ' <span class="badge bad">incomplete</span>' : ''}</h2>
-<p>${esc(consolidatedSentence(report)!)}</p>
-<div class="wide"><table class="consolidated">
-<caption>Converted with the rates of ${esc(report.month.ym)}; a currency without a rate is named and left out</caption>
-<thead><tr><th scope="col">Group</th><th scope="col" class="num">Recognised revenue</th><th scope="col" class="num">Group revenue, all statuses</th><th scope="col">Not converted (no rate)</th></tr></thead>
-<tbody>${c.groups.map((g) => row(g.name, g.recognised, g.groupRevenue, g.missing)).join('\n')}
-<tr class="total">${row('Total', c.total.recognised, c.total.groupRevenue, c.missing).slice(4)}</tbody>
-</table></div>
-</section>`;
-}
-
 function summary(report: RevenueReport): string {
   const rows = report.groups.flatMap((g) =>
     g.currencies.length === 0
       ? [
-          `<tr><th scope="row">${esc(g.name)}</th><td colspan="${MEASURES.length + 2}" class="empty">No orders in ${esc(report.month.label)} or ${esc(report.month.previousLabel)}.</td></tr>`,
+          `<tr><th scope="row">${groupName(report, g)}</th><td colspan="${MEASURES.length + 2}" class="empty">No orders in ${esc(report.month.label)} or ${esc(report.month.previousLabel)}.</td></tr>`,
         ]
       : g.currencies.map(
           (c) =>
-            `<tr><th scope="row">${esc(g.name)}</th><td>${esc(currencyLabel(c.currency))}</td>` +
+            `<tr><th scope="row">${groupName(report, g)}</th><td>${esc(currencyLabel(c.currency))}</td>` +
             MEASURES.map((m) => `<td class="num">${esc(formatMeasure(m, c.current[m], c.currency))}</td>`).join('') +
             `<td class="num ${trend(c.change.group_revenue)}">${esc(formatChange('group_revenue', c.change.group_revenue, c.currency))} (${esc(formatPct(c.changePct.group_revenue, c.current.group_revenue))})</td></tr>`,
         ),
@@ -216,7 +176,7 @@ function groupBlock(report: RevenueReport, g: GroupSection): string {
       ? `<p class="empty">No orders in ${esc(report.month.label)} or ${esc(report.month.previousLabel)}.</p>`
       : g.currencies.map((c) => currencyBlock(report, g, c)).join('\n');
   return `<section class="group" id="group-${g.groupId}" aria-labelledby="group-${g.groupId}-h">
-<h2 id="group-${g.groupId}-h">${esc(g.name)} <span class="sub">${esc(sub)}</span> <span class="badge ${g.closure.status}">${g.closure.status}</span></h2>
+<h2 id="group-${g.groupId}-h">${groupName(report, g)} <span class="sub">${esc(sub)}</span> <span class="badge ${g.closure.status}">${g.closure.status}</span></h2>
 ${body}
 </section>`;
 }
@@ -342,16 +302,26 @@ function creditAdjustmentsBlock(report: RevenueReport): string {
 </section>`;
 }
 
+/** Every report has the section: the liability per group, and for each group without one, why and what to do. */
 function creditLiabilityBlock(report: RevenueReport): string {
   const groups = report.groups.filter((g) => g.credit);
-  if (groups.length === 0) return '';
+  const gaps =
+    report.creditGaps.length === 0
+      ? ''
+      : `<ul class="credit-gaps">${report.creditGaps.map((s) => `<li>${esc(s)}</li>`).join('')}</ul>`;
+  if (groups.length === 0)
+    return `<section id="credit" aria-labelledby="credit-h">
+<h2 id="credit-h">Credit liability <span class="sub">${esc(report.month.label)}: not available</span></h2>
+${gaps}
+</section>`;
   const rows = groups.map((g) => {
     const c = g.credit!;
-    return `<tr><th scope="row">${esc(g.name)}</th><td class="num">${esc(formatCount(c.users))}</td><td class="num">${esc(groupDigits(c.available, 2))}</td><td class="num">${esc(groupDigits(c.granted, 2))}</td><td class="num">${esc(groupDigits(c.spent, 2))}</td><td class="num">${esc(groupDigits(c.expired, 2))}</td><td>${esc(c.oldestSnapshot)}</td></tr>`;
+    return `<tr><th scope="row">${groupName(report, g)}</th><td class="num">${esc(formatCount(c.users))}</td><td class="num">${esc(groupDigits(c.available, 2))}</td><td class="num">${esc(groupDigits(c.granted, 2))}</td><td class="num">${esc(groupDigits(c.spent, 2))}</td><td class="num">${esc(groupDigits(c.expired, 2))}</td><td>${esc(c.oldestSnapshot)}</td></tr>`;
   });
   return `<section id="credit" aria-labelledby="credit-h">
 <h2 id="credit-h">Credit liability <span class="sub">at ${esc(groups[0].credit!.monthEnd)}</span></h2>
 <p>Platform credit users can still spend is a liability. Amounts are credit units: the API names no currency for credit. Each user counts with the credit extraction of the month's last day, else the earliest after it (rolled back to the month end by its items), else the latest before it. ${esc(creditBasisSentence(report)!)}</p>
+${gaps}
 <div class="wide"><table class="credit">
 <caption>Credit at the month end, per group</caption>
 <thead><tr><th scope="col">Group</th><th scope="col" class="num">Users</th><th scope="col" class="num">Available (liability)</th><th scope="col" class="num">Granted</th><th scope="col" class="num">Spent</th><th scope="col" class="num">Expired</th><th scope="col">Oldest extraction</th></tr></thead>
@@ -411,9 +381,4 @@ ${
 function splitHeadline(text: string): [string, string] {
   const i = text.indexOf(':');
   return [text.slice(0, i + 1), text.slice(i + 1).trim()];
-}
-
-function trend(change: string): string {
-  if (!/[1-9]/.test(change)) return '';
-  return change.trim().startsWith('-') ? 'down' : 'up';
 }

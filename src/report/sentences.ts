@@ -158,3 +158,14 @@ export function creditBasisSentence(report: RevenueReport): string | undefined {
       : `; every balance held was read on ${monthEnd} or later (later reads rolled back to the month end by their items)`;
   return `The oldest balance this liability rests on was read on ${oldest}${basis}.`;
 }
+
+/** Which test groups (is_sandbox) the totals leave out, or count with --include-test-groups; undefined when none. */
+export function testGroupsSentence(report: RevenueReport): string | undefined {
+  const t = report.testGroups;
+  if (t.groups.length === 0) return undefined;
+  const names = t.groups.map((g) => `${g.name} (group ${g.groupId})`).join(', ');
+  const one = t.groups.length === 1;
+  return t.included
+    ? `Test group${one ? '' : 's'} counted in the totals (--include-test-groups): ${names}, marked "test" where listed.`
+    : `Left out of the totals: ${names}, ${one ? 'a test group' : 'test groups'} (is_sandbox on the platform), listed and marked "test" but counted in no total; \`perks report revenue --include-test-groups\` counts ${one ? 'it' : 'them'}.`;
+}

@@ -15,8 +15,9 @@ import { renderCsv, renderCsvSections } from './render-csv.js';
 import { renderHtml } from './render-html.js';
 import { renderMarkdown } from './render-md.js';
 import { openWarehouse } from './warehouse.js';
-import { revenueRuleFrom, type RevenueRule } from './revenue-rule.js';
+import type { RevenueRule } from './revenue-rule.js';
 import { fxRatesFrom } from '../closes/index.js';
+import { configFrom, type Config } from '../config/index.js';
 
 export const REPORT_FORMATS = ['html', 'csv', 'md'] as const;
 export type ReportFormat = (typeof REPORT_FORMATS)[number];
@@ -38,6 +39,10 @@ export interface RevenueReportOptions {
   readonly formats?: readonly ReportFormat[];
   /** The statuses that are revenue; default: PERKS_REVENUE_STATUSES, else Complete. */
   readonly revenueRule?: RevenueRule;
+  /** The rule and the rates the caller read (src/config); default: the environment's, read there. */
+  readonly settings?: Pick<Config, 'revenueStatuses' | 'fxRates' | 'reportingCurrency'>;
+  /** Count test groups (stg_groups.is_sandbox) in the totals; by default they are listed, flagged and left out. */
+  readonly includeTestGroups?: boolean;
 }
 
 export interface RevenueReportResult {
@@ -62,12 +67,15 @@ export async function writeRevenueReport(options: RevenueReportOptions): Promise
   if (unknown.length > 0 || formats.length === 0)
     throw new ReportInputError(`--format=${unknown.join(',') || '(none)'} is invalid: expected html, csv, md or all`);
 
-  const rule = options.revenueRule ?? revenueRuleFrom(process.env);
-  const fx = fxRatesFrom(process.env);
+  const settings = options.settings ?? configFrom();
+  const rule = options.revenueRule ?? { statuses: settings.revenueStatuses };
+  const fx = fxRatesFrom(settings);
   const wh = await openWarehouse(options.outDir);
   let report: RevenueReport;
   try {
-    report = await loadReport(wh, options.outDir, month, group, rule, fx);
+    report = await loadReport(wh, options.outDir, month, group, rule, fx, {
+      includeTestGroups: options.includeTestGroups,
+    });
   } finally {
     wh.close();
   }

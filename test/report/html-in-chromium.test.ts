@@ -97,11 +97,22 @@ test('the HTML report renders in headless chromium with its charts, totals and s
   expect(await page.locator('#reconciliation').innerText()).toMatch(/Reconciled: the mart equals the lake/);
   expect(requests).toEqual([]);
 
-  // Every contents link leads to its section; with no credit extracted there is no credit section, and no link to one.
+  // Every contents link leads to its section; with no credit extracted the credit section says why and what to do.
   const toc = await tocLinks(page);
-  expect(toc.map((l) => l.href)).toEqual(['#recognised', '#summary', '#group-11', '#group-12', '#reconciliation']);
+  expect(toc.map((l) => l.href)).toEqual([
+    '#recognised',
+    '#trend',
+    '#summary',
+    '#group-11',
+    '#group-12',
+    '#credit',
+    '#reconciliation',
+  ]);
   for (const l of toc) expect(l, l.href).toMatchObject({ target: 'section', hash: l.href, inView: true });
-  expect(await page.locator('#credit, #credit-adjustments').count()).toBe(0);
+  expect(await page.locator('#credit').innerText()).toMatch(
+    /Every group: the warehouse has no credit_liability_monthly .*: run `perks extract --streams credit` and `perks build`\./,
+  );
+  expect(await page.locator('#credit table, #credit-adjustments').count()).toBe(0);
 
   await mkdir(ARTIFACTS, { recursive: true });
   await page.screenshot({ path: join(ARTIFACTS, 'revenue-2024-03.png'), fullPage: true });
@@ -175,6 +186,8 @@ test('a signed-off month with adjustments to an earlier closed month: recognised
   const toc = await tocLinks(page);
   expect(toc.map((l) => [l.text, l.href])).toEqual([
     ['Recognised revenue', '#recognised'],
+    ['Consolidated', '#consolidated'],
+    ['Trend and year to date', '#trend'],
     ['Summary', '#summary'],
     ['Adjustments', '#adjustments'],
     ['Acme UK', '#group-11'],
@@ -221,8 +234,13 @@ const OVERFLOW = `(() => {
   return out;
 })()`;
 
+/** The tables wider than the box they sit in (which would scroll inside it), as "caption: width > box". */
+const CUT_TABLES = `Array.from(document.querySelectorAll('table'))
+  .filter((t) => t.getBoundingClientRect().width > t.parentElement.clientWidth + 0.5)
+  .map((t) => (t.caption ? t.caption.textContent : t.className) + ': ' + Math.round(t.getBoundingClientRect().width) + ' > ' + t.parentElement.clientWidth)`;
+
 test.each([1280, 800])(
-  'at %i px every table fits the page or scrolls inside its own box (long names, large amounts, a partial month)',
+  'at %i px every table fits its box, without scrolling, and the page has no horizontal scroll (long names, large amounts, a partial month)',
   async (width) => {
     // Long names and amounts in the billions: what a real organisation's report holds.
     const out = await buildFixture({
@@ -240,6 +258,8 @@ test.each([1280, 800])(
         await page.goto(pathToFileURL(file).href, { waitUntil: 'load' });
         expect(await page.locator('table').count()).toBeGreaterThan(4);
         expect(await page.evaluate<string[]>(OVERFLOW), `${file} at ${width} px`).toEqual([]);
+        // and fits it: no table wider than its box (1280 px: as a table; 800 px: reflowed, a card per row)
+        expect(await page.evaluate<string[]>(CUT_TABLES), `${file} at ${width} px`).toEqual([]);
         // and whatever a table holds another day, it has a box of its own to scroll in
         expect(
           await page.$$eval(

@@ -1,0 +1,114 @@
+/**
+ * The finance pack's headline sections of the HTML report: recognised revenue with its totals per currency (test
+ * groups flagged and left out unless asked), the consolidation into the reporting currency, and the 12-month trend
+ * with the year to date.
+ */
+import { currencyLabel, esc, formatChange, formatCount, formatMoney, formatPct } from './format.js';
+import { counted, type RevenueReport } from './model.js';
+import { ruleSentence } from './revenue-rule.js';
+import { comparedWith, consolidatedSentence, testGroupsSentence, unknownStatusSentences } from './sentences.js';
+
+/** The group's name, with a "test" mark for a test group (and whether the totals count it). */
+export function groupName(report: RevenueReport, g: { readonly groupId: number; readonly name: string }): string {
+  if (!report.testGroups.groups.some((t) => t.groupId === g.groupId)) return esc(g.name);
+  const how = counted(report, g.groupId) ? 'test group, counted in the totals' : 'test group, not in the totals';
+  return `${esc(g.name)} <span class="badge test" title="${how}">test</span>`;
+}
+
+export function testGroupsNote(report: RevenueReport): string {
+  const sentence = testGroupsSentence(report);
+  return sentence ? `<p class="test-groups">${esc(sentence)}</p>` : '';
+}
+
+/** The headline: recognised revenue under the organisation's rule, the other statuses apart, totals per currency. */
+export function recognisedBlock(report: RevenueReport): string {
+  const rows = report.groups.flatMap((g) =>
+    g.currencies.map(
+      (c) =>
+        `<tr${counted(report, g.groupId) ? '' : ' class="not-counted"'}><th scope="row">${groupName(report, g)}</th><td>${esc(currencyLabel(c.currency))}</td>` +
+        `<td class="num">${esc(formatCount(c.recognised.current.orders))}</td>` +
+        `<td class="num">${esc(formatMoney(c.recognised.current.group_revenue, c.currency))}</td>` +
+        `<td class="num ${trend(c.recognised.change.group_revenue)}">${esc(formatChange('group_revenue', c.recognised.change.group_revenue, c.currency))} (${esc(formatPct(c.recognised.changePct.group_revenue, c.recognised.current.group_revenue))})</td>` +
+        `<td class="num">${esc(formatCount(c.other.orders))}</td><td class="num">${esc(formatMoney(c.other.group_revenue, c.currency))}</td></tr>`,
+    ),
+  );
+  const totals = report.totals.map(
+    (t) =>
+      `<tr class="total"><th scope="row">Total</th><td>${esc(currencyLabel(t.currency))}</td><td class="num">${esc(formatCount(t.orders))}</td>` +
+      `<td class="num">${esc(formatMoney(t.recognised, t.currency))}</td><td class="num">–</td>` +
+      `<td class="num">${esc(formatCount(t.otherOrders))}</td><td class="num">${esc(formatMoney(t.other, t.currency))}</td></tr>`,
+  );
+  const unknown = unknownStatusSentences(report);
+  return `<section id="recognised" aria-labelledby="recognised-h">
+<h2 id="recognised-h">Recognised revenue <span class="sub">${esc(report.month.label)}, statuses ${esc(report.revenueRule.statuses.join(', '))}</span></h2>
+<p class="rule">${esc(ruleSentence(report.revenueRule))}</p>
+${testGroupsNote(report)}
+${unknown.length === 0 ? '' : `<ul class="unknown-statuses">${unknown.map((u) => `<li><strong>${esc(u)}</strong></li>`).join('')}</ul>`}
+<div class="wide"><table class="recognised">
+<caption>Recognised group revenue per group and currency, change against ${esc(comparedWith(report))}; other statuses apart; totals per currency</caption>
+<thead><tr><th scope="col">Group</th><th scope="col">Currency</th><th scope="col" class="num">Recognised orders</th><th scope="col" class="num">Recognised group revenue</th><th scope="col" class="num">Change vs ${esc(comparedWith(report))}</th><th scope="col" class="num">Other statuses: orders</th><th scope="col" class="num">Other statuses: group revenue</th></tr></thead>
+<tbody>${[...rows, ...totals].join('\n')}</tbody>
+</table></div>
+</section>`;
+}
+
+/** Converted into the reporting currency; a group none of whose currencies has a rate says so, never "0.00". */
+export function consolidatedBlock(report: RevenueReport): string {
+  const c = report.consolidated;
+  if (!c) return '';
+  const amount = (v: string, converted: boolean) =>
+    converted ? esc(formatMoney(v, c.currency)) : '<span class="down">rate missing</span>';
+  const missingCell = (missing: readonly string[]) =>
+    `<td${missing.length ? ' class="down"' : ''}>${esc(missing.length ? `${missing.join(', ')}: rate missing` : '–')}</td>`;
+  const rows = c.groups.map(
+    (g) =>
+      `<tr${counted(report, g.groupId) ? '' : ' class="not-counted"'}><th scope="row">${groupName(report, g)}</th><td class="num">${amount(g.recognised, g.converted)}</td><td class="num">${amount(g.groupRevenue, g.converted)}</td>${missingCell(g.missing)}</tr>`,
+  );
+  const total = `<tr class="total"><th scope="row">Total${c.missing.length ? ' (incomplete)' : ''}</th><td class="num">${amount(c.total.recognised, true)}</td><td class="num">${amount(c.total.groupRevenue, true)}</td>${missingCell(c.missing)}</tr>`;
+  return `<section id="consolidated" aria-labelledby="consolidated-h">
+<h2 id="consolidated-h">Consolidated in ${esc(c.currency)} <span class="sub">${esc(report.month.label)}</span>${c.missing.length ? ' <span class="badge bad">incomplete</span>' : ''}</h2>
+<p>${esc(consolidatedSentence(report)!)}</p>
+${testGroupsNote(report)}
+<div class="wide"><table class="consolidated">
+<caption>Converted with the rates of ${esc(report.month.ym)}; a currency without a rate is named and left out, never converted</caption>
+<thead><tr><th scope="col">Group</th><th scope="col" class="num">Recognised revenue</th><th scope="col" class="num">Group revenue, all statuses</th><th scope="col">Not converted</th></tr></thead>
+<tbody>${rows.join('\n')}
+${total}</tbody>
+</table></div>
+</section>`;
+}
+
+/** Recognised revenue per month for 12 months and the year to date: one table per currency, months down the side. */
+export function trendBlock(report: RevenueReport): string {
+  const { trend: t } = report;
+  const currencies = [...new Set(t.lines.map((l) => l.currency))].sort();
+  const tables = currencies.map((cur) => {
+    const lines = t.lines.filter((l) => l.currency === cur);
+    const head = lines
+      .map(
+        (l) =>
+          `<th scope="col" class="num">${l.groupId === null ? 'All groups' : groupName(report, { groupId: l.groupId, name: l.name })}</th>`,
+      )
+      .join('');
+    const body = t.months.map(
+      (m, i) =>
+        `<tr${m === report.month.ym ? ' class="current"' : ''}><th scope="row">${esc(m)}</th>${lines.map((l) => `<td class="num">${esc(formatMoney(l.months[i], cur))}</td>`).join('')}</tr>`,
+    );
+    const ytd = `<tr class="total"><th scope="row">Year to date ${esc(t.year)}</th>${lines.map((l) => `<td class="num">${esc(formatMoney(l.ytd, cur))}</td>`).join('')}</tr>`;
+    return `<div class="wide"><table class="trend">
+<caption>Recognised group revenue per month, ${esc(currencyLabel(cur))}, ${esc(t.months[0])} to ${esc(report.month.ym)}; year to date: January to ${esc(report.month.label)}</caption>
+<thead><tr><th scope="col">Month</th>${head}</tr></thead>
+<tbody>${[...body, ytd].join('\n')}</tbody>
+</table></div>`;
+  });
+  return `<section id="trend" aria-labelledby="trend-h">
+<h2 id="trend-h">Trend and year to date <span class="sub">12 months to ${esc(report.month.label)}, recognised revenue</span></h2>
+<p>Recognised group revenue per month (a signed-off month as closed), per group and, for all groups the totals count, per currency; the year to date is the calendar year ${esc(t.year)} through ${esc(report.month.label)}. Currencies are never added together.</p>
+${tables.length === 0 ? '<p class="empty">No recognised revenue in these 12 months.</p>' : tables.join('\n')}
+</section>`;
+}
+
+export function trend(change: string): string {
+  if (!/[1-9]/.test(change)) return '';
+  return change.trim().startsWith('-') ? 'down' : 'up';
+}

@@ -1,0 +1,85 @@
+/**
+ * The finance pack's figures across months: recognised revenue per month for the 12 months ending with the report's
+ * month, and the calendar year to date, per group and currency and, across the groups the totals count, per
+ * currency. Summed by DuckDB from revenue_monthly, the way a BI tool reads the mart: a signed-off month counts its
+ * figures as closed, an open month as now (docs/reference/report-and-close.md, "Trend and year to date").
+ */
+import type { Trend, TrendLine } from './model.js';
+import type { ReportMonth } from './month.js';
+import type { Warehouse } from './warehouse.js';
+
+export interface TrendGroup {
+  readonly groupId: number;
+  readonly name: string;
+  /** Counted in the "All groups" lines (a test group is not, unless asked). */
+  readonly counted: boolean;
+}
+
+/** "2026-10" → the 12 months "2025-11" … "2026-10". */
+export function trendMonths(ym: string): string[] {
+  const [y, m] = ym.split('-').map(Number);
+  return Array.from({ length: 12 }, (_, i) => {
+    const k = y * 12 + (m - 1) - 11 + i;
+    return `${Math.floor(k / 12)}-${String((k % 12) + 1).padStart(2, '0')}`;
+  });
+}
+
+export async function loadTrend(wh: Warehouse, month: ReportMonth, groups: readonly TrendGroup[]): Promise<Trend> {
+  const months = trendMonths(month.ym);
+  const year = month.ym.slice(0, 4);
+  const cols = await wh.all(
+    `SELECT column_name AS c FROM information_schema.columns WHERE table_schema = 'main' AND table_name = 'revenue_monthly'`,
+  );
+  const present = new Set(cols.map((r) => String(r.c)));
+  // A signed-off month's recognised revenue is its figure as closed (a warehouse without the columns has none).
+  const value =
+    present.has('is_closed') && present.has('group_revenue_as_closed')
+      ? 'CASE WHEN is_closed THEN coalesce(group_revenue_as_closed, 0) ELSE group_revenue END'
+      : 'group_revenue';
+  const rows = await wh.all(
+    `WITH chosen AS (SELECT unnest(from_json($groups, '["json"]')) AS j),
+    groups AS (SELECT CAST(j->>'g' AS BIGINT) AS g, CAST(j->>'c' AS BOOLEAN) AS counted FROM chosen),
+    cells AS (
+      SELECT r.organisation_group_id AS g, groups.counted, strftime(r.month, '%Y-%m') AS m,
+        coalesce(r.order_currency, '') AS currency, ${value} AS v
+      FROM revenue_monthly r JOIN groups ON groups.g = r.organisation_group_id
+      WHERE r.is_recognised AND r.month BETWEEN CAST($first AS DATE) AND CAST($last AS DATE)
+    )
+    SELECT g, currency, m, CAST(sum(v) AS DECIMAL(38,2)) AS v FROM cells GROUP BY ALL
+    UNION ALL
+    SELECT NULL, currency, m, CAST(sum(v) AS DECIMAL(38,2)) FROM cells WHERE counted GROUP BY ALL
+    UNION ALL
+    SELECT g, currency, 'ytd', CAST(sum(v) AS DECIMAL(38,2)) FROM cells WHERE m >= $jan GROUP BY ALL
+    UNION ALL
+    SELECT NULL, currency, 'ytd', CAST(sum(v) AS DECIMAL(38,2)) FROM cells WHERE counted AND m >= $jan GROUP BY ALL`,
+    {
+      groups: JSON.stringify(groups.map((g) => ({ g: g.groupId, c: g.counted }))),
+      first: `${months[0]}-01`,
+      last: month.start,
+      jan: `${year}-01`,
+    },
+  );
+  return { months, year, lines: trendLines(rows, months, groups) };
+}
+
+/** One line per group and currency (in the groups' order, currencies sorted), then one per currency for all groups. */
+function trendLines(
+  rows: readonly Record<string, unknown>[],
+  months: readonly string[],
+  groups: readonly TrendGroup[],
+): TrendLine[] {
+  const cell = new Map(rows.map((r) => [`${String(r.g)}|${String(r.currency)}|${String(r.m)}`, String(r.v)]));
+  const line = (g: number | null, name: string, currency: string): TrendLine => ({
+    groupId: g,
+    name,
+    currency,
+    months: months.map((m) => cell.get(`${String(g)}|${currency}|${m}`) ?? '0.00'),
+    ytd: cell.get(`${String(g)}|${currency}|ytd`) ?? '0.00',
+  });
+  const currenciesOf = (g: number | null) =>
+    [...new Set(rows.filter((r) => (r.g === null ? null : Number(r.g)) === g).map((r) => String(r.currency)))].sort();
+  return [
+    ...groups.flatMap((g) => currenciesOf(g.groupId).map((c) => line(g.groupId, g.name, c))),
+    ...currenciesOf(null).map((c) => line(null, 'All groups', c)),
+  ];
+}
