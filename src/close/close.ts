@@ -48,10 +48,10 @@ export interface CloseOptions {
   readonly fx?: FxRates;
 }
 
-/** The operator's name when --by is not given. */
+/** The operator's name when neither --by nor PERKS_OPERATOR (the caller's config) gives one: the login name. */
 export function defaultOperator(): string {
   try {
-    return process.env.PERKS_OPERATOR || userInfo().username || 'unknown';
+    return userInfo().username || 'unknown';
   } catch {
     return 'unknown';
   }

@@ -18,14 +18,17 @@ const CURRENCY = /^[A-Z]{3}$/;
 const MONTH = /^\d{4}-(0[1-9]|1[0-2])$/;
 const RATE = /^(?:0|[1-9]\d{0,11})(?:\.\d{1,10})?$/;
 
-/** Reads the rates named by the environment; undefined without PERKS_FX_RATES. Every fault: one line, exit 2. */
-export function fxRatesFrom(env: Record<string, string | undefined>): FxRates | undefined {
-  const file = env.PERKS_FX_RATES;
+/**
+ * Reads the rates the settings name (PERKS_FX_RATES, PERKS_REPORTING_CURRENCY, src/config); undefined without
+ * a rates file. Every fault: one line, exit 2.
+ */
+export function fxRatesFrom(settings: { fxRates?: string; reportingCurrency?: string }): FxRates | undefined {
+  const file = settings.fxRates;
   if (file === undefined || file === '') return undefined;
-  const reportingCurrency = (env.PERKS_REPORTING_CURRENCY ?? '').trim();
+  const reportingCurrency = (settings.reportingCurrency ?? '').trim();
   if (!CURRENCY.test(reportingCurrency)) {
     throw new FxRatesError(
-      `PERKS_REPORTING_CURRENCY=${JSON.stringify(env.PERKS_REPORTING_CURRENCY ?? '')} is invalid: PERKS_FX_RATES needs the currency its rates convert into, a three-letter code such as EUR`,
+      `PERKS_REPORTING_CURRENCY=${JSON.stringify(settings.reportingCurrency ?? '')} is invalid: PERKS_FX_RATES needs the currency its rates convert into, a three-letter code such as EUR`,
     );
   }
   let text: string;

@@ -1,6 +1,6 @@
 /** `perks alert test`: posts a sample alert to every webhook of PERKS_ALERT_WEBHOOK and says how each answered. */
 import type { CommandModule } from 'yargs';
-import { loadConfig } from '../config/index.js';
+import { configFrom } from '../config/index.js';
 import { alertSummaryLines, sendTestAlert } from '../alerts/index.js';
 import { handle } from './handle.js';
 
@@ -14,7 +14,7 @@ export const alertCommand: CommandModule<object, { output?: string }> = {
       .example('PERKS_ALERT_WEBHOOK=https://hooks.slack.com/services/… $0 alert test', 'check a Slack webhook'),
   handler: (argv) =>
     handle(async () => {
-      const config = loadConfig(process.env, { output: argv.output });
+      const config = configFrom({ output: argv.output });
       // exit 2: no webhook, or a malformed one; exit 1: a webhook did not take the sample
       const outcome = await sendTestAlert(config);
       for (const line of alertSummaryLines(outcome)) process.stdout.write(`${line}\n`);

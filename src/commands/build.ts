@@ -100,8 +100,9 @@ export const buildCommand: CommandModule<object, BuildFlags> = {
           {
             outDir,
             asOf: argv['as-of'],
-            memoryLimit: argv['memory-limit'],
-            martLayout: argv['mart-layout'] as MartLayout | undefined,
+            memoryLimit: argv['memory-limit'] ?? config.buildMemoryLimit,
+            martLayout: (argv['mart-layout'] as MartLayout | undefined) ?? config.martLayout,
+            revenueStatuses: [...config.revenueStatuses],
             full: argv.full ?? false,
             verifyIncremental: argv['verify-incremental'] ?? false,
             segments: Object.fromEntries(Object.entries(segments).filter(([, v]) => v !== undefined)),

@@ -3,7 +3,7 @@ import type { CommandModule } from 'yargs';
 import { CloseInputError, runClose, runReopen, type CloseOutcome, type CloseRequest } from '../close/index.js';
 import { closesPath, forcedBecause, fxRatesFrom, readCloses, type CloseRecord } from '../closes/index.js';
 import { DEFAULTS } from '../config/index.js';
-import { parseMonth, revenueRuleFrom } from '../report/index.js';
+import { parseMonth } from '../report/index.js';
 import { ConfigError } from '../shared/exit-codes.js';
 import { handle } from './handle.js';
 import { configFromFlags, GROUP_FILTER, OUTPUT } from './options.js';
@@ -67,12 +67,13 @@ export const closeCommand: CommandModule<object, CloseFlags> = {
 function closeRequestFrom(argv: CloseFlags): CloseRequest {
   const config = configFromFlags(argv);
   const group = parseGroup(argv.group);
-  const rule = revenueRuleFrom(process.env);
-  const fx = fxRatesFrom(process.env);
+  const rule = { statuses: config.revenueStatuses };
+  const fx = fxRatesFrom(config);
   const month = parseMonth(argv.month);
   const budgetMinutes = argv['budget-minutes'] ?? DEFAULTS.extract.budgetMinutes;
   if (!(budgetMinutes >= 0)) throw new ConfigError('--budget-minutes must be a number of minutes, 0 or more');
-  const { by, note, force, reread } = argv;
+  const { note, force, reread } = argv;
+  const by = argv.by ?? config.operator;
   return { config, month, group, by, note, force, rule, fx, reread, budgetMinutes };
 }
 
@@ -125,7 +126,7 @@ export const reopenCommand: CommandModule<object, ReopenFlags> = {
         month: argv.month,
         group,
         reason: argv.reason,
-        by: argv.by,
+        by: argv.by ?? config.operator,
       });
       process.stdout.write(
         `reopened ${r.month} for group ${r.organisation_group_id}, record ${r.seq}, hash ${r.hash}\n`,

@@ -4,7 +4,7 @@
  * takes about a minute; production keeps 120 calls per minute.
  */
 import type { CommandModule } from 'yargs';
-import { DEFAULTS, loadConfig } from '../config/index.js';
+import { configFrom, DEFAULTS } from '../config/index.js';
 import { progressReporter } from '../extract/index.js';
 import { formatRunSummary, runPipeline } from '../run/index.js';
 import { startSandbox } from '../sandbox/index.js';
@@ -29,17 +29,15 @@ export const demoCommand: CommandModule<object, { output?: string; scale?: strin
         process.stdout.write(
           `demo: embedded sandbox at ${sandbox.baseUrl}, groups ${org.organisation_group_ids.join(', ')}; its limit is raised to ${DEMO_RATE} calls/min for the demo (production default: ${DEFAULTS.rateLimit})\n`,
         );
-        const config = loadConfig(
-          {
-            ...process.env,
-            PERKS_BASE_URL: sandbox.baseUrl,
-            PERKS_CLIENT_ID: String(org.client_id),
-            PERKS_CLIENT_SECRET: org.client_secret,
-            PERKS_GROUP_IDS: org.organisation_group_ids.join(','),
-            PERKS_RATE_LIMIT: String(DEMO_RATE),
-          },
-          { output: argv.output },
-        );
+        // the environment's settings, the sandbox's address and credentials over them
+        const config = configFrom({
+          baseUrl: sandbox.baseUrl,
+          clientId: org.client_id,
+          clientSecret: org.client_secret,
+          groupIds: org.organisation_group_ids.join(','),
+          rateLimit: DEMO_RATE,
+          output: argv.output,
+        });
         const summary = await runPipeline(config, {
           emit: progressReporter(process.stderr, argv.quiet),
         });

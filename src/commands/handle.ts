@@ -4,6 +4,7 @@
  */
 import { ExitCode, UserFacingError } from '../shared/exit-codes.js';
 import { redact } from '../shared/redact.js';
+import { debugWanted } from '../config/index.js';
 
 export async function handle(work: () => Promise<number | void>): Promise<void> {
   try {
@@ -17,7 +18,7 @@ export async function handle(work: () => Promise<number | void>): Promise<void> 
     }
     const message = err instanceof Error ? err.message : String(err);
     process.stderr.write(`perks: failed: ${redact(message)}\n`);
-    if (process.env.PERKS_DEBUG && err instanceof Error && err.stack) process.stderr.write(`${redact(err.stack)}\n`);
+    if (debugWanted() && err instanceof Error && err.stack) process.stderr.write(`${redact(err.stack)}\n`);
     process.exitCode = ExitCode.failed;
   }
 }

@@ -3,7 +3,7 @@
  * and the one way flags become the configuration (configFromFlags).
  */
 import type { Argv } from 'yargs';
-import { DEFAULTS, loadConfig, type Config } from '../config/index.js';
+import { configFrom, DEFAULTS, type Config } from '../config/index.js';
 
 /** `--output` / `-o`, the output directory, described as `what` holds it. */
 export function outputOption(what = 'output directory') {
@@ -62,7 +62,7 @@ export interface ApiFlags {
  * --output only passes that). `more`: a command's own setting flags (e.g. extract's --refresh-days).
  */
 export function configFromFlags(argv: ApiFlags, more: Partial<Record<keyof Config, unknown>> = {}): Config {
-  return loadConfig(process.env, {
+  return configFrom({
     ...more,
     baseUrl: argv.baseUrl,
     clientId: argv.clientId,

@@ -7,7 +7,7 @@ import { isRealMonth } from '../shared/checks.js';
 import { ConfigError } from '../shared/exit-codes.js';
 import { handle } from './handle.js';
 import { BUDGET_MINUTES, configFromFlags, QUIET, withApiOptions, type ApiFlags } from './options.js';
-import { loadConfig } from '../config/index.js';
+import type { Config } from '../config/index.js';
 import { appendFileSync } from 'node:fs';
 import { now } from '../shared/clock.js';
 import { collectStatus, judge, statusMarkdown, type FreshnessOptions } from '../status/index.js';
@@ -46,12 +46,7 @@ export const runCommand: CommandModule<object, RunFlags> = {
     handle(async () => {
       const flagged = argv['writeback-limit'];
       // The flag goes through the same validation as PERKS_WRITEBACK_LIMIT (one line, exit 2) and wins over it.
-      const config = {
-        ...configFromFlags(argv),
-        ...(flagged === undefined
-          ? {}
-          : { writebackLimit: loadConfig({}, { writebackLimit: flagged }).writebackLimit }),
-      };
+      const config = configFromFlags(argv, { writebackLimit: flagged });
       if (argv.month !== undefined && !isRealMonth(argv.month))
         throw new ConfigError(
           `--month=${JSON.stringify(argv.month)} is invalid: expected a month YYYY-MM, e.g. 2026-10`,
@@ -68,35 +63,33 @@ export const runCommand: CommandModule<object, RunFlags> = {
           emit: progressReporter(process.stderr, argv.quiet),
         }),
       );
-      summary.alertLines = alertSummaryLines(await alertRun(config, summary, thresholds()));
+      summary.alertLines = alertSummaryLines(await alertRun(config, summary, thresholds(config)));
       process.stdout.write(formatRunSummary(summary));
-      appendStepSummary(summary);
-      await appendFreshness(config.output);
+      appendStepSummary(summary, config.stepSummary);
+      await appendFreshness(config);
       return summary.exitCode;
     }),
 };
 
 /** The status thresholds for the stale-data alert, or why they cannot be read (the run's outcome stands either way). */
-function thresholds(env = process.env): FreshnessOptions | { error: string } {
+function thresholds(config: Config): FreshnessOptions | { error: string } {
   try {
-    return freshnessOptions({}, env);
+    return freshnessOptions({}, config);
   } catch (err) {
     return { error: (err as Error).message };
   }
 }
 
 /** With GITHUB_STEP_SUMMARY set, `perks status` follows the run's summary there (its thresholds from the environment). */
-async function appendFreshness(output: string, env = process.env): Promise<void> {
-  if (!env.GITHUB_STEP_SUMMARY) return;
+async function appendFreshness(config: Config): Promise<void> {
+  const file = config.stepSummary;
+  if (!file) return;
   try {
-    const options = freshnessOptions({}, env);
-    const report = await collectStatus(output, loadConfig(env, { output }), now());
-    appendFileSync(env.GITHUB_STEP_SUMMARY, statusMarkdown(report, judge(report, options), options));
+    const options = freshnessOptions({}, config);
+    const report = await collectStatus(config.output, config, now());
+    appendFileSync(file, statusMarkdown(report, judge(report, options), options));
   } catch (err) {
     // the run's outcome stands: the freshness table is a view of it, not a step
-    appendFileSync(
-      env.GITHUB_STEP_SUMMARY,
-      `Freshness unknown: ${(err instanceof Error ? err.message : String(err)).split('\n')[0]}\n`,
-    );
+    appendFileSync(file, `Freshness unknown: ${(err instanceof Error ? err.message : String(err)).split('\n')[0]}\n`);
   }
 }

@@ -27,23 +27,26 @@ interface StatusFlags {
 export const WARN_ENV = 'PERKS_WARN_AFTER';
 export const ERROR_ENV = 'PERKS_ERROR_AFTER';
 
-/** The thresholds from the flags, else the environment, else the defaults; a bad one is one line naming it (exit 2). */
+/**
+ * The thresholds from the flags, else the settings (PERKS_WARN_AFTER, PERKS_ERROR_AFTER, read by src/config),
+ * else the defaults; a bad one is one line naming the flag or the variable (exit 2).
+ */
 export function freshnessOptions(
   flags: { warnAfter?: string; errorAfter?: string },
-  env: NodeJS.ProcessEnv = process.env,
+  settings: { warnAfter?: string; errorAfter?: string },
 ): FreshnessOptions {
   const sources = {
     warnAfterHours:
       flags.warnAfter !== undefined
         ? ['--warn-after', flags.warnAfter]
-        : env[WARN_ENV]
-          ? [WARN_ENV, env[WARN_ENV]]
+        : settings.warnAfter
+          ? [WARN_ENV, settings.warnAfter]
           : ['--warn-after', DEFAULT_WARN_AFTER],
     errorAfterHours:
       flags.errorAfter !== undefined
         ? ['--error-after', flags.errorAfter]
-        : env[ERROR_ENV]
-          ? [ERROR_ENV, env[ERROR_ENV]]
+        : settings.errorAfter
+          ? [ERROR_ENV, settings.errorAfter]
           : ['--error-after', DEFAULT_ERROR_AFTER],
   } as const;
   const parsed = FreshnessOptions.safeParse({
@@ -84,8 +87,8 @@ export const statusCommand: CommandModule<object, StatusFlags> = {
     handle(async () => {
       if (argv.format !== 'text' && argv.format !== 'json')
         throw new ConfigError(`--format=${JSON.stringify(argv.format)} is invalid: expected text or json`);
-      const options = freshnessOptions({ warnAfter: argv['warn-after'], errorAfter: argv['error-after'] });
       const config = configFromFlags(argv);
+      const options = freshnessOptions({ warnAfter: argv['warn-after'], errorAfter: argv['error-after'] }, config);
       if (argv.alert && !alertsConfigured(config))
         throw new ConfigError(
           '--alert: PERKS_ALERT_WEBHOOK is not set: set it to the webhook URL(s) to post to, or drop --alert',

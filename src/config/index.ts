@@ -6,9 +6,12 @@ import { z } from 'zod';
 import { ConfigError } from '../shared/exit-codes.js';
 import { isRealDay, isSafeId } from '../shared/checks.js';
 import { DEFAULTS } from './defaults.js';
+import { HIDDEN_SETTINGS, STAGE_ENV_NAMES, STAGE_SETTINGS } from './stage-settings.js';
 
 export { DEFAULTS };
 export { revenueStatusesFrom } from './revenue-statuses.js';
+export { parseTypeMap, TYPES_ENV, type TypeMap } from './writeback-types.js';
+export { debugWanted, outputSetting, quietAwsSdk, type OutputSetting } from './environment.js';
 
 const intList = z
   .string()
@@ -182,6 +185,7 @@ export const ConfigSchema = z.object({
     .regex(/^\d+$/, 'expected a whole number of rows, 0 or more (default 0)')
     .transform(Number)
     .default(0),
+  ...STAGE_SETTINGS,
 });
 export type Config = z.infer<typeof ConfigSchema>;
 export type ConfigInput = z.input<typeof ConfigSchema>;
@@ -211,7 +215,22 @@ export const ENV_NAMES: Record<keyof Config, string> = {
   alertFormat: 'PERKS_ALERT_FORMAT',
   alertTimeout: 'PERKS_ALERT_TIMEOUT',
   alertBacklog: 'PERKS_ALERT_BACKLOG',
+  ...STAGE_ENV_NAMES,
 };
+
+/** What the store reads of the settings: its working copy's place and the AWS SDK's settings it names. */
+export type StoreSettings = Pick<
+  Config,
+  | 'cacheDir'
+  | 'xdgCacheHome'
+  | 'awsEndpointUrlS3'
+  | 'awsEndpointUrl'
+  | 'awsRegion'
+  | 'awsDefaultRegion'
+  | 'awsSecretAccessKey'
+  | 'awsSessionToken'
+  | 's3PathStyle'
+>;
 
 /** Reads the environment, applies flag overrides (undefined flags do not override), validates. */
 export function loadConfig(
@@ -234,7 +253,7 @@ export function loadConfig(
     const issue = parsed.error.issues[0];
     const key = String(issue.path[0]) as keyof Config;
     const shown =
-      key === 'clientSecret' || key === 'alertWebhook'
+      key === 'clientSecret' || key === 'alertWebhook' || HIDDEN_SETTINGS.includes(key)
         ? '(hidden)'
         : key === 'redisUrl' || key === 'baseUrl'
           ? JSON.stringify(withoutCredentials(String(raw[key])))
@@ -244,6 +263,11 @@ export function loadConfig(
     throw new ConfigError(`${source}=${shown} is invalid: ${issue.message}`);
   }
   return parsed.data;
+}
+
+/** The program's settings: its environment, with the flags given on the command line over it. */
+export function configFrom(overrides: Partial<Record<keyof Config, unknown>> = {}): Config {
+  return loadConfig(process.env, overrides);
 }
 
 /** The fields a command talking to the API needs; a missing one is a one-line error naming the variable. */

@@ -60,7 +60,7 @@ export function markdownSummary(s: RunSummary): string {
   ].join('\n');
 }
 
-/** Appends the Markdown summary to the CI's step summary when GITHUB_STEP_SUMMARY is set. */
-export function appendStepSummary(s: RunSummary, env = process.env): void {
-  if (env.GITHUB_STEP_SUMMARY) appendFileSync(env.GITHUB_STEP_SUMMARY, markdownSummary(s));
+/** Appends the Markdown summary to the CI's step summary file (GITHUB_STEP_SUMMARY, src/config), when there is one. */
+export function appendStepSummary(s: RunSummary, file: string | undefined): void {
+  if (file) appendFileSync(file, markdownSummary(s));
 }

@@ -20,6 +20,7 @@ import {
   S3Client,
 } from '@aws-sdk/client-s3';
 import { registerSecret } from '../shared/redact.js';
+import { quietAwsSdk, type StoreSettings } from '../config/index.js';
 import { PreconditionFailed, isNotFound, isPreconditionFailed, storeFailure } from './errors.js';
 import { keyOf, type StoreUrl } from './url.js';
 
@@ -43,9 +44,9 @@ export interface ClientSettings {
   pathStyle: boolean;
 }
 
-/** The SDK settings from the environment (the SDK's own variable names), for the client and messages. */
-export function clientSettings(env = process.env): ClientSettings {
-  const endpoint = env.AWS_ENDPOINT_URL_S3 || env.AWS_ENDPOINT_URL || undefined;
+/** The SDK settings (the SDK's own variables, read by src/config), for the client and messages. */
+export function clientSettings(env: StoreSettings): ClientSettings {
+  const endpoint = env.awsEndpointUrlS3 || env.awsEndpointUrl || undefined;
   let host = '';
   if (endpoint) {
     try {
@@ -57,8 +58,8 @@ export function clientSettings(env = process.env): ClientSettings {
   const local = host === 'localhost' || host.endsWith('.localhost') || isIP(host) !== 0;
   return {
     endpoint,
-    region: env.AWS_REGION || env.AWS_DEFAULT_REGION || (endpoint ? 'us-east-1' : undefined),
-    pathStyle: env.PERKS_S3_PATH_STYLE === '1' || env.PERKS_S3_PATH_STYLE === 'true' || local,
+    region: env.awsRegion || env.awsDefaultRegion || (endpoint ? 'us-east-1' : undefined),
+    pathStyle: env.s3PathStyle || local,
   };
 }
 
@@ -74,13 +75,11 @@ export class StoreClient {
 
   constructor(
     readonly store: StoreUrl,
-    env: NodeJS.ProcessEnv = process.env,
+    env: StoreSettings,
   ) {
-    // The pinned SDK supports Node 20; its warning about releases after January 2027 would be printed on
-    // every command's stderr.
-    process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
-    registerSecret(env.AWS_SECRET_ACCESS_KEY);
-    registerSecret(env.AWS_SESSION_TOKEN);
+    quietAwsSdk();
+    registerSecret(env.awsSecretAccessKey);
+    registerSecret(env.awsSessionToken);
     const settings = clientSettings(env);
     this.where = `${store.url}${settings.endpoint ? ` at ${safeEndpoint(settings.endpoint)}` : ''}`;
     this.s3 = new S3Client({

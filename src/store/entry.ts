@@ -8,7 +8,7 @@ import { ConfigError, ExitCode, UserFacingError } from '../shared/exit-codes.js'
 import { now } from '../shared/clock.js';
 import { redact } from '../shared/redact.js';
 import { setOutputHooks } from '../shared/output-hooks.js';
-import { loadConfig } from '../config/index.js';
+import { debugWanted, loadConfig } from '../config/index.js';
 import { COMMANDS } from './layout.js';
 import { setCurrentStoreSession } from './current.js';
 import { StoreSession } from './session.js';
@@ -47,7 +47,7 @@ export async function resolveOutput(argv: Argv, env: NodeJS.ProcessEnv = process
     const config = loadConfig(env);
     remember(
       await StoreSession.open(store, command, {
-        env,
+        settings: config,
         redisUrl: config.redisUrl,
         leaseTtlMs: config.storeLeaseSeconds * 1000,
         checkpoints: { seconds: config.storeCheckpointSeconds, mb: config.storeCheckpointMb },
@@ -125,7 +125,7 @@ function report(err: unknown): void {
   const code = err instanceof UserFacingError ? err.exitCode : ExitCode.failed;
   const message = err instanceof Error ? err.message : String(err);
   process.stderr.write(`perks: ${err instanceof UserFacingError ? '' : 'failed: '}${redact(message)}\n`);
-  if (process.env.PERKS_DEBUG && err instanceof Error && err.stack) process.stderr.write(`${redact(err.stack)}\n`);
+  if (debugWanted() && err instanceof Error && err.stack) process.stderr.write(`${redact(err.stack)}\n`);
   // what the command did was not (all) committed: the publish's failure is the outcome
   process.exitCode = code;
 }

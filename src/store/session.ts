@@ -32,6 +32,7 @@ import { LockedError } from '../lake/errors.js';
 import { crashPoint } from '../shared/crash-points.js';
 import { betweenCommits } from '../shared/output-hooks.js';
 import { ExitCode } from '../shared/exit-codes.js';
+import type { StoreSettings } from '../config/index.js';
 import { StoreClient, clientSettings } from './client.js';
 import {
   ensureParent,
@@ -90,7 +91,8 @@ export interface CheckpointSettings {
 }
 
 export interface SessionOptions {
-  env?: NodeJS.ProcessEnv;
+  /** The working copy's place and the SDK's settings (src/config). */
+  settings: StoreSettings;
   redisUrl?: string;
   /** The lease's time to live after its last heartbeat (ms). */
   leaseTtlMs?: number;
@@ -136,8 +138,8 @@ export class StoreSession {
     this.wal = new WalWriter(client, copy);
   }
 
-  static async open(store: StoreUrl, command: string, options: SessionOptions = {}): Promise<StoreSession> {
-    const env = options.env ?? process.env;
+  static async open(store: StoreUrl, command: string, options: SessionOptions): Promise<StoreSession> {
+    const env = options.settings;
     const use = COMMANDS[command] ?? { writes: false, reads: [] };
     const client = new StoreClient(store, env);
     const copy = workingCopyDir(store, clientSettings(env).endpoint, env);

@@ -7,6 +7,7 @@ import { createHash } from 'node:crypto';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { ConfigError } from '../shared/exit-codes.js';
+import type { StoreSettings } from '../config/index.js';
 
 export interface StoreUrl {
   readonly bucket: string;
@@ -62,9 +63,13 @@ export function keyOf(store: StoreUrl, path: string): string {
  * The local working copy: PERKS_CACHE_DIR, else one folder per store (endpoint, bucket, prefix) under the
  * user's cache directory (XDG_CACHE_HOME, else ~/.cache): `perks/stores/<bucket>/<prefix>-<hash>`.
  */
-export function workingCopyDir(store: StoreUrl, endpoint: string | undefined, env = process.env): string {
-  if (env.PERKS_CACHE_DIR) return env.PERKS_CACHE_DIR;
-  const base = env.XDG_CACHE_HOME || join(homedir(), '.cache');
+export function workingCopyDir(
+  store: StoreUrl,
+  endpoint: string | undefined,
+  settings: Pick<StoreSettings, 'cacheDir' | 'xdgCacheHome'>,
+): string {
+  if (settings.cacheDir) return settings.cacheDir;
+  const base = settings.xdgCacheHome || join(homedir(), '.cache');
   const hash = createHash('sha256')
     .update(`${endpoint ?? 'aws'}\n${store.url}`)
     .digest('hex')

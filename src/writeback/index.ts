@@ -6,7 +6,7 @@ export { runWriteback } from './run.js';
 export type { WritebackOptions, WritebackResult, TypeCount, Rejection } from './result.js';
 export { verifyWriteback, type VerifyResult, type SentRow } from './verify.js';
 export { interactionId, ID_NAMESPACE, WritebackRow, LedgerEntry, type LedgerStatus } from './rows.js';
-export { parseTypeMap, typeMapFromEnv, TYPES_ENV, type TypeMap } from './settings.js';
+export { parseTypeMap, TYPES_ENV, type TypeMap } from './settings.js';
 export { ledgerDirs, LEDGER_VIEW } from './ledger.js';
 export { DEFAULT_SQL_DIR } from './models.js';
 export { SETTLED_MESSAGE } from './rows.js';

@@ -27,7 +27,7 @@ import { emptyResult, type WritebackOptions, type WritebackResult } from './resu
 import { entryOf, rowOf, SETTLED_MESSAGE, type WritebackRow } from './rows.js';
 import { sendAll } from './send.js';
 import { sortByLedger } from './sort-by-ledger.js';
-import { typeMapFromEnv, type TypeMap } from './settings.js';
+import type { TypeMap } from './settings.js';
 
 /** One write-back under way: what it works with, and its result as it fills in. */
 interface WritebackRun {
@@ -80,7 +80,7 @@ async function startRun(options: WritebackOptions): Promise<WritebackRun> {
   const dryRun = options.dryRun ?? false;
   const runId = options.runId ?? newRunId('wb-');
   const dirs = ledgerDirs(outDir);
-  const types = options.types ?? typeMapFromEnv();
+  const types = options.types ?? options.config.writebackTypes;
   const ownClient = !options.client && !dryRun ? clientFromConfig(options.config, { runId }) : undefined;
   const client = options.client ?? ownClient;
   const callsBefore = client?.counters.calls ?? 0;

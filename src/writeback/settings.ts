@@ -1,32 +1,5 @@
 /**
- * Write-back settings: which interaction_type each kind of event is sent as. The allowed types are not
- * shown in the spec, so each model names a default type (its kind) and PERKS_WRITEBACK_TYPES maps kinds
- * to the types configured on the platform, e.g. `segment_change=engagement_segment,savings_milestone=milestone`.
+ * Write-back settings: which interaction_type each kind of event is sent as (PERKS_WRITEBACK_TYPES, parsed in
+ * src/config with every other setting; the command's --types flag goes through the same parser).
  */
-import { ConfigError } from '../shared/exit-codes.js';
-
-export const TYPES_ENV = 'PERKS_WRITEBACK_TYPES';
-
-const pair = /^\s*([A-Za-z0-9_.-]+)\s*=\s*([^,=]*\S)\s*$/;
-
-/** kind → interaction_type. */
-export type TypeMap = Record<string, string>;
-
-/** Parses `kind=type,kind=type`; an empty or missing value maps nothing (each model's default holds). */
-export function parseTypeMap(text: string | undefined): TypeMap {
-  const map: TypeMap = {};
-  if (text === undefined || text.trim() === '') return map;
-  for (const item of text.split(',')) {
-    const m = pair.exec(item);
-    if (!m)
-      throw new ConfigError(
-        `${TYPES_ENV}=${JSON.stringify(text)} is invalid: expected kind=type pairs separated by commas, e.g. segment_change=segment_change`,
-      );
-    map[m[1]] = m[2];
-  }
-  return map;
-}
-
-export function typeMapFromEnv(env: NodeJS.ProcessEnv = process.env): TypeMap {
-  return parseTypeMap(env[TYPES_ENV]);
-}
+export { parseTypeMap, TYPES_ENV, type TypeMap } from '../config/writeback-types.js';

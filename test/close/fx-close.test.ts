@@ -8,6 +8,7 @@ import { afterEach, describe, expect, test } from 'vitest';
 import { closeMonth } from '../../src/close/index.js';
 import { closesPath, fxRatesFrom, readCloses, type FrozenFigures } from '../../src/closes/index.js';
 import { writeRevenueReport } from '../../src/report/index.js';
+import { loadConfig } from '../../src/config/index.js';
 import { buildFixture } from '../report/fixture.js';
 
 const RULE = { statuses: ['Complete'] };
@@ -31,7 +32,7 @@ describe('the rates of a close are frozen', () => {
       group: 11,
       by: 'A. Controller',
       rule: RULE,
-      fx: fxRatesFrom(process.env),
+      fx: fxRatesFrom(loadConfig(process.env)),
     });
     expect((record.figures as FrozenFigures).fx).toEqual({
       file: rates,

@@ -78,3 +78,31 @@ test("the lake's layout outside src/lake: a path built from a 'lake' segment or 
     "src/report/read.ts:4: the lake's layout outside src/lake: read it through src/lake/streams.ts (streamDir, streamGlob, scanSql)",
   ]);
 });
+
+test('process.env outside src/config: one line each, a comment aside; src/config and the named exceptions may read it', async () => {
+  const root = await tree({
+    'docs/dev/architecture.md': [
+      '# Layers',
+      '```layers',
+      'top  src/report/',
+      'config  src/config/',
+      'base  src/shared/',
+      '```',
+      '',
+    ].join('\n'),
+    'src/report/settings.ts': [
+      '// a comment may say process.env',
+      'export const statuses = process.env.PERKS_REVENUE_STATUSES;',
+      'export const fx = (env = process.env) => env.PERKS_FX_RATES;',
+      '',
+    ].join('\n'),
+    'src/config/index.ts': 'export const all = process.env;\n',
+    'src/shared/clock.ts': 'export const now = process.env.PERKS_NOW;\n',
+  });
+  const run = check(root);
+  expect(run.status).toBe(1);
+  expect(run.stdout.trim().split('\n')).toEqual([
+    'src/report/settings.ts:2: process.env outside src/config: add the setting to ConfigSchema (src/config) and pass it down',
+    'src/report/settings.ts:3: process.env outside src/config: add the setting to ConfigSchema (src/config) and pass it down',
+  ]);
+});

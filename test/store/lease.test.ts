@@ -14,6 +14,7 @@ import type { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { redisClient, redisOptions } from '../../src/api/cluster.js';
 import { DEFAULTS } from '../../src/config/defaults.js';
+import { loadConfig } from '../../src/config/index.js';
 import { ExitCode } from '../../src/shared/exit-codes.js';
 import { processIdentity } from '../../src/shared/process-identity.js';
 import { StoreClient } from '../../src/store/client.js';
@@ -65,7 +66,7 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 function store(kind: Kind) {
   const prefix = `lease-${kind}-${++prefixes}`;
   const env = { ...world.s3.env, ...(kind === 'object' ? { AWS_ENDPOINT_URL_S3: front.endpoint } : {}) };
-  const client = new StoreClient(parseStoreUrl(`s3://${world.s3.bucket}/${prefix}`, 'test'), env);
+  const client = new StoreClient(parseStoreUrl(`s3://${world.s3.bucket}/${prefix}`, 'test'), loadConfig(env));
   const acquire = async (command: string, options: { ttlMs?: number; onLost?: (m: string) => void } = {}) => {
     const lease = await acquireLease(client, command, {
       redisUrl: kind === 'redis' ? world.redis.url : undefined,
@@ -316,7 +317,10 @@ describe('a run whose lease is taken over while it runs', () => {
     let stderr = '';
     child.stderr.on('data', (d) => (stderr += String(d)));
     const ended = new Promise<{ code: number | null }>((done) => child.once('close', (code) => done({ code })));
-    const client = new StoreClient(parseStoreUrl(`s3://${world.s3.bucket}/${prefix}`, 'test'), world.s3.env);
+    const client = new StoreClient(
+      parseStoreUrl(`s3://${world.s3.bucket}/${prefix}`, 'test'),
+      loadConfig(world.s3.env),
+    );
     const key = redisLeaseKey(client.where);
     // the index alone, read while the run publishes (world.index reads every object, some removed meanwhile)
     const generation = async () => {

@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import { buildWarehouse, checkBuildOptions } from '../../src/transform/index.js';
 import { ConfigError } from '../../src/shared/exit-codes.js';
+import { loadConfig } from '../../src/config/index.js';
 import { writeFixtureLake } from './fixture-lake.js';
 import { AS_OF, copyOfProject, query, temporaries } from './helpers.js';
 
@@ -44,11 +45,11 @@ test('the memory limit asked for reaches DuckDB, and it spills inside <out>, lea
 });
 
 test('PERKS_BUILD_MEMORY_LIMIT is the default; a flag overrides it; the built-in default is 1GB', async () => {
-  expect(checkBuildOptions({ outDir }, { PERKS_BUILD_MEMORY_LIMIT: '3GB' }).memoryLimit).toBe('3GB');
-  expect(checkBuildOptions({ outDir, memoryLimit: '2GB' }, { PERKS_BUILD_MEMORY_LIMIT: '3GB' }).memoryLimit).toBe(
-    '2GB',
-  );
-  expect(checkBuildOptions({ outDir }, {}).memoryLimit).toBe('1GB');
+  expect(checkBuildOptions({ outDir }, loadConfig({ PERKS_BUILD_MEMORY_LIMIT: '3GB' })).memoryLimit).toBe('3GB');
+  expect(
+    checkBuildOptions({ outDir, memoryLimit: '2GB' }, loadConfig({ PERKS_BUILD_MEMORY_LIMIT: '3GB' })).memoryLimit,
+  ).toBe('2GB');
+  expect(checkBuildOptions({ outDir }, loadConfig({})).memoryLimit).toBe('1GB');
   const old = process.env.PERKS_BUILD_MEMORY_LIMIT;
   process.env.PERKS_BUILD_MEMORY_LIMIT = '256MB';
   try {
@@ -61,9 +62,11 @@ test('PERKS_BUILD_MEMORY_LIMIT is the default; a flag overrides it; the built-in
 });
 
 test('a memory limit that is not a size is one line naming the setting (exit 2)', () => {
-  const refused = () => checkBuildOptions({ outDir }, { PERKS_BUILD_MEMORY_LIMIT: 'lots' });
-  expect(refused).toThrow(ConfigError);
-  expect(refused).toThrow(
+  const fromEnv = () => checkBuildOptions({ outDir }, loadConfig({ PERKS_BUILD_MEMORY_LIMIT: 'lots' }));
+  expect(fromEnv).toThrow(ConfigError);
+  expect(fromEnv).toThrow(/^PERKS_BUILD_MEMORY_LIMIT="lots" is invalid: expected a size such as 1GB$/);
+  const fromFlag = () => checkBuildOptions({ outDir, memoryLimit: 'lots' }, loadConfig({}));
+  expect(fromFlag).toThrow(
     /^--memory-limit \(or PERKS_BUILD_MEMORY_LIMIT\)="lots" is invalid: expected a size such as 1GB$/,
   );
 });

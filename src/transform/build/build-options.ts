@@ -4,7 +4,7 @@
  */
 import { z } from 'zod';
 import { quotedIdentifier as id, quotedString as str, type DuckDBConnection } from '../../shared/duckdb.js';
-import { DEFAULTS, revenueStatusesFrom } from '../../config/index.js';
+import { configFrom, DEFAULTS, type Config } from '../../config/index.js';
 import { ConfigError } from '../../shared/exit-codes.js';
 import { isRealDay } from '../../shared/checks.js';
 import { now, todayUtc } from '../../shared/clock.js';
@@ -40,15 +40,15 @@ export const BuildOptions = z.object({
   verifyIncremental: z.boolean().default(false),
   /**
    * DuckDB memory limit for the build, e.g. "1GB"; beyond it DuckDB spills to disk inside `<out>`. Default:
-   * PERKS_BUILD_MEMORY_LIMIT, else DEFAULTS.build.memoryLimit.
+   * the settings' (PERKS_BUILD_MEMORY_LIMIT, else DEFAULTS.build.memoryLimit).
    */
   memoryLimit: z
     .string()
     .regex(/^\d+(\.\d+)?\s*[KMGT]i?B$/i, 'expected a size such as 1GB')
     .optional(),
   /**
-   * How a mart built by months is exported (see DEFAULTS.build.martLayout); default PERKS_MART_LAYOUT, else
-   * DEFAULTS.build.martLayout.
+   * How a mart built by months is exported (see DEFAULTS.build.martLayout); default the settings'
+   * (PERKS_MART_LAYOUT, else DEFAULTS.build.martLayout).
    */
   martLayout: z.enum(['file', 'months', 'both']).optional(),
   /** The order statuses that are recognised revenue (the marts' is_recognised); default PERKS_REVENUE_STATUSES. */
@@ -82,15 +82,18 @@ const FLAG_NAMES: Record<string, string> = {
   revenueStatuses: 'PERKS_REVENUE_STATUSES',
 };
 
-export function checkBuildOptions(given: BuildOptions, env: NodeJS.ProcessEnv = process.env): CheckedBuildOptions {
-  const fromEnv = env.PERKS_BUILD_MEMORY_LIMIT?.trim();
-  const layoutFromEnv = env.PERKS_MART_LAYOUT?.trim();
-  const input = {
-    ...given,
-    ...(given.memoryLimit === undefined && fromEnv ? { memoryLimit: fromEnv } : {}),
-    ...(given.martLayout === undefined && layoutFromEnv ? { martLayout: layoutFromEnv } : {}),
-  } as BuildOptions;
+/** The settings a build's options default to (PERKS_BUILD_MEMORY_LIMIT, PERKS_MART_LAYOUT, PERKS_REVENUE_STATUSES). */
+export type BuildSettings = Pick<Config, 'buildMemoryLimit' | 'martLayout' | 'revenueStatuses'>;
+
+/**
+ * The options checked, each unset one taken from `settings` (src/config, already checked there). A caller that
+ * passes no settings gets the environment's, read through src/config.
+ */
+export function checkBuildOptions(given: BuildOptions, settings?: BuildSettings): CheckedBuildOptions {
+  const input = given;
   const parsed = BuildOptions.safeParse(input);
+  let read = settings;
+  const fallback = () => (read ??= configFrom());
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
     const path = issue.path.join('.');
@@ -104,9 +107,9 @@ export function checkBuildOptions(given: BuildOptions, env: NodeJS.ProcessEnv = 
     ...parsed.data,
     asOf,
     segments: parsed.data.segments ?? SegmentThresholds.parse({}),
-    revenueStatuses: parsed.data.revenueStatuses ?? [...revenueStatusesFrom(env)],
-    memoryLimit: parsed.data.memoryLimit ?? DEFAULTS.build.memoryLimit,
-    martLayout: parsed.data.martLayout ?? DEFAULTS.build.martLayout,
+    revenueStatuses: parsed.data.revenueStatuses ?? [...fallback().revenueStatuses],
+    memoryLimit: parsed.data.memoryLimit ?? fallback().buildMemoryLimit,
+    martLayout: parsed.data.martLayout ?? fallback().martLayout,
   };
 }
 

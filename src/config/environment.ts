@@ -1,0 +1,34 @@
+/**
+ * What the program reads of its environment before or beside the settings (loadConfig parses the rest):
+ * where the output is, said once for the command line's middleware, and whether a failure shows its stack.
+ * Kept apart from the schema so that reading them never stops on an unrelated setting.
+ */
+import { DEFAULTS } from './defaults.js';
+
+export interface OutputSetting {
+  /** As given: a folder, or a store's URL (s3://bucket/prefix). */
+  readonly value: string;
+  /** What a message names: the flag or the variable that gave it. */
+  readonly source: '--output' | 'PERKS_OUTPUT' | 'default';
+}
+
+/** The output: --output, else PERKS_OUTPUT, else the default folder. */
+export function outputSetting(flag: unknown, env: NodeJS.ProcessEnv = process.env): OutputSetting {
+  if (typeof flag === 'string') return { value: flag, source: '--output' };
+  if (env.PERKS_OUTPUT) return { value: env.PERKS_OUTPUT, source: 'PERKS_OUTPUT' };
+  return { value: DEFAULTS.output, source: 'default' };
+}
+
+/**
+ * The pinned AWS SDK supports Node 20; its warning about releases after January 2027 would be printed on every
+ * command's stderr. The SDK reads this variable itself: set here, where the program meets its environment.
+ */
+export function quietAwsSdk(env: NodeJS.ProcessEnv = process.env): void {
+  env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
+}
+
+/** PERKS_DEBUG: a failure's stack follows its line on stderr (redacted). 0 or false: off. */
+export function debugWanted(env: NodeJS.ProcessEnv = process.env): boolean {
+  const v = env.PERKS_DEBUG;
+  return v !== undefined && v !== '' && v !== '0' && v !== 'false';
+}
