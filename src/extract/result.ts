@@ -15,6 +15,8 @@ export interface GroupTally {
   /** Per-user streams: users by rank that did not fit the budget (user-selection.ts). */
   waiting?: Record<string, number>;
   notes: string[];
+  /** Users stream: the users' changes since the group's last snapshot, by kind (joined, anonymised, …). */
+  changes?: Record<string, number>;
   /** API traffic and time of this group's part (calls made for the stream as a whole, such as a shard's hand-off, count only in the stream's). */
   calls?: number;
   retries?: number;

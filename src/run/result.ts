@@ -1,6 +1,7 @@
 /** What `perks run` returns, as data: each step's outcome, the extract's and the build's results, the files. */
 import type { ExtractResult } from '../extract/index.js';
 import type { BuildResult } from '../transform/index.js';
+import type { RunChanges } from './changes.js';
 
 export interface StepResult {
   name: 'extract' | 'forget' | 'compact' | 'build' | 'writeback' | 'report';
@@ -16,6 +17,8 @@ export interface RunSummary {
   extract?: ExtractResult & { manifest: string };
   build?: BuildResult;
   files: { warehouse: string; marts: string; reports: string[] };
+  /** What the run changed in business terms: orders, users, recognised revenue (changes.ts). */
+  changes?: RunChanges;
   exitCode: number;
   /** Lines about the alerts posted after the run (set by `perks run`; never changes exitCode). */
   alertLines?: string[];

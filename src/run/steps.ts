@@ -13,6 +13,7 @@ import { heldLine, runWriteback } from '../writeback/index.js';
 import { closeSummary, lastClosedMonth, ReportInputError, writeRevenueReport } from '../report/index.js';
 import { ExitCode } from '../shared/exit-codes.js';
 import type { RunSummary, StepResult } from './result.js';
+import { orderChanges, revenueMoves, revenueTotals, userChanges } from './changes.js';
 
 export type RunOptions = ExtractOptions & { emit?: (e: Event) => void; month?: string; writeback?: boolean };
 
@@ -48,6 +49,7 @@ export const STEPS: readonly Step[] = [
 async function extractStep({ config, outDir, startedAt, client, options, summary }: RunContext) {
   const r = await extract({ ...config, output: outDir }, { ...options, now: startedAt, client, lock: false });
   summary.extract = r;
+  summary.changes = { orders: await orderChanges(outDir, r.runId), users: userChanges(r) };
   const rows = r.streams.reduce((n, s) => n + s.rows, 0);
   return { detail: `${rows} rows, ${r.api.calls} calls, ${r.quarantined} quarantined`, exitCode: r.exitCode };
 }
@@ -72,9 +74,12 @@ async function compactStep({ config, outDir, startedAt }: RunContext) {
 
 async function buildStep({ outDir, startedAt, summary }: RunContext) {
   await checkpoint('extract'); // with a store, the extract's commits are published first (a kill later keeps them)
+  const before = await revenueTotals(outDir); // recognised revenue as the last build left it
   const r = await buildWarehouse({ outDir, asOf: startedAt.toISOString().slice(0, 10) });
   summary.build = r;
   if (!r.ok) return { detail: `${r.error ?? 'the build failed'}${r.impact ?? ''}`, exitCode: ExitCode.failed };
+  const after = await revenueTotals(outDir);
+  if (after) summary.changes = { ...summary.changes, revenue: revenueMoves(before, after) };
   const models = r.steps.filter((st) => st.kind === 'model').length;
   const tests = r.steps.filter((st) => st.kind === 'test' && st.status === 'success').length;
   const warned = r.warnings.length ? `; ${r.warnings.length} warned: ${r.warnings.join('; ')}` : '';

@@ -2,6 +2,7 @@
 import { appendFileSync, existsSync } from 'node:fs';
 import { formatExtractSummary } from '../extract/index.js';
 import type { RunSummary } from './result.js';
+import { changesLines, changesMarkdown } from './changes-text.js';
 
 /** Rows of each mart the build exported (its Parquet file under <out>/marts/). */
 export function martRows(s: RunSummary): { mart: string; rows: number }[] {
@@ -18,6 +19,7 @@ export function formatRunSummary(s: RunSummary): string {
     lines.push(
       `  ${st.name.padEnd(10)} ${st.status.padEnd(8)} ${(st.ms / 1000).toFixed(1).padStart(6)} s  ${st.detail}`,
     );
+  lines.push(...changesLines(s.changes));
   const marts = martRows(s);
   const width = Math.max(0, ...marts.map((m) => m.mart.length));
   if (marts.length)
@@ -54,6 +56,7 @@ export function markdownSummary(s: RunSummary): string {
     ...streams,
     '',
     ...(marts.length ? ['| mart | rows |', '|---|---|', ...marts, ''] : []),
+    ...changesMarkdown(s.changes),
     ...(s.alertLines ?? []).map((l) => `${l}  `),
     `Exit code ${s.exitCode}.`,
     '',

@@ -18,6 +18,7 @@ function noteChanges(tally: GroupTally, changes: UserChange[]): void {
   const count = new Map<string, number>();
   for (const c of changes) for (const k of c.kinds) count.set(k, (count.get(k) ?? 0) + 1);
   tally.notes.push(`users since the last snapshot: ${[...count].map(([k, n]) => `${n} ${k}`).join(', ')}`);
+  tally.changes = Object.fromEntries(count);
 }
 
 export async function runSnapshot(ctx: RunContext, def: SnapshotStream, g?: GroupInfo): Promise<GroupTally> {
