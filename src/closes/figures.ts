@@ -5,18 +5,26 @@
  * them ("1234.50"); counts are integer strings.
  */
 
-/** Closed or provisional for a group, by the extract's orders watermark (src/report/closure.ts). */
+import type { ExtractState } from './month-state.js';
+
+/**
+ * The report's older two-word status: `closed` meant FINAL (past the lookback), never signed off. Kept because
+ * close records hold it (`section.closure.status`); what people read is `state` (src/closes/month-state.ts).
+ */
 export type MonthStatus = 'closed' | 'provisional';
 
 export interface GroupClosure {
   readonly groupId: number;
+  /** closed ⇔ state final (see MonthStatus). */
   readonly status: MonthStatus;
+  /** partial, provisional or final, by the one rule (src/closes/month-state.ts); signed off is the close record's. */
+  readonly state: ExtractState;
   /** The state's watermark, when a readable state exists. */
   readonly watermark?: string;
   /** The first local day the extract ever read, when the state says. */
   readonly firstDay?: string;
   readonly lookbackDays?: number;
-  /** The month is closed once the watermark is later than this day (month end + lookback). */
+  /** The month is final once the watermark is later than this day (month end + lookback). */
   readonly closesAfter?: string;
   /** One sentence saying why, for the report. */
   readonly reason: string;

@@ -14,19 +14,26 @@ export { OrdersState, ordersStatePath, readOrdersState } from '../closes/month-s
 export function closureOf(month: ReportMonth, groupId: number, state: ReadOrdersState): GroupClosure {
   const rule = extractStateOf(month, state);
   if (state === undefined)
-    return { groupId, status: 'provisional', reason: `no extract state for group ${groupId} yet` };
+    return { groupId, status: 'provisional', state: rule, reason: `no extract state for group ${groupId} yet` };
   if ('error' in state)
     return {
       groupId,
       status: 'provisional',
+      state: rule,
       reason: `the extract state of group ${groupId} is unreadable: ${String(state.error)}`,
     };
   if (state.watermark === undefined)
-    return { groupId, status: 'provisional', reason: `the first extract of group ${groupId} has not finished yet` };
+    return {
+      groupId,
+      status: 'provisional',
+      state: rule,
+      reason: `the first extract of group ${groupId} has not finished yet`,
+    };
   if (rule === 'partial') {
     return {
       groupId,
       status: 'provisional',
+      state: rule,
       watermark: state.watermark,
       firstDay: state.firstDay,
       lookbackDays: state.lookbackDays,
@@ -39,13 +46,14 @@ export function closureOf(month: ReportMonth, groupId: number, state: ReadOrders
   return {
     groupId,
     status: closed ? 'closed' : 'provisional',
+    state: rule,
     watermark: state.watermark,
     firstDay: state.firstDay,
     lookbackDays: state.lookbackDays,
     closesAfter,
     reason: closed
       ? `group ${groupId} is extracted to ${extractedTo}, past ${month.end} plus the ${state.lookbackDays}-day lookback`
-      : `group ${groupId} is extracted to ${extractedTo}; the month closes once the extract has passed ${closesAfter} (month end plus the ${state.lookbackDays}-day lookback)`,
+      : `group ${groupId} is extracted to ${extractedTo}; the month is final once the extract has passed ${closesAfter} (month end plus the ${state.lookbackDays}-day lookback)`,
   };
 }
 
@@ -58,8 +66,9 @@ export async function readClosures(
 }
 
 /**
- * The latest month that is closed for every given group (for `perks run`), or undefined when some group has
- * no readable state or no month is closed yet. Closed ⇔ watermark > end + L ⇔ the month holds day watermark − L − 1 or earlier.
+ * The latest month that is final for every given group (for `perks run`), or undefined when some group has
+ * no readable state or no month is final yet. Final ⇔ watermark > end + L ⇔ the month holds day watermark − L − 1
+ * or earlier. (Final is the data's word; a month is signed off only by `perks close`.)
  */
 export async function lastClosedMonth(outDir: string, groupIds: readonly number[]): Promise<string | undefined> {
   let last: string | undefined;
@@ -68,7 +77,7 @@ export async function lastClosedMonth(outDir: string, groupIds: readonly number[
     if (state === undefined || 'error' in state || state.watermark === undefined) return undefined;
     const lastDay = addDays(state.watermark, -state.lookbackDays - 1);
     const candidate = monthContaining(lastDay);
-    // lastDay may fall inside a month that is not yet over; then only the month before is closed.
+    // lastDay may fall inside a month that is not yet over; then only the month before is final.
     const ym = candidate.end === lastDay ? candidate.ym : monthContaining(addDays(candidate.start, -1)).ym;
     if (last === undefined || ym < last) last = ym;
   }

@@ -1,0 +1,162 @@
+import { join } from 'node:path';
+import { DuckDBInstance } from '@duckdb/node-api';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { closeMonth, reopenMonth } from '../../src/close/index.js';
+import { closesInForce, readCloses } from '../../src/closes/index.js';
+import { closureOf, loadReport, openWarehouse, parseMonth, readOrdersState } from '../../src/report/index.js';
+import { runPipeline } from '../../src/run/index.js';
+import { clockFrom, setClock, type Clock } from '../../src/shared/clock.js';
+import { buildWarehouse } from '../../src/transform/index.js';
+import { orgConfig } from '../support/sandbox.js';
+import { sandboxForFile } from '../support/sandbox-hooks.js';
+import { tempOut } from '../support/scratch.js';
+
+/**
+ * One vocabulary (issue 43): for every group and month of a sandbox output, the report's state (its closure rule
+ * and the close record) and every monthly mart's month_state agree, in the warehouse and in the exported Parquet
+ * (savings_monthly's month files included: written by months), as days pass the lookback, a month is signed off
+ * and reopened, none of which changes a month's orders.
+ */
+const START = '2026-01-15'; // the extract starts after 1 January: January is partial
+const DAY1 = '2026-03-07'; // watermark 7 March = 28 February + 7 days, not past it: February provisional
+const DAY2 = '2026-03-08'; // watermark 8 March: February final
+const noon = (day: string) => new Date(`${day}T12:00:00Z`);
+const MARTS = ['revenue_monthly', 'revenue_offers_monthly', 'savings_monthly', 'engagement_monthly'];
+const CREDIT = 'credit_liability_monthly';
+
+/** `group|YYYY-MM` → the states a source gives it (one, when it agrees with itself). */
+type States = Map<string, Set<string>>;
+
+async function statesOf(database: string, tables: Record<string, string>): Promise<Record<string, States>> {
+  const db = await DuckDBInstance.create(database, database === ':memory:' ? {} : { access_mode: 'READ_ONLY' });
+  const c = await db.connect();
+  const result: Record<string, States> = {};
+  try {
+    for (const [name, from] of Object.entries(tables)) {
+      const rows = (
+        await c.runAndReadAll(
+          `SELECT DISTINCT organisation_group_id || '|' || strftime(month, '%Y-%m') AS k, month_state AS s FROM ${from}`,
+        )
+      ).getRowObjectsJson() as { k: string; s: string }[];
+      const states: States = new Map();
+      for (const r of rows) states.set(r.k, (states.get(r.k) ?? new Set()).add(r.s));
+      result[name] = states;
+    }
+  } finally {
+    c.closeSync();
+    db.closeSync();
+  }
+  return result;
+}
+
+/** What every mart says, in the warehouse and in the exported files. */
+async function martStates(out: string): Promise<Record<string, States>> {
+  const all = [...MARTS, CREDIT];
+  const inWarehouse = await statesOf(join(out, 'warehouse.duckdb'), Object.fromEntries(all.map((m) => [m, m])));
+  const file = (m: string) => `read_parquet('${join(out, 'marts', `${m}.parquet`)}')`;
+  const exported = await statesOf(':memory:', {
+    ...Object.fromEntries(all.map((m) => [`${m}.parquet`, file(m)])),
+    'savings_monthly/*.parquet': `read_parquet('${join(out, 'marts', 'savings_monthly', '*.parquet')}')`,
+  });
+  return { ...inWarehouse, ...exported };
+}
+
+/** The report's word for a group's month: signed off by the close record, else its closure rule. */
+async function reportState(out: string, key: string): Promise<string> {
+  const [group, ym] = key.split('|');
+  const signed = closesInForce(await readCloses(out)).has(`${group}/${ym}`);
+  return signed
+    ? 'signed_off'
+    : closureOf(parseMonth(ym), Number(group), await readOrdersState(out, Number(group))).state;
+}
+
+/** Every source's every group-month against the report; returns the months seen per state. */
+async function expectAgreement(out: string): Promise<Map<string, string>> {
+  const sources = await martStates(out);
+  const expected = new Map<string, string>();
+  for (const [source, states] of Object.entries(sources))
+    for (const [key, said] of states) {
+      if (!expected.has(key)) expected.set(key, await reportState(out, key));
+      if ([...said].join() !== expected.get(key))
+        console.log(
+          'MISMATCH',
+          source,
+          key,
+          [...said],
+          expected.get(key),
+          JSON.stringify(await readOrdersState(out, Number(key.split('|')[0]))),
+        );
+      expect([...said], `${source} ${key}`).toEqual([expected.get(key)]);
+    }
+  // the report itself, for the months it is asked about: the same words
+  const wh = await openWarehouse(out);
+  try {
+    for (const ym of ['2026-01', '2026-02', '2026-03']) {
+      const report = await loadReport(wh, out, parseMonth(ym));
+      for (const g of report.groups)
+        expect(g.signoff ? 'signed_off' : g.closure.state, `report ${g.groupId}|${ym}`).toBe(
+          expected.get(`${g.groupId}|${ym}`),
+        );
+    }
+  } finally {
+    wh.close();
+  }
+  return expected;
+}
+
+const statesIn = (expected: Map<string, string>, ym: string) =>
+  new Set([...expected].filter(([k]) => k.endsWith(`|${ym}`)).map(([, s]) => s));
+
+describe('the report and the marts say the same month state', () => {
+  const sandbox = sandboxForFile({ seed: 43, today: DAY2 });
+  let out: string;
+  let before: Clock | undefined;
+  const env = { PERKS_START_DATE: START, PERKS_DEEP_REREAD_DAYS: '0' };
+  const run = async (day: string) => {
+    setClock(clockFrom(noon(day)));
+    const summary = await runPipeline(orgConfig(sandbox(), out, env), { now: noon(day) });
+    console.log(JSON.stringify(summary.steps.map((s) => [s.name, s.status, (s as { detail?: string }).detail])));
+    expect(summary.steps.filter((s) => s.status !== 'success' && s.status !== 'skipped')).toEqual([]);
+  };
+
+  beforeAll(async () => {
+    out = tempOut('perks-month-state-');
+    before = setClock(clockFrom(noon(DAY1)));
+    await run(DAY1);
+  }, 300_000);
+
+  afterAll(() => {
+    setClock(before);
+  });
+
+  test('partial, provisional, then final the day the extract passes the lookback, in the warehouse and the files', async () => {
+    const day1 = await expectAgreement(out);
+    expect(statesIn(day1, '2026-01')).toEqual(new Set(['partial']));
+    expect(statesIn(day1, '2026-02')).toEqual(new Set(['provisional']));
+    expect(statesIn(day1, '2026-03')).toEqual(new Set(['provisional']));
+
+    await run(DAY2);
+    const day2 = await expectAgreement(out);
+    expect(statesIn(day2, '2026-02')).toEqual(new Set(['final']));
+    expect(statesIn(day2, '2026-03')).toEqual(new Set(['provisional']));
+  }, 300_000);
+
+  test('signed off after perks close, final again after a reopen: no order changed, every mart follows', async () => {
+    const rule = { statuses: ['Complete'] };
+    const closed = await closeMonth({ outDir: out, month: '2026-02', by: 'A. Controller', rule });
+    const group = closed[0].organisation_group_id;
+    const build = () => buildWarehouse({ outDir: out, asOf: DAY2 });
+    expect((await build()).steps.filter((s) => s.status === 'error')).toEqual([]);
+    const signed = await expectAgreement(out);
+    expect(statesIn(signed, '2026-02')).toEqual(new Set(['signed_off']));
+
+    await reopenMonth({ outDir: out, month: '2026-02', group, reason: 'a late refund', by: 'A. Controller' });
+    const rebuilt = await build();
+    expect(rebuilt.steps.filter((s) => s.status === 'error')).toEqual([]);
+    // the month file of savings_monthly for February was written again, the others kept
+    const savings = rebuilt.steps.find((s) => s.name === 'marts/savings_monthly/');
+    expect(savings?.monthFiles?.written).toBe(1);
+    const reopened = await expectAgreement(out);
+    expect(reopened.get(`${group}|2026-02`)).toBe('final');
+  }, 300_000);
+});
