@@ -1,6 +1,13 @@
 /** `perks report revenue`: the finance monthly revenue report (HTML, CSV, Markdown) in <out>/reports/. */
 import type { CommandModule } from 'yargs';
-import { REPORT_FORMATS, ReportInputError, writeRevenueReport, type ReportFormat } from '../report/index.js';
+import {
+  ALL_FORMATS,
+  FORMATS_EXPECTED,
+  REPORT_FORMATS,
+  ReportInputError,
+  writeRevenueReport,
+  type ReportFormat,
+} from '../report/index.js';
 import { handle } from './handle.js';
 import { configFromFlags, GROUP_FILTER, OUTPUT } from './options.js';
 
@@ -20,10 +27,10 @@ export function parseFormats(value: string): ReportFormat[] {
     .filter(Boolean);
   if (names.includes('all')) return [...REPORT_FORMATS];
   for (const n of names) {
-    if (!(REPORT_FORMATS as readonly string[]).includes(n))
-      throw new ReportInputError(`--format=${JSON.stringify(value)} is invalid: expected html, csv, md or all`);
+    if (!(ALL_FORMATS as readonly string[]).includes(n))
+      throw new ReportInputError(`--format=${JSON.stringify(value)} is invalid: ${FORMATS_EXPECTED}`);
   }
-  if (names.length === 0) throw new ReportInputError('--format is empty: expected html, csv, md or all');
+  if (names.length === 0) throw new ReportInputError(`--format is empty: ${FORMATS_EXPECTED}`);
   return names as ReportFormat[];
 }
 
@@ -44,7 +51,12 @@ export const reportCommand: CommandModule<object, ReportFlags> = {
       .positional('report', { type: 'string', choices: ['revenue'], describe: 'which report' })
       .option('month', { type: 'string', demandOption: true, describe: 'the month, YYYY-MM (group-local days)' })
       .option('group', GROUP_FILTER)
-      .option('format', { type: 'string', default: 'all', describe: 'html, csv, md, a comma-separated list, or all' })
+      .option('format', {
+        type: 'string',
+        default: 'all',
+        describe:
+          'html, csv, md, pdf (printed with the system Chromium; PERKS_CHROMIUM to name one), a comma-separated list, or all (html, csv and md)',
+      })
       .option('output', OUTPUT)
       .option('include-test-groups', {
         type: 'boolean',
@@ -53,7 +65,8 @@ export const reportCommand: CommandModule<object, ReportFlags> = {
           'count test groups (is_sandbox) in the headline and consolidated totals; by default they are flagged and left out',
       })
       .example('$0 report revenue --month 2026-03', 'every group, all three formats')
-      .example('$0 report revenue --month 2026-03 --group 11 --format md', 'one group, Markdown only') as never,
+      .example('$0 report revenue --month 2026-03 --group 11 --format md', 'one group, Markdown only')
+      .example('$0 report revenue --month 2026-03 --format html,pdf', 'the HTML and its PDF (A4)') as never,
   handler: (argv) =>
     handle(async () => {
       const config = configFromFlags(argv);

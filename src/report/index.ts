@@ -3,6 +3,8 @@ export {
   writeRevenueReport,
   reportFileName,
   REPORT_FORMATS,
+  ALL_FORMATS,
+  FORMATS_EXPECTED,
   type ReportFormat,
   type RevenueReportOptions,
   type RevenueReportResult,
@@ -12,6 +14,7 @@ export { openWarehouse, type Warehouse } from './warehouse.js';
 export { lastClosedMonth, readOrdersState, closureOf, ordersStatePath, OrdersState } from './closure.js';
 export { parseMonth, type ReportMonth } from './month.js';
 export { ReportInputError } from './errors.js';
+export { ChromiumMissingError, findChromium } from './pdf.js';
 export type { RevenueReport, TotalsLine } from './model.js';
 export { closeSummary } from './close-summary.js';
 export { revenueRuleFrom, KNOWN_STATUSES, type RevenueRule } from './revenue-rule.js';

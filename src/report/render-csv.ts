@@ -123,7 +123,14 @@ const CONSOLIDATED: Section = {
     if (!c) return [];
     const lead = [month.ym, c.currency];
     return [
-      ...c.groups.map((g) => [...lead, ...groupColumns(g), g.recognised, g.groupRevenue, g.missing.join(' ')]),
+      // A group none of whose currencies has a rate: empty amounts (not known), never 0.00.
+      ...c.groups.map((g) => [
+        ...lead,
+        ...groupColumns(g),
+        g.converted ? g.recognised : '',
+        g.converted ? g.groupRevenue : '',
+        g.missing.join(' '),
+      ]),
       [...lead, '', 'Total', c.total.recognised, c.total.groupRevenue, c.missing.join(' ')],
     ];
   },

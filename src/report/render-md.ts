@@ -2,7 +2,15 @@
  * The Markdown for a CI summary: the status line, one table per group and currency, the reconciliation
  * line. Short on purpose; the HTML has the detail.
  */
-import { currencyLabel, formatChange, formatMeasure, formatMoney, formatPct, groupDigits } from './format.js';
+import {
+  currencyLabel,
+  formatChange,
+  formatCount,
+  formatMeasure,
+  formatMoney,
+  formatPct,
+  groupDigits,
+} from './format.js';
 import { MEASURE_LABELS, type RevenueReport } from './model.js';
 import { MEASURES, type CurrencySection } from '../closes/index.js';
 import { ruleSentence } from './revenue-rule.js';
@@ -14,6 +22,7 @@ import {
   reconciliationSentence,
   statusHeadline,
   platformSentences,
+  testGroupsSentence,
   unknownStatusSentences,
 } from './sentences.js';
 
@@ -61,9 +70,25 @@ function recognisedSection(report: RevenueReport): string[] {
     ruleSentence(report.revenueRule),
     '',
     ...unknownStatusSentences(report).flatMap((u) => [`- **${u}**`]),
+    ...(testGroupsSentence(report) ? [testGroupsSentence(report)!, ''] : []),
     `| Group | Currency | Recognised orders | Recognised group revenue | Change vs ${comparedWith(report)} | Other statuses: orders | Other statuses: group revenue |`,
     `|---|---|--:|--:|--:|--:|--:|`,
     ...rows,
+    ...report.totals.map(
+      (t) =>
+        `| **Total** | ${cell(currencyLabel(t.currency))} | ${formatCount(t.orders)} | ${formatMoney(t.recognised, t.currency)} | – | ${formatCount(t.otherOrders)} | ${formatMoney(t.other, t.currency)} |`,
+    ),
+    '',
+    ...yearToDate(report),
+  ];
+}
+
+/** The year to date per currency for the groups the totals count (the HTML has the 12-month trend). */
+function yearToDate(report: RevenueReport): string[] {
+  const all = report.trend.lines.filter((l) => l.groupId === null);
+  if (all.length === 0) return [];
+  return [
+    `Recognised revenue, year to date (January to ${report.month.label}): ${all.map((l) => formatMoney(l.ytd, l.currency)).join(', ')}.`,
     '',
   ];
 }
@@ -82,7 +107,8 @@ function consolidatedSection(report: RevenueReport): string[] {
     `| Group | Recognised revenue | Group revenue, all statuses | Not converted (no rate) |`,
     `|---|--:|--:|---|`,
     ...c.groups.map(
-      (g) => `| ${groupCell(g)} | ${money(g.recognised)} | ${money(g.groupRevenue)} | ${notConverted(g.missing)} |`,
+      (g) =>
+        `| ${groupCell(g)} | ${g.converted ? money(g.recognised) : 'rate missing'} | ${g.converted ? money(g.groupRevenue) : 'rate missing'} | ${notConverted(g.missing)} |`,
     ),
     `| Total | ${money(c.total.recognised)} | ${money(c.total.groupRevenue)} | ${notConverted(c.missing)} |`,
     '',
@@ -130,7 +156,8 @@ function adjustmentsSection(report: RevenueReport): string[] {
 /** Credit is shown in credit units with two decimals: the API names no currency for it. */
 function creditSection(report: RevenueReport): string[] {
   const credit = report.groups.filter((g) => g.credit);
-  if (credit.length === 0) return [];
+  const gaps = report.creditGaps.map((s) => `- ${s}`);
+  if (credit.length === 0) return [`### Credit liability`, '', ...gaps, ''];
   const rows = credit.map((g) => {
     const c = g.credit!;
     return `| ${groupCell(g)} | ${groupDigits(c.users)} | ${groupDigits(c.available, 2)} | ${groupDigits(c.granted, 2)} | ${groupDigits(c.spent, 2)} | ${groupDigits(c.expired, 2)} | ${c.oldestSnapshot} |`;
@@ -145,6 +172,7 @@ function creditSection(report: RevenueReport): string[] {
     ...rows,
     '',
     creditBasisSentence(report)!,
+    ...(gaps.length === 0 ? [] : ['', ...gaps]),
   ];
 }
 

@@ -15,14 +15,18 @@ import { renderCsv, renderCsvSections } from './render-csv.js';
 import { renderHtml } from './render-html.js';
 import { renderMarkdown } from './render-md.js';
 import { openWarehouse } from './warehouse.js';
+import { findChromium, printPdf } from './pdf.js';
 import type { RevenueRule } from './revenue-rule.js';
 import { fxRatesFrom } from '../closes/index.js';
 import { configFrom, type Config } from '../config/index.js';
 
+/** The formats of "all"; PDF is asked for by name (it needs Chromium). */
 export const REPORT_FORMATS = ['html', 'csv', 'md'] as const;
-export type ReportFormat = (typeof REPORT_FORMATS)[number];
+export const ALL_FORMATS = [...REPORT_FORMATS, 'pdf'] as const;
+export type ReportFormat = (typeof ALL_FORMATS)[number];
+export const FORMATS_EXPECTED = 'expected html, csv, md, pdf, a comma-separated list of them, or all';
 
-const RENDERERS: Record<ReportFormat, (r: RevenueReport) => string> = {
+const RENDERERS: Record<(typeof REPORT_FORMATS)[number], (r: RevenueReport) => string> = {
   html: renderHtml,
   csv: renderCsv,
   md: renderMarkdown,
@@ -35,7 +39,7 @@ export interface RevenueReportOptions {
   readonly month: string;
   /** One organisation_group_id; all groups when absent. */
   readonly group?: number;
-  /** Default: all three. */
+  /** Default: html, csv and md; pdf only when named. */
   readonly formats?: readonly ReportFormat[];
   /** The statuses that are revenue; default: PERKS_REVENUE_STATUSES, else Complete. */
   readonly revenueRule?: RevenueRule;
@@ -46,7 +50,7 @@ export interface RevenueReportOptions {
 }
 
 export interface RevenueReportResult {
-  /** The files written, under <outDir>/reports/, in the order html, csv, md. */
+  /** The files written, under <outDir>/reports/, in the order html, csv, md, pdf, then the CSV sections. */
   readonly files: string[];
   readonly status: MonthStatus;
   /** This month's totals per group and currency, exact decimal strings. */
@@ -63,9 +67,11 @@ export async function writeRevenueReport(options: RevenueReportOptions): Promise
   const month = parseMonth(options.month);
   const group = checkGroup(options.group);
   const formats = [...new Set(options.formats ?? REPORT_FORMATS)];
-  const unknown = formats.filter((f) => !REPORT_FORMATS.includes(f));
+  const unknown = formats.filter((f) => !ALL_FORMATS.includes(f));
   if (unknown.length > 0 || formats.length === 0)
-    throw new ReportInputError(`--format=${unknown.join(',') || '(none)'} is invalid: expected html, csv, md or all`);
+    throw new ReportInputError(`--format=${unknown.join(',') || '(none)'} is invalid: ${FORMATS_EXPECTED}`);
+  // Before any work: a PDF needs Chromium.
+  const chromium = formats.includes('pdf') ? findChromium() : undefined;
 
   const settings = options.settings ?? configFrom();
   const rule = options.revenueRule ?? { statuses: settings.revenueStatuses };
@@ -86,6 +92,11 @@ export async function writeRevenueReport(options: RevenueReportOptions): Promise
   for (const format of REPORT_FORMATS.filter((f) => formats.includes(f))) {
     const file = join(dir, reportFileName(month.ym, group, format));
     await writeAtomically(file, RENDERERS[format](report));
+    files.push(file);
+  }
+  if (chromium) {
+    const file = join(dir, reportFileName(month.ym, group, 'pdf'));
+    await printPdf(chromium, renderHtml(report), file);
     files.push(file);
   }
   if (formats.includes('csv')) {

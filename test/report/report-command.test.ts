@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { readdir } from 'node:fs/promises';
+import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { beforeAll, describe, expect, test } from 'vitest';
@@ -58,7 +58,10 @@ describe('perks report revenue', () => {
       ['--month', '2024-03', '--group', 'abc'],
       'perks: --group="abc" is invalid: expected an organisation_group_id, a whole number above 0',
     ],
-    [['--month', '2024-03', '--format', 'pdf'], 'perks: --format="pdf" is invalid: expected html, csv, md or all'],
+    [
+      ['--month', '2024-03', '--format', 'docx'],
+      'perks: --format="docx" is invalid: expected html, csv, md, pdf, a comma-separated list of them, or all',
+    ],
   ])(
     '%j exits 2 with one line',
     async (args, line) => {
@@ -68,6 +71,40 @@ describe('perks report revenue', () => {
     },
     60_000,
   );
+
+  test('--format pdf prints the HTML with the system Chromium: a PDF of A4 pages', async () => {
+    const r = await perks(['report', 'revenue', '--month', '2024-03', '--format', 'pdf', '--output', out]);
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(0);
+    const file = join(out, 'reports', 'revenue-2024-03.pdf');
+    expect(r.stdout).toBe(`revenue 2024-03: PROVISIONAL, reconciled with the lake\n  ${file}\n`);
+    const pdf = (await readFile(file)).toString('latin1');
+    expect(pdf.slice(0, 5)).toBe('%PDF-');
+    // every page A4: 210 × 297 mm = 595.28 × 841.89 points (Chromium rounds to its own units)
+    const boxes = [...pdf.matchAll(/\/MediaBox\s*\[\s*0 0 ([\d.]+) ([\d.]+)\s*\]/g)].map((m) => [
+      Number(m[1]),
+      Number(m[2]),
+    ]);
+    expect(boxes.length).toBeGreaterThan(0);
+    for (const [w, h] of boxes) {
+      expect(Math.abs(w - 595.28)).toBeLessThan(1);
+      expect(Math.abs(h - 841.89)).toBeLessThan(1);
+    }
+    // nothing left behind: no temporary file
+    expect((await readdir(join(out, 'reports'))).filter((f) => f.includes('.tmp'))).toEqual([]);
+  }, 180_000);
+
+  test('without Chromium --format pdf says to install it, one line, exit 2, and writes nothing', async () => {
+    const empty = await buildFixture();
+    const r = await perks(['report', 'revenue', '--month', '2024-03', '--format', 'html,pdf', '--output', empty], {
+      PERKS_CHROMIUM: join(empty, 'no-chromium'),
+    });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toBe(
+      `perks: PERKS_CHROMIUM="${join(empty, 'no-chromium')}" is not an executable file: --format pdf prints with Chromium; install it (Debian/Ubuntu: \`apt-get install chromium\`) or set PERKS_CHROMIUM to its path\n`,
+    );
+    expect(await readdir(empty)).not.toContain('reports');
+  }, 180_000);
 
   test('a missing warehouse exits 2 with one line', async () => {
     const r = await perks(['report', 'revenue', '--month', '2024-03', '--output', join(out, 'empty')]);

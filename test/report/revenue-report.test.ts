@@ -331,7 +331,10 @@ describe('bad inputs get one clear line and exit code 2', () => {
     [{ month: '2023-06' }, /^--month=2023-06 is not in the warehouse: it holds 2024-01 to 2024-04$/],
     [{ month: '2024-03', group: 99 }, /^--group=99 is not in the warehouse; its groups are 11, 12$/],
     [{ month: '2024-03', group: 0 }, /^--group=0 is invalid: expected an organisation_group_id/],
-    [{ month: '2024-03', formats: ['pdf'] }, /^--format=pdf is invalid: expected html, csv, md or all$/],
+    [
+      { month: '2024-03', formats: ['docx'] },
+      /^--format=docx is invalid: expected html, csv, md, pdf, a comma-separated list of them, or all$/,
+    ],
   ] as const)('%j', async (options, message) => {
     const err = await writeRevenueReport({ outDir: out, ...(options as { month: string }) }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(ReportInputError);
