@@ -61,7 +61,8 @@ export async function loadReport(
   const groups = await selectGroups(wh, groupFilter);
   const testGroups: TestGroups = {
     groups: groups.filter((g) => g.isTest).map((g) => ({ groupId: g.groupId, name: g.name })),
-    included: options.includeTestGroups === true,
+    // A report of one group asked for by id counts it, test group or not.
+    included: options.includeTestGroups === true || groupFilter !== undefined,
   };
   const isCounted = (id: number) => counted({ testGroups }, id);
   const closures = await readClosures(
