@@ -5,6 +5,8 @@
 -- grain: one row per organisation_group_id, user_id
 -- key: organisation_group_id, user_id
 -- columns:
+--   organisation_group_id: the group (Perks organisation_group_id)
+--   user_id: the Perks user id
 --   credit_available: credit available at the as-of instant (read, less what expired since)
 --   credit_spent: credit spent, as last read
 --   credit_expired: credit expired at the as-of instant (read, plus what expired since)

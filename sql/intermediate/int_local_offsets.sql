@@ -10,6 +10,11 @@
 -- time_bucket(interval 15 minutes, make_timestamp(epoch_us(ts))) = quarter_start.
 -- grain: one row per organisation_group_id, quarter_start
 -- key: organisation_group_id, quarter_start
+-- columns:
+--   organisation_group_id: the group (Perks organisation_group_id)
+--   quarter_start: the quarter hour, a UTC wall-clock TIMESTAMP
+--   timezone: the group's IANA zone (UTC when unknown)
+--   utc_offset: the zone's offset from UTC in that quarter hour (local = UTC + utc_offset)
 -- tests:
 --   unique: organisation_group_id, quarter_start
 

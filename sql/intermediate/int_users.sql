@@ -2,6 +2,17 @@
 -- and last login, so months of users line up with months of orders (order_date is a local day).
 -- grain: one row per organisation_group_id, user_id
 -- key: organisation_group_id, user_id
+-- columns:
+--   organisation_group_id: the group (Perks organisation_group_id)
+--   user_id: the Perks user id
+--   user_uid: the user's UID on the platform (null once anonymised)
+--   status: user status as the API reports it
+--   is_anonymised: the latest listing holds no email for the user
+--   created_at: when the user was created (UTC)
+--   last_login: the last login (UTC)
+--   login_count: how many times the user logged in
+--   created_local_date: the day of created_at in the group's timezone
+--   last_login_local_date: the day of last_login in the group's timezone
 
 with users as (
 

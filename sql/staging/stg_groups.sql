@@ -2,6 +2,18 @@
 -- timezone is the group's IANA zone: local days and months of timestamps are taken in it.
 -- grain: one row per organisation_group_id
 -- key: organisation_group_id
+-- columns:
+--   organisation_group_id: the group (Perks organisation_group_id)
+--   group_name: the group's slug: the API's `name` (e.g. group-11), an identifier, not a display name
+--     (dim_groups.group_slug)
+--   display_name: the group's display name, what people read
+--   is_sandbox: true for a sandbox (test) group
+--   locale: the group's locale, xx_XX
+--   timezone: the group's IANA zone: local days and months are taken in it
+--   custom_domain: the group's custom domain; null when none
+--   subdomain: the group's subdomain on the platform
+--   snapshot_date: the UTC day of the snapshot the row comes from
+--   extracted_at: when the row was extracted (UTC; the start of the extract run that landed it)
 -- tests:
 --   unique: organisation_group_id
 --   not_null: organisation_group_id

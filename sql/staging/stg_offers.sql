@@ -2,6 +2,26 @@
 -- The HTML texts (overview, terms, faq, how_to_redeem) stay in lake_offers.
 -- grain: one row per offer_id
 -- key: offer_id
+-- columns:
+--   offer_id: the offer (Perks offer id)
+--   brand: the brand offering it
+--   brand_id: the brand (platform id)
+--   title: the offer's title
+--   offer: the offer in a few words (e.g. 10% off)
+--   start_date: first day the offer runs
+--   end_date: last day the offer runs; null when open-ended
+--   redemption_in_store: redeemable in store
+--   redemption_online: redeemable online
+--   redemption_selected_stores: redeemable in selected stores only
+--   link: the offer's link
+--   image: the offer's image URL
+--   discount: the discount as the API gives it
+--   perk_type_format: the perk type's format as the API gives it
+--   collections: the collections the offer is listed in
+--   perk_id: the perk (joins orders' perk_id): from the offer's type
+--   offer_type: the offer's type as the API gives it (a struct, perk_id among its fields)
+--   snapshot_date: the UTC day of the snapshot the row comes from
+--   extracted_at: when the row was extracted (UTC; the start of the extract run that landed it)
 -- tests:
 --   unique: offer_id
 --   not_null: offer_id

@@ -17,6 +17,21 @@
 -- (the join below trims only where needed; a user's email is trimmed, so every order it matches also matches
 -- lower(trim(email)), and the lookup never misses an order whose user changed)
 -- (unique by construction: a unique test would rank ten million keys a second time)
+-- columns:
+--   organisation_group_id: the group (Perks organisation_group_id)
+--   order_date: the group's LOCAL day of the window the order was extracted with (orders carry no timestamp)
+--   order_id: the order (Perks order id)
+--   user_id: the current user whose email is the order's; null when none is (the order is unattributed)
+--   order_status: order status as the API reports it (e.g. Complete, Refunded)
+--   perk_id: the perk ordered (joins stg_offers); null when the order names none
+--   brand: brand of the perk, as the order carries it
+--   order_currency: currency of the order
+--   face_value: the perk's value at full price
+--   order_total_paid: what the user paid
+--   order_credit: platform credit spent on the order
+--   order_saving: what the user saved (order_saving)
+--   group_revenue: the group's revenue from the order
+--   extracted_at: when the row was extracted (UTC; the start of the extract run that landed it)
 -- tests:
 --   not_null: organisation_group_id, order_id, order_date
 

@@ -5,6 +5,17 @@
 -- grain: one row per organisation_group_id, window_start, user_id
 -- key: organisation_group_id, window_start, user_id
 -- intervals: month on organisation_group_id, window_start
+-- columns:
+--   organisation_group_id: the group (Perks organisation_group_id)
+--   window_start: first day of the month the statistics cover
+--   window_end: first day after the window (exclusive)
+--   user_id: the Perks user id
+--   all_redemptions_count: redemptions of every kind in the window
+--   egift_orders_count: egift orders in the window
+--   egift_face_value: face value of the egifts
+--   egift_cost: what the egifts cost
+--   egift_savings: what the user saved on egifts (no currency given by the API)
+--   extracted_at: when the row was extracted (UTC; the start of the extract run that landed it)
 -- tests:
 --   unique: organisation_group_id, window_start, user_id
 --   not_null: organisation_group_id, window_start, user_id

@@ -8,6 +8,10 @@
 -- latest: lake_users
 -- key: organisation_group_id, email
 -- materialized: ephemeral
+-- columns:
+--   organisation_group_id: the group (Perks organisation_group_id)
+--   email: the current user's email, lower-cased and trimmed (never stored: ephemeral)
+--   user_id: the current user it belongs to
 -- tests:
 --   unique: organisation_group_id, email
 --   not_null: user_id

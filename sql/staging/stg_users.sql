@@ -8,6 +8,20 @@
 -- grain: one row per organisation_group_id, user_id
 -- latest: lake_users
 -- key: organisation_group_id, user_id
+-- columns:
+--   organisation_group_id: the group (Perks organisation_group_id)
+--   user_id: the Perks user id
+--   user_uid: the user's UID on the platform (null once anonymised)
+--   alt_uid: the alternative UID the user list carries
+--   status: user status as the API reports it (e.g. Active)
+--   created_at: when the user was created (UTC)
+--   updated_at: when the user was last updated (UTC)
+--   deleted_at: when the user was deleted (UTC); null when not
+--   last_login: the LAST login (UTC): the API gives no earlier ones
+--   login_count: how many times the user logged in
+--   is_anonymised: the latest listing holds no email for the user (anonymised: personal fields null)
+--   snapshot_date: the UTC day of the snapshot the row comes from
+--   extracted_at: when the row was extracted (UTC; the start of the extract run that landed it)
 -- tests:
 --   unique: organisation_group_id, user_id
 --   not_null: organisation_group_id, user_id

@@ -2,6 +2,18 @@
 -- identifier_value (which may be an email) stays in lake_writeback_ledger.
 -- grain: one row per interaction_id
 -- key: interaction_id
+-- columns:
+--   interaction_id: the interaction's id (writeback models' interaction_id)
+--   organisation_group_id: the group (Perks organisation_group_id)
+--   kind: what happened (e.g. savings_milestone)
+--   identifier: how the user is named to the API (e.g. id)
+--   interaction_type: the interaction type sent
+--   interaction_at: when it happened (UTC)
+--   status: pending, sent or rejected
+--   http_status: HTTP status of the last attempt; null before any
+--   message: what the API answered, when it refused
+--   attempted_at: when it was last attempted (UTC)
+--   extracted_at: when the ledger row was written (UTC)
 -- tests:
 --   unique: interaction_id
 --   not_null: interaction_id

@@ -137,15 +137,21 @@ test('the build exports dim_groups, dim_offers and revenue_offers_monthly next t
 });
 
 test('dim_groups: names, timezones, locales and currencies per group, from its Parquet file', async () => {
+  // group_slug is the API's name (a slug); group_name, deprecated for one release, still holds the same
+  const renamed = await query(
+    ':memory:',
+    `SELECT count(*) AS n FROM ${marts('dim_groups')} WHERE group_name IS DISTINCT FROM group_slug`,
+  );
+  expect(renamed).toEqual([{ n: '0' }]);
   const rows = await query(
     ':memory:',
-    `SELECT organisation_group_id AS g, group_name, display_name, timezone, primary_currency, currencies, orders
+    `SELECT organisation_group_id AS g, group_slug, display_name, timezone, primary_currency, currencies, orders
     FROM ${marts('dim_groups')} ORDER BY 1`,
   );
   expect(rows).toEqual([
     {
       g: '11',
-      group_name: 'group-11',
+      group_slug: 'group-11',
       display_name: 'Group 11',
       timezone: 'Europe/London',
       primary_currency: 'GBP',
@@ -154,7 +160,7 @@ test('dim_groups: names, timezones, locales and currencies per group, from its P
     },
     {
       g: '12',
-      group_name: 'group-12',
+      group_slug: 'group-12',
       display_name: 'Group 12',
       timezone: 'America/New_York',
       primary_currency: 'USD',
@@ -163,7 +169,7 @@ test('dim_groups: names, timezones, locales and currencies per group, from its P
     },
     {
       g: '13',
-      group_name: 'group-13',
+      group_slug: 'group-13',
       display_name: 'Group 13',
       timezone: 'Australia/Sydney',
       primary_currency: null,
@@ -220,7 +226,7 @@ test('revenue by brand, per group name and currency, for March 2026, from the ex
   const rows = await query(
     ':memory:',
     `
-    SELECT g.group_name, g.timezone, r.order_currency AS currency, o.brand, sum(r.orders) AS orders, sum(r.group_revenue) AS group_revenue
+    SELECT g.display_name, g.timezone, r.order_currency AS currency, o.brand, sum(r.orders) AS orders, sum(r.group_revenue) AS group_revenue
     FROM ${marts('revenue_offers_monthly')} AS r
     JOIN ${marts('dim_offers')} AS o USING (perk_id)
     JOIN ${marts('dim_groups')} AS g USING (organisation_group_id)
@@ -230,7 +236,7 @@ test('revenue by brand, per group name and currency, for March 2026, from the ex
   // worked out from the fixture: 101 and 104 (GBP), 103 (EUR), 106 (perk 9) in London; 201, 202 and 205 in New York
   expect(rows).toEqual([
     {
-      group_name: 'group-11',
+      display_name: 'Group 11',
       timezone: 'Europe/London',
       currency: 'EUR',
       brand: 'Brand A',
@@ -238,7 +244,7 @@ test('revenue by brand, per group name and currency, for March 2026, from the ex
       group_revenue: '1.50',
     },
     {
-      group_name: 'group-11',
+      display_name: 'Group 11',
       timezone: 'Europe/London',
       currency: 'GBP',
       brand: 'Brand A',
@@ -246,7 +252,7 @@ test('revenue by brand, per group name and currency, for March 2026, from the ex
       group_revenue: '1.20',
     },
     {
-      group_name: 'group-11',
+      display_name: 'Group 11',
       timezone: 'Europe/London',
       currency: 'GBP',
       brand: 'Brand Gone',
@@ -254,7 +260,7 @@ test('revenue by brand, per group name and currency, for March 2026, from the ex
       group_revenue: '0.15',
     },
     {
-      group_name: 'group-12',
+      display_name: 'Group 12',
       timezone: 'America/New_York',
       currency: 'USD',
       brand: 'Brand A',
@@ -262,7 +268,7 @@ test('revenue by brand, per group name and currency, for March 2026, from the ex
       group_revenue: '1.50',
     },
     {
-      group_name: 'group-12',
+      display_name: 'Group 12',
       timezone: 'America/New_York',
       currency: 'USD',
       brand: 'Brand B',
