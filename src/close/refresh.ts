@@ -29,8 +29,12 @@ export async function refreshAfterClose(
   rule?: RevenueRule,
 ): Promise<Refreshed> {
   const asOf = (await readBuildRecord(outDir))?.lastSuccess?.asOf;
-  const built = await buildWarehouse({ outDir, ...(asOf ? { asOf } : {}) });
-  if (!built.ok) return { reports: [], failed: `the build failed: ${built.error ?? 'no reason given'}` };
+  try {
+    const built = await buildWarehouse({ outDir, ...(asOf ? { asOf } : {}) });
+    if (!built.ok) return { reports: [], failed: `the build failed: ${built.error ?? 'no reason given'}` };
+  } catch (err) {
+    return { reports: [], failed: `the build failed: ${messageOf(err)}` }; // a lake it cannot read, say
+  }
   const reports: string[] = [];
   try {
     // the whole month's report, and the report of each group closed when one was written before
@@ -43,10 +47,12 @@ export async function refreshAfterClose(
       reports.push(...r.files.filter((f) => f.endsWith('.html')));
     }
   } catch (err) {
-    return { reports, failed: `the report failed: ${err instanceof Error ? err.message : String(err)}` };
+    return { reports, failed: `the report failed: ${messageOf(err)}` };
   }
   return { reports };
 }
+
+const messageOf = (err: unknown) => (err instanceof Error ? err.message : String(err));
 
 /** A refresh that failed after the record was written: one line, what was done and what to run. */
 export function refreshFailure(done: string, ym: string, failed: string): UserFacingError {

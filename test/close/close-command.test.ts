@@ -2,7 +2,7 @@
  * `perks close | reopen | closes` as a person runs them: one line on stderr and exit 2 for every refusal,
  * nothing written; the hash chain catches a tampered record.
  */
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { extract } from '../../src/extract/index.js';
@@ -36,6 +36,13 @@ async function extracted(now: string): Promise<string> {
   expect(b.ok, b.error).toBe(true);
   return dir;
 }
+
+/** The Parquet files under `dir`, in name order. */
+const lakeFiles = (dir: string): string[] =>
+  (readdirSync(dir, { recursive: true }) as string[])
+    .filter((f) => f.endsWith('.parquet'))
+    .sort()
+    .map((f) => join(dir, f));
 
 /** The last line of the close record. */
 const lastRecord = (dir: string) => JSON.parse(readFileSync(closes(dir), 'utf8').trim().split('\n').at(-1)!);
@@ -164,7 +171,7 @@ describe('perks close, reopen and closes', () => {
     const first = JSON.parse(lines[0]);
     first.figures.section.currencies[0].current.group_revenue = '999999.99';
     const tampered = [JSON.stringify(first), ...lines.slice(1)].join('\n') + '\n';
-    const { mkdirSync, cpSync } = await import('node:fs');
+    const { mkdirSync } = await import('node:fs');
     cpSync(out, dir, { recursive: true });
     mkdirSync(join(dir, 'closes'), { recursive: true });
     writeFileSync(closes(dir), tampered);
@@ -184,6 +191,32 @@ describe('perks close, reopen and closes', () => {
     // a line removed: the next one no longer follows
     writeFileSync(closes(dir), [lines[0], ...lines.slice(2)].join('\n') + '\n');
     refused(await runCli(['closes'], env(dir)), /line 2 has seq 3, expected 2/);
+  }, 180_000);
+
+  test('a rebuild that fails after the record is written: the record stands, one line says what to run, and running it makes the marts true', async () => {
+    const dir = tempOut('perks-close-rebuild-');
+    cpSync(out, dir, { recursive: true });
+    // a lake file the build cannot read (the close itself reads the warehouse, not the lake)
+    const file = lakeFiles(join(dir, 'lake', 'orders'))[0];
+    const whole = readFileSync(file);
+    writeFileSync(file, whole.subarray(0, 100));
+    const r = await runCli(
+      ['reopen', '--month', '2026-10', '--group', String(group), '--reason', 'late invoice'],
+      env(dir),
+    );
+    expect(r.code, r.stderr).toBe(1);
+    expect(stderrLines(r as never)).toHaveLength(1);
+    expect(r.stderr).toMatch(
+      /^perks: 2026-10 is reopened \(record \d+\), but the marts and the report still show the month as before: the build failed: .+; run `perks build` then `perks report revenue --month 2026-10` once it is fixed\n$/,
+    );
+    expect(lastRecord(dir).action).toBe('reopen');
+    expect(await octoberInMarts(dir)).toEqual([expect.objectContaining({ is_closed: true })]);
+    // the advice followed, once the file is whole again
+    writeFileSync(file, whole);
+    expect((await runCli(['build'], env(dir))).code).toBe(0);
+    expect((await runCli(['report', 'revenue', '--month', '2026-10'], env(dir))).code).toBe(0);
+    expect(await octoberInMarts(dir)).toEqual([{ is_closed: false, closed_at: null }]);
+    expect(reportOf(dir, '2026-10')).not.toContain(lastRecord(out).hash);
   }, 180_000);
 
   test('a provisional month is refused, and --force closes it with the record saying so', async () => {
