@@ -24,6 +24,8 @@ export async function runPipeline(config: Config, options: RunOptions = {}): Pro
   const ctx: RunContext = { config, outDir, startedAt, client, options, summary };
   try {
     for (const step of STEPS) if (!step.when || step.when(ctx)) summary.steps.push(await runStep(ctx, step));
+    // the changes as one JSON line too, beside the progress events (off a terminal: on stderr)
+    if (summary.changes) options.emit?.({ event: 'run_changes', ...summary.changes });
   } finally {
     await client.close();
     await lock.release();

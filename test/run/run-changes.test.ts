@@ -6,6 +6,7 @@
 import { copyFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
+import type { Event } from '../../src/extract/index.js';
 import { formatRunSummary, markdownSummary, runPipeline, type RunSummary } from '../../src/run/index.js';
 import { atInstant } from '../support/clock.js';
 import { orgConfig } from '../support/sandbox.js';
@@ -16,11 +17,14 @@ import { query, type Row } from '../transform/helpers.js';
 const TODAY = '2026-11-22';
 const sandbox = sandboxForFile({ today: TODAY });
 
-async function run(dir: string, at: string): Promise<RunSummary> {
+/** A run at `at`, and the last event it emitted (the JSON lines of its progress off a terminal). */
+async function run(dir: string, at: string): Promise<RunSummary & { lastEvent?: Event }> {
   const config = orgConfig(sandbox(), dir, { PERKS_START_DATE: '2026-10-25' });
-  const summary = await atInstant(at, () => runPipeline(config, { writeback: false, now: new Date(at) }));
+  let lastEvent: Event | undefined;
+  const emit = (e: Event) => (lastEvent = e);
+  const summary = await atInstant(at, () => runPipeline(config, { writeback: false, now: new Date(at), emit }));
   expect(summary.exitCode, formatRunSummary(summary)).toBe(0);
-  return summary;
+  return { ...summary, lastEvent };
 }
 
 /** Every current order with the values a new version is made of, by group and id. */
@@ -97,6 +101,6 @@ describe('the run summary says what changed', () => {
       `\nchanges:\n  orders   ${added} new, ${changed} changed\n  users    ${day.newUsers.length} joined, ${day.anonymised.length} anonymised (since the last users snapshot)\n  revenue  recognised revenue moved in ${moved.length} group-month${moved.length === 1 ? '' : 's'} (currency of the orders):\n    group ${m.group} ${m.month} ${m.currency} ${m.before} → ${m.after} (${m.change})\n`,
     );
     expect(markdownSummary(second)).toContain(`- orders ${added} new, ${changed} changed\n`);
-    expect(JSON.parse(JSON.stringify(second)).changes).toEqual(second.changes);
+    expect(JSON.parse(JSON.stringify(second.lastEvent))).toEqual({ event: 'run_changes', ...second.changes });
   }, 300_000);
 });
