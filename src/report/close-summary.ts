@@ -1,7 +1,8 @@
 /**
- * One line for `perks run`'s summary: which months are signed off (the close record), which are closed by the
- * extract's watermark, which are still provisional, and which closed months have adjustments. `perks run`
- * never closes a month itself: closing is a person's decision (`perks close`).
+ * One line for `perks run`'s summary: which months are signed off (the close record), which are final by the
+ * extract's watermark (past the lookback: the data will not change, but nobody signed them off), which are still
+ * provisional, and which signed-off months have adjustments. `perks run` never signs a month off itself: that is
+ * a person's decision (`perks close`).
  */
 import { closesInForce, readCloses } from '../closes/index.js';
 import { lastClosedMonth } from './closure.js';
@@ -33,7 +34,7 @@ export async function closeSummary(outDir: string, groups: readonly number[]): P
       wh.close();
     }
   }
-  return `signed off: ${signed}; closed by the extract through ${closedTo ?? '(none yet)'}, later months provisional; adjusted: ${adjusted}`;
+  return `signed off: ${signed}; final through ${closedTo ?? '(none yet)'}, later months provisional; adjusted: ${adjusted}`;
 }
 
 function groupMonths(pairs: [number, string][]): string {

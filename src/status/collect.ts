@@ -1,7 +1,7 @@
 /**
  * What `perks status` reads, without a call to the API or a lock: the run manifests (<out>/runs), the
  * extract state (<out>/state), the lake's row counts, the write-back's dry run, and the orders state's
- * closed/provisional months. Everything is read as it is now; a run going on beside it is not waited for.
+ * partial/final/provisional months. Everything is read as it is now; a run going on beside it is not waited for.
  */
 import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
@@ -19,8 +19,7 @@ import {
   type RunManifest,
   type SchemaChange,
 } from '../lake/index.js';
-import { closesInForce, readCloses, type MonthStatus } from '../closes/index.js';
-import { closureOf, parseMonth, readOrdersState } from '../report/index.js';
+import { closesInForce, extractStateOf, monthDays, readCloses, readOrdersState } from '../closes/index.js';
 import { runWriteback } from '../writeback/index.js';
 import { readBuildRecord } from '../transform/index.js';
 
@@ -45,8 +44,13 @@ export interface StreamGroupStatus {
 
 export interface MonthsStatus {
   group: number;
-  /** Months whose data is final (the watermark is past their end plus the lookback) and provisional ones. */
-  closed: string[];
+  /**
+   * The months from the extract's first to its watermark by their state (src/closes/month-state.ts, the marts'
+   * month_state): partial (the extract starts after the month's first day), final (the watermark is past their
+   * end plus the lookback: the data will not change) and provisional. Final is not signed off (signedOff).
+   */
+  partial: string[];
+  final: string[];
   provisional: string[];
   note?: string;
   /** Months finance signed off with `perks close` (in force: not reopened); null when the record does not verify. */
@@ -165,14 +169,15 @@ async function writebackBacklog(outDir: string, config: Config): Promise<Writeba
   }
 }
 
-/** The months from the orders state's first day to its watermark, each closed or provisional (src/report/closure.ts). */
+/** The months from the orders state's first day to its watermark, each partial, final or provisional (one rule). */
 async function monthsOf(outDir: string, group: number, signed: Map<number, string[]> | null): Promise<MonthsStatus> {
   const signedOff = signed === null ? null : (signed.get(group) ?? []);
   const state = await readOrdersState(outDir, group);
   if (state === undefined || 'error' in state || state.watermark === undefined || state.firstDay === undefined) {
     return {
       group,
-      closed: [],
+      partial: [],
+      final: [],
       provisional: [],
       signedOff,
       note:
@@ -183,11 +188,10 @@ async function monthsOf(outDir: string, group: number, signed: Map<number, strin
             : 'first extract unfinished',
     };
   }
-  const out: MonthsStatus = { group, closed: [], provisional: [], signedOff };
+  const out: MonthsStatus = { group, partial: [], final: [], provisional: [], signedOff };
   const last = state.watermark.slice(0, 7);
   for (let ym = state.firstDay.slice(0, 7); ym <= last; ym = nextMonth(ym)) {
-    const status: MonthStatus = closureOf(parseMonth(ym), group, state).status;
-    out[status].push(ym);
+    out[extractStateOf(monthDays(ym), state)].push(ym);
   }
   return out;
 }

@@ -62,8 +62,10 @@ function span(months: string[]): string {
 }
 const signedText = (m: MonthsStatus) =>
   `signed off ${m.signedOff === null ? 'unknown (the close record does not verify: see `perks closes`)' : span(m.signedOff)}`;
-const monthsText = (m: MonthsStatus) =>
-  `${m.note ? m.note : `closed ${span(m.closed)}, provisional ${span(m.provisional)}`}; ${signedText(m)}`;
+/** The months' states, the marts' month_state words: `partial …, `, when any, then final and provisional. */
+const statesText = (m: MonthsStatus) =>
+  `${m.partial.length ? `partial ${span(m.partial)}, ` : ''}final ${span(m.final)}, provisional ${span(m.provisional)}`;
+const monthsText = (m: MonthsStatus) => `${m.note ? m.note : statesText(m)}; ${signedText(m)}`;
 
 function table(header: string[], rows: string[][]): string[] {
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));

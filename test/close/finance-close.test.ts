@@ -193,9 +193,9 @@ describe('a closed month never changes silently', () => {
     expect(html.match(/<tr><td>[^<]+<\/td><td>2026-10<\/td><th scope="row">\d+<\/th>/g)).toHaveLength(5);
   });
 
-  test("perks run's summary line says which months are signed off, closed by the extract, provisional and adjusted", async () => {
+  test("perks run's summary line says which months are signed off, final, provisional and adjusted", async () => {
     expect(await closeSummary(out, [group])).toBe(
-      `signed off: group ${group} ${OCTOBER}; closed by the extract through ${OCTOBER}, later months provisional; adjusted: group ${group} ${OCTOBER} (5 changes)`,
+      `signed off: group ${group} ${OCTOBER}; final through ${OCTOBER}, later months provisional; adjusted: group ${group} ${OCTOBER} (5 changes)`,
     );
   });
 });

@@ -66,10 +66,11 @@ describe('perks status', () => {
     expect(s.writeback).toMatchObject({ pending: 0, rejected: 0 });
     // lookback 7: October closed once the watermark passed 7 November; November still provisional
     expect(s.months.map((m: { group: number }) => m.group)).toEqual(groups);
-    // the first month is provisional too: the extract started inside it (90 days back)
+    // the first month is partial: the extract started inside it (90 days back)
     for (const m of s.months) {
-      expect(m.closed.at(-1)).toBe('2026-10');
-      expect(m.provisional).toEqual(['2026-08', '2026-11']);
+      expect(m.final.at(-1)).toBe('2026-10');
+      expect(m.partial).toEqual(['2026-08']);
+      expect(m.provisional).toEqual(['2026-11']);
     }
   });
 
@@ -86,7 +87,7 @@ describe('perks status', () => {
     );
     expect(lines).toContainEqual(
       expect.stringMatching(
-        /^months of group \d+: closed 2026-09\.\.2026-10, provisional 2026-08, 2026-11; signed off none$/,
+        /^months of group \d+: partial 2026-08, final 2026-09\.\.2026-10, provisional 2026-11; signed off none$/,
       ),
     );
     expect(lines.at(-1)).toBe('freshness: fresh');
@@ -159,7 +160,7 @@ describe('perks status', () => {
     for (const m of s.months) expect(m.signedOff, `group ${m.group}`).toEqual(m.group === 11 ? ['2026-10'] : []);
     const lines = (await status('2026-11-22T13:30:00Z')).stdout.split('\n');
     expect(lines).toContain(
-      'months of group 11: closed 2026-09..2026-10, provisional 2026-08, 2026-11; signed off 2026-10',
+      'months of group 11: partial 2026-08, final 2026-09..2026-10, provisional 2026-11; signed off 2026-10',
     );
     const record = join(outDir, 'closes', 'closes.jsonl');
     const original = readFileSync(record, 'utf8');
@@ -168,7 +169,7 @@ describe('perks status', () => {
       const broken = await status('2026-11-22T13:30:00Z');
       expect(broken.code).toBe(0);
       expect(broken.stdout).toContain(
-        'months of group 11: closed 2026-09..2026-10, provisional 2026-08, 2026-11; signed off unknown (the close record does not verify: see `perks closes`)',
+        'months of group 11: partial 2026-08, final 2026-09..2026-10, provisional 2026-11; signed off unknown (the close record does not verify: see `perks closes`)',
       );
     } finally {
       writeFileSync(record, original);
