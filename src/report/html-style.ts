@@ -36,6 +36,7 @@ tr.total th, tr.total td { font-weight: 700; border-top: 2px solid var(--ink); }
 .up { color: var(--ok); } .down { color: var(--bad); }
 .currency { border: 1px solid var(--line); border-radius: 8px; padding: 4px 16px 12px; margin: 12px 0 18px; }
 .split { display: grid; grid-template-columns: 3fr 2fr; gap: 18px; align-items: start; }
+.split.trend-pair { grid-template-columns: 1fr 1fr; margin-bottom: 14px; }
 figure { margin: 0; }
 .wide { overflow-x: auto; max-width: 100%; }
 .split > div { min-width: 0; }

@@ -54,6 +54,8 @@ export interface TrendLine {
   /** Recognised revenue per month of `Trend.months`, exact decimals. */
   readonly months: readonly string[];
   readonly ytd: string;
+  /** The 12 months together. */
+  readonly total: string;
 }
 
 /** Recognised revenue and the other statuses for one currency, summed over the groups the totals count. */

@@ -4,7 +4,8 @@
  * with the year to date.
  */
 import { currencyLabel, esc, formatChange, formatCount, formatMoney, formatPct } from './format.js';
-import { counted, type RevenueReport } from './model.js';
+import { counted, type RevenueReport, type TrendLine } from './model.js';
+import { revenueChart } from './svg-chart.js';
 import { ruleSentence } from './revenue-rule.js';
 import { comparedWith, consolidatedSentence, testGroupsSentence, unknownStatusSentences } from './sentences.js';
 
@@ -95,17 +96,32 @@ export function trendBlock(report: RevenueReport): string {
         `<tr${m === report.month.ym ? ' class="current"' : ''}><th scope="row">${esc(m)}</th>${lines.map((l) => `<td class="num">${esc(formatMoney(l.months[i], cur))}</td>`).join('')}</tr>`,
     );
     const ytd = `<tr class="total"><th scope="row">Year to date ${esc(t.year)}</th>${lines.map((l) => `<td class="num">${esc(formatMoney(l.ytd, cur))}</td>`).join('')}</tr>`;
-    return `<div class="wide"><table class="trend">
+    return `<div class="split trend-pair"><div>${trendChart(report, lines, cur)}</div><div class="wide"><table class="trend">
 <caption>Recognised group revenue per month, ${esc(currencyLabel(cur))}, ${esc(t.months[0])} to ${esc(report.month.ym)}; year to date: January to ${esc(report.month.label)}</caption>
 <thead><tr><th scope="col">Month</th>${head}</tr></thead>
 <tbody>${[...body, ytd].join('\n')}</tbody>
-</table></div>`;
+</table></div></div>`;
   });
   return `<section id="trend" aria-labelledby="trend-h">
 <h2 id="trend-h">Trend and year to date <span class="sub">12 months to ${esc(report.month.label)}, recognised revenue</span></h2>
 <p>Recognised group revenue per month (a signed-off month as closed), per group and, for all groups the totals count, per currency; the year to date is the calendar year ${esc(t.year)} through ${esc(report.month.label)}. Currencies are never added together.</p>
 ${tables.length === 0 ? '<p class="empty">No recognised revenue in these 12 months.</p>' : tables.join('\n')}
 </section>`;
+}
+
+/** Bars of the 12 months for all groups counted (else the currency's first group), in the daily chart's style. */
+function trendChart(report: RevenueReport, lines: readonly TrendLine[], currency: string): string {
+  const line = lines.find((l) => l.groupId === null) ?? lines[0];
+  const who = line.groupId === null ? 'all groups' : line.name;
+  const chart = revenueChart({
+    id: `trend-${currency.replace(/[^A-Za-z0-9]/g, '') || 'none'}`,
+    title: `Recognised revenue per month, ${who}, ${currencyLabel(currency)}, ${report.trend.months[0]} to ${report.month.ym}`,
+    currency,
+    days: report.trend.months.map((m, i) => ({ day: `${m}-01`, orders: '', group_revenue: line.months[i] })),
+    total: line.total,
+    period: 'month',
+  });
+  return `<figure class="trend-chart">${chart}<figcaption>Recognised revenue per month, ${esc(who)}, ${esc(currencyLabel(currency))}; each bar carries its amount as a tooltip.</figcaption></figure>`;
 }
 
 export function trend(change: string): string {

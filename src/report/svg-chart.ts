@@ -16,6 +16,33 @@ export interface ChartInput {
   readonly days: readonly DayLine[];
   /** The month's group revenue from the mart, exact, for the description. */
   readonly total: string;
+  /** A bar per day (default), or per month: `days[i].day` is then the month's first day. */
+  readonly period?: 'day' | 'month';
+}
+
+const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
+
+/** The label under bar i, if it has one: every fifth day (and the first and last), or every month. */
+function barLabel(input: ChartInput, d: DayLine, i: number): string | undefined {
+  if (input.period === 'month') return MONTHS[Number(d.day.slice(5, 7)) - 1];
+  const dayNo = Number(d.day.slice(8));
+  const last = i === input.days.length - 1;
+  return dayNo === 1 || last || (dayNo % 5 === 0 && input.days.length - dayNo >= 2) ? String(dayNo) : undefined;
+}
+
+function barTitle(input: ChartInput, d: DayLine): string {
+  return input.period === 'month'
+    ? `${d.day.slice(0, 7)}: ${formatMoney(d.group_revenue, input.currency)}`
+    : `${d.day}: ${formatMoney(d.group_revenue, input.currency)} (${d.orders} orders)`;
+}
+
+function description(input: ChartInput, peak: DayLine | undefined): string {
+  const month = input.period === 'month';
+  const high =
+    peak && Number(peak.group_revenue) > 0
+      ? `; highest ${month ? `in ${peak.day.slice(0, 7)}` : `on ${peak.day}`} with ${formatMoney(peak.group_revenue, input.currency)}.`
+      : '.';
+  return `Total ${formatMoney(input.total, input.currency)} over ${input.days.length} ${month ? 'months' : 'days'}${high}`;
 }
 
 export function revenueChart(input: ChartInput): string {
@@ -50,28 +77,23 @@ export function revenueChart(input: ChartInput): string {
       // A day with any revenue keeps a visible sliver, so small days are not mistaken for empty ones.
       const h = v === 0 ? 0 : Math.max(1.5, Math.abs(y(v) - y(0)));
       const y0 = v > 0 ? y(0) - h : y(0);
-      const dayNo = Number(d.day.slice(8));
-      const last = i === input.days.length - 1;
+      const text = barLabel(input, d, i);
       const label =
-        dayNo === 1 || last || (dayNo % 5 === 0 && input.days.length - dayNo >= 2)
-          ? `<text class="day" x="${r(x + barW / 2)}" y="${H - PAD.bottom + 16}" text-anchor="middle">${dayNo}</text>`
-          : '';
+        text === undefined
+          ? ''
+          : `<text class="day" x="${r(x + barW / 2)}" y="${H - PAD.bottom + 16}" text-anchor="middle">${esc(text)}</text>`;
       return (
         `<rect class="bar${v < 0 ? ' negative' : ''}" x="${r(x)}" y="${r(y0)}" width="${r(barW)}" height="${r(h)}" data-day="${d.day}" data-value="${esc(d.group_revenue)}">` +
-        `<title>${esc(`${d.day}: ${formatMoney(d.group_revenue, input.currency)} (${d.orders} orders)`)}</title></rect>${label}`
+        `<title>${esc(barTitle(input, d))}</title></rect>${label}`
       );
     })
     .join('');
-  const desc =
-    `Total ${formatMoney(input.total, input.currency)} over ${input.days.length} days` +
-    (peak && Number(peak.group_revenue) > 0
-      ? `; highest on ${peak.day} with ${formatMoney(peak.group_revenue, input.currency)}.`
-      : '.');
+  const desc = description(input, peak);
   return (
     `<svg class="chart" id="${esc(input.id)}" role="img" viewBox="0 0 ${W} ${H}" preserveAspectRatio="xMidYMid meet" aria-labelledby="${esc(input.id)}-t ${esc(input.id)}-d" xmlns="http://www.w3.org/2000/svg">` +
     `<title id="${esc(input.id)}-t">${esc(input.title)}</title><desc id="${esc(input.id)}-d">${esc(desc)}</desc>` +
     `<text class="tick" x="${PAD.left - 6}" y="12" text-anchor="end">${esc(input.currency)}</text>` +
-    `${grid}${bars}<text class="axis" x="${r(PAD.left + plotW / 2)}" y="${H - 3}" text-anchor="middle">Day of month</text></svg>`
+    `${grid}${bars}<text class="axis" x="${r(PAD.left + plotW / 2)}" y="${H - 3}" text-anchor="middle">${input.period === 'month' ? 'Month' : 'Day of month'}</text></svg>`
   );
 }
 

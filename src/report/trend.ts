@@ -51,7 +51,11 @@ export async function loadTrend(wh: Warehouse, month: ReportMonth, groups: reado
     UNION ALL
     SELECT g, currency, 'ytd', CAST(sum(v) AS DECIMAL(38,2)) FROM cells WHERE m >= $jan GROUP BY ALL
     UNION ALL
-    SELECT NULL, currency, 'ytd', CAST(sum(v) AS DECIMAL(38,2)) FROM cells WHERE counted AND m >= $jan GROUP BY ALL`,
+    SELECT NULL, currency, 'ytd', CAST(sum(v) AS DECIMAL(38,2)) FROM cells WHERE counted AND m >= $jan GROUP BY ALL
+    UNION ALL
+    SELECT g, currency, '12', CAST(sum(v) AS DECIMAL(38,2)) FROM cells GROUP BY ALL
+    UNION ALL
+    SELECT NULL, currency, '12', CAST(sum(v) AS DECIMAL(38,2)) FROM cells WHERE counted GROUP BY ALL`,
     {
       groups: JSON.stringify(groups.map((g) => ({ g: g.groupId, c: g.counted }))),
       first: `${months[0]}-01`,
@@ -75,6 +79,7 @@ function trendLines(
     currency,
     months: months.map((m) => cell.get(`${String(g)}|${currency}|${m}`) ?? '0.00'),
     ytd: cell.get(`${String(g)}|${currency}|ytd`) ?? '0.00',
+    total: cell.get(`${String(g)}|${currency}|12`) ?? '0.00',
   });
   const currenciesOf = (g: number | null) =>
     [...new Set(rows.filter((r) => (r.g === null ? null : Number(r.g)) === g).map((r) => String(r.currency)))].sort();

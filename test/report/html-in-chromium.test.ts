@@ -62,7 +62,7 @@ test('the HTML report renders in headless chromium with its charts, totals and s
   await page.goto(pathToFileURL(html).href, { waitUntil: 'load' });
 
   // One chart per group and currency, each a bar per day of March, with a title for screen readers.
-  const charts = await page.$$eval('svg.chart', (svgs) =>
+  const charts = await page.$$eval('.currency svg.chart', (svgs) =>
     svgs.map((s) => ({
       title: s.querySelector('title')?.textContent ?? '',
       bars: s.querySelectorAll('rect.bar').length,
@@ -81,6 +81,26 @@ test('the HTML report renders in headless chromium with its charts, totals and s
   }
   // Acme UK sold on six days of March, so six bars have a visible height.
   expect(charts[0].tall).toBe(6);
+
+  // The trend: a chart of 12 monthly bars per currency (April 2023 to March 2024), beside its table with the year to date.
+  const trend = await page.$$eval('#trend svg.chart', (svgs) =>
+    svgs.map((s) => ({
+      title: s.querySelector('title')?.textContent ?? '',
+      bars: s.querySelectorAll('rect.bar').length,
+    })),
+  );
+  expect(trend).toEqual(
+    ['EUR', 'GBP', 'USD'].map((c) => ({
+      title: `Recognised revenue per month, all groups, ${c}, 2023-04 to 2024-03`,
+      bars: 12,
+    })),
+  );
+  expect(await page.locator('#trend table.trend tr.total').allInnerTexts()).toEqual([
+    expect.stringMatching(/^Year to date 2024\s+1\.35 EUR\s+1\.35 EUR$/),
+    // February 5.40 + March 94.95 (Complete); February 4.50 + March 39.00 (Complete): the fixture's hand-worked orders
+    expect.stringMatching(/^Year to date 2024\s+100\.35 GBP\s+100\.35 GBP$/),
+    expect.stringMatching(/^Year to date 2024\s+43\.50 USD\s+43\.50 USD$/),
+  ]);
 
   const text = await page.innerText('body');
   expect(text).toMatch(/PROVISIONAL:\s+March 2024 is not closed yet for group 12/);
@@ -124,8 +144,21 @@ test('the HTML report prints: the print stylesheet applies and chromium lays it 
   await page.goto(pathToFileURL(html).href);
   await page.emulateMedia({ media: 'print' });
   expect(await page.locator('nav.toc').isVisible()).toBe(false);
-  const pdf = await page.pdf({ format: 'A4', printBackground: true });
+  // A4's printable width (210 mm less 2 × 12 mm margins, 703 px): every table fits it, its header repeats on each
+  // page it runs over, and no row is split across pages.
+  await page.setViewportSize({ width: 703, height: 1000 });
+  expect(await page.evaluate<string[]>(CUT_TABLES)).toEqual([]);
+  const print = await page.evaluate(() => ({
+    heads: [...new Set(Array.from(document.querySelectorAll('thead')).map((h) => getComputedStyle(h).display))],
+    rows: [...new Set(Array.from(document.querySelectorAll('tr')).map((r) => getComputedStyle(r).breakInside))],
+  }));
+  expect(print).toEqual({ heads: ['table-header-group'], rows: ['avoid'] });
+  const pdf = await page.pdf({ preferCSSPageSize: true, printBackground: true });
   expect(pdf.subarray(0, 5).toString()).toBe('%PDF-');
+  // the stylesheet's @page size: A4, 595.28 × 841.89 points
+  const boxes = [...pdf.toString('latin1').matchAll(/\/MediaBox\s*\[\s*0 0 ([\d.]+) ([\d.]+)\s*\]/g)];
+  expect(boxes.length).toBeGreaterThan(0);
+  for (const [, w, h] of boxes) expect([Math.round(Number(w)), Math.round(Number(h))]).toEqual([595, 842]);
   await mkdir(ARTIFACTS, { recursive: true });
   await import('node:fs/promises').then((fs) => fs.writeFile(join(ARTIFACTS, 'revenue-2024-03.pdf'), pdf));
   expect((await readFile(html, 'utf8')).match(/<(link|script|img)\b/g)).toBeNull();
