@@ -32,8 +32,6 @@ const SANDBOX_ENTRIES = ['src/sandbox/server.ts', 'src/sandbox/index.ts'];
 const ENV_READERS = {
   'src/shared/clock.ts': 'PERKS_NOW: the one clock is in the base layer, below src/config, read before any command',
   'src/shared/crash-points.ts': 'PERKS_CRASH_AT: test-only crash points, armed before any command',
-  'src/store/lazy.ts': 'the output, until it is resolved by src/config (issue 44)',
-  'src/store/entry.ts': 'the output, until it is resolved by src/config (issue 44)',
   'src/report/pdf.ts': 'PERKS_CHROMIUM and PATH, written beside this check (issue 43): to move into src/config',
 };
 

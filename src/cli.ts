@@ -5,9 +5,10 @@ import { commands } from './commands/index.js';
 import { ExitCode, UserFacingError } from './shared/exit-codes.js';
 import { clock } from './shared/clock.js';
 import { perksVersion } from './shared/version.js';
-import { finishOutputLazily, resolveOutputLazily } from './store/lazy.js';
-import { currentStoreSession } from './store/current.js';
+import { finishOutputLazily, resolveOutputLazily, type OutputLocation } from './store/lazy.js';
+import type { StoreSession } from './store/session.js';
 import { COMMANDS } from './store/layout.js';
+import { OUTPUT } from './commands/options.js';
 import { ensureWarehouse } from './transform/index.js';
 
 // The calendar is read from one clock (PERKS_NOW pins it): a malformed value stops here, before any work.
@@ -29,6 +30,8 @@ const cli = yargs(hideBin(process.argv))
   .alias('h', 'help')
   .version(perksVersion())
   .wrap(Math.min(110, process.stdout.columns ?? 110))
+  // the one declaration of --output / -o: every command that has an output reads it from argv.resolvedOutput (below)
+  .option('output', OUTPUT)
   .fail((msg, err) => {
     if (err) throw err;
     process.stderr.write(`perks: ${msg}\n`);
@@ -36,10 +39,16 @@ const cli = yargs(hideBin(process.argv))
   });
 
 for (const command of commands) cli.command(command);
-// An output in object storage (s3://…) becomes a local working copy before the command and is published after it.
+/**
+ * The output, resolved once per command into a value the handlers get as `argv.resolvedOutput`: a folder, or a store's
+ * working copy, brought up to date before the command and published after it (an output in object storage).
+ */
+let output: OutputLocation | undefined;
 cli.middleware(async (argv) => {
-  await resolveOutputLazily(argv);
-  await assembleWarehouse(String(argv._[0] ?? ''));
+  const command = String(argv._[0] ?? '');
+  output = await resolveOutputLazily(command, argv.output);
+  argv.resolvedOutput = output;
+  await assembleWarehouse(command, output.store);
 });
 
 /**
@@ -47,8 +56,7 @@ cli.middleware(async (argv) => {
  * working copy's `warehouse.duckdb` assembled from them when it is not the seed's. A build that cannot have it
  * builds whole (its warning says why); another command stops, saying how to rebuild it.
  */
-async function assembleWarehouse(command: string): Promise<void> {
-  const session = currentStoreSession();
+async function assembleWarehouse(command: string, session: StoreSession | undefined): Promise<void> {
   if (!session || !COMMANDS[command]?.reads.includes('seed/')) return;
   try {
     const made = await ensureWarehouse(session.copy);
@@ -67,4 +75,4 @@ async function assembleWarehouse(command: string): Promise<void> {
 }
 
 await cli.parseAsync();
-await finishOutputLazily();
+await finishOutputLazily(output);

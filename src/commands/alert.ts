@@ -3,18 +3,18 @@ import type { CommandModule } from 'yargs';
 import { configFrom } from '../config/index.js';
 import { alertSummaryLines, sendTestAlert } from '../alerts/index.js';
 import { handle } from './handle.js';
+import type { OutputLocation } from '../store/lazy.js';
 
-export const alertCommand: CommandModule<object, { output?: string }> = {
+export const alertCommand: CommandModule<object, { resolvedOutput?: OutputLocation }> = {
   command: 'alert <action>',
   describe: 'Alerts: `perks alert test` posts a sample to every webhook of PERKS_ALERT_WEBHOOK',
   builder: (y) =>
     y
       .positional('action', { choices: ['test'], describe: 'test: send a sample alert' })
-      .option('output', { alias: 'o', type: 'string', describe: 'output directory (PERKS_OUTPUT, default ./output)' })
       .example('PERKS_ALERT_WEBHOOK=https://hooks.slack.com/services/… $0 alert test', 'check a Slack webhook'),
   handler: (argv) =>
     handle(async () => {
-      const config = configFrom({ output: argv.output });
+      const config = configFrom({ output: argv.resolvedOutput?.dir });
       // exit 2: no webhook, or a malformed one; exit 1: a webhook did not take the sample
       const outcome = await sendTestAlert(config);
       for (const line of alertSummaryLines(outcome)) process.stdout.write(`${line}\n`);

@@ -15,7 +15,7 @@ import {
 } from '../transform/index.js';
 import { handle } from './handle.js';
 import { DEFAULTS } from '../config/index.js';
-import { configFromFlags, OUTPUT, QUIET } from './options.js';
+import { configFromFlags, QUIET } from './options.js';
 
 const SEGMENTS = DEFAULTS.build.segments;
 
@@ -43,7 +43,6 @@ export const buildCommand: CommandModule<object, BuildFlags> = {
   describe: 'Build the SQL models into <out>/warehouse.duckdb, run the data tests, export the marts to <out>/marts',
   builder: (y) =>
     y
-      .option('output', OUTPUT)
       .option('as-of', {
         type: 'string',
         describe: 'the day engagement is measured at, YYYY-MM-DD (default today, UTC)',

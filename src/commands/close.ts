@@ -6,7 +6,7 @@ import { DEFAULTS } from '../config/index.js';
 import { parseMonth } from '../report/index.js';
 import { ConfigError } from '../shared/exit-codes.js';
 import { handle } from './handle.js';
-import { configFromFlags, GROUP_FILTER, OUTPUT } from './options.js';
+import { configFromFlags, GROUP_FILTER } from './options.js';
 import { parseGroup } from './report.js';
 
 interface CloseFlags {
@@ -48,7 +48,6 @@ export const closeCommand: CommandModule<object, CloseFlags> = {
         type: 'number',
         describe: `call budget of the credit refresh before the close, in minutes at the rate limit (default ${DEFAULTS.extract.budgetMinutes})`,
       })
-      .option('output', OUTPUT)
       .example(
         '$0 close --month 2026-10 --group 11 --by "A. Controller" --note "board pack"',
         'sign October off for group 11',
@@ -114,8 +113,7 @@ export const reopenCommand: CommandModule<object, ReopenFlags> = {
       .option('month', { type: 'string', demandOption: true, describe: 'the month, YYYY-MM' })
       .option('group', { type: 'string', demandOption: true, describe: 'the organisation_group_id' })
       .option('reason', { type: 'string', demandOption: true, describe: 'why (goes in the record)' })
-      .option('by', { type: 'string', describe: 'who reopens it (default: PERKS_OPERATOR, else the login name)' })
-      .option('output', OUTPUT),
+      .option('by', { type: 'string', describe: 'who reopens it (default: PERKS_OPERATOR, else the login name)' }),
   handler: (argv) =>
     handle(async () => {
       const config = configFromFlags(argv);
@@ -138,8 +136,7 @@ export const reopenCommand: CommandModule<object, ReopenFlags> = {
 export const closesCommand: CommandModule<object, { output?: string; format: string }> = {
   command: 'closes',
   describe: 'List the close record and verify its hash chain (exit 2 when it does not verify)',
-  builder: (y) =>
-    y.option('format', { type: 'string', choices: ['table', 'json'], default: 'table' }).option('output', OUTPUT),
+  builder: (y) => y.option('format', { type: 'string', choices: ['table', 'json'], default: 'table' }),
   handler: (argv) =>
     handle(async () => {
       const config = configFromFlags(argv);

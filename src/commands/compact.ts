@@ -3,7 +3,7 @@ import type { CommandModule } from 'yargs';
 import { DEFAULTS } from '../config/index.js';
 import { compactLake, type CompactResult } from '../compact/index.js';
 import { handle } from './handle.js';
-import { configFromFlags, OUTPUT } from './options.js';
+import { configFromFlags } from './options.js';
 
 interface CompactFlags {
   output?: string;
@@ -14,12 +14,10 @@ export const compactCommand: CommandModule<object, CompactFlags> = {
   describe:
     'Rewrite closed months of <out>/lake into one file per group and month (perks extract and perks run do it too)',
   builder: (y) =>
-    y
-      .option('output', OUTPUT)
-      .example(
-        '$0 compact',
-        `months older than PERKS_LOOKBACK_DAYS (default ${DEFAULTS.lookbackDays}) become one file each`,
-      ),
+    y.example(
+      '$0 compact',
+      `months older than PERKS_LOOKBACK_DAYS (default ${DEFAULTS.lookbackDays}) become one file each`,
+    ),
   handler: (argv) =>
     handle(async () => {
       const config = configFromFlags(argv);

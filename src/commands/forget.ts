@@ -2,7 +2,7 @@
 import type { CommandModule } from 'yargs';
 import { forgetAnonymised, forgetUsers, ForgetInputError, type ForgetResult } from '../forget/index.js';
 import { handle } from './handle.js';
-import { configFromFlags, OUTPUT } from './options.js';
+import { configFromFlags } from './options.js';
 import { relativeStreamDir } from '../lake/index.js';
 
 interface ForgetFlags {
@@ -34,7 +34,6 @@ export const forgetCommand: CommandModule<object, ForgetFlags> = {
         type: 'boolean',
         describe: 'every user the latest users snapshot shows anonymised upstream (perks run does this itself)',
       })
-      .option('output', OUTPUT)
       .example('$0 forget --user 4711', "one user's personal data")
       .example('$0 forget --anonymised', 'everyone anonymised upstream since the data was landed'),
   handler: (argv) =>

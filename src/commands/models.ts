@@ -4,7 +4,7 @@ import type { CommandModule } from 'yargs';
 import { ConfigError } from '../shared/exit-codes.js';
 import { describeModels, renderMarkdown, writeDictionary } from '../transform/index.js';
 import { handle } from './handle.js';
-import { configFromFlags, OUTPUT } from './options.js';
+import { configFromFlags } from './options.js';
 
 interface ModelsFlags {
   output?: string;
@@ -16,7 +16,6 @@ export const modelsCommand: CommandModule<object, ModelsFlags> = {
   describe: 'List the SQL models with grain, columns and dependencies (also written to <out>/docs/models.md)',
   builder: (y) =>
     y
-      .option('output', OUTPUT)
       .option('format', { alias: 'f', type: 'string', describe: 'md or json', default: 'md' })
       .example('$0 models', 'the data dictionary as Markdown'),
   handler: (argv) =>

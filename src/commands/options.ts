@@ -4,14 +4,17 @@
  */
 import type { Argv } from 'yargs';
 import { configFrom, DEFAULTS, type Config } from '../config/index.js';
+import type { OutputLocation } from '../store/lazy.js';
 
-/** `--output` / `-o`, the output directory, described as `what` holds it. */
-export function outputOption(what = 'output directory') {
-  return { alias: 'o', type: 'string', describe: `${what} (PERKS_OUTPUT, default ${DEFAULTS.output})` } as const;
-}
-
-/** `.option('output', OUTPUT)`: every command that reads or writes the output directory. */
-export const OUTPUT = outputOption();
+/**
+ * `--output` / `-o`, declared once for every command (src/cli.ts); the middleware resolves it, once, into
+ * `argv.resolvedOutput` (store/lazy.ts), which handlers read through configFromFlags.
+ */
+export const OUTPUT = {
+  alias: 'o',
+  type: 'string',
+  describe: `the output: a folder, or a store s3://bucket/prefix (PERKS_OUTPUT, default ${DEFAULTS.output})`,
+} as const;
 
 /** `.option('quiet', QUIET)`: no progress on stderr (the summary still goes to stdout). */
 export const QUIET = { type: 'boolean', describe: 'no progress output' } as const;
@@ -40,8 +43,7 @@ export function withApiOptions<T>(y: Argv<T>) {
       type: 'string',
       describe: `calls per minute per credential (PERKS_RATE_LIMIT, default ${DEFAULTS.rateLimit})`,
     })
-    .option('credit-path', { type: 'string', describe: 'path of the user credit operation (PERKS_CREDIT_PATH)' })
-    .option('output', OUTPUT);
+    .option('credit-path', { type: 'string', describe: 'path of the user credit operation (PERKS_CREDIT_PATH)' });
 }
 
 export interface ApiFlags {
@@ -53,6 +55,8 @@ export interface ApiFlags {
   rateLimit?: string;
   creditPath?: string;
   output?: string;
+  /** The output resolved by the middleware (src/cli.ts): what the command reads and writes. */
+  resolvedOutput?: OutputLocation;
   startDate?: string;
   lookbackDays?: number;
 }
@@ -71,7 +75,7 @@ export function configFromFlags(argv: ApiFlags, more: Partial<Record<keyof Confi
     groupIds: argv.groups,
     rateLimit: argv.rateLimit,
     creditPath: argv.creditPath,
-    output: argv.output,
+    output: argv.resolvedOutput?.dir ?? argv.output,
     startDate: argv.startDate,
     lookbackDays: argv.lookbackDays,
   });

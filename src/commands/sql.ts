@@ -8,7 +8,7 @@ import { ConfigError } from '../shared/exit-codes.js';
 import { writeFile } from 'node:fs/promises';
 import { exportQuery, queryWarehouse, warehousePath, type QueryResult } from '../transform/index.js';
 import { handle } from './handle.js';
-import { configFromFlags, outputOption } from './options.js';
+import { configFromFlags } from './options.js';
 
 const TEXT_FORMATS = ['table', 'csv', 'json'] as const;
 const FORMATS = [...TEXT_FORMATS, 'arrow', 'parquet'] as const;
@@ -35,7 +35,6 @@ export const sqlCommand: CommandModule<object, SqlFlags> = {
         describe: `output format: ${FORMATS.join(', ')}`,
         default: 'table',
       })
-      .option('output', outputOption('output directory holding warehouse.duckdb'))
       .option('out', { type: 'string', describe: 'write the result to this file instead of stdout' })
       .option('read-files-anywhere', {
         type: 'boolean',

@@ -12,12 +12,13 @@ import {
   statusText,
 } from '../status/index.js';
 import { handle } from './handle.js';
-import { currentStoreSession } from '../store/current.js';
+import type { OutputLocation } from '../store/lazy.js';
 import { alertsConfigured, alertStatus, alertSummaryLines } from '../alerts/index.js';
-import { configFromFlags, OUTPUT } from './options.js';
+import { configFromFlags } from './options.js';
 
 interface StatusFlags {
   output?: string;
+  resolvedOutput?: OutputLocation;
   format?: string;
   'warn-after'?: string;
   'error-after'?: string;
@@ -65,7 +66,6 @@ export const statusCommand: CommandModule<object, StatusFlags> = {
     'Is the data fresh? Per stream and group: watermark, last success, age, rows, last run; write-back backlog; closed months',
   builder: (y) =>
     y
-      .option('output', OUTPUT)
       .option('format', { alias: 'f', type: 'string', describe: 'text or json', default: 'text' })
       .option('warn-after', {
         type: 'string',
@@ -96,7 +96,7 @@ export const statusCommand: CommandModule<object, StatusFlags> = {
       // the output directory as given (./output), not the machine's absolute path: the status is shared
       const report = await collectStatus(config.output, config, now());
       // an output in a store is shown as the store, not the machine's working copy
-      const store = currentStoreSession();
+      const store = argv.resolvedOutput?.store;
       if (store) report.outDir = store.client.store.url;
       const freshness = judge(report, options);
       process.stdout.write(

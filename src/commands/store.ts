@@ -3,12 +3,13 @@ import { cp, readdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { CommandModule } from 'yargs';
 import { ConfigError } from '../shared/exit-codes.js';
-import { currentStoreSession } from '../store/current.js';
+import type { OutputLocation } from '../store/lazy.js';
 import { handle } from './handle.js';
 
 interface PushFlags {
   folder: string;
-  output?: string;
+  /** The output resolved by the middleware: here, a store's session. */
+  resolvedOutput?: OutputLocation;
 }
 
 /** What makes a folder a perks output: at least one of these. */
@@ -20,11 +21,10 @@ const push: CommandModule<object, PushFlags> = {
   builder: (y) =>
     y
       .positional('folder', { type: 'string', demandOption: true, describe: 'the output folder, e.g. ./output' })
-      .option('output', { alias: 'o', type: 'string', describe: 'the store, s3://bucket/prefix (PERKS_OUTPUT)' })
       .example('PERKS_OUTPUT=s3://acme-perks/prod $0 store push ./output', 'the CI cache of before, into the store'),
   handler: (argv) =>
     handle(async () => {
-      const session = currentStoreSession();
+      const session = argv.resolvedOutput?.store;
       if (!session)
         throw new ConfigError('perks store push needs a store as output: --output s3://bucket/prefix or PERKS_OUTPUT');
       const info = await stat(argv.folder).catch(() => undefined);

@@ -1,82 +1,57 @@
 /**
  * The one place the commands meet the store: before a command runs, an output that is a store URL
- * (`--output s3://bucket/prefix`, PERKS_OUTPUT) becomes a local working copy, brought up to date, which
- * the command uses as its output directory as it always did; after it, what it changed is published.
+ * (`--output s3://bucket/prefix`, PERKS_OUTPUT) becomes a session with a local working copy, brought up to
+ * date, which the command gets as its output folder (store/lazy.ts: `argv.resolvedOutput`); after it, what it changed is
+ * published. Nothing is written back into the command line or the environment.
  * A plain folder changes nothing: no store code runs, no request is made.
  */
 import { ConfigError, ExitCode, UserFacingError } from '../shared/exit-codes.js';
 import { now } from '../shared/clock.js';
 import { redact } from '../shared/redact.js';
 import { setOutputHooks } from '../shared/output-hooks.js';
-import { debugWanted, loadConfig } from '../config/index.js';
+import { configFrom, debugWanted, type OutputSetting } from '../config/index.js';
 import { COMMANDS } from './layout.js';
-import { setCurrentStoreSession } from './current.js';
 import { StoreSession } from './session.js';
-import { isStoreUrl, parseStoreUrl } from './url.js';
-
-let open: StoreSession | undefined;
-const remember = (session: StoreSession | undefined) => {
-  open = session;
-  setCurrentStoreSession(session);
-};
-
-interface Argv {
-  _: (string | number)[];
-  output?: string;
-  o?: string;
-  [key: string]: unknown;
-}
+import { parseStoreUrl } from './url.js';
 
 /**
- * yargs middleware: resolves a store output into a working copy (or refuses it, one line and an exit
- * code). The command then sees only a folder.
+ * Before the command: a store output (a URL, `setting.value`) becomes its session, whose working copy is
+ * brought up to date; or it is refused, one line and an exit code. Undefined for a command without an output.
  */
-export async function resolveOutput(argv: Argv, env: NodeJS.ProcessEnv = process.env): Promise<void> {
-  const command = String(argv._[0] ?? '');
-  const flagged = typeof argv.output === 'string' ? argv.output : undefined;
-  const value = flagged ?? env.PERKS_OUTPUT;
-  if (!isStoreUrl(value)) return;
-  const source = flagged !== undefined ? '--output' : 'PERKS_OUTPUT';
+export async function resolveOutput(command: string, setting: OutputSetting): Promise<StoreSession | undefined> {
+  const source = setting.source === '--output' ? '--output' : 'PERKS_OUTPUT';
   try {
-    const store = parseStoreUrl(value, source);
+    const store = parseStoreUrl(setting.value, source);
     if (command === 'demo')
       throw new ConfigError(
         `${source}=${store.url}: the demo writes a local folder; give a folder, or use perks run against the store`,
       );
-    if (!(command in COMMANDS)) return; // the sandbox: no output
-    const config = loadConfig(env);
-    remember(
-      await StoreSession.open(store, command, {
-        settings: config,
-        redisUrl: config.redisUrl,
-        leaseTtlMs: config.storeLeaseSeconds * 1000,
-        checkpoints: { seconds: config.storeCheckpointSeconds, mb: config.storeCheckpointMb },
-        onLeaseLost: leaseLost,
-      }),
-    );
-    if (!open) return;
-    if (command === 'check') return; // check reached the store; it prints the URL, not a folder
-    argv.output = open.copy;
-    argv.o = open.copy;
-    env.PERKS_OUTPUT = open.copy;
-    const session = open;
-    setOutputHooks({
-      checkpoint: async () => {
-        await session.publish();
-      },
-      journalWritten: (file) => session.wal.flush(file),
-      progressMade: (bytes) => session.progress(bytes),
+    if (!(command in COMMANDS)) return undefined; // the sandbox: no output
+    const config = configFrom();
+    const session = await StoreSession.open(store, command, {
+      settings: config,
+      redisUrl: config.redisUrl,
+      leaseTtlMs: config.storeLeaseSeconds * 1000,
+      checkpoints: { seconds: config.storeCheckpointSeconds, mb: config.storeCheckpointMb },
+      onLeaseLost: leaseLost,
     });
+    // the stages' two moments of durability reach the store through these (shared/output-hooks.ts)
+    if (command !== 'check')
+      setOutputHooks({
+        checkpoint: async () => {
+          await session.publish();
+        },
+        journalWritten: (file) => session.wal.flush(file),
+        progressMade: (bytes) => session.progress(bytes),
+      });
+    return session;
   } catch (err) {
     fail(err);
   }
 }
 
 /** After the command: publish what it changed (unless a publish already failed), release the store. */
-export async function finishOutput(): Promise<void> {
-  const session = open;
-  if (!session) return;
-  remember(undefined);
+export async function finishOutput(session: StoreSession): Promise<void> {
   setOutputHooks({});
   try {
     await session.publish();

@@ -1,7 +1,6 @@
 /** Object storage (S3 API) as the system of record: the output in a store, a local working copy as cache. */
 export { resolveOutput, finishOutput } from './entry.js';
-export { currentStoreSession } from './current.js';
-export { resolveOutputLazily, finishOutputLazily } from './lazy.js';
+export { resolveOutputLazily, finishOutputLazily, type OutputLocation } from './lazy.js';
 export { StoreSession, type PublishResult } from './session.js';
 export { StoreClient, clientSettings, type StoreCounters } from './client.js';
 export { parseStoreUrl, isStoreUrl, workingCopyDir, type StoreUrl } from './url.js';

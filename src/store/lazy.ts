@@ -1,18 +1,32 @@
 /**
- * The command line's hooks, loading the store's code (and the AWS SDK) only for an output that is a
- * store URL: a local output starts as fast as before and makes no store request.
+ * The command line's hooks: where the output is, resolved once per command into a value the handlers get
+ * (`argv.resolvedOutput`). The store's code (and the AWS SDK) is loaded only for an output that is a store URL: a local
+ * output starts as fast as before and makes no store request.
  */
+import { outputSetting } from '../config/index.js';
+import type { StoreSession } from './session.js';
 import { isStoreUrl } from './url.js';
+
+/** The output of the command under way: the folder it reads and writes, and the store session behind it, if any. */
+export interface OutputLocation {
+  /** A local folder as given (./output), or a store's working copy (or, for `perks check`, the store's URL). */
+  readonly dir: string;
+  /** The store session when the output is an s3:// URL: the copy is pulled, and published after the command. */
+  readonly store?: StoreSession;
+}
 
 let loaded: typeof import('./entry.js') | undefined;
 
-export async function resolveOutputLazily(argv: { _: (string | number)[]; output?: unknown }): Promise<void> {
-  const value = typeof argv.output === 'string' ? argv.output : process.env.PERKS_OUTPUT;
-  if (!isStoreUrl(value)) return;
+/** `--output` (else PERKS_OUTPUT, else the default folder), resolved for `command`: a folder, or a store's working copy. */
+export async function resolveOutputLazily(command: string, flag: unknown): Promise<OutputLocation> {
+  const setting = outputSetting(flag);
+  if (!isStoreUrl(setting.value)) return { dir: setting.value };
   loaded = await import('./entry.js');
-  await loaded.resolveOutput(argv as Parameters<typeof loaded.resolveOutput>[0]);
+  const store = await loaded.resolveOutput(command, setting);
+  return store && command !== 'check' ? { dir: store.copy, store } : { dir: setting.value, store };
 }
 
-export async function finishOutputLazily(): Promise<void> {
-  await loaded?.finishOutput();
+/** After the command: a store output's changes published, its session closed. */
+export async function finishOutputLazily(output: OutputLocation | undefined): Promise<void> {
+  if (output?.store) await loaded?.finishOutput(output.store);
 }
