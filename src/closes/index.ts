@@ -22,6 +22,8 @@ export {
   FLOOR_MONTH,
   extractStateOf,
   monthStateOf,
+  monthStateWord,
+  statesOverGroups,
   monthDays,
   groupsWithOrdersState,
   readOrdersState,

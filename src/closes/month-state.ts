@@ -101,3 +101,16 @@ export function extractStateOf(month: MonthDays, state: ReadOrdersState): Extrac
 /** The month's state, the close record's sign-off first. */
 export const monthStateOf = (month: MonthDays, state: ReadOrdersState, signedOff: boolean): MonthState =>
   signedOff ? 'signed_off' : extractStateOf(month, state);
+
+/**
+ * A report's state over its groups: signed off when every group is; final when every group is final or signed
+ * off; partial when a group not signed off is partial; else provisional.
+ */
+export function statesOverGroups(states: readonly MonthState[]): MonthState {
+  if (states.length > 0 && states.every((s) => s === 'signed_off')) return 'signed_off';
+  if (states.every((s) => s === 'signed_off' || s === 'final')) return 'final';
+  return states.includes('partial') ? 'partial' : 'provisional';
+}
+
+/** The word people read: PARTIAL, PROVISIONAL, FINAL, SIGNED OFF. */
+export const monthStateWord = (state: MonthState): string => state.replace('_', ' ').toUpperCase();

@@ -8,6 +8,7 @@ import {
   writeRevenueReport,
   type ReportFormat,
 } from '../report/index.js';
+import { monthStateWord } from '../closes/index.js';
 import { handle } from './handle.js';
 import { configFromFlags, GROUP_FILTER, OUTPUT } from './options.js';
 
@@ -78,7 +79,7 @@ export const reportCommand: CommandModule<object, ReportFlags> = {
         includeTestGroups: argv['include-test-groups'],
       });
       const lines = [
-        `revenue ${argv.month}: ${result.status.toUpperCase()}, ${result.reconciled ? 'reconciled with the lake' : 'NOT reconciled with the lake (see the report)'}`,
+        `revenue ${argv.month}: ${monthStateWord(result.status)}, ${result.reconciled ? 'reconciled with the lake' : 'NOT reconciled with the lake (see the report)'}`,
         ...result.files.map((f) => `  ${f}`),
       ];
       process.stdout.write(`${lines.join('\n')}\n`);

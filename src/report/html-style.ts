@@ -16,10 +16,10 @@ h4 { font-size: 13px; margin: 14px 0 6px; color: var(--muted); text-transform: u
 .status { border-radius: 6px; padding: 12px 16px; margin: 0 0 18px; border: 1px solid; }
 .status p { margin: 0; }
 .status ul { margin: 6px 0 0; padding-left: 20px; }
-.status-closed { background: var(--ok-bg); border-color: var(--ok); color: var(--ok); }
-.status-provisional { background: var(--warn-bg); border-color: var(--warn); color: var(--warn); }
+.status-final, .status-signed_off { background: var(--ok-bg); border-color: var(--ok); color: var(--ok); }
+.status-provisional, .status-partial { background: var(--warn-bg); border-color: var(--warn); color: var(--warn); }
 .badge { display: inline-block; padding: 1px 8px; border-radius: 10px; font-size: 11.5px; font-weight: 700; letter-spacing: .05em; text-transform: uppercase; border: 1px solid currentColor; }
-.badge.closed { color: var(--ok); } .badge.provisional { color: var(--warn); }
+.badge.final, .badge.signed_off { color: var(--ok); } .badge.provisional, .badge.partial { color: var(--warn); }
 .badge.ok { color: var(--ok); } .badge.bad { color: var(--bad); }
 .badge.test { color: var(--muted); font-size: 10px; padding: 0 6px; }
 tr.not-counted th, tr.not-counted td { color: var(--muted); font-style: italic; }

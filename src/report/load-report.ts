@@ -3,7 +3,7 @@
  * inputs: a known group, and a month the warehouse holds (or the extract has reached).
  */
 import { readClosures } from './closure.js';
-import { type GroupClosure } from '../closes/index.js';
+import { statesOverGroups, type GroupClosure } from '../closes/index.js';
 import { ReportInputError } from './errors.js';
 import { counted, type RevenueReport, type TestGroups } from './model.js';
 import { headlineTotals } from './headline-totals.js';
@@ -95,7 +95,7 @@ export async function loadReport(
   const rules = [...signed.values()].map((r) => frozenFigures(r).revenue_statuses);
   return {
     month,
-    status: sections.every((s) => s.signoff !== undefined || s.closure.status === 'closed') ? 'closed' : 'provisional',
+    status: statesOverGroups(sections.map((s) => (s.signoff !== undefined ? 'signed_off' : s.closure.state))),
     groupFilter,
     generatedAt: now()
       .toISOString()

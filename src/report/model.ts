@@ -2,7 +2,7 @@
  * The report as data: everything the three renderers show, computed in SQL. A group's figures (the sections) are
  * declared with the close record that freezes them (src/closes/figures.ts); renderers only format them.
  */
-import type { GroupSection, Measure, Measures, MonthStatus, ReconciliationLine } from '../closes/index.js';
+import type { GroupSection, Measure, Measures, MonthState, ReconciliationLine } from '../closes/index.js';
 import type { ReportMonth } from './month.js';
 import type { RevenueRule } from './revenue-rule.js';
 
@@ -85,7 +85,8 @@ export interface Reconciliation {
 
 export interface RevenueReport {
   readonly month: ReportMonth;
-  readonly status: MonthStatus;
+  /** The month's state over its groups (src/closes/month-state.ts statesOverGroups): final is not signed off. */
+  readonly status: MonthState;
   readonly groupFilter?: number;
   readonly generatedAt: string;
   /** The warehouse's path relative to the output directory (`warehouse.duckdb`), never absolute. */

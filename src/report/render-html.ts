@@ -168,7 +168,7 @@ function adjustmentsBlock(report: RevenueReport): string {
 }
 
 function groupBlock(report: RevenueReport, g: GroupSection): string {
-  const sub = [`group ${g.groupId}`, g.timezone, g.signoff ? 'signed off' : g.closure.status]
+  const sub = [`group ${g.groupId}`, g.timezone, g.signoff ? 'signed off' : g.closure.state]
     .filter(Boolean)
     .join(' · ');
   const body =
@@ -176,7 +176,7 @@ function groupBlock(report: RevenueReport, g: GroupSection): string {
       ? `<p class="empty">No orders in ${esc(report.month.label)} or ${esc(report.month.previousLabel)}.</p>`
       : g.currencies.map((c) => currencyBlock(report, g, c)).join('\n');
   return `<section class="group" id="group-${g.groupId}" aria-labelledby="group-${g.groupId}-h">
-<h2 id="group-${g.groupId}-h">${groupName(report, g)} <span class="sub">${esc(sub)}</span> <span class="badge ${g.closure.status}">${g.closure.status}</span></h2>
+<h2 id="group-${g.groupId}-h">${groupName(report, g)} <span class="sub">${esc(sub)}</span> <span class="badge ${g.signoff ? 'signed_off' : g.closure.state}">${g.signoff ? 'signed off' : g.closure.state}</span></h2>
 ${body}
 </section>`;
 }

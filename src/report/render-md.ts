@@ -39,12 +39,12 @@ export function renderMarkdown(report: RevenueReport): string {
   ].join('\n');
 }
 
-/** The title, the status headline (its first word in bold), and why each group is closed or not. */
+/** The title, the status headline (its first word in bold), and why each group is final or not. */
 function statusSection(report: RevenueReport): string[] {
   const headline = statusHeadline(report);
   const colon = headline.indexOf(':');
   const reasons =
-    report.status === 'provisional' || report.groups.some((g) => g.signoff)
+    report.status === 'provisional' || report.status === 'partial' || report.groups.some((g) => g.signoff)
       ? [...closureReasons(report).map((r) => `- ${r}`), '']
       : [];
   return [

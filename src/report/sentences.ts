@@ -4,27 +4,34 @@ import { MEASURE_LABELS, type RevenueReport } from './model.js';
 import type { GroupSection, Signoff } from '../closes/index.js';
 import { dayRange } from './month.js';
 
-/** "CLOSED" or "PROVISIONAL", then why, in one line. */
+/**
+ * "SIGNED OFF", "FINAL", "PARTIAL" or "PROVISIONAL" (the marts' month_state, src/closes/month-state.ts), then
+ * why, in one line. Final (past the lookback) is not signed off (`perks close`): the words never mix them.
+ */
 export function statusHeadline(report: RevenueReport): string {
   const { month } = report;
   const scope = report.groupFilter === undefined ? 'every group' : `group ${report.groupFilter}`;
-  const signed = report.groups.filter((g) => g.signoff);
-  if (signed.length > 0 && signed.length === report.groups.length) {
-    return `CLOSED: ${month.label} is signed off for ${scope}. These are the figures as closed (the close record below); later changes to its orders are booked as adjustments in the month they are observed.`;
+  if (report.status === 'signed_off') {
+    return `SIGNED OFF: ${month.label} is signed off for ${scope}. These are the figures as signed off (the close record below); later changes to its orders are booked as adjustments in the month they are observed.`;
   }
-  if (report.status === 'closed') {
-    return `CLOSED: ${month.label} is closed for ${scope}. The extract has passed the month's end plus its lookback, so these figures will not change.`;
+  if (report.status === 'final') {
+    const unsigned = report.groups.filter((g) => !g.signoff).map((g) => g.groupId);
+    return `FINAL: ${month.label} is final for ${scope}. The extract has passed the month's end plus its lookback, so these figures will not change; not signed off for group ${unsigned.join(', ')} (\`perks close --month ${month.ym}\` signs it off).`;
   }
-  const open = report.groups.filter((g) => g.closure.status === 'provisional').map((g) => g.groupId);
-  return `PROVISIONAL: ${month.label} is not closed yet for group ${open.join(', ')}. Orders may still change until the extract has passed the month's end plus its lookback; do not sign these figures off.`;
+  const open = (state: string) =>
+    report.groups.filter((g) => !g.signoff && g.closure.state === state).map((g) => g.groupId);
+  if (report.status === 'partial') {
+    return `PARTIAL: ${month.label} is incomplete for group ${open('partial').join(', ')}: the extract starts after the month's first day, so some of its orders were never read; backfill it before reading these figures as the month's.`;
+  }
+  return `PROVISIONAL: ${month.label} is not final yet for group ${open('provisional').join(', ')}. Orders may still change until the extract has passed the month's end plus its lookback; do not sign these figures off.`;
 }
 
-/** One reason per group, e.g. "group 12 is extracted to 2024-04-06; the month closes once …". */
+/** One reason per group, e.g. "group 12 is extracted to 2024-04-06; the month is final once …". */
 export function closureReasons(report: RevenueReport): string[] {
   return report.groups.map((g) => {
     const s = g.signoff;
     if (!s)
-      return `${g.name} (${g.closure.status}): ${g.closure.reason}.${g.compared ? ` ${sameDaysSentence(report, g)}` : ''}`;
+      return `${g.name} (${g.closure.state}): ${g.closure.reason}.${g.compared ? ` ${sameDaysSentence(report, g)}` : ''}`;
     return `${g.name} (signed off): closed by ${s.by} at ${s.at}${forcedText(s)}${s.note ? ` ("${s.note}")` : ''}; close record ${s.seq}, sha256 ${s.hash}.`;
   });
 }

@@ -6,7 +6,7 @@
 import { randomBytes } from 'node:crypto';
 import { mkdir, rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { MonthStatus } from '../closes/index.js';
+import type { MonthState } from '../closes/index.js';
 import { ReportInputError } from './errors.js';
 import { loadReport } from './load-report.js';
 import { totalsOf, type RevenueReport, type TotalsLine } from './model.js';
@@ -52,7 +52,7 @@ export interface RevenueReportOptions {
 export interface RevenueReportResult {
   /** The files written, under <outDir>/reports/, in the order html, csv, md, pdf, then the CSV sections. */
   readonly files: string[];
-  readonly status: MonthStatus;
+  readonly status: MonthState;
   /** This month's totals per group and currency, exact decimal strings. */
   readonly totals: TotalsLine[];
   /** Mart equals lake for every group, currency and column. */

@@ -151,7 +151,7 @@ describe('a closed month never changes silently', () => {
     const diff = a.html.split('\n').filter((line, i) => line !== b.html.split('\n')[i]);
     expect(diff).toHaveLength(1);
     expect(diff[0].trim()).toMatch(/^<p class="meta">Generated 2026-11-22T14:00:00Z from /);
-    expect(a.md).toContain('**CLOSED**: October 2026 is signed off for group');
+    expect(a.md).toContain('**SIGNED OFF**: October 2026 is signed off for group');
     expect(a.md).toMatch(
       /\(signed off\): closed by A\. Controller at 2026-11-22T12:30:\d\d\.\d{3}Z \("board pack"\); close record 1, sha256 [0-9a-f]{64}\./,
     );

@@ -103,7 +103,7 @@ test('the HTML report renders in headless chromium with its charts, totals and s
   ]);
 
   const text = await page.innerText('body');
-  expect(text).toMatch(/PROVISIONAL:\s+March 2024 is not closed yet for group 12/);
+  expect(text).toMatch(/PROVISIONAL:\s+March 2024 is not final yet for group 12/);
   for (const amount of [
     '2,130.00 GBP',
     '95.85 GBP',
@@ -201,7 +201,7 @@ test('a signed-off month with adjustments to an earlier closed month: recognised
   const page = await browser.newPage({ viewport: { width: 1200, height: 900 } });
   await page.goto(pathToFileURL(file).href, { waitUntil: 'load' });
   const status = await page.locator('section.status').innerText();
-  expect(status).toMatch(/CLOSED:\s+March 2024 is signed off for group 11/);
+  expect(status).toMatch(/SIGNED OFF:\s+March 2024 is signed off for group 11/);
   expect(status).toMatch(/closed by A\. Controller at .*\("Q1 board pack"\); close record 1, sha256 [0-9a-f]{64}/);
   const recognised = await page.locator('#recognised').innerText();
   expect(recognised).toContain('Recognised revenue counts orders whose status is Complete');
