@@ -4,8 +4,9 @@
  * two machines, killed after a post, never posts twice; a publish killed before its commit leaves nothing.
  * The long scenarios (every crash point, readers during compaction and upload) are in `npm run reliability`.
  */
-import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
-import { join } from 'node:path';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { query } from '../transform/helpers.js';
 import { describe, expect, test } from 'vitest';
 import { shiftDay } from '../../src/extract/index.js';
 import { storedTimes } from '../writeback/fixtures.js';
@@ -71,6 +72,25 @@ function orderCalls(out: string, before: string[]): number {
   return m.streams.find((s) => s.name === 'orders')!.groups.reduce((n, g) => n + g.calls, 0);
 }
 
+/**
+ * The close's record, marts and month's report published in one commit (the generation after `generation`),
+ * the marts and report at their own names saying the month is signed off (`record`: the close record's text).
+ */
+async function closedInStore(month: string, generation: number, record: string): Promise<void> {
+  const objects = await world().objects('moved');
+  expect(JSON.parse(objects.get('_perks/index.json')!.toString('utf8')).generation).toBe(generation + 1);
+  const { hash } = JSON.parse(record.trim().split('\n').at(-1)!) as { hash: string };
+  expect(objects.get(`reports/revenue-${month}.html`)!.toString('utf8')).toContain(hash);
+  const mart = join(world().machine(), 'revenue_monthly.parquet');
+  mkdirSync(dirname(mart), { recursive: true });
+  writeFileSync(mart, objects.get('marts/revenue_monthly.parquet')!);
+  const rows = await query(
+    ':memory:',
+    `SELECT bool_and(is_closed) AS c FROM '${mart}' WHERE month = DATE '${month}-01'`,
+  );
+  expect(rows).toEqual([{ c: true }]);
+}
+
 describe('the output in object storage', () => {
   test('a run on a fresh machine continues where the last one stopped: lake, watermarks, close record and ledger as if it never moved, no window extracted again beyond the lookback', async () => {
     const [inStore, local] = [await sandbox(), await sandbox()];
@@ -87,8 +107,10 @@ describe('the output in object storage', () => {
     // the 7-day lookback passed (the extract reaches the day before the sandbox's; early in a month, the month
     // before is still provisional)
     const month = previousMonth(shiftDay(inStore.world.today, -9));
+    const generation = (await world().index('moved'))!.generation;
     const closed = await world().perks(['close', '--month', month, '--no-reread', '--by', 'finance'], storeEnv);
     expect(closed.code, closed.stderr).toBe(0);
+    await closedInStore(month, generation, readFileSync(join(a, 'closes', 'closes.jsonl'), 'utf8'));
     expect((await runCli(['run'], localEnv, { timeoutMs: 240_000 })).code).toBe(0);
     expect((await runCli(['close', '--month', month, '--no-reread', '--by', 'finance'], localEnv)).code).toBe(0);
 
