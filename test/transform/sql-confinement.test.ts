@@ -105,6 +105,10 @@ test('perks sql: a refused file, an empty query, a damaged lake file, a damaged 
     expect(stderrLines(lake)).toEqual([
       expect.stringMatching(/^perks: the query could not read its data: .*part-0\.parquet/),
     ]);
+    // the repair is named in the output of the query under way (passed down, no module state)
+    expect(lake.stderr).toContain(
+      `; damaged: ${join(damaged, 'lake', 'orders')}/organisation_group_id=11/order_date=2026-03-31/part-0.parquet; repair: perks extract --streams orders --groups 11`,
+    );
     writeFileSync(warehousePath(damaged), 'not a database, not at all: garbage garbage garbage');
     for (const args of [
       ['sql', 'SELECT 1'],

@@ -59,14 +59,30 @@ const refused = (what: string) =>
     `the warehouse is read-only here: ${what} is refused (\`perks build\` rebuilds it; query it with SELECT)`,
   );
 
-/** The output directory of the query under way (for naming a damaged file's repair). */
-let outDirOfQuery: string | undefined;
-
 /** The flag that lifts the confinement to the output directory. */
 export const FILES_ANYWHERE_FLAG = '--read-files-anywhere';
 
 /** Data the query reads cannot be read (a damaged lake file or warehouse): a failure, exit 1, not bad input. */
 export class QueryDataError extends LakeError {}
+
+const UNREADABLE = 'the query could not read its data';
+
+/** A lake stream's file that cannot be read: withReadOnlyQuery, which knows the output, names its repair. */
+class UnreadableStreamError extends QueryDataError {
+  constructor(
+    readonly line: string,
+    readonly stream: string,
+  ) {
+    super(`${UNREADABLE}: ${line}; \`perks build\` names a damaged lake file and the command that repairs it`);
+  }
+}
+
+/** An unreadable stream's error, its repair named in `outDir` (the output of the query under way). */
+function withRepair(err: unknown, outDir: string): unknown {
+  if (!(err instanceof UnreadableStreamError)) return err;
+  const hint = repairHint(outDir, err.stream, streamDir(outDir, err.stream));
+  return hint ? new QueryDataError(`${UNREADABLE}: ${err.line}${hint}`) : err;
+}
 
 /**
  * DuckDB's own refusal (the database is READ_ONLY, a file outside the output directory) or any other
@@ -84,9 +100,9 @@ export function failed(err: unknown): never {
     /^IO Error|^Invalid Input Error:.*(parquet|magic|footer|too small)|^Serialization Error|^INTERNAL Error/i.test(line)
   ) {
     const stream = /lake[\\/]([a-z_]+)[\\/]/.exec(line)?.[1];
-    const hint = stream && outDirOfQuery ? repairHint(outDirOfQuery, stream, streamDir(outDirOfQuery, stream)) : '';
+    if (stream) throw new UnreadableStreamError(line, stream);
     throw new QueryDataError(
-      `the query could not read its data: ${line}${hint || '; `perks build` names a damaged lake file and the command that repairs it'}`,
+      `${UNREADABLE}: ${line}; \`perks build\` names a damaged lake file and the command that repairs it`,
     );
   }
   throw new QueryError(`the query failed: ${line}`);
@@ -178,7 +194,6 @@ export async function withReadOnlyQuery<T>(
     throw new QueryError('the query is empty: give one SQL statement, e.g. "SELECT * FROM revenue_monthly"');
   if (!existsSync(warehouse)) throw new WarehouseMissingError(warehouse);
   const outDir = dirname(resolve(warehouse));
-  outDirOfQuery = outDir;
   const instance = await DuckDBInstance.create(warehouse, { access_mode: 'READ_ONLY' }).catch((err: unknown) => {
     throw new QueryDataError(
       `the warehouse ${warehouse} cannot be opened: ${firstLine(err)}; rebuild it with \`perks build\``,
@@ -223,6 +238,8 @@ export async function withReadOnlyQuery<T>(
       await prepared.runAndReadAll().catch(failed);
     }
     throw new QueryError('the query is empty: give one SQL statement, e.g. "SELECT * FROM revenue_monthly"');
+  } catch (err) {
+    throw withRepair(err, outDir);
   } finally {
     conn.closeSync();
     instance.closeSync();
