@@ -54,7 +54,7 @@ async function octoberInMarts(dir: string) {
   const { query } = await import('../transform/helpers.js');
   const rows = await query(
     ':memory:',
-    `SELECT DISTINCT is_closed, strftime(closed_at, '%Y-%m-%dT%H:%M:%S.%gZ') AS closed_at
+    `SELECT DISTINCT is_closed, strftime(closed_at, '%Y-%m-%dT%H:%M:%S.%gZ') AS closed_at, month_state
      FROM read_parquet('${join(dir, 'marts', 'revenue_monthly.parquet')}')
      WHERE organisation_group_id = ${group} AND month = DATE '2026-10-01'`,
   );
@@ -131,7 +131,9 @@ describe('perks close, reopen and closes', () => {
     // the marts and the month's report say so at once, without a build or a report of their own
     const closedOct = lastRecord(out);
     expect(oct.stdout).toContain(`\nreport ${join(out, 'reports', 'revenue-2026-10.html')}\n`);
-    expect(await octoberInMarts(out)).toEqual([{ is_closed: true, closed_at: closedOct.at }]);
+    expect(await octoberInMarts(out)).toEqual([
+      { is_closed: true, closed_at: closedOct.at, month_state: 'signed_off' },
+    ]);
     expect(reportOf(out, '2026-10')).toContain(closedOct.hash);
     const before = readFileSync(closes(out), 'utf8');
     refused(
@@ -146,7 +148,7 @@ describe('perks close, reopen and closes', () => {
     const reopened = await runCli(['reopen', '--month', '2026-10', '--group', g, '--reason', 'late invoice'], env(out));
     expect(reopened.code, reopened.stderr).toBe(0);
     expect(reopened.stdout).toContain(`\nreport ${join(out, 'reports', 'revenue-2026-10.html')}\n`);
-    expect(await octoberInMarts(out)).toEqual([{ is_closed: false, closed_at: null }]);
+    expect(await octoberInMarts(out)).toEqual([{ is_closed: false, closed_at: null, month_state: 'final' }]);
     expect(reportOf(out, '2026-10')).not.toContain(closedOct.hash);
     const list = await runCli(['closes'], env(out));
     expect(list.code).toBe(0);
@@ -215,7 +217,7 @@ describe('perks close, reopen and closes', () => {
     writeFileSync(file, whole);
     expect((await runCli(['build'], env(dir))).code).toBe(0);
     expect((await runCli(['report', 'revenue', '--month', '2026-10'], env(dir))).code).toBe(0);
-    expect(await octoberInMarts(dir)).toEqual([{ is_closed: false, closed_at: null }]);
+    expect(await octoberInMarts(dir)).toEqual([{ is_closed: false, closed_at: null, month_state: 'final' }]);
     expect(reportOf(dir, '2026-10')).not.toContain(lastRecord(out).hash);
   }, 180_000);
 
