@@ -3,6 +3,8 @@
 -- Days are local to the group (int_users); "last 30 days" is order_date in (as_of - 30, as_of].
 -- Savings are order_saving; they are summed only when the user's orders in the window share one
 -- currency (savings_currency), and are null when they span several (savings_monthly has them apart).
+-- savings_* count every status, as they always did; recognised_savings_* beside them count the orders whose status
+-- is recognised revenue (issue 43: one rule of what counts, as savings_monthly's recognised_* columns).
 -- The windows read only the orders of the last 90 days (recent_orders): stg_orders is stored in month
 -- order, so the other months' row groups are skipped (at 10 M orders 2.1 -> 1.5 CPU-s for the orders' part).
 -- Segment, first that applies, with thresholds from variables segment_new_days (30),
@@ -31,6 +33,9 @@
 --   savings_currency: currency of the 90-day savings; null when they span several
 --   savings_30d: order_saving in the last 30 days (null when currencies are mixed)
 --   savings_90d: order_saving in the last 90 days (null when currencies are mixed)
+--   recognised_savings_30d: savings_30d of the orders whose status is recognised revenue (PERKS_REVENUE_STATUSES,
+--     as revenue_monthly's is_recognised; null when currencies are mixed)
+--   recognised_savings_90d: savings_90d of the recognised orders (null when currencies are mixed)
 --   redemptions: all_redemptions_count over every redemption statistics window landed
 --   egift_orders: egift_orders_count over every window landed
 --   egift_savings: egift_savings over every window landed
@@ -63,6 +68,29 @@ user_orders as (
 
 ),
 
+recent_rated as (
+
+    -- the last 90 days' orders of current users; recognised: the status counts as revenue (revenue_monthly's
+    -- is_recognised, by the rule of the order's month)
+    select
+        orders.organisation_group_id,
+        orders.user_id,
+        orders.order_date,
+        orders.order_saving,
+        orders.order_currency,
+        coalesce(list_contains(
+            coalesce(states.revenue_statuses, getvariable('revenue_statuses')), orders.order_status
+        ), false) as is_recognised
+    from stg_orders as orders
+    left join stg_month_states as states
+        on orders.organisation_group_id = states.organisation_group_id
+        and cast(date_trunc('month', orders.order_date) as date) = states.month
+    where orders.user_id is not null
+        and orders.order_date > getvariable('as_of') - 90
+        and orders.order_date <= getvariable('as_of')
+
+),
+
 recent_orders as (
 
     select
@@ -72,12 +100,15 @@ recent_orders as (
         count(*) as orders_90d,
         sum(order_saving) filter (where order_date > getvariable('as_of') - 30) as savings_30d_sum,
         sum(order_saving) as savings_90d_sum,
+        sum(order_saving) filter (
+            where order_date > getvariable('as_of') - 30 and is_recognised
+        ) as recognised_savings_30d_sum,
+        sum(order_saving) filter (where is_recognised) as recognised_savings_90d_sum,
         min(order_currency) as currency_min,
         max(order_currency) as currency_max,
         count(*) filter (where order_currency is null) as no_currency
-    from stg_orders
-    where user_id is not null and order_date > getvariable('as_of') - 90 and order_date <= getvariable('as_of')
-    group by all
+    from recent_rated
+    group by organisation_group_id, user_id
 
 ),
 
@@ -135,6 +166,8 @@ joined as (
         recent.currency_min as currency,
         recent.savings_30d_sum,
         recent.savings_90d_sum,
+        recent.recognised_savings_30d_sum,
+        recent.recognised_savings_90d_sum,
         coalesce(redemptions.redemptions, 0) as redemptions,
         coalesce(redemptions.egift_orders, 0) as egift_orders,
         coalesce(redemptions.egift_savings, 0) as egift_savings,
@@ -177,6 +210,12 @@ final as (
         case when is_single_currency then currency end as savings_currency,
         case when is_single_currency then cast(coalesce(savings_30d_sum, 0) as decimal(18, 2)) end as savings_30d,
         case when is_single_currency then cast(coalesce(savings_90d_sum, 0) as decimal(18, 2)) end as savings_90d,
+        case
+            when is_single_currency then cast(coalesce(recognised_savings_30d_sum, 0) as decimal(18, 2))
+        end as recognised_savings_30d,
+        case
+            when is_single_currency then cast(coalesce(recognised_savings_90d_sum, 0) as decimal(18, 2))
+        end as recognised_savings_90d,
         redemptions,
         egift_orders,
         egift_savings,
