@@ -231,5 +231,32 @@ const PLATFORM: Section = {
     }),
 };
 
+/**
+ * Recognised revenue per month for the 12 months ending with the report's month, then the year to date, per group
+ * and currency; "All groups" (no id) sums the groups the totals count. Test groups are marked.
+ */
+const TREND: Section = {
+  section: 'trend',
+  header: [
+    'report_month',
+    'period_kind',
+    'period',
+    'organisation_group_id',
+    'group_name',
+    'order_currency',
+    'recognised_revenue',
+    'is_test_group',
+  ],
+  rows: (report) =>
+    report.trend.lines.flatMap((l) => {
+      const group = l.groupId === null ? ['', l.name] : groupColumns({ groupId: l.groupId, name: l.name });
+      const test = String(report.testGroups.groups.some((t) => t.groupId === l.groupId));
+      return [
+        ...report.trend.months.map((m, i) => [report.month.ym, 'month', m, ...group, l.currency, l.months[i], test]),
+        [report.month.ym, 'year_to_date', report.trend.year, ...group, l.currency, l.ytd, test],
+      ];
+    }),
+};
+
 /** In the order the files are listed. */
-const SECTIONS: readonly Section[] = [ADJUSTMENTS, CONSOLIDATED, CREDIT, CREDIT_ADJUSTMENTS, PLATFORM];
+const SECTIONS: readonly Section[] = [ADJUSTMENTS, CONSOLIDATED, CREDIT, CREDIT_ADJUSTMENTS, PLATFORM, TREND];

@@ -198,6 +198,24 @@ describe('the trend and the year to date', () => {
       );
       expect(line.ytd, `${g} ${line.currency} YTD`).toBe(ytd.get(`${g}|${line.currency}`) ?? '0.00');
     }
+    // the CSV section carries the same figures, one tidy row per line and period
+    const r = await writeRevenueReport({ outDir: out, month: MONTH, formats: ['csv'], revenueRule: RULE });
+    const csv = await readFile(
+      r.files.find((f) => f.endsWith('-trend.csv'))!,
+      'utf8',
+    );
+    const ytdCsv = csv
+      .split('\r\n')
+      .filter((l) => l.includes(',year_to_date,'))
+      .map((l) => l.split(','));
+    expect(new Map(ytdCsv.map((f) => [`${f[3] || 'all'}|${f[5]}`, f[6]]))).toEqual(
+      new Map(
+        rep.trend.lines.map((l) => [
+          `${l.groupId ?? 'all'}|${l.currency}`,
+          ytd.get(`${l.groupId ?? 'all'}|${l.currency}`) ?? '0.00',
+        ]),
+      ),
+    );
     // the data has revenue in both months of the year, so the year to date is more than the month
     expect(rep.trend.lines.some((l) => Number(l.ytd) > Number(l.months[11]))).toBe(true);
   }, 120_000);

@@ -38,6 +38,7 @@ describe('perks report revenue', () => {
       'revenue-2024-03.csv',
       'revenue-2024-03.html',
       'revenue-2024-03.md',
+      'sections',
     ]);
   }, 180_000);
 
@@ -47,7 +48,7 @@ describe('perks report revenue', () => {
     });
     expect(r.code).toBe(0);
     expect(r.stdout).toBe(
-      `revenue 2024-03: CLOSED, reconciled with the lake\n  ${join(out, 'reports', 'revenue-2024-03-g11.md')}\n`,
+      `revenue 2024-03: FINAL, reconciled with the lake\n  ${join(out, 'reports', 'revenue-2024-03-g11.md')}\n`,
     );
   }, 180_000);
 

@@ -35,12 +35,17 @@ describe('the revenue report of a small worked-out warehouse', () => {
   });
 
   test('writes the three formats to <out>/reports/ with no temporary file left behind', async () => {
-    expect(result.files).toEqual(['html', 'csv', 'md'].map((ext) => join(out, 'reports', `revenue-2024-03.${ext}`)));
+    expect(result.files).toEqual([
+      ...['html', 'csv', 'md'].map((ext) => join(out, 'reports', `revenue-2024-03.${ext}`)),
+      join(out, 'reports', 'sections', 'revenue-2024-03-trend.csv'),
+    ]);
     expect((await readdir(join(out, 'reports'))).sort()).toEqual([
       'revenue-2024-03.csv',
       'revenue-2024-03.html',
       'revenue-2024-03.md',
+      'sections',
     ]);
+    expect(await readdir(join(out, 'reports', 'sections'))).toEqual(['revenue-2024-03-trend.csv']);
   });
 
   test('the totals equal the mart, and the hand-worked numbers, in the result and in all three formats', async () => {
@@ -148,7 +153,7 @@ describe('the revenue report of a small worked-out warehouse', () => {
   });
 
   test('says plainly at the top of every format that the month is provisional, and why', () => {
-    expect(files.md.split('\n')[2]).toMatch(/^\*\*PROVISIONAL\*\*: March 2024 is not closed yet for group 12\./);
+    expect(files.md.split('\n')[2]).toMatch(/^\*\*PROVISIONAL\*\*: March 2024 is not final yet for group 12\./);
     expect(files.md).toContain(
       'Acme US (provisional): group 12 is extracted to 2024-04-06; the month is final once the extract has passed 2024-04-07',
     );
@@ -261,14 +266,15 @@ describe('closed, provisional and reconciliation', () => {
   test('one group whose extract is past the month end plus the lookback gets a closed report of its own', async () => {
     const out = await buildFixture();
     const r = await writeRevenueReport({ outDir: out, month: '2024-03', group: 11, formats: ['md', 'csv'] });
-    expect(r.status).toBe('closed');
+    expect(r.status).toBe('final');
     expect(r.files).toEqual([
       join(out, 'reports', 'revenue-2024-03-g11.csv'),
       join(out, 'reports', 'revenue-2024-03-g11.md'),
+      join(out, 'reports', 'sections', 'revenue-2024-03-g11-trend.csv'),
     ]);
     const md = await readFile(r.files[1], 'utf8');
     expect(md).toMatch(
-      /^## Revenue report: March 2024 \(group 11\)\n\n\*\*CLOSED\*\*: March 2024 is closed for group 11\./,
+      /^## Revenue report: March 2024 \(group 11\)\n\n\*\*FINAL\*\*: March 2024 is final for group 11\./,
     );
     expect(r.totals.map((t) => t.groupId)).toEqual([11]);
   });
@@ -357,7 +363,7 @@ describe('bad inputs get one clear line and exit code 2', () => {
     await writeState(out, 11, { watermark: '2024-07-20', firstDay: '2024-01-01', lookbackDays: 7 });
     const r = await writeRevenueReport({ outDir: out, month: '2024-06', group: 11, formats: ['md'] });
     expect(r.totals).toEqual([]);
-    expect(r.status).toBe('closed');
+    expect(r.status).toBe('final');
     expect(await readFile(r.files[0], 'utf8')).toContain('| Acme UK (11) | – | 0 | 0 | 0 | 0 | 0 | 0 | – |');
   });
 });
