@@ -107,6 +107,38 @@ describe('perks report revenue', () => {
     expect(await readdir(empty)).not.toContain('reports');
   }, 180_000);
 
+  test('--include-test-groups counts a test group in the totals that leave it out by default', async () => {
+    // Acme US (12) marked a test group: its USD and EUR totals leave the headline unless asked.
+    const withTest = await buildFixture({
+      tweak: `ALTER TABLE stg_groups ADD COLUMN is_sandbox BOOLEAN DEFAULT false; UPDATE stg_groups SET is_sandbox = (organisation_group_id = 12)`,
+    });
+    const md = async (flags: string[]) => {
+      const r = await perks([
+        'report',
+        'revenue',
+        '--month',
+        '2024-03',
+        '--format',
+        'md',
+        '--output',
+        withTest,
+        ...flags,
+      ]);
+      expect(r.code).toBe(0);
+      return readFile(join(withTest, 'reports', 'revenue-2024-03.md'), 'utf8');
+    };
+    const left = await md([]);
+    expect(left).toContain('Left out of the totals: Acme US (group 12), a test group (is_sandbox on the platform)');
+    expect(left.match(/^\| \*\*Total\*\* .*$/gm)).toEqual(['| **Total** | GBP | 6 | 94.95 GBP | – | 1 | 0.90 GBP |']);
+    const counted = await md(['--include-test-groups']);
+    expect(counted).toContain('Test group counted in the totals (--include-test-groups): Acme US (group 12)');
+    expect(counted.match(/^\| \*\*Total\*\* .*$/gm)).toEqual([
+      '| **Total** | EUR | 1 | 1.35 EUR | – | 0 | 0.00 EUR |',
+      '| **Total** | GBP | 6 | 94.95 GBP | – | 1 | 0.90 GBP |',
+      '| **Total** | USD | 2 | 39.00 USD | – | 1 | 2.70 USD |',
+    ]);
+  }, 180_000);
+
   test('a missing warehouse exits 2 with one line', async () => {
     const r = await perks(['report', 'revenue', '--month', '2024-03', '--output', join(out, 'empty')]);
     expect(r.code).toBe(2);
