@@ -10,7 +10,7 @@
 -- What counts (issue 43): orders, order_saving, face_value and credit_spent hold every status, as before; the
 -- recognised_* columns beside them hold the orders whose status is recognised revenue, the rule revenue_monthly
 -- follows (is_recognised), so recognised savings reconcile with recognised revenue's orders
--- (sql/tests/recognised_savings_reconcile.sql). Redemption statistics carry no status: egift_* count them all.
+-- (sql/tests/savings_reconciles_with_revenue.sql). Redemption statistics carry no status: egift_* count them all.
 -- Built by intervals (src/transform/incremental.ts): a group's month is rebuilt only when its orders or
 -- redemption statistics changed, a user of its rows changed UID, or its month_state changed (stg_month_states).
 -- grain: one row per organisation_group_id, month, user_id, order_currency
