@@ -51,8 +51,8 @@ export interface TrendLine {
   readonly groupId: number | null;
   readonly name: string;
   readonly currency: string;
-  /** Recognised revenue per month of `Trend.months`, exact decimals. */
-  readonly months: readonly string[];
+  /** Recognised revenue per month of `Trend.months`, exact decimals; null before the group's data starts. */
+  readonly months: readonly (string | null)[];
   readonly ytd: string;
   /** The 12 months together. */
   readonly total: string;

@@ -252,7 +252,16 @@ const TREND: Section = {
       const group = l.groupId === null ? ['', l.name] : groupColumns({ groupId: l.groupId, name: l.name });
       const test = String(report.testGroups.groups.some((t) => t.groupId === l.groupId));
       return [
-        ...report.trend.months.map((m, i) => [report.month.ym, 'month', m, ...group, l.currency, l.months[i], test]),
+        // a month before the data starts: no figure (empty), not zero
+        ...report.trend.months.map((m, i) => [
+          report.month.ym,
+          'month',
+          m,
+          ...group,
+          l.currency,
+          l.months[i] ?? '',
+          test,
+        ]),
         [report.month.ym, 'year_to_date', report.trend.year, ...group, l.currency, l.ytd, test],
       ];
     }),

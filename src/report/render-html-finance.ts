@@ -93,7 +93,7 @@ export function trendBlock(report: RevenueReport): string {
       .join('');
     const body = t.months.map(
       (m, i) =>
-        `<tr${m === report.month.ym ? ' class="current"' : ''}><th scope="row">${esc(m)}</th>${lines.map((l) => `<td class="num">${esc(formatMoney(l.months[i], cur))}</td>`).join('')}</tr>`,
+        `<tr${m === report.month.ym ? ' class="current"' : ''}><th scope="row">${esc(m)}</th>${lines.map((l) => trendCell(l.months[i], cur)).join('')}</tr>`,
     );
     const ytd = `<tr class="total"><th scope="row">Year to date ${esc(t.year)}</th>${lines.map((l) => `<td class="num">${esc(formatMoney(l.ytd, cur))}</td>`).join('')}</tr>`;
     return `<div class="split trend-pair"><div>${trendChart(report, lines, cur)}</div><div class="wide"><table class="trend">
@@ -104,7 +104,7 @@ export function trendBlock(report: RevenueReport): string {
   });
   return `<section id="trend" aria-labelledby="trend-h">
 <h2 id="trend-h">Trend and year to date <span class="sub">12 months to ${esc(report.month.label)}, recognised revenue</span></h2>
-<p>Recognised group revenue per month (a signed-off month as closed), per group and, for all groups the totals count, per currency; the year to date is the calendar year ${esc(t.year)} through ${esc(report.month.label)}. Currencies are never added together.</p>
+<p>Recognised group revenue per month (a signed-off month as closed), per group and, for all groups the totals count, per currency; the year to date is the calendar year ${esc(t.year)} through ${esc(report.month.label)}. "–": before the group's data starts (no figure, not zero). Currencies are never added together.</p>
 ${tables.length === 0 ? '<p class="empty">No recognised revenue in these 12 months.</p>' : tables.join('\n')}
 </section>`;
 }
@@ -117,11 +117,18 @@ function trendChart(report: RevenueReport, lines: readonly TrendLine[], currency
     id: `trend-${currency.replace(/[^A-Za-z0-9]/g, '') || 'none'}`,
     title: `Recognised revenue per month, ${who}, ${currencyLabel(currency)}, ${report.trend.months[0]} to ${report.month.ym}`,
     currency,
-    days: report.trend.months.map((m, i) => ({ day: `${m}-01`, orders: '', group_revenue: line.months[i] })),
+    days: report.trend.months.map((m, i) => ({ day: `${m}-01`, orders: '', group_revenue: line.months[i] ?? '0' })),
     total: line.total,
     period: 'month',
   });
   return `<figure class="trend-chart">${chart}<figcaption>Recognised revenue per month, ${esc(who)}, ${esc(currencyLabel(currency))}; each bar carries its amount as a tooltip.</figcaption></figure>`;
+}
+
+/** A month's amount, or "–" for a month before the data starts (no figure, which is not zero). */
+function trendCell(value: string | null, currency: string): string {
+  return value === null
+    ? '<td class="num empty" title="before the data starts">–</td>'
+    : `<td class="num">${esc(formatMoney(value, currency))}</td>`;
 }
 
 export function trend(change: string): string {

@@ -2,7 +2,8 @@
  * The finance pack's figures across months: recognised revenue per month for the 12 months ending with the report's
  * month, and the calendar year to date, per group and currency and, across the groups the totals count, per
  * currency. Summed by DuckDB from revenue_monthly, the way a BI tool reads the mart: a signed-off month counts its
- * figures as closed, an open month as now (docs/reference/report-and-close.md, "Trend and year to date").
+ * figures as closed, an open month as now; a month before the group's data starts has no figure (null), not zero
+ * (docs/reference/report-and-close.md, "Trend and year to date").
  */
 import type { Trend, TrendLine } from './model.js';
 import type { ReportMonth } from './month.js';
@@ -63,7 +64,14 @@ export async function loadTrend(wh: Warehouse, month: ReportMonth, groups: reado
       jan: `${year}-01`,
     },
   );
-  return { months, year, lines: trendLines(rows, months, groups) };
+  // The month each group's data starts (its first month in the mart): the months before it have no data, not zero.
+  const firsts = await wh.all(
+    `SELECT organisation_group_id AS g, strftime(min(month), '%Y-%m') AS first FROM revenue_monthly GROUP BY 1`,
+  );
+  const first = new Map(firsts.map((r) => [Number(r.g), String(r.first)]));
+  const all = groups.filter((g) => g.counted && first.has(g.groupId)).map((g) => first.get(g.groupId)!);
+  const starts = (g: number | null) => (g === null ? all.sort()[0] : first.get(g));
+  return { months, year, lines: trendLines(rows, months, groups, starts) };
 }
 
 /** One line per group and currency (in the groups' order, currencies sorted), then one per currency for all groups. */
@@ -71,13 +79,17 @@ function trendLines(
   rows: readonly Record<string, unknown>[],
   months: readonly string[],
   groups: readonly TrendGroup[],
+  starts: (groupId: number | null) => string | undefined,
 ): TrendLine[] {
   const cell = new Map(rows.map((r) => [`${String(r.g)}|${String(r.currency)}|${String(r.m)}`, String(r.v)]));
   const line = (g: number | null, name: string, currency: string): TrendLine => ({
     groupId: g,
     name,
     currency,
-    months: months.map((m) => cell.get(`${String(g)}|${currency}|${m}`) ?? '0.00'),
+    months: months.map((m) => {
+      const start = starts(g);
+      return start === undefined || m < start ? null : (cell.get(`${String(g)}|${currency}|${m}`) ?? '0.00');
+    }),
     ytd: cell.get(`${String(g)}|${currency}|ytd`) ?? '0.00',
     total: cell.get(`${String(g)}|${currency}|12`) ?? '0.00',
   });

@@ -191,10 +191,18 @@ describe('the trend and the year to date', () => {
     const ytd = new Map(ytdRows.map((r) => [`${String(r.g)}|${String(r.c)}`, String(r.v)]));
     expect(rep.trend.lines.length).toBeGreaterThan(4);
     expect(rep.trend.lines.filter((l) => l.groupId === null).length).toBeGreaterThan(0);
+    // the month each line's data starts: before it a month has no figure (null), after it a month without revenue is 0.00
+    const firsts = await sql(
+      `SELECT CAST(organisation_group_id AS VARCHAR) AS g, strftime(min(month), '%Y-%m') AS m FROM revenue_monthly GROUP BY 1
+      UNION ALL
+      SELECT 'all', strftime(min(month), '%Y-%m') FROM revenue_monthly JOIN stg_groups USING (organisation_group_id) WHERE NOT is_sandbox`,
+    );
+    const start = new Map(firsts.map((r) => [String(r.g), String(r.m)]));
+    expect(rep.trend.lines.some((l) => l.months[0] === null)).toBe(true);
     for (const line of rep.trend.lines) {
       const g = line.groupId === null ? 'all' : String(line.groupId);
       expect(line.months, `${g} ${line.currency}`).toEqual(
-        rep.trend.months.map((m) => cell.get(`${g}|${line.currency}|${m}`) ?? '0.00'),
+        rep.trend.months.map((m) => (m < start.get(g)! ? null : (cell.get(`${g}|${line.currency}|${m}`) ?? '0.00'))),
       );
       expect(line.ytd, `${g} ${line.currency} YTD`).toBe(ytd.get(`${g}|${line.currency}`) ?? '0.00');
     }
