@@ -9,48 +9,50 @@ import { progressReporter } from '../extract/index.js';
 import { formatRunSummary, runPipeline } from '../run/index.js';
 import { startSandbox } from '../sandbox/index.js';
 import { handle } from './handle.js';
-import { QUIET } from './options.js';
+import { outputOverride, QUIET } from './options.js';
 import type { OutputLocation } from '../store/lazy.js';
 
 const DEMO_RATE = 15_000;
 
-export const demoCommand: CommandModule<object, { resolvedOutput?: OutputLocation; scale?: string; quiet?: boolean }> =
-  {
-    command: 'demo',
-    describe: 'Run the whole job against the embedded sandbox (what `npm start` does)',
-    builder: (y) =>
-      y
-        .option('scale', {
-          type: 'string',
-          choices: ['tiny', 'small'],
-          default: 'small',
-          describe: 'sandbox data size',
-        })
-        .option('quiet', QUIET),
-    handler: (argv) =>
-      handle(async () => {
-        const sandbox = await startSandbox({ port: 0, scale: argv.scale as 'tiny' | 'small', rateLimit: DEMO_RATE });
-        try {
-          const org = sandbox.credentials.organisation;
-          process.stdout.write(
-            `demo: embedded sandbox at ${sandbox.baseUrl}, groups ${org.organisation_group_ids.join(', ')}; its limit is raised to ${DEMO_RATE} calls/min for the demo (production default: ${DEFAULTS.rateLimit})\n`,
-          );
-          // the environment's settings, the sandbox's address and credentials over them
-          const config = configFrom({
-            baseUrl: sandbox.baseUrl,
-            clientId: org.client_id,
-            clientSecret: org.client_secret,
-            groupIds: org.organisation_group_ids.join(','),
-            rateLimit: DEMO_RATE,
-            output: argv.resolvedOutput?.dir,
-          });
-          const summary = await runPipeline(config, {
-            emit: progressReporter(process.stderr, argv.quiet),
-          });
-          process.stdout.write(formatRunSummary(summary));
-          return summary.exitCode;
-        } finally {
-          await sandbox.close();
-        }
-      }),
-  };
+export const demoCommand: CommandModule<
+  object,
+  { output?: string; resolvedOutput?: OutputLocation; scale?: string; quiet?: boolean }
+> = {
+  command: 'demo',
+  describe: 'Run the whole job against the embedded sandbox (what `npm start` does)',
+  builder: (y) =>
+    y
+      .option('scale', {
+        type: 'string',
+        choices: ['tiny', 'small'],
+        default: 'small',
+        describe: 'sandbox data size',
+      })
+      .option('quiet', QUIET),
+  handler: (argv) =>
+    handle(async () => {
+      const sandbox = await startSandbox({ port: 0, scale: argv.scale as 'tiny' | 'small', rateLimit: DEMO_RATE });
+      try {
+        const org = sandbox.credentials.organisation;
+        process.stdout.write(
+          `demo: embedded sandbox at ${sandbox.baseUrl}, groups ${org.organisation_group_ids.join(', ')}; its limit is raised to ${DEMO_RATE} calls/min for the demo (production default: ${DEFAULTS.rateLimit})\n`,
+        );
+        // the environment's settings, the sandbox's address and credentials over them
+        const config = configFrom({
+          baseUrl: sandbox.baseUrl,
+          clientId: org.client_id,
+          clientSecret: org.client_secret,
+          groupIds: org.organisation_group_ids.join(','),
+          rateLimit: DEMO_RATE,
+          output: outputOverride(argv),
+        });
+        const summary = await runPipeline(config, {
+          emit: progressReporter(process.stderr, argv.quiet),
+        });
+        process.stdout.write(formatRunSummary(summary));
+        return summary.exitCode;
+      } finally {
+        await sandbox.close();
+      }
+    }),
+};

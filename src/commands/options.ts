@@ -46,6 +46,14 @@ export function withApiOptions<T>(y: Argv<T>) {
     .option('credit-path', { type: 'string', describe: 'path of the user credit operation (PERKS_CREDIT_PATH)' });
 }
 
+/**
+ * The output a command's configuration takes over PERKS_OUTPUT: a store's working copy, else the flag as given
+ * (a folder from PERKS_OUTPUT stays the environment's, so that a bad one is named as the variable).
+ */
+export function outputOverride(argv: { output?: string; resolvedOutput?: OutputLocation }): string | undefined {
+  return argv.resolvedOutput?.store ? argv.resolvedOutput.dir : argv.output;
+}
+
 export interface ApiFlags {
   baseUrl?: string;
   clientId?: string;
@@ -75,7 +83,7 @@ export function configFromFlags(argv: ApiFlags, more: Partial<Record<keyof Confi
     groupIds: argv.groups,
     rateLimit: argv.rateLimit,
     creditPath: argv.creditPath,
-    output: argv.resolvedOutput?.dir ?? argv.output,
+    output: outputOverride(argv),
     startDate: argv.startDate,
     lookbackDays: argv.lookbackDays,
   });
