@@ -68,6 +68,13 @@ user_orders as (
 
 ),
 
+signed_rules as (
+
+    -- the signed-off months' own rules (usually none differ): a small side to join, most orders use the build's
+    select organisation_group_id, month, revenue_statuses from stg_month_states where revenue_statuses is not null
+
+),
+
 recent_rated as (
 
     -- the last 90 days' orders of current users; recognised: the status counts as revenue (revenue_monthly's
@@ -79,12 +86,12 @@ recent_rated as (
         orders.order_saving,
         orders.order_currency,
         coalesce(list_contains(
-            coalesce(states.revenue_statuses, getvariable('revenue_statuses')), orders.order_status
+            coalesce(signed.revenue_statuses, getvariable('revenue_statuses')), orders.order_status
         ), false) as is_recognised
     from stg_orders as orders
-    left join stg_month_states as states
-        on orders.organisation_group_id = states.organisation_group_id
-        and cast(date_trunc('month', orders.order_date) as date) = states.month
+    left join signed_rules as signed
+        on orders.organisation_group_id = signed.organisation_group_id
+        and cast(date_trunc('month', orders.order_date) as date) = signed.month
     where orders.user_id is not null
         and orders.order_date > getvariable('as_of') - 90
         and orders.order_date <= getvariable('as_of')

@@ -7,8 +7,9 @@
 -- Redemption statistics carry no currency: their figures sit on the user's first currency row of the month (the
 -- only row, in the usual single-currency group), or on a row with order_currency null when the user had no orders
 -- that month.
--- What counts (issue 43): orders, order_saving, face_value and credit_spent hold every status, as before; the
--- recognised_* columns beside them hold the orders whose status is recognised revenue, the rule revenue_monthly
+-- What counts (issue 43): orders, order_saving, face_value and credit_spent hold every status, as before;
+-- recognised_orders and recognised_order_saving beside them hold the orders whose status is recognised revenue
+-- (two columns, not four: each column of this mart costs every build's export), the rule revenue_monthly
 -- follows (is_recognised), so recognised savings reconcile with recognised revenue's orders
 -- (sql/tests/savings_reconciles_with_revenue.sql). Redemption statistics carry no status: egift_* count them all.
 -- Built by intervals (src/transform/incremental.ts): a group's month is rebuilt only when its orders or
@@ -35,15 +36,20 @@
 --   recognised_orders: of orders, those whose status is recognised revenue (revenue_monthly's is_recognised:
 --     PERKS_REVENUE_STATUSES at the build, default Complete; a signed-off month: the rule it was closed under)
 --   recognised_order_saving: order_saving of the recognised orders (what members saved on orders that count)
---   recognised_face_value: face_value of the recognised orders
---   recognised_credit_spent: credit_spent of the recognised orders
 --   month_state: the group's month: partial, provisional, final (past the lookback) or signed_off (`perks close`),
 --     as the report and `perks status` say (src/closes/month-state.ts)
 -- tests:
 --   unique: organisation_group_id, month, user_id, order_currency
 --   not_null: organisation_group_id, month
 
-with rated as (
+with signed_rules as (
+
+    -- the signed-off months' own rules (usually none differ): a small side to join, most orders use the build's
+    select organisation_group_id, month, revenue_statuses from stg_month_states where revenue_statuses is not null
+
+),
+
+rated as (
 
     -- each order with its month and whether its status counts as revenue (revenue_monthly's is_recognised)
     select
@@ -55,12 +61,12 @@ with rated as (
         orders.face_value,
         orders.order_credit,
         coalesce(list_contains(
-            coalesce(states.revenue_statuses, getvariable('revenue_statuses')), orders.order_status
+            coalesce(signed.revenue_statuses, getvariable('revenue_statuses')), orders.order_status
         ), false) as is_recognised
     from stg_orders as orders
-    left join stg_month_states as states
-        on orders.organisation_group_id = states.organisation_group_id
-        and cast(date_trunc('month', orders.order_date) as date) = states.month
+    left join signed_rules as signed
+        on orders.organisation_group_id = signed.organisation_group_id
+        and cast(date_trunc('month', orders.order_date) as date) = signed.month
 
 ),
 
@@ -78,9 +84,7 @@ orders as (
         cast(coalesce(sum(face_value), 0) as decimal(18, 2)) as face_value,
         cast(coalesce(sum(order_credit), 0) as decimal(18, 2)) as credit_spent,
         count(*) filter (where is_recognised) as recognised_orders,
-        cast(coalesce(sum(order_saving) filter (where is_recognised), 0) as decimal(18, 2)) as recognised_order_saving,
-        cast(coalesce(sum(face_value) filter (where is_recognised), 0) as decimal(18, 2)) as recognised_face_value,
-        cast(coalesce(sum(order_credit) filter (where is_recognised), 0) as decimal(18, 2)) as recognised_credit_spent
+        cast(coalesce(sum(order_saving) filter (where is_recognised), 0) as decimal(18, 2)) as recognised_order_saving
     from rated
     group by organisation_group_id, month, user_id, order_currency
 
@@ -132,8 +136,6 @@ joined as (
         coalesce(orders.credit_spent, 0) as credit_spent,
         coalesce(orders.recognised_orders, 0) as recognised_orders,
         coalesce(orders.recognised_order_saving, 0) as recognised_order_saving,
-        coalesce(orders.recognised_face_value, 0) as recognised_face_value,
-        coalesce(orders.recognised_credit_spent, 0) as recognised_credit_spent,
         coalesce(placed.redemptions, 0) as redemptions,
         coalesce(placed.egift_orders, 0) as egift_orders,
         coalesce(placed.egift_savings, 0) as egift_savings,
@@ -166,8 +168,6 @@ final as (
         joined.egift_face_value,
         joined.recognised_orders,
         joined.recognised_order_saving,
-        joined.recognised_face_value,
-        joined.recognised_credit_spent,
         coalesce(states.month_state, 'provisional') as month_state
     from joined
     left join stg_users as users
