@@ -81,9 +81,22 @@ async function parquetTo(last: LastStatement, temp: string): Promise<number> {
     throw new QueryError('--format parquet needs a SELECT as the last statement (EXPLAIN has no table to write)');
   // The file name is ours (a temporary name), never the user's text; COPY takes no parameter for it.
   const copy = `COPY (\n${last.text}\n) TO '${temp.replaceAll("'", "''")}' (FORMAT parquet, COMPRESSION zstd)`;
-  // the checked SELECT is one balanced statement; wrapped, it must still be exactly one COPY
+  // the checked SELECT is one balanced statement; wrapped, it must still be exactly one COPY: after DuckDB's
+  // CREATE of the pivoted values, in a transaction of DuckDB's making, when it is a PIVOT without an IN list
+  const expected = last.pivotEnums
+    ? [StatementType.TRANSACTION, ...Array<StatementType>(last.pivotEnums).fill(StatementType.CREATE)]
+    : [];
+  expected.push(StatementType.COPY, ...(last.pivotEnums ? [StatementType.TRANSACTION] : []));
   const statements = await last.connection.extractStatements(copy).catch(failed);
-  if (statements.count !== 1) throw new QueryError('the query could not be written as Parquet: give one SELECT');
-  const reader = await (await statements.prepare(0).catch(failed)).runAndReadAll().catch(failed);
-  return Number(reader.getRows()[0]?.[0] ?? 0);
+  if (statements.count !== expected.length)
+    throw new QueryError('the query could not be written as Parquet: give one SELECT');
+  let reader;
+  for (const [i, type] of expected.entries()) {
+    const prepared = await statements.prepare(i).catch(failed);
+    if (prepared.statementType !== type)
+      throw new QueryError('the query could not be written as Parquet: give one SELECT');
+    const result = await prepared.runAndReadAll().catch(failed);
+    if (type === StatementType.COPY) reader = result;
+  }
+  return Number(reader?.getRows()[0]?.[0] ?? 0);
 }

@@ -1,11 +1,9 @@
 /**
  * `perks sql`: ad-hoc SQL against the warehouse, read-only for the database AND for files. The database
- * is opened with access_mode READ_ONLY; every statement is then checked by DuckDB's parser alone
- * (json_serialize_sql, which serialises SELECT-like statements only) before any is bound: binding is
- * not harmless (preparing EXPORT DATABASE already creates its directory). Only SELECT, WITH, FROM,
- * VALUES, DESCRIBE, SHOW, SUMMARIZE and EXPLAIN of those pass, and none may call a function with a side
- * effect (enable_logging writes log files, enable_profiling a profile…). The configuration is locked
- * first, so nothing can point a log or profile at a file, and extensions are never downloaded.
+ * is opened with access_mode READ_ONLY; every statement is then cut and checked by DuckDB itself before any
+ * is bound (statements.ts: only reads pass, PIVOT included, and no function with a side effect). The
+ * configuration is locked first, so nothing can point a log or profile at a file, and extensions are never
+ * downloaded.
  *
  * Files are confined to the output directory by default: DuckDB's `enable_external_access = false` with
  * the output directory as the one `allowed_directories` entry, locked, so `read_text('/etc/passwd')` or
@@ -20,12 +18,12 @@ import { repairHint, useOutputDir } from '../sources/lake-views.js';
 import {
   DuckDBInstance,
   listValue,
-  StatementType,
   type DuckDBConnection,
   type DuckDBPreparedStatement,
   type Json,
 } from '../../shared/duckdb.js';
 import { firstLine, QueryError, WarehouseMissingError } from '../errors.js';
+import { checkQuery, EMPTY, prepareChecked, refused } from './statements.js';
 import { LakeError, streamDir } from '../../lake/index.js';
 
 export interface QueryResult {
@@ -35,29 +33,6 @@ export interface QueryResult {
   /** JSON-safe values: BIGINT and DECIMAL as strings, timestamps as ISO text. */
   rows: Record<string, Json>[];
 }
-
-/** Table or scalar functions that change the session or write files, though called from a SELECT. */
-const SIDE_EFFECTS = new Set([
-  'enable_logging',
-  'disable_logging',
-  'truncate_duckdb_logs',
-  'write_log',
-  'enable_profiling',
-  'disable_profiling',
-  'enable_peg_parser',
-  'disable_peg_parser',
-  'checkpoint',
-  'force_checkpoint',
-  // they run SQL text or a serialised plan the check cannot see
-  'query',
-  'query_table',
-  'json_execute_serialized_sql',
-]);
-
-const refused = (what: string) =>
-  new QueryError(
-    `the warehouse is read-only here: ${what} is refused (\`perks build\` rebuilds it; query it with SELECT)`,
-  );
 
 /** The flag that lifts the confinement to the output directory. */
 export const FILES_ANYWHERE_FLAG = '--read-files-anywhere';
@@ -105,65 +80,21 @@ export function failed(err: unknown): never {
       `${UNREADABLE}: ${line}; \`perks build\` names a damaged lake file and the command that repairs it`,
     );
   }
-  throw new QueryError(`the query failed: ${line}`);
+  throw new QueryError(`the query failed: ${line}${hintOf(err)}`);
 }
 
-/** The text of `sql` cut at its top-level semicolons; quotes, dollar quotes and comments are skipped. */
-function splitStatements(sql: string): string[] {
-  const parts: string[] = [];
-  let start = 0;
-  let i = 0;
-  const skipTo = (end: string, from: number) => {
-    const at = sql.indexOf(end, from);
-    return at < 0 ? sql.length : at + end.length;
-  };
-  while (i < sql.length) {
-    const c = sql[i];
-    const dollar = c === '$' ? /^\$[A-Za-z_]*\$/.exec(sql.slice(i)) : null;
-    if (c === "'" || c === '"')
-      i = skipTo(c, i + 1); // a doubled quote is two adjacent quoted runs
-    else if (sql.startsWith('--', i)) i = skipTo('\n', i);
-    else if (sql.startsWith('/*', i)) i = skipTo('*/', i + 2);
-    else if (dollar) i = skipTo(dollar[0], i + dollar[0].length);
-    else if (c === ';') {
-      parts.push(sql.slice(start, i));
-      start = ++i;
-    } else i++;
-  }
-  parts.push(sql.slice(start));
-  return parts.filter((p) => body(p) !== '');
+/** DuckDB's "Did you mean …" line, which names what the query probably meant (a table, a column, a function). */
+function hintOf(err: unknown): string {
+  const message = err instanceof Error ? err.message : String(err);
+  const hint = message.split('\n').find((l) => /^\s*Did you mean/i.test(l));
+  return hint ? ` ${hint.trim()}` : '';
 }
 
-/** The statement without its leading blanks and comments. */
-const body = (statement: string): string => statement.replace(/^(\s+|--[^\n]*(\n|$)|\/\*[\s\S]*?\*\/)*/, '');
-
-/** The first keyword of a statement, upper case ('' for blanks and comments only). */
-const firstWord = (statement: string): string => /^[A-Za-z_]*/.exec(body(statement))![0].toUpperCase();
-
-/** Every function a parsed statement calls, from DuckDB's JSON serialisation of it. */
-function calledFunctions(node: unknown, into: Set<string> = new Set()): Set<string> {
-  if (Array.isArray(node)) for (const n of node) calledFunctions(n, into);
-  else if (node && typeof node === 'object') {
-    for (const [key, value] of Object.entries(node)) {
-      if (key === 'function_name' && typeof value === 'string') into.add(value.toLowerCase());
-      else calledFunctions(value, into);
-    }
-  }
-  return into;
-}
-
-/** Refuses a statement that is not SELECT-like or calls a function with a side effect, by parsing only. */
-async function checkReading(conn: DuckDBConnection, statement: string): Promise<void> {
-  const word = firstWord(statement);
-  // EXPLAIN [ANALYZE] [(options)] <select>: the select is what must be read-only
-  const inner =
-    word === 'EXPLAIN' ? body(statement).replace(/^EXPLAIN\s+(ANALY[SZ]E\s+)?(\([^)]*\)\s*)?/i, '') : statement;
-  const reader = await conn.runAndReadAll('SELECT json_serialize_sql($1::VARCHAR) AS tree', [inner]).catch(failed);
-  const tree = JSON.parse(String(reader.getRows()[0][0])) as { error: boolean; statements?: unknown };
-  if (tree.error) throw refused(word || 'a statement that is not a SELECT');
-  const writing = [...calledFunctions(tree.statements)].filter((f) => SIDE_EFFECTS.has(f));
-  if (writing.length > 0) throw refused(`${writing[0]}()`);
-}
+/** Our own refusals pass as they are; DuckDB's errors become one line. */
+const failedUnlessRefused = (err: unknown): never => {
+  if (err instanceof QueryError) throw err;
+  return failed(err);
+};
 
 export interface QueryOptions {
   /** Lift the confinement of file access to the warehouse's folder (`--read-files-anywhere`). */
@@ -175,8 +106,10 @@ export interface QueryOptions {
 /** The last statement of a query, checked and prepared: what a caller reads its result from. */
 export interface LastStatement {
   readonly prepared: DuckDBPreparedStatement;
-  /** Its text, exactly as checked. */
+  /** Its text, as checked (DuckDB's rendering of it when the query has several statements). */
   readonly text: string;
+  /** How many CREATE TEMPORARY TYPE statements DuckDB makes before it when it is a PIVOT without an IN list. */
+  readonly pivotEnums: number;
   readonly connection: DuckDBConnection;
 }
 
@@ -190,8 +123,7 @@ export async function withReadOnlyQuery<T>(
   read: (last: LastStatement) => Promise<T>,
   options: QueryOptions = {},
 ): Promise<T> {
-  if (sql.trim() === '')
-    throw new QueryError('the query is empty: give one SQL statement, e.g. "SELECT * FROM revenue_monthly"');
+  if (sql.trim() === '') throw new QueryError(EMPTY);
   if (!existsSync(warehouse)) throw new WarehouseMissingError(warehouse);
   const outDir = dirname(resolve(warehouse));
   const instance = await DuckDBInstance.create(warehouse, { access_mode: 'READ_ONLY' }).catch((err: unknown) => {
@@ -216,28 +148,14 @@ export async function withReadOnlyQuery<T>(
       await conn.run('SET enable_external_access = false');
     }
     await conn.run('SET lock_configuration = true'); // no SET/PRAGMA can point a log or a profile at a file, or lift the confinement
-    const extracted = await conn.extractStatements(sql).catch((err: unknown) => {
-      throw new QueryError(`the query is not valid SQL: ${firstLine(err)}`);
-    });
-    if (extracted.count === 0)
-      throw new QueryError('the query is empty: give one SQL statement, e.g. "SELECT * FROM revenue_monthly"');
-    const statements = splitStatements(sql);
-    if (statements.length !== extracted.count)
-      throw new QueryError('the query could not be cut into statements: give one statement at a time');
-    // every statement is checked before any is prepared or runs: "SELECT 1; DROP …" does nothing
-    for (const statement of statements) await checkReading(conn, statement);
-    for (const [i, statement] of statements.entries()) {
-      // what runs is exactly the text that was checked
-      const one = await conn.extractStatements(statement);
-      if (one.count !== 1)
-        throw new QueryError('the query could not be cut into statements: give one statement at a time');
-      const prepared = await one.prepare(0).catch(failed);
-      if (![StatementType.SELECT, StatementType.EXPLAIN].includes(prepared.statementType))
-        throw refused(StatementType[prepared.statementType]);
-      if (i === statements.length - 1) return await read({ prepared, text: statement, connection: conn });
+    const query = await checkQuery(conn, sql).catch(failedUnlessRefused);
+    for (let i = 0; i < query.count; i++) {
+      const prepared = await prepareChecked(query, i, failed);
+      if (i === query.count - 1)
+        return await read({ prepared, text: query.lastText, pivotEnums: query.pivotEnums, connection: conn });
       await prepared.runAndReadAll().catch(failed);
     }
-    throw new QueryError('the query is empty: give one SQL statement, e.g. "SELECT * FROM revenue_monthly"');
+    throw new QueryError(EMPTY);
   } catch (err) {
     throw withRepair(err, outDir);
   } finally {
