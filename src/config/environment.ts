@@ -4,6 +4,7 @@
  * Kept apart from the schema so that reading them never stops on an unrelated setting.
  */
 import { DEFAULTS } from './defaults.js';
+import { STAGE_SETTINGS } from './stage-settings.js';
 
 export interface OutputSetting {
   /** As given: a folder, or a store's URL (s3://bucket/prefix). */
@@ -27,8 +28,11 @@ export function quietAwsSdk(env: NodeJS.ProcessEnv = process.env): void {
   env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
 }
 
-/** PERKS_DEBUG: a failure's stack follows its line on stderr (redacted). 0 or false: off. */
+/**
+ * PERKS_DEBUG: a failure's stack follows its line on stderr (redacted). Read through the schema's own field,
+ * alone: the failure being reported may be the configuration's.
+ */
 export function debugWanted(env: NodeJS.ProcessEnv = process.env): boolean {
   const v = env.PERKS_DEBUG;
-  return v !== undefined && v !== '' && v !== '0' && v !== 'false';
+  return v !== undefined && v !== '' && STAGE_SETTINGS.debug.parse(v);
 }

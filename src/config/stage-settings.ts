@@ -63,10 +63,10 @@ export const STAGE_SETTINGS = {
   awsSessionToken: z.string().optional(),
   /** Path-style addressing forced (automatic for an IP address or localhost). */
   s3PathStyle: onOff('expected 1 or true (path-style addressing), 0 or false').default(false),
-  /** A failure's stack on stderr (redacted), for a developer. */
+  /** A failure's stack on stderr (redacted), for a developer: any value but 0 and false. */
   debug: z
     .string()
-    .transform((v) => v !== '0' && v !== 'false')
+    .transform((v) => !['0', 'false'].includes(v.trim().toLowerCase()))
     .default(false),
   /** The CI's step summary file (GitHub Actions): `perks run` appends its summary there. */
   stepSummary: z.string().optional(),

@@ -4,7 +4,7 @@
  */
 import { expect, test } from 'vitest';
 import { ConfigError } from '../../src/shared/exit-codes.js';
-import { DEFAULTS, loadConfig, outputSetting } from '../../src/config/index.js';
+import { debugWanted, DEFAULTS, loadConfig, outputSetting } from '../../src/config/index.js';
 
 test('unset, each setting is its default (or absent)', () => {
   const c = loadConfig({});
@@ -98,4 +98,10 @@ test('the output is --output, else PERKS_OUTPUT, else the default folder, with w
     source: 'PERKS_OUTPUT',
   });
   expect(outputSetting(undefined, {})).toEqual({ value: DEFAULTS.output, source: 'default' });
+});
+
+test('PERKS_DEBUG is on for any value but 0 and false, read alone even when another setting is bad', () => {
+  expect(debugWanted({ PERKS_DEBUG: '1', PERKS_RATE_LIMIT: 'lots' })).toBe(true);
+  for (const off of [undefined, '', '0', 'false', 'FALSE']) expect(debugWanted({ PERKS_DEBUG: off })).toBe(false);
+  expect(loadConfig({ PERKS_DEBUG: 'false' }).debug).toBe(false);
 });
