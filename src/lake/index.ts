@@ -39,6 +39,7 @@ export {
 export {
   acquireLock,
   lockPath,
+  readLockHolder,
   pidAlive,
   STALE_LOCK_MS,
   type Lock,

@@ -25,6 +25,8 @@ export interface LockHolder {
   /** The kernel's boot id and the PID namespace of the holder (absent in locks of older versions). */
   boot_id?: string;
   pid_ns?: string;
+  /** The perks command that holds it (its name only: arguments may hold secrets); absent in older locks. */
+  command?: string;
   started_at: string;
   heartbeat_at: string;
   token: string;
@@ -61,6 +63,7 @@ export async function acquireLock(outDir: string, options: LockOptions = {}): Pr
     host,
     boot_id,
     pid_ns,
+    command: process.argv[2],
     started_at: now,
     heartbeat_at: now,
     token: randomBytes(8).toString('hex'),
@@ -168,6 +171,9 @@ function parseHolder(text: string): LockHolder | undefined {
     return undefined;
   }
 }
+
+/** Who holds the output directory's lock now (undefined: nobody, or an unreadable lock file). */
+export const readLockHolder = (outDir: string) => readHolder(lockPath(outDir));
 
 async function readHolder(path: string): Promise<LockHolder | undefined> {
   return parseHolder(await readFile(path, 'utf8').catch(() => ''));

@@ -22,6 +22,7 @@ import {
 import { closesInForce, extractStateOf, monthDays, readCloses, readOrdersState } from '../closes/index.js';
 import { runWriteback } from '../writeback/index.js';
 import { readBuildRecord } from '../transform/index.js';
+import { inProgress, type InProgress } from './in-progress.js';
 
 type Manifest = RunManifest;
 
@@ -92,6 +93,8 @@ export interface StatusReport {
   /** null: no build has been recorded (`<out>/state/build.json`). */
   marts: MartsStatus | null;
   schema: SchemaStatus;
+  /** A run holding the output's lock now (null: none). */
+  inProgress: InProgress | null;
 }
 
 /** What the lake's schema history says (src/lake/schema-history.ts). */
@@ -288,5 +291,6 @@ export async function collectStatus(outDir: string, config: Config, at: Date): P
     marts: await martsStatus(outDir, manifests, at),
     months: await signedOffMonths(outDir).then((signed) => Promise.all(groups.map((g) => monthsOf(outDir, g, signed)))),
     schema: await schemaStatus(outDir, at),
+    inProgress: await inProgress(outDir, at),
   };
 }

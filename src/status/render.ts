@@ -9,10 +9,30 @@ import {
   type WritebackBacklog,
 } from './collect.js';
 import { hoursText, limitText, type Freshness, type FreshnessOptions } from './freshness.js';
+import { inProgressText } from './in-progress.js';
 
 export function statusJson(report: StatusReport, f: Freshness, o: FreshnessOptions): string {
   const { streams: _ignored, ...rest } = report;
-  return `${JSON.stringify({ ...rest, warn_after_hours: o.warnAfterHours, error_after_hours: o.errorAfterHours, freshness: f.level, marts_freshness: f.marts, exit_code: f.exitCode, message: f.message ?? null, streams: f.streams }, null, 2)}\n`;
+  const json = {
+    ...rest,
+    warn_after_hours: o.warnAfterHours,
+    error_after_hours: o.errorAfterHours,
+    freshness: f.level,
+    marts_freshness: f.marts,
+    exit_code: f.exitCode,
+    message: f.message ?? null,
+    streams: f.streams,
+  };
+  return `${JSON.stringify(snakeCaseKeys(json), null, 2)}\n`;
+}
+
+/** Every key in snake_case, at every depth: the one key style of the JSON the CLI prints (docs/reference/operations.md). */
+export function snakeCaseKeys(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(snakeCaseKeys);
+  if (value === null || typeof value !== 'object') return value;
+  return Object.fromEntries(
+    Object.entries(value).map(([k, v]) => [k.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`), snakeCaseKeys(v)]),
+  );
 }
 
 /** "built 2026-12-01T06:10:00Z (5.0h ago) from the extract of …, 0 extract runs behind; last build success". */
@@ -81,6 +101,8 @@ export function statusText(report: StatusReport, f: Freshness, o: FreshnessOptio
   const lines = [
     `status of ${report.outDir} at ${report.at} (warn after ${limitText(o.warnAfterHours)}, error after ${limitText(o.errorAfterHours)})`,
   ];
+  const running = inProgressText(report.inProgress);
+  if (running) lines.push(running);
   lines.push(
     ...table(
       ['stream', 'group', 'watermark', 'last success', 'age', 'rows', 'last run', 'freshness'],

@@ -16,6 +16,14 @@ let summaryFile: string;
 let run: CliResult;
 const STREAMS = ['credit', 'groups', 'interactions', 'offers', 'orders', 'redemption_stats', 'users'];
 
+/** Every key of a JSON value, at every depth. */
+const keysOf = (v: unknown): string[] =>
+  Array.isArray(v)
+    ? v.flatMap(keysOf)
+    : v && typeof v === 'object'
+      ? Object.entries(v).flatMap(([k, x]) => [k, ...keysOf(x)])
+      : [];
+
 /** `perks status` at `at`, with the run's environment. */
 const status = (at: string, args: string[] = [], extra: Record<string, string> = {}) =>
   runCli(['status', ...args], orgEnv(sandbox(), outDir, { PERKS_NOW: at, ...extra }));
@@ -37,6 +45,9 @@ describe('perks status', () => {
     expect(r.stderr).toBe('');
     expect(r.code).toBe(0);
     const s = JSON.parse(r.stdout);
+    // one key style in every JSON the CLI prints: snake_case, at every depth (docs/reference/operations.md)
+    expect(keysOf(s).filter((k) => !/^[a-z][a-z0-9]*(_[a-z0-9]+)*$/.test(k))).toEqual([]);
+    expect(keysOf(s)).toEqual(expect.arrayContaining(['last_success_at', 'age_hours', 'to_send', 'in_progress']));
     expect(s).toMatchObject({
       freshness: 'fresh',
       exit_code: 0,
@@ -51,10 +62,10 @@ describe('perks status', () => {
       // the run finished a few seconds after its pinned start (the clock runs on from PERKS_NOW)
       expect(x, `${x.stream}/${x.group}`).toMatchObject({
         freshness: 'fresh',
-        lastSuccessAt: expect.stringMatching(/^2026-11-22T12:00:\d\d\.\d{3}Z$/),
-        lastRun: { outcome: 'success' },
+        last_success_at: expect.stringMatching(/^2026-11-22T12:00:\d\d\.\d{3}Z$/),
+        last_run: { outcome: 'success' },
       });
-      expect(x.ageHours).toBeCloseTo(1, 1);
+      expect(x.age_hours).toBeCloseTo(1, 1);
       expect(x.rows, `${x.stream}/${x.group}`).toBeGreaterThan(0);
       expect(x.group === null ? x.stream === 'offers' : groups.includes(x.group)).toBe(true);
     }
@@ -62,7 +73,7 @@ describe('perks status', () => {
     expect(
       s.streams.filter((x: { stream: string }) => x.stream === 'orders').map((x: { watermark: string }) => x.watermark),
     ).toEqual(groups.map(() => '2026-11-22'));
-    expect(s.writeback.toSend).toBeGreaterThan(0);
+    expect(s.writeback.to_send).toBeGreaterThan(0);
     expect(s.writeback).toMatchObject({ pending: 0, rejected: 0 });
     // lookback 7: October closed once the watermark passed 7 November; November still provisional
     expect(s.months.map((m: { group: number }) => m.group)).toEqual(groups);
@@ -157,7 +168,7 @@ describe('perks status', () => {
     );
     expect(closed.code, closed.stderr).toBe(0);
     const s = JSON.parse((await status('2026-11-22T13:30:00Z', ['--format', 'json'])).stdout);
-    for (const m of s.months) expect(m.signedOff, `group ${m.group}`).toEqual(m.group === 11 ? ['2026-10'] : []);
+    for (const m of s.months) expect(m.signed_off, `group ${m.group}`).toEqual(m.group === 11 ? ['2026-10'] : []);
     const lines = (await status('2026-11-22T13:30:00Z')).stdout.split('\n');
     expect(lines).toContain(
       'months of group 11: partial 2026-08, final 2026-09..2026-10, provisional 2026-11; signed off 2026-10',
@@ -194,17 +205,17 @@ describe('perks status', () => {
     const fresh = JSON.parse((await status('2026-11-23T13:00:00Z', ['--format', 'json'])).stdout);
     const o11 = fresh.streams.find((x: { stream: string; group: number }) => x.stream === 'orders' && x.group === 11);
     expect(o11).toMatchObject({
-      lastRun: { runId: 'later', outcome: 'error', error: 'orders of group 11: HTTP 500 after 8 attempts' },
+      last_run: { run_id: 'later', outcome: 'error', error: 'orders of group 11: HTTP 500 after 8 attempts' },
       freshness: 'fresh',
     });
-    expect(o11.lastSuccessAt).toMatch(/^2026-11-22T12:00:/);
+    expect(o11.last_success_at).toMatch(/^2026-11-22T12:00:/);
     expect(
       fresh.streams.find((x: { stream: string; group: number }) => x.stream === 'orders' && x.group === 12),
     ).toMatchObject({
-      lastSuccessAt: '2026-11-23T12:00:05.000Z',
-      lastRun: { outcome: 'success' },
+      last_success_at: '2026-11-23T12:00:05.000Z',
+      last_run: { outcome: 'success' },
     });
-    expect(fresh).toMatchObject({ freshness: 'fresh', runs: 2, lastRun: { runId: 'later', status: 'error' } });
+    expect(fresh).toMatchObject({ freshness: 'fresh', runs: 2, last_run: { run_id: 'later', status: 'error' } });
 
     const stale = await status('2026-11-23T15:00:00Z');
     expect(stale.code).toBe(4);
@@ -218,7 +229,7 @@ describe('perks status', () => {
   // After the later run: a build that fails leaves the marts behind the lake, and status says so.
   test('a failed build behind a fresh extract: the marts are stale (warn, exit 4), naming the failure and how far behind', async () => {
     const before = JSON.parse((await status('2026-11-23T13:00:00Z', ['--format', 'json'])).stdout);
-    expect(before.marts).toMatchObject({ extractsBehind: 1, lastAttempt: { outcome: 'success' } });
+    expect(before.marts).toMatchObject({ extracts_behind: 1, last_attempt: { outcome: 'success' } });
     expect(before.marts_freshness).toBe('fresh');
 
     const credit = (readdirSync(join(outDir, 'lake', 'credit'), { recursive: true }) as string[]).find((f) =>

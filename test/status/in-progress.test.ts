@@ -1,0 +1,59 @@
+/**
+ * `perks status` shows a run in progress: whoever holds the output's lock (written here as the lock's code
+ * writes it: src/lake/lock.ts), since when, its last heartbeat, and whether it looks stale; in text and JSON.
+ */
+import { spawnSync } from 'node:child_process';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { expect, test } from 'vitest';
+import { lockPath } from '../../src/lake/index.js';
+import { processIdentity } from '../../src/shared/process-identity.js';
+import { runCli } from '../support/cli.js';
+import { tempOut } from '../support/scratch.js';
+
+const outDir = tempOut('perks-status-lock-');
+const status = (at: string, format = 'text') =>
+  runCli(['status', '--format', format], { PERKS_OUTPUT: outDir, PERKS_NOW: at });
+
+function holdLock(pid: number, heartbeatAt: string): void {
+  const { host, boot_id, pid_ns } = processIdentity();
+  mkdirSync(outDir, { recursive: true });
+  const holder = { pid, host, boot_id, pid_ns, command: 'extract', started_at: '2026-11-22T11:58:00.000Z' };
+  writeFileSync(lockPath(outDir), JSON.stringify({ ...holder, heartbeat_at: heartbeatAt, token: 'a1b2c3d4e5f60708' }));
+}
+
+test('a run holding the lock is shown: who, since when, its heartbeat; alive, then stale', async () => {
+  const { host } = processIdentity();
+  holdLock(process.pid, '2026-11-22T11:59:30.000Z');
+  const text = await status('2026-11-22T12:00:00Z');
+  expect(text.stdout.split('\n')[1]).toBe(
+    `in progress: perks extract (pid ${process.pid} on ${host}) since 2026-11-22T11:58:00.000Z, last heartbeat 2026-11-22T11:59:30.000Z (0.5 min ago)`,
+  );
+  const json = JSON.parse((await status('2026-11-22T12:00:00Z', 'json')).stdout) as Record<string, unknown>;
+  expect(json.in_progress).toEqual({
+    command: 'extract',
+    pid: process.pid,
+    host,
+    started_at: '2026-11-22T11:58:00.000Z',
+    heartbeat_at: '2026-11-22T11:59:30.000Z',
+    heartbeat_age_minutes: 0.5,
+    stale: null,
+  });
+
+  // 20 minutes without a heartbeat: the lock's own rule calls it stale (the next run takes it over)
+  const late = await status('2026-11-22T12:19:30Z');
+  expect(late.stdout).toContain(
+    '(20 min ago); looks STALE: no heartbeat for more than 10 minutes (the next run takes its lock over)',
+  );
+
+  // its process gone on this machine: stale at once
+  const gone = spawnSync(process.execPath, ['-e', '']).pid;
+  holdLock(gone, '2026-11-22T11:59:30.000Z');
+  const dead = JSON.parse((await status('2026-11-22T12:00:00Z', 'json')).stdout) as Record<string, unknown>;
+  expect(dead.in_progress).toMatchObject({ pid: gone, stale: `its process ${gone} is gone` });
+
+  rmSync(lockPath(outDir));
+  const none = await status('2026-11-22T12:00:00Z');
+  expect(none.stdout).not.toContain('in progress');
+  expect(JSON.parse((await status('2026-11-22T12:00:00Z', 'json')).stdout).in_progress).toBe(null);
+  rmSync(outDir, { recursive: true, force: true });
+});
