@@ -3,12 +3,16 @@
  * writes it: src/lake/lock.ts), since when, its last heartbeat, and whether it looks stale; in text and JSON.
  */
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { expect, test } from 'vitest';
 import { lockPath } from '../../src/lake/index.js';
 import { processIdentity } from '../../src/shared/process-identity.js';
-import { runCli } from '../support/cli.js';
+import { runCli, startCli } from '../support/cli.js';
+import { orgEnv } from '../support/sandbox.js';
+import { sandboxForFile } from '../support/sandbox-hooks.js';
 import { tempOut } from '../support/scratch.js';
+
+const sandbox = sandboxForFile({ today: '2026-11-22' });
 
 const outDir = tempOut('perks-status-lock-');
 const status = (at: string, format = 'text') =>
@@ -57,3 +61,23 @@ test('a run holding the lock is shown: who, since when, its heartbeat; alive, th
   expect(JSON.parse((await status('2026-11-22T12:00:00Z', 'json')).stdout).in_progress).toBe(null);
   rmSync(outDir, { recursive: true, force: true });
 });
+
+test('a real perks extract, paced slow, shows while it runs; killed, its lock looks stale', async () => {
+  const out = tempOut('perks-status-extract-');
+  // 20 calls a minute: the extract takes minutes, status asks while it holds the lock
+  const env = orgEnv(sandbox(), out, { PERKS_RATE_LIMIT: '20' });
+  const extract = startCli(['extract'], env);
+  try {
+    for (let i = 0; i < 200 && !existsSync(lockPath(out)); i++) await new Promise((r) => setTimeout(r, 50));
+    const running = JSON.parse((await runCli(['status', '--format', 'json'], env)).stdout) as Record<string, unknown>;
+    expect(running.in_progress).toMatchObject({ command: 'extract', pid: extract.child.pid, stale: null });
+    const text = (await runCli(['status'], env)).stdout;
+    expect(text).toContain(`in progress: perks extract (pid ${extract.child.pid} on `);
+  } finally {
+    extract.child.kill('SIGKILL');
+    await extract.done;
+  }
+  const after = JSON.parse((await runCli(['status', '--format', 'json'], env)).stdout) as Record<string, unknown>;
+  expect(after.in_progress).toMatchObject({ stale: `its process ${extract.child.pid} is gone` });
+  rmSync(out, { recursive: true, force: true });
+}, 60_000);
