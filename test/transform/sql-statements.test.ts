@@ -116,7 +116,6 @@ test('what writes is still refused, PIVOT or not, with one line and exit 2, and 
     [`CREATE TABLE p AS ${pivot}`, /CREATE is refused/],
     [`CREATE TEMP TYPE e AS ENUM ('a')`, /CREATE is refused/],
     [`COPY (${pivot}) TO '${at('p.csv')}'`, /COPY is refused/],
-    [`EXPLAIN ${pivot}`, /is refused/],
     [`/* PIVOT */ EXPORT DATABASE '${at('exp')}'`, /EXPORT is refused/],
     [`SELECT json_serialize_plan('EXPORT DATABASE ''${at('plan')}''')`, /json_serialize_plan\(\) is refused/],
     [
@@ -137,4 +136,23 @@ test('what writes is still refused, PIVOT or not, with one line and exit 2, and 
     rmSync(dir, { recursive: true, force: true });
   }
   expect(existsSync(join(outDir, 'exp'))).toBe(false);
+});
+
+test('a PIVOT without an IN list in company, or under EXPLAIN, is refused with what to do instead', async () => {
+  const pivot = 'PIVOT revenue_monthly ON order_currency USING sum(group_revenue) GROUP BY month';
+  for (const sql of [`EXPLAIN ${pivot}`, `SELECT 1; ${pivot}`, `${pivot}; SELECT 1`]) {
+    const r = await perks('sql', sql);
+    expect(r.code, sql).toBe(2);
+    expect(stderrLines(r), sql).toEqual([
+      "perks: a PIVOT without an IN list must be the query's only statement, without EXPLAIN (DuckDB runs it in two steps): run it alone, or name its values, e.g. ON order_currency IN ('EUR', 'GBP')",
+    ]);
+  }
+  // the advice followed: the values named, it runs in company and under EXPLAIN
+  const named =
+    "PIVOT revenue_monthly ON order_currency IN ('EUR', 'GBP', 'USD') USING sum(group_revenue) GROUP BY month";
+  for (const sql of [`SELECT 1; ${named}`, `EXPLAIN ${named}`]) {
+    const r = await perks('sql', sql, '--format', 'csv');
+    expect(r.stderr, sql).toBe('');
+    expect(r.code, sql).toBe(0);
+  }
 });

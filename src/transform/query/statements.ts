@@ -89,8 +89,14 @@ export async function checkQuery(conn: DuckDBConnection, sql: string): Promise<C
     refuseSideEffects(namedFunctions(sql));
     return { count: extracted.count, lastText: sql.replace(/;\s*$/, ''), pivotEnums: extracted.count - 1, extracted };
   }
-  throw refused(refusedWord(sql));
+  const word = refusedWord(sql);
+  // every statement starts as a read, yet the parser refused one: a PIVOT without an IN list in company
+  if (word === undefined) throw new QueryError(PIVOT_ALONE);
+  throw refused(word);
 }
+
+const PIVOT_ALONE =
+  "a PIVOT without an IN list must be the query's only statement, without EXPLAIN (DuckDB runs it in two steps): run it alone, or name its values, e.g. ON order_currency IN ('EUR', 'GBP')";
 
 /**
  * Binds statement `i` of a checked query and refuses it unless it is a read (or, before a PIVOT without
@@ -147,8 +153,9 @@ const namedFunctions = (sql: string): Set<string> =>
   new Set((sql.match(/[A-Za-z_][A-Za-z_0-9]*/g) ?? []).map((w) => w.toLowerCase()));
 
 /** The statement a refusal names: the first keyword, at the start or after a `;`, that does not read. */
-function refusedWord(sql: string): string {
+function refusedWord(sql: string): string | undefined {
   const starts = sql.split(';').map((s) => s.replace(/^(\s+|--[^\n]*(\n|$)|\/\*[\s\S]*?\*\/)*/, ''));
   const words = starts.map((s) => /^[A-Za-z_]*/.exec(s)![0].toUpperCase()).filter((w) => w !== '');
-  return words.find((w) => !READING.has(w)) ?? 'a statement that is not a SELECT';
+  if (words.length === 0) return 'a statement that is not a SELECT';
+  return words.find((w) => !READING.has(w));
 }
