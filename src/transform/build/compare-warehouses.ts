@@ -9,6 +9,7 @@
  * table reached 20 GB).
  */
 import { DuckDBInstance, quotedIdentifier as id, quotedString as str } from '../../shared/duckdb.js';
+import { rowDigestSql } from '../incremental/row-digest.js';
 
 export interface Difference {
   table: string;
@@ -53,9 +54,7 @@ export async function compareWarehouses(
       const fingerprint = async (x: string) =>
         JSON.stringify(
           (
-            await conn.runAndReadAll(
-              `SELECT count(*) AS n, bit_xor(hash(t)) AS x, sum(hash(t)::HUGEINT) AS s FROM ${x} AS t`,
-            )
+            await conn.runAndReadAll(`SELECT ${rowDigestSql('t')} AS x, sum(hash(t)::HUGEINT) AS s FROM ${x} AS t`)
           ).getRowObjectsJson()[0],
         );
       if ((await fingerprint(a)) === (await fingerprint(b))) continue;

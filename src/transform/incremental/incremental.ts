@@ -27,6 +27,7 @@ import { LAKE_STREAMS, lakeViewName } from '../sources/lake-streams.js';
 import { folderMonth, monthPartitions, type Partition } from '../sources/lake-partitions.js';
 import { narrowLakeView } from '../sources/lake-views.js';
 import { inMonth, inMonths } from './month-range.js';
+import { rowDigestSql } from './row-digest.js';
 import { stripTrailingSemicolon, type Node } from '../models/model-graph.js';
 import { relativeStreamDir } from '../../lake/index.js';
 
@@ -518,7 +519,7 @@ export class IncrementalModels {
         ? `coalesce(CAST(t.${id(group)} AS VARCHAR), '*')`
         : `'*'`;
     const r = await this.conn.runAndReadAll(
-      `SELECT ${g} AS g, count(*) || ':' || bit_xor(hash(t)) AS fp FROM ${id(table)} AS t ${only} GROUP BY ALL`,
+      `SELECT ${g} AS g, ${rowDigestSql('t')} AS fp FROM ${id(table)} AS t ${only} GROUP BY ALL`,
     );
     const now = Object.fromEntries(
       (r.getRowObjectsJson() as { g: string; fp: string }[]).map((row) => [row.g, row.fp]),
