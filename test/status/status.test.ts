@@ -243,16 +243,17 @@ describe('perks status', () => {
       expect(build.code).toBe(1);
       const r = await status('2026-11-23T13:30:00Z');
       expect(r.code).toBe(4);
+      // the marts were last built by the close of the test above (at 13:00 the day before): a close rebuilds them
       expect(stderrLines(r)).toEqual([
         expect.stringMatching(
-          /^perks: marts and reports are stale: as built 25\.\dh ago \(2026-11-22T12:00:\d\d\.\d{3}Z\), 1 extract run behind the lake; the last build failed at 2026-11-23T13:10:\d\d\.\d{3}Z: the lake stream credit .* cannot be read: .*; fix it and rerun `perks build`$/,
+          /^perks: marts and reports are stale: as built 24\.\dh ago \(2026-11-22T13:00:\d\d\.\d{3}Z\), 1 extract run behind the lake; the last build failed at 2026-11-23T13:10:\d\d\.\d{3}Z: the lake stream credit .* cannot be read: .*; fix it and rerun `perks build`$/,
         ),
       ]);
       expect(r.stdout).toMatch(
-        /^marts: built 2026-11-22T12:00:\d\d\.\d{3}Z \(25\.\dh ago\), 1 extract run behind the lake; last build FAILED at 2026-11-23T13:10:\d\d\.\d{3}Z: the lake stream credit .* \(warn\)$/m,
+        /^marts: built 2026-11-22T13:00:\d\d\.\d{3}Z \(24\.\dh ago\), 1 extract run behind the lake; last build FAILED at 2026-11-23T13:10:\d\d\.\d{3}Z: the lake stream credit .* \(warn\)$/m,
       );
       // two days on, the marts alone are past --error-after
-      const later = JSON.parse((await status('2026-11-24T15:00:00Z', ['--format', 'json'])).stdout);
+      const later = JSON.parse((await status('2026-11-24T16:00:00Z', ['--format', 'json'])).stdout);
       expect(later.marts_freshness).toBe('error');
     } finally {
       writeFileSync(file, original);

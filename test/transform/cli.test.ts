@@ -204,7 +204,7 @@ test('perks models lists every model with grain, columns and dependencies, and w
   const revenue = docs.find((d) => d.name === 'revenue_monthly')!;
   expect(revenue.layer).toBe('marts');
   expect(revenue.grain).toBe('one row per organisation_group_id, month, order_currency, order_status');
-  expect(revenue.dependsOn).toEqual(['close_figures', 'close_records', 'stg_orders']);
+  expect(revenue.dependsOn).toEqual(['close_figures', 'close_records', 'stg_month_states', 'stg_orders']);
   expect(revenue.columns.slice(0, 5)).toMatchObject([
     { name: 'organisation_group_id', type: 'BIGINT' },
     { name: 'month', type: 'DATE' },
