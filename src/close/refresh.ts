@@ -6,9 +6,9 @@
  */
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { reportFileName, writeRevenueReport, type RevenueRule } from '../report/index.js';
+import { reportFileName, writeRevenueReport, type ReportSettings, type RevenueRule } from '../report/index.js';
 import { ExitCode, UserFacingError } from '../shared/exit-codes.js';
-import { buildWarehouse, readBuildRecord } from '../transform/index.js';
+import { buildSettingsOf, buildWarehouse, readBuildRecord, type BuildSettings } from '../transform/index.js';
 
 export interface Refreshed {
   /** The month's HTML reports written again: the whole month's, and each group's one that was there. */
@@ -19,18 +19,19 @@ export interface Refreshed {
 
 /**
  * Rebuilds at the as-of day of the last build (what the close did not change stays as it was), then writes the
- * month's report in every format. A failure is returned, not thrown: the record it follows is already written
- * and must still be checkpointed.
+ * month's report in every format, both under the `settings` the command read. A failure is returned, not
+ * thrown: the record it follows is already written and must still be checkpointed.
  */
 export async function refreshAfterClose(
   outDir: string,
   ym: string,
   groups: readonly number[],
+  settings: BuildSettings & ReportSettings,
   rule?: RevenueRule,
 ): Promise<Refreshed> {
   const asOf = (await readBuildRecord(outDir))?.lastSuccess?.asOf;
   try {
-    const built = await buildWarehouse({ outDir, ...(asOf ? { asOf } : {}) });
+    const built = await buildWarehouse({ outDir, ...(asOf ? { asOf } : {}), ...buildSettingsOf(settings) });
     if (!built.ok) return { reports: [], failed: `the build failed: ${built.error ?? 'no reason given'}` };
   } catch (err) {
     return { reports: [], failed: `the build failed: ${messageOf(err)}` }; // a lake it cannot read, say
@@ -43,7 +44,13 @@ export async function refreshAfterClose(
       ...groups.filter((g) => existsSync(join(outDir, 'reports', reportFileName(ym, g, 'html')))),
     ];
     for (const group of scopes) {
-      const r = await writeRevenueReport({ outDir, month: ym, group, ...(rule ? { revenueRule: rule } : {}) });
+      const r = await writeRevenueReport({
+        outDir,
+        month: ym,
+        group,
+        settings,
+        ...(rule ? { revenueRule: rule } : {}),
+      });
       reports.push(...r.files.filter((f) => f.endsWith('.html')));
     }
   } catch (err) {

@@ -9,11 +9,11 @@
 import type { Config } from '../config/index.js';
 import type { CloseRecord, FxRates, Reread } from '../closes/index.js';
 import { acquireLock } from '../lake/index.js';
-import type { ReportMonth, RevenueRule } from '../report/index.js';
+import type { ReportMonth, ReportSettings, RevenueRule } from '../report/index.js';
 import { crashPoint } from '../shared/crash-points.js';
 import { ExitCode, UserFacingError } from '../shared/exit-codes.js';
 import { checkpoint } from '../shared/output-hooks.js';
-import { buildWarehouse } from '../transform/index.js';
+import { buildSettingsOf, buildWarehouse, type BuildSettings } from '../transform/index.js';
 import { assertMonthOver, closeEndedMonth, reopenMonth, type EndedMonthClose, type ReopenOptions } from './close.js';
 import { refreshCredit, type CreditRefresh } from './credit-refresh.js';
 import { rereadMonth } from './reread.js';
@@ -73,9 +73,12 @@ export async function runClose(request: CloseRequest): Promise<CloseOutcome> {
   const { written, refreshed } = await locked(
     close.outDir,
     async () => {
-      const records = await rebuildAndClose({ ...close, reread: found });
+      const records = await rebuildAndClose({ ...close, reread: found }, config);
       const groups = records.map((r) => r.organisation_group_id);
-      return { written: records, refreshed: await refreshAfterClose(close.outDir, month.ym, groups, rule) };
+      return {
+        written: records,
+        refreshed: await refreshAfterClose(close.outDir, month.ym, groups, request.config, rule),
+      };
     },
     true,
   );
@@ -84,13 +87,21 @@ export async function runClose(request: CloseRequest): Promise<CloseOutcome> {
   return { reread, written, reports: refreshed.reports };
 }
 
-/** `perks reopen`: the reopen record appended under the output's lock, then the marts and the report made true. */
-export async function runReopen(options: ReopenOptions): Promise<ReopenOutcome> {
+/**
+ * `perks reopen`: the reopen record appended under the output's lock, then the marts and the report made true
+ * under the `settings` the command read.
+ */
+export async function runReopen(
+  options: ReopenOptions & { readonly settings: BuildSettings & ReportSettings },
+): Promise<ReopenOutcome> {
   const { record, refreshed } = await locked(
     options.outDir,
     async () => {
       const reopened = await reopenMonth(options);
-      return { record: reopened, refreshed: await refreshAfterClose(options.outDir, reopened.month, [options.group]) };
+      return {
+        record: reopened,
+        refreshed: await refreshAfterClose(options.outDir, reopened.month, [options.group], options.settings),
+      };
     },
     true,
   );
@@ -117,9 +128,9 @@ async function rereadBeforeClose(request: CloseRequest, close: EndedMonthClose):
 }
 
 /** After a re-read the warehouse is rebuilt, so the figures frozen are the ones re-read. */
-async function rebuildAndClose(close: EndedMonthClose): Promise<CloseRecord[]> {
+async function rebuildAndClose(close: EndedMonthClose, settings: BuildSettings): Promise<CloseRecord[]> {
   if (close.reread) {
-    const built = await buildWarehouse({ outDir: close.outDir });
+    const built = await buildWarehouse({ outDir: close.outDir, ...buildSettingsOf(settings) });
     if (!built.ok)
       throw new UserFacingError(
         `the build after the re-read failed; nothing was closed: ${built.error}`,

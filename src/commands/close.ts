@@ -125,6 +125,7 @@ export const reopenCommand: CommandModule<object, ReopenFlags> = {
         group,
         reason: argv.reason,
         by: argv.by ?? config.operator,
+        settings: config,
       });
       process.stdout.write(
         `reopened ${r.month} for group ${r.organisation_group_id}, record ${r.seq}, hash ${r.hash}\n`,

@@ -77,6 +77,7 @@ export const reportCommand: CommandModule<object, ReportFlags> = {
         group: parseGroup(argv.group),
         formats: parseFormats(argv.format),
         includeTestGroups: argv['include-test-groups'],
+        settings: config,
       });
       const lines = [
         `revenue ${argv.month}: ${monthStateWord(result.status)}, ${result.reconciled ? 'reconciled with the lake' : 'NOT reconciled with the lake (see the report)'}`,

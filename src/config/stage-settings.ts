@@ -70,6 +70,8 @@ export const STAGE_SETTINGS = {
     .default(false),
   /** The CI's step summary file (GitHub Actions): `perks run` appends its summary there. */
   stepSummary: z.string().optional(),
+  /** The Chromium `--format pdf` prints with (src/report/pdf.ts checks it is executable); unset, one is looked for. */
+  chromium: z.string().trim().optional(),
 };
 
 export const STAGE_ENV_NAMES = {
@@ -93,6 +95,7 @@ export const STAGE_ENV_NAMES = {
   s3PathStyle: 'PERKS_S3_PATH_STYLE',
   debug: 'PERKS_DEBUG',
   stepSummary: 'GITHUB_STEP_SUMMARY',
+  chromium: 'PERKS_CHROMIUM',
 } as const satisfies Record<keyof typeof STAGE_SETTINGS, string>;
 
 /** Settings whose value a message never shows. */

@@ -8,6 +8,7 @@ export {
   type ReportFormat,
   type RevenueReportOptions,
   type RevenueReportResult,
+  type ReportSettings,
 } from './write-report.js';
 export { loadReport } from './load-report.js';
 export { openWarehouse, type Warehouse } from './warehouse.js';

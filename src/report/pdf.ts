@@ -22,16 +22,19 @@ export class ChromiumMissingError extends UserFacingError {
 
 const INSTALL = 'install it (Debian/Ubuntu: `apt-get install chromium`) or set PERKS_CHROMIUM to its path';
 
-/** The Chromium to print with: PERKS_CHROMIUM when set (and then only it), else the first one found. */
-export function findChromium(env: NodeJS.ProcessEnv = process.env): string {
-  const named = env.PERKS_CHROMIUM?.trim();
+/**
+ * The Chromium to print with: `named` (PERKS_CHROMIUM, read by src/config) when set, and then only it; else the
+ * first one found on the usual paths and the system's PATH (`searchPath`, the executable search path, not a
+ * setting of the program: read here, the one exception scripts/check-layers.mjs names for this file).
+ */
+export function findChromium(named: string | undefined, searchPath: string | undefined = process.env.PATH): string {
   if (named) {
     if (executable(named)) return named;
     throw new ChromiumMissingError(
       `PERKS_CHROMIUM=${JSON.stringify(named)} is not an executable file: --format pdf prints with Chromium; ${INSTALL}`,
     );
   }
-  const path = (env.PATH ?? '').split(delimiter).filter(Boolean);
+  const path = (searchPath ?? '').split(delimiter).filter(Boolean);
   const candidates = [
     '/usr/bin/chromium',
     '/usr/bin/chromium-browser',

@@ -18,7 +18,7 @@ import { openWarehouse } from './warehouse.js';
 import { findChromium, printPdf } from './pdf.js';
 import type { RevenueRule } from './revenue-rule.js';
 import { fxRatesFrom } from '../closes/index.js';
-import { configFrom, type Config } from '../config/index.js';
+import type { Config } from '../config/index.js';
 
 /** The formats of "all"; PDF is asked for by name (it needs Chromium). */
 export const REPORT_FORMATS = ['html', 'csv', 'md'] as const;
@@ -32,6 +32,9 @@ const RENDERERS: Record<(typeof REPORT_FORMATS)[number], (r: RevenueReport) => s
   md: renderMarkdown,
 };
 
+/** What the report reads of the settings (PERKS_REVENUE_STATUSES, PERKS_FX_RATES, PERKS_REPORTING_CURRENCY, PERKS_CHROMIUM). */
+export type ReportSettings = Pick<Config, 'revenueStatuses' | 'fxRates' | 'reportingCurrency' | 'chromium'>;
+
 export interface RevenueReportOptions {
   /** The output directory (<out>): reads warehouse.duckdb, lake/ and state/, writes reports/. */
   readonly outDir: string;
@@ -41,10 +44,10 @@ export interface RevenueReportOptions {
   readonly group?: number;
   /** Default: html, csv and md; pdf only when named. */
   readonly formats?: readonly ReportFormat[];
-  /** The statuses that are revenue; default: PERKS_REVENUE_STATUSES, else Complete. */
+  /** The statuses that are revenue; default: the settings' (PERKS_REVENUE_STATUSES, else Complete). */
   readonly revenueRule?: RevenueRule;
-  /** The rule and the rates the caller read (src/config); default: the environment's, read there. */
-  readonly settings?: Pick<Config, 'revenueStatuses' | 'fxRates' | 'reportingCurrency'>;
+  /** The rule, the rates and the Chromium the caller read (src/config, once per command): the report reads no other. */
+  readonly settings: ReportSettings;
   /** Count test groups (stg_groups.is_sandbox) in the totals; by default they are listed, flagged and left out. */
   readonly includeTestGroups?: boolean;
 }
@@ -71,9 +74,9 @@ export async function writeRevenueReport(options: RevenueReportOptions): Promise
   if (unknown.length > 0 || formats.length === 0)
     throw new ReportInputError(`--format=${unknown.join(',') || '(none)'} is invalid: ${FORMATS_EXPECTED}`);
   // Before any work: a PDF needs Chromium.
-  const chromium = formats.includes('pdf') ? findChromium() : undefined;
+  const settings = options.settings;
+  const chromium = formats.includes('pdf') ? findChromium(settings.chromium) : undefined;
 
-  const settings = options.settings ?? configFrom();
   const rule = options.revenueRule ?? { statuses: settings.revenueStatuses };
   const fx = fxRatesFrom(settings);
   const wh = await openWarehouse(options.outDir);

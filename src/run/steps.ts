@@ -7,7 +7,13 @@ import type { Config } from '../config/index.js';
 import { extract, type Event, type ExtractOptions } from '../extract/index.js';
 import { forgetAnonymised } from '../forget/index.js';
 import { compactLake } from '../compact/index.js';
-import { buildWarehouse, describeIntervals, describeKept, describeMonthFiles } from '../transform/index.js';
+import {
+  buildSettingsOf,
+  buildWarehouse,
+  describeIntervals,
+  describeKept,
+  describeMonthFiles,
+} from '../transform/index.js';
 import { checkpoint } from '../shared/output-hooks.js';
 import { heldLine, runWriteback } from '../writeback/index.js';
 import { closeSummary, lastClosedMonth, ReportInputError, writeRevenueReport } from '../report/index.js';
@@ -72,10 +78,10 @@ async function compactStep({ config, outDir, startedAt }: RunContext) {
   };
 }
 
-async function buildStep({ outDir, startedAt, summary }: RunContext) {
+async function buildStep({ config, outDir, startedAt, summary }: RunContext) {
   await checkpoint('extract'); // with a store, the extract's commits are published first (a kill later keeps them)
   const before = await revenueTotals(outDir); // recognised revenue as the last build left it
-  const r = await buildWarehouse({ outDir, asOf: startedAt.toISOString().slice(0, 10) });
+  const r = await buildWarehouse({ outDir, asOf: startedAt.toISOString().slice(0, 10), ...buildSettingsOf(config) });
   summary.build = r;
   if (!r.ok) return { detail: `${r.error ?? 'the build failed'}${r.impact ?? ''}`, exitCode: ExitCode.failed };
   const after = await revenueTotals(outDir);
@@ -113,13 +119,13 @@ async function writebackStep({ config, outDir, client }: RunContext) {
 }
 
 /** The report of the last month closed by the extract (or --month, or the month before the run's). */
-async function reportStep({ outDir, startedAt, options, summary }: RunContext) {
+async function reportStep({ config, outDir, startedAt, options, summary }: RunContext) {
   const groups = summary.extract?.groups.map((g) => g.id) ?? [];
   const closed = await lastClosedMonth(outDir, groups);
   const month = options.month ?? closed ?? previousMonth(startedAt);
   let r: Awaited<ReturnType<typeof writeRevenueReport>>;
   try {
-    r = await writeRevenueReport({ outDir, month, formats: ['html', 'csv', 'md'] });
+    r = await writeRevenueReport({ outDir, month, formats: ['html', 'csv', 'md'], settings: config });
   } catch (err) {
     // A young lake (less than a month extracted) has no month to report yet: not a failure of the run.
     if (options.month === undefined && err instanceof ReportInputError)

@@ -1,7 +1,13 @@
 /** The model runner: SQL models (sql/) into the warehouse, data tests, mart export, dictionary, read-only queries. */
 export { buildWarehouse, warehousePath, type BuildResult } from './build/build-warehouse.js';
 export { readBuildRecord, buildRecordPath, type BuildRecord, type BuildOutcome } from './build/build-record.js';
-export { checkBuildOptions, SegmentThresholds, type BuildOptions } from './build/build-options.js';
+export {
+  buildSettingsOf,
+  checkBuildOptions,
+  SegmentThresholds,
+  type BuildOptions,
+  type BuildSettings,
+} from './build/build-options.js';
 export type { StepResult, StepStatus, MonthFiles } from './runner/run-models.js';
 export { describeModels } from './build/describe-models.js';
 export { renderMarkdown, writeDictionary, type ModelDoc } from './export/dictionary.js';

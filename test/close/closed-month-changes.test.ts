@@ -22,6 +22,7 @@ import { tempOut } from '../support/scratch.js';
 import { filesOf, toLegacyLayout } from '../compact/helpers.js';
 import { query, ROOT } from '../transform/helpers.js';
 import { extractAndBuild, octoberCompleteOrders, OCTOBER, TODAY } from './scenario.js';
+import { configFrom } from '../../src/config/index.js';
 
 const RULE = { statuses: ['Complete'] };
 const at = (time: string) => `${TODAY}T${time}Z`;
@@ -60,7 +61,7 @@ describe('a signed-off month never stops the build', () => {
   let closedMd: string;
 
   const report = async (month: string) => {
-    const r = await writeRevenueReport({ outDir: out, month, group, revenueRule: RULE });
+    const r = await writeRevenueReport({ settings: configFrom(), outDir: out, month, group, revenueRule: RULE });
     const [, csv, md] = await Promise.all(r.files.map((f) => readFile(f, 'utf8')));
     return { csv, md };
   };

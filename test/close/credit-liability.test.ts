@@ -14,6 +14,7 @@ import { orgConfig } from '../support/sandbox.js';
 import { tempOut } from '../support/scratch.js';
 import { query } from '../transform/helpers.js';
 import { TODAY } from './scenario.js';
+import { configFrom } from '../../src/config/index.js';
 
 const RULE = { statuses: ['Complete'] };
 
@@ -59,6 +60,7 @@ describe('credit liability', () => {
           })),
       );
       const report = await writeRevenueReport({
+        settings: configFrom(),
         outDir: out,
         month: '2026-11',
         formats: ['md'],
@@ -107,8 +109,16 @@ describe('credit liability under the close', () => {
         });
         const report = async () =>
           readFile(
-            (await writeRevenueReport({ outDir: out, month: '2026-10', group, formats: ['md'], revenueRule: RULE }))
-              .files[0],
+            (
+              await writeRevenueReport({
+                settings: configFrom(),
+                outDir: out,
+                month: '2026-10',
+                group,
+                formats: ['md'],
+                revenueRule: RULE,
+              })
+            ).files[0],
             'utf8',
           );
         const before = await report();
@@ -164,8 +174,16 @@ describe('credit liability under the close', () => {
         expect(after).toContain(`### Credit liability at 2026-10-31`);
         // November's report lists the adjustment to October's credit liability
         const november = await readFile(
-          (await writeRevenueReport({ outDir: out, month: '2026-11', group, formats: ['md'], revenueRule: RULE }))
-            .files[0],
+          (
+            await writeRevenueReport({
+              settings: configFrom(),
+              outDir: out,
+              month: '2026-11',
+              group,
+              formats: ['md'],
+              revenueRule: RULE,
+            })
+          ).files[0],
           'utf8',
         );
         expect(november).toContain("### Adjustments to closed months' credit liability booked in");
@@ -204,7 +222,16 @@ describe('credit liability under the close', () => {
       const report = (month: string, instant: string) =>
         at(instant, async () =>
           readFile(
-            (await writeRevenueReport({ outDir: out, month, group, formats: ['md'], revenueRule: RULE })).files[0],
+            (
+              await writeRevenueReport({
+                settings: configFrom(),
+                outDir: out,
+                month,
+                group,
+                formats: ['md'],
+                revenueRule: RULE,
+              })
+            ).files[0],
             'utf8',
           ),
         );

@@ -14,6 +14,7 @@ import { runCli, stderrLines } from '../support/cli.js';
 import { orgConfig, orgEnv, withSandbox } from '../support/sandbox.js';
 import { tempOut } from '../support/scratch.js';
 import { query } from '../transform/helpers.js';
+import { configFrom } from '../../src/config/index.js';
 
 const READ_DAY = '2026-10-20';
 const MONTH_END = Date.parse('2026-10-31T23:59:59.999Z');
@@ -89,6 +90,7 @@ test('a close refreshes the credit of the month’s holders first; past its budg
 
     // The report states the oldest balance the liability rests on.
     const report = await writeRevenueReport({
+      settings: configFrom(),
       outDir: out,
       month: '2026-10',
       group,

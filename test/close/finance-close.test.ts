@@ -14,6 +14,7 @@ import { testSandbox } from '../support/sandbox.js';
 import { tempOut } from '../support/scratch.js';
 import { query } from '../transform/helpers.js';
 import { extractAndBuild, octoberCompleteOrders, OCTOBER, TODAY } from './scenario.js';
+import { configFrom } from '../../src/config/index.js';
 
 const RULE = { statuses: ['Complete'] };
 const at = (time: string) => new Date(`${TODAY}T${time}Z`);
@@ -30,7 +31,7 @@ describe('a closed month never changes silently', () => {
   let frozen: Record<string, unknown>[];
 
   const reports = async (month: string) => {
-    const r = await writeRevenueReport({ outDir: out, month, group, revenueRule: RULE });
+    const r = await writeRevenueReport({ settings: configFrom(), outDir: out, month, group, revenueRule: RULE });
     const [html, csv, md] = await Promise.all(r.files.map((f) => readFile(f, 'utf8')));
     return { html, csv, md };
   };

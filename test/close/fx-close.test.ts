@@ -8,7 +8,7 @@ import { afterEach, describe, expect, test } from 'vitest';
 import { closeMonth } from '../../src/close/index.js';
 import { closesPath, fxRatesFrom, readCloses, type FrozenFigures } from '../../src/closes/index.js';
 import { writeRevenueReport } from '../../src/report/index.js';
-import { loadConfig } from '../../src/config/index.js';
+import { configFrom, loadConfig } from '../../src/config/index.js';
 import { buildFixture } from '../report/fixture.js';
 
 const RULE = { statuses: ['Complete'] };
@@ -41,8 +41,16 @@ describe('the rates of a close are frozen', () => {
     });
     const md = async (group?: number) =>
       readFile(
-        (await writeRevenueReport({ outDir: out, month: '2024-03', group, formats: ['md'], revenueRule: RULE }))
-          .files[0],
+        (
+          await writeRevenueReport({
+            settings: configFrom(),
+            outDir: out,
+            month: '2024-03',
+            group,
+            formats: ['md'],
+            revenueRule: RULE,
+          })
+        ).files[0],
         'utf8',
       );
     const closed = await md(11);

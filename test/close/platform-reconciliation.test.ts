@@ -9,6 +9,7 @@ import { orgConfig } from '../support/sandbox.js';
 import { tempOut } from '../support/scratch.js';
 import { query } from '../transform/helpers.js';
 import { TODAY } from './scenario.js';
+import { configFrom } from '../../src/config/index.js';
 
 describe("reconciliation against the platform's own statistics", () => {
   test('a consistent world matches (or is explained); stale statistics name the user and the amounts', async () => {
@@ -28,6 +29,7 @@ describe("reconciliation against the platform's own statistics", () => {
       expect(results.filter((r) => r.result === 'differs')).toEqual([]);
       expect(Number(results.find((r) => r.result === 'matched')?.n)).toBeGreaterThan(20);
       const agreeing = await writeRevenueReport({
+        settings: configFrom(),
         outDir: out,
         month: '2026-10',
         formats: ['md'],
@@ -57,6 +59,7 @@ describe("reconciliation against the platform's own statistics", () => {
         FROM reconciliation_platform WHERE result = 'differs'`,
       );
       const report = await writeRevenueReport({
+        settings: configFrom(),
         outDir: out,
         month: '2026-10',
         group: Number(pick.g),

@@ -8,6 +8,7 @@ import { clockFrom, setClock, type Clock } from '../../src/shared/clock.js';
 import { orgConfig } from '../support/sandbox.js';
 import { sandboxForFile } from '../support/sandbox-hooks.js';
 import { tempOut } from '../support/scratch.js';
+import { configFrom } from '../../src/config/index.js';
 
 /**
  * The finance pack (issue 43, items 7–9) on one small sandbox output: test groups left out of the totals unless
@@ -94,7 +95,13 @@ describe('test groups', () => {
     expect(counted.totals).toEqual(await totalsBySql('true'));
     expect(counted.totals).not.toEqual(left.totals);
 
-    const r = await writeRevenueReport({ outDir: out, month: MONTH, formats: ['html', 'md'], revenueRule: RULE });
+    const r = await writeRevenueReport({
+      settings: configFrom(),
+      outDir: out,
+      month: MONTH,
+      formats: ['html', 'md'],
+      revenueRule: RULE,
+    });
     const [html, md] = await Promise.all(r.files.map((f) => readFile(f, 'utf8')));
     const name = String(tests[0].n);
     expect(html).toContain(`${name} <span class="badge test" title="test group, not in the totals">test</span>`);
@@ -122,7 +129,13 @@ describe('a reporting currency without a rate for one currency', () => {
     );
     process.env.PERKS_FX_RATES = join(out, 'rates.csv');
     process.env.PERKS_REPORTING_CURRENCY = 'GBP';
-    const r = await writeRevenueReport({ outDir: out, month: MONTH, formats: ['html'], revenueRule: RULE });
+    const r = await writeRevenueReport({
+      settings: configFrom(),
+      outDir: out,
+      month: MONTH,
+      formats: ['html'],
+      revenueRule: RULE,
+    });
     const html = await readFile(r.files[0], 'utf8');
     const section = html.slice(html.indexOf('id="consolidated"'), html.indexOf('id="trend"'));
     const aud = await sql(`SELECT display_name AS n FROM stg_groups WHERE organisation_group_id IN
@@ -207,7 +220,13 @@ describe('the trend and the year to date', () => {
       expect(line.ytd, `${g} ${line.currency} YTD`).toBe(ytd.get(`${g}|${line.currency}`) ?? '0.00');
     }
     // the CSV section carries the same figures, one tidy row per line and period
-    const r = await writeRevenueReport({ outDir: out, month: MONTH, formats: ['csv'], revenueRule: RULE });
+    const r = await writeRevenueReport({
+      settings: configFrom(),
+      outDir: out,
+      month: MONTH,
+      formats: ['csv'],
+      revenueRule: RULE,
+    });
     const csv = await readFile(
       r.files.find((f) => f.endsWith('-trend.csv'))!,
       'utf8',

@@ -4,6 +4,7 @@ import { afterEach, describe, expect, test } from 'vitest';
 import { writeRevenueReport } from '../../src/report/index.js';
 import { InputError } from '../../src/shared/exit-codes.js';
 import { buildFixture } from './fixture.js';
+import { configFrom } from '../../src/config/index.js';
 
 const RULE = { statuses: ['Complete'] };
 
@@ -26,6 +27,7 @@ describe('a reporting currency', () => {
   test('with rates for every currency: consolidated totals per group and in all, summed exactly', async () => {
     const out = await withRates('month,currency,rate\n2024-03,GBP,1.17\n2024-03,USD,0.92\n2024-02,GBP,1.16\n');
     const r = await writeRevenueReport({
+      settings: configFrom(),
       outDir: out,
       month: '2024-03',
       formats: ['md', 'html', 'csv'],
@@ -48,7 +50,13 @@ describe('a reporting currency', () => {
 
   test('a currency without a rate for the month is named and left out, never converted at 1', async () => {
     const out = await withRates('month,currency,rate\n2024-03,GBP,1.17\n2024-02,USD,0.92\n');
-    const r = await writeRevenueReport({ outDir: out, month: '2024-03', formats: ['md'], revenueRule: RULE });
+    const r = await writeRevenueReport({
+      settings: configFrom(),
+      outDir: out,
+      month: '2024-03',
+      formats: ['md'],
+      revenueRule: RULE,
+    });
     const md = await readFile(r.files[0], 'utf8');
     expect(md).toContain('NOT INCLUDED: USD, which has no rate for 2024-03 in');
     expect(md).toContain('| Acme US (12) | 1.35 EUR | 1.35 EUR | USD |');
@@ -58,7 +66,15 @@ describe('a reporting currency', () => {
   test('without the file nothing changes', async () => {
     const out = await withRates(undefined);
     const plain = await readFile(
-      (await writeRevenueReport({ outDir: out, month: '2024-03', formats: ['md'], revenueRule: RULE })).files[0],
+      (
+        await writeRevenueReport({
+          settings: configFrom(),
+          outDir: out,
+          month: '2024-03',
+          formats: ['md'],
+          revenueRule: RULE,
+        })
+      ).files[0],
       'utf8',
     );
     expect(plain).not.toContain('Consolidated');
@@ -72,7 +88,12 @@ describe('a reporting currency', () => {
     ['month,currency,rate\n2024-03,GBP,1.17\n2024-03,US', /line 3: the file ends in the middle of a line/],
   ])('a malformed or partial rates file is one line, exit 2, and no report: %j', async (content, message) => {
     const out = await withRates(content);
-    const err = await writeRevenueReport({ outDir: out, month: '2024-03', revenueRule: RULE }).catch((e: unknown) => e);
+    const err = await writeRevenueReport({
+      settings: configFrom(),
+      outDir: out,
+      month: '2024-03',
+      revenueRule: RULE,
+    }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(InputError);
     expect((err as InputError).exitCode).toBe(2);
     expect((err as Error).message).toMatch(message);
@@ -82,12 +103,12 @@ describe('a reporting currency', () => {
 
   test('rates without a reporting currency, or a missing file, are refused the same way', async () => {
     const out = await withRates('month,currency,rate\n', '');
-    await expect(writeRevenueReport({ outDir: out, month: '2024-03' })).rejects.toThrow(
+    await expect(writeRevenueReport({ settings: configFrom(), outDir: out, month: '2024-03' })).rejects.toThrow(
       /^PERKS_REPORTING_CURRENCY="" is invalid: PERKS_FX_RATES needs the currency/,
     );
     process.env.PERKS_REPORTING_CURRENCY = 'EUR';
     process.env.PERKS_FX_RATES = join(out, 'nope.csv');
-    await expect(writeRevenueReport({ outDir: out, month: '2024-03' })).rejects.toThrow(
+    await expect(writeRevenueReport({ settings: configFrom(), outDir: out, month: '2024-03' })).rejects.toThrow(
       /^PERKS_FX_RATES=.*nope\.csv cannot be read \(ENOENT\)/,
     );
     expect(await readdir(out)).not.toContain('reports');

@@ -6,7 +6,8 @@ import { loadReport, openWarehouse, parseMonth, type RevenueRule } from '../../s
 import { runPipeline } from '../../src/run/index.js';
 import { clockFrom, setClock, type Clock } from '../../src/shared/clock.js';
 import { ConfigError } from '../../src/shared/exit-codes.js';
-import { buildWarehouse } from '../../src/transform/index.js';
+import { buildSettingsOf, buildWarehouse } from '../../src/transform/index.js';
+import { configFrom } from '../../src/config/index.js';
 import { orgConfig } from '../support/sandbox.js';
 import { sandboxForFile } from '../support/sandbox-hooks.js';
 import { tempOut } from '../support/scratch.js';
@@ -154,7 +155,10 @@ describe('the report and a BI sum over revenue_monthly agree on recognised reven
 test('a blank PERKS_REVENUE_STATUSES stops the build before anything is built: one line, exit 2', async () => {
   process.env.PERKS_REVENUE_STATUSES = 'Complete,,';
   try {
-    const err = await buildWarehouse({ outDir: tempOut('perks-recognised-bad-'), asOf: DAY }).catch((e: unknown) => e);
+    // the caller reads the settings (src/config) and passes them: the build is never started
+    const build = async () =>
+      buildWarehouse({ outDir: tempOut('perks-recognised-bad-'), asOf: DAY, ...buildSettingsOf(configFrom()) });
+    const err = await build().catch((e: unknown) => e);
     expect(err).toBeInstanceOf(ConfigError);
     expect((err as ConfigError).exitCode).toBe(2);
     expect((err as Error).message).toBe(

@@ -6,6 +6,7 @@ import { beforeAll, describe, expect, test } from 'vitest';
 import { ReportInputError, writeRevenueReport } from '../../src/report/index.js';
 import { InputError } from '../../src/shared/exit-codes.js';
 import { buildFixture, EXPECTED, writeState } from './fixture.js';
+import { configFrom } from '../../src/config/index.js';
 
 async function query(path: string, sql: string): Promise<Record<string, unknown>[]> {
   const db = await DuckDBInstance.create(':memory:');
@@ -30,7 +31,7 @@ describe('the revenue report of a small worked-out warehouse', () => {
 
   beforeAll(async () => {
     out = await buildFixture();
-    result = await writeRevenueReport({ outDir: out, month: '2024-03' });
+    result = await writeRevenueReport({ settings: configFrom(), outDir: out, month: '2024-03' });
     const [html, csv, md] = await Promise.all(result.files.map((f) => readFile(f, 'utf8')));
     files = { html: unlabelled(html), csv, md };
   });
@@ -170,6 +171,7 @@ describe("recognised revenue: the statuses that are revenue are the organisation
   test('the headline is recognised revenue (Complete by default), the other statuses apart, and the rule is said', async () => {
     const out = await buildFixture();
     const r = await writeRevenueReport({
+      settings: configFrom(),
       outDir: out,
       month: '2024-03',
       formats: ['html', 'md'],
@@ -193,7 +195,13 @@ describe("recognised revenue: the statuses that are revenue are the organisation
     const out = await buildFixture({ revenueStatuses: ['Complete', 'Pending'] });
     process.env.PERKS_REVENUE_STATUSES = 'Complete, Pending';
     try {
-      const r = await writeRevenueReport({ outDir: out, month: '2024-03', group: 12, formats: ['md'] });
+      const r = await writeRevenueReport({
+        settings: configFrom(),
+        outDir: out,
+        month: '2024-03',
+        group: 12,
+        formats: ['md'],
+      });
       const md = await readFile(r.files[0], 'utf8');
       expect(md).toContain('status is Complete and Pending (PERKS_REVENUE_STATUSES)');
       expect(md).toContain('| Acme US (12) | USD | 3 | 41.70 USD | +37.20 USD (+826.7%) | 0 | 0.00 USD |');
@@ -206,7 +214,13 @@ describe("recognised revenue: the statuses that are revenue are the organisation
     const out = await buildFixture({
       tweak: `UPDATE revenue_monthly SET order_status = 'Disputed' WHERE organisation_group_id = 11 AND order_status = 'Refunded'`,
     });
-    const r = await writeRevenueReport({ outDir: out, month: '2024-03', group: 11, formats: ['md', 'csv'] });
+    const r = await writeRevenueReport({
+      settings: configFrom(),
+      outDir: out,
+      month: '2024-03',
+      group: 11,
+      formats: ['md', 'csv'],
+    });
     const md = await readFile(r.files[1], 'utf8');
     expect(md).toContain('Acme UK (11), GBP: unknown order status "Disputed" is not counted as recognised revenue');
     expect(md).toContain('| Acme UK (11) | GBP | 6 | 94.95 GBP |');
@@ -216,6 +230,7 @@ describe("recognised revenue: the statuses that are revenue are the organisation
   test('a report under another rule than the warehouse was built with is refused, one line, exit 2', async () => {
     const out = await buildFixture({ revenueStatuses: ['Complete', 'Pending'] });
     const err = await writeRevenueReport({
+      settings: configFrom(),
       outDir: out,
       month: '2024-03',
       revenueRule: { statuses: ['Complete'] },
@@ -232,8 +247,10 @@ describe("recognised revenue: the statuses that are revenue are the organisation
     const out = await buildFixture();
     process.env.PERKS_REVENUE_STATUSES = 'Complete,,';
     try {
-      const err = await writeRevenueReport({ outDir: out, month: '2024-03' }).catch((e: unknown) => e);
-      // a setting's error (src/config parses it): an input error, exit 2, like the report's own
+      // the caller reads the settings (src/config parses them) before the report: an input error, exit 2, like
+      // the report's own
+      const report = async () => writeRevenueReport({ settings: configFrom(), outDir: out, month: '2024-03' });
+      const err = await report().catch((e: unknown) => e);
       expect(err).toBeInstanceOf(InputError);
       expect((err as InputError).exitCode).toBe(2);
       expect((err as Error).message).toMatch(
@@ -250,7 +267,13 @@ describe('closed, provisional and reconciliation', () => {
   test('a provisional month covered in part is compared with the same days of the previous month, and says so', async () => {
     // Acme UK is extracted to 7 April (watermark 8 April): April 1–7 against March 1–7, not the whole of March.
     const out = await buildFixture();
-    const r = await writeRevenueReport({ outDir: out, month: '2024-04', group: 11, formats: ['md', 'html'] });
+    const r = await writeRevenueReport({
+      settings: configFrom(),
+      outDir: out,
+      month: '2024-04',
+      group: 11,
+      formats: ['md', 'html'],
+    });
     expect(r.status).toBe('provisional');
     const [html, md] = await Promise.all(r.files.map((f) => readFile(f, 'utf8')));
     // Recognised: 99.90 (order 1101) against 4.50 + 0.45 + 13.50 + 18.00 = 36.45 on March 1–7 (94.95 all month).
@@ -267,7 +290,13 @@ describe('closed, provisional and reconciliation', () => {
 
   test('one group whose extract is past the month end plus the lookback gets a closed report of its own', async () => {
     const out = await buildFixture();
-    const r = await writeRevenueReport({ outDir: out, month: '2024-03', group: 11, formats: ['md', 'csv'] });
+    const r = await writeRevenueReport({
+      settings: configFrom(),
+      outDir: out,
+      month: '2024-03',
+      group: 11,
+      formats: ['md', 'csv'],
+    });
     expect(r.status).toBe('final');
     expect(r.files).toEqual([
       join(out, 'reports', 'revenue-2024-03-g11.csv'),
@@ -284,7 +313,13 @@ describe('closed, provisional and reconciliation', () => {
   test('a missing extract state makes the month provisional', async () => {
     const out = await buildFixture();
     await rm(join(out, 'state'), { recursive: true });
-    const r = await writeRevenueReport({ outDir: out, month: '2024-03', group: 11, formats: ['md'] });
+    const r = await writeRevenueReport({
+      settings: configFrom(),
+      outDir: out,
+      month: '2024-03',
+      group: 11,
+      formats: ['md'],
+    });
     expect(r.status).toBe('provisional');
     expect(await readFile(r.files[0], 'utf8')).toContain('no extract state for group 11 yet');
   });
@@ -293,7 +328,7 @@ describe('closed, provisional and reconciliation', () => {
     const out = await buildFixture({
       tweak: `UPDATE revenue_monthly SET group_revenue = group_revenue + 1 WHERE organisation_group_id = 12 AND order_currency = 'USD' AND order_status = 'Complete' AND month = DATE '2024-03-01'`,
     });
-    const r = await writeRevenueReport({ outDir: out, month: '2024-03' });
+    const r = await writeRevenueReport({ settings: configFrom(), outDir: out, month: '2024-03' });
     expect(r.reconciled).toBe(false);
     const md = await readFile(r.files[2], 'utf8');
     expect(md).toContain(
@@ -308,7 +343,7 @@ describe('closed, provisional and reconciliation', () => {
   test('without a lake the report still comes out, and says it could not reconcile', async () => {
     const out = await buildFixture();
     await rm(join(out, 'lake'), { recursive: true });
-    const r = await writeRevenueReport({ outDir: out, month: '2024-03', formats: ['md'] });
+    const r = await writeRevenueReport({ settings: configFrom(), outDir: out, month: '2024-03', formats: ['md'] });
     expect(r.reconciled).toBe(false);
     expect(await readFile(r.files[0], 'utf8')).toMatch(
       /NOT RECONCILED: no raw orders in the lake at .*lake\/orders, so the mart cannot be reconciled/,
@@ -322,7 +357,7 @@ describe('closed, provisional and reconciliation', () => {
         .update(await readFile(join(out, 'warehouse.duckdb')))
         .digest('hex');
     const before = await hash();
-    await writeRevenueReport({ outDir: out, month: '2024-03' });
+    await writeRevenueReport({ settings: configFrom(), outDir: out, month: '2024-03' });
     expect(await hash()).toBe(before);
     expect((await readdir(out)).filter((f) => f.startsWith('warehouse'))).toEqual(['warehouse.duckdb']);
   });
@@ -344,7 +379,11 @@ describe('bad inputs get one clear line and exit code 2', () => {
       /^--format=docx is invalid: expected html, csv, md, pdf, a comma-separated list of them, or all$/,
     ],
   ] as const)('%j', async (options, message) => {
-    const err = await writeRevenueReport({ outDir: out, ...(options as { month: string }) }).catch((e: unknown) => e);
+    const err = await writeRevenueReport({
+      settings: configFrom(),
+      outDir: out,
+      ...(options as { month: string }),
+    }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(ReportInputError);
     expect((err as ReportInputError).exitCode).toBe(2);
     expect((err as Error).message).toMatch(message);
@@ -352,9 +391,11 @@ describe('bad inputs get one clear line and exit code 2', () => {
   });
 
   test('no warehouse at all', async () => {
-    const err = await writeRevenueReport({ outDir: join(out, 'nothing-here'), month: '2024-03' }).catch(
-      (e: unknown) => e,
-    );
+    const err = await writeRevenueReport({
+      settings: configFrom(),
+      outDir: join(out, 'nothing-here'),
+      month: '2024-03',
+    }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(ReportInputError);
     expect((err as Error).message).toMatch(
       /^no warehouse at .*nothing-here\/warehouse\.duckdb: run `perks build` \(or `perks run`\) first$/,
@@ -363,7 +404,13 @@ describe('bad inputs get one clear line and exit code 2', () => {
 
   test('a month the extract reached but that has no orders is a real zero, not an error', async () => {
     await writeState(out, 11, { watermark: '2024-07-20', firstDay: '2024-01-01', lookbackDays: 7 });
-    const r = await writeRevenueReport({ outDir: out, month: '2024-06', group: 11, formats: ['md'] });
+    const r = await writeRevenueReport({
+      settings: configFrom(),
+      outDir: out,
+      month: '2024-06',
+      group: 11,
+      formats: ['md'],
+    });
     expect(r.totals).toEqual([]);
     expect(r.status).toBe('final');
     expect(await readFile(r.files[0], 'utf8')).toContain('| Acme UK (11) | – | 0 | 0 | 0 | 0 | 0 | 0 | – |');

@@ -5,7 +5,7 @@
 import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, test } from 'vitest';
-import { buildWarehouse, checkBuildOptions } from '../../src/transform/index.js';
+import { buildSettingsOf, buildWarehouse, checkBuildOptions } from '../../src/transform/index.js';
 import { ConfigError } from '../../src/shared/exit-codes.js';
 import { loadConfig } from '../../src/config/index.js';
 import { writeFixtureLake } from './fixture-lake.js';
@@ -50,14 +50,9 @@ test('PERKS_BUILD_MEMORY_LIMIT is the default; a flag overrides it; the built-in
     checkBuildOptions({ outDir, memoryLimit: '2GB' }, loadConfig({ PERKS_BUILD_MEMORY_LIMIT: '3GB' })).memoryLimit,
   ).toBe('2GB');
   expect(checkBuildOptions({ outDir }, loadConfig({})).memoryLimit).toBe('1GB');
-  const old = process.env.PERKS_BUILD_MEMORY_LIMIT;
-  process.env.PERKS_BUILD_MEMORY_LIMIT = '256MB';
-  try {
-    expect((await buildWarehouse({ outDir, sqlDir, asOf: AS_OF })).ok).toBe(true);
-  } finally {
-    if (old === undefined) delete process.env.PERKS_BUILD_MEMORY_LIMIT;
-    else process.env.PERKS_BUILD_MEMORY_LIMIT = old;
-  }
+  // a caller passes the settings it read: the build reads no environment
+  const read = loadConfig({ PERKS_BUILD_MEMORY_LIMIT: '256MB' });
+  expect((await buildWarehouse({ outDir, sqlDir, asOf: AS_OF, ...buildSettingsOf(read) })).ok).toBe(true);
   expect((await settings()).memory_limit).toBe('244.1 MiB');
 });
 

@@ -4,7 +4,7 @@
  */
 import { z } from 'zod';
 import { quotedIdentifier as id, quotedString as str, type DuckDBConnection } from '../../shared/duckdb.js';
-import { configFrom, DEFAULTS, type Config } from '../../config/index.js';
+import { DEFAULTS, type Config } from '../../config/index.js';
 import { ConfigError } from '../../shared/exit-codes.js';
 import { isRealDay } from '../../shared/checks.js';
 import { now, todayUtc } from '../../shared/clock.js';
@@ -40,18 +40,18 @@ export const BuildOptions = z.object({
   verifyIncremental: z.boolean().default(false),
   /**
    * DuckDB memory limit for the build, e.g. "1GB"; beyond it DuckDB spills to disk inside `<out>`. Default:
-   * the settings' (PERKS_BUILD_MEMORY_LIMIT, else DEFAULTS.build.memoryLimit).
+   * the built-in one (DEFAULTS.build.memoryLimit); a caller passes the settings' (buildSettingsOf).
    */
   memoryLimit: z
     .string()
     .regex(/^\d+(\.\d+)?\s*[KMGT]i?B$/i, 'expected a size such as 1GB')
     .optional(),
   /**
-   * How a mart built by months is exported (see DEFAULTS.build.martLayout); default the settings'
-   * (PERKS_MART_LAYOUT, else DEFAULTS.build.martLayout).
+   * How a mart built by months is exported; default the built-in one (DEFAULTS.build.martLayout); a caller
+   * passes the settings' (buildSettingsOf).
    */
   martLayout: z.enum(['file', 'months', 'both']).optional(),
-  /** The order statuses that are recognised revenue (the marts' is_recognised); default PERKS_REVENUE_STATUSES. */
+  /** The order statuses that are recognised revenue (the marts' is_recognised); default Complete (DEFAULTS). */
   revenueStatuses: z
     .array(
       z
@@ -85,15 +85,35 @@ const FLAG_NAMES: Record<string, string> = {
 /** The settings a build's options default to (PERKS_BUILD_MEMORY_LIMIT, PERKS_MART_LAYOUT, PERKS_REVENUE_STATUSES). */
 export type BuildSettings = Pick<Config, 'buildMemoryLimit' | 'martLayout' | 'revenueStatuses'>;
 
+/** The built-in defaults (DEFAULTS), for a build whose caller passes neither the options nor its settings. */
+const BUILT_IN: BuildSettings = {
+  buildMemoryLimit: DEFAULTS.build.memoryLimit,
+  martLayout: DEFAULTS.build.martLayout,
+  revenueStatuses: [...DEFAULTS.revenueStatuses],
+};
+
 /**
- * The options checked, each unset one taken from `settings` (src/config, already checked there). A caller that
- * passes no settings gets the environment's, read through src/config.
+ * The settings as a build's options: what a caller that read the configuration (src/config, once per command)
+ * spreads into its BuildOptions, so that the build follows PERKS_BUILD_MEMORY_LIMIT, PERKS_MART_LAYOUT and
+ * PERKS_REVENUE_STATUSES.
  */
-export function checkBuildOptions(given: BuildOptions, settings?: BuildSettings): CheckedBuildOptions {
+export function buildSettingsOf(
+  settings: BuildSettings,
+): Pick<BuildOptions, 'memoryLimit' | 'martLayout' | 'revenueStatuses'> {
+  return {
+    memoryLimit: settings.buildMemoryLimit,
+    martLayout: settings.martLayout,
+    revenueStatuses: [...settings.revenueStatuses],
+  };
+}
+
+/**
+ * The options checked, each unset one taken from `settings` (src/config, already checked there), else the
+ * built-in defaults: the build never reads the environment, its caller passes what it read.
+ */
+export function checkBuildOptions(given: BuildOptions, settings: BuildSettings = BUILT_IN): CheckedBuildOptions {
   const input = given;
   const parsed = BuildOptions.safeParse(input);
-  let read = settings;
-  const fallback = () => (read ??= configFrom());
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
     const path = issue.path.join('.');
@@ -107,9 +127,9 @@ export function checkBuildOptions(given: BuildOptions, settings?: BuildSettings)
     ...parsed.data,
     asOf,
     segments: parsed.data.segments ?? SegmentThresholds.parse({}),
-    revenueStatuses: parsed.data.revenueStatuses ?? [...fallback().revenueStatuses],
-    memoryLimit: parsed.data.memoryLimit ?? fallback().buildMemoryLimit,
-    martLayout: parsed.data.martLayout ?? fallback().martLayout,
+    revenueStatuses: parsed.data.revenueStatuses ?? [...settings.revenueStatuses],
+    memoryLimit: parsed.data.memoryLimit ?? settings.buildMemoryLimit,
+    martLayout: parsed.data.martLayout ?? settings.martLayout,
   };
 }
 
