@@ -8,7 +8,7 @@ import { perksVersion } from './shared/version.js';
 import { finishOutputLazily, resolveOutputLazily, type OutputLocation } from './store/lazy.js';
 import type { StoreSession } from './store/session.js';
 import { COMMANDS } from './store/layout.js';
-import { OUTPUT } from './commands/options.js';
+import { configFromFlags, OUTPUT } from './commands/options.js';
 import { ensureWarehouse } from './transform/index.js';
 
 // The calendar is read from one clock (PERKS_NOW pins it): a malformed value stops here, before any work.
@@ -41,12 +41,14 @@ const cli = yargs(hideBin(process.argv))
 for (const command of commands) cli.command(command);
 /**
  * The output, resolved once per command into a value the handlers get as `argv.resolvedOutput`: a folder, or a store's
- * working copy, brought up to date before the command and published after it (an output in object storage).
+ * working copy, brought up to date before the command and published after it (an output in object storage). A store
+ * reads the settings here, parsed once for the command: they stay on argv, where the handler's configFromFlags
+ * finds them (with the working copy as the output).
  */
 let output: OutputLocation | undefined;
 cli.middleware(async (argv) => {
   const command = String(argv._[0] ?? '');
-  output = await resolveOutputLazily(command, argv.output);
+  output = await resolveOutputLazily(command, argv.output, () => configFromFlags(argv));
   argv.resolvedOutput = output;
   await assembleWarehouse(command, output.store);
 });

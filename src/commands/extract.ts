@@ -91,10 +91,7 @@ export const extractCommand: CommandModule<object, ExtractFlags> = {
       .example('$0 extract --groups 11,12', 'a worker for groups 11 and 12 only'),
   handler: (argv) =>
     handle(async () => {
-      const config = configFromFlags(argv, {
-        refreshDays: argv['refresh-days'],
-        quarantineThreshold: argv['quarantine-threshold'],
-      });
+      const config = configFromFlags(argv); // --refresh-days, --quarantine-threshold over their variables
       const startDate = checkDay('start-date', argv['start-date']);
       const endDate = checkDay('end-date', argv['end-date']);
       if (startDate && endDate && startDate >= endDate) throw new ConfigError('--start-date must be before --end-date');

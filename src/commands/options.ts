@@ -1,9 +1,9 @@
 /**
  * CLI options shared by several commands, declared once, their help reading the defaults from src/config;
- * and the one way flags become the configuration (configFromFlags).
+ * and the one way flags become the configuration (configFromFlags, once per command).
  */
 import type { Argv } from 'yargs';
-import { configFrom, DEFAULTS, type Config } from '../config/index.js';
+import { configFrom, DEFAULTS, withOutput, type Config } from '../config/index.js';
 import type { OutputLocation } from '../store/lazy.js';
 
 /**
@@ -65,17 +65,33 @@ export interface ApiFlags {
   output?: string;
   /** The output resolved by the middleware (src/cli.ts): what the command reads and writes. */
   resolvedOutput?: OutputLocation;
+  /** The settings, parsed once per command by configFromFlags (with a store, already in the middleware). */
+  settings?: Config;
   startDate?: string;
   lookbackDays?: number;
 }
 
+/** A command's own setting flags, over their variables (`perks extract --refresh-days` over PERKS_REFRESH_DAYS, …). */
+const SETTING_FLAGS = {
+  'refresh-days': 'refreshDays',
+  'quarantine-threshold': 'quarantineThreshold',
+  'writeback-limit': 'writebackLimit',
+} as const satisfies Record<string, keyof Config>;
+
 /**
- * The configuration: the environment, with the flags given on the command line over it (a command with
- * --output only passes that). `more`: a command's own setting flags (e.g. extract's --refresh-days).
+ * The configuration: the environment, with the flags given on the command line over it (a command's own setting
+ * flags among them), parsed once per command and kept on `argv`: a later call (the handler's, after the
+ * middleware's for a store) gets the same settings, its output the resolved one (the store's working copy).
  */
-export function configFromFlags(argv: ApiFlags, more: Partial<Record<keyof Config, unknown>> = {}): Config {
-  return configFrom({
-    ...more,
+export function configFromFlags(argv: ApiFlags): Config {
+  const output = outputOverride(argv);
+  const parsed = argv.settings;
+  if (parsed) return output === undefined || output === parsed.output ? parsed : withOutput(parsed, output);
+  const own = Object.fromEntries(
+    Object.entries(SETTING_FLAGS).map(([flag, key]) => [key, (argv as Record<string, unknown>)[flag]]),
+  );
+  argv.settings = configFrom({
+    ...own,
     baseUrl: argv.baseUrl,
     clientId: argv.clientId,
     clientSecret: argv.clientSecret,
@@ -83,8 +99,9 @@ export function configFromFlags(argv: ApiFlags, more: Partial<Record<keyof Confi
     groupIds: argv.groups,
     rateLimit: argv.rateLimit,
     creditPath: argv.creditPath,
-    output: outputOverride(argv),
+    output,
     startDate: argv.startDate,
     lookbackDays: argv.lookbackDays,
   });
+  return argv.settings;
 }

@@ -44,9 +44,8 @@ export const runCommand: CommandModule<object, RunFlags> = {
       .option('quiet', QUIET),
   handler: (argv) =>
     handle(async () => {
-      const flagged = argv['writeback-limit'];
-      // The flag goes through the same validation as PERKS_WRITEBACK_LIMIT (one line, exit 2) and wins over it.
-      const config = configFromFlags(argv, { writebackLimit: flagged });
+      // --writeback-limit goes through the same validation as PERKS_WRITEBACK_LIMIT (one line, exit 2) and wins over it.
+      const config = configFromFlags(argv);
       if (argv.month !== undefined && !isRealMonth(argv.month))
         throw new ConfigError(
           `--month=${JSON.stringify(argv.month)} is invalid: expected a month YYYY-MM, e.g. 2026-10`,

@@ -270,6 +270,17 @@ export function configFrom(overrides: Partial<Record<keyof Config, unknown>> = {
   return loadConfig(process.env, overrides);
 }
 
+/**
+ * The settings with another output (a store's working copy, once the middleware has it), that one value checked
+ * as the schema checks the output given with --output.
+ */
+export function withOutput(config: Config, output: string): Config {
+  const checked = ConfigSchema.shape.output.safeParse(output);
+  if (!checked.success)
+    throw new ConfigError(`--output=${JSON.stringify(output)} is invalid: ${checked.error.issues[0].message}`);
+  return { ...config, output: checked.data };
+}
+
 /** The fields a command talking to the API needs; a missing one is a one-line error naming the variable. */
 export function requireApi(config: Config): Required<Pick<Config, 'baseUrl' | 'clientId' | 'clientSecret'>> & Config {
   for (const key of ['baseUrl', 'clientId', 'clientSecret'] as const) {

@@ -9,7 +9,7 @@ import { ConfigError, ExitCode, UserFacingError } from '../shared/exit-codes.js'
 import { now } from '../shared/clock.js';
 import { redact } from '../shared/redact.js';
 import { setOutputHooks } from '../shared/output-hooks.js';
-import { configFrom, debugWanted, type OutputSetting } from '../config/index.js';
+import { debugWanted, type Config, type OutputSetting } from '../config/index.js';
 import { COMMANDS } from './layout.js';
 import { StoreSession } from './session.js';
 import { parseStoreUrl } from './url.js';
@@ -17,8 +17,13 @@ import { parseStoreUrl } from './url.js';
 /**
  * Before the command: a store output (a URL, `setting.value`) becomes its session, whose working copy is
  * brought up to date; or it is refused, one line and an exit code. Undefined for a command without an output.
+ * `settings`: the command's settings, parsed once for the whole command (src/cli.ts), read only when needed.
  */
-export async function resolveOutput(command: string, setting: OutputSetting): Promise<StoreSession | undefined> {
+export async function resolveOutput(
+  command: string,
+  setting: OutputSetting,
+  settings: () => Config,
+): Promise<StoreSession | undefined> {
   const source = setting.source === '--output' ? '--output' : 'PERKS_OUTPUT';
   try {
     const store = parseStoreUrl(setting.value, source);
@@ -27,7 +32,7 @@ export async function resolveOutput(command: string, setting: OutputSetting): Pr
         `${source}=${store.url}: the demo writes a local folder; give a folder, or use perks run against the store`,
       );
     if (!(command in COMMANDS)) return undefined; // the sandbox: no output
-    const config = configFrom();
+    const config = settings();
     const session = await StoreSession.open(store, command, {
       settings: config,
       redisUrl: config.redisUrl,

@@ -3,7 +3,7 @@
  * (`argv.resolvedOutput`). The store's code (and the AWS SDK) is loaded only for an output that is a store URL: a local
  * output starts as fast as before and makes no store request.
  */
-import { outputSetting } from '../config/index.js';
+import { outputSetting, type Config } from '../config/index.js';
 import type { StoreSession } from './session.js';
 import { isStoreUrl } from './url.js';
 
@@ -17,12 +17,19 @@ export interface OutputLocation {
 
 let loaded: typeof import('./entry.js') | undefined;
 
-/** `--output` (else PERKS_OUTPUT, else the default folder), resolved for `command`: a folder, or a store's working copy. */
-export async function resolveOutputLazily(command: string, flag: unknown): Promise<OutputLocation> {
+/**
+ * `--output` (else PERKS_OUTPUT, else the default folder), resolved for `command`: a folder, or a store's working
+ * copy. `settings` (the command's, parsed once) is read only for a store, which needs its lease and AWS settings.
+ */
+export async function resolveOutputLazily(
+  command: string,
+  flag: unknown,
+  settings: () => Config,
+): Promise<OutputLocation> {
   const setting = outputSetting(flag);
   if (!isStoreUrl(setting.value)) return { dir: setting.value };
   loaded = await import('./entry.js');
-  const store = await loaded.resolveOutput(command, setting);
+  const store = await loaded.resolveOutput(command, setting, settings);
   return store && command !== 'check' ? { dir: store.copy, store } : { dir: setting.value, store };
 }
 

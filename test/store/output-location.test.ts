@@ -4,14 +4,26 @@
  */
 import { join } from 'node:path';
 import { expect, test } from 'vitest';
+import { configFromFlags, type ApiFlags } from '../../src/commands/options.js';
 import { resolveOutputLazily } from '../../src/store/lazy.js';
 import { runCli } from '../support/cli.js';
 import { tempOut } from '../support/scratch.js';
 
 test('a local output is the folder as given, with no store session; the environment is left as it was', async () => {
   const before = process.env.PERKS_OUTPUT;
-  expect(await resolveOutputLazily('build', './my-output')).toEqual({ dir: './my-output' });
+  const settings = () => {
+    throw new Error('a local output reads no settings before the command');
+  };
+  expect(await resolveOutputLazily('build', './my-output', settings)).toEqual({ dir: './my-output' });
   expect(process.env.PERKS_OUTPUT).toBe(before);
+});
+
+test('the settings are parsed once per command: a later call gets the same, flags and all', () => {
+  const argv: ApiFlags = { rateLimit: '90', output: tempOut('perks-settings-once-') };
+  const first = configFromFlags(argv);
+  expect(first.rateLimit).toBe(90);
+  expect(first.output).toBe(argv.output);
+  expect(configFromFlags(argv)).toBe(first);
 });
 
 test('-o and --output are one option: the flag wins over PERKS_OUTPUT, and a command reads the folder it names', async () => {
