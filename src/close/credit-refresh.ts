@@ -5,6 +5,7 @@
  * then rests the month end on those reads (rolled back to it by their items); what the budget did not reach
  * stays stale, and the close refuses it without --force.
  */
+import type { OutputHooks } from '../shared/output-hooks.js';
 import { readdirSync } from 'node:fs';
 import type { Config } from '../config/index.js';
 import { extract } from '../extract/index.js';
@@ -102,7 +103,8 @@ export async function creditHolders(
 export async function refreshCredit(
   config: Config,
   month: ReportMonth,
-  options: { group?: number; budgetMinutes: number },
+  /** `hooks`: the output's, the refresh's progress reported to a store. */
+  options: { group?: number; budgetMinutes: number; hooks?: OutputHooks },
 ): Promise<CreditRefresh> {
   const groups = options.group !== undefined ? [options.group] : config.groupIds;
   const holders = await creditHolders(config.output, month, groups ?? lakeGroups(config.output));
@@ -113,6 +115,7 @@ export async function refreshCredit(
     streams: ['credit'],
     refreshUsers: Object.fromEntries(holders),
     budgetMinutes: options.budgetMinutes,
+    hooks: options.hooks,
   });
   const credit = result.streams.find((s) => s.name === 'credit');
   if (result.status === 'error' || !credit || credit.status !== 'success')

@@ -3,6 +3,7 @@
  * refund that came weeks after the order is in the signed figures rather than in an adjustment; the
  * warehouse is then rebuilt. What changed is what the re-read appended to the order history.
  */
+import type { OutputHooks } from '../shared/output-hooks.js';
 import type { Config } from '../config/index.js';
 import { extract } from '../extract/index.js';
 import { scanSql, streamGlob, withLakeConnection } from '../lake/index.js';
@@ -20,8 +21,10 @@ export const REREAD_LINES = 20;
 export async function rereadMonth(
   config: Config,
   month: ReportMonth,
+  /** The output's hooks: the re-read's progress reported to a store. */
+  hooks?: OutputHooks,
 ): Promise<Reread & { readonly lines: readonly string[] }> {
-  const result = await extract(config, { streams: ['orders'], startDate: month.start, endDate: month.next });
+  const result = await extract(config, { streams: ['orders'], startDate: month.start, endDate: month.next, hooks });
   if (result.status === 'error')
     throw new UserFacingError(
       `the re-read of ${month.ym} before the close failed; nothing was closed: ${result.streams.find((st) => st.error)?.error ?? 'see the run manifest'}`,

@@ -12,7 +12,7 @@ import { acquireLock } from '../lake/index.js';
 import type { ReportMonth, ReportSettings, RevenueRule } from '../report/index.js';
 import { crashPoint } from '../shared/crash-points.js';
 import { ExitCode, UserFacingError } from '../shared/exit-codes.js';
-import { checkpoint } from '../shared/output-hooks.js';
+import { LOCAL_OUTPUT_HOOKS, type OutputHooks } from '../shared/output-hooks.js';
 import { buildSettingsOf, buildWarehouse, type BuildSettings } from '../transform/index.js';
 import { assertMonthOver, closeEndedMonth, reopenMonth, type EndedMonthClose, type ReopenOptions } from './close.js';
 import { refreshCredit, type CreditRefresh } from './credit-refresh.js';
@@ -35,6 +35,8 @@ export interface CloseRequest {
   readonly reread: boolean;
   /** The credit refresh's call budget, in minutes at the rate limit. */
   readonly budgetMinutes: number;
+  /** The output's hooks (the command's resolved output): the record checkpointed to a store; none, a local folder's. */
+  readonly hooks?: OutputHooks;
 }
 
 /** What the re-read before the close found and did. */
@@ -80,7 +82,7 @@ export async function runClose(request: CloseRequest): Promise<CloseOutcome> {
         refreshed: await refreshAfterClose(close.outDir, month.ym, groups, request.config, rule),
       };
     },
-    true,
+    request.hooks ?? LOCAL_OUTPUT_HOOKS,
   );
   if (refreshed.failed)
     throw refreshFailure(`${month.ym} is closed (${recordsText(written)})`, month.ym, refreshed.failed);
@@ -92,7 +94,7 @@ export async function runClose(request: CloseRequest): Promise<CloseOutcome> {
  * under the `settings` the command read.
  */
 export async function runReopen(
-  options: ReopenOptions & { readonly settings: BuildSettings & ReportSettings },
+  options: ReopenOptions & { readonly settings: BuildSettings & ReportSettings; readonly hooks?: OutputHooks },
 ): Promise<ReopenOutcome> {
   const { record, refreshed } = await locked(
     options.outDir,
@@ -103,7 +105,7 @@ export async function runReopen(
         refreshed: await refreshAfterClose(options.outDir, reopened.month, [options.group], options.settings),
       };
     },
-    true,
+    options.hooks ?? LOCAL_OUTPUT_HOOKS,
   );
   if (refreshed.failed)
     throw refreshFailure(`${record.month} is reopened (${recordsText([record])})`, record.month, refreshed.failed);
@@ -118,11 +120,12 @@ async function rereadBeforeClose(request: CloseRequest, close: EndedMonthClose):
   if (!request.config.baseUrl) return 'no-api';
   // the refusals first: a close that would be refused re-reads nothing
   await locked(close.outDir, () => closeEndedMonth({ ...close, dryRun: true }));
-  const { lines, ...found } = await rereadMonth(request.config, request.month);
+  const { lines, ...found } = await rereadMonth(request.config, request.month, request.hooks);
   const started = Date.now();
   const credit = await refreshCredit(request.config, request.month, {
     group: request.group,
     budgetMinutes: request.budgetMinutes,
+    hooks: request.hooks,
   });
   return { found, lines, credit, creditMs: Date.now() - started };
 }
@@ -141,16 +144,16 @@ async function rebuildAndClose(close: EndedMonthClose, settings: BuildSettings):
 }
 
 /**
- * The work under the output's lock. `records`: the work appends to the close record, which (with a store) is
- * committed before the lock is released and the command reports it.
+ * The work under the output's lock. `records`: the work appends to the close record, which (with a store, through
+ * the output's hooks) is committed before the lock is released and the command reports it.
  */
-async function locked<T>(outDir: string, work: () => Promise<T>, records = false): Promise<T> {
+async function locked<T>(outDir: string, work: () => Promise<T>, records?: OutputHooks): Promise<T> {
   const lock = await acquireLock(outDir);
   try {
     const result = await work();
     if (records) {
       crashPoint('close-before-publish');
-      await checkpoint('close record');
+      await records.checkpoint('close record');
       crashPoint('close-after-publish');
     }
     return result;

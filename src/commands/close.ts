@@ -8,6 +8,7 @@ import { ConfigError } from '../shared/exit-codes.js';
 import { handle } from './handle.js';
 import { configFromFlags, GROUP_FILTER } from './options.js';
 import { parseGroup } from './report.js';
+import type { OutputLocation } from '../store/lazy.js';
 
 interface CloseFlags {
   month: string;
@@ -18,6 +19,7 @@ interface CloseFlags {
   reread: boolean;
   'budget-minutes'?: number;
   output?: string;
+  resolvedOutput?: OutputLocation;
 }
 
 const line = (r: CloseRecord) =>
@@ -73,7 +75,8 @@ function closeRequestFrom(argv: CloseFlags): CloseRequest {
   if (!(budgetMinutes >= 0)) throw new ConfigError('--budget-minutes must be a number of minutes, 0 or more');
   const { note, force, reread } = argv;
   const by = argv.by ?? config.operator;
-  return { config, month, group, by, note, force, rule, fx, reread, budgetMinutes };
+  const hooks = argv.resolvedOutput?.hooks;
+  return { config, month, group, by, note, force, rule, fx, reread, budgetMinutes, hooks };
 }
 
 /** What the re-read before the close found (its first changes named) and refreshed, or why there was none. */
@@ -103,6 +106,7 @@ interface ReopenFlags {
   reason: string;
   by?: string;
   output?: string;
+  resolvedOutput?: OutputLocation;
 }
 
 export const reopenCommand: CommandModule<object, ReopenFlags> = {
@@ -126,6 +130,7 @@ export const reopenCommand: CommandModule<object, ReopenFlags> = {
         reason: argv.reason,
         by: argv.by ?? config.operator,
         settings: config,
+        hooks: argv.resolvedOutput?.hooks,
       });
       process.stdout.write(
         `reopened ${r.month} for group ${r.organisation_group_id}, record ${r.seq}, hash ${r.hash}\n`,

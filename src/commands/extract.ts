@@ -117,6 +117,7 @@ export const extractCommand: CommandModule<object, ExtractFlags> = {
           // --groups on the command line makes this worker one slice of the organisation (work-lock.ts).
           groupSlice: argv.groups !== undefined,
           emit: progressReporter(process.stderr, argv.quiet),
+          hooks: argv.resolvedOutput?.hooks,
           // Users anonymised upstream leave the older snapshots and windows of the lake too, under this
           // run's lock, whatever else failed. A shard or group slice clears its own groups' lake files;
           // quarantine and the erasure queue's bookkeeping wait for a whole run (perks run, perks extract

@@ -60,6 +60,7 @@ export const runCommand: CommandModule<object, RunFlags> = {
           month: argv.month,
           writeback: argv.writeback,
           emit: progressReporter(process.stderr, argv.quiet),
+          hooks: argv.resolvedOutput?.hooks,
         }),
       );
       summary.alertLines = alertSummaryLines(await alertRun(config, summary, thresholds(config)));

@@ -69,6 +69,7 @@ export const writebackCommand: CommandModule<object, WritebackFlags> = {
       const result = await runWriteback({
         outDir: config.output,
         config,
+        hooks: argv.resolvedOutput?.hooks,
         dryRun: argv.dryRun,
         limit,
         types,

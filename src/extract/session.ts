@@ -22,6 +22,7 @@ import {
 import { streams } from '../../pipelines/index.js';
 import { lakeLanding } from './landing/lake-landing.js';
 import { checkpointed } from './landing/checkpoints.js';
+import { LOCAL_OUTPUT_HOOKS, type OutputHooks } from '../shared/output-hooks.js';
 import type { Event, ExtractOptions } from './run-context.js';
 import { runExtract, type ExtractResult } from './runner.js';
 import { newRunId } from '../shared/run-id.js';
@@ -37,6 +38,8 @@ export interface ExtractSessionOptions extends ExtractOptions {
   lock?: boolean;
   /** Work that must happen under the same lock, after landing (the forget step of `perks extract`). */
   afterLanding?: (result: ExtractResult) => Promise<void>;
+  /** The output's hooks (the command's resolved output): progress reported to a store; none, a local folder's. */
+  hooks?: OutputHooks;
 }
 
 export async function extract(
@@ -64,6 +67,7 @@ export async function extract(
     const runId = newRunId('', stamp);
     const { landing, durably } = checkpointed(
       lakeLanding(outDir, runId, stamp, () => recordRunStamp(outDir, scopeKey(scope), stamp)),
+      (options.hooks ?? LOCAL_OUTPUT_HOOKS).progressMade,
     );
     const state = new LakeStateStore(outDir);
     const result = await runExtract(

@@ -14,14 +14,20 @@ import {
   describeKept,
   describeMonthFiles,
 } from '../transform/index.js';
-import { checkpoint } from '../shared/output-hooks.js';
+import { LOCAL_OUTPUT_HOOKS, type OutputHooks } from '../shared/output-hooks.js';
 import { heldLine, runWriteback } from '../writeback/index.js';
 import { closeSummary, lastClosedMonth, ReportInputError, writeRevenueReport } from '../report/index.js';
 import { ExitCode } from '../shared/exit-codes.js';
 import type { RunSummary, StepResult } from './result.js';
 import { orderChanges, revenueMoves, revenueTotals, userChanges } from './changes.js';
 
-export type RunOptions = ExtractOptions & { emit?: (e: Event) => void; month?: string; writeback?: boolean };
+export type RunOptions = ExtractOptions & {
+  emit?: (e: Event) => void;
+  month?: string;
+  writeback?: boolean;
+  /** The output's hooks (the command's resolved output): the extract, the build and the write-back report to a store. */
+  hooks?: OutputHooks;
+};
 
 /** What every step of one run shares: the settings, the output directory, the run's instant and client, the summary. */
 export interface RunContext {
@@ -78,8 +84,8 @@ async function compactStep({ config, outDir, startedAt }: RunContext) {
   };
 }
 
-async function buildStep({ config, outDir, startedAt, summary }: RunContext) {
-  await checkpoint('extract'); // with a store, the extract's commits are published first (a kill later keeps them)
+async function buildStep({ config, outDir, startedAt, options, summary }: RunContext) {
+  await (options.hooks ?? LOCAL_OUTPUT_HOOKS).checkpoint('extract'); // with a store, the extract's commits are published first (a kill later keeps them)
   const before = await revenueTotals(outDir); // recognised revenue as the last build left it
   const r = await buildWarehouse({ outDir, asOf: startedAt.toISOString().slice(0, 10), ...buildSettingsOf(config) });
   summary.build = r;
@@ -99,8 +105,8 @@ async function buildStep({ config, outDir, startedAt, summary }: RunContext) {
   };
 }
 
-async function writebackStep({ config, outDir, client }: RunContext) {
-  const r = await runWriteback({ outDir, client, config, limit: config.writebackLimit });
+async function writebackStep({ config, outDir, client, options }: RunContext) {
+  const r = await runWriteback({ outDir, client, config, limit: config.writebackLimit, hooks: options.hooks });
   // Rejected or unresolved rows make the run partial (exit 4), never a failure: the report still runs.
   const unresolved = r.unresolved_pending.length
     ? `, ${r.unresolved_pending.length} pending unresolved (${[...new Set(r.unresolved_pending.map((u) => u.reason))].slice(0, 3).join('; ')})`

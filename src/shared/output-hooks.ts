@@ -1,6 +1,7 @@
 /**
- * Two moments when the output must be durable beyond this machine, for an output kept in object storage
- * (src/store registers the hooks at the command's entry; with a local output both are no-ops):
+ * Three moments when the output must be durable beyond this machine, for an output kept in object storage: part
+ * of the output resolved once per command (store/lazy.ts, `argv.resolvedOutput.hooks`), handed down to the stages
+ * through their options; for a local output (and a stage whose caller passes none) they are no-ops.
  * - `checkpoint(reason)`: publish everything committed so far, now (a close's record before it is
  *   reported, a run's extract before its build);
  * - `journalWritten(file)`: a write-ahead journal gained lines that must reach the store before the
@@ -9,37 +10,27 @@
  *   bytes landed since its last call): the store publishes it when its checkpoint interval says so, and stops
  *   the extract here when its lease was taken over.
  */
-type Hook = (arg: string) => Promise<void>;
-
-let checkpointHook: Hook | undefined;
-let journalHook: Hook | undefined;
-let progressHook: ((bytes: number) => Promise<void>) | undefined;
-
-export function setOutputHooks(
-  hooks: { checkpoint?: Hook; journalWritten?: Hook; progressMade?: (bytes: number) => Promise<void> } = {},
-): void {
-  checkpointHook = hooks.checkpoint;
-  journalHook = hooks.journalWritten;
-  progressHook = hooks.progressMade;
+export interface OutputHooks {
+  readonly checkpoint: (reason: string) => Promise<void>;
+  readonly journalWritten: (file: string) => Promise<void>;
+  readonly progressMade: (bytes: number) => Promise<void>;
 }
 
-export async function progressMade(bytes: number): Promise<void> {
-  if (progressHook) await progressHook(bytes);
-}
-
-export async function checkpoint(reason: string): Promise<void> {
-  if (checkpointHook) await checkpointHook(reason);
-}
-
-export async function journalWritten(file: string): Promise<void> {
-  if (journalHook) await journalHook(file);
-}
+/** A local folder's hooks: nothing to publish. */
+export const LOCAL_OUTPUT_HOOKS: OutputHooks = {
+  checkpoint: () => Promise.resolve(),
+  journalWritten: () => Promise.resolve(),
+  progressMade: () => Promise.resolve(),
+};
 
 /**
  * The commit gate: a snapshot of the output taken while commits go on beside it (the store's checkpoint during
  * an extract) waits until no commit is half done and holds new ones back meanwhile. A commit here is a unit
  * whose files depend on each other: a window's history, its file and its state; a snapshot and the user
  * changes recorded before it. Without a snapshot waiting, entering costs a counter.
+ * Module state on purpose, unlike the hooks: it is a mutex of the process, which every commit and every snapshot
+ * of the output in this process must share, whichever command or session runs them (a value handed down could be
+ * two gates for one output).
  */
 let inFlight = 0;
 let drained: (() => void) | undefined;

@@ -8,7 +8,7 @@
 import { ConfigError, ExitCode, UserFacingError } from '../shared/exit-codes.js';
 import { now } from '../shared/clock.js';
 import { redact } from '../shared/redact.js';
-import { setOutputHooks } from '../shared/output-hooks.js';
+import type { OutputHooks } from '../shared/output-hooks.js';
 import { debugWanted, type Config, type OutputSetting } from '../config/index.js';
 import { COMMANDS } from './layout.js';
 import { StoreSession } from './session.js';
@@ -40,24 +40,25 @@ export async function resolveOutput(
       checkpoints: { seconds: config.storeCheckpointSeconds, mb: config.storeCheckpointMb },
       onLeaseLost: leaseLost,
     });
-    // the stages' two moments of durability reach the store through these (shared/output-hooks.ts)
-    if (command !== 'check')
-      setOutputHooks({
-        checkpoint: async () => {
-          await session.publish();
-        },
-        journalWritten: (file) => session.wal.flush(file),
-        progressMade: (bytes) => session.progress(bytes),
-      });
     return session;
   } catch (err) {
     fail(err);
   }
 }
 
+/** The stages' moments of durability reaching the store (shared/output-hooks.ts), part of the resolved output. */
+export function storeHooks(session: StoreSession): OutputHooks {
+  return {
+    checkpoint: async () => {
+      await session.publish();
+    },
+    journalWritten: (file) => session.wal.flush(file),
+    progressMade: (bytes) => session.progress(bytes),
+  };
+}
+
 /** After the command: publish what it changed (unless a publish already failed), release the store. */
 export async function finishOutput(session: StoreSession): Promise<void> {
-  setOutputHooks({});
   try {
     await session.publish();
   } catch (err) {

@@ -5,6 +5,7 @@
  */
 import { outputSetting, type Config } from '../config/index.js';
 import type { StoreSession } from './session.js';
+import { LOCAL_OUTPUT_HOOKS, type OutputHooks } from '../shared/output-hooks.js';
 import { isStoreUrl } from './url.js';
 
 /** The output of the command under way: the folder it reads and writes, and the store session behind it, if any. */
@@ -13,6 +14,8 @@ export interface OutputLocation {
   readonly dir: string;
   /** The store session when the output is an s3:// URL: the copy is pulled, and published after the command. */
   readonly store?: StoreSession;
+  /** The moments the stages make their work durable (shared/output-hooks.ts): the store's, or a local folder's no-ops. */
+  readonly hooks: OutputHooks;
 }
 
 let loaded: typeof import('./entry.js') | undefined;
@@ -27,10 +30,14 @@ export async function resolveOutputLazily(
   settings: () => Config,
 ): Promise<OutputLocation> {
   const setting = outputSetting(flag);
-  if (!isStoreUrl(setting.value)) return { dir: setting.value };
+  if (!isStoreUrl(setting.value)) return { dir: setting.value, hooks: LOCAL_OUTPUT_HOOKS };
   loaded = await import('./entry.js');
   const store = await loaded.resolveOutput(command, setting, settings);
-  return store && command !== 'check' ? { dir: store.copy, store } : { dir: setting.value, store };
+  if (!store) return { dir: setting.value, hooks: LOCAL_OUTPUT_HOOKS };
+  // `perks check` reads the store itself and commits nothing: its hooks stay no-ops
+  return command === 'check'
+    ? { dir: setting.value, store, hooks: LOCAL_OUTPUT_HOOKS }
+    : { dir: store.copy, store, hooks: loaded.storeHooks(store) };
 }
 
 /** After the command: a store output's changes published, its session closed. */

@@ -6,6 +6,7 @@ import type { Learned } from './learn-stored.js';
 import type { Unresolved } from './recover.js';
 import type { WritebackRow } from './rows.js';
 import type { TypeMap } from './settings.js';
+import type { OutputHooks } from '../shared/output-hooks.js';
 
 export interface WritebackOptions {
   outDir: string;
@@ -35,6 +36,8 @@ export interface WritebackOptions {
   retryRejected?: boolean;
   /** Pending rows (interaction ids) to record as rejected without a lookup: the operator's way out. */
   settlePending?: number[];
+  /** The output's hooks (the command's resolved output): the journal reported to a store; none, a local folder's. */
+  hooks?: OutputHooks;
 }
 
 export interface TypeCount {

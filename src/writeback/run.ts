@@ -26,6 +26,7 @@ import { resolvePending, unresolvedOf, waitForGrace } from './recover.js';
 import { emptyResult, type WritebackOptions, type WritebackResult } from './result.js';
 import { entryOf, rowOf, SETTLED_MESSAGE, type WritebackRow } from './rows.js';
 import { sendAll } from './send.js';
+import { LOCAL_OUTPUT_HOOKS } from '../shared/output-hooks.js';
 import { sortByLedger } from './sort-by-ledger.js';
 import type { TypeMap } from './settings.js';
 
@@ -207,6 +208,7 @@ async function post(
       }
     },
     held,
+    (options.hooks ?? LOCAL_OUTPUT_HOOKS).journalWritten,
   );
   result.held = held.list();
   result.status = result.rejected || result.unresolved_pending.length || result.held.length ? 'partial' : 'success';

@@ -1,6 +1,6 @@
 /** The write-back's posting loop: write-ahead 'pending' entries, the posts, then their outcomes. */
 import { crashPoint } from '../shared/crash-points.js';
-import { journalWritten } from '../shared/output-hooks.js';
+import type { OutputHooks } from '../shared/output-hooks.js';
 import type { Journal } from './journal.js';
 import type { HeldKinds } from './held-kinds.js';
 import { postOnce, type PosterOptions } from './poster.js';
@@ -21,6 +21,8 @@ export async function sendAll(
   /** The recorded entry, or the reason the row stays pending (its storage could not be learned). */
   onOutcome: (row: WritebackRow, entry: LedgerEntry | string) => void,
   held: HeldKinds,
+  /** The output's hook: with a store, the journal's new lines reach it (output-hooks.ts). */
+  journalWritten: OutputHooks['journalWritten'],
 ): Promise<void> {
   let next = 0;
   while (next < rows.length) {

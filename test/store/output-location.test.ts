@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { expect, test } from 'vitest';
 import { configFromFlags, type ApiFlags } from '../../src/commands/options.js';
 import { resolveOutputLazily } from '../../src/store/lazy.js';
+import { LOCAL_OUTPUT_HOOKS } from '../../src/shared/output-hooks.js';
 import { runCli } from '../support/cli.js';
 import { tempOut } from '../support/scratch.js';
 
@@ -14,7 +15,10 @@ test('a local output is the folder as given, with no store session; the environm
   const settings = () => {
     throw new Error('a local output reads no settings before the command');
   };
-  expect(await resolveOutputLazily('build', './my-output', settings)).toEqual({ dir: './my-output' });
+  expect(await resolveOutputLazily('build', './my-output', settings)).toEqual({
+    dir: './my-output',
+    hooks: LOCAL_OUTPUT_HOOKS,
+  });
   expect(process.env.PERKS_OUTPUT).toBe(before);
 });
 

@@ -4,14 +4,18 @@
  * snapshot and the user changes recorded before it) runs `durably`: inside the output's commit gate (a
  * store's checkpoint never snapshots half a unit) and, after it, with the bytes landed since, the progress
  * hook: an output in object storage publishes when its checkpoint interval says so, so a killed extract is
- * continued by any machine (src/shared/output-hooks.ts); a local output does nothing more.
+ * continued by any machine (src/shared/output-hooks.ts, the hooks the caller passes); a local output does nothing
+ * more.
  */
-import { committing, progressMade } from '../../shared/output-hooks.js';
+import { committing, type OutputHooks } from '../../shared/output-hooks.js';
 import type { Landing } from './landing.js';
 
 export type Durably = <T>(work: () => Promise<T>) => Promise<T>;
 
-export function checkpointed<L extends Landing>(landing: L): { landing: L; durably: Durably } {
+export function checkpointed<L extends Landing>(
+  landing: L,
+  progressMade: OutputHooks['progressMade'],
+): { landing: L; durably: Durably } {
   let landed = 0;
   const open: Landing['open'] = async (def, partition, mode) => {
     const write = await landing.open(def, partition, mode);
