@@ -1,7 +1,8 @@
 /**
  * The CSV for spreadsheets: one tidy table, one header row, plain numbers (no separators, no currency
  * symbols). Grain: one row per group, currency and order status for the report month; the month's
- * status (closed/provisional) leads every row, so it is the first thing a spreadsheet shows.
+ * state for the group (the marts' month_state: partial, provisional, final or signed_off) leads every row, so
+ * it is the first thing a spreadsheet shows.
  * is_recognised_revenue says whether the row's status is revenue under PERKS_REVENUE_STATUSES: summing
  * the rows where it is true gives the report's recognised revenue.
  */
@@ -24,9 +25,8 @@ export function renderCsv(report: RevenueReport): string {
   for (const g of report.groups) {
     for (const c of g.currencies) {
       for (const s of c.byStatus) {
-        const text = [g.closure.status, report.month.ym, String(g.groupId), g.name, c.currency, s.status].map(
-          textField,
-        );
+        const state = g.signoff !== undefined ? 'signed_off' : g.closure.state;
+        const text = [state, report.month.ym, String(g.groupId), g.name, c.currency, s.status].map(textField);
         lines.push(
           [...text, ...MEASURES.map((m) => s.values[m]), String(report.revenueRule.statuses.includes(s.status))].join(
             ',',
