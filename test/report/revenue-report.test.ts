@@ -7,6 +7,7 @@ import { ReportInputError, writeRevenueReport } from '../../src/report/index.js'
 import { InputError } from '../../src/shared/exit-codes.js';
 import { buildFixture, EXPECTED, writeState } from './fixture.js';
 import { configFrom } from '../../src/config/index.js';
+import { unlabelled } from '../support/report-html.js';
 
 async function query(path: string, sql: string): Promise<Record<string, unknown>[]> {
   const db = await DuckDBInstance.create(':memory:');
@@ -416,8 +417,3 @@ describe('bad inputs get one clear line and exit code 2', () => {
     expect(await readFile(r.files[0], 'utf8')).toContain('| Acme UK (11) | – | 0 | 0 | 0 | 0 | 0 | 0 | – |');
   });
 });
-
-/** The HTML without the cells' data-label attributes (the narrow-screen labels), to match cells as written. */
-function unlabelled(html: string): string {
-  return html.replace(/ data-label="[^"]*"/g, '');
-}
