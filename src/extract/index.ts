@@ -5,7 +5,7 @@ export { progressReporter } from './progress.js';
 export { formatExtractSummary } from './summary.js';
 export type { ExtractOptions, Event } from './run-context.js';
 export type { StreamResult, GroupTally } from './result.js';
-export * from './windows/windows.js';
+export * from './date-windows.js';
 export { quarantineShare, type QuarantineShare } from './quarantine-share.js';
 export { planExtract, formatPlan, type Plan, type PlanRow } from './planning/plan.js';
 export { parseShard, unsharedLimitWarning, shardOfUser, fnv1a32, type Shard } from './per-user/shard.js';

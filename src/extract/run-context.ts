@@ -10,8 +10,7 @@ import type { Landing } from './landing/landing.js';
 import type { StateStore } from './state.js';
 import type { Durably } from './landing/checkpoints.js';
 import type { StreamName } from '../../pipelines/index.js';
-import type { Shard } from './per-user/shard.js';
-import { localDay } from './windows/windows.js';
+import { localDay } from './date-windows.js';
 
 export interface ExtractOptions {
   /** Streams to run (and what they need); all when absent. */
@@ -65,6 +64,13 @@ export interface Event {
   stream?: string;
   group?: number;
   [key: string]: unknown;
+}
+
+/** This worker's share of the per-user work: `--shard K/N` (per-user/shard.ts parses and applies it). */
+export interface Shard {
+  /** 1-based: this worker is shard `index` of `count`. */
+  index: number;
+  count: number;
 }
 
 export interface RunContext {

@@ -4,10 +4,17 @@
  * describes is committed.
  */
 import { z } from 'zod';
-import type { Refreshed } from './per-user/user-selection.js';
 import { now } from '../shared/clock.js';
 import { isRealDay } from '../shared/checks.js';
 import { ConfigError } from '../shared/exit-codes.js';
+
+/** When a user's per-user streams were last refreshed, and their change signals then (per-user/user-selection.ts). */
+export interface Refreshed {
+  /** When the user was last refreshed (ISO). */
+  at: string;
+  /** Fingerprint of the user's change signals then. */
+  fp: string;
+}
 
 export interface StateStore {
   /** The stored value; `schema`, when given, checks its shape (a wrong one stops the run, naming the file). */

@@ -13,13 +13,10 @@ import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { stateRoot } from '../../lake/index.js';
 import { ConfigError } from '../../shared/exit-codes.js';
+import type { Shard } from '../run-context.js';
 import { PerUserStateSchema, type PerUserState, type StateStore } from '../state.js';
 
-export interface Shard {
-  /** 1-based: this worker is shard `index` of `count`. */
-  index: number;
-  count: number;
-}
+export type { Shard };
 
 export const MAX_SHARDS = 1024;
 

@@ -19,6 +19,7 @@
  * rank is served while one of a higher rank waits. What does not fit waits for the next run.
  */
 import { createHash } from 'node:crypto';
+import type { Refreshed } from '../state.js';
 
 export interface CurrentUser {
   id: number;
@@ -30,12 +31,7 @@ export interface CurrentUser {
   deleted_at: string | null;
 }
 
-export interface Refreshed {
-  /** When the user was last refreshed (ISO). */
-  at: string;
-  /** Fingerprint of the user's change signals then. */
-  fp: string;
-}
+export type { Refreshed };
 
 /** The ranks, highest bearing first. */
 export const REASONS = [

@@ -15,7 +15,7 @@ import { pageInto } from '../landing/listing.js';
 import { activityOf, type GroupInfo, type RunContext } from '../run-context.js';
 import { addCommit, newTally, type GroupTally } from '../result.js';
 import { FutureWatermarkError, resumes, StateWriter, WindowStateSchema, type WindowState } from '../state.js';
-import { apiBounds, dayWindows, monthWindows, shiftDay, type Window } from './windows.js';
+import { apiBounds, dayWindows, monthWindows, shiftDay, type Window } from '../date-windows.js';
 import { currentUsers } from '../per-user/current-users.js';
 import { crashPoint } from '../../shared/crash-points.js';
 import { keyDecoder, landedValues, valueEncoder } from './activity.js';

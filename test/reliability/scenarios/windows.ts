@@ -38,15 +38,15 @@ export async function windowsScenario(o: ScenarioOptions & { splits: number }): 
     const written =
       /Closed-open \[start, end\) in the group's timezone/.test(docs) &&
       /closed-open \[start, end\), in the group's own timezone/.test(
-        readFileSync(join(ROOT, 'src', 'extract', 'windows', 'windows.ts'), 'utf8'),
+        readFileSync(join(ROOT, 'src', 'extract', 'date-windows.ts'), 'utf8'),
       );
     rows.push(
       row(
         'window convention written down',
         1,
-        written ? [] : ['docs/reference/extract.md or src/extract/windows/windows.ts no longer states it'],
+        written ? [] : ['docs/reference/extract.md or src/extract/date-windows.ts no longer states it'],
         written
-          ? "closed-open [start, end), whole local days of the group's timezone (docs/reference/extract.md, windows.ts)"
+          ? "closed-open [start, end), whole local days of the group's timezone (docs/reference/extract.md, date-windows.ts)"
           : 'missing',
       ),
     );
