@@ -14,10 +14,9 @@ import {
   runChanges,
   writeSchemaHistory,
   type RunSeen,
-  runsRoot,
   StateStore as LakeStateStore,
   tightenLake,
-  writeJsonAtomic,
+  writeRunManifest,
 } from '../lake/index.js';
 import { streams } from '../../pipelines/index.js';
 import { lakeLanding } from './landing/lake-landing.js';
@@ -77,18 +76,22 @@ export async function extract(
     );
     if (result.plan) return { ...result, manifest: '' };
     await options.afterLanding?.(result);
-    const manifest = `${runsRoot(outDir)}/${runId}.json`;
     // What the records carried (the schema history's input), and what changed against the history before.
     const seen: RunSeen = { runId, at: startedAt.toISOString(), streams: Object.fromEntries(landing.seen) };
     const before = await readSchemaHistory(outDir);
     const schemaChanges = runChanges(before, seen);
-    await writeJsonAtomic(manifest, {
-      perksVersion: perksVersion(),
-      ...result,
-      schemaChanges,
-      unknownFields: Object.fromEntries(landing.unknownFields),
-      schema: { streams: seen.streams },
-    });
+    // snake_case keys on disk (run-manifest.ts); the file's mode as every state file's.
+    const manifest = await writeRunManifest(
+      outDir,
+      {
+        perksVersion: perksVersion(),
+        ...result,
+        schemaChanges,
+        unknownFields: Object.fromEntries(landing.unknownFields),
+        schema: { streams: seen.streams },
+      },
+      { mode: 0o600 },
+    );
     // After the manifest: a run killed in between is folded from its manifest by the next reader.
     await writeSchemaHistory(outDir, foldRun(before, seen));
     return { ...result, manifest, schemaChanges };

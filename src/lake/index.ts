@@ -27,7 +27,14 @@ export {
 export { lakeDuckDB, withLakeConnection } from './duckdb.js';
 export { writeJsonAtomic, writeFileAtomic, type AtomicWriteOptions } from './atomic-file.js';
 export { StateStore } from './state-store.js';
-export { writeRunManifest, runManifestPath, readRunManifests, RunManifest } from './run-manifest.js';
+export {
+  writeRunManifest,
+  runManifestPath,
+  readRunManifests,
+  readRunManifestFile,
+  RunManifest,
+  MANIFEST_KEYS,
+} from './run-manifest.js';
 export {
   quarantineRecord,
   quarantineFile,

@@ -15,6 +15,8 @@ import { z } from 'zod';
 import { writeJsonAtomic } from './atomic-file.js';
 import { LAKE_DIR_MODE } from './modes.js';
 import { lakeRoot, runsRoot } from './paths.js';
+import { readRunManifestFile } from './run-manifest.js';
+import { camelKeys, snakeKeys, type KeyRules } from '../shared/json-keys.js';
 import { JSON_TYPES, type FieldsSeen, type JsonType } from './projector.js';
 
 /** What one stream's landed records carried over a run. */
@@ -59,6 +61,9 @@ export const SchemaHistory = z.object({
 export type SchemaHistory = z.infer<typeof SchemaHistory>;
 
 export const schemaHistoryPath = (outDir: string) => join(lakeRoot(outDir), '_schema_history.json');
+
+/** The file's keys are snake_case (`absent_since`), but for the names of streams, fields and JSON types; camelCase read too. */
+const HISTORY_KEYS: KeyRules = { dataKeys: ['streams', 'streams.*.fields', 'streams.*.fields.*.types'] };
 
 const emptyHistory = (): SchemaHistory => ({ version: 1, runs: [], streams: {} });
 const markOf = (run: RunSeen): Mark => ({ run: run.runId, at: run.at, day: run.at.slice(0, 10) });
@@ -150,7 +155,7 @@ const ManifestSchema = z.looseObject({
 export async function readSchemaHistory(outDir: string): Promise<SchemaHistory> {
   const text = await readFile(schemaHistoryPath(outDir), 'utf8').catch(() => undefined);
   // an unreadable history is folded again from the manifests
-  let history = (text && SchemaHistory.safeParse(safeJson(text)).data) || emptyHistory();
+  let history = (text && SchemaHistory.safeParse(camelKeys(safeJson(text), HISTORY_KEYS)).data) || emptyHistory();
   const dir = runsRoot(outDir);
   if (!existsSync(dir)) return history;
   const folded = new Set(history.runs);
@@ -159,7 +164,7 @@ export async function readSchemaHistory(outDir: string): Promise<SchemaHistory> 
   );
   const runs: RunSeen[] = [];
   for (const name of names) {
-    const parsed = ManifestSchema.safeParse(safeJson(await readFile(join(dir, name), 'utf8').catch(() => '')));
+    const parsed = ManifestSchema.safeParse(await readRunManifestFile(join(dir, name)));
     if (parsed.success)
       runs.push({ runId: parsed.data.runId, at: parsed.data.upperBound, streams: parsed.data.schema.streams });
   }
@@ -168,7 +173,7 @@ export async function readSchemaHistory(outDir: string): Promise<SchemaHistory> 
 }
 
 export async function writeSchemaHistory(outDir: string, history: SchemaHistory): Promise<void> {
-  await writeJsonAtomic(schemaHistoryPath(outDir), history, { dirMode: LAKE_DIR_MODE });
+  await writeJsonAtomic(schemaHistoryPath(outDir), snakeKeys(history, HISTORY_KEYS), { dirMode: LAKE_DIR_MODE });
 }
 
 function safeJson(text: string): unknown {

@@ -68,9 +68,9 @@ describe('extract against the sandbox', () => {
     const credit = result.streams.find((s) => s.name === 'credit')!;
     expect(credit.rows).toBe(users.rows);
     const manifest = JSON.parse(readFileSync(result.manifest, 'utf8'));
-    expect(manifest.runId).toBe(result.runId);
+    expect(manifest.run_id).toBe(result.runId);
     // which program wrote it: the version `perks --version` prints
-    expect(manifest.perksVersion).toBe(packageVersion);
+    expect(manifest.perks_version).toBe(packageVersion);
     // per stream AND group: calls, retries, 429s and time; a windowed stream's calls are all its groups'
     type Part = { group: number; calls: number; retries: number; throttled: number; ms: number; rows: number };
     const orders = manifest.streams.find((s: { name: string }) => s.name === 'orders') as {

@@ -100,7 +100,7 @@ describe('a group record the schema refuses', () => {
         'credit success',
         'interactions success',
       ]);
-      expect(manifest.streams.find((s: { name: string }) => s.name === 'orders').failedGroups).toEqual([12]);
+      expect(manifest.streams.find((s: { name: string }) => s.name === 'orders').failed_groups).toEqual([12]);
       expect(new Set((await lakeOrders(out)).map((o) => o.group))).toEqual(new Set([11]));
       const credit = manifest.streams.find((s: { name: string }) => s.name === 'credit');
       expect(credit.groups.map((g: { group: number }) => g.group)).toEqual([11, 12]);

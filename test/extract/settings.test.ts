@@ -48,7 +48,7 @@ describe('the quarantine threshold', () => {
       expect(r.stdout).toContain(`\n  ${line}\n`);
       expect(stderrLines(r)).toEqual([`perks: ${line}`]);
       expect(manifest.status).toBe('partial');
-      expect(manifest.exitCode).toBe(4);
+      expect(manifest.exit_code).toBe(4);
       expect(manifest.quarantine).toEqual({ quarantined, records, threshold: 0.001, above: true, message: line });
       expect(records).toBe(
         manifest.streams.reduce((n: number, s: { rows: number; rejected: number }) => n + s.rows + s.rejected, 0),

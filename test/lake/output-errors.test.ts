@@ -47,7 +47,7 @@ describe('output directory problems stop the run with one clear line', () => {
     const attempts = [
       acquireLock(out),
       new StateStore(out).write('orders', '11', {}),
-      writeRunManifest(out, { run_id: 'r1' }),
+      writeRunManifest(out, { runId: 'r1' }),
       openPartitionWrite({
         outDir: out,
         stream: 'orders',

@@ -10,6 +10,7 @@ import {
   runManifestPath,
   UnsafePathError,
   writeRunManifest,
+  readRunManifestFile,
 } from '../../src/lake/index.js';
 import { Order } from '../../src/resources/index.js';
 import { filesUnder } from '../support/files.js';
@@ -69,14 +70,27 @@ test("startup hygiene leaves this process's own temporary files alone", async ()
   expect((await writer.commit()).rows).toBe(1);
 });
 
-test('a run manifest is written whole to runs/<run_id>.json, readable, with no temporary file', async () => {
+test('a run manifest is written whole to runs/<run_id>.json in snake_case, readable, with no temporary file', async () => {
   const out = tempOut();
-  const manifest = { run_id: '20261103T040506Z-ab12', outcome: 'success', streams: { orders: { rows: 3 } } };
+  const manifest = {
+    runId: '20261103T040506Z-ab12',
+    finishedAt: '2026-11-03T04:05:09.000Z',
+    outcome: 'success',
+    streams: [{ name: 'orders', rows: 3, failedGroups: [12] }],
+    unknownFields: { order_versions: { promoCode: 2 } },
+  };
   const path = await writeRunManifest(out, manifest);
-  expect(path).toBe(runManifestPath(out, manifest.run_id));
+  expect(path).toBe(runManifestPath(out, manifest.runId));
   expect(path).toBe(join(out, 'runs', '20261103T040506Z-ab12.json'));
-  expect(JSON.parse(await readFile(path, 'utf8'))).toEqual(manifest);
+  expect(JSON.parse(await readFile(path, 'utf8'))).toEqual({
+    run_id: '20261103T040506Z-ab12',
+    finished_at: '2026-11-03T04:05:09.000Z',
+    outcome: 'success',
+    streams: [{ name: 'orders', rows: 3, failed_groups: [12] }],
+    unknown_fields: { order_versions: { promoCode: 2 } }, // names of streams and fields are data: as they are
+  });
+  expect(await readRunManifestFile(path)).toEqual(manifest);
   expect((await stat(path)).mode & 0o777).toBe(0o644);
   expect(await readdir(join(out, 'runs'))).toEqual(['20261103T040506Z-ab12.json']);
-  await expect(writeRunManifest(out, { run_id: '../escape' })).rejects.toThrow(UnsafePathError);
+  await expect(writeRunManifest(out, { runId: '../escape' })).rejects.toThrow(UnsafePathError);
 });

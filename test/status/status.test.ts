@@ -9,6 +9,8 @@ import { runCli, stderrLines, type CliResult } from '../support/cli.js';
 import { orgEnv } from '../support/sandbox.js';
 import { tempOut } from '../support/scratch.js';
 import { sandboxForFile } from '../support/sandbox-hooks.js';
+import { MANIFEST_KEYS } from '../../src/lake/index.js';
+import { camelKeys } from '../../src/shared/json-keys.js';
 
 const sandbox = sandboxForFile({ today: '2026-11-22' });
 let outDir: string;
@@ -187,18 +189,34 @@ describe('perks status', () => {
     }
   });
 
-  // Last: it adds a run. A later run whose orders failed for one group, written as the extract writes
-  // manifests (<out>/runs/<run_id>.json, the output contract): that group's orders keep their earlier success.
-  test('a later run that failed for one group: shown as its last run, and that group goes stale first', async () => {
+  // Last: it adds a run. A later run whose orders failed for one group, written as the previous release wrote
+  // manifests (<out>/runs/<run_id>.json, the output contract, in camelCase until issue 43): still read, and that
+  // group's orders keep their earlier success.
+  test('a later run that failed for one group, its manifest in the old camelCase: shown as its last run, and that group goes stale first', async () => {
     const [first] = readdirSync(join(outDir, 'runs'));
-    const manifest = JSON.parse(readFileSync(join(outDir, 'runs', first), 'utf8'));
-    const orders = manifest.streams.find((x: { name: string }) => x.name === 'orders');
+    const written = JSON.parse(readFileSync(join(outDir, 'runs', first), 'utf8'));
+    // this release writes snake_case at every depth, but for data (stream and field names)
+    expect(written).toMatchObject({
+      run_id: first.slice(0, -5),
+      finished_at: expect.any(String),
+      perks_version: expect.any(String),
+    });
+    expect(
+      keysOf({ ...written, schema: undefined, unknown_fields: undefined, api: undefined }).filter((k) =>
+        /[A-Z]/.test(k),
+      ),
+    ).toEqual([]);
+    const manifest = camelKeys(written, MANIFEST_KEYS) as Record<string, unknown> & {
+      streams: Record<string, unknown>[];
+    };
+    expect(manifest.runId).toBe(first.slice(0, -5));
+    const orders = manifest.streams.find((x) => x.name === 'orders')!;
     Object.assign(orders, {
       status: 'error',
       failedGroups: [11],
       error: 'orders of group 11: HTTP 500 after 8 attempts',
     });
-    orders.groups = orders.groups.filter((g: { group: number }) => g.group !== 11);
+    orders.groups = (orders.groups as { group: number }[]).filter((g) => g.group !== 11);
     Object.assign(manifest, { runId: 'later', status: 'error', finishedAt: '2026-11-23T12:00:05.000Z' });
     writeFileSync(join(outDir, 'runs', 'later.json'), JSON.stringify(manifest));
 

@@ -16,7 +16,8 @@ import type { DuckDBConnection } from '@duckdb/node-api';
 import { closesInForce, frozenFigures, readCloses } from '../../closes/index.js';
 import { readFile } from 'node:fs/promises';
 import { DEFAULTS } from '../../config/index.js';
-import { runManifestPath } from '../../lake/run-manifest.js';
+import { MANIFEST_KEYS, runManifestPath } from '../../lake/run-manifest.js';
+import { camelKeys } from '../../shared/json-keys.js';
 import { createMonthStates } from './month-states.js';
 
 export const CLOSE_TABLES = ['close_records', 'close_figures', 'close_credit', 'extract_runs', 'month_states'] as const;
@@ -123,7 +124,7 @@ async function loadExtractRuns(conn: DuckDBConnection, outDir: string): Promise<
     if (text === undefined) continue;
     let finishedAt: unknown;
     try {
-      ({ finishedAt } = JSON.parse(text) as { finishedAt?: unknown });
+      ({ finishedAt } = camelKeys(JSON.parse(text), MANIFEST_KEYS) as { finishedAt?: unknown }); // either spelling
     } catch {
       continue; // written atomically, so never half a file; anything else is not an extract manifest
     }

@@ -144,7 +144,7 @@ function quarantinedRecords(outDir: string): Map<string, Record<string, unknown>
 }
 
 function unknownFieldCount(manifest: string, field: string): number {
-  const fields = (JSON.parse(readFileSync(manifest, 'utf8')).unknownFields ?? {}) as Record<
+  const fields = (JSON.parse(readFileSync(manifest, 'utf8')).unknown_fields ?? {}) as Record<
     string,
     Record<string, number>
   >;
