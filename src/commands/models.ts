@@ -2,6 +2,7 @@
 import { join, resolve } from 'node:path';
 import type { CommandModule } from 'yargs';
 import { ConfigError } from '../shared/exit-codes.js';
+import { snakeJson } from '../shared/json-keys.js';
 import { describeModels, renderMarkdown, writeDictionary } from '../transform/index.js';
 import { handle } from './handle.js';
 import { configFromFlags } from './options.js';
@@ -25,6 +26,7 @@ export const modelsCommand: CommandModule<object, ModelsFlags> = {
       const config = configFromFlags(argv);
       const docs = await describeModels();
       writeDictionary(join(resolve(config.output), 'docs', 'models.md'), docs);
-      process.stdout.write(argv.format === 'json' ? `${JSON.stringify(docs, null, 2)}\n` : renderMarkdown(docs));
+      // JSON keys in snake_case (depends_on), as every JSON the CLI prints
+      process.stdout.write(argv.format === 'json' ? `${snakeJson(docs, {}, 2)}\n` : renderMarkdown(docs));
     }),
 };

@@ -198,13 +198,14 @@ test('perks models lists every model with grain, columns and dependencies, and w
     name: string;
     layer: string;
     grain: string;
-    dependsOn: string[];
+    depends_on: string[];
     columns: { name: string; type: string; description?: string }[];
   }[];
   const revenue = docs.find((d) => d.name === 'revenue_monthly')!;
   expect(revenue.layer).toBe('marts');
   expect(revenue.grain).toBe('one row per organisation_group_id, month, order_currency, order_status');
-  expect(revenue.dependsOn).toEqual(['close_figures', 'close_records', 'stg_month_states', 'stg_orders']);
+  expect(Object.keys(revenue)).not.toContain('dependsOn'); // snake_case keys, as every JSON the CLI prints
+  expect(revenue.depends_on).toEqual(['close_figures', 'close_records', 'stg_month_states', 'stg_orders']);
   expect(revenue.columns.slice(0, 5)).toMatchObject([
     { name: 'organisation_group_id', type: 'BIGINT' },
     { name: 'month', type: 'DATE' },
@@ -225,7 +226,7 @@ test('perks models lists every model with grain, columns and dependencies, and w
   expect(readFileSync(join(outDir, 'docs', 'models.md'), 'utf8')).toContain(
     '| group_revenue | DECIMAL(38,2) | sum of the group',
   );
-  expect(docs.find((d) => d.name === 'stg_orders')!.dependsOn).toEqual(['lake_orders', 'stg_user_emails']);
+  expect(docs.find((d) => d.name === 'stg_orders')!.depends_on).toEqual(['lake_orders', 'stg_user_emails']);
   expect(docs.find((d) => d.name === 'stg_user_emails')).toMatchObject({ materialized: 'ephemeral', layer: 'staging' });
   // dependencies come before what reads them
   const order = docs.map((d) => d.name);

@@ -10,7 +10,15 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import { extract } from '../../src/extract/index.js';
 import { closeMonth, reopenMonth } from '../../src/close/index.js';
-import { buildWarehouse, type BuildResult } from '../../src/transform/index.js';
+import {
+  buildRecordPath,
+  buildWarehouse,
+  readBuildRecord,
+  warehousePath,
+  type BuildResult,
+} from '../../src/transform/index.js';
+import { STATE_KEYS } from '../../src/transform/incremental/build-state.js';
+import { camelKeys } from '../../src/shared/json-keys.js';
 import { formatStep } from '../../src/commands/build.js';
 import type { Sandbox } from '../../src/sandbox/index.js';
 import { orgConfig, testSandbox } from '../support/sandbox.js';
@@ -77,6 +85,25 @@ async function expectMonthFoldersWhole(): Promise<void> {
   }
 }
 
+/** Every model's recorded build state (JSON) rewritten by `change`; returns the states as written, joined. */
+async function rewriteBuildStates(change: (state: string) => string): Promise<string> {
+  const { DuckDBInstance } = await import('@duckdb/node-api');
+  const db = await DuckDBInstance.create(warehousePath(out));
+  const conn = await db.connect();
+  try {
+    const rows = (await conn.runAndReadAll(`SELECT model, state FROM _build_state`)).getRowObjectsJson() as {
+      model: string;
+      state: string;
+    }[];
+    const states = rows.map((r) => ({ model: r.model, state: change(r.state) }));
+    for (const r of states) await conn.run(`UPDATE _build_state SET state = $state WHERE model = $model`, r);
+    return states.map((r) => r.state).join('\n');
+  } finally {
+    conn.closeSync();
+    db.closeSync();
+  }
+}
+
 const monthFiles = (b: BuildResult, mart: string) => b.steps.find((s) => s.name === `marts/${mart}/`)!.monthFiles!;
 
 const intervals = (b: BuildResult, model = 'stg_orders') => b.steps.find((s) => s.name === model)!.intervals!;
@@ -105,6 +132,23 @@ test('after each day of a sequence, the incremental build equals a full build, a
   // a mart built from models by intervals: nothing upstream changed, nothing rebuilt
   expect(intervals(again, 'savings_monthly')).toMatchObject({ rebuilt: 0 });
   expect(intervals(again, 'savings_monthly').skipped).toBeGreaterThan(4);
+
+  // the same warehouse and build record as the release before issue 43 wrote them (camelCase JSON): still read,
+  // so the next build finds its state (nothing dirty, no month file written again) and the record its last success
+  const record = await readBuildRecord(out);
+  expect(Object.keys(JSON.parse(readFileSync(buildRecordPath(out), 'utf8')))).toEqual(['last_attempt', 'last_success']);
+  expect(await rewriteBuildStates((state) => state)).toContain('"exported_file":');
+  writeFileSync(buildRecordPath(out), JSON.stringify(record));
+  expect(await readBuildRecord(out)).toEqual(record);
+  expect(await rewriteBuildStates((state) => JSON.stringify(camelKeys(JSON.parse(state), STATE_KEYS)))).toContain(
+    '"exportedFile":',
+  );
+  const old = await buildWarehouse({ outDir: out, asOf: sandbox.world.today });
+  expect(old.ok).toBe(true);
+  expect(intervals(old)).toEqual({ rebuilt: 0, skipped: months });
+  expect(intervals(old, 'savings_monthly')).toMatchObject({ rebuilt: 0 });
+  expect(monthFiles(old, 'savings_monthly')).toMatchObject({ written: 0, removed: 0 });
+  expect((await readBuildRecord(out))?.lastSuccess?.asOf).toBe(sandbox.world.today);
 
   // a day later: new orders, settled and refunded ones in the lookback, new users
   sandbox.advance(1);

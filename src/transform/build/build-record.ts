@@ -3,11 +3,14 @@
  * with the newest extract run it read (`lakeAt`, that run's finish). `perks status` compares it with the
  * extracts since: marts, reports and BI files left behind by failing builds are never silently stale.
  * Written atomically after every build, success or failure; a build killed before it leaves the record as it was.
+ * Its keys are snake_case (`last_attempt`, `as_of`, `lake_at`; docs/reference/operations.md, "JSON keys"); a
+ * record written in camelCase by a release before issue 43 is read the same.
  */
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { readRunManifests, writeJsonAtomic } from '../../lake/index.js';
+import { camelKeys, snakeKeys } from '../../shared/json-keys.js';
 
 export const BuildOutcome = z.object({
   /** When the build ended (the program's clock). */
@@ -36,7 +39,7 @@ export async function readBuildRecord(outDir: string): Promise<BuildRecord | und
   const text = await readFile(buildRecordPath(outDir), 'utf8').catch(() => undefined);
   if (text === undefined) return undefined;
   try {
-    const parsed = BuildRecord.safeParse(JSON.parse(text));
+    const parsed = BuildRecord.safeParse(camelKeys(JSON.parse(text))); // either spelling
     return parsed.success ? parsed.data : undefined;
   } catch {
     return undefined;
@@ -55,5 +58,5 @@ export async function recordBuild(outDir: string, outcome: BuildOutcome): Promis
     lastAttempt: outcome,
     lastSuccess: outcome.ok ? outcome : (before?.lastSuccess ?? null),
   };
-  await writeJsonAtomic(buildRecordPath(outDir), record);
+  await writeJsonAtomic(buildRecordPath(outDir), snakeKeys(record));
 }

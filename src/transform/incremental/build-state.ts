@@ -4,9 +4,12 @@
  * warehouse and the previous state together. Per model: its SQL's hash, the hash of the settings it reads
  * (`getvariable(…)`), each lake group-month's fingerprint, each upstream model's fingerprint per group (built by
  * intervals), or what it read (the others); and its version.
+ * The state's JSON has snake_case keys (`exported_file`, `lookup_rows`; docs/reference/operations.md, "JSON keys");
+ * a state an earlier release wrote in camelCase is read the same, so its warehouse still builds incrementally.
  */
 import { createHash } from 'node:crypto';
 import { quotedString as str, type DuckDBConnection } from '../../shared/duckdb.js';
+import { camelKeys, snakeJson, type KeyRules } from '../../shared/json-keys.js';
 
 export const STATE_TABLE = '_build_state';
 
@@ -43,6 +46,9 @@ export interface ModelState {
   lookupRows?: Record<string, string>;
 }
 
+/** The keys that are data: partitions, model names, groups, sources. */
+export const STATE_KEYS: KeyRules = { dataKeys: ['partitions', 'inputs', 'inputs.*', 'reads', 'lookupRows'] };
+
 export const sha = (text: string): string => createHash('sha256').update(text).digest('hex').slice(0, 32);
 
 /** The states recorded in the database `conn` opened (none: an empty map). */
@@ -58,7 +64,7 @@ export async function readStates(conn: DuckDBConnection): Promise<Map<string, Mo
   }[];
   for (const row of rows) {
     try {
-      states.set(row.model, JSON.parse(row.state) as ModelState);
+      states.set(row.model, camelKeys(JSON.parse(row.state), STATE_KEYS) as ModelState); // either spelling
     } catch {
       // a state that cannot be read is no state: that model is built whole
     }
@@ -70,7 +76,10 @@ export async function readStates(conn: DuckDBConnection): Promise<Map<string, Mo
 export async function writeStates(conn: DuckDBConnection, states: Map<string, ModelState>): Promise<void> {
   await conn.run(`CREATE OR REPLACE TABLE ${STATE_TABLE} (model VARCHAR, state VARCHAR)`);
   for (const [model, state] of states)
-    await conn.run(`INSERT INTO ${STATE_TABLE} VALUES ($model, $state)`, { model, state: JSON.stringify(state) });
+    await conn.run(`INSERT INTO ${STATE_TABLE} VALUES ($model, $state)`, {
+      model,
+      state: snakeJson(state, STATE_KEYS),
+    });
 }
 
 /** The hash of the values of the variables the SQL reads (`getvariable('as_of')`, …): a change rebuilds the model. */
