@@ -191,7 +191,7 @@ with_closes as (
         frozen.credit_granted as credit_granted_as_closed,
         frozen.credit_spent as credit_spent_as_closed,
         frozen.credit_expired as credit_expired_as_closed,
-        coalesce(states.month_state, 'provisional') as month_state
+        coalesce(states.month_state, 'provisional'::month_state) as month_state
     from final as now
     full outer join close_records as closes
         on now.organisation_group_id = closes.organisation_group_id

@@ -65,7 +65,9 @@ money as (
         organisation_group_id,
         month,
         cast(sum(orders) as bigint) as orders,
-        count(distinct user_id) filter (where redemptions > 0) as redeeming_users,
+        -- a user's redemption statistics sit on one row of the user's month (savings_monthly), so counting the rows
+        -- counts the users, without count(distinct)'s hash table over the whole mart
+        count(user_id) filter (where redemptions > 0) as redeeming_users,
         min(order_currency) filter (where orders > 0) as currency_min,
         max(order_currency) filter (where orders > 0) as currency_max,
         count(*) filter (where orders > 0 and order_currency is null) as no_currency,
@@ -148,7 +150,7 @@ final as (
         coalesce(money.recognised_orders, 0) as recognised_orders,
         case when money.currency_min is not distinct from money.currency_max and coalesce(money.no_currency, 0) = 0
             then cast(coalesce(money.recognised_order_saving_sum, 0) as decimal(18, 2)) end as recognised_order_saving,
-        coalesce(states.month_state, 'provisional') as month_state
+        coalesce(states.month_state, 'provisional'::month_state) as month_state
     from months
     left join created on months.organisation_group_id = created.organisation_group_id and months.month = created.month
     left join activity

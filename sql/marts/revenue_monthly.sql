@@ -91,7 +91,7 @@ final as (
         case when closes.closed_at is not null then coalesce(frozen.order_credit, 0) end as order_credit_as_closed,
         case when closes.closed_at is not null then coalesce(frozen.order_saving, 0) end as order_saving_as_closed,
         case when closes.closed_at is not null then coalesce(frozen.group_revenue, 0) end as group_revenue_as_closed,
-        coalesce(states.month_state, 'provisional') as month_state
+        coalesce(states.month_state, 'provisional'::month_state) as month_state
     from now
     full outer join close_figures as frozen
         on now.organisation_group_id = frozen.organisation_group_id

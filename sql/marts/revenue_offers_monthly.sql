@@ -57,7 +57,7 @@ final as (
             list_contains(coalesce(closes.revenue_statuses, getvariable('revenue_statuses')), per_offer.order_status),
             false
         ) as is_recognised,
-        coalesce(states.month_state, 'provisional') as month_state
+        coalesce(states.month_state, 'provisional'::month_state) as month_state
     from per_offer
     left join close_records as closes
         on per_offer.organisation_group_id = closes.organisation_group_id

@@ -168,7 +168,7 @@ final as (
         joined.egift_face_value,
         joined.recognised_orders,
         joined.recognised_order_saving,
-        coalesce(states.month_state, 'provisional') as month_state
+        coalesce(states.month_state, 'provisional'::month_state) as month_state
     from joined
     left join stg_users as users
         on joined.organisation_group_id = users.organisation_group_id

@@ -9,7 +9,8 @@ with said as (
     union all
     select 'revenue_offers_monthly', organisation_group_id, month, month_state, null from revenue_offers_monthly
     union all
-    select 'savings_monthly', organisation_group_id, month, month_state, null from savings_monthly
+    -- a row per user and month: its group-months first (a few hundred), then the join
+    select distinct 'savings_monthly', organisation_group_id, month, month_state, null from savings_monthly
     union all
     select 'engagement_monthly', organisation_group_id, month, month_state, null from engagement_monthly
     union all
@@ -23,5 +24,5 @@ from said
 left join stg_month_states as states
     on said.organisation_group_id = states.organisation_group_id
     and said.month = states.month
-where said.month_state is distinct from coalesce(states.month_state, 'provisional')
+where said.month_state is distinct from coalesce(states.month_state, 'provisional'::month_state)
     or (said.is_closed is not null and said.is_closed is distinct from (said.month_state = 'signed_off'))
