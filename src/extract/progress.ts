@@ -1,7 +1,9 @@
 /**
  * Progress of a run: on a terminal, one updating line per stream; elsewhere (CI), one JSON line per
- * event on stderr, so stdout stays for results. Every line passes through the redactor.
+ * event on stderr, so stdout stays for results, its keys in snake_case (docs/reference/operations.md, "JSON
+ * keys"). Every line passes through the redactor.
  */
+import { snakeJson } from '../shared/json-keys.js';
 import { redact } from '../shared/redact.js';
 import type { Event } from './run-context.js';
 import { now } from '../shared/clock.js';
@@ -9,7 +11,7 @@ import { now } from '../shared/clock.js';
 export function progressReporter(stream: NodeJS.WriteStream = process.stderr, quiet = false): (e: Event) => void {
   if (quiet) return () => undefined;
   if (!stream.isTTY) {
-    return (e) => stream.write(`${redact(JSON.stringify({ at: now().toISOString(), ...e }))}\n`);
+    return (e) => stream.write(`${redact(snakeJson({ at: now().toISOString(), ...e }))}\n`);
   }
   const counts = new Map<string, { windows: number; planned: number }>();
   return (e) => {

@@ -1,4 +1,8 @@
-/** What the user commands print: a readable table, or one JSON document (--format json) for scripts. */
+/**
+ * What the user commands print: a readable table, or one JSON document (--format json) for scripts, its keys in
+ * snake_case (`dry_run`, `quarantine_lines`) but for the platform's answer, printed as the API gave it.
+ */
+import { snakeJson } from '../shared/json-keys.js';
 import type { ActionResult } from './actions.js';
 import type { ImportResult } from './import.js';
 
@@ -6,7 +10,7 @@ export type Format = 'table' | 'json';
 
 export function formatImport(r: ImportResult, format: Format, rateLimit: number): string {
   const calls = r.calls.lookups + r.calls.bulk + r.calls.single + r.calls.confirms;
-  if (format === 'json') return `${JSON.stringify({ ...r, total_calls: calls })}\n`;
+  if (format === 'json') return `${snakeJson({ ...r, totalCalls: calls })}\n`;
   const minutes = calls / rateLimit;
   const lines: string[] = [];
   if (r.dryRun) {
@@ -35,7 +39,7 @@ function fmtMinutes(m: number): string {
 }
 
 export function formatAction(r: ActionResult, format: Format): string {
-  if (format === 'json') return `${JSON.stringify(r)}\n`;
+  if (format === 'json') return `${snakeJson(r, { asIs: ['answer'] })}\n`;
   const head = r.dryRun
     ? `dry run, nothing sent: ${r.command} would call ${String(r.answer?.would_send)}`
     : `${r.command}: done`;

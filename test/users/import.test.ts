@@ -32,6 +32,7 @@ describe('perks users import', () => {
       expect(report.created).toHaveLength(250);
       expect(report.existing).toHaveLength(0);
       expect(report.rejected).toHaveLength(0);
+      expect(report).toMatchObject({ dry_run: false, total_calls: expect.any(Number) }); // snake_case keys
       // the group's listing is cheaper than 250 look-ups: read before (its pages) and after (its pages)
       const pagesBefore = Math.ceil(already / 100);
       const pagesAfter = Math.ceil((already + 250) / 100);

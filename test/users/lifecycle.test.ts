@@ -124,6 +124,8 @@ describe('perks users: the lifecycle', () => {
     const result = JSON.parse(r.stdout);
     expect(result.answer).toMatchObject({ id: ids[who.UID], email: null, first_name: null, last_name: null });
     expect(result.forgot.rows).toBeGreaterThan(0);
+    // our keys in snake_case, the platform's answer as it gave it
+    expect(result).toMatchObject({ dry_run: false, forgot: { quarantine_lines: expect.any(Number) } });
     expect(sandbox.world.users.get(ids[who.UID])).toMatchObject({ status: 'Anonymised', UID: null });
 
     const personal = [who.email, who.first_name, who.last_name];

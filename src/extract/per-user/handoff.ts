@@ -11,6 +11,7 @@ import { currentUsers } from './current-users.js';
 import { activityOf, type RunContext } from '../run-context.js';
 import { shardLabel } from './shard.js';
 import { now } from '../../shared/clock.js';
+import { camelKeys, snakeKeys } from '../../shared/json-keys.js';
 
 export interface Handoff {
   /** UTC day of the shard-1 run (the `_snapshot_date` of what it landed). */
@@ -27,6 +28,10 @@ const STREAM = 'shard_handoff';
 const POLL_MS = 1_000;
 const runDay = (ctx: RunContext) => ctx.now.toISOString().slice(0, 10);
 
+/** A group's hand-off, either spelling (snake_case since issue 43, camelCase before). */
+const readHandoff = async (ctx: RunContext, group: number) =>
+  camelKeys(await ctx.state.read(STREAM, String(group))) as Handoff | undefined;
+
 /** Shard 1, once the shared streams are landed: what the other shards need, per group. */
 export async function writeHandoff(ctx: RunContext): Promise<void> {
   const day = runDay(ctx);
@@ -41,7 +46,7 @@ export async function writeHandoff(ctx: RunContext): Promise<void> {
       }
     }
     // A rerun the same day keeps what an earlier run of the day found active (its windows are done now).
-    const earlier = await ctx.state.read<Handoff>(STREAM, String(g.id));
+    const earlier = await readHandoff(ctx, g.id);
     if (earlier?.day === day) earlier.active.forEach((id) => active.add(id));
     if (earlier?.day === day) earlier.credit?.forEach((id) => credit.add(id));
     const handoff: Handoff = {
@@ -51,7 +56,7 @@ export async function writeHandoff(ctx: RunContext): Promise<void> {
       active: [...active].sort((a, b) => a - b),
       credit: [...credit].sort((a, b) => a - b),
     };
-    await ctx.state.write(STREAM, String(g.id), handoff);
+    await ctx.state.write(STREAM, String(g.id), snakeKeys(handoff)); // run_id, written_at: JSON keys in snake_case
   }
   ctx.emit({ event: 'handoff', groups: ctx.groups.map((g) => g.id), day });
 }
@@ -65,7 +70,7 @@ export async function awaitHandoff(ctx: RunContext): Promise<void> {
   let announced = 0;
   for (;;) {
     for (const id of [...pending]) {
-      const handoff = await ctx.state.read<Handoff>(STREAM, String(id));
+      const handoff = await readHandoff(ctx, id);
       if (handoff?.day !== day) continue;
       const activity = activityOf(ctx, id);
       handoff.active.forEach((u) => activity.ids.add(u));
