@@ -21,6 +21,7 @@ import { startSandbox } from '../src/sandbox/index.js';
 import { startRedis } from '../test/support/redis.js';
 import { CopyObjectCommand, GetObjectCommand, ListObjectsV2Command, type S3Client } from '@aws-sdk/client-s3';
 import { s3Client, startS3 } from '../test/support/s3.js';
+import { startConditionalFront } from '../test/support/s3-conditional.js';
 import { startStoreWorld } from '../test/support/store-world.js';
 import { extractKilledAt } from '../test/support/killed-extract.js';
 
@@ -29,10 +30,10 @@ const root = mkdtempSync(join(tmpdir(), 'perks-bench-store-'));
 
 interface StoreEvent {
   pulled: { files: number; bytes: number; ms: number };
-  published: { files: number; changedBytes: number; removed: number };
+  published: { files: number; changed_bytes: number; removed: number };
   requests: Record<string, number>;
-  bytesUp: number;
-  bytesDown: number;
+  bytes_up: number;
+  bytes_down: number;
 }
 
 function perks(
@@ -114,16 +115,48 @@ const buildWork = (stdout: string) =>
     .filter((l) => l && !l.includes('/'))
     .join('\n');
 
+/** What a PUT's key is to the store: the day's files, or the publish's own objects (index, intent, manifests). */
+function kindOf(url: string): string {
+  const key = decodeURIComponent(url.split('?')[0]).split('/').slice(3).join('/'); // /<bucket>/bench/<path>
+  if (key === '_perks/index.json') return 'index';
+  if (key === '_perks/intent.json') return 'intent';
+  if (key.startsWith('_perks/wal/')) return 'wal';
+  if (key.startsWith('_perks/views/')) return 'views';
+  if (key.startsWith('_perks/')) return 'lease';
+  if (key.startsWith('lake/_symlink/')) return 'symlinks';
+  if (/^lake\/[^/]+\/_current\.json$/.test(key)) return 'current';
+  return 'files';
+}
+
+/** PUTs by kind of key: count and bytes. */
+const puts = new Map<string, { n: number; bytes: number }>();
+const putsLine = () =>
+  [...puts]
+    .sort((a, b) => b[1].bytes - a[1].bytes)
+    .map(([k, v]) => `${k} ${v.n} ${mb(v.bytes)}`)
+    .join(', ');
+
 const mb = (n: number) => `${(n / 1e6).toFixed(2)} MB`;
 const total = (r: Record<string, number>) => Object.values(r).reduce((a, b) => a + b, 0);
 
 const s3 = await startS3();
+// a front that counts every PUT by kind of key (and enforces If-Match/If-None-Match as S3 does)
+const front = await startConditionalFront(s3.endpoint, (req) => {
+  if (req.method === 'PUT' && !req.headers['x-amz-copy-source']) {
+    const kind = puts.get(kindOf(req.url ?? '')) ?? { n: 0, bytes: 0 };
+    kind.n++;
+    kind.bytes += Number(req.headers['content-length'] ?? 0);
+    puts.set(kindOf(req.url ?? ''), kind);
+  }
+  return undefined;
+});
 const redis = await startRedis();
 const sandbox = await startSandbox({ port: 0, scale, seed: 7, rateLimit: 1_000_000, tokenRateLimit: 1000 });
 try {
   const org = sandbox.credentials.organisation;
   const env = (machine: string) => ({
     ...s3.env,
+    AWS_ENDPOINT_URL_S3: front.endpoint,
     PERKS_BASE_URL: sandbox.baseUrl,
     PERKS_CLIENT_ID: String(org.client_id),
     PERKS_CLIENT_SECRET: org.client_secret,
@@ -137,17 +170,19 @@ try {
   console.log(`store bench: ${scale} sandbox, s3rver and Redis on loopback`);
   const day0 = await perks(['run'], env('A'));
   console.log(
-    `day 0  full run on A: ${day0.ms} ms; published ${day0.event.published.files} files, ${mb(day0.event.published.changedBytes)}; ${total(day0.event.requests)} requests`,
+    `day 0  full run on A: ${day0.ms} ms; published ${day0.event.published.files} files, ${mb(day0.event.published.changed_bytes)}; ${total(day0.event.requests)} requests`,
   );
   await perks(['status'], env('W'));
   const seedClient = s3Client(s3);
   const filesDay0 = await storeFiles(seedClient, s3.bucket, 'bench');
   sandbox.advance(1);
+  puts.clear();
   const day1 = await perks(['run'], env('A'));
   const p = day1.event.published;
   console.log(
-    `day 1  incremental run on A: files changed ${p.files} (${mb(p.changedBytes)}), removed ${p.removed}; uploaded ${mb(day1.event.bytesUp)} = ${(day1.event.bytesUp / p.changedBytes).toFixed(3)}x the changed bytes (goal <= 1.2); downloaded ${mb(day1.event.bytesDown)}; requests ${total(day1.event.requests)} ${JSON.stringify(day1.event.requests)}`,
+    `day 1  incremental run on A: files changed ${p.files} (${mb(p.changed_bytes)}), removed ${p.removed}; uploaded ${mb(day1.event.bytes_up)} = ${(day1.event.bytes_up / p.changed_bytes).toFixed(3)}x the changed bytes (goal <= 1.2); downloaded ${mb(day1.event.bytes_down)}; requests ${total(day1.event.requests)} ${JSON.stringify(day1.event.requests)}`,
   );
+  console.log(`       day 1's PUTs by kind of key (count, bytes): ${putsLine()}`);
   const seed = seedMoved(filesDay0, await storeFiles(seedClient, s3.bucket, 'bench'));
   seedClient.destroy();
   const wholeFile = warehouseSize('A');
@@ -156,7 +191,7 @@ try {
   );
   const behind = await perks(['build'], env('W'));
   console.log(
-    `       W a day behind, perks build: pulled ${behind.event.pulled.files} files, ${mb(behind.event.pulled.bytes)} in ${behind.event.pulled.ms} ms (downloaded ${mb(behind.event.bytesDown)} with the index)`,
+    `       W a day behind, perks build: pulled ${behind.event.pulled.files} files, ${mb(behind.event.pulled.bytes)} in ${behind.event.pulled.ms} ms (downloaded ${mb(behind.event.bytes_down)} with the index)`,
   );
   const fresh = await perks(['build'], env('F'));
   const all = await perks(['sql', 'SELECT 1'], env('G')); // pulls what sql reads: the core and the warehouse, marts
@@ -207,6 +242,7 @@ try {
   if ([day0, day1, behind, fresh, day2, original, twin].some((r) => r.code !== 0) || !same) process.exitCode = 1;
 } finally {
   await sandbox.close();
+  await front.stop();
   await redis.stop();
   await s3.stop();
   rmSync(root, { recursive: true, force: true });

@@ -69,7 +69,10 @@ export async function finishOutput(session: StoreSession): Promise<void> {
   }
 }
 
-/** One line on what moved: JSON off a terminal (like the progress events), a sentence on one. */
+/**
+ * One line on what moved: JSON off a terminal (like the progress events), a sentence on one. Its keys are
+ * snake_case, as every JSON the CLI prints (`changed_bytes`, `bytes_up`, `bytes_down`; camelCase until issue 42).
+ */
 function storeLine(session: StoreSession): string {
   const c = session.client.counters;
   const published = session.publishes;
@@ -81,12 +84,12 @@ function storeLine(session: StoreSession): string {
     pulled: session.pulled,
     published: {
       files: published.reduce((n, p) => n + p.files, 0),
-      changedBytes: published.reduce((n, p) => n + p.changedBytes, 0),
+      changed_bytes: published.reduce((n, p) => n + p.changedBytes, 0),
       removed: published.reduce((n, p) => n + p.removed, 0),
     },
     requests: c.requests,
-    bytesUp: c.bytesUp,
-    bytesDown: c.bytesDown,
+    bytes_up: c.bytesUp,
+    bytes_down: c.bytesDown,
   };
   if (!process.stderr.isTTY) return `${JSON.stringify(event)}\n`;
   const requests = Object.values(c.requests).reduce((a, b) => a + b, 0);
