@@ -3,6 +3,7 @@
  * a receiver that routes or stores it. slack: `{"text": …}`, which Slack's incoming webhooks and the many
  * services that copy them (Mattermost, Rocket.Chat, Discord's /slack endpoint) show as a message.
  */
+import { snakeJson } from '../shared/json-keys.js';
 import type { AlertEvent } from './events.js';
 import type { AlertFormat } from './endpoints.js';
 
@@ -38,5 +39,5 @@ export function payloadOf(event: AlertEvent, format: AlertFormat, at: Date): str
     condition: event.condition,
     figures: event.figures,
   };
-  return JSON.stringify(body);
+  return snakeJson(body); // snake_case at every depth, figures too (src/shared/json-keys.ts)
 }

@@ -15,5 +15,5 @@ export {
   type Freshness,
   type Level,
 } from './freshness.js';
-export { statusText, statusJson, statusMarkdown, snakeCaseKeys } from './render.js';
+export { statusText, statusJson, statusMarkdown } from './render.js';
 export { inProgress, inProgressText, type InProgress } from './in-progress.js';

@@ -1,5 +1,6 @@
 /** `perks status` as text (a terminal, a log), JSON (a scheduler) and Markdown (GITHUB_STEP_SUMMARY). */
 import { changeLine } from '../lake/index.js';
+import { snakeJson } from '../shared/json-keys.js';
 import {
   SCHEMA_DAYS,
   type MartsStatus,
@@ -23,16 +24,7 @@ export function statusJson(report: StatusReport, f: Freshness, o: FreshnessOptio
     message: f.message ?? null,
     streams: f.streams,
   };
-  return `${JSON.stringify(snakeCaseKeys(json), null, 2)}\n`;
-}
-
-/** Every key in snake_case, at every depth: the one key style of the JSON the CLI prints (docs/reference/operations.md). */
-export function snakeCaseKeys(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(snakeCaseKeys);
-  if (value === null || typeof value !== 'object') return value;
-  return Object.fromEntries(
-    Object.entries(value).map(([k, v]) => [k.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`), snakeCaseKeys(v)]),
-  );
+  return `${snakeJson(json, {}, 2)}\n`; // snake_case at every depth (src/shared/json-keys.ts)
 }
 
 /** "built 2026-12-01T06:10:00Z (5.0h ago) from the extract of …, 0 extract runs behind; last build success". */
