@@ -12,9 +12,10 @@ function ordersText(c: RunChanges): string | undefined {
 const usersText = (c: RunChanges) =>
   c.users && `users    ${c.users.joined} joined, ${c.users.anonymised} anonymised (since the last users snapshot)`;
 
-/** "group 11 2026-11 GBP 1200.00 → 1265.50 (+65.50)" */
+/** "group 11 2026-11 GBP 1200.00 → 1265.50 (+65.50)", and what a move in a signed-off month is. */
 const moveText = (m: RevenueMove) =>
-  `group ${m.group} ${m.month} ${m.currency || '(no currency)'} ${m.before ?? 'none'} → ${m.after} (${m.change})`;
+  `group ${m.group} ${m.month} ${m.currency || '(no currency)'} ${m.before ?? 'none'} → ${m.after} (${m.change})` +
+  (m.signedOff ? ' SIGNED OFF: an adjustment, the signed-off figure stands (revenue_adjustments)' : '');
 
 function revenueText(c: RunChanges): string[] {
   if (!c.revenue) return [];

@@ -21,6 +21,11 @@ export interface RevenueMove {
   readonly before: string | null;
   readonly after: string;
   readonly change: string;
+  /**
+   * The month is signed off (`perks close`) in the build after the run: the move is an adjustment, what finance
+   * signed stays the month's figure (revenue_adjustments lists it); the summary says so beside the move.
+   */
+  readonly signedOff: boolean;
 }
 
 export interface RunChanges {
@@ -64,8 +69,11 @@ export function userChanges(extract: ExtractResult): RunChanges['users'] {
   return { joined: count('joined'), anonymised: count('anonymised') };
 }
 
-/** Recognised revenue per group, month and currency in the warehouse, keyed `group|month|currency`. */
-export type RevenueTotals = Map<string, string>;
+/**
+ * Recognised revenue per group, month and currency in the warehouse, keyed `group|month|currency`, and whether
+ * the month is signed off.
+ */
+export type RevenueTotals = Map<string, { revenue: string; signedOff: boolean }>;
 
 /** The warehouse's recognised revenue totals; null when there is no readable warehouse (a first build) or mart. */
 export async function revenueTotals(outDir: string): Promise<RevenueTotals | null> {
@@ -78,10 +86,13 @@ export async function revenueTotals(outDir: string): Promise<RevenueTotals | nul
   try {
     const rows = await wh.all(
       `SELECT organisation_group_id AS g, strftime(month, '%Y-%m') AS m, coalesce(order_currency, '') AS c,
-        CAST(coalesce(sum(group_revenue) FILTER (WHERE is_recognised), 0) AS VARCHAR) AS revenue
+        CAST(coalesce(sum(group_revenue) FILTER (WHERE is_recognised), 0) AS VARCHAR) AS revenue,
+        bool_or(is_closed) AS signed_off
       FROM revenue_monthly GROUP BY ALL`,
     );
-    return new Map(rows.map((r) => [`${r.g}|${r.m}|${r.c}`, String(r.revenue)]));
+    return new Map(
+      rows.map((r) => [`${r.g}|${r.m}|${r.c}`, { revenue: String(r.revenue), signedOff: r.signed_off === true }]),
+    );
   } catch {
     return null; // a warehouse of another shape: the summary says nothing of revenue rather than fail the run
   } finally {
@@ -94,12 +105,13 @@ export function revenueMoves(before: RevenueTotals | null, after: RevenueTotals)
   const moved: (RevenueMove & { size: bigint })[] = [];
   for (const key of new Set([...(before?.keys() ?? []), ...after.keys()])) {
     const [g, month, currency] = key.split('|');
-    const was = before?.get(key) ?? null;
-    const now = after.get(key) ?? '0';
+    const was = before?.get(key)?.revenue ?? null;
+    const now = after.get(key)?.revenue ?? '0';
     const change = minus(now, was ?? '0');
     if (was !== null && change.units === 0n) continue;
     const size = change.units < 0n ? -change.units : change.units;
-    moved.push({ group: Number(g), month, currency, before: was, after: now, change: change.text, size });
+    const signedOff = after.get(key)?.signedOff ?? before?.get(key)?.signedOff ?? false;
+    moved.push({ group: Number(g), month, currency, before: was, after: now, change: change.text, signedOff, size });
   }
   moved.sort((a, b) =>
     a.size !== b.size

@@ -8,6 +8,8 @@ import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
 import type { Event } from '../../src/extract/index.js';
 import { formatRunSummary, markdownSummary, runPipeline, type RunSummary } from '../../src/run/index.js';
+import { revenueMoves } from '../../src/run/changes.js';
+import { changesLines } from '../../src/run/changes-text.js';
 import { atInstant } from '../support/clock.js';
 import { orgConfig } from '../support/sandbox.js';
 import { sandboxForFile } from '../support/sandbox-hooks.js';
@@ -41,11 +43,13 @@ async function orders(dir: string): Promise<Map<string, string>> {
 async function movesBetween(before: string | null, after: string): Promise<Row[]> {
   const totals = (file: string) =>
     `SELECT organisation_group_id AS g, strftime(month, '%Y-%m') AS m, coalesce(order_currency, '') AS c,
-       coalesce(sum(group_revenue) FILTER (WHERE is_recognised), 0) AS r FROM read_parquet('${file}') GROUP BY ALL`;
+       coalesce(sum(group_revenue) FILTER (WHERE is_recognised), 0) AS r, bool_or(is_closed) AS s
+     FROM read_parquet('${file}') GROUP BY ALL`;
   return query(
     ':memory:',
     `WITH a AS (${totals(after)}), b AS (${before ? totals(before) : 'SELECT * FROM a WHERE false'})
-     SELECT g, m, c, b.r::VARCHAR AS before, coalesce(a.r, 0)::VARCHAR AS after, coalesce(a.r, 0) - coalesce(b.r, 0) AS d
+     SELECT g, m, c, b.r::VARCHAR AS before, coalesce(a.r, 0)::VARCHAR AS after, coalesce(a.r, 0) - coalesce(b.r, 0) AS d,
+       coalesce(a.s, b.s, false) AS signed_off
      FROM a FULL JOIN b USING (g, m, c) WHERE b.r IS NULL OR d <> 0
      ORDER BY abs(d) DESC, g, m, c`,
   );
@@ -60,6 +64,7 @@ function expectedRevenue(moved: Row[]) {
     before: r.before,
     after: r.after,
     change: `${String(r.d).startsWith('-') ? '' : '+'}${r.d}`,
+    signedOff: r.signed_off,
   }));
   return { moves, more: moved.length - moves.length };
 }
@@ -103,4 +108,29 @@ describe('the run summary says what changed', () => {
     expect(markdownSummary(second)).toContain(`- orders ${added} new, ${changed} changed\n`);
     expect(JSON.parse(JSON.stringify(second.lastEvent))).toEqual({ event: 'run_changes', ...second.changes });
   }, 300_000);
+});
+
+test('a move in a signed-off month is named an adjustment: the signed-off figure stands', () => {
+  const totals = (revenue: string, signedOff: boolean) => new Map([['11|2026-10|GBP', { revenue, signedOff }]]);
+  const revenue = revenueMoves(totals('1200.00', true), totals('1265.50', true));
+  expect(revenue).toEqual({
+    moves: [
+      {
+        group: 11,
+        month: '2026-10',
+        currency: 'GBP',
+        before: '1200.00',
+        after: '1265.50',
+        change: '+65.50',
+        signedOff: true,
+      },
+    ],
+    more: 0,
+  });
+  const open = revenueMoves(totals('1200.00', false), totals('1199.00', false));
+  const text = (r: typeof revenue) => changesLines({ revenue: r }).join('\n') + '\n';
+  expect(text(revenue)).toContain(
+    'group 11 2026-10 GBP 1200.00 → 1265.50 (+65.50) SIGNED OFF: an adjustment, the signed-off figure stands (revenue_adjustments)',
+  );
+  expect(text(open)).toContain('group 11 2026-10 GBP 1200.00 → 1199.00 (-1.00)\n');
 });
