@@ -13,6 +13,7 @@ import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { DEFAULTS } from '../config/index.js';
+import { camelKeys } from '../shared/json-keys.js';
 
 export const MONTH_STATES = ['partial', 'provisional', 'final', 'signed_off'] as const;
 export type MonthState = (typeof MONTH_STATES)[number];
@@ -21,7 +22,7 @@ export type ExtractState = Exclude<MonthState, 'signed_off'>;
 /** The first month the build's `month_states` table holds (no Perks data is older). */
 export const FLOOR_MONTH = '2000-01';
 
-/** What the extract writes to <out>/state/orders/<organisation_group_id>.json (unknown keys kept). */
+/** What the extract writes to <out>/state/orders/<organisation_group_id>.json (unknown keys kept), as the code names it. */
 const day = z.string().regex(/^\d{4}-\d{2}-\d{2}$/);
 export const OrdersState = z.looseObject({
   /** Absent until the first pass has finished. */
@@ -49,7 +50,7 @@ export async function readOrdersState(outDir: string, groupId: number): Promise<
     return { error: (err as Error).message };
   }
   try {
-    const parsed = OrdersState.safeParse(JSON.parse(text));
+    const parsed = OrdersState.safeParse(camelKeys(JSON.parse(text))); // first_day, or firstDay of an older release
     return parsed.success
       ? parsed.data
       : { error: `unexpected content (${parsed.error.issues[0]?.path.join('.') || 'root'})` };

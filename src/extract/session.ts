@@ -68,7 +68,7 @@ export async function extract(
       lakeLanding(outDir, runId, stamp, () => recordRunStamp(outDir, scopeKey(scope), stamp)),
       (options.hooks ?? LOCAL_OUTPUT_HOOKS).progressMade,
     );
-    const state = new LakeStateStore(outDir);
+    const state = new LakeStateStore(outDir, { snakeCaseFile: true });
     const result = await runExtract(
       { ...config, output: outDir },
       { ...options, now: startedAt },

@@ -12,14 +12,27 @@ import { CorruptStateError } from './errors.js';
 import { tightenTree } from './modes.js';
 import { safeIdentifier, safeSegment, stateRoot } from './paths.js';
 import { crashPoint } from '../shared/crash-points.js';
+import { camelKeys, snakeKeys } from '../shared/json-keys.js';
 
 const FILE_MODE = 0o600;
 const DIR_MODE = 0o700;
 
+export interface StateStoreOptions {
+  /**
+   * The code's values are camelCase and the files snake_case (the extract's states: `first_day`, `lookback_days`,
+   * docs/reference/operations.md "JSON keys"): written snake_case, read in either spelling (a file of an older
+   * release). Off for values whose code already names its keys in snake_case (the erasure queue).
+   */
+  snakeCaseFile?: boolean;
+}
+
 export class StateStore {
   private tightened?: Promise<void>;
 
-  constructor(readonly outDir: string) {}
+  constructor(
+    readonly outDir: string,
+    private readonly options: StateStoreOptions = {},
+  ) {}
 
   fileOf(stream: string, key: string): string {
     return join(stateRoot(this.outDir), safeIdentifier('stream name', stream), `${safeSegment('state key', key)}.json`);
@@ -42,6 +55,7 @@ export class StateStore {
     } catch {
       throw new CorruptStateError(file, text.trim() ? 'not valid JSON' : 'empty');
     }
+    if (this.options.snakeCaseFile) value = camelKeys(value);
     if (!schema) return value as T;
     const parsed = schema.safeParse(value);
     if (parsed.success) return parsed.data;
@@ -53,7 +67,8 @@ export class StateStore {
     const file = this.fileOf(stream, key);
     await this.tightenOnce();
     await ensureDir(stateRoot(this.outDir), DIR_MODE);
-    await writeJsonAtomic(file, value, { mode: FILE_MODE, dirMode: DIR_MODE });
+    const stored = this.options.snakeCaseFile ? snakeKeys(value) : value;
+    await writeJsonAtomic(file, stored, { mode: FILE_MODE, dirMode: DIR_MODE });
     crashPoint('after-state');
   }
 

@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import type { Config } from '../config/index.js';
 import { stateRoot } from '../lake/index.js';
 import { InputError } from '../shared/exit-codes.js';
+import { camelKeys } from '../shared/json-keys.js';
 
 /** The first local day the extract's state of orders records, over every group (undefined: none yet). */
 function firstExtractedDay(outDir: string): string | undefined {
@@ -22,7 +23,7 @@ function firstExtractedDay(outDir: string): string | undefined {
   }
   for (const f of files) {
     try {
-      const day = (JSON.parse(readFileSync(join(dir, f), 'utf8')) as { firstDay?: unknown }).firstDay;
+      const day = (camelKeys(JSON.parse(readFileSync(join(dir, f), 'utf8'))) as { firstDay?: unknown }).firstDay;
       if (typeof day === 'string' && (first === undefined || day < first)) first = day;
     } catch {
       // a state the extract itself refuses, naming it: not this check's to judge

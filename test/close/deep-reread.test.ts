@@ -44,7 +44,9 @@ describe('a periodic deep re-read finds refunds later than the lookback', () => 
       expect(Number(/: (\d+) windows/.exec(row.detail)![1])).toBe(extra);
       expect((await extract(config, { now: at(sandbox.world.today), streams: ['orders'] })).status).toBe('success');
       expect(await status()).toBe('Refunded');
-      expect((await new StateStore(out).read<{ deepAt?: string }>('orders', String(group)))?.deepAt).toBe('2026-11-29');
+      expect((await new StateStore(out).read<{ deep_at?: string }>('orders', String(group)))?.deep_at).toBe(
+        '2026-11-29',
+      );
       // the next run is back to the lookback
       const next = await extract(config, { now: at(sandbox.world.today), streams: ['orders'], planOnly: true });
       expect(next.plan!.rows.find((r) => r.stream === 'orders' && r.group === group)!.detail).not.toContain(

@@ -91,7 +91,9 @@ describe('extract against the sandbox', () => {
     expect(orders.groups.reduce((n, g) => n + g.retries, 0)).toBe(orders.retries);
     const state = JSON.parse(readFileSync(join(out, 'state', 'orders', `${result.groups[0].id}.json`), 'utf8'));
     expect(state.watermark).toBe(result.groups[0].upperDay);
-    expect(state.lookbackDays).toBe(7);
+    expect(state.lookback_days).toBe(7);
+    // the file is snake_case at every depth (docs/reference/operations.md), as every JSON the CLI writes
+    expect(Object.keys(state).filter((k) => /[A-Z]/.test(k))).toEqual([]);
   });
 
   test('after the sandbox moves forward, an incremental run makes the lake equal the new truth, refunds included', async () => {

@@ -16,6 +16,31 @@ describe('the state store', () => {
     expect(await state.read('orders', '11')).toEqual({ watermark: '2026-11-02', pass: { done: ['2026-11-01'] } });
   });
 
+  test("the extract's states: snake_case in the file, camelCase in the code, an older camelCase file still read", async () => {
+    const out = tempOut();
+    const state = new StateStore(out, { snakeCaseFile: true });
+    const value = {
+      watermark: '2026-11-02',
+      firstDay: '2026-10-01',
+      lookbackDays: 7,
+      users: { '42': { at: 'x', fp: 'y' } },
+    };
+    await state.write('orders', '11', value);
+    expect(JSON.parse(await readFile(join(out, 'state', 'orders', '11.json'), 'utf8'))).toEqual({
+      watermark: '2026-11-02',
+      first_day: '2026-10-01',
+      lookback_days: 7,
+      users: { '42': { at: 'x', fp: 'y' } },
+    });
+    expect(await state.read('orders', '11')).toEqual(value);
+    // a file the previous release wrote
+    await writeFile(
+      join(out, 'state', 'orders', '12.json'),
+      JSON.stringify({ firstDay: '2026-09-01', deepAt: '2026-11-01' }),
+    );
+    expect(await state.read('orders', '12')).toEqual({ firstDay: '2026-09-01', deepAt: '2026-11-01' });
+  });
+
   test('writes are atomic replacements: the file is whole and no temporary file stays behind', async () => {
     const out = tempOut();
     const state = new StateStore(out);

@@ -72,11 +72,11 @@ describe('closed or provisional', () => {
 
   test('the last closed month is the latest month closed for every group', async () => {
     const out = newOutDir();
-    await writeState(out, 11, { watermark: '2024-04-08', lookbackDays: 7 });
-    await writeState(out, 12, { watermark: '2024-05-20', lookbackDays: 7 });
+    await writeState(out, 11, { watermark: '2024-04-08', lookback_days: 7 });
+    await writeState(out, 12, { watermark: '2024-05-20', lookback_days: 7 });
     expect(await lastClosedMonth(out, [11, 12])).toBe('2024-03');
     expect(await lastClosedMonth(out, [12])).toBe('2024-04');
-    await writeState(out, 11, { watermark: '2024-04-07', lookbackDays: 7 });
+    await writeState(out, 11, { watermark: '2024-04-07', lookback_days: 7 });
     expect(await lastClosedMonth(out, [11])).toBe('2024-02');
     expect(await lastClosedMonth(out, [11, 99])).toBeUndefined();
   });

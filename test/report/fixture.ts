@@ -170,7 +170,7 @@ export async function buildFixture(
   const out = newOutDir();
   await writeLake(out);
   await writeWarehouse(out, options.tweak, options.revenueStatuses);
-  await writeState(out, 11, { watermark: '2024-04-08', firstDay: '2024-01-01', lookbackDays: 7 });
-  await writeState(out, 12, { watermark: '2024-04-07', firstDay: '2024-01-01', lookbackDays: 7 });
+  await writeState(out, 11, { watermark: '2024-04-08', first_day: '2024-01-01', lookback_days: 7 });
+  await writeState(out, 12, { watermark: '2024-04-07', first_day: '2024-01-01', lookback_days: 7 });
   return out;
 }

@@ -404,7 +404,7 @@ describe('bad inputs get one clear line and exit code 2', () => {
   });
 
   test('a month the extract reached but that has no orders is a real zero, not an error', async () => {
-    await writeState(out, 11, { watermark: '2024-07-20', firstDay: '2024-01-01', lookbackDays: 7 });
+    await writeState(out, 11, { watermark: '2024-07-20', first_day: '2024-01-01', lookback_days: 7 });
     const r = await writeRevenueReport({
       settings: configFrom(),
       outDir: out,

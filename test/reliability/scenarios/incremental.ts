@@ -84,8 +84,8 @@ async function farFuture(sandbox: Sandbox, scratch: Scratch, from: string): Prom
         join(out, 'state', stream, `${g.id}.json`),
         JSON.stringify({
           watermark: '2099-01-01',
-          firstDay: START,
-          lookbackDays: 7,
+          first_day: START,
+          lookback_days: 7,
           pass: { upper: '2099-01-01', done: [] },
         }),
       );

@@ -49,12 +49,12 @@ interface Day {
 const parquetFiles = (dir: string) =>
   (readdirSync(dir, { recursive: true }) as string[]).filter((f) => f.endsWith('.parquet'));
 
-/** The orders state's deepAt of every group (it moves when a pass is a deep re-read). */
+/** The orders state's deep_at of every group (it moves when a pass is a deep re-read). */
 function deepAts(out: string): string {
   const dir = join(out, 'state', 'orders');
   return readdirSync(dir)
     .sort()
-    .map((f) => (JSON.parse(readFileSync(join(dir, f), 'utf8')) as { deepAt?: string }).deepAt ?? '')
+    .map((f) => (JSON.parse(readFileSync(join(dir, f), 'utf8')) as { deep_at?: string }).deep_at ?? '')
     .join(',');
 }
 
