@@ -5,7 +5,8 @@
  * path, with the object key holding it, its size, ETag and SHA-256, and the publish's generation. What
  * it does not name is not part of the store, whatever objects exist: a publish uploads its files first
  * and writes the index last, so a publish killed before that leaves nothing any reader or run counts.
- * `garbage` lists the objects the last publish replaced, removed once the index is written.
+ * `garbage` lists the objects the last publish replaced, removed once the index is written; it stays listed
+ * until the next commit (the intent, removed last, says whether that removal may be unfinished).
  *
  * The working copy's index, `<copy>/.perks-store/index.json`: what each local file was when last synced
  * (key, ETag, size, mtime, SHA-256), so only changed files move either way.

@@ -146,7 +146,8 @@ describe('the output in object storage', () => {
     const index = await world().index('twice');
     const objects = await world().objects('twice');
     for (const e of Object.values(index!.files)) expect(objects.has(e.key), e.key).toBe(true);
-    expect(index!.garbage).toEqual([]);
+    // the index lists the last publish's garbage until the next commit; every object of it is gone
+    expect(index!.garbage.filter((k) => objects.has(k))).toEqual([]);
     expect(objects.has('_perks/intent.json')).toBe(false);
     const third = await world().perks(['build'], world().env(s, 'twice', world().machine()));
     expect(third.code, third.stderr).toBe(0);

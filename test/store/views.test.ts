@@ -22,6 +22,8 @@ afterAll(async () => {
   await world?.stop();
 });
 
+type Index = { generation: number; files: Record<string, { key: string; sha256: string }> };
+
 const sha = (b: Buffer) => createHash('sha256').update(b).digest('hex');
 
 /** The views BI tools fetch by name: path → SHA-256 of the object under that name. */
@@ -89,9 +91,34 @@ test('a fresh copy builds as incrementally as the machine that built last; views
   expect((await byName('views')).get('marts/engagement_users.parquet')).toBe(
     named.get('marts/engagement_users.parquet'),
   );
-  const objects = await world.objects('views');
+  // the index names the last publish's views at their staged keys until the next commit: no other staged view left
+  const last = (await world.index('views')) as unknown as Index;
+  const lastKeys = new Set(Object.values(last.files).map((e) => e.key));
+  expect([...lastKeys].some((k) => k.startsWith('_perks/views/'))).toBe(true);
   expect(
-    [...objects.keys()].filter((k) => k.startsWith('_perks/views/')),
+    [...(await world.objects('views')).keys()].filter((k) => k.startsWith('_perks/views/') && !lastKeys.has(k)),
     'no staged view left',
   ).toEqual([]);
+
+  // the next commit (an extract: no view changes) names them by their own names and removes their staged
+  // objects; a copy that holds them (the same bytes) keeps them, downloading only what changed
+  const b = world.machine();
+  const synced = await world.perks(['status'], env({}, b));
+  expect(synced.code, synced.stderr).toBe(0);
+  const again = await world.perks(['extract'], env());
+  expect(again.code, again.stderr).toBe(0);
+  const index = (await world.index('views')) as unknown as Index;
+  expect(index.generation).toBeGreaterThan(last.generation);
+  expect(await byName('views')).toEqual(await committedViews('views'));
+  const staged = Object.entries(last.files).filter(([, e]) => e.key.startsWith('_perks/views/'));
+  for (const [path] of staged) expect(index.files[path].key, 'by its own name').toBe(path);
+  expect([...(await world.objects('views')).keys()].filter((k) => k.startsWith('_perks/views/'))).toEqual([]);
+  const status = await world.perks(['status'], env({}, b));
+  expect(status.code, status.stderr).toBe(0);
+  const line = status.stderr.split('\n').find((l) => l.includes('"event":"store"'))!;
+  const event = JSON.parse(line) as { pulled: { files: number }; bytes_down: number };
+  const read = /^(lake|state|closes|runs|seed|marts)\//;
+  const moved = Object.entries(index.files).filter(([p, e]) => read.test(p) && last.files[p]?.sha256 !== e.sha256);
+  expect(event.pulled.files).toBe(moved.length);
+  expect(event.bytes_down).toBeGreaterThan(0);
 }, 300_000);

@@ -31,11 +31,26 @@ async function consistent(world: StoreWorld, prefix: string): Promise<string[]> 
   if (!index) return ['no index'];
   const named = new Set(Object.values(index.files).map((e) => e.key));
   for (const key of named) if (!objects.has(key)) problems.push(`${prefix}: the index names ${key}, which is missing`);
-  if (index.garbage.length) problems.push(`${prefix}: garbage left: ${index.garbage.length}`);
+  // the index lists the last publish's garbage until the next commit: none of it may be left
+  const left = index.garbage.filter((k) => objects.has(k));
+  if (left.length) problems.push(`${prefix}: garbage left: ${left.length}`);
   if (objects.has('_perks/intent.json')) problems.push(`${prefix}: an intent left`);
+  // a view the index names at its staged key (the last publish's) is also under its own name, the same bytes
+  for (const [path, e] of Object.entries(index.files))
+    if (
+      e.key !== path &&
+      /^(marts|reports|docs)\//.test(path) &&
+      !objects.get(path)?.equals(objects.get(e.key) ?? Buffer.alloc(0))
+    )
+      problems.push(`${prefix}: the view ${path} by name is not the one the index names (${e.key})`);
+  const byName = new Set(Object.keys(index.files).filter((p) => /^(marts|reports|docs)\//.test(p)));
   const stray = [...objects.keys()].filter(
     (k) =>
-      !named.has(k) && !k.startsWith('_perks/') && !k.endsWith('/_current.json') && !k.startsWith('lake/_symlink/'),
+      !named.has(k) &&
+      !byName.has(k) &&
+      (!k.startsWith('_perks/') || k.startsWith('_perks/views/')) &&
+      !k.endsWith('/_current.json') &&
+      !k.startsWith('lake/_symlink/'),
   );
   if (stray.length) problems.push(`${prefix}: objects outside the index: ${stray.slice(0, 3).join(', ')}`);
   return problems;
