@@ -182,7 +182,7 @@ export class StoreSession {
       });
     // a writer reads the intent before the index: see fence()
     const intent = this.use.writes ? await this.client.get(INTENT) : undefined;
-    await this.readRemote(intent !== undefined);
+    await this.readRemote(this.use.writes ? intent !== undefined : undefined);
     if (intent) {
       await this.fence();
       await this.recover(intent.body);
@@ -617,7 +617,7 @@ function nextFiles(
   return { files, garbage: [...garbage] };
 }
 
-/** The index's views still at their staged keys (a publish between its commit and switchViews). */
+/** The index's views at their staged keys: the last publish's (named by their own names at the next commit). */
 function stagedViews(index: RemoteIndex): [string, RemoteIndex['files'][string]][] {
   return Object.entries(index.files).filter(([, e]) => isStagedView(e.key));
 }

@@ -177,6 +177,9 @@ describe('the output in object storage', () => {
     );
     expect(killed.signal).toBe('SIGKILL');
     expect(await world().index('killed')).toBeUndefined();
+    // a reader (no lease, no recovery) takes it for an empty store, not for a prefix perks did not write
+    const reader = await world().perks(['closes', '--format', 'json'], world().env(s, 'killed', world().machine()));
+    expect(messages(reader).join('\n')).not.toMatch(/not written by perks/);
     const left = await world().objects('killed');
     expect(
       [...left.keys()].some((k) => k.startsWith('lake/')),
