@@ -2,8 +2,10 @@
  * `npm run bench -- store [scale]`: the output in object storage (s3rver and Redis on loopback).
  *   1. day 0: a full `perks run` on machine A; machine W takes a copy (`perks status`);
  *   2. day 1 (the sandbox a day later): `perks run` on A: bytes uploaded against the bytes of the files
- *      that changed (goal ≤ 1.2), bytes downloaded, requests; the warehouse's pieces (seed/) that moved
- *      against the whole warehouse.duckdb the store no longer uploads;
+ *      that changed (goal ≤ 1.2), and its PUTs by kind of key (the files, the staged views, the index, the
+ *      intent, the readers' manifests, the write-ahead pieces: counted at a front before s3rver), bytes
+ *      downloaded, requests; the warehouse's pieces (seed/) that moved against the whole warehouse.duckdb
+ *      the store no longer uploads;
  *   3. W, a day behind, runs `perks build`: what it downloads against what changed;
  *   4. a fresh machine F runs `perks build`: the time before its build can start, and what it
  *      downloads against the whole store (it needs only what the build reads);
