@@ -114,18 +114,70 @@ created as (
 
 ),
 
+ordering_users as (
+
+    -- users with an order in the month: savings_monthly holds one row per user and currency
+    select organisation_group_id, month, user_id, order_currency
+    from savings_monthly
+    where user_id is not null and orders > 0
+
+),
+
+ordering_months as (
+
+    select
+        organisation_group_id,
+        month,
+        count(*) as user_rows,
+        -- one currency (or none) on every row of the month: one row per user, so the rows count the users
+        (min(order_currency) = max(order_currency) and count(order_currency) = count(*)) or count(order_currency) = 0
+            as one_currency
+    from ordering_users
+    group by all
+
+),
+
+ordering_active as (
+
+    -- distinct users without a hash table over the whole mart: the rows where the month has one currency, the
+    -- distinct users only in a month of several (a user may have a row in each)
+    select organisation_group_id, month, user_rows as active_users from ordering_months where one_currency
+    union all
+    select organisation_group_id, month, count(distinct user_id)
+    from ordering_users
+    semi join (select organisation_group_id, month from ordering_months where not one_currency)
+        using (organisation_group_id, month)
+    group by all
+
+),
+
+other_users as (
+
+    -- users with their last login or an interaction in the month, once each (a few rows a user, not the orders)
+    select organisation_group_id, last_login_month as month, user_id from user_months where last_login_month is not null
+    union
+    select organisation_group_id, month, user_id from interaction_months
+
+),
+
+other_active as (
+
+    -- of those, the users who had no order that month: all of them, less those who had one (a semi join, which
+    -- DuckDB builds on these few rows, not on the orders; each user counted once)
+    select organisation_group_id, month, count(*) as active_users from other_users group by all
+    union all
+    select organisation_group_id, month, -count(*)
+    from other_users
+    semi join ordering_users using (organisation_group_id, month, user_id)
+    group by all
+
+),
+
 activity as (
 
-    -- union (not union all) keeps each user once per group and month, so count(user_id) counts distinct
-    -- users: cheaper than count(distinct user_id) over millions of rows in a few dozen groups
-    select organisation_group_id, month, count(user_id) as active_users
-    from (
-        select organisation_group_id, month, user_id from savings_monthly where user_id is not null and orders > 0
-        union
-        select organisation_group_id, last_login_month, user_id from user_months where last_login_month is not null
-        union
-        select organisation_group_id, month, user_id from interaction_months
-    )
+    -- distinct users with an order, a last login or an interaction in the month
+    select organisation_group_id, month, cast(sum(active_users) as bigint) as active_users
+    from (select * from ordering_active union all select * from other_active)
     group by all
 
 ),

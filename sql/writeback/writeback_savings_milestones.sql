@@ -40,6 +40,17 @@ savings_rows as (
     where user_id is not null
 ),
 
+candidates as (
+    -- a running total never exceeds the sum of the positive rows: only users whose positive rows reach
+    -- the lowest threshold can cross one, and only their months are summed and ranked. Summed over every
+    -- currency (a superset of the users whose rows in the group's currency reach it): one pass over the mart,
+    -- before the currency's join, which then reads the candidates' rows only
+    select organisation_group_id, user_id
+    from savings_rows
+    group by organisation_group_id, user_id
+    having sum(greatest(saving, 0)) >= (select min(threshold) from thresholds)
+),
+
 group_currency as (
     select organisation_group_id, order_currency as currency
     from savings_rows
@@ -51,23 +62,14 @@ group_currency as (
 in_group_currency as (
     select s.organisation_group_id, s.user_id, s.month, g.currency, s.saving
     from savings_rows as s
+    semi join candidates using (organisation_group_id, user_id)
     left join group_currency as g on g.organisation_group_id = s.organisation_group_id
     where s.order_currency is null or s.order_currency = g.currency
-),
-
-candidates as (
-    -- a running total never exceeds the sum of the positive rows: only users whose positive rows reach
-    -- the lowest threshold can cross one, and only their months are summed and ranked
-    select organisation_group_id, user_id
-    from in_group_currency
-    group by organisation_group_id, user_id
-    having sum(greatest(saving, 0)) >= (select min(threshold) from thresholds)
 ),
 
 monthly as (
     select organisation_group_id, user_id, month, currency, sum(saving) as saving
     from in_group_currency
-    semi join candidates using (organisation_group_id, user_id)
     group by organisation_group_id, user_id, month, currency
 ),
 
