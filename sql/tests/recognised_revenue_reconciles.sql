@@ -24,19 +24,33 @@ mart as (
 
 ),
 
+by_status as (
+
+    -- the orders summed by status first (a few rows a month), the rule then applied to those rows, not to each order
+    select
+        organisation_group_id,
+        cast(date_trunc('month', order_date) as date) as month,
+        order_currency,
+        order_status,
+        sum(group_revenue) as group_revenue
+    from stg_orders
+    group by all
+
+),
+
 staged as (
 
     select
         o.organisation_group_id,
-        cast(date_trunc('month', o.order_date) as date) as month,
+        o.month,
         o.order_currency,
         sum(o.group_revenue) filter (
             where list_contains(coalesce(r.revenue_statuses, getvariable('revenue_statuses')), o.order_status)
         ) as recognised
-    from stg_orders as o
+    from by_status as o
     left join rules as r
         on o.organisation_group_id = r.organisation_group_id
-        and cast(date_trunc('month', o.order_date) as date) = r.month
+        and o.month = r.month
     group by all
 
 ),
