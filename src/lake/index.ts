@@ -46,6 +46,7 @@ export {
 export {
   acquireLock,
   lockPath,
+  heartbeatAgeMs,
   readLockHolder,
   pidAlive,
   STALE_LOCK_MS,

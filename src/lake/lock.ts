@@ -129,8 +129,19 @@ async function createExclusive(path: string, holder: LockHolder): Promise<boolea
 
 async function isStale(path: string, holder: LockHolder | undefined, staleAfterMs: number): Promise<boolean> {
   if (holder && certainlyDead(holder)) return true;
-  const seen = holder ? Date.parse(holder.heartbeat_at) : (await stat(path).catch(() => undefined))?.mtimeMs;
-  return seen !== undefined && !Number.isNaN(seen) && Date.now() - seen > staleAfterMs;
+  const age = holder
+    ? heartbeatAgeMs(holder)
+    : Date.now() - ((await stat(path).catch(() => undefined))?.mtimeMs ?? NaN);
+  return !Number.isNaN(age) && age > staleAfterMs;
+}
+
+/**
+ * How long ago the holder's heartbeat was, by the system's clock (NaN when unreadable): heartbeats are written in
+ * wall time by every process alike (a PERKS_NOW clock starts anew in each process), so their age is measured in
+ * wall time too, by the lock and by `perks status` alike.
+ */
+export function heartbeatAgeMs(holder: LockHolder): number {
+  return Date.now() - Date.parse(holder.heartbeat_at);
 }
 
 /** Replaces a stale lock, if it is still the same stale lock once the guard is held. */

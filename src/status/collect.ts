@@ -291,6 +291,6 @@ export async function collectStatus(outDir: string, config: Config, at: Date): P
     marts: await martsStatus(outDir, manifests, at),
     months: await signedOffMonths(outDir).then((signed) => Promise.all(groups.map((g) => monthsOf(outDir, g, signed)))),
     schema: await schemaStatus(outDir, at),
-    inProgress: await inProgress(outDir, at),
+    inProgress: await inProgress(outDir),
   };
 }

@@ -4,7 +4,7 @@
  * own rule: a heartbeat older than STALE_LOCK_MS, or a holder on this machine whose process is gone; the next
  * run takes such a lock over). The lock records no progress of its own: the heartbeat is its last sign of life.
  */
-import { readLockHolder, STALE_LOCK_MS } from '../lake/index.js';
+import { heartbeatAgeMs, readLockHolder, STALE_LOCK_MS } from '../lake/index.js';
 import { certainlyDead } from '../shared/process-identity.js';
 
 export interface InProgress {
@@ -20,10 +20,11 @@ export interface InProgress {
   stale: string | null;
 }
 
-export async function inProgress(outDir: string, at: Date): Promise<InProgress | null> {
+/** The lock's holder, its heartbeat's age in wall time as the lock measures it (not PERKS_NOW's clock). */
+export async function inProgress(outDir: string): Promise<InProgress | null> {
   const holder = await readLockHolder(outDir);
   if (!holder) return null;
-  const ageMs = Math.max(0, at.getTime() - Date.parse(holder.heartbeat_at));
+  const ageMs = Math.max(0, heartbeatAgeMs(holder) || 0);
   const stale = certainlyDead(holder)
     ? `its process ${holder.pid} is gone`
     : ageMs > STALE_LOCK_MS

@@ -1,6 +1,9 @@
 /**
  * `perks status` shows a run in progress: whoever holds the output's lock (written here as the lock's code
  * writes it: src/lake/lock.ts), since when, its last heartbeat, and whether it looks stale; in text and JSON.
+ * Heartbeats are written in wall time by every process (src/lake/lock.ts), so the locks written here carry
+ * heartbeats some seconds before the system's clock: a duration, not a date; status itself runs with PERKS_NOW
+ * pinned to another day, which must not change the heartbeat's age.
  */
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
@@ -18,6 +21,9 @@ const outDir = tempOut('perks-status-lock-');
 const status = (at: string, format = 'text') =>
   runCli(['status', '--format', format], { PERKS_OUTPUT: outDir, PERKS_NOW: at });
 
+/** The instant `seconds` before the system's clock (a heartbeat's age is measured in wall time). */
+const secondsAgo = (seconds: number) => new Date(Date.now() - seconds * 1000).toISOString();
+
 function holdLock(pid: number, heartbeatAt: string): void {
   const { host, boot_id, pid_ns } = processIdentity();
   mkdirSync(outDir, { recursive: true });
@@ -27,31 +33,41 @@ function holdLock(pid: number, heartbeatAt: string): void {
 
 test('a run holding the lock is shown: who, since when, its heartbeat; alive, then stale', async () => {
   const { host } = processIdentity();
-  holdLock(process.pid, '2026-11-22T11:59:30.000Z');
+  const beat = secondsAgo(30);
+  holdLock(process.pid, beat);
   const text = await status('2026-11-22T12:00:00Z');
-  expect(text.stdout.split('\n')[1]).toBe(
-    `in progress: perks extract (pid ${process.pid} on ${host}) since 2026-11-22T11:58:00.000Z, last heartbeat 2026-11-22T11:59:30.000Z (0.5 min ago)`,
+  expect(text.stdout.split('\n')[1]).toMatch(
+    new RegExp(
+      `^in progress: perks extract \\(pid ${process.pid} on ${host}\\) since 2026-11-22T11:58:00.000Z, last heartbeat ${beat} \\(0\\.[5-9] min ago\\)$`,
+    ),
   );
-  const json = JSON.parse((await status('2026-11-22T12:00:00Z', 'json')).stdout) as Record<string, unknown>;
-  expect(json.in_progress).toEqual({
+  const json = JSON.parse((await status('2026-11-22T12:00:00Z', 'json')).stdout) as {
+    in_progress: Record<string, unknown>;
+  };
+  expect(json.in_progress).toMatchObject({
     command: 'extract',
     pid: process.pid,
     host,
     started_at: '2026-11-22T11:58:00.000Z',
-    heartbeat_at: '2026-11-22T11:59:30.000Z',
-    heartbeat_age_minutes: 0.5,
+    heartbeat_at: beat,
     stale: null,
   });
+  expect(json.in_progress.heartbeat_age_minutes).toBeGreaterThanOrEqual(0.5);
+  expect(json.in_progress.heartbeat_age_minutes).toBeLessThan(1);
 
-  // 20 minutes without a heartbeat: the lock's own rule calls it stale (the next run takes it over)
-  const late = await status('2026-11-22T12:19:30Z');
-  expect(late.stdout).toContain(
-    '(20 min ago); looks STALE: no heartbeat for more than 10 minutes (the next run takes its lock over)',
-  );
+  // 20 minutes without a heartbeat: the lock's own rule calls it stale (the next run takes it over), whatever
+  // day PERKS_NOW pins: status measures the age as the lock does
+  holdLock(process.pid, secondsAgo(20 * 60));
+  for (const pinned of ['2026-11-22T12:00:00Z', '2031-01-01T00:00:00Z']) {
+    const late = await status(pinned);
+    expect(late.stdout).toMatch(
+      /\(20(\.\d)? min ago\); looks STALE: no heartbeat for more than 10 minutes \(the next run takes its lock over\)/,
+    );
+  }
 
   // its process gone on this machine: stale at once
   const gone = spawnSync(process.execPath, ['-e', '']).pid;
-  holdLock(gone, '2026-11-22T11:59:30.000Z');
+  holdLock(gone, secondsAgo(30));
   const dead = JSON.parse((await status('2026-11-22T12:00:00Z', 'json')).stdout) as Record<string, unknown>;
   expect(dead.in_progress).toMatchObject({ pid: gone, stale: `its process ${gone} is gone` });
 
