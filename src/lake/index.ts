@@ -48,6 +48,7 @@ export {
   lockPath,
   heartbeatAgeMs,
   readLockHolder,
+  staleReason,
   pidAlive,
   STALE_LOCK_MS,
   type Lock,

@@ -128,11 +128,21 @@ async function createExclusive(path: string, holder: LockHolder): Promise<boolea
 }
 
 async function isStale(path: string, holder: LockHolder | undefined, staleAfterMs: number): Promise<boolean> {
-  if (holder && certainlyDead(holder)) return true;
-  const age = holder
-    ? heartbeatAgeMs(holder)
-    : Date.now() - ((await stat(path).catch(() => undefined))?.mtimeMs ?? NaN);
+  if (holder) return staleReason(holder, staleAfterMs) !== null;
+  const age = Date.now() - ((await stat(path).catch(() => undefined))?.mtimeMs ?? NaN);
   return !Number.isNaN(age) && age > staleAfterMs;
+}
+
+/**
+ * Why a holder's lock is stale (the next run takes it over), or null while it looks alive: its process is gone on
+ * this machine, or its heartbeat is older than `staleAfterMs`. The one rule, for the lock and `perks status`.
+ */
+export function staleReason(holder: LockHolder, staleAfterMs = STALE_LOCK_MS): string | null {
+  if (certainlyDead(holder)) return `its process ${holder.pid} is gone`;
+  const age = heartbeatAgeMs(holder);
+  return !Number.isNaN(age) && age > staleAfterMs
+    ? `no heartbeat for more than ${staleAfterMs / 60_000} minutes`
+    : null;
 }
 
 /**

@@ -4,8 +4,7 @@
  * own rule: a heartbeat older than STALE_LOCK_MS, or a holder on this machine whose process is gone; the next
  * run takes such a lock over). The lock records no progress of its own: the heartbeat is its last sign of life.
  */
-import { heartbeatAgeMs, readLockHolder, STALE_LOCK_MS } from '../lake/index.js';
-import { certainlyDead } from '../shared/process-identity.js';
+import { heartbeatAgeMs, readLockHolder, staleReason } from '../lake/index.js';
 
 export interface InProgress {
   /** The perks command holding the lock (absent in locks written by older versions). */
@@ -25,11 +24,7 @@ export async function inProgress(outDir: string): Promise<InProgress | null> {
   const holder = await readLockHolder(outDir);
   if (!holder) return null;
   const ageMs = Math.max(0, heartbeatAgeMs(holder) || 0);
-  const stale = certainlyDead(holder)
-    ? `its process ${holder.pid} is gone`
-    : ageMs > STALE_LOCK_MS
-      ? `no heartbeat for more than ${STALE_LOCK_MS / 60_000} minutes`
-      : null;
+  const stale = staleReason(holder);
   return {
     command: holder.command ?? null,
     pid: holder.pid,

@@ -1,14 +1,14 @@
 /**
  * `perks status` shows a run in progress: whoever holds the output's lock (written here as the lock's code
  * writes it: src/lake/lock.ts), since when, its last heartbeat, and whether it looks stale; in text and JSON.
- * Heartbeats are written in wall time by every process (src/lake/lock.ts), so the locks written here carry
- * heartbeats some seconds before the system's clock: a duration, not a date; status itself runs with PERKS_NOW
- * pinned to another day, which must not change the heartbeat's age.
+ * Heartbeats are written in wall time by every process (src/lake/lock.ts): the live lock here is taken by the
+ * lock's own code (its heartbeat is the code's, the test reads no clock), the stale one carries a heartbeat of
+ * 2000; status runs with PERKS_NOW pinned to other days, which must not change a heartbeat's age.
  */
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { expect, test } from 'vitest';
-import { lockPath } from '../../src/lake/index.js';
+import { acquireLock, lockPath } from '../../src/lake/index.js';
 import { processIdentity } from '../../src/shared/process-identity.js';
 import { runCli, startCli } from '../support/cli.js';
 import { orgEnv } from '../support/sandbox.js';
@@ -21,8 +21,8 @@ const outDir = tempOut('perks-status-lock-');
 const status = (at: string, format = 'text') =>
   runCli(['status', '--format', format], { PERKS_OUTPUT: outDir, PERKS_NOW: at });
 
-/** The instant `seconds` before the system's clock (a heartbeat's age is measured in wall time). */
-const secondsAgo = (seconds: number) => new Date(Date.now() - seconds * 1000).toISOString();
+/** A heartbeat long gone on any date this test runs: stale by the lock's rule (10 minutes). */
+const LONG_AGO = '2000-01-01T00:00:00.000Z';
 
 function holdLock(pid: number, heartbeatAt: string): void {
   const { host, boot_id, pid_ns } = processIdentity();
@@ -33,41 +33,56 @@ function holdLock(pid: number, heartbeatAt: string): void {
 
 test('a run holding the lock is shown: who, since when, its heartbeat; alive, then stale', async () => {
   const { host } = processIdentity();
-  const beat = secondsAgo(30);
-  holdLock(process.pid, beat);
+  // taken as a run takes it: this process holds it, its heartbeat written now by the lock's code
+  mkdirSync(outDir, { recursive: true });
+  const lock = await acquireLock(outDir, { heartbeatMs: 600_000 });
+  try {
+    const held = JSON.parse(readFileSync(lockPath(outDir), 'utf8')) as { started_at: string; heartbeat_at: string };
+    for (const pinned of ['2026-11-22T12:00:00Z', '2031-01-01T00:00:00Z']) {
+      const line = (await status(pinned)).stdout.split('\n')[1];
+      expect(line).toMatch(
+        new RegExp(
+          `^in progress: .+ \\(pid ${process.pid} on ${host}\\) since ${held.started_at}, last heartbeat ${held.heartbeat_at} \\(0(\\.\\d)? min ago\\)$`,
+        ),
+      );
+    }
+    const json = JSON.parse((await status('2026-11-22T12:00:00Z', 'json')).stdout) as {
+      in_progress: Record<string, unknown>;
+    };
+    expect(json.in_progress).toMatchObject({
+      pid: process.pid,
+      host,
+      started_at: held.started_at,
+      heartbeat_at: held.heartbeat_at,
+      stale: null,
+    });
+    expect(json.in_progress.heartbeat_age_minutes).toBeLessThan(1);
+  } finally {
+    await lock.release();
+  }
+
+  // a lock written by an extract: who and since when as it recorded them; no heartbeat for years: stale by the
+  // lock's own rule (the next run takes it over), whatever day PERKS_NOW pins
+  holdLock(process.pid, LONG_AGO);
   const text = await status('2026-11-22T12:00:00Z');
   expect(text.stdout.split('\n')[1]).toMatch(
     new RegExp(
-      `^in progress: perks extract \\(pid ${process.pid} on ${host}\\) since 2026-11-22T11:58:00.000Z, last heartbeat ${beat} \\(0\\.[5-9] min ago\\)$`,
+      `^in progress: perks extract \\(pid ${process.pid} on ${host}\\) since 2026-11-22T11:58:00.000Z, last heartbeat ${LONG_AGO} \\(\\d+(\\.\\d)? min ago\\); looks STALE: no heartbeat for more than 10 minutes \\(the next run takes its lock over\\)$`,
     ),
   );
-  const json = JSON.parse((await status('2026-11-22T12:00:00Z', 'json')).stdout) as {
+  const stale = JSON.parse((await status('2000-01-01T00:00:30Z', 'json')).stdout) as {
     in_progress: Record<string, unknown>;
   };
-  expect(json.in_progress).toMatchObject({
+  expect(stale.in_progress).toMatchObject({
     command: 'extract',
-    pid: process.pid,
-    host,
     started_at: '2026-11-22T11:58:00.000Z',
-    heartbeat_at: beat,
-    stale: null,
+    heartbeat_at: LONG_AGO,
+    stale: 'no heartbeat for more than 10 minutes',
   });
-  expect(json.in_progress.heartbeat_age_minutes).toBeGreaterThanOrEqual(0.5);
-  expect(json.in_progress.heartbeat_age_minutes).toBeLessThan(1);
-
-  // 20 minutes without a heartbeat: the lock's own rule calls it stale (the next run takes it over), whatever
-  // day PERKS_NOW pins: status measures the age as the lock does
-  holdLock(process.pid, secondsAgo(20 * 60));
-  for (const pinned of ['2026-11-22T12:00:00Z', '2031-01-01T00:00:00Z']) {
-    const late = await status(pinned);
-    expect(late.stdout).toMatch(
-      /\(20(\.\d)? min ago\); looks STALE: no heartbeat for more than 10 minutes \(the next run takes its lock over\)/,
-    );
-  }
 
   // its process gone on this machine: stale at once
   const gone = spawnSync(process.execPath, ['-e', '']).pid;
-  holdLock(gone, secondsAgo(30));
+  holdLock(gone, LONG_AGO);
   const dead = JSON.parse((await status('2026-11-22T12:00:00Z', 'json')).stdout) as Record<string, unknown>;
   expect(dead.in_progress).toMatchObject({ pid: gone, stale: `its process ${gone} is gone` });
 
