@@ -1,6 +1,7 @@
 #!/usr/bin/env node
-// Runs before the test suite (`npm test`): brings the two system programs some tests need, chromium (the
-// report in a real browser) and redis-server (the shared rate limit). When one is missing it installs it
+// Runs before the test suite (`npm test`): brings the system programs some tests need, chromium (the
+// report in a real browser), redis-server (the shared rate limit) and Ceph's ceph-mon, ceph-osd and radosgw (a
+// real S3 server that enforces conditional writes: test/support/rgw.ts). When one is missing it installs it
 // with apt-get if it can (root on Debian/Ubuntu, as .ci/run did), otherwise it says in one line what to
 // install; the suite runs either way, and the tests that need the program fail with the same advice.
 import { spawnSync } from 'node:child_process';
@@ -17,6 +18,8 @@ const NEEDS = [
       ),
   },
   { pkg: 'redis-server', found: () => executable(onPath('redis-server')) },
+  // about 16 s and 130 MB with --no-install-recommends; the store tests start one cluster for the suite
+  ...['ceph-mon', 'ceph-osd', 'radosgw'].map((pkg) => ({ pkg, found: () => executable(onPath(pkg)) })),
 ];
 
 function onPath(name) {
@@ -40,7 +43,9 @@ const missing = () => NEEDS.filter((n) => !n.found()).map((n) => n.pkg);
 
 function aptInstall(pkgs) {
   const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
-  console.error(`perks test: installing ${pkgs.join(' and ')} with apt-get (the browser and scale tests need them)`);
+  console.error(
+    `perks test: installing ${pkgs.join(', ')} with apt-get (the browser, scale and store tests need them)`,
+  );
   const update = spawnSync('apt-get', ['update', '-qq'], { stdio: ['ignore', 'ignore', 'inherit'], env });
   if (update.status !== 0) return false;
   const install = spawnSync('apt-get', ['install', '-y', '-qq', '--no-install-recommends', ...pkgs], {
@@ -58,6 +63,6 @@ if (lacking.length > 0 && process.env.PERKS_TEST_NO_INSTALL === undefined) {
 if (lacking.length > 0) {
   const how = executable(onPath('apt-get')) ? `sudo apt-get install -y ${lacking.join(' ')}` : 'your package manager';
   console.error(
-    `perks test: ${lacking.join(' and ')} missing: install with ${how}${lacking.includes('chromium') ? ' (or set PERKS_CHROMIUM to a chromium)' : ''}, else the browser and scale tests fail`,
+    `perks test: ${lacking.join(', ')} missing: install with ${how}${lacking.includes('chromium') ? ' (or set PERKS_CHROMIUM to a chromium)' : ''}, else the browser, scale and store tests fail`,
   );
 }

@@ -7,7 +7,7 @@ import { clock } from './shared/clock.js';
 import { perksVersion } from './shared/version.js';
 import { finishOutputLazily, resolveOutputLazily, type OutputLocation } from './store/lazy.js';
 import type { StoreSession } from './store/session.js';
-import { COMMANDS } from './store/layout.js';
+import { COMMANDS, storeCommandName } from './store/layout.js';
 import { configFromFlags, OUTPUT } from './commands/options.js';
 import { ensureWarehouse } from './transform/index.js';
 
@@ -47,8 +47,14 @@ for (const command of commands) cli.command(command);
  */
 let output: OutputLocation | undefined;
 cli.middleware(async (argv) => {
-  const command = String(argv._[0] ?? '');
-  output = await resolveOutputLazily(command, argv.output, () => configFromFlags(argv));
+  const command = storeCommandName(argv._);
+  try {
+    output = await resolveOutputLazily(command, argv.output, () => configFromFlags(argv));
+  } catch (err) {
+    if (!(err instanceof UserFacingError)) throw err;
+    process.stderr.write(`perks: ${err.message}\n`);
+    process.exit(err.exitCode);
+  }
   argv.resolvedOutput = output;
   await assembleWarehouse(command, output.store);
 });

@@ -2,6 +2,7 @@
  * `perks check`: configuration, credentials, the token, group access and the rate limit, with as few
  * calls as possible (a token and one or two group reads), each said in words.
  */
+import { resolve } from 'node:path';
 import type { CommandModule } from 'yargs';
 import { clientFromConfig } from '../api/index.js';
 import { ApiError } from '../api/errors.js';
@@ -9,6 +10,7 @@ import { requireApi } from '../config/index.js';
 import { resolveGroups, timezoneOf } from '../extract/groups.js';
 import { ExitCode } from '../shared/exit-codes.js';
 import { redact } from '../shared/redact.js';
+import { storeSummary } from '../store/index.js';
 import { handle } from './handle.js';
 import { configFromFlags, withApiOptions, type ApiFlags } from './options.js';
 
@@ -23,8 +25,13 @@ export const checkCommand: CommandModule<object, ApiFlags> = {
       const config = requireApi(configFromFlags(argv));
       say(
         true,
-        `configuration: ${config.baseUrl}, client ${config.clientId}, scope ${config.scope}, ${config.rateLimit} calls/min, output ${config.output}`,
+        `configuration: ${config.baseUrl}, client ${config.clientId}, scope ${config.scope}, ${config.rateLimit} calls/min`,
       );
+      const store = argv.resolvedOutput?.store;
+      const output = store
+        ? await storeSummary(store, Boolean(config.redisUrl))
+        : { ok: true, text: `a local folder, ${resolve(config.output)}` };
+      say(output.ok, `output: ${output.text}`);
       const client = clientFromConfig(config, { retries: 2 });
       try {
         const { level, groups } = await resolveGroups(client, config.groupIds);
@@ -56,7 +63,7 @@ export const checkCommand: CommandModule<object, ApiFlags> = {
           );
         }
         say(true, `${client.counters.calls} calls made`);
-        return exitCode;
+        return output.ok ? exitCode : ExitCode.config;
       } catch (err) {
         if (err instanceof ApiError) {
           say(false, err.message);

@@ -1,10 +1,16 @@
-/** `perks store push <folder>`: moves an existing local output into an empty store, as its first generation. */
+/**
+ * `perks store push <folder>`: moves an existing local output into an empty store, as its first generation.
+ * `perks store check`: what the bucket behind PERKS_OUTPUT can do for a store (src/store/check.ts).
+ */
 import { cp, readdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { CommandModule } from 'yargs';
-import { ConfigError } from '../shared/exit-codes.js';
+import { ConfigError, ExitCode } from '../shared/exit-codes.js';
+import { redact } from '../shared/redact.js';
+import { checkStore, isStoreUrl, parseStoreUrl, StoreClient } from '../store/index.js';
 import type { OutputLocation } from '../store/lazy.js';
 import { handle } from './handle.js';
+import { configFromFlags } from './options.js';
 
 interface PushFlags {
   folder: string;
@@ -43,9 +49,42 @@ const push: CommandModule<object, PushFlags> = {
     }),
 };
 
+const check: CommandModule<object, { output?: string; resolvedOutput?: OutputLocation }> = {
+  command: 'check',
+  describe:
+    'probe the bucket of PERKS_OUTPUT=s3://…: listing, conditional writes (If-None-Match, If-Match and its ETag form), CopyObject; exit 0 usable, 2 not',
+  builder: (y) =>
+    y.example(
+      'PERKS_OUTPUT=s3://acme-perks/prod AWS_ENDPOINT_URL_S3=https://rgw.example $0 store check',
+      'before the first run on a new S3 service',
+    ),
+  handler: (argv) =>
+    handle(async () => {
+      const url = argv.resolvedOutput?.dir ?? '';
+      if (!isStoreUrl(url))
+        throw new ConfigError('perks store check needs a store as output: --output s3://bucket/prefix or PERKS_OUTPUT');
+      const config = configFromFlags(argv);
+      const client = new StoreClient(parseStoreUrl(url, argv.output ? '--output' : 'PERKS_OUTPUT'), config);
+      try {
+        process.stdout.write(`store ${client.where}\n`);
+        const found = await checkStore(client, Boolean(config.redisUrl));
+        for (const f of found.findings)
+          process.stdout.write(`${f.ok ? 'ok  ' : 'FAIL'} ${f.what}: ${redact(f.text)}\n`);
+        process.stdout.write(
+          found.usable
+            ? 'usable: every perks command can write this store as configured\n'
+            : 'not usable as configured: see the FAIL lines (docs/reference/store.md, providers)\n',
+        );
+        return found.usable ? ExitCode.success : ExitCode.config;
+      } finally {
+        client.destroy();
+      }
+    }),
+};
+
 export const storeCommand: CommandModule<object, object> = {
   command: 'store <command>',
-  describe: 'the output in object storage: push an existing folder into an empty store',
-  builder: (y) => y.command(push).demandCommand(1),
+  describe: 'the output in object storage: push an existing folder into an empty store; check what a bucket can do',
+  builder: (y) => y.command(push).command(check).demandCommand(1),
   handler: () => undefined,
 };

@@ -11,12 +11,30 @@ export interface OutputSetting {
   readonly value: string;
   /** What a message names: the flag or the variable that gave it. */
   readonly source: '--output' | 'PERKS_OUTPUT' | 'default';
+  /**
+   * Why a command with an output must not run on it: PERKS_OUTPUT set but empty under CI (a workflow's
+   * `PERKS_OUTPUT: ${{ vars.PERKS_STORE_URL }}` with the variable undefined), where the default folder is
+   * thrown away with the runner and a green job would keep nothing.
+   */
+  readonly refusal?: string;
+}
+
+/** Whether this runs under a CI service (CI=true, as GitHub Actions, GitLab, CircleCI… set it). */
+export function underCi(env: NodeJS.ProcessEnv = process.env): boolean {
+  const v = (env.CI ?? '').trim().toLowerCase();
+  return v !== '' && v !== 'false' && v !== '0';
 }
 
 /** The output: --output, else PERKS_OUTPUT, else the default folder. */
 export function outputSetting(flag: unknown, env: NodeJS.ProcessEnv = process.env): OutputSetting {
   if (typeof flag === 'string') return { value: flag, source: '--output' };
   if (env.PERKS_OUTPUT) return { value: env.PERKS_OUTPUT, source: 'PERKS_OUTPUT' };
+  if (env.PERKS_OUTPUT === '' && underCi(env))
+    return {
+      value: DEFAULTS.output,
+      source: 'default',
+      refusal: `PERKS_OUTPUT is empty under CI (CI=${env.CI}): the variable it is set from is not defined (the shipped workflows set it from vars.PERKS_STORE_URL), and ${DEFAULTS.output} on a CI runner is thrown away with it: define that variable (the store, s3://bucket/prefix), or set PERKS_OUTPUT to a folder explicitly`,
+    };
   return { value: DEFAULTS.output, source: 'default' };
 }
 

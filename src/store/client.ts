@@ -22,6 +22,7 @@ import {
 import { registerSecret } from '../shared/redact.js';
 import { quietAwsSdk, type StoreSettings } from '../config/index.js';
 import { PreconditionFailed, isNotFound, isPreconditionFailed, storeFailure } from './errors.js';
+import { etagIn, type IfMatchForm } from './etag.js';
 import { keyOf, type StoreUrl } from './url.js';
 
 export interface StoreCounters {
@@ -72,6 +73,12 @@ export class StoreClient {
   private readonly s3: S3Client;
   /** The store as messages name it: URL and endpoint, never a credential. */
   readonly where: string;
+  /**
+   * How `If-Match` is sent (probe.ts learns it): the ETag quoted (AWS S3, MinIO, R2) or bare (Ceph RGW 16), or
+   * `off` where the service refuses it even for the current ETag (then only with Redis: the HEAD before a
+   * commit stands in for it).
+   */
+  ifMatchForm: IfMatchForm | 'off' = 'quoted';
 
   constructor(
     readonly store: StoreUrl,
@@ -148,15 +155,18 @@ export class StoreClient {
 
   /**
    * Writes an object; `ifNoneMatch: '*'` creates it only if absent, `ifMatch: etag` replaces only that
-   * version (PreconditionFailed when the store refuses: someone else wrote first).
+   * version (PreconditionFailed when the store refuses: someone else wrote first), the ETag sent in the
+   * service's form (`form`, else ifMatchForm).
    */
   async put(
     path: string,
     body: Buffer | { file: string; size: number },
-    condition: { ifNoneMatch?: '*'; ifMatch?: string } = {},
+    condition: { ifNoneMatch?: '*'; ifMatch?: string; form?: IfMatchForm } = {},
   ): Promise<ObjectInfo> {
     this.counters.requests.put++;
     const size = Buffer.isBuffer(body) ? body.length : body.size;
+    const form = condition.form ?? this.ifMatchForm;
+    const ifMatch = condition.ifMatch && form !== 'off' ? etagIn(form, condition.ifMatch) : undefined;
     try {
       const content = Buffer.isBuffer(body)
         ? body
@@ -170,7 +180,7 @@ export class StoreClient {
           Body: content,
           ContentLength: size,
           ...(condition.ifNoneMatch ? { IfNoneMatch: condition.ifNoneMatch } : {}),
-          ...(condition.ifMatch ? { IfMatch: condition.ifMatch } : {}),
+          ...(ifMatch ? { IfMatch: ifMatch } : {}),
         }),
       );
       this.counters.bytesUp += size;

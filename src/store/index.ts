@@ -6,5 +6,7 @@ export { StoreClient, clientSettings, type StoreCounters } from './client.js';
 export { parseStoreUrl, isStoreUrl, workingCopyDir, type StoreUrl } from './url.js';
 export { StoreError, StoreLockedError, storeFailure } from './errors.js';
 export { STORE_FORMAT, parseRemoteIndex, type RemoteIndex } from './indexes.js';
-export { INDEX, INTENT, LEASE, WAL, COMMANDS } from './layout.js';
+export { INDEX, INTENT, LEASE, WAL, COMMANDS, storeCommandName } from './layout.js';
 export type { StreamManifest } from './manifests.js';
+export { checkStore, storeSummary, type StoreCheck, type Finding } from './check.js';
+export type { ConditionalWrites } from './probe.js';

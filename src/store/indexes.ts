@@ -91,8 +91,16 @@ const LocalIndex = z.object({
   store: z.string(),
   generation: z.number().int(),
   files: z.record(z.string(), LocalEntry),
-  /** Whether the service enforces If-None-Match, as probed once per working copy. */
-  conditionalWrites: z.boolean().optional(),
+  /**
+   * What the service does with conditional writes, probed once per working copy (probe.ts). A copy of an
+   * earlier release kept only `conditionalWrites: boolean` (If-None-Match): dropped here, so it probes again.
+   */
+  probe: z
+    .object({
+      ifNoneMatch: z.boolean(),
+      ifMatch: z.enum(['quoted', 'unquoted', 'ignored', 'refused']),
+    })
+    .optional(),
 });
 export type LocalIndex = z.infer<typeof LocalIndex>;
 

@@ -64,7 +64,7 @@ export interface CommandUse {
   reads: Part[];
 }
 
-/** Per command (the first word, or `users`): what it reads, whether it writes. Unlisted: no store use. */
+/** Per command (the first word; `store` with its own: storeCommandName): what it reads, whether it writes. Unlisted: no store use. */
 export const COMMANDS: Record<string, CommandUse> = {
   // a build reads the previous build's warehouse (its pieces, seed/, assembled by the command line) and marts,
   // so that a fresh copy's build is as incremental as the machine's that made them (only the months that
@@ -85,7 +85,8 @@ export const COMMANDS: Record<string, CommandUse> = {
   sql: { writes: false, reads: [...CORE, 'seed/', 'marts/'] },
   closes: { writes: false, reads: ['closes/'] },
   check: { writes: false, reads: [] },
-  store: { writes: true, reads: [] },
+  // `perks store check` is none: it probes the bucket itself (check.ts), with no session, lease or index
+  'store push': { writes: true, reads: [] },
 };
 
 export function reads(parts: readonly Part[], path: string): boolean {
@@ -105,4 +106,10 @@ export function freshKey(path: string, generation: number): string {
   const dot = name.lastIndexOf('.');
   const versioned = dot <= 0 ? `${name}.v${generation}` : `${name.slice(0, dot)}.v${generation}${name.slice(dot)}`;
   return dir === '.' ? versioned : `${dir}/${versioned}`;
+}
+
+/** The name COMMANDS knows a command by: its first word, and for `perks store` the subcommand too. */
+export function storeCommandName(words: readonly (string | number)[]): string {
+  const first = String(words[0] ?? '');
+  return first === 'store' ? `store ${String(words[1] ?? '')}` : first;
 }

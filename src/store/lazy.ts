@@ -3,9 +3,12 @@
  * (`argv.resolvedOutput`). The store's code (and the AWS SDK) is loaded only for an output that is a store URL: a local
  * output starts as fast as before and makes no store request.
  */
-import { outputSetting, type Config } from '../config/index.js';
+import { statSync } from 'node:fs';
+import { outputSetting, type Config, type OutputSetting } from '../config/index.js';
+import { ConfigError } from '../shared/exit-codes.js';
 import type { StoreSession } from './session.js';
 import { LOCAL_OUTPUT_HOOKS, type OutputHooks } from '../shared/output-hooks.js';
+import { COMMANDS } from './layout.js';
 import { isStoreUrl } from './url.js';
 
 /** The output of the command under way: the folder it reads and writes, and the store session behind it, if any. */
@@ -30,6 +33,7 @@ export async function resolveOutputLazily(
   settings: () => Config,
 ): Promise<OutputLocation> {
   const setting = outputSetting(flag);
+  if (command in COMMANDS || command === 'demo') refuseUnusable(setting);
   if (!isStoreUrl(setting.value)) return { dir: setting.value, hooks: LOCAL_OUTPUT_HOOKS };
   loaded = await import('./entry.js');
   const store = await loaded.resolveOutput(command, setting, settings);
@@ -43,4 +47,21 @@ export async function resolveOutputLazily(
 /** After the command: a store output's changes published, its session closed. */
 export async function finishOutputLazily(output: OutputLocation | undefined): Promise<void> {
   if (output?.store) await loaded?.finishOutput(output.store);
+}
+
+/**
+ * An output no command should run on, refused (exit 2) before any work: PERKS_OUTPUT empty under CI
+ * (environment.ts), or a local path that names a file, for every command with an output (extract refused it
+ * at its first write; check, status, sql and report read it as an empty output).
+ */
+function refuseUnusable(setting: OutputSetting): void {
+  if (setting.refusal) throw new ConfigError(setting.refusal);
+  const path: string = setting.value;
+  if (isStoreUrl(path)) return;
+  const found = statSync(setting.value, { throwIfNoEntry: false });
+  const named: string = setting.source === 'default' ? 'the default output' : setting.source;
+  if (found && !found.isDirectory())
+    throw new ConfigError(
+      `${named}=${setting.value} names a file, not a folder: give a folder (made if missing) or a store URL (s3://bucket/prefix)`,
+    );
 }

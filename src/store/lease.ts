@@ -12,17 +12,20 @@
  * - Otherwise: the object `_perks/lease.json`, created with `If-None-Match: *` (only if absent), renewed
  *   with `If-Match: <its ETag>`, taken over when stale with `If-Match` on the stale version. It is stale
  *   when its last heartbeat is older than the holder's own `ttl_ms`. This needs a service that enforces
- *   conditional writes (AWS S3 since 2024, MinIO, Cloudflare R2…): each command first checks it
- *   (`probeConditionalWrites`), and refuses to write (exit 2) where they are ignored and no Redis is set,
- *   rather than let two machines both believe they hold the store.
+ *   conditional writes (AWS S3 since 2024, MinIO, Cloudflare R2, Ceph RGW…): each working copy first
+ *   probes them (probe.ts: both headers, and the form of ETag If-Match takes), and refuses to write
+ *   (exit 2, naming what the service does not do) where they are not enforced and no Redis is set, rather
+ *   than let two machines both believe they hold the store.
  *
  * Either kind is taken over before its TTL only when its holder is certainly dead: a process of this
  * same host, boot and PID namespace whose pid is gone (certainlyDead, src/shared/process-identity.ts). A
  * holder in another container sharing the host's name is not judged by its pid: it is waited for.
  *
  * A renewal refused (another run took the lease over, or it expired) marks the lease lost: `onLost` is
- * told once, `assertHeld()` throws from then on. `verify()` reads the lease afresh: the fence before a
- * commit.
+ * told once, `assertHeld()` throws from then on. Two renewals failed in a row (the service unreachable, or
+ * refusing our own If-Match) stop the command too, at its next publish, saying the service's answer: a lease
+ * not renewed is one another machine may take over after the TTL. `verify()` reads the lease afresh: the
+ * fence before a commit.
  *
  * Times here are the real wall clock (Date.now, new Date), never the program's clock (src/shared/clock.ts,
  * which tests and operators pin): the lease measures elapsed time between machines, which a pinned clock
@@ -35,7 +38,8 @@ import { ExitCode } from '../shared/exit-codes.js';
 import { certainlyDead, processIdentity } from '../shared/process-identity.js';
 import type { StoreClient } from './client.js';
 import { PreconditionFailed, StoreError, StoreLockedError } from './errors.js';
-import { LEASE, META } from './layout.js';
+import { LEASE } from './layout.js';
+import { enforced, lacking, type ConditionalWrites } from './probe.js';
 
 export interface LeaseHolder {
   /** Random, one per acquire: who holds the lease. */
@@ -65,7 +69,8 @@ export interface Lease {
 
 export interface LeaseOptions {
   redisUrl?: string;
-  conditionalWrites: () => Promise<boolean>;
+  /** What the service does with conditional writes (probe.ts), asked only for a lease in the store itself. */
+  conditionalWrites: () => Promise<ConditionalWrites>;
   /** How long the lease lasts after each heartbeat (default DEFAULTS.store.leaseSeconds). */
   ttlMs?: number;
   /** Called once, from the heartbeat, when it finds the lease lost; the one-line message says why. */
@@ -76,30 +81,13 @@ export interface LeaseOptions {
 export async function acquireLease(client: StoreClient, command: string, options: LeaseOptions): Promise<Lease> {
   const ttlMs = Math.max(6, Math.round(options.ttlMs ?? DEFAULTS.store.leaseSeconds * 1000));
   if (options.redisUrl) return redisLease(client, command, options.redisUrl, ttlMs, options.onLost);
-  if (!(await options.conditionalWrites()))
+  const found = await options.conditionalWrites();
+  if (!enforced(found))
     throw new StoreError(
-      `the store ${client.where} does not enforce conditional writes (If-None-Match), so two machines could both take its lock: set PERKS_REDIS_URL to a Redis every machine reaches (docs/assumptions.md, Store)`,
+      `the store ${client.where} does not enforce conditional writes (${lacking(found)}), so two machines could both take its lease: set PERKS_REDIS_URL to a Redis every machine reaches (docs/reference/store.md, providers; perks store check)`,
       ExitCode.config,
     );
   return objectLease(client, command, ttlMs, options.onLost);
-}
-
-/**
- * Whether the service refuses a second `If-None-Match: *` create of one object (412), as AWS S3 does:
- * two writes of a probe object under `_perks/`, then its removal.
- */
-export async function probeConditionalWrites(client: StoreClient): Promise<boolean> {
-  const probe = `${META}/probe-${randomBytes(6).toString('hex')}`;
-  await client.put(probe, Buffer.from('probe'), { ifNoneMatch: '*' });
-  try {
-    await client.put(probe, Buffer.from('probe again'), { ifNoneMatch: '*' });
-    return false;
-  } catch (err) {
-    if (err instanceof PreconditionFailed) return true;
-    throw err;
-  } finally {
-    await client.delete(probe);
-  }
 }
 
 function holder(command: string, ttlMs: number): LeaseHolder {
@@ -167,23 +155,43 @@ function lostMessage(where: string, now: LeaseHolder | undefined, ttlMs: number)
   return `the store ${where}: ${why}; nothing more of this command was committed`;
 }
 
-/** The heartbeat both kinds share: one renewal at a time, every sixth of the TTL; the lost state. */
-function keepAlive(ttlMs: number, renew: () => Promise<string | undefined>, onLost?: (message: string) => void) {
+/** Renewals that may fail in a row (the store or Redis not reached, or refusing) before the command stops. */
+const FAILED_RENEWALS = 2;
+
+/**
+ * The heartbeat both kinds share: one renewal at a time, every sixth of the TTL; the lost state. `renew`
+ * resolves undefined when renewed, or the message saying the lease is no longer ours; it throws with the
+ * server's answer when the renewal failed. After FAILED_RENEWALS failures in a row the lease is as good as
+ * lost (another machine may take it over after the TTL): assertHeld() throws from then on, so the command
+ * stops before its next publish or checkpoint, saying why (exit 1: a rerun is safe).
+ */
+function keepAlive(
+  where: string,
+  ttlMs: number,
+  renew: () => Promise<string | undefined>,
+  onLost?: (message: string) => void,
+) {
   let lost: string | undefined;
+  let failing: string | undefined;
+  let failures = 0;
   let stopped = false;
   let inflight: Promise<void> | undefined;
   const timer = setInterval(
     () => {
-      if (inflight || lost !== undefined || stopped) return;
+      if (inflight || lost !== undefined || failing !== undefined || stopped) return;
       inflight = renew()
         .then((message) => {
+          failures = 0;
           if (message === undefined || lost !== undefined) return;
           lost = message;
           clearInterval(timer);
           if (!stopped) onLost?.(message); // not once the command released it
         })
-        // the store or Redis not reached: the next heartbeat tries again; a commit's verify() is the fence
-        .catch(() => undefined)
+        .catch((err: unknown) => {
+          if (++failures < FAILED_RENEWALS) return; // the next heartbeat tries again
+          failing = `the store ${where}: its lease could not be renewed ${failures} times in a row (the last answer: ${(err as Error).message}); this command stopped before its next publish, so nothing more of it was committed; a rerun is safe`;
+          clearInterval(timer);
+        })
         .finally(() => (inflight = undefined));
     },
     Math.max(1, Math.floor(ttlMs / 6)),
@@ -197,6 +205,7 @@ function keepAlive(ttlMs: number, renew: () => Promise<string | undefined>, onLo
     },
     assertHeld() {
       if (lost !== undefined) throw new StoreLockedError(lost);
+      if (failing !== undefined) throw new StoreError(failing, ExitCode.failed);
     },
     /** Waits for the renewal in flight, if any. */
     settled: () => inflight ?? Promise.resolve(),
@@ -237,6 +246,7 @@ async function objectLease(
     return { h, ours: h?.token === me.token, etag: current?.etag };
   };
   const keeper = keepAlive(
+    client.where,
     ttlMs,
     async () => {
       const beat: LeaseHolder = { ...me, heartbeat_at: new Date().toISOString() };
@@ -246,11 +256,14 @@ async function objectLease(
       } catch (err) {
         if (!(err instanceof PreconditionFailed)) throw err;
         const now = await read();
-        if (now.ours) {
-          etag = now.etag; // our own write whose answer was lost (a retried PUT): still ours
-          return undefined;
-        }
-        return lostMessage(client.where, now.h, ttlMs);
+        if (!now.ours) return lostMessage(client.where, now.h, ttlMs);
+        etag = now.etag;
+        // our own write whose answer was lost (the SDK retried the PUT): renewed
+        if (now.h?.heartbeat_at === beat.heartbeat_at) return undefined;
+        throw new Error(
+          `HTTP 412 PreconditionFailed to If-Match on the lease's own current ETag ${now.etag ?? ''} (sent ${client.ifMatchForm}): the service does not honour If-Match as probed; perks store check says what it does`,
+          { cause: err },
+        );
       }
     },
     onLost,
@@ -351,6 +364,7 @@ async function redisLease(
     return { h, ours: h?.token === me.token };
   };
   const keeper = keepAlive(
+    client.where,
     ttlMs,
     async () => {
       const next = JSON.stringify({ ...me, heartbeat_at: new Date().toISOString() });

@@ -49,7 +49,9 @@ import {
   walkCopy,
   type Change,
 } from './copy-files.js';
+import { indexChangedError } from './changed.js';
 import { PreconditionFailed, StoreError, StoreLockedError } from './errors.js';
+import { sameEtag } from './etag.js';
 import {
   Intent,
   STORE_FORMAT,
@@ -60,7 +62,8 @@ import {
   type LocalIndex,
   type RemoteIndex,
 } from './indexes.js';
-import { acquireLease, probeConditionalWrites, type Lease } from './lease.js';
+import { acquireLease, type Lease } from './lease.js';
+import { probeConditionalWrites, type ConditionalWrites } from './probe.js';
 import {
   COMMANDS,
   INDEX,
@@ -170,16 +173,15 @@ export class StoreSession {
       throw err;
     });
     this.local = await this.openLocalIndex();
-    if (this.use.writes)
+    if (this.use.writes) {
+      const found = await this.conditionalWrites();
       this.lease = await acquireLease(this.client, this.command, {
         redisUrl: options.redisUrl,
         ttlMs: options.leaseTtlMs,
         onLost: options.onLeaseLost,
-        conditionalWrites: async () => {
-          this.local.conditionalWrites ??= await probeConditionalWrites(this.client);
-          return this.local.conditionalWrites;
-        },
+        conditionalWrites: () => Promise.resolve(found),
       });
+    }
     // a writer reads the intent before the index: see fence()
     const intent = this.use.writes ? await this.client.get(INTENT) : undefined;
     await this.readRemote(this.use.writes ? intent !== undefined : undefined);
@@ -189,6 +191,18 @@ export class StoreSession {
     }
     if (this.use.reads.length) await this.pull();
     this.sincePublish = { at: Date.now(), bytes: 0 };
+  }
+
+  /**
+   * What the service does with conditional writes, probed once per working copy (probe.ts), and the form in
+   * which this command's If-Match is sent: the one the service takes; none where it refuses even the current
+   * ETag (with Redis only: acquireLease refuses a store lease there, and the HEAD before a commit stands in).
+   */
+  private async conditionalWrites(): Promise<ConditionalWrites> {
+    this.local.probe ??= await probeConditionalWrites(this.client);
+    const { ifMatch } = this.local.probe;
+    this.client.ifMatchForm = ifMatch === 'refused' ? 'off' : ifMatch === 'ignored' ? 'quoted' : ifMatch;
+    return this.local.probe;
   }
 
   /**
@@ -301,15 +315,22 @@ export class StoreSession {
         this.remoteEtag ? { ifMatch: this.remoteEtag } : { ifNoneMatch: '*' },
       );
     } catch (err) {
-      if (err instanceof PreconditionFailed) throw this.moved();
+      if (err instanceof PreconditionFailed) throw await this.changedUnder(true);
       throw err;
     }
   }
 
-  private moved(): StoreLockedError {
-    return new StoreLockedError(
-      `the store ${this.client.where} changed while this command ran (another machine published): nothing of this command was committed; run it again`,
-    );
+  /** The index is not the one this command read: what happened, read from the index now (changed.ts). */
+  private async changedUnder(refused: boolean): Promise<StoreError> {
+    const read = { index: this.remote, etag: this.remoteEtag };
+    const got = await this.client.get(INDEX);
+    let index: RemoteIndex | undefined;
+    try {
+      index = got ? parseRemoteIndex(got.body.toString('utf8'), this.client.where) : undefined;
+    } catch (err) {
+      return err as StoreError;
+    }
+    return indexChangedError(this.client.where, read, { index, etag: got?.etag }, this.lease?.token, refused);
   }
 
   /**
@@ -334,10 +355,17 @@ export class StoreSession {
       } catch (err) {
         if (!(err instanceof Vanished)) throw err;
         // a reader racing a publish: an object named by the index it read was replaced; read it again
-        const read = this.remoteEtag;
+        const read = { index: this.remote, etag: this.remoteEtag };
         await this.readRemote();
-        if (this.remoteEtag === read) throw await this.missing();
-        if (this.use.writes) throw this.moved();
+        if (this.remoteEtag === read.etag) throw await this.missing();
+        if (this.use.writes)
+          throw indexChangedError(
+            this.client.where,
+            read,
+            { index: this.remote, etag: this.remoteEtag },
+            this.lease?.token,
+            false,
+          );
         if (attempt >= 5)
           throw new StoreError(`${err.message}: the store kept changing; run it again`, ExitCode.failed);
       }
@@ -508,7 +536,7 @@ export class StoreSession {
     const extra = [...this.wal.pieces.splice(0), ...this.adopted.splice(0)];
     if (!changed.length && !removed.length && !extra.length) return undefined;
     const head = await this.client.head(INDEX);
-    if ((head?.etag ?? undefined) !== this.remoteEtag) throw this.moved();
+    if (head?.etag !== this.remoteEtag && !sameEtag(head?.etag, this.remoteEtag)) throw await this.changedUnder(false);
     const previous = this.remote;
     const generation = previous.generation + 1;
     const keys = new Map<string, string>();

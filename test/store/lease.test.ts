@@ -19,23 +19,18 @@ import { ExitCode } from '../../src/shared/exit-codes.js';
 import { processIdentity } from '../../src/shared/process-identity.js';
 import { StoreClient } from '../../src/store/client.js';
 import { StoreLockedError } from '../../src/store/errors.js';
-import {
-  acquireLease,
-  probeConditionalWrites,
-  redisLeaseKey,
-  type Lease,
-  type LeaseHolder,
-} from '../../src/store/lease.js';
+import { acquireLease, redisLeaseKey, type Lease, type LeaseHolder } from '../../src/store/lease.js';
+import { probeConditionalWrites } from '../../src/store/probe.js';
 import { parseStoreUrl } from '../../src/store/url.js';
 import { baseEnv, PERKS, ROOT, type CliResult } from '../support/cli.js';
 import { startConditionalFront, type ConditionalFront } from '../support/s3-conditional.js';
 import { s3Client } from '../support/s3.js';
 import { orgEnv, testSandbox } from '../support/sandbox.js';
-import { messages, startStoreWorld, type StoreWorld } from '../support/store-world.js';
+import { messages, startStoreWorld, type S3rverWorld } from '../support/store-world.js';
 
 type Kind = 'redis' | 'object';
 
-let world: StoreWorld;
+let world: S3rverWorld;
 let front: ConditionalFront;
 let redis: Redis;
 const s3 = () => s3Client(world.s3);

@@ -1,13 +1,17 @@
 /**
  * The output, resolved once per command into a value (store/lazy.ts): a local folder is the folder as given,
- * with no store code run; --output / -o is one option, declared once, that every command reads.
+ * with no store code run; --output / -o is one option, declared once, that every command reads. An output no
+ * command should run on (PERKS_OUTPUT empty under CI, a path naming a file) is refused before any work.
  */
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { expect, test } from 'vitest';
+import { describe, expect, test } from 'vitest';
 import { configFromFlags, type ApiFlags } from '../../src/commands/options.js';
 import { resolveOutputLazily } from '../../src/store/lazy.js';
 import { LOCAL_OUTPUT_HOOKS } from '../../src/shared/output-hooks.js';
 import { runCli } from '../support/cli.js';
+import { orgEnv } from '../support/sandbox.js';
+import { sandboxForFile } from '../support/sandbox-hooks.js';
 import { tempOut } from '../support/scratch.js';
 
 test('a local output is the folder as given, with no store session; the environment is left as it was', async () => {
@@ -40,4 +44,46 @@ test('-o and --output are one option: the flag wins over PERKS_OUTPUT, and a com
   const help = await runCli(['sql', '--help'], {});
   expect(help.stdout.match(/--output/g)).toHaveLength(1);
   expect(help.stdout).toContain('-o, --output');
+});
+
+describe('an output no command should run on is refused before any work', () => {
+  const sandbox = sandboxForFile();
+
+  test('under CI an empty PERKS_OUTPUT (a workflow variable not defined) is refused, exit 2, before any API call; an explicit folder is not', async () => {
+    const s = sandbox();
+    const cwd = tempOut('perks-ci-empty-');
+    const before = s.stats().calls;
+    const env = { ...orgEnv(s, ''), CI: 'true' };
+    for (const args of [['run'], ['check'], ['status']]) {
+      const r = await runCli(args, env, { cwd });
+      expect(r.code, `${args[0]}: ${r.stderr}`).toBe(2);
+      expect(r.stderr).toBe(
+        'perks: PERKS_OUTPUT is empty under CI (CI=true): the variable it is set from is not defined (the shipped workflows set it from vars.PERKS_STORE_URL), and ./output on a CI runner is thrown away with it: define that variable (the store, s3://bucket/prefix), or set PERKS_OUTPUT to a folder explicitly\n',
+      );
+    }
+    expect(s.stats().calls, 'refused before any API call').toBe(before);
+    expect(readdirSync(cwd), 'nothing written').toEqual([]);
+
+    // an explicit folder under CI, and an empty PERKS_OUTPUT off CI (the default folder), run as before
+    const explicit = await runCli(['check'], { ...orgEnv(s, join(cwd, 'kept')), CI: 'true' }, { cwd });
+    expect(explicit.code, explicit.stderr).toBe(0);
+    expect(explicit.stdout).toContain(`ok   output: a local folder, ${join(cwd, 'kept')}\n`);
+    const offCi = await runCli(['check'], { ...orgEnv(s, ''), CI: 'false' }, { cwd });
+    expect(offCi.code, offCi.stderr).toBe(0);
+    expect(offCi.stdout).toContain(`ok   output: a local folder, ${join(cwd, 'output')}\n`);
+  });
+
+  test('an output that names a file is refused by check, status, sql and report as by extract: one line, exit 2', async () => {
+    const file = join(tempOut('perks-output-file-'), 'report.txt');
+    writeFileSync(file, 'not a folder');
+    const env = orgEnv(sandbox(), file);
+    for (const args of [['check'], ['status'], ['sql', 'SELECT 1'], ['report', 'revenue', '--month', '2026-10']]) {
+      const r = await runCli(args, env);
+      expect(r.code, `${args[0]}: ${r.stderr}`).toBe(2);
+      expect(r.stderr).toBe(
+        `perks: PERKS_OUTPUT=${file} names a file, not a folder: give a folder (made if missing) or a store URL (s3://bucket/prefix)\n`,
+      );
+    }
+    expect(readFileSync(file, 'utf8')).toBe('not a folder');
+  });
 });

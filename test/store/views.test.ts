@@ -9,9 +9,9 @@ import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import type { Sandbox } from '../../src/sandbox/index.js';
 import { testSandbox } from '../support/sandbox.js';
-import { startStoreWorld, type StoreWorld } from '../support/store-world.js';
+import { startStoreWorld, type S3rverWorld } from '../support/store-world.js';
 
-let world: StoreWorld;
+let world: S3rverWorld;
 let sandbox: Sandbox;
 beforeAll(async () => {
   world = await startStoreWorld();

@@ -1,7 +1,8 @@
 /**
- * The store tests' world: a real S3-protocol server (s3rver) and a Redis (the store's lock, as on any
- * service that does not enforce conditional writes), both on loopback and started here; sandboxes over
- * real HTTP; perks as child processes, each with its own working copy (a "machine").
+ * The store tests' world: a real S3-protocol server and, where it does not enforce conditional writes, a
+ * Redis (the store's lock), both on loopback and started here; sandboxes over real HTTP; perks as child
+ * processes, each with its own working copy (a "machine"). The server: s3rver with Redis (fast, in this
+ * process), or Ceph RGW without (rgw.ts: a real S3 server that enforces If-None-Match and If-Match).
  */
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -10,12 +11,14 @@ import { GetObjectCommand, ListObjectsV2Command } from '@aws-sdk/client-s3';
 import type { Sandbox } from '../../src/sandbox/index.js';
 import { startRedis, type TestRedis } from './redis.js';
 import { runCli, startCli, type CliResult, type RunningCli } from './cli.js';
+import { rgwClient, startRgw } from './rgw.js';
 import { s3Client, startS3, type TestS3 } from './s3.js';
 import { orgEnv } from './sandbox.js';
 
 export interface StoreWorld {
   s3: TestS3;
-  redis: TestRedis;
+  /** s3rver's lock; none on RGW (the lease lives in the store). */
+  redis?: TestRedis;
   /** A fresh working-copy folder (another machine). */
   machine(): string;
   /** The environment of a perks process on `machine` against `prefix` of the bucket. */
@@ -32,11 +35,16 @@ export interface StoreWorld {
   stop(): Promise<void>;
 }
 
-export async function startStoreWorld(): Promise<StoreWorld> {
-  const s3 = await startS3();
-  const redis = await startRedis();
+/** The s3rver world: its Redis always there. */
+export type S3rverWorld = StoreWorld & { redis: TestRedis };
+
+export async function startStoreWorld(): Promise<S3rverWorld>;
+export async function startStoreWorld(server: 'rgw'): Promise<StoreWorld>;
+export async function startStoreWorld(server: 's3rver' | 'rgw' = 's3rver'): Promise<StoreWorld> {
+  const s3 = server === 'rgw' ? await startRgw() : await startS3();
+  const redis = server === 'rgw' ? undefined : await startRedis();
   const dirs: string[] = [];
-  const client = s3Client(s3);
+  const client = server === 'rgw' ? rgwClient(s3.endpoint) : s3Client(s3);
   const objects = async (prefix: string) => {
     const out = new Map<string, Buffer>();
     let token: string | undefined;
@@ -63,7 +71,7 @@ export async function startStoreWorld(): Promise<StoreWorld> {
     env: (sandbox, prefix, machine, extra = {}) => ({
       ...orgEnv(sandbox, `s3://${s3.bucket}/${prefix}`),
       ...s3.env,
-      PERKS_REDIS_URL: redis.url,
+      ...(redis ? { PERKS_REDIS_URL: redis.url } : {}),
       PERKS_CACHE_DIR: machine,
       ...extra,
     }),
@@ -78,7 +86,7 @@ export async function startStoreWorld(): Promise<StoreWorld> {
     async stop() {
       client.destroy();
       for (const d of dirs) rmSync(d, { recursive: true, force: true });
-      await redis.stop();
+      await redis?.stop();
       await s3.stop();
     },
   };
