@@ -16,7 +16,7 @@
  */
 import { execFileSync, spawnSync } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, renameSync, rmdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { CreateBucketCommand, S3Client } from '@aws-sdk/client-s3';
 import { freePort } from './redis.js';
@@ -102,13 +102,29 @@ async function answers(endpoint: string): Promise<boolean> {
   }
 }
 
-/** Starts mon, OSD and radosgw in `dir` (made empty) and the test user; resolves when S3 answers. */
+/**
+ * Starts mon, OSD and radosgw in `dir` and the test user; resolves when S3 answers. Its ports are free when
+ * chosen, but another process may take one before a daemon binds it: then it starts again on others.
+ */
 async function startCluster(dir: string): Promise<Cluster> {
   const lacking = missing();
   if (lacking.length)
     throw new Error(
       `Ceph is not installed (${lacking.join(', ')} missing): the store tests on a real S3 server need it: apt-get install --no-install-recommends ceph-mon ceph-osd radosgw (npm test does it as root: scripts/test-prereqs.mjs)`,
     );
+  for (let attempt = 1; ; attempt++) {
+    const at = join(dir, `attempt-${attempt}`);
+    try {
+      return await startClusterIn(at);
+    } catch (err) {
+      stopCluster(at);
+      const taken = /Address already in use|failed to bind/.test(logTail(at));
+      if (!taken || attempt >= 3) throw err;
+    }
+  }
+}
+
+async function startClusterIn(dir: string): Promise<Cluster> {
   for (const sub of ['run', 'log', 'mon/mon.a', 'osd/osd.0', 'rgw']) mkdirSync(join(dir, sub), { recursive: true });
   const monPort = await freePort();
   const rgwPort = await freePort();
@@ -133,8 +149,7 @@ async function startCluster(dir: string): Promise<Cluster> {
   const endpoint = `http://127.0.0.1:${rgwPort}`;
   const deadline = Date.now() + START_TIMEOUT_MS;
   while (!(await answers(endpoint))) {
-    if (Date.now() > deadline) {
-      stopCluster(dir);
+    if (Date.now() > deadline || /failed to bind/.test(logTail(dir))) {
       throw new Error(`radosgw did not answer on ${endpoint} within ${START_TIMEOUT_MS / 1000} s${logTail(dir)}`);
     }
     await sleep(250);
@@ -152,9 +167,15 @@ async function startCluster(dir: string): Promise<Cluster> {
   return { endpoint, dir };
 }
 
-/** Stops every daemon of the cluster in `dir` by its pid file (they fork), SIGTERM then SIGKILL. */
+/** Stops every daemon of the cluster in `dir` (each attempt's) by its pid file (they fork), SIGTERM then SIGKILL. */
 export function stopCluster(dir: string): void {
-  const pids = DAEMONS.map((d) => join(dir, 'run', `${d}.pid`))
+  const runs = existsSync(join(dir, 'run'))
+    ? [join(dir, 'run')]
+    : existsSync(dir)
+      ? readdirSync(dir).map((a) => join(dir, a, 'run'))
+      : [];
+  const pids = runs
+    .flatMap((run) => DAEMONS.map((d) => join(run, `${d}.pid`)))
     .filter(existsSync)
     .map((f) => Number(readFileSync(f, 'utf8').trim()))
     .filter((p) => Number.isInteger(p) && p > 0);
