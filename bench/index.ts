@@ -12,6 +12,7 @@
  *   scale    three workers sharing one limit through Redis (needs redis-server)
  *   store    a day's incremental run against object storage (s3rver, Redis): bytes up and down against the
  *            bytes that changed, requests, and what a fresh working copy needs before its build starts
+ *   store-rgw  the same on Ceph RGW, a real S3 server, with the lease in the store (needs ceph-mon, ceph-osd, radosgw)
  */
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
@@ -26,6 +27,7 @@ const parts: Record<string, string[]> = {
   'lake-read': ['bench/lake-read.ts'],
   scale: ['bench/scale.ts'],
   store: ['bench/store.ts', 'small'],
+  'store-rgw': ['bench/store.ts', 'small', 'rgw'],
 };
 const wanted = process.argv.slice(2).length ? process.argv.slice(2) : Object.keys(parts);
 let failed = 0;

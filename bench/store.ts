@@ -1,5 +1,6 @@
 /**
- * `npm run bench -- store [scale]`: the output in object storage (s3rver and Redis on loopback).
+ * `npm run bench -- store [scale]`: the output in object storage (s3rver and Redis on loopback);
+ * `npm run bench -- store-rgw`: the same on Ceph RGW (test/support/rgw.ts), the lease in the store itself.
  *   1. day 0: a full `perks run` on machine A; machine W takes a copy (`perks status`);
  *   2. day 1 (the sandbox a day later): `perks run` on A: bytes uploaded against the bytes of the files
  *      that changed (goal ≤ 1.2), and its PUTs by kind of key (the files, the staged views, the index, the
@@ -24,10 +25,12 @@ import { startRedis } from '../test/support/redis.js';
 import { CopyObjectCommand, GetObjectCommand, ListObjectsV2Command, type S3Client } from '@aws-sdk/client-s3';
 import { s3Client, startS3 } from '../test/support/s3.js';
 import { startConditionalFront } from '../test/support/s3-conditional.js';
+import { startRgw } from '../test/support/rgw.js';
 import { startStoreWorld } from '../test/support/store-world.js';
 import { extractKilledAt } from '../test/support/killed-extract.js';
 
 const scale = (process.argv[2] ?? 'small') as 'tiny' | 'small' | 'medium';
+const rgw = process.argv[3] === 'rgw';
 const root = mkdtempSync(join(tmpdir(), 'perks-bench-store-'));
 
 interface StoreEvent {
@@ -141,18 +144,22 @@ const putsLine = () =>
 const mb = (n: number) => `${(n / 1e6).toFixed(2)} MB`;
 const total = (r: Record<string, number>) => Object.values(r).reduce((a, b) => a + b, 0);
 
-const s3 = await startS3();
-// a front that counts every PUT by kind of key (and enforces If-Match/If-None-Match as S3 does)
-const front = await startConditionalFront(s3.endpoint, (req) => {
-  if (req.method === 'PUT' && !req.headers['x-amz-copy-source']) {
-    const kind = puts.get(kindOf(req.url ?? '')) ?? { n: 0, bytes: 0 };
-    kind.n++;
-    kind.bytes += Number(req.headers['content-length'] ?? 0);
-    puts.set(kindOf(req.url ?? ''), kind);
-  }
-  return undefined;
-});
-const redis = await startRedis();
+const s3 = rgw ? await startRgw() : await startS3();
+// a front that counts every PUT by kind of key (and enforces If-Match/If-None-Match as S3 does; RGW does itself)
+const front = await startConditionalFront(
+  s3.endpoint,
+  (req) => {
+    if (req.method === 'PUT' && !req.headers['x-amz-copy-source']) {
+      const kind = puts.get(kindOf(req.url ?? '')) ?? { n: 0, bytes: 0 };
+      kind.n++;
+      kind.bytes += Number(req.headers['content-length'] ?? 0);
+      puts.set(kindOf(req.url ?? ''), kind);
+    }
+    return undefined;
+  },
+  !rgw,
+);
+const redis = rgw ? undefined : await startRedis();
 const sandbox = await startSandbox({ port: 0, scale, seed: 7, rateLimit: 1_000_000, tokenRateLimit: 1000 });
 try {
   const org = sandbox.credentials.organisation;
@@ -166,10 +173,12 @@ try {
     PERKS_RATE_LIMIT: '1000000',
     PERKS_OUTPUT: `s3://${s3.bucket}/bench`,
     PERKS_CACHE_DIR: join(root, machine),
-    PERKS_REDIS_URL: redis.url,
+    ...(redis ? { PERKS_REDIS_URL: redis.url } : {}),
     PERKS_NOW: `${sandbox.world.today}T12:00:00Z`,
   });
-  console.log(`store bench: ${scale} sandbox, s3rver and Redis on loopback`);
+  console.log(
+    `store bench: ${scale} sandbox, ${rgw ? 'Ceph RGW (the lease in the store, no Redis)' : 's3rver and Redis'} on loopback`,
+  );
   const day0 = await perks(['run'], env('A'));
   console.log(
     `day 0  full run on A: ${day0.ms} ms; published ${day0.event.published.files} files, ${mb(day0.event.published.changed_bytes)}; ${total(day0.event.requests)} requests`,
@@ -226,7 +235,7 @@ try {
   );
   if (!same) console.error(`original:\n${buildWork(original.stdout)}\nfresh copy:\n${buildWork(twin.stdout)}`);
 
-  const world = await startStoreWorld();
+  const world = rgw ? await startStoreWorld('rgw') : await startStoreWorld();
   const twins = [0, 1].map(() => startSandbox({ port: 0, scale, seed: 7, rateLimit: 1_000_000, tokenRateLimit: 1000 }));
   const [whole, killed] = await Promise.all(twins);
   try {
@@ -245,7 +254,7 @@ try {
 } finally {
   await sandbox.close();
   await front.stop();
-  await redis.stop();
+  await redis?.stop();
   await s3.stop();
   rmSync(root, { recursive: true, force: true });
 }

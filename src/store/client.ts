@@ -186,7 +186,9 @@ export class StoreClient {
       this.counters.bytesUp += size;
       return { etag: r.ETag ?? '', size };
     } catch (err) {
-      if (isPreconditionFailed(err)) throw new PreconditionFailed(`${this.url(path)}: precondition failed`);
+      // AWS S3 answers If-Match on a key that no longer exists with 404 NoSuchKey: the version is gone all the same
+      if (isPreconditionFailed(err) || (ifMatch && isNotFound(err)))
+        throw new PreconditionFailed(`${this.url(path)}: precondition failed`);
       this.fail(err, 'write', path);
     }
   }

@@ -7,7 +7,6 @@
  *
  * The lease measures elapsed time on the real clock; no business date is read here.
  */
-import { spawn, spawnSync } from 'node:child_process';
 import { GetObjectCommand, PutObjectCommand } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { loadConfig } from '../../src/config/index.js';
@@ -17,7 +16,8 @@ import { StoreError, StoreLockedError } from '../../src/store/errors.js';
 import { acquireLease, type Lease, type LeaseHolder } from '../../src/store/lease.js';
 import { probeConditionalWrites } from '../../src/store/probe.js';
 import { parseStoreUrl } from '../../src/store/url.js';
-import { baseEnv, PERKS, ROOT, runCli, type CliResult } from '../support/cli.js';
+import { baseEnv, runCli, type CliResult } from '../support/cli.js';
+import { perksInOtherPidNamespace } from '../support/pid-namespace.js';
 import { rgwClient } from '../support/rgw.js';
 import { startConditionalFront } from '../support/s3-conditional.js';
 import { startS3, type TestS3 } from '../support/s3.js';
@@ -248,25 +248,6 @@ test('a lease whose renewals the service refuses stops the command at its next p
   }
 });
 
-/** Whether this machine lets us start a process in a new PID namespace (root, unshare present). */
-const unsharePermitted = spawnSync('unshare', ['--pid', '--fork', '--mount-proc', 'true']).status === 0;
-
-/** `perks args` in a new PID namespace of this host where permitted (a container sharing its name), else plainly. */
-function inOtherNamespace(args: string[], env: Record<string, string>): Promise<CliResult> {
-  const started = Date.now();
-  const argv = [process.execPath, PERKS, ...args];
-  const child = unsharePermitted
-    ? spawn('unshare', ['--pid', '--fork', '--mount-proc', ...argv], { cwd: ROOT, env: baseEnv(env) })
-    : spawn(argv[0], argv.slice(1), { cwd: ROOT, env: baseEnv(env) });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (d) => (stdout += String(d)));
-  child.stderr.on('data', (d) => (stderr += String(d)));
-  return new Promise((done) =>
-    child.once('close', (code, signal) => done({ code, signal, stdout, stderr, ms: Date.now() - started })),
-  );
-}
-
 test('perks run on RGW with no Redis: exit 0, its lease renewed all along; a second run in another PID namespace refused (exit 5) while it lives; a fresh copy answers the same SQL', async () => {
   const sandbox = await testSandbox({ seed: 50 });
   try {
@@ -280,7 +261,7 @@ test('perks run on RGW with no Redis: exit 0, its lease renewed all along; a sec
     while (running.child.exitCode === null) {
       const held = await leaseOn(prefix);
       if (held) beats.add(held.heartbeat_at);
-      if (held && !second) second = await inOtherNamespace(['run', '--no-writeback'], env(rgw.machine()));
+      if (held && !second) second = await perksInOtherPidNamespace(['run', '--no-writeback'], env(rgw.machine()));
       await sleep(250);
     }
     const result = await running.done;

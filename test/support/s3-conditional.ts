@@ -1,7 +1,8 @@
 /**
  * An HTTP front for s3rver that enforces what AWS S3 enforces and s3rver ignores: a PUT with
  * `If-None-Match: *` is refused (412 PreconditionFailed) when the object exists, a PUT with `If-Match:
- * <etag>` when it does not exist or has another ETag. Checks and writes of one key take turns, as on S3.
+ * <etag>` (quoted or bare) when it does not exist or has another ETag. Before Ceph RGW (`enforce` false) it
+ * only counts or refuses as asked: RGW enforces both itself, and refuses the front's own HEAD (signed for a PUT). Checks and writes of one key take turns, as on S3.
  * Everything else passes through unchanged, so the store's conditional-write lease and commit run against
  * a server that behaves like S3 on exactly these two headers. `refuse` answers chosen requests with an S3
  * error instead (no permission to write, a clock the service refuses), as a real service would.
@@ -25,6 +26,8 @@ export interface S3Refusal {
 export async function startConditionalFront(
   upstream: string,
   refuse: (req: IncomingMessage) => S3Refusal | undefined = () => undefined,
+  /** false before a server that enforces conditional writes itself (Ceph RGW): the front only counts and refuses as asked. */
+  enforce = true,
 ): Promise<ConditionalFront> {
   const target = new URL(upstream);
   const turns = new Map<string, Promise<void>>();
@@ -78,14 +81,17 @@ export async function startConditionalFront(
       }
       const ifNoneMatch = req.headers['if-none-match'];
       const ifMatch = req.headers['if-match'];
-      if (req.method !== 'PUT' || (!ifNoneMatch && !ifMatch)) return void forward(req, res, body);
+      if (!enforce || req.method !== 'PUT' || (!ifNoneMatch && !ifMatch)) return void forward(req, res, body);
       const key = req.url?.split('?')[0] ?? '';
       const before = turns.get(key) ?? Promise.resolve();
       const mine = before.then(async () => {
         const current = await head(req);
         const exists = current.status === 200;
+        // an ETag quoted (as S3 returns it) or bare (as Ceph RGW takes it) names the same version
+        const bare = (etag: string | string[] | undefined) => String(etag ?? '').replace(/^"(.*)"$/, '$1');
         const refuse =
-          (ifNoneMatch === '*' && exists) || (ifMatch !== undefined && (!exists || current.etag !== ifMatch));
+          (ifNoneMatch === '*' && exists) ||
+          (ifMatch !== undefined && (!exists || bare(current.etag) !== bare(ifMatch)));
         if (refuse) {
           front.refused++;
           res.writeHead(412, { 'content-type': 'application/xml' });

@@ -50,12 +50,15 @@ export async function startS3(bucket = 'perks-test'): Promise<TestS3> {
   };
 }
 
-/** An SDK client on the test server (path-style, its fixed credentials). */
-export function s3Client(s3: { endpoint: string }): S3Client {
+/** An SDK client on a test server (path-style; its credentials from its env, else s3rver's fixed ones). */
+export function s3Client(s3: { endpoint: string; env?: Record<string, string> }): S3Client {
   return new S3Client({
     endpoint: s3.endpoint,
     region: 'us-east-1',
     forcePathStyle: true,
-    credentials: { accessKeyId: S3_KEY_ID, secretAccessKey: S3_SECRET },
+    credentials: {
+      accessKeyId: s3.env?.AWS_ACCESS_KEY_ID ?? S3_KEY_ID,
+      secretAccessKey: s3.env?.AWS_SECRET_ACCESS_KEY ?? S3_SECRET,
+    },
   });
 }

@@ -21,6 +21,7 @@ import { schemaDriftScenario } from './schema-drift.js';
 import { secretsScenario } from './secrets.js';
 import { windowsScenario } from './windows.js';
 import { storeCheckpointScenario, storeCommandsScenario, storeCrashScenario, storeReaderScenario } from './store.js';
+import { storeRgwScenario } from './store-rgw.js';
 
 export const SCENARIOS: Record<string, Scenario> = {
   crash: (o) => crashScenario({ ...o, kills: o.long ? 50 : 30, points: EXTRACT_CRASH_POINTS }),
@@ -57,6 +58,7 @@ export const SCENARIOS: Record<string, Scenario> = {
   'store-readers': (o) => storeReaderScenario({ ...o, rounds: o.long ? 6 : 3 }),
   'store-commands': (o) => storeCommandsScenario(o),
   'store-checkpoints': (o) => storeCheckpointScenario(o),
+  'store-rgw': (o) => storeRgwScenario(o),
 };
 
 /**
