@@ -19,16 +19,16 @@ test('with nothing on PATH but node and no way to install, it names what to inst
   expect(run.status).toBe(0);
   const lines = run.stderr.trim().split('\n');
   expect(lines).toHaveLength(2);
-  // chromium may still be found at /usr/bin; redis-server, looked up on PATH only, cannot be
+  // chromium may still be found at /usr/bin; redis-server and Ceph's daemons, looked up on PATH only, cannot be
   expect(lines[0]).toMatch(
-    /^perks test: (chromium and )?redis-server missing: install with your package manager.*, else the browser and scale tests fail$/,
+    /^perks test: (chromium, )?redis-server, ceph-mon, ceph-osd, radosgw missing: install with your package manager.*, else the browser, scale and store tests fail$/,
   );
   expect(lines[1]).toBe(
     `perks test: chdb ${CHDB_VERSION} missing in ${join(cache, 'perks-test', `chdb-${CHDB_VERSION}`)}: run node scripts/test-prereqs.mjs (without PERKS_TEST_NO_INSTALL; it needs the npm registry), else the ClickHouse reader test fails`,
   );
 });
 
-test('where chromium, redis-server and chdb are installed it says nothing', () => {
+test('where chromium, redis-server, Ceph and chdb are installed it says nothing', () => {
   const run = spawnSync(process.execPath, [SCRIPT], {
     encoding: 'utf8',
     env: { ...process.env, PERKS_TEST_NO_INSTALL: '1' },
