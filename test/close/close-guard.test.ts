@@ -77,7 +77,7 @@ async function otherGroupsInMarts(dir: string, group = GROUP): Promise<Record<st
       const path = join(dir, 'marts', f);
       const columns = (await c.runAndReadAll(`DESCRIBE SELECT * FROM read_parquet($p)`, { p: path }))
         .getRowObjectsJS()
-        .map((r) => String(r.column_name));
+        .map((r) => r.column_name as string);
       const where = columns.includes('organisation_group_id') ? `WHERE organisation_group_id <> ${group}` : '';
       const r = await c.runAndReadAll(
         `SELECT to_json(t)::VARCHAR AS j FROM (SELECT * FROM read_parquet($p) ${where}) t ORDER BY 1`,

@@ -93,15 +93,7 @@ export function weighWindow(
   landed: ReadonlyMap<string, string>,
   listed: ReadonlyMap<string, string | undefined>,
 ): Weighed {
-  const w: Weighed = {
-    before: new Map(),
-    after: new Map(),
-    touched: new Map(),
-    moved: new Map(),
-    new: 0,
-    changed: 0,
-    removed: 0,
-  };
+  const w = noneWeighed();
   for (const [key, was] of landed) {
     const b = weigh(was);
     count(w.before, b.currency, b.cents);
@@ -208,16 +200,18 @@ function breachOf(changes: readonly CurrencyChange[]): string | undefined {
     .join('; ');
 }
 
+const noneWeighed = (): Weighed => ({
+  before: new Map(),
+  after: new Map(),
+  touched: new Map(),
+  moved: new Map(),
+  new: 0,
+  changed: 0,
+  removed: 0,
+});
+
 function mergeWeighed(all: readonly Weighed[]): Weighed {
-  const sum: Weighed = {
-    before: new Map(),
-    after: new Map(),
-    touched: new Map(),
-    moved: new Map(),
-    new: 0,
-    changed: 0,
-    removed: 0,
-  };
+  const sum = noneWeighed();
   for (const w of all) {
     for (const [c, n] of w.before) count(sum.before, c, n.cents, n.orders);
     for (const [c, n] of w.after) count(sum.after, c, n.cents, n.orders);
