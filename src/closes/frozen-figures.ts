@@ -31,7 +31,7 @@ export interface RereadCurrency {
   readonly currency: string;
   readonly before: RereadSide;
   readonly after: RereadSide;
-  /** Orders removed or changed. */
+  /** Orders removed, or changed otherwise than by a status out of recognised revenue (a refund, a cancellation). */
   readonly touched: number;
   /** Recognised revenue the removed and changed orders moved, each counted positive. */
   readonly moved: string;

@@ -158,7 +158,7 @@ describe('a close stops a mass change', () => {
       expect(stderrLines(held)).toHaveLength(1);
       expect(held.stderr).toMatch(
         new RegExp(
-          `^perks: ${SEPTEMBER} is not closed: its re-read would change more than the guard allows \\(more than 20 orders removed or changed and more than 2% of the recognised revenue moved in one currency, or no order left\\): group ${GROUP} \\(.+\\); that re-read was not applied, and the close record and the marts are unchanged\\. .*\`perks close --month ${SEPTEMBER} --group ${GROUP} --accept-changes\``,
+          `^perks: ${SEPTEMBER} is not closed: its re-read would change more than the guard allows \\(more than 20 orders removed or changed \\(a refund or a cancellation aside\\) and more than 2% of the recognised revenue moved in one currency, or no order left\\): group ${GROUP} \\(.+\\); that re-read was not applied, and the close record and the marts are unchanged\\. .*\`perks close --month ${SEPTEMBER} --group ${GROUP} --accept-changes\``,
         ),
       );
       // the figures before (the warehouse's) and after (the other API's), per currency
@@ -297,7 +297,7 @@ describe('the extract holds a final month the API suddenly lists empty', () => {
       expect(stderrLines(held)).toHaveLength(1);
       const accept = `perks extract --streams orders --groups ${GROUP} --start-date ${SEPTEMBER}-01 --end-date 2026-10-01 --accept-changes`;
       expect(held.stderr).toBe(
-        `perks: held, not applied: the re-read of a final month would change more than the guard allows (more than 20 orders removed or changed and more than 2% of the recognised revenue moved in one currency, or no order left): group ${GROUP} ${SEPTEMBER} (orders: the API lists none of its ${septemberOrders} orders); the lake keeps it as before. Check the API (PERKS_BASE_URL, the credential); if it is right, apply it with \`${accept}\`\n`,
+        `perks: held, not applied: the re-read of a final month would change more than the guard allows (more than 20 orders removed or changed (a refund or a cancellation aside) and more than 2% of the recognised revenue moved in one currency, or no order left): group ${GROUP} ${SEPTEMBER} (orders: the API lists none of its ${septemberOrders} orders); the lake keeps it as before. Check the API (PERKS_BASE_URL, the credential); if it is right, apply it with \`${accept}\`\n`,
       );
       expect(held.stdout).toMatch(
         new RegExp(

@@ -48,27 +48,49 @@ describe('the settled-change guard', () => {
     expect(DEFAULTS.settledGuard).toEqual({ orders: 20, revenueShare: 0.02 });
   });
 
-  test('21 refunds of 100 orders (21% of the revenue) are held; 20 are within the allowance, whatever they move', () => {
+  test('21 of 100 orders whose revenue was halved (10.5% moved) are held; 20 are within the allowance, whatever they move', () => {
     const before = month(100);
-    const held = judged(before, changing(before, 21, { status: 'Refunded' }));
+    const held = judged(before, changing(before, 21, { revenue: 0.5 }));
     expect(held).toMatchObject({ new: 0, changed: 21, removed: 0, outcome: 'held', windows: 1 });
     expect(held.currencies).toEqual([
       {
         currency: 'GBP',
         before: { orders: 100, recognised_revenue: '100.00' },
-        after: { orders: 100, recognised_revenue: '79.00' },
+        after: { orders: 100, recognised_revenue: '89.50' },
         touched: 21,
-        moved: '21.00',
+        moved: '10.50',
       },
     ]);
     expect(held.breach).toBe(
-      'GBP: 21 of 100 orders removed or changed, 21.00 of 100.00 recognised revenue moved (21%)',
+      'GBP: 21 of 100 orders removed or changed, 10.50 of 100.00 recognised revenue moved (10.5%)',
     );
-    expect(judged(before, changing(before, 20, { status: 'Refunded' }))).toMatchObject({
-      changed: 20,
-      outcome: 'applied',
+    expect(judged(before, changing(before, 20, { revenue: 0.5 }))).toMatchObject({ changed: 20, outcome: 'applied' });
+    expect(judged(before, changing(before, 21, { revenue: 0.5 }), true)).toMatchObject({ outcome: 'accepted' });
+  });
+
+  test('refunds and cancellations are how a final month changes: 60 of 100 are counted, not weighed; 21 refunds undone are', () => {
+    const before = month(100);
+    const refunds = judged(before, [
+      ...changing(before.slice(0, 40), 40, { status: 'Refunded' }),
+      ...changing(before.slice(40), 20, { status: 'Cancelled' }),
+    ]);
+    expect(refunds).toMatchObject({ changed: 60, outcome: 'applied' });
+    expect(refunds.currencies[0]).toMatchObject({
+      touched: 0,
+      moved: '0.00',
+      after: { orders: 100, recognised_revenue: '40.00' },
     });
-    expect(judged(before, changing(before, 21, { status: 'Refunded' }), true)).toMatchObject({ outcome: 'accepted' });
+    // the lake says Refunded, the API Complete again: a status older than the lake's (a stale copy of the API)
+    const refunded = changing(before, 21, { status: 'Refunded' });
+    const undone = judged(refunded, before);
+    expect(undone).toMatchObject({ changed: 21, outcome: 'held' });
+    expect(undone.currencies[0]).toMatchObject({ touched: 21, moved: '21.00' });
+    // a refund that also changes the money is weighed: the recognised revenue it takes out counts as moved
+    for (const change of [{ revenue: 0 }, { face: 99 }]) {
+      const weighed = judged(before, changing(before, 21, { status: 'Refunded', ...change }));
+      expect(weighed).toMatchObject({ changed: 21, outcome: 'held' });
+      expect(weighed.currencies[0]).toMatchObject({ touched: 21, moved: '21.00' });
+    }
   });
 
   test('at 5,000 orders of 1.00, 100 removed move exactly 2% and pass; 101 move more and are held', () => {

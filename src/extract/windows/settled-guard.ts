@@ -24,9 +24,12 @@ export interface CurrencyChange {
   readonly currency: string;
   readonly before: Side;
   readonly after: Side;
-  /** Orders removed or changed, counted in the currency they were in before. */
+  /**
+   * Orders removed, or changed otherwise than by a status out of recognised revenue (a refund, a cancellation),
+   * counted in the currency they were in before.
+   */
   readonly touched: number;
-  /** Recognised revenue the removed and changed orders moved, each order's move counted positive. */
+  /** Recognised revenue those orders moved, each order's move counted positive. */
   readonly moved: string;
 }
 
@@ -50,8 +53,11 @@ export interface MonthChange {
   readonly outcome: 'applied' | 'held' | 'accepted';
 }
 
-/** A record's compared values (the JSON text both sides are encoded in) read for the guard. */
-export type Weigher = (encoded: string) => { currency: string; cents: number };
+/**
+ * A record's compared values (the JSON text both sides are encoded in) read for the guard: its currency, its
+ * recognised revenue in cents (0 when its status is not recognised), and every compared value but the status.
+ */
+export type Weigher = (encoded: string) => { currency: string; cents: number; rest: string };
 
 /** A window weighed: per currency, the orders and recognised cents of each side, and what moved. */
 export interface Weighed {
@@ -76,7 +82,8 @@ export function weigherOf(def: WindowedStream, statuses: readonly string[]): Wei
   const rule = new Set(statuses);
   return (encoded) => {
     const v = JSON.parse(encoded) as (string | null)[];
-    return { currency: v[c] ?? '', cents: rule.has(v[s] ?? '') ? toCents(v[a]) : 0 };
+    const rest = JSON.stringify(v.filter((_, i) => i !== s));
+    return { currency: v[c] ?? '', cents: rule.has(v[s] ?? '') ? toCents(v[a]) : 0, rest };
   };
 }
 
@@ -87,7 +94,13 @@ export function settledMonth(ym: string, state: WindowState, lookbackDays: numbe
   );
 }
 
-/** One window: the lake's records (key → encoded values) against those the API listed now. */
+/**
+ * One window: the lake's records (key → encoded values) against those the API listed now. Weighed (`touched`,
+ * `moved`): the orders removed, and the orders changed otherwise than by a status that takes them out of
+ * recognised revenue (or keeps them out): a refund, a cancellation, a dispute is how a final month
+ * legitimately changes (refunds come up to 30 days after the order), counted as changed, never weighed; money or
+ * a currency changed, or an order recognised again (a refund undone, a status older than the lake's), are.
+ */
 export function weighWindow(
   weigh: Weigher,
   landed: ReadonlyMap<string, string>,
@@ -99,14 +112,16 @@ export function weighWindow(
     count(w.before, b.currency, b.cents);
     const now = listed.get(key);
     if (listed.has(key) && now === was) continue;
-    add(w.touched, b.currency, 1);
     if (!listed.has(key)) {
       w.removed += 1;
+      add(w.touched, b.currency, 1);
       add(w.moved, b.currency, Math.abs(b.cents));
       continue;
     }
     w.changed += 1;
     const a = weigh(now!);
+    if (a.rest === b.rest && a.cents <= b.cents) continue; // its status only, out of recognised revenue: a refund
+    add(w.touched, b.currency, 1);
     if (a.currency === b.currency) add(w.moved, b.currency, Math.abs(a.cents - b.cents));
     else {
       add(w.moved, b.currency, Math.abs(b.cents));
@@ -179,7 +194,7 @@ export function monthLine(m: MonthChange): string {
 
 /** The allowance, as the summary and the docs say it. */
 export const allowanceText = (): string =>
-  `more than ${DEFAULTS.settledGuard.orders} orders removed or changed and more than ${pct(DEFAULTS.settledGuard.revenueShare)} of the recognised revenue moved in one currency, or no order left`;
+  `more than ${DEFAULTS.settledGuard.orders} orders removed or changed (a refund or a cancellation aside) and more than ${pct(DEFAULTS.settledGuard.revenueShare)} of the recognised revenue moved in one currency, or no order left`;
 
 /** Why the change is beyond the allowance, or undefined. */
 function breachOf(changes: readonly CurrencyChange[]): string | undefined {
