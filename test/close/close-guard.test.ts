@@ -93,13 +93,13 @@ async function otherGroupsInMarts(dir: string, group = GROUP): Promise<Record<st
  * The group's orders and order history in the lake, every row as JSON (keys sorted), sorted: the same rows
  * whatever files hold them, in whatever column order (`perks extract` compacts final months into month files).
  */
-async function lakeOfGroup(dir: string, group = GROUP): Promise<Record<'orders' | 'order_versions', string[]>> {
+async function lakeOfGroup(dir: string, before = '9999-12-31'): Promise<Record<'orders' | 'order_versions', string[]>> {
   const rows = async (stream: string) =>
     (
       await query(
         ':memory:',
         `SELECT to_json(t)::VARCHAR AS j FROM read_parquet('${join(dir, 'lake', stream)}/**/*.parquet', hive_partitioning = true, union_by_name = true) t
-         WHERE organisation_group_id = ${group} ORDER BY 1`,
+         WHERE organisation_group_id = ${GROUP} AND order_date < DATE '${before}' ORDER BY 1`,
       )
     )
       .map((r) => JSON.parse(String(r.j)) as Record<string, unknown>)
@@ -286,6 +286,7 @@ describe('the extract holds a final month the API suddenly lists empty', () => {
       }
     const septemberOrders = (await septemberOf(dir)).reduce((n, c) => n + c.orders, 0);
     const untouched = await lakeOfGroup(dir);
+    const final = await lakeOfGroup(dir, '2026-11-01');
     expect(untouched.orders.length).toBeGreaterThan(septemberOrders);
     try {
       const env = orgEnv(sandbox, dir);
@@ -311,6 +312,28 @@ describe('the extract holds a final month the API suddenly lists empty', () => {
       expect(close.stderr).toContain(`group ${GROUP} (the API lists none of its ${septemberOrders} orders)`);
       expect(await lakeOfGroup(dir)).toEqual(untouched);
       expect(existsSync(join(dir, 'closes', 'closes.jsonl'))).toBe(false);
+      // the scheduled run's extract (perks run's first step) on its weekly deep re-read: October, final, is held too
+      const deep = await atInstant(`${TODAY}T12:00:00Z`, () =>
+        extract(orgConfig(sandbox, dir, { PERKS_START_DATE: '2026-09-01' }), {
+          now: new Date(`${TODAY}T12:00:00Z`),
+          streams: ['orders'],
+        }),
+      );
+      expect(deep).toMatchObject({ status: 'partial', exitCode: 4 });
+      expect(deep.held).toEqual([
+        expect.objectContaining({
+          stream: 'orders',
+          group: GROUP,
+          month: '2026-10',
+          from: '2026-10-01',
+          to: '2026-11-01',
+        }),
+      ]);
+      expect(deep.heldMessage).toContain(
+        `\`perks extract --streams orders --groups ${GROUP} --start-date 2026-10-01 --end-date 2026-11-01 --accept-changes\``,
+      );
+      // the final months as they were (November's days, provisional, are the lookback's: emptied as listed)
+      expect(await lakeOfGroup(dir, '2026-11-01')).toEqual(final);
 
       // the operator checked: the one command named applies it
       const applied = await runCli([...accept.split(' ').slice(1), '--quiet'], env);
