@@ -69,6 +69,12 @@ const Windowed = z.object({
    * window and run): the versions a window replace would otherwise lose. Needs `activity`.
    */
   history: z.object({ stream: z.string().regex(/^[a-z_]+$/), record: ZodObjectSchema }).optional(),
+  /**
+   * What a re-read of a settled month is weighed by (src/extract/windows/settled-guard.ts): the record's status,
+   * currency and money field, each one of `activity.compare`. A re-read that would remove or change too much of
+   * such a month is held, not applied.
+   */
+  guard: z.object({ status: z.string(), currency: z.string(), amount: z.string() }).optional(),
   /** Users batched into the body (redemption stats): identifier kind, values field, batch size. */
   userBatch: z
     .object({ identifier: z.enum(['id', 'email']), valuesParam: z.string(), size: z.int().min(1).max(100) })
@@ -93,7 +99,16 @@ const PerUser = z.object({
 });
 
 export const StreamDefinition = z.discriminatedUnion('kind', [Snapshot, Windowed, PerUser]).superRefine((d, ctx) => {
-  if (d.kind !== 'windowed' || !d.history) return;
+  if (d.kind !== 'windowed') return;
+  // The guard weighs the values the re-read compares: a field it did not compare would read as unchanged.
+  const weighed = d.guard ? Object.values(d.guard).filter((f) => !d.activity?.compare.includes(f)) : [];
+  if (weighed.length)
+    ctx.addIssue({
+      code: 'custom',
+      path: ['guard'],
+      message: `every field of the guard must be in activity.compare (missing: ${weighed.join(', ')})`,
+    });
+  if (!d.history) return;
   // A history field that is not compared could change without a new version: a closed month's figure would
   // move with no adjustment to explain it.
   const compared = new Set([...d.key, ...(d.activity?.compare ?? [])]);

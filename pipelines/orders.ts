@@ -28,6 +28,7 @@ export default defineStream({
     ],
   },
   history: { stream: 'order_versions', record: OrderVersion },
+  guard: { status: 'order_status', currency: 'order_currency', amount: 'group_revenue' },
   window: {
     unit: 'day',
     fromParam: 'order_created_from',

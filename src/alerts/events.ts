@@ -5,7 +5,7 @@
  * since it may quote a record's value.
  */
 import { resolve } from 'node:path';
-import type { ExtractResult } from '../extract/index.js';
+import { acceptCommand, type ExtractResult } from '../extract/index.js';
 import { changeLine, type SchemaChange } from '../lake/index.js';
 import type { RunSummary } from '../run/index.js';
 import type { Freshness, StatusReport } from '../status/index.js';
@@ -17,6 +17,7 @@ export const ALERT_KINDS = [
   'data_stale',
   'schema_change',
   'quarantine',
+  'change_held',
   'close_record',
   'writeback_backlog',
   'erasure_pending',
@@ -87,7 +88,7 @@ export function extractEvents(r: ExtractResult, outDir: string, o: { outcome: bo
       text: `${command} ${r.runId} ${partial ? 'finished partial' : 'failed'} (exit ${r.exitCode}): ${
         failed.length
           ? failed.map((s) => `${s.name}: ${safeText(s.error ?? 'failed', outDir)}`).join('; ')
-          : safeText(r.quarantine?.message ?? 'see its summary', outDir)
+          : safeText(r.heldMessage ?? r.quarantine?.message ?? 'see its summary', outDir)
       }`,
       condition: `${partial ? 'run_partial' : 'run_failed'}:${command}:${failed.map((s) => s.name).join(',')}`,
       runId: r.runId,
@@ -103,6 +104,15 @@ export function extractEvents(r: ExtractResult, outDir: string, o: { outcome: bo
       condition: 'quarantine',
       runId: r.runId,
       figures: { quarantined: q.quarantined, records: q.records, threshold: q.threshold },
+    });
+  if (r.held?.length)
+    events.push({
+      kind: 'change_held',
+      severity: 'error',
+      text: safeText(r.heldMessage ?? 'a re-read of a final month was held', outDir),
+      condition: `change_held:${r.held.map((h) => `${h.group}/${h.month}`).join(',')}`,
+      runId: r.runId,
+      figures: { months: r.held.map((h) => `${h.group}/${h.month}`), accept: acceptCommand(r.held) },
     });
   events.push(...schemaEvents(r.schemaChanges ?? [], r.runId));
   return events;

@@ -42,8 +42,8 @@ export interface CloseOptions {
   readonly rule: RevenueRule;
   /** Only check that the close would be accepted; write nothing. */
   readonly dryRun?: boolean;
-  /** What the re-read before the close found (null: not re-read). */
-  readonly reread?: Reread | null;
+  /** What the re-read before the close found, per group (null: not re-read; a group absent: not re-read either). */
+  readonly reread?: ReadonlyMap<number, Reread> | null;
   /** The rates file (PERKS_FX_RATES): the month's rates of the group's currencies are frozen in the record. */
   readonly fx?: FxRates;
 }
@@ -151,7 +151,7 @@ function figuresOf(options: EndedMonthClose, report: RevenueReport, g: GroupSect
   return {
     ...(options.fx ? { fx: freezeRates(options.fx, options.month.ym, g) } : {}),
     revenue_statuses: [...options.rule.statuses],
-    reread: options.reread ?? null,
+    reread: options.reread?.get(g.groupId) ?? null,
     section: g,
     reconciliation: {
       available: reconciliation.available,

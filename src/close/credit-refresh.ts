@@ -116,6 +116,8 @@ export async function refreshCredit(
     refreshUsers: Object.fromEntries(holders),
     budgetMinutes: options.budgetMinutes,
     hooks: options.hooks,
+    // one group closed: its users listed and its holders read, no other group's
+    ...(options.group !== undefined ? { onlyGroups: [options.group] } : {}),
   });
   const credit = result.streams.find((s) => s.name === 'credit');
   if (result.status === 'error' || !credit || credit.status !== 'success')

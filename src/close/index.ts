@@ -3,8 +3,8 @@
  * `perks reopen` (workflow.ts). The record itself: src/closes.
  */
 export { closeMonth, reopenMonth, defaultOperator, type CloseOptions, type ReopenOptions } from './close.js';
-export { CloseInputError } from './errors.js';
-export { rereadMonth } from './reread.js';
+export { CloseHeldError, CloseInputError } from './errors.js';
+export { rereadMonth, type MonthReread } from './reread.js';
 export { refreshCredit, creditHolders, type CreditRefresh } from './credit-refresh.js';
 export {
   runClose,

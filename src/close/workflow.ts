@@ -7,7 +7,7 @@
  * in one commit) before the command reports it.
  */
 import type { Config } from '../config/index.js';
-import type { CloseRecord, FxRates, Reread } from '../closes/index.js';
+import type { CloseRecord, FxRates } from '../closes/index.js';
 import { acquireLock } from '../lake/index.js';
 import type { ReportMonth, ReportSettings, RevenueRule } from '../report/index.js';
 import { crashPoint } from '../shared/crash-points.js';
@@ -16,7 +16,7 @@ import { LOCAL_OUTPUT_HOOKS, type OutputHooks } from '../shared/output-hooks.js'
 import { buildSettingsOf, buildWarehouse, type BuildSettings } from '../transform/index.js';
 import { assertMonthOver, closeEndedMonth, reopenMonth, type EndedMonthClose, type ReopenOptions } from './close.js';
 import { refreshCredit, type CreditRefresh } from './credit-refresh.js';
-import { rereadMonth } from './reread.js';
+import { rereadMonth, type MonthReread } from './reread.js';
 import { refreshAfterClose, refreshFailure } from './refresh.js';
 
 export interface CloseRequest {
@@ -35,15 +35,17 @@ export interface CloseRequest {
   readonly reread: boolean;
   /** The credit refresh's call budget, in minutes at the rate limit. */
   readonly budgetMinutes: number;
+  /** Apply a re-read beyond the settled-change guard (`--accept-changes`); the record keeps what was accepted. */
+  readonly acceptChanges?: boolean;
   /** The output's hooks (the command's resolved output): the record checkpointed to a store; none, a local folder's. */
   readonly hooks?: OutputHooks;
 }
 
 /** What the re-read before the close found and did. */
 export interface RereadBeforeClose {
-  /** What the close record keeps. */
-  readonly found: Reread;
-  /** The first changes named, for the terminal (the count is in `found`). */
+  /** Its run and calls, and per group what the close record keeps. */
+  readonly found: Omit<MonthReread, 'lines'>;
+  /** For the terminal: the figures per group and currency, before → after, then the first changes named. */
   readonly lines: readonly string[];
   readonly credit: CreditRefresh;
   /** How long the credit refresh took. */
@@ -71,7 +73,7 @@ export async function runClose(request: CloseRequest): Promise<CloseOutcome> {
   const { config, month, group, by, note, force, rule, fx } = request;
   const close: EndedMonthClose = { outDir: config.output, month, group, by, note, force, rule, fx };
   const reread = await rereadBeforeClose(request, close);
-  const found = typeof reread === 'string' ? null : reread.found;
+  const found = typeof reread === 'string' ? null : reread.found.groups;
   const { written, refreshed } = await locked(
     close.outDir,
     async () => {
@@ -120,7 +122,8 @@ async function rereadBeforeClose(request: CloseRequest, close: EndedMonthClose):
   if (!request.config.baseUrl) return 'no-api';
   // the refusals first: a close that would be refused re-reads nothing
   await locked(close.outDir, () => closeEndedMonth({ ...close, dryRun: true }));
-  const { lines, ...found } = await rereadMonth(request.config, request.month, request.hooks);
+  const { group, acceptChanges, hooks } = request;
+  const { lines, ...found } = await rereadMonth(request.config, request.month, { group, acceptChanges, hooks });
   const started = Date.now();
   const credit = await refreshCredit(request.config, request.month, {
     group: request.group,

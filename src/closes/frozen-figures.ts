@@ -19,12 +19,39 @@ export interface FrozenFx {
   readonly rates: Readonly<Record<string, string>>;
 }
 
-/** What the re-read of a month's windows just before its close found (\`perks close\`, src/close/reread.ts). */
+/** One side of the re-read before a close (the lake before it, or the API then) in one currency. */
+export interface RereadSide {
+  readonly orders: number;
+  /** Exact decimal text ("584.14"), under the revenue rule of the close. */
+  readonly recognised_revenue: string;
+}
+
+/** The group's month in one currency before the re-read and after it, and what moved (src/extract/windows/settled-guard.ts). */
+export interface RereadCurrency {
+  readonly currency: string;
+  readonly before: RereadSide;
+  readonly after: RereadSide;
+  /** Orders removed, or changed otherwise than by a status out of recognised revenue (a refund, a cancellation). */
+  readonly touched: number;
+  /** Recognised revenue the removed and changed orders moved, each counted positive. */
+  readonly moved: string;
+}
+
+/** What the re-read of the group's month just before its close found (\`perks close\`, src/close/reread.ts). */
 export interface Reread {
   readonly run_id: string;
+  /** The group's windows (local days) re-read; before issue 51, every group's together. */
   readonly windows: number;
-  /** Orders of the month new or changed since they were last landed. */
+  /**
+   * Orders of the month changed since they were last landed. Before issue 51 (no `new`, `removed`), the versions
+   * the re-read appended to the order history, new, changed and removed together, of every group.
+   */
   readonly changed: number;
+  readonly new?: number;
+  readonly removed?: number;
+  readonly currencies?: readonly RereadCurrency[];
+  /** The re-read went beyond the settled-change guard and the close applied it as asked (\`--accept-changes\`). */
+  readonly accepted_changes?: { readonly breach: string; readonly allowance: string };
 }
 
 /** What a close freezes: the group's report section, its reconciliation, and the rule the section used. */

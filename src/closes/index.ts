@@ -25,6 +25,7 @@ export {
   monthStateWord,
   statesOverGroups,
   monthDays,
+  finalAfter,
   groupsWithOrdersState,
   readOrdersState,
   type MonthState,

@@ -1,6 +1,14 @@
 /** `perks close`, `perks reopen`, `perks closes`: the finance close of a month, per group, and its record. */
 import type { CommandModule } from 'yargs';
-import { CloseInputError, runClose, runReopen, type CloseOutcome, type CloseRequest } from '../close/index.js';
+import {
+  CloseHeldError,
+  CloseInputError,
+  runClose,
+  runReopen,
+  type CloseOutcome,
+  type CloseRequest,
+} from '../close/index.js';
+import { allowanceText } from '../extract/index.js';
 import { closesPath, forcedBecause, fxRatesFrom, readCloses, type CloseRecord } from '../closes/index.js';
 import { DEFAULTS } from '../config/index.js';
 import { parseMonth } from '../report/index.js';
@@ -17,6 +25,7 @@ interface CloseFlags {
   note?: string;
   force?: boolean;
   reread: boolean;
+  'accept-changes': boolean;
   'budget-minutes'?: number;
   output?: string;
   resolvedOutput?: OutputLocation;
@@ -46,6 +55,11 @@ export const closeCommand: CommandModule<object, CloseFlags> = {
         describe:
           'first re-read every window of the month and the credit of its holders from the API (when PERKS_BASE_URL is set) and rebuild; --no-reread skips it',
       })
+      .option('accept-changes', {
+        type: 'boolean',
+        default: false,
+        describe: `close although the re-read changes more than the guard allows (${allowanceText()}); the record keeps the figures accepted`,
+      })
       .option('budget-minutes', {
         type: 'number',
         describe: `call budget of the credit refresh before the close, in minutes at the rate limit (default ${DEFAULTS.extract.budgetMinutes})`,
@@ -57,7 +71,14 @@ export const closeCommand: CommandModule<object, CloseFlags> = {
   handler: (argv) =>
     handle(async () => {
       const request = closeRequestFrom(argv);
-      const outcome = await runClose(request);
+      const outcome = await runClose(request).catch((err: unknown) => {
+        // held by the guard: the figures it weighed, then the one line saying why and how to go on
+        if (err instanceof CloseHeldError)
+          process.stdout.write(
+            `re-read ${request.month.ym}: HELD, not applied; the lake before → the API now:\n${err.figures.map((l) => `  ${l}\n`).join('')}`,
+          );
+        throw err;
+      });
       process.stdout.write(`${rereadNotes(request, outcome.reread).join('\n')}\n`);
       process.stdout.write(`${outcome.written.map(closedLine).join('\n')}\n  ${closesPath(request.config.output)}\n`);
       process.stdout.write(reportLines(outcome.reports));
@@ -76,7 +97,8 @@ function closeRequestFrom(argv: CloseFlags): CloseRequest {
   const { note, force, reread } = argv;
   const by = argv.by ?? config.operator;
   const hooks = argv.resolvedOutput?.hooks;
-  return { config, month, group, by, note, force, rule, fx, reread, budgetMinutes, hooks };
+  const acceptChanges = argv['accept-changes'];
+  return { config, month, group, by, note, force, rule, fx, reread, budgetMinutes, acceptChanges, hooks };
 }
 
 /** What the re-read before the close found (its first changes named) and refreshed, or why there was none. */
@@ -84,15 +106,16 @@ function rereadNotes({ month, budgetMinutes }: CloseRequest, reread: CloseOutcom
   if (reread === 'no-api') return [`${month.ym} not re-read before the close: no API configured (PERKS_BASE_URL)`];
   if (reread === 'not-asked') return [`${month.ym} not re-read before the close (--no-reread)`];
   const { found, lines, credit, creditMs } = reread;
+  const windows = [...found.groups.values()].reduce((n, g) => n + g.windows, 0);
   return [
-    `re-read ${month.ym} (${found.windows} windows): ${found.changed} order${found.changed === 1 ? '' : 's'} new or changed since last extracted`,
+    `re-read ${month.ym} for ${groupsText([...found.groups.keys()])} (${windows} windows, ${found.calls} calls), the lake before → the API now:`,
     ...lines.map((l) => `  ${l}`),
-    ...(found.changed > lines.length
-      ? [`  … and ${found.changed - lines.length} more (lake order_versions, _run_id ${found.run_id})`]
-      : []),
     `credit refreshed for ${credit.refreshed} of ${credit.holders} holders (a balance, or credit spent in ${month.ym})${credit.waiting ? `, ${credit.waiting} waiting: the budget (${credit.budgetCalls} calls, --budget-minutes ${budgetMinutes}) is spent` : ''}: ${credit.calls} calls in ${(creditMs / 1000).toFixed(1)} s`,
   ];
 }
+
+const groupsText = (groups: readonly number[]) =>
+  groups.length === 1 ? `group ${groups[0]}` : `groups ${groups.join(', ') || 'none'}`;
 
 /** The month's reports the close or reopen wrote again (the marts were rebuilt before them). */
 const reportLines = (reports: readonly string[]) => reports.map((f) => `report ${f}\n`).join('');

@@ -15,7 +15,7 @@ import { forgetAnonymised } from '../forget/index.js';
 import { compactLake } from '../compact/index.js';
 import { alertExtract, alertOnThrow, alertSummaryLines } from '../alerts/index.js';
 import { handle } from './handle.js';
-import { BUDGET_MINUTES, configFromFlags, QUIET, withApiOptions, type ApiFlags } from './options.js';
+import { ACCEPT_CHANGES, BUDGET_MINUTES, configFromFlags, QUIET, withApiOptions, type ApiFlags } from './options.js';
 import { DEFAULTS } from '../config/index.js';
 
 interface ExtractFlags extends ApiFlags {
@@ -30,6 +30,7 @@ interface ExtractFlags extends ApiFlags {
   'shard-wait-minutes'?: number;
   'refresh-days'?: string;
   'quarantine-threshold'?: string;
+  'accept-changes'?: boolean;
 }
 
 export function parseStreams(value: string | undefined): StreamName[] | undefined {
@@ -85,6 +86,7 @@ export const extractCommand: CommandModule<object, ExtractFlags> = {
         type: 'number',
         describe: `how long shards 2..N wait for shard 1 to land the day's users and windows (default ${DEFAULTS.extract.shardWaitMinutes})`,
       })
+      .option('accept-changes', ACCEPT_CHANGES)
       .example('$0 extract --streams orders', 'orders (and the groups they need)')
       .example('$0 extract --start-date 2026-01-01 --end-date 2026-02-01 --streams orders', 'backfill January')
       .example('$0 extract --shard 2/4', 'one of four workers sharing one output directory (and PERKS_REDIS_URL)')
@@ -114,6 +116,7 @@ export const extractCommand: CommandModule<object, ExtractFlags> = {
           planOnly: argv.plan,
           shard,
           shardWaitMinutes: wait,
+          acceptChanges: argv['accept-changes'],
           // --groups on the command line makes this worker one slice of the organisation (work-lock.ts).
           groupSlice: argv.groups !== undefined,
           emit: progressReporter(process.stderr, argv.quiet),
@@ -140,6 +143,7 @@ export const extractCommand: CommandModule<object, ExtractFlags> = {
       // The failure also reaches stderr, so a --quiet run in a scheduler still says what went wrong.
       for (const s of result.streams) if (s.status === 'error') process.stderr.write(`perks: ${s.name}: ${s.error}\n`);
       if (result.quarantine?.message) process.stderr.write(`perks: ${result.quarantine.message}\n`);
+      if (result.heldMessage) process.stderr.write(`perks: ${result.heldMessage}\n`);
       for (const line of alertSummaryLines(await alertExtract(config, result))) process.stdout.write(`  ${line}\n`);
       // Closed months become one file per group and month (src/compact), after the forget step. A shard or
       // group slice leaves it to the final step (perks run, or perks compact): it takes the whole output directory.

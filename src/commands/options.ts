@@ -4,6 +4,7 @@
  */
 import type { Argv } from 'yargs';
 import { configFrom, DEFAULTS, withOutput, type Config } from '../config/index.js';
+import { allowanceText } from '../extract/index.js';
 import type { OutputLocation } from '../store/lazy.js';
 
 /**
@@ -26,6 +27,12 @@ export const GROUP_FILTER = { type: 'string', describe: 'one organisation_group_
 export const BUDGET_MINUTES = {
   type: 'number',
   describe: `call budget of the per-user streams, in minutes at the rate limit (default ${DEFAULTS.extract.budgetMinutes})`,
+} as const;
+
+/** `perks extract` / `perks run`: apply what the settled-change guard would hold (src/extract/windows/settled-guard.ts). */
+export const ACCEPT_CHANGES = {
+  type: 'boolean',
+  describe: `apply a re-read of a final month even when it removes or changes more than the guard allows (${allowanceText()}): after checking the API is the right one`,
 } as const;
 
 /** The flags that reach the API (the settings of src/config a command line may override), and --output. */

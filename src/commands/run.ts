@@ -6,7 +6,7 @@ import { parseStreams } from './extract.js';
 import { isRealMonth } from '../shared/checks.js';
 import { ConfigError } from '../shared/exit-codes.js';
 import { handle } from './handle.js';
-import { BUDGET_MINUTES, configFromFlags, QUIET, withApiOptions, type ApiFlags } from './options.js';
+import { ACCEPT_CHANGES, BUDGET_MINUTES, configFromFlags, QUIET, withApiOptions, type ApiFlags } from './options.js';
 import type { Config } from '../config/index.js';
 import { appendFileSync } from 'node:fs';
 import { now } from '../shared/clock.js';
@@ -22,6 +22,7 @@ interface RunFlags extends ApiFlags {
   writeback?: boolean;
   quiet?: boolean;
   'writeback-limit'?: string;
+  'accept-changes'?: boolean;
 }
 
 export const runCommand: CommandModule<object, RunFlags> = {
@@ -41,6 +42,7 @@ export const runCommand: CommandModule<object, RunFlags> = {
         type: 'string',
         describe: 'post at most N interactions in this run; the rest wait for the next (PERKS_WRITEBACK_LIMIT)',
       })
+      .option('accept-changes', ACCEPT_CHANGES)
       .option('quiet', QUIET),
   handler: (argv) =>
     handle(async () => {
@@ -59,6 +61,7 @@ export const runCommand: CommandModule<object, RunFlags> = {
           budgetMinutes: argv['budget-minutes'],
           month: argv.month,
           writeback: argv.writeback,
+          acceptChanges: argv['accept-changes'],
           emit: progressReporter(process.stderr, argv.quiet),
           hooks: argv.resolvedOutput?.hooks,
         }),

@@ -40,6 +40,14 @@ export const DEFAULTS = {
     /** --shard-wait-minutes: how long shards 2..N wait for shard 1's hand-off. */
     shardWaitMinutes: 120,
   },
+  /**
+   * The settled-change guard (src/extract/windows/settled-guard.ts): a re-read of a final month (and of the month
+   * `perks close` re-reads) is held, not applied, when in one currency it would remove or change more than
+   * `orders` orders (a refund or a cancellation aside: a status out of recognised revenue is how a final month
+   * legitimately changes) AND move more than `revenueShare` of the month's recognised revenue (the larger
+   * allowance wins), or when it would leave the month without any order. `--accept-changes` applies it.
+   */
+  settledGuard: { orders: 20, revenueShare: 0.02 },
   /** `perks build`. */
   build: {
     /** --new-days, --active-days, --dormant-days: the engagement segments' windows. */

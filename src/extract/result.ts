@@ -1,4 +1,6 @@
 /** Results as data (guide example 10): per stream and group; the CLI prints them and derives the exit code. */
+import type { MonthChange } from './windows/settled-guard.js';
+
 export interface GroupTally {
   group?: number;
   windows: number;
@@ -15,6 +17,8 @@ export interface GroupTally {
   /** Per-user streams: users by rank that did not fit the budget (user-selection.ts). */
   waiting?: Record<string, number>;
   notes: string[];
+  /** Windowed streams with a guard: each month weighed (settled-guard.ts), what the re-read found and whether it was applied. */
+  months?: MonthChange[];
   /** Users stream: the users' changes since the group's last snapshot, by kind (joined, anonymised, …). */
   changes?: Record<string, number>;
   /** API traffic and time of this group's part (calls made for the stream as a whole, such as a shard's hand-off, count only in the stream's). */

@@ -11,6 +11,7 @@ import type { StateStore } from './state.js';
 import type { Durably } from './landing/checkpoints.js';
 import type { StreamName } from '../../pipelines/index.js';
 import { localDay } from './date-windows.js';
+import { ConfigError } from '../shared/exit-codes.js';
 
 export interface ExtractOptions {
   /** Streams to run (and what they need); all when absent. */
@@ -45,6 +46,18 @@ export interface ExtractOptions {
    * (`perks close` refreshes the credit of the month's holders); the whole budget goes to them.
    */
   refreshUsers?: Record<number, readonly number[]>;
+  /**
+   * Only these of the groups the credential reaches (`perks close --group`): the others are neither read nor
+   * written. A group it does not reach stops the run (exit 2).
+   */
+  onlyGroups?: readonly number[];
+  /**
+   * The months the settled-change guard weighs (windows/settled-guard.ts): `settled` (default) the months final
+   * before the run; `all` every month re-read (the re-read before a close, which is about to sign the month).
+   */
+  guardMonths?: 'settled' | 'all';
+  /** Apply a re-read the guard would hold: the operator accepted it (`--accept-changes`). */
+  acceptChanges?: boolean;
 }
 
 export interface GroupInfo {
@@ -107,11 +120,24 @@ export interface Activity {
   credit: { emails: Set<string>; ids: Set<number> };
 }
 
+export const newActivity = (): Activity => ({
+  emails: new Set(),
+  ids: new Set(),
+  credit: { emails: new Set(), ids: new Set() },
+});
+
 export function activityOf(ctx: RunContext, group: number): Activity {
   let a = ctx.activity.get(group);
-  if (!a)
-    ctx.activity.set(group, (a = { emails: new Set(), ids: new Set(), credit: { emails: new Set(), ids: new Set() } }));
+  if (!a) ctx.activity.set(group, (a = newActivity()));
   return a;
+}
+
+/** Adds `from`'s users to `into` (a window's, once it is committed: a window held back marks no one). */
+export function mergeActivity(into: Activity, from: Activity): void {
+  for (const e of from.emails) into.emails.add(e);
+  for (const i of from.ids) into.ids.add(i);
+  for (const e of from.credit.emails) into.credit.emails.add(e);
+  for (const i of from.credit.ids) into.credit.ids.add(i);
 }
 
 /**
@@ -126,7 +152,9 @@ export async function createRunContext(
   now: Date,
 ): Promise<RunContext> {
   const resolved = await resolveGroups(deps.client, config.groupIds);
-  const groups = resolved.groups.map((group) => groupInfo(group, resolved.lenient.get(group.id), now, deps.emit));
+  const groups = onlyThose(resolved.groups, options.onlyGroups).map((group) =>
+    groupInfo(group, resolved.lenient.get(group.id), now, deps.emit),
+  );
   return {
     runId,
     config,
@@ -163,6 +191,17 @@ function groupInfo(group: Group, lenient: LenientGroup | undefined, now: Date, e
   if (lenient) info.recordQuarantined = lenient.reason;
   if (lenient?.timezoneError) info.timezoneError = lenient.timezoneError;
   return info;
+}
+
+/** The groups asked for (`onlyGroups`), each of which the credential must reach; all of them when none are asked for. */
+function onlyThose(groups: Group[], only: readonly number[] | undefined): Group[] {
+  if (!only) return groups;
+  const missing = only.filter((id) => !groups.some((g) => g.id === id));
+  if (missing.length)
+    throw new ConfigError(
+      `group ${missing.join(', ')} is not among the groups the credential reaches (${groups.map((g) => g.id).join(', ') || 'none'}): check PERKS_GROUP_IDS, PERKS_BASE_URL and the credential`,
+    );
+  return groups.filter((g) => only.includes(g.id));
 }
 
 function leadsOrganisation(options: ExtractOptions, groups: GroupInfo[], reachable: number[] | undefined): boolean {

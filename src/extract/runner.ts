@@ -20,6 +20,7 @@ import type { StateStore } from './state.js';
 import { runStream } from './stream-run.js';
 import type { Durably } from './landing/checkpoints.js';
 import { landedElsewhere } from './per-user/worker-share.js';
+import { heldMessage, heldMonths, type HeldMonth } from './held-months.js';
 
 export interface ExtractDeps {
   /** The stream definitions, in dependency order (the session gives pipelines/index.ts's). */
@@ -56,6 +57,9 @@ export interface ExtractResult {
   shard?: string;
   /** Fields new, arriving as another type, or absent against the lake's schema history (set once landed). */
   schemaChanges?: SchemaChange[];
+  /** Final months whose re-read the settled-change guard held back, not applied (exit 4), and why in one line. */
+  held?: HeldMonth[];
+  heldMessage?: string;
 }
 
 /** The named streams of `all` and, transitively, what they depend on, in definition order. */
@@ -134,13 +138,19 @@ function resultOf(ctx: RunContext, started: number, results: StreamResult[]): Ex
   const quarantine = quarantineShare(results, ctx.options.quarantineThreshold);
   const errored = results.find((r) => r.status === 'error');
   if (quarantine.message) ctx.emit({ event: 'warning', message: quarantine.message });
+  // A month held back by the guard: the run did its work, but not all of it was applied (exit 4, as quarantine).
+  const held = heldMonths(results);
+  const message = heldMessage(held);
+  if (message) ctx.emit({ event: 'warning', message });
+  const partial = quarantine.above || held.length > 0;
   return {
     ...base,
-    status: errored ? 'error' : quarantine.above ? 'partial' : 'success',
-    exitCode: errored ? (errored.exitCode ?? ExitCode.failed) : quarantine.above ? ExitCode.partial : ExitCode.success,
+    status: errored ? 'error' : partial ? 'partial' : 'success',
+    exitCode: errored ? (errored.exitCode ?? ExitCode.failed) : partial ? ExitCode.partial : ExitCode.success,
     limiterUtilisation: Math.round((api.callsPerMinute / ctx.config.rateLimit) * 1000) / 1000,
     quarantined: quarantine.quarantined,
     quarantine,
     shard: ctx.options.shard ? shardLabel(ctx.options.shard) : undefined,
+    ...(held.length ? { held, heldMessage: message } : {}),
   };
 }

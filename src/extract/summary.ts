@@ -3,6 +3,7 @@ import { changeLine } from '../lake/index.js';
 import type { GroupTally } from './result.js';
 import type { ExtractResult } from './runner.js';
 import { rankText } from './per-user/user-selection.js';
+import { monthLine } from './windows/settled-guard.js';
 
 /** Schema changes named one per line in a summary, at most. */
 const SCHEMA_LINES = 10;
@@ -29,8 +30,14 @@ export function formatExtractSummary(r: ExtractResult & { manifest?: string }): 
     }
     for (const g of s.groups)
       for (const n of g.notes) lines.push(`    ${g.group === undefined ? '' : `group ${g.group}: `}${n}`);
+    // the final months re-read: those the re-read changed, or that the guard held
+    for (const g of s.groups)
+      for (const m of g.months ?? [])
+        if (m.outcome !== 'applied' || m.new + m.changed + m.removed > 0)
+          lines.push(`    group ${g.group}: ${monthLine(m)}`);
   }
   if (r.quarantine?.message) lines.push(`  ${r.quarantine.message}`);
+  if (r.heldMessage) lines.push(`  ${r.heldMessage}`);
   const changes = r.schemaChanges ?? [];
   for (const c of changes.slice(0, SCHEMA_LINES)) lines.push(`  schema: ${changeLine(c)}`);
   if (changes.length > SCHEMA_LINES)

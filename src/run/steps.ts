@@ -63,7 +63,8 @@ async function extractStep({ config, outDir, startedAt, client, options, summary
   summary.extract = r;
   summary.changes = { orders: await orderChanges(outDir, r.runId), users: userChanges(r) };
   const rows = r.streams.reduce((n, s) => n + s.rows, 0);
-  return { detail: `${rows} rows, ${r.api.calls} calls, ${r.quarantined} quarantined`, exitCode: r.exitCode };
+  const held = r.heldMessage ? `; ${r.heldMessage}` : '';
+  return { detail: `${rows} rows, ${r.api.calls} calls, ${r.quarantined} quarantined${held}`, exitCode: r.exitCode };
 }
 
 async function forgetStep({ outDir }: RunContext) {

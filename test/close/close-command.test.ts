@@ -248,14 +248,18 @@ describe('closing first re-reads the month', () => {
       PERKS_OPERATOR: 'ci',
     });
     expect(r.code, r.stderr).toBe(0);
-    expect(r.stdout).toMatch(/^re-read 2026-10 \(\d+ windows\): 1 order new or changed since last extracted\n/);
+    expect(r.stdout).toMatch(
+      new RegExp(
+        `^re-read 2026-10 for group ${group} \\(31 windows, \\d+ calls\\), the lake before → the API now:\\n  group ${group} \\(31 days re-read\\): 0 new, 1 changed, 0 removed\\n`,
+      ),
+    );
     expect(r.stdout).toMatch(
       new RegExp(
         `\\n  group ${group} order ${700_001 + i}: Complete → Refunded \\(group revenue [\\d.]+ \\w+ → [\\d.]+ \\w+\\)\\n`,
       ),
     );
     const record = JSON.parse(readFileSync(closes(dir), 'utf8'));
-    expect(record.figures.reread).toMatchObject({ changed: 1 });
+    expect(record.figures.reread).toMatchObject({ changed: 1, new: 0, removed: 0, windows: 31 });
     const [refunded] = await query(
       join(dir, 'warehouse.duckdb'),
       `SELECT order_status FROM stg_orders WHERE order_id = ${700_001 + i}`,

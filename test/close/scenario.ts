@@ -34,14 +34,28 @@ export async function extractAndBuild(sandbox: Sandbox, out: string, at: string,
  * 3 and 28 October 2026 (UTC), skipping the first `skip`: October in every group's local days.
  */
 export function octoberCompleteOrders(sandbox: Sandbox, group: number, n: number, skip = 0): number[] {
+  return completeOrders(sandbox, group, ['2026-10-03', '2026-10-29'], n, skip);
+}
+
+/**
+ * Indexes (order_id − 700001) of the first `n` visible Complete orders of group `group` created in the UTC days
+ * [from, to), skipping the first `skip`.
+ */
+export function completeOrders(
+  sandbox: Sandbox,
+  group: number,
+  [from, to]: [string, string],
+  n: number,
+  skip = 0,
+): number[] {
   const store = sandbox.world.orders;
   const groupIndex = sandbox.world.groups.findIndex((g) => g.id === group);
   const found: number[] = [];
-  const to = Date.parse('2026-10-29T00:00:00Z');
+  const end = Date.parse(`${to}T00:00:00Z`);
   let skipped = 0;
   for (
-    let i = store.lowerBound(Date.parse('2026-10-03T00:00:00Z'));
-    i < store.count && store.createdAt[i] < to && found.length < n;
+    let i = store.lowerBound(Date.parse(`${from}T00:00:00Z`));
+    i < store.count && store.createdAt[i] < end && found.length < n;
     i++
   ) {
     if (store.group[i] !== groupIndex || store.statusOf(i) !== 'Complete' || store.hidden[i] === 1) continue;

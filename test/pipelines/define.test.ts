@@ -1,7 +1,7 @@
 /** The stream definitions are data, checked when they are loaded: a bad one names the stream and the field. */
 import { expect, test } from 'vitest';
 import { z } from 'zod';
-import { defineStream, STREAM_NAMES, streams } from '../../pipelines/index.js';
+import { defineStream, STREAM_NAMES, streams, type WindowedStream } from '../../pipelines/index.js';
 import { streamList } from '../../pipelines/define.js';
 
 const snapshot = (name: string, dependsOn: string[] = []) =>
@@ -35,4 +35,12 @@ test('a list names each stream once, and every stream a definition depends on co
     'stream definition users: dependsOn groups, which no stream before it is',
   );
   expect(() => streamList([snapshot('groups'), snapshot('groups')])).toThrow('stream definition groups: defined twice');
+});
+
+test("a guard weighing a field the re-read does not compare is refused: it would read that field's changes as none", () => {
+  const orders = streams.find((s) => s.name === 'orders') as WindowedStream;
+  const guard = { status: 'order_status', currency: 'order_currency', amount: 'order_total_paid_net' };
+  expect(() => defineStream({ ...orders, guard })).toThrow(
+    /^stream definition orders: guard: every field of the guard must be in activity.compare \(missing: order_total_paid_net\)$/,
+  );
 });

@@ -11,48 +11,13 @@ import { damagedFiles, monthFileDays, partitionsOf, streamDir } from '../../lake
 import { rm } from 'node:fs/promises';
 import { isRealDay } from '../../shared/checks.js';
 import { forEachLimit } from '../pool.js';
-import { pageInto } from '../landing/listing.js';
-import { activityOf, type GroupInfo, type RunContext } from '../run-context.js';
-import { addCommit, newTally, type GroupTally } from '../result.js';
+import type { GroupInfo, RunContext } from '../run-context.js';
+import { newTally, type GroupTally } from '../result.js';
 import { FutureWatermarkError, resumes, StateWriter, WindowStateSchema, type WindowState } from '../state.js';
-import { apiBounds, dayWindows, monthWindows, shiftDay, type Window } from '../date-windows.js';
+import { dayWindows, monthWindows, shiftDay, type Window } from '../date-windows.js';
 import { currentUsers } from '../per-user/current-users.js';
-import { crashPoint } from '../../shared/crash-points.js';
-import { keyDecoder, landedValues, valueEncoder } from './activity.js';
-
-/**
- * The new or changed records of a window, appended to the stream's history (see `history` in define.ts).
- * Written BEFORE the window is committed: a crash in between leaves versions the API did show (observations)
- * and the old window, which the next run reads again and finds changed again (the same values seen twice
- * in a row are one version). Written after, a crash in between would leave the new window without its
- * versions, and the next run, comparing with that window, would never see the change (no adjustment).
- */
-async function landVersions(
-  ctx: RunContext,
-  def: WindowedStream,
-  partition: Record<string, string>,
-  versions: Record<string, unknown>[],
-): Promise<void> {
-  if (!def.history || versions.length === 0) return;
-  const history = {
-    ...def,
-    name: def.history.stream,
-    record: def.history.record,
-    columns: HISTORY_COLUMNS,
-  } as unknown as WindowedStream;
-  const write = await ctx.landing.open(history, partition, 'append');
-  try {
-    await write.append(versions);
-    await write.commit();
-    crashPoint('after-history');
-  } catch (err) {
-    await write.abort();
-    throw err;
-  }
-}
-
-/** The history's own column: true on an observation that a record is no longer listed (a tombstone). */
-const HISTORY_COLUMNS = { is_removed: 'BOOLEAN' };
+import { judgeMonth, settledMonth, weigherOf, type Weigher } from './settled-guard.js';
+import { commitWindow, dropWindow, readWindow, type ReadWindow } from './window-read.js';
 
 export interface WindowPlan {
   windows: Window[];
@@ -228,9 +193,12 @@ export async function runWindowedGroup(ctx: RunContext, def: WindowedStream, g: 
       `re-extracting ${plan.healing.length} window${plan.healing.length === 1 ? '' : 's'} whose lake file was damaged: ${plan.healing.join(', ')}`,
     );
 
-  await forEachLimit(plan.windows, ctx.options.concurrency, (w) =>
-    extractWindow(ctx, def, g, w, batches, state, tally),
+  const { free, weighed } = splitWeighed(ctx, def, plan.windows, state.value);
+  await forEachLimit(free, ctx.options.concurrency, async (w) =>
+    commitWindow(ctx, def, g, await readWindow(ctx, def, g, w, batches, tally), state, tally),
   );
+  for (const [month, windows] of weighed)
+    await weighedMonth(ctx, def, g, { month, windows, batches, state, tally, settled: windows.settled });
   for (const file of plan.damagedMonths ?? []) await rm(file, { force: true });
   if (plan.damagedMonths?.length)
     tally.notes.push(
@@ -253,64 +221,6 @@ export async function runWindowedGroup(ctx: RunContext, def: WindowedStream, g: 
   return tally;
 }
 
-/** One window of a group: every batch's pages landed, then its history, file and state committed as one unit. */
-async function extractWindow(
-  ctx: RunContext,
-  def: WindowedStream,
-  g: GroupInfo,
-  w: Window,
-  batches: (string[] | undefined)[],
-  state: StateWriter<WindowState>,
-  tally: GroupTally,
-): Promise<void> {
-  const partition = { organisation_group_id: String(g.id), [def.window.partition]: w.startDay };
-  const versions: Record<string, unknown>[] = [];
-  const { decorate, removed } = await activityTracker(ctx, def, g.id, partition, w, versions);
-  const write = await ctx.landing.open(def, partition, 'replace');
-  try {
-    for (const batch of batches) {
-      const body = {
-        ...def.body,
-        ...boundsOf(def, w, ctx.config.apiTimezone),
-        ...(batch && def.userBatch ? { [def.userBatch.valuesParam]: batch } : {}),
-      };
-      await pageInto(
-        ctx.client,
-        ctx.landing,
-        def.name,
-        write,
-        tally,
-        def.operation as 'listOrders',
-        { group: g.id, body: body },
-        decorate,
-      );
-    }
-    // One unit: the history first (a crash before the window's commit loses no version: see landVersions),
-    // the window, then the state that names it.
-    await ctx.durably(async () => {
-      await landVersions(ctx, def, partition, [...versions, ...removed()]);
-      addCommit(tally, await write.commit());
-      await state.update((s) => {
-        s.pass!.done.push(w.startDay);
-        s.firstDay = !s.firstDay || w.startDay < s.firstDay ? w.startDay : s.firstDay;
-        s.lookbackDays = ctx.config.lookbackDays;
-      });
-    });
-  } catch (err) {
-    await write.abort();
-    throw err;
-  }
-  tally.windows += 1;
-  ctx.emit({ event: 'window', stream: def.name, group: g.id, window: w.startDay });
-}
-
-function boundsOf(def: WindowedStream, w: Window, apiTimezone: string): Record<string, string> {
-  if (def.window.format === 'date')
-    return { [def.window.fromParam]: w.startDay, [def.window.toParam]: shiftDay(w.endDay, -1) };
-  const { from, to } = apiBounds(w, apiTimezone);
-  return { [def.window.fromParam]: from, [def.window.toParam]: to };
-}
-
 /** Redemption stats ask about users in batches: the group's current user ids. */
 async function userBatches(ctx: RunContext, g: GroupInfo, size: number): Promise<string[][]> {
   const ids = (await currentUsers(ctx.outDir, g.id)).map((u) => String(u.id));
@@ -319,65 +229,79 @@ async function userBatches(ctx: RunContext, g: GroupInfo, size: number): Promise
   return batches;
 }
 
+/** A month the guard weighs: its windows, and whether it was final before the pass. */
+type MonthWindows = Window[] & { settled: boolean };
+
 /**
- * Per record of a window: sets the pipeline's own columns (window_end) and marks the record's user
- * active when the record is new to the window or changed since it was last landed. `removed` (once the window
- * is read whole) gives, for a stream with a history, a tombstone per record the window held and no longer
- * lists: its key, null values and is_removed (a closed month's order gone from the API is an adjustment).
+ * The windows the guard does not weigh (`free`: each committed as soon as it is read), and per month those it
+ * weighs: every window of a month final before this pass (a stream with a guard), or of every month (`guardMonths:
+ * all`, the re-read before a close).
  */
-async function activityTracker(
-  ctx: RunContext,
-  def: WindowedStream,
-  group: number,
-  partition: Record<string, string>,
-  w: Window,
-  versions: Record<string, unknown>[],
-) {
-  const spec = def.activity;
-  const landed = spec ? await landedValues(ctx.outDir, def, partition) : new Map<string, string>();
-  const encode = valueEncoder(def);
-  const activity = activityOf(ctx, group);
-  const key = def.key[0];
-  const setsWindowEnd = 'window_end' in def.columns;
-  const listed = new Set<string>();
-  const keyOf = keyDecoder(def);
-  const removed = () =>
-    def.history
-      ? [...landed.keys()]
-          .filter((k) => !listed.has(k))
-          .map((k) => ({
-            ...Object.fromEntries(Object.keys(def.history!.record.shape).map((f) => [f, null])),
-            [key]: keyOf(k),
-            is_removed: true,
-          }))
-      : [];
-  const decorate = (r: Record<string, unknown>) => {
-    if (setsWindowEnd) r.window_end = w.endDay;
-    if (!spec) return;
-    if (landed.size) listed.add(String(r[key]));
-    const before = landed.size ? landed.get(String(r[key])) : undefined;
-    if (before !== undefined && before === encode(r)) return; // landed before, unchanged (encoded only then)
-    if (def.history)
-      versions.push({
-        ...undeclaredOf(def, r), // the history's _extra: what the version carried beyond the declaration
-        ...Object.fromEntries(Object.keys(def.history.record.shape).map((f) => [f, r[f] ?? null])),
-        is_removed: false,
-      });
-    const user = r[spec.userField];
-    const bears =
-      spec.bearing !== undefined &&
-      (Number(r[spec.bearing.amount] ?? 0) > 0 || spec.bearing.statuses.includes(String(r[spec.bearing.status])));
-    for (const into of bears ? [activity, activity.credit] : [activity]) {
-      if (spec.userField === 'email' && typeof user === 'string') into.emails.add(user.toLowerCase());
-      if (spec.userField === 'id' && typeof user === 'number') into.ids.add(user);
+function splitWeighed(ctx: RunContext, def: WindowedStream, windows: Window[], state: WindowState) {
+  const free: Window[] = [];
+  const weighed = new Map<string, MonthWindows>();
+  const all = ctx.options.guardMonths === 'all';
+  for (const w of windows) {
+    const month = w.startDay.slice(0, 7);
+    const settled = settledMonth(month, state, ctx.config.lookbackDays);
+    if (!def.guard || def.window.unit !== 'day' || !(settled || all)) {
+      free.push(w);
+      continue;
     }
-  };
-  return { decorate, removed };
+    let mine = weighed.get(month);
+    if (!mine) weighed.set(month, (mine = Object.assign([] as Window[], { settled })));
+    mine.push(w);
+  }
+  return { free, weighed };
 }
 
-/** The keys of a record its stream does not declare (nor sets itself), with their values. */
-function undeclaredOf(def: WindowedStream, r: Record<string, unknown>): Record<string, unknown> {
-  let out: Record<string, unknown> | undefined;
-  for (const k in r) if (!(k in def.record.shape) && !(k in def.columns)) (out ??= {})[k] = r[k];
-  return out ?? {};
+/**
+ * A weighed month: every window read first, the month judged (settled-guard.ts), then every window committed,
+ * or (held) every one dropped: the lake, the state and the history keep the month as it was.
+ */
+async function weighedMonth(
+  ctx: RunContext,
+  def: WindowedStream,
+  g: GroupInfo,
+  m: {
+    month: string;
+    windows: Window[];
+    settled: boolean;
+    batches: (string[] | undefined)[];
+    state: StateWriter<WindowState>;
+    tally: GroupTally;
+  },
+): Promise<void> {
+  const weigh = weigherOf(def, ctx.config.revenueStatuses) as Weigher;
+  const reads: ReadWindow[] = [];
+  try {
+    await forEachLimit(m.windows, ctx.options.concurrency, async (w) => {
+      reads.push(await readWindow(ctx, def, g, w, m.batches, m.tally, weigh));
+    });
+  } catch (err) {
+    for (const r of reads) await dropWindow(r, m.tally);
+    throw err;
+  }
+  const change = judgeMonth(
+    m.month,
+    m.windows,
+    reads.map((r) => r.weighed!),
+    { settled: m.settled, accept: ctx.options.acceptChanges === true },
+  );
+  (m.tally.months ??= []).push(change);
+  if (change.outcome === 'held') {
+    for (const r of reads) await dropWindow(r, m.tally);
+    ctx.emit({ event: 'warning', stream: def.name, group: g.id, message: `${m.month} held: ${change.breach}` });
+    return;
+  }
+  const committed = new Set<ReadWindow>();
+  try {
+    await forEachLimit(reads, ctx.options.concurrency, async (r) => {
+      committed.add(r); // a failed commit drops its own write
+      await commitWindow(ctx, def, g, r, m.state, m.tally);
+    });
+  } catch (err) {
+    for (const r of reads) if (!committed.has(r)) await dropWindow(r, m.tally);
+    throw err;
+  }
 }
