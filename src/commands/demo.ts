@@ -1,15 +1,15 @@
 /**
  * `perks demo` (npm start): starts the embedded sandbox, runs the whole job against it, prints the
- * summary and where the files are, and stops the sandbox. The sandbox's limit is raised so the demo
- * takes about a minute; production keeps 120 calls per minute.
+ * summary, where the files are and what to open and run next, and stops the sandbox. The sandbox's limit is
+ * raised so the demo takes about a minute; production keeps 120 calls per minute. Off a terminal its progress is
+ * a line per stream (`--progress json` gives the events a scheduled run writes).
  */
 import type { CommandModule } from 'yargs';
 import { configFrom, DEFAULTS } from '../config/index.js';
-import { progressReporter } from '../extract/index.js';
-import { formatRunSummary, runPipeline } from '../run/index.js';
+import { formatRunSummary, nextSteps, runPipeline } from '../run/index.js';
 import { startSandbox } from '../sandbox/index.js';
 import { handle } from './handle.js';
-import { outputOverride, QUIET } from './options.js';
+import { outputOverride, progressFromFlags, progressOption, QUIET } from './options.js';
 import type { OutputLocation } from '../store/lazy.js';
 
 const DEMO_RATE = 15_000;
@@ -28,7 +28,8 @@ export const demoCommand: CommandModule<
         default: 'small',
         describe: 'sandbox data size',
       })
-      .option('quiet', QUIET),
+      .option('quiet', QUIET)
+      .option('progress', progressOption('lines')),
   handler: (argv) =>
     handle(async () => {
       const sandbox = await startSandbox({ port: 0, scale: argv.scale as 'tiny' | 'small', rateLimit: DEMO_RATE });
@@ -47,9 +48,10 @@ export const demoCommand: CommandModule<
           output: outputOverride(argv),
         });
         const summary = await runPipeline(config, {
-          emit: progressReporter(process.stderr, argv.quiet),
+          emit: progressFromFlags(argv, 'lines'),
         });
         process.stdout.write(formatRunSummary(summary));
+        process.stdout.write(`${nextSteps(summary, argv.output).join('\n')}\n`);
         return summary.exitCode;
       } finally {
         await sandbox.close();

@@ -1,21 +1,23 @@
 /** `perks extract`: lands every stream (or the named ones and what they need) incrementally in the lake. */
 import type { CommandModule } from 'yargs';
 import { isRealDay } from '../shared/checks.js';
-import {
-  extract,
-  formatPlan,
-  parseShard,
-  progressReporter,
-  unsharedLimitWarning,
-  formatExtractSummary,
-} from '../extract/index.js';
+import { extract, formatPlan, parseShard, unsharedLimitWarning, formatExtractSummary } from '../extract/index.js';
 import { STREAM_NAMES, type StreamName } from '../../pipelines/index.js';
 import { ConfigError } from '../shared/exit-codes.js';
 import { forgetAnonymised } from '../forget/index.js';
 import { compactLake } from '../compact/index.js';
 import { alertExtract, alertOnThrow, alertSummaryLines } from '../alerts/index.js';
 import { handle } from './handle.js';
-import { ACCEPT_CHANGES, BUDGET_MINUTES, configFromFlags, QUIET, withApiOptions, type ApiFlags } from './options.js';
+import {
+  ACCEPT_CHANGES,
+  BUDGET_MINUTES,
+  configFromFlags,
+  progressFromFlags,
+  progressOption,
+  QUIET,
+  withApiOptions,
+  type ApiFlags,
+} from './options.js';
 import { DEFAULTS } from '../config/index.js';
 
 interface ExtractFlags extends ApiFlags {
@@ -26,6 +28,7 @@ interface ExtractFlags extends ApiFlags {
   'budget-minutes'?: number;
   plan?: boolean;
   quiet?: boolean;
+  progress?: string;
   shard?: string;
   'shard-wait-minutes'?: number;
   'refresh-days'?: string;
@@ -69,6 +72,7 @@ export const extractCommand: CommandModule<object, ExtractFlags> = {
         describe: 'print the plan and estimated calls of this worker (its --shard and --groups), without extracting',
       })
       .option('quiet', QUIET)
+      .option('progress', progressOption('json'))
       .option('shard', {
         type: 'string',
         describe:
@@ -119,7 +123,7 @@ export const extractCommand: CommandModule<object, ExtractFlags> = {
           acceptChanges: argv['accept-changes'],
           // --groups on the command line makes this worker one slice of the organisation (work-lock.ts).
           groupSlice: argv.groups !== undefined,
-          emit: progressReporter(process.stderr, argv.quiet),
+          emit: progressFromFlags(argv, 'json'),
           hooks: argv.resolvedOutput?.hooks,
           // Users anonymised upstream leave the older snapshots and windows of the lake too, under this
           // run's lock, whatever else failed. A shard or group slice clears its own groups' lake files;

@@ -6,6 +6,7 @@ import type { Argv } from 'yargs';
 import { configFrom, DEFAULTS, withOutput, type Config } from '../config/index.js';
 import { allowanceText } from '../extract/index.js';
 import type { OutputLocation } from '../store/lazy.js';
+import { PROGRESS_MODES, progressMode, progressReporter, type Event, type ProgressMode } from '../extract/index.js';
 
 /**
  * `--output` / `-o`, declared once for every command (src/cli.ts); the middleware resolves it, once, into
@@ -18,7 +19,32 @@ export const OUTPUT = {
 } as const;
 
 /** `.option('quiet', QUIET)`: no progress on stderr (the summary still goes to stdout). */
-export const QUIET = { type: 'boolean', describe: 'no progress output' } as const;
+export const QUIET = { type: 'boolean', describe: 'no progress output (--progress none)' } as const;
+
+/**
+ * `.option('progress', progressOption('json'))`: how progress reaches stderr (src/extract/progress.ts); the default
+ * is a bar on a terminal and `offTerminal` elsewhere (json for the scheduled commands, lines for the demo).
+ */
+export const progressOption = (offTerminal: ProgressMode) =>
+  ({
+    type: 'string',
+    choices: PROGRESS_MODES,
+    describe: `progress on stderr: bar (updating lines), lines (one per stream finished), json (one per event, for machines) or none (default: bar on a terminal, else ${offTerminal})`,
+  }) as const;
+
+/** The progress reporter a command's flags ask for (--quiet, --progress), on stderr. */
+export const progressFromFlags = (
+  argv: { quiet?: boolean; progress?: string },
+  offTerminal: ProgressMode,
+): ((e: Event) => void) =>
+  progressReporter(
+    process.stderr,
+    progressMode(
+      process.stderr,
+      { quiet: argv.quiet, progress: argv.progress as ProgressMode | undefined },
+      offTerminal,
+    ),
+  );
 
 /** `.option('group', GROUP_FILTER)`: one organisation_group_id, for the commands that otherwise take every group. */
 export const GROUP_FILTER = { type: 'string', describe: 'one organisation_group_id (default: every group)' } as const;

@@ -1,12 +1,20 @@
 /** `perks run`: the whole job, unattended and safe to rerun. */
 import type { CommandModule } from 'yargs';
-import { progressReporter } from '../extract/index.js';
 import { appendStepSummary, formatRunSummary, runPipeline } from '../run/index.js';
 import { parseStreams } from './extract.js';
 import { isRealMonth } from '../shared/checks.js';
 import { ConfigError } from '../shared/exit-codes.js';
 import { handle } from './handle.js';
-import { ACCEPT_CHANGES, BUDGET_MINUTES, configFromFlags, QUIET, withApiOptions, type ApiFlags } from './options.js';
+import {
+  ACCEPT_CHANGES,
+  BUDGET_MINUTES,
+  configFromFlags,
+  progressFromFlags,
+  progressOption,
+  QUIET,
+  withApiOptions,
+  type ApiFlags,
+} from './options.js';
 import type { Config } from '../config/index.js';
 import { appendFileSync } from 'node:fs';
 import { now } from '../shared/clock.js';
@@ -21,6 +29,7 @@ interface RunFlags extends ApiFlags {
   'no-writeback'?: boolean;
   writeback?: boolean;
   quiet?: boolean;
+  progress?: string;
   'writeback-limit'?: string;
   'accept-changes'?: boolean;
 }
@@ -43,7 +52,8 @@ export const runCommand: CommandModule<object, RunFlags> = {
         describe: 'post at most N interactions in this run; the rest wait for the next (PERKS_WRITEBACK_LIMIT)',
       })
       .option('accept-changes', ACCEPT_CHANGES)
-      .option('quiet', QUIET),
+      .option('quiet', QUIET)
+      .option('progress', progressOption('json')),
   handler: (argv) =>
     handle(async () => {
       // --writeback-limit goes through the same validation as PERKS_WRITEBACK_LIMIT (one line, exit 2) and wins over it.
@@ -62,7 +72,7 @@ export const runCommand: CommandModule<object, RunFlags> = {
           month: argv.month,
           writeback: argv.writeback,
           acceptChanges: argv['accept-changes'],
-          emit: progressReporter(process.stderr, argv.quiet),
+          emit: progressFromFlags(argv, 'json'),
           hooks: argv.resolvedOutput?.hooks,
         }),
       );

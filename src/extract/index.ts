@@ -1,7 +1,7 @@
 /** Extract: stream definitions run incrementally into the lake. */
 export { extract, type ExtractSessionOptions } from './session.js';
 export { runExtract, selectStreams, type ExtractResult } from './runner.js';
-export { progressReporter } from './progress.js';
+export { PROGRESS_MODES, progressMode, progressReporter, type ProgressMode } from './progress.js';
 export { formatExtractSummary } from './summary.js';
 export type { ExtractOptions, Event } from './run-context.js';
 export type { StreamResult, GroupTally } from './result.js';

@@ -4,3 +4,4 @@ export type { RunSummary, StepResult } from './result.js';
 export type { RunChanges, RevenueMove } from './changes.js';
 export type { RunOptions } from './steps.js';
 export { formatRunSummary, markdownSummary, appendStepSummary } from './summary.js';
+export { nextSteps } from './next-steps.js';

@@ -2,6 +2,7 @@
 import type { ExtractResult } from '../extract/index.js';
 import type { BuildResult } from '../transform/index.js';
 import type { RunChanges } from './changes.js';
+import type { MonthState } from '../closes/index.js';
 
 export interface StepResult {
   name: 'extract' | 'forget' | 'compact' | 'build' | 'writeback' | 'report';
@@ -17,6 +18,8 @@ export interface RunSummary {
   extract?: ExtractResult & { manifest: string };
   build?: BuildResult;
   files: { warehouse: string; marts: string; reports: string[] };
+  /** The month the report step wrote, and its state over the groups (absent: no report written). */
+  report?: { month: string; status: MonthState };
   /** What the run changed in business terms: orders, users, recognised revenue (changes.ts). */
   changes?: RunChanges;
   exitCode: number;

@@ -140,6 +140,7 @@ async function reportStep({ config, outDir, startedAt, options, summary }: RunCo
     throw err;
   }
   summary.files.reports = r.files;
+  summary.report = { month, status: r.status };
   return { detail: `revenue ${month}: ${r.status}; ${await closeSummary(outDir, groups)}` };
 }
 

@@ -34,9 +34,14 @@ const out = () => tempOut('perks-run-');
 describe('the whole job, for the people who use it', () => {
   test('the demo runs everything against the embedded sandbox and the report equals the mart', async () => {
     const dir = out();
-    const r = await perks(['demo', '--scale', 'tiny', '--quiet', '--output', dir]);
+    const r = await perks(['demo', '--scale', 'tiny', '--output', dir]);
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toContain('limit is raised');
+    // off a terminal (a pipe here), progress is a line per stream, not an event per window (--progress json)
+    const progress = r.stderr.trimEnd().split('\n');
+    expect(progress.length, r.stderr).toBeLessThanOrEqual(12);
+    expect(progress.filter((l) => l.startsWith('{'))).toEqual([]);
+    expect(progress).toContainEqual(expect.stringMatching(/^orders +success +\d+ rows, \d+ calls, \d+ ms$/));
     expect(existsSync(join(dir, 'warehouse.duckdb'))).toBe(true);
     for (const mart of ['revenue_monthly', 'savings_monthly', 'engagement_users', 'engagement_monthly']) {
       expect(existsSync(join(dir, 'marts', `${mart}.parquet`)), mart).toBe(true);
@@ -44,6 +49,11 @@ describe('the whole job, for the people who use it', () => {
     const csv = readdirSync(join(dir, 'reports')).find((f) => f.endsWith('.csv'))!;
     expect(readdirSync(join(dir, 'reports')).filter((f) => /\.(html|md)$/.test(f)).length).toBe(2);
     const month = csv.match(/revenue-(\d{4}-\d{2})\.csv/)![1];
+    // it ends with what to open and run next, on the folder it wrote (--output)
+    const next = r.stdout.slice(r.stdout.lastIndexOf('\nnext:\n'));
+    expect(next).toContain(`\n    ${join(dir, 'reports', `revenue-${month}.html`)}\n`);
+    expect(next).toContain(`\n    PERKS_OUTPUT=${dir} npx perks report revenue --month ${month} --format pdf\n`);
+    expect(next).toContain(`\n    PERKS_OUTPUT=${dir} npx perks close --month ${month} --by "your name"\n`);
     const db = await DuckDBInstance.create(':memory:');
     const c = await db.connect();
     const compare = await c.runAndReadAll(
