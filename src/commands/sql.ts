@@ -4,6 +4,7 @@
  */
 import type { Json } from '@duckdb/node-api';
 import type { CommandModule } from 'yargs';
+import { hideBin } from 'yargs/helpers';
 import { ConfigError } from '../shared/exit-codes.js';
 import { writeFile } from 'node:fs/promises';
 import { exportQuery, queryWarehouse, warehousePath, type QueryResult } from '../transform/index.js';
@@ -28,7 +29,10 @@ export const sqlCommand: CommandModule<object, SqlFlags> = {
   describe: 'Run read-only SQL against the warehouse (models, marts and lake_<stream> views)',
   builder: (y) =>
     y
-      .positional('query', { type: 'string', describe: 'the SQL to run, e.g. "SELECT * FROM revenue_monthly"' })
+      .positional('query', {
+        type: 'string',
+        describe: 'the SQL to run, one statement, e.g. "SELECT * FROM revenue_monthly"; - reads it from stdin',
+      })
       .option('format', {
         alias: 'f',
         type: 'string',
@@ -68,10 +72,17 @@ export const sqlCommand: CommandModule<object, SqlFlags> = {
       }
       const config = configFromFlags(argv);
       const warehouse = warehousePath(config.output);
+      // `-`: the query from stdin (a file of SQL, a heredoc), so that quotes need no shell escaping
+      const fromStdin = queryIsStdin(argv.query);
+      const query = fromStdin ? await readStdin() : (argv.query ?? '');
+      if (fromStdin && query.trim() === '')
+        throw new ConfigError(
+          'stdin (`-`) held no query: pipe one SQL statement into it, e.g. `perks sql - < query.sql`',
+        );
       if (format === 'arrow' || format === 'parquet') {
         const rows = await exportQuery(
           warehouse,
-          argv.query ?? '',
+          query,
           format,
           { file: argv.out, stdout: process.stdout },
           { filesAnywhere: argv['read-files-anywhere'] },
@@ -81,7 +92,7 @@ export const sqlCommand: CommandModule<object, SqlFlags> = {
         return;
       }
       const text = render(
-        await queryWarehouse(warehouse, argv.query ?? '', { filesAnywhere: argv['read-files-anywhere'] }),
+        await queryWarehouse(warehouse, query, { filesAnywhere: argv['read-files-anywhere'] }),
         format,
       );
       if (argv.out === undefined) process.stdout.write(text);
@@ -91,6 +102,26 @@ export const sqlCommand: CommandModule<object, SqlFlags> = {
         });
     }),
 };
+
+/** The flags of `perks sql` that take a value (a lone `-` after one is that value, not the query). */
+const VALUE_FLAGS = new Set(['--out', '--format', '-f', '--output', '-o']);
+
+/**
+ * Whether the query is `-` (stdin). yargs hands a lone `-` to a positional as an empty string (it reads the
+ * positional as `--query -`, and `-` as a flag), so the command line itself is looked at.
+ */
+function queryIsStdin(query: unknown, args: readonly string[] = hideBin(process.argv)): boolean {
+  if (query === '-') return true;
+  if (query !== '' && query !== true) return false;
+  return args.some((a, i) => a === '-' && !VALUE_FLAGS.has(args[i - 1] ?? ''));
+}
+
+/** All of stdin, as text (UTF-8). */
+async function readStdin(): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks).toString('utf8');
+}
 
 const text = (v: Json | undefined): string =>
   v === null || v === undefined ? '' : typeof v === 'object' ? JSON.stringify(v) : String(v);

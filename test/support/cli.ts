@@ -2,7 +2,8 @@
  * The `perks` command line as a child process: a clean environment (PATH, HOME, TMPDIR and what the
  * caller gives, never the developer's own PERKS_* values), its output, exit code or signal, and time.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn, type ChildProcess, type ChildProcessByStdio } from 'node:child_process';
+import type { Readable, Writable } from 'node:stream';
 import { resolve } from 'node:path';
 import { compiledCli } from './compiled-cli.js';
 
@@ -42,14 +43,19 @@ export function baseEnv(extra: Record<string, string> = {}): Record<string, stri
 export function startCli(
   args: string[],
   env: Record<string, string>,
-  options: { cwd?: string; inheritEnv?: boolean } = {},
+  options: { cwd?: string; inheritEnv?: boolean; stdin?: string } = {},
 ): RunningCli {
   const started = Date.now();
   const child = spawn(process.execPath, [PERKS, ...args], {
     cwd: options.cwd ?? ROOT,
     env: options.inheritEnv ? { ...process.env, ...env } : baseEnv(env),
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+    // stdin: what the caller gives (`perks sql -`), else none
+    stdio: [options.stdin === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
+  }) as ChildProcessByStdio<Writable | null, Readable, Readable>;
+  if (options.stdin !== undefined) {
+    child.stdin!.on('error', () => undefined); // a command that exits before reading it all: EPIPE, not a crash
+    child.stdin!.end(options.stdin);
+  }
   let stdout = '';
   let stderr = '';
   const waiters: { text: string; resolve: (seen: boolean) => void }[] = [];
@@ -82,7 +88,7 @@ export function startCli(
 export async function runCli(
   args: string[],
   env: Record<string, string>,
-  options: { cwd?: string; timeoutMs?: number; inheritEnv?: boolean } = {},
+  options: { cwd?: string; timeoutMs?: number; inheritEnv?: boolean; stdin?: string } = {},
 ): Promise<CliResult> {
   const running = startCli(args, env, options);
   const timer = setTimeout(() => running.child.kill('SIGKILL'), options.timeoutMs ?? 120_000);

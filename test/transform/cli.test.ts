@@ -182,7 +182,9 @@ test('perks sql says what is wrong with a bad query or a missing warehouse', asy
   const bad = await perks('sql', 'SELEC 1');
   expect(bad.code).toBe(2);
   expect(stderrLines(bad)).toEqual([
-    expect.stringMatching(/^perks: the query is not valid SQL: .*syntax error at or near "SELEC"/),
+    expect.stringMatching(/^perks: the query is not valid SQL: .*syntax error at or near "SELEC"$/),
+    'LINE 1: SELEC 1',
+    '        ^',
   ]);
   const none = await runCli(['sql', 'SELECT 1'], { PERKS_OUTPUT: join(outDir, 'nowhere') });
   expect(none.code).toBe(2);

@@ -95,15 +95,68 @@ test('UNPIVOT, FROM-first, SUMMARIZE, DESCRIBE and a PIVOT with an IN list read 
   expect(Object.keys(inList[0])).toEqual(['month', 'GBP', 'USD']);
 });
 
-test('a misspelt table keeps DuckDB\'s "Did you mean" on the one line, exit 2', async () => {
+test('a misspelt table keeps DuckDB\'s "Did you mean" on the one line, then the caret under it, exit 2', async () => {
   const r = await perks('sql', 'SELECT * FROM revenue_monthy');
   expect(r.code).toBe(2);
-  expect(stderrLines(r)).toEqual([
-    'perks: the query failed: Catalog Error: Table with name revenue_monthy does not exist! Did you mean "revenue_monthly"?',
-  ]);
+  expect(r.stderr).toBe(
+    [
+      'perks: the query failed: Catalog Error: Table with name revenue_monthy does not exist! Did you mean "revenue_monthly"?',
+      'LINE 1: SELECT * FROM revenue_monthy',
+      `${' '.repeat('LINE 1: SELECT * FROM '.length)}^`,
+      '',
+    ].join('\n'),
+  );
   const pivot = await perks('sql', 'PIVOT revenue_monthy ON order_currency USING sum(group_revenue)');
   expect(pivot.code).toBe(2);
-  expect(stderrLines(pivot)).toEqual([expect.stringMatching(/Did you mean "revenue_monthly"\?$/)]);
+  expect(stderrLines(pivot)[0]).toMatch(/Did you mean "revenue_monthly"\?$/);
+});
+
+test("a misspelt column keeps DuckDB's whole message: the candidate columns, and the caret under the word on its line", async () => {
+  const sql = 'SELECT month,\n  montth\nFROM revenue_monthly';
+  const r = await perks('sql', sql);
+  expect(r.code).toBe(2);
+  const lines = r.stderr.trimEnd().split('\n');
+  expect(lines[0]).toBe('perks: the query failed: Binder Error: Referenced column "montth" not found in FROM clause!');
+  // the candidates are the mart's own columns, closest first: month among them
+  const candidates = lines.find((l) => l.startsWith('Candidate bindings: '));
+  expect(candidates).toMatch(/^Candidate bindings: "month"(, "[a-z_]+")+$/);
+  const columns = (await json('DESCRIBE revenue_monthly')).map((c) => String(c.column_name));
+  for (const c of candidates!.matchAll(/"([a-z_]+)"/g)) expect(columns).toContain(c[1]);
+  // the query's second line, and a caret under the misspelt word
+  const at = lines.findIndex((l) => l.startsWith('LINE 2: '));
+  expect(lines[at]).toBe('LINE 2:   montth');
+  expect(lines[at + 1]).toBe(`${' '.repeat(lines[at].indexOf('montth'))}^`);
+});
+
+test('- reads the query from stdin; an empty stdin is refused, exit 2', async () => {
+  const piped = await runCli(
+    ['sql', '-', '--format', 'csv'],
+    { PERKS_OUTPUT: outDir },
+    { stdin: "SELECT 'it''s' AS a;\n" },
+  );
+  expect(piped.stderr).toBe('');
+  expect(piped.code).toBe(0);
+  expect(piped.stdout).toBe("a\nit's\n");
+  const before = await runCli(['sql', '--format', 'json', '-'], { PERKS_OUTPUT: outDir }, { stdin: 'SELECT 2 AS b' });
+  expect(JSON.parse(before.stdout)).toEqual([{ b: 2 }]);
+  const empty = await runCli(['sql', '-'], { PERKS_OUTPUT: outDir }, { stdin: '  \n' });
+  expect(empty.code).toBe(2);
+  expect(stderrLines(empty)).toEqual([
+    'perks: stdin (`-`) held no query: pipe one SQL statement into it, e.g. `perks sql - < query.sql`',
+  ]);
+});
+
+test('several statements are refused, not run with all but the last result dropped: one line, exit 2', async () => {
+  for (const sql of ['SELECT 1 AS a; SELECT 2 AS b', 'SELECT 1;\nSELECT 2;', 'EXPLAIN SELECT 1; SELECT 2']) {
+    const r = await perks('sql', sql, '--format', 'csv');
+    expect(r.code, sql).toBe(2);
+    expect(r.stdout, sql).toBe('');
+    expect(stderrLines(r), sql).toEqual([
+      'perks: the query has 2 statements, and perks sql runs one and shows its result: run them one at a time (a trailing ";" is fine)',
+    ]);
+  }
+  // one statement with a trailing ";", or a ";" inside a string, is one statement
+  expect(await json("SELECT ';' AS s;")).toEqual([{ s: ';' }]);
 });
 
 test('what writes is still refused, PIVOT or not, with one line and exit 2, and leaves no file', async () => {
@@ -147,12 +200,13 @@ test('a PIVOT without an IN list in company, or under EXPLAIN, is refused with w
       "perks: a PIVOT without an IN list must be the query's only statement, without EXPLAIN (DuckDB runs it in two steps): run it alone, or name its values, e.g. ON order_currency IN ('EUR', 'GBP')",
     ]);
   }
-  // the advice followed: the values named, it runs in company and under EXPLAIN
+  // the advice followed: the values named, it runs under EXPLAIN (in company it is one of several statements)
   const named =
     "PIVOT revenue_monthly ON order_currency IN ('EUR', 'GBP', 'USD') USING sum(group_revenue) GROUP BY month";
-  for (const sql of [`SELECT 1; ${named}`, `EXPLAIN ${named}`]) {
-    const r = await perks('sql', sql, '--format', 'csv');
-    expect(r.stderr, sql).toBe('');
-    expect(r.code, sql).toBe(0);
-  }
+  const explained = await perks('sql', `EXPLAIN ${named}`, '--format', 'csv');
+  expect(explained.stderr).toBe('');
+  expect(explained.code).toBe(0);
+  const company = await perks('sql', `SELECT 1; ${named}`, '--format', 'csv');
+  expect(company.code).toBe(2);
+  expect(stderrLines(company)).toEqual([expect.stringMatching(/^perks: the query has 2 statements/)]);
 });

@@ -22,7 +22,7 @@ import {
   type DuckDBPreparedStatement,
   type Json,
 } from '../../shared/duckdb.js';
-import { firstLine, QueryError, WarehouseMissingError } from '../errors.js';
+import { firstLine, firstLineWithHint, QueryError, WarehouseMissingError, withDuckdbDetail } from '../errors.js';
 import { checkQuery, EMPTY, prepareChecked, refused } from './statements.js';
 import { LakeError, streamDir } from '../../lake/index.js';
 
@@ -61,7 +61,8 @@ function withRepair(err: unknown, outDir: string): unknown {
 
 /**
  * DuckDB's own refusal (the database is READ_ONLY, a file outside the output directory) or any other
- * failure, as one line. A file that cannot be read is the data's fault (exit 1); the rest is the query's (exit 2).
+ * failure, as one line. A file that cannot be read is the data's fault (exit 1); the rest is the query's (exit 2),
+ * and DuckDB's whole message follows its line (the candidate columns, the caret under the place).
  */
 export function failed(err: unknown): never {
   const line = firstLine(err);
@@ -80,14 +81,7 @@ export function failed(err: unknown): never {
       `${UNREADABLE}: ${line}; \`perks build\` names a damaged lake file and the command that repairs it`,
     );
   }
-  throw new QueryError(`the query failed: ${line}${hintOf(err)}`);
-}
-
-/** DuckDB's "Did you mean …" line, which names what the query probably meant (a table, a column, a function). */
-function hintOf(err: unknown): string {
-  const message = err instanceof Error ? err.message : String(err);
-  const hint = message.split('\n').find((l) => /^\s*Did you mean/i.test(l));
-  return hint ? ` ${hint.trim()}` : '';
+  throw new QueryError(withDuckdbDetail(`the query failed: ${firstLineWithHint(err)}`, err));
 }
 
 /** Our own refusals pass as they are; DuckDB's errors become one line. */
@@ -106,7 +100,7 @@ export interface QueryOptions {
 /** The last statement of a query, checked and prepared: what a caller reads its result from. */
 export interface LastStatement {
   readonly prepared: DuckDBPreparedStatement;
-  /** Its text, as checked (DuckDB's rendering of it when the query has several statements). */
+  /** Its text, as checked (DuckDB's rendering of it when the text holds a `;`). */
   readonly text: string;
   /** How many CREATE TEMPORARY TYPE statements DuckDB makes before it when it is a PIVOT without an IN list. */
   readonly pivotEnums: number;
@@ -114,7 +108,8 @@ export interface LastStatement {
 }
 
 /**
- * Opens the warehouse read-only, checks every statement of `sql` before any runs, runs all but the last,
+ * Opens the warehouse read-only, checks `sql` (one statement: statements.ts) before anything runs, runs the
+ * statements DuckDB itself puts before a PIVOT without an IN list (its pivoted values), if any,
  * and hands the last, prepared and SELECT-like, to `read` (rows, an Arrow stream, a Parquet file).
  */
 export async function withReadOnlyQuery<T>(

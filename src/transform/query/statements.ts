@@ -3,7 +3,8 @@
  * not harmless (preparing EXPORT DATABASE already creates its directory). DuckDB cuts the text
  * (extract_statements) and its parser checks it (json_serialize_sql serialises SELECT-like statements only:
  * SELECT, FROM-first, VALUES, DESCRIBE, SHOW, SUMMARIZE, UNPIVOT, a PIVOT with an IN list, CTEs); the tree
- * names every function called, and none may have a side effect (enable_logging writes log files…).
+ * names every function called, and none may have a side effect (enable_logging writes log files…). A query
+ * is one statement: several are refused (each read, but only one result shown), after any write among them is.
  *
  * Two shapes need more than the parser's tree:
  * - EXPLAIN [ANALYZE] <query>: the query after the keyword is what must be read-only.
@@ -15,7 +16,7 @@
  *   type of this connection) or, last, a SELECT. Nothing else is ever prepared unchecked.
  */
 import { StatementType, type DuckDBConnection, type DuckDBExtractedStatements } from '../../shared/duckdb.js';
-import { firstLine, QueryError } from '../errors.js';
+import { firstLineWithHint, QueryError, withDuckdbDetail } from '../errors.js';
 
 /** Table or scalar functions that change the session or write files, though called from a SELECT. */
 const SIDE_EFFECTS = new Set([
@@ -70,7 +71,7 @@ interface Tree {
 /** Cuts and checks every statement of `sql` before any is prepared: "SELECT 1; DROP …" does nothing. */
 export async function checkQuery(conn: DuckDBConnection, sql: string): Promise<CheckedQuery> {
   const extracted = await conn.extractStatements(sql).catch((err: unknown) => {
-    throw new QueryError(`the query is not valid SQL: ${firstLine(err)}`);
+    throw new QueryError(withDuckdbDetail(`the query is not valid SQL: ${firstLineWithHint(err)}`, err));
   });
   if (extracted.count === 0) throw new QueryError(EMPTY);
   const explained = /^\s*EXPLAIN\s+(ANALY[SZ]E\s+)?(\([^)]*\)\s*)?/i.exec(sql);
@@ -80,6 +81,7 @@ export async function checkQuery(conn: DuckDBConnection, sql: string): Promise<C
     const statements = tree.statements ?? [];
     if (statements.length !== extracted.count)
       throw new QueryError('the query could not be cut into statements: give one statement at a time');
+    if (statements.length > 1) throw new QueryError(several(statements.length));
     // the last statement's text is wrapped in COPY (…) for Parquet; EXPLAIN is never written
     const single = explained !== null || (statements.length === 1 && !sql.includes(';'));
     const lastText = single ? sql : await renderLast(conn, sql);
@@ -94,6 +96,13 @@ export async function checkQuery(conn: DuckDBConnection, sql: string): Promise<C
   if (word === undefined) throw new QueryError(PIVOT_ALONE);
   throw refused(word);
 }
+
+/**
+ * More than one statement is refused, not run: only the last one's result could be shown, and the others can change
+ * nothing (read-only, the configuration locked), so they would run for nothing and their results be dropped unseen.
+ */
+const several = (n: number) =>
+  `the query has ${n} statements, and perks sql runs one and shows its result: run them one at a time (a trailing ";" is fine)`;
 
 const PIVOT_ALONE =
   "a PIVOT without an IN list must be the query's only statement, without EXPLAIN (DuckDB runs it in two steps): run it alone, or name its values, e.g. ON order_currency IN ('EUR', 'GBP')";
