@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import { runCli, stderrLines, type CliResult } from '../support/cli.js';
 import { writeFixtureLake } from './fixture-lake.js';
-import { AS_OF } from './helpers.js';
+import { AS_OF, query } from './helpers.js';
 
 let outDir: string;
 let build: CliResult;
@@ -28,7 +28,14 @@ test('perks build builds the warehouse and the marts and says so', () => {
 test("perks build again rebuilds no month of stg_orders, says so, and --verify-incremental says the answer is a full build's", async () => {
   const again = await perks('build', '--as-of', AS_OF, '--verify-incremental');
   expect(again.code).toBe(0);
-  expect(again.stdout).toMatch(/\n {2}stg_orders: 0 months rebuilt, \d+ skipped\n/);
+  // the months stg_orders holds, counted apart: the build line counts those, not the intervals of its inputs
+  const held = await query(
+    join(outDir, 'warehouse.duckdb'),
+    "SELECT count(DISTINCT date_trunc('month', order_date)) AS n FROM stg_orders",
+  );
+  const months = Number(held[0].n);
+  expect(months).toBeGreaterThan(1);
+  expect(again.stdout).toContain(`\n  stg_orders: nothing rebuilt, its ${months} months kept\n`);
   // nothing changed: every model kept (or no month rebuilt), and the data tests not run again, say the step lines
   const kept = '(passed at the previous build: nothing it reads changed)';
   expect(again.stderr).toContain(`  stg_orders · not_null(order_id) ${kept}\n`);
@@ -37,7 +44,7 @@ test("perks build again rebuilds no month of stg_orders, says so, and --verify-i
   expect(again.stdout).toMatch(/^build as of 2026-04-01: \d+ models \(\d+ kept: nothing they read changed\), /);
   expect(again.stdout).toContain('\n  verified: every table equals a full build, row for row\n');
   const full = await perks('build', '--as-of', AS_OF, '--quiet', '--full');
-  expect(full.stdout).toMatch(/\n {2}stg_orders: built whole, \d+ months \(asked for \(--full\)\)\n/);
+  expect(full.stdout).toContain(`\n  stg_orders: built whole, ${months} months (asked for (--full))\n`);
 });
 
 test('an incremental build killed after stg_orders leaves the previous warehouse as it was, and the next one verifies', async () => {

@@ -327,6 +327,7 @@ function exportPlan(
         replaced: intervals.replacedMonths(mart.name),
         previousToken: intervals.previousExport(mart.name),
         token,
+        months: intervals.monthsHeld(mart.name),
       };
     },
     wholeFile: (mart: Node) => ({

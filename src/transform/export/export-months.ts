@@ -14,12 +14,10 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 
 import { join } from 'node:path';
 import { quotedIdentifier as id, quotedString as str, type DuckDBConnection } from '../../shared/duckdb.js';
 import { removeStaleTempsIn, tempPathFor, type FileChange } from './atomic-files.js';
-import { inMonth } from '../incremental/month-range.js';
+import { inMonth, monthsHeld, NO_MONTH } from '../incremental/month-range.js';
 import type { MonthFiles } from '../runner/run-models.js';
 
 export const TOKEN_FILE = '_perks_build.json';
-/** The file of the rows whose time column is NULL. */
-const NO_MONTH = 'no-month';
 /** An empty mart's one file: no rows, its columns (a folder without a file has no schema to read). */
 const NO_ROWS = 'no-rows';
 /** The month column of a partitioned COPY (in the scratch folder's names only, not in the files). */
@@ -35,6 +33,8 @@ export interface MonthFolder {
   previousToken: string | undefined;
   /** This build's token: recorded in the new warehouse's state, and written in the folder last. */
   token: string;
+  /** The months the mart holds, as the build found them once built (month-range.ts monthsHeld); absent: read. */
+  months?: readonly string[];
 }
 
 /** `marts/savings_monthly/: 3 month files written, 49 kept, 0 removed`. */
@@ -56,12 +56,8 @@ export async function stageMonthFolder(
   const trusted =
     folder.replaced !== null && folder.previousToken !== undefined && readToken(dir) === folder.previousToken;
   const time = id(folder.time);
-  // the distinct months first, then their names: strftime on every row cost more than the rest of the query
-  const present = await conn.runAndReadAll(
-    `SELECT DISTINCT coalesce(strftime(m, '%Y-%m'), ${str(NO_MONTH)}) AS m
-     FROM (SELECT DISTINCT date_trunc('month', ${time}) AS m FROM ${id(mart)})`,
-  );
-  const found = (present.getRowObjectsJson() as { m: string }[]).map((r) => r.m).sort();
+  // the months the build found the mart holds (its summary line counts them), else read here
+  const found = folder.months ?? (await monthsHeld(conn, mart, folder.time));
   const months = found.length ? found : [NO_ROWS];
   const toWrite = months.filter((m) => !(trusted && existing.has(m) && !folder.replaced!.has(m)));
   const files: MonthFiles = { written: toWrite.length, kept: months.length - toWrite.length, removed: 0 };

@@ -26,24 +26,36 @@ import { settingsHash, sha, type ModelState } from './build-state.js';
 import { LAKE_STREAMS, lakeViewName } from '../sources/lake-streams.js';
 import { folderMonth, monthPartitions, type Partition } from '../sources/lake-partitions.js';
 import { narrowLakeView } from '../sources/lake-views.js';
-import { inMonth, inMonths } from './month-range.js';
+import { inMonth, inMonths, monthsHeld, NO_MONTH } from './month-range.js';
 import { rowDigestSql } from './row-digest.js';
 import { stripTrailingSemicolon, type Node } from '../models/model-graph.js';
 import { relativeStreamDir } from '../../lake/index.js';
 
 export interface IntervalCounts {
-  /** Group-months rebuilt (all of them when built whole). */
+  /** Group-months rebuilt (all of them when built whole), counted over the intervals its inputs hold. */
   rebuilt: number;
+  /**
+   * Group-months of its inputs not rebuilt. Inputs may hold more months than the model: `stg_month_states` has a
+   * row for every month since 2000, so these are not the model's months (`months` is).
+   */
   skipped: number;
+  /** The months the model holds once built (any group; rows of no month not counted): what the summary says. */
+  months?: number;
   /** Why the model was built whole; absent when built by intervals. */
   whole?: string;
 }
 
-/** `stg_orders: 8 months rebuilt, 44 skipped`, or `stg_orders: built whole, 52 months (why)`. */
+const monthsText = (n: number) => `${n} month${n === 1 ? '' : 's'}`;
+
+/**
+ * `savings_monthly: built whole, 4 months (why)`, `stg_orders: 3 group-months rebuilt, the rest of its 4 months
+ * kept`, or `stg_orders: nothing rebuilt, its 4 months kept`: the months are those the model holds.
+ */
 export function describeIntervals(model: string, i: IntervalCounts): string {
-  return i.whole
-    ? `${model}: built whole, ${i.rebuilt} months (${i.whole})`
-    : `${model}: ${i.rebuilt} months rebuilt, ${i.skipped} skipped`;
+  const held = monthsText(i.months ?? 0);
+  if (i.whole) return `${model}: built whole, ${held} (${i.whole})`;
+  if (i.rebuilt === 0) return `${model}: nothing rebuilt, its ${held} kept`;
+  return `${model}: ${i.rebuilt} group-month${i.rebuilt === 1 ? '' : 's'} rebuilt, the rest of its ${held} kept`;
 }
 
 export interface IncrementalOutcome {
@@ -83,6 +95,8 @@ export class IncrementalModels {
   readonly states = new Map<string, ModelState>();
   /** The intervals each model built by intervals in this build replaced (absent: built whole, or not yet). */
   private readonly rebuilt = new Map<string, Set<string>>();
+  /** The months each model holds once built in this build (the summary's count, the month folder's files). */
+  private readonly held = new Map<string, readonly string[]>();
   /**
    * Each upstream model's fingerprint (by table and group column) once computed in this build: a table does not
    * change once built, and two marts read the same ones (stg_orders, stg_redemption_stats).
@@ -155,11 +169,20 @@ export class IncrementalModels {
     this.states.set(model.name, current);
     await this.carryLookupRows(model, current, files);
     const lookups = await this.stageLookups(model);
+    let outcome: IncrementalOutcome;
     try {
-      return await this.decide(model, current, files, lakeDeps, modelDeps, unsupported, lookups);
+      outcome = await this.decide(model, current, files, lakeDeps, modelDeps, unsupported, lookups);
     } finally {
       await this.keepLookups(model, lookups);
     }
+    const months = await monthsHeld(this.conn, model.name, inc.time);
+    this.held.set(model.name, months);
+    return { ...outcome, intervals: { ...outcome.intervals, months: months.filter((m) => m !== NO_MONTH).length } };
+  }
+
+  /** The months (`YYYY-MM`, NO_MONTH for rows of no time) `model` holds once built in this build. */
+  monthsHeld(model: string): readonly string[] | undefined {
+    return this.held.get(model);
   }
 
   private async decide(
