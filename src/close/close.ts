@@ -130,7 +130,7 @@ function refuseUnclosable(options: EndedMonthClose, g: GroupSection, held: Close
   }
   if (g.closure.status === 'provisional' && !options.force) {
     throw new CloseInputError(
-      `${ym} is provisional for group ${g.groupId}: ${g.closure.reason}; close it then, or pass --force to close it now (the record will say so)`,
+      `${ym} is ${g.closure.state} for group ${g.groupId}: ${g.closure.reason}; close it ${g.closure.state === 'partial' ? 'once backfilled' : 'then'}, or pass --force to sign it off now (the record will say so)`,
     );
   }
   // Freshness bounded where money is signed: a balance read before the month's last day is not the liability
@@ -139,7 +139,7 @@ function refuseUnclosable(options: EndedMonthClose, g: GroupSection, held: Close
   if (stale > 0 && !options.force && !options.dryRun) {
     const them = stale === 1 ? 'it' : 'them';
     throw new CloseInputError(
-      `${ym} is provisional for group ${g.groupId}: ${stale} credit balance${stale === 1 ? '' : 's'} older than the month end (read before ${g.credit!.monthEnd}, the oldest on ${g.credit!.oldestSnapshot}): the credit refresh did not reach ${them}; close again with a larger --budget-minutes, or pass --force to close on ${them} (the record will say so)`,
+      `${ym} cannot be signed off yet for group ${g.groupId}: ${stale} credit balance${stale === 1 ? '' : 's'} older than the month end (read before ${g.credit!.monthEnd}, the oldest on ${g.credit!.oldestSnapshot}): the credit refresh did not reach ${them}; close again with a larger --budget-minutes, or pass --force to close on ${them} (the record will say so)`,
     );
   }
   return stale;

@@ -115,3 +115,47 @@ export function statesOverGroups(states: readonly MonthState[]): MonthState {
 
 /** The word people read: PARTIAL, PROVISIONAL, FINAL, SIGNED OFF. */
 export const monthStateWord = (state: MonthState): string => state.replace('_', ' ').toUpperCase();
+
+/** The month after `ym` (YYYY-MM). */
+export function nextMonth(ym: string): string {
+  const [y, m] = ym.split('-').map(Number);
+  return m === 12 ? `${y + 1}-01` : `${y}-${String(m + 1).padStart(2, '0')}`;
+}
+
+/** A month and its state. */
+export interface MonthWithState {
+  readonly month: string;
+  readonly state: MonthState;
+}
+
+/**
+ * A group's months from its extract's first day to its watermark, and those signed off, each once in month order:
+ * signed off when signed off, else the extract's state (the marts' month_state). Empty without a finished extract
+ * (but the months signed off).
+ */
+export function monthStatesOf(state: ReadOrdersState, signedOff: readonly string[]): MonthWithState[] {
+  const states = new Map<string, MonthState>(signedOff.map((m) => [m, 'signed_off']));
+  if (state !== undefined && !('error' in state) && state.watermark !== undefined && state.firstDay !== undefined) {
+    const last = state.watermark.slice(0, 7);
+    for (let ym = state.firstDay.slice(0, 7); ym <= last; ym = nextMonth(ym))
+      if (!states.has(ym)) states.set(ym, extractStateOf(monthDays(ym), state));
+  }
+  return [...states].sort(([a], [b]) => a.localeCompare(b)).map(([month, s]) => ({ month, state: s }));
+}
+
+/**
+ * Months and their states as people read them, runs of one state together in month order:
+ * "2026-08 partial, 2026-09..2026-10 final, 2026-11 provisional"; "none" for none.
+ */
+export function monthStatesText(months: readonly MonthWithState[]): string {
+  const runs: { first: string; last: string; state: MonthState }[] = [];
+  for (const { month, state } of months) {
+    const run = runs.at(-1);
+    if (run && run.state === state && nextMonth(run.last) === month) run.last = month;
+    else runs.push({ first: month, last: month, state });
+  }
+  if (runs.length === 0) return 'none';
+  return runs
+    .map((r) => `${r.first === r.last ? r.first : `${r.first}..${r.last}`} ${r.state.replace('_', ' ')}`)
+    .join(', ');
+}

@@ -47,7 +47,7 @@ export const closeCommand: CommandModule<object, CloseFlags> = {
       .option('force', {
         type: 'boolean',
         default: false,
-        describe: 'close a provisional month anyway (the record says so)',
+        describe: 'sign off a partial or provisional month anyway (the record says so)',
       })
       .option('reread', {
         type: 'boolean',
@@ -134,7 +134,7 @@ interface ReopenFlags {
 
 export const reopenCommand: CommandModule<object, ReopenFlags> = {
   command: 'reopen',
-  describe: "Reopen a group's latest closed month (a mistake), recorded like a close",
+  describe: "Reopen a group's latest month signed off (a mistake), recorded like a close",
   builder: (y) =>
     y
       .option('month', { type: 'string', demandOption: true, describe: 'the month, YYYY-MM' })

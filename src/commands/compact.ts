@@ -12,7 +12,7 @@ interface CompactFlags {
 export const compactCommand: CommandModule<object, CompactFlags> = {
   command: 'compact',
   describe:
-    'Rewrite closed months of <out>/lake into one file per group and month (perks extract and perks run do it too)',
+    'Rewrite the months of <out>/lake past the lookback (no run re-reads them) into one file per group and month (perks extract and perks run do it too)',
   builder: (y) =>
     y.example(
       '$0 compact',

@@ -36,11 +36,15 @@ interface RunFlags extends ApiFlags {
 
 export const runCommand: CommandModule<object, RunFlags> = {
   command: 'run',
-  describe: 'Extract, build the marts, write interactions back, and report the last closed month',
+  describe: 'Extract, build the marts, write interactions back, and report the last final month',
   builder: (y) =>
     withApiOptions(y)
       .option('streams', { type: 'string', describe: 'limit the extract to these streams' })
-      .option('month', { type: 'string', describe: 'report month YYYY-MM (default: the last closed month)' })
+      .option('month', {
+        type: 'string',
+        describe:
+          'report month YYYY-MM (default: the last month final for every group, past the lookback; before any is, the last calendar month)',
+      })
       .option('budget-minutes', BUDGET_MINUTES)
       .option('writeback', {
         type: 'boolean',

@@ -63,7 +63,7 @@ export function freshnessOptions(
 export const statusCommand: CommandModule<object, StatusFlags> = {
   command: 'status',
   describe:
-    'Is the data fresh? Per stream and group: watermark, last success, age, rows, last run; write-back backlog; closed months',
+    "Is the data fresh? Per stream and group: watermark, last success, age, rows, last run; write-back backlog; each month's state (partial, provisional, final, signed off)",
   builder: (y) =>
     y
       .option('format', { alias: 'f', type: 'string', describe: 'text or json', default: 'text' })

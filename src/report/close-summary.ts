@@ -1,17 +1,25 @@
 /**
- * One line for `perks run`'s summary: which months are signed off (the close record), which are final by the
- * extract's watermark (past the lookback: the data will not change, but nobody signed them off), which are still
- * provisional, and which signed-off months have adjustments. `perks run` never signs a month off itself: that is
- * a person's decision (`perks close`).
+ * One line for `perks run`'s summary: each month's state over the groups, in the words of the marts and the report
+ * (partial, provisional, final, signed off: src/closes/month-state.ts), which months each group has signed off
+ * (the close record), and which signed-off months have adjustments. `perks run` never signs a month off itself:
+ * that is a person's decision (`perks close`).
  */
-import { closesInForce, readCloses } from '../closes/index.js';
-import { lastClosedMonth } from './closure.js';
+import {
+  closesInForce,
+  monthStatesOf,
+  monthStatesText,
+  readCloses,
+  readOrdersState,
+  statesOverGroups,
+  type CloseRecord,
+  type MonthState,
+} from '../closes/index.js';
 import { openWarehouse } from './warehouse.js';
 
 export async function closeSummary(outDir: string, groups: readonly number[]): Promise<string> {
   const inForce = [...closesInForce(await readCloses(outDir)).values()];
   const signed = inForce.length === 0 ? 'none' : groupMonths(inForce.map((r) => [r.organisation_group_id, r.month]));
-  const closedTo = await lastClosedMonth(outDir, groups);
+  const months = await statesOverTheGroups(outDir, groups, inForce);
   let adjusted = 'none';
   const wh = await openWarehouse(outDir).catch(() => undefined);
   if (wh) {
@@ -34,7 +42,23 @@ export async function closeSummary(outDir: string, groups: readonly number[]): P
       wh.close();
     }
   }
-  return `signed off: ${signed}; final through ${closedTo ?? '(none yet)'}, later months provisional; adjusted: ${adjusted}`;
+  return `months: ${months}; signed off: ${signed}; adjusted: ${adjusted}`;
+}
+
+/** Each month a group holds, its state over the groups that hold it (statesOverGroups, the report's rule). */
+async function statesOverTheGroups(
+  outDir: string,
+  groups: readonly number[],
+  inForce: readonly CloseRecord[],
+): Promise<string> {
+  const byMonth = new Map<string, MonthState[]>();
+  for (const g of groups) {
+    const signed = inForce.filter((r) => r.organisation_group_id === g).map((r) => r.month);
+    for (const { month, state } of monthStatesOf(await readOrdersState(outDir, g), signed))
+      byMonth.set(month, [...(byMonth.get(month) ?? []), state]);
+  }
+  const months = [...byMonth].sort(([a], [b]) => a.localeCompare(b));
+  return monthStatesText(months.map(([month, states]) => ({ month, state: statesOverGroups(states) })));
 }
 
 function groupMonths(pairs: [number, string][]): string {

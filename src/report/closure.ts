@@ -70,7 +70,7 @@ export async function readClosures(
  * no readable state or no month is final yet. Final ⇔ watermark > end + L ⇔ the month holds day watermark − L − 1
  * or earlier. (Final is the data's word; a month is signed off only by `perks close`.)
  */
-export async function lastClosedMonth(outDir: string, groupIds: readonly number[]): Promise<string | undefined> {
+export async function lastFinalMonth(outDir: string, groupIds: readonly number[]): Promise<string | undefined> {
   let last: string | undefined;
   for (const id of groupIds) {
     const state = await readOrdersState(outDir, id);

@@ -12,7 +12,7 @@ export {
 } from './write-report.js';
 export { loadReport } from './load-report.js';
 export { openWarehouse, type Warehouse } from './warehouse.js';
-export { lastClosedMonth, readOrdersState, closureOf, ordersStatePath, OrdersState } from './closure.js';
+export { lastFinalMonth, readOrdersState, closureOf, ordersStatePath, OrdersState } from './closure.js';
 export { parseMonth, type ReportMonth } from './month.js';
 export { ReportInputError } from './errors.js';
 export { ChromiumMissingError, findChromium } from './pdf.js';

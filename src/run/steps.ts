@@ -16,7 +16,7 @@ import {
 } from '../transform/index.js';
 import { LOCAL_OUTPUT_HOOKS, type OutputHooks } from '../shared/output-hooks.js';
 import { heldLine, runWriteback } from '../writeback/index.js';
-import { closeSummary, lastClosedMonth, ReportInputError, writeRevenueReport } from '../report/index.js';
+import { closeSummary, lastFinalMonth, ReportInputError, writeRevenueReport } from '../report/index.js';
 import { ExitCode } from '../shared/exit-codes.js';
 import type { RunSummary, StepResult } from './result.js';
 import { orderChanges, revenueMoves, revenueTotals, userChanges } from './changes.js';
@@ -128,7 +128,7 @@ async function writebackStep({ config, outDir, client, options }: RunContext) {
 /** The report of the last month closed by the extract (or --month, or the month before the run's). */
 async function reportStep({ config, outDir, startedAt, options, summary }: RunContext) {
   const groups = summary.extract?.groups.map((g) => g.id) ?? [];
-  const closed = await lastClosedMonth(outDir, groups);
+  const closed = await lastFinalMonth(outDir, groups);
   const month = options.month ?? closed ?? previousMonth(startedAt);
   let r: Awaited<ReturnType<typeof writeRevenueReport>>;
   try {

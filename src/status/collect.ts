@@ -19,7 +19,16 @@ import {
   type RunManifest,
   type SchemaChange,
 } from '../lake/index.js';
-import { closesInForce, extractStateOf, monthDays, readCloses, readOrdersState } from '../closes/index.js';
+import {
+  closesInForce,
+  extractStateOf,
+  monthDays,
+  readCloses,
+  monthStatesOf,
+  nextMonth,
+  readOrdersState,
+  type MonthWithState,
+} from '../closes/index.js';
 import { runWriteback } from '../writeback/index.js';
 import { readBuildRecord } from '../transform/index.js';
 import { inProgress, type InProgress } from './in-progress.js';
@@ -56,6 +65,11 @@ export interface MonthsStatus {
   note?: string;
   /** Months finance signed off with `perks close` (in force: not reopened); null when the record does not verify. */
   signedOff: string[] | null;
+  /**
+   * Each month once, in month order, by the marts' month_state: signed off when signed off, else the extract's state
+   * (the lists above give the two apart: a signed-off month is also in `final`, or wherever its data stands).
+   */
+  monthStates: MonthWithState[];
 }
 
 export interface WritebackBacklog {
@@ -183,6 +197,7 @@ async function monthsOf(outDir: string, group: number, signed: Map<number, strin
       final: [],
       provisional: [],
       signedOff,
+      monthStates: monthStatesOf(state, signedOff ?? []),
       note:
         state === undefined
           ? 'no orders state'
@@ -191,11 +206,17 @@ async function monthsOf(outDir: string, group: number, signed: Map<number, strin
             : 'first extract unfinished',
     };
   }
-  const out: MonthsStatus = { group, partial: [], final: [], provisional: [], signedOff };
+  const out: MonthsStatus = {
+    group,
+    partial: [],
+    final: [],
+    provisional: [],
+    signedOff,
+    monthStates: monthStatesOf(state, signedOff ?? []),
+  };
   const last = state.watermark.slice(0, 7);
-  for (let ym = state.firstDay.slice(0, 7); ym <= last; ym = nextMonth(ym)) {
+  for (let ym = state.firstDay.slice(0, 7); ym <= last; ym = nextMonth(ym))
     out[extractStateOf(monthDays(ym), state)].push(ym);
-  }
   return out;
 }
 
@@ -212,11 +233,6 @@ async function signedOffMonths(outDir: string): Promise<Map<number, string[]> | 
     byGroup.set(r.organisation_group_id, [...(byGroup.get(r.organisation_group_id) ?? []), r.month].sort());
   return byGroup;
 }
-
-const nextMonth = (ym: string): string => {
-  const [y, m] = ym.split('-').map(Number);
-  return m === 12 ? `${y + 1}-01` : `${y}-${String(m + 1).padStart(2, '0')}`;
-};
 
 async function martsStatus(outDir: string, manifests: Manifest[], at: Date): Promise<MartsStatus | null> {
   const record = await readBuildRecord(outDir);

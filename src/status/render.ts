@@ -9,6 +9,7 @@ import {
   type StatusReport,
   type WritebackBacklog,
 } from './collect.js';
+import { monthStatesText } from '../closes/index.js';
 import { hoursText, limitText, type Freshness, type FreshnessOptions } from './freshness.js';
 import { inProgressText } from './in-progress.js';
 
@@ -60,24 +61,19 @@ const backlogText = (w: WritebackBacklog) =>
     ? `unknown (${w.unknown})`
     : `${w.toSend} to send, ${w.pending} pending (outcome unknown), ${w.rejected} rejected`;
 
-/** Months as runs: "2026-09..2026-10", "2026-08, 2026-11"; "none" for none. */
-function span(months: string[]): string {
-  if (months.length === 0) return 'none';
-  const index = (ym: string) => Number(ym.slice(0, 4)) * 12 + Number(ym.slice(5, 7));
-  const runs: string[][] = [];
-  for (const m of months) {
-    const run = runs.at(-1);
-    if (run && index(m) === index(run.at(-1)!) + 1) run.push(m);
-    else runs.push([m]);
-  }
-  return runs.map((r) => (r.length === 1 ? r[0] : `${r[0]}..${r.at(-1)}`)).join(', ');
+/**
+ * Each month once, in month order, in the marts' month_state words (src/closes/month-state.ts monthStatesText);
+ * "none signed off", or "signed off unknown (…)" when the close record cannot say.
+ */
+function monthsText(m: MonthsStatus): string {
+  const signed =
+    m.signedOff === null
+      ? 'signed off unknown (the close record does not verify: see `perks closes`)'
+      : m.signedOff.length === 0
+        ? 'none signed off'
+        : '';
+  return [m.note ?? monthStatesText(m.monthStates), signed].filter((t) => t !== '').join('; ');
 }
-const signedText = (m: MonthsStatus) =>
-  `signed off ${m.signedOff === null ? 'unknown (the close record does not verify: see `perks closes`)' : span(m.signedOff)}`;
-/** The months' states, the marts' month_state words: `partial …, `, when any, then final and provisional. */
-const statesText = (m: MonthsStatus) =>
-  `${m.partial.length ? `partial ${span(m.partial)}, ` : ''}final ${span(m.final)}, provisional ${span(m.provisional)}`;
-const monthsText = (m: MonthsStatus) => `${m.note ? m.note : statesText(m)}; ${signedText(m)}`;
 
 function table(header: string[], rows: string[][]): string[] {
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));

@@ -47,7 +47,7 @@ test('a close refreshes the credit of the month’s holders first; past its budg
     const [line] = stderrLines(tight);
     expect(line).toMatch(
       new RegExp(
-        `^perks: 2026-10 is provisional for group ${group}: \\d+ credit balances older than the month end \\(read before 2026-10-31, the oldest on ${READ_DAY}\\).*--budget-minutes, or pass --force`,
+        `^perks: 2026-10 cannot be signed off yet for group ${group}: \\d+ credit balances older than the month end \\(read before 2026-10-31, the oldest on ${READ_DAY}\\).*--budget-minutes, or pass --force`,
       ),
     );
     expect(existsSync(join(out, 'closes', 'closes.jsonl'))).toBe(false);

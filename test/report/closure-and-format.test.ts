@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest';
-import { closureOf, lastClosedMonth, parseMonth, ReportInputError } from '../../src/report/index.js';
+import { closureOf, lastFinalMonth, parseMonth, ReportInputError } from '../../src/report/index.js';
 import { formatChange, formatMoney, formatPct, groupDigits } from '../../src/report/format.js';
 import { comparedDays, dayRange } from '../../src/report/month.js';
 import { newOutDir, writeState } from './fixture.js';
@@ -74,11 +74,11 @@ describe('closed or provisional', () => {
     const out = newOutDir();
     await writeState(out, 11, { watermark: '2024-04-08', lookback_days: 7 });
     await writeState(out, 12, { watermark: '2024-05-20', lookback_days: 7 });
-    expect(await lastClosedMonth(out, [11, 12])).toBe('2024-03');
-    expect(await lastClosedMonth(out, [12])).toBe('2024-04');
+    expect(await lastFinalMonth(out, [11, 12])).toBe('2024-03');
+    expect(await lastFinalMonth(out, [12])).toBe('2024-04');
     await writeState(out, 11, { watermark: '2024-04-07', lookback_days: 7 });
-    expect(await lastClosedMonth(out, [11])).toBe('2024-02');
-    expect(await lastClosedMonth(out, [11, 99])).toBeUndefined();
+    expect(await lastFinalMonth(out, [11])).toBe('2024-02');
+    expect(await lastFinalMonth(out, [11, 99])).toBeUndefined();
   });
 });
 

@@ -3,7 +3,15 @@ import { DuckDBInstance } from '@duckdb/node-api';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { closeMonth, reopenMonth } from '../../src/close/index.js';
 import { closesInForce, readCloses } from '../../src/closes/index.js';
-import { closureOf, loadReport, openWarehouse, parseMonth, readOrdersState } from '../../src/report/index.js';
+import {
+  closeSummary,
+  closureOf,
+  loadReport,
+  openWarehouse,
+  parseMonth,
+  readOrdersState,
+} from '../../src/report/index.js';
+import { collectStatus } from '../../src/status/index.js';
 import { runPipeline } from '../../src/run/index.js';
 import { clockFrom, setClock, type Clock } from '../../src/shared/clock.js';
 import { buildWarehouse } from '../../src/transform/index.js';
@@ -165,6 +173,32 @@ describe('the report and the marts say the same month state', () => {
       c.closeSync();
       db.closeSync();
     }
+  });
+
+  test("close, status and the run's summary say the marts' words: a partial month is partial, not provisional", async () => {
+    const groups = [...new Set([...(await expectAgreement(out)).keys()].map((k) => Number(k.split('|')[0])))];
+    const rule = { statuses: ['Complete'] };
+    // close refuses January as partial (the extract starts on the 15th): not "provisional … incomplete"
+    await expect(closeMonth({ outDir: out, month: '2026-01', by: 'A. Controller', rule })).rejects.toThrow(
+      /^2026-01 is partial for group \d+: the extract of group \d+ starts on 2026-01-15, after the month's first day, so the month is incomplete .*; close it once backfilled, or pass --force to sign it off now/,
+    );
+    expect(await readCloses(out)).toEqual([]);
+    // perks status: each month once, as every mart says it (day 2: January partial, February final, March provisional)
+    const status = await collectStatus(out, orgConfig(sandbox(), out, env), noon(DAY2));
+    const expected = await expectAgreement(out);
+    for (const m of status.months) {
+      expect(m.monthStates.length, `group ${m.group}`).toBeGreaterThan(0);
+      for (const { month, state } of m.monthStates)
+        if (expected.has(`${m.group}|${month}`))
+          expect(state, `${m.group}|${month}`).toBe(expected.get(`${m.group}|${month}`));
+    }
+    expect(status.months.map((m) => m.monthStates.map((s) => `${s.month} ${s.state}`))).toEqual(
+      groups.map(() => ['2026-01 partial', '2026-02 final', '2026-03 provisional']),
+    );
+    // perks run's summary: the same words, over every group
+    expect(await closeSummary(out, groups)).toBe(
+      'months: 2026-01 partial, 2026-02 final, 2026-03 provisional; signed off: none; adjusted: none',
+    );
   });
 
   test('signed off after perks close, final again after a reopen: no order changed, every mart follows', async () => {

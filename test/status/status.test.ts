@@ -11,6 +11,7 @@ import { tempOut } from '../support/scratch.js';
 import { sandboxForFile } from '../support/sandbox-hooks.js';
 import { MANIFEST_KEYS } from '../../src/lake/index.js';
 import { camelKeys } from '../../src/shared/json-keys.js';
+import { query } from '../transform/helpers.js';
 
 const sandbox = sandboxForFile({ today: '2026-11-22' });
 let outDir: string;
@@ -100,7 +101,7 @@ describe('perks status', () => {
     );
     expect(lines).toContainEqual(
       expect.stringMatching(
-        /^months of group \d+: partial 2026-08, final 2026-09\.\.2026-10, provisional 2026-11; signed off none$/,
+        /^months of group \d+: 2026-08 partial, 2026-09\.\.2026-10 final, 2026-11 provisional; none signed off$/,
       ),
     );
     expect(lines.at(-1)).toBe('freshness: fresh');
@@ -163,7 +164,7 @@ describe('perks status', () => {
     expect(stderrLines(r)).toEqual([`perks: no extract has run into ${empty} yet: run \`perks run\``]);
   });
 
-  test('months finance signed off (perks close) beside the closed and provisional ones; a record that does not verify: unknown, and the status still answers', async () => {
+  test("each month once in the marts' words, a month finance signed off (perks close) as signed off; a record that does not verify: unknown, and the status still answers", async () => {
     const closed = await runCli(
       ['close', '--month', '2026-10', '--group', '11', '--by', 'A. Controller', '--no-reread'],
       orgEnv(sandbox(), outDir, { PERKS_NOW: '2026-11-22T13:00:00Z' }),
@@ -171,9 +172,25 @@ describe('perks status', () => {
     expect(closed.code, closed.stderr).toBe(0);
     const s = JSON.parse((await status('2026-11-22T13:30:00Z', ['--format', 'json'])).stdout);
     for (const m of s.months) expect(m.signed_off, `group ${m.group}`).toEqual(m.group === 11 ? ['2026-10'] : []);
+    // the extract's lists keep October final (its data); month_states says what the marts' month_state says
+    const eleven = s.months.find((m: { group: number }) => m.group === 11);
+    expect(eleven.final).toEqual(['2026-09', '2026-10']);
+    expect(eleven.month_states).toEqual([
+      { month: '2026-08', state: 'partial' },
+      { month: '2026-09', state: 'final' },
+      { month: '2026-10', state: 'signed_off' },
+      { month: '2026-11', state: 'provisional' },
+    ]);
+    const marts = await query(
+      join(outDir, 'warehouse.duckdb'),
+      `SELECT DISTINCT strftime(month, '%Y-%m') AS month, CAST(month_state AS VARCHAR) AS state FROM revenue_monthly
+       WHERE organisation_group_id = 11 ORDER BY 1`,
+    );
+    expect(marts.length).toBeGreaterThanOrEqual(3);
+    expect(eleven.month_states).toEqual(expect.arrayContaining(marts));
     const lines = (await status('2026-11-22T13:30:00Z')).stdout.split('\n');
     expect(lines).toContain(
-      'months of group 11: partial 2026-08, final 2026-09..2026-10, provisional 2026-11; signed off 2026-10',
+      'months of group 11: 2026-08 partial, 2026-09 final, 2026-10 signed off, 2026-11 provisional',
     );
     const record = join(outDir, 'closes', 'closes.jsonl');
     const original = readFileSync(record, 'utf8');
@@ -182,7 +199,7 @@ describe('perks status', () => {
       const broken = await status('2026-11-22T13:30:00Z');
       expect(broken.code).toBe(0);
       expect(broken.stdout).toContain(
-        'months of group 11: partial 2026-08, final 2026-09..2026-10, provisional 2026-11; signed off unknown (the close record does not verify: see `perks closes`)',
+        'months of group 11: 2026-08 partial, 2026-09..2026-10 final, 2026-11 provisional; signed off unknown (the close record does not verify: see `perks closes`)',
       );
     } finally {
       writeFileSync(record, original);

@@ -87,13 +87,13 @@ export function renderMarkdown(docs: ModelDoc[]): string {
 function lakeLayout(): string[] {
   const files: Record<string, string> = {
     orders:
-      'one file per group and closed month (`month-YYYY-MM.g<N>.v<version>.parquet`, sorted by order_date, order_id); the open month: its settled days in `month-YYYY-MM.upto-<day>.g<N>.v<version>.parquet`, the lookback days in `day-YYYY-MM-DD.v<version>.parquet`',
+      'one file per group and month past the lookback (`month-YYYY-MM.g<N>.v<version>.parquet`, sorted by order_date, order_id); the open month: its settled days in `month-YYYY-MM.upto-<day>.g<N>.v<version>.parquet`, the lookback days in `day-YYYY-MM-DD.v<version>.parquet`',
     credit:
-      'refresh batches `part-<run>-<n>.parquet`; a closed month compacted into one `month-YYYY-MM.g<N>.v<version>.parquet`',
+      'refresh batches `part-<run>-<n>.parquet`; a month past the lookback compacted into one `month-YYYY-MM.g<N>.v<version>.parquet`',
     interactions:
-      'refresh batches `part-<run>-<n>.parquet`; a closed month compacted into one `month-YYYY-MM.g<N>.v<version>.parquet`',
+      'refresh batches `part-<run>-<n>.parquet`; a month past the lookback compacted into one `month-YYYY-MM.g<N>.v<version>.parquet`',
     order_versions:
-      'appended history batches `part-<run>-<n>.parquet` (order_date a column); a closed month compacted into one `month-YYYY-MM.g<N>.v<version>.parquet`, every version kept',
+      'appended history batches `part-<run>-<n>.parquet` (order_date a column); a month past the lookback compacted into one `month-YYYY-MM.g<N>.v<version>.parquet`, every version kept',
     redemption_stats: 'one file per group and month window',
     users: 'one snapshot file per group and day; kept: the last 14 days and the last of each earlier month',
   };

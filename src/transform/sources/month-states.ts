@@ -16,6 +16,7 @@ import {
   groupsWithOrdersState,
   monthDays,
   monthStateOf,
+  nextMonth,
   readOrdersState,
   type CloseRecord,
   type ReadOrdersState,
@@ -79,9 +80,4 @@ function groupRows(g: number, state: ReadOrdersState, signed: Map<string, string
     rows.push({ g, m: `${ym}-01`, s, r: statuses ?? null });
   }
   return rows;
-}
-
-function nextMonth(ym: string): string {
-  const [y, m] = ym.split('-').map(Number);
-  return m === 12 ? `${y + 1}-01` : `${y}-${String(m + 1).padStart(2, '0')}`;
 }
