@@ -24,6 +24,9 @@ h4 { font-size: 13px; margin: 14px 0 6px; color: var(--muted); text-transform: u
 .badge.test { color: var(--muted); font-size: 10px; padding: 0 6px; }
 tr.not-counted th, tr.not-counted td { color: var(--muted); font-style: italic; }
 tr.current th, tr.current td { background: var(--soft); }
+.state { display: inline-block; margin-left: 4px; padding: 0 5px; border-radius: 8px; border: 1px solid currentColor; font-size: 10.5px; font-weight: 600; color: var(--warn); text-transform: uppercase; letter-spacing: .04em; font-variant-numeric: normal; }
+.from { color: var(--muted); font-weight: 400; font-size: 11.5px; }
+.on-paper { display: none; }
 .test-groups { color: var(--muted); }
 .credit-gaps { padding-left: 20px; }
 table { border-collapse: collapse; width: 100%; margin: 6px 0 12px; font-size: 13px; }
@@ -42,25 +45,19 @@ figure { margin: 0; }
 .split > div { min-width: 0; }
 figcaption { color: var(--muted); font-size: 12px; margin-top: 2px; }
 svg.chart { width: 100%; height: auto; display: block; }
-svg .bar { fill: var(--accent); } svg .bar.negative { fill: var(--bad); }
+svg .bar { fill: var(--accent); } svg .bar.negative { fill: var(--bad); } svg .bar.noted { fill-opacity: .4; }
 svg .grid { stroke: var(--line); stroke-width: 1; } svg .grid.zero { stroke: #8a93a6; }
 svg text { font-size: 13px; fill: var(--muted); font-family: inherit; }
 .empty { color: var(--muted); font-style: italic; }
 nav.toc { font-size: 13px; color: var(--muted); } nav.toc a { color: var(--accent); text-decoration: none; margin-right: 12px; }
 footer { margin-top: 32px; padding-top: 10px; border-top: 1px solid var(--line); color: var(--muted); font-size: 12px; }
 @media (max-width: 1000px) { .split { grid-template-columns: 1fr; } }
+/* a trend's chart and table side by side on paper (A4, 8 pt tables), one above the other on a screen below 1000 px */
+@media screen and (max-width: 1000px) { .split.trend-pair { grid-template-columns: 1fr; } }
 @media (max-width: 760px) { main { padding: 16px; } }
-/* Below 900 px a table row becomes a card of "header: value" lines (html-reflow.ts labels the cells). */
-@media screen and (max-width: 900px) {
-  .wide table, .wide tbody, .wide tr, .wide td, .wide tbody th { display: block; width: 100%; }
-  .wide caption { display: block; }
-  .wide thead { position: absolute; width: 1px; height: 1px; overflow: hidden; clip: rect(0 0 0 0); }
-  .wide tr { border: 1px solid var(--line); border-radius: 6px; margin: 0 0 8px; padding: 4px 10px; }
-  .wide td, .wide tbody th { border: 0; padding: 2px 0; text-align: right; overflow-wrap: anywhere; }
-  .wide td::before, .wide tbody th::before { content: attr(data-label); float: left; margin-right: 12px; color: var(--muted); font-weight: 400; font-style: normal; text-align: left; }
-  .wide tr.total { border: 2px solid var(--ink); }
-  .wide tr.total th, .wide tr.total td { border: 0; }
-}
+/* A table becomes cards of "header: value" lines when its box is narrower than it needs (html-reflow.ts: the
+   rules per width, after this sheet); each box is a size container for them. */
+.wide { container: wide / inline-size; }
 @media print {
   @page { size: A4; margin: 14mm 12mm; }
   body { font-size: 10pt; }
@@ -77,5 +74,6 @@ footer { margin-top: 32px; padding-top: 10px; border-top: 1px solid var(--line);
   caption { break-after: avoid; }
   h2, h3, h4 { break-after: avoid; }
   a { color: inherit; text-decoration: none; }
+  .on-screen { display: none; } .on-paper { display: inline; }
 }
 `;

@@ -3,7 +3,13 @@
  * inputs: a known group, and a month the warehouse holds (or the extract has reached).
  */
 import { readClosures } from './closure.js';
-import { statesOverGroups, type GroupClosure } from '../closes/index.js';
+import {
+  monthStatesOf,
+  readOrdersState,
+  statesOverGroups,
+  type GroupClosure,
+  type MonthState,
+} from '../closes/index.js';
 import { ReportInputError } from './errors.js';
 import { counted, type RevenueReport, type TestGroups } from './model.js';
 import { headlineTotals } from './headline-totals.js';
@@ -115,7 +121,15 @@ export async function loadReport(
     trend: await loadTrend(
       wh,
       month,
-      groups.map((g) => ({ groupId: g.groupId, name: g.name, counted: isCounted(g.groupId) })),
+      await Promise.all(
+        groups.map(async (g, i) => ({
+          groupId: g.groupId,
+          name: g.name,
+          counted: isCounted(g.groupId),
+          firstDay: closures[i].firstDay,
+          states: await monthStatesByMonth(outDir, g.groupId, inForce),
+        })),
+      ),
     ),
   };
 }
@@ -317,4 +331,14 @@ async function requireSameRule(wh: Warehouse, group: GroupInfo, rule: RevenueRul
     throw new ReportInputError(
       `revenue_monthly was built under another PERKS_REVENUE_STATUSES than ${JSON.stringify(rule.statuses.join(','))} (it counts ${differ.map((s) => JSON.stringify(s)).join(', ')} otherwise): rebuild with \`perks build\` under the same setting, or report under the build's`,
     );
+}
+
+/** A group's months and their states (the marts' month_state: signed off first), for the trend. */
+async function monthStatesByMonth(
+  outDir: string,
+  groupId: number,
+  inForce: ReadonlyMap<string, CloseRecord>,
+): Promise<Map<string, MonthState>> {
+  const signed = [...inForce.values()].filter((r) => r.organisation_group_id === groupId).map((r) => r.month);
+  return new Map(monthStatesOf(await readOrdersState(outDir, groupId), signed).map((m) => [m.month, m.state]));
 }

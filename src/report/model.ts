@@ -41,8 +41,10 @@ export interface Consolidated {
 export interface Trend {
   /** "YYYY-MM", oldest first; the last is the report's month. */
   readonly months: readonly string[];
-  /** The calendar year the year-to-date figures cover (January to the report's month). */
+  /** The calendar year the year-to-date figures cover (January, or the data's first day, to the report's month). */
   readonly year: string;
+  /** The first day the "All groups" year to date covers: 1 January, or the first day of data when later. */
+  readonly ytdFrom: string;
   readonly lines: readonly TrendLine[];
 }
 
@@ -53,7 +55,14 @@ export interface TrendLine {
   readonly currency: string;
   /** Recognised revenue per month of `Trend.months`, exact decimals; null before the group's data starts. */
   readonly months: readonly (string | null)[];
+  /**
+   * Each month's state (src/closes/month-state.ts; "All groups": statesOverGroups over the groups counted), null
+   * where the month has no figure or no state is known: a partial month is marked in the trend.
+   */
+  readonly states: readonly (MonthState | null)[];
   readonly ytd: string;
+  /** The first day its year to date covers: 1 January, or the day its data starts when later (a partial month). */
+  readonly ytdFrom: string;
   /** The 12 months together. */
   readonly total: string;
 }

@@ -63,6 +63,22 @@ function monthOf(year: number, month: number): ReportMonth {
   };
 }
 
+/**
+ * The span from `from` (YYYY-MM-DD) to the end of `month`, as people read it: "January to October 2026" from the
+ * 1st of January, "31 August to October 2026" from a later day (the year to date of data that starts then).
+ */
+export function spanToMonth(from: string, month: ReportMonth): string {
+  const fromMonth = NAMES[Number(from.slice(5, 7)) - 1];
+  const day = Number(from.slice(8, 10));
+  if (from.slice(0, 7) === month.ym)
+    return day === 1 ? month.label : `${day}–${Number(month.end.slice(8))} ${month.label}`;
+  return `${day === 1 ? fromMonth : `${day} ${fromMonth}`} to ${month.label}`;
+}
+
+/** "31 August 2026" for "2026-08-31". */
+export const dayLabel = (day: string): string =>
+  `${Number(day.slice(8, 10))} ${NAMES[Number(day.slice(5, 7)) - 1]} ${day.slice(0, 4)}`;
+
 /** The month that contains a day "YYYY-MM-DD". */
 export function monthContaining(day: string): ReportMonth {
   return parseMonth(day.slice(0, 7));

@@ -233,7 +233,10 @@ const PLATFORM: Section = {
 
 /**
  * Recognised revenue per month for the 12 months ending with the report's month, then the year to date, per group
- * and currency; "All groups" (no id) sums the groups the totals count. Test groups are marked.
+ * and currency; "All groups" (no id) sums the groups the totals count. Test groups are marked. `month_state` is the
+ * month's state (empty for the year to date, and before the data starts); `period_start` the first day the figure
+ * covers: the month's first, or the data's first day in a partial month; for the year to date, 1 January or the
+ * data's first day when later.
  */
 const TREND: Section = {
   section: 'trend',
@@ -246,6 +249,8 @@ const TREND: Section = {
     'order_currency',
     'recognised_revenue',
     'is_test_group',
+    'month_state',
+    'period_start',
   ],
   rows: (report) =>
     report.trend.lines.flatMap((l) => {
@@ -261,8 +266,10 @@ const TREND: Section = {
           l.currency,
           l.months[i] ?? '',
           test,
+          l.states[i] ?? '',
+          l.months[i] === null ? '' : l.ytdFrom.slice(0, 7) === m ? l.ytdFrom : `${m}-01`,
         ]),
-        [report.month.ym, 'year_to_date', report.trend.year, ...group, l.currency, l.ytd, test],
+        [report.month.ym, 'year_to_date', report.trend.year, ...group, l.currency, l.ytd, test, '', l.ytdFrom],
       ];
     }),
 };

@@ -5,6 +5,8 @@
  */
 import { currencyLabel, esc, formatChange, formatCount, formatMoney, formatPct } from './format.js';
 import { counted, type RevenueReport, type TrendLine } from './model.js';
+import type { MonthState } from '../closes/index.js';
+import { dayLabel, spanToMonth } from './month.js';
 import { revenueChart } from './svg-chart.js';
 import { ruleSentence } from './revenue-rule.js';
 import { comparedWith, consolidatedSentence, testGroupsSentence, unknownStatusSentences } from './sentences.js';
@@ -91,28 +93,46 @@ export function trendBlock(report: RevenueReport): string {
           `<th scope="col" class="num">${l.groupId === null ? 'All groups' : groupName(report, { groupId: l.groupId, name: l.name })}</th>`,
       )
       .join('');
-    const body = t.months.map(
-      (m, i) =>
-        `<tr${m === report.month.ym ? ' class="current"' : ''}><th scope="row">${esc(m)}</th>${lines.map((l) => trendCell(l.months[i], cur)).join('')}</tr>`,
-    );
-    const ytd = `<tr class="total"><th scope="row">Year to date ${esc(t.year)}</th>${lines.map((l) => `<td class="num">${esc(formatMoney(l.ytd, cur))}</td>`).join('')}</tr>`;
+    const body = t.months.map((m, i) => {
+      // a partial (or provisional) month is said once in the row's header when every figure of the row shares it
+      const marked = new Set(lines.flatMap((l) => (l.months[i] === null ? [] : [l.states[i]])));
+      const shared = marked.size === 1 ? [...marked][0] : null;
+      const rowMark = shared && MARKED.has(shared) ? ` ${stateMark(shared)}` : '';
+      const cells = lines.map((l) => trendCell(l.months[i], cur, rowMark ? null : l.states[i])).join('');
+      return `<tr${m === report.month.ym ? ' class="current"' : ''}><th scope="row">${esc(m)}${rowMark}</th>${cells}</tr>`;
+    });
+    const froms = new Set(lines.map((l) => l.ytdFrom));
+    const common = froms.size === 1 ? [...froms][0] : undefined;
+    // from 1 January the year says it; a later first day is said under it (or under each figure when they differ)
+    const jan1 = `${t.year}-01-01`;
+    const ytdHead = `Year to date ${esc(t.year)}${common && common !== jan1 ? `<br><span class="from">${esc(spanToMonth(common, report.month))}</span>` : ''}`;
+    const ytdCell = (l: TrendLine) =>
+      `<td class="num">${esc(formatMoney(l.ytd, cur))}${common || l.ytdFrom === jan1 ? '' : `<br><span class="from">from ${esc(dayLabel(l.ytdFrom))}</span>`}</td>`;
+    const ytd = `<tr class="total"><th scope="row">${ytdHead}</th>${lines.map(ytdCell).join('')}</tr>`;
+    const ytdSpan = common ? spanToMonth(common, report.month) : `from each group's first day to ${report.month.label}`;
     return `<div class="split trend-pair"><div>${trendChart(report, lines, cur)}</div><div class="wide"><table class="trend">
-<caption>Recognised group revenue per month, ${esc(currencyLabel(cur))}, ${esc(t.months[0])} to ${esc(report.month.ym)}; year to date: January to ${esc(report.month.label)}</caption>
+<caption>Recognised group revenue per month, ${esc(currencyLabel(cur))}, ${esc(t.months[0])} to ${esc(report.month.ym)}; year to date: ${esc(ytdSpan)}</caption>
 <thead><tr><th scope="col">Month</th>${head}</tr></thead>
 <tbody>${[...body, ytd].join('\n')}</tbody>
 </table></div></div>`;
   });
   return `<section id="trend" aria-labelledby="trend-h">
 <h2 id="trend-h">Trend and year to date <span class="sub">12 months to ${esc(report.month.label)}, recognised revenue</span></h2>
-<p>Recognised group revenue per month (a signed-off month as closed), per group and, for all groups the totals count, per currency; the year to date is the calendar year ${esc(t.year)} through ${esc(report.month.label)}. "–": before the group's data starts (no figure, not zero). Currencies are never added together.</p>
+<p>Recognised group revenue per month (a signed-off month as closed), per group and, for all groups the totals count, per currency; the year to date runs from 1 January ${esc(t.year)}, or from the day a group's data starts when that is later, through ${esc(report.month.label)}. "–": before the group's data starts (no figure, not zero); "partial": the data starts after the month's first day, so the figure is not the whole month's; "provisional": the month may still change. Currencies are never added together.</p>
 ${tables.length === 0 ? '<p class="empty">No recognised revenue in these 12 months.</p>' : tables.join('\n')}
 </section>`;
 }
+
+/** The states a trend figure is marked with: not the whole month's, or not settled yet. */
+const MARKED: ReadonlySet<string> = new Set(['partial', 'provisional']);
+
+const stateMark = (state: string) => `<span class="state ${esc(state)}">${esc(state)}</span>`;
 
 /** Bars of the 12 months for all groups counted (else the currency's first group), in the daily chart's style. */
 function trendChart(report: RevenueReport, lines: readonly TrendLine[], currency: string): string {
   const line = lines.find((l) => l.groupId === null) ?? lines[0];
   const who = line.groupId === null ? 'all groups' : line.name;
+  const notes = line.states.map((s) => (s && MARKED.has(s) ? s : null));
   const chart = revenueChart({
     id: `trend-${currency.replace(/[^A-Za-z0-9]/g, '') || 'none'}`,
     title: `Recognised revenue per month, ${who}, ${currencyLabel(currency)}, ${report.trend.months[0]} to ${report.month.ym}`,
@@ -120,15 +140,24 @@ function trendChart(report: RevenueReport, lines: readonly TrendLine[], currency
     days: report.trend.months.map((m, i) => ({ day: `${m}-01`, orders: '', group_revenue: line.months[i] ?? '0' })),
     total: line.total,
     period: 'month',
+    notes,
   });
-  return `<figure class="trend-chart">${chart}<figcaption>Recognised revenue per month, ${esc(who)}, ${esc(currencyLabel(currency))}; each bar carries its amount as a tooltip.</figcaption></figure>`;
+  const pale = notes.some((n) => n !== null) ? ' A pale bar is a partial or provisional month.' : '';
+  return `<figure class="trend-chart">${chart}<figcaption>Recognised revenue per month, ${esc(who)}, ${esc(currencyLabel(currency))}.${pale} ${onScreenOrPaper('Point at a bar for its amount.', 'The amounts are in the table beside it.')}</figcaption></figure>`;
 }
 
-/** A month's amount, or "–" for a month before the data starts (no figure, which is not zero). */
-function trendCell(value: string | null, currency: string): string {
-  return value === null
-    ? '<td class="num empty" title="before the data starts">–</td>'
-    : `<td class="num">${esc(formatMoney(value, currency))}</td>`;
+/**
+ * A caption's sentence that holds on screen (pointing at a bar shows its amount) and another for paper, where
+ * nothing can be pointed at; the stylesheet shows one of them (.on-screen, .on-paper).
+ */
+export const onScreenOrPaper = (screen: string, paper: string): string =>
+  `<span class="on-screen">${esc(screen)}</span><span class="on-paper">${esc(paper)}</span>`;
+
+/** A month's amount, or "–" for a month before the data starts (no figure, which is not zero); its state if marked. */
+function trendCell(value: string | null, currency: string, state: MonthState | null): string {
+  if (value === null) return '<td class="num empty" title="before the data starts">–</td>';
+  const mark = state && MARKED.has(state) ? ` ${stateMark(state)}` : '';
+  return `<td class="num">${esc(formatMoney(value, currency))}${mark}</td>`;
 }
 
 export function trend(change: string): string {

@@ -24,8 +24,15 @@ import {
   statusHeadline,
   platformSentences,
 } from './sentences.js';
-import { revenueChart } from './svg-chart.js';
-import { consolidatedBlock, groupName, recognisedBlock, trend, trendBlock } from './render-html-finance.js';
+import { chartSummary, revenueChart } from './svg-chart.js';
+import {
+  consolidatedBlock,
+  groupName,
+  onScreenOrPaper,
+  recognisedBlock,
+  trend,
+  trendBlock,
+} from './render-html-finance.js';
 import { dayRange } from './month.js';
 
 export function renderHtml(report: RevenueReport): string {
@@ -202,10 +209,7 @@ function currencyBlock(report: RevenueReport, g: GroupSection, c: CurrencySectio
   const chart =
     c.daily.length === 0
       ? `<p class="empty">No orders in ${esc(report.month.label)}, so no daily chart.</p>`
-      : `<figure>
-${revenueChart({ id, title: `Group revenue per day, ${g.name}, ${cur}, ${report.month.label}`, currency: c.currency, days: c.daily, total: c.current.group_revenue })}
-<figcaption>Group revenue per day, ${esc(cur)}, on the group's local days; each bar carries its amount as a tooltip.</figcaption>
-</figure>`;
+      : dailyChart(id, `Group revenue per day, ${g.name}, ${cur}, ${report.month.label}`, cur, c);
   const brands =
     c.topBrands.length === 0
       ? ''
@@ -381,4 +385,13 @@ ${
 function splitHeadline(text: string): [string, string] {
   const i = text.indexOf(':');
   return [text.slice(0, i + 1), text.slice(i + 1).trim()];
+}
+
+/** A currency's revenue per day: on screen a bar shows its amount when pointed at; on paper the caption sums it up. */
+function dailyChart(id: string, title: string, cur: string, c: CurrencySection): string {
+  const input = { id, title, currency: c.currency, days: c.daily, total: c.current.group_revenue };
+  return `<figure>
+${revenueChart(input)}
+<figcaption>Group revenue per day, ${esc(cur)}, on the group's local days. ${onScreenOrPaper('Point at a bar for its day’s amount and orders.', chartSummary(input))}</figcaption>
+</figure>`;
 }

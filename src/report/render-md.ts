@@ -14,6 +14,7 @@ import {
 import { MEASURE_LABELS, type RevenueReport } from './model.js';
 import { MEASURES, type CurrencySection } from '../closes/index.js';
 import { ruleSentence } from './revenue-rule.js';
+import { spanToMonth } from './month.js';
 import {
   closureReasons,
   comparedWith,
@@ -88,7 +89,7 @@ function yearToDate(report: RevenueReport): string[] {
   const all = report.trend.lines.filter((l) => l.groupId === null);
   if (all.length === 0) return [];
   return [
-    `Recognised revenue, year to date (January to ${report.month.label}): ${all.map((l) => formatMoney(l.ytd, l.currency)).join(', ')}.`,
+    `Recognised revenue, year to date (${spanToMonth(report.trend.ytdFrom, report.month)}): ${all.map((l) => formatMoney(l.ytd, l.currency)).join(', ')}.`,
     '',
   ];
 }

@@ -18,6 +18,8 @@ export interface ChartInput {
   readonly total: string;
   /** A bar per day (default), or per month: `days[i].day` is then the month's first day. */
   readonly period?: 'day' | 'month';
+  /** A word per bar, or null: a noted bar is drawn pale and its title says the word ("partial"). */
+  readonly notes?: readonly (string | null)[];
 }
 
 const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
@@ -30,10 +32,19 @@ function barLabel(input: ChartInput, d: DayLine, i: number): string | undefined 
   return dayNo === 1 || last || (dayNo % 5 === 0 && input.days.length - dayNo >= 2) ? String(dayNo) : undefined;
 }
 
-function barTitle(input: ChartInput, d: DayLine): string {
+function barTitle(input: ChartInput, d: DayLine, note: string | null): string {
   return input.period === 'month'
-    ? `${d.day.slice(0, 7)}: ${formatMoney(d.group_revenue, input.currency)}`
+    ? `${d.day.slice(0, 7)}${note ? ` (${note})` : ''}: ${formatMoney(d.group_revenue, input.currency)}`
     : `${d.day}: ${formatMoney(d.group_revenue, input.currency)} (${d.orders} orders)`;
+}
+
+/** What the chart shows in one sentence: its total and its highest bar (its description, and a caption on paper). */
+export function chartSummary(input: ChartInput): string {
+  const peak = input.days.reduce<DayLine | undefined>(
+    (best, d) => (best === undefined || Number(d.group_revenue) > Number(best.group_revenue) ? d : best),
+    undefined,
+  );
+  return description(input, peak);
 }
 
 function description(input: ChartInput, peak: DayLine | undefined): string {
@@ -55,11 +66,6 @@ export function revenueChart(input: ChartInput): string {
   const y = (v: number) => PAD.top + ((top - v) / span) * plotH;
   const band = plotW / Math.max(1, input.days.length);
   const barW = Math.max(1, band * 0.72);
-  const peak = input.days.reduce<DayLine | undefined>(
-    (best, d) => (best === undefined || Number(d.group_revenue) > Number(best.group_revenue) ? d : best),
-    undefined,
-  );
-
   const ticks = [bottom, bottom / 2, 0, top / 2, top].filter(
     (v, i, all) => all.indexOf(v) === i && v >= bottom && v <= top,
   );
@@ -78,17 +84,18 @@ export function revenueChart(input: ChartInput): string {
       const h = v === 0 ? 0 : Math.max(1.5, Math.abs(y(v) - y(0)));
       const y0 = v > 0 ? y(0) - h : y(0);
       const text = barLabel(input, d, i);
+      const note = input.notes?.[i] ?? null;
       const label =
         text === undefined
           ? ''
           : `<text class="day" x="${r(x + barW / 2)}" y="${H - PAD.bottom + 16}" text-anchor="middle">${esc(text)}</text>`;
       return (
-        `<rect class="bar${v < 0 ? ' negative' : ''}" x="${r(x)}" y="${r(y0)}" width="${r(barW)}" height="${r(h)}" data-day="${d.day}" data-value="${esc(d.group_revenue)}">` +
-        `<title>${esc(barTitle(input, d))}</title></rect>${label}`
+        `<rect class="bar${v < 0 ? ' negative' : ''}${note ? ' noted' : ''}" x="${r(x)}" y="${r(y0)}" width="${r(barW)}" height="${r(h)}" data-day="${d.day}" data-value="${esc(d.group_revenue)}"${note ? ` data-note="${esc(note)}"` : ''}>` +
+        `<title>${esc(barTitle(input, d, note))}</title></rect>${label}`
       );
     })
     .join('');
-  const desc = description(input, peak);
+  const desc = chartSummary(input);
   return (
     `<svg class="chart" id="${esc(input.id)}" role="img" viewBox="0 0 ${W} ${H}" preserveAspectRatio="xMidYMid meet" aria-labelledby="${esc(input.id)}-t ${esc(input.id)}-d" xmlns="http://www.w3.org/2000/svg">` +
     `<title id="${esc(input.id)}-t">${esc(input.title)}</title><desc id="${esc(input.id)}-d">${esc(desc)}</desc>` +

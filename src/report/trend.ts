@@ -3,8 +3,11 @@
  * month, and the calendar year to date, per group and currency and, across the groups the totals count, per
  * currency. Summed by DuckDB from revenue_monthly, the way a BI tool reads the mart: a signed-off month counts its
  * figures as closed, an open month as now; a month before the group's data starts has no figure (null), not zero
- * (docs/reference/report-and-close.md, "Trend and year to date").
+ * (docs/reference/report-and-close.md, "Trend and year to date"). Each figure carries its month's state, so a
+ * partial month (the data starts after its first day) is marked, and the year to date starts on the day the data
+ * does when that is after 1 January: a one-day August is not "January to October".
  */
+import { statesOverGroups, type MonthState } from '../closes/index.js';
 import type { Trend, TrendLine } from './model.js';
 import type { ReportMonth } from './month.js';
 import type { Warehouse } from './warehouse.js';
@@ -14,6 +17,10 @@ export interface TrendGroup {
   readonly name: string;
   /** Counted in the "All groups" lines (a test group is not, unless asked). */
   readonly counted: boolean;
+  /** The first day of its data (its orders extract's first_day); absent: its first month in the mart. */
+  readonly firstDay?: string;
+  /** Its months' states (src/closes/month-state.ts monthStatesOf: signed off first), by YYYY-MM. */
+  readonly states?: ReadonlyMap<string, MonthState>;
 }
 
 /** "2026-10" → the 12 months "2025-11" … "2026-10". */
@@ -71,7 +78,31 @@ export async function loadTrend(wh: Warehouse, month: ReportMonth, groups: reado
   const first = new Map(firsts.map((r) => [Number(r.g), String(r.first)]));
   const all = groups.filter((g) => g.counted && first.has(g.groupId)).map((g) => first.get(g.groupId)!);
   const starts = (g: number | null) => (g === null ? all.sort()[0] : first.get(g));
-  return { months, year, lines: trendLines(rows, months, groups, starts) };
+  // The year to date's first day: 1 January, or the day the group's data starts when later.
+  const jan1 = `${year}-01-01`;
+  const ytdFrom = (g: TrendGroup) => {
+    const day = g.firstDay ?? (first.has(g.groupId) ? `${first.get(g.groupId)}-01` : jan1);
+    return day > jan1 ? day : jan1;
+  };
+  const counted = groups.filter((g) => g.counted && first.has(g.groupId));
+  const span: LineSpan = {
+    ytdFrom: (g) => {
+      if (g !== null) return ytdFrom(groups.find((x) => x.groupId === g)!);
+      return counted.map(ytdFrom).sort()[0] ?? jan1;
+    },
+    state: (g, m) => {
+      if (g !== null) return groups.find((x) => x.groupId === g)?.states?.get(m) ?? null;
+      const states = counted.flatMap((x) => (m >= first.get(x.groupId)! && x.states?.get(m) ? [x.states.get(m)!] : []));
+      return states.length > 0 ? statesOverGroups(states) : null;
+    },
+  };
+  return { months, year, ytdFrom: span.ytdFrom(null), lines: trendLines(rows, months, groups, starts, span) };
+}
+
+/** A line's month states and the first day of its year to date (null: "All groups"). */
+interface LineSpan {
+  ytdFrom(groupId: number | null): string;
+  state(groupId: number | null, month: string): MonthState | null;
 }
 
 /** One line per group and currency (in the groups' order, currencies sorted), then one per currency for all groups. */
@@ -80,19 +111,25 @@ function trendLines(
   months: readonly string[],
   groups: readonly TrendGroup[],
   starts: (groupId: number | null) => string | undefined,
+  span: LineSpan,
 ): TrendLine[] {
   const cell = new Map(rows.map((r) => [`${String(r.g)}|${String(r.currency)}|${String(r.m)}`, String(r.v)]));
-  const line = (g: number | null, name: string, currency: string): TrendLine => ({
-    groupId: g,
-    name,
-    currency,
-    months: months.map((m) => {
+  const line = (g: number | null, name: string, currency: string): TrendLine => {
+    const values = months.map((m) => {
       const start = starts(g);
       return start === undefined || m < start ? null : (cell.get(`${String(g)}|${currency}|${m}`) ?? '0.00');
-    }),
-    ytd: cell.get(`${String(g)}|${currency}|ytd`) ?? '0.00',
-    total: cell.get(`${String(g)}|${currency}|12`) ?? '0.00',
-  });
+    });
+    return {
+      groupId: g,
+      name,
+      currency,
+      months: values,
+      states: months.map((m, i) => (values[i] === null ? null : span.state(g, m))),
+      ytd: cell.get(`${String(g)}|${currency}|ytd`) ?? '0.00',
+      ytdFrom: span.ytdFrom(g),
+      total: cell.get(`${String(g)}|${currency}|12`) ?? '0.00',
+    };
+  };
   const currenciesOf = (g: number | null) =>
     [...new Set(rows.filter((r) => (r.g === null ? null : Number(r.g)) === g).map((r) => String(r.currency)))].sort();
   return [

@@ -1,7 +1,7 @@
 import { describe, expect, test } from 'vitest';
 import { closureOf, lastFinalMonth, parseMonth, ReportInputError } from '../../src/report/index.js';
 import { formatChange, formatMoney, formatPct, groupDigits } from '../../src/report/format.js';
-import { comparedDays, dayRange } from '../../src/report/month.js';
+import { comparedDays, dayLabel, dayRange, spanToMonth } from '../../src/report/month.js';
 import { newOutDir, writeState } from './fixture.js';
 
 describe('the report month', () => {
@@ -43,6 +43,17 @@ describe('the report month', () => {
   test.each(['2024-13', '2024-3', '24-03', 'March', '2024-03-01', ''])('--month %j is refused with one line', (bad) => {
     expect(() => parseMonth(bad)).toThrow(ReportInputError);
     expect(() => parseMonth(bad)).toThrow(/--month=.* is invalid: expected a month YYYY-MM/);
+  });
+});
+
+describe('the year to date says its first day', () => {
+  test('from 1 January it names the months; from a later day, that day (a one-day August is not "January to")', () => {
+    const october = parseMonth('2026-10');
+    expect(spanToMonth('2026-01-01', october)).toBe('January to October 2026');
+    expect(spanToMonth('2026-08-31', october)).toBe('31 August to October 2026');
+    expect(spanToMonth('2026-10-01', october)).toBe('October 2026');
+    expect(spanToMonth('2026-10-15', october)).toBe('15–31 October 2026');
+    expect(dayLabel('2026-08-31')).toBe('31 August 2026');
   });
 });
 

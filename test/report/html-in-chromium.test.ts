@@ -154,6 +154,25 @@ test('the HTML report prints: the print stylesheet applies and chromium lays it 
     rows: [...new Set(Array.from(document.querySelectorAll('tr')).map((r) => getComputedStyle(r).breakInside))],
   }));
   expect(print).toEqual({ heads: ['table-header-group'], rows: ['avoid'] });
+  // the captions make sense on paper: nothing to point at, the daily chart's total and highest day instead
+  const onPaper = await page.locator('figcaption').allInnerTexts();
+  expect(onPaper.length).toBeGreaterThan(4);
+  for (const caption of onPaper) expect(caption).not.toMatch(/tooltip|point at|hover/i);
+  expect(onPaper).toContainEqual(
+    expect.stringMatching(
+      // the fixture's hand-worked March of Acme UK: 95.85 GBP of group revenue, 31 March's two orders 56.25 + 0.90
+      /^Group revenue per day, GBP, on the group's local days\. Total 95\.85 GBP over 31 days; highest on 2024-03-31 with 57\.15 GBP\.$/,
+    ),
+  );
+  expect(onPaper).toContainEqual(
+    // March is provisional for group 12: its bar pale, and said so
+    'Recognised revenue per month, all groups, USD. A pale bar is a partial or provisional month. The amounts are in the table beside it.',
+  );
+  await page.emulateMedia({ media: 'screen' });
+  const onScreen = await page.locator('figcaption').allInnerTexts();
+  expect(onScreen.every((c) => /Point at a bar/.test(c))).toBe(true);
+  expect(onScreen.some((c) => /Total .* over 31 days/.test(c))).toBe(false);
+  await page.emulateMedia({ media: 'print' });
   const pdf = await page.pdf({ preferCSSPageSize: true, printBackground: true });
   expect(pdf.subarray(0, 5).toString()).toBe('%PDF-');
   // the stylesheet's @page size: A4, 595.28 × 841.89 points
@@ -270,10 +289,62 @@ const OVERFLOW = `(() => {
   return out;
 })()`;
 
+/**
+ * The tables shown as cards that would fit their box as a table, amounts on one line (a name or a header may wrap),
+ * within 10%: the reflow's estimate of a table's width errs wide, never by more. As "caption: needs < box".
+ */
+const NEEDLESS_CARDS = `Array.from(document.querySelectorAll('.wide > table'))
+  .filter((t) => getComputedStyle(t).display === 'block')
+  .map((t) => {
+    const box = t.parentElement.clientWidth;
+    const c = t.cloneNode(true);
+    c.className = c.className.replace(/\\bfit-\\d+/, '');
+    c.style.position = 'absolute';
+    c.style.visibility = 'hidden';
+    c.style.width = 'min-content';
+    for (const td of c.querySelectorAll('tbody .num')) td.style.whiteSpace = 'nowrap';
+    t.parentElement.appendChild(c);
+    const needs = c.getBoundingClientRect().width;
+    c.remove();
+    return { caption: t.caption ? t.caption.textContent : t.className, needs, box };
+  })
+  .filter((t) => t.needs < t.box * 0.9)
+  .map((t) => t.caption + ': ' + Math.round(t.needs) + ' < ' + t.box)`;
+
 /** The tables wider than the box they sit in (which would scroll inside it), as "caption: width > box". */
 const CUT_TABLES = `Array.from(document.querySelectorAll('table'))
   .filter((t) => t.getBoundingClientRect().width > t.parentElement.clientWidth + 0.5)
   .map((t) => (t.caption ? t.caption.textContent : t.className) + ': ' + Math.round(t.getBoundingClientRect().width) + ' > ' + t.parentElement.clientWidth)`;
+
+test('at 800 px the tables that fit stay tables: only a table too wide for its box becomes cards, and the page stays short', async () => {
+  const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+  try {
+    await page.goto(pathToFileURL(html).href, { waitUntil: 'load' });
+    const wide = await page.evaluate(() => document.documentElement.scrollHeight);
+    await page.setViewportSize({ width: 800, height: 900 });
+    const narrow = await page.evaluate(() => document.documentElement.scrollHeight);
+    const shown = await page.$$eval('.wide > table', (ts) =>
+      (ts as HTMLTableElement[]).map(
+        (t) => `${getComputedStyle(t).display === 'block' ? 'cards' : 'table'}: ${t.caption?.textContent ?? ''}`,
+      ),
+    );
+    expect(await page.evaluate<string[]>(CUT_TABLES)).toEqual([]);
+    expect(await page.evaluate<string[]>(NEEDLESS_CARDS)).toEqual([]);
+    // the month tables of the trend (12 rows), each status and brand table, the headline: tables; only the nine
+    // columns of the totals per group become cards
+    expect(shown.filter((s) => /^table: Recognised group revenue per month, (EUR|GBP|USD),/.test(s))).toHaveLength(3);
+    expect(
+      shown.filter((s) => /^table: (March 2024 by order status|Top brands by group revenue), /.test(s)),
+    ).toHaveLength(6);
+    expect(shown.filter((s) => s.startsWith('cards: '))).toEqual([
+      'cards: Totals per group and currency; change in group revenue against February 2024',
+    ]);
+    // every table a card below 900 px made this page 2.9 times as long at 800 px as at 1280 (the demo's October)
+    expect(narrow).toBeLessThan(1.6 * wide);
+  } finally {
+    await page.close();
+  }
+}, 60_000);
 
 test.each([1280, 800])(
   'at %i px every table fits its box, without scrolling, and the page has no horizontal scroll (long names, large amounts, a partial month)',
@@ -294,8 +365,13 @@ test.each([1280, 800])(
         await page.goto(pathToFileURL(file).href, { waitUntil: 'load' });
         expect(await page.locator('table').count()).toBeGreaterThan(4);
         expect(await page.evaluate<string[]>(OVERFLOW), `${file} at ${width} px`).toEqual([]);
-        // and fits it: no table wider than its box (1280 px: as a table; 800 px: reflowed, a card per row)
+        // and fits it: no table wider than its box; a table becomes cards only when it could not fit as one
         expect(await page.evaluate<string[]>(CUT_TABLES), `${file} at ${width} px`).toEqual([]);
+        expect(await page.evaluate<string[]>(NEEDLESS_CARDS), `${file} at ${width} px`).toEqual([]);
+        // the trend's month tables (three columns of amounts in the billions) stay tables at 800 px too
+        expect(new Set(await page.$$eval('table.trend', (ts) => ts.map((t) => getComputedStyle(t).display)))).toEqual(
+          new Set(['table']),
+        );
         // and whatever a table holds another day, it has a box of its own to scroll in
         expect(
           await page.$$eval(

@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
@@ -10,7 +11,9 @@ import {
   openWarehouse,
   parseMonth,
   readOrdersState,
+  writeRevenueReport,
 } from '../../src/report/index.js';
+import { configFrom } from '../../src/config/index.js';
 import { collectStatus } from '../../src/status/index.js';
 import { runPipeline } from '../../src/run/index.js';
 import { clockFrom, setClock, type Clock } from '../../src/shared/clock.js';
@@ -199,6 +202,59 @@ describe('the report and the marts say the same month state', () => {
     expect(await closeSummary(out, groups)).toBe(
       'months: 2026-01 partial, 2026-02 final, 2026-03 provisional; signed off: none; adjusted: none',
     );
+  });
+
+  test('the trend marks January partial, and the year to date starts on its first day: 15 January, not January', async () => {
+    const expected = await expectAgreement(out);
+    const wh = await openWarehouse(out);
+    let report;
+    try {
+      report = await loadReport(wh, out, parseMonth('2026-02'));
+    } finally {
+      wh.close();
+    }
+    const t = report.trend;
+    const jan = t.months.indexOf('2026-01');
+    const feb = t.months.indexOf('2026-02');
+    expect(t.lines.length).toBeGreaterThan(0);
+    for (const l of t.lines) {
+      const who = `${l.groupId ?? 'all'} ${l.currency}`;
+      // each figure carries what every mart says of its group-month (all groups: the same, every group alike here)
+      if (l.groupId !== null) {
+        expect(l.states[jan], who).toBe(expected.get(`${l.groupId}|2026-01`));
+        expect(l.states[feb], who).toBe(expected.get(`${l.groupId}|2026-02`));
+      }
+      expect([l.states[jan], l.states[feb]], who).toEqual(['partial', 'final']);
+      expect(l.states.slice(0, jan), who).toEqual(Array(jan).fill(null)); // before the data: no figure, no state
+      expect(l.ytdFrom, who).toBe(START);
+    }
+    expect(t.ytdFrom).toBe(START);
+    // the files say it: the Markdown's year to date, the HTML's row and caption, the CSV's columns
+    const files = await writeRevenueReport({
+      settings: configFrom(),
+      outDir: out,
+      month: '2026-02',
+      formats: ['html', 'md', 'csv'],
+    });
+    const read = (suffix: string) =>
+      readFileSync(
+        files.files.find((f) => f.endsWith(suffix))!,
+        'utf8',
+      );
+    expect(read('.md')).toContain('Recognised revenue, year to date (15 January to February 2026): ');
+    const html = read('.html');
+    expect(html).toMatch(/<th scope="row"[^>]*>2026-01 <span class="state partial">partial<\/span><\/th>/);
+    expect(html).toContain('year to date: 15 January to February 2026</caption>');
+    expect(html).not.toContain('year to date: January to February 2026');
+    const csv = read('-trend.csv')
+      .trim()
+      .split('\r\n')
+      .map((l) => l.split(','));
+    expect(csv[0].slice(-2)).toEqual(['month_state', 'period_start']);
+    const janRows = csv.filter((r) => r[1] === 'month' && r[2] === '2026-01');
+    expect(janRows.length).toBe(t.lines.length);
+    for (const r of janRows) expect(r.slice(-2)).toEqual(['partial', START]);
+    for (const r of csv.filter((r) => r[1] === 'year_to_date')) expect(r.slice(-2)).toEqual(['', START]);
   });
 
   test('signed off after perks close, final again after a reopen: no order changed, every mart follows', async () => {
