@@ -190,22 +190,6 @@ async function writebackBacklog(outDir: string, config: Config): Promise<Writeba
 async function monthsOf(outDir: string, group: number, signed: Map<number, string[]> | null): Promise<MonthsStatus> {
   const signedOff = signed === null ? null : (signed.get(group) ?? []);
   const state = await readOrdersState(outDir, group);
-  if (state === undefined || 'error' in state || state.watermark === undefined || state.firstDay === undefined) {
-    return {
-      group,
-      partial: [],
-      final: [],
-      provisional: [],
-      signedOff,
-      monthStates: monthStatesOf(state, signedOff ?? []),
-      note:
-        state === undefined
-          ? 'no orders state'
-          : 'error' in state
-            ? `orders state unreadable: ${String(state.error)}`
-            : 'first extract unfinished',
-    };
-  }
   const out: MonthsStatus = {
     group,
     partial: [],
@@ -214,6 +198,17 @@ async function monthsOf(outDir: string, group: number, signed: Map<number, strin
     signedOff,
     monthStates: monthStatesOf(state, signedOff ?? []),
   };
+  if (state === undefined || 'error' in state || state.watermark === undefined || state.firstDay === undefined) {
+    return {
+      ...out,
+      note:
+        state === undefined
+          ? 'no orders state'
+          : 'error' in state
+            ? `orders state unreadable: ${String(state.error)}`
+            : 'first extract unfinished',
+    };
+  }
   const last = state.watermark.slice(0, 7);
   for (let ym = state.firstDay.slice(0, 7); ym <= last; ym = nextMonth(ym))
     out[extractStateOf(monthDays(ym), state)].push(ym);
