@@ -90,6 +90,15 @@ export const DEFAULTS = {
     checkpointSeconds: 60,
     checkpointMb: 256,
   },
+  /** OpenLineage (src/config/lineage-settings.ts; docs/reference/lineage.md). */
+  lineage: {
+    /** OPENLINEAGE_ENDPOINT: where below OPENLINEAGE_URL the events are posted (OpenLineage's clients' default). */
+    endpoint: 'api/v1/lineage',
+    /** OPENLINEAGE_NAMESPACE: the jobs' namespace. */
+    namespace: 'perks',
+    /** OPENLINEAGE__TRANSPORT__TIMEOUT: seconds one post may take (OpenLineage's clients' default). */
+    timeoutSeconds: 5,
+  },
   /** `perks users import --confirm-wait`: seconds to wait, at most, for the platform to process the bulk calls. */
   usersConfirmWaitSeconds: 30,
   /** `perks sandbox` / startSandbox: where it listens, what it generates, and the API's limit it enforces. */

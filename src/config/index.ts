@@ -7,11 +7,13 @@ import { ConfigError } from '../shared/exit-codes.js';
 import { isRealDay, isSafeId } from '../shared/checks.js';
 import { DEFAULTS } from './defaults.js';
 import { HIDDEN_SETTINGS, STAGE_ENV_NAMES, STAGE_SETTINGS } from './stage-settings.js';
+import { LINEAGE_ENV_NAMES, LINEAGE_SETTINGS } from './lineage-settings.js';
 
 export { DEFAULTS };
 export { revenueStatusesFrom } from './revenue-statuses.js';
 export { parseTypeMap, TYPES_ENV, type TypeMap } from './writeback-types.js';
 export { debugWanted, outputSetting, quietAwsSdk, type OutputSetting } from './environment.js';
+export { lineageTransportOf, type LineageTransport } from './lineage-settings.js';
 
 const intList = z
   .string()
@@ -186,6 +188,7 @@ export const ConfigSchema = z.object({
     .transform(Number)
     .default(0),
   ...STAGE_SETTINGS,
+  ...LINEAGE_SETTINGS,
 });
 export type Config = z.infer<typeof ConfigSchema>;
 export type ConfigInput = z.input<typeof ConfigSchema>;
@@ -216,6 +219,7 @@ export const ENV_NAMES: Record<keyof Config, string> = {
   alertTimeout: 'PERKS_ALERT_TIMEOUT',
   alertBacklog: 'PERKS_ALERT_BACKLOG',
   ...STAGE_ENV_NAMES,
+  ...LINEAGE_ENV_NAMES,
 };
 
 /** What the store reads of the settings: its working copy's place and the AWS SDK's settings it names. */
@@ -253,9 +257,9 @@ export function loadConfig(
     const issue = parsed.error.issues[0];
     const key = String(issue.path[0]) as keyof Config;
     const shown =
-      key === 'clientSecret' || key === 'alertWebhook' || HIDDEN_SETTINGS.includes(key)
+      key === 'clientSecret' || key === 'alertWebhook' || key === 'openlineageApiKey' || HIDDEN_SETTINGS.includes(key)
         ? '(hidden)'
-        : key === 'redisUrl' || key === 'baseUrl'
+        : key === 'redisUrl' || key === 'baseUrl' || key === 'openlineageUrl'
           ? JSON.stringify(withoutCredentials(String(raw[key])))
           : JSON.stringify(raw[key]);
     // Name what the user typed: the flag when the value came from one, else the variable.

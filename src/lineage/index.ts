@@ -1,0 +1,15 @@
+/** OpenLineage: every command that reads or writes data tells a catalog what ran, what it read and wrote. */
+export { Lineage, CommandRun } from './lineage.js';
+export { JobRun, type Ending, type JobOptions, type ParentRun } from './job-run.js';
+export { lineageRunId } from './run-id.js';
+export { placeOf, type Place } from './datasets.js';
+export {
+  closeDatasets,
+  compactDatasets,
+  extractDatasets,
+  forgetDatasets,
+  reportDatasets,
+  writebackDatasets,
+} from './stage-datasets.js';
+export { REPORT_TABLES, REPORT_STREAMS } from './reads.js';
+export type { RunEvent, DatasetIo } from './events.js';

@@ -1,0 +1,112 @@
+/**
+ * A command's lineage: where its events go (the settings' transport), what its output is called (datasets.ts),
+ * and its job runs. `around` wraps a command's work: START before it, COMPLETE, FAIL or ABORT after it with
+ * what it read and wrote, then every event settled (a collector down costs one warning line, never the work's
+ * exit code or output). Lineage not configured: nothing is sent, and nothing else changes.
+ */
+import { outputSetting, lineageTransportOf, type Config } from '../config/index.js';
+import { describeModels, type BuildResult } from '../transform/index.js';
+import { placeOf, type Place } from './datasets.js';
+import { JobRun, type Ending, type JobOptions, type ParentRun } from './job-run.js';
+import { emitterFor, SILENT, type Emitter } from './transport.js';
+import { buildDatasets } from './build-datasets.js';
+
+export class Lineage {
+  private constructor(
+    private readonly emitter: Emitter,
+    readonly namespace: string,
+    readonly place: Place,
+    private readonly warn: (line: string) => void,
+  ) {}
+
+  /**
+   * The lineage of a command: `config` its settings (its output the folder worked in), `outputFlag` the output as
+   * given on its command line (an s3:// URL names the store's bucket). A file transport without its path: exit 2.
+   */
+  static of(
+    config: Config,
+    outputFlag?: unknown,
+    warn: (line: string) => void = (line) => process.stderr.write(`${line}\n`),
+  ): Lineage {
+    const transport = lineageTransportOf(config);
+    const place = placeOf(config.output, outputSetting(outputFlag).value, config.baseUrl);
+    const namespace = transport.kind === 'none' ? config.openlineageNamespace : transport.namespace;
+    return new Lineage(emitterFor(transport, warn), namespace, place, warn);
+  }
+
+  /** Whether events are sent (a describing that costs a read is done only then). */
+  get enabled(): boolean {
+    return this.emitter !== SILENT;
+  }
+
+  job(name: string, options: JobOptions): JobRun {
+    return new JobRun(this.emitter, this.namespace, name, options, (m) => this.warn(`perks: warning: lineage: ${m}`));
+  }
+
+  /**
+   * Runs a command's work as job `name`: START now (or, with `deferStart`, when the work calls `run.begin` with
+   * its own run id: an extract's), the end its exit code says (the work sets `run.ending`), events settled.
+   */
+  async around(
+    name: string,
+    work: (run: CommandRun) => Promise<number | void>,
+    options: Partial<JobOptions> & { deferStart?: boolean } = {},
+  ): Promise<number | void> {
+    const run = new CommandRun(this.job(name, { jobType: 'COMMAND', ...options }));
+    if (!options.deferStart) run.begin();
+    let code: number | void;
+    try {
+      code = await work(run);
+    } catch (err) {
+      await run.job.fail(err);
+      await this.flush();
+      throw err;
+    }
+    await run.job.end(code ?? 0, run.ending);
+    await this.flush();
+    return code;
+  }
+
+  /**
+   * A build's ending: its datasets, and one run per model (the build's children) sent with it. `startedAt`: the
+   * build's start, from which the models' times are counted.
+   */
+  buildEnding(run: JobRun, r: BuildResult, startedAt: Date): Ending {
+    return {
+      error: r.ok ? undefined : r.error,
+      io: async () => {
+        if (!this.enabled) return { inputs: [], outputs: [] };
+        const described = await buildDatasets(this.place, r, await describeModels(), startedAt);
+        const parent = run.asParent();
+        for (const m of described.models) {
+          const child = this.job(`${run.job.name}.${m.model}`, {
+            jobType: 'MODEL',
+            parent,
+            runId: `${run.runId}/${m.model}`,
+            startedAt: m.startedAt,
+          });
+          child.begin();
+          await child.end(m.status === 'error' ? 1 : 0, { io: m.io, error: m.error, endedAt: m.endedAt });
+        }
+        return described.io;
+      },
+    };
+  }
+
+  /** Every event settled; the one warning line if any was not sent. */
+  flush(): Promise<void> {
+    return this.emitter.flush();
+  }
+}
+
+/** The run of a command: its job run, and what the work says of itself when it ends. */
+export class CommandRun {
+  ending: Ending = {};
+  constructor(readonly job: JobRun) {}
+  begin(runId?: string): void {
+    this.job.begin(runId);
+  }
+  asParent(): ParentRun {
+    return this.job.asParent();
+  }
+}
