@@ -16,6 +16,8 @@ import {
 import { handle } from './handle.js';
 import { DEFAULTS } from '../config/index.js';
 import { configFromFlags, QUIET } from './options.js';
+import { Lineage } from '../lineage/index.js';
+import { now } from '../shared/clock.js';
 
 const SEGMENTS = DEFAULTS.build.segments;
 
@@ -92,27 +94,32 @@ export const buildCommand: CommandModule<object, BuildFlags> = {
         dormantDays: days('dormant-days', argv['dormant-days']),
       };
       const outDir = resolve(config.output);
-      const lock = await acquireLock(outDir);
-      try {
-        await finishSwitch(outDir); // a compaction killed mid-switch: its month is read once, not twice
-        const result = await buildWarehouse(
-          {
-            outDir,
-            asOf: argv['as-of'],
-            memoryLimit: argv['memory-limit'] ?? config.buildMemoryLimit,
-            martLayout: (argv['mart-layout'] as MartLayout | undefined) ?? config.martLayout,
-            revenueStatuses: [...config.revenueStatuses],
-            full: argv.full ?? false,
-            verifyIncremental: argv['verify-incremental'] ?? false,
-            segments: Object.fromEntries(Object.entries(segments).filter(([, v]) => v !== undefined)),
-          },
-          { onStep: argv.quiet ? undefined : (s) => process.stderr.write(`${formatStep(s)}\n`) },
-        );
-        process.stdout.write(formatBuildSummary(result));
-        return !result.ok ? ExitCode.failed : result.warnings.length ? ExitCode.partial : ExitCode.success;
-      } finally {
-        await lock.release();
-      }
+      const lineage = Lineage.of(config, argv.output);
+      return lineage.around('build', async (run) => {
+        const lock = await acquireLock(outDir);
+        const startedAt = now();
+        try {
+          await finishSwitch(outDir); // a compaction killed mid-switch: its month is read once, not twice
+          const result = await buildWarehouse(
+            {
+              outDir,
+              asOf: argv['as-of'],
+              memoryLimit: argv['memory-limit'] ?? config.buildMemoryLimit,
+              martLayout: (argv['mart-layout'] as MartLayout | undefined) ?? config.martLayout,
+              revenueStatuses: [...config.revenueStatuses],
+              full: argv.full ?? false,
+              verifyIncremental: argv['verify-incremental'] ?? false,
+              segments: Object.fromEntries(Object.entries(segments).filter(([, v]) => v !== undefined)),
+            },
+            { onStep: argv.quiet ? undefined : (s) => process.stderr.write(`${formatStep(s)}\n`) },
+          );
+          run.ending = lineage.buildEnding(run.job, result, startedAt);
+          process.stdout.write(formatBuildSummary(result));
+          return !result.ok ? ExitCode.failed : result.warnings.length ? ExitCode.partial : ExitCode.success;
+        } finally {
+          await lock.release();
+        }
+      });
     }),
 };
 

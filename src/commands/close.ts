@@ -15,6 +15,7 @@ import { parseMonth } from '../report/index.js';
 import { ConfigError } from '../shared/exit-codes.js';
 import { handle } from './handle.js';
 import { configFromFlags, GROUP_FILTER } from './options.js';
+import { closeDatasets, Lineage } from '../lineage/index.js';
 import { parseGroup } from './report.js';
 import type { OutputLocation } from '../store/lazy.js';
 
@@ -71,13 +72,18 @@ export const closeCommand: CommandModule<object, CloseFlags> = {
   handler: (argv) =>
     handle(async () => {
       const request = closeRequestFrom(argv);
-      const outcome = await runClose(request).catch((err: unknown) => {
-        // held by the guard: the figures it weighed, then the one line saying why and how to go on
-        if (err instanceof CloseHeldError)
-          process.stdout.write(
-            `re-read ${request.month.ym}: HELD, not applied; the lake before → the API now:\n${err.figures.map((l) => `  ${l}\n`).join('')}`,
-          );
-        throw err;
+      const lineage = Lineage.of(request.config, argv.output);
+      const outcome = await lineage.around('close', async (run) => {
+        const o = await runClose(request).catch((err: unknown) => {
+          // held by the guard: the figures it weighed, then the one line saying why and how to go on
+          if (err instanceof CloseHeldError)
+            process.stdout.write(
+              `re-read ${request.month.ym}: HELD, not applied; the lake before → the API now:\n${err.figures.map((l) => `  ${l}\n`).join('')}`,
+            );
+          throw err;
+        });
+        run.ending = { io: () => closeDatasets(lineage.place, o.reports, typeof o.reread !== 'string') };
+        return o;
       });
       process.stdout.write(`${rereadNotes(request, outcome.reread).join('\n')}\n`);
       process.stdout.write(`${outcome.written.map(closedLine).join('\n')}\n  ${closesPath(request.config.output)}\n`);
@@ -146,14 +152,19 @@ export const reopenCommand: CommandModule<object, ReopenFlags> = {
       const config = configFromFlags(argv);
       const group = parseGroup(argv.group);
       if (group === undefined) throw new CloseInputError('--group is required');
-      const { record: r, reports } = await runReopen({
-        outDir: config.output,
-        month: argv.month,
-        group,
-        reason: argv.reason,
-        by: argv.by ?? config.operator,
-        settings: config,
-        hooks: argv.resolvedOutput?.hooks,
+      const lineage = Lineage.of(config, argv.output);
+      const { record: r, reports } = await lineage.around('reopen', async (run) => {
+        const o = await runReopen({
+          outDir: config.output,
+          month: argv.month,
+          group,
+          reason: argv.reason,
+          by: argv.by ?? config.operator,
+          settings: config,
+          hooks: argv.resolvedOutput?.hooks,
+        });
+        run.ending = { io: () => closeDatasets(lineage.place, o.reports, false) };
+        return o;
       });
       process.stdout.write(
         `reopened ${r.month} for group ${r.organisation_group_id}, record ${r.seq}, hash ${r.hash}\n`,

@@ -4,6 +4,7 @@ import { DEFAULTS } from '../config/index.js';
 import { compactLake, type CompactResult } from '../compact/index.js';
 import { handle } from './handle.js';
 import { configFromFlags } from './options.js';
+import { compactDatasets, Lineage } from '../lineage/index.js';
 
 interface CompactFlags {
   output?: string;
@@ -21,7 +22,12 @@ export const compactCommand: CommandModule<object, CompactFlags> = {
   handler: (argv) =>
     handle(async () => {
       const config = configFromFlags(argv);
-      process.stdout.write(formatCompaction(await compactLake(config.output, { lookbackDays: config.lookbackDays })));
+      const lineage = Lineage.of(config, argv.output);
+      await lineage.around('compact', async (run) => {
+        const result = await compactLake(config.output, { lookbackDays: config.lookbackDays });
+        run.ending = { io: () => compactDatasets(lineage.place, result) };
+        process.stdout.write(formatCompaction(result));
+      });
     }),
 };
 

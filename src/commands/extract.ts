@@ -19,6 +19,7 @@ import {
   type ApiFlags,
 } from './options.js';
 import { DEFAULTS } from '../config/index.js';
+import { extractDatasets, Lineage, type CommandRun } from '../lineage/index.js';
 
 interface ExtractFlags extends ApiFlags {
   streams?: string;
@@ -110,49 +111,61 @@ export const extractCommand: CommandModule<object, ExtractFlags> = {
       const shard = parseShard(argv.shard);
       const warning = argv.plan ? undefined : unsharedLimitWarning(shard, config.redisUrl);
       if (warning) process.stderr.write(`perks: ${warning}\n`); // even --quiet: it is not progress
-      const result = await alertOnThrow(config, 'perks extract', () =>
-        extract(config, {
-          streams: parseStreams(argv.streams),
-          startDate,
-          endDate,
-          fullRefresh: argv['full-refresh'],
-          budgetMinutes: budget,
-          planOnly: argv.plan,
-          shard,
-          shardWaitMinutes: wait,
-          acceptChanges: argv['accept-changes'],
-          // --groups on the command line makes this worker one slice of the organisation (work-lock.ts).
-          groupSlice: argv.groups !== undefined,
-          emit: progressFromFlags(argv, 'json'),
-          hooks: argv.resolvedOutput?.hooks,
-          // Users anonymised upstream leave the older snapshots and windows of the lake too, under this
-          // run's lock, whatever else failed. A shard or group slice clears its own groups' lake files;
-          // quarantine and the erasure queue's bookkeeping wait for a whole run (perks run, perks extract
-          // or perks forget --anonymised), since other workers may be writing them.
-          afterLanding: async (r) => {
-            const sliced = shard !== undefined || argv.groups !== undefined;
-            if (sliced && !r.streams.some((s) => s.name === 'users')) return; // shards 2..N land no users
-            await forgetAnonymised(config.output, {
-              lock: false,
-              groups: sliced ? r.groups.map((g) => g.id) : undefined,
-            });
-          },
-        }),
-      );
-      if (result.plan) {
-        process.stdout.write(formatPlan(result.plan, Number(config.rateLimit)));
+      // lineage: START once the extract has its run id (its manifest's), the end with what it landed (not for --plan)
+      const lineage = Lineage.of(config, argv.output, undefined, !argv.plan);
+      return lineage.around('extract', (run) => work(run), { deferStart: true });
+      async function work(run: CommandRun): Promise<number> {
+        const progress = progressFromFlags(argv, 'json');
+        const result = await alertOnThrow(config, 'perks extract', () =>
+          extract(config, {
+            streams: parseStreams(argv.streams),
+            startDate,
+            endDate,
+            fullRefresh: argv['full-refresh'],
+            budgetMinutes: budget,
+            planOnly: argv.plan,
+            shard,
+            shardWaitMinutes: wait,
+            acceptChanges: argv['accept-changes'],
+            // --groups on the command line makes this worker one slice of the organisation (work-lock.ts).
+            groupSlice: argv.groups !== undefined,
+            emit: (e) => {
+              if (e.event === 'run') run.begin(String(e.run_id));
+              progress(e);
+            },
+            hooks: argv.resolvedOutput?.hooks,
+            // Users anonymised upstream leave the older snapshots and windows of the lake too, under this
+            // run's lock, whatever else failed. A shard or group slice clears its own groups' lake files;
+            // quarantine and the erasure queue's bookkeeping wait for a whole run (perks run, perks extract
+            // or perks forget --anonymised), since other workers may be writing them.
+            afterLanding: async (r) => {
+              const sliced = shard !== undefined || argv.groups !== undefined;
+              if (sliced && !r.streams.some((s) => s.name === 'users')) return; // shards 2..N land no users
+              await forgetAnonymised(config.output, {
+                lock: false,
+                groups: sliced ? r.groups.map((g) => g.id) : undefined,
+              });
+            },
+          }),
+        );
+        const failed = result.streams.filter((s) => s.status === 'error').map((s) => `${s.name}: ${s.error}`);
+        run.ending = { io: () => extractDatasets(lineage.place, result), error: failed.join('; ') || undefined };
+        if (result.plan) {
+          process.stdout.write(formatPlan(result.plan, Number(config.rateLimit)));
+          return result.exitCode;
+        }
+        process.stdout.write(formatExtractSummary(result));
+        // The failure also reaches stderr, so a --quiet run in a scheduler still says what went wrong.
+        for (const s of result.streams)
+          if (s.status === 'error') process.stderr.write(`perks: ${s.name}: ${s.error}\n`);
+        if (result.quarantine?.message) process.stderr.write(`perks: ${result.quarantine.message}\n`);
+        if (result.heldMessage) process.stderr.write(`perks: ${result.heldMessage}\n`);
+        for (const line of alertSummaryLines(await alertExtract(config, result))) process.stdout.write(`  ${line}\n`);
+        // Closed months become one file per group and month (src/compact), after the forget step. A shard or
+        // group slice leaves it to the final step (perks run, or perks compact): it takes the whole output directory.
+        if (result.status !== 'error' && argv.shard === undefined && argv.groups === undefined)
+          await compactLake(config.output, { lookbackDays: config.lookbackDays });
         return result.exitCode;
       }
-      process.stdout.write(formatExtractSummary(result));
-      // The failure also reaches stderr, so a --quiet run in a scheduler still says what went wrong.
-      for (const s of result.streams) if (s.status === 'error') process.stderr.write(`perks: ${s.name}: ${s.error}\n`);
-      if (result.quarantine?.message) process.stderr.write(`perks: ${result.quarantine.message}\n`);
-      if (result.heldMessage) process.stderr.write(`perks: ${result.heldMessage}\n`);
-      for (const line of alertSummaryLines(await alertExtract(config, result))) process.stdout.write(`  ${line}\n`);
-      // Closed months become one file per group and month (src/compact), after the forget step. A shard or
-      // group slice leaves it to the final step (perks run, or perks compact): it takes the whole output directory.
-      if (result.status !== 'error' && argv.shard === undefined && argv.groups === undefined)
-        await compactLake(config.output, { lookbackDays: config.lookbackDays });
-      return result.exitCode;
     }),
 };

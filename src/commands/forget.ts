@@ -3,6 +3,7 @@ import type { CommandModule } from 'yargs';
 import { forgetAnonymised, forgetUsers, ForgetInputError, type ForgetResult } from '../forget/index.js';
 import { handle } from './handle.js';
 import { configFromFlags } from './options.js';
+import { forgetDatasets, Lineage } from '../lineage/index.js';
 import { relativeStreamDir } from '../lake/index.js';
 
 interface ForgetFlags {
@@ -42,8 +43,12 @@ export const forgetCommand: CommandModule<object, ForgetFlags> = {
       const ids = parseUsers(argv.user);
       if (!ids.length && !argv.anonymised)
         throw new ForgetInputError('name the users to forget: --user <id> (repeatable) or --anonymised');
-      const result = argv.anonymised ? await forgetAnonymised(config.output) : await forgetUsers(config.output, ids);
-      process.stdout.write(formatForget(result));
+      const lineage = Lineage.of(config, argv.output);
+      await lineage.around('forget', async (run) => {
+        const result = argv.anonymised ? await forgetAnonymised(config.output) : await forgetUsers(config.output, ids);
+        run.ending = { io: () => forgetDatasets(lineage.place, result) };
+        process.stdout.write(formatForget(result));
+      });
     }),
 };
 

@@ -11,6 +11,7 @@ import {
 import { monthStateWord } from '../closes/index.js';
 import { handle } from './handle.js';
 import { configFromFlags, GROUP_FILTER, OUTPUT } from './options.js';
+import { Lineage, reportDatasets } from '../lineage/index.js';
 
 interface ReportFlags {
   report: string;
@@ -71,13 +72,18 @@ export const reportCommand: CommandModule<object, ReportFlags> = {
   handler: (argv) =>
     handle(async () => {
       const config = configFromFlags(argv);
-      const result = await writeRevenueReport({
-        outDir: config.output,
-        month: argv.month,
-        group: parseGroup(argv.group),
-        formats: parseFormats(argv.format),
-        includeTestGroups: argv['include-test-groups'],
-        settings: config,
+      const lineage = Lineage.of(config, argv.output);
+      const result = await lineage.around('report', async (run) => {
+        const r = await writeRevenueReport({
+          outDir: config.output,
+          month: argv.month,
+          group: parseGroup(argv.group),
+          formats: parseFormats(argv.format),
+          includeTestGroups: argv['include-test-groups'],
+          settings: config,
+        });
+        run.ending = { io: () => reportDatasets(lineage.place, r.files) };
+        return r;
       });
       const lines = [
         `revenue ${argv.month}: ${monthStateWord(result.status)}, ${result.reconciled ? 'reconciled with the lake' : 'NOT reconciled with the lake (see the report)'}`,

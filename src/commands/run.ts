@@ -21,6 +21,7 @@ import { now } from '../shared/clock.js';
 import { collectStatus, judge, statusMarkdown, type FreshnessOptions } from '../status/index.js';
 import { alertOnThrow, alertRun, alertSummaryLines } from '../alerts/index.js';
 import { freshnessOptions } from './status.js';
+import { Lineage, RunLineage } from '../lineage/index.js';
 
 interface RunFlags extends ApiFlags {
   streams?: string;
@@ -69,17 +70,25 @@ export const runCommand: CommandModule<object, RunFlags> = {
       const budget = argv['budget-minutes'];
       if (budget !== undefined && !(budget >= 0 && Number.isFinite(budget)))
         throw new ConfigError('--budget-minutes must be a number of minutes, 0 or more');
-      const summary = await alertOnThrow(config, 'perks run', () =>
-        runPipeline(config, {
-          streams: parseStreams(argv.streams),
-          budgetMinutes: argv['budget-minutes'],
-          month: argv.month,
-          writeback: argv.writeback,
-          acceptChanges: argv['accept-changes'],
-          emit: progressFromFlags(argv, 'json'),
-          hooks: argv.resolvedOutput?.hooks,
-        }),
-      );
+      const lineage = Lineage.of(config, argv.output);
+      const summary = await lineage.around('run', async (run) => {
+        const s = await alertOnThrow(config, 'perks run', () =>
+          runPipeline(config, {
+            streams: parseStreams(argv.streams),
+            budgetMinutes: argv['budget-minutes'],
+            month: argv.month,
+            writeback: argv.writeback,
+            acceptChanges: argv['accept-changes'],
+            emit: progressFromFlags(argv, 'json'),
+            hooks: argv.resolvedOutput?.hooks,
+            lineage: lineage.enabled ? new RunLineage(lineage, run.asParent()) : undefined,
+          }),
+        );
+        const failed = s.steps.find((st) => st.status === 'error');
+        run.ending = { error: failed && `${failed.name}: ${failed.detail}` };
+        run.exitCode = s.exitCode;
+        return s;
+      });
       summary.alertLines = alertSummaryLines(await alertRun(config, summary, thresholds(config)));
       process.stdout.write(formatRunSummary(summary));
       appendStepSummary(summary, config.stepSummary);

@@ -15,6 +15,8 @@ import {
 } from '../writeback/index.js';
 import { handle } from './handle.js';
 import { configFromFlags, withApiOptions, type ApiFlags } from './options.js';
+import { Lineage, writebackDatasets } from '../lineage/index.js';
+import { newRunId } from '../shared/run-id.js';
 
 interface WritebackFlags extends ApiFlags {
   dryRun?: boolean;
@@ -66,18 +68,28 @@ export const writebackCommand: CommandModule<object, WritebackFlags> = {
         throw new ConfigError('--settle-pending-as-rejected cannot be combined with --dry-run: it records outcomes');
       if (argv.verify) return verify(config);
       const types = argv.types === undefined ? undefined : parseTypeMap(argv.types);
-      const result = await runWriteback({
-        outDir: config.output,
-        config,
-        hooks: argv.resolvedOutput?.hooks,
-        dryRun: argv.dryRun,
-        limit,
-        types,
-        retryRejected: argv.retryRejected,
-        settlePending,
-      });
-      process.stdout.write(redact(formatWriteback(result)));
-      return result.status === 'partial' ? ExitCode.partial : ExitCode.success;
+      const lineage = Lineage.of(config, argv.output);
+      const runId = newRunId('wb-'); // the ledger's and the events' run id
+      return lineage.around(
+        'writeback',
+        async (run) => {
+          const result = await runWriteback({
+            outDir: config.output,
+            config,
+            hooks: argv.resolvedOutput?.hooks,
+            dryRun: argv.dryRun,
+            limit,
+            types,
+            retryRejected: argv.retryRejected,
+            settlePending,
+            runId,
+          });
+          run.ending = { io: () => writebackDatasets(lineage.place, result) };
+          process.stdout.write(redact(formatWriteback(result)));
+          return result.status === 'partial' ? ExitCode.partial : ExitCode.success;
+        },
+        { runId },
+      );
     }),
 };
 

@@ -85,7 +85,9 @@ export async function buildDatasets(
   docs: readonly ModelDoc[],
   startedAt: Date,
 ): Promise<BuildDatasets> {
-  const columns = r.ok ? await warehouseColumns(place.dir) : new Map();
+  const columns: Columns = r.ok
+    ? await warehouseColumns(place.dir)
+    : new Map<string, { name: string; type: string }[]>();
   const assertions = assertionsByModel(r.steps);
   const stepOf = new Map(r.steps.filter((s) => s.kind === 'model').map((s) => [s.name, s]));
   const table = (doc: ModelDoc): OutputDataset | undefined => {

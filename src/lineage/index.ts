@@ -1,8 +1,8 @@
 /** OpenLineage: every command that reads or writes data tells a catalog what ran, what it read and wrote. */
-export { Lineage, CommandRun } from './lineage.js';
+export { Lineage, CommandRun, RunLineage } from './lineage.js';
 export { JobRun, type Ending, type JobOptions, type ParentRun } from './job-run.js';
 export { lineageRunId } from './run-id.js';
-export { placeOf, type Place } from './datasets.js';
+export { placeOf } from './datasets.js';
 export {
   closeDatasets,
   compactDatasets,
@@ -13,3 +13,4 @@ export {
 } from './stage-datasets.js';
 export { REPORT_TABLES, REPORT_STREAMS } from './reads.js';
 export type { RunEvent, DatasetIo } from './events.js';
+export type { Place } from './datasets.js';

@@ -27,8 +27,10 @@ export class Lineage {
     config: Config,
     outputFlag?: unknown,
     warn: (line: string) => void = (line) => process.stderr.write(`${line}\n`),
+    /** false: this invocation sends nothing (`perks extract --plan` reads no data a catalog tracks). */
+    wanted = true,
   ): Lineage {
-    const transport = lineageTransportOf(config);
+    const transport = wanted ? lineageTransportOf(config) : { kind: 'none' as const };
     const place = placeOf(config.output, outputSetting(outputFlag).value, config.baseUrl);
     const namespace = transport.kind === 'none' ? config.openlineageNamespace : transport.namespace;
     return new Lineage(emitterFor(transport, warn), namespace, place, warn);
@@ -47,24 +49,25 @@ export class Lineage {
    * Runs a command's work as job `name`: START now (or, with `deferStart`, when the work calls `run.begin` with
    * its own run id: an extract's), the end its exit code says (the work sets `run.ending`), events settled.
    */
-  async around(
+  async around<T>(
     name: string,
-    work: (run: CommandRun) => Promise<number | void>,
+    work: (run: CommandRun) => Promise<T>,
     options: Partial<JobOptions> & { deferStart?: boolean } = {},
-  ): Promise<number | void> {
+  ): Promise<T> {
     const run = new CommandRun(this.job(name, { jobType: 'COMMAND', ...options }));
     if (!options.deferStart) run.begin();
-    let code: number | void;
+    let result: T;
     try {
-      code = await work(run);
+      result = await work(run);
     } catch (err) {
       await run.job.fail(err);
       await this.flush();
       throw err;
     }
-    await run.job.end(code ?? 0, run.ending);
+    // the work's exit code: as it says, or as it returns (a command that prints its result returns nothing: 0)
+    await run.job.end(run.exitCode ?? (typeof result === 'number' ? result : 0), run.ending);
     await this.flush();
-    return code;
+    return result;
   }
 
   /**
@@ -99,9 +102,33 @@ export class Lineage {
   }
 }
 
+/**
+ * The steps of a `perks run`: each a job of its own (`run.<step>`), the run's child through the parent facet.
+ * A step with a run id of its own (the extract's, the write-back's) starts when it has it.
+ */
+export class RunLineage {
+  constructor(
+    readonly lineage: Lineage,
+    private readonly parent: ParentRun,
+  ) {}
+
+  get place(): Place {
+    return this.lineage.place;
+  }
+
+  /** The job run of step `name`, started now unless `ownRunId` (then at `begin(runId)`). */
+  step(name: string, ownRunId = false): JobRun {
+    const run = this.lineage.job(`run.${name}`, { jobType: 'TASK', parent: this.parent });
+    if (!ownRunId) run.begin();
+    return run;
+  }
+}
+
 /** The run of a command: its job run, and what the work says of itself when it ends. */
 export class CommandRun {
   ending: Ending = {};
+  /** The work's exit code, when it returns something else (a summary). */
+  exitCode?: number;
   constructor(readonly job: JobRun) {}
   begin(runId?: string): void {
     this.job.begin(runId);

@@ -58,14 +58,16 @@ export function writebackModels(sqlDir: string = DEFAULT_SQL_DIR): string[] {
     : [];
 }
 
-/** `perks writeback`: its models in, the API's interactions and the ledger out. */
+/** `perks writeback`: its models in, the API's interactions and the ledger out (a dry run writes nothing). */
 export function writebackDatasets(place: Place, r: WritebackResult): DatasetIo {
   return {
     inputs: writebackModels().map((m) => warehouseTable(place, m)),
-    outputs: [
-      ...apiStream(place, 'interactions').map((d) => written(d, { rowCount: r.sent })),
-      written(writtenFile(place, r.ledger), { rowCount: r.sent + r.rejected }),
-    ],
+    outputs: r.dry_run
+      ? []
+      : [
+          ...apiStream(place, 'interactions').map((d) => written(d, { rowCount: r.sent })),
+          written(writtenFile(place, r.ledger), { rowCount: r.sent + r.rejected }),
+        ],
   };
 }
 

@@ -19,7 +19,7 @@ export interface Emitter {
 }
 
 /** Sends nothing: lineage is not configured. */
-export const SILENT: Emitter = { emit: () => undefined, flush: async () => undefined };
+export const SILENT: Emitter = { emit: () => undefined, flush: () => Promise.resolve() };
 
 type Send = (event: RunEvent) => Promise<string | undefined>;
 
@@ -74,13 +74,15 @@ function httpSend(t: Extract<LineageTransport, { kind: 'http' }>): Send {
 
 /** Appends one line per event (the folder made when missing). */
 function fileSend(path: string): Send {
-  return async (event) => {
+  return (event) => {
     try {
       mkdirSync(dirname(path), { recursive: true });
       appendFileSync(path, `${JSON.stringify(event)}\n`);
-      return undefined;
+      return Promise.resolve(undefined);
     } catch (err) {
-      return `cannot append to the file (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`;
+      return Promise.resolve(
+        `cannot append to the file (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`,
+      );
     }
   };
 }

@@ -49,8 +49,10 @@ async function runStep(ctx: RunContext, step: Step): Promise<StepResult> {
   if (ctx.summary.steps.some((s) => s.status === 'error'))
     return { name, status: 'skipped', ms: 0, detail: 'an earlier step failed', exitCode: 0 };
   const started = Date.now();
+  ctx.step = ctx.options.lineage?.step(name, step.ownRunId);
   try {
-    const { detail, exitCode = 0 } = await step.run(ctx);
+    const { detail, exitCode = 0, lineage } = await step.run(ctx);
+    await ctx.step?.end(exitCode, lineage);
     return {
       name,
       status: exitCode === ExitCode.failed ? 'error' : 'success',
@@ -59,6 +61,7 @@ async function runStep(ctx: RunContext, step: Step): Promise<StepResult> {
       exitCode,
     };
   } catch (err) {
+    await ctx.step?.fail(err);
     const exitCode = (err as { exitCode?: number }).exitCode ?? ExitCode.failed;
     const detail = redact(err instanceof Error ? err.message : String(err));
     return { name, status: 'error', ms: Date.now() - started, detail, exitCode };

@@ -20,6 +20,20 @@ import { closeSummary, lastFinalMonth, ReportInputError, writeRevenueReport } fr
 import { ExitCode } from '../shared/exit-codes.js';
 import type { RunSummary, StepResult } from './result.js';
 import { orderChanges, revenueMoves, revenueTotals, userChanges } from './changes.js';
+import { newRunId } from '../shared/run-id.js';
+import {
+  compactDatasets,
+  extractDatasets,
+  forgetDatasets,
+  reportDatasets,
+  writebackDatasets,
+  type DatasetIo,
+  type Ending,
+  type JobRun,
+  type Place,
+  type RunLineage,
+} from '../lineage/index.js';
+import { now } from '../shared/clock.js';
 
 export type RunOptions = ExtractOptions & {
   emit?: (e: Event) => void;
@@ -27,6 +41,8 @@ export type RunOptions = ExtractOptions & {
   writeback?: boolean;
   /** The output's hooks (the command's resolved output): the extract, the build and the write-back report to a store. */
   hooks?: OutputHooks;
+  /** OpenLineage: each step a job run, the run's child (none: nothing is sent). */
+  lineage?: RunLineage;
 };
 
 /** What every step of one run shares: the settings, the output directory, the run's instant and client, the summary. */
@@ -38,59 +54,85 @@ export interface RunContext {
   readonly client: PerksClient;
   readonly options: RunOptions;
   readonly summary: RunSummary;
+  /** The step under way as an OpenLineage job run (with lineage configured). */
+  step?: JobRun;
 }
 
 export interface Step {
   readonly name: StepResult['name'];
-  /** The step's line of the summary, and its exit code when it is not 0 (1 marks the step failed). */
-  readonly run: (ctx: RunContext) => Promise<{ detail: string; exitCode?: number }>;
+  /**
+   * The step's line of the summary, and its exit code when it is not 0 (1 marks the step failed); `lineage`, what
+   * it read and wrote.
+   */
+  readonly run: (ctx: RunContext) => Promise<{ detail: string; exitCode?: number; lineage?: Ending }>;
+  /** The step makes its own run id (the extract's, the write-back's): its lineage starts when it has it. */
+  readonly ownRunId?: boolean;
   /** Runs only when this says so (write-back: unless --no-writeback). */
   readonly when?: (ctx: RunContext) => boolean;
 }
 
 export const STEPS: readonly Step[] = [
-  { name: 'extract', run: extractStep },
+  { name: 'extract', run: extractStep, ownRunId: true },
   // Users anonymised upstream: their names and emails leave the older snapshots and windows too.
   { name: 'forget', run: forgetStep },
   { name: 'compact', run: compactStep },
   { name: 'build', run: buildStep },
-  { name: 'writeback', run: writebackStep, when: (ctx) => ctx.options.writeback !== false },
+  { name: 'writeback', run: writebackStep, when: (ctx) => ctx.options.writeback !== false, ownRunId: true },
   { name: 'report', run: reportStep },
 ];
 
-async function extractStep({ config, outDir, startedAt, client, options, summary }: RunContext) {
-  const r = await extract({ ...config, output: outDir }, { ...options, now: startedAt, client, lock: false });
+/** What a step read and wrote, described (after it, once) only with lineage configured. */
+function described(options: RunOptions, io: (place: Place) => DatasetIo, error?: string): Ending | undefined {
+  const place = options.lineage?.place;
+  return place && { io: () => io(place), error };
+}
+
+async function extractStep({ config, outDir, startedAt, client, options, summary, step }: RunContext) {
+  const emit = (e: Event) => {
+    if (e.event === 'run') step?.begin(String(e.run_id)); // the manifest's run id, the lineage's too
+    options.emit?.(e);
+  };
+  const r = await extract({ ...config, output: outDir }, { ...options, emit, now: startedAt, client, lock: false });
   summary.extract = r;
   summary.changes = { orders: await orderChanges(outDir, r.runId), users: userChanges(r) };
   const rows = r.streams.reduce((n, s) => n + s.rows, 0);
   const held = r.heldMessage ? `; ${r.heldMessage}` : '';
-  return { detail: `${rows} rows, ${r.api.calls} calls, ${r.quarantined} quarantined${held}`, exitCode: r.exitCode };
+  const failed = r.streams.filter((s) => s.status === 'error').map((s) => `${s.name}: ${s.error}`);
+  return {
+    detail: `${rows} rows, ${r.api.calls} calls, ${r.quarantined} quarantined${held}`,
+    exitCode: r.exitCode,
+    lineage: described(options, (place) => extractDatasets(place, r), failed.join('; ') || undefined),
+  };
 }
 
-async function forgetStep({ outDir }: RunContext) {
+async function forgetStep({ outDir, options }: RunContext) {
   const r = await forgetAnonymised(outDir, { lock: false });
   return {
+    lineage: described(options, (place) => forgetDatasets(place, r)),
     detail: r.users.length
       ? `${r.users.length} anonymised users forgotten: ${r.rows} rows in ${r.files} files, ${r.quarantineLines} quarantined records`
       : 'no anonymised user left behind',
   };
 }
 
-async function compactStep({ config, outDir, startedAt }: RunContext) {
+async function compactStep({ config, outDir, startedAt, options }: RunContext) {
   const r = await compactLake(outDir, { lookbackDays: config.lookbackDays, now: startedAt, lock: false });
   return {
+    lineage: described(options, (place) => compactDatasets(place, r)),
     detail: r.streams
       .map((s) => `${s.stream} ${s.months} months, files ${s.filesBefore} -> ${s.filesAfter}`)
       .join('; '),
   };
 }
 
-async function buildStep({ config, outDir, startedAt, options, summary }: RunContext) {
+async function buildStep({ config, outDir, startedAt, options, summary, step }: RunContext) {
   await (options.hooks ?? LOCAL_OUTPUT_HOOKS).checkpoint('extract'); // with a store, the extract's commits are published first (a kill later keeps them)
   const before = await revenueTotals(outDir); // recognised revenue as the last build left it
+  const began = now();
   const r = await buildWarehouse({ outDir, asOf: startedAt.toISOString().slice(0, 10), ...buildSettingsOf(config) });
   summary.build = r;
-  if (!r.ok) return { detail: `${r.error ?? 'the build failed'}${r.impact ?? ''}`, exitCode: ExitCode.failed };
+  const lineage = step && options.lineage?.lineage.buildEnding(step, r, began);
+  if (!r.ok) return { detail: `${r.error ?? 'the build failed'}${r.impact ?? ''}`, exitCode: ExitCode.failed, lineage };
   const after = await revenueTotals(outDir);
   if (after) summary.changes = { ...summary.changes, revenue: revenueMoves(before, after) };
   const models = r.steps.filter((st) => st.kind === 'model').length;
@@ -103,11 +145,14 @@ async function buildStep({ config, outDir, startedAt, options, summary }: RunCon
   return {
     detail: `${models} models${describeKept(r.steps, 'model')}, ${tests} data tests passed${describeKept(r.steps, 'test')}, ${r.marts.length} marts exported${intervals.join('')}${warned}`,
     ...(r.warnings.length ? { exitCode: ExitCode.partial } : {}),
+    lineage,
   };
 }
 
-async function writebackStep({ config, outDir, client, options }: RunContext) {
-  const r = await runWriteback({ outDir, client, config, limit: config.writebackLimit, hooks: options.hooks });
+async function writebackStep({ config, outDir, client, options, step }: RunContext) {
+  const runId = newRunId('wb-'); // the ledger's and the lineage's run id
+  step?.begin(runId);
+  const r = await runWriteback({ outDir, client, config, limit: config.writebackLimit, hooks: options.hooks, runId });
   // Rejected or unresolved rows make the run partial (exit 4), never a failure: the report still runs.
   const unresolved = r.unresolved_pending.length
     ? `, ${r.unresolved_pending.length} pending unresolved (${[...new Set(r.unresolved_pending.map((u) => u.reason))].slice(0, 3).join('; ')})`
@@ -122,6 +167,7 @@ async function writebackStep({ config, outDir, client, options }: RunContext) {
   return {
     detail: `${r.sent} sent, ${r.rejected} rejected, ${r.calls} calls${learned}${unresolved}${deferred}${held}`,
     exitCode: r.status === 'partial' ? ExitCode.partial : 0,
+    lineage: described(options, (place) => writebackDatasets(place, r)),
   };
 }
 
@@ -141,7 +187,10 @@ async function reportStep({ config, outDir, startedAt, options, summary }: RunCo
   }
   summary.files.reports = r.files;
   summary.report = { month, status: r.status };
-  return { detail: `revenue ${month}: ${r.status}; ${await closeSummary(outDir, groups)}` };
+  return {
+    detail: `revenue ${month}: ${r.status}; ${await closeSummary(outDir, groups)}`,
+    lineage: described(options, (place) => reportDatasets(place, r.files)),
+  };
 }
 
 /** The calendar month before `now` (UTC), YYYY-MM: the report's month when no month is closed yet. */
