@@ -51,11 +51,15 @@ export async function warehouseColumns(dir: string): Promise<Columns> {
   return columns;
 }
 
-/** A source a model reads: a lake view is the stream's folder, a close table the close record, else a model's table. */
-export function sourceDataset(place: Place, name: string): Dataset {
+/**
+ * A source a model reads: a lake view is the stream's folder, a close table the close record, else a model: its
+ * table, or for an ephemeral model (a temporary table of the build, never stored) `temp.main.<model>`.
+ */
+export function sourceDataset(place: Place, name: string, ephemeral: ReadonlySet<string> = new Set()): Dataset {
   if (name.startsWith('lake_')) return lakeDataset(place, name.slice('lake_'.length));
   const file = SOURCE_FILES[name];
-  return file ? outputFile(place, file) : warehouseTable(place, name);
+  if (file) return outputFile(place, file);
+  return ephemeral.has(name) ? { namespace: place.warehouse, name: `temp.main.${name}` } : warehouseTable(place, name);
 }
 
 /** The data tests of each model, as assertions (a test not run, skipped after a failure, is left out). */
@@ -90,13 +94,17 @@ export async function buildDatasets(
     : new Map<string, { name: string; type: string }[]>();
   const assertions = assertionsByModel(r.steps);
   const stepOf = new Map(r.steps.filter((s) => s.kind === 'model').map((s) => [s.name, s]));
+  const ephemeral = new Set(docs.filter((d) => d.materialized === 'ephemeral').map((d) => d.name));
   const table = (doc: ModelDoc): OutputDataset | undefined => {
-    const cols = columns.get(doc.name);
-    if (doc.materialized === 'ephemeral' || (r.ok && !cols)) return undefined;
+    // an ephemeral model's columns are the dictionary's (the build dropped its temporary table)
+    const cols = ephemeral.has(doc.name)
+      ? doc.columns.map(({ name, type }) => ({ name, type }))
+      : columns.get(doc.name);
+    if (r.ok && !cols) return undefined;
     const rows = stepOf.get(doc.name)?.rows;
     const tests = assertions.get(doc.name);
     return {
-      ...warehouseTable(place, doc.name),
+      ...sourceDataset(place, doc.name, ephemeral),
       facets: {
         ...(cols ? { schema: schemaFacet(cols) } : {}),
         ...(tests?.length ? { dataQualityAssertions: assertionsFacet(tests) } : {}),
@@ -110,7 +118,10 @@ export async function buildDatasets(
   const sources = [...new Set(docs.flatMap((d) => d.dependsOn).filter((n) => !docs.some((d) => d.name === n)))].sort();
   const inputs = dedupe(sources.map((s) => sourceDataset(place, s)));
   const marts = r.ok ? r.marts.map((path) => martFile(place, path, columns, r.steps)) : [];
-  return { io: { inputs, outputs: [...tables, ...marts] }, models: modelRuns(place, r, docs, tables, startedAt) };
+  return {
+    io: { inputs, outputs: [...tables, ...marts] },
+    models: modelRuns(place, r, docs, tables, startedAt, ephemeral),
+  };
 }
 
 /** A mart's export: its file (or its month files' folder), with the table's columns, its rows and bytes. */
@@ -142,6 +153,7 @@ function modelRuns(
   docs: readonly ModelDoc[],
   tables: readonly OutputDataset[],
   startedAt: Date,
+  ephemeral: ReadonlySet<string>,
 ): ModelRun[] {
   const runs: ModelRun[] = [];
   let at = startedAt.getTime();
@@ -151,13 +163,16 @@ function modelRuns(
     at += s.ms;
     const doc = byName.get(s.name);
     if (s.kind !== 'model' || !doc || (s.status !== 'success' && s.status !== 'error')) continue;
-    const output = tables.find((t) => t.name === warehouseTable(place, doc.name).name);
+    const output = tables.find((t) => t.name === sourceDataset(place, doc.name, ephemeral).name);
     runs.push({
       model: doc.name,
       status: s.status,
       startedAt: new Date(from),
       endedAt: new Date(at),
-      io: { inputs: dedupe(doc.dependsOn.map((d) => sourceDataset(place, d))), outputs: output ? [output] : [] },
+      io: {
+        inputs: dedupe(doc.dependsOn.map((d) => sourceDataset(place, d, ephemeral))),
+        outputs: output ? [output] : [],
+      },
       ...(s.error ? { error: s.error } : {}),
     });
   }
