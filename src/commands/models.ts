@@ -6,6 +6,7 @@ import { snakeJson } from '../shared/json-keys.js';
 import { describeModels, renderMarkdown, writeDictionary } from '../transform/index.js';
 import { handle } from './handle.js';
 import { configFromFlags } from './options.js';
+import { writeLineagePicture } from '../lineage/index.js';
 
 interface ModelsFlags {
   output?: string;
@@ -25,7 +26,9 @@ export const modelsCommand: CommandModule<object, ModelsFlags> = {
         throw new ConfigError(`--format=${JSON.stringify(argv.format)} is invalid: expected md or json`);
       const config = configFromFlags(argv);
       const docs = await describeModels();
-      writeDictionary(join(resolve(config.output), 'docs', 'models.md'), docs);
+      // the dictionary, and beside it the lineage drawn (lineage.svg), which it links to
+      writeLineagePicture(join(resolve(config.output), 'docs', 'lineage.svg'), docs);
+      writeDictionary(join(resolve(config.output), 'docs', 'models.md'), docs, 'lineage.svg');
       // JSON keys in snake_case (depends_on), as every JSON the CLI prints
       process.stdout.write(argv.format === 'json' ? `${snakeJson(docs, {}, 2)}\n` : renderMarkdown(docs));
     }),

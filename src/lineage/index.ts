@@ -14,3 +14,4 @@ export {
 export { REPORT_TABLES, REPORT_STREAMS } from './reads.js';
 export type { RunEvent, DatasetIo } from './events.js';
 export type { Place } from './datasets.js';
+export { lineageSvg, writeLineagePicture } from './picture.js';

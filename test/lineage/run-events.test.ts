@@ -28,7 +28,7 @@ beforeAll(async () => {
   collector = await startReceiver('ok');
   const dir = tempOut('lineage-run-');
   const result = await startCli(['run', '--quiet'], orgEnv(sandbox, dir, { OPENLINEAGE_URL: collector.url })).done;
-  first = { dir, result, events: collector.json() as Json[] };
+  first = { dir, result, events: collector.json() };
 });
 
 afterAll(async () => {
@@ -164,7 +164,7 @@ describe('OpenLineage events of a real perks run', () => {
       });
       const r = await startCli(['run', '--quiet', '--no-writeback'], env).done;
       expect(r.code).not.toBe(0);
-      const jobs = byJob(rx.json() as Json[]);
+      const jobs = byJob(rx.json());
       expect([...jobs.keys()].sort()).toEqual(['run', 'run.extract']); // the steps after it never ran
       for (const name of ['run', 'run.extract']) {
         const [start, end] = jobs.get(name)!;
