@@ -84,10 +84,14 @@ export class JobRun {
     this.emitter.emit(this.event('START', this.startedAt, NO_DATASETS));
   }
 
-  /** Sends the end the exit code says (1 FAIL, 5 ABORT: another run held the output; else COMPLETE), once. */
+  /**
+   * Sends the end the exit code says, once: 0 and 4 (partial: data was written) COMPLETE, 5 ABORT (another run
+   * held the output: nothing was done), any other FAIL (with the exit code as its message when none is given).
+   */
   async end(exitCode: number, ending: Ending = {}): Promise<void> {
-    const type: EventType = exitCode === ExitCode.failed ? 'FAIL' : exitCode === ExitCode.locked ? 'ABORT' : 'COMPLETE';
-    await this.finish(type, ending);
+    const complete = exitCode === ExitCode.success || exitCode === ExitCode.partial;
+    const type: EventType = complete ? 'COMPLETE' : exitCode === ExitCode.locked ? 'ABORT' : 'FAIL';
+    await this.finish(type, complete ? ending : { ...ending, error: ending.error ?? `exit code ${exitCode}` });
   }
 
   /** Sends FAIL for an error the work threw (its message redacted in the facet). */
