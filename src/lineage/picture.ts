@@ -8,6 +8,7 @@
 import { mkdirSync, renameSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { ModelDoc } from '../transform/index.js';
+import { relativeStreamDir } from '../lake/index.js';
 import { REPORT_STREAMS, REPORT_TABLES, SOURCE_FILES } from './reads.js';
 
 interface Node {
@@ -40,7 +41,7 @@ export function lineageNodes(docs: readonly ModelDoc[]): Node[] {
   const sources = [...new Set(docs.flatMap((d) => d.dependsOn).filter((n) => !models.has(n)))].sort();
   const nodes: Node[] = sources.map((s) => ({
     id: s,
-    label: s.startsWith('lake_') ? `lake/${s.slice(5)}` : s,
+    label: s.startsWith('lake_') ? relativeStreamDir(s.slice(5)) : s,
     stage: 0,
     column: 0,
     kind: 'source',
