@@ -5,7 +5,7 @@
  * FAIL with a message and no secret; a collector down costs one warning line and nothing else.
  */
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { cpSync, readdirSync } from 'node:fs';
+import { cpSync, readdirSync, readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
@@ -179,6 +179,40 @@ describe('OpenLineage events of a real perks run', () => {
       await rx.close();
       await new Promise((r) => echo.close(r));
     }
+  });
+
+  test('perks extract and perks build on their own: their events in a file, the extract named by its manifest', async () => {
+    const dir = tempOut('lineage-alone-');
+    cpSync(first.dir, dir, { recursive: true });
+    const file = join(tempOut('lineage-events-'), 'events.jsonl');
+    const env = orgEnv(sandbox, dir, {
+      OPENLINEAGE__TRANSPORT__TYPE: 'file',
+      OPENLINEAGE__TRANSPORT__LOG_FILE_PATH: file,
+    });
+    const before = new Set(readdirSync(join(dir, 'runs')));
+    for (const command of ['extract', 'build']) {
+      const r = await startCli([command, '--quiet'], env).done;
+      expect(r.code, `${command}: ${r.stderr}`).toBe(0);
+    }
+    const events = readFileSync(file, 'utf8')
+      .trimEnd()
+      .split('\n')
+      .map((l) => JSON.parse(l) as Json);
+    const valid = openLineageValidator();
+    for (const e of events) expect(valid(e).errors, `${e.job.name} ${e.eventType}`).toEqual([]);
+    const jobs = byJob(events);
+    for (const name of ['extract', 'build', ...modelsOf('marts').map((m) => `build.${m}`)])
+      expect(
+        (jobs.get(name) ?? []).map((e) => e.eventType),
+        name,
+      ).toEqual(['START', 'COMPLETE']);
+    const manifest = readdirSync(join(dir, 'runs')).find((f) => f.endsWith('.json') && !before.has(f))!;
+    expect(jobs.get('extract')![0].run.facets.perks_run.runId).toBe(manifest.replace(/\.json$/, ''));
+    // the extract wrote the lake streams the build read
+    const landed = (jobs.get('extract')![1].outputs as Json[]).map((o) => o.name as string);
+    const read = (jobs.get('build')![1].inputs as Json[]).map((o) => o.name as string);
+    expect(landed.length).toBeGreaterThan(0);
+    for (const name of landed) expect(read, name).toContain(name);
   });
 
   test('with the collector down, a run says and does what it does without lineage, plus one warning line', async () => {
