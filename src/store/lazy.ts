@@ -3,7 +3,7 @@
  * (`argv.resolvedOutput`). The store's code (and the AWS SDK) is loaded only for an output that is a store URL: a local
  * output starts as fast as before and makes no store request.
  */
-import { statSync } from 'node:fs';
+import { statSync, type Stats } from 'node:fs';
 import { outputSetting, type Config, type OutputSetting } from '../config/index.js';
 import { ConfigError } from '../shared/exit-codes.js';
 import type { StoreSession } from './session.js';
@@ -44,6 +44,15 @@ export async function resolveOutputLazily(
     : { dir: store.copy, store, hooks: loaded.storeHooks(store) };
 }
 
+/** A path's stat, or undefined when it cannot be read (a name too long, say: the settings' check names that). */
+function statOrNothing(path: string): Stats | undefined {
+  try {
+    return statSync(path, { throwIfNoEntry: false });
+  } catch {
+    return undefined;
+  }
+}
+
 /** After the command: a store output's changes published, its session closed. */
 export async function finishOutputLazily(output: OutputLocation | undefined): Promise<void> {
   if (output?.store) await loaded?.finishOutput(output.store);
@@ -58,7 +67,7 @@ function refuseUnusable(setting: OutputSetting): void {
   if (setting.refusal) throw new ConfigError(setting.refusal);
   const path: string = setting.value;
   if (isStoreUrl(path)) return;
-  const found = statSync(setting.value, { throwIfNoEntry: false });
+  const found = statOrNothing(path);
   const named: string = setting.source === 'default' ? 'the default output' : setting.source;
   if (found && !found.isDirectory())
     throw new ConfigError(

@@ -221,14 +221,14 @@ export const BAD_INPUTS: BadInput[] = [
     args: ['extract'],
     output: (out) => (writeFileSync(join(out, 'a-file'), 'x'), join(out, 'a-file')),
     code: ExitCode.config,
-    says: /not a directory|is a file/,
+    says: /not a directory|is a file|names a file/,
   },
   {
     name: 'output inside a file',
     args: ['extract'],
     output: (out) => (writeFileSync(join(out, 'a-file'), 'x'), join(out, 'a-file', 'out')),
     code: ExitCode.config,
-    says: /not a directory|is a file/,
+    says: /not a directory|is a file|names a file/,
   },
   // Issue 16: every flag and setting checked before any work, one line naming it, exit 2; --plan writes nothing.
   {

@@ -282,7 +282,7 @@ async function schedule(sandbox: Sandbox, out: string, o: ScenarioOptions & { da
   } else if (days.some((x) => x.day === CLOSE_ON)) problems.push(`${CLOSE_MONTH} was not closed`);
   const status = await runCli(['status'], env({ PERKS_NOW: `${sandbox.world.today}T13:00:00Z` }));
   if (status.code !== 0) problems.push(`perks status exited ${status.code}: ${status.stderr.trim()}`);
-  if (closed && !/signed off 2026-10$/m.test(status.stdout))
+  if (closed && !/\b2026-10 signed off\b/.test(status.stdout))
     problems.push(`perks status does not name the close of ${CLOSE_MONTH}`);
 
   const orderFiles = parquetFiles(join(out, 'lake', 'orders')).length;
