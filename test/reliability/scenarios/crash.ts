@@ -65,9 +65,9 @@ async function run(sandbox: Sandbox, scratch: Scratch, o: CrashOptions): Promise
   const reference = scratch.dir('reference');
   const ref = startCli(['extract'], env(reference));
   await ref.saw('"event":"run"');
-  const began = Date.now();
+  const began = performance.now();
   const refResult = await ref.done;
-  const span = Date.now() - began;
+  const span = performance.now() - began;
   if (refResult.code !== 0)
     return [row('crash: reference run', 1, [`exit ${refResult.code}: ${refResult.stderr.slice(-300)}`], 'failed')];
   const refKeys = await lakeKeys(reference);
