@@ -7,7 +7,15 @@
  */
 import './pin-clock.js'; // first: scenario modules read the clock as they load
 import { randomInt } from 'node:crypto';
-import { formatPairTable, formatTable, row, type Row, type Scenario, type ScenarioOptions } from './table.js';
+import {
+  formatPairTable,
+  formatTable,
+  row,
+  selectByName,
+  type Row,
+  type Scenario,
+  type ScenarioOptions,
+} from './table.js';
 import { SCENARIOS, WAIT_BOUND } from './scenarios/index.js';
 import { loadAverage, startBurners } from './load.js';
 
@@ -28,12 +36,13 @@ if (unknown.length) {
   );
   process.exit(2);
 }
-const only = flag('only')?.split(',').filter(Boolean);
-for (const name of only ?? []) {
-  if (!(name in SCENARIOS)) {
-    process.stderr.write(`reliability: unknown scenario "${name}"; known: ${Object.keys(SCENARIOS).join(', ')}\n`);
-    process.exit(2);
-  }
+let chosen: [string, Scenario][];
+try {
+  const only = flag('only')?.split(',').filter(Boolean);
+  chosen = selectByName('scenario', Object.entries<Scenario>(SCENARIOS), ([name]) => name, only);
+} catch (err) {
+  process.stderr.write(`reliability: --only: ${(err as Error).message}\n`);
+  process.exit(2);
 }
 // a random seed unless given, printed so a failure can be replayed (never the clock's: tests do not read it)
 const seed = flag('seed') !== undefined ? Number(flag('seed')) : randomInt(1_000_000);
@@ -67,7 +76,6 @@ interface Pass {
 async function runPass(): Promise<Pass> {
   const started = performance.now();
   const loadBefore = loadAverage();
-  const chosen = Object.entries<Scenario>(SCENARIOS).filter(([name]) => !only || only.includes(name));
   const results = new Map<string, Promise<Row[]>>();
   for (const [name, scenario] of chosen) if (WAIT_BOUND.has(name)) results.set(name, runOne(name, scenario));
   for (const [name, scenario] of chosen)

@@ -21,7 +21,7 @@ import { seeded } from '../../support/random.js';
 import { orgConfig, withSandbox } from '../../support/sandbox.js';
 import { withScratch, type Scratch } from '../../support/scratch.js';
 import { wallClock } from '../../support/wall-clock.js';
-import { row, type Row, type ScenarioOptions } from '../table.js';
+import { row, selectByName, type Row, type ScenarioOptions } from '../table.js';
 
 const TODAY = '2026-11-22';
 const NOW = new Date(`${TODAY}T12:00:00Z`);
@@ -120,6 +120,7 @@ export const STORMS: Record<string, Storm> = {
 };
 
 export async function faultStorms(o: ScenarioOptions & { storms: string[]; days: number }): Promise<Row[]> {
+  const storms = selectByName('fault storm', Object.keys(STORMS), (k) => k, o.storms);
   const start = shiftDays(TODAY, -o.days);
   return withSandbox({ seed: 31, today: TODAY }, (sandbox) =>
     withScratch('faults', async (scratch) => {
@@ -128,7 +129,7 @@ export async function faultStorms(o: ScenarioOptions & { storms: string[]; days:
       await extract(orgConfig(sandbox, refDir, { PERKS_START_DATE: start }), { now: NOW });
       const reference = await lakeKeys(refDir);
       const rows: Row[] = [];
-      for (const key of o.storms) {
+      for (const key of storms) {
         const storm = STORMS[key];
         o.log(`faults: ${storm.name}`);
         // The sandbox's own limit is fixed when it starts: a lower one needs a sandbox of its own (same seed, same data).
