@@ -16,6 +16,8 @@ const WALL_CLOCK_FILES = {
   'test/support/s3-conditional.ts': "an S3 server's Date header: the SDK corrects its clock skew from it",
   'test/store/lease.test.ts': "the lease's heartbeats and waits, in wall time as the lease measures them",
   'test/store/store.test.ts': "a lease holder's heartbeat, in wall time as the lease measures it",
+  'test/store/rgw.test.ts':
+    "a lease holder's heartbeat and the wait for its TTL, in wall time as the lease measures them",
 };
 const READS_THE_CALENDAR =
   "tests never read the calendar: the program's clock (now() of src/shared/clock.ts, pinned by vitest.config.ts) or a fixed instant; performance.now() for elapsed time; wallClock() of test/support/wall-clock.ts for what the program reads on the wall clock";
