@@ -4,8 +4,9 @@
  * `_extracted_at` (then `_run_id`) as current (sql/staging, the per-user streams' refresh batches above all).
  * A write-back's stamps are its ledger entries' `attempted_at`: the ledger's latest entry of a row is its
  * state, and `perks writeback --verify` lets the lake decide for a sent row only when the user's
- * interactions were extracted after it (`_extracted_at` > `attempted_at`). So every stamp must come after
- * every stamp taken in the output directory before it, by any of its writers.
+ * interactions were extracted after it (`_extracted_at` > `attempted_at`). A close's `closed_at` splits the
+ * lake's observations into the frozen figures and the adjustments (close/close.ts). So every stamp must come
+ * after every stamp taken in the output directory before it, by any of its writers.
  * The clock does not promise that: under PERKS_NOW every process restarts at the same instant (a day
  * replayed), and a machine's clock can go back. A rerun then stamped its rows at or before the run it
  * follows: the older rows stayed current, or a key landed twice with one `_extracted_at` and a random run id
@@ -14,8 +15,8 @@
  * the program's clock (src/shared/clock.ts), or 1 ms after the latest stamp recorded in the directory when
  * the clock is not past it. The run's calendar (windows, snapshot day) stays the clock's. Each writer keeps
  * its own file: each extract worker scope (extract/per-user/work-lock.ts), written under its lock before
- * anything lands, and the write-back (`writeback.json`), written as its run ends; a run reads them all
- * (workers running side by side write disjoint keys).
+ * anything lands, the write-back (`writeback.json`), written as its run ends, and the close (`close.json`),
+ * written before its records; a run reads them all (workers running side by side write disjoint keys).
  */
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -25,8 +26,9 @@ import { stateRoot } from './paths.js';
 
 const stampsDir = (outDir: string) => join(stateRoot(outDir), 'run-stamps');
 
-/** The write-back's file among the writers' (an extract scope's are `groups-…`). */
+/** The write-back's and the close's files among the writers' (an extract scope's are `groups-…`). */
 export const WRITEBACK_STAMPS = 'writeback';
+export const CLOSE_STAMPS = 'close';
 
 /** The latest stamp any writer recorded in the directory (ms), or -Infinity when none has. */
 export async function latestStamp(outDir: string): Promise<number> {
@@ -57,7 +59,7 @@ export async function nextRunStamp(outDir: string, clockAt: Date): Promise<Date>
 
 /**
  * Records a writer's latest stamp (an extract scope's scopeKey before its first row lands, so a rerun stamps
- * after it; WRITEBACK_STAMPS for the write-back's latest ledger entry).
+ * after it; WRITEBACK_STAMPS for the write-back's latest ledger entry; CLOSE_STAMPS for a close's instant).
  */
 export async function recordRunStamp(outDir: string, writer: string, stamp: Date): Promise<void> {
   await writeJsonAtomic(
