@@ -4,6 +4,24 @@
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
+/**
+ * Tests never read the calendar: the program's clock is pinned (vitest.config.ts, src/shared/clock.ts) and
+ * elapsed time is `performance.now()`. These files may read the system's wall clock, each for its reason.
+ */
+const WALL_CLOCK_FILES = {
+  'test/support/wall-clock.ts':
+    'the one helper for instants the program reads on the wall clock (lock heartbeats, a Retry-After date)',
+  'test/shared/clock.test.ts': 'the system clock, unpinned, is what it tests',
+  'test/support/proxy.ts': "a server's arrival and answer times, compared with the client's own (src/api/transport.ts)",
+  'test/support/s3-conditional.ts': "an S3 server's Date header: the SDK corrects its clock skew from it",
+  'test/store/lease.test.ts': "the lease's heartbeats and waits, in wall time as the lease measures them",
+  'test/store/store.test.ts': "a lease holder's heartbeat, in wall time as the lease measures it",
+  'test/store/rgw.test.ts':
+    "a lease holder's heartbeat and the wait for its TTL, in wall time as the lease measures them",
+};
+const READS_THE_CALENDAR =
+  "tests never read the calendar: the program's clock (now() of src/shared/clock.ts, pinned by vitest.config.ts) or a fixed instant; performance.now() for elapsed time; wallClock() of test/support/wall-clock.ts for what the program reads on the wall clock";
+
 export default tseslint.config(
   { ignores: ['dist/', 'output/', 'node_modules/', '**/*.cjs', '**/*.mjs', 'eslint.config.js'] },
   js.configs.recommended,
@@ -53,6 +71,18 @@ export default tseslint.config(
       '@typescript-eslint/no-unsafe-argument': 'off',
       '@typescript-eslint/no-unsafe-call': 'off',
       '@typescript-eslint/no-unsafe-return': 'off',
+    },
+  },
+  {
+    files: ['test/**/*.ts'],
+    ignores: Object.keys(WALL_CLOCK_FILES),
+    rules: {
+      'no-restricted-syntax': [
+        'error',
+        { selector: "MemberExpression[object.name='Date'][property.name='now']", message: READS_THE_CALENDAR },
+        { selector: "NewExpression[callee.name='Date'][arguments.length=0]", message: READS_THE_CALENDAR },
+        { selector: "CallExpression[callee.name='Date']", message: READS_THE_CALENDAR },
+      ],
     },
   },
 );

@@ -25,6 +25,7 @@ import {
   type RevenueReport,
   type RevenueRule,
 } from '../report/index.js';
+import { CLOSE_STAMPS, latestStamp, recordRunStamp } from '../lake/index.js';
 import { now, todayUtc } from '../shared/clock.js';
 import { readBuildRecord } from '../transform/index.js';
 import { CloseInputError } from './errors.js';
@@ -168,6 +169,8 @@ async function appendCloses(
   frozen: readonly FrozenGroup[],
 ): Promise<CloseRecord[]> {
   const at = await closeInstant(options.outDir);
+  // before the records: an extract after the close stamps after it, whatever its clock (lake/run-stamps.ts)
+  await recordRunStamp(options.outDir, CLOSE_STAMPS, new Date(at));
   const written: CloseRecord[] = [];
   let chain = records;
   for (const f of frozen) {
@@ -197,16 +200,17 @@ export interface ReopenOptions {
 
 /**
  * When the close happens: the program's clock, or the finish of the newest extract the warehouse was built
- * from when that is later. The models count an observation landed after `closed_at` as an adjustment and one
- * before it as part of the frozen figures, so the close must come after everything its figures hold: on a clock
- * behind the data (a replayed day under PERKS_NOW, a machine whose clock is behind the one that extracted) an
- * order would otherwise be counted twice, frozen and adjusted.
+ * from, or 1 ms after the latest stamp of the output directory (lake/run-stamps.ts), whichever is latest. The
+ * models count an observation landed after `closed_at` as an adjustment and one before it as part of the
+ * frozen figures, so the close must come after everything its figures hold: on a clock behind the data (a
+ * replayed day under PERKS_NOW, a machine whose clock is behind the one that extracted) an order would
+ * otherwise be counted twice, frozen and adjusted; and a run's `_extracted_at` may be ahead of the clock and
+ * of its run's finish (it follows the directory's stamps: a write-back's, the re-read's own).
  */
 async function closeInstant(outDir: string): Promise<string> {
-  const clock = now();
   const lakeAt = (await readBuildRecord(outDir))?.lastSuccess?.lakeAt;
-  const built = lakeAt ? new Date(lakeAt) : undefined;
-  return (built && built > clock ? built : clock).toISOString();
+  const built = lakeAt ? Date.parse(lakeAt) : Number.NEGATIVE_INFINITY;
+  return new Date(Math.max(now().getTime(), built, (await latestStamp(outDir)) + 1)).toISOString();
 }
 
 /** Reopens a group's LATEST closed month only: an interior month would leave later closes on mutable numbers. */

@@ -92,6 +92,12 @@ export interface RunContext {
   client: PerksClient;
   outDir: string;
   now: Date;
+  /**
+   * The run's stamp (its rows' `_extracted_at`), at or after `now` (lake/run-stamps.ts): per-user listings read
+   * up to it, so they hold every interaction a write-back of the directory sent before this run, whatever the
+   * clock (under PERKS_NOW a write-back's process reached a later instant than this one's start).
+   */
+  stamp: Date;
   options: Required<
     Pick<ExtractOptions, 'budgetMinutes' | 'maxAgeDays' | 'quarantineThreshold' | 'concurrency' | 'shardWaitMinutes'>
   > &
@@ -150,6 +156,7 @@ export async function createRunContext(
   deps: { client: PerksClient; landing: Landing; state: StateStore; durably?: Durably; emit: (e: Event) => void },
   runId: string,
   now: Date,
+  stamp: Date = now,
 ): Promise<RunContext> {
   const resolved = await resolveGroups(deps.client, config.groupIds);
   const groups = onlyThose(resolved.groups, options.onlyGroups).map((group) =>
@@ -161,6 +168,7 @@ export async function createRunContext(
     client: deps.client,
     outDir: config.output,
     now,
+    stamp,
     options: {
       ...DEFAULTS.extract,
       maxAgeDays: config.refreshDays,

@@ -32,6 +32,8 @@ export interface ExtractDeps {
   durably?: Durably;
   emit?: (e: Event) => void;
   runId?: string;
+  /** The run's stamp (its rows' `_extracted_at`, lake/run-stamps.ts); by default its `now`. */
+  stamp?: Date;
 }
 
 export interface ExtractResult {
@@ -83,7 +85,14 @@ export async function runExtract(config: Config, options: ExtractOptions, deps: 
   const now = options.now ?? clockNow();
   const emit = deps.emit ?? (() => undefined);
   const callsBefore = deps.client.counters.snapshot().callsByOperation;
-  const ctx = await createRunContext(config, options, { ...deps, emit }, deps.runId ?? newRunId('', now), now);
+  const ctx = await createRunContext(
+    config,
+    options,
+    { ...deps, emit },
+    deps.runId ?? newRunId('', now),
+    now,
+    deps.stamp,
+  );
   const streams = selectStreams(deps.streams, options.streams);
   if (options.planOnly) {
     const plan = await planExtract(ctx, streams, callsBefore);

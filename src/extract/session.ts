@@ -10,7 +10,9 @@ import {
   finishSwitch,
   foldRun,
   lockPath,
+  nextRunStamp,
   readSchemaHistory,
+  recordRunStamp,
   runChanges,
   writeSchemaHistory,
   type RunSeen,
@@ -25,7 +27,6 @@ import { LOCAL_OUTPUT_HOOKS, type OutputHooks } from '../shared/output-hooks.js'
 import type { Event, ExtractOptions } from './run-context.js';
 import { runExtract, type ExtractResult } from './runner.js';
 import { newRunId } from '../shared/run-id.js';
-import { nextRunStamp, recordRunStamp } from './landing/run-stamp.js';
 import { acquireWorkLock, assertNoOverlap, isWholeScope, scopeKey, type WorkScope } from './per-user/work-lock.js';
 import { now } from '../shared/clock.js';
 import { perksVersion } from '../shared/version.js';
@@ -61,7 +62,7 @@ export async function extract(
     if (!planOnly) await finishSwitch(outDir);
     const startedAt = options.now ?? now();
     // The rows' `_extracted_at` and the run id follow every earlier run's, even on a clock at or behind
-    // theirs (a replayed PERKS_NOW, a clock set back): readers take the latest as current (run-stamp.ts).
+    // theirs (a replayed PERKS_NOW, a clock set back): readers take the latest as current, and --verify lets the lake decide after a write-back (lake/run-stamps.ts).
     const stamp = planOnly ? startedAt : await nextRunStamp(outDir, startedAt);
     const runId = newRunId('', stamp);
     const { landing, durably } = checkpointed(
@@ -72,7 +73,7 @@ export async function extract(
     const result = await runExtract(
       { ...config, output: outDir },
       { ...options, now: startedAt },
-      { streams, client, landing, state, durably, emit: options.emit, runId },
+      { streams, client, landing, state, durably, emit: options.emit, runId, stamp },
     );
     if (result.plan) return { ...result, manifest: '' };
     await options.afterLanding?.(result);

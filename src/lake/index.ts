@@ -56,6 +56,7 @@ export {
   type LockOptions,
 } from './lock.js';
 export { cleanTemporaryFiles } from './temp-files.js';
+export { CLOSE_STAMPS, latestStamp, nextRunStamp, recordRunStamp, WRITEBACK_STAMPS } from './run-stamps.js';
 export { ensureLakeDir, tightenLake, LAKE_DIR_MODE, LAKE_FILE_MODE } from './modes.js';
 export { rewriteParquet, usedParameters, type Rewrite } from './rewrite.js';
 export {

@@ -1,9 +1,10 @@
 /**
  * The one clock the program reads the calendar from: run ids, windows' upper bounds, snapshot days,
- * the build's as-of day, report months, "generated at" lines. Durations (timeouts, rate limiting, lock
- * heartbeats) keep using the process's own timers: they measure time, they do not read the date. So do
- * the write-back ledger's attempt times: they order one ledger's entries across processes, which a clock
- * pinned anew in every process would not.
+ * the build's as-of day, report months, "generated at" lines, and the stamps runs leave in the output and
+ * later compare with each other (the lake's `_extracted_at`, the write-back ledger's `attempted_at`: one
+ * clock for both, kept moving forward across processes by the output directory's stamps,
+ * src/lake/run-stamps.ts). Durations (timeouts, rate limiting, lock heartbeats) keep using the process's
+ * own timers: they measure time, they do not read the date.
  *
  * `PERKS_NOW` pins it: an ISO 8601 instant (`2026-11-22T12:00:00Z`), or a day (`2026-11-22`, read as
  * noon UTC so every group's local day is that day from Honolulu to Auckland). The clock then starts at
@@ -54,6 +55,11 @@ let current: Clock | undefined;
 /** The program's clock: PERKS_NOW's when set, else the system's (read once, on first use). */
 export function clock(): Clock {
   return (current ??= clockFromEnv());
+}
+
+/** Whether the program's clock is pinned (PERKS_NOW, or a clock set in-process) rather than the system's. */
+export function clockPinned(): boolean {
+  return clock() !== systemClock;
 }
 
 /** The current instant by the program's clock. */

@@ -18,7 +18,7 @@ import type { PerksClient } from '../api/index.js';
 import { now } from '../shared/clock.js';
 import { fileList, type Db } from './db.js';
 import type { Journal } from './journal.js';
-import { entryOf, type WritebackRow } from './rows.js';
+import { entryOf, type EntryStamp, type WritebackRow } from './rows.js';
 import { byUser, findUpstream } from './upstream.js';
 import { unresolvable } from './recover.js';
 import { streamDir } from '../lake/index.js';
@@ -45,7 +45,7 @@ export interface Learned {
 
 export async function learnStored(
   fresh: WritebackRow[],
-  ctx: { db: Db; outDir: string; client: PerksClient; journal: Journal; runId: string; ledgerEmpty: boolean },
+  ctx: { db: Db; outDir: string; client: PerksClient; journal: Journal; clock: EntryStamp; ledgerEmpty: boolean },
 ): Promise<{ toPost: WritebackRow[]; learned: Learned }> {
   const learned: Learned = { fromLake: 0, fromApi: 0, usersListed: 0, calls: 0, reason: 'not needed' };
   if (!fresh.length) return { toPost: fresh, learned };
@@ -55,7 +55,7 @@ export async function learnStored(
     fresh.map((r) => r.interaction_id),
   );
   const found = fresh.filter((r) => inLake.has(r.interaction_id));
-  ctx.journal.append(found.map((r) => entryOf(r, 'sent', ctx.runId, { message: FOUND_IN_LAKE })));
+  ctx.journal.append(found.map((r) => entryOf(r, 'sent', ctx.clock, { message: FOUND_IN_LAKE })));
   learned.fromLake = found.length;
   let rest = fresh.filter((r) => !inLake.has(r.interaction_id));
   if (!rest.length || !(ctx.ledgerEmpty || found.length)) return { toPost: rest, learned };
@@ -82,7 +82,7 @@ export async function learnStored(
     }
   }
   const there = rest.filter((r) => upstream.has(r.interaction_id));
-  ctx.journal.append(there.map((r) => entryOf(r, 'sent', ctx.runId, { message: FOUND_UPSTREAM })));
+  ctx.journal.append(there.map((r) => entryOf(r, 'sent', ctx.clock, { message: FOUND_UPSTREAM })));
   learned.fromApi = there.length;
   learned.calls = ctx.client.counters.calls - before;
   rest = rest.filter((r) => !upstream.has(r.interaction_id));

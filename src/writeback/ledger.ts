@@ -70,6 +70,8 @@ export interface LedgerState {
   pending: LedgerEntry[];
   /** The interaction_type each rejected row was last rejected as. */
   rejectedAs: Map<number, string>;
+  /** The latest entry's `attempted_at` (ms), -Infinity for an empty ledger: the ledger's clock starts after it. */
+  latest: number;
 }
 
 /** Every row's state, from the view (create it first). */
@@ -91,14 +93,16 @@ export async function readLedgerState(db: Db): Promise<LedgerState> {
   const settled = new Set<number>();
   const pending: LedgerEntry[] = [];
   const rejectedAs = new Map<number, string>();
+  let latest = Number.NEGATIVE_INFINITY;
   for (const r of rows) {
     const id = Number(r.interaction_id);
+    latest = Math.max(latest, Date.parse(String(r.attempted_at)));
     status.set(id, r.state as LedgerStatus);
     if (r.state === 'pending') pending.push(toEntry(r));
     if (r.state === 'rejected' && r.settled === true) settled.add(id);
     if (r.state === 'rejected') rejectedAs.set(id, String(r.interaction_type));
   }
-  return { status, settled, pending, rejectedAs };
+  return { status, settled, pending, rejectedAs, latest };
 }
 
 export function toEntry(r: Record<string, unknown>): LedgerEntry {

@@ -8,7 +8,8 @@
  */
 import { ApiError, type PerksClient } from '../api/index.js';
 import type { Journal } from './journal.js';
-import { entryOf, rowOf, type LedgerEntry, type WritebackRow } from './rows.js';
+import { now as clockNow } from '../shared/clock.js';
+import { entryOf, rowOf, type EntryStamp, type LedgerEntry, type WritebackRow } from './rows.js';
 import { byUser, findUpstream } from './upstream.js';
 
 export const RECOVERED_MESSAGE = 'found upstream: stored by an earlier attempt whose answer was lost';
@@ -47,7 +48,7 @@ export async function resolvePending(
   pending: LedgerEntry[],
   client: PerksClient,
   journal: Journal,
-  runId: string,
+  clock: EntryStamp,
 ): Promise<Recovery> {
   const recovery: Recovery = { recovered: 0, repost: [], unresolved: [] };
   for (const entries of byUser(pending)) {
@@ -64,7 +65,7 @@ export async function resolvePending(
       continue;
     }
     const sent = entries.filter((e) => found.has(e.interaction_id));
-    journal.append(sent.map((e) => entryOf(rowOf(e), 'sent', runId, { message: RECOVERED_MESSAGE })));
+    journal.append(sent.map((e) => entryOf(rowOf(e), 'sent', clock, { message: RECOVERED_MESSAGE })));
     recovery.recovered += sent.length;
     recovery.repost.push(...entries.filter((e) => !found.has(e.interaction_id)).map(rowOf));
   }
@@ -74,10 +75,17 @@ export async function resolvePending(
 /**
  * A post may still be on its way to the server when its process dies; the server can store it a
  * moment later. Pending rows younger than the grace period are waited for before being looked up.
+ * Their age is read on the ledger's clock, the program's (ledger-clock.ts); a row stamped ahead of it (a
+ * PERKS_NOW that restarted this process at an earlier instant, a stamp that followed a later one) cannot
+ * tell its age: it waits the whole grace period, never more.
  */
-export async function waitForGrace(pending: LedgerEntry[], graceMs: number, now = Date.now()): Promise<number> {
+export async function waitForGrace(
+  pending: LedgerEntry[],
+  graceMs: number,
+  now = clockNow().getTime(),
+): Promise<number> {
   const youngest = Math.max(0, ...pending.map((e) => Date.parse(e.attempted_at)));
-  const wait = Math.max(0, youngest + graceMs - now);
+  const wait = Math.min(graceMs, Math.max(0, youngest + graceMs - now));
   if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
   return wait;
 }

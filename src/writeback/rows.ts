@@ -52,10 +52,16 @@ export const LedgerEntry = WritebackRow.extend({
 });
 export type LedgerEntry = z.infer<typeof LedgerEntry>;
 
+/** Who records an entry: the run, and its ledger clock (ledger-clock.ts), which stamps `attempted_at`. */
+export interface EntryStamp {
+  readonly runId: string;
+  stamp(): string;
+}
+
 export function entryOf(
   row: WritebackRow,
   status: LedgerStatus,
-  runId: string,
+  by: EntryStamp,
   outcome: { http_status?: number | null; message?: string | null } = {},
 ): LedgerEntry {
   return {
@@ -70,17 +76,9 @@ export function entryOf(
     status,
     http_status: outcome.http_status ?? null,
     message: outcome.message ?? null,
-    attempted_at: stamp(),
-    _run_id: runId,
+    attempted_at: by.stamp(),
+    _run_id: by.runId,
   };
-}
-
-let lastStamp = 0;
-
-/** Now, strictly after the previous entry's time: an outcome always sorts after its pending entry. */
-function stamp(): string {
-  lastStamp = Math.max(Date.now(), lastStamp + 1);
-  return new Date(lastStamp).toISOString();
 }
 
 /** The row part of a ledger entry (what to post again). */

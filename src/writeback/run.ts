@@ -26,6 +26,7 @@ import { resolvePending, unresolvedOf, waitForGrace } from './recover.js';
 import { emptyResult, type WritebackOptions, type WritebackResult } from './result.js';
 import { entryOf, rowOf, SETTLED_MESSAGE, type WritebackRow } from './rows.js';
 import { sendAll } from './send.js';
+import { LedgerClock } from './ledger-clock.js';
 import { LOCAL_OUTPUT_HOOKS } from '../shared/output-hooks.js';
 import { sortByLedger } from './sort-by-ledger.js';
 import type { TypeMap } from './settings.js';
@@ -45,6 +46,8 @@ interface WritebackRun {
   readonly db: Db;
   /** This run's journal of outcomes, opened once the run may post. */
   journal?: Journal;
+  /** The clock of this run's ledger entries, started after the ledger's latest (recoverLedger). */
+  readonly clock: LedgerClock;
   readonly result: WritebackResult;
 }
 
@@ -91,14 +94,17 @@ async function startRun(options: WritebackOptions): Promise<WritebackRun> {
     lock?.release();
     throw err;
   });
-  return { options, outDir, dryRun, runId, types, client, ownClient, callsBefore, lock, db, result };
+  const clock = new LedgerClock(runId, outDir);
+  return { options, outDir, dryRun, runId, types, client, ownClient, callsBefore, lock, db, result, clock };
 }
 
 /** 1. Journals of earlier runs into the ledger (not in a dry run), and the ledger as it stands. */
 async function recoverLedger(run: WritebackRun): Promise<LedgerState> {
   if (!run.dryRun) await compactJournals(run.db, run.outDir);
   await createLedgerView(run.db, run.outDir);
-  return readLedgerState(run.db);
+  const state = await readLedgerState(run.db);
+  await run.clock.startAfter(state.latest);
+  return state;
 }
 
 /**
@@ -110,20 +116,20 @@ async function resolvePendingRows(
   before: LedgerState,
   settle: Set<number>,
 ): Promise<WritebackRow[]> {
-  const { result, runId, client } = run;
+  const { result, runId, client, clock } = run;
   if (run.dryRun || !client) {
     result.pending = before.pending.length;
     return [];
   }
   const journal = (run.journal = Journal.open(ledgerDirs(run.outDir).state, runId));
   const toSettle = before.pending.filter((e) => settle.has(e.interaction_id));
-  journal.append(toSettle.map((e) => entryOf(rowOf(e), 'rejected', runId, { message: SETTLED_MESSAGE })));
+  journal.append(toSettle.map((e) => entryOf(rowOf(e), 'rejected', clock, { message: SETTLED_MESSAGE })));
   result.settled_pending = toSettle.length;
   const pending = before.pending.filter((e) => !settle.has(e.interaction_id));
   let repost: WritebackRow[] = [];
   if (pending.length) {
     await waitForGrace(pending, run.options.pendingGraceMs ?? DEFAULTS.writeback.pendingGraceMs);
-    const recovery = await resolvePending(pending, client, journal, runId);
+    const recovery = await resolvePending(pending, client, journal, clock);
     result.recovered_pending = recovery.recovered;
     result.unresolved_pending.push(...recovery.unresolved);
     repost = recovery.repost;
@@ -156,7 +162,7 @@ async function unlessStoredUpstream(
     outDir: run.outDir,
     client,
     journal,
-    runId: run.runId,
+    clock: run.clock,
     ledgerEmpty: before.status.size === 0,
   });
   run.result.learned = learning.learned;
@@ -187,7 +193,7 @@ async function post(
   await sendAll(
     rows,
     journal,
-    run.runId,
+    run.clock,
     options.concurrency ?? DEFAULTS.writeback.concurrency,
     { list: client, minRetryDelayMs: options.minRetryDelayMs, post: options.postClient ?? client },
     (row, entry) => {
@@ -224,6 +230,8 @@ async function finishRun(run: WritebackRun, failed: boolean, started: number): P
   let compaction: { error: unknown } | undefined;
   try {
     if (!run.dryRun) await compactJournals(run.db, run.outDir);
+    // the run's latest stamp for the directory's next writers: an extract after it stamps after its posts
+    if (!run.dryRun) await run.clock.record();
   } catch (err) {
     compaction = { error: err };
   }

@@ -4,6 +4,7 @@ import type { OutputHooks } from '../shared/output-hooks.js';
 import type { Journal } from './journal.js';
 import type { HeldKinds } from './held-kinds.js';
 import { postOnce, type PosterOptions } from './poster.js';
+import type { LedgerClock } from './ledger-clock.js';
 import { entryOf, type LedgerEntry, type WritebackRow } from './rows.js';
 
 /**
@@ -15,7 +16,7 @@ import { entryOf, type LedgerEntry, type WritebackRow } from './rows.js';
 export async function sendAll(
   rows: WritebackRow[],
   journal: Journal,
-  runId: string,
+  clock: LedgerClock,
   batchSize: number,
   poster: PosterOptions,
   /** The recorded entry, or the reason the row stays pending (its storage could not be learned). */
@@ -32,10 +33,11 @@ export async function sendAll(
       else batch.push(rows[next]);
     }
     if (!batch.length) break;
-    journal.append(batch.map((row) => entryOf(row, 'pending', runId)));
+    journal.append(batch.map((row) => entryOf(row, 'pending', clock)));
     await journalWritten(journal.path); // with a store, the pending entries reach it before the posts leave
     const settled = await Promise.allSettled(batch.map((row) => postOnce(row, poster)));
     crashPoint('after-post'); // the posts are answered (stored upstream), their outcomes not yet recorded
+    await clock.follow(); // outcomes after the stamp of an extract that began during the posts: it may have missed them
     const outcomes: LedgerEntry[] = [];
     let failure: { error: unknown } | undefined;
     settled.forEach((s, k) => {
@@ -50,10 +52,10 @@ export async function sendAll(
       }
       const entry =
         o.status === 'sent'
-          ? entryOf(batch[k], 'sent', runId, {
+          ? entryOf(batch[k], 'sent', clock, {
               message: o.recovered ? 'found upstream after an unanswered post' : null,
             })
-          : entryOf(batch[k], 'rejected', runId, { http_status: o.http_status, message: o.message });
+          : entryOf(batch[k], 'rejected', clock, { http_status: o.http_status, message: o.message });
       outcomes.push(entry);
       held.record(batch[k], entry);
       onOutcome(batch[k], entry);

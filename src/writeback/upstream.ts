@@ -5,6 +5,7 @@
  * the rows' interaction_at and the times they were posted, with a day of margin each side.
  */
 import type { PerksClient } from '../api/index.js';
+import { clockPinned, systemClock } from '../shared/clock.js';
 
 const MARGIN_MS = 24 * 60 * 60 * 1000;
 
@@ -22,8 +23,11 @@ export interface UpstreamQuery {
 export async function findUpstream(client: PerksClient, query: UpstreamQuery): Promise<Set<number>> {
   const wanted = new Set(query.ids.map(String));
   const found = new Set<number>();
-  const from = new Date(Math.min(...query.around) - MARGIN_MS).toISOString();
-  const to = new Date(Math.max(...query.around) + MARGIN_MS).toISOString();
+  // The posting times are the program's clock's (ledger-clock.ts); pinned (a day replayed), a platform that
+  // stamps posts on arrival stamps them on its own clock, the system's: the window spans both.
+  const around = clockPinned() ? [...query.around, systemClock.now().getTime()] : query.around;
+  const from = new Date(Math.min(...around) - MARGIN_MS).toISOString();
+  const to = new Date(Math.max(...around) + MARGIN_MS).toISOString();
   const pages = client.paginate(
     'listInteractions',
     {

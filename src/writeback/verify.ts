@@ -3,6 +3,9 @@
  * says was sent is looked for in the landed interactions stream (`<out>/lake/interactions/`); a row the
  * lake cannot decide (its user's interactions were last extracted before it was sent, or no stream yet)
  * is looked up through the API when a client is given. What neither finds is reported as missing.
+ * Both stamps compared are the program's clock, kept in order across the directory's runs (the ledger's
+ * `attempted_at`: ledger-clock.ts; the lake's `_extracted_at`: lake/run-stamps.ts), so the lake decides after
+ * a real extract whatever the clock: the system's, or a PERKS_NOW that restarts every process at one instant.
  */
 import path from 'node:path';
 import type { PerksClient } from '../api/index.js';

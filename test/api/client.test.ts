@@ -41,9 +41,10 @@ describe('the client against the sandbox', () => {
 
   test('every user lifecycle operation round-trips', async () => {
     const client = groupClient();
-    const email = `round.trip.${Date.now()}@example.com`;
+    // the file's sandbox is its own: fixed addresses are new to it (no clock needed to make them unique)
+    const email = 'round.trip.client-test@example.com';
     const created = await client.call('createUser', {
-      body: { email, first_name: 'Round', last_name: 'Trip', UID: `rt-${Date.now()}` },
+      body: { email, first_name: 'Round', last_name: 'Trip', UID: 'rt-client-test' },
     });
     expect(created.email).toBe(email);
     const byEmail = await client.call('getUser', { path: { identifier: 'email', identifier_value: email } });
@@ -68,10 +69,10 @@ describe('the client against the sandbox', () => {
     expect(known.email).toBe(email);
     expect(known.login_url).toBeTruthy();
     const withUrl = await client.call('createUserWithLoginUrl', {
-      body: { email: `lu.${Date.now()}@example.com`, return_user_details: true },
+      body: { email: 'login-url.client-test@example.com', return_user_details: true },
     });
     expect(withUrl.user?.id).toBeGreaterThan(0);
-    await client.call('bulkCreateUsers', { body: { data: [{ email: `bulk.${Date.now()}@example.com` }] } });
+    await client.call('bulkCreateUsers', { body: { data: [{ email: 'bulk.client-test@example.com' }] } });
     await client.close();
   });
 

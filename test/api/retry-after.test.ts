@@ -108,9 +108,9 @@ describe('Retry-After is a floor', () => {
         () => '86400',
       ),
       async () => {
-        const started = Date.now();
+        const started = performance.now();
         const results = await Promise.allSettled([listPage(c, 1), listPage(c, 2), listPage(c, 3)]);
-        expect(Date.now() - started).toBeLessThan(10_000);
+        expect(performance.now() - started).toBeLessThan(10_000);
         for (const r of results) {
           expect(r.status).toBe('rejected');
           expect(String((r as PromiseRejectedResult).reason)).toMatch(

@@ -5,6 +5,7 @@ import { expect, test } from 'vitest';
 import { processIdentity } from '../../src/shared/process-identity.js';
 import { ensureLakeDir, finishSwitch, journalPath, readJournal, writeJsonAtomic } from '../../src/lake/index.js';
 import { tempOut } from '../support/scratch.js';
+import { wallClock } from '../support/wall-clock.js';
 import { ROOT } from './helpers.js';
 
 function switcher(out: string, name: string, n: number): Promise<number | null> {
@@ -47,7 +48,7 @@ test('a switch a killed process left is finished by the next one to look, throug
     ...processIdentity(), // this host, boot and PID namespace: a pid gone here is certainly dead
     pid: 2 ** 22 + 7,
     started_at: '',
-    heartbeat_at: new Date().toISOString(),
+    heartbeat_at: wallClock().toISOString(),
     token: 'dead',
   };
   writeFileSync(join(out, 'lake', '.journal', '.perks.lock'), JSON.stringify(dead));

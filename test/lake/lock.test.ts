@@ -7,6 +7,7 @@ import { describe, expect, test } from 'vitest';
 import { acquireLock, lockPath, LockedError } from '../../src/lake/index.js';
 import { ExitCode } from '../../src/shared/exit-codes.js';
 import { tempOut } from '../support/scratch.js';
+import { wallClock } from '../support/wall-clock.js';
 import { ROOT } from './helpers.js';
 
 /** A separate process holding the lock; resolves once it says it holds it. */
@@ -35,9 +36,9 @@ describe('the output directory lock', () => {
     const out = tempOut();
     const { child, pid } = await holder(out);
     try {
-      const started = Date.now();
+      const started = performance.now();
       const error = await acquireLock(out).catch((e: unknown) => e);
-      expect(Date.now() - started).toBeLessThan(5_000);
+      expect(performance.now() - started).toBeLessThan(5_000);
       expect(error).toBeInstanceOf(LockedError);
       expect((error as LockedError).exitCode).toBe(ExitCode.locked);
       expect((error as Error).message).toMatch(
@@ -84,7 +85,7 @@ describe('the output directory lock', () => {
   test('a lock from another host is honoured while its heartbeat is fresh and taken over once stale', async () => {
     const out = tempOut();
     const lockOf = (minutesAgo: number) => {
-      const at = new Date(Date.now() - minutesAgo * 60_000).toISOString();
+      const at = wallClock(-minutesAgo * 60_000).toISOString(); // the lock judges heartbeats on the wall clock
       return JSON.stringify({
         pid: 1,
         host: 'elsewhere.example',
@@ -108,7 +109,7 @@ describe('the output directory lock', () => {
       pid: 1,
       host: 'elsewhere.example',
       started_at: 'x',
-      heartbeat_at: new Date().toISOString(),
+      heartbeat_at: wallClock().toISOString(),
       token: 'other',
     });
     await writeFile(lockPath(out), other);

@@ -20,6 +20,27 @@ export interface ScenarioOptions {
 
 export type Scenario = (options: ScenarioOptions) => Promise<Row[]>;
 
+/**
+ * The entries of `all` a subset names (`names`), in the subset's order; every entry when none is given. A name
+ * that selects nothing, or an empty subset, is an error, not a smaller run: a misspelt case in a test's subset
+ * would otherwise be dropped without a word and the test pass on the rest.
+ */
+export function selectByName<T>(
+  what: string,
+  all: readonly T[],
+  nameOf: (t: T) => string,
+  names?: readonly string[],
+): T[] {
+  if (!names) return [...all];
+  const known = all.map(nameOf);
+  const unknown = names.filter((n) => !known.includes(n));
+  if (unknown.length || !names.length)
+    throw new Error(
+      `${names.length ? `unknown ${what} ${unknown.map((n) => JSON.stringify(n)).join(', ')}` : `no ${what} named`}: a subset names some of ${known.map((n) => JSON.stringify(n)).join(', ')}`,
+    );
+  return names.map((n) => all.find((t) => nameOf(t) === n)!);
+}
+
 export function row(scenario: string, runs: number, problems: string[], figure: string): Row {
   return { scenario, runs, ok: problems.length === 0, figure, ...(problems.length ? { problems } : {}) };
 }

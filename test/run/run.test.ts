@@ -12,6 +12,7 @@ import { SANDBOX_DEFAULTS, sandboxEnv } from '../support/sandbox.js';
 import { sandboxForTest } from '../support/sandbox-hooks.js';
 import { tempOut } from '../support/scratch.js';
 import { now, todayUtc } from '../../src/shared/clock.js';
+import { shiftDay } from '../../src/extract/index.js';
 
 function perks(
   args: string[],
@@ -19,7 +20,9 @@ function perks(
 ): Promise<{ code: number | null; stdout: string; stderr: string }> {
   const clean = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('PERKS_')));
   const child = spawn(process.execPath, ['bin/perks.mjs', ...args], {
-    env: { ...clean, ...env },
+    // none of the developer's PERKS_* values; the command starts at this process's instant (its clock, pinned by
+    // vitest.config.ts, which the sandboxes started here follow), whatever the day the suite runs
+    env: { ...clean, PERKS_NOW: now().toISOString(), ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let stdout = '';
@@ -124,11 +127,11 @@ describe('the whole job, for the people who use it', () => {
           },
         ],
         '',
-        new Date(Date.now() - 60_000),
+        new Date(now().getTime() - 60_000),
       );
       const r = await perks(['run', '--quiet', '--writeback-limit', '5'], {
         ...sandboxEnv(sandbox, dir, 1_000_000),
-        PERKS_START_DATE: new Date(Date.now() - 3 * 86_400_000).toISOString().slice(0, 10),
+        PERKS_START_DATE: shiftDay(todayUtc(), -3),
         PERKS_WRITEBACK_LIMIT: '1000', // the flag wins
         PERKS_ALERT_WEBHOOK: `${hook.url}/run`,
       });

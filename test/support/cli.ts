@@ -45,7 +45,7 @@ export function startCli(
   env: Record<string, string>,
   options: { cwd?: string; inheritEnv?: boolean; stdin?: string } = {},
 ): RunningCli {
-  const started = Date.now();
+  const started = performance.now();
   const child = spawn(process.execPath, [PERKS, ...args], {
     cwd: options.cwd ?? ROOT,
     env: options.inheritEnv ? { ...process.env, ...env } : baseEnv(env),
@@ -72,7 +72,7 @@ export function startCli(
   const done = new Promise<CliResult>((resolveDone) => {
     child.once('close', (code, signal) => {
       for (const w of waiters.splice(0)) w.resolve(false);
-      resolveDone({ code, signal, stdout, stderr, ms: Date.now() - started });
+      resolveDone({ code, signal, stdout, stderr, ms: performance.now() - started });
     });
   });
   const saw = (text: string) =>

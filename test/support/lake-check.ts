@@ -1,11 +1,12 @@
 /**
  * The lake against the truth: the sandbox's own orders for each group's closed local days, every
  * stream's current keys and rows (to compare with a reference run), duplicates by each stream's contract,
- * and the temporary files a run may have left behind.
+ * and the temporary files a run may have left behind. The local day of an instant is worked out here by
+ * Intl's formatter in the group's time zone (localDayOf), never by the extract's windows (dayWindows,
+ * localDay): a window bug would otherwise be in the truth too.
  */
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { dayWindows, localDay } from '../../src/extract/index.js';
 import { withLakeConnection } from '../../src/lake/index.js';
 import type { Sandbox } from '../../src/sandbox/index.js';
 
@@ -16,9 +17,31 @@ export interface GroupDays {
   upperDay: string;
 }
 
+const dayFormats = new Map<string, Intl.DateTimeFormat>();
+
+/** The local calendar day (YYYY-MM-DD) of the instant `ms` in `timezone`, read from Intl's formatted parts. */
+export function localDayOf(ms: number, timezone: string): string {
+  let format = dayFormats.get(timezone);
+  if (!format) {
+    format = new Intl.DateTimeFormat('en-US', {
+      timeZone: timezone,
+      year: 'numeric',
+      month: '2-digit',
+      day: '2-digit',
+    });
+    dayFormats.set(timezone, format);
+  }
+  const part = (type: string) => format.formatToParts(ms).find((p) => p.type === type)!.value;
+  return `${part('year')}-${part('month')}-${part('day')}`;
+}
+
 /** Each sandbox group with its first open local day at `now`. */
 export function groupsAt(sandbox: Sandbox, now: Date): GroupDays[] {
-  return sandbox.world.groups.map((g) => ({ id: g.id, timezone: g.timezone, upperDay: localDay(now, g.timezone) }));
+  return sandbox.world.groups.map((g) => ({
+    id: g.id,
+    timezone: g.timezone,
+    upperDay: localDayOf(now.getTime(), g.timezone),
+  }));
 }
 
 /** The sandbox's orders for each group's local days [from, upperDay), as the lake should hold them. */
@@ -203,7 +226,13 @@ export async function lakeOrders(outDir: string): Promise<OrderRow[]> {
   });
 }
 
-/** What the sandbox holds for each group's local days in [from, to): the same rows, from the world. */
+/** No time zone is more than a day from UTC: the UTC days around [from, to) hold every local day of it. */
+const DAY_MS = 86_400_000;
+
+/**
+ * What the sandbox holds for each group's local days in [from, to): each order of the UTC days around them,
+ * kept when its creation's local day (localDayOf) is in the range, and dated with that day.
+ */
 export function truthOrders(
   sandbox: Sandbox,
   groups: { id: number; timezone: string }[],
@@ -211,18 +240,19 @@ export function truthOrders(
   to: string,
 ): OrderRow[] {
   const out: OrderRow[] = [];
+  const around = { from: Date.parse(`${from}T00:00:00Z`) - DAY_MS, to: Date.parse(`${to}T00:00:00Z`) + DAY_MS };
   for (const g of groups) {
-    for (const w of dayWindows(from, to, g.timezone)) {
-      for (const o of sandbox.world.ordersOf(g.id, { from: w.start.getTime(), to: w.end.getTime() - 1 })) {
-        out.push({
-          group: g.id,
-          order_date: w.startDay,
-          order_id: o.order_id,
-          order_status: o.status,
-          face_value: (o.face_value / 100).toFixed(2),
-          group_revenue: (o.group_revenue / 100).toFixed(2),
-        });
-      }
+    for (const o of sandbox.world.ordersOf(g.id, around)) {
+      const day = localDayOf(o.created_at, g.timezone);
+      if (day < from || day >= to) continue;
+      out.push({
+        group: g.id,
+        order_date: day,
+        order_id: o.order_id,
+        order_status: o.status,
+        face_value: (o.face_value / 100).toFixed(2),
+        group_revenue: (o.group_revenue / 100).toFixed(2),
+      });
     }
   }
   return out.sort((a, b) => a.group - b.group || a.order_id - b.order_id);

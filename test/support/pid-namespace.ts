@@ -15,7 +15,7 @@ export function perksInOtherPidNamespace(
   env: Record<string, string>,
   timeoutMs = 120_000,
 ): Promise<CliResult & { isolated: boolean }> {
-  const started = Date.now();
+  const started = performance.now();
   const argv = [process.execPath, PERKS, ...args];
   const child = unsharePermitted
     ? spawn('unshare', ['--pid', '--fork', '--mount-proc', ...argv], { cwd: ROOT, env: baseEnv(env) })
@@ -28,7 +28,7 @@ export function perksInOtherPidNamespace(
   return new Promise((done) =>
     child.once('close', (code, signal) => {
       clearTimeout(timer);
-      done({ code, signal, stdout, stderr, ms: Date.now() - started, isolated: unsharePermitted });
+      done({ code, signal, stdout, stderr, ms: performance.now() - started, isolated: unsharePermitted });
     }),
   );
 }

@@ -147,9 +147,9 @@ async function startClusterIn(dir: string): Promise<Cluster> {
   run(dir, 'ceph-osd', ['-i', '0']);
   run(dir, 'radosgw', ['-n', 'client.rgw']);
   const endpoint = `http://127.0.0.1:${rgwPort}`;
-  const deadline = Date.now() + START_TIMEOUT_MS;
+  const deadline = performance.now() + START_TIMEOUT_MS;
   while (!(await answers(endpoint))) {
-    if (Date.now() > deadline || /failed to bind/.test(logTail(dir))) {
+    if (performance.now() > deadline || /failed to bind/.test(logTail(dir))) {
       throw new Error(`radosgw did not answer on ${endpoint} within ${START_TIMEOUT_MS / 1000} s${logTail(dir)}`);
     }
     await sleep(250);
@@ -188,8 +188,8 @@ export function stopCluster(dir: string): void {
     }
   };
   for (const pid of pids) if (alive(pid)) process.kill(pid, 'SIGTERM');
-  const deadline = Date.now() + 10_000;
-  while (pids.some(alive) && Date.now() < deadline) spawnSync('sleep', ['0.1']);
+  const deadline = performance.now() + 10_000;
+  while (pids.some(alive) && performance.now() < deadline) spawnSync('sleep', ['0.1']);
   for (const pid of pids) if (alive(pid)) process.kill(pid, 'SIGKILL');
 }
 
@@ -201,14 +201,14 @@ async function sharedCluster(root: string): Promise<Cluster> {
   const ready = join(root, 'cluster.json');
   const lock = join(root, 'starting');
   mkdirSync(root, { recursive: true });
-  const deadline = Date.now() + START_TIMEOUT_MS + 30_000;
+  const deadline = performance.now() + START_TIMEOUT_MS + 30_000;
   for (;;) {
     if (existsSync(ready)) return JSON.parse(readFileSync(ready, 'utf8')) as Cluster;
     if (existsSync(join(root, 'failed'))) throw new Error(readFileSync(join(root, 'failed'), 'utf8'));
     try {
       mkdirSync(lock);
     } catch {
-      if (Date.now() > deadline) throw new Error(`the suite's Ceph cluster in ${root} did not start in time`);
+      if (performance.now() > deadline) throw new Error(`the suite's Ceph cluster in ${root} did not start in time`);
       await sleep(250);
       continue;
     }

@@ -1,4 +1,5 @@
 import { describe, expect, test } from 'vitest';
+import { now } from '../../src/shared/clock.js';
 import { runWriteback } from '../../src/writeback/index.js';
 import { runCli } from '../support/cli.js';
 import { sandboxEnv } from '../support/sandbox.js';
@@ -64,8 +65,10 @@ describe('the perks writeback command', () => {
       await runWriteback({ outDir, config: configFor(sandbox(), outDir), dryRun: true, previewRows: 100_000 })
     ).preview;
     const unknown = rows.find((r) => r.identifier_value === '987654321')!;
-    writePendingJournal(outDir, [unknown], '', new Date(Date.now() - 60_000)); // older than the grace period
-    const env = { ...sandboxEnv(sandbox(), outDir), PERKS_WRITEBACK_TYPES: '' };
+    // a minute older than the command's start (its clock starts at this process's instant): past the grace period
+    const start = now();
+    writePendingJournal(outDir, [unknown], '', new Date(start.getTime() - 60_000));
+    const env = { ...sandboxEnv(sandbox(), outDir), PERKS_WRITEBACK_TYPES: '', PERKS_NOW: start.toISOString() };
     const r = await perks(['writeback'], env);
     expect(r.code, r.stderr).toBe(4);
     expect(r.stdout).toMatch(

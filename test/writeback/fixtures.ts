@@ -9,6 +9,7 @@ import { onTestFinished } from 'vitest';
 import { clientFromConfig, type PerksClient } from '../../src/api/index.js';
 import { loadConfig, type Config } from '../../src/config/index.js';
 import type { Sandbox } from '../../src/sandbox/index.js';
+import { now } from '../../src/shared/clock.js';
 import { runWriteback, type WritebackOptions, type WritebackRow } from '../../src/writeback/index.js';
 import { SANDBOX_DEFAULTS, sandboxEnv } from '../support/sandbox.js';
 import { sandboxForEachTest } from '../support/sandbox-hooks.js';
@@ -151,8 +152,8 @@ export function storedTotal(sandbox: Sandbox): number {
 }
 
 /** A journal line as a run writes it before posting (the write-ahead 'pending' entry). */
-// Ledger attempt times are real time (they order a ledger's entries across processes), as rows.ts stamps them.
-export function pendingLine(row: WritebackRow, at = new Date()): string {
+// Ledger attempt times are the program's clock, as the ledger's clock stamps them (src/writeback/ledger-clock.ts).
+export function pendingLine(row: WritebackRow, at = now()): string {
   return JSON.stringify({
     ...row,
     status: 'pending',
@@ -164,7 +165,7 @@ export function pendingLine(row: WritebackRow, at = new Date()): string {
 }
 
 /** Leaves `rows` pending in the output, as a run killed after announcing them would (plus `tail`, e.g. a torn line). */
-export function writePendingJournal(outDir: string, rows: WritebackRow[], tail = '', at = new Date()): void {
+export function writePendingJournal(outDir: string, rows: WritebackRow[], tail = '', at = now()): void {
   const state = path.join(outDir, 'state', 'writeback');
   fs.mkdirSync(state, { recursive: true });
   fs.writeFileSync(

@@ -3,6 +3,8 @@ import path from 'node:path';
 import { DuckDBInstance, quotedString } from '@duckdb/node-api';
 import { describe, expect, test } from 'vitest';
 import { verifyWriteback, type WritebackRow } from '../../src/writeback/index.js';
+import { nextRunStamp } from '../../src/lake/index.js';
+import { now } from '../../src/shared/clock.js';
 import { prepare, sandboxPerTest } from './fixtures.js';
 
 const sandbox = sandboxPerTest();
@@ -10,8 +12,10 @@ const sandbox = sandboxPerTest();
 async function sentRun() {
   const { outDir, client, run } = await prepare(sandbox());
   const rows = (await run({ dryRun: true, previewRows: 100_000 })).preview;
+  // An instant before every post, on the program's clock (the ledger's: src/writeback/ledger-clock.ts).
+  const beforeSending = new Date(now().getTime() - 1);
   await run();
-  return { outDir, client, rows };
+  return { outDir, client, rows, beforeSending };
 }
 
 /** Lands interactions as the extract does: `<out>/lake/interactions/organisation_group_id=…/_snapshot_date=…/`. */
@@ -44,19 +48,21 @@ describe('perks writeback --verify', () => {
     // A milestone whose user's segment change did land: that user was extracted after both were sent.
     const lost = rows.find((r) => r.kind === 'savings_milestone')!;
     const landed = rows.filter((r) => r !== lost);
-    await landInteractions(outDir, landed, new Date(Date.now() + 60_000).toISOString());
+    // stamped as an extract starting now would stamp (after the directory's stamps, the write-back's included);
+    // test/writeback/verify-after-extract.test.ts runs the real extract
+    await landInteractions(outDir, landed, (await nextRunStamp(outDir, now())).toISOString());
     const result = await verifyWriteback({ outDir });
     expect(result).toMatchObject({ sent: rows.length, seen_in_lake: rows.length - 1, unchecked: 0 });
     expect(result.missing).toEqual([expect.objectContaining({ interaction_id: lost.interaction_id, checked: 'lake' })]);
   });
 
   test('a row sent after its user was last extracted is not called missing without asking the API', async () => {
-    const { outDir, rows } = await sentRun();
+    const { outDir, rows, beforeSending } = await sentRun();
     const lost = rows.find((r) => r.kind === 'savings_milestone')!;
     await landInteractions(
       outDir,
       rows.filter((r) => r !== lost),
-      '2026-01-01T00:00:00Z',
+      beforeSending.toISOString(),
     );
     const result = await verifyWriteback({ outDir });
     expect(result).toMatchObject({ seen_in_lake: rows.length - 1, missing: [], unchecked: 1 });
@@ -71,7 +77,7 @@ describe('perks writeback --verify', () => {
       status: 'sent',
       http_status: null,
       message: null,
-      attempted_at: new Date().toISOString(),
+      attempted_at: now().toISOString(),
       _run_id: 'wb-ghost',
     };
     fs.writeFileSync(path.join(outDir, 'state', 'writeback', 'journal-wb-ghost.jsonl'), `${JSON.stringify(ghost)}\n`);

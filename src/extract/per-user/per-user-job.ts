@@ -98,7 +98,7 @@ async function fetchUser(
   const from = last
     ? new Date(Date.parse(last.at) - ctx.config.lookbackDays * 86_400_000).toISOString()
     : `${ctx.config.startDate ?? new Date(ctx.now.getTime() - 90 * 86_400_000).toISOString().slice(0, 10)}T00:00:00.000Z`;
-  const body = { ...def.body, [def.window!.fromParam]: from, [def.window!.toParam]: ctx.now.toISOString() };
+  const body = { ...def.body, [def.window!.fromParam]: from, [def.window!.toParam]: ctx.stamp.toISOString() };
   await pageInto(ctx.client, ctx.landing, def.name, write, tally, def.operation as 'listInteractions', {
     path,
     group: g.id,

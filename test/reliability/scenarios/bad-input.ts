@@ -15,7 +15,7 @@ import { runCli, stderrLines } from '../../support/cli.js';
 import { leftovers } from '../../support/lake-check.js';
 import { orgConfig, orgEnv, withSandbox } from '../../support/sandbox.js';
 import { withScratch, type Scratch } from '../../support/scratch.js';
-import { row, type Row, type ScenarioOptions } from '../table.js';
+import { row, selectByName, type Row, type ScenarioOptions } from '../table.js';
 
 export interface BadInput {
   name: string;
@@ -590,7 +590,7 @@ function snapshot(dir: string): string {
 
 export async function badInputScenario(o: ScenarioOptions & { cases?: string[] }): Promise<Row[]> {
   const isRoot = process.getuid?.() === 0;
-  const cases = BAD_INPUTS.filter((c) => !o.cases || o.cases.includes(c.name));
+  const cases = selectByName('bad-input case', BAD_INPUTS, (c) => c.name, o.cases);
   return withSandbox({ seed: 41, today: '2026-11-22' }, (sandbox) =>
     withScratch('bad-input', async (scratch) => {
       const lake = scratch.dir('lake');

@@ -11,6 +11,7 @@ import { runCli, startCli, stderrLines } from '../../support/cli.js';
 import { orgEnv, withSandbox } from '../../support/sandbox.js';
 import { withScratch } from '../../support/scratch.js';
 import { startRedis } from '../../support/redis.js';
+import { wallClock } from '../../support/wall-clock.js';
 import { row, type Row, type ScenarioOptions } from '../table.js';
 
 const TODAY = '2026-11-22';
@@ -50,7 +51,7 @@ export async function lockScenario(o: ScenarioOptions): Promise<Row[]> {
       if (after.code !== 0)
         problems.push(`after the holder was killed: exit ${after.code}: ${after.stderr.slice(0, 200)}`);
       // A lock whose heartbeat stopped 11 minutes ago on another host (a hung or vanished run).
-      const old = new Date(Date.now() - 11 * 60_000).toISOString();
+      const old = wallClock(-11 * 60_000).toISOString();
       writeFileSync(
         join(out, '.perks.lock'),
         JSON.stringify({ pid: 1, host: 'another-host', started_at: old, heartbeat_at: old, token: 'stale' }),
@@ -89,9 +90,9 @@ function locked(out: string): boolean {
 }
 
 async function waitFor(ok: () => boolean, ms = 20_000): Promise<void> {
-  const until = Date.now() + ms;
+  const until = performance.now() + ms;
   while (!ok()) {
-    if (Date.now() > until) throw new Error('the first run never took the lock');
+    if (performance.now() > until) throw new Error('the first run never took the lock');
     await new Promise((r) => setTimeout(r, 50));
   }
 }

@@ -49,9 +49,9 @@ async function buildCrashScenarioAtNoon(o: ScenarioOptions & { kills: number }, 
       // How long a build takes, from its first step line to its end.
       const timed = startCli(['build', '--as-of', TODAY], env);
       await timed.saw('lake views');
-      const began = Date.now();
+      const began = performance.now();
       await timed.done;
-      const span = Date.now() - began;
+      const span = performance.now() - began;
       const reader = startMartsReader(out, before);
       const problems: string[] = [];
       let killedMidBuild = 0;
@@ -161,9 +161,13 @@ export async function writebackCrashScenario(o: ScenarioOptions & { kills: numbe
           orgEnv(sandbox, out, { PERKS_RATE_LIMIT: '3000', ...(named ? { [CRASH_ENV]: named } : {}) }),
         );
         const target = 1 + Math.floor(random() * (planned.length / 2));
-        const deadline = Date.now() + 60_000;
+        const deadline = performance.now() + 60_000;
         if (!named) {
-          while (storedTotal(sandbox) - before < target && child.child.exitCode === null && Date.now() < deadline)
+          while (
+            storedTotal(sandbox) - before < target &&
+            child.child.exitCode === null &&
+            performance.now() < deadline
+          )
             await sleep(2);
           child.child.kill('SIGKILL');
         }

@@ -65,9 +65,9 @@ async function run(sandbox: Sandbox, scratch: Scratch, o: CrashOptions): Promise
   const reference = scratch.dir('reference');
   const ref = startCli(['extract'], env(reference));
   await ref.saw('"event":"run"');
-  const began = Date.now();
+  const began = performance.now();
   const refResult = await ref.done;
-  const span = Date.now() - began;
+  const span = performance.now() - began;
   if (refResult.code !== 0)
     return [row('crash: reference run', 1, [`exit ${refResult.code}: ${refResult.stderr.slice(-300)}`], 'failed')];
   const refKeys = await lakeKeys(reference);
@@ -182,7 +182,7 @@ async function rerunAndCheck(
   try {
     // on the instant the CLI children run at (orgEnv's PERKS_NOW: the sandbox's day at noon UTC), or the
     // groups' last whole local days differ from the reference's (at 00:30 UTC New York's is a day behind); the
-    // same instant as the killed run's start: its stamp must still come after it (src/extract/landing/run-stamp.ts)
+    // same instant as the killed run's start: its stamp must still come after it (src/lake/run-stamps.ts)
     const result = await atInstant(`${sandbox.world.today}T12:00:00Z`, () =>
       extract(orgConfig(sandbox, out, { PERKS_START_DATE: start })),
     );

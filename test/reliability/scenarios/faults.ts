@@ -20,7 +20,8 @@ import { startRedis } from '../../support/redis.js';
 import { seeded } from '../../support/random.js';
 import { orgConfig, withSandbox } from '../../support/sandbox.js';
 import { withScratch, type Scratch } from '../../support/scratch.js';
-import { row, type Row, type ScenarioOptions } from '../table.js';
+import { wallClock } from '../../support/wall-clock.js';
+import { row, selectByName, type Row, type ScenarioOptions } from '../table.js';
 
 const TODAY = '2026-11-22';
 const NOW = new Date(`${TODAY}T12:00:00Z`);
@@ -72,7 +73,7 @@ export const STORMS: Record<string, Storm> = {
   },
   retryAfterDate: {
     name: '429 with Retry-After as a date (every 60th)',
-    proxy: throttleEvery(60, () => new Date(Date.now() + 2000).toUTCString()),
+    proxy: throttleEvery(60, () => wallClock(2000).toUTCString()),
   },
   retryAfterMissing: { name: '429 without Retry-After (every 40th)', proxy: throttleEvery(40, () => undefined) },
   retryAfterAbsurd: {
@@ -119,6 +120,7 @@ export const STORMS: Record<string, Storm> = {
 };
 
 export async function faultStorms(o: ScenarioOptions & { storms: string[]; days: number }): Promise<Row[]> {
+  const storms = selectByName('fault storm', Object.keys(STORMS), (k) => k, o.storms);
   const start = shiftDays(TODAY, -o.days);
   return withSandbox({ seed: 31, today: TODAY }, (sandbox) =>
     withScratch('faults', async (scratch) => {
@@ -127,7 +129,7 @@ export async function faultStorms(o: ScenarioOptions & { storms: string[]; days:
       await extract(orgConfig(sandbox, refDir, { PERKS_START_DATE: start }), { now: NOW });
       const reference = await lakeKeys(refDir);
       const rows: Row[] = [];
-      for (const key of o.storms) {
+      for (const key of storms) {
         const storm = STORMS[key];
         o.log(`faults: ${storm.name}`);
         // The sandbox's own limit is fixed when it starts: a lower one needs a sandbox of its own (same seed, same data).
@@ -168,7 +170,7 @@ async function runStorm(
   });
   sandbox.setFaults(storm.faults ?? {});
   const before = sandbox.stats();
-  const started = Date.now();
+  const started = performance.now();
   let result: (ExtractResult & { manifest: string }) | undefined;
   let thrown: Error | undefined;
   try {
@@ -184,7 +186,7 @@ async function runStorm(
     await client.close();
     await proxy?.close();
   }
-  const ms = Date.now() - started;
+  const ms = performance.now() - started;
   const after = sandbox.stats();
   const problems: string[] = [];
   const log = proxy?.log ?? [];
@@ -343,7 +345,7 @@ export async function sharedRetryAfter(o: ScenarioOptions & { days: number }): P
         const wire: WorkerEvent[] = [];
         const groups = org.organisation_group_ids;
         const halves = [groups.slice(0, groups.length / 2), groups.slice(groups.length / 2)];
-        const started = Date.now();
+        const started = performance.now();
         const problems: string[] = [];
         try {
           const results = await Promise.all(
@@ -385,7 +387,7 @@ export async function sharedRetryAfter(o: ScenarioOptions & { days: number }): P
           '429 with Retry-After: 1 (every 15th call), two workers sharing the limit through Redis',
           2,
           problems,
-          `${kept.throttled}×429, ${kept.earlyByClient} sent before Retry-After by the clients' clock, ${kept.earlyByServer} by the server's (${kept.onTheWire} already on the wire or not yet in Redis), ${apiCalls(proxy.log).length} calls, ${((Date.now() - started) / 1000).toFixed(1)} s`,
+          `${kept.throttled}×429, ${kept.earlyByClient} sent before Retry-After by the clients' clock, ${kept.earlyByServer} by the server's (${kept.onTheWire} already on the wire or not yet in Redis), ${apiCalls(proxy.log).length} calls, ${((performance.now() - started) / 1000).toFixed(1)} s`,
         );
       }),
     );

@@ -45,7 +45,7 @@ async function sameWindowsTwice(out: string, config: ReturnType<typeof orgConfig
   const first = await buildWarehouse({ outDir: out, asOf: TODAY });
   const lakeBefore = JSON.stringify(await lakeOrders(out));
   // The balances are read again by the reruns: when they were read moves on (each run stamps after the one
-  // before, src/extract/landing/run-stamp.ts), what they read does not.
+  // before, src/lake/run-stamps.ts), what they read does not.
   const observed = ['balance_read_at'];
   const martsBefore = await martRows(out, observed);
   // The same windows again: a backfill of ten days already landed, then a full refresh of everything.

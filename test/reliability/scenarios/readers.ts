@@ -273,7 +273,7 @@ async function writeWhileReading(sandbox: Sandbox, scratch: Scratch, o: ReadersO
   const dirs: string[] = [];
   const readers = startReaders(sandbox, start, () => dirs);
   const problems: string[] = [];
-  const started = Date.now();
+  const started = performance.now();
   let extracts = 0;
   let compactions = 0;
   let switches = 0;
@@ -304,7 +304,7 @@ async function writeWhileReading(sandbox: Sandbox, scratch: Scratch, o: ReadersO
       const reads = through(readers.tallies);
       o.log(`readers: cycle ${cycles}, ${reads} reads through the journal, ${switches} switches`);
       if (problems.length || reads >= o.reads) break;
-      if (Date.now() - started > o.maxMs) {
+      if (performance.now() - started > o.maxMs) {
         problems.push(`only ${reads} reads of ${o.reads} in ${Math.round(o.maxMs / 1000)} s`);
         break;
       }
@@ -319,7 +319,7 @@ async function writeWhileReading(sandbox: Sandbox, scratch: Scratch, o: ReadersO
       'readers during extracts and compactions (lake)',
       through(tallies),
       problems,
-      `${describeReads(tallies)}; over ${extracts} extracts and ${compactions} compactions (${switches} switches) in ${((Date.now() - started) / 1000).toFixed(0)} s`,
+      `${describeReads(tallies)}; over ${extracts} extracts and ${compactions} compactions (${switches} switches) in ${((performance.now() - started) / 1000).toFixed(0)} s`,
     ),
   ];
 }

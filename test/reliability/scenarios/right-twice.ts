@@ -15,7 +15,7 @@ import { searchOutput } from '../../support/decode.js';
 import { compareOrders, groupsAt, lakeOrders, leftovers, ordersTruth } from '../../support/lake-check.js';
 import { orgEnv, withSandbox } from '../../support/sandbox.js';
 import { withScratch } from '../../support/scratch.js';
-import { row, type Row, type ScenarioOptions } from '../table.js';
+import { row, selectByName, type Row, type ScenarioOptions } from '../table.js';
 
 const TODAY = '2026-11-22';
 const START = '2026-10-20';
@@ -57,7 +57,7 @@ interface Person {
 
 export async function rightTwiceScenario(o: ScenarioOptions & { runs?: string[] }): Promise<Row[]> {
   const rows: Row[] = [];
-  for (const second of SECOND_RUNS.filter((r) => !o.runs || o.runs.includes(r.name))) {
+  for (const second of selectByName('second run', SECOND_RUNS, (r) => r.name, o.runs)) {
     rows.push(
       await withSandbox({ seed: 61, today: TODAY, lateOrders: 0.3 }, (sandbox) =>
         withScratch('right-twice', (scratch) => twice(sandbox, scratch.dir(), second, o)),

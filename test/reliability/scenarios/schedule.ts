@@ -141,9 +141,9 @@ async function schedule(sandbox: Sandbox, out: string, o: ScenarioOptions & { da
     }
     const day = sandbox.world.today;
     const deepBefore = d > 0 ? deepAts(out) : '';
-    const started = Date.now();
+    const started = performance.now();
     const run = await runCli(['run', '--quiet'], env());
-    const seconds = (Date.now() - started) / 1000;
+    const seconds = (performance.now() - started) / 1000;
     if (run.code !== 0) {
       // --quiet: the failed step's line is in the summary (stdout)
       const why =
