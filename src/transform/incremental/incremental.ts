@@ -9,7 +9,10 @@
  *    build (a count and hash per group-month); only those group-months of it are read.
  * For both, an interval is also dirty when an upstream model read whole changed in its group (a count and
  * hash per group), or when a lookup row (a row joined by key, e.g. a user) changed and one of the interval's
- * rows matches its key: the lake rows, or the model's own rows as last built. The whole model is rebuilt when
+ * rows matches its key: the lake rows, or the model's own rows as last built. A model built from models that
+ * names some of them `edges:` (reconciliation_platform: a local day at a month's edge is partly in the UTC
+ * month beside it) reads their months either side too: their rows on a month's first and last days are hashed
+ * apart, a change there dirties the months either side, and a dirty month sees their months either side. The whole model is rebuilt when
  * there is no earlier state, its SQL or a setting it reads changed, or `--full`. Then, before anything is
  * replaced, checks that the result equals a full build's (else the model is rebuilt whole, and the summary
  * says why):
@@ -166,6 +169,8 @@ export class IncrementalModels {
     }
     const before = this.previous?.get(model.name)?.inputs;
     for (const dep of modelDeps) current.inputs[dep] = await this.fingerprint(dep, inc.group, before?.[dep]);
+    for (const dep of inc.edges.filter((e) => modelDeps.includes(e) && this.intervalsOf.has(e)))
+      current.inputs[edgesInput(dep)] = await this.fingerprint(dep, inc.group, before?.[edgesInput(dep)], true);
     this.states.set(model.name, current);
     await this.carryLookupRows(model, current, files);
     const lookups = await this.stageLookups(model);
@@ -196,7 +201,7 @@ export class IncrementalModels {
   ): Promise<IncrementalOutcome> {
     const inc = model.header.incremental!;
     const intervals = intervalsIn(current);
-    const whole = this.wholeBuildReason(model, current, lakeDeps, unsupported, lookups);
+    const whole = this.wholeBuildReason(model, current, lakeDeps, modelDeps, unsupported, lookups);
     if (whole) return this.buildWhole(model, intervals.size, whole);
 
     const prev = this.previous!.get(model.name)!;
@@ -204,6 +209,7 @@ export class IncrementalModels {
     const known = [...intervals, ...intervalsIn(prev)];
     const ungrouped = dirtyFromModels(dirty, prev, current, modelDeps, inc.group, known);
     if (ungrouped) return this.buildWhole(model, intervals.size, `${ungrouped} changed (it has no ${inc.group})`);
+    dirtyFromEdges(dirty, prev, current, inc.edges, new Set(known));
     for (const lookup of lookups.filter((l) => !l.unchanged))
       for (const i of await this.lookupDirty(model, lakeDeps[0], lookup, files, dirty)) dirty.add(i);
     const skipped = [...intervals].filter((i) => !dirty.has(i)).length;
@@ -219,10 +225,12 @@ export class IncrementalModels {
     model: Node,
     current: ModelState,
     lakeDeps: string[],
+    modelDeps: string[],
     unsupported: string | undefined,
     lookups: StagedLookup[],
   ): string | undefined {
     const inc = model.header.incremental!;
+    const stray = inc.edges.find((e) => !modelDeps.includes(e) || !this.intervalsOf.has(e));
     const prev = this.previous?.get(model.name);
     if (this.previous === null) return 'asked for (--full)';
     if (!prev || !this.previousTables.has(model.name)) return 'no earlier build of it';
@@ -231,6 +239,7 @@ export class IncrementalModels {
     if (unsupported !== undefined) return unsupported;
     if (lookups.some((l) => !l.previous)) return 'no earlier state of its lookups';
     if (lookups.length && lakeDeps.length > 1) return 'a lookup needs one lake stream at most';
+    if (stray !== undefined) return `its edges: model ${stray} is not an upstream model that declares its intervals`;
     // a model built from models matches its rows by key: the key must fix the interval (see the file's comment)
     const keyed = [inc.group, inc.time].every((c) => model.header.key!.includes(c));
     if (lakeDeps.length === 0 && !keyed) return `its key lacks ${inc.group} or ${inc.time}`;
@@ -275,7 +284,7 @@ export class IncrementalModels {
         await c.run(`INSERT INTO ${DIRTY} VALUES ($g::BIGINT, ($m || '-01')::DATE)`, { g, m });
       }
       for (const s of streams) await narrowLakeView(c, this.outDir, s, filesOf(s, true));
-      await this.narrowModels(modelDeps, dirty);
+      await this.narrowModels(modelDeps, dirty, inc.edges);
       await c.run(`CREATE OR REPLACE TEMP TABLE ${REBUILT} AS\n${stripTrailingSemicolon(model.sql)}\n`);
       await this.widenModels(modelDeps);
       const outside = await count(
@@ -314,17 +323,19 @@ export class IncrementalModels {
   /**
    * Each upstream model that declares its intervals, seen by the model's SQL with only its dirty intervals'
    * rows: a temporary view of the same name (searched before the warehouse's tables), a range of days per
-   * dirty month so the table's zone maps skip the clean months.
+   * dirty month so the table's zone maps skip the clean months. A model named in `edges` is seen with the
+   * months either side of each dirty month too.
    */
-  private async narrowModels(deps: string[], dirty: Set<string>): Promise<void> {
+  private async narrowModels(deps: string[], dirty: Set<string>, edges: string[] = []): Promise<void> {
     const [{ d: catalog }] = (await this.conn.runAndReadAll('SELECT current_database() AS d')).getRowObjectsJson() as {
       d: string;
     }[];
     for (const dep of deps) {
       const iv = this.intervalsOf.get(dep);
       if (!iv) continue;
+      const seen = edges.includes(dep) ? new Set([...dirty, ...[...dirty].flatMap(monthsBeside)]) : dirty;
       await this.conn.run(
-        `CREATE OR REPLACE TEMP VIEW ${id(dep)} AS SELECT * FROM ${id(catalog)}.main.${id(dep)} AS t WHERE ${inIntervals(iv, dirty)}`,
+        `CREATE OR REPLACE TEMP VIEW ${id(dep)} AS SELECT * FROM ${id(catalog)}.main.${id(dep)} AS t WHERE ${inIntervals(iv, seen)}`,
       );
     }
   }
@@ -504,19 +515,24 @@ export class IncrementalModels {
 
   /**
    * The count and hash of an upstream model's rows per group-month (`<group>/<YYYY-MM>`) when it declares its
-   * intervals, else per group, or `*` without a group column (or for rows of no group or month).
+   * intervals, else per group, or `*` without a group column (or for rows of no group or month). `edges`: of its
+   * rows on a month's first or last day only, per group-month (a model that declares its intervals).
    */
   private async fingerprint(
     table: string,
     group: string,
     before: Record<string, string> | undefined,
+    edges = false,
   ): Promise<Record<string, string>> {
-    const known = this.fingerprints.get(`${table}/${group}`);
+    const cached = `${edges ? edgesInput(table) : table}/${group}`;
+    const known = this.fingerprints.get(cached);
     if (known) return { ...known };
     // its rows are those the previous build hashed (the same group column: the model's own)
     const now =
-      before && this.unchangedSinceLastBuild(table) ? before : await this.computeFingerprint(table, group, before);
-    this.fingerprints.set(`${table}/${group}`, now);
+      before && this.unchangedSinceLastBuild(table)
+        ? before
+        : await this.computeFingerprint(table, group, before, edges);
+    this.fingerprints.set(cached, now);
     return { ...now };
   }
 
@@ -524,6 +540,7 @@ export class IncrementalModels {
     table: string,
     group: string,
     before: Record<string, string> | undefined,
+    edges: boolean,
   ): Promise<Record<string, string>> {
     const iv = this.intervalsOf.get(table);
     // A model built by intervals in this build: its other intervals' rows are the ones the last build hashed
@@ -531,6 +548,8 @@ export class IncrementalModels {
     const replaced = this.rebuilt.get(table);
     const kept = before && !('*' in before) && Object.keys(before).every((k) => k.includes('/'));
     const only = iv && replaced && kept ? `WHERE ${inIntervals(iv, replaced)}` : '';
+    const time = iv ? `t.${id(iv.time)}` : '';
+    const edge = edges && iv ? `${only ? ' AND' : 'WHERE'} (day(${time}) = 1 OR ${time} = last_day(${time}))` : '';
     const cols = await this.conn.runAndReadAll(
       `SELECT count(*) AS n FROM (DESCRIBE ${id(table)}) WHERE column_name = $group`,
       { group },
@@ -542,7 +561,7 @@ export class IncrementalModels {
         ? `coalesce(CAST(t.${id(group)} AS VARCHAR), '*')`
         : `'*'`;
     const r = await this.conn.runAndReadAll(
-      `SELECT ${g} AS g, ${rowDigestSql('t')} AS fp FROM ${id(table)} AS t ${only} GROUP BY ALL`,
+      `SELECT ${g} AS g, ${rowDigestSql('t')} AS fp FROM ${id(table)} AS t ${only}${edge} GROUP BY ALL`,
     );
     const now = Object.fromEntries(
       (r.getRowObjectsJson() as { g: string; fp: string }[]).map((row) => [row.g, row.fp]),
@@ -591,6 +610,38 @@ function dirtyFromModels(
     }
   }
   return undefined;
+}
+
+/** The key of an `edges:` model's fingerprint of its month-edge rows among a model's inputs (ModelState.inputs). */
+const edgesInput = (model: string): string => `${model}#edges`;
+
+/** The intervals either side of `<group>/<YYYY-MM>`: the same group's month before and month after. */
+function monthsBeside(interval: string): string[] {
+  const [g, month] = interval.split('/');
+  const [year, m] = month.split('-').map(Number);
+  const at = (y: number, n: number) =>
+    `${g}/${y + Math.floor((n - 1) / 12)}-${String(((n - 1 + 12) % 12) + 1).padStart(2, '0')}`;
+  return [at(year, m - 1), at(year, m + 1)];
+}
+
+/**
+ * Adds to `dirty` the months either side of each group-month whose month-edge rows of an `edges:` model changed
+ * (only the months some state knows of: a month beside with no rows anywhere has nothing to rebuild).
+ */
+function dirtyFromEdges(
+  dirty: Set<string>,
+  prev: ModelState,
+  current: ModelState,
+  edges: string[],
+  known: Set<string>,
+): void {
+  for (const dep of edges) {
+    const before = prev.inputs[edgesInput(dep)] ?? {};
+    const now = current.inputs[edgesInput(dep)] ?? {};
+    for (const key of new Set([...Object.keys(before), ...Object.keys(now)]))
+      if (before[key] !== now[key] && key.includes('/'))
+        for (const beside of monthsBeside(key)) if (known.has(beside)) dirty.add(beside);
+  }
 }
 
 /**

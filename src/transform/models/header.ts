@@ -8,6 +8,7 @@
  *   -- materialized: table        (or view, or ephemeral: a temporary table of the build, never stored)
  *   -- incremental: month on organisation_group_id, order_date   (built by intervals: incremental.ts)
  *   -- lookup: stg_user_emails(email) = lower(trim(email))   (an upstream model joined row by row, see Lookup)
+ *   -- edges: stg_orders   (a month's rows also read the months either side of it: see Incremental.edges)
  *   -- intervals: month on organisation_group_id, window_start   (its rows fall in a group's months: see Intervals)
  *   -- latest: lake_users   (reads only each group's latest snapshot of the stream: latest-snapshots.ts)
  *   -- columns:
@@ -59,6 +60,13 @@ export interface Intervals {
 export interface Incremental extends Intervals {
   /** Upstream models this one joins row by row on a key (see Lookup). */
   lookups: Lookup[];
+  /**
+   * `edges: <model>, …`: upstream models (each declares its intervals) whose rows of the months either side a
+   * month's rows also read, on those months' first and last days (the reconciliation: a local day at a month's edge
+   * is partly in the next UTC month). A change on a month's first or last day of such a model dirties the months
+   * either side too, and a dirty month is rebuilt seeing the months either side of these models.
+   */
+  edges: string[];
 }
 
 /**
@@ -109,6 +117,8 @@ interface Draft {
   header: Header;
   /** The `lookup:` lines so far: the array the `incremental:` value holds, whatever their order. */
   lookups: Lookup[];
+  /** The `edges:` models so far, as the lookups. */
+  edges: string[];
   description: string[];
   block?: 'tests' | 'columns';
   /** The column a deeper-indented line of the `columns:` block continues. */
@@ -120,10 +130,11 @@ const FIELDS: Record<string, (value: string, draft: Draft, file: string) => void
   grain: (value, { header }) => (header.grain = value),
   key: (value, { header }) => (header.key = list(value)),
   model: (value, { header }) => (header.model = value),
-  incremental: (value, { header, lookups }, file) =>
-    (header.incremental = { ...parseIntervals('incremental', value, file), lookups }),
+  incremental: (value, { header, lookups, edges }, file) =>
+    (header.incremental = { ...parseIntervals('incremental', value, file), lookups, edges }),
   intervals: (value, { header }, file) => (header.intervals = parseIntervals('intervals', value, file)),
   lookup: (value, { lookups }, file) => lookups.push(parseLookup(value, file)),
+  edges: (value, { edges }) => edges.push(...list(value)),
   latest: (value, { header }) => (header.latest = list(value)),
   severity: (value, { header }, file) => {
     if (value !== 'error' && value !== 'warn')
@@ -140,9 +151,14 @@ const FIELD_LINE = new RegExp(`^(${[...Object.keys(FIELDS), 'tests', 'columns'].
 
 /** Parses the leading `--` lines of a model file; `file` only names the file in errors. */
 export function parseHeader(sql: string, file: string): Header {
-  const draft: Draft = { header: { description: '', tests: [], columns: {} }, lookups: [], description: [] };
+  const draft: Draft = {
+    header: { description: '', tests: [], columns: {} },
+    lookups: [],
+    edges: [],
+    description: [],
+  };
   for (const text of commentLines(sql)) parseLine(draft, text, file);
-  const { header, lookups } = draft;
+  const { header, lookups, edges } = draft;
   header.description = draft.description.join(' ').trim();
   if (header.incremental) {
     const { grain, group, time } = header.incremental;
@@ -150,6 +166,8 @@ export function parseHeader(sql: string, file: string): Header {
   }
   if (lookups.length && !header.incremental)
     throw new ModelGraphError(`${file}: a lookup: line belongs to an incremental model (an incremental: line)`);
+  if (edges.length && !header.incremental)
+    throw new ModelGraphError(`${file}: an edges: line belongs to an incremental model (an incremental: line)`);
   if (header.incremental && !header.key?.length)
     throw new ModelGraphError(`${file}: an incremental model needs a key: line (its rows are matched by key)`);
   return header;
