@@ -56,7 +56,7 @@
 --   explanation: why an explained row differs; null otherwise
 --   is_test_group: the group is a test group (stg_groups.is_sandbox): the finance report leaves it out of its totals
 -- tests:
---   not_null: organisation_group_id, month, result, is_test_group
+--   not_null: organisation_group_id, month, result
 --   accepted_values: result in matched, explained, differs
 
 with stats as (
