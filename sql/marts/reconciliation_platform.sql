@@ -23,15 +23,18 @@
 --    statistics, per user, cannot hold them), and a user anonymised or no longer current (the lake cannot
 --    attribute the user's orders, which sit in the unattributed row).
 -- Built by intervals (src/transform/incremental.ts): a group's month is rebuilt only when its orders or
--- statistics changed, the orders on the first or last day of the months either side of it changed, its month
--- state or the state of a month beside it changed, a user of its rows came, went or was anonymised, or its
--- group's timezone or test flag changed.
+-- statistics changed, the orders of the last day of the month before or of the first day of the month after
+-- changed (edges:), its month state or the state of a month beside it changed (the three lookups), a user of its
+-- rows came, went or was anonymised, or its group's timezone or test flag changed.
 -- grain: one row per organisation_group_id, month, user_id (user_id null: the unattributed orders)
 -- key: organisation_group_id, month, user_id
 -- incremental: month on organisation_group_id, month
 -- lookup: stg_users(user_id) = user_id, reading is_anonymised
 -- lookup: stg_groups(organisation_group_id) = organisation_group_id, reading timezone, is_sandbox
--- edges: stg_orders, stg_month_states
+-- lookup: stg_month_states(month) = month, reading month_state
+-- lookup: stg_month_states(month) = cast(month - interval 1 month as date), reading month_state
+-- lookup: stg_month_states(month) = cast(month + interval 1 month as date), reading month_state
+-- edges: stg_orders
 -- columns:
 --   organisation_group_id: the group
 --   month: first day of the month (the statistics' window; the lake's group-local month)

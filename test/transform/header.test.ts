@@ -47,6 +47,16 @@ test('an incremental model declares its month, its key and its lookups; a malfor
   expect(() => parseHeader('-- edges: m\nselect 1\n', 'sql/x.sql')).toThrow(
     'sql/x.sql: an edges: line belongs to an incremental model (an incremental: line)',
   );
+  // one model joined twice (a month's state and the month before's): the same key and columns, or one error
+  const twice = (second: string) =>
+    parseHeader(
+      `-- key: g, m\n-- incremental: month on g, m\n-- lookup: s(m) = m, reading x\n-- lookup: ${second}\nselect 1\n`,
+      'sql/x.sql',
+    );
+  expect(twice('s(m) = m - 1, reading x').incremental!.lookups.map((l) => l.expression)).toEqual(['m', 'm - 1']);
+  expect(() => twice('s(m) = m - 1, reading y')).toThrow(
+    'sql/x.sql: the lookups of s join it on different columns or read different ones; join every lookup of a model on the same column, reading the same columns',
+  );
 });
 
 test('a model declares the intervals its rows fall in, and a lookup the columns it reads', () => {

@@ -11,8 +11,9 @@
  * hash per group), or when a lookup row (a row joined by key, e.g. a user) changed and one of the interval's
  * rows matches its key: the lake rows, or the model's own rows as last built. A model built from models that
  * names some of them `edges:` (reconciliation_platform: a local day at a month's edge is partly in the UTC
- * month beside it) reads their months either side too: their rows on a month's first and last days are hashed
- * apart, a change there dirties the months either side, and a dirty month sees their months either side. The whole model is rebuilt when
+ * month beside it) also reads their last day of the month before and first day of the month after: their rows on
+ * a month's first day and on its last day are hashed apart, a change on the first day dirties the month before,
+ * on the last day the month after, and a dirty month sees those two days of theirs besides its own month. The whole model is rebuilt when
  * there is no earlier state, its SQL or a setting it reads changed, or `--full`. Then, before anything is
  * replaced, checks that the result equals a full build's (else the model is rebuilt whole, and the summary
  * says why):
@@ -29,7 +30,7 @@ import { settingsHash, sha, type ModelState } from './build-state.js';
 import { LAKE_STREAMS, lakeViewName } from '../sources/lake-streams.js';
 import { folderMonth, monthPartitions, type Partition } from '../sources/lake-partitions.js';
 import { narrowLakeView } from '../sources/lake-views.js';
-import { inMonth, inMonths, monthsHeld, NO_MONTH } from './month-range.js';
+import { inMonths, monthsHeld, NO_MONTH } from './month-range.js';
 import { rowDigestSql } from './row-digest.js';
 import { stripTrailingSemicolon, type Node } from '../models/model-graph.js';
 import { relativeStreamDir } from '../../lake/index.js';
@@ -170,7 +171,13 @@ export class IncrementalModels {
     const before = this.previous?.get(model.name)?.inputs;
     for (const dep of modelDeps) current.inputs[dep] = await this.fingerprint(dep, inc.group, before?.[dep]);
     for (const dep of inc.edges.filter((e) => modelDeps.includes(e) && this.intervalsOf.has(e)))
-      current.inputs[edgesInput(dep)] = await this.fingerprint(dep, inc.group, before?.[edgesInput(dep)], true);
+      for (const day of EDGE_DAYS)
+        current.inputs[edgeInput(dep, day)] = await this.fingerprint(
+          dep,
+          inc.group,
+          before?.[edgeInput(dep, day)],
+          day,
+        );
     this.states.set(model.name, current);
     await this.carryLookupRows(model, current, files);
     const lookups = await this.stageLookups(model);
@@ -323,8 +330,8 @@ export class IncrementalModels {
   /**
    * Each upstream model that declares its intervals, seen by the model's SQL with only its dirty intervals'
    * rows: a temporary view of the same name (searched before the warehouse's tables), a range of days per
-   * dirty month so the table's zone maps skip the clean months. A model named in `edges` is seen with the
-   * months either side of each dirty month too.
+   * dirty month so the table's zone maps skip the clean months. A model named in `edges` is seen from the last day
+   * of the month before each dirty month to the first day of the month after.
    */
   private async narrowModels(deps: string[], dirty: Set<string>, edges: string[] = []): Promise<void> {
     const [{ d: catalog }] = (await this.conn.runAndReadAll('SELECT current_database() AS d')).getRowObjectsJson() as {
@@ -333,9 +340,8 @@ export class IncrementalModels {
     for (const dep of deps) {
       const iv = this.intervalsOf.get(dep);
       if (!iv) continue;
-      const seen = edges.includes(dep) ? new Set([...dirty, ...[...dirty].flatMap(monthsBeside)]) : dirty;
       await this.conn.run(
-        `CREATE OR REPLACE TEMP VIEW ${id(dep)} AS SELECT * FROM ${id(catalog)}.main.${id(dep)} AS t WHERE ${inIntervals(iv, seen)}`,
+        `CREATE OR REPLACE TEMP VIEW ${id(dep)} AS SELECT * FROM ${id(catalog)}.main.${id(dep)} AS t WHERE ${inIntervals(iv, dirty, edges.includes(dep))}`,
       );
     }
   }
@@ -357,6 +363,12 @@ export class IncrementalModels {
     const sameSql = this.previous?.get(model.name)?.sql === sha(model.sql);
     await this.conn.run(`CREATE TABLE IF NOT EXISTS ${kept} (lookup VARCHAR, g BIGINT, h UBIGINT, v UBIGINT)`);
     for (const [n, lookup] of inc.lookups.entries()) {
+      // another lookup of the same model (another join on the same key, header.ts): the same keys, staged once
+      const same = staged.find((l) => l.model === lookup.model);
+      if (same) {
+        staged.push({ ...same, ...lookup });
+        continue;
+      }
       const table = `_perks_lookup_${n}`;
       const had = await this.conn.runAndReadAll(`SELECT count(*) AS n FROM ${kept} WHERE lookup = $lookup`, {
         lookup: lookup.model,
@@ -507,7 +519,8 @@ export class IncrementalModels {
 
   /** Keeps this build's lookup keys for the next build (in the new warehouse; as they are when none changed). */
   private async keepLookups(model: Node, lookups: StagedLookup[]): Promise<void> {
-    const rows = lookups.map((l) => `SELECT ${str(l.model)} AS lookup, g, h, v FROM ${l.table}`);
+    const once = lookups.filter((l, i) => lookups.findIndex((o) => o.model === l.model) === i);
+    const rows = once.map((l) => `SELECT ${str(l.model)} AS lookup, g, h, v FROM ${l.table}`);
     if (rows.length && !lookups.every((l) => l.unchanged))
       await this.conn.run(`CREATE OR REPLACE TABLE ${id(lookupTable(model.name))} AS ${rows.join(' UNION ALL ')}`);
     for (const l of lookups) await this.conn.run(`DROP TABLE IF EXISTS temp.${l.table}`);
@@ -515,23 +528,23 @@ export class IncrementalModels {
 
   /**
    * The count and hash of an upstream model's rows per group-month (`<group>/<YYYY-MM>`) when it declares its
-   * intervals, else per group, or `*` without a group column (or for rows of no group or month). `edges`: of its
-   * rows on a month's first or last day only, per group-month (a model that declares its intervals).
+   * intervals, else per group, or `*` without a group column (or for rows of no group or month). `edge`: of its
+   * rows on a month's first (or last) day only, per group-month (a model that declares its intervals).
    */
   private async fingerprint(
     table: string,
     group: string,
     before: Record<string, string> | undefined,
-    edges = false,
+    edge?: EdgeDay,
   ): Promise<Record<string, string>> {
-    const cached = `${edges ? edgesInput(table) : table}/${group}`;
+    const cached = `${edge ? edgeInput(table, edge) : table}/${group}`;
     const known = this.fingerprints.get(cached);
     if (known) return { ...known };
     // its rows are those the previous build hashed (the same group column: the model's own)
     const now =
       before && this.unchangedSinceLastBuild(table)
         ? before
-        : await this.computeFingerprint(table, group, before, edges);
+        : await this.computeFingerprint(table, group, before, edge);
     this.fingerprints.set(cached, now);
     return { ...now };
   }
@@ -540,7 +553,7 @@ export class IncrementalModels {
     table: string,
     group: string,
     before: Record<string, string> | undefined,
-    edges: boolean,
+    edge: EdgeDay | undefined,
   ): Promise<Record<string, string>> {
     const iv = this.intervalsOf.get(table);
     // A model built by intervals in this build: its other intervals' rows are the ones the last build hashed
@@ -549,7 +562,8 @@ export class IncrementalModels {
     const kept = before && !('*' in before) && Object.keys(before).every((k) => k.includes('/'));
     const only = iv && replaced && kept ? `WHERE ${inIntervals(iv, replaced)}` : '';
     const time = iv ? `t.${id(iv.time)}` : '';
-    const edge = edges && iv ? `${only ? ' AND' : 'WHERE'} (day(${time}) = 1 OR ${time} = last_day(${time}))` : '';
+    const day = edge === 'first' ? `day(${time}) = 1` : `${time} = last_day(${time})`;
+    const onEdge = edge && iv ? `${only ? ' AND' : 'WHERE'} ${day}` : '';
     const cols = await this.conn.runAndReadAll(
       `SELECT count(*) AS n FROM (DESCRIBE ${id(table)}) WHERE column_name = $group`,
       { group },
@@ -561,7 +575,7 @@ export class IncrementalModels {
         ? `coalesce(CAST(t.${id(group)} AS VARCHAR), '*')`
         : `'*'`;
     const r = await this.conn.runAndReadAll(
-      `SELECT ${g} AS g, ${rowDigestSql('t')} AS fp FROM ${id(table)} AS t ${only}${edge} GROUP BY ALL`,
+      `SELECT ${g} AS g, ${rowDigestSql('t')} AS fp FROM ${id(table)} AS t ${only}${onEdge} GROUP BY ALL`,
     );
     const now = Object.fromEntries(
       (r.getRowObjectsJson() as { g: string; fp: string }[]).map((row) => [row.g, row.fp]),
@@ -612,21 +626,24 @@ function dirtyFromModels(
   return undefined;
 }
 
-/** The key of an `edges:` model's fingerprint of its month-edge rows among a model's inputs (ModelState.inputs). */
-const edgesInput = (model: string): string => `${model}#edges`;
+/** A month's edge days an `edges:` model's rows are hashed on apart: a change on one dirties the month beside it. */
+const EDGE_DAYS = ['first', 'last'] as const;
+type EdgeDay = (typeof EDGE_DAYS)[number];
 
-/** The intervals either side of `<group>/<YYYY-MM>`: the same group's month before and month after. */
-function monthsBeside(interval: string): string[] {
-  const [g, month] = interval.split('/');
+/** The key of an `edges:` model's fingerprint of its rows on a month's first or last day (ModelState.inputs). */
+const edgeInput = (model: string, day: EdgeDay): string => `${model}#${day}`;
+
+/** `month` (`YYYY-MM`) moved by `n` months. */
+function monthPlus(month: string, n: number): string {
   const [year, m] = month.split('-').map(Number);
-  const at = (y: number, n: number) =>
-    `${g}/${y + Math.floor((n - 1) / 12)}-${String(((n - 1 + 12) % 12) + 1).padStart(2, '0')}`;
-  return [at(year, m - 1), at(year, m + 1)];
+  const at = m - 1 + n;
+  return `${year + Math.floor(at / 12)}-${String((((at % 12) + 12) % 12) + 1).padStart(2, '0')}`;
 }
 
 /**
- * Adds to `dirty` the months either side of each group-month whose month-edge rows of an `edges:` model changed
- * (only the months some state knows of: a month beside with no rows anywhere has nothing to rebuild).
+ * Adds to `dirty` the month before each group-month whose rows on its first day changed in an `edges:` model, and
+ * the month after each whose rows on its last day did (only the months some state knows of: a month with no rows
+ * anywhere has nothing to rebuild).
  */
 function dirtyFromEdges(
   dirty: Set<string>,
@@ -635,30 +652,43 @@ function dirtyFromEdges(
   edges: string[],
   known: Set<string>,
 ): void {
-  for (const dep of edges) {
-    const before = prev.inputs[edgesInput(dep)] ?? {};
-    const now = current.inputs[edgesInput(dep)] ?? {};
-    for (const key of new Set([...Object.keys(before), ...Object.keys(now)]))
-      if (before[key] !== now[key] && key.includes('/'))
-        for (const beside of monthsBeside(key)) if (known.has(beside)) dirty.add(beside);
-  }
+  for (const dep of edges)
+    for (const day of EDGE_DAYS) {
+      const before = prev.inputs[edgeInput(dep, day)] ?? {};
+      const now = current.inputs[edgeInput(dep, day)] ?? {};
+      for (const key of new Set([...Object.keys(before), ...Object.keys(now)])) {
+        if (before[key] === now[key] || !key.includes('/')) continue;
+        const [g, month] = key.split('/');
+        const beside = `${g}/${monthPlus(month, day === 'first' ? -1 : 1)}`;
+        if (known.has(beside)) dirty.add(beside);
+      }
+    }
 }
 
 /**
  * SQL true for the rows of `t` in the group-months `intervals` (`<group>/<YYYY-MM>`): a range of days each,
  * within the range from the first month to the last. That outer range comes first because DuckDB skips row
  * groups by a plain range (zone maps) but not by a disjunction of ranges: a scan of 2 months of 52 in a
- * 4 M-row mart 0.17 → 0.02 CPU-s.
+ * 4 M-row mart 0.17 → 0.02 CPU-s. `edges`: each range from the last day of the month before to the first day of
+ * the month after.
  */
-function inIntervals(iv: Intervals, intervals: Set<string>): string {
+function inIntervals(iv: Intervals, intervals: Set<string>, edges = false): string {
   if (intervals.size === 0) return 'false';
   const time = `t.${id(iv.time)}`;
+  const range = edges ? withEdges : inMonths;
   const ranges = [...intervals].map((interval) => {
     const [g, month] = interval.split('/');
-    return `(t.${id(iv.group)} = ${Number(g)} AND ${inMonth(time, month)})`;
+    return `(t.${id(iv.group)} = ${Number(g)} AND ${range(time, month, month)})`;
   });
   const months = [...intervals].map((interval) => interval.slice(interval.indexOf('/') + 1)).sort();
-  return `(${inMonths(time, months[0], months[months.length - 1])}) AND (${ranges.join(' OR ')})`;
+  return `(${range(time, months[0], months[months.length - 1])}) AND (${ranges.join(' OR ')})`;
+}
+
+/** SQL true for `column` (a DATE) from the last day of the month before `first` to the first day after `last`. */
+function withEdges(column: string, first: string, last: string): string {
+  const from = new Date(`${first}-01T00:00:00Z`);
+  from.setUTCDate(0);
+  return `${column} >= DATE ${str(from.toISOString().slice(0, 10))} AND ${column} < DATE ${str(`${monthPlus(last, 1)}-02`)}`;
 }
 
 /** The group-months a state knows of: its lake partitions' and its upstream models' intervals. */

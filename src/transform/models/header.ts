@@ -72,6 +72,8 @@ export interface Incremental extends Intervals {
 /**
  * `lookup: <model>(<column>) = <expression>[, reading <columns>]`: the incremental model joins `<model>` on
  * `<column>` equal to the expression (e.g. the users' emails on the orders' email), and depends on it only so.
+ * A model joined more than once (a month's state and its neighbours': reconciliation_platform) has one line per
+ * join, each on the same column and reading the same columns.
  * The expression is over the lake rows (a model read from the lake) or over the model's own rows (a model
  * built from models). A change to some of its rows (of the columns read, all when not said) then dirties only
  * the months whose rows match a changed key, not the group.
@@ -163,6 +165,13 @@ export function parseHeader(sql: string, file: string): Header {
   if (header.incremental) {
     const { grain, group, time } = header.incremental;
     header.intervals = { grain, group, time };
+  }
+  for (const [i, l] of lookups.entries()) {
+    const first = lookups.find((o) => o.model === l.model)!;
+    if (lookups.indexOf(first) < i && (first.column !== l.column || String(first.reads) !== String(l.reads)))
+      throw new ModelGraphError(
+        `${file}: the lookups of ${l.model} join it on different columns or read different ones; join every lookup of a model on the same column, reading the same columns`,
+      );
   }
   if (lookups.length && !header.incremental)
     throw new ModelGraphError(`${file}: a lookup: line belongs to an incremental model (an incremental: line)`);
