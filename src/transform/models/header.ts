@@ -8,7 +8,7 @@
  *   -- materialized: table        (or view, or ephemeral: a temporary table of the build, never stored)
  *   -- incremental: month on organisation_group_id, order_date   (built by intervals: incremental.ts)
  *   -- lookup: stg_user_emails(email) = lower(trim(email))   (an upstream model joined row by row, see Lookup)
- *   -- edges: stg_orders   (a month's rows also read the months either side of it: see Incremental.edges)
+ *   -- edges: stg_orders   (a month's rows also read the days beside it: see Incremental.edges)
  *   -- intervals: month on organisation_group_id, window_start   (its rows fall in a group's months: see Intervals)
  *   -- latest: lake_users   (reads only each group's latest snapshot of the stream: latest-snapshots.ts)
  *   -- columns:
@@ -61,10 +61,10 @@ export interface Incremental extends Intervals {
   /** Upstream models this one joins row by row on a key (see Lookup). */
   lookups: Lookup[];
   /**
-   * `edges: <model>, …`: upstream models (each declares its intervals) whose rows of the months either side a
-   * month's rows also read, on those months' first and last days (the reconciliation: a local day at a month's edge
-   * is partly in the next UTC month). A change on a month's first or last day of such a model dirties the months
-   * either side too, and a dirty month is rebuilt seeing the months either side of these models.
+   * `edges: <model>, …`: upstream models (each declares its intervals) of which a month's rows also read the last
+   * day of the month before and the first day of the month after (the reconciliation: a local day at a month's
+   * edge is partly in the UTC month beside it). A change on a month's first day of such a model dirties the month
+   * before too, on its last day the month after, and a dirty month is rebuilt seeing those two days of it.
    */
   edges: string[];
 }
