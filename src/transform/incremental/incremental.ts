@@ -170,14 +170,13 @@ export class IncrementalModels {
     }
     const before = this.previous?.get(model.name)?.inputs;
     for (const dep of modelDeps) current.inputs[dep] = await this.fingerprint(dep, inc.group, before?.[dep]);
-    for (const dep of inc.edges.filter((e) => modelDeps.includes(e) && this.intervalsOf.has(e)))
-      for (const day of EDGE_DAYS)
-        current.inputs[edgeInput(dep, day)] = await this.fingerprint(
-          dep,
-          inc.group,
-          before?.[edgeInput(dep, day)],
-          day,
-        );
+    for (const dep of inc.edges.filter((e) => modelDeps.includes(e) && this.intervalsOf.has(e))) {
+      const edges = await this.edgeFingerprints(dep, {
+        first: before?.[edgeInput(dep, 'first')],
+        last: before?.[edgeInput(dep, 'last')],
+      });
+      for (const day of EDGE_DAYS) current.inputs[edgeInput(dep, day)] = edges[day];
+    }
     this.states.set(model.name, current);
     await this.carryLookupRows(model, current, files);
     const lookups = await this.stageLookups(model);
@@ -528,32 +527,62 @@ export class IncrementalModels {
 
   /**
    * The count and hash of an upstream model's rows per group-month (`<group>/<YYYY-MM>`) when it declares its
-   * intervals, else per group, or `*` without a group column (or for rows of no group or month). `edge`: of its
-   * rows on a month's first (or last) day only, per group-month (a model that declares its intervals).
+   * intervals, else per group, or `*` without a group column (or for rows of no group or month).
    */
   private async fingerprint(
     table: string,
     group: string,
     before: Record<string, string> | undefined,
-    edge?: EdgeDay,
   ): Promise<Record<string, string>> {
-    const cached = `${edge ? edgeInput(table, edge) : table}/${group}`;
-    const known = this.fingerprints.get(cached);
+    const known = this.fingerprints.get(`${table}/${group}`);
     if (known) return { ...known };
     // its rows are those the previous build hashed (the same group column: the model's own)
     const now =
-      before && this.unchangedSinceLastBuild(table)
-        ? before
-        : await this.computeFingerprint(table, group, before, edge);
-    this.fingerprints.set(cached, now);
+      before && this.unchangedSinceLastBuild(table) ? before : await this.computeFingerprint(table, group, before);
+    this.fingerprints.set(`${table}/${group}`, now);
     return { ...now };
+  }
+
+  /**
+   * An `edges:` model's count and hash of its rows on a month's first day, and of those on its last day, per
+   * group-month: one scan of its rows on those days (of the intervals it replaced in this build, when it did).
+   */
+  private async edgeFingerprints(table: string, before: Partial<EdgeFingerprints>): Promise<EdgeFingerprints> {
+    const known = this.fingerprints.get(edgeInput(table, 'first'));
+    if (known) return { first: { ...known }, last: { ...this.fingerprints.get(edgeInput(table, 'last'))! } };
+    const { first, last } = before;
+    const kept = first && last && [first, last].every((b) => Object.keys(b).every((k) => k.includes('/')));
+    let now: EdgeFingerprints;
+    if (kept && this.unchangedSinceLastBuild(table)) now = { first, last };
+    else {
+      const iv = this.intervalsOf.get(table)!;
+      const replaced = kept ? this.rebuilt.get(table) : undefined;
+      const time = `t.${id(iv.time)}`;
+      const r = await this.conn.runAndReadAll(
+        `SELECT CASE WHEN day(${time}) = 1 THEN 'first' ELSE 'last' END AS day,
+           CAST(t.${id(iv.group)} AS VARCHAR) || '/' || strftime(${time}, '%Y-%m') AS g, ${rowDigestSql('t')} AS fp
+         FROM ${id(table)} AS t
+         WHERE ${replaced ? `(${inIntervals(iv, replaced)}) AND ` : ''}(day(${time}) = 1 OR ${time} = last_day(${time}))
+           AND t.${id(iv.group)} IS NOT NULL
+         GROUP BY ALL`,
+      );
+      const rows = r.getRowObjectsJson() as { day: EdgeDay; g: string; fp: string }[];
+      const of = (day: EdgeDay) =>
+        mergeReplaced(
+          replaced ? before[day] : undefined,
+          Object.fromEntries(rows.filter((row) => row.day === day).map((row) => [row.g, row.fp])),
+          replaced,
+        );
+      now = { first: of('first'), last: of('last') };
+    }
+    for (const day of EDGE_DAYS) this.fingerprints.set(edgeInput(table, day), now[day]);
+    return { first: { ...now.first }, last: { ...now.last } };
   }
 
   private async computeFingerprint(
     table: string,
     group: string,
     before: Record<string, string> | undefined,
-    edge: EdgeDay | undefined,
   ): Promise<Record<string, string>> {
     const iv = this.intervalsOf.get(table);
     // A model built by intervals in this build: its other intervals' rows are the ones the last build hashed
@@ -561,9 +590,6 @@ export class IncrementalModels {
     const replaced = this.rebuilt.get(table);
     const kept = before && !('*' in before) && Object.keys(before).every((k) => k.includes('/'));
     const only = iv && replaced && kept ? `WHERE ${inIntervals(iv, replaced)}` : '';
-    const time = iv ? `t.${id(iv.time)}` : '';
-    const day = edge === 'first' ? `day(${time}) = 1` : `${time} = last_day(${time})`;
-    const onEdge = edge && iv ? `${only ? ' AND' : 'WHERE'} ${day}` : '';
     const cols = await this.conn.runAndReadAll(
       `SELECT count(*) AS n FROM (DESCRIBE ${id(table)}) WHERE column_name = $group`,
       { group },
@@ -575,14 +601,12 @@ export class IncrementalModels {
         ? `coalesce(CAST(t.${id(group)} AS VARCHAR), '*')`
         : `'*'`;
     const r = await this.conn.runAndReadAll(
-      `SELECT ${g} AS g, ${rowDigestSql('t')} AS fp FROM ${id(table)} AS t ${only}${onEdge} GROUP BY ALL`,
+      `SELECT ${g} AS g, ${rowDigestSql('t')} AS fp FROM ${id(table)} AS t ${only} GROUP BY ALL`,
     );
     const now = Object.fromEntries(
       (r.getRowObjectsJson() as { g: string; fp: string }[]).map((row) => [row.g, row.fp]),
     );
-    if (!only) return now;
-    const unchanged = Object.entries(before!).filter(([k]) => !replaced!.has(k));
-    return { ...Object.fromEntries(unchanged), ...now };
+    return only ? mergeReplaced(before, now, replaced) : now;
   }
 
   private async count(table: string): Promise<number> {
@@ -629,6 +653,22 @@ function dirtyFromModels(
 /** A month's edge days an `edges:` model's rows are hashed on apart: a change on one dirties the month beside it. */
 const EDGE_DAYS = ['first', 'last'] as const;
 type EdgeDay = (typeof EDGE_DAYS)[number];
+
+/** An `edges:` model's fingerprints of its rows on a month's first day and on its last day. */
+type EdgeFingerprints = Record<EdgeDay, Record<string, string>>;
+
+/**
+ * A fingerprint of the intervals `replaced` hashed again (`now`) over the previous build's (`before`): the other
+ * intervals' rows are those it hashed. Without `replaced`, `now` is the whole fingerprint.
+ */
+function mergeReplaced(
+  before: Record<string, string> | undefined,
+  now: Record<string, string>,
+  replaced: Set<string> | undefined,
+): Record<string, string> {
+  if (!replaced || !before) return now;
+  return { ...Object.fromEntries(Object.entries(before).filter(([k]) => !replaced.has(k))), ...now };
+}
 
 /** The key of an `edges:` model's fingerprint of its rows on a month's first or last day (ModelState.inputs). */
 const edgeInput = (model: string, day: EdgeDay): string => `${model}#${day}`;
