@@ -32,9 +32,10 @@
 --   credit_granted_change: after − before credit granted
 --   credit_spent_change: after − before credit spent
 --   credit_expired_change: after − before credit expired
+--   is_test_group: the group is a test group (stg_groups.is_sandbox): the finance report leaves it out of its totals
 -- tests:
 --   unique: organisation_group_id, month
---   not_null: organisation_group_id, month, booked_month, observed_at, closed_at
+--   not_null: organisation_group_id, month, booked_month, observed_at, closed_at, is_test_group
 
 with liability as (
 
@@ -99,7 +100,8 @@ final as (
         changed.credit_available - changed.credit_available_as_closed as credit_available_change,
         changed.credit_granted - changed.credit_granted_as_closed as credit_granted_change,
         changed.credit_spent - changed.credit_spent_as_closed as credit_spent_change,
-        changed.credit_expired - changed.credit_expired_as_closed as credit_expired_change
+        changed.credit_expired - changed.credit_expired_as_closed as credit_expired_change,
+        changed.is_test_group
     from changed
     join close_records as closes
         on closes.organisation_group_id = changed.organisation_group_id

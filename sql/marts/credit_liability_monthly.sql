@@ -41,9 +41,10 @@
 --   month_state: the group's month: partial (the extract starts after its first day), provisional (not yet past
 --     the lookback), final (past the lookback: the extract will not change it) or signed_off (`perks close`); the
 --     word the report and `perks status` use (src/closes/month-state.ts)
+--   is_test_group: the group is a test group (stg_groups.is_sandbox): the finance report leaves it out of its totals
 -- tests:
 --   unique: organisation_group_id, month
---   not_null: organisation_group_id, month, users, is_closed, month_state
+--   not_null: organisation_group_id, month, users, is_closed, month_state, is_test_group
 
 with snapshots as (
 
@@ -191,7 +192,8 @@ with_closes as (
         frozen.credit_granted as credit_granted_as_closed,
         frozen.credit_spent as credit_spent_as_closed,
         frozen.credit_expired as credit_expired_as_closed,
-        coalesce(states.month_state, 'provisional'::month_state) as month_state
+        coalesce(states.month_state, 'provisional'::month_state) as month_state,
+        coalesce(groups.is_sandbox, false) as is_test_group
     from final as now
     full outer join close_records as closes
         on now.organisation_group_id = closes.organisation_group_id
@@ -202,6 +204,8 @@ with_closes as (
     left join stg_month_states as states
         on coalesce(now.organisation_group_id, closes.organisation_group_id) = states.organisation_group_id
         and coalesce(now.month, closes.month) = states.month
+    left join stg_groups as groups
+        on coalesce(now.organisation_group_id, closes.organisation_group_id) = groups.organisation_group_id
     -- a closed month before the group's first credit extraction, with none frozen, is no row (as before)
     where now.month is not null or frozen.month is not null
 

@@ -19,9 +19,11 @@
 --   orders: the group's orders (every status)
 --   group_slug: the group's slug, the API's `name` (e.g. group-11): an identifier, not for display; null when only
 --     its orders are known
+--   is_test_group: is_sandbox under the name every mart gives it (false when only the group's orders are known): the
+--     finance report leaves a test group out of its totals
 -- tests:
 --   unique: organisation_group_id
---   not_null: organisation_group_id, orders
+--   not_null: organisation_group_id, orders, is_test_group
 
 with groups as (
 
@@ -72,7 +74,8 @@ final as (
         primary_currency.primary_currency,
         currencies.currencies,
         cast(coalesce(currencies.orders, 0) as bigint) as orders,
-        stg_groups.group_name as group_slug
+        stg_groups.group_name as group_slug,
+        coalesce(stg_groups.is_sandbox, false) as is_test_group
     from groups
     left join stg_groups using (organisation_group_id)
     left join primary_currency using (organisation_group_id)

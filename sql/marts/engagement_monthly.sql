@@ -29,9 +29,10 @@
 --   month_state: the group's month: partial (the extract starts after its first day), provisional (not yet past
 --     the lookback), final (past the lookback: the extract will not change it) or signed_off (`perks close`); the
 --     word the report and `perks status` use (src/closes/month-state.ts)
+--   is_test_group: the group is a test group (stg_groups.is_sandbox): the finance report leaves it out of its totals
 -- tests:
 --   unique: organisation_group_id, month
---   not_null: organisation_group_id, month, users, orders, recognised_orders, month_state
+--   not_null: organisation_group_id, month, users, orders, recognised_orders, month_state, is_test_group
 
 with user_months as (
 
@@ -202,7 +203,8 @@ final as (
         coalesce(money.recognised_orders, 0) as recognised_orders,
         case when money.currency_min is not distinct from money.currency_max and coalesce(money.no_currency, 0) = 0
             then cast(coalesce(money.recognised_order_saving_sum, 0) as decimal(18, 2)) end as recognised_order_saving,
-        coalesce(states.month_state, 'provisional'::month_state) as month_state
+        coalesce(states.month_state, 'provisional'::month_state) as month_state,
+        coalesce(groups.is_sandbox, false) as is_test_group
     from months
     left join created on months.organisation_group_id = created.organisation_group_id and months.month = created.month
     left join activity
@@ -210,6 +212,7 @@ final as (
     left join money on months.organisation_group_id = money.organisation_group_id and months.month = money.month
     left join stg_month_states as states
         on months.organisation_group_id = states.organisation_group_id and months.month = states.month
+    left join stg_groups as groups on months.organisation_group_id = groups.organisation_group_id
 
 )
 

@@ -47,6 +47,7 @@
 --   interactions: interactions landed for the user
 --   last_interaction_at: the latest interaction_at (UTC)
 --   segment: new, active, dormant, churned or never_active (thresholds above)
+--   is_test_group: the group is a test group (stg_groups.is_sandbox): the finance report leaves it out of its totals
 -- tests:
 --   unique: organisation_group_id, user_id
 --   not_null: organisation_group_id, user_id, segment
@@ -238,8 +239,11 @@ final as (
             when days_since_last_activity <= getvariable('segment_active_days') then 'active'
             when days_since_last_activity <= getvariable('segment_dormant_days') then 'dormant'
             else 'churned'
-        end as segment
+        end as segment,
+        coalesce(groups.is_sandbox, false) as is_test_group
     from joined
+    left join (select organisation_group_id as group_id, is_sandbox from stg_groups) as groups
+        on joined.organisation_group_id = groups.group_id
 
 )
 

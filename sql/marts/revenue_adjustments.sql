@@ -44,9 +44,10 @@
 --   order_credit_change: after − before credit
 --   order_saving_change: after − before saving
 --   group_revenue_change: after − before group revenue
+--   is_test_group: the group is a test group (stg_groups.is_sandbox): the finance report leaves it out of its totals
 -- tests:
 --   unique: organisation_group_id, order_id, observed_at
---   not_null: organisation_group_id, month, order_id, booked_month, observed_at, adjustment_kind
+--   not_null: organisation_group_id, month, order_id, booked_month, observed_at, adjustment_kind, is_test_group
 
 with closes as (
 
@@ -208,7 +209,8 @@ final as (
             - coalesce(versions.before_order_total_paid, 0) as order_total_paid_change,
         coalesce(versions.order_credit, 0) - coalesce(versions.before_order_credit, 0) as order_credit_change,
         coalesce(versions.order_saving, 0) - coalesce(versions.before_order_saving, 0) as order_saving_change,
-        coalesce(versions.group_revenue, 0) - coalesce(versions.before_group_revenue, 0) as group_revenue_change
+        coalesce(versions.group_revenue, 0) - coalesce(versions.before_group_revenue, 0) as group_revenue_change,
+        coalesce(stg_groups.is_sandbox, false) as is_test_group
     from versions
     left join stg_groups
         on versions.organisation_group_id = stg_groups.organisation_group_id

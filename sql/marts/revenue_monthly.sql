@@ -9,7 +9,9 @@
 -- Recognised revenue (issue 25): is_recognised says whether the row's status counts as revenue under
 -- PERKS_REVENUE_STATUSES (default Complete) as the build read it, or, for a closed month, under the rule the
 -- close recorded. The finance report's headline is sum(group_revenue) where is_recognised (a closed month:
--- sum(group_revenue_as_closed) where is_recognised); sql/tests/recognised_revenue_reconciles.sql holds it.
+-- sum(group_revenue_as_closed) where is_recognised) and not is_test_group (test groups: is_sandbox on the
+-- platform, left out of the report's totals unless it is asked to count them, as in every mart);
+-- sql/tests/recognised_revenue_reconciles.sql holds it.
 -- grain: one row per organisation_group_id, month, order_currency, order_status
 -- key: organisation_group_id, month, order_currency, order_status
 -- columns:
@@ -36,9 +38,11 @@
 --   month_state: the group's month: partial (the extract starts after its first day), provisional (not yet past
 --     the lookback), final (past the lookback: the extract will not change it) or signed_off (`perks close`); the
 --     word the report and `perks status` use (src/closes/month-state.ts)
+--   is_test_group: the group is a test group (stg_groups.is_sandbox): the finance report leaves it out of its
+--     totals, so its headline is sum(group_revenue) where is_recognised and not is_test_group
 -- tests:
 --   unique: organisation_group_id, month, order_currency, order_status
---   not_null: organisation_group_id, month, orders, is_recognised, month_state
+--   not_null: organisation_group_id, month, orders, is_recognised, month_state, is_test_group
 
 with orders as (
 
@@ -91,7 +95,8 @@ final as (
         case when closes.closed_at is not null then coalesce(frozen.order_credit, 0) end as order_credit_as_closed,
         case when closes.closed_at is not null then coalesce(frozen.order_saving, 0) end as order_saving_as_closed,
         case when closes.closed_at is not null then coalesce(frozen.group_revenue, 0) end as group_revenue_as_closed,
-        coalesce(states.month_state, 'provisional'::month_state) as month_state
+        coalesce(states.month_state, 'provisional'::month_state) as month_state,
+        coalesce(groups.is_sandbox, false) as is_test_group
     from now
     full outer join close_figures as frozen
         on now.organisation_group_id = frozen.organisation_group_id
@@ -104,6 +109,8 @@ final as (
     left join stg_month_states as states
         on coalesce(now.organisation_group_id, frozen.organisation_group_id) = states.organisation_group_id
         and coalesce(now.month, frozen.month) = states.month
+    left join stg_groups as groups
+        on coalesce(now.organisation_group_id, frozen.organisation_group_id) = groups.organisation_group_id
 
 )
 

@@ -21,8 +21,9 @@
 --   month_state: the group's month: partial (the extract starts after its first day), provisional (not yet past
 --     the lookback), final (past the lookback: the extract will not change it) or signed_off (`perks close`); the
 --     word the report and `perks status` use (src/closes/month-state.ts)
+--   is_test_group: the group is a test group (stg_groups.is_sandbox): the finance report leaves it out of its totals
 -- tests:
---   not_null: organisation_group_id, month, orders, is_recognised, month_state
+--   not_null: organisation_group_id, month, orders, is_recognised, month_state, is_test_group
 
 with orders as (
 
@@ -57,7 +58,8 @@ final as (
             list_contains(coalesce(closes.revenue_statuses, getvariable('revenue_statuses')), per_offer.order_status),
             false
         ) as is_recognised,
-        coalesce(states.month_state, 'provisional'::month_state) as month_state
+        coalesce(states.month_state, 'provisional'::month_state) as month_state,
+        coalesce(groups.is_sandbox, false) as is_test_group
     from per_offer
     left join close_records as closes
         on per_offer.organisation_group_id = closes.organisation_group_id
@@ -65,6 +67,8 @@ final as (
     left join stg_month_states as states
         on per_offer.organisation_group_id = states.organisation_group_id
         and per_offer.month = states.month
+    left join stg_groups as groups
+        on per_offer.organisation_group_id = groups.organisation_group_id
 
 )
 

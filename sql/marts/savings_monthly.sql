@@ -13,11 +13,13 @@
 -- follows (is_recognised), so recognised savings reconcile with recognised revenue's orders
 -- (sql/tests/savings_reconciles_with_revenue.sql). Redemption statistics carry no status: egift_* count them all.
 -- Built by intervals (src/transform/incremental.ts): a group's month is rebuilt only when its orders or
--- redemption statistics changed, a user of its rows changed UID, or its month_state changed (stg_month_states).
+-- redemption statistics changed, a user of its rows changed UID, its month_state changed (stg_month_states), or
+-- its group's test flag did (stg_groups.is_sandbox).
 -- grain: one row per organisation_group_id, month, user_id, order_currency
 -- key: organisation_group_id, month, user_id, order_currency
 -- incremental: month on organisation_group_id, month
 -- lookup: stg_users(user_id) = user_id, reading user_uid
+-- lookup: stg_groups(organisation_group_id) = organisation_group_id, reading is_sandbox
 -- columns:
 --   organisation_group_id: the group
 --   month: first day of the group's local month
@@ -38,6 +40,7 @@
 --   recognised_order_saving: order_saving of the recognised orders (what members saved on orders that count)
 --   month_state: the group's month: partial, provisional, final (past the lookback) or signed_off (`perks close`),
 --     as the report and `perks status` say (src/closes/month-state.ts)
+--   is_test_group: the group is a test group (stg_groups.is_sandbox): the finance report leaves it out of its totals
 -- tests:
 --   unique: organisation_group_id, month, user_id, order_currency
 --   not_null: organisation_group_id, month
@@ -168,7 +171,8 @@ final as (
         joined.egift_face_value,
         joined.recognised_orders,
         joined.recognised_order_saving,
-        coalesce(states.month_state, 'provisional'::month_state) as month_state
+        coalesce(states.month_state, 'provisional'::month_state) as month_state,
+        coalesce(groups.is_sandbox, false) as is_test_group
     from joined
     left join stg_users as users
         on joined.organisation_group_id = users.organisation_group_id
@@ -176,6 +180,8 @@ final as (
     left join stg_month_states as states
         on joined.organisation_group_id = states.organisation_group_id
         and joined.month = states.month
+    left join stg_groups as groups
+        on joined.organisation_group_id = groups.organisation_group_id
 
 )
 

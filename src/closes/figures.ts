@@ -137,6 +137,11 @@ export interface PlatformCheck {
     readonly faceValue: string;
     readonly cost: string;
     readonly savings: string;
+    /**
+     * Our orders of the user that month not Complete, by status ("1 Cancelled, 2 Refunded"; "" when none): the
+     * statistics give no status, so only ours can be named. Absent in figures frozen before it was read.
+     */
+    readonly otherStatuses?: string;
   }[];
 }
 

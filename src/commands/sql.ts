@@ -46,8 +46,8 @@ export const sqlCommand: CommandModule<object, SqlFlags> = {
           'let the query read files outside the output directory (read_csv, read_text, glob…); by default it reads only there',
       })
       .example(
-        '$0 sql "SELECT month, order_currency, sum(group_revenue) FROM revenue_monthly GROUP BY ALL ORDER BY 1"',
-        'revenue by month',
+        '$0 sql "SELECT month, order_currency, sum(group_revenue) FROM revenue_monthly WHERE is_recognised AND NOT is_test_group GROUP BY ALL ORDER BY ALL"',
+        'recognised revenue by month, test groups left out, as the report counts them',
       )
       .example('$0 sql "FROM engagement_users LIMIT 5" --format json', 'five users as JSON')
       .example(

@@ -315,10 +315,20 @@ export async function platformCheck(
     WHERE organisation_group_id = $group AND month = $cur::DATE GROUP BY 1, 2 ORDER BY 1, 2`,
     params,
   );
+  // our orders of each user listed that are not Complete, by status: the statistics count them with no status
+  const statuses = wh.tables.has('stg_orders')
+    ? `(SELECT string_agg(n || ' ' || order_status, ', ' ORDER BY order_status) FROM (
+        SELECT o.order_status, count(*) AS n FROM stg_orders o
+        WHERE o.organisation_group_id = r.organisation_group_id AND o.user_id = r.user_id
+          AND o.order_date >= $cur::DATE AND o.order_date <= last_day($cur::DATE) AND o.order_status IS DISTINCT FROM 'Complete'
+        GROUP BY 1))`
+    : 'NULL';
   const rows = await wh.all(
-    `SELECT user_id, platform_orders, lake_orders, platform_egift_orders, lake_complete_orders, face_value_difference, cost_difference, savings_difference
-    FROM reconciliation_platform WHERE organisation_group_id = $group AND month = $cur::DATE AND result = 'differs'
-    ORDER BY user_id LIMIT ${PLATFORM_LINES}`,
+    `SELECT user_id, platform_orders, lake_orders, platform_egift_orders, lake_complete_orders, face_value_difference, cost_difference, savings_difference,
+      ${statuses} AS other_statuses
+    FROM (FROM reconciliation_platform WHERE organisation_group_id = $group AND month = $cur::DATE AND result = 'differs'
+      ORDER BY user_id LIMIT ${PLATFORM_LINES}) AS r
+    ORDER BY user_id`,
     params,
   );
   const n = (result: string) => counts.filter((c) => c.result === result).reduce((t, c) => t + Number(c.n), 0);
@@ -339,6 +349,7 @@ export async function platformCheck(
       faceValue: String(r.face_value_difference),
       cost: String(r.cost_difference),
       savings: String(r.savings_difference),
+      otherStatuses: r.other_statuses === null ? '' : String(r.other_statuses),
     })),
   };
 }

@@ -3,8 +3,11 @@
  * symbols). Grain: one row per group, currency and order status for the report month; the month's
  * state for the group (the marts' month_state: partial, provisional, final or signed_off) leads every row, so
  * it is the first thing a spreadsheet shows.
- * is_recognised_revenue says whether the row's status is revenue under PERKS_REVENUE_STATUSES: summing
- * the rows where it is true gives the report's recognised revenue.
+ * is_recognised_revenue says whether the row's status is revenue under PERKS_REVENUE_STATUSES; is_test_group
+ * whether the group is a test group (stg_groups.is_sandbox), as every mart's is_test_group says: summing the rows
+ * where is_recognised_revenue is true and is_test_group false gives the report's recognised revenue per currency
+ * (all the rows where is_recognised_revenue is true when the report counts its test groups: --include-test-groups,
+ * or a report of one group).
  */
 import { type RevenueReport } from './model.js';
 import { MEASURES } from '../closes/index.js';
@@ -18,20 +21,20 @@ export const CSV_COLUMNS = [
   'order_status',
   ...MEASURES,
   'is_recognised_revenue',
+  // added after the others, so that readers by position keep theirs
+  'is_test_group',
 ] as const;
 
 export function renderCsv(report: RevenueReport): string {
   const lines = [CSV_COLUMNS.join(',')];
   for (const g of report.groups) {
+    const isTest = report.testGroups.groups.some((t) => t.groupId === g.groupId);
     for (const c of g.currencies) {
       for (const s of c.byStatus) {
         const state = g.signoff !== undefined ? 'signed_off' : g.closure.state;
         const text = [state, report.month.ym, String(g.groupId), g.name, c.currency, s.status].map(textField);
-        lines.push(
-          [...text, ...MEASURES.map((m) => s.values[m]), String(report.revenueRule.statuses.includes(s.status))].join(
-            ',',
-          ),
-        );
+        const flags = [report.revenueRule.statuses.includes(s.status), isTest].map(String);
+        lines.push([...text, ...MEASURES.map((m) => s.values[m]), ...flags].join(','));
       }
     }
   }
@@ -198,6 +201,8 @@ const PLATFORM_USER_COLUMNS = [
   'face_value_difference',
   'cost_difference',
   'savings_difference',
+  // added after the others, so that readers by position keep theirs
+  'lake_other_statuses',
 ];
 const NO_USER = PLATFORM_USER_COLUMNS.map(() => '');
 
@@ -226,6 +231,7 @@ const PLATFORM: Section = {
           d.faceValue,
           d.cost,
           d.savings,
+          d.otherStatuses ?? '',
         ]),
       ];
     }),

@@ -96,16 +96,35 @@ export function platformSentences(report: RevenueReport): string[] {
     if (p.differs === 0) return [`${who}: the platform's statistics AGREE with our orders: ${head}, 0 differ.`];
     const users = p.differences
       .slice(0, 5)
-      .map(
-        (d) =>
-          `user ${d.userId} (Complete orders: platform ${d.platformEgiftOrders ?? 'none'}, ours ${d.lakeCompleteOrders}; face value platform − ours ${d.faceValue})`,
-      )
+      .map((d) => `user ${d.userId} (${differenceText(d)})`)
       .join('; ');
     const more = p.differs > 5 ? `; and ${p.differs - 5} more` : '';
     return [
       `${who}: the platform's statistics DISAGREE with our orders for ${p.differs} user${p.differs === 1 ? '' : 's'} (${head}): ${users}${more}.`,
     ];
   });
+}
+
+type PlatformDifference = NonNullable<RevenueReport['groups'][number]['platform']>['differences'][number];
+
+/**
+ * What differs for one user, by the statuses the statistics tell apart: "Complete orders: platform 2, ours 1; face
+ * value platform − ours 15.00" when a Complete figure differs, "orders not Complete: platform 1, ours 0" when the
+ * other statuses' count does (ours named by status: the statistics give none), both when both do.
+ */
+function differenceText(d: PlatformDifference): string {
+  const zero = (v: string) => /^-?0*(\.0*)?$/.test(v);
+  const complete = `Complete orders: platform ${d.platformEgiftOrders ?? 'none'}, ours ${d.lakeCompleteOrders}; face value platform − ours ${d.faceValue}`;
+  const platformOther =
+    d.platformOrders === null ? null : Number(d.platformOrders) - Number(d.platformEgiftOrders ?? 0);
+  const oursOther = Number(d.lakeOrders) - Number(d.lakeCompleteOrders);
+  const completeDiffers =
+    (d.platformEgiftOrders ?? '0') !== d.lakeCompleteOrders || ![d.faceValue, d.cost, d.savings].every(zero);
+  const otherDiffers = (platformOther ?? 0) !== oursOther;
+  const named = d.otherStatuses ? ` (${d.otherStatuses})` : '';
+  const other = `orders not Complete: platform ${platformOther ?? 'none'}, ours ${oursOther}${named}`;
+  if (completeDiffers && otherDiffers) return `${complete}; ${other}`;
+  return otherDiffers ? other : complete;
 }
 
 /** "Consolidated in EUR: recognised revenue 1,234.56 EUR …", naming the currencies left out for want of a rate. */

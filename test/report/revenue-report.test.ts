@@ -138,9 +138,9 @@ describe('the revenue report of a small worked-out warehouse', () => {
 
   test('by status, top five brands by group revenue, and one bar per day, from the latest extract of each order', () => {
     expect(files.csv.split('\r\n').slice(0, 3)).toEqual([
-      'month_status,month,organisation_group_id,group_name,order_currency,order_status,orders,face_value,order_total_paid,order_credit,order_saving,group_revenue,is_recognised_revenue',
-      'final,2024-03,11,Acme UK,GBP,Complete,6,2110.00,1899.00,70.00,211.00,94.95,true',
-      'final,2024-03,11,Acme UK,GBP,Refunded,1,20.00,18.00,0.00,2.00,0.90,false',
+      'month_status,month,organisation_group_id,group_name,order_currency,order_status,orders,face_value,order_total_paid,order_credit,order_saving,group_revenue,is_recognised_revenue,is_test_group',
+      'final,2024-03,11,Acme UK,GBP,Complete,6,2110.00,1899.00,70.00,211.00,94.95,true,false',
+      'final,2024-03,11,Acme UK,GBP,Refunded,1,20.00,18.00,0.00,2.00,0.90,false,false',
     ]);
     const uk = files.html.slice(files.html.indexOf('id="group-11"'), files.html.indexOf('id="group-12"'));
     const brands = [

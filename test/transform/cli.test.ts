@@ -214,7 +214,13 @@ test('perks models lists every model with grain, columns and dependencies, and w
   expect(revenue.layer).toBe('marts');
   expect(revenue.grain).toBe('one row per organisation_group_id, month, order_currency, order_status');
   expect(Object.keys(revenue)).not.toContain('dependsOn'); // snake_case keys, as every JSON the CLI prints
-  expect(revenue.depends_on).toEqual(['close_figures', 'close_records', 'stg_month_states', 'stg_orders']);
+  expect(revenue.depends_on).toEqual([
+    'close_figures',
+    'close_records',
+    'stg_groups',
+    'stg_month_states',
+    'stg_orders',
+  ]);
   expect(revenue.columns.slice(0, 5)).toMatchObject([
     { name: 'organisation_group_id', type: 'BIGINT' },
     { name: 'month', type: 'DATE' },

@@ -25,7 +25,7 @@ test("a column's meaning continues on the lines indented deeper below it", () =>
 
 test('an incremental model declares its month, its key and its lookups; a malformed line is one error naming the file', () => {
   const h = parseHeader(
-    '-- key: organisation_group_id, order_id\n-- incremental: month on organisation_group_id, order_date\n-- lookup: stg_user_emails(email) = lower(trim(email))\nselect 1\n',
+    '-- key: organisation_group_id, order_id\n-- incremental: month on organisation_group_id, order_date\n-- lookup: stg_user_emails(email) = lower(trim(email))\n-- edges: stg_a, stg_b\nselect 1\n',
     'sql/staging/x.sql',
   );
   expect(h.incremental).toEqual({
@@ -33,6 +33,7 @@ test('an incremental model declares its month, its key and its lookups; a malfor
     group: 'organisation_group_id',
     time: 'order_date',
     lookups: [{ model: 'stg_user_emails', column: 'email', expression: 'lower(trim(email))' }],
+    edges: ['stg_a', 'stg_b'],
   });
   expect(() => parseHeader('-- key: a\n-- incremental: by day\nselect 1\n', 'sql/x.sql')).toThrow(
     'sql/x.sql: incremental "by day" is not understood; expected "month on <group column>, <date column>"',
@@ -42,6 +43,19 @@ test('an incremental model declares its month, its key and its lookups; a malfor
   );
   expect(() => parseHeader('-- lookup: m(c) = c\nselect 1\n', 'sql/x.sql')).toThrow(
     'sql/x.sql: a lookup: line belongs to an incremental model (an incremental: line)',
+  );
+  expect(() => parseHeader('-- edges: m\nselect 1\n', 'sql/x.sql')).toThrow(
+    'sql/x.sql: an edges: line belongs to an incremental model (an incremental: line)',
+  );
+  // one model joined twice (a month's state and the month before's): the same key and columns, or one error
+  const twice = (second: string) =>
+    parseHeader(
+      `-- key: g, m\n-- incremental: month on g, m\n-- lookup: s(m) = m, reading x\n-- lookup: ${second}\nselect 1\n`,
+      'sql/x.sql',
+    );
+  expect(twice('s(m) = m - 1, reading x').incremental!.lookups.map((l) => l.expression)).toEqual(['m', 'm - 1']);
+  expect(() => twice('s(m) = m - 1, reading y')).toThrow(
+    'sql/x.sql: the lookups of s join it on different columns or read different ones; join every lookup of a model on the same column, reading the same columns',
   );
 });
 

@@ -24,6 +24,20 @@ export interface OrderRecord {
   group_revenue: number;
 }
 
+/** One order's fields as push and insert take them (money in minor units). */
+type OrderFields = [
+  groupIndex: number,
+  userId: number,
+  offerIndex: number,
+  status: OrderStatus,
+  createdAt: number,
+  currency: string,
+  face: number,
+  paid: number,
+  credit: number,
+  revenue: number,
+];
+
 export class OrderStore {
   count = 0;
   createdAt = new Float64Array(0);
@@ -49,22 +63,36 @@ export class OrderStore {
   }
 
   /** Appends one order (money in minor units); orders must come in creation-time order. */
-  push(
-    groupIndex: number,
-    userId: number,
-    offerIndex: number,
-    status: OrderStatus,
-    createdAt: number,
-    currency: string,
-    face: number,
-    paid: number,
-    credit: number,
-    revenue: number,
-  ): number {
+  push(...order: OrderFields): number {
     if (this.count === this.createdAt.length) this.grow(this.count * 2);
     const i = this.count++;
     this.version++;
-    if (i > 0 && createdAt < this.createdAt[i - 1]) throw new Error('orders must be appended in time order');
+    if (i > 0 && order[4] < this.createdAt[i - 1]) throw new Error('orders must be appended in time order');
+    this.set(i, order);
+    return i;
+  }
+
+  /**
+   * Inserts one order among the others at its creation time (after those created at the same instant), for tests
+   * that need an order at a given instant in the past (a month's edge in some zone): the orders created later
+   * move one index on, so their order_id grows by one. Returns its index.
+   */
+  insert(...order: OrderFields): number {
+    const at = this.lowerBound(order[4] + 1);
+    if (at === this.count) return this.push(...order);
+    if (this.count === this.createdAt.length) this.grow(this.count * 2);
+    for (const column of this.columns()) column.copyWithin(at + 1, at, this.count);
+    this.count++;
+    this.version++;
+    this.set(at, order);
+    this.hidden[at] = 0;
+    return at;
+  }
+
+  private set(
+    i: number,
+    [groupIndex, userId, offerIndex, status, createdAt, currency, face, paid, credit, revenue]: OrderFields,
+  ): void {
     this.createdAt[i] = createdAt;
     this.group[i] = groupIndex;
     this.user[i] = userId;
@@ -75,7 +103,22 @@ export class OrderStore {
     this.paid[i] = paid;
     this.credit[i] = credit;
     this.revenue[i] = revenue;
-    return i;
+  }
+
+  private columns(): (Float64Array | Uint8Array | Int32Array | Uint16Array)[] {
+    return [
+      this.createdAt,
+      this.group,
+      this.user,
+      this.offer,
+      this.status,
+      this.currency,
+      this.face,
+      this.paid,
+      this.credit,
+      this.revenue,
+      this.hidden,
+    ];
   }
 
   get(i: number): OrderRecord {

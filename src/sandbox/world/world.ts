@@ -15,6 +15,7 @@ import { generateOffers, type OfferRecord } from './offers.js';
 import { generateDay, type DayContext } from './order-gen.js';
 import { OrderIndex } from './order-index.js';
 import { ORDER_ID_BASE, OrderStore, type OrderRecord } from './order-store.js';
+import type { OrderStatus } from '../choices.js';
 import { generateUsers, type UserRecord } from './users.js';
 
 export const HISTORY_DAYS = 365;
@@ -108,6 +109,32 @@ export class World {
     const out: OrderRecord[] = [];
     for (const i of slice) if (this.orders.group[i] === gi) out.push(this.orders.get(i));
     return out;
+  }
+
+  /**
+   * For tests: an order placed by `userId` in group `groupId` at the instant `at` (ms, or an ISO timestamp with its
+   * offset, e.g. "2026-09-30T23:30:00-04:00"), in the past or not: the first voucher offer at its first
+   * denomination, paid in full in `currency` (the group's by default). Orders created after it move one order_id on.
+   */
+  placeOrder(
+    groupId: number,
+    at: TimeBound,
+    userId: number,
+    status: OrderStatus = 'Complete',
+    currency?: string,
+  ): OrderRecord {
+    const gi = this.groupIndex(groupId);
+    if (gi < 0) throw new Error(`placeOrder: no group ${groupId}`);
+    const index = this.dayContext.voucherOffers[0].index;
+    const offer = this.offers[index];
+    const face = offer.denominations[0];
+    const cost = Math.round((face * (100 - offer.discount)) / 100);
+    const revenue = Math.round((face * offer.revenueBps) / 10_000);
+    const t = typeof at === 'number' ? at : Date.parse(at);
+    if (Number.isNaN(t)) throw new Error(`placeOrder: "${at}" is not a timestamp with its offset`);
+    const paidIn = currency ?? this.groups[gi].currency;
+    const i = this.orders.insert(gi, userId, index, status, t, paidIn, face, cost, 0, revenue);
+    return this.orders.get(i);
   }
 
   /** An order by its order_id (order ids are creation order, so the id gives the index). */

@@ -9,7 +9,11 @@
  *    build (a count and hash per group-month); only those group-months of it are read.
  * For both, an interval is also dirty when an upstream model read whole changed in its group (a count and
  * hash per group), or when a lookup row (a row joined by key, e.g. a user) changed and one of the interval's
- * rows matches its key: the lake rows, or the model's own rows as last built. The whole model is rebuilt when
+ * rows matches its key: the lake rows, or the model's own rows as last built. A model built from models that
+ * names some of them `edges:` (reconciliation_platform: a local day at a month's edge is partly in the UTC
+ * month beside it) also reads their last day of the month before and first day of the month after: their rows on
+ * a month's first day and on its last day are hashed apart, a change on the first day dirties the month before,
+ * on the last day the month after, and a dirty month sees those two days of theirs besides its own month. The whole model is rebuilt when
  * there is no earlier state, its SQL or a setting it reads changed, or `--full`. Then, before anything is
  * replaced, checks that the result equals a full build's (else the model is rebuilt whole, and the summary
  * says why):
@@ -26,7 +30,7 @@ import { settingsHash, sha, type ModelState } from './build-state.js';
 import { LAKE_STREAMS, lakeViewName } from '../sources/lake-streams.js';
 import { folderMonth, monthPartitions, type Partition } from '../sources/lake-partitions.js';
 import { narrowLakeView } from '../sources/lake-views.js';
-import { inMonth, inMonths, monthsHeld, NO_MONTH } from './month-range.js';
+import { inMonths, monthsHeld, NO_MONTH } from './month-range.js';
 import { rowDigestSql } from './row-digest.js';
 import { stripTrailingSemicolon, type Node } from '../models/model-graph.js';
 import { relativeStreamDir } from '../../lake/index.js';
@@ -165,7 +169,16 @@ export class IncrementalModels {
       }
     }
     const before = this.previous?.get(model.name)?.inputs;
-    for (const dep of modelDeps) current.inputs[dep] = await this.fingerprint(dep, inc.group, before?.[dep]);
+    for (const dep of modelDeps) {
+      if (!inc.edges.includes(dep) || !this.intervalsOf.has(dep)) {
+        current.inputs[dep] = await this.fingerprint(dep, inc.group, before?.[dep]);
+        continue;
+      }
+      const edgesBefore = { first: before?.[edgeInput(dep, 'first')], last: before?.[edgeInput(dep, 'last')] };
+      const both = await this.fingerprintWithEdges(dep, inc.group, before?.[dep], edgesBefore);
+      current.inputs[dep] = both.all;
+      for (const day of EDGE_DAYS) current.inputs[edgeInput(dep, day)] = both[day];
+    }
     this.states.set(model.name, current);
     await this.carryLookupRows(model, current, files);
     const lookups = await this.stageLookups(model);
@@ -196,7 +209,7 @@ export class IncrementalModels {
   ): Promise<IncrementalOutcome> {
     const inc = model.header.incremental!;
     const intervals = intervalsIn(current);
-    const whole = this.wholeBuildReason(model, current, lakeDeps, unsupported, lookups);
+    const whole = this.wholeBuildReason(model, current, lakeDeps, modelDeps, unsupported, lookups);
     if (whole) return this.buildWhole(model, intervals.size, whole);
 
     const prev = this.previous!.get(model.name)!;
@@ -204,6 +217,7 @@ export class IncrementalModels {
     const known = [...intervals, ...intervalsIn(prev)];
     const ungrouped = dirtyFromModels(dirty, prev, current, modelDeps, inc.group, known);
     if (ungrouped) return this.buildWhole(model, intervals.size, `${ungrouped} changed (it has no ${inc.group})`);
+    dirtyFromEdges(dirty, prev, current, inc.edges, new Set(known));
     for (const lookup of lookups.filter((l) => !l.unchanged))
       for (const i of await this.lookupDirty(model, lakeDeps[0], lookup, files, dirty)) dirty.add(i);
     const skipped = [...intervals].filter((i) => !dirty.has(i)).length;
@@ -219,10 +233,12 @@ export class IncrementalModels {
     model: Node,
     current: ModelState,
     lakeDeps: string[],
+    modelDeps: string[],
     unsupported: string | undefined,
     lookups: StagedLookup[],
   ): string | undefined {
     const inc = model.header.incremental!;
+    const stray = inc.edges.find((e) => !modelDeps.includes(e) || !this.intervalsOf.has(e));
     const prev = this.previous?.get(model.name);
     if (this.previous === null) return 'asked for (--full)';
     if (!prev || !this.previousTables.has(model.name)) return 'no earlier build of it';
@@ -231,6 +247,7 @@ export class IncrementalModels {
     if (unsupported !== undefined) return unsupported;
     if (lookups.some((l) => !l.previous)) return 'no earlier state of its lookups';
     if (lookups.length && lakeDeps.length > 1) return 'a lookup needs one lake stream at most';
+    if (stray !== undefined) return `its edges: model ${stray} is not an upstream model that declares its intervals`;
     // a model built from models matches its rows by key: the key must fix the interval (see the file's comment)
     const keyed = [inc.group, inc.time].every((c) => model.header.key!.includes(c));
     if (lakeDeps.length === 0 && !keyed) return `its key lacks ${inc.group} or ${inc.time}`;
@@ -275,7 +292,7 @@ export class IncrementalModels {
         await c.run(`INSERT INTO ${DIRTY} VALUES ($g::BIGINT, ($m || '-01')::DATE)`, { g, m });
       }
       for (const s of streams) await narrowLakeView(c, this.outDir, s, filesOf(s, true));
-      await this.narrowModels(modelDeps, dirty);
+      await this.narrowModels(modelDeps, dirty, inc.edges);
       await c.run(`CREATE OR REPLACE TEMP TABLE ${REBUILT} AS\n${stripTrailingSemicolon(model.sql)}\n`);
       await this.widenModels(modelDeps);
       const outside = await count(
@@ -314,9 +331,10 @@ export class IncrementalModels {
   /**
    * Each upstream model that declares its intervals, seen by the model's SQL with only its dirty intervals'
    * rows: a temporary view of the same name (searched before the warehouse's tables), a range of days per
-   * dirty month so the table's zone maps skip the clean months.
+   * dirty month so the table's zone maps skip the clean months. A model named in `edges` is seen from the last day
+   * of the month before each dirty month to the first day of the month after.
    */
-  private async narrowModels(deps: string[], dirty: Set<string>): Promise<void> {
+  private async narrowModels(deps: string[], dirty: Set<string>, edges: string[] = []): Promise<void> {
     const [{ d: catalog }] = (await this.conn.runAndReadAll('SELECT current_database() AS d')).getRowObjectsJson() as {
       d: string;
     }[];
@@ -324,7 +342,7 @@ export class IncrementalModels {
       const iv = this.intervalsOf.get(dep);
       if (!iv) continue;
       await this.conn.run(
-        `CREATE OR REPLACE TEMP VIEW ${id(dep)} AS SELECT * FROM ${id(catalog)}.main.${id(dep)} AS t WHERE ${inIntervals(iv, dirty)}`,
+        `CREATE OR REPLACE TEMP VIEW ${id(dep)} AS SELECT * FROM ${id(catalog)}.main.${id(dep)} AS t WHERE ${inIntervals(iv, dirty, edges.includes(dep))}`,
       );
     }
   }
@@ -346,6 +364,12 @@ export class IncrementalModels {
     const sameSql = this.previous?.get(model.name)?.sql === sha(model.sql);
     await this.conn.run(`CREATE TABLE IF NOT EXISTS ${kept} (lookup VARCHAR, g BIGINT, h UBIGINT, v UBIGINT)`);
     for (const [n, lookup] of inc.lookups.entries()) {
+      // another lookup of the same model (another join on the same key, header.ts): the same keys, staged once
+      const same = staged.find((l) => l.model === lookup.model);
+      if (same) {
+        staged.push({ ...same, ...lookup });
+        continue;
+      }
       const table = `_perks_lookup_${n}`;
       const had = await this.conn.runAndReadAll(`SELECT count(*) AS n FROM ${kept} WHERE lookup = $lookup`, {
         lookup: lookup.model,
@@ -496,7 +520,8 @@ export class IncrementalModels {
 
   /** Keeps this build's lookup keys for the next build (in the new warehouse; as they are when none changed). */
   private async keepLookups(model: Node, lookups: StagedLookup[]): Promise<void> {
-    const rows = lookups.map((l) => `SELECT ${str(l.model)} AS lookup, g, h, v FROM ${l.table}`);
+    const once = lookups.filter((l, i) => lookups.findIndex((o) => o.model === l.model) === i);
+    const rows = once.map((l) => `SELECT ${str(l.model)} AS lookup, g, h, v FROM ${l.table}`);
     if (rows.length && !lookups.every((l) => l.unchanged))
       await this.conn.run(`CREATE OR REPLACE TABLE ${id(lookupTable(model.name))} AS ${rows.join(' UNION ALL ')}`);
     for (const l of lookups) await this.conn.run(`DROP TABLE IF EXISTS temp.${l.table}`);
@@ -520,6 +545,93 @@ export class IncrementalModels {
     return { ...now };
   }
 
+  /**
+   * An `edges:` model's fingerprint (as `fingerprint`) and those of its rows on a month's first day and on its last
+   * day, in one scan when neither is known yet in this build and the previous build's can be carried alike (about
+   * 0.1 CPU-s a next day less than two scans); else each on its own.
+   */
+  private async fingerprintWithEdges(
+    table: string,
+    group: string,
+    before: Record<string, string> | undefined,
+    edgesBefore: Partial<EdgeFingerprints>,
+  ): Promise<EdgeFingerprints & { all: Record<string, string> }> {
+    const iv = this.intervalsOf.get(table)!;
+    const replaced = this.rebuilt.get(table);
+    const keptAll = !!replaced && isCarried(before);
+    const keptEdges = !!replaced && isCarried(edgesBefore.first) && isCarried(edgesBefore.last);
+    const separate =
+      this.fingerprints.has(`${table}/${group}`) ||
+      this.fingerprints.has(edgeInput(table, 'first')) ||
+      (before && this.unchangedSinceLastBuild(table)) ||
+      keptAll !== keptEdges ||
+      iv.group !== group;
+    if (separate)
+      return {
+        all: await this.fingerprint(table, group, before),
+        ...(await this.edgeFingerprints(table, edgesBefore)),
+      };
+    const time = `t.${id(iv.time)}`;
+    const r = await this.conn.runAndReadAll(
+      `SELECT coalesce(CAST(t.${id(iv.group)} AS VARCHAR) || '/' || strftime(${time}, '%Y-%m'), '*') AS g,
+         ${rowDigestSql('t')} AS fp, ${edgeDigestSql('t', `day(${time}) = 1`)} AS first,
+         ${edgeDigestSql('t', `${time} = last_day(${time})`)} AS last
+       FROM ${id(table)} AS t ${keptAll ? `WHERE ${inIntervals(iv, replaced)}` : ''} GROUP BY ALL`,
+    );
+    const rows = r.getRowObjectsJson() as { g: string; fp: string; first: string | null; last: string | null }[];
+    const of = (column: 'fp' | EdgeDay, from: Record<string, string> | undefined) =>
+      mergeReplaced(
+        keptAll ? from : undefined,
+        // a row of no group or month is in the whole fingerprint (`*`), never at an edge
+        Object.fromEntries(
+          rows.flatMap((row) =>
+            row[column] === null || (column !== 'fp' && row.g === '*') ? [] : [[row.g, row[column]]],
+          ),
+        ),
+        keptAll ? replaced : undefined,
+      );
+    const now = { all: of('fp', before), first: of('first', edgesBefore.first), last: of('last', edgesBefore.last) };
+    this.fingerprints.set(`${table}/${group}`, now.all);
+    for (const day of EDGE_DAYS) this.fingerprints.set(edgeInput(table, day), now[day]);
+    return { all: { ...now.all }, first: { ...now.first }, last: { ...now.last } };
+  }
+
+  /**
+   * An `edges:` model's count and hash of its rows on a month's first day, and of those on its last day, per
+   * group-month: one scan of its rows on those days (of the intervals it replaced in this build, when it did).
+   */
+  private async edgeFingerprints(table: string, before: Partial<EdgeFingerprints>): Promise<EdgeFingerprints> {
+    const known = this.fingerprints.get(edgeInput(table, 'first'));
+    if (known) return { first: { ...known }, last: { ...this.fingerprints.get(edgeInput(table, 'last'))! } };
+    const { first, last } = before;
+    const kept = isCarried(first) && isCarried(last);
+    let now: EdgeFingerprints;
+    if (kept && this.unchangedSinceLastBuild(table)) now = { first: first, last: last };
+    else {
+      const iv = this.intervalsOf.get(table)!;
+      const replaced = kept ? this.rebuilt.get(table) : undefined;
+      const time = `t.${id(iv.time)}`;
+      const r = await this.conn.runAndReadAll(
+        `SELECT CASE WHEN day(${time}) = 1 THEN 'first' ELSE 'last' END AS day,
+           CAST(t.${id(iv.group)} AS VARCHAR) || '/' || strftime(${time}, '%Y-%m') AS g, ${rowDigestSql('t')} AS fp
+         FROM ${id(table)} AS t
+         WHERE ${replaced ? `(${inIntervals(iv, replaced)}) AND ` : ''}(day(${time}) = 1 OR ${time} = last_day(${time}))
+           AND t.${id(iv.group)} IS NOT NULL
+         GROUP BY ALL`,
+      );
+      const rows = r.getRowObjectsJson() as { day: EdgeDay; g: string; fp: string }[];
+      const of = (day: EdgeDay) =>
+        mergeReplaced(
+          replaced ? before[day] : undefined,
+          Object.fromEntries(rows.filter((row) => row.day === day).map((row) => [row.g, row.fp])),
+          replaced,
+        );
+      now = { first: of('first'), last: of('last') };
+    }
+    for (const day of EDGE_DAYS) this.fingerprints.set(edgeInput(table, day), now[day]);
+    return { first: { ...now.first }, last: { ...now.last } };
+  }
+
   private async computeFingerprint(
     table: string,
     group: string,
@@ -529,8 +641,7 @@ export class IncrementalModels {
     // A model built by intervals in this build: its other intervals' rows are the ones the last build hashed
     // (the same warehouse's), so only the intervals it replaced are hashed again (a scan of those alone).
     const replaced = this.rebuilt.get(table);
-    const kept = before && !('*' in before) && Object.keys(before).every((k) => k.includes('/'));
-    const only = iv && replaced && kept ? `WHERE ${inIntervals(iv, replaced)}` : '';
+    const only = iv && replaced && isCarried(before) ? `WHERE ${inIntervals(iv, replaced)}` : '';
     const cols = await this.conn.runAndReadAll(
       `SELECT count(*) AS n FROM (DESCRIBE ${id(table)}) WHERE column_name = $group`,
       { group },
@@ -547,9 +658,7 @@ export class IncrementalModels {
     const now = Object.fromEntries(
       (r.getRowObjectsJson() as { g: string; fp: string }[]).map((row) => [row.g, row.fp]),
     );
-    if (!only) return now;
-    const unchanged = Object.entries(before!).filter(([k]) => !replaced!.has(k));
-    return { ...Object.fromEntries(unchanged), ...now };
+    return only ? mergeReplaced(before, now, replaced) : now;
   }
 
   private async count(table: string): Promise<number> {
@@ -593,21 +702,95 @@ function dirtyFromModels(
   return undefined;
 }
 
+/** A month's edge days an `edges:` model's rows are hashed on apart: a change on one dirties the month beside it. */
+const EDGE_DAYS = ['first', 'last'] as const;
+type EdgeDay = (typeof EDGE_DAYS)[number];
+
+/** An `edges:` model's fingerprints of its rows on a month's first day and on its last day. */
+type EdgeFingerprints = Record<EdgeDay, Record<string, string>>;
+
+/** Whether a previous build's fingerprint is kept per group-month, so that its intervals not replaced carry over. */
+function isCarried(before: Record<string, string> | undefined): before is Record<string, string> {
+  return before !== undefined && !('*' in before) && Object.keys(before).every((k) => k.includes('/'));
+}
+
+/** rowDigestSql of the rows where `condition` holds, null when none does. */
+function edgeDigestSql(alias: string, condition: string): string {
+  return `CASE WHEN count(*) FILTER (WHERE ${condition}) > 0 THEN count(*) FILTER (WHERE ${condition}) || ':' || bit_xor(hash(hash(${alias}))) FILTER (WHERE ${condition}) END`;
+}
+
+/**
+ * A fingerprint of the intervals `replaced` hashed again (`now`) over the previous build's (`before`): the other
+ * intervals' rows are those it hashed. Without `replaced`, `now` is the whole fingerprint.
+ */
+function mergeReplaced(
+  before: Record<string, string> | undefined,
+  now: Record<string, string>,
+  replaced: Set<string> | undefined,
+): Record<string, string> {
+  if (!replaced || !before) return now;
+  return { ...Object.fromEntries(Object.entries(before).filter(([k]) => !replaced.has(k))), ...now };
+}
+
+/** The key of an `edges:` model's fingerprint of its rows on a month's first or last day (ModelState.inputs). */
+const edgeInput = (model: string, day: EdgeDay): string => `${model}#${day}`;
+
+/** `month` (`YYYY-MM`) moved by `n` months. */
+function monthPlus(month: string, n: number): string {
+  const [year, m] = month.split('-').map(Number);
+  const at = m - 1 + n;
+  return `${year + Math.floor(at / 12)}-${String((((at % 12) + 12) % 12) + 1).padStart(2, '0')}`;
+}
+
+/**
+ * Adds to `dirty` the month before each group-month whose rows on its first day changed in an `edges:` model, and
+ * the month after each whose rows on its last day did (only the months some state knows of: a month with no rows
+ * anywhere has nothing to rebuild).
+ */
+function dirtyFromEdges(
+  dirty: Set<string>,
+  prev: ModelState,
+  current: ModelState,
+  edges: string[],
+  known: Set<string>,
+): void {
+  for (const dep of edges)
+    for (const day of EDGE_DAYS) {
+      const before = prev.inputs[edgeInput(dep, day)] ?? {};
+      const now = current.inputs[edgeInput(dep, day)] ?? {};
+      for (const key of new Set([...Object.keys(before), ...Object.keys(now)])) {
+        if (before[key] === now[key] || !key.includes('/')) continue;
+        const [g, month] = key.split('/');
+        const beside = `${g}/${monthPlus(month, day === 'first' ? -1 : 1)}`;
+        if (known.has(beside)) dirty.add(beside);
+      }
+    }
+}
+
 /**
  * SQL true for the rows of `t` in the group-months `intervals` (`<group>/<YYYY-MM>`): a range of days each,
  * within the range from the first month to the last. That outer range comes first because DuckDB skips row
  * groups by a plain range (zone maps) but not by a disjunction of ranges: a scan of 2 months of 52 in a
- * 4 M-row mart 0.17 → 0.02 CPU-s.
+ * 4 M-row mart 0.17 → 0.02 CPU-s. `edges`: each range from the last day of the month before to the first day of
+ * the month after.
  */
-function inIntervals(iv: Intervals, intervals: Set<string>): string {
+function inIntervals(iv: Intervals, intervals: Set<string>, edges = false): string {
   if (intervals.size === 0) return 'false';
   const time = `t.${id(iv.time)}`;
+  const range = edges ? withEdges : inMonths;
   const ranges = [...intervals].map((interval) => {
     const [g, month] = interval.split('/');
-    return `(t.${id(iv.group)} = ${Number(g)} AND ${inMonth(time, month)})`;
+    return `(t.${id(iv.group)} = ${Number(g)} AND ${range(time, month, month)})`;
   });
   const months = [...intervals].map((interval) => interval.slice(interval.indexOf('/') + 1)).sort();
-  return `(${inMonths(time, months[0], months[months.length - 1])}) AND (${ranges.join(' OR ')})`;
+  return `(${range(time, months[0], months[months.length - 1])}) AND (${ranges.join(' OR ')})`;
+}
+
+/** SQL true for `column` (a DATE) from the last day of the month before `first` to the first day after `last`. */
+function withEdges(column: string, first: string, last: string): string {
+  const from = new Date(`${first}-01T00:00:00Z`);
+  from.setUTCDate(0);
+  return `${column} >= DATE ${str(from.toISOString().slice(0, 10))} AND ${column} < DATE ${str(`${monthPlus(last, 1)}-02`)}`;
 }
 
 /** The group-months a state knows of: its lake partitions' and its upstream models' intervals. */

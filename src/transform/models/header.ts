@@ -8,6 +8,7 @@
  *   -- materialized: table        (or view, or ephemeral: a temporary table of the build, never stored)
  *   -- incremental: month on organisation_group_id, order_date   (built by intervals: incremental.ts)
  *   -- lookup: stg_user_emails(email) = lower(trim(email))   (an upstream model joined row by row, see Lookup)
+ *   -- edges: stg_orders   (a month's rows also read the days beside it: see Incremental.edges)
  *   -- intervals: month on organisation_group_id, window_start   (its rows fall in a group's months: see Intervals)
  *   -- latest: lake_users   (reads only each group's latest snapshot of the stream: latest-snapshots.ts)
  *   -- columns:
@@ -59,11 +60,20 @@ export interface Intervals {
 export interface Incremental extends Intervals {
   /** Upstream models this one joins row by row on a key (see Lookup). */
   lookups: Lookup[];
+  /**
+   * `edges: <model>, …`: upstream models (each declares its intervals) of which a month's rows also read the last
+   * day of the month before and the first day of the month after (the reconciliation: a local day at a month's
+   * edge is partly in the UTC month beside it). A change on a month's first day of such a model dirties the month
+   * before too, on its last day the month after, and a dirty month is rebuilt seeing those two days of it.
+   */
+  edges: string[];
 }
 
 /**
  * `lookup: <model>(<column>) = <expression>[, reading <columns>]`: the incremental model joins `<model>` on
  * `<column>` equal to the expression (e.g. the users' emails on the orders' email), and depends on it only so.
+ * A model joined more than once (a month's state and its neighbours': reconciliation_platform) has one line per
+ * join, each on the same column and reading the same columns.
  * The expression is over the lake rows (a model read from the lake) or over the model's own rows (a model
  * built from models). A change to some of its rows (of the columns read, all when not said) then dirties only
  * the months whose rows match a changed key, not the group.
@@ -109,6 +119,8 @@ interface Draft {
   header: Header;
   /** The `lookup:` lines so far: the array the `incremental:` value holds, whatever their order. */
   lookups: Lookup[];
+  /** The `edges:` models so far, as the lookups. */
+  edges: string[];
   description: string[];
   block?: 'tests' | 'columns';
   /** The column a deeper-indented line of the `columns:` block continues. */
@@ -120,10 +132,11 @@ const FIELDS: Record<string, (value: string, draft: Draft, file: string) => void
   grain: (value, { header }) => (header.grain = value),
   key: (value, { header }) => (header.key = list(value)),
   model: (value, { header }) => (header.model = value),
-  incremental: (value, { header, lookups }, file) =>
-    (header.incremental = { ...parseIntervals('incremental', value, file), lookups }),
+  incremental: (value, { header, lookups, edges }, file) =>
+    (header.incremental = { ...parseIntervals('incremental', value, file), lookups, edges }),
   intervals: (value, { header }, file) => (header.intervals = parseIntervals('intervals', value, file)),
   lookup: (value, { lookups }, file) => lookups.push(parseLookup(value, file)),
+  edges: (value, { edges }) => edges.push(...list(value)),
   latest: (value, { header }) => (header.latest = list(value)),
   severity: (value, { header }, file) => {
     if (value !== 'error' && value !== 'warn')
@@ -140,16 +153,30 @@ const FIELD_LINE = new RegExp(`^(${[...Object.keys(FIELDS), 'tests', 'columns'].
 
 /** Parses the leading `--` lines of a model file; `file` only names the file in errors. */
 export function parseHeader(sql: string, file: string): Header {
-  const draft: Draft = { header: { description: '', tests: [], columns: {} }, lookups: [], description: [] };
+  const draft: Draft = {
+    header: { description: '', tests: [], columns: {} },
+    lookups: [],
+    edges: [],
+    description: [],
+  };
   for (const text of commentLines(sql)) parseLine(draft, text, file);
-  const { header, lookups } = draft;
+  const { header, lookups, edges } = draft;
   header.description = draft.description.join(' ').trim();
   if (header.incremental) {
     const { grain, group, time } = header.incremental;
     header.intervals = { grain, group, time };
   }
+  for (const [i, l] of lookups.entries()) {
+    const first = lookups.find((o) => o.model === l.model)!;
+    if (lookups.indexOf(first) < i && (first.column !== l.column || String(first.reads) !== String(l.reads)))
+      throw new ModelGraphError(
+        `${file}: the lookups of ${l.model} join it on different columns or read different ones; join every lookup of a model on the same column, reading the same columns`,
+      );
+  }
   if (lookups.length && !header.incremental)
     throw new ModelGraphError(`${file}: a lookup: line belongs to an incremental model (an incremental: line)`);
+  if (edges.length && !header.incremental)
+    throw new ModelGraphError(`${file}: an edges: line belongs to an incremental model (an incremental: line)`);
   if (header.incremental && !header.key?.length)
     throw new ModelGraphError(`${file}: an incremental model needs a key: line (its rows are matched by key)`);
   return header;
