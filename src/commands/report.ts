@@ -10,7 +10,7 @@ import {
 } from '../report/index.js';
 import { monthStateWord } from '../closes/index.js';
 import { handle } from './handle.js';
-import { configFromFlags, GROUP_FILTER, OUTPUT } from './options.js';
+import { configFromFlags, GROUP_FILTER } from './options.js';
 import { Lineage, reportDatasets } from '../lineage/index.js';
 
 interface ReportFlags {
@@ -59,7 +59,6 @@ export const reportCommand: CommandModule<object, ReportFlags> = {
         describe:
           'html, csv, md, pdf (printed with the system Chromium; PERKS_CHROMIUM to name one), a comma-separated list, or all (html, csv and md)',
       })
-      .option('output', OUTPUT)
       .option('include-test-groups', {
         type: 'boolean',
         default: false,

@@ -1,6 +1,7 @@
 /**
  * What the program reads of its environment before or beside the settings (loadConfig parses the rest):
- * where the output is, said once for the command line's middleware, and whether a failure shows its stack.
+ * where the output is (the one reader of PERKS_OUTPUT: the middleware and loadConfig both ask outputSetting), and
+ * whether a failure shows its stack.
  * Kept apart from the schema so that reading them never stops on an unrelated setting.
  */
 import { DEFAULTS } from './defaults.js';

@@ -8,6 +8,7 @@ import { isRealDay, isSafeId } from '../shared/checks.js';
 import { DEFAULTS } from './defaults.js';
 import { HIDDEN_SETTINGS, STAGE_ENV_NAMES, STAGE_SETTINGS } from './stage-settings.js';
 import { LINEAGE_ENV_NAMES, LINEAGE_SETTINGS } from './lineage-settings.js';
+import { outputSetting } from './environment.js';
 
 export { DEFAULTS };
 export { revenueStatusesFrom } from './revenue-statuses.js';
@@ -236,14 +237,16 @@ export type StoreSettings = Pick<
   | 's3PathStyle'
 >;
 
-/** Reads the environment, applies flag overrides (undefined flags do not override), validates. */
-export function loadConfig(
-  env: NodeJS.ProcessEnv = process.env,
-  overrides: Partial<Record<keyof Config, unknown>> = {},
-): Config {
+/** The values as given, before the schema: each variable, a flag over it; and which keys a flag gave. */
+function rawSettings(env: NodeJS.ProcessEnv, overrides: Partial<Record<keyof Config, unknown>>) {
   const raw: Record<string, unknown> = {};
   const flagged = new Set<keyof Config>();
+  // the output is read by outputSetting alone (--output, else PERKS_OUTPUT, else the default): one reader of the variable
+  const output = outputSetting(overrides.output, env);
+  raw.output = output.value;
+  if (output.source === '--output') flagged.add('output');
   for (const [key, name] of Object.entries(ENV_NAMES) as [keyof Config, string][]) {
+    if (key === 'output') continue;
     const fromEnv = env[name];
     if (fromEnv !== undefined && fromEnv !== '') raw[key] = fromEnv;
     const fromFlag = overrides[key] as string | number | boolean | readonly unknown[] | undefined;
@@ -252,6 +255,15 @@ export function loadConfig(
       flagged.add(key);
     }
   }
+  return { raw, flagged };
+}
+
+/** Reads the environment, applies flag overrides (undefined flags do not override), validates. */
+export function loadConfig(
+  env: NodeJS.ProcessEnv = process.env,
+  overrides: Partial<Record<keyof Config, unknown>> = {},
+): Config {
+  const { raw, flagged } = rawSettings(env, overrides);
   const parsed = ConfigSchema.safeParse(raw);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];

@@ -98,6 +98,12 @@ test('the output is --output, else PERKS_OUTPUT, else the default folder, with w
     source: 'PERKS_OUTPUT',
   });
   expect(outputSetting(undefined, {})).toEqual({ value: DEFAULTS.output, source: 'default' });
+  // the settings take it from there (one reader of PERKS_OUTPUT), a bad one named as what gave it
+  expect(loadConfig({ PERKS_OUTPUT: './elsewhere' }, { output: './here' }).output).toBe('./here');
+  expect(loadConfig({ PERKS_OUTPUT: './elsewhere' }).output).toBe('./elsewhere');
+  expect(loadConfig({ PERKS_OUTPUT: '' }).output).toBe(DEFAULTS.output);
+  expect(() => loadConfig({ PERKS_OUTPUT: 'a,b' })).toThrow(/^PERKS_OUTPUT="a,b" is invalid: expected no comma/);
+  expect(() => loadConfig({ PERKS_OUTPUT: 'a' }, { output: 'a,b' })).toThrow(/^--output="a,b" is invalid/);
 });
 
 test('PERKS_DEBUG is on for any value but 0 and false, read alone even when another setting is bad', () => {
