@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { reportFileName, writeRevenueReport, type ReportSettings, type RevenueRule } from '../report/index.js';
 import { ExitCode, UserFacingError } from '../shared/exit-codes.js';
 import { buildSettingsOf, buildWarehouse, readBuildRecord, type BuildSettings } from '../transform/index.js';
+import { outputAt } from '../output/index.js';
 
 export interface Refreshed {
   /** The month's HTML reports written again: the whole month's, and each group's one that was there. */
@@ -41,7 +42,7 @@ export async function refreshAfterClose(
     // the whole month's report, and the report of each group closed when one was written before
     const scopes = [
       undefined,
-      ...groups.filter((g) => existsSync(join(outDir, 'reports', reportFileName(ym, g, 'html')))),
+      ...groups.filter((g) => existsSync(join(outputAt(outDir).reports, reportFileName(ym, g, 'html')))),
     ];
     for (const group of scopes) {
       const r = await writeRevenueReport({

@@ -14,6 +14,7 @@ import { join } from 'node:path';
 import { z } from 'zod';
 import { DEFAULTS } from '../config/index.js';
 import { camelKeys } from '../shared/json-keys.js';
+import { outputAt } from '../output/index.js';
 
 export const MONTH_STATES = ['partial', 'provisional', 'final', 'signed_off'] as const;
 export type MonthState = (typeof MONTH_STATES)[number];
@@ -36,7 +37,7 @@ export type OrdersState = z.infer<typeof OrdersState>;
 /** A group's orders state as read: undefined when there is none, `{ error }` when it cannot be read. */
 export type ReadOrdersState = OrdersState | { error: string } | undefined;
 
-export const ordersStateDir = (outDir: string): string => join(outDir, 'state', 'orders');
+export const ordersStateDir = (outDir: string): string => outputAt(outDir).state('orders');
 export const ordersStatePath = (outDir: string, groupId: number): string =>
   join(ordersStateDir(outDir), `${groupId}.json`);
 

@@ -10,6 +10,7 @@ import { dirname, join } from 'node:path';
 import { z } from 'zod';
 import { fsyncPath } from '../lake/atomic-file.js';
 import { CloseRecordError } from './errors.js';
+import { outputAt } from '../output/index.js';
 
 export const CloseRecord = z.object({
   seq: z.int().min(1),
@@ -31,7 +32,7 @@ export const CloseRecord = z.object({
 });
 export type CloseRecord = z.infer<typeof CloseRecord>;
 
-export const closesPath = (outDir: string): string => join(outDir, 'closes', 'closes.jsonl');
+export const closesPath = (outDir: string): string => join(outputAt(outDir).closes, 'closes.jsonl');
 
 /** JSON with object keys sorted at every level: the same value always gives the same text. */
 export function canonicalJson(value: unknown): string {

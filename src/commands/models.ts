@@ -1,5 +1,5 @@
 /** `perks models`: the data dictionary (grain, key, dependencies, tests, columns), also <out>/docs/models.md. */
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import type { CommandModule } from 'yargs';
 import { ConfigError } from '../shared/exit-codes.js';
 import { snakeJson } from '../shared/json-keys.js';
@@ -7,6 +7,7 @@ import { describeModels, renderMarkdown, writeDictionary } from '../transform/in
 import { handle } from './handle.js';
 import { configFromFlags } from './options.js';
 import { writeLineagePicture } from '../lineage/index.js';
+import { outputAt } from '../output/index.js';
 
 interface ModelsFlags {
   output?: string;
@@ -27,8 +28,9 @@ export const modelsCommand: CommandModule<object, ModelsFlags> = {
       const config = configFromFlags(argv);
       const docs = await describeModels();
       // the dictionary, and beside it the lineage drawn (lineage.svg), which it links to
-      writeLineagePicture(join(resolve(config.output), 'docs', 'lineage.svg'), docs);
-      writeDictionary(join(resolve(config.output), 'docs', 'models.md'), docs, 'lineage.svg');
+      const { docs: folder } = outputAt(config.output);
+      writeLineagePicture(join(folder, 'lineage.svg'), docs);
+      writeDictionary(join(folder, 'models.md'), docs, 'lineage.svg');
       // JSON keys in snake_case (depends_on), as every JSON the CLI prints
       process.stdout.write(argv.format === 'json' ? `${snakeJson(docs, {}, 2)}\n` : renderMarkdown(docs));
     }),

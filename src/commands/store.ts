@@ -9,6 +9,7 @@ import { ConfigError, ExitCode } from '../shared/exit-codes.js';
 import { redact } from '../shared/redact.js';
 import { checkStore, isStoreUrl, parseStoreUrl, StoreClient } from '../store/index.js';
 import type { OutputLocation } from '../store/lazy.js';
+import type { FolderName } from '../output/index.js';
 import { handle } from './handle.js';
 import { configFromFlags } from './options.js';
 
@@ -18,8 +19,8 @@ interface PushFlags {
   resolvedOutput?: OutputLocation;
 }
 
-/** What makes a folder a perks output: at least one of these. */
-const MARKS = ['lake', 'state', 'closes', 'runs'];
+/** What makes a folder a perks output: at least one of these of its top folders (output/folders.ts). */
+const MARKS: FolderName[] = ['lake', 'state', 'closes', 'runs'];
 
 const push: CommandModule<object, PushFlags> = {
   command: 'push <folder>',

@@ -13,6 +13,7 @@ import type { Dataset, DatasetIo, OutputDataset } from './events.js';
 import { outputStatisticsFacet, schemaFacet } from './facets.js';
 import { apiStream, lakeStream, warehouseTable, writtenFile, type Place } from './datasets.js';
 import { REPORT_STREAMS, REPORT_TABLES } from './reads.js';
+import { outputAt } from '../output/index.js';
 
 /** A lake stream with its columns (as the lake's declaration, the one the warehouse's views read, has them). */
 export function lakeDataset(place: Place, stream: string): Dataset {
@@ -87,7 +88,7 @@ export function closeDatasets(place: Place, reports: readonly string[], reread: 
   return {
     inputs: [...(reread ? apiStream(place, 'orders') : []), ...reportInputs(place)],
     outputs: [
-      writtenFileDataset(place, join(place.dir, 'closes', 'closes.jsonl')),
+      writtenFileDataset(place, join(outputAt(place.dir).closes, 'closes.jsonl')),
       ...reports.map((f) => writtenFileDataset(place, f)),
     ],
   };

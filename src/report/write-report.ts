@@ -19,6 +19,7 @@ import { findChromium, printPdf } from './pdf.js';
 import type { RevenueRule } from './revenue-rule.js';
 import { fxRatesFrom } from '../closes/index.js';
 import type { Config } from '../config/index.js';
+import { outputAt } from '../output/index.js';
 
 /** The formats of "all"; PDF is asked for by name (it needs Chromium). */
 export const REPORT_FORMATS = ['html', 'csv', 'md'] as const;
@@ -89,7 +90,7 @@ export async function writeRevenueReport(options: RevenueReportOptions): Promise
     wh.close();
   }
 
-  const dir = join(options.outDir, 'reports');
+  const dir = outputAt(options.outDir).reports;
   await mkdir(dir, { recursive: true });
   const files: string[] = [];
   for (const format of REPORT_FORMATS.filter((f) => formats.includes(f))) {

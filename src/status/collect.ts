@@ -32,6 +32,7 @@ import {
 import { runWriteback } from '../writeback/index.js';
 import { readBuildRecord } from '../transform/index.js';
 import { inProgress, type InProgress } from './in-progress.js';
+import { outputAt } from '../output/index.js';
 
 type Manifest = RunManifest;
 
@@ -138,7 +139,7 @@ const outcomeOf = (s: Manifest['streams'][number], group: number | null): Outcom
 
 async function readWatermark(outDir: string, stream: string, group: number | null): Promise<string | null> {
   if (group === null) return null;
-  const text = await readFile(join(outDir, 'state', stream, `${group}.json`), 'utf8').catch(() => undefined);
+  const text = await readFile(outputAt(outDir).state(stream, `${group}.json`), 'utf8').catch(() => undefined);
   if (text === undefined) return null;
   try {
     const watermark = (JSON.parse(text) as { watermark?: unknown }).watermark;

@@ -10,6 +10,7 @@
  * And which parts of the output each command reads, so a working copy downloads only those.
  */
 import { posix } from 'node:path';
+import { FOLDERS, folderOf, type FolderName } from '../output/index.js';
 
 /** The working copy's own bookkeeping, inside it (hidden): never published. */
 export const LOCAL_DIR = '.perks-store';
@@ -44,18 +45,20 @@ export function isIgnored(path: string): boolean {
   );
 }
 
+/** A path in a view folder of the output's table (output/folders.ts: marts, reports, docs). */
 export function isView(path: string): boolean {
-  const top = path.split('/')[0];
-  return top === 'marts' || top === 'reports' || top === 'docs';
+  const top = folderOf(path);
+  return top !== undefined && FOLDERS[top].view;
 }
 
-/** Files 0600 in 0700 folders, as the local output keeps them (personal data, state). */
+/** Files 0600 in 0700 folders, as the local output keeps them (personal data, state: output/folders.ts). */
 export function isPrivate(path: string): boolean {
-  return ['lake', 'state', 'quarantine', 'closes', 'audit', 'seed'].includes(path.split('/')[0]);
+  const top = folderOf(path);
+  return top !== undefined && FOLDERS[top].private;
 }
 
-/** The parts of the output a command reads: top-level folders (with `/`) or files. */
-export type Part = 'lake/' | 'state/' | 'closes/' | 'runs/' | 'quarantine/' | 'audit/' | 'seed/' | 'marts/';
+/** The parts of the output a command reads: its top folders (output/folders.ts), with `/`. */
+export type Part = `${FolderName}/`;
 const CORE: Part[] = ['lake/', 'state/', 'closes/', 'runs/'];
 
 export interface CommandUse {

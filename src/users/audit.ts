@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { redact } from '../shared/redact.js';
 import { now } from '../shared/clock.js';
 import type { UserState } from './lifecycle.js';
+import { outputAt } from '../output/index.js';
 
 export interface AuditEntry {
   at: string;
@@ -30,7 +31,7 @@ export interface AuditEntry {
   basis?: string | null;
 }
 
-export const auditPath = (outDir: string) => join(outDir, 'audit', 'users.jsonl');
+export const auditPath = (outDir: string) => join(outputAt(outDir).audit, 'users.jsonl');
 
 const EMAIL = /[^\s@"'<>(),;:]+@[^\s@"'<>(),;:]+\.[^\s@"'<>(),;:]+/g;
 
@@ -75,7 +76,7 @@ export async function auditCall(scope: AuditScope, call: AuditedCall): Promise<v
 }
 
 export async function appendAudit(outDir: string, entry: Omit<AuditEntry, 'at'>): Promise<void> {
-  await mkdir(join(outDir, 'audit'), { recursive: true, mode: 0o700 });
+  await mkdir(outputAt(outDir).audit, { recursive: true, mode: 0o700 });
   const line = JSON.stringify({
     at: now().toISOString(),
     ...entry,

@@ -22,6 +22,7 @@ import { entryOf, type EntryStamp, type WritebackRow } from './rows.js';
 import { byUser, findUpstream } from './upstream.js';
 import { unresolvable } from './recover.js';
 import { streamDir } from '../lake/index.js';
+import { outputAt } from '../output/index.js';
 
 export const FOUND_IN_LAKE = 'found in the extracted interactions: stored upstream before the ledger knew it';
 export const FOUND_UPSTREAM =
@@ -91,7 +92,7 @@ export async function learnStored(
 
 /** `group/user id` of every user whose interactions the extract refreshed (its per-user state). */
 function refreshedUsers(outDir: string): Set<string> {
-  const dir = path.join(outDir, 'state', 'interactions');
+  const dir = outputAt(outDir).state('interactions');
   const out = new Set<string>();
   const files = fs.existsSync(dir) ? fs.readdirSync(dir).filter((f) => /^\d+(\.shard-\d+-of-\d+)?\.json$/.test(f)) : [];
   for (const f of files) {

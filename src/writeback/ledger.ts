@@ -15,12 +15,13 @@ import type { Db } from './db.js';
 import { fileList, isoOf } from './db.js';
 import { fsyncDir, fsyncFile, journalSegments } from './journal.js';
 import { LedgerEntry, SETTLED_MESSAGE, type LedgerStatus } from './rows.js';
+import { outputAt } from '../output/index.js';
 
 /** The name the model runner gives the stream's view (lake_<stream>), so models run the same in both places. */
 export const LEDGER_VIEW = 'lake_writeback_ledger';
 
 export function ledgerDirs(outDir: string): { lake: string; state: string } {
-  return { lake: streamDir(outDir, 'writeback_ledger'), state: path.join(outDir, 'state', 'writeback') };
+  return { lake: streamDir(outDir, 'writeback_ledger'), state: outputAt(outDir).state('writeback') };
 }
 
 /** Journal line fields and their DuckDB types (the ledger's columns, partition columns included). */

@@ -12,6 +12,7 @@ import { quotedIdentifier } from '../shared/duckdb.js';
 import { fileList, isoOf, type Db } from './db.js';
 import { WritebackModelError, WritebackError } from './errors.js';
 import { WritebackRow } from './rows.js';
+import { outputAt } from '../output/index.js';
 
 /** sql/writeback/ of this package. */
 export const DEFAULT_SQL_DIR = fileURLToPath(new URL('../../sql/writeback/', import.meta.url));
@@ -43,7 +44,7 @@ export function loadModels(sqlDir: string = DEFAULT_SQL_DIR): ModelSql[] {
  * by months only, its month files (`marts/<mart>/*.parquet`). Returns the mart names.
  */
 export async function createMartViews(db: Db, outDir: string): Promise<string[]> {
-  const dir = path.join(outDir, 'marts');
+  const dir = outputAt(outDir).marts;
   const entries = fs.existsSync(dir) ? fs.readdirSync(dir, { withFileTypes: true }) : [];
   const files = new Map<string, string[]>();
   for (const e of entries) {

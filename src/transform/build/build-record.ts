@@ -7,10 +7,10 @@
  * record written in camelCase by a release before issue 43 is read the same.
  */
 import { readFile } from 'node:fs/promises';
-import { join } from 'node:path';
 import { z } from 'zod';
 import { readRunManifests, writeJsonAtomic } from '../../lake/index.js';
 import { camelKeys, snakeKeys } from '../../shared/json-keys.js';
+import { outputAt } from '../../output/index.js';
 
 export const BuildOutcome = z.object({
   /** When the build ended (the program's clock). */
@@ -32,7 +32,7 @@ export const BuildRecord = z.object({
 });
 export type BuildRecord = z.infer<typeof BuildRecord>;
 
-export const buildRecordPath = (outDir: string): string => join(outDir, 'state', 'build.json');
+export const buildRecordPath = (outDir: string): string => outputAt(outDir).state('build.json');
 
 /** The record, or undefined when no build has finished yet (or the file is unreadable: the next build rewrites it). */
 export async function readBuildRecord(outDir: string): Promise<BuildRecord | undefined> {

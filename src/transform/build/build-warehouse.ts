@@ -39,6 +39,7 @@ import {
 import { newestExtractAt, readBuildRecord, recordBuild, type BuildOutcome } from './build-record.js';
 import { closeKey, closesInForce, readCloses, type CloseRecord } from '../../closes/index.js';
 import { now } from '../../shared/clock.js';
+import { outputAt } from '../../output/index.js';
 
 export interface BuildResult {
   ok: boolean;
@@ -62,7 +63,7 @@ export interface BuildResult {
   warnings: string[];
 }
 
-export const warehousePath = (outDir: string): string => join(resolve(outDir), 'warehouse.duckdb');
+export const warehousePath = (outDir: string): string => outputAt(outDir).warehouse;
 
 /**
  * `onStep` hears of each step as it ends (progress for the CLI). Every build, failed or not, is recorded in
@@ -104,7 +105,7 @@ interface Place {
 }
 const placeIn = (dir: string, dictionary = true): Place => ({
   warehouse: warehousePath(dir),
-  marts: join(resolve(dir), 'marts'),
+  marts: outputAt(dir).marts,
   dictionary,
 });
 
@@ -142,10 +143,10 @@ async function verifyIncremental(options: CheckedBuildOptions, result: BuildResu
     commit(full.warehouse, result.warehouse);
     dropSeed(outDir); // it describes the incremental build, not the full one swapped in
     for (const name of readdirSync(placeIn(scratch).marts)) {
-      const target = join(outDir, 'marts', name);
+      const [target, built] = [join(placeIn(outDir).marts, name), join(placeIn(scratch).marts, name)];
       // a month folder is replaced whole (a rename cannot replace a folder that holds files)
-      if (statSync(join(scratch, 'marts', name)).isDirectory()) rmSync(target, { recursive: true, force: true });
-      commit(join(scratch, 'marts', name), target);
+      if (statSync(built).isDirectory()) rmSync(target, { recursive: true, force: true });
+      commit(built, target);
     }
     result.ok = false;
     result.error =
@@ -244,7 +245,7 @@ async function buildOnce(
       commit(temp, target);
       committed = true;
       for (const change of changes) applyChange(change);
-      if (place.dictionary) writeDictionary(join(outDir, 'docs', 'models.md'), docs);
+      if (place.dictionary) writeDictionary(join(outputAt(outDir).docs, 'models.md'), docs);
       const ms = Date.now() - swapStarted;
       steps.push(step({ name: 'warehouse swap', kind: 'swap', status: 'success', rows: null, ms }, hooks.onStep));
     }

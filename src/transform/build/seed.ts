@@ -36,8 +36,9 @@ import { stageMonthFolder, type MonthFolder } from '../export/export-months.js';
 import { useOutputDir } from '../sources/lake-views.js';
 import { LOCAL_DIR } from '../../store/layout.js';
 import { DEFAULTS } from '../../config/index.js';
+import { outputAt, type FolderName } from '../../output/index.js';
 
-export const SEED_DIR = 'seed';
+export const SEED_DIR: FolderName = 'seed';
 const MANIFEST = '_seed.json';
 /** In the warehouse: the token of the seed it was built with or assembled from (compared by ensureWarehouse). */
 const SEED_TABLE = '_build_seed';
@@ -86,7 +87,7 @@ export async function stageSeed(
   months: Map<string, SeedMonths>,
   changes: FileChange[],
 ): Promise<SeedFiles> {
-  const dir = join(resolve(outDir), SEED_DIR);
+  const dir = outputAt(outDir).seed;
   mkdirSync(dir, { recursive: true, mode: 0o700 }); // personal data (stg_users…), as the lake
   removeStaleTempsIn(dir);
   const previous = readManifest(dir);
@@ -154,7 +155,7 @@ export const describeSeedFiles = (f: SeedFiles): string =>
  * removed, so no copy assembles it; the next build of a working copy writes it whole.
  */
 export function dropSeed(outDir: string): void {
-  rmSync(join(resolve(outDir), SEED_DIR, MANIFEST), { force: true });
+  rmSync(join(outputAt(outDir).seed, MANIFEST), { force: true });
 }
 
 /**
