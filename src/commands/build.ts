@@ -15,7 +15,7 @@ import {
 } from '../transform/index.js';
 import { handle } from './handle.js';
 import { DEFAULTS } from '../config/index.js';
-import { configFromFlags, QUIET } from './options.js';
+import { configFromFlags, QUIET, storeUrlOf } from './options.js';
 import { Lineage } from '../lineage/index.js';
 import { now } from '../shared/clock.js';
 
@@ -94,7 +94,7 @@ export const buildCommand: CommandModule<object, BuildFlags> = {
         dormantDays: days('dormant-days', argv['dormant-days']),
       };
       const outDir = resolve(config.output);
-      const lineage = Lineage.of(config, argv.output);
+      const lineage = Lineage.of(config, storeUrlOf(argv));
       return lineage.around('build', async (run) => {
         const lock = await acquireLock(outDir);
         const startedAt = now();

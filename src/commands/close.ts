@@ -14,7 +14,7 @@ import { DEFAULTS } from '../config/index.js';
 import { parseMonth } from '../report/index.js';
 import { ConfigError } from '../shared/exit-codes.js';
 import { handle } from './handle.js';
-import { configFromFlags, GROUP_FILTER } from './options.js';
+import { configFromFlags, GROUP_FILTER, storeUrlOf } from './options.js';
 import { closeDatasets, Lineage } from '../lineage/index.js';
 import { parseGroup } from './report.js';
 import type { OutputLocation } from '../store/lazy.js';
@@ -72,7 +72,7 @@ export const closeCommand: CommandModule<object, CloseFlags> = {
   handler: (argv) =>
     handle(async () => {
       const request = closeRequestFrom(argv);
-      const lineage = Lineage.of(request.config, argv.output);
+      const lineage = Lineage.of(request.config, storeUrlOf(argv));
       const outcome = await lineage.around('close', async (run) => {
         const o = await runClose(request).catch((err: unknown) => {
           // held by the guard: the figures it weighed, then the one line saying why and how to go on
@@ -152,7 +152,7 @@ export const reopenCommand: CommandModule<object, ReopenFlags> = {
       const config = configFromFlags(argv);
       const group = parseGroup(argv.group);
       if (group === undefined) throw new CloseInputError('--group is required');
-      const lineage = Lineage.of(config, argv.output);
+      const lineage = Lineage.of(config, storeUrlOf(argv));
       const { record: r, reports } = await lineage.around('reopen', async (run) => {
         const o = await runReopen({
           outDir: config.output,

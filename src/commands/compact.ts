@@ -3,7 +3,7 @@ import type { CommandModule } from 'yargs';
 import { DEFAULTS } from '../config/index.js';
 import { compactLake, type CompactResult } from '../compact/index.js';
 import { handle } from './handle.js';
-import { configFromFlags } from './options.js';
+import { configFromFlags, storeUrlOf } from './options.js';
 import { compactDatasets, Lineage } from '../lineage/index.js';
 
 interface CompactFlags {
@@ -22,7 +22,7 @@ export const compactCommand: CommandModule<object, CompactFlags> = {
   handler: (argv) =>
     handle(async () => {
       const config = configFromFlags(argv);
-      const lineage = Lineage.of(config, argv.output);
+      const lineage = Lineage.of(config, storeUrlOf(argv));
       await lineage.around('compact', async (run) => {
         const result = await compactLake(config.output, { lookbackDays: config.lookbackDays });
         run.ending = { io: () => compactDatasets(lineage.place, result) };

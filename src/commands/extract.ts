@@ -10,13 +10,14 @@ import { alertExtract, alertOnThrow, alertSummaryLines } from '../alerts/index.j
 import { handle } from './handle.js';
 import {
   ACCEPT_CHANGES,
+  type ApiFlags,
   BUDGET_MINUTES,
   configFromFlags,
   progressFromFlags,
   progressOption,
   QUIET,
+  storeUrlOf,
   withApiOptions,
-  type ApiFlags,
 } from './options.js';
 import { DEFAULTS } from '../config/index.js';
 import { extractDatasets, Lineage, type CommandRun } from '../lineage/index.js';
@@ -112,7 +113,7 @@ export const extractCommand: CommandModule<object, ExtractFlags> = {
       const warning = argv.plan ? undefined : unsharedLimitWarning(shard, config.redisUrl);
       if (warning) process.stderr.write(`perks: ${warning}\n`); // even --quiet: it is not progress
       // lineage: START once the extract has its run id (its manifest's), the end with what it landed (not for --plan)
-      const lineage = Lineage.of(config, argv.output, undefined, !argv.plan);
+      const lineage = Lineage.of(config, storeUrlOf(argv), undefined, !argv.plan);
       return lineage.around('extract', (run) => work(run), { deferStart: true });
       async function work(run: CommandRun): Promise<number> {
         const progress = progressFromFlags(argv, 'json');

@@ -2,7 +2,7 @@
 import type { CommandModule } from 'yargs';
 import { forgetAnonymised, forgetUsers, ForgetInputError, type ForgetResult } from '../forget/index.js';
 import { handle } from './handle.js';
-import { configFromFlags } from './options.js';
+import { configFromFlags, storeUrlOf } from './options.js';
 import { forgetDatasets, Lineage } from '../lineage/index.js';
 import { relativeStreamDir } from '../lake/index.js';
 
@@ -43,7 +43,7 @@ export const forgetCommand: CommandModule<object, ForgetFlags> = {
       const ids = parseUsers(argv.user);
       if (!ids.length && !argv.anonymised)
         throw new ForgetInputError('name the users to forget: --user <id> (repeatable) or --anonymised');
-      const lineage = Lineage.of(config, argv.output);
+      const lineage = Lineage.of(config, storeUrlOf(argv));
       await lineage.around('forget', async (run) => {
         const result = argv.anonymised ? await forgetAnonymised(config.output) : await forgetUsers(config.output, ids);
         run.ending = { io: () => forgetDatasets(lineage.place, result) };

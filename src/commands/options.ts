@@ -87,6 +87,10 @@ export function outputOverride(argv: { output?: string; resolvedOutput?: OutputL
   return argv.resolvedOutput?.store ? argv.resolvedOutput.dir : argv.output;
 }
 
+/** The store's URL when the output is a store's working copy (what lineage names), else undefined. */
+export const storeUrlOf = (argv: { output?: string; resolvedOutput?: OutputLocation }): string | undefined =>
+  argv.resolvedOutput?.store?.client.store.url;
+
 export interface ApiFlags {
   baseUrl?: string;
   clientId?: string;

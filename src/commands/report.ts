@@ -10,7 +10,7 @@ import {
 } from '../report/index.js';
 import { monthStateWord } from '../closes/index.js';
 import { handle } from './handle.js';
-import { configFromFlags, GROUP_FILTER } from './options.js';
+import { configFromFlags, GROUP_FILTER, storeUrlOf } from './options.js';
 import { Lineage, reportDatasets } from '../lineage/index.js';
 
 interface ReportFlags {
@@ -71,7 +71,7 @@ export const reportCommand: CommandModule<object, ReportFlags> = {
   handler: (argv) =>
     handle(async () => {
       const config = configFromFlags(argv);
-      const lineage = Lineage.of(config, argv.output);
+      const lineage = Lineage.of(config, storeUrlOf(argv));
       const result = await lineage.around('report', async (run) => {
         const r = await writeRevenueReport({
           outDir: config.output,

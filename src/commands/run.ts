@@ -7,13 +7,14 @@ import { ConfigError } from '../shared/exit-codes.js';
 import { handle } from './handle.js';
 import {
   ACCEPT_CHANGES,
+  type ApiFlags,
   BUDGET_MINUTES,
   configFromFlags,
   progressFromFlags,
   progressOption,
   QUIET,
+  storeUrlOf,
   withApiOptions,
-  type ApiFlags,
 } from './options.js';
 import type { Config } from '../config/index.js';
 import { appendFileSync } from 'node:fs';
@@ -70,7 +71,7 @@ export const runCommand: CommandModule<object, RunFlags> = {
       const budget = argv['budget-minutes'];
       if (budget !== undefined && !(budget >= 0 && Number.isFinite(budget)))
         throw new ConfigError('--budget-minutes must be a number of minutes, 0 or more');
-      const lineage = Lineage.of(config, argv.output);
+      const lineage = Lineage.of(config, storeUrlOf(argv));
       const summary = await lineage.around('run', async (run) => {
         const s = await alertOnThrow(config, 'perks run', () =>
           runPipeline(config, {

@@ -14,7 +14,7 @@ import {
   type WritebackResult,
 } from '../writeback/index.js';
 import { handle } from './handle.js';
-import { configFromFlags, withApiOptions, type ApiFlags } from './options.js';
+import { type ApiFlags, configFromFlags, storeUrlOf, withApiOptions } from './options.js';
 import { Lineage, writebackDatasets } from '../lineage/index.js';
 import { newRunId } from '../shared/run-id.js';
 
@@ -68,7 +68,7 @@ export const writebackCommand: CommandModule<object, WritebackFlags> = {
         throw new ConfigError('--settle-pending-as-rejected cannot be combined with --dry-run: it records outcomes');
       if (argv.verify) return verify(config);
       const types = argv.types === undefined ? undefined : parseTypeMap(argv.types);
-      const lineage = Lineage.of(config, argv.output);
+      const lineage = Lineage.of(config, storeUrlOf(argv));
       const runId = newRunId('wb-'); // the ledger's and the events' run id
       return lineage.around(
         'writeback',

@@ -2,7 +2,8 @@
 import { describe, expect, test } from 'vitest';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
-import { extractDatasets, placeOf } from '../../src/lineage/index.js';
+import { extractDatasets, Lineage, placeOf } from '../../src/lineage/index.js';
+import { loadConfig } from '../../src/config/index.js';
 import type { ExtractResult } from '../../src/extract/index.js';
 
 const landed = (streams: string[]) =>
@@ -24,6 +25,16 @@ describe('dataset names', () => {
     expect(place.warehouse).toBe('duckdb://reports-bucket/perks/prod/warehouse.duckdb');
     // at the bucket's root, the keys have no leading slash
     expect(extractDatasets(placeOf('/c', 's3://b', undefined), landed(['users'])).outputs[0].name).toBe('lake/users');
+  });
+
+  test("a command's lineage names the store by the URL it is given, else the folder it works in", () => {
+    const config = loadConfig({ PERKS_OUTPUT: '/home/u/copy' });
+    expect(Lineage.of(config, 's3://reports-bucket/perks/prod').place).toMatchObject({
+      dir: '/home/u/copy',
+      files: 's3://reports-bucket',
+      root: 'perks/prod',
+    });
+    expect(Lineage.of(config).place).toMatchObject({ dir: '/home/u/copy', files: `file://${hostname()}` });
   });
 
   test("a local output's files are file://<host> and their absolute paths; no API, no API dataset", () => {
