@@ -1,17 +1,7 @@
-/** Small file helpers of compaction: durable folder entries, a stream's committed files. */
-import { open } from 'node:fs/promises';
+/** A file helper of compaction: a stream's committed files. */
 import { readdirSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { lakeRoot } from '../lake/index.js';
-
-export async function fsyncDir(dir: string): Promise<void> {
-  const handle = await open(dir, 'r');
-  try {
-    await handle.sync();
-  } finally {
-    await handle.close();
-  }
-}
 
 /** A stream's committed Parquet files (temporary files are hidden and never end in .parquet). */
 export function streamFiles(outDir: string, stream: string): string[] {

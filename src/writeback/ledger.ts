@@ -13,7 +13,8 @@ import { ensureLakeDir, LAKE_FILE_MODE, scanSql, streamDir, versionsOf } from '.
 import path from 'node:path';
 import type { Db } from './db.js';
 import { fileList, isoOf } from './db.js';
-import { fsyncDir, fsyncFile, journalSegments } from './journal.js';
+import { fsyncPathSync, renameDurablySync, tempPathFor } from '../shared/durable-file.js';
+import { journalSegments } from './journal.js';
 import { LedgerEntry, SETTLED_MESSAGE, type LedgerStatus } from './rows.js';
 
 /** The name the model runner gives the stream's view (lake_<stream>), so models run the same in both places. */
@@ -140,7 +141,7 @@ export async function compactJournals(db: Db, outDir: string, keepRunId?: string
       entries += Number(p.n);
       // in place already, maybe rewritten since under a new name (a forget: src/lake/file-names.ts)
       if (versionsOf(fs.readdirSync(dir), `part-${segment.runId}-0`).length) continue;
-      const tmp = path.join(dir, `.part-${segment.runId}-0.parquet.tmp`);
+      const tmp = tempPathFor(file);
       await db.conn.run(
         `COPY (SELECT interaction_id, kind, identifier, identifier_value, interaction_type, interaction_at, interaction_details,
             status, http_status, message, attempted_at, attempted_at AS _extracted_at, _run_id
@@ -149,12 +150,11 @@ export async function compactJournals(db: Db, outDir: string, keepRunId?: string
         { g: Number(p.g), d: String(p.d) },
       );
       fs.chmodSync(tmp, LAKE_FILE_MODE);
-      fsyncFile(tmp);
-      fs.renameSync(tmp, file);
-      fsyncDir(dir);
+      fsyncPathSync(tmp);
+      renameDurablySync(tmp, file);
     }
     fs.unlinkSync(segment.path);
-    fsyncDir(dirs.state);
+    fsyncPathSync(dirs.state, { folder: true });
   }
   return entries;
 }
