@@ -28,6 +28,7 @@ import {
   monthFileInfo,
   monthFileName,
   scanSql,
+  streamFiles,
   switchFiles,
   versionedName,
   withLakeConnection,
@@ -39,7 +40,6 @@ import { now as clockNow } from '../shared/clock.js';
 import { UserFacingError } from '../shared/exit-codes.js';
 import { crashPoint } from '../shared/crash-points.js';
 import { CompactionError } from './errors.js';
-import { streamFiles } from './files.js';
 import { fingerprint, sameFingerprint } from './fingerprint.js';
 import { dayOfFile, isClosed, monthUnits, settledBefore, watermarkOf, type MonthUnit } from './months.js';
 import { applyRetention, KEEP_DAYS, type StreamRetention } from './retention.js';
