@@ -2,8 +2,9 @@
 // Checks that every import of src/, pipelines/ and bench/ runs down the layers of docs/dev/architecture.md (the
 // ```layers block there is the rule: a file imports its own folder and the folders of the layers below its own),
 // that no folders and no files import each other in a circle, and that every folder is in a layer; inside
-// src/sandbox, that its folders import one way (SANDBOX_LAYERS); that the lake's layout is known in src/lake only,
-// and the environment read in src/config only (ENV_READERS: the exceptions, each with its reason).
+// src/sandbox, that its folders import one way (SANDBOX_LAYERS); that the lake's layout (its paths, partition
+// folder names, read_parquet) is known in src/lake only, and the environment read in src/config only (ENV_READERS:
+// the exceptions, each with its reason).
 // Prints one line per finding, `file: import 'specifier': rule`, and exits 1 when there is any.
 // Usage: node scripts/check-layers.mjs [ROOT]   (default: the repository)
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
@@ -34,6 +35,20 @@ const ENV_READERS = {
   'src/shared/crash-points.ts': 'PERKS_CRASH_AT: test-only crash points, armed before any command',
   'src/report/pdf.ts':
     "PATH: the system's executable search path Chromium is looked up on, not a setting (PERKS_CHROMIUM is src/config's)",
+};
+
+/**
+ * The lake's partition keys (src/lake: streams.ts, partitions.ts, month-layout.ts): a folder name built or parsed
+ * from one of them (`organisation_group_id=…`) outside src/lake is a finding; src/lake/partitions.ts has the verbs.
+ */
+const PARTITION_KEYS = ['organisation_group_id', 'order_month', 'order_date', '_snapshot_month', '_snapshot_date'];
+/**
+ * Files that may call `read_parquet` outside src/lake, each for its reason: what they read is not the lake (a read
+ * of the lake goes through src/lake/streams.ts: scanSql, scanFilesSql).
+ */
+const PARQUET_READERS = {
+  'src/writeback/models.ts': 'the marts a build exported under <out>/marts, not the lake',
+  'src/transform/build/seed.ts': "the store's warehouse pieces, not the lake",
 };
 
 const layers = readLayers(join(ROOT, DOC));
@@ -144,22 +159,29 @@ function sandboxClimb(file, target) {
 
 /**
  * The lake's layout is known in src/lake only (src/lake/streams.ts: streamDir, streamGlob, relativeStreamDir,
- * scanSql): a path built from a 'lake' segment, or a `hive_partitioning` read, anywhere else is a finding.
+ * scanSql; src/lake/partitions.ts: the partitions as verbs): a path built from a 'lake' segment, a
+ * `hive_partitioning` read, a partition folder name or a `read_parquet` (but PARQUET_READERS') anywhere else is
+ * a finding.
  */
 function lakeLayoutOutside(file, source) {
   // src/store maps every path of the output to objects by its top folders (lake/, state/ …); the sandbox has no lake
   if (!file.startsWith('src/') || /^src\/(lake|store|sandbox)\//.test(file)) return [];
   const code = (line) => !/^\s*(\*|\/\/|\/\*)/.test(line);
   const path = /\b(?:join|resolve)\([^)]*['"`]lake['"`]|['"`]lake\//;
-  return source
-    .split('\n')
-    .flatMap((line, i) =>
-      code(line) && (path.test(line) || /hive_partitioning/.test(line))
-        ? [
-            `${file}:${i + 1}: the lake's layout outside src/lake: read it through src/lake/streams.ts (streamDir, streamGlob, scanSql)`,
-          ]
-        : [],
-    );
+  const folder = new RegExp(`\\b(?:${PARTITION_KEYS.join('|')})=`);
+  const rule = (line) => {
+    if (path.test(line) || /hive_partitioning/.test(line))
+      return "the lake's layout outside src/lake: read it through src/lake/streams.ts (streamDir, streamGlob, scanSql)";
+    if (folder.test(line))
+      return 'a partition folder name outside src/lake: list, read and land partitions through src/lake/partitions.ts (streamFiles, groupsOf, snapshotsOf, monthPartitions, appendPartition)';
+    if (/\bread_parquet\s*\(/.test(line) && !(file in PARQUET_READERS))
+      return 'read_parquet outside src/lake: read the lake through src/lake/streams.ts (scanSql, scanFilesSql), or name the file and what it reads in PARQUET_READERS (scripts/check-layers.mjs)';
+    return undefined;
+  };
+  return source.split('\n').flatMap((line, i) => {
+    const broken = code(line) ? rule(line) : undefined;
+    return broken ? [`${file}:${i + 1}: ${broken}`] : [];
+  });
 }
 
 /** `process.env` in src/ or pipelines/ outside src/config (and the ENV_READERS) is a finding: settings come from src/config. */

@@ -9,7 +9,7 @@ import type { OutputHooks } from '../shared/output-hooks.js';
 import { readdirSync } from 'node:fs';
 import type { Config } from '../config/index.js';
 import { extract } from '../extract/index.js';
-import { scanSql, streamDir, streamGlob, withLakeConnection } from '../lake/index.js';
+import { groupsOf, scanSql, streamDir, streamGlob, withLakeConnection } from '../lake/index.js';
 import type { ReportMonth } from '../report/index.js';
 import { ExitCode, UserFacingError } from '../shared/exit-codes.js';
 
@@ -138,12 +138,5 @@ export async function refreshCredit(
 
 /** The groups the lake holds credit of (an organisation token without PERKS_GROUP_IDS). */
 function lakeGroups(outDir: string): number[] {
-  try {
-    return readdirSync(streamDir(outDir, 'credit'))
-      .map((d) => /^organisation_group_id=(\d+)$/.exec(d)?.[1])
-      .filter((id): id is string => id !== undefined)
-      .map(Number);
-  } catch {
-    return [];
-  }
+  return groupsOf(outDir, 'credit').map(Number);
 }

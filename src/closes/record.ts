@@ -8,7 +8,7 @@ import { createHash } from 'node:crypto';
 import { mkdir, open, readFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { z } from 'zod';
-import { fsyncPath } from '../lake/atomic-file.js';
+import { fsyncPath } from '../shared/durable-file.js';
 import { CloseRecordError } from './errors.js';
 import { outputAt } from '../output/index.js';
 

@@ -28,18 +28,18 @@ import {
   monthFileInfo,
   monthFileName,
   scanSql,
+  streamFiles,
   switchFiles,
   versionedName,
   withLakeConnection,
   writingOutput,
   type MonthLayout,
 } from '../lake/index.js';
-import { tempPathFor } from '../lake/paths.js';
+import { fsyncPath, tempPathFor } from '../shared/durable-file.js';
 import { now as clockNow } from '../shared/clock.js';
 import { UserFacingError } from '../shared/exit-codes.js';
 import { crashPoint } from '../shared/crash-points.js';
 import { CompactionError } from './errors.js';
-import { fsyncDir, streamFiles } from './files.js';
 import { fingerprint, sameFingerprint } from './fingerprint.js';
 import { dayOfFile, isClosed, monthUnits, settledBefore, watermarkOf, type MonthUnit } from './months.js';
 import { applyRetention, KEEP_DAYS, type StreamRetention } from './retention.js';
@@ -260,7 +260,7 @@ async function switchIn(
     });
     await writingOutput('a compacted lake file', target, async () => {
       chmodSync(temp, LAKE_FILE_MODE);
-      await fsyncFile(temp);
+      await fsyncPath(temp);
     });
     await switchFiles(
       outDir,
@@ -294,8 +294,6 @@ async function readInputs(
     throw new CompactionError(`${named ? `${named} cannot be read` : 'a file cannot be read'} (${bad})`);
   }
 }
-
-const fsyncFile = fsyncDir; // opening read-only and fsyncing works the same for a file
 
 function firstLine(err: unknown): string {
   return (err instanceof Error ? err.message : String(err)).split('\n')[0];

@@ -7,10 +7,7 @@
  * Files go under a journal switch (journal.ts), so a reader that follows the journal never sees a half.
  */
 import { LIST, listValue, VARCHAR } from '../shared/duckdb.js';
-import { join } from 'node:path';
-import { lakeRoot, scanSql, switchFiles, withLakeConnection } from '../lake/index.js';
-import { namesIn } from '../lake/month-layout.js';
-import { streamFiles } from './files.js';
+import { scanSql, snapshotSets, streamFiles, switchFiles, withLakeConnection, type Snapshot } from '../lake/index.js';
 
 /** Daily snapshots kept before one per month (documented in docs/assumptions.md, ## Lake). */
 export const KEEP_DAYS = 14;
@@ -28,12 +25,6 @@ export interface StreamRetention {
   heldForPersonalData: number;
   filesBefore: number;
   filesAfter: number;
-}
-
-interface Snapshot {
-  day: string;
-  dir: string;
-  files: string[];
 }
 
 export async function applyRetention(
@@ -78,29 +69,6 @@ export async function applyRetention(
     out.push(tally);
   }
   return out;
-}
-
-/** The snapshots of a stream, per group (or the one set of an organisation-wide stream), oldest first. */
-function snapshotSets(outDir: string, stream: string): Snapshot[][] {
-  const root = join(lakeRoot(outDir), stream);
-  const read = (dir: string): Snapshot[] =>
-    namesIn(dir)
-      .filter((n) => /^_snapshot_date=\d{4}-\d{2}-\d{2}$/.test(n))
-      .sort()
-      .map((n) => ({
-        day: n.slice('_snapshot_date='.length),
-        dir: join(dir, n),
-        files: namesIn(join(dir, n))
-          .filter((f) => f.endsWith('.parquet') && !f.startsWith('.'))
-          .map((f) => join(dir, n, f)),
-      }))
-      .filter((s) => s.files.length > 0);
-  const top = read(root);
-  if (top.length) return [top];
-  return namesIn(root)
-    .filter((n) => n.includes('=') && !n.startsWith('.'))
-    .map((g) => read(join(root, g)))
-    .filter((s) => s.length > 0);
 }
 
 /** Beyond the last `keepDays` snapshots (by day, from the latest), all but the last of each month. */

@@ -6,8 +6,7 @@
  * while older files still hold their data.
  */
 import { BIGINT, LIST, listValue, VARCHAR } from '../shared/duckdb.js';
-import { personalKeySql, scanSql, streamGlob, withLakeConnection } from '../lake/index.js';
-import { lakeFiles } from './lake-files.js';
+import { personalKeySql, scanSql, streamFiles, streamGlob, withLakeConnection } from '../lake/index.js';
 
 export interface Identities {
   ids: number[];
@@ -31,7 +30,7 @@ export async function identitiesOf(outDir: string, ids: number[], owedKeys: stri
   ];
   await withLakeConnection(async (c) => {
     for (const s of sources) {
-      if (!lakeFiles(outDir, s.stream).length) continue;
+      if (!streamFiles(outDir, s.stream).length) continue;
       const r = await c.runAndReadAll(
         `SELECT DISTINCT ${s.columns} FROM ${scanSql('$glob')} WHERE list_contains($ids, id::BIGINT)`,
         { glob: streamGlob(outDir, s.stream), ids: listValue(ids.map(BigInt)) },
@@ -48,7 +47,7 @@ export async function identitiesOf(outDir: string, ids: number[], owedKeys: stri
 
 /** Users whose latest snapshot has no email (anonymised: the API requires one otherwise) and whose older rows still hold one. */
 export async function anonymisedUsers(outDir: string, groups?: number[]): Promise<number[]> {
-  if (!lakeFiles(outDir, 'users').length) return [];
+  if (!streamFiles(outDir, 'users').length) return [];
   const only = groups ? `WHERE latest.g IN (${groups.map((g) => Number(g)).join(', ')})` : '';
   return withLakeConnection(async (c) => {
     const r = await c.runAndReadAll(

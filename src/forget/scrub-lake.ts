@@ -4,7 +4,6 @@
  * per-file queries cost a run about a second); each file that does is rewritten under a new name and
  * switched in for the old one (src/lake/rewrite.ts). Files without such rows are not touched.
  */
-import { sep } from 'node:path';
 import {
   BIGINT,
   LIST,
@@ -15,15 +14,16 @@ import {
   type DuckDBValue,
 } from '../shared/duckdb.js';
 import {
+  inGroups,
   literalPath,
   personalKeySql,
   rewriteParquet,
   scanSql,
+  streamFiles,
   usedParameters,
   withLakeConnection,
 } from '../lake/index.js';
 import type { Identities } from './identities.js';
-import { lakeFiles } from './lake-files.js';
 import { PERSONAL_COLUMNS, type PersonalColumns } from './personal-columns.js';
 
 export interface StreamScrub {
@@ -47,11 +47,11 @@ export async function scrubLake(
     orders: listValue([...orders]),
   });
   const types = { ids: LIST(BIGINT), emails: LIST(VARCHAR), orders: LIST(BIGINT) };
-  const mine = (file: string) => !groups || groups.some((g) => file.includes(`${sep}organisation_group_id=${g}${sep}`));
+  const mine = (file: string) => !groups || inGroups(file, groups);
   for (const spec of PERSONAL_COLUMNS) {
     const tally: StreamScrub = { files: 0, rows: 0 };
     out[spec.stream] = tally;
-    const files = lakeFiles(outDir, spec.stream).filter(mine);
+    const files = streamFiles(outDir, spec.stream).filter(mine);
     if (!files.length) continue;
     const list = listValue(files.map(literalPath));
     const stream: StreamFiles = { list, columns: await columnsOf(list, true) };

@@ -1,22 +1,11 @@
 /**
- * Durable, atomic file replacement: write a temporary file in the same directory, fsync it,
- * rename it over the target, fsync the directory. A reader (or a run killed at any instant)
- * sees the old content or the new, never a half-written file.
+ * The lake's folders (made with their modes) and its atomic JSON and file writes: the one durable write
+ * (src/shared/durable-file.ts) with the output's error wording.
  */
-import { chmod, mkdir, open, rename, rm, stat } from 'node:fs/promises';
+import { chmod, mkdir, stat } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { writingOutput } from './errors.js';
-import { tempPathFor } from './paths.js';
-
-/** Flushes a file's (or a directory's entries') data to the disk. */
-export async function fsyncPath(path: string): Promise<void> {
-  const handle = await open(path, 'r');
-  try {
-    await handle.sync();
-  } finally {
-    await handle.close();
-  }
-}
+import { writeDurably } from '../shared/durable-file.js';
 
 /**
  * Creates `dir` (and parents) and gives it exactly `mode` when one is asked for,
@@ -38,12 +27,6 @@ export async function ensureDir(dir: string, mode?: number): Promise<boolean> {
   });
 }
 
-/** Moves a finished temporary file over `target` and makes the rename durable. */
-export async function renameDurably(tempPath: string, target: string): Promise<void> {
-  await rename(tempPath, target);
-  await fsyncPath(dirname(target));
-}
-
 export interface AtomicWriteOptions {
   /** File mode of the result (default 0o600); the parent directory gets `dirMode` if given. */
   mode?: number;
@@ -57,23 +40,7 @@ export async function writeFileAtomic(
 ): Promise<void> {
   const mode = options.mode ?? 0o600;
   await ensureDir(dirname(path), options.dirMode);
-  const temp = tempPathFor(path);
-  await writingOutput('a file', path, async () => {
-    try {
-      const handle = await open(temp, 'wx', mode);
-      try {
-        await handle.writeFile(data);
-        await handle.chmod(mode); // exact, whatever the umask
-        await handle.sync();
-      } finally {
-        await handle.close();
-      }
-      await renameDurably(temp, path);
-    } catch (err) {
-      await rm(temp, { force: true });
-      throw err;
-    }
-  });
+  await writingOutput('a file', path, () => writeDurably(path, data, mode));
 }
 
 /** Pretty JSON with a trailing newline, written atomically. Used by state and run manifests. */

@@ -13,9 +13,9 @@
  * over). A switch a killed process left half done is finished (or undone) by the next one to take a turn.
  */
 import { existsSync, readFileSync, rmSync, rmdirSync } from 'node:fs';
-import { rename } from 'node:fs/promises';
-import { dirname, join, relative } from 'node:path';
-import { fsyncPath, writeJsonAtomic } from './atomic-file.js';
+import { join, relative } from 'node:path';
+import { writeJsonAtomic } from './atomic-file.js';
+import { fsyncPath, renameDurably } from '../shared/durable-file.js';
 import { LockedError } from './errors.js';
 import { acquireLock } from './lock.js';
 import { ensureLakeDir } from './modes.js';
@@ -117,7 +117,7 @@ export async function switchFiles(
   const dirs = change.dirs ?? [];
   if (!inputs.length && !dirs.length) {
     steps.beforeRename?.();
-    if (change.temp) await renameIn(change.temp, change.target);
+    if (change.temp) await renameDurably(change.temp, change.target);
     steps.afterRename?.();
     return;
   }
@@ -130,7 +130,7 @@ export async function switchFiles(
     };
     await beginSwitch(outDir, journal, s);
     steps.beforeRename?.();
-    if (change.temp) await renameIn(change.temp, change.target);
+    if (change.temp) await renameDurably(change.temp, change.target);
     steps.afterRename?.();
     await removeInputs(lakeRoot(outDir), s, steps.midRemove);
     await endSwitch(outDir, journal);
@@ -141,11 +141,6 @@ export async function switchFiles(
 export async function finishSwitch(outDir: string): Promise<boolean> {
   if (!readJournal(outDir).switching) return false;
   return withJournal(outDir, () => Promise.resolve(true));
-}
-
-async function renameIn(temp: string, target: string): Promise<void> {
-  await rename(temp, target);
-  await fsyncPath(dirname(target));
 }
 
 async function beginSwitch(outDir: string, journal: Journal, s: Switch): Promise<void> {

@@ -13,7 +13,7 @@ import { link, open, readFile, rm, stat, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { ensureDir, writeFileAtomic } from './atomic-file.js';
 import { LockedError, writingOutput } from './errors.js';
-import { tempPathFor } from './paths.js';
+import { tempPathFor } from '../shared/durable-file.js';
 import { crashPoint } from '../shared/crash-points.js';
 import { certainlyDead, processIdentity } from '../shared/process-identity.js';
 

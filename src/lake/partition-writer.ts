@@ -24,14 +24,14 @@ import {
 } from '../shared/duckdb.js';
 import { chmod, open, readdir, rm, stat, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
-import { fsyncPath } from './atomic-file.js';
+import { fsyncPath, tempPathFor } from '../shared/durable-file.js';
 import { sqlType, type Column } from './columns.js';
 import { withLakeConnection } from './duckdb.js';
 import { LakeSchemaError, writingOutput } from './errors.js';
 import { successorOf, versionedName, versionsOf } from './file-names.js';
 import { switchFiles } from './journal.js';
 import { ensureLakeDir, LAKE_FILE_MODE } from './modes.js';
-import { literalPath, partitionDir, safeSegment, tempPathFor } from './paths.js';
+import { literalPath, partitionDir, safeSegment } from './paths.js';
 import { RecordProjector, type FieldsSeen } from './projector.js';
 import { crashIfPending, crashPoint, crashWhenExists } from '../shared/crash-points.js';
 

@@ -1,10 +1,9 @@
 /**
- * The output directory's layout, path-segment validation and temporary-file naming.
+ * The output directory's layout and path-segment validation (temporary names: src/shared/durable-file.ts).
  * Values that come from the API (group ids, dates) become directory names, so each
  * segment is checked against a strict pattern and the joined path must stay inside the lake.
  */
-import { randomBytes } from 'node:crypto';
-import { basename, dirname, join, relative, resolve, sep } from 'node:path';
+import { join, relative, resolve, sep } from 'node:path';
 import { UnsafePathError } from './errors.js';
 
 /** Letters, digits, "_", "-", ".", "+"; not starting with "." (no "..", no hidden names); at most 128. */
@@ -37,23 +36,6 @@ export function partitionDir(outDir: string, stream: string, partition: Record<s
   const rel = relative(resolve(streamDir), resolve(dir));
   if (rel !== segments.join(sep)) throw new UnsafePathError('partition', segments.join('/'));
   return dir;
-}
-
-/**
- * Temporary files are hidden (a leading "."), never end in ".parquet" (so `**\/*.parquet` globs
- * skip them) and carry a tag of the process that made them (pid and a random part, since pids
- * are reused), so startup hygiene can tell another run's leftovers from this run's own files.
- */
-const TEMP = /^\..*\.perks-tmp-(\d+-[0-9a-f]{8})-[0-9a-f]{8}$/;
-export const PROCESS_TAG = `${process.pid}-${randomBytes(4).toString('hex')}`;
-
-export function tempPathFor(finalPath: string): string {
-  return join(dirname(finalPath), `.${basename(finalPath)}.perks-tmp-${PROCESS_TAG}-${randomBytes(4).toString('hex')}`);
-}
-
-/** The tag of the process that made a temporary file, or undefined if `name` is not one of ours. */
-export function tempFileOwner(name: string): string | undefined {
-  return TEMP.exec(name)?.[1];
 }
 
 /**

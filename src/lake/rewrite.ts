@@ -7,13 +7,13 @@
  */
 import { quotedString, type DuckDBType, type DuckDBValue } from '../shared/duckdb.js';
 import { chmod, rm } from 'node:fs/promises';
-import { fsyncPath } from './atomic-file.js';
+import { fsyncPath, tempPathFor } from '../shared/durable-file.js';
 import { withLakeConnection } from './duckdb.js';
 import { writingOutput } from './errors.js';
 import { successorOf } from './file-names.js';
 import { switchFiles } from './journal.js';
 import { LAKE_FILE_MODE } from './modes.js';
-import { literalPath, tempPathFor } from './paths.js';
+import { literalPath } from './paths.js';
 
 export interface Rewrite {
   /** The SELECT that gives the new content, over `source` (the file as it is). Same columns, same types. */

@@ -5,10 +5,14 @@
  * `hive_partitioning` read outside src/lake.
  */
 import { join } from 'node:path';
-import { globUnder, lakeRoot, safeIdentifier } from './paths.js';
+import { quotedString } from '../shared/duckdb.js';
+import { globUnder, lakeRoot, literalPath, safeIdentifier } from './paths.js';
+
+/** The partition key of a stream's group folders. */
+export const GROUP_KEY = 'organisation_group_id';
 
 /** The group's partition folder name, `organisation_group_id=<group>`. */
-export const groupPartition = (group: number | string): string => `organisation_group_id=${group}`;
+export const groupPartition = (group: number | string): string => `${GROUP_KEY}=${group}`;
 
 /** `<out>/lake/<stream>`, or one group's folder of it. */
 export function streamDir(outDir: string, stream: string, group?: number | string): string {
@@ -44,4 +48,9 @@ export function scanSql(source: string, options: ScanOptions = {}): string {
     ...(options.filename ? [`filename = '${options.filename.replace(/'/g, "''")}'`] : []),
   ];
   return `read_parquet(${source}, ${settings.join(', ')})`;
+}
+
+/** `read_parquet` of a list of lake files (streamFiles, snapshotsOf, …), each taken literally. */
+export function scanFilesSql(files: string[], options: ScanOptions = {}): string {
+  return scanSql(`[${files.map((f) => quotedString(literalPath(f))).join(', ')}]`, options);
 }

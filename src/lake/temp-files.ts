@@ -6,7 +6,8 @@
  */
 import { readdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import { lakeRoot, PROCESS_TAG, quarantineRoot, runsRoot, stateRoot, tempFileOwner } from './paths.js';
+import { PROCESS_TAG, tempFileOwner } from '../shared/durable-file.js';
+import { lakeRoot, quarantineRoot, runsRoot, stateRoot } from './paths.js';
 
 /** Removes other processes' temporary files under the output directory; returns their paths. */
 export async function cleanTemporaryFiles(outDir: string): Promise<string[]> {

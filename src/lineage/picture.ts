@@ -5,7 +5,8 @@
  * API, the revenue report), an arrow for every dependency. Labels are monospace and every column as wide as its
  * longest label, so no name hides another (a test checks it in Chromium). `perks models` writes it.
  */
-import { mkdirSync, renameSync, writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { fsyncPathSync, renameDurablySync, tempPathFor } from '../shared/durable-file.js';
 import { dirname } from 'node:path';
 import type { ModelDoc } from '../transform/index.js';
 import { relativeStreamDir } from '../lake/index.js';
@@ -190,7 +191,8 @@ export function lineageSvg(docs: readonly ModelDoc[]): string {
 /** Writes the picture (a temporary name renamed over the old one: a reader sees a whole file). */
 export function writeLineagePicture(path: string, docs: readonly ModelDoc[]): void {
   mkdirSync(dirname(path), { recursive: true });
-  const temp = `${path}.tmp-${process.pid}`;
+  const temp = tempPathFor(path);
   writeFileSync(temp, lineageSvg(docs));
-  renameSync(temp, path);
+  fsyncPathSync(temp);
+  renameDurablySync(temp, path);
 }

@@ -4,13 +4,13 @@
  * Written to a temporary file and renamed, like the other formats.
  */
 import { execFile } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
 import { accessSync, constants } from 'node:fs';
-import { mkdtemp, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
+import { commitDurably, tempPathFor } from '../shared/durable-file.js';
 import { ExitCode, UserFacingError } from '../shared/exit-codes.js';
 
 /** No Chromium where --format pdf needs one: a missing prerequisite, exit 2 (install it, or name it). */
@@ -58,7 +58,7 @@ function executable(file: string): boolean {
 export async function printPdf(chromium: string, html: string, file: string): Promise<void> {
   // A profile of its own, so a Chromium the user has open is not disturbed, and the page from a file of its own.
   const scratch = await mkdtemp(join(tmpdir(), 'perks-pdf-'));
-  const temp = `${file}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
+  const temp = tempPathFor(file);
   try {
     const page = join(scratch, 'report.html');
     await writeFile(page, html, 'utf8');
@@ -80,7 +80,7 @@ export async function printPdf(chromium: string, html: string, file: string): Pr
     );
     const head = await readFile(temp).then((b) => b.subarray(0, 5).toString('latin1'));
     if (head !== '%PDF-') throw new Error('the file it wrote is not a PDF');
-    await rename(temp, file);
+    await commitDurably(temp, file);
   } catch (err) {
     await rm(temp, { force: true });
     const why = (err instanceof Error ? err.message : String(err)).split('\n')[0];

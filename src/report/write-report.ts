@@ -3,10 +3,10 @@
  * write each file atomically (a temporary file in the same folder, then a rename), so a reader never sees
  * half a report and a failure leaves the previous one in place.
  */
-import { randomBytes } from 'node:crypto';
-import { mkdir, rename, rm, writeFile } from 'node:fs/promises';
+import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { MonthState } from '../closes/index.js';
+import { writeDurably } from '../shared/durable-file.js';
 import { ReportInputError } from './errors.js';
 import { loadReport } from './load-report.js';
 import { totalsOf, type RevenueReport, type TotalsLine } from './model.js';
@@ -95,7 +95,7 @@ export async function writeRevenueReport(options: RevenueReportOptions): Promise
   const files: string[] = [];
   for (const format of REPORT_FORMATS.filter((f) => formats.includes(f))) {
     const file = join(dir, reportFileName(month.ym, group, format));
-    await writeAtomically(file, RENDERERS[format](report));
+    await writeDurably(file, RENDERERS[format](report), 0o644);
     files.push(file);
   }
   if (chromium) {
@@ -108,7 +108,7 @@ export async function writeRevenueReport(options: RevenueReportOptions): Promise
     for (const { section, content } of renderCsvSections(report)) {
       const file = join(dir, 'sections', reportFileName(month.ym, group, 'csv').replace(/\.csv$/, `-${section}.csv`));
       await mkdir(join(dir, 'sections'), { recursive: true });
-      await writeAtomically(file, content);
+      await writeDurably(file, content, 0o644);
       files.push(file);
     }
   }
@@ -123,15 +123,4 @@ function checkGroup(group: unknown): number | undefined {
     );
   }
   return group;
-}
-
-async function writeAtomically(file: string, content: string): Promise<void> {
-  const temp = `${file}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
-  try {
-    await writeFile(temp, content, 'utf8');
-    await rename(temp, file);
-  } catch (err) {
-    await rm(temp, { force: true });
-    throw err;
-  }
 }

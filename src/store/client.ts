@@ -6,7 +6,7 @@
  * `npm run bench -- store`), every failure mapped to one line and an exit code (errors.ts).
  */
 import { createReadStream, createWriteStream } from 'node:fs';
-import { rename, rm, stat } from 'node:fs/promises';
+import { rm, stat } from 'node:fs/promises';
 import { isIP } from 'node:net';
 import { pipeline } from 'node:stream/promises';
 import type { Readable } from 'node:stream';
@@ -19,6 +19,7 @@ import {
   PutObjectCommand,
   S3Client,
 } from '@aws-sdk/client-s3';
+import { commitDurably, tempPathFor } from '../shared/durable-file.js';
 import { registerSecret } from '../shared/redact.js';
 import { quietAwsSdk, type StoreSettings } from '../config/index.js';
 import { PreconditionFailed, isNotFound, isPreconditionFailed, storeFailure } from './errors.js';
@@ -127,13 +128,13 @@ export class StoreClient {
   /** Downloads an object to `file` (written under a temporary name, then renamed); undefined when gone. */
   async getToFile(path: string, file: string, mode: number): Promise<ObjectInfo | undefined> {
     this.counters.requests.get++;
-    const temp = `${file}.perks-tmp-${process.pid}-dl`;
+    const temp = tempPathFor(file);
     try {
       const r = await this.s3.send(new GetObjectCommand({ Bucket: this.store.bucket, Key: keyOf(this.store, path) }));
       await pipeline(r.Body as Readable, createWriteStream(temp, { mode }));
       const size = (await stat(temp)).size;
       this.counters.bytesDown += size;
-      await rename(temp, file);
+      await commitDurably(temp, file);
       return { etag: r.ETag ?? '', size };
     } catch (err) {
       await rm(temp, { force: true });

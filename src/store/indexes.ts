@@ -13,9 +13,10 @@
  */
 import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
-import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
+import { mkdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { z } from 'zod';
+import { writeDurably } from '../shared/durable-file.js';
 import { ExitCode } from '../shared/exit-codes.js';
 import { StoreError } from './errors.js';
 import { LOCAL_DIR } from './layout.js';
@@ -119,9 +120,7 @@ export async function readLocalIndex(copy: string): Promise<LocalIndex | undefin
 export async function writeLocalIndex(copy: string, index: LocalIndex): Promise<void> {
   const file = localIndexPath(copy);
   await mkdir(join(copy, LOCAL_DIR), { recursive: true, mode: 0o700 });
-  const temp = `${file}.perks-tmp-${process.pid}`;
-  await writeFile(temp, JSON.stringify(index), { mode: 0o600 });
-  await rename(temp, file);
+  await writeDurably(file, JSON.stringify(index), 0o600);
 }
 
 export async function sha256File(file: string): Promise<string> {

@@ -6,6 +6,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
+import { fsyncPathSync } from '../shared/durable-file.js';
 import type { LedgerEntry } from './rows.js';
 
 const SEGMENT = /^journal-(.+)\.jsonl$/;
@@ -23,7 +24,7 @@ export class Journal {
     fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
     fs.chmodSync(dir, 0o700);
     const journal = new Journal(path.join(dir, `journal-${runId}.jsonl`));
-    fsyncDir(dir);
+    fsyncPathSync(dir, { folder: true });
     return journal;
   }
 
@@ -51,26 +52,4 @@ export function journalSegments(dir: string): { path: string; runId: string }[] 
       return m ? [{ path: path.join(dir, name), runId: m[1] }] : [];
     })
     .sort((a, b) => a.runId.localeCompare(b.runId));
-}
-
-/** Makes renames, creations and deletions in a directory durable (no-op where the OS refuses). */
-export function fsyncDir(dir: string): void {
-  let fd: number | undefined;
-  try {
-    fd = fs.openSync(dir, 'r');
-    fs.fsyncSync(fd);
-  } catch {
-    // Some platforms cannot fsync a directory; the data files themselves are fsync'd.
-  } finally {
-    if (fd !== undefined) fs.closeSync(fd);
-  }
-}
-
-export function fsyncFile(file: string): void {
-  const fd = fs.openSync(file, 'r+');
-  try {
-    fs.fsyncSync(fd);
-  } finally {
-    fs.closeSync(fd);
-  }
 }

@@ -16,12 +16,12 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { PerksClient } from '../api/index.js';
 import { now } from '../shared/clock.js';
-import { fileList, type Db } from './db.js';
+import type { Db } from './db.js';
 import type { Journal } from './journal.js';
 import { entryOf, type EntryStamp, type WritebackRow } from './rows.js';
 import { byUser, findUpstream } from './upstream.js';
 import { unresolvable } from './recover.js';
-import { streamDir } from '../lake/index.js';
+import { scanFilesSql, streamFiles } from '../lake/index.js';
 import { outputAt } from '../output/index.js';
 
 export const FOUND_IN_LAKE = 'found in the extracted interactions: stored upstream before the ledger knew it';
@@ -109,17 +109,11 @@ function refreshedUsers(outDir: string): Set<string> {
 
 /** The given interaction ids the landed interactions stream holds. */
 async function idsInLake(db: Db, outDir: string, ids: number[]): Promise<Set<number>> {
-  const dir = streamDir(outDir, 'interactions');
-  const files = fs.existsSync(dir)
-    ? fs
-        .readdirSync(dir, { recursive: true })
-        .map(String)
-        .filter((f) => f.endsWith('.parquet') && !path.basename(f).startsWith('.'))
-    : [];
+  const files = streamFiles(outDir, 'interactions');
   if (!files.length || !ids.length) return new Set();
   const wanted = new Set(ids);
   const rows = await db.all(
-    `SELECT DISTINCT TRY_CAST(interaction_id AS BIGINT) AS id FROM read_parquet(${fileList(files.map((f) => path.join(dir, f)))}, union_by_name = true) WHERE TRY_CAST(interaction_id AS BIGINT) IS NOT NULL`,
+    `SELECT DISTINCT TRY_CAST(interaction_id AS BIGINT) AS id FROM ${scanFilesSql(files, { hive: false })} WHERE TRY_CAST(interaction_id AS BIGINT) IS NOT NULL`,
   );
   return new Set(rows.map((r) => Number(r.id)).filter((id) => wanted.has(id)));
 }

@@ -1,27 +1,30 @@
 /**
  * The ledger: every outcome of every row the write-back ever tried. Two halves, one table:
  * - the journal segments under `<out>/state/writeback/` (write-ahead, fsync'd, crash-safe), and
- * - the Parquet table `<out>/lake/writeback_ledger/organisation_group_id=…/_snapshot_date=…/part-<run_id>-0.parquet`
- *   (lake contract), which closed segments are compacted into.
+ * - the Parquet table `writeback_ledger` of the lake, a snapshot stream (`part-<run_id>-0.parquet` per group and
+ *   day; lake contract), which closed segments are compacted into.
  * The view `lake_writeback_ledger` reads both. A row's state: 'sent' if any entry says sent, else the status of
  * its latest entry: 'rejected' (not stored) or 'pending' ("maybe posted"). Latest, not any: a rejected row
  * posted again by --retry-rejected is pending again until its new answer is recorded.
  */
 import fs from 'node:fs';
 import { quotedString } from '../shared/duckdb.js';
-import { ensureLakeDir, LAKE_FILE_MODE, scanSql, streamDir, versionsOf } from '../lake/index.js';
-import path from 'node:path';
+import { appendPartition, scanSql, snapshotPartition, streamDir, streamFiles } from '../lake/index.js';
 import type { Db } from './db.js';
 import { fileList, isoOf } from './db.js';
-import { fsyncDir, fsyncFile, journalSegments } from './journal.js';
+import { fsyncPathSync } from '../shared/durable-file.js';
+import { journalSegments } from './journal.js';
 import { LedgerEntry, SETTLED_MESSAGE, type LedgerStatus } from './rows.js';
 import { outputAt } from '../output/index.js';
 
 /** The name the model runner gives the stream's view (lake_<stream>), so models run the same in both places. */
 export const LEDGER_VIEW = 'lake_writeback_ledger';
 
+/** The ledger's stream in the lake. */
+const LEDGER_STREAM = 'writeback_ledger';
+
 export function ledgerDirs(outDir: string): { lake: string; state: string } {
-  return { lake: streamDir(outDir, 'writeback_ledger'), state: outputAt(outDir).state('writeback') };
+  return { lake: streamDir(outDir, LEDGER_STREAM), state: outputAt(outDir).state('writeback') };
 }
 
 /** Journal line fields and their DuckDB types (the ledger's columns, partition columns included). */
@@ -40,19 +43,11 @@ function journalSql(files: string[]): string {
     WHERE interaction_id IS NOT NULL AND status IS NOT NULL`;
 }
 
-export function parquetFiles(dir: string): string[] {
-  if (!fs.existsSync(dir)) return [];
-  return (fs.readdirSync(dir, { recursive: true }) as string[])
-    .filter((f) => f.endsWith('.parquet') && !path.basename(f).startsWith('.'))
-    .map((f) => path.join(dir, f))
-    .sort();
-}
-
 /** (Re)creates the `writeback_ledger` view over the Parquet table and every journal segment. */
 export async function createLedgerView(db: Db, outDir: string): Promise<void> {
   const dirs = ledgerDirs(outDir);
   const parts: string[] = [];
-  const parquet = parquetFiles(dirs.lake);
+  const parquet = streamFiles(outDir, LEDGER_STREAM);
   if (parquet.length) parts.push(`SELECT ${COLUMNS} FROM ${scanSql(fileList(parquet))}`);
   const segments = journalSegments(dirs.state).map((s) => s.path);
   if (segments.length) parts.push(journalSql(segments));
@@ -135,27 +130,27 @@ export async function compactJournals(db: Db, outDir: string, keepRunId?: string
       await db.all(`SELECT organisation_group_id AS g, strftime(timezone('UTC', attempted_at), '%Y-%m-%d') AS d, count(*) AS n
       FROM ${source} GROUP BY ALL ORDER BY ALL`);
     for (const p of partitions) {
-      const dir = path.join(dirs.lake, `organisation_group_id=${Number(p.g)}`, `_snapshot_date=${String(p.d)}`);
-      await ensureLakeDir(outDir, dir); // personal data (emails): 0700 folders, 0600 files, like the rest of the lake
-      const file = path.join(dir, `part-${segment.runId}-0.parquet`);
       entries += Number(p.n);
-      // in place already, maybe rewritten since under a new name (a forget: src/lake/file-names.ts)
-      if (versionsOf(fs.readdirSync(dir), `part-${segment.runId}-0`).length) continue;
-      const tmp = path.join(dir, `.part-${segment.runId}-0.parquet.tmp`);
-      await db.conn.run(
-        `COPY (SELECT interaction_id, kind, identifier, identifier_value, interaction_type, interaction_at, interaction_details,
+      // file names come from the segment: one already in place is kept (appendPartition)
+      await appendPartition(
+        outDir,
+        LEDGER_STREAM,
+        snapshotPartition(Number(p.g), String(p.d)),
+        `part-${segment.runId}-0`,
+        (temp) =>
+          db.conn
+            .run(
+              `COPY (SELECT interaction_id, kind, identifier, identifier_value, interaction_type, interaction_at, interaction_details,
             status, http_status, message, attempted_at, attempted_at AS _extracted_at, _run_id
           FROM ${source} WHERE organisation_group_id = $g AND strftime(timezone('UTC', attempted_at), '%Y-%m-%d') = $d
-          ORDER BY attempted_at, interaction_id) TO ${quotedString(tmp)} (FORMAT parquet, COMPRESSION zstd)`,
-        { g: Number(p.g), d: String(p.d) },
+          ORDER BY attempted_at, interaction_id) TO ${quotedString(temp)} (FORMAT parquet, COMPRESSION zstd)`,
+              { g: Number(p.g), d: String(p.d) },
+            )
+            .then(() => undefined),
       );
-      fs.chmodSync(tmp, LAKE_FILE_MODE);
-      fsyncFile(tmp);
-      fs.renameSync(tmp, file);
-      fsyncDir(dir);
     }
     fs.unlinkSync(segment.path);
-    fsyncDir(dirs.state);
+    fsyncPathSync(dirs.state, { folder: true });
   }
   return entries;
 }

@@ -10,9 +10,9 @@
 import path from 'node:path';
 import type { PerksClient } from '../api/index.js';
 import { fileList, isoOf, openDb } from './db.js';
-import { createLedgerView, LEDGER_VIEW, parquetFiles } from './ledger.js';
+import { createLedgerView, LEDGER_VIEW } from './ledger.js';
 import { byUser, findUpstream } from './upstream.js';
-import { streamDir, scanSql } from '../lake/index.js';
+import { streamFiles, scanSql } from '../lake/index.js';
 
 export interface SentRow {
   interaction_id: number;
@@ -40,7 +40,7 @@ export async function verifyWriteback(options: { outDir: string; client?: PerksC
   const db = await openDb();
   try {
     await createLedgerView(db, outDir);
-    const lakeFiles = parquetFiles(streamDir(outDir, 'interactions'));
+    const lakeFiles = streamFiles(outDir, 'interactions');
     const lake = lakeFiles.length
       ? scanSql(fileList(lakeFiles), { autocast: false })
       : `(SELECT NULL::BIGINT AS organisation_group_id, NULL::VARCHAR AS interaction_id, NULL::BIGINT AS user_id, NULL::TIMESTAMPTZ AS _extracted_at WHERE false)`;

@@ -79,6 +79,34 @@ test("the lake's layout outside src/lake: a path built from a 'lake' segment or 
   ]);
 });
 
+test('a partition folder name or a read_parquet outside src/lake: one line each; src/lake and the named readers may', async () => {
+  const root = await tree({
+    'docs/dev/architecture.md': LAYERS.replace('src/transform/', 'src/transform/ src/writeback/').replace(
+      'bottom   src/shared/',
+      'adapters src/lake/\nbottom   src/shared/',
+    ),
+    'src/report/months.ts': [
+      'export const dir = (g: number, m: string) => `organisation_group_id=${g}/order_month=${m}`;',
+      "export const day = (name: string) => name.replace('_snapshot_date=', '');",
+      '// a comment may say order_date=2026-11-02 and read_parquet(…)',
+      "export const sql = 'SELECT organisation_group_id = 1 AS mine';",
+      'export const read = (list: string) => `SELECT * FROM read_parquet(${list})`;',
+      '',
+    ].join('\n'),
+    'src/lake/partitions.ts': 'export const folder = (g: number) => `organisation_group_id=${g}`;\n',
+    'src/writeback/models.ts': "export const marts = 'SELECT * FROM read_parquet($files)';\n",
+  });
+  const run = check(root);
+  expect(run.status).toBe(1);
+  const folder =
+    'a partition folder name outside src/lake: list, read and land partitions through src/lake/partitions.ts (streamFiles, groupsOf, snapshotsOf, monthPartitions, appendPartition)';
+  expect(run.stdout.trim().split('\n')).toEqual([
+    `src/report/months.ts:1: ${folder}`,
+    `src/report/months.ts:2: ${folder}`,
+    'src/report/months.ts:5: read_parquet outside src/lake: read the lake through src/lake/streams.ts (scanSql, scanFilesSql), or name the file and what it reads in PARQUET_READERS (scripts/check-layers.mjs)',
+  ]);
+});
+
 test('process.env outside src/config: one line each, a comment aside; src/config and the named exceptions may read it', async () => {
   const root = await tree({
     'docs/dev/architecture.md': [

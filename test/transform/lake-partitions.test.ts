@@ -43,3 +43,20 @@ test('a Parquet file outside the group and month folders makes the stream unread
   file('organisation_group_id=1/order_month=2026-03/nested/x.parquet');
   expect(monthPartitions(out, 'orders')).toBeNull();
 });
+
+test("every month layout's keys are group-months (credit's _snapshot_month), another stream's key is no shape of its own", () => {
+  out = mkdtempSync(join(tmpdir(), 'perks-parts-'));
+  const land = (stream: string, path: string) => {
+    mkdirSync(join(out, 'lake', stream, path, '..'), { recursive: true });
+    writeFileSync(join(out, 'lake', stream, path), 'x');
+  };
+  land('credit', 'organisation_group_id=7/_snapshot_month=2026-05/part-r1-0.parquet');
+  land('credit', 'organisation_group_id=7/_snapshot_month=2026-06/part-r2-0.parquet');
+  const credit = monthPartitions(out, 'credit')!;
+  expect([...credit.keys()].sort()).toEqual(['7/2026-05', '7/2026-06']);
+  expect(credit.get('7/2026-06')!.files).toEqual([
+    'lake/credit/organisation_group_id=7/_snapshot_month=2026-06/part-r2-0.parquet',
+  ]);
+  land('orders', 'organisation_group_id=7/_snapshot_month=2026-05/part-r1-0.parquet');
+  expect(monthPartitions(out, 'orders')).toBeNull();
+});

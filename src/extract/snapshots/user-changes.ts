@@ -9,19 +9,15 @@
  * anonymised users an owed erasure (src/lake/erasure-queue.ts) holding the personal keys of what the
  * lake held for them, so the forget step finds their orders even after the old snapshot is gone.
  */
-import { readdirSync } from 'node:fs';
-import { join } from 'node:path';
-import { quotedString } from '../../shared/duckdb.js';
 import { z } from 'zod';
 import {
-  literalPath,
   oweErasures,
   personalKeySql,
-  streamDir,
+  scanFilesSql,
+  snapshotsOf,
   withLakeConnection,
   type OwedErasure,
 } from '../../lake/index.js';
-import { hasParquet } from '../landing/lake-files.js';
 import type { RunContext } from '../run-context.js';
 
 export const CHANGE_KINDS = ['joined', 'status', 'deactivated', 'restored', 'anonymised', 'email', 'left'] as const;
@@ -67,22 +63,17 @@ function seenOf(r: Record<string, unknown>): Seen {
  * file cannot be read (damaged) is passed over for the one before: this run's listing replaces it.
  */
 async function lastSnapshot(outDir: string, group: number): Promise<Map<number, Seen>> {
-  const dir = streamDir(outDir, 'users', group);
   const seen = new Map<number, Seen>();
-  if (!hasParquet(dir)) return seen;
-  const days = readdirSync(dir)
-    .filter((d) => d.startsWith('_snapshot_date='))
-    .sort()
-    .reverse();
+  const snapshots = snapshotsOf(outDir, 'users', group).reverse();
+  if (!snapshots.some((s) => s.files.length)) return seen;
   await withLakeConnection(async (c) => {
-    for (const day of days) {
-      const files = lakeFilesIn(join(dir, day));
+    for (const { files } of snapshots) {
       if (!files.length) continue;
       try {
         const r = await c.runAndReadAll(
           `SELECT id::BIGINT AS id, status, email, first_name, last_name, alt_uid, deleted_at::VARCHAR AS deleted_at,
                   list_filter([${['email', 'first_name', 'last_name', 'alt_uid'].map((c) => personalKeySql(c)).join(', ')}], k -> k IS NOT NULL) AS keys
-           FROM read_parquet(${fileList(files)}, union_by_name = true)
+           FROM ${scanFilesSql(files, { hive: false })}
            QUALIFY row_number() OVER (PARTITION BY id ORDER BY _extracted_at DESC) = 1`,
         );
         for (const row of r.getRowObjectsJS())
@@ -100,16 +91,6 @@ async function lastSnapshot(outDir: string, group: number): Promise<Map<number, 
 
 /** DuckDB's words for a file that is not (or no longer) a whole Parquet file. */
 const DAMAGED = /No magic bytes|not a parquet file|Invalid Input Error|Corrupt|truncated/i;
-
-/** The committed Parquet files of one partition folder (temporary files are hidden). */
-function lakeFilesIn(dir: string): string[] {
-  return readdirSync(dir)
-    .filter((f) => f.endsWith('.parquet') && !f.startsWith('.'))
-    .map((f) => join(dir, f));
-}
-
-// each file taken literally: DuckDB globs a list's items too (src/lake/paths.ts)
-const fileList = (files: string[]) => `[${files.map((f) => quotedString(literalPath(f))).join(', ')}]`;
 
 function kindsOf(before: Seen | undefined, after: Seen | undefined): ChangeKind[] {
   if (!before) return ['joined'];

@@ -4,9 +4,10 @@
  * so leftovers of a killed build can be told apart from a build still running.
  */
 import { randomBytes } from 'node:crypto';
-import { readdirSync, renameSync, rmSync } from 'node:fs';
+import { readdirSync, rmSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { pidAlive } from '../../lake/index.js';
+import { fsyncPathSync, renameDurablySync } from '../../shared/durable-file.js';
 
 const MARK = '.tmp-';
 
@@ -15,9 +16,10 @@ export function tempPathFor(target: string): string {
   return `${target}${MARK}${process.pid}-${randomBytes(4).toString('hex')}`;
 }
 
-/** Moves a finished temporary file over its target. */
+/** Moves a finished temporary file over its target, durably (src/shared/durable-file.ts). */
 export function commit(temp: string, target: string): void {
-  renameSync(temp, target);
+  fsyncPathSync(temp);
+  renameDurablySync(temp, target);
 }
 
 /** Removes a temporary file and what DuckDB may have put beside it (WAL, spill folder). */

@@ -5,10 +5,11 @@
  */
 import { once } from 'node:events';
 import { createReadStream } from 'node:fs';
-import { access, constants, open, rename, rm } from 'node:fs/promises';
+import { access, constants, open, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { basename, dirname, join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
+import { commitDurably, tempPathFor } from '../../shared/durable-file.js';
 import { StatementType } from '../../shared/duckdb.js';
 import { QueryError } from '../errors.js';
 import { failed, withReadOnlyQuery, type LastStatement, type QueryOptions } from './read-only-query.js';
@@ -29,9 +30,7 @@ export async function exportQuery(
   target: ExportTarget,
   options: QueryOptions = {},
 ): Promise<number> {
-  const temp = target.file
-    ? join(dirname(target.file), `.${basename(target.file)}.${process.pid}.tmp`)
-    : join(tmpdir(), `perks-sql-${process.pid}.${format}`);
+  const temp = target.file ? tempPathFor(target.file) : join(tmpdir(), `perks-sql-${process.pid}.${format}`);
   // before the query runs: a typo in the folder should not cost a long query first
   if (target.file) await access(dirname(target.file), constants.W_OK).catch(cannotWrite(target.file));
   try {
@@ -41,7 +40,7 @@ export async function exportQuery(
       (last) => (format === 'arrow' ? arrowTo(last, target, temp) : parquetTo(last, temp)),
       { ...options, allowedFiles: [temp] },
     );
-    if (target.file) await rename(temp, target.file).catch(cannotWrite(target.file));
+    if (target.file) await commitDurably(temp, target.file).catch(cannotWrite(target.file));
     else if (format === 'parquet') await pipeline(createReadStream(temp), target.stdout, { end: false });
     return rows;
   } finally {
