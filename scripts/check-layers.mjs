@@ -33,7 +33,7 @@ const SANDBOX_ENTRIES = ['src/sandbox/server.ts', 'src/sandbox/index.ts'];
 const ENV_READERS = {
   'src/shared/clock.ts': 'PERKS_NOW: the one clock is in the base layer, below src/config, read before any command',
   'src/shared/crash-points.ts': 'PERKS_CRASH_AT: test-only crash points, armed before any command',
-  'src/report/pdf.ts':
+  'src/report/render/pdf.ts':
     "PATH: the system's executable search path Chromium is looked up on, not a setting (PERKS_CHROMIUM is src/config's)",
 };
 

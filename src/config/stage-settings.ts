@@ -70,7 +70,7 @@ export const STAGE_SETTINGS = {
     .default(false),
   /** The CI's step summary file (GitHub Actions): `perks run` appends its summary there. */
   stepSummary: z.string().optional(),
-  /** The Chromium `--format pdf` prints with (src/report/pdf.ts checks it is executable); unset, one is looked for. */
+  /** The Chromium `--format pdf` prints with (src/report/render/pdf.ts checks it is executable); unset, one is looked for. */
   chromium: z.string().trim().optional(),
 };
 

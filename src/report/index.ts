@@ -15,7 +15,7 @@ export { openWarehouse, type Warehouse } from './warehouse.js';
 export { lastFinalMonth, readOrdersState, closureOf, ordersStatePath, OrdersState } from './closure.js';
 export { parseMonth, type ReportMonth } from './month.js';
 export { ReportInputError } from './errors.js';
-export { ChromiumMissingError, findChromium } from './pdf.js';
+export { ChromiumMissingError, findChromium } from './render/pdf.js';
 export type { RevenueReport, TotalsLine } from './model.js';
 export { closeSummary } from './close-summary.js';
 export { revenueRuleFrom, KNOWN_STATUSES, type RevenueRule } from './revenue-rule.js';

@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'vitest';
 import { closureOf, lastFinalMonth, parseMonth, ReportInputError } from '../../src/report/index.js';
-import { formatChange, formatMoney, formatPct, groupDigits } from '../../src/report/format.js';
+import { formatChange, formatMoney, formatPct, groupDigits } from '../../src/report/render/format.js';
 import { comparedDays, dayLabel, dayRange, spanToMonth } from '../../src/report/month.js';
 import { newOutDir, writeState } from './fixture.js';
 

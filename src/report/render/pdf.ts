@@ -10,8 +10,8 @@ import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
-import { commitDurably, tempPathFor } from '../shared/durable-file.js';
-import { ExitCode, UserFacingError } from '../shared/exit-codes.js';
+import { commitDurably, tempPathFor } from '../../shared/durable-file.js';
+import { ExitCode, UserFacingError } from '../../shared/exit-codes.js';
 
 /** No Chromium where --format pdf needs one: a missing prerequisite, exit 2 (install it, or name it). */
 export class ChromiumMissingError extends UserFacingError {

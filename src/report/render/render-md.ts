@@ -11,10 +11,10 @@ import {
   formatPct,
   groupDigits,
 } from './format.js';
-import { MEASURE_LABELS, type RevenueReport } from './model.js';
-import { MEASURES, type CurrencySection } from '../closes/index.js';
-import { ruleSentence } from './revenue-rule.js';
-import { spanToMonth } from './month.js';
+import { MEASURE_LABELS, type RevenueReport } from '../model.js';
+import { MEASURES, type CurrencySection } from '../../closes/index.js';
+import { ruleSentence } from '../revenue-rule.js';
+import { spanToMonth } from '../month.js';
 import {
   closureReasons,
   comparedWith,

@@ -2,7 +2,7 @@
  * Revenue per day as an inline SVG bar chart: no script, no fonts, no network, so it renders the same
  * on screen, on paper and in a CI artefact. Pixel positions use floats; the amounts shown do not.
  */
-import type { DayLine } from '../closes/index.js';
+import type { DayLine } from '../../closes/index.js';
 import { esc, formatMoney } from './format.js';
 
 const W = 760;

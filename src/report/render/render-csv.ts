@@ -9,8 +9,8 @@
  * (all the rows where is_recognised_revenue is true when the report counts its test groups: --include-test-groups,
  * or a report of one group).
  */
-import { type RevenueReport } from './model.js';
-import { MEASURES } from '../closes/index.js';
+import { type RevenueReport } from '../model.js';
+import { MEASURES } from '../../closes/index.js';
 
 export const CSV_COLUMNS = [
   'month_status',

@@ -4,11 +4,11 @@
  * with the year to date.
  */
 import { currencyLabel, esc, formatChange, formatCount, formatMoney, formatPct } from './format.js';
-import { counted, type RevenueReport, type TrendLine } from './model.js';
-import type { MonthState } from '../closes/index.js';
-import { dayLabel, spanToMonth } from './month.js';
+import { counted, type RevenueReport, type TrendLine } from '../model.js';
+import type { MonthState } from '../../closes/index.js';
+import { dayLabel, spanToMonth } from '../month.js';
 import { revenueChart } from './svg-chart.js';
-import { ruleSentence } from './revenue-rule.js';
+import { ruleSentence } from '../revenue-rule.js';
 import { comparedWith, consolidatedSentence, testGroupsSentence, unknownStatusSentences } from './sentences.js';
 
 /** The group's name, with a "test" mark for a test group (and whether the totals count it). */

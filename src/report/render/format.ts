@@ -2,7 +2,7 @@
  * Formatting of exact decimal strings for people: thousands separators and the currency code, done on
  * the digits themselves (never through a float), so what is shown is exactly what DuckDB summed.
  */
-import type { Measure } from '../closes/index.js';
+import type { Measure } from '../../closes/index.js';
 
 /** "1234567.5" → "1,234,567.50"; keeps the sign; `decimals` pads or keeps the fraction as given. */
 export function groupDigits(decimal: string, decimals?: number): string {

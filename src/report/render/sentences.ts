@@ -1,8 +1,8 @@
 /** The plain sentences every format opens and closes with, written once so the formats never disagree. */
 import { currencyLabel, groupDigits } from './format.js';
-import { MEASURE_LABELS, type RevenueReport } from './model.js';
-import type { GroupSection, Signoff } from '../closes/index.js';
-import { dayRange } from './month.js';
+import { MEASURE_LABELS, type RevenueReport } from '../model.js';
+import type { GroupSection, Signoff } from '../../closes/index.js';
+import { dayRange } from '../month.js';
 
 /**
  * "SIGNED OFF", "FINAL", "PARTIAL" or "PROVISIONAL" (the marts' month_state, src/closes/month-state.ts), then

@@ -14,8 +14,8 @@ import {
 } from './format.js';
 import { HTML_STYLE } from './html-style.js';
 import { labelTableCells } from './html-reflow.js';
-import { MEASURE_LABELS, type RevenueReport } from './model.js';
-import { MEASURES, type CurrencySection, type GroupSection, type Measure } from '../closes/index.js';
+import { MEASURE_LABELS, type RevenueReport } from '../model.js';
+import { MEASURES, type CurrencySection, type GroupSection, type Measure } from '../../closes/index.js';
 import {
   closureReasons,
   comparedWith,
@@ -33,7 +33,7 @@ import {
   trend,
   trendBlock,
 } from './render-html-finance.js';
-import { dayRange } from './month.js';
+import { dayRange } from '../month.js';
 
 export function renderHtml(report: RevenueReport): string {
   return labelTableCells(page(report));
