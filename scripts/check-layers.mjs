@@ -48,7 +48,7 @@ const PARTITION_KEYS = ['organisation_group_id', 'order_month', 'order_date', '_
  */
 const PARQUET_READERS = {
   'src/writeback/models.ts': 'the marts a build exported under <out>/marts, not the lake',
-  'src/transform/build/seed.ts': "the store's warehouse pieces, not the lake",
+  'src/transform/warehouse/seed.ts': "the store's warehouse pieces, not the lake",
 };
 
 const layers = readLayers(join(ROOT, DOC));

@@ -9,7 +9,7 @@ import { register } from 'tsx/esm/api';
 
 register();
 const { readProject, DEFAULT_SQL_DIR } = await import('../src/transform/models/model-files.ts');
-const { describeModels } = await import('../src/transform/build/describe-models.ts');
+const { describeModels } = await import('../src/transform/warehouse/describe-models.ts');
 
 const MAX_LINE = 120;
 /** Each layer's file-name prefix (the file name is the model name). */

@@ -60,7 +60,7 @@ cli.middleware(async (argv) => {
 });
 
 /**
- * A store keeps the warehouse in pieces (seed/, src/transform/build/seed.ts): a command that reads it gets the
+ * A store keeps the warehouse in pieces (seed/, src/transform/warehouse/seed.ts): a command that reads it gets the
  * working copy's `warehouse.duckdb` assembled from them when it is not the seed's. A build that cannot have it
  * builds whole (its warning says why); another command stops, saying how to rebuild it.
  */

@@ -25,7 +25,7 @@ export const FOLDERS = {
   quarantine: { view: false, private: true },
   /** The users command's audit log. */
   audit: { view: false, private: true },
-  /** The warehouse in pieces, for a store's working copy (transform/build/seed.ts). */
+  /** The warehouse in pieces, for a store's working copy (transform/warehouse/seed.ts). */
   seed: { view: false, private: true },
   /** The marts, exported for BI. */
   marts: { view: true, private: false },

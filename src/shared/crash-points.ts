@@ -19,7 +19,7 @@ import { existsSync } from 'node:fs';
  * - after-state    src/lake/state-store.ts      the state names the window; the run manifest is not written
  * - before-unlock  src/lake/lock.ts             the run manifest is written; the lock is still held
  * - mid-build      src/transform/runner/run-models.ts  a model is built in the new warehouse (n: the n-th model)
- * - before-swap    src/transform/build/build-warehouse.ts the new warehouse is complete, not yet renamed over the old
+ * - before-swap    src/transform/warehouse/build-once.ts the new warehouse is complete, not yet renamed over the old
  * - after-post     src/writeback/send.ts        a batch of interactions is posted and answered; no outcome recorded
  * - compact-before-switch src/compact/compact.ts the month's new file is complete, checked and fsynced; the
  *                                               journal names the switch; nothing renamed yet

@@ -1,7 +1,7 @@
 /**
  * What a path of the output is, for the store:
  * - ignored: never published (locks, temporary files, DuckDB's write-ahead log, the working copy's own index,
- *   and `warehouse.duckdb`: the store keeps it in pieces, `seed/`, from which a copy assembles it: src/transform/build/seed.ts);
+ *   and `warehouse.duckdb`: the store keeps it in pieces, `seed/`, from which a copy assembles it: src/transform/warehouse/seed.ts);
  * - a view (`marts/`, `reports/`, `docs/`): derived, read by name by BI tools and
  *   people, so kept under its own name; a publish stages it (stagedViewKey) and copies it to its name only
  *   once the index committed the data it was derived from (session.ts);

@@ -1,15 +1,15 @@
 /** The model runner: SQL models (sql/) into the warehouse, data tests, mart export, dictionary, read-only queries. */
-export { buildWarehouse, warehousePath, type BuildResult } from './build/build-warehouse.js';
-export { readBuildRecord, buildRecordPath, type BuildRecord, type BuildOutcome } from './build/build-record.js';
+export { buildWarehouse, warehousePath, type BuildResult } from './warehouse/build-warehouse.js';
+export { readBuildRecord, buildRecordPath, type BuildRecord, type BuildOutcome } from './warehouse/build-record.js';
 export {
   buildSettingsOf,
   checkBuildOptions,
   SegmentThresholds,
   type BuildOptions,
   type BuildSettings,
-} from './build/build-options.js';
+} from './warehouse/build-options.js';
 export type { StepResult, StepStatus, MonthFiles } from './runner/run-models.js';
-export { describeModels } from './build/describe-models.js';
+export { describeModels } from './warehouse/describe-models.js';
 export { renderMarkdown, writeDictionary, type ModelDoc } from './export/dictionary.js';
 export { queryWarehouse, type QueryResult } from './query/read-only-query.js';
 export { exportQuery, type BinaryFormat } from './query/export-query.js';
@@ -19,7 +19,7 @@ export { describeIntervals, type IntervalCounts } from './incremental/incrementa
 export { describeKept } from './incremental/model-versions.js';
 export { describeMonthFiles } from './export/export-months.js';
 export type { MartLayout } from './export/export-marts.js';
-export { compareWarehouses, describeDifference, type Difference } from './build/compare-warehouses.js';
+export { compareWarehouses, describeDifference, type Difference } from './warehouse/compare-warehouses.js';
 export { createLakeViews } from './sources/lake-views.js';
 export { LakeReadError, ModelGraphError, QueryError, WarehouseMissingError } from './errors.js';
-export { ensureWarehouse, SEED_DIR } from './build/seed.js';
+export { ensureWarehouse, SEED_DIR } from './warehouse/seed.js';

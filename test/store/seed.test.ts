@@ -1,5 +1,5 @@
 /**
- * Issue 42: the store keeps the warehouse in pieces (`seed/`, src/transform/build/seed.ts), never as one
+ * Issue 42: the store keeps the warehouse in pieces (`seed/`, src/transform/warehouse/seed.ts), never as one
  * `warehouse.duckdb` object uploaded whole after every build. A fresh working copy assembles the same
  * warehouse from them (tables, types, views); the next day's build uploads only the pieces whose rows changed.
  */
