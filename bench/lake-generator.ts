@@ -15,8 +15,16 @@ export const GROUPS = [
 ];
 export const DAYS = 365;
 export const AS_OF = '2026-04-01';
+/**
+ * An order's saving, by its user (u) and face value (fv): 10% to 40% of the face value in steps of 5 (u % 7), so
+ * a member's savings over the year (about 10 orders of 10.00–18.99) spread from about 14 to 58, and a generated
+ * member's cumulative savings cross the write-back's milestones (50, 100, ...: sql/writeback/) as members' do;
+ * the next day's new orders take some more across (lake-days.ts). Before version 3 every saving was 10%, and no
+ * member reached the first milestone.
+ */
+const SAVING = `fv * (0.10 + 0.05 * (u % 7))`;
 /** Bumped when the generated lake changes (a cached lake of another version is regenerated: lake.ok). */
-export const GENERATOR_VERSION = 2;
+export const GENERATOR_VERSION = 3;
 
 /** Whether `outDir` holds a lake this generator made with these arguments (bench caches it between runs). */
 export function isGenerated(outDir: string, orders: number, users: number, snapshotDays = 1): boolean {
@@ -104,8 +112,8 @@ export async function generateLake(outDir: string, orders: number, users: number
             'First' || u AS first_name, 'Last' || u AS last_name,
             CASE WHEN i % 3 = 0 THEN 'User' || u || '@Example.com' ELSE 'user' || u || '@example.com' END AS email,
             (i % 500)::BIGINT AS perk_id, 'Brand ' || (i % 50) AS brand, 'Offer ' || (i % 500) AS offer, 'excerpt' AS offer_excerpt,
-            fv AS face_value, (fv * 0.9)::DECIMAL(18,2) AS order_total_paid, (i % 5)::DECIMAL(18,2) AS order_credit,
-            ${groupCase('ccy')} AS order_currency, (fv - fv * 0.9)::DECIMAL(18,2) AS order_saving,
+            fv AS face_value, (fv - ${SAVING})::DECIMAL(18,2) AS order_total_paid, (i % 5)::DECIMAL(18,2) AS order_credit,
+            ${groupCase('ccy')} AS order_currency, (${SAVING})::DECIMAL(18,2) AS order_saving,
             (fv * 0.03)::DECIMAL(18,2) AS group_revenue, ${meta}
      FROM g ORDER BY organisation_group_id, order_date`,
     'organisation_group_id, order_date',
@@ -118,13 +126,13 @@ export async function generateLake(outDir: string, orders: number, users: number
      g AS (SELECT *, 11 + u % 4 AS g, CAST(((i % 900) + 1000) / 100 AS DECIMAL(18,2)) AS fv FROM o)
      SELECT g AS organisation_group_id, DATE '${AS_OF}' - 1 - ((i * 31) % ${DAYS})::INT AS order_date,
             (i + 1)::BIGINT AS order_id, 'Complete' AS order_status, ${groupCase('ccy')} AS order_currency,
-            fv AS face_value, (fv * 0.9)::DECIMAL(18,2) AS order_total_paid, (i % 5)::DECIMAL(18,2) AS order_credit,
-            (fv - fv * 0.9)::DECIMAL(18,2) AS order_saving, (fv * 0.03)::DECIMAL(18,2) AS group_revenue,
+            fv AS face_value, (fv - ${SAVING})::DECIMAL(18,2) AS order_total_paid, (i % 5)::DECIMAL(18,2) AS order_credit,
+            (${SAVING})::DECIMAL(18,2) AS order_saving, (fv * 0.03)::DECIMAL(18,2) AS group_revenue,
             TIMESTAMPTZ '2026-03-31 06:00:00+00' AS _extracted_at, 'bench-history' AS _run_id
      FROM g
      UNION ALL
      SELECT g, DATE '${AS_OF}' - 1 - ((i * 31) % ${DAYS})::INT, (i + 1)::BIGINT, 'Refunded', ${groupCase('ccy')},
-            fv, (fv * 0.9)::DECIMAL(18,2), (i % 5)::DECIMAL(18,2), (fv - fv * 0.9)::DECIMAL(18,2), (fv * 0.03)::DECIMAL(18,2), ${meta}
+            fv, (fv - ${SAVING})::DECIMAL(18,2), (i % 5)::DECIMAL(18,2), (${SAVING})::DECIMAL(18,2), (fv * 0.03)::DECIMAL(18,2), ${meta}
      FROM g WHERE i % 20 = 0
      ORDER BY organisation_group_id, order_date`,
     'organisation_group_id, order_date',
@@ -135,7 +143,7 @@ export async function generateLake(outDir: string, orders: number, users: number
      SELECT 11 + u % 4 AS organisation_group_id, (DATE '2025-04-01' + to_months(m::INT))::DATE AS window_start,
             (u + 1)::BIGINT AS id, 'uid-' || u AS UID, 'user' || u || '@example.com' AS email,
             (1 + u % 3)::BIGINT AS all_redemptions_count, (u % 3)::BIGINT AS egift_orders_count,
-            (u % 50)::DECIMAL(18,2) AS egift_face_value, (u % 45)::DECIMAL(18,2) AS egift_cost, (u % 5)::DECIMAL(18,2) AS egift_savings,
+            (u % 50)::DECIMAL(18,2) AS egift_face_value, (u % 45)::DECIMAL(18,2) AS egift_cost, (CASE WHEN u % 25 = 0 THEN 40 + u % 160 ELSE u % 5 END)::DECIMAL(18,2) AS egift_savings,
             (DATE '2025-04-01' + to_months(m::INT + 1))::DATE AS window_end, ${meta}
      FROM r ORDER BY organisation_group_id, window_start`,
     'organisation_group_id, window_start',
