@@ -3,7 +3,7 @@
  * the store test and the reliability scenario measure. Calls are counted at the sandbox; the killed extract is
  * paced (PERKS_RATE_LIMIT) to last about 25 seconds and publishes a checkpoint every second.
  */
-import { readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { DEFAULTS } from '../../src/config/defaults.js';
 import type { Sandbox } from '../../src/sandbox/index.js';
@@ -37,8 +37,9 @@ interface Manifest {
 }
 
 /** Orders windows per group of the one run manifest in an output folder. */
-function windowsRun(copy: string): Map<number, number> {
-  const [file] = readdirSync(join(copy, 'runs'));
+function windowsRun(copy: string): Map<number, number> | undefined {
+  const [file] = existsSync(join(copy, 'runs')) ? readdirSync(join(copy, 'runs')) : [];
+  if (!file) return undefined;
   const m = JSON.parse(readFileSync(join(copy, 'runs', file), 'utf8')) as Manifest;
   return new Map((m.streams.find((s) => s.name === 'orders')?.groups ?? []).map((g) => [g.group, g.windows]));
 }
@@ -92,11 +93,13 @@ export async function extractKilledAt(
   // when a checkpoint committed the whole pass, the lookback, as any run after a finished one does
   const all = windowsRun(wholeCopy);
   const rerun = windowsRun(rerunCopy);
-  for (const [group, n] of all) {
+  // a run that failed before its manifest is a problem said above, not a missing file to throw on
+  if (!all || !rerun) problems.push(`no run manifest in the ${all ? 'rerun' : 'whole extract'}'s copy`);
+  for (const [group, n] of all ?? []) {
     const c = checkpointed.get(group);
     const want = c?.finished ? DEFAULTS.lookbackDays : n - (c?.done ?? 0);
-    if ((rerun.get(group) ?? 0) !== want)
-      problems.push(`group ${group}: the rerun read ${rerun.get(group) ?? 0} orders windows, expected ${want}`);
+    if ((rerun?.get(group) ?? 0) !== want)
+      problems.push(`group ${group}: the rerun read ${rerun?.get(group) ?? 0} orders windows, expected ${want}`);
   }
   return {
     wholeCalls,
