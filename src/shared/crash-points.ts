@@ -25,12 +25,12 @@ import { existsSync } from 'node:fs';
  *                                               journal names the switch; nothing renamed yet
  * - compact-after-rename  src/compact/compact.ts the new file is in place beside the files it replaces
  * - compact-mid-remove    src/compact/compact.ts the first replaced file is gone, the others not yet
- * - store-mid-upload      src/store/session.ts   a publish's first object is in the store, the others not yet
- * - store-before-commit   src/store/session.ts   every object is uploaded; the store's index does not name them
- * - store-after-commit    src/store/session.ts   the index names them; readers' manifests and removals not done
- * - store-mid-views       src/store/session.ts   the index names the run's views at their staged keys; the first
+ * - store-mid-upload      src/store/publish.ts   a publish's first object is in the store, the others not yet
+ * - store-before-commit   src/store/publish.ts   every object is uploaded; the store's index does not name them
+ * - store-after-commit    src/store/publish.ts   the index names them; readers' manifests and removals not done
+ * - store-mid-views       src/store/views.ts     the index names the run's views at their staged keys; the first
  *                                               is copied to its own name, the others not yet
- * - store-mid-garbage     src/store/session.ts   the first object the new index no longer names is removed
+ * - store-mid-garbage     src/store/views.ts     the first object the new index no longer names is removed
  * - close-before-publish  src/commands/close.ts  the close record has its new line in the working copy only
  * - close-after-publish   src/commands/close.ts  the line is committed to the store; nothing reported yet
  */
