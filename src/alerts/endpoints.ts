@@ -34,7 +34,8 @@ export function parseEndpoints(value: string | undefined, format?: AlertFormat):
       if (secret && secret !== '/') registerSecret(secret);
     if (!url || !/^https?:$/.test(url.protocol) || !url.hostname) {
       out.problems.push(
-        `PERKS_ALERT_WEBHOOK: ${ordinal(i)} of ${items.length} is not an http(s) URL (${url ? `scheme ${url.protocol}` : 'it does not parse'}): fix it; alerts go to the other webhooks`,
+        `PERKS_ALERT_WEBHOOK: ${ordinal(i)} of ${items.length} is not an http(s) URL` +
+          ` (${url ? `scheme ${url.protocol}` : 'it does not parse'}): fix it; alerts go to the other webhooks`,
       );
       return;
     }

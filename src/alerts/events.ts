@@ -166,7 +166,9 @@ export function statusEvents(report: StatusReport, freshness: Freshness, backlog
     events.push({
       kind: 'writeback_backlog',
       severity: 'warning',
-      text: `write-back backlog: ${plural(w.rejected, 'row')} rejected and ${plural(w.pending, 'row')} pending, above ${backlogThreshold} (PERKS_ALERT_BACKLOG): \`perks writeback --verify\`, then fix and \`perks writeback --retry-rejected\``,
+      text:
+        `write-back backlog: ${plural(w.rejected, 'row')} rejected and ${plural(w.pending, 'row')} pending, ` +
+        `above ${backlogThreshold} (PERKS_ALERT_BACKLOG): \`perks writeback --verify\`, then fix and \`perks writeback --retry-rejected\``,
       condition: 'writeback_backlog',
       figures: { rejected: w.rejected, pending: w.pending, to_send: w.toSend, threshold: backlogThreshold },
     });
@@ -189,7 +191,9 @@ export function erasureEvent(owed: readonly { id: number; group: number }[]): Al
   return {
     kind: 'erasure_pending',
     severity: 'error',
-    text: `the erasure queue is not drained: ${plural(owed.length, 'user')} anonymised upstream still to be forgotten in group${groups.length === 1 ? '' : 's'} ${groups.join(', ')}: run \`perks forget --anonymised\``,
+    text:
+      `the erasure queue is not drained: ${plural(owed.length, 'user')} anonymised upstream still to be forgotten` +
+      ` in group${groups.length === 1 ? '' : 's'} ${groups.join(', ')}: run \`perks forget --anonymised\``,
     condition: 'erasure_pending',
     figures: { users: owed.length, groups },
   };

@@ -226,7 +226,8 @@ export class PerksClient {
               new ApiError(
                 'authentication',
                 name,
-                `the API refused ${this.refusedSinceSuccess.size} new tokens in a row (401) and no call succeeded: the credential can get tokens but not call the API; check its scope and groups (PERKS_SCOPE, PERKS_GROUP_IDS)`,
+                `the API refused ${this.refusedSinceSuccess.size} new tokens in a row (401) and no call succeeded: ` +
+                  `the credential can get tokens but not call the API; check its scope and groups (PERKS_SCOPE, PERKS_GROUP_IDS)`,
                 401,
               ),
             );

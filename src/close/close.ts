@@ -126,12 +126,14 @@ function refuseUnclosable(options: EndedMonthClose, g: GroupSection, held: Close
   const ym = options.month.ym;
   if (held) {
     throw new CloseInputError(
-      `${ym} is already closed for group ${g.groupId} (by ${held.by} at ${held.at}, record ${held.seq}): reopen it first with \`perks reopen --month ${ym} --group ${g.groupId} --reason …\` if it must change`,
+      `${ym} is already closed for group ${g.groupId} (by ${held.by} at ${held.at}, record ${held.seq}): ` +
+        `reopen it first with \`perks reopen --month ${ym} --group ${g.groupId} --reason …\` if it must change`,
     );
   }
   if (g.closure.status === 'provisional' && !options.force) {
     throw new CloseInputError(
-      `${ym} is ${g.closure.state} for group ${g.groupId}: ${g.closure.reason}; close it ${g.closure.state === 'partial' ? 'once backfilled' : 'then'}, or pass --force to sign it off now (the record will say so)`,
+      `${ym} is ${g.closure.state} for group ${g.groupId}: ${g.closure.reason}; ` +
+        `close it ${g.closure.state === 'partial' ? 'once backfilled' : 'then'}, or pass --force to sign it off now (the record will say so)`,
     );
   }
   // Freshness bounded where money is signed: a balance read before the month's last day is not the liability
@@ -140,7 +142,10 @@ function refuseUnclosable(options: EndedMonthClose, g: GroupSection, held: Close
   if (stale > 0 && !options.force && !options.dryRun) {
     const them = stale === 1 ? 'it' : 'them';
     throw new CloseInputError(
-      `${ym} cannot be signed off yet for group ${g.groupId}: ${stale} credit balance${stale === 1 ? '' : 's'} older than the month end (read before ${g.credit!.monthEnd}, the oldest on ${g.credit!.oldestSnapshot}): the credit refresh did not reach ${them}; close again with a larger --budget-minutes, or pass --force to close on ${them} (the record will say so)`,
+      `${ym} cannot be signed off yet for group ${g.groupId}: ` +
+        `${stale} credit balance${stale === 1 ? '' : 's'} older than the month end (read before ${g.credit!.monthEnd}, ` +
+        `the oldest on ${g.credit!.oldestSnapshot}): the credit refresh did not reach ${them}; ` +
+        `close again with a larger --budget-minutes, or pass --force to close on ${them} (the record will say so)`,
     );
   }
   return stale;
@@ -231,7 +236,8 @@ export async function reopenMonth(options: ReopenOptions): Promise<CloseRecord> 
     .sort();
   if (later.length > 0) {
     throw new CloseInputError(
-      `${month.ym} is not group ${options.group}'s latest closed month (${later.join(', ')} ${later.length === 1 ? 'is' : 'are'} closed after it): reopen ${later.at(-1)} first`,
+      `${month.ym} is not group ${options.group}'s latest closed month` +
+        ` (${later.join(', ')} ${later.length === 1 ? 'is' : 'are'} closed after it): reopen ${later.at(-1)} first`,
     );
   }
   return appendClose(options.outDir, records, {

@@ -65,7 +65,8 @@ const messageOf = (err: unknown) => (err instanceof Error ? err.message : String
 /** A refresh that failed after the record was written: one line, what was done and what to run. */
 export function refreshFailure(done: string, ym: string, failed: string): UserFacingError {
   return new UserFacingError(
-    `${done}, but the marts and the report still show the month as before: ${failed}; run \`perks build\` then \`perks report revenue --month ${ym}\` once it is fixed`,
+    `${done}, but the marts and the report still show the month as before: ${failed}; ` +
+      `run \`perks build\` then \`perks report revenue --month ${ym}\` once it is fixed`,
     ExitCode.failed,
   );
 }

@@ -96,7 +96,9 @@ function heldError(
   const which = held.map(({ group: g, m }) => `group ${g} (${m.breach})`).join('; ');
   const retry = `perks close --month ${month.ym}${group !== undefined ? ` --group ${group}` : ''} --accept-changes`;
   return new CloseHeldError(
-    `${month.ym} is not closed: its re-read would change more than the guard allows (${allowanceText()}): ${which}; that re-read was not applied, and the close record and the marts are unchanged. Check PERKS_BASE_URL and the credential; if the API is right, close with \`${retry}\` (with your other flags; the record keeps the figures accepted)`,
+    `${month.ym} is not closed: its re-read would change more than the guard allows (${allowanceText()}): ${which}; ` +
+      `that re-read was not applied, and the close record and the marts are unchanged. ` +
+      `Check PERKS_BASE_URL and the credential; if the API is right, close with \`${retry}\` (with your other flags; the record keeps the figures accepted)`,
     figures,
   );
 }

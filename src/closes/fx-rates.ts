@@ -28,7 +28,8 @@ export function fxRatesFrom(settings: { fxRates?: string; reportingCurrency?: st
   const reportingCurrency = (settings.reportingCurrency ?? '').trim();
   if (!CURRENCY.test(reportingCurrency)) {
     throw new FxRatesError(
-      `PERKS_REPORTING_CURRENCY=${JSON.stringify(settings.reportingCurrency ?? '')} is invalid: PERKS_FX_RATES needs the currency its rates convert into, a three-letter code such as EUR`,
+      `PERKS_REPORTING_CURRENCY=${JSON.stringify(settings.reportingCurrency ?? '')} is invalid: ` +
+        `PERKS_FX_RATES needs the currency its rates convert into, a three-letter code such as EUR`,
     );
   }
   let text: string;
@@ -41,7 +42,8 @@ export function fxRatesFrom(settings: { fxRates?: string; reportingCurrency?: st
   }
   const bad = (n: number, why: string) =>
     new FxRatesError(
-      `PERKS_FX_RATES=${file} line ${n}: ${why}; expected month,currency,rate (e.g. 2026-10,USD,0.9213), one rate per month and currency, into ${reportingCurrency}`,
+      `PERKS_FX_RATES=${file} line ${n}: ${why}; expected month,currency,rate (e.g. 2026-10,USD,0.9213), ` +
+        `one rate per month and currency, into ${reportingCurrency}`,
     );
   return { file, reportingCurrency, rates: parseRates(text, bad) };
 }

@@ -240,7 +240,8 @@ async function switchIn(
         const before = await fingerprint(c, `SELECT * FROM ${id(table)}`, {});
         await writingOutput('a compacted lake file', target, () =>
           c.run(
-            `COPY (SELECT * FROM ${id(table)} ORDER BY ${layout.sort.map((s) => id(s)).join(', ')}) TO ${quotedString(temp)} (FORMAT parquet, COMPRESSION zstd, ROW_GROUP_SIZE ${ROW_GROUP_SIZE})`,
+            `COPY (SELECT * FROM ${id(table)} ORDER BY ${layout.sort.map((s) => id(s)).join(', ')}) TO` +
+              ` ${quotedString(temp)} (FORMAT parquet, COMPRESSION zstd, ROW_GROUP_SIZE ${ROW_GROUP_SIZE})`,
           ),
         );
         const after = await fingerprint(

@@ -43,5 +43,9 @@ export function acceptCommand(held: readonly HeldMonth[]): string {
 export function heldMessage(held: readonly HeldMonth[]): string | undefined {
   if (!held.length) return undefined;
   const what = held.map((h) => `group ${h.group} ${h.month} (${h.stream}: ${h.breach})`).join('; ');
-  return `held, not applied: the re-read of ${held.length === 1 ? 'a final month' : `${held.length} final months`} would change more than the guard allows (${allowanceText()}): ${what}; the lake keeps ${held.length === 1 ? 'it' : 'them'} as before. Check the API (PERKS_BASE_URL, the credential); if it is right, apply it with \`${acceptCommand(held)}\``;
+  return (
+    `held, not applied: the re-read of ${held.length === 1 ? 'a final month' : `${held.length} final months`} would change more than the guard allows` +
+    ` (${allowanceText()}): ${what}; the lake keeps ${held.length === 1 ? 'it' : 'them'} as before. ` +
+    `Check the API (PERKS_BASE_URL, the credential); if it is right, apply it with \`${acceptCommand(held)}\``
+  );
 }

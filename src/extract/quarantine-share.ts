@@ -22,7 +22,9 @@ export function quarantineShare(streams: StreamResult[], threshold: number): Qua
   const above = quarantined > 0 && quarantined / Math.max(1, records) > threshold;
   const share: QuarantineShare = { quarantined, records, threshold, above };
   if (above) {
-    share.message = `quarantined ${quarantined} of ${records} records (${percent(quarantined / records, 1)}), above the ${percent(threshold)} threshold (PERKS_QUARANTINE_THRESHOLD)`;
+    share.message =
+      `quarantined ${quarantined} of ${records} records (${percent(quarantined / records, 1)}), ` +
+      `above the ${percent(threshold)} threshold (PERKS_QUARANTINE_THRESHOLD)`;
   }
   return share;
 }

@@ -207,7 +207,8 @@ function onlyThose(groups: Group[], only: readonly number[] | undefined): Group[
   const missing = only.filter((id) => !groups.some((g) => g.id === id));
   if (missing.length)
     throw new ConfigError(
-      `group ${missing.join(', ')} is not among the groups the credential reaches (${groups.map((g) => g.id).join(', ') || 'none'}): check PERKS_GROUP_IDS, PERKS_BASE_URL and the credential`,
+      `group ${missing.join(', ')} is not among the groups the credential reaches` +
+        ` (${groups.map((g) => g.id).join(', ') || 'none'}): check PERKS_GROUP_IDS, PERKS_BASE_URL and the credential`,
     );
   return groups.filter((g) => only.includes(g.id));
 }

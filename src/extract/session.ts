@@ -62,7 +62,8 @@ export async function extract(
     if (!planOnly) await finishSwitch(outDir);
     const startedAt = options.now ?? now();
     // The rows' `_extracted_at` and the run id follow every earlier run's, even on a clock at or behind
-    // theirs (a replayed PERKS_NOW, a clock set back): readers take the latest as current, and --verify lets the lake decide after a write-back (lake/run-stamps.ts).
+    // theirs (a replayed PERKS_NOW, a clock set back): readers take the latest as current, and --verify lets the
+    // lake decide after a write-back (lake/run-stamps.ts).
     const stamp = planOnly ? startedAt : await nextRunStamp(outDir, startedAt);
     const runId = newRunId('', stamp);
     const { landing, durably } = checkpointed(

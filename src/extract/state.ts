@@ -75,7 +75,9 @@ export const PerUserStateSchema: z.ZodType<PerUserState> = z.looseObject({
 export class FutureWatermarkError extends ConfigError {
   constructor(file: string, watermark: string, today: string) {
     super(
-      `state file ${file} says ${watermark} is already extracted, beyond tomorrow (today is ${today} here): the clock was set back or the state came from elsewhere; rerun with --full-refresh (re-extracts from the start date) or --start-date D, or delete the file`,
+      `state file ${file} says ${watermark} is already extracted, beyond tomorrow (today is ${today} here): ` +
+        `the clock was set back or the state came from elsewhere; ` +
+        `rerun with --full-refresh (re-extracts from the start date) or --start-date D, or delete the file`,
     );
   }
 }

@@ -71,7 +71,9 @@ async function runParts(ctx: RunContext, def: StreamDefinition, tallies: GroupTa
     );
     if (unreadable.length) {
       result.status = 'error';
-      result.error = `${unreadable.map((g) => g.timezoneError).join('; ')}: no ${def.name} window extracted for ${unreadable.length === 1 ? 'it' : 'them'}, the other groups' were; fix the timezone upstream and rerun`;
+      result.error =
+        `${unreadable.map((g) => g.timezoneError).join('; ')}: ` +
+        `no ${def.name} window extracted for ${unreadable.length === 1 ? 'it' : 'them'}, the other groups' were; fix the timezone upstream and rerun`;
       result.exitCode = ExitCode.failed;
       result.failedGroups = unreadable.map((g) => g.id);
       ctx.emit({ event: 'error', stream: def.name, message: result.error });
@@ -89,7 +91,8 @@ async function runParts(ctx: RunContext, def: StreamDefinition, tallies: GroupTa
 function noteListingDifference(t: GroupTally): void {
   if (t.expected !== undefined && t.expected !== t.rows + t.rejected) {
     t.notes.push(
-      `the listings reported ${t.expected} records, ${t.rows} landed and ${t.rejected} quarantined: ${t.expected - t.rows - t.rejected} differ (records added or removed while paging)`,
+      `the listings reported ${t.expected} records, ${t.rows} landed and ${t.rejected} quarantined: ` +
+        `${t.expected - t.rows - t.rejected} differ (records added or removed while paging)`,
     );
   }
 }

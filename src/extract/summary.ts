@@ -12,7 +12,9 @@ export function formatExtractSummary(r: ExtractResult & { manifest?: string }): 
   const lines = [`run ${r.runId}: ${r.status}${r.shard ? ` (shard ${r.shard})` : ''}`];
   for (const s of r.streams) {
     lines.push(
-      `  ${s.name.padEnd(17)} ${s.status.padEnd(8)} ${String(s.rows).padStart(9)} rows ${String(s.calls).padStart(7)} calls ${String(s.rejected).padStart(5)} quarantined ${(s.ms / 1000).toFixed(1).padStart(7)} s${s.error ? `  ${s.error}` : ''}`,
+      `  ${s.name.padEnd(17)} ${s.status.padEnd(8)} ${String(s.rows).padStart(9)} rows` +
+        ` ${String(s.calls).padStart(7)} calls ${String(s.rejected).padStart(5)} quarantined` +
+        ` ${(s.ms / 1000).toFixed(1).padStart(7)} s${s.error ? `  ${s.error}` : ''}`,
     );
     const ranked = s.groups.filter((g) => g.users);
     if (ranked.length) {
@@ -44,7 +46,8 @@ export function formatExtractSummary(r: ExtractResult & { manifest?: string }): 
     lines.push(`  schema: ${changes.length - SCHEMA_LINES} more changes (perks status, or the run manifest)`);
   const a = r.api;
   lines.push(
-    `  api: ${a.calls} calls, ${a.retries} retries, ${a.throttled} throttled (429), ${a.tokenRequests} token requests, ${a.callsPerMinute} calls/min (utilisation ${r.limiterUtilisation})`,
+    `  api: ${a.calls} calls, ${a.retries} retries, ${a.throttled} throttled (429), ` +
+      `${a.tokenRequests} token requests, ${a.callsPerMinute} calls/min (utilisation ${r.limiterUtilisation})`,
   );
   if (r.manifest) lines.push(`  manifest: ${r.manifest}`);
   return `${lines.join('\n')}\n`;

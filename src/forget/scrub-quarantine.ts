@@ -1,7 +1,8 @@
 /**
  * Quarantined records are raw API records (`<out>/quarantine/<stream>/<run>.jsonl`): a line that is the
  * user's (it holds one of their emails, or their id as `id`/`user_id`) keeps its reasons but loses every
- * personal value. Values are recognised by their personal key (src/lake/personal-keys.ts). Each changed file is replaced atomically, 0600 like the quarantine itself.
+ * personal value. Values are recognised by their personal key (src/lake/personal-keys.ts). Each changed file is
+ * replaced atomically, 0600 like the quarantine itself.
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';

@@ -37,7 +37,9 @@ export function closureOf(month: ReportMonth, groupId: number, state: ReadOrders
       watermark: state.watermark,
       firstDay: state.firstDay,
       lookbackDays: state.lookbackDays,
-      reason: `the extract of group ${groupId} starts on ${state.firstDay}, after the month's first day, so the month is incomplete (backfill it with \`perks extract --start-date ${month.start}\`)`,
+      reason:
+        `the extract of group ${groupId} starts on ${state.firstDay}, after the month's first day, ` +
+        `so the month is incomplete (backfill it with \`perks extract --start-date ${month.start}\`)`,
     };
   }
   const closesAfter = addDays(month.end, state.lookbackDays);
@@ -53,7 +55,8 @@ export function closureOf(month: ReportMonth, groupId: number, state: ReadOrders
     closesAfter,
     reason: closed
       ? `group ${groupId} is extracted to ${extractedTo}, past ${month.end} plus the ${state.lookbackDays}-day lookback`
-      : `group ${groupId} is extracted to ${extractedTo}; the month is final once the extract has passed ${closesAfter} (month end plus the ${state.lookbackDays}-day lookback)`,
+      : `group ${groupId} is extracted to ${extractedTo}; ` +
+        `the month is final once the extract has passed ${closesAfter} (month end plus the ${state.lookbackDays}-day lookback)`,
   };
 }
 

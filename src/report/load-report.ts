@@ -329,7 +329,9 @@ async function requireSameRule(wh: Warehouse, group: GroupInfo, rule: RevenueRul
     );
   if (differ.length > 0)
     throw new ReportInputError(
-      `revenue_monthly was built under another PERKS_REVENUE_STATUSES than ${JSON.stringify(rule.statuses.join(','))} (it counts ${differ.map((s) => JSON.stringify(s)).join(', ')} otherwise): rebuild with \`perks build\` under the same setting, or report under the build's`,
+      `revenue_monthly was built under another PERKS_REVENUE_STATUSES than` +
+        ` ${JSON.stringify(rule.statuses.join(','))} (it counts ${differ.map((s) => JSON.stringify(s)).join(', ')} otherwise):` +
+        ` rebuild with \`perks build\` under the same setting, or report under the build's`,
     );
 }
 

@@ -187,7 +187,8 @@ export async function topBrands(wh: Warehouse, month: ReportMonth, groupId: numb
   const rows = await wh.all(
     `SELECT coalesce(order_currency, '') AS currency, coalesce(brand, '(no brand)') AS brand,
       count(*) AS orders, coalesce(sum(group_revenue), 0) AS group_revenue,
-      CAST(round(coalesce(sum(group_revenue), 0) * 100 / nullif(sum(coalesce(sum(group_revenue), 0)) OVER (PARTITION BY coalesce(order_currency, '')), 0), 1) AS DECIMAL(18,1)) AS share
+      CAST(round(coalesce(sum(group_revenue), 0) * 100 / nullif(sum(coalesce(sum(group_revenue), ` +
+      `0)) OVER (PARTITION BY coalesce(order_currency, '')), 0), 1) AS DECIMAL(18,1)) AS share
     FROM stg_orders
     WHERE organisation_group_id = $group AND order_date >= $cur::DATE AND order_date < $next::DATE
     GROUP BY 1, 2
@@ -269,7 +270,8 @@ export async function adjustmentsBooked(
   );
   const lines = await wh.all(
     `SELECT strftime(month, '%Y-%m') AS month, order_id, strftime(observed_at, '%Y-%m-%dT%H:%M:%SZ') AS observed_at, adjustment_kind AS kind,
-      before_status, coalesce(after_status, '') AS after_status, coalesce(order_currency, '') AS currency, before_group_revenue, coalesce(after_group_revenue, 0) AS after_group_revenue
+      before_status, coalesce(after_status, '') AS after_status, coalesce(order_currency, '') AS currency, ` +
+      `before_group_revenue, coalesce(after_group_revenue, 0) AS after_group_revenue
     FROM revenue_adjustments WHERE organisation_group_id = $group AND booked_month = $cur::DATE
     ORDER BY month, order_id, observed_at LIMIT ${ADJUSTMENT_LINES}`,
     { group: groupId, cur: month.start },
@@ -388,7 +390,8 @@ export async function creditAdjustmentsBooked(
 ): Promise<CreditAdjustment[] | undefined> {
   if (!wh.tables.has('credit_adjustments')) return undefined;
   const rows = await wh.all(
-    `SELECT strftime(month, '%Y-%m') AS month, strftime(observed_at, '%Y-%m-%dT%H:%M:%SZ') AS observed_at, users_change, credit_available_change, credit_granted_change, credit_spent_change, credit_expired_change
+    `SELECT strftime(month, '%Y-%m') AS month, strftime(observed_at, '%Y-%m-%dT%H:%M:%SZ') AS observed_at, ` +
+      `users_change, credit_available_change, credit_granted_change, credit_spent_change, credit_expired_change
     FROM credit_adjustments WHERE organisation_group_id = $group AND booked_month = $cur::DATE ORDER BY month`,
     { group: groupId, cur: month.start },
   );
@@ -411,7 +414,10 @@ export async function creditAdjustmentsBooked(
  */
 export async function creditGap(wh: Warehouse, month: ReportMonth, group: GroupInfo): Promise<string> {
   if (!wh.tables.has('credit_liability_monthly'))
-    return `the warehouse has no credit_liability_monthly (built without the credit stream or by an earlier version): run \`perks extract --streams credit\` and \`perks build\`.`;
+    return (
+      `the warehouse has no credit_liability_monthly (built without the credit stream or by an earlier version): ` +
+      `run \`perks extract --streams credit\` and \`perks build\`.`
+    );
   const [r] = await wh.all(
     `SELECT strftime(min(month), '%Y-%m') AS first_month, strftime(max(month), '%Y-%m') AS last_month,
       strftime(min(oldest_snapshot_date), '%Y-%m-%d') AS first_read
@@ -419,8 +425,19 @@ export async function creditGap(wh: Warehouse, month: ReportMonth, group: GroupI
     { group: group.groupId },
   );
   if (!r?.first_month)
-    return `no credit has been extracted for it, so there is no liability to show: run \`perks extract --streams credit\` (\`perks run\` includes it), then \`perks build\` and this report again.`;
+    return (
+      `no credit has been extracted for it, so there is no liability to show: ` +
+      `run \`perks extract --streams credit\` (\`perks run\` includes it), then \`perks build\` and this report again.`
+    );
   if (String(r.first_month) > month.ym)
-    return `no credit liability for ${month.label}, because credit balances are read per user as snapshots, the first read is of ${String(r.first_read)}, after the month's end, and a balance cannot be read back in time; every month from ${String(r.first_month)} has its figure (keep the credit extract running over each month end, as \`perks run\` does, so that every later month has one).`;
-  return `no credit read covers ${month.label} yet (the last month with credit is ${String(r.last_month)}): run \`perks extract --streams credit\` and \`perks build\`, then this report again.`;
+    return (
+      `no credit liability for ${month.label}, because credit balances are read per user as snapshots, ` +
+      `the first read is of ${String(r.first_read)}, after the month's end, and a balance cannot be read back in time; ` +
+      `every month from ${String(r.first_month)} has its figure (keep the credit extract running over each month end, ` +
+      `as \`perks run\` does, so that every later month has one).`
+    );
+  return (
+    `no credit read covers ${month.label} yet (the last month with credit is ${String(r.last_month)}): ` +
+    `run \`perks extract --streams credit\` and \`perks build\`, then this report again.`
+  );
 }

@@ -32,7 +32,8 @@ export function nextSteps(summary: RunSummary, output: string | undefined): stri
       ['the tables, their grain and columns', `${perks} models`],
       [
         'recognised revenue per group and month',
-        `${perks} sql "SELECT month, organisation_group_id, order_currency, sum(group_revenue) AS recognised FROM revenue_monthly WHERE is_recognised GROUP BY ALL ORDER BY ALL"`,
+        `${perks} sql "SELECT month, organisation_group_id, order_currency, ` +
+          `sum(group_revenue) AS recognised FROM revenue_monthly WHERE is_recognised GROUP BY ALL ORDER BY ALL"`,
       ],
     );
   }

@@ -55,6 +55,7 @@ export function checkReportMonth(
   const first = starts.sort()[0].slice(0, 7);
   if (month < first)
     throw new InputError(
-      `--month=${month} is before this run's data starts (${first}): extract it first with \`perks extract --start-date ${month}-01\`, or give a month from ${first}`,
+      `--month=${month} is before this run's data starts (${first}): ` +
+        `extract it first with \`perks extract --start-date ${month}-01\`, or give a month from ${first}`,
     );
 }

@@ -143,7 +143,9 @@ async function buildStep({ config, outDir, startedAt, options, summary, step }: 
     ...(st.monthFiles ? [`; ${describeMonthFiles(st.name, st.monthFiles)}`] : []),
   ]);
   return {
-    detail: `${models} models${describeKept(r.steps, 'model')}, ${tests} data tests passed${describeKept(r.steps, 'test')}, ${r.marts.length} marts exported${intervals.join('')}${warned}`,
+    detail:
+      `${models} models${describeKept(r.steps, 'model')}, ` +
+      `${tests} data tests passed${describeKept(r.steps, 'test')}, ${r.marts.length} marts exported${intervals.join('')}${warned}`,
     ...(r.warnings.length ? { exitCode: ExitCode.partial } : {}),
     lineage,
   };

@@ -35,8 +35,9 @@ export function martsText(m: MartsStatus | null): string {
     m.lastSuccessAt === null
       ? 'never built successfully'
       : `built ${m.lastSuccessAt} (${hoursText(m.ageHours!)} ago), ${m.extractsBehind} extract run${m.extractsBehind === 1 ? '' : 's'} behind the lake`;
-  const last = m.lastAttempt
-    ? `; last build ${m.lastAttempt.outcome === 'error' ? `FAILED at ${m.lastAttempt.at}: ${m.lastAttempt.error ?? ''}` : `${m.lastAttempt.outcome} at ${m.lastAttempt.at}`}`
+  const attempt = m.lastAttempt;
+  const last = attempt
+    ? `; last build ${attempt.outcome === 'error' ? `FAILED at ${attempt.at}: ${attempt.error ?? ''}` : `${attempt.outcome} at ${attempt.at}`}`
     : '';
   return `${built}${last}`;
 }
@@ -125,7 +126,8 @@ export function statusMarkdown(report: StatusReport, f: Freshness, o: FreshnessO
     '|---|---|---|---|---|---|---|---|',
     ...f.streams.map(
       (s) =>
-        `| ${s.stream} | ${s.group ?? '-'} | ${s.watermark ?? '-'} | ${s.lastSuccessAt ?? 'never'} | ${s.ageHours === null ? '-' : hoursText(s.ageHours)} | ${s.rows} | ${s.lastRun?.outcome ?? '-'} | ${s.freshness} |`,
+        `| ${s.stream} | ${s.group ?? '-'} | ${s.watermark ?? '-'} | ${s.lastSuccessAt ?? 'never'} |` +
+        ` ${s.ageHours === null ? '-' : hoursText(s.ageHours)} | ${s.rows} | ${s.lastRun?.outcome ?? '-'} | ${s.freshness} |`,
     ),
     '',
     `Marts: ${cell(martsText(report.marts))} (${f.marts}).`,

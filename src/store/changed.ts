@@ -33,25 +33,33 @@ export function indexChangedError(
   if (after && after.generation > before) {
     const by = after.by;
     return new StoreLockedError(
-      `the store ${where} changed while this command ran: another machine published generation ${after.generation} (\`perks ${by.command}\` pid ${by.pid} on ${by.host}, at ${after.published_at}; this command read generation ${before}): ${NOTHING}; run it again`,
+      `the store ${where} changed while this command ran: ` +
+        `another machine published generation ${after.generation} (\`perks ${by.command}\` pid ${by.pid} on ${by.host}, ` +
+        `at ${after.published_at}; this command read generation ${before}): ${NOTHING}; run it again`,
     );
   }
   if (after?.lease && after.lease !== leaseToken && after.lease !== read.index?.lease)
     return new StoreLockedError(
-      `the store ${where} changed while this command ran: another run took its lease over and fenced the index (generation ${after.generation}): ${NOTHING}; run it again once that run is done`,
+      `the store ${where} changed while this command ran: ` +
+        `another run took its lease over and fenced the index (generation ${after.generation}): ${NOTHING}; run it again once that run is done`,
     );
   if (!after && read.index)
     return new StoreError(
-      `the store ${where} lost its index (_perks/index.json) while this command ran (it read generation ${before}): ${NOTHING}; restore the index (the bucket's versions) before anything else writes`,
+      `the store ${where} lost its index (_perks/index.json) while this command ran (it read generation ${before}): ` +
+        `${NOTHING}; restore the index (the bucket's versions) before anything else writes`,
       ExitCode.failed,
     );
   if (refused && sameEtag(now.etag, read.etag))
     return new StoreError(
-      `the store ${where} refused the commit's conditional write (HTTP 412 to If-Match on the index's current ETag ${now.etag ?? ''}): the service does not honour If-Match as it was probed; run \`perks store check\` and see docs/reference/store.md (providers); ${NOTHING}`,
+      `the store ${where} refused the commit's conditional write (HTTP 412 to If-Match on the index's current ETag` +
+        ` ${now.etag ?? ''}): the service does not honour If-Match as it was probed; ` +
+        `run \`perks store check\` and see docs/reference/store.md (providers); ${NOTHING}`,
       ExitCode.config,
     );
   return new StoreError(
-    `the store ${where}'s index changed its ETag while this command ran (${read.etag ?? 'none'} → ${now.etag ?? 'none'}) but names no other writer (generation ${after?.generation ?? 0}, as read): ${NOTHING}; run it again, and if it recurs run \`perks store check\``,
+    `the store ${where}'s index changed its ETag while this command ran (${read.etag ?? 'none'} →` +
+      ` ${now.etag ?? 'none'}) but names no other writer (generation ${after?.generation ?? 0}, as read): ${NOTHING}; ` +
+      `run it again, and if it recurs run \`perks store check\``,
     ExitCode.failed,
   );
 }

@@ -73,7 +73,8 @@ export function parseRemoteIndex(text: string, where: string): RemoteIndex {
   const parsed = RemoteIndex.safeParse(raw);
   if (!parsed.success)
     throw new StoreError(
-      `the store index of ${where} (_perks/index.json) is not one perks wrote (${parsed.error.issues[0]?.path.join('.') || 'root'}): restore it, or use another prefix`,
+      `the store index of ${where} (_perks/index.json) is not one perks wrote` +
+        ` (${parsed.error.issues[0]?.path.join('.') || 'root'}): restore it, or use another prefix`,
       ExitCode.failed,
     );
   return parsed.data;

@@ -84,7 +84,9 @@ export async function acquireLease(client: StoreClient, command: string, options
   const found = await options.conditionalWrites();
   if (!enforced(found))
     throw new StoreError(
-      `the store ${client.where} does not enforce conditional writes (${lacking(found)}), so two machines could both take its lease: set PERKS_REDIS_URL to a Redis every machine reaches (docs/reference/store.md, providers; perks store check)`,
+      `the store ${client.where} does not enforce conditional writes (${lacking(found)}), ` +
+        `so two machines could both take its lease: ` +
+        `set PERKS_REDIS_URL to a Redis every machine reaches (docs/reference/store.md, providers; perks store check)`,
       ExitCode.config,
     );
   return objectLease(client, command, ttlMs, options.onLost);
@@ -189,7 +191,9 @@ function keepAlive(
         })
         .catch((err: unknown) => {
           if (++failures < FAILED_RENEWALS) return; // the next heartbeat tries again
-          failing = `the store ${where}: its lease could not be renewed ${failures} times in a row (the last answer: ${(err as Error).message}); this command stopped before its next publish, so nothing more of it was committed; a rerun is safe`;
+          failing =
+            `the store ${where}: its lease could not be renewed ${failures} times in a row (the last answer: ` +
+            `${(err as Error).message}); this command stopped before its next publish, so nothing more of it was committed; a rerun is safe`;
           clearInterval(timer);
         })
         .finally(() => (inflight = undefined));
@@ -261,7 +265,8 @@ async function objectLease(
         // our own write whose answer was lost (the SDK retried the PUT): renewed
         if (now.h?.heartbeat_at === beat.heartbeat_at) return undefined;
         throw new Error(
-          `HTTP 412 PreconditionFailed to If-Match on the lease's own current ETag ${now.etag ?? ''} (sent ${client.ifMatchForm}): the service does not honour If-Match as probed; perks store check says what it does`,
+          `HTTP 412 PreconditionFailed to If-Match on the lease's own current ETag ${now.etag ?? ''} (sent` +
+            ` ${client.ifMatchForm}): the service does not honour If-Match as probed; perks store check says what it does`,
           { cause: err },
         );
       }

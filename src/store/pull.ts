@@ -95,7 +95,9 @@ export class Puller {
           .join(', ')}${gone.length > 3 ? ', …' : ''})`
       : 'an object it names changed under it';
     return new StoreError(
-      `the store ${this.client.where} is not whole: its index (_perks/index.json) is unchanged, but ${named}; the index was copied without its objects, or they were removed: restore them (copy the whole prefix, or from the bucket's versions), then run it again`,
+      `the store ${this.client.where} is not whole: its index (_perks/index.json) is unchanged, but ${named}; ` +
+        `the index was copied without its objects, or they were removed: restore them (copy the whole prefix, ` +
+        `or from the bucket's versions), then run it again`,
       ExitCode.config,
     );
   }

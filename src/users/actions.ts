@@ -180,7 +180,8 @@ async function forgetAnonymised(outDir: string, userId: number | undefined): Pro
     const why = err instanceof Error ? err.message : String(err);
     const code = err instanceof UserFacingError ? err.exitCode : ExitCode.failed;
     throw new UserFacingError(
-      `anonymise: user ${userId} is anonymised upstream, but forgetting it in ${outDir} failed (${why}); run \`perks forget --user ${userId}\` once that is fixed`,
+      `anonymise: user ${userId} is anonymised upstream, but forgetting it in ${outDir} failed (${why}); ` +
+        `run \`perks forget --user ${userId}\` once that is fixed`,
       code,
       { cause: err },
     );
@@ -274,7 +275,10 @@ function checkBody(command: UserCommand, body: Record<string, unknown>): void {
 
 /** "the platform has no user with that email in group 11 (404): …" */
 function noSuchUser(o: ActionOptions): string {
-  return `the platform has no user with that ${o.address.identifier}${o.group === undefined ? '' : ` in group ${o.group}`} (404): check the address and --group`;
+  return (
+    `the platform has no user with that ${o.address.identifier}${o.group === undefined ? '' : ` in group ${o.group}`} (404): ` +
+    `check the address and --group`
+  );
 }
 
 /** The platform id of the addressed user (a 404 is the platform's answer: no such user). */

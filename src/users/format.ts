@@ -18,7 +18,8 @@ export function formatImport(r: ImportResult, format: Format, rateLimit: number)
       `dry run, nothing sent: ${r.rows} rows, ${r.rows - r.rejected.length} to import, ${r.rejected.length} rejected`,
     );
     lines.push(
-      `would make at most ${calls} calls (${r.calls.lookups} look-ups, ${r.calls.bulk} bulk, ${r.calls.confirms} confirmations): about ${fmtMinutes(minutes)} at ${rateLimit} calls/min`,
+      `would make at most ${calls} calls (${r.calls.lookups} look-ups, ${r.calls.bulk} bulk, ` +
+        `${r.calls.confirms} confirmations): about ${fmtMinutes(minutes)} at ${rateLimit} calls/min`,
     );
   } else {
     lines.push(
@@ -27,7 +28,9 @@ export function formatImport(r: ImportResult, format: Format, rateLimit: number)
     if (!r.created.length && r.existing.length)
       lines.push('nothing created: every valid row already exists on the platform');
     lines.push(
-      `${calls} calls (${r.calls.lookups} look-ups, ${r.calls.bulk} bulk${r.calls.single ? `, ${r.calls.single} single creates` : ''}, ${r.calls.confirms} confirmations), about ${fmtMinutes(minutes)} at ${rateLimit} calls/min`,
+      `${calls} calls (${r.calls.lookups} look-ups, ` +
+        `${r.calls.bulk} bulk${r.calls.single ? `, ${r.calls.single} single creates` : ''}, ` +
+        `${r.calls.confirms} confirmations), about ${fmtMinutes(minutes)} at ${rateLimit} calls/min`,
     );
   }
   for (const x of r.rejected) lines.push(`  line ${x.line}: ${x.reason}`);

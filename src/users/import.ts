@@ -160,7 +160,8 @@ async function confirmCreated(run: ImportRun, sent: readonly ImportRow[]): Promi
 }
 
 const NOT_CREATED =
-  'the platform accepted it in a bulk call but has not created it (no user with this e-mail): its UID may be taken, or processing is slow; rerun the import later';
+  'the platform accepted it in a bulk call but has not created it (no user with this e-mail): its UID may be taken, ' +
+  'or processing is slow; rerun the import later';
 
 /** One reading back: the users found are created (and audited); the rows still missing are returned. */
 async function confirmRound(run: ImportRun, waiting: readonly ImportRow[]): Promise<ImportRow[]> {

@@ -62,5 +62,9 @@ export class HeldKinds {
 
 /** The one line that says what was held and what to set. */
 export function heldLine(h: HeldKind): string {
-  return `kind ${h.kind} held after ${SYSTEMATIC_REJECTIONS} rejections in a row as interaction_type "${h.interaction_type}" (${h.http_status ?? 'no status'} ${h.message}): ${h.rows} rows left unsent for the next run; set ${TYPES_ENV}=${h.kind}=<a type the platform accepts>`;
+  return (
+    `kind ${h.kind} held after ${SYSTEMATIC_REJECTIONS} rejections in a row as interaction_type` +
+    ` "${h.interaction_type}" (${h.http_status ?? 'no status'} ${h.message}): ` +
+    `${h.rows} rows left unsent for the next run; set ${TYPES_ENV}=${h.kind}=<a type the platform accepts>`
+  );
 }

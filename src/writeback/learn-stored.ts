@@ -113,7 +113,8 @@ async function idsInLake(db: Db, outDir: string, ids: number[]): Promise<Set<num
   if (!files.length || !ids.length) return new Set();
   const wanted = new Set(ids);
   const rows = await db.all(
-    `SELECT DISTINCT TRY_CAST(interaction_id AS BIGINT) AS id FROM ${scanFilesSql(files, { hive: false })} WHERE TRY_CAST(interaction_id AS BIGINT) IS NOT NULL`,
+    `SELECT DISTINCT TRY_CAST(interaction_id AS BIGINT) AS id FROM ${scanFilesSql(files, { hive: false })}` +
+      ' WHERE TRY_CAST(interaction_id AS BIGINT) IS NOT NULL',
   );
   return new Set(rows.map((r) => Number(r.id)).filter((id) => wanted.has(id)));
 }

@@ -106,7 +106,8 @@ export async function evaluateModels(
       if (other)
         throw new WritebackModelError(
           model.name,
-          `interaction_id ${row.interaction_id} is also produced by ${other === model.name ? 'another row of the same model' : `model ${other}`}: ids must identify one fact`,
+          `interaction_id ${row.interaction_id} is also produced by` +
+            ` ${other === model.name ? 'another row of the same model' : `model ${other}`}: ids must identify one fact`,
         );
       seen.set(row.interaction_id, model.name);
     }

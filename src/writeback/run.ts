@@ -249,7 +249,8 @@ function checkSettle(ids: number[], status: Map<number, string>): Set<number> {
     const state = status.get(id);
     if (state !== 'pending') {
       throw new ConfigError(
-        `--settle-pending-as-rejected: interaction ${id} is not pending (${state === undefined ? 'the ledger does not know it' : `it is ${state}`}); nothing was settled`,
+        `--settle-pending-as-rejected: interaction ${id} is not pending` +
+          ` (${state === undefined ? 'the ledger does not know it' : `it is ${state}`}); nothing was settled`,
       );
     }
   }

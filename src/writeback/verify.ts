@@ -43,7 +43,8 @@ export async function verifyWriteback(options: { outDir: string; client?: PerksC
     const lakeFiles = streamFiles(outDir, 'interactions');
     const lake = lakeFiles.length
       ? scanSql(fileList(lakeFiles), { autocast: false })
-      : `(SELECT NULL::BIGINT AS organisation_group_id, NULL::VARCHAR AS interaction_id, NULL::BIGINT AS user_id, NULL::TIMESTAMPTZ AS _extracted_at WHERE false)`;
+      : `(SELECT NULL::BIGINT AS organisation_group_id, NULL::VARCHAR AS interaction_id, NULL::BIGINT AS user_id, ` +
+        `NULL::TIMESTAMPTZ AS _extracted_at WHERE false)`;
     const rows = await db.all(`
       WITH sent AS (
         SELECT * FROM ${LEDGER_VIEW} WHERE status = 'sent'

@@ -82,7 +82,8 @@ export async function awaitHandoff(ctx: RunContext): Promise<void> {
     if (waited >= waitMs) {
       const shard = ctx.options.shard!;
       throw new ExtractError(
-        `shard ${shardLabel(shard)} waited ${ctx.options.shardWaitMinutes} min for shard 1/${shard.count} to land today's (${day}) users and windows of group(s) ${[...pending].join(', ')}: start shard 1 of the same round, or raise --shard-wait-minutes`,
+        `shard ${shardLabel(shard)} waited ${ctx.options.shardWaitMinutes} min for shard 1/${shard.count} to land` +
+          ` today's (${day}) users and windows of group(s) ${[...pending].join(', ')}: start shard 1 of the same round, or raise --shard-wait-minutes`,
       );
     }
     if (waited >= announced) {

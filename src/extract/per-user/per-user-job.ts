@@ -39,7 +39,10 @@ export async function runPerUserGroup(
   tally.users = { ...selection.counts, deferred: selection.deferred };
   tally.waiting = selection.waiting;
   if (selection.deferred > 0) {
-    const note = `${selection.deferred} users wait for a later run: the call budget (${budgetCalls} calls) is spent (served/waiting by rank: ${rankText(selection.counts, selection.waiting)}); raise --budget-minutes or the rate limit`;
+    const note =
+      `${selection.deferred} users wait for a later run: ` +
+      `the call budget (${budgetCalls} calls) is spent (served/waiting by rank: ` +
+      `${rankText(selection.counts, selection.waiting)}); raise --budget-minutes or the rate limit`;
     tally.notes.push(note);
     ctx.emit({ event: 'warning', stream: def.name, group: g.id, message: note });
   }

@@ -136,7 +136,9 @@ async function perUserRow(
       units: s.users.length,
       unit: 'users',
       estimatedCalls: s.users.length,
-      detail: `by rank, served/waiting: ${rankText(s.counts, s.waiting)}${def.refreshActiveUsers ? '; plus the users of new windows (credit_order, active)' : ''}`,
+      detail:
+        `by rank, served/waiting: ${rankText(s.counts, s.waiting)}` +
+        `${def.refreshActiveUsers ? '; plus the users of new windows (credit_order, active)' : ''}`,
     };
   }
   const mine = Math.round(e.users / (ctx.options.shard?.count ?? 1));
@@ -180,14 +182,16 @@ export function formatPlan(plan: Plan, callsPerMinute: number): string {
   const lines = [`plan for ${plan.scope}, nothing extracted; calls made to plan it: ${calls}`];
   for (const r of plan.rows) {
     lines.push(
-      `  ${r.stream.padEnd(17)} group ${String(r.group ?? '-').padEnd(6)} ${String(r.units).padStart(6)} ${r.unit.padEnd(8)} ~${String(r.estimatedCalls).padStart(7)} calls  ${r.detail}`,
+      `  ${r.stream.padEnd(17)} group ${String(r.group ?? '-').padEnd(6)} ${String(r.units).padStart(6)} ` +
+        `${r.unit.padEnd(8)} ~${String(r.estimatedCalls).padStart(7)} calls  ${r.detail}`,
     );
   }
   for (const e of plan.elsewhere) lines.push(`  ${e.stream.padEnd(17)} not here: ${e.reason}`);
   if (plan.usersFromListing.length) {
     const groups = plan.usersFromListing.join(', ');
     lines.push(
-      `  users of group${plan.usersFromListing.length === 1 ? '' : 's'} ${groups}: none landed yet, estimated from the first page of /v3/user/list (its total); one call per user assumed`,
+      `  users of group${plan.usersFromListing.length === 1 ? '' : 's'} ${groups}: none landed yet, ` +
+        `estimated from the first page of /v3/user/list (its total); one call per user assumed`,
     );
   }
   const total = plan.rows.reduce((n, r) => n + r.estimatedCalls, 0);
@@ -200,6 +204,9 @@ export function formatPlan(plan: Plan, callsPerMinute: number): string {
 /** The deep re-read's part of a windowed row: its cost when this pass is one, else when the next one comes. */
 function deepText(w: { deep: boolean; deepWindows: number; nextDeep?: string }, batches: number): string {
   if (w.deep)
-    return `, a deep re-read of the open and previous month (PERKS_DEEP_REREAD_DAYS): ${w.deepWindows} windows, ~${w.deepWindows * batches} calls more than the lookback`;
+    return (
+      `, a deep re-read of the open and previous month (PERKS_DEEP_REREAD_DAYS): ${w.deepWindows} windows, ` +
+      `~${w.deepWindows * batches} calls more than the lookback`
+    );
   return w.nextDeep ? `; next deep re-read from ${w.nextDeep}` : '';
 }

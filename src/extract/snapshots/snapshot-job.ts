@@ -79,7 +79,8 @@ async function removeDamagedSnapshots(
   for (const file of damaged) await rm(file, { force: true });
   if (damaged.length)
     tally.notes.push(
-      `removed ${damaged.length} damaged snapshot file${damaged.length === 1 ? '' : 's'} of earlier days (unreadable; today's snapshot is current): ${damaged.map((f) => relative(ctx.outDir, f)).join(', ')}`,
+      `removed ${damaged.length} damaged snapshot file${damaged.length === 1 ? '' : 's'} of earlier days (unreadable; ` +
+        `today's snapshot is current): ${damaged.map((f) => relative(ctx.outDir, f)).join(', ')}`,
     );
 }
 

@@ -34,7 +34,8 @@ export async function landedValues(
       await withLakeConnection(async (c) => {
         const where = dayColumn ? ` WHERE ${JSON.stringify(dayColumn)} = CAST($day AS DATE)` : '';
         const reader = await c.runAndReadAll(
-          `SELECT CAST(${JSON.stringify(key)} AS VARCHAR) AS k, to_json([${columns}])::VARCHAR AS v FROM ${scanSql('$files', { hive: false, unionByName: false })}${where}`,
+          `SELECT CAST(${JSON.stringify(key)} AS VARCHAR) AS k, ` +
+            `to_json([${columns}])::VARCHAR AS v FROM ${scanSql('$files', { hive: false, unionByName: false })}${where}`,
           { files: listValue(files), ...(dayColumn ? { day: day! } : {}) },
           { files: LIST(VARCHAR) },
         );

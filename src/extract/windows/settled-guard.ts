@@ -179,7 +179,10 @@ export const changeCounts = (m: Pick<MonthChange, 'new' | 'changed' | 'removed'>
 /** "GBP: orders 1772 → 126, recognised revenue 584.14 → 35.87 (-548.27)" */
 export function currencyLine(c: CurrencyChange): string {
   const delta = toCents(c.after.recognised_revenue) - toCents(c.before.recognised_revenue);
-  return `${c.currency || '(no currency)'}: orders ${c.before.orders} → ${c.after.orders}, recognised revenue ${c.before.recognised_revenue} → ${c.after.recognised_revenue} (${delta > 0 ? '+' : ''}${money(delta)})`;
+  return (
+    `${c.currency || '(no currency)'}: orders ${c.before.orders} → ${c.after.orders}, ` +
+    `recognised revenue ${c.before.recognised_revenue} → ${c.after.recognised_revenue} (${delta > 0 ? '+' : ''}${money(delta)})`
+  );
 }
 
 /** One line of a run's summary for a month weighed: its state, what was done, its counts and currencies. */
@@ -189,12 +192,16 @@ export function monthLine(m: MonthChange): string {
     held: 'HELD, not applied',
     accepted: 'beyond the guard, applied (--accept-changes)',
   };
-  return `${m.month} (${m.settled ? 'final' : 'not final'}, ${m.windows} days re-read) ${done[m.outcome]}: ${changeCounts(m)}; ${m.currencies.map(currencyLine).join('; ') || 'no orders'}`;
+  return (
+    `${m.month} (${m.settled ? 'final' : 'not final'}, ${m.windows} days re-read) ${done[m.outcome]}: ` +
+    `${changeCounts(m)}; ${m.currencies.map(currencyLine).join('; ') || 'no orders'}`
+  );
 }
 
 /** The allowance, as the summary and the docs say it. */
 export const allowanceText = (): string =>
-  `more than ${DEFAULTS.settledGuard.orders} orders removed or changed (a refund or a cancellation aside) and more than ${pct(DEFAULTS.settledGuard.revenueShare)} of the recognised revenue moved in one currency, or no order left`;
+  `more than ${DEFAULTS.settledGuard.orders} orders removed or changed (a refund or a cancellation aside) and more` +
+  ` than ${pct(DEFAULTS.settledGuard.revenueShare)} of the recognised revenue moved in one currency, or no order left`;
 
 /** Why the change is beyond the allowance, or undefined. */
 function breachOf(changes: readonly CurrencyChange[]): string | undefined {
@@ -210,7 +217,10 @@ function breachOf(changes: readonly CurrencyChange[]): string | undefined {
     .map((c) => {
       const base = toCents(c.before.recognised_revenue);
       const share = base > 0 ? ` (${pct(toCents(c.moved) / base)})` : '';
-      return `${c.currency || 'no currency'}: ${c.touched} of ${c.before.orders} orders removed or changed, ${c.moved} of ${c.before.recognised_revenue} recognised revenue moved${share}`;
+      return (
+        `${c.currency || 'no currency'}: ${c.touched} of ${c.before.orders} orders removed or changed, ` +
+        `${c.moved} of ${c.before.recognised_revenue} recognised revenue moved${share}`
+      );
     })
     .join('; ');
 }

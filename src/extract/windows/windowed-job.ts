@@ -202,7 +202,8 @@ export async function runWindowedGroup(ctx: RunContext, def: WindowedStream, g: 
   for (const file of plan.damagedMonths ?? []) await rm(file, { force: true });
   if (plan.damagedMonths?.length)
     tally.notes.push(
-      `removed ${plan.damagedMonths.length} damaged month file${plan.damagedMonths.length === 1 ? '' : 's'}, its days landed again: ${plan.damagedMonths.map((f) => relative(ctx.outDir, f)).join(', ')}`,
+      `removed ${plan.damagedMonths.length} damaged month file${plan.damagedMonths.length === 1 ? '' : 's'}, ` +
+        `its days landed again: ${plan.damagedMonths.map((f) => relative(ctx.outDir, f)).join(', ')}`,
     );
   await state.update((s) => {
     // a watermark beyond tomorrow is only ever here on --full-refresh / --start-date: this pass replaces it

@@ -105,17 +105,20 @@ function cardRules(fits: readonly number[]): string {
   return fits
     .map((n) => {
       const t = `.wide > table.fit-${n}`;
-      return `@media screen { @container wide (max-width: ${n - 0.02}px) {
+      return (
+        `@media screen { @container wide (max-width: ${n - 0.02}px) {
   ${t}, ${t} tbody, ${t} tr, ${t} td, ${t} tbody th { display: block; width: 100%; }
   ${t} caption { display: block; }
   ${t} thead { position: absolute; width: 1px; height: 1px; overflow: hidden; clip: rect(0 0 0 0); }
   ${t} tr { border: 1px solid var(--line); border-radius: 6px; margin: 0 0 8px; padding: 4px 10px; }
   ${t} td, ${t} tbody th { border: 0; padding: 2px 0; text-align: right; overflow-wrap: anywhere; }
-  ${t} td::before, ${t} tbody th::before { content: attr(data-label); float: left; margin-right: 12px; color: var(--muted); font-weight: 400; font-style: normal; text-align: left; }
+  ${t} td::before, ${t} tbody th::before { content: attr(data-label); float: left; margin-right: 12px; color: ` +
+        `var(--muted); font-weight: 400; font-style: normal; text-align: left; }
   ${t} tr.total { border: 2px solid var(--ink); }
   ${t} tr.total th, ${t} tr.total td { border: 0; }
 } }
-`;
+`
+      );
     })
     .join('');
 }

@@ -1,5 +1,6 @@
 /** The HTML report's stylesheet: inline, system fonts only, with print rules for A4 paper. */
-export const HTML_STYLE = `
+export const HTML_STYLE =
+  `
 :root { --ink: #1d2433; --muted: #5b6475; --line: #d9dee7; --soft: #f4f6f9; --accent: #2f5aa8;
   --ok: #1f7a4a; --ok-bg: #e7f5ed; --warn: #8a5a00; --warn-bg: #fff4dc; --bad: #a1261d; --bad-bg: #fdeceb; }
 * { box-sizing: border-box; }
@@ -18,13 +19,15 @@ h4 { font-size: 13px; margin: 14px 0 6px; color: var(--muted); text-transform: u
 .status ul { margin: 6px 0 0; padding-left: 20px; }
 .status-final, .status-signed_off { background: var(--ok-bg); border-color: var(--ok); color: var(--ok); }
 .status-provisional, .status-partial { background: var(--warn-bg); border-color: var(--warn); color: var(--warn); }
-.badge { display: inline-block; padding: 1px 8px; border-radius: 10px; font-size: 11.5px; font-weight: 700; letter-spacing: .05em; text-transform: uppercase; border: 1px solid currentColor; }
+.badge { display: inline-block; padding: 1px 8px; border-radius: 10px; font-size: 11.5px; font-weight: 700; ` +
+  `letter-spacing: .05em; text-transform: uppercase; border: 1px solid currentColor; }
 .badge.final, .badge.signed_off { color: var(--ok); } .badge.provisional, .badge.partial { color: var(--warn); }
 .badge.ok { color: var(--ok); } .badge.bad { color: var(--bad); }
 .badge.test { color: var(--muted); font-size: 10px; padding: 0 6px; }
 tr.not-counted th, tr.not-counted td { color: var(--muted); font-style: italic; }
 tr.current th, tr.current td { background: var(--soft); }
-.state { display: inline-block; margin-left: 4px; padding: 0 5px; border-radius: 8px; border: 1px solid currentColor; font-size: 10.5px; font-weight: 600; color: var(--warn); text-transform: uppercase; letter-spacing: .04em; font-variant-numeric: normal; }
+.state { display: inline-block; margin-left: 4px; padding: 0 5px; border-radius: 8px; border: 1px solid currentColor; ` +
+  `font-size: 10.5px; font-weight: 600; color: var(--warn); text-transform: uppercase; letter-spacing: .04em; font-variant-numeric: normal; }
 .from { color: var(--muted); font-weight: 400; font-size: 11.5px; }
 .on-paper { display: none; }
 .test-groups { color: var(--muted); }

@@ -28,10 +28,13 @@ export function recognisedBlock(report: RevenueReport): string {
   const rows = report.groups.flatMap((g) =>
     g.currencies.map(
       (c) =>
-        `<tr${counted(report, g.groupId) ? '' : ' class="not-counted"'}><th scope="row">${groupName(report, g)}</th><td>${esc(currencyLabel(c.currency))}</td>` +
+        `<tr${counted(report, g.groupId) ? '' : ' class="not-counted"'}><th scope="row">${groupName(report, g)}</th>` +
+        `<td>${esc(currencyLabel(c.currency))}</td>` +
         `<td class="num">${esc(formatCount(c.recognised.current.orders))}</td>` +
         `<td class="num">${esc(formatMoney(c.recognised.current.group_revenue, c.currency))}</td>` +
-        `<td class="num ${trend(c.recognised.change.group_revenue)}">${esc(formatChange('group_revenue', c.recognised.change.group_revenue, c.currency))} (${esc(formatPct(c.recognised.changePct.group_revenue, c.recognised.current.group_revenue))})</td>` +
+        `<td class="num ${trend(c.recognised.change.group_revenue)}">` +
+        `${esc(formatChange('group_revenue', c.recognised.change.group_revenue, c.currency))} (` +
+        `${esc(formatPct(c.recognised.changePct.group_revenue, c.recognised.current.group_revenue))})</td>` +
         `<td class="num">${esc(formatCount(c.other.orders))}</td><td class="num">${esc(formatMoney(c.other.group_revenue, c.currency))}</td></tr>`,
     ),
   );
@@ -42,17 +45,22 @@ export function recognisedBlock(report: RevenueReport): string {
       `<td class="num">${esc(formatCount(t.otherOrders))}</td><td class="num">${esc(formatMoney(t.other, t.currency))}</td></tr>`,
   );
   const unknown = unknownStatusSentences(report);
-  return `<section id="recognised" aria-labelledby="recognised-h">
+  return (
+    `<section id="recognised" aria-labelledby="recognised-h">
 <h2 id="recognised-h">Recognised revenue <span class="sub">${esc(report.month.label)}, statuses ${esc(report.revenueRule.statuses.join(', '))}</span></h2>
 <p class="rule">${esc(ruleSentence(report.revenueRule))}</p>
 ${testGroupsNote(report)}
 ${unknown.length === 0 ? '' : `<ul class="unknown-statuses">${unknown.map((u) => `<li><strong>${esc(u)}</strong></li>`).join('')}</ul>`}
 <div class="wide"><table class="recognised">
 <caption>Recognised group revenue per group and currency, change against ${esc(comparedWith(report))}; other statuses apart; totals per currency</caption>
-<thead><tr><th scope="col">Group</th><th scope="col">Currency</th><th scope="col" class="num">Recognised orders</th><th scope="col" class="num">Recognised group revenue</th><th scope="col" class="num">Change vs ${esc(comparedWith(report))}</th><th scope="col" class="num">Other statuses: orders</th><th scope="col" class="num">Other statuses: group revenue</th></tr></thead>
+<thead><tr><th scope="col">Group</th><th scope="col">Currency</th><th scope="col" class="num">Recognised orders</th>` +
+    `<th scope="col" class="num">Recognised group revenue</th>` +
+    `<th scope="col" class="num">Change vs ${esc(comparedWith(report))}</th>` +
+    `<th scope="col" class="num">Other statuses: orders</th><th scope="col" class="num">Other statuses: group revenue</th></tr></thead>
 <tbody>${[...rows, ...totals].join('\n')}</tbody>
 </table></div>
-</section>`;
+</section>`
+  );
 }
 
 /** Converted into the reporting currency; a group none of whose currencies has a rate says so, never "0.00". */
@@ -65,20 +73,27 @@ export function consolidatedBlock(report: RevenueReport): string {
     `<td${missing.length ? ' class="down"' : ''}>${esc(missing.length ? `${missing.join(', ')}: rate missing` : '–')}</td>`;
   const rows = c.groups.map(
     (g) =>
-      `<tr${counted(report, g.groupId) ? '' : ' class="not-counted"'}><th scope="row">${groupName(report, g)}</th><td class="num">${amount(g.recognised, g.converted)}</td><td class="num">${amount(g.groupRevenue, g.converted)}</td>${missingCell(g.missing)}</tr>`,
+      `<tr${counted(report, g.groupId) ? '' : ' class="not-counted"'}><th scope="row">${groupName(report, g)}</th>` +
+      `<td class="num">${amount(g.recognised, g.converted)}</td><td class="num">${amount(g.groupRevenue, g.converted)}</td>${missingCell(g.missing)}</tr>`,
   );
-  const total = `<tr class="total"><th scope="row">Total${c.missing.length ? ' (incomplete)' : ''}</th><td class="num">${amount(c.total.recognised, true)}</td><td class="num">${amount(c.total.groupRevenue, true)}</td>${missingCell(c.missing)}</tr>`;
-  return `<section id="consolidated" aria-labelledby="consolidated-h">
-<h2 id="consolidated-h">Consolidated in ${esc(c.currency)} <span class="sub">${esc(report.month.label)}</span>${c.missing.length ? ' <span class="badge bad">incomplete</span>' : ''}</h2>
+  const total =
+    `<tr class="total"><th scope="row">Total${c.missing.length ? ' (incomplete)' : ''}</th>` +
+    `<td class="num">${amount(c.total.recognised, true)}</td><td class="num">${amount(c.total.groupRevenue, true)}</td>${missingCell(c.missing)}</tr>`;
+  return (
+    `<section id="consolidated" aria-labelledby="consolidated-h">
+<h2 id="consolidated-h">Consolidated in ${esc(c.currency)} <span class="sub">${esc(report.month.label)}</span>` +
+    `${c.missing.length ? ' <span class="badge bad">incomplete</span>' : ''}</h2>
 <p>${esc(consolidatedSentence(report)!)}</p>
 ${testGroupsNote(report)}
 <div class="wide"><table class="consolidated">
 <caption>Converted with the rates of ${esc(report.month.ym)}; a currency without a rate is named and left out, never converted</caption>
-<thead><tr><th scope="col">Group</th><th scope="col" class="num">Recognised revenue</th><th scope="col" class="num">Group revenue, all statuses</th><th scope="col">Not converted</th></tr></thead>
+<thead><tr><th scope="col">Group</th><th scope="col" class="num">Recognised revenue</th>` +
+    `<th scope="col" class="num">Group revenue, all statuses</th><th scope="col">Not converted</th></tr></thead>
 <tbody>${rows.join('\n')}
 ${total}</tbody>
 </table></div>
-</section>`;
+</section>`
+  );
 }
 
 /** Recognised revenue per month for 12 months and the year to date: one table per currency, months down the side. */
@@ -107,7 +122,8 @@ export function trendBlock(report: RevenueReport): string {
     const jan1 = `${t.year}-01-01`;
     const ytdHead = `Year to date ${esc(t.year)}${common && common !== jan1 ? `<br><span class="from">${esc(spanToMonth(common, report.month))}</span>` : ''}`;
     const ytdCell = (l: TrendLine) =>
-      `<td class="num">${esc(formatMoney(l.ytd, cur))}${common || l.ytdFrom === jan1 ? '' : `<br><span class="from">from ${esc(dayLabel(l.ytdFrom))}</span>`}</td>`;
+      `<td class="num">${esc(formatMoney(l.ytd, cur))}` +
+      `${common || l.ytdFrom === jan1 ? '' : `<br><span class="from">from ${esc(dayLabel(l.ytdFrom))}</span>`}</td>`;
     const ytd = `<tr class="total"><th scope="row">${ytdHead}</th>${lines.map(ytdCell).join('')}</tr>`;
     const ytdSpan = common ? spanToMonth(common, report.month) : `from each group's first day to ${report.month.label}`;
     return `<div class="split trend-pair"><div>${trendChart(report, lines, cur)}</div><div class="wide"><table class="trend">
@@ -116,11 +132,17 @@ export function trendBlock(report: RevenueReport): string {
 <tbody>${[...body, ytd].join('\n')}</tbody>
 </table></div></div>`;
   });
-  return `<section id="trend" aria-labelledby="trend-h">
+  return (
+    `<section id="trend" aria-labelledby="trend-h">
 <h2 id="trend-h">Trend and year to date <span class="sub">12 months to ${esc(report.month.label)}, recognised revenue</span></h2>
-<p>Recognised group revenue per month (a signed-off month as closed), per group and, for all groups the totals count, per currency; the year to date runs from 1 January ${esc(t.year)}, or from the day a group's data starts when that is later, through ${esc(report.month.label)}. "–": before the group's data starts (no figure, not zero); "partial": the data starts after the month's first day, so the figure is not the whole month's; "provisional": the month may still change. Currencies are never added together.</p>
+<p>Recognised group revenue per month (a signed-off month as closed), per group and, for all groups the totals count, ` +
+    `per currency; the year to date runs from 1 January ${esc(t.year)}, ` +
+    `or from the day a group's data starts when that is later, through ${esc(report.month.label)}. "–": ` +
+    `before the group's data starts (no figure, not zero); "partial": the data starts after the month's first day, ` +
+    `so the figure is not the whole month's; "provisional": the month may still change. Currencies are never added together.</p>
 ${tables.length === 0 ? '<p class="empty">No recognised revenue in these 12 months.</p>' : tables.join('\n')}
-</section>`;
+</section>`
+  );
 }
 
 /** The states a trend figure is marked with: not the whole month's, or not settled yet. */
@@ -143,7 +165,11 @@ function trendChart(report: RevenueReport, lines: readonly TrendLine[], currency
     notes,
   });
   const pale = notes.some((n) => n !== null) ? ' A pale bar is a partial or provisional month.' : '';
-  return `<figure class="trend-chart">${chart}<figcaption>Recognised revenue per month, ${esc(who)}, ${esc(currencyLabel(currency))}.${pale} ${onScreenOrPaper('Point at a bar for its amount.', 'The amounts are in the table beside it.')}</figcaption></figure>`;
+  return (
+    `<figure class="trend-chart">${chart}<figcaption>Recognised revenue per month, ${esc(who)}, ` +
+    `${esc(currencyLabel(currency))}.${pale} ${onScreenOrPaper('Point at a bar for its amount.', 'The amounts are in the table beside it.')}</figcaption>` +
+    `</figure>`
+  );
 }
 
 /**

@@ -41,7 +41,8 @@ export function renderHtml(report: RevenueReport): string {
 
 function page(report: RevenueReport): string {
   const title = `Revenue report: ${report.month.label}${report.groupFilter === undefined ? '' : ` (group ${report.groupFilter})`}`;
-  return `<!doctype html>
+  return (
+    `<!doctype html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
@@ -54,7 +55,8 @@ function page(report: RevenueReport): string {
 <header class="masthead">
   <p class="eyebrow">Finance · monthly revenue</p>
   <h1>${esc(title)}</h1>
-  <p class="meta">Generated ${esc(report.generatedAt)} from ${esc(report.warehouse)} in the output directory. Months are the groups' own local days; currencies are never added together.</p>
+  <p class="meta">Generated ${esc(report.generatedAt)} from ${esc(report.warehouse)} in the output directory. ` +
+    `Months are the groups' own local days; currencies are never added together.</p>
 </header>
 ${statusBlock(report)}
 ${toc(report)}
@@ -72,7 +74,8 @@ Change compares with ${esc(comparedWith(report))}; "new" means ${esc(comparedWit
 </main>
 </body>
 </html>
-`;
+`
+  );
 }
 
 /** The table of contents: the sections this report has, in their order. */
@@ -120,23 +123,29 @@ function summary(report: RevenueReport): string {
   const rows = report.groups.flatMap((g) =>
     g.currencies.length === 0
       ? [
-          `<tr><th scope="row">${groupName(report, g)}</th><td colspan="${MEASURES.length + 2}" class="empty">No orders in ${esc(report.month.label)} or ${esc(report.month.previousLabel)}.</td></tr>`,
+          `<tr><th scope="row">${groupName(report, g)}</th>` +
+            `<td colspan="${MEASURES.length + 2}" class="empty">No orders in ${esc(report.month.label)} or ${esc(report.month.previousLabel)}.</td></tr>`,
         ]
       : g.currencies.map(
           (c) =>
             `<tr><th scope="row">${groupName(report, g)}</th><td>${esc(currencyLabel(c.currency))}</td>` +
             MEASURES.map((m) => `<td class="num">${esc(formatMeasure(m, c.current[m], c.currency))}</td>`).join('') +
-            `<td class="num ${trend(c.change.group_revenue)}">${esc(formatChange('group_revenue', c.change.group_revenue, c.currency))} (${esc(formatPct(c.changePct.group_revenue, c.current.group_revenue))})</td></tr>`,
+            `<td class="num ${trend(c.change.group_revenue)}">` +
+            `${esc(formatChange('group_revenue', c.change.group_revenue, c.currency))} (` +
+            `${esc(formatPct(c.changePct.group_revenue, c.current.group_revenue))})</td></tr>`,
         ),
   );
-  return `<section id="summary" aria-labelledby="summary-h">
+  return (
+    `<section id="summary" aria-labelledby="summary-h">
 <h2 id="summary-h">Summary <span class="sub">${esc(report.month.label)}, all order statuses</span></h2>
 <div class="wide"><table class="summary">
 <caption>Totals per group and currency; change in group revenue against ${esc(comparedWith(report))}</caption>
-<thead><tr><th scope="col">Group</th><th scope="col">Currency</th>${MEASURES.map((m) => `<th scope="col" class="num">${MEASURE_LABELS[m]}</th>`).join('')}<th scope="col" class="num">Revenue change</th></tr></thead>
+<thead><tr><th scope="col">Group</th><th scope="col">Currency</th>` +
+    `${MEASURES.map((m) => `<th scope="col" class="num">${MEASURE_LABELS[m]}</th>`).join('')}<th scope="col" class="num">Revenue change</th></tr></thead>
 <tbody>${rows.join('\n')}</tbody>
 </table></div>
-</section>`;
+</section>`
+  );
 }
 
 /** Adjustments to closed months booked in this month: totals per group, closed month and currency, then the changes. */
@@ -146,32 +155,46 @@ function adjustmentsBlock(report: RevenueReport): string {
   const totals = withAdjustments.flatMap((g) =>
     g.adjustments!.totals.map(
       (t) =>
-        `<tr><th scope="row">${esc(g.name)}</th><td>${esc(t.month)}</td><td>${esc(currencyLabel(t.currency))}</td><td class="num">${esc(formatCount(t.changes))}</td><td class="num">${esc(formatCount(t.orders))}</td><td class="num">${esc(formatCount(t.removed))}</td>` +
-        `<td class="num ${trend(t.group_revenue)}">${esc(formatChange('group_revenue', t.group_revenue, t.currency))}</td><td class="num ${trend(t.recognised_revenue)}">${esc(formatChange('group_revenue', t.recognised_revenue, t.currency))}</td></tr>`,
+        `<tr><th scope="row">${esc(g.name)}</th><td>${esc(t.month)}</td><td>${esc(currencyLabel(t.currency))}</td>` +
+        `<td class="num">${esc(formatCount(t.changes))}</td><td class="num">${esc(formatCount(t.orders))}</td>` +
+        `<td class="num">${esc(formatCount(t.removed))}</td>` +
+        `<td class="num ${trend(t.group_revenue)}">` +
+        `${esc(formatChange('group_revenue', t.group_revenue, t.currency))}</td>` +
+        `<td class="num ${trend(t.recognised_revenue)}">${esc(formatChange('group_revenue', t.recognised_revenue, t.currency))}</td></tr>`,
     ),
   );
   const lines = withAdjustments.flatMap((g) =>
     g.adjustments!.lines.map(
       (l) =>
-        `<tr><td>${esc(g.name)}</td><td>${esc(l.month)}</td><th scope="row">${esc(l.orderId)}</th><td>${esc(l.kind)}</td><td>${esc(l.beforeStatus ?? '(none)')} → ${esc(l.afterStatus || '(none)')}</td>` +
-        `<td class="num">${l.beforeRevenue === null ? '–' : esc(formatMoney(l.beforeRevenue, l.currency))}</td><td class="num">${esc(formatMoney(l.afterRevenue, l.currency))}</td><td>${esc(l.observedAt)}</td></tr>`,
+        `<tr><td>${esc(g.name)}</td><td>${esc(l.month)}</td><th scope="row">${esc(l.orderId)}</th><td>` +
+        `${esc(l.kind)}</td><td>${esc(l.beforeStatus ?? '(none)')} → ${esc(l.afterStatus || '(none)')}</td>` +
+        `<td class="num">${l.beforeRevenue === null ? '–' : esc(formatMoney(l.beforeRevenue, l.currency))}</td>` +
+        `<td class="num">${esc(formatMoney(l.afterRevenue, l.currency))}</td><td>${esc(l.observedAt)}</td></tr>`,
     ),
   );
   const more = withAdjustments.reduce((n, g) => n + g.adjustments!.more, 0);
-  return `<section id="adjustments" aria-labelledby="adjustments-h">
+  return (
+    `<section id="adjustments" aria-labelledby="adjustments-h">
 <h2 id="adjustments-h">Adjustments to closed months <span class="sub">booked in ${esc(report.month.label)}</span></h2>
-<p>Changes first observed in ${esc(report.month.label)} to orders of months already signed off. The closed months' figures stay as signed; these are booked here.</p>
+<p>Changes first observed in ${esc(report.month.label)} to orders of months already signed off. ` +
+    `The closed months' figures stay as signed; these are booked here.</p>
 <div class="wide"><table class="adjustments">
 <caption>Per closed month and currency</caption>
-<thead><tr><th scope="col">Group</th><th scope="col">Closed month</th><th scope="col">Currency</th><th scope="col" class="num">Changes</th><th scope="col" class="num">Late orders</th><th scope="col" class="num">Removed orders</th><th scope="col" class="num">Group revenue change</th><th scope="col" class="num">Recognised revenue change</th></tr></thead>
+<thead><tr><th scope="col">Group</th><th scope="col">Closed month</th><th scope="col">Currency</th>` +
+    `<th scope="col" class="num">Changes</th><th scope="col" class="num">Late orders</th>` +
+    `<th scope="col" class="num">Removed orders</th><th scope="col" class="num">Group revenue change</th>` +
+    `<th scope="col" class="num">Recognised revenue change</th></tr></thead>
 <tbody>${totals.join('\n')}</tbody>
 </table></div>
 <div class="wide"><table class="adjustment-lines">
 <caption>The changes${more > 0 ? `, the first ${lines.length} (${more} more in the revenue_adjustments mart)` : ''}</caption>
-<thead><tr><th scope="col">Group</th><th scope="col">Closed month</th><th scope="col">Order</th><th scope="col">Kind</th><th scope="col">Status</th><th scope="col" class="num">Revenue before</th><th scope="col" class="num">Revenue after</th><th scope="col">Observed at</th></tr></thead>
+<thead><tr><th scope="col">Group</th><th scope="col">Closed month</th><th scope="col">Order</th>` +
+    `<th scope="col">Kind</th><th scope="col">Status</th><th scope="col" class="num">Revenue before</th>` +
+    `<th scope="col" class="num">Revenue after</th><th scope="col">Observed at</th></tr></thead>
 <tbody>${lines.join('\n')}</tbody>
 </table></div>
-</section>`;
+</section>`
+  );
 }
 
 function groupBlock(report: RevenueReport, g: GroupSection): string {
@@ -182,10 +205,13 @@ function groupBlock(report: RevenueReport, g: GroupSection): string {
     g.currencies.length === 0
       ? `<p class="empty">No orders in ${esc(report.month.label)} or ${esc(report.month.previousLabel)}.</p>`
       : g.currencies.map((c) => currencyBlock(report, g, c)).join('\n');
-  return `<section class="group" id="group-${g.groupId}" aria-labelledby="group-${g.groupId}-h">
-<h2 id="group-${g.groupId}-h">${groupName(report, g)} <span class="sub">${esc(sub)}</span> <span class="badge ${g.signoff ? 'signed_off' : g.closure.state}">${g.signoff ? 'signed off' : g.closure.state}</span></h2>
+  return (
+    `<section class="group" id="group-${g.groupId}" aria-labelledby="group-${g.groupId}-h">
+<h2 id="group-${g.groupId}-h">${groupName(report, g)} <span class="sub">` +
+    `${esc(sub)}</span> <span class="badge ${g.signoff ? 'signed_off' : g.closure.state}">${g.signoff ? 'signed off' : g.closure.state}</span></h2>
 ${body}
-</section>`;
+</section>`
+  );
 }
 
 function currencyBlock(report: RevenueReport, g: GroupSection, c: CurrencySection): string {
@@ -195,40 +221,61 @@ function currencyBlock(report: RevenueReport, g: GroupSection, c: CurrencySectio
     (m) =>
       `<tr><th scope="row">${MEASURE_LABELS[m]}</th><td class="num">${esc(formatMeasure(m, c.current[m], c.currency))}</td>` +
       `<td class="num">${esc(formatMeasure(m, c.previous[m], c.currency))}</td>` +
-      `<td class="num ${trend(c.change[m])}">${esc(formatChange(m, c.change[m], c.currency))}</td><td class="num ${trend(c.change[m])}">${esc(formatPct(c.changePct[m], c.current[m]))}</td></tr>`,
+      `<td class="num ${trend(c.change[m])}">${esc(formatChange(m, c.change[m], c.currency))}</td>` +
+      `<td class="num ${trend(c.change[m])}">${esc(formatPct(c.changePct[m], c.current[m]))}</td></tr>`,
   ).join('');
+  const statusCells = (values: (typeof c.byStatus)[number]['values']) =>
+    MEASURES.map((m) => `<td class="num">${esc(formatMeasure(m, values[m], c.currency))}</td>`).join('');
+  const statusRows = c.byStatus
+    .map((s) => `<tr><th scope="row">${esc(s.status || '(none)')}</th>${statusCells(s.values)}</tr>`)
+    .join('');
   const statuses =
     c.byStatus.length === 0
       ? `<p class="empty">No orders in ${esc(report.month.label)}.</p>`
       : `<div class="wide"><table>
 <caption>${esc(report.month.label)} by order status, ${esc(cur)}</caption>
 <thead><tr><th scope="col">Status</th>${MEASURES.map((m) => `<th scope="col" class="num">${MEASURE_LABELS[m]}</th>`).join('')}</tr></thead>
-<tbody>${c.byStatus.map((s) => `<tr><th scope="row">${esc(s.status || '(none)')}</th>${MEASURES.map((m) => `<td class="num">${esc(formatMeasure(m, s.values[m], c.currency))}</td>`).join('')}</tr>`).join('')}
-<tr class="total"><th scope="row">Total</th>${MEASURES.map((m) => `<td class="num">${esc(formatMeasure(m, c.current[m], c.currency))}</td>`).join('')}</tr></tbody>
+<tbody>${statusRows}
+<tr class="total"><th scope="row">Total</th>${MEASURES.map((m) => `<td class="num">${esc(formatMeasure(m, c.current[m], c.currency))}</td>`).join('')}</tr>` +
+        `</tbody>
 </table></div>`;
   const chart =
     c.daily.length === 0
       ? `<p class="empty">No orders in ${esc(report.month.label)}, so no daily chart.</p>`
       : dailyChart(id, `Group revenue per day, ${g.name}, ${cur}, ${report.month.label}`, cur, c);
+  const brandRows = c.topBrands
+    .map(
+      (b) =>
+        `<tr><th scope="row">${esc(b.brand)}</th><td class="num">${esc(formatCount(b.orders))}</td>` +
+        `<td class="num">${esc(formatMoney(b.group_revenue, c.currency))}</td>` +
+        `<td class="num">${b.share === null ? '–' : `${esc(b.share)}%`}</td></tr>`,
+    )
+    .join('');
   const brands =
     c.topBrands.length === 0
       ? ''
       : `<div class="wide"><table>
 <caption>Top brands by group revenue, ${esc(cur)}</caption>
-<thead><tr><th scope="col">Brand</th><th scope="col" class="num">Orders</th><th scope="col" class="num">Group revenue</th><th scope="col" class="num">Share</th></tr></thead>
-<tbody>${c.topBrands.map((b) => `<tr><th scope="row">${esc(b.brand)}</th><td class="num">${esc(formatCount(b.orders))}</td><td class="num">${esc(formatMoney(b.group_revenue, c.currency))}</td><td class="num">${b.share === null ? '–' : `${esc(b.share)}%`}</td></tr>`).join('')}</tbody>
+<thead><tr><th scope="col">Brand</th><th scope="col" class="num">Orders</th>` +
+        `<th scope="col" class="num">Group revenue</th><th scope="col" class="num">Share</th></tr></thead>
+<tbody>${brandRows}</tbody>
 </table></div>`;
-  return `<article class="currency" aria-label="${esc(`${g.name}, ${cur}`)}">
+  return (
+    `<article class="currency" aria-label="${esc(`${g.name}, ${cur}`)}">
 <h3>${esc(cur)} <span class="sub">${esc(g.compared ? dayRange(g.compared.through) : report.month.label)} against ${esc(comparedWith(report, g))}</span></h3>
 <div class="wide"><table class="measures">
 <caption>Totals, all order statuses, ${esc(cur)}</caption>
-<thead><tr><th scope="col">Measure</th><th scope="col" class="num">${esc(g.compared ? dayRange(g.compared.through) : report.month.label)}</th><th scope="col" class="num">${esc(comparedWith(report, g))}</th><th scope="col" class="num">Change</th><th scope="col" class="num">Change %</th></tr></thead>
+<thead><tr><th scope="col">Measure</th><th scope="col" class="num">` +
+    `${esc(g.compared ? dayRange(g.compared.through) : report.month.label)}</th><th scope="col" class="num">` +
+    `${esc(comparedWith(report, g))}</th><th scope="col" class="num">Change</th><th scope="col" class="num">Change %</th></tr></thead>
 <tbody>${measures}</tbody>
 </table></div>
 <h4>By order status</h4>
 ${statuses}
-<div class="split"><div><h4>Group revenue per day</h4>${chart}</div><div><h4>Top brands</h4>${brands || '<p class="empty">No brands this month.</p>'}</div></div>
-</article>`;
+<div class="split"><div><h4>Group revenue per day</h4>${chart}</div><div><h4>Top brands</h4>` +
+    `${brands || '<p class="empty">No brands this month.</p>'}</div></div>
+</article>`
+  );
 }
 
 function reconciliationBlock(report: RevenueReport): string {
@@ -248,8 +295,10 @@ function reconciliationBlock(report: RevenueReport): string {
     pairs.length === 0
       ? ''
       : `<div class="wide"><table>
-<caption>Mart (revenue_monthly) against the lake's raw orders for ${esc(report.month.label)}, each order once (its latest extract); each cell is mart − lake</caption>
-<thead><tr><th scope="col">Group</th><th scope="col">Currency</th>${MEASURES.map((m) => `<th scope="col" class="num">${MEASURE_LABELS[m]}</th>`).join('')}<th scope="col">Result</th></tr></thead>
+<caption>Mart (revenue_monthly) against the lake's raw orders for ${esc(report.month.label)}, ` +
+        `each order once (its latest extract); each cell is mart − lake</caption>
+<thead><tr><th scope="col">Group</th><th scope="col">Currency</th>` +
+        `${MEASURES.map((m) => `<th scope="col" class="num">${MEASURE_LABELS[m]}</th>`).join('')}<th scope="col">Result</th></tr></thead>
 <tbody>${pairs
           .map((lines) => {
             const bad = lines.some((l) => rec.differences.includes(l));
@@ -259,19 +308,31 @@ function reconciliationBlock(report: RevenueReport): string {
                   `<td class="num${rec.differences.includes(l) ? ' down' : ''}">${esc(formatMeasure(l.column, l.difference, l.currency))}</td>`,
               )
               .join('');
-            return `<tr><th scope="row">${lines[0].groupId}</th><td>${esc(currencyLabel(lines[0].currency))}</td>${cells}<td>${bad ? '<span class="badge bad">differs</span>' : 'equal'}</td></tr>`;
+            return (
+              `<tr><th scope="row">${lines[0].groupId}</th><td>${esc(currencyLabel(lines[0].currency))}</td>${cells}` +
+              `<td>${bad ? '<span class="badge bad">differs</span>' : 'equal'}</td></tr>`
+            );
           })
           .join('\n')}</tbody>
 </table></div>`;
   const show = (column: Measure, v: string | null, currency: string) =>
     v === null ? 'none' : formatMeasure(column, v, currency);
+  const differenceRows = rec.differences
+    .map(
+      (l) =>
+        `<tr><td>${l.groupId}</td><td>${esc(currencyLabel(l.currency))}</td><th scope="row">${MEASURE_LABELS[l.column]}</th>` +
+        `<td class="num">${esc(show(l.column, l.mart, l.currency))}</td><td class="num">${esc(show(l.column, l.lake, l.currency))}</td>` +
+        `<td class="num down">${esc(formatMeasure(l.column, l.difference, l.currency))}</td></tr>`,
+    )
+    .join('\n');
   const differences =
     rec.differences.length === 0
       ? ''
       : `<div class="wide"><table>
 <caption>The differences</caption>
-<thead><tr><th scope="col">Group</th><th scope="col">Currency</th><th scope="col">Column</th><th scope="col" class="num">Mart</th><th scope="col" class="num">Lake</th><th scope="col" class="num">Mart − lake</th></tr></thead>
-<tbody>${rec.differences.map((l) => `<tr><td>${l.groupId}</td><td>${esc(currencyLabel(l.currency))}</td><th scope="row">${MEASURE_LABELS[l.column]}</th><td class="num">${esc(show(l.column, l.mart, l.currency))}</td><td class="num">${esc(show(l.column, l.lake, l.currency))}</td><td class="num down">${esc(formatMeasure(l.column, l.difference, l.currency))}</td></tr>`).join('\n')}</tbody>
+<thead><tr><th scope="col">Group</th><th scope="col">Currency</th><th scope="col">Column</th>` +
+        `<th scope="col" class="num">Mart</th><th scope="col" class="num">Lake</th><th scope="col" class="num">Mart − lake</th></tr></thead>
+<tbody>${differenceRows}</tbody>
 </table></div>`;
   return `<section id="reconciliation" aria-labelledby="reconciliation-h">
 <h2 id="reconciliation-h">Reconciliation ${badge}</h2>
@@ -290,20 +351,27 @@ function creditAdjustmentsBlock(report: RevenueReport): string {
   const rows = report.groups.flatMap((g) =>
     (g.creditAdjustments ?? []).map(
       (a) =>
-        `<tr><th scope="row">${esc(g.name)}</th><td>${esc(a.month)}</td><td class="num">${esc(a.users)}</td><td class="num">${esc(groupDigits(a.available, 2))}</td><td class="num">${esc(groupDigits(a.granted, 2))}</td><td class="num">${esc(groupDigits(a.spent, 2))}</td><td class="num">${esc(groupDigits(a.expired, 2))}</td><td>${esc(a.observedAt)}</td></tr>`,
+        `<tr><th scope="row">${esc(g.name)}</th><td>${esc(a.month)}</td><td class="num">${esc(a.users)}</td>` +
+        `<td class="num">${esc(groupDigits(a.available, 2))}</td><td class="num">${esc(groupDigits(a.granted, 2))}</td>` +
+        `<td class="num">${esc(groupDigits(a.spent, 2))}</td><td class="num">${esc(groupDigits(a.expired, 2))}</td><td>${esc(a.observedAt)}</td></tr>`,
     ),
   );
   if (rows.length === 0) return '';
-  return `
+  return (
+    `
 <section id="credit-adjustments" aria-labelledby="credit-adjustments-h">
 <h2 id="credit-adjustments-h">Adjustments to closed months' credit liability <span class="sub">booked in ${esc(report.month.label)}</span></h2>
-<p>Changes first observed this month to the credit liability of months already signed off (now − as closed, credit units); the closed figures stay as signed.</p>
+<p>Changes first observed this month to the credit liability of months already signed off (now − as closed, ` +
+    `credit units); the closed figures stay as signed.</p>
 <div class="wide"><table class="credit-adjustments">
 <caption>Credit liability changes, per group and closed month</caption>
-<thead><tr><th scope="col">Group</th><th scope="col">Closed month</th><th scope="col" class="num">Users</th><th scope="col" class="num">Available (liability)</th><th scope="col" class="num">Granted</th><th scope="col" class="num">Spent</th><th scope="col" class="num">Expired</th><th scope="col">Observed</th></tr></thead>
+<thead><tr><th scope="col">Group</th><th scope="col">Closed month</th><th scope="col" class="num">Users</th>` +
+    `<th scope="col" class="num">Available (liability)</th><th scope="col" class="num">Granted</th>` +
+    `<th scope="col" class="num">Spent</th><th scope="col" class="num">Expired</th><th scope="col">Observed</th></tr></thead>
 <tbody>${rows.join('\n')}</tbody>
 </table></div>
-</section>`;
+</section>`
+  );
 }
 
 /** Every report has the section: the liability per group, and for each group without one, why and what to do. */
@@ -320,18 +388,28 @@ ${gaps}
 </section>`;
   const rows = groups.map((g) => {
     const c = g.credit!;
-    return `<tr><th scope="row">${groupName(report, g)}</th><td class="num">${esc(formatCount(c.users))}</td><td class="num">${esc(groupDigits(c.available, 2))}</td><td class="num">${esc(groupDigits(c.granted, 2))}</td><td class="num">${esc(groupDigits(c.spent, 2))}</td><td class="num">${esc(groupDigits(c.expired, 2))}</td><td>${esc(c.oldestSnapshot)}</td></tr>`;
+    return (
+      `<tr><th scope="row">${groupName(report, g)}</th><td class="num">${esc(formatCount(c.users))}</td>` +
+      `<td class="num">${esc(groupDigits(c.available, 2))}</td><td class="num">${esc(groupDigits(c.granted, 2))}</td>` +
+      `<td class="num">${esc(groupDigits(c.spent, 2))}</td><td class="num">${esc(groupDigits(c.expired, 2))}</td><td>${esc(c.oldestSnapshot)}</td></tr>`
+    );
   });
-  return `<section id="credit" aria-labelledby="credit-h">
+  return (
+    `<section id="credit" aria-labelledby="credit-h">
 <h2 id="credit-h">Credit liability <span class="sub">at ${esc(groups[0].credit!.monthEnd)}</span></h2>
-<p>Platform credit users can still spend is a liability. Amounts are credit units: the API names no currency for credit. Each user counts with the credit extraction of the month's last day, else the earliest after it (rolled back to the month end by its items), else the latest before it. ${esc(creditBasisSentence(report)!)}</p>
+<p>Platform credit users can still spend is a liability. Amounts are credit units: ` +
+    `the API names no currency for credit. Each user counts with the credit extraction of the month's last day, ` +
+    `else the earliest after it (rolled back to the month end by its items), else the latest before it. ${esc(creditBasisSentence(report)!)}</p>
 ${gaps}
 <div class="wide"><table class="credit">
 <caption>Credit at the month end, per group</caption>
-<thead><tr><th scope="col">Group</th><th scope="col" class="num">Users</th><th scope="col" class="num">Available (liability)</th><th scope="col" class="num">Granted</th><th scope="col" class="num">Spent</th><th scope="col" class="num">Expired</th><th scope="col">Oldest extraction</th></tr></thead>
+<thead><tr><th scope="col">Group</th><th scope="col" class="num">Users</th>` +
+    `<th scope="col" class="num">Available (liability)</th><th scope="col" class="num">Granted</th>` +
+    `<th scope="col" class="num">Spent</th><th scope="col" class="num">Expired</th><th scope="col">Oldest extraction</th></tr></thead>
 <tbody>${rows.join('\n')}</tbody>
 </table></div>
-</section>`;
+</section>`
+  );
 }
 
 function platformBlock(report: RevenueReport): string {
@@ -351,22 +429,30 @@ function platformBlock(report: RevenueReport): string {
   const differs = groups.flatMap((g) =>
     g.platform!.differences.map(
       (d) =>
-        `<tr><td>${esc(g.name)}</td><th scope="row">${esc(d.userId)}</th><td class="num">${esc(d.platformOrders ?? 'none')}</td><td class="num">${esc(d.lakeOrders)}</td><td class="num">${esc(d.platformEgiftOrders ?? 'none')}</td><td class="num">${esc(d.lakeCompleteOrders)}</td>` +
-        `<td class="num down">${esc(groupDigits(d.faceValue, 2))}</td><td class="num down">${esc(groupDigits(d.cost, 2))}</td><td class="num down">${esc(groupDigits(d.savings, 2))}</td></tr>`,
+        `<tr><td>${esc(g.name)}</td><th scope="row">${esc(d.userId)}</th><td class="num">` +
+        `${esc(d.platformOrders ?? 'none')}</td><td class="num">${esc(d.lakeOrders)}</td><td class="num">` +
+        `${esc(d.platformEgiftOrders ?? 'none')}</td><td class="num">${esc(d.lakeCompleteOrders)}</td>` +
+        `<td class="num down">${esc(groupDigits(d.faceValue, 2))}</td><td class="num down">` +
+        `${esc(groupDigits(d.cost, 2))}</td><td class="num down">${esc(groupDigits(d.savings, 2))}</td></tr>`,
     ),
   );
-  return `<section id="platform" aria-labelledby="platform-h">
+  return (
+    `<section id="platform" aria-labelledby="platform-h">
 <h2 id="platform-h">Platform statistics ${badge}</h2>
-<p>The platform's own redemption statistics (per user and month: orders, Complete orders, face value, cost, savings; they count Complete orders only and add currencies together) against the orders in our lake for the same users and month.</p>
+<p>The platform's own redemption statistics (per user and month: orders, Complete orders, face value, cost, savings; ` +
+    `they count Complete orders only and add currencies together) against the orders in our lake for the same users and month.</p>
 <ul>${platformSentences(report)
-    .map((p) => `<li>${esc(p)}</li>`)
-    .join('')}</ul>
+      .map((p) => `<li>${esc(p)}</li>`)
+      .join('')}</ul>
 ${
   differs.length === 0
     ? ''
     : `<div class="wide"><table class="platform-differences">
 <caption>Users whose figures differ (platform − ours for the amounts)</caption>
-<thead><tr><th scope="col">Group</th><th scope="col">User</th><th scope="col" class="num">Orders, platform</th><th scope="col" class="num">Orders, ours</th><th scope="col" class="num">Complete, platform</th><th scope="col" class="num">Complete, ours</th><th scope="col" class="num">Face value difference</th><th scope="col" class="num">Cost difference</th><th scope="col" class="num">Savings difference</th></tr></thead>
+<thead><tr><th scope="col">Group</th><th scope="col">User</th><th scope="col" class="num">Orders, platform</th>` +
+      `<th scope="col" class="num">Orders, ours</th><th scope="col" class="num">Complete, platform</th>` +
+      `<th scope="col" class="num">Complete, ours</th><th scope="col" class="num">Face value difference</th>` +
+      `<th scope="col" class="num">Cost difference</th><th scope="col" class="num">Savings difference</th></tr></thead>
 <tbody>${differs.join('\n')}</tbody>
 </table></div>`
 }
@@ -379,7 +465,8 @@ ${
 <tbody>${explained.join('\n')}</tbody>
 </table></div>`
 }
-</section>`;
+</section>`
+  );
 }
 
 function splitHeadline(text: string): [string, string] {
@@ -390,8 +477,11 @@ function splitHeadline(text: string): [string, string] {
 /** A currency's revenue per day: on screen a bar shows its amount when pointed at; on paper the caption sums it up. */
 function dailyChart(id: string, title: string, cur: string, c: CurrencySection): string {
   const input = { id, title, currency: c.currency, days: c.daily, total: c.current.group_revenue };
-  return `<figure>
+  return (
+    `<figure>
 ${revenueChart(input)}
-<figcaption>Group revenue per day, ${esc(cur)}, on the group's local days. ${onScreenOrPaper('Point at a bar for its day’s amount and orders.', chartSummary(input))}</figcaption>
-</figure>`;
+<figcaption>Group revenue per day, ${esc(cur)}, on the group's local days. ` +
+    `${onScreenOrPaper('Point at a bar for its day’s amount and orders.', chartSummary(input))}</figcaption>
+</figure>`
+  );
 }

@@ -62,7 +62,12 @@ function recognisedSection(report: RevenueReport): string[] {
   const rows = report.groups.flatMap((g) =>
     g.currencies.map((c) => {
       const { current } = c.recognised;
-      return `| ${groupCell(g)} | ${cell(currencyLabel(c.currency))} | ${formatMeasure('orders', current.orders, c.currency)} | ${formatMeasure('group_revenue', current.group_revenue, c.currency)} | ${revenueChange(c.recognised, c.currency)} | ${formatMeasure('orders', c.other.orders, c.currency)} | ${formatMeasure('group_revenue', c.other.group_revenue, c.currency)} |`;
+      return (
+        `| ${groupCell(g)} | ${cell(currencyLabel(c.currency))} |` +
+        ` ${formatMeasure('orders', current.orders, c.currency)} |` +
+        ` ${formatMeasure('group_revenue', current.group_revenue, c.currency)} | ${revenueChange(c.recognised, c.currency)} |` +
+        ` ${formatMeasure('orders', c.other.orders, c.currency)} | ${formatMeasure('group_revenue', c.other.group_revenue, c.currency)} |`
+      );
     }),
   );
   return [
@@ -72,12 +77,14 @@ function recognisedSection(report: RevenueReport): string[] {
     '',
     ...unknownStatusSentences(report).flatMap((u) => [`- **${u}**`]),
     ...(testGroupsSentence(report) ? [testGroupsSentence(report)!, ''] : []),
-    `| Group | Currency | Recognised orders | Recognised group revenue | Change vs ${comparedWith(report)} | Other statuses: orders | Other statuses: group revenue |`,
+    `| Group | Currency | Recognised orders | Recognised group revenue | Change vs ${comparedWith(report)} | Other` +
+      ` statuses: orders | Other statuses: group revenue |`,
     `|---|---|--:|--:|--:|--:|--:|`,
     ...rows,
     ...report.totals.map(
       (t) =>
-        `| **Total** | ${cell(currencyLabel(t.currency))} | ${formatCount(t.orders)} | ${formatMoney(t.recognised, t.currency)} | – | ${formatCount(t.otherOrders)} | ${formatMoney(t.other, t.currency)} |`,
+        `| **Total** | ${cell(currencyLabel(t.currency))} | ${formatCount(t.orders)} |` +
+        ` ${formatMoney(t.recognised, t.currency)} | – | ${formatCount(t.otherOrders)} | ${formatMoney(t.other, t.currency)} |`,
     ),
     '',
     ...yearToDate(report),
@@ -109,7 +116,8 @@ function consolidatedSection(report: RevenueReport): string[] {
     `|---|--:|--:|---|`,
     ...c.groups.map(
       (g) =>
-        `| ${groupCell(g)} | ${g.converted ? money(g.recognised) : 'rate missing'} | ${g.converted ? money(g.groupRevenue) : 'rate missing'} | ${notConverted(g.missing)} |`,
+        `| ${groupCell(g)} | ${g.converted ? money(g.recognised) : 'rate missing'} |` +
+        ` ${g.converted ? money(g.groupRevenue) : 'rate missing'} | ${notConverted(g.missing)} |`,
     ),
     `| Total | ${money(c.total.recognised)} | ${money(c.total.groupRevenue)} | ${notConverted(c.missing)} |`,
     '',
@@ -139,7 +147,8 @@ function adjustmentsSection(report: RevenueReport): string[] {
   const rows = report.groups.flatMap((g) =>
     (g.adjustments?.totals ?? []).map(
       (t) =>
-        `| ${groupCell(g)} | ${t.month} | ${cell(currencyLabel(t.currency))} | ${t.changes} | ${t.orders} | ${t.removed} | ${formatChange('group_revenue', t.group_revenue, t.currency)} | ${formatChange('group_revenue', t.recognised_revenue, t.currency)} |`,
+        `| ${groupCell(g)} | ${t.month} | ${cell(currencyLabel(t.currency))} | ${t.changes} | ${t.orders} |` +
+        ` ${t.removed} | ${formatChange('group_revenue', t.group_revenue, t.currency)} | ${formatChange('group_revenue', t.recognised_revenue, t.currency)} |`,
     ),
   );
   if (rows.length === 0) return [];
@@ -161,7 +170,10 @@ function creditSection(report: RevenueReport): string[] {
   if (credit.length === 0) return [`### Credit liability`, '', ...gaps, ''];
   const rows = credit.map((g) => {
     const c = g.credit!;
-    return `| ${groupCell(g)} | ${groupDigits(c.users)} | ${groupDigits(c.available, 2)} | ${groupDigits(c.granted, 2)} | ${groupDigits(c.spent, 2)} | ${groupDigits(c.expired, 2)} | ${c.oldestSnapshot} |`;
+    return (
+      `| ${groupCell(g)} | ${groupDigits(c.users)} | ${groupDigits(c.available, 2)} |` +
+      ` ${groupDigits(c.granted, 2)} | ${groupDigits(c.spent, 2)} | ${groupDigits(c.expired, 2)} | ${c.oldestSnapshot} |`
+    );
   });
   return [
     ...heading(
@@ -182,14 +194,16 @@ function creditAdjustmentsSection(report: RevenueReport): string[] {
   const rows = report.groups.flatMap((g) =>
     (g.creditAdjustments ?? []).map(
       (a) =>
-        `| ${groupCell(g)} | ${a.month} | ${a.users} | ${groupDigits(a.available, 2)} | ${groupDigits(a.granted, 2)} | ${groupDigits(a.spent, 2)} | ${groupDigits(a.expired, 2)} | ${a.observedAt} |`,
+        `| ${groupCell(g)} | ${a.month} | ${a.users} | ${groupDigits(a.available, 2)} | ${groupDigits(a.granted, 2)} |` +
+        ` ${groupDigits(a.spent, 2)} | ${groupDigits(a.expired, 2)} | ${a.observedAt} |`,
     ),
   );
   if (rows.length === 0) return [];
   return [
     ...heading(
       `Adjustments to closed months' credit liability booked in ${report.month.label}`,
-      'Changes first observed this month to the credit liability of months already signed off (now − as closed, credit units); the closed figures stay as signed.',
+      'Changes first observed this month to the credit liability of months already signed off (now − as closed, ' +
+        'credit units); the closed figures stay as signed.',
     ),
     '| Group | Closed month | Users | Available (liability) | Granted | Spent | Expired | Observed |',
     '|---|---|--:|--:|--:|--:|--:|---|',

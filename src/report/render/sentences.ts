@@ -12,18 +12,30 @@ export function statusHeadline(report: RevenueReport): string {
   const { month } = report;
   const scope = report.groupFilter === undefined ? 'every group' : `group ${report.groupFilter}`;
   if (report.status === 'signed_off') {
-    return `SIGNED OFF: ${month.label} is signed off for ${scope}. These are the figures as signed off (the close record below); later changes to its orders are booked as adjustments in the month they are observed.`;
+    return (
+      `SIGNED OFF: ${month.label} is signed off for ${scope}. ` +
+      `These are the figures as signed off (the close record below); later changes to its orders are booked as adjustments in the month they are observed.`
+    );
   }
   if (report.status === 'final') {
     const unsigned = report.groups.filter((g) => !g.signoff).map((g) => g.groupId);
-    return `FINAL: ${month.label} is final for ${scope}. The extract has passed the month's end plus its lookback, so these figures will not change; not signed off for group ${unsigned.join(', ')} (\`perks close --month ${month.ym}\` signs it off).`;
+    return (
+      `FINAL: ${month.label} is final for ${scope}. The extract has passed the month's end plus its lookback, ` +
+      `so these figures will not change; not signed off for group ${unsigned.join(', ')} (\`perks close --month ${month.ym}\` signs it off).`
+    );
   }
   const open = (state: string) =>
     report.groups.filter((g) => !g.signoff && g.closure.state === state).map((g) => g.groupId);
   if (report.status === 'partial') {
-    return `PARTIAL: ${month.label} is incomplete for group ${open('partial').join(', ')}: the extract starts after the month's first day, so some of its orders were never read; backfill it before reading these figures as the month's.`;
+    return (
+      `PARTIAL: ${month.label} is incomplete for group ${open('partial').join(', ')}: ` +
+      `the extract starts after the month's first day, so some of its orders were never read; backfill it before reading these figures as the month's.`
+    );
   }
-  return `PROVISIONAL: ${month.label} is not final yet for group ${open('provisional').join(', ')}. Orders may still change until the extract has passed the month's end plus its lookback; do not sign these figures off.`;
+  return (
+    `PROVISIONAL: ${month.label} is not final yet for group ${open('provisional').join(', ')}. ` +
+    `Orders may still change until the extract has passed the month's end plus its lookback; do not sign these figures off.`
+  );
 }
 
 /** One reason per group, e.g. "group 12 is extracted to 2024-04-06; the month is final once …". */
@@ -41,7 +53,10 @@ export function adjustmentSentences(report: RevenueReport): string[] {
   return report.groups.flatMap((g) =>
     (g.adjustments?.totals ?? []).map(
       (t) =>
-        `${g.name} (${g.groupId}), ${t.month}, ${currencyLabel(t.currency)}: ${t.changes} change${t.changes === '1' ? '' : 's'} (${t.orders} late order${t.orders === '1' ? '' : 's'}${t.removed === '0' ? '' : `, ${t.removed} no longer listed`}), group revenue ${signed(t.group_revenue)}, recognised revenue ${signed(t.recognised_revenue)}.`,
+        `${g.name} (${g.groupId}), ${t.month}, ${currencyLabel(t.currency)}: ` +
+        `${t.changes} change${t.changes === '1' ? '' : 's'} (${t.orders} late` +
+        ` order${t.orders === '1' ? '' : 's'}${t.removed === '0' ? '' : `, ${t.removed} no longer listed`}), ` +
+        `group revenue ${signed(t.group_revenue)}, recognised revenue ${signed(t.recognised_revenue)}.`,
     ),
   );
 }
@@ -56,7 +71,10 @@ export function reconciliationSentence(report: RevenueReport): string {
   if (!rec.available) return `NOT RECONCILED: ${rec.note}.`;
   const pairs = new Set(rec.lines.map((l) => `${l.groupId}/${l.currency}`)).size;
   if (rec.reconciled) {
-    return `Reconciled: the mart equals the lake's raw orders for ${report.month.label} in every column (${pairs} group/currency pair${pairs === 1 ? '' : 's'}).`;
+    return (
+      `Reconciled: the mart equals the lake's raw orders for ${report.month.label} in every column` +
+      ` (${pairs} group/currency pair${pairs === 1 ? '' : 's'}).`
+    );
   }
   const where = rec.differences
     .slice(0, 3)
@@ -76,7 +94,9 @@ export function unknownStatusSentences(report: RevenueReport): string[] {
       .filter((c) => c.unknownStatuses.length > 0)
       .map(
         (c) =>
-          `${g.name} (${g.groupId}), ${currencyLabel(c.currency)}: unknown order status ${c.unknownStatuses.map((s) => JSON.stringify(s || '(none)')).join(', ')} is not counted as recognised revenue; add it to PERKS_REVENUE_STATUSES if it is revenue.`,
+          `${g.name} (${g.groupId}), ${currencyLabel(c.currency)}: ` +
+          `unknown order status ${c.unknownStatuses.map((s) => JSON.stringify(s || '(none)')).join(', ')} is not counted as` +
+          ` recognised revenue; add it to PERKS_REVENUE_STATUSES if it is revenue.`,
       ),
   );
 }
@@ -89,7 +109,8 @@ export function platformSentences(report: RevenueReport): string[] {
     const who = `${g.name} (${g.groupId})`;
     if (!p.available)
       return [
-        `${who}: no platform statistics for ${report.month.label} in the warehouse (extract redemption_stats), so our orders were not compared with the platform's own figures.`,
+        `${who}: no platform statistics for ${report.month.label} in the warehouse (extract redemption_stats), ` +
+          `so our orders were not compared with the platform's own figures.`,
       ];
     const explained = p.explained.reduce((n, e) => n + e.rows, 0);
     const head = `${p.matched} user${p.matched === 1 ? '' : 's'} matched, ${explained} explained`;
@@ -136,8 +157,12 @@ export function consolidatedSentence(report: RevenueReport): string | undefined 
   const left =
     c.missing.length === 0
       ? ''
-      : ` NOT INCLUDED: ${c.missing.join(', ')}, which ha${c.missing.length === 1 ? 's' : 've'} no rate for ${report.month.ym} in ${c.file} (never converted at 1); the total is incomplete.`;
-  return `Consolidated in ${c.currency}: recognised revenue ${money(c.total.recognised)}, group revenue of all statuses ${money(c.total.groupRevenue)}${rates}.${left}`;
+      : ` NOT INCLUDED: ${c.missing.join(', ')}, which ha${c.missing.length === 1 ? 's' : 've'} no rate for` +
+        ` ${report.month.ym} in ${c.file} (never converted at 1); the total is incomplete.`;
+  return (
+    `Consolidated in ${c.currency}: recognised revenue ${money(c.total.recognised)}, ` +
+    `group revenue of all statuses ${money(c.total.groupRevenue)}${rates}.${left}`
+  );
 }
 
 /** How a signed-off section says it was forced (a provisional month keeps the words it always had). */
@@ -163,7 +188,10 @@ export function comparedWith(report: RevenueReport, group?: GroupSection): strin
 /** "The change compares 1–3 December 2026 with 1–3 November 2026 (the same days), not with the whole of November 2026." */
 export function sameDaysSentence(report: RevenueReport, g: GroupSection): string {
   if (!g.compared) return '';
-  return `The change compares ${dayRange(g.compared.through)} with ${dayRange(g.compared.previousThrough)} (the same days), not with the whole of ${report.month.previousLabel}.`;
+  return (
+    `The change compares ${dayRange(g.compared.through)} with ${dayRange(g.compared.previousThrough)} (the same` +
+    ` days), not with the whole of ${report.month.previousLabel}.`
+  );
 }
 
 /**
@@ -193,5 +221,6 @@ export function testGroupsSentence(report: RevenueReport): string | undefined {
   const one = t.groups.length === 1;
   return t.included
     ? `Test group${one ? '' : 's'} counted in the totals (--include-test-groups): ${names}, marked "test" where listed.`
-    : `Left out of the totals: ${names}, ${one ? 'a test group' : 'test groups'} (is_sandbox on the platform), listed and marked "test" but counted in no total; \`perks report revenue --include-test-groups\` counts ${one ? 'it' : 'them'}.`;
+    : `Left out of the totals: ${names}, ${one ? 'a test group' : 'test groups'} (is_sandbox on the platform), ` +
+        `listed and marked "test" but counted in no total; \`perks report revenue --include-test-groups\` counts ${one ? 'it' : 'them'}.`;
 }

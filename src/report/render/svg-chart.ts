@@ -90,17 +90,20 @@ export function revenueChart(input: ChartInput): string {
           ? ''
           : `<text class="day" x="${r(x + barW / 2)}" y="${H - PAD.bottom + 16}" text-anchor="middle">${esc(text)}</text>`;
       return (
-        `<rect class="bar${v < 0 ? ' negative' : ''}${note ? ' noted' : ''}" x="${r(x)}" y="${r(y0)}" width="${r(barW)}" height="${r(h)}" data-day="${d.day}" data-value="${esc(d.group_revenue)}"${note ? ` data-note="${esc(note)}"` : ''}>` +
+        `<rect class="bar${v < 0 ? ' negative' : ''}${note ? ' noted' : ''}" x="${r(x)}" y="${r(y0)}" width="` +
+        `${r(barW)}" height="${r(h)}" data-day="${d.day}" data-value="${esc(d.group_revenue)}"${note ? ` data-note="${esc(note)}"` : ''}>` +
         `<title>${esc(barTitle(input, d, note))}</title></rect>${label}`
       );
     })
     .join('');
   const desc = chartSummary(input);
   return (
-    `<svg class="chart" id="${esc(input.id)}" role="img" viewBox="0 0 ${W} ${H}" preserveAspectRatio="xMidYMid meet" aria-labelledby="${esc(input.id)}-t ${esc(input.id)}-d" xmlns="http://www.w3.org/2000/svg">` +
+    `<svg class="chart" id="${esc(input.id)}" role="img" viewBox="0 0 ${W} ${H}" preserveAspectRatio="xMidYMid meet"` +
+    ` aria-labelledby="${esc(input.id)}-t ${esc(input.id)}-d" xmlns="http://www.w3.org/2000/svg">` +
     `<title id="${esc(input.id)}-t">${esc(input.title)}</title><desc id="${esc(input.id)}-d">${esc(desc)}</desc>` +
     `<text class="tick" x="${PAD.left - 6}" y="12" text-anchor="end">${esc(input.currency)}</text>` +
-    `${grid}${bars}<text class="axis" x="${r(PAD.left + plotW / 2)}" y="${H - 3}" text-anchor="middle">${input.period === 'month' ? 'Month' : 'Day of month'}</text></svg>`
+    `${grid}${bars}<text class="axis" x="${r(PAD.left + plotW / 2)}" y="${H - 3}" text-anchor="middle">` +
+    `${input.period === 'month' ? 'Month' : 'Day of month'}</text></svg>`
   );
 }
 

@@ -4,7 +4,8 @@
  * platform never sent before), a recent order's revenue corrected, new users, users deactivated or anonymised,
  * credit spent; and (issue 25) credit granted with no other trace, credit items expiring (the platform cuts
  * their validity short, so an expiry happens within the day), many users logging in (nothing else), and a
- * few new orders of yesterday paid partly with credit (listed only now, as late orders are). Pending orders settle as the day moves (advance.ts), so a month closed while some of its orders
+ * few new orders of yesterday paid partly with credit (listed only now, as late orders are). Pending orders settle
+ * as the day moves (advance.ts), so a month closed while some of its orders
  * were Pending sees that status vanish. Each call draws from its own seeded stream (the n-th churn of a seed
  * is always the same) and says exactly what it changed, so tests compare a second run with the truth.
  *

@@ -68,7 +68,8 @@ export function renderMarkdown(docs: ModelDoc[], picture?: string): string {
     out.push(`## ${d.name}`, '');
     if (d.description) out.push(d.description, '');
     out.push(
-      `- layer: ${d.layer} (${d.materialized}${d.materialized === 'ephemeral' ? ': built and dropped by each build, not in the warehouse' : ''}), file: \`${d.file}\``,
+      `- layer: ${d.layer} (${d.materialized}${d.materialized === 'ephemeral' ? ': built and dropped by each build, not in the warehouse' : ''}), file: ` +
+        `\`${d.file}\``,
     );
     if (d.grain) out.push(`- grain: ${d.grain}`);
     if (d.key.length) out.push(`- key: ${d.key.join(', ')}`);
@@ -89,13 +90,16 @@ export function renderMarkdown(docs: ModelDoc[], picture?: string): string {
 function lakeLayout(): string[] {
   const files: Record<string, string> = {
     orders:
-      'one file per group and month past the lookback (`month-YYYY-MM.g<N>.v<version>.parquet`, sorted by order_date, order_id); the open month: its settled days in `month-YYYY-MM.upto-<day>.g<N>.v<version>.parquet`, the lookback days in `day-YYYY-MM-DD.v<version>.parquet`',
+      'one file per group and month past the lookback (`month-YYYY-MM.g<N>.v<version>.parquet`, sorted by order_date, ' +
+      'order_id); the open month: its settled days in `month-YYYY-MM.upto-<day>.g<N>.v<version>.parquet`, ' +
+      'the lookback days in `day-YYYY-MM-DD.v<version>.parquet`',
     credit:
       'refresh batches `part-<run>-<n>.parquet`; a month past the lookback compacted into one `month-YYYY-MM.g<N>.v<version>.parquet`',
     interactions:
       'refresh batches `part-<run>-<n>.parquet`; a month past the lookback compacted into one `month-YYYY-MM.g<N>.v<version>.parquet`',
     order_versions:
-      'appended history batches `part-<run>-<n>.parquet` (order_date a column); a month past the lookback compacted into one `month-YYYY-MM.g<N>.v<version>.parquet`, every version kept',
+      'appended history batches `part-<run>-<n>.parquet` (order_date a column); ' +
+      'a month past the lookback compacted into one `month-YYYY-MM.g<N>.v<version>.parquet`, every version kept',
     redemption_stats: 'one file per group and month window',
     users: 'one snapshot file per group and day; kept: the last 14 days and the last of each earlier month',
   };
@@ -113,7 +117,8 @@ function lakeLayout(): string[] {
     '|---|---|---|---|',
     ...LAKE_STREAMS.map(
       (s) =>
-        `| ${s.name} | ${s.partitions.map((p) => p.name).join(', ')} | ${s.columns.length} | ${(files[s.name] ?? 'one snapshot file per partition').replace(/\|/g, '\\|')} |`,
+        `| ${s.name} | ${s.partitions.map((p) => p.name).join(', ')} | ${s.columns.length} |` +
+        ` ${(files[s.name] ?? 'one snapshot file per partition').replace(/\|/g, '\\|')} |`,
     ),
     '',
   ];

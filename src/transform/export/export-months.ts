@@ -1,7 +1,8 @@
 /**
  * A mart built by months (`incremental: month on <group>, <time>`) exported as a folder of month files,
  * `<out>/marts/<mart>/<YYYY-MM>.parquet` (every group's rows of that month; rows of no month in
- * `no-month.parquet`; an empty mart is one file of no rows, `no-rows.parquet`), so that a build rewrites only the months it replaced and BI readers and the object store
+ * `no-month.parquet`; an empty mart is one file of no rows, `no-rows.parquet`), so that a build rewrites only the
+ * months it replaced and BI readers and the object store
  * move only those. Each file is written under a temporary name and renamed at the swap: a reader sees a
  * month as it was or as it is, never half of one.
  *

@@ -170,7 +170,8 @@ export function parseHeader(sql: string, file: string): Header {
     const first = lookups.find((o) => o.model === l.model)!;
     if (lookups.indexOf(first) < i && (first.column !== l.column || String(first.reads) !== String(l.reads)))
       throw new ModelGraphError(
-        `${file}: the lookups of ${l.model} join it on different columns or read different ones; join every lookup of a model on the same column, reading the same columns`,
+        `${file}: the lookups of ${l.model} join it on different columns or read different ones; ` +
+          `join every lookup of a model on the same column, reading the same columns`,
       );
   }
   if (lookups.length && !header.incremental)

@@ -69,7 +69,8 @@ export function failed(err: unknown): never {
   if (/read-only/i.test(line)) throw refused('a statement that writes');
   if (/^Permission Error/i.test(line) || /disabled by configuration/i.test(line)) {
     throw new QueryError(
-      `the query reads a file outside the output directory, which is refused (${line.replace(/^Permission Error:\s*/i, '')}); pass ${FILES_ANYWHERE_FLAG} to read files elsewhere`,
+      `the query reads a file outside the output directory, ` +
+        `which is refused (${line.replace(/^Permission Error:\s*/i, '')}); pass ${FILES_ANYWHERE_FLAG} to read files elsewhere`,
     );
   }
   if (

@@ -105,7 +105,8 @@ const several = (n: number) =>
   `the query has ${n} statements, and perks sql runs one and shows its result: run them one at a time (a trailing ";" is fine)`;
 
 const PIVOT_ALONE =
-  "a PIVOT without an IN list must be the query's only statement, without EXPLAIN (DuckDB runs it in two steps): run it alone, or name its values, e.g. ON order_currency IN ('EUR', 'GBP')";
+  "a PIVOT without an IN list must be the query's only statement, without EXPLAIN (DuckDB runs it in two steps): " +
+  "run it alone, or name its values, e.g. ON order_currency IN ('EUR', 'GBP')";
 
 /**
  * Binds statement `i` of a checked query and refuses it unless it is a read (or, before a PIVOT without

@@ -36,7 +36,8 @@ export async function compareWarehouses(
     const tables = async (catalog: string) =>
       (
         await conn.runAndReadAll(
-          `SELECT table_name AS t FROM duckdb_tables() WHERE database_name = ${str(catalog)} AND schema_name = 'main' AND NOT starts_with(table_name, '_build_') ORDER BY 1`,
+          `SELECT table_name AS t FROM duckdb_tables() WHERE database_name = ${str(catalog)} AND schema_name = 'main'` +
+            ` AND NOT starts_with(table_name, '_build_') ORDER BY 1`,
         )
       )
         .getRowObjectsJson()
