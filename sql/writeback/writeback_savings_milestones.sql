@@ -9,9 +9,13 @@
 -- is known. A milestone happens once per user and threshold: savings lowered later (refunds) do not take a
 -- sent milestone back, and crossing again after dropping below is the same milestone (same id, sent once).
 -- interaction_id: first 52 bits of md5('perks-writeback-v1:<group>:<user>:savings_milestone:<threshold>').
+-- Built by users (src/transform/incremental/by-user.ts): a build computes again only the users whose savings_monthly
+-- rows changed since the last build, and every user of a group whose currency (group_currency) changed.
 -- grain: one row per organisation_group_id, user_id, threshold reached
 -- key: interaction_id
 -- materialized: table
+-- incremental: user on organisation_group_id, user_id = identifier_value
+-- group-wide: group_currency
 -- columns:
 --   organisation_group_id: the group the user belongs to (Perks organisation_group_id)
 --   identifier: how the user is named to the API (always id here)

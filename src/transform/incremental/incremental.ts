@@ -34,6 +34,7 @@ import { inMonths, monthsHeld, NO_MONTH } from './month-range.js';
 import { rowDigestSql } from './row-digest.js';
 import { stripTrailingSemicolon, type Node } from '../models/model-graph.js';
 import { relativeStreamDir } from '../../lake/index.js';
+import { buildByUser } from './by-user.js';
 
 export interface IntervalCounts {
   /** Group-months rebuilt (all of them when built whole), counted over the intervals its inputs hold. */
@@ -47,6 +48,8 @@ export interface IntervalCounts {
   months?: number;
   /** Why the model was built whole; absent when built by intervals. */
   whole?: string;
+  /** A model built by users (by-user.ts): `rebuilt` counts users, `skipped` none (the rest are not counted). */
+  unit?: 'users';
 }
 
 const monthsText = (n: number) => `${n} month${n === 1 ? '' : 's'}`;
@@ -56,6 +59,11 @@ const monthsText = (n: number) => `${n} month${n === 1 ? '' : 's'}`;
  * kept`, or `stg_orders: nothing rebuilt, its 4 months kept`: the months are those the model holds.
  */
 export function describeIntervals(model: string, i: IntervalCounts): string {
+  if (i.unit === 'users') {
+    if (i.whole) return `${model}: built whole (${i.whole})`;
+    if (i.rebuilt === 0) return `${model}: nothing rebuilt, every user's rows kept`;
+    return `${model}: ${i.rebuilt} user${i.rebuilt === 1 ? '' : 's'} rebuilt, the other users' rows kept`;
+  }
   const held = monthsText(i.months ?? 0);
   if (i.whole) return `${model}: built whole, ${held} (${i.whole})`;
   if (i.rebuilt === 0) return `${model}: nothing rebuilt, its ${held} kept`;
@@ -106,6 +114,13 @@ export class IncrementalModels {
    * change once built, and two marts read the same ones (stg_orders, stg_redemption_stats).
    */
   private readonly fingerprints = new Map<string, Record<string, string>>();
+  /**
+   * Models built by intervals that a model built by users reads (by-user.ts), with its group and user columns:
+   * when one replaces intervals, the users of the rows that changed are kept (changedUsers).
+   */
+  private readonly watched = new Map<string, { group: string; user: string }>();
+  /** The temporary table of each watched model's changed users in this build (`g`, `u` as text). */
+  private readonly changed = new Map<string, string>();
 
   constructor(
     private readonly conn: DuckDBConnection,
@@ -136,6 +151,38 @@ export class IncrementalModels {
     const replaced = this.rebuilt.get(model);
     const iv = this.intervalsOf.get(model);
     return replaced && iv ? { where: inIntervals(iv, replaced), intervals: replaced.size } : null;
+  }
+
+  /** Keeps the users of the rows that change in `model` (built by intervals) when its intervals are replaced. */
+  watchUsers(model: string, columns: { group: string; user: string }): void {
+    if (this.intervalsOf.get(model) && !this.watched.has(model)) this.watched.set(model, columns);
+  }
+
+  /**
+   * The users (a temporary table of `g` BIGINT, `u` VARCHAR) whose rows of `model` this build changed; null when
+   * it was not built by intervals in this build (built whole, or not watched): any user may have changed.
+   */
+  changedUsers(model: string): { table: string } | 'none' | null {
+    const replaced = this.rebuilt.get(model);
+    if (!replaced) return null;
+    if (replaced.size === 0) return 'none';
+    const table = this.changed.get(model);
+    return table ? { table } : null;
+  }
+
+  /** A model whose header says `incremental: user on …`, by its dirty users (by-user.ts). */
+  async buildByUser(model: Node): Promise<IncrementalOutcome> {
+    return buildByUser(
+      {
+        conn: this.conn,
+        previous: this.previous,
+        previousTables: this.previousTables,
+        states: this.states,
+        changedUsers: (dep) => this.changedUsers(dep),
+        unchanged: (dep) => this.unchangedSinceLastBuild(dep),
+      },
+      model,
+    );
   }
 
   /** The month folder's token the previous build recorded for `model` (ModelState.exported). */
@@ -321,11 +368,25 @@ export class IncrementalModels {
 
   /** The dirty intervals' rows replaced by the ones rebuilt (ranges of days: the zone maps skip the rest). */
   private async replace(model: Node, dirty: Set<string>): Promise<undefined> {
+    const watch = this.watched.get(model.name);
+    if (watch) await this.keepChangedUsers(model, dirty, watch);
     await this.conn.run(`DELETE FROM ${id(model.name)} AS t WHERE ${inIntervals(model.header.incremental!, dirty)}`);
     await this.conn.run(
       `INSERT INTO ${id(model.name)} BY NAME SELECT * FROM ${REBUILT} ORDER BY ${id(model.header.incremental!.time)}`,
     );
     return undefined;
+  }
+
+  /** The users of the dirty intervals' rows that differ from the ones rebuilt (either way), before they are replaced. */
+  private async keepChangedUsers(model: Node, dirty: Set<string>, watch: { group: string; user: string }) {
+    const table = `_perks_changed_users_${this.changed.size}`;
+    const old = `SELECT * FROM ${id(model.name)} AS t WHERE ${inIntervals(model.header.incremental!, dirty)}`;
+    await this.conn.run(
+      `CREATE OR REPLACE TEMP TABLE ${table} AS
+       SELECT DISTINCT CAST(${id(watch.group)} AS BIGINT) AS g, CAST(${id(watch.user)} AS VARCHAR) AS u
+       FROM ((${old} EXCEPT SELECT * FROM ${REBUILT}) UNION ALL (SELECT * FROM ${REBUILT} EXCEPT ${old}))`,
+    );
+    this.changed.set(model.name, table);
   }
 
   /**

@@ -7,6 +7,8 @@
  *   -- key: organisation_group_id, month, order_currency, order_status
  *   -- materialized: table        (or view, or ephemeral: a temporary table of the build, never stored)
  *   -- incremental: month on organisation_group_id, order_date   (built by intervals: incremental.ts)
+ *   -- incremental: user on organisation_group_id, user_id = identifier_value   (built by users: by-user.ts)
+ *   -- group-wide: group_currency   (a by-user model's CTE computed over its whole group: see ByUser)
  *   -- lookup: stg_user_emails(email) = lower(trim(email))   (an upstream model joined row by row, see Lookup)
  *   -- edges: stg_orders   (a month's rows also read the days beside it: see Incremental.edges)
  *   -- intervals: month on organisation_group_id, window_start   (its rows fall in a group's months: see Intervals)
@@ -86,12 +88,30 @@ export interface Lookup {
   reads?: string[];
 }
 
+/**
+ * `incremental: user on <group column>, <user column>[ = <own column>]`: the model is built by users, a user's rows
+ * from that user's rows of its upstream models alone (by-user.ts): only the users whose upstream rows changed since
+ * the model's last build are computed again. The user column is the upstream models'; the model's own rows name
+ * the user in `<own column>` (compared as text; the same column when not said).
+ */
+export interface ByUser {
+  group: string;
+  user: string;
+  own: string;
+  /**
+   * `group-wide: <cte>, …`: CTEs of the model's SQL whose rows are facts of a whole group (a group's majority
+   * currency): computed over every user, kept per group; a group whose rows of them changed is rebuilt whole.
+   */
+  groupWide: string[];
+}
+
 export interface Header {
   description: string;
   grain?: string;
   key?: string[];
   materialized?: Materialization;
   incremental?: Incremental;
+  byUser?: ByUser;
   intervals?: Intervals;
   /**
    * `latest: <lake view>, …`: the model reads only the latest snapshot of each group of these snapshot streams
@@ -121,6 +141,8 @@ interface Draft {
   lookups: Lookup[];
   /** The `edges:` models so far, as the lookups. */
   edges: string[];
+  /** The `group-wide:` CTEs so far, as the lookups. */
+  groupWide: string[];
   description: string[];
   block?: 'tests' | 'columns';
   /** The column a deeper-indented line of the `columns:` block continues. */
@@ -132,8 +154,12 @@ const FIELDS: Record<string, (value: string, draft: Draft, file: string) => void
   grain: (value, { header }) => (header.grain = value),
   key: (value, { header }) => (header.key = list(value)),
   model: (value, { header }) => (header.model = value),
-  incremental: (value, { header, lookups, edges }, file) =>
-    (header.incremental = { ...parseIntervals('incremental', value, file), lookups, edges }),
+  incremental: (value, { header, lookups, edges, groupWide }, file) => {
+    const byUser = /^user\s+on\s+(\w+)\s*,\s*(\w+)(?:\s*=\s*(\w+))?$/i.exec(value);
+    if (byUser) header.byUser = { group: byUser[1], user: byUser[2], own: byUser[3] ?? byUser[2], groupWide };
+    else header.incremental = { ...parseIntervals('incremental', value, file), lookups, edges };
+  },
+  'group-wide': (value, { groupWide }) => groupWide.push(...list(value)),
   intervals: (value, { header }, file) => (header.intervals = parseIntervals('intervals', value, file)),
   lookup: (value, { lookups }, file) => lookups.push(parseLookup(value, file)),
   edges: (value, { edges }) => edges.push(...list(value)),
@@ -157,10 +183,11 @@ export function parseHeader(sql: string, file: string): Header {
     header: { description: '', tests: [], columns: {} },
     lookups: [],
     edges: [],
+    groupWide: [],
     description: [],
   };
   for (const text of commentLines(sql)) parseLine(draft, text, file);
-  const { header, lookups, edges } = draft;
+  const { header, lookups, edges, groupWide } = draft;
   header.description = draft.description.join(' ').trim();
   if (header.incremental) {
     const { grain, group, time } = header.incremental;
@@ -178,6 +205,10 @@ export function parseHeader(sql: string, file: string): Header {
     throw new ModelGraphError(`${file}: a lookup: line belongs to an incremental model (an incremental: line)`);
   if (edges.length && !header.incremental)
     throw new ModelGraphError(`${file}: an edges: line belongs to an incremental model (an incremental: line)`);
+  if (groupWide.length && !header.byUser)
+    throw new ModelGraphError(
+      `${file}: a group-wide: line belongs to a model built by users (an incremental: user on … line)`,
+    );
   if (header.incremental && !header.key?.length)
     throw new ModelGraphError(`${file}: an incremental model needs a key: line (its rows are matched by key)`);
   return header;
@@ -236,7 +267,8 @@ function parseIntervals(name: string, value: string, file: string): Intervals {
   const match = /^month\s+on\s+(\w+)\s*,\s*(\w+)$/i.exec(value);
   if (!match)
     throw new ModelGraphError(
-      `${file}: ${name} "${value}" is not understood; expected "month on <group column>, <date column>"`,
+      `${file}: ${name} "${value}" is not understood; expected "month on <group column>, <date column>"` +
+        (name === 'incremental' ? ' or "user on <group column>, <user column>[ = <own column>]"' : ''),
     );
   return { grain: 'month', group: match[1], time: match[2] };
 }

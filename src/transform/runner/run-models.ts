@@ -81,6 +81,10 @@ export async function runModels(
     options.onStep?.(step);
   };
   const skip = (name: string, kind: 'model' | 'test') => record({ name, kind, status: 'skipped', rows: null, ms: 0 });
+  // a model built by users reads the users whose upstream rows changed: kept as those models replace intervals
+  for (const model of models)
+    if (model.header.byUser)
+      for (const dep of model.dependsOn) options.incremental?.watchUsers(dep, model.header.byUser);
   const built = new Set<string>(options.lakeViews);
   const pending = options.runTests ? [...tests] : [];
   let failed = false;
@@ -127,9 +131,10 @@ async function modelStep(
 ): Promise<StepResult> {
   const started = Date.now();
   try {
+    const byIntervals = materialization(model) === 'table' && options.incremental;
     const { rows, ...more } =
-      materialization(model) === 'table' && model.header.incremental && options.incremental
-        ? await buildByIntervals(model, options.incremental, options.versions)
+      byIntervals && (model.header.incremental || model.header.byUser)
+        ? await buildByIntervals(model, options.incremental!, options.versions)
         : await buildViewOrTable(conn, model, models, options.versions);
     return { name: model.name, kind: 'model', status: 'success', rows, ms: Date.now() - started, ...more };
   } catch (err) {
@@ -141,13 +146,15 @@ async function modelStep(
 /** What a model's build adds to its step. */
 type Built = Pick<StepResult, 'rows' | 'intervals' | 'kept' | 'deferred'>;
 
-/** A model whose header says `incremental:`, by its dirty intervals (incremental.ts). */
+/** A model whose header says `incremental:`, by its dirty intervals (incremental.ts) or users (by-user.ts). */
 async function buildByIntervals(
   model: Node,
   incremental: IncrementalModels,
   versions: ModelVersions | undefined,
 ): Promise<Built> {
-  const { rows, intervals } = await incremental.build(model);
+  const { rows, intervals } = model.header.byUser
+    ? await incremental.buildByUser(model)
+    : await incremental.build(model);
   versions?.settle(model.name, intervals.whole === undefined && intervals.rebuilt === 0);
   return { rows, intervals };
 }
