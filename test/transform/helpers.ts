@@ -3,6 +3,8 @@ import { cpSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
+import { expect } from 'vitest';
+import { buildWarehouse, type BuildResult } from '../../src/transform/index.js';
 
 export const ROOT = join(import.meta.dirname, '..', '..');
 export const AS_OF = '2026-04-01';
@@ -39,4 +41,12 @@ export function copyOfProject(): { sqlDir: string; remove: () => void } {
   const sqlDir = join(mkdtempSync(join(tmpdir(), 'perks-sql-')), 'sql');
   cpSync(join(ROOT, 'sql'), sqlDir, { recursive: true });
   return { sqlDir, remove: () => rmSync(dirname(sqlDir), { recursive: true, force: true }) };
+}
+
+/** A build of `outDir` with --verify-incremental: it must succeed, equal to a full build of the same lake. */
+export async function verifiedBuild(outDir: string, asOf = AS_OF): Promise<BuildResult> {
+  const b = await buildWarehouse({ outDir, asOf, verifyIncremental: true });
+  expect(b.error).toBeUndefined();
+  expect(b.steps.find((s) => s.name === 'verify incremental')?.status).toBe('success');
+  return b;
 }

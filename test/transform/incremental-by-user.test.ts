@@ -6,11 +6,10 @@
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, test } from 'vitest';
-import { DuckDBInstance } from '@duckdb/node-api';
-import { buildWarehouse, type BuildResult } from '../../src/transform/index.js';
+import type { BuildResult } from '../../src/transform/index.js';
 import { LakeWriter, order, writeFixtureLake } from './fixture-lake.js';
+import { query as queryOf, verifiedBuild } from './helpers.js';
 
-const AS_OF = '2026-04-01';
 const MODEL = 'writeback_savings_milestones';
 let out: string;
 let lake: LakeWriter;
@@ -39,25 +38,11 @@ afterAll(() => {
   rmSync(out, { recursive: true, force: true });
 });
 
-async function build(): Promise<BuildResult> {
-  const b = await buildWarehouse({ outDir: out, asOf: AS_OF, verifyIncremental: true });
-  expect(b.error).toBeUndefined();
-  expect(b.steps.find((s) => s.name === 'verify incremental')?.status).toBe('success');
-  return b;
-}
+const build = () => verifiedBuild(out);
 
 const milestones = (b: BuildResult) => b.steps.find((s) => s.name === MODEL)!.intervals!;
 
-async function query(sql: string): Promise<Record<string, unknown>[]> {
-  const db = await DuckDBInstance.create(join(out, 'warehouse.duckdb'), { access_mode: 'READ_ONLY' });
-  const conn = await db.connect();
-  try {
-    return (await conn.runAndReadAll(sql)).getRowObjectsJson();
-  } finally {
-    conn.closeSync();
-    db.closeSync();
-  }
-}
+const query = (sql: string) => queryOf(join(out, 'warehouse.duckdb'), sql);
 
 const rowsOf = (user: number) =>
   query(
