@@ -75,3 +75,35 @@ test('a model declares the intervals its rows fall in, and a lookup the columns 
     'sql/x.sql: intervals "weekly" is not understood; expected "month on <group column>, <date column>"',
   );
 });
+
+test('a model built by users names its group and user columns, its own user column and its group-wide CTEs', () => {
+  const header = parseHeader(
+    [
+      '-- Milestones.',
+      '-- key: interaction_id',
+      '-- incremental: user on organisation_group_id, user_id = identifier_value',
+      '-- group-wide: group_currency, group_totals',
+      'select 1',
+    ].join('\n'),
+    'm.sql',
+  );
+  expect(header.byUser).toEqual({
+    group: 'organisation_group_id',
+    user: 'user_id',
+    own: 'identifier_value',
+    groupWide: ['group_currency', 'group_totals'],
+  });
+  expect(header.incremental).toBeUndefined();
+  expect(parseHeader('-- incremental: user on g, u\nselect 1', 'm.sql').byUser).toEqual({
+    group: 'g',
+    user: 'u',
+    own: 'u',
+    groupWide: [],
+  });
+  expect(() => parseHeader('-- group-wide: group_currency\nselect 1', 'w.sql')).toThrow(
+    'w.sql: a group-wide: line belongs to a model built by users (an incremental: user on … line)',
+  );
+  expect(() => parseHeader('-- incremental: users of g\nselect 1', 'w.sql')).toThrow(
+    'or "user on <group column>, <user column>[ = <own column>]"',
+  );
+});
