@@ -377,14 +377,22 @@ export class IncrementalModels {
     return undefined;
   }
 
-  /** The users of the dirty intervals' rows that differ from the ones rebuilt (either way), before they are replaced. */
+  /**
+   * The users of the dirty intervals' rows that differ from the ones rebuilt (either way), before they are
+   * replaced: each row's hash counted +1 on the old side and -1 on the new, grouped by user and hash (three narrow
+   * columns: a set difference of whole rows hashed every wide column into its table, ~1 CPU-s more a next day).
+   * A changed row whose 64-bit hash equals the old one's would be missed, as the fingerprints would.
+   */
   private async keepChangedUsers(model: Node, dirty: Set<string>, watch: { group: string; user: string }) {
     const table = `_perks_changed_users_${this.changed.size}`;
-    const old = `SELECT * FROM ${id(model.name)} AS t WHERE ${inIntervals(model.header.incremental!, dirty)}`;
+    const side = (from: string, sign: number) =>
+      `SELECT CAST(t.${id(watch.group)} AS BIGINT) AS g, CAST(t.${id(watch.user)} AS VARCHAR) AS u, hash(t) AS h, ${sign} AS side FROM ${from}`;
     await this.conn.run(
       `CREATE OR REPLACE TEMP TABLE ${table} AS
-       SELECT DISTINCT CAST(${id(watch.group)} AS BIGINT) AS g, CAST(${id(watch.user)} AS VARCHAR) AS u
-       FROM ((${old} EXCEPT SELECT * FROM ${REBUILT}) UNION ALL (SELECT * FROM ${REBUILT} EXCEPT ${old}))`,
+       SELECT DISTINCT g, u FROM (
+         ${side(`${id(model.name)} AS t WHERE ${inIntervals(model.header.incremental!, dirty)}`, 1)}
+         UNION ALL ${side(`${REBUILT} AS t`, -1)}
+       ) GROUP BY g, u, h HAVING sum(side) <> 0`,
     );
     this.changed.set(model.name, table);
   }
