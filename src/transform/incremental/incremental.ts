@@ -30,9 +30,28 @@ import { settingsHash, sha, type ModelState } from './build-state.js';
 import { LAKE_STREAMS, lakeViewName } from '../sources/lake-streams.js';
 import { folderMonth, monthPartitions, type Partition } from '../sources/lake-partitions.js';
 import { narrowLakeView } from '../sources/lake-views.js';
-import { inMonths, monthsHeld, NO_MONTH } from './month-range.js';
-import { rowDigestSql } from './row-digest.js';
-import { stripTrailingSemicolon, type Node } from '../models/model-graph.js';
+import { monthsHeld, NO_MONTH } from './month-range.js';
+import type { Node } from '../models/model-graph.js';
+import { digestSql, digestWithEdgesSql, edgeDigestsSql, hasColumnSql } from './digest-sql.js';
+import {
+  changedUsersSql,
+  deleteIntervalsSql,
+  DIRTY,
+  DIRTY_ROW_SQL,
+  DIRTY_TABLE_SQL,
+  inIntervals,
+  insertRebuiltSql,
+  KEYS,
+  keysSql,
+  monthPlus,
+  narrowedModelSql,
+  outsideSql,
+  REBUILT,
+  rebuiltSql,
+  sharedKeysSql,
+  wholeTableSql,
+  widenedModelSql,
+} from './interval-sql.js';
 import { relativeStreamDir } from '../../lake/index.js';
 import { buildByUser } from './by-user.js';
 
@@ -85,9 +104,6 @@ export const lookupTable = (model: string): string => `_build_lookup_${model}`;
  * and month, kept in the warehouse (see indexLookupRows).
  */
 export const lookupRowsTable = (model: string): string => `_build_lookup_rows_${model}`;
-const DIRTY = '_perks_dirty';
-const REBUILT = '_perks_rebuilt';
-const KEYS = '_perks_keys';
 const CHANGED = '_perks_changed';
 
 interface StagedLookup extends Lookup {
@@ -303,12 +319,7 @@ export class IncrementalModels {
 
   private async buildWhole(model: Node, intervals: number, why: string): Promise<IncrementalOutcome> {
     this.rebuilt.delete(model.name);
-    // stored in month order: a month's rows then sit in a few row groups, whose zone maps let a later build's
-    // reads of some months (deletes, re-hashes, exports, the narrowed views) skip the rest
-    const time = id(model.header.incremental!.time);
-    await this.conn.run(
-      `CREATE OR REPLACE TABLE ${id(model.name)} AS\nSELECT * FROM (\n${stripTrailingSemicolon(model.sql)}\n) ORDER BY ${time}\n`,
-    );
+    await this.conn.run(wholeTableSql(model));
     return { rows: await this.count(model.name), intervals: { rebuilt: intervals, skipped: 0, whole: why } };
   }
 
@@ -321,40 +332,31 @@ export class IncrementalModels {
     modelDeps: string[],
   ): Promise<string | undefined> {
     const inc = model.header.incremental!;
-    const key = model.header.key!;
     const c = this.conn;
     const streams = lakeDeps.map((v) => v.slice('lake_'.length));
     const filesOf = (stream: string, isDirty: boolean) =>
       [...files.values()]
         .filter((p) => p.stream === stream && dirty.has(`${p.group}/${p.month}`) === isDirty)
         .flatMap((p) => p.files);
-    const month = (alias: string) => `CAST(date_trunc('month', ${id(alias)}.${id(inc.time)}) AS DATE)`;
-    const onDirty = (alias: string) => `${id(alias)}.${id(inc.group)} = d.g AND ${month(alias)} = d.m`;
-    const cols = key.map((k) => id(k)).join(', ');
     const count = async (sql: string) => Number((await c.runAndReadAll(sql)).getRowObjectsJson()[0].n);
     try {
-      await c.run(`CREATE OR REPLACE TEMP TABLE ${DIRTY} (g BIGINT, m DATE)`);
+      await c.run(DIRTY_TABLE_SQL);
       for (const interval of dirty) {
         const [g, m] = interval.split('/');
-        await c.run(`INSERT INTO ${DIRTY} VALUES ($g::BIGINT, ($m || '-01')::DATE)`, { g, m });
+        await c.run(DIRTY_ROW_SQL, { g, m });
       }
       for (const s of streams) await narrowLakeView(c, this.outDir, s, filesOf(s, true));
       await this.narrowModels(modelDeps, dirty, inc.edges);
-      await c.run(`CREATE OR REPLACE TEMP TABLE ${REBUILT} AS\n${stripTrailingSemicolon(model.sql)}\n`);
+      await c.run(rebuiltSql(model));
       await this.widenModels(modelDeps);
-      const outside = await count(
-        `SELECT count(*) AS n FROM ${REBUILT} AS r ANTI JOIN ${DIRTY} AS d ON ${onDirty('r')}`,
-      );
+      const outside = await count(outsideSql(model));
       if (outside > 0) return 'rows of a dirty interval fell outside it (fell back to a whole build)';
       if (streams.length === 0) return await this.replace(model, dirty);
-      await c.run(
-        `CREATE OR REPLACE TEMP TABLE ${KEYS} AS SELECT ${cols} FROM ${REBUILT} ` +
-          `UNION SELECT ${cols} FROM ${id(model.name)} AS t SEMI JOIN ${DIRTY} AS d ON ${onDirty('t')}`,
-      );
+      await c.run(keysSql(model));
       // the keys against the clean group-months' files
       for (const s of streams) await narrowLakeView(c, this.outDir, s, filesOf(s, false));
       for (const view of lakeDeps) {
-        const shared = await count(`SELECT count(*) AS n FROM ${id(view)} SEMI JOIN ${KEYS} USING (${cols})`);
+        const shared = await count(sharedKeysSql(model, view));
         if (shared > 0)
           return `a key of a dirty interval is also in a clean one of ${view} (fell back to a whole build)`;
       }
@@ -370,38 +372,28 @@ export class IncrementalModels {
   private async replace(model: Node, dirty: Set<string>): Promise<undefined> {
     const watch = this.watched.get(model.name);
     if (watch) await this.keepChangedUsers(model, dirty, watch);
-    await this.conn.run(`DELETE FROM ${id(model.name)} AS t WHERE ${inIntervals(model.header.incremental!, dirty)}`);
-    await this.conn.run(
-      `INSERT INTO ${id(model.name)} BY NAME SELECT * FROM ${REBUILT} ORDER BY ${id(model.header.incremental!.time)}`,
-    );
+    await this.conn.run(deleteIntervalsSql(model, dirty));
+    await this.conn.run(insertRebuiltSql(model));
     return undefined;
   }
 
   /**
    * The users of the dirty intervals' rows that differ from the ones rebuilt (either way), before they are
-   * replaced: each row's hash counted +1 on the old side and -1 on the new, grouped by user and hash (three narrow
-   * columns: a set difference of whole rows hashed every wide column into its table, ~1 CPU-s more a next day).
-   * A changed row whose 64-bit hash equals the old one's would be missed, as the fingerprints would.
+   * replaced (changedUsersSql: three narrow columns; a set difference of whole rows hashed every wide column into
+   * its table, ~1 CPU-s more a next day). A changed row whose 64-bit hash equals the old one's would be missed, as
+   * the fingerprints would.
    */
   private async keepChangedUsers(model: Node, dirty: Set<string>, watch: { group: string; user: string }) {
     const table = `_perks_changed_users_${this.changed.size}`;
-    const side = (from: string, sign: number) =>
-      `SELECT CAST(t.${id(watch.group)} AS BIGINT) AS g, CAST(t.${id(watch.user)} AS VARCHAR) AS u, hash(t) AS h, ${sign} AS side FROM ${from}`;
-    await this.conn.run(
-      `CREATE OR REPLACE TEMP TABLE ${table} AS
-       SELECT DISTINCT g, u FROM (
-         ${side(`${id(model.name)} AS t WHERE ${inIntervals(model.header.incremental!, dirty)}`, 1)}
-         UNION ALL ${side(`${REBUILT} AS t`, -1)}
-       ) GROUP BY g, u, h HAVING sum(side) <> 0`,
-    );
+    await this.conn.run(changedUsersSql(table, model, dirty, watch));
     this.changed.set(model.name, table);
   }
 
   /**
    * Each upstream model that declares its intervals, seen by the model's SQL with only its dirty intervals'
-   * rows: a temporary view of the same name (searched before the warehouse's tables), a range of days per
-   * dirty month so the table's zone maps skip the clean months. A model named in `edges` is seen from the last day
-   * of the month before each dirty month to the first day of the month after.
+   * rows (narrowedModelSql), a range of days per dirty month so the table's zone maps skip the clean months. A
+   * model named in `edges` is seen from the last day of the month before each dirty month to the first day of the
+   * month after.
    */
   private async narrowModels(deps: string[], dirty: Set<string>, edges: string[] = []): Promise<void> {
     const [{ d: catalog }] = (await this.conn.runAndReadAll('SELECT current_database() AS d')).getRowObjectsJson() as {
@@ -410,14 +402,12 @@ export class IncrementalModels {
     for (const dep of deps) {
       const iv = this.intervalsOf.get(dep);
       if (!iv) continue;
-      await this.conn.run(
-        `CREATE OR REPLACE TEMP VIEW ${id(dep)} AS SELECT * FROM ${id(catalog)}.main.${id(dep)} AS t WHERE ${inIntervals(iv, dirty, edges.includes(dep))}`,
-      );
+      await this.conn.run(narrowedModelSql(catalog, dep, iv, dirty, edges.includes(dep)));
     }
   }
 
   private async widenModels(deps: string[]): Promise<void> {
-    for (const dep of deps) if (this.intervalsOf.has(dep)) await this.conn.run(`DROP VIEW IF EXISTS temp.${id(dep)}`);
+    for (const dep of deps) if (this.intervalsOf.has(dep)) await this.conn.run(widenedModelSql(dep));
   }
 
   /**
@@ -640,13 +630,7 @@ export class IncrementalModels {
         all: await this.fingerprint(table, group, before),
         ...(await this.edgeFingerprints(table, edgesBefore)),
       };
-    const time = `t.${id(iv.time)}`;
-    const r = await this.conn.runAndReadAll(
-      `SELECT coalesce(CAST(t.${id(iv.group)} AS VARCHAR) || '/' || strftime(${time}, '%Y-%m'), '*') AS g,
-         ${rowDigestSql('t')} AS fp, ${edgeDigestSql('t', `day(${time}) = 1`)} AS first,
-         ${edgeDigestSql('t', `${time} = last_day(${time})`)} AS last
-       FROM ${id(table)} AS t ${keptAll ? `WHERE ${inIntervals(iv, replaced)}` : ''} GROUP BY ALL`,
-    );
+    const r = await this.conn.runAndReadAll(digestWithEdgesSql(table, iv, keptAll ? replaced : undefined));
     const rows = r.getRowObjectsJson() as { g: string; fp: string; first: string | null; last: string | null }[];
     const of = (column: 'fp' | EdgeDay, from: Record<string, string> | undefined) =>
       mergeReplaced(
@@ -679,15 +663,7 @@ export class IncrementalModels {
     else {
       const iv = this.intervalsOf.get(table)!;
       const replaced = kept ? this.rebuilt.get(table) : undefined;
-      const time = `t.${id(iv.time)}`;
-      const r = await this.conn.runAndReadAll(
-        `SELECT CASE WHEN day(${time}) = 1 THEN 'first' ELSE 'last' END AS day,
-           CAST(t.${id(iv.group)} AS VARCHAR) || '/' || strftime(${time}, '%Y-%m') AS g, ${rowDigestSql('t')} AS fp
-         FROM ${id(table)} AS t
-         WHERE ${replaced ? `(${inIntervals(iv, replaced)}) AND ` : ''}(day(${time}) = 1 OR ${time} = last_day(${time}))
-           AND t.${id(iv.group)} IS NOT NULL
-         GROUP BY ALL`,
-      );
+      const r = await this.conn.runAndReadAll(edgeDigestsSql(table, iv, replaced));
       const rows = r.getRowObjectsJson() as { day: EdgeDay; g: string; fp: string }[];
       const of = (day: EdgeDay) =>
         mergeReplaced(
@@ -710,20 +686,10 @@ export class IncrementalModels {
     // A model built by intervals in this build: its other intervals' rows are the ones the last build hashed
     // (the same warehouse's), so only the intervals it replaced are hashed again (a scan of those alone).
     const replaced = this.rebuilt.get(table);
-    const only = iv && replaced && isCarried(before) ? `WHERE ${inIntervals(iv, replaced)}` : '';
-    const cols = await this.conn.runAndReadAll(
-      `SELECT count(*) AS n FROM (DESCRIBE ${id(table)}) WHERE column_name = $group`,
-      { group },
-    );
+    const only = iv && replaced && isCarried(before) ? replaced : undefined;
+    const cols = await this.conn.runAndReadAll(hasColumnSql(table), { group });
     const byGroup = Number(cols.getRowObjectsJson()[0].n) > 0;
-    const g = iv
-      ? `coalesce(CAST(t.${id(iv.group)} AS VARCHAR) || '/' || strftime(t.${id(iv.time)}, '%Y-%m'), '*')`
-      : byGroup
-        ? `coalesce(CAST(t.${id(group)} AS VARCHAR), '*')`
-        : `'*'`;
-    const r = await this.conn.runAndReadAll(
-      `SELECT ${g} AS g, ${rowDigestSql('t')} AS fp FROM ${id(table)} AS t ${only} GROUP BY ALL`,
-    );
+    const r = await this.conn.runAndReadAll(digestSql(table, group, { iv, byGroup, replaced: only }));
     const now = Object.fromEntries(
       (r.getRowObjectsJson() as { g: string; fp: string }[]).map((row) => [row.g, row.fp]),
     );
@@ -783,11 +749,6 @@ function isCarried(before: Record<string, string> | undefined): before is Record
   return before !== undefined && !('*' in before) && Object.keys(before).every((k) => k.includes('/'));
 }
 
-/** rowDigestSql of the rows where `condition` holds, null when none does. */
-function edgeDigestSql(alias: string, condition: string): string {
-  return `CASE WHEN count(*) FILTER (WHERE ${condition}) > 0 THEN count(*) FILTER (WHERE ${condition}) || ':' || bit_xor(hash(hash(${alias}))) FILTER (WHERE ${condition}) END`;
-}
-
 /**
  * A fingerprint of the intervals `replaced` hashed again (`now`) over the previous build's (`before`): the other
  * intervals' rows are those it hashed. Without `replaced`, `now` is the whole fingerprint.
@@ -803,13 +764,6 @@ function mergeReplaced(
 
 /** The key of an `edges:` model's fingerprint of its rows on a month's first or last day (ModelState.inputs). */
 const edgeInput = (model: string, day: EdgeDay): string => `${model}#${day}`;
-
-/** `month` (`YYYY-MM`) moved by `n` months. */
-function monthPlus(month: string, n: number): string {
-  const [year, m] = month.split('-').map(Number);
-  const at = m - 1 + n;
-  return `${year + Math.floor(at / 12)}-${String((((at % 12) + 12) % 12) + 1).padStart(2, '0')}`;
-}
 
 /**
  * Adds to `dirty` the month before each group-month whose rows on its first day changed in an `edges:` model, and
@@ -834,32 +788,6 @@ function dirtyFromEdges(
         if (known.has(beside)) dirty.add(beside);
       }
     }
-}
-
-/**
- * SQL true for the rows of `t` in the group-months `intervals` (`<group>/<YYYY-MM>`): a range of days each,
- * within the range from the first month to the last. That outer range comes first because DuckDB skips row
- * groups by a plain range (zone maps) but not by a disjunction of ranges: a scan of 2 months of 52 in a
- * 4 M-row mart 0.17 → 0.02 CPU-s. `edges`: each range from the last day of the month before to the first day of
- * the month after.
- */
-function inIntervals(iv: Intervals, intervals: Set<string>, edges = false): string {
-  if (intervals.size === 0) return 'false';
-  const time = `t.${id(iv.time)}`;
-  const range = edges ? withEdges : inMonths;
-  const ranges = [...intervals].map((interval) => {
-    const [g, month] = interval.split('/');
-    return `(t.${id(iv.group)} = ${Number(g)} AND ${range(time, month, month)})`;
-  });
-  const months = [...intervals].map((interval) => interval.slice(interval.indexOf('/') + 1)).sort();
-  return `(${range(time, months[0], months[months.length - 1])}) AND (${ranges.join(' OR ')})`;
-}
-
-/** SQL true for `column` (a DATE) from the last day of the month before `first` to the first day after `last`. */
-function withEdges(column: string, first: string, last: string): string {
-  const from = new Date(`${first}-01T00:00:00Z`);
-  from.setUTCDate(0);
-  return `${column} >= DATE ${str(from.toISOString().slice(0, 10))} AND ${column} < DATE ${str(`${monthPlus(last, 1)}-02`)}`;
 }
 
 /** The group-months a state knows of: its lake partitions' and its upstream models' intervals. */
