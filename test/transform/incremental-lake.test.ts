@@ -49,7 +49,7 @@ async function query(sql: string): Promise<Record<string, unknown>[]> {
 const userOf = async (orderId: number) =>
   (await query(`SELECT user_id FROM stg_orders WHERE order_id = ${orderId}`))[0].user_id as string | null;
 
-/** The lake folders (`<group>/<YYYY-MM>`) whose rows' lookup keys the warehouse keeps (incremental.ts). */
+/** The lake folders (`<group>/<YYYY-MM>`) whose rows' lookup keys the warehouse keeps (lookups.ts). */
 const indexedFolders = async () =>
   (
     await query(

@@ -41,7 +41,7 @@ export interface ModelState {
   version?: string;
   /**
    * A model built by intervals from the lake, with lookups: `<lookup model>|<stream>/<group>/<YYYY-MM>` → the
-   * fingerprint of the lake group-month whose lookup keys `_build_lookup_rows_<model>` holds (incremental.ts).
+   * fingerprint of the lake group-month whose lookup keys `_build_lookup_rows_<model>` holds (lookups.ts).
    */
   lookupRows?: Record<string, string>;
 }

@@ -12,7 +12,7 @@ import type { CheckedBuildOptions } from './build-options.js';
 import { firstLine } from '../errors.js';
 import type { Project } from '../models/model-files.js';
 import { materialization } from '../runner/run-models.js';
-import { lookupRowsTable, lookupTable } from '../incremental/incremental.js';
+import { lookupRowsTable, lookupTable } from '../incremental/lookups.js';
 import { readStates, type ModelState } from '../incremental/build-state.js';
 import { discard } from '../export/atomic-files.js';
 
