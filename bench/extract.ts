@@ -21,6 +21,7 @@ import { creditHolders } from '../src/close/index.js';
 import { REASONS, rankText } from '../src/extract/per-user/user-selection.js';
 import { parseMonth } from '../src/report/index.js';
 import { startSandbox, type Scale } from '../src/sandbox/index.js';
+import { outputAt } from '../src/output/index.js';
 
 const scale = (process.argv[2] ?? 'medium') as Scale;
 const days = Number(process.argv[3] ?? 365);
@@ -88,7 +89,11 @@ console.log(`  call efficiency (calls ÷ minimum, token excluded): ${(made / nee
 
 sandbox.advance(1);
 t = Date.now();
-const next = await extract(config, { now: new Date(`${shiftDay(today, 1)}T12:00:00Z`), budgetMinutes: 1e6 });
+const next = await extract(config, {
+  output: outputAt(out),
+  now: new Date(`${shiftDay(today, 1)}T12:00:00Z`),
+  budgetMinutes: 1e6,
+});
 console.log(`extract ${line('incremental after one day', next, (Date.now() - t) / 1000)}`);
 for (const s of next.streams) {
   const reasons: Record<string, number> = {};
@@ -102,7 +107,11 @@ console.log(`  incremental ÷ full calls: ${(next.api.calls / full.api.calls).to
 // The same day again, after the platform changed without the day moving (late orders, refunds, users).
 const change = sandbox.churn();
 t = Date.now();
-const rerun = await extract(config, { now: new Date(`${shiftDay(today, 1)}T18:00:00Z`), budgetMinutes: 1e6 });
+const rerun = await extract(config, {
+  output: outputAt(out),
+  now: new Date(`${shiftDay(today, 1)}T18:00:00Z`),
+  budgetMinutes: 1e6,
+});
 const lookbackWindows = config.lookbackDays * sandbox.world.groups.length;
 const orders = rerun.streams.find((s) => s.name === 'orders')!;
 console.log(`extract ${line('same-day rerun after a change', rerun, (Date.now() - t) / 1000)}`);
@@ -119,7 +128,7 @@ console.log(`  same-day rerun ÷ full calls: ${(rerun.api.calls / full.api.calls
 // days. Its extra calls as `--plan` prints them for the day it comes (one call a window; pages not counted).
 if (config.deepRereadDays > 0) {
   const due = shiftDay(today, config.deepRereadDays);
-  const plan = await extract(config, { now: new Date(`${due}T12:00:00Z`), planOnly: true });
+  const plan = await extract(config, { output: outputAt(out), now: new Date(`${due}T12:00:00Z`), planOnly: true });
   const extra = plan.plan!.rows.reduce(
     (n, r) => n + Number(/~(\d+) calls more than the lookback/.exec(r.detail)?.[1] ?? 0),
     0,
@@ -156,6 +165,7 @@ const groupIds = sandbox.world.groups.map((g) => g.id);
 const holders = await creditHolders(out, month, groupIds, { all: true });
 const holderCount = [...holders.values()].reduce((n, ids) => n + ids.length, 0);
 const closePlan = await extract(config, {
+  output: outputAt(out),
   now: new Date(`${shiftDay(today, 1)}T18:00:00Z`),
   streams: ['credit'],
   planOnly: true,

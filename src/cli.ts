@@ -30,7 +30,7 @@ const cli = yargs(hideBin(process.argv))
   .alias('h', 'help')
   .version(perksVersion())
   .wrap(Math.min(110, process.stdout.columns ?? 110))
-  // the one declaration of --output / -o: every command that has an output reads it from argv.resolvedOutput (below)
+  // the one declaration of --output / -o: every command that has an output reads the Output made from it (below)
   .option('output', OUTPUT)
   .fail((msg, err) => {
     if (err) throw err;
@@ -40,23 +40,24 @@ const cli = yargs(hideBin(process.argv))
 
 for (const command of commands) cli.command(command);
 /**
- * The output, resolved once per command into a value the handlers get as `argv.resolvedOutput`: a folder, or a store's
- * working copy, brought up to date before the command and published after it (an output in object storage). A store
- * reads the settings here, parsed once for the command: they stay on argv, where the handler's configFromFlags
- * finds them (with the working copy as the output).
+ * The output, resolved once per command into the one Output the handlers get as `argv.resolvedOutput` (src/output):
+ * a folder, or a store's working copy, brought up to date before the command and published after it (an output in
+ * object storage), whose session `perks check` and `perks store push` get as `argv.storeSession`. A store reads the
+ * settings here, parsed once for the command: they stay on argv, where the handler's configFromFlags finds them.
  */
-let output: OutputLocation | undefined;
+let location: OutputLocation | undefined;
 cli.middleware(async (argv) => {
   const command = storeCommandName(argv._);
   try {
-    output = await resolveOutputLazily(command, argv.output, () => configFromFlags(argv));
+    location = await resolveOutputLazily(command, argv.output, () => configFromFlags(argv));
   } catch (err) {
     if (!(err instanceof UserFacingError)) throw err;
     process.stderr.write(`perks: ${err.message}\n`);
     process.exit(err.exitCode);
   }
-  argv.resolvedOutput = output;
-  await assembleWarehouse(command, output.store);
+  argv.resolvedOutput = location.output;
+  argv.storeSession = location.session;
+  await assembleWarehouse(command, location.session);
 });
 
 /**
@@ -83,4 +84,4 @@ async function assembleWarehouse(command: string, session: StoreSession | undefi
 }
 
 await cli.parseAsync();
-await finishOutputLazily(output);
+await finishOutputLazily(location);

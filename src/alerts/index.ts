@@ -6,6 +6,7 @@
  * changes its exit code, and a webhook that fails is named once in the summary. docs/assumptions.md (Alerts).
  */
 import type { Config } from '../config/index.js';
+import type { Output } from '../output/index.js';
 import type { ExtractResult } from '../extract/index.js';
 import { readCloses } from '../closes/index.js';
 import { owedErasures } from '../lake/index.js';
@@ -34,7 +35,7 @@ export { ALERT_KINDS, safeText, type AlertEvent, type AlertKind, type Severity }
 export { alertLine, type JsonAlert } from './payload.js';
 export { alertStatePath } from './dedupe.js';
 
-export type AlertSettings = Pick<Config, 'output' | 'alertWebhook' | 'alertFormat' | 'alertTimeout' | 'alertBacklog'>;
+export type AlertSettings = Pick<Config, 'alertWebhook' | 'alertFormat' | 'alertTimeout' | 'alertBacklog'>;
 
 export interface AlertOutcome {
   /** Events raised (before the once-a-day rule). */
@@ -51,19 +52,19 @@ export interface AlertOutcome {
 export const alertsConfigured = (s: AlertSettings): boolean => Boolean(s.alertWebhook?.trim());
 
 /**
- * Posts the events to every webhook, once per condition and day unless `everyTime`; undefined when no
- * webhook is configured.
+ * Posts the events to every webhook, once per condition and day, as the state of `output` remembers (no output:
+ * every time); undefined when no webhook is configured.
  */
 export async function sendAlerts(
   settings: AlertSettings,
   events: readonly AlertEvent[],
-  options: { everyTime?: boolean } = {},
+  output: Output | undefined,
 ): Promise<AlertOutcome | undefined> {
   if (!alertsConfigured(settings)) return undefined;
   const { endpoints, problems } = parseEndpoints(settings.alertWebhook, settings.alertFormat);
   const outcome: AlertOutcome = { events: events.length, sent: 0, repeated: 0, webhooks: endpoints.length, problems };
   try {
-    const told = options.everyTime ? undefined : await SentToday.read(settings.output, todayUtc());
+    const told = output && (await SentToday.read(output.dir, todayUtc()));
     // webhooks side by side, each one's alerts in turn; its problem, if any, in the webhooks' order
     const failures = await Promise.all(
       endpoints.map(async (endpoint) => {
@@ -106,16 +107,17 @@ export function alertSummaryLines(outcome: AlertOutcome | undefined): string[] {
 /** What the state of the output directory calls for: stale data, a backlog, the close record, the erasure queue. */
 export async function conditionEvents(
   settings: AlertSettings,
+  output: Output,
   report: StatusReport,
   freshness: Freshness,
 ): Promise<AlertEvent[]> {
   const events = statusEvents(report, freshness, settings.alertBacklog);
   try {
-    await readCloses(settings.output);
+    await readCloses(output.dir);
   } catch (err) {
-    events.push(closeRecordEvent(err instanceof Error ? err.message : String(err), settings.output));
+    events.push(closeRecordEvent(err instanceof Error ? err.message : String(err), output.dir));
   }
-  const erasure = erasureEvent(await owedErasures(settings.output));
+  const erasure = erasureEvent(await owedErasures(output.dir));
   if (erasure) events.push(erasure);
   return events;
 }
@@ -126,6 +128,7 @@ export async function conditionEvents(
  */
 export async function alertRun(
   config: Config,
+  output: Output,
   summary: RunSummary,
   freshness: FreshnessOptions | { error: string },
 ): Promise<AlertOutcome | undefined> {
@@ -135,23 +138,27 @@ export async function alertRun(
   try {
     const outcome = runOutcomeEvent('perks run', summary);
     if (outcome) events.push(outcome);
-    if (summary.extract) events.push(...extractEvents(summary.extract, config.output, { outcome: false }));
+    if (summary.extract) events.push(...extractEvents(summary.extract, output.dir, { outcome: false }));
     if ('error' in freshness) problems.push(`no stale-data alert: ${freshness.error}`);
     else {
-      const report = await collectStatus(config.output, config, now());
-      events.push(...(await conditionEvents(config, report, judge(report, freshness))));
+      const report = await collectStatus(output, config, now());
+      events.push(...(await conditionEvents(config, output, report, judge(report, freshness))));
     }
   } catch (err) {
     problems.push(`some alerts could not be worked out: ${safeText(err instanceof Error ? err.message : String(err))}`);
   }
-  const sent = await sendAlerts(config, events);
+  const sent = await sendAlerts(config, events, output);
   return sent && { ...sent, problems: [...problems, ...sent.problems] };
 }
 
 /** After `perks extract`: its outcome, quarantine above the threshold, schema changes. */
-export async function alertExtract(config: Config, result: ExtractResult): Promise<AlertOutcome | undefined> {
+export async function alertExtract(
+  config: Config,
+  output: Output,
+  result: ExtractResult,
+): Promise<AlertOutcome | undefined> {
   if (!alertsConfigured(config)) return undefined;
-  return sendAlerts(config, extractEvents(result, config.output, { outcome: true }));
+  return sendAlerts(config, extractEvents(result, output.dir, { outcome: true }), output);
 }
 
 /**
@@ -159,7 +166,12 @@ export async function alertExtract(config: Config, result: ExtractResult): Promi
  * as `run_failed`, named on stderr if a webhook did not take it, and thrown on unchanged. Another run holding
  * the lock (exit 5) is not a failure.
  */
-export async function alertOnThrow<T>(config: Config, command: string, work: () => Promise<T>): Promise<T> {
+export async function alertOnThrow<T>(
+  config: Config,
+  output: Output,
+  command: string,
+  work: () => Promise<T>,
+): Promise<T> {
   try {
     return await work();
   } catch (err) {
@@ -169,11 +181,11 @@ export async function alertOnThrow<T>(config: Config, command: string, work: () 
       const event: AlertEvent = {
         kind: 'run_failed',
         severity: 'error',
-        text: `${command} failed (exit ${code}): ${safeText(message, config.output)}`,
+        text: `${command} failed (exit ${code}): ${safeText(message, output.dir)}`,
         condition: `run_failed:${command}:thrown`,
         figures: { exit_code: code },
       };
-      for (const line of (await sendAlerts(config, [event]))?.problems ?? [])
+      for (const line of (await sendAlerts(config, [event], output))?.problems ?? [])
         process.stderr.write(`perks: alerts: ${line}\n`);
     }
     throw err;
@@ -183,11 +195,12 @@ export async function alertOnThrow<T>(config: Config, command: string, work: () 
 /** `perks status --alert`: the conditions of the output directory (run it from another scheduler too). */
 export async function alertStatus(
   config: Config,
+  output: Output,
   report: StatusReport,
   freshness: Freshness,
 ): Promise<AlertOutcome | undefined> {
   if (!alertsConfigured(config)) return undefined;
-  return sendAlerts(config, await conditionEvents(config, report, freshness));
+  return sendAlerts(config, await conditionEvents(config, output, report, freshness), output);
 }
 
 /** `perks alert test`: a sample to every webhook, every time; a webhook missing, malformed or failing is an error. */
@@ -198,7 +211,7 @@ export async function sendTestAlert(config: Config): Promise<AlertOutcome> {
     );
   const bad = parseEndpoints(config.alertWebhook).problems;
   if (bad.length) throw new AlertConfigError(bad.join('; '));
-  const outcome = (await sendAlerts(config, [testEvent()], { everyTime: true }))!;
+  const outcome = (await sendAlerts(config, [testEvent()], undefined))!;
   if (outcome.problems.length) throw new AlertDeliveryError(outcome.problems.join('; '));
   return outcome;
 }

@@ -5,7 +5,7 @@
  * then rests the month end on those reads (rolled back to it by their items); what the budget did not reach
  * stays stale, and the close refuses it without --force.
  */
-import type { OutputHooks } from '../shared/output-hooks.js';
+import type { Output } from '../output/index.js';
 import { readdirSync } from 'node:fs';
 import type { Config } from '../config/index.js';
 import { extract } from '../extract/index.js';
@@ -103,19 +103,20 @@ export async function creditHolders(
 export async function refreshCredit(
   config: Config,
   month: ReportMonth,
-  /** `hooks`: the output's, the refresh's progress reported to a store. */
-  options: { group?: number; budgetMinutes: number; hooks?: OutputHooks },
+  /** `output`: where the refresh lands (the command's Output), its progress reported to a store. */
+  options: { output: Output; group?: number; budgetMinutes: number },
 ): Promise<CreditRefresh> {
+  const outDir = options.output.dir;
   const groups = options.group !== undefined ? [options.group] : config.groupIds;
-  const holders = await creditHolders(config.output, month, groups ?? lakeGroups(config.output));
+  const holders = await creditHolders(outDir, month, groups ?? lakeGroups(outDir));
   const count = [...holders.values()].reduce((n, ids) => n + ids.length, 0);
   const budgetCalls = Math.floor(options.budgetMinutes * config.rateLimit);
   if (count === 0) return { holders: 0, refreshed: 0, waiting: 0, calls: 0, budgetCalls };
   const result = await extract(config, {
+    output: options.output,
     streams: ['credit'],
     refreshUsers: Object.fromEntries(holders),
     budgetMinutes: options.budgetMinutes,
-    hooks: options.hooks,
     // one group closed: its users listed and its holders read, no other group's
     ...(options.group !== undefined ? { onlyGroups: [options.group] } : {}),
   });

@@ -5,7 +5,7 @@
  * against the API now (src/extract/windows/settled-guard.ts, every month it reads): a change beyond the guard's
  * allowance is not applied and the close stops (exit 2), unless it was accepted (`--accept-changes`).
  */
-import type { OutputHooks } from '../shared/output-hooks.js';
+import type { Output } from '../output/index.js';
 import type { Config } from '../config/index.js';
 import { allowanceText, changeCounts, currencyLine, extract, type MonthChange } from '../extract/index.js';
 import { scanSql, streamGlob, withLakeConnection } from '../lake/index.js';
@@ -35,13 +35,14 @@ export interface MonthReread {
 export async function rereadMonth(
   config: Config,
   month: ReportMonth,
-  options: { group?: number; acceptChanges?: boolean; hooks?: OutputHooks } = {},
+  /** `output`: where the re-read lands (the command's Output), its progress reported to a store. */
+  options: { output: Output; group?: number; acceptChanges?: boolean },
 ): Promise<MonthReread> {
   const result = await extract(config, {
+    output: options.output,
     streams: ['orders'],
     startDate: month.start,
     endDate: month.next,
-    hooks: options.hooks,
     ...(options.group !== undefined ? { onlyGroups: [options.group] } : {}),
     guardMonths: 'all',
     acceptChanges: options.acceptChanges === true,
@@ -58,7 +59,7 @@ export async function rereadMonth(
   const held = weighed.filter(({ m }) => m.outcome === 'held');
   if (held.length) throw heldError(month, held, figures, options.group);
   const groups = new Map(weighed.map(({ group, m }) => [group, rereadOf(result.runId, m)]));
-  const named = await namedChanges(config.output, result.runId, month);
+  const named = await namedChanges(options.output.dir, result.runId, month);
   const total = weighed.reduce((n, { m }) => n + m.new + m.changed + m.removed, 0);
   const more =
     total > named.length ? [`… and ${total - named.length} more (lake order_versions, _run_id ${result.runId})`] : [];

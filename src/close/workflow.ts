@@ -12,7 +12,8 @@ import { acquireLock } from '../lake/index.js';
 import type { ReportMonth, ReportSettings, RevenueRule } from '../report/index.js';
 import { crashPoint } from '../shared/crash-points.js';
 import { ExitCode, UserFacingError } from '../shared/exit-codes.js';
-import { LOCAL_OUTPUT_HOOKS, type OutputHooks } from '../shared/output-hooks.js';
+import type { OutputHooks } from '../shared/output-hooks.js';
+import type { Output } from '../output/index.js';
 import { buildSettingsOf, buildWarehouse, type BuildSettings } from '../transform/index.js';
 import { assertMonthOver, closeEndedMonth, reopenMonth, type EndedMonthClose, type ReopenOptions } from './close.js';
 import { refreshCredit, type CreditRefresh } from './credit-refresh.js';
@@ -20,8 +21,10 @@ import { rereadMonth, type MonthReread } from './reread.js';
 import { refreshAfterClose, refreshFailure } from './refresh.js';
 
 export interface CloseRequest {
-  /** The output, and the API the re-read reads from (none: no re-read). */
+  /** The settings, and the API the re-read reads from (none: no re-read). */
   readonly config: Config;
+  /** Where the close writes (the command's Output): its folder; the record checkpointed to a store. */
+  readonly output: Output;
   readonly month: ReportMonth;
   /** One group; every group of the warehouse when absent. */
   readonly group?: number;
@@ -37,8 +40,6 @@ export interface CloseRequest {
   readonly budgetMinutes: number;
   /** Apply a re-read beyond the settled-change guard (`--accept-changes`); the record keeps what was accepted. */
   readonly acceptChanges?: boolean;
-  /** The output's hooks (the command's resolved output): the record checkpointed to a store; none, a local folder's. */
-  readonly hooks?: OutputHooks;
 }
 
 /** What the re-read before the close found and did. */
@@ -70,8 +71,8 @@ export interface ReopenOutcome {
 /** `perks close`: the month (re-read first when asked and an API is configured) signed off per group. */
 export async function runClose(request: CloseRequest): Promise<CloseOutcome> {
   assertMonthOver(request.month);
-  const { config, month, group, by, note, force, rule, fx } = request;
-  const close: EndedMonthClose = { outDir: config.output, month, group, by, note, force, rule, fx };
+  const { config, output, month, group, by, note, force, rule, fx } = request;
+  const close: EndedMonthClose = { outDir: output.dir, month, group, by, note, force, rule, fx };
   const reread = await rereadBeforeClose(request, close);
   const found = typeof reread === 'string' ? null : reread.found.groups;
   const { written, refreshed } = await locked(
@@ -84,7 +85,7 @@ export async function runClose(request: CloseRequest): Promise<CloseOutcome> {
         refreshed: await refreshAfterClose(close.outDir, month.ym, groups, request.config, rule),
       };
     },
-    request.hooks ?? LOCAL_OUTPUT_HOOKS,
+    output.hooks,
   );
   if (refreshed.failed)
     throw refreshFailure(`${month.ym} is closed (${recordsText(written)})`, month.ym, refreshed.failed);
@@ -96,18 +97,23 @@ export async function runClose(request: CloseRequest): Promise<CloseOutcome> {
  * under the `settings` the command read.
  */
 export async function runReopen(
-  options: ReopenOptions & { readonly settings: BuildSettings & ReportSettings; readonly hooks?: OutputHooks },
+  options: Omit<ReopenOptions, 'outDir'> & {
+    /** Where the reopen writes (the command's Output): its folder; the record checkpointed to a store. */
+    readonly output: Output;
+    readonly settings: BuildSettings & ReportSettings;
+  },
 ): Promise<ReopenOutcome> {
+  const { output } = options;
   const { record, refreshed } = await locked(
-    options.outDir,
+    output.dir,
     async () => {
-      const reopened = await reopenMonth(options);
+      const reopened = await reopenMonth({ ...options, outDir: output.dir });
       return {
         record: reopened,
-        refreshed: await refreshAfterClose(options.outDir, reopened.month, [options.group], options.settings),
+        refreshed: await refreshAfterClose(output.dir, reopened.month, [options.group], options.settings),
       };
     },
-    options.hooks ?? LOCAL_OUTPUT_HOOKS,
+    output.hooks,
   );
   if (refreshed.failed)
     throw refreshFailure(`${record.month} is reopened (${recordsText([record])})`, record.month, refreshed.failed);
@@ -122,13 +128,13 @@ async function rereadBeforeClose(request: CloseRequest, close: EndedMonthClose):
   if (!request.config.baseUrl) return 'no-api';
   // the refusals first: a close that would be refused re-reads nothing
   await locked(close.outDir, () => closeEndedMonth({ ...close, dryRun: true }));
-  const { group, acceptChanges, hooks } = request;
-  const { lines, ...found } = await rereadMonth(request.config, request.month, { group, acceptChanges, hooks });
+  const { group, acceptChanges, output } = request;
+  const { lines, ...found } = await rereadMonth(request.config, request.month, { output, group, acceptChanges });
   const started = Date.now();
   const credit = await refreshCredit(request.config, request.month, {
+    output,
     group: request.group,
     budgetMinutes: request.budgetMinutes,
-    hooks: request.hooks,
   });
   return { found, lines, credit, creditMs: Date.now() - started };
 }

@@ -1,5 +1,4 @@
 /** `perks build`: the SQL models into <out>/warehouse.duckdb, data tests, marts to <out>/marts/*.parquet. */
-import { resolve } from 'node:path';
 import type { CommandModule } from 'yargs';
 import { acquireLock } from '../lake/index.js';
 import { finishSwitch } from '../compact/index.js';
@@ -15,14 +14,13 @@ import {
 } from '../transform/index.js';
 import { handle } from './handle.js';
 import { DEFAULTS } from '../config/index.js';
-import { configFromFlags, QUIET, storeUrlOf } from './options.js';
+import { configFromFlags, outputOf, QUIET, type OutputFlags } from './options.js';
 import { Lineage } from '../lineage/index.js';
 import { now } from '../shared/clock.js';
 
 const SEGMENTS = DEFAULTS.build.segments;
 
-interface BuildFlags {
-  output?: string;
+interface BuildFlags extends OutputFlags {
   'as-of'?: string;
   'new-days'?: number;
   'active-days'?: number;
@@ -93,8 +91,9 @@ export const buildCommand: CommandModule<object, BuildFlags> = {
         activeDays: days('active-days', argv['active-days']),
         dormantDays: days('dormant-days', argv['dormant-days']),
       };
-      const outDir = resolve(config.output);
-      const lineage = Lineage.of(config, storeUrlOf(argv));
+      const output = outputOf(argv);
+      const outDir = output.dir;
+      const lineage = Lineage.of(config, output);
       return lineage.around('build', async (run) => {
         const lock = await acquireLock(outDir);
         const startedAt = now();

@@ -2,7 +2,6 @@
  * `perks check`: configuration, credentials, the token, group access and the rate limit, with as few
  * calls as possible (a token and one or two group reads), each said in words.
  */
-import { resolve } from 'node:path';
 import type { CommandModule } from 'yargs';
 import { clientFromConfig } from '../api/index.js';
 import { ApiError } from '../api/errors.js';
@@ -12,7 +11,7 @@ import { ExitCode } from '../shared/exit-codes.js';
 import { redact } from '../shared/redact.js';
 import { storeSummary } from '../store/index.js';
 import { handle } from './handle.js';
-import { configFromFlags, withApiOptions, type ApiFlags } from './options.js';
+import { configFromFlags, outputOf, withApiOptions, type ApiFlags } from './options.js';
 
 export const checkCommand: CommandModule<object, ApiFlags> = {
   command: ['check', 'doctor'],
@@ -27,10 +26,10 @@ export const checkCommand: CommandModule<object, ApiFlags> = {
         true,
         `configuration: ${config.baseUrl}, client ${config.clientId}, scope ${config.scope}, ${config.rateLimit} calls/min`,
       );
-      const store = argv.resolvedOutput?.store;
+      const store = argv.storeSession;
       const output = store
         ? await storeSummary(store, Boolean(config.redisUrl))
-        : { ok: true, text: `a local folder, ${resolve(config.output)}` };
+        : { ok: true, text: `a local folder, ${outputOf(argv).dir}` };
       say(output.ok, `output: ${output.text}`);
       const client = clientFromConfig(config, { retries: 2 });
       try {

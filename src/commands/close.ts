@@ -14,12 +14,11 @@ import { DEFAULTS } from '../config/index.js';
 import { parseMonth } from '../report/index.js';
 import { ConfigError } from '../shared/exit-codes.js';
 import { handle } from './handle.js';
-import { configFromFlags, GROUP_FILTER, storeUrlOf } from './options.js';
+import { configFromFlags, GROUP_FILTER, outputOf, type OutputFlags } from './options.js';
 import { closeDatasets, Lineage } from '../lineage/index.js';
 import { parseGroup } from './report.js';
-import type { OutputLocation } from '../store/lazy.js';
 
-interface CloseFlags {
+interface CloseFlags extends OutputFlags {
   month: string;
   group?: string;
   by?: string;
@@ -28,8 +27,6 @@ interface CloseFlags {
   reread: boolean;
   'accept-changes': boolean;
   'budget-minutes'?: number;
-  output?: string;
-  resolvedOutput?: OutputLocation;
 }
 
 const line = (r: CloseRecord) =>
@@ -72,7 +69,7 @@ export const closeCommand: CommandModule<object, CloseFlags> = {
   handler: (argv) =>
     handle(async () => {
       const request = closeRequestFrom(argv);
-      const lineage = Lineage.of(request.config, storeUrlOf(argv));
+      const lineage = Lineage.of(request.config, request.output);
       const outcome = await lineage.around('close', async (run) => {
         const o = await runClose(request).catch((err: unknown) => {
           // held by the guard: the figures it weighed, then the one line saying why and how to go on
@@ -86,7 +83,7 @@ export const closeCommand: CommandModule<object, CloseFlags> = {
         return o;
       });
       process.stdout.write(`${rereadNotes(request, outcome.reread).join('\n')}\n`);
-      process.stdout.write(`${outcome.written.map(closedLine).join('\n')}\n  ${closesPath(request.config.output)}\n`);
+      process.stdout.write(`${outcome.written.map(closedLine).join('\n')}\n  ${closesPath(request.output.dir)}\n`);
       process.stdout.write(reportLines(outcome.reports));
     }),
 };
@@ -102,9 +99,9 @@ function closeRequestFrom(argv: CloseFlags): CloseRequest {
   if (!(budgetMinutes >= 0)) throw new ConfigError('--budget-minutes must be a number of minutes, 0 or more');
   const { note, force, reread } = argv;
   const by = argv.by ?? config.operator;
-  const hooks = argv.resolvedOutput?.hooks;
+  const output = outputOf(argv);
   const acceptChanges = argv['accept-changes'];
-  return { config, month, group, by, note, force, rule, fx, reread, budgetMinutes, acceptChanges, hooks };
+  return { config, output, month, group, by, note, force, rule, fx, reread, budgetMinutes, acceptChanges };
 }
 
 /** What the re-read before the close found (its first changes named) and refreshed, or why there was none. */
@@ -129,13 +126,11 @@ const reportLines = (reports: readonly string[]) => reports.map((f) => `report $
 const closedLine = (r: CloseRecord) =>
   `closed ${r.month} for group ${r.organisation_group_id}${r.forced ? ` (FORCED: ${forcedBecause(r)})` : ''}, record ${r.seq}, hash ${r.hash}`;
 
-interface ReopenFlags {
+interface ReopenFlags extends OutputFlags {
   month: string;
   group: string;
   reason: string;
   by?: string;
-  output?: string;
-  resolvedOutput?: OutputLocation;
 }
 
 export const reopenCommand: CommandModule<object, ReopenFlags> = {
@@ -152,16 +147,16 @@ export const reopenCommand: CommandModule<object, ReopenFlags> = {
       const config = configFromFlags(argv);
       const group = parseGroup(argv.group);
       if (group === undefined) throw new CloseInputError('--group is required');
-      const lineage = Lineage.of(config, storeUrlOf(argv));
+      const output = outputOf(argv);
+      const lineage = Lineage.of(config, output);
       const { record: r, reports } = await lineage.around('reopen', async (run) => {
         const o = await runReopen({
-          outDir: config.output,
+          output,
           month: argv.month,
           group,
           reason: argv.reason,
           by: argv.by ?? config.operator,
           settings: config,
-          hooks: argv.resolvedOutput?.hooks,
         });
         run.ending = { io: () => closeDatasets(lineage.place, o.reports, false) };
         return o;
@@ -173,14 +168,14 @@ export const reopenCommand: CommandModule<object, ReopenFlags> = {
     }),
 };
 
-export const closesCommand: CommandModule<object, { output?: string; format: string }> = {
+export const closesCommand: CommandModule<object, OutputFlags & { format: string }> = {
   command: 'closes',
   describe: 'List the close record and verify its hash chain (exit 2 when it does not verify)',
   builder: (y) => y.option('format', { type: 'string', choices: ['table', 'json'], default: 'table' }),
   handler: (argv) =>
     handle(async () => {
-      const config = configFromFlags(argv);
-      const records = await readCloses(config.output);
+      configFromFlags(argv); // the settings checked, as every command checks them (a bad one: exit 2)
+      const records = await readCloses(outputOf(argv).dir);
       if (argv.format === 'json') {
         process.stdout.write(`${JSON.stringify(records.map(({ figures: _f, ...r }) => r))}\n`);
         return;

@@ -3,12 +3,10 @@ import type { CommandModule } from 'yargs';
 import { DEFAULTS } from '../config/index.js';
 import { compactLake, type CompactResult } from '../compact/index.js';
 import { handle } from './handle.js';
-import { configFromFlags, storeUrlOf } from './options.js';
+import { configFromFlags, outputOf, type OutputFlags } from './options.js';
 import { compactDatasets, Lineage } from '../lineage/index.js';
 
-interface CompactFlags {
-  output?: string;
-}
+type CompactFlags = OutputFlags;
 
 export const compactCommand: CommandModule<object, CompactFlags> = {
   command: 'compact',
@@ -22,9 +20,10 @@ export const compactCommand: CommandModule<object, CompactFlags> = {
   handler: (argv) =>
     handle(async () => {
       const config = configFromFlags(argv);
-      const lineage = Lineage.of(config, storeUrlOf(argv));
+      const output = outputOf(argv);
+      const lineage = Lineage.of(config, output);
       await lineage.around('compact', async (run) => {
-        const result = await compactLake(config.output, { lookbackDays: config.lookbackDays });
+        const result = await compactLake(output.dir, { lookbackDays: config.lookbackDays });
         run.ending = { io: () => compactDatasets(lineage.place, result) };
         process.stdout.write(formatCompaction(result));
       });

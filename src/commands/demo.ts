@@ -9,15 +9,11 @@ import { configFrom, DEFAULTS } from '../config/index.js';
 import { formatRunSummary, nextSteps, runPipeline } from '../run/index.js';
 import { startSandbox } from '../sandbox/index.js';
 import { handle } from './handle.js';
-import { outputOverride, progressFromFlags, progressOption, QUIET } from './options.js';
-import type { OutputLocation } from '../store/lazy.js';
+import { outputOf, progressFromFlags, progressOption, QUIET, type OutputFlags } from './options.js';
 
 const DEMO_RATE = 15_000;
 
-export const demoCommand: CommandModule<
-  object,
-  { output?: string; resolvedOutput?: OutputLocation; scale?: string; quiet?: boolean }
-> = {
+export const demoCommand: CommandModule<object, OutputFlags & { scale?: string; quiet?: boolean }> = {
   command: 'demo',
   describe: 'Run the whole job against the embedded sandbox (what `npm start` does)',
   builder: (y) =>
@@ -45,9 +41,9 @@ export const demoCommand: CommandModule<
           clientSecret: org.client_secret,
           groupIds: org.organisation_group_ids.join(','),
           rateLimit: DEMO_RATE,
-          output: outputOverride(argv),
         });
         const summary = await runPipeline(config, {
+          output: outputOf(argv),
           emit: progressFromFlags(argv, 'lines'),
         });
         process.stdout.write(formatRunSummary(summary));

@@ -16,7 +16,7 @@ import {
   progressFromFlags,
   progressOption,
   QUIET,
-  storeUrlOf,
+  outputOf,
   withApiOptions,
 } from './options.js';
 import { DEFAULTS } from '../config/index.js';
@@ -113,12 +113,14 @@ export const extractCommand: CommandModule<object, ExtractFlags> = {
       const warning = argv.plan ? undefined : unsharedLimitWarning(shard, config.redisUrl);
       if (warning) process.stderr.write(`perks: ${warning}\n`); // even --quiet: it is not progress
       // lineage: START once the extract has its run id (its manifest's), the end with what it landed (not for --plan)
-      const lineage = Lineage.of(config, storeUrlOf(argv), undefined, !argv.plan);
+      const output = outputOf(argv);
+      const lineage = Lineage.of(config, output, undefined, !argv.plan);
       return lineage.around('extract', (run) => work(run), { deferStart: true });
       async function work(run: CommandRun): Promise<number> {
         const progress = progressFromFlags(argv, 'json');
-        const result = await alertOnThrow(config, 'perks extract', () =>
+        const result = await alertOnThrow(config, output, 'perks extract', () =>
           extract(config, {
+            output,
             streams: parseStreams(argv.streams),
             startDate,
             endDate,
@@ -134,7 +136,6 @@ export const extractCommand: CommandModule<object, ExtractFlags> = {
               if (e.event === 'run') run.begin(String(e.run_id));
               progress(e);
             },
-            hooks: argv.resolvedOutput?.hooks,
             // Users anonymised upstream leave the older snapshots and windows of the lake too, under this
             // run's lock, whatever else failed. A shard or group slice clears its own groups' lake files;
             // quarantine and the erasure queue's bookkeeping wait for a whole run (perks run, perks extract
@@ -142,7 +143,7 @@ export const extractCommand: CommandModule<object, ExtractFlags> = {
             afterLanding: async (r) => {
               const sliced = shard !== undefined || argv.groups !== undefined;
               if (sliced && !r.streams.some((s) => s.name === 'users')) return; // shards 2..N land no users
-              await forgetAnonymised(config.output, {
+              await forgetAnonymised(output.dir, {
                 lock: false,
                 groups: sliced ? r.groups.map((g) => g.id) : undefined,
               });
@@ -161,11 +162,12 @@ export const extractCommand: CommandModule<object, ExtractFlags> = {
           if (s.status === 'error') process.stderr.write(`perks: ${s.name}: ${s.error}\n`);
         if (result.quarantine?.message) process.stderr.write(`perks: ${result.quarantine.message}\n`);
         if (result.heldMessage) process.stderr.write(`perks: ${result.heldMessage}\n`);
-        for (const line of alertSummaryLines(await alertExtract(config, result))) process.stdout.write(`  ${line}\n`);
+        for (const line of alertSummaryLines(await alertExtract(config, output, result)))
+          process.stdout.write(`  ${line}\n`);
         // Closed months become one file per group and month (src/compact), after the forget step. A shard or
         // group slice leaves it to the final step (perks run, or perks compact): it takes the whole output directory.
         if (result.status !== 'error' && argv.shard === undefined && argv.groups === undefined)
-          await compactLake(config.output, { lookbackDays: config.lookbackDays });
+          await compactLake(output.dir, { lookbackDays: config.lookbackDays });
         return result.exitCode;
       }
     }),

@@ -2,14 +2,13 @@
 import type { CommandModule } from 'yargs';
 import { forgetAnonymised, forgetUsers, ForgetInputError, type ForgetResult } from '../forget/index.js';
 import { handle } from './handle.js';
-import { configFromFlags, storeUrlOf } from './options.js';
+import { configFromFlags, outputOf, type OutputFlags } from './options.js';
 import { forgetDatasets, Lineage } from '../lineage/index.js';
 import { relativeStreamDir } from '../lake/index.js';
 
-interface ForgetFlags {
+interface ForgetFlags extends OutputFlags {
   user?: (string | number)[];
   anonymised?: boolean;
-  output?: string;
 }
 
 export function parseUsers(values: (string | number)[] | undefined): number[] {
@@ -43,9 +42,10 @@ export const forgetCommand: CommandModule<object, ForgetFlags> = {
       const ids = parseUsers(argv.user);
       if (!ids.length && !argv.anonymised)
         throw new ForgetInputError('name the users to forget: --user <id> (repeatable) or --anonymised');
-      const lineage = Lineage.of(config, storeUrlOf(argv));
+      const output = outputOf(argv);
+      const lineage = Lineage.of(config, output);
       await lineage.around('forget', async (run) => {
-        const result = argv.anonymised ? await forgetAnonymised(config.output) : await forgetUsers(config.output, ids);
+        const result = argv.anonymised ? await forgetAnonymised(output.dir) : await forgetUsers(output.dir, ids);
         run.ending = { io: () => forgetDatasets(lineage.place, result) };
         process.stdout.write(formatForget(result));
       });

@@ -5,12 +5,10 @@ import { ConfigError } from '../shared/exit-codes.js';
 import { snakeJson } from '../shared/json-keys.js';
 import { describeModels, renderMarkdown, writeDictionary } from '../transform/index.js';
 import { handle } from './handle.js';
-import { configFromFlags } from './options.js';
+import { configFromFlags, outputOf, type OutputFlags } from './options.js';
 import { writeLineagePicture } from '../lineage/index.js';
-import { outputAt } from '../output/index.js';
 
-interface ModelsFlags {
-  output?: string;
+interface ModelsFlags extends OutputFlags {
   format?: string;
 }
 
@@ -25,10 +23,10 @@ export const modelsCommand: CommandModule<object, ModelsFlags> = {
     handle(async () => {
       if (argv.format !== 'md' && argv.format !== 'json')
         throw new ConfigError(`--format=${JSON.stringify(argv.format)} is invalid: expected md or json`);
-      const config = configFromFlags(argv);
+      configFromFlags(argv); // the settings checked, as every command checks them (a bad one: exit 2)
       const docs = await describeModels();
       // the dictionary, and beside it the lineage drawn (lineage.svg), which it links to
-      const { docs: folder } = outputAt(config.output);
+      const { docs: folder } = outputOf(argv);
       writeLineagePicture(join(folder, 'lineage.svg'), docs);
       writeDictionary(join(folder, 'models.md'), docs, 'lineage.svg');
       // JSON keys in snake_case (depends_on), as every JSON the CLI prints

@@ -3,14 +3,15 @@
  * and the one way flags become the configuration (configFromFlags, once per command).
  */
 import type { Argv } from 'yargs';
-import { configFrom, DEFAULTS, withOutput, type Config } from '../config/index.js';
+import { configFrom, DEFAULTS, type Config } from '../config/index.js';
 import { allowanceText } from '../extract/index.js';
-import type { OutputLocation } from '../store/lazy.js';
+import type { Output } from '../output/index.js';
+import type { StoreSession } from '../store/index.js';
 import { PROGRESS_MODES, progressMode, progressReporter, type Event, type ProgressMode } from '../extract/index.js';
 
 /**
- * `--output` / `-o`, declared once for every command (src/cli.ts); the middleware resolves it, once, into
- * `argv.resolvedOutput` (store/lazy.ts), which handlers read through configFromFlags.
+ * `--output` / `-o`, declared once for every command (src/cli.ts); the middleware resolves it, once, into the
+ * Output the handlers read (`argv.resolvedOutput`, through outputOf).
  */
 export const OUTPUT = {
   alias: 'o',
@@ -79,19 +80,22 @@ export function withApiOptions<T>(y: Argv<T>) {
     .option('credit-path', { type: 'string', describe: 'path of the user credit operation (PERKS_CREDIT_PATH)' });
 }
 
-/**
- * The output a command's configuration takes over PERKS_OUTPUT: a store's working copy, else the flag as given
- * (a folder from PERKS_OUTPUT stays the environment's, so that a bad one is named as the variable).
- */
-export function outputOverride(argv: { output?: string; resolvedOutput?: OutputLocation }): string | undefined {
-  return argv.resolvedOutput?.store ? argv.resolvedOutput.dir : argv.output;
+/** What the middleware resolved for a command (src/cli.ts): its output, and the store session behind it. */
+export interface OutputFlags {
+  output?: string;
+  /** The command's output (store/lazy.ts): where it reads and writes, the only place its stages are told of. */
+  resolvedOutput?: Output;
+  /** The store's session when the output is a store (`perks check` and `perks store push` read it). */
+  storeSession?: StoreSession;
 }
 
-/** The store's URL when the output is a store's working copy (what lineage names), else undefined. */
-export const storeUrlOf = (argv: { output?: string; resolvedOutput?: OutputLocation }): string | undefined =>
-  argv.resolvedOutput?.store?.client.store.url;
+/** The command's output, resolved by the middleware (src/cli.ts) before any handler runs. */
+export function outputOf(argv: OutputFlags): Output {
+  if (!argv.resolvedOutput) throw new Error('the output was not resolved: a command runs through src/cli.ts');
+  return argv.resolvedOutput;
+}
 
-export interface ApiFlags {
+export interface ApiFlags extends OutputFlags {
   baseUrl?: string;
   clientId?: string;
   clientSecret?: string;
@@ -99,9 +103,6 @@ export interface ApiFlags {
   groups?: string;
   rateLimit?: string;
   creditPath?: string;
-  output?: string;
-  /** The output resolved by the middleware (src/cli.ts): what the command reads and writes. */
-  resolvedOutput?: OutputLocation;
   /** The settings, parsed once per command by configFromFlags (with a store, already in the middleware). */
   settings?: Config;
   startDate?: string;
@@ -118,12 +119,10 @@ const SETTING_FLAGS = {
 /**
  * The configuration: the environment, with the flags given on the command line over it (a command's own setting
  * flags among them), parsed once per command and kept on `argv`: a later call (the handler's, after the
- * middleware's for a store) gets the same settings, its output the resolved one (the store's working copy).
+ * middleware's for a store) gets the same settings. The output is not among them: outputOf.
  */
 export function configFromFlags(argv: ApiFlags): Config {
-  const output = outputOverride(argv);
-  const parsed = argv.settings;
-  if (parsed) return output === undefined || output === parsed.output ? parsed : withOutput(parsed, output);
+  if (argv.settings) return argv.settings;
   const own = Object.fromEntries(
     Object.entries(SETTING_FLAGS).map(([flag, key]) => [key, (argv as Record<string, unknown>)[flag]]),
   );
@@ -136,7 +135,6 @@ export function configFromFlags(argv: ApiFlags): Config {
     groupIds: argv.groups,
     rateLimit: argv.rateLimit,
     creditPath: argv.creditPath,
-    output,
     startDate: argv.startDate,
     lookbackDays: argv.lookbackDays,
   });

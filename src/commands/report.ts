@@ -10,15 +10,14 @@ import {
 } from '../report/index.js';
 import { monthStateWord } from '../closes/index.js';
 import { handle } from './handle.js';
-import { configFromFlags, GROUP_FILTER, storeUrlOf } from './options.js';
+import { configFromFlags, GROUP_FILTER, outputOf, type OutputFlags } from './options.js';
 import { Lineage, reportDatasets } from '../lineage/index.js';
 
-interface ReportFlags {
+interface ReportFlags extends OutputFlags {
   report: string;
   month: string;
   group?: string;
   format: string;
-  output?: string;
   'include-test-groups': boolean;
 }
 
@@ -71,10 +70,11 @@ export const reportCommand: CommandModule<object, ReportFlags> = {
   handler: (argv) =>
     handle(async () => {
       const config = configFromFlags(argv);
-      const lineage = Lineage.of(config, storeUrlOf(argv));
+      const output = outputOf(argv);
+      const lineage = Lineage.of(config, output);
       const result = await lineage.around('report', async (run) => {
         const r = await writeRevenueReport({
-          outDir: config.output,
+          outDir: output.dir,
           month: argv.month,
           group: parseGroup(argv.group),
           formats: parseFormats(argv.format),

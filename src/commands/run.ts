@@ -13,10 +13,11 @@ import {
   progressFromFlags,
   progressOption,
   QUIET,
-  storeUrlOf,
+  outputOf,
   withApiOptions,
 } from './options.js';
 import type { Config } from '../config/index.js';
+import type { Output } from '../output/index.js';
 import { appendFileSync } from 'node:fs';
 import { now } from '../shared/clock.js';
 import { collectStatus, judge, statusMarkdown, type FreshnessOptions } from '../status/index.js';
@@ -71,17 +72,18 @@ export const runCommand: CommandModule<object, RunFlags> = {
       const budget = argv['budget-minutes'];
       if (budget !== undefined && !(budget >= 0 && Number.isFinite(budget)))
         throw new ConfigError('--budget-minutes must be a number of minutes, 0 or more');
-      const lineage = Lineage.of(config, storeUrlOf(argv));
+      const output = outputOf(argv);
+      const lineage = Lineage.of(config, output);
       const summary = await lineage.around('run', async (run) => {
-        const s = await alertOnThrow(config, 'perks run', () =>
+        const s = await alertOnThrow(config, output, 'perks run', () =>
           runPipeline(config, {
+            output,
             streams: parseStreams(argv.streams),
             budgetMinutes: argv['budget-minutes'],
             month: argv.month,
             writeback: argv.writeback,
             acceptChanges: argv['accept-changes'],
             emit: progressFromFlags(argv, 'json'),
-            hooks: argv.resolvedOutput?.hooks,
             lineage: lineage.enabled ? new RunLineage(lineage, run.asParent()) : undefined,
           }),
         );
@@ -90,10 +92,10 @@ export const runCommand: CommandModule<object, RunFlags> = {
         run.exitCode = s.exitCode;
         return s;
       });
-      summary.alertLines = alertSummaryLines(await alertRun(config, summary, thresholds(config)));
+      summary.alertLines = alertSummaryLines(await alertRun(config, output, summary, thresholds(config)));
       process.stdout.write(formatRunSummary(summary));
       appendStepSummary(summary, config.stepSummary);
-      await appendFreshness(config);
+      await appendFreshness(config, output);
       return summary.exitCode;
     }),
 };
@@ -108,12 +110,12 @@ function thresholds(config: Config): FreshnessOptions | { error: string } {
 }
 
 /** With GITHUB_STEP_SUMMARY set, `perks status` follows the run's summary there (its thresholds from the environment). */
-async function appendFreshness(config: Config): Promise<void> {
+async function appendFreshness(config: Config, output: Output): Promise<void> {
   const file = config.stepSummary;
   if (!file) return;
   try {
     const options = freshnessOptions({}, config);
-    const report = await collectStatus(config.output, config, now());
+    const report = await collectStatus(output, config, now());
     appendFileSync(file, statusMarkdown(report, judge(report, options), options));
   } catch (err) {
     // the run's outcome stands: the freshness table is a view of it, not a step

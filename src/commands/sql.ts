@@ -7,19 +7,18 @@ import type { CommandModule } from 'yargs';
 import { hideBin } from 'yargs/helpers';
 import { ConfigError } from '../shared/exit-codes.js';
 import { writeFile } from 'node:fs/promises';
-import { exportQuery, queryWarehouse, warehousePath, type QueryResult } from '../transform/index.js';
+import { exportQuery, queryWarehouse, type QueryResult } from '../transform/index.js';
 import { handle } from './handle.js';
-import { configFromFlags } from './options.js';
+import { configFromFlags, outputOf, type OutputFlags } from './options.js';
 
 const TEXT_FORMATS = ['table', 'csv', 'json'] as const;
 const FORMATS = [...TEXT_FORMATS, 'arrow', 'parquet'] as const;
 type Format = (typeof FORMATS)[number];
 type TextFormat = (typeof TEXT_FORMATS)[number];
 
-interface SqlFlags {
+interface SqlFlags extends OutputFlags {
   query?: string;
   format?: string;
-  output?: string;
   out?: string;
   'read-files-anywhere'?: boolean;
 }
@@ -70,8 +69,8 @@ export const sqlCommand: CommandModule<object, SqlFlags> = {
           `--format=${format} writes binary data: give --out FILE, or pipe stdout into the program that reads it`,
         );
       }
-      const config = configFromFlags(argv);
-      const warehouse = warehousePath(config.output);
+      configFromFlags(argv); // the settings checked, as every command checks them (a bad one: exit 2)
+      const warehouse = outputOf(argv).warehouse;
       // `-`: the query from stdin (a file of SQL, a heredoc), so that quotes need no shell escaping
       const fromStdin = queryIsStdin(argv.query);
       const query = fromStdin ? await readStdin() : (argv.query ?? '');

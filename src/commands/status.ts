@@ -12,13 +12,10 @@ import {
   statusText,
 } from '../status/index.js';
 import { handle } from './handle.js';
-import type { OutputLocation } from '../store/lazy.js';
 import { alertsConfigured, alertStatus, alertSummaryLines } from '../alerts/index.js';
-import { configFromFlags } from './options.js';
+import { configFromFlags, outputOf, type OutputFlags } from './options.js';
 
-interface StatusFlags {
-  output?: string;
-  resolvedOutput?: OutputLocation;
+interface StatusFlags extends OutputFlags {
   format?: string;
   'warn-after'?: string;
   'error-after'?: string;
@@ -93,11 +90,9 @@ export const statusCommand: CommandModule<object, StatusFlags> = {
         throw new ConfigError(
           '--alert: PERKS_ALERT_WEBHOOK is not set: set it to the webhook URL(s) to post to, or drop --alert',
         );
-      // the output directory as given (./output), not the machine's absolute path: the status is shared
-      const report = await collectStatus(config.output, config, now());
-      // an output in a store is shown as the store, not the machine's working copy
-      const store = argv.resolvedOutput?.store;
-      if (store) report.outDir = store.client.store.url;
+      // shown as given (./output), not the machine's absolute path (the status is shared), or as the store
+      const output = outputOf(argv);
+      const report = await collectStatus(output, config, now());
       const freshness = judge(report, options);
       process.stdout.write(
         argv.format === 'json' ? statusJson(report, freshness, options) : statusText(report, freshness, options),
@@ -105,7 +100,7 @@ export const statusCommand: CommandModule<object, StatusFlags> = {
       if (freshness.message) process.stderr.write(`perks: ${freshness.message}\n`);
       // alerts are a side effect: the exit code stays the freshness verdict
       if (argv.alert)
-        for (const line of alertSummaryLines(await alertStatus(config, report, freshness)))
+        for (const line of alertSummaryLines(await alertStatus(config, output, report, freshness)))
           process.stderr.write(`perks: ${line}\n`);
       return freshness.exitCode;
     }),

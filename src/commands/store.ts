@@ -8,15 +8,12 @@ import type { CommandModule } from 'yargs';
 import { ConfigError, ExitCode } from '../shared/exit-codes.js';
 import { redact } from '../shared/redact.js';
 import { checkStore, isStoreUrl, parseStoreUrl, StoreClient } from '../store/index.js';
-import type { OutputLocation } from '../store/lazy.js';
 import type { FolderName } from '../output/index.js';
 import { handle } from './handle.js';
-import { configFromFlags } from './options.js';
+import { configFromFlags, type OutputFlags } from './options.js';
 
-interface PushFlags {
+interface PushFlags extends OutputFlags {
   folder: string;
-  /** The output resolved by the middleware: here, a store's session. */
-  resolvedOutput?: OutputLocation;
 }
 
 /** What makes a folder a perks output: at least one of these of its top folders (output/folders.ts). */
@@ -31,7 +28,7 @@ const push: CommandModule<object, PushFlags> = {
       .example('PERKS_OUTPUT=s3://acme-perks/prod $0 store push ./output', 'the CI cache of before, into the store'),
   handler: (argv) =>
     handle(async () => {
-      const session = argv.resolvedOutput?.store;
+      const session = argv.storeSession;
       if (!session)
         throw new ConfigError('perks store push needs a store as output: --output s3://bucket/prefix or PERKS_OUTPUT');
       const info = await stat(argv.folder).catch(() => undefined);
@@ -50,7 +47,7 @@ const push: CommandModule<object, PushFlags> = {
     }),
 };
 
-const check: CommandModule<object, { output?: string; resolvedOutput?: OutputLocation }> = {
+const check: CommandModule<object, OutputFlags> = {
   command: 'check',
   describe:
     'probe the bucket of PERKS_OUTPUT=s3://…: listing, conditional writes (If-None-Match, If-Match and its ETag form), CopyObject; exit 0 usable, 2 not',
@@ -61,7 +58,7 @@ const check: CommandModule<object, { output?: string; resolvedOutput?: OutputLoc
     ),
   handler: (argv) =>
     handle(async () => {
-      const url = argv.resolvedOutput?.dir ?? '';
+      const url = argv.resolvedOutput?.name ?? '';
       if (!isStoreUrl(url))
         throw new ConfigError('perks store check needs a store as output: --output s3://bucket/prefix or PERKS_OUTPUT');
       const config = configFromFlags(argv);

@@ -18,7 +18,7 @@ import {
   type UserCommand,
 } from '../users/index.js';
 import { handle } from './handle.js';
-import { configFromFlags, withApiOptions, type ApiFlags } from './options.js';
+import { configFromFlags, outputOf, withApiOptions, type ApiFlags } from './options.js';
 
 interface UsersFlags extends ApiFlags {
   group?: string;
@@ -123,7 +123,7 @@ const single = (
         const result = await runUserCommand(name, {
           client,
           clientId: api.clientId,
-          outDir: config.output,
+          outDir: outputOf(argv).dir,
           group,
           address,
           dryRun: argv.dryRun,
@@ -190,7 +190,7 @@ const importCommand: CommandModule<UsersFlags, UsersFlags> = {
         const result = await importUsers(String(argv.file), {
           client,
           clientId: api.clientId,
-          outDir: config.output,
+          outDir: outputOf(argv).dir,
           group,
           sendActivationEmail: argv.sendActivationEmail,
           confirmWaitMs: Number(argv.confirmWait ?? DEFAULTS.usersConfirmWaitSeconds) * 1000,
@@ -228,7 +228,7 @@ const createCommand: CommandModule<UsersFlags, UsersFlags> = {
         const result = await createOneUser({
           client,
           clientId: api.clientId,
-          outDir: config.output,
+          outDir: outputOf(argv).dir,
           group,
           set,
           loginUrl: argv.loginUrl,

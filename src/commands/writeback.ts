@@ -2,6 +2,7 @@
 import type { CommandModule } from 'yargs';
 import { clientFromConfig } from '../api/index.js';
 import { requireApi, type Config } from '../config/index.js';
+import type { Output } from '../output/index.js';
 import { ConfigError, ExitCode } from '../shared/exit-codes.js';
 import { redact } from '../shared/redact.js';
 import {
@@ -14,7 +15,7 @@ import {
   type WritebackResult,
 } from '../writeback/index.js';
 import { handle } from './handle.js';
-import { type ApiFlags, configFromFlags, storeUrlOf, withApiOptions } from './options.js';
+import { type ApiFlags, configFromFlags, outputOf, withApiOptions } from './options.js';
 import { Lineage, writebackDatasets } from '../lineage/index.js';
 import { newRunId } from '../shared/run-id.js';
 
@@ -66,17 +67,17 @@ export const writebackCommand: CommandModule<object, WritebackFlags> = {
       const settlePending = parseIds(argv.settlePendingAsRejected);
       if (settlePending && argv.dryRun)
         throw new ConfigError('--settle-pending-as-rejected cannot be combined with --dry-run: it records outcomes');
-      if (argv.verify) return verify(config);
+      const output = outputOf(argv);
+      if (argv.verify) return verify(config, output);
       const types = argv.types === undefined ? undefined : parseTypeMap(argv.types);
-      const lineage = Lineage.of(config, storeUrlOf(argv));
+      const lineage = Lineage.of(config, output);
       const runId = newRunId('wb-'); // the ledger's and the events' run id
       return lineage.around(
         'writeback',
         async (run) => {
           const result = await runWriteback({
-            outDir: config.output,
+            output,
             config,
-            hooks: argv.resolvedOutput?.hooks,
             dryRun: argv.dryRun,
             limit,
             types,
@@ -102,7 +103,7 @@ function parseIds(text: string | undefined): number[] | undefined {
   return text.split(',').map((v) => Number(v.trim()));
 }
 
-async function verify(config: Config): Promise<number> {
+async function verify(config: Config, output: Output): Promise<number> {
   let client;
   try {
     client = clientFromConfig(requireApi(config));
@@ -111,7 +112,7 @@ async function verify(config: Config): Promise<number> {
     process.stderr.write('perks: writeback --verify: no API credentials, checking the landed interactions only\n');
   }
   try {
-    const result = await verifyWriteback({ outDir: config.output, client });
+    const result = await verifyWriteback({ outDir: output.dir, client });
     process.stdout.write(redact(formatVerify(result)));
     // Rows nobody could check are not a clean bill: a scheduler must not read them as verified.
     return result.missing.length || result.unchecked ? ExitCode.partial : ExitCode.success;

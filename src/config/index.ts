@@ -8,12 +8,11 @@ import { isRealDay, isSafeId } from '../shared/checks.js';
 import { DEFAULTS } from './defaults.js';
 import { HIDDEN_SETTINGS, STAGE_ENV_NAMES, STAGE_SETTINGS } from './stage-settings.js';
 import { LINEAGE_ENV_NAMES, LINEAGE_SETTINGS } from './lineage-settings.js';
-import { outputSetting } from './environment.js';
 
 export { DEFAULTS };
 export { revenueStatusesFrom } from './revenue-statuses.js';
 export { parseTypeMap, TYPES_ENV, type TypeMap } from './writeback-types.js';
-export { debugWanted, outputSetting, quietAwsSdk, type OutputSetting } from './environment.js';
+export { checkedOutputPath, debugWanted, outputSetting, quietAwsSdk, type OutputSetting } from './environment.js';
 export { lineageTransportOf, type LineageTransport } from './lineage-settings.js';
 
 const intList = z
@@ -55,28 +54,6 @@ const timeZone = z
     }
   }, 'expected an IANA time zone, e.g. UTC or Europe/London');
 
-/**
- * The output directory: any name a file system takes, `[ ] ? * { }`, quotes, spaces and unicode included
- * (DuckDB reads them literally, src/lake/paths.ts), except what DuckDB cannot read back: a comma (its
- * file_search_path, which the warehouse's lake views resolve through, is a comma-separated list) and a
- * backslash (an escape in its globs); and a folder name above the file system's 255 bytes (ENAMETOOLONG).
- */
-const outputDir = z
-  .string()
-  .min(1, 'must not be empty')
-  // eslint-disable-next-line no-control-regex -- control characters are exactly what this refuses
-  .refine((p) => !/[\x00-\x1f\x7f]/.test(p), 'expected no control characters (a newline, a tab…)')
-  .refine((p) => !p.includes(','), 'expected no comma: DuckDB reads the lake through a comma-separated search path')
-  .refine((p) => !p.includes('\\'), 'expected no backslash: DuckDB reads it as an escape')
-  .refine(
-    (p) => p.split('/').every((name) => Buffer.byteLength(name) <= 255),
-    'a folder name is longer than 255 bytes, the most a file system takes: choose a shorter one',
-  )
-  .refine(
-    (p) => Buffer.byteLength(p) <= 3000,
-    'expected a path of at most 3000 bytes (the lake adds its own folders below it)',
-  );
-
 const positiveInt = (what: string) =>
   z.coerce
     .number({ error: `expected ${what}` })
@@ -108,7 +85,6 @@ export const ConfigSchema = z.object({
   scope: z.string().trim().min(1, 'must not be blank').default(DEFAULTS.scope),
   groupIds: intList.optional(),
   rateLimit: positiveInt('calls per minute, a whole number above 0').default(DEFAULTS.rateLimit),
-  output: outputDir.default(DEFAULTS.output),
   creditPath: z
     .string()
     .refine((p) => p.startsWith('/') && p.includes('{identifier}') && p.includes('{identifier_value}'), {
@@ -202,7 +178,6 @@ export const ENV_NAMES: Record<keyof Config, string> = {
   scope: 'PERKS_SCOPE',
   groupIds: 'PERKS_GROUP_IDS',
   rateLimit: 'PERKS_RATE_LIMIT',
-  output: 'PERKS_OUTPUT',
   creditPath: 'PERKS_CREDIT_PATH',
   startDate: 'PERKS_START_DATE',
   lookbackDays: 'PERKS_LOOKBACK_DAYS',
@@ -241,12 +216,8 @@ export type StoreSettings = Pick<
 function rawSettings(env: NodeJS.ProcessEnv, overrides: Partial<Record<keyof Config, unknown>>) {
   const raw: Record<string, unknown> = {};
   const flagged = new Set<keyof Config>();
-  // the output is read by outputSetting alone (--output, else PERKS_OUTPUT, else the default): one reader of the variable
-  const output = outputSetting(overrides.output, env);
-  raw.output = output.value;
-  if (output.source === '--output') flagged.add('output');
+  // the output is no setting of these: outputSetting reads it, the middleware makes it the command's Output (src/output)
   for (const [key, name] of Object.entries(ENV_NAMES) as [keyof Config, string][]) {
-    if (key === 'output') continue;
     const fromEnv = env[name];
     if (fromEnv !== undefined && fromEnv !== '') raw[key] = fromEnv;
     const fromFlag = overrides[key] as string | number | boolean | readonly unknown[] | undefined;
@@ -284,17 +255,6 @@ export function loadConfig(
 /** The program's settings: its environment, with the flags given on the command line over it. */
 export function configFrom(overrides: Partial<Record<keyof Config, unknown>> = {}): Config {
   return loadConfig(process.env, overrides);
-}
-
-/**
- * The settings with another output (a store's working copy, once the middleware has it), that one value checked
- * as the schema checks the output given with --output.
- */
-export function withOutput(config: Config, output: string): Config {
-  const checked = ConfigSchema.shape.output.safeParse(output);
-  if (!checked.success)
-    throw new ConfigError(`--output=${JSON.stringify(output)} is invalid: ${checked.error.issues[0].message}`);
-  return { ...config, output: checked.data };
 }
 
 /** The fields a command talking to the API needs; a missing one is a one-line error naming the variable. */

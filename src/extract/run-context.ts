@@ -153,7 +153,14 @@ export function mergeActivity(into: Activity, from: Activity): void {
 export async function createRunContext(
   config: Config,
   options: ExtractOptions,
-  deps: { client: PerksClient; landing: Landing; state: StateStore; durably?: Durably; emit: (e: Event) => void },
+  deps: {
+    outDir: string;
+    client: PerksClient;
+    landing: Landing;
+    state: StateStore;
+    durably?: Durably;
+    emit: (e: Event) => void;
+  },
   runId: string,
   now: Date,
   stamp: Date = now,
@@ -166,7 +173,7 @@ export async function createRunContext(
     runId,
     config,
     client: deps.client,
-    outDir: config.output,
+    outDir: deps.outDir,
     now,
     stamp,
     options: {

@@ -23,6 +23,8 @@ import { landedElsewhere } from './per-user/worker-share.js';
 import { heldMessage, heldMonths, type HeldMonth } from './held-months.js';
 
 export interface ExtractDeps {
+  /** The output's folder, absolute (the command's Output: src/output). */
+  outDir: string;
   /** The stream definitions, in dependency order (the session gives pipelines/index.ts's). */
   streams: readonly StreamDefinition[];
   client: PerksClient;

@@ -2,7 +2,6 @@
  * One extract run over the output directory: takes the lock of what it writes (work-lock.ts), clears
  * what killed runs left behind, runs the streams, writes the run manifest, releases the lock.
  */
-import { resolve } from 'node:path';
 import { clientFromConfig, type PerksClient } from '../api/index.js';
 import type { Config } from '../config/index.js';
 import {
@@ -23,7 +22,7 @@ import {
 import { streams } from '../../pipelines/index.js';
 import { lakeLanding } from './landing/lake-landing.js';
 import { checkpointed } from './landing/checkpoints.js';
-import { LOCAL_OUTPUT_HOOKS, type OutputHooks } from '../shared/output-hooks.js';
+import type { Output } from '../output/index.js';
 import type { Event, ExtractOptions } from './run-context.js';
 import { runExtract, type ExtractResult } from './runner.js';
 import { newRunId } from '../shared/run-id.js';
@@ -38,15 +37,15 @@ export interface ExtractSessionOptions extends ExtractOptions {
   lock?: boolean;
   /** Work that must happen under the same lock, after landing (the forget step of `perks extract`). */
   afterLanding?: (result: ExtractResult) => Promise<void>;
-  /** The output's hooks (the command's resolved output): progress reported to a store; none, a local folder's. */
-  hooks?: OutputHooks;
+  /** Where the run writes (the command's Output): its folder, and its progress reported to a store. */
+  output: Output;
 }
 
 export async function extract(
   config: Config,
-  options: ExtractSessionOptions = {},
+  options: ExtractSessionOptions,
 ): Promise<ExtractResult & { manifest: string }> {
-  const outDir = resolve(config.output);
+  const outDir = options.output.dir;
   const scope: WorkScope = { groups: options.groupSlice ? config.groupIds : undefined, shard: options.shard };
   // A plan only reads the state: it takes no lock and writes nothing (not even the output directory).
   const planOnly = options.planOnly === true;
@@ -68,13 +67,13 @@ export async function extract(
     const runId = newRunId('', stamp);
     const { landing, durably } = checkpointed(
       lakeLanding(outDir, runId, stamp, () => recordRunStamp(outDir, scopeKey(scope), stamp)),
-      (options.hooks ?? LOCAL_OUTPUT_HOOKS).progressMade,
+      options.output.hooks.progressMade,
     );
     const state = new LakeStateStore(outDir, { snakeCaseFile: true });
     const result = await runExtract(
-      { ...config, output: outDir },
+      config,
       { ...options, now: startedAt },
-      { streams, client, landing, state, durably, emit: options.emit, runId, stamp },
+      { outDir, streams, client, landing, state, durably, emit: options.emit, runId, stamp },
     );
     if (result.plan) return { ...result, manifest: '' };
     await options.afterLanding?.(result);

@@ -5,6 +5,7 @@
  * exit code or output). Lineage not configured: nothing is sent, and nothing else changes.
  */
 import { lineageTransportOf, type Config } from '../config/index.js';
+import type { Output } from '../output/index.js';
 import { describeModels, type BuildResult } from '../transform/index.js';
 import { placeOf, type Place } from './datasets.js';
 import { JobRun, type Ending, type JobOptions, type ParentRun } from './job-run.js';
@@ -20,19 +21,19 @@ export class Lineage {
   ) {}
 
   /**
-   * The lineage of a command: `config` its settings (its output the folder worked in), `storeUrl` the store's URL
-   * (s3://bucket/prefix) when that folder is a store's working copy, which names the bucket. A file transport
+   * The lineage of a command: `config` its settings, `output` the folder worked in (with a store's URL,
+   * s3://bucket/prefix, when that folder is a store's working copy, which names the bucket). A file transport
    * without its path: exit 2.
    */
   static of(
     config: Config,
-    storeUrl?: string,
+    output: Output,
     warn: (line: string) => void = (line) => process.stderr.write(`${line}\n`),
     /** false: this invocation sends nothing (`perks extract --plan` reads no data a catalog tracks). */
     wanted = true,
   ): Lineage {
     const transport = wanted ? lineageTransportOf(config) : { kind: 'none' as const };
-    const place = placeOf(config.output, storeUrl ?? config.output, config.baseUrl);
+    const place = placeOf(output.dir, output.store ?? output.dir, config.baseUrl);
     const namespace = transport.kind === 'none' ? config.openlineageNamespace : transport.namespace;
     return new Lineage(emitterFor(transport, warn), namespace, place, warn);
   }

@@ -13,6 +13,11 @@ export interface Output {
   readonly dir: string;
   /** The store's URL (s3://bucket/prefix) when the folder is its working copy; undefined for a local folder. */
   readonly store?: string;
+  /**
+   * What a person is shown as the output: the store's URL, else the folder as given (./output, not the
+   * machine's absolute path: `perks status` is shared).
+   */
+  readonly name: string;
   /** The stages' moments of durability (shared/output-hooks.ts): the store's, or a local folder's no-ops. */
   readonly hooks: OutputHooks;
   /** `warehouse.duckdb`, the built warehouse. */
@@ -41,6 +46,7 @@ export function outputAt(dir: string, store?: { url: string; hooks: OutputHooks 
     ...folders,
     dir: abs,
     store: store?.url,
+    name: store?.url ?? dir,
     hooks: store?.hooks ?? LOCAL_OUTPUT_HOOKS,
     warehouse: join(abs, 'warehouse.duckdb'),
     state: (...names: string[]) => join(folders.state, ...names),

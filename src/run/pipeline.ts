@@ -3,9 +3,9 @@
  * closed month (steps.ts), under one lock, with one summary. Steps return results as data; a step after a
  * failure is marked skipped.
  */
-import { resolve } from 'node:path';
 import { clientFromConfig } from '../api/index.js';
 import type { Config } from '../config/index.js';
+import type { Output } from '../output/index.js';
 import { acquireLock } from '../lake/index.js';
 import { ExitCode } from '../shared/exit-codes.js';
 import { redact } from '../shared/redact.js';
@@ -14,13 +14,13 @@ import type { RunSummary, StepResult } from './result.js';
 import { checkReportMonth } from './report-month.js';
 import { STEPS, type RunContext, type RunOptions, type Step } from './steps.js';
 
-export async function runPipeline(config: Config, options: RunOptions = {}): Promise<RunSummary> {
-  const outDir = resolve(config.output);
+export async function runPipeline(config: Config, options: RunOptions): Promise<RunSummary> {
+  const outDir = options.output.dir;
   const startedAt = options.now ?? now();
   checkReportMonth(outDir, config, options, startedAt); // before the first call, not after the build
   const lock = await acquireLock(outDir);
   const client = clientFromConfig(config);
-  const summary = emptySummary(outDir);
+  const summary = emptySummary(options.output);
   const ctx: RunContext = { config, outDir, startedAt, client, options, summary };
   try {
     for (const step of STEPS) if (!step.when || step.when(ctx)) summary.steps.push(await runStep(ctx, step));
@@ -34,11 +34,11 @@ export async function runPipeline(config: Config, options: RunOptions = {}): Pro
   return summary;
 }
 
-function emptySummary(outDir: string): RunSummary {
+function emptySummary(output: Output): RunSummary {
   return {
-    outDir,
+    outDir: output.dir,
     steps: [],
-    files: { warehouse: `${outDir}/warehouse.duckdb`, marts: `${outDir}/marts`, reports: [] },
+    files: { warehouse: output.warehouse, marts: output.marts, reports: [] },
     exitCode: 0,
   };
 }

@@ -14,7 +14,7 @@ import {
   describeKept,
   describeMonthFiles,
 } from '../transform/index.js';
-import { LOCAL_OUTPUT_HOOKS, type OutputHooks } from '../shared/output-hooks.js';
+import type { Output } from '../output/index.js';
 import { heldLine, runWriteback } from '../writeback/index.js';
 import { closeSummary, lastFinalMonth, ReportInputError, writeRevenueReport } from '../report/index.js';
 import { ExitCode } from '../shared/exit-codes.js';
@@ -39,8 +39,8 @@ export type RunOptions = ExtractOptions & {
   emit?: (e: Event) => void;
   month?: string;
   writeback?: boolean;
-  /** The output's hooks (the command's resolved output): the extract, the build and the write-back report to a store. */
-  hooks?: OutputHooks;
+  /** Where the run writes (the command's Output): its folder; the extract, the build and the write-back report to a store. */
+  output: Output;
   /** OpenLineage: each step a job run, the run's child (none: nothing is sent). */
   lineage?: RunLineage;
 };
@@ -92,7 +92,7 @@ async function extractStep({ config, outDir, startedAt, client, options, summary
     if (e.event === 'run') step?.begin(String(e.run_id)); // the manifest's run id, the lineage's too
     options.emit?.(e);
   };
-  const r = await extract({ ...config, output: outDir }, { ...options, emit, now: startedAt, client, lock: false });
+  const r = await extract(config, { ...options, emit, now: startedAt, client, lock: false });
   summary.extract = r;
   summary.changes = { orders: await orderChanges(outDir, r.runId), users: userChanges(r) };
   const rows = r.streams.reduce((n, s) => n + s.rows, 0);
@@ -126,7 +126,7 @@ async function compactStep({ config, outDir, startedAt, options }: RunContext) {
 }
 
 async function buildStep({ config, outDir, startedAt, options, summary, step }: RunContext) {
-  await (options.hooks ?? LOCAL_OUTPUT_HOOKS).checkpoint('extract'); // with a store, the extract's commits are published first (a kill later keeps them)
+  await options.output.hooks.checkpoint('extract'); // with a store, the extract's commits are published first (a kill later keeps them)
   const before = await revenueTotals(outDir); // recognised revenue as the last build left it
   const began = now();
   const r = await buildWarehouse({ outDir, asOf: startedAt.toISOString().slice(0, 10), ...buildSettingsOf(config) });
@@ -151,10 +151,10 @@ async function buildStep({ config, outDir, startedAt, options, summary, step }: 
   };
 }
 
-async function writebackStep({ config, outDir, client, options, step }: RunContext) {
+async function writebackStep({ config, client, options, step }: RunContext) {
   const runId = newRunId('wb-'); // the ledger's and the lineage's run id
   step?.begin(runId);
-  const r = await runWriteback({ outDir, client, config, limit: config.writebackLimit, hooks: options.hooks, runId });
+  const r = await runWriteback({ output: options.output, client, config, limit: config.writebackLimit, runId });
   // Rejected or unresolved rows make the run partial (exit 4), never a failure: the report still runs.
   const unresolved = r.unresolved_pending.length
     ? `, ${r.unresolved_pending.length} pending unresolved (${[...new Set(r.unresolved_pending.map((u) => u.reason))].slice(0, 3).join('; ')})`

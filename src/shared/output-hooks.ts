@@ -1,6 +1,6 @@
 /**
  * Three moments when the output must be durable beyond this machine, for an output kept in object storage: part
- * of the output resolved once per command (store/lazy.ts, `argv.resolvedOutput.hooks`), handed down to the stages
+ * of the Output resolved once per command (store/lazy.ts, src/output: `output.hooks`), handed down to the stages
  * through their options; for a local output (and a stage whose caller passes none) they are no-ops.
  * - `checkpoint(reason)`: publish everything committed so far, now (a close's record before it is
  *   reported, a run's extract before its build);

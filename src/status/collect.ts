@@ -5,7 +5,6 @@
  */
 import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
-import { join } from 'node:path';
 import type { Config } from '../config/index.js';
 import {
   readRunManifests,
@@ -32,7 +31,7 @@ import {
 import { runWriteback } from '../writeback/index.js';
 import { readBuildRecord } from '../transform/index.js';
 import { inProgress, type InProgress } from './in-progress.js';
-import { outputAt } from '../output/index.js';
+import { outputAt, type Output } from '../output/index.js';
 
 type Manifest = RunManifest;
 
@@ -170,12 +169,11 @@ async function lakeRows(outDir: string, streams: string[]): Promise<Map<string, 
   return counts;
 }
 
-async function writebackBacklog(outDir: string, config: Config): Promise<WritebackBacklog> {
-  if (!existsSync(join(outDir, 'warehouse.duckdb')))
-    return { toSend: 0, pending: 0, rejected: 0, unknown: 'no warehouse yet' };
+async function writebackBacklog(output: Output, config: Config): Promise<WritebackBacklog> {
+  if (!existsSync(output.warehouse)) return { toSend: 0, pending: 0, rejected: 0, unknown: 'no warehouse yet' };
   try {
     // A dry run evaluates the write-back models against the marts and the ledger: no call, no write, no lock.
-    const r = await runWriteback({ outDir, config, dryRun: true, previewRows: 0 });
+    const r = await runWriteback({ output, config, dryRun: true, previewRows: 0 });
     return { toSend: r.to_send, pending: r.pending, rejected: r.skipped_rejected };
   } catch (err) {
     return {
@@ -249,7 +247,8 @@ async function martsStatus(outDir: string, manifests: Manifest[], at: Date): Pro
   };
 }
 
-export async function collectStatus(outDir: string, config: Config, at: Date): Promise<StatusReport> {
+export async function collectStatus(output: Output, config: Config, at: Date): Promise<StatusReport> {
+  const outDir = output.dir;
   const manifests = await readRunManifests(outDir);
   const seen = new Map<string, StreamGroupStatus>();
   for (const m of manifests) {
@@ -294,12 +293,13 @@ export async function collectStatus(outDir: string, config: Config, at: Date): P
   const groups = [...new Set(streams.filter((s) => s.stream === 'orders' && s.group !== null).map((s) => s.group!))];
   const last = manifests.at(-1);
   return {
-    outDir,
+    // the output as given (./output, not the machine's absolute path: the status is shared), or the store's URL
+    outDir: output.name,
     at: at.toISOString(),
     runs: manifests.length,
     lastRun: last ? { runId: last.runId, at: last.finishedAt, status: last.status } : null,
     streams,
-    writeback: await writebackBacklog(outDir, config),
+    writeback: await writebackBacklog(output, config),
     marts: await martsStatus(outDir, manifests, at),
     months: await signedOffMonths(outDir).then((signed) => Promise.all(groups.map((g) => monthsOf(outDir, g, signed)))),
     schema: await schemaStatus(outDir, at),

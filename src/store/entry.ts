@@ -1,7 +1,7 @@
 /**
  * The one place the commands meet the store: before a command runs, an output that is a store URL
  * (`--output s3://bucket/prefix`, PERKS_OUTPUT) becomes a session with a local working copy, brought up to
- * date, which the command gets as its output folder (store/lazy.ts: `argv.resolvedOutput`); after it, what it changed is
+ * date, which the command gets as its Output's folder (store/lazy.ts: `argv.resolvedOutput`); after it, what it changed is
  * published. Nothing is written back into the command line or the environment.
  * A plain folder changes nothing: no store code runs, no request is made.
  */

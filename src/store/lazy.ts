@@ -1,24 +1,26 @@
 /**
- * The command line's hooks: where the output is, resolved once per command into a value the handlers get
- * (`argv.resolvedOutput`). The store's code (and the AWS SDK) is loaded only for an output that is a store URL: a local
- * output starts as fast as before and makes no store request.
+ * The command line's hooks: where the output is, resolved once per command into the one Output the handlers get
+ * (`argv.resolvedOutput`, src/output). The store's code (and the AWS SDK) is loaded only for an output that is a
+ * store URL: a local output starts as fast as before and makes no store request.
  */
 import { statSync, type Stats } from 'node:fs';
-import { outputSetting, type Config, type OutputSetting } from '../config/index.js';
+import { checkedOutputPath, outputSetting, type Config, type OutputSetting } from '../config/index.js';
+import { outputAt, type Output } from '../output/index.js';
 import { ConfigError } from '../shared/exit-codes.js';
 import type { StoreSession } from './session.js';
-import { LOCAL_OUTPUT_HOOKS, type OutputHooks } from '../shared/output-hooks.js';
+import { LOCAL_OUTPUT_HOOKS } from '../shared/output-hooks.js';
 import { COMMANDS } from './layout.js';
 import { isStoreUrl } from './url.js';
 
-/** The output of the command under way: the folder it reads and writes, and the store session behind it, if any. */
+/** The output of the command under way, and the store session behind it, if any. */
 export interface OutputLocation {
-  /** A local folder as given (./output), or a store's working copy (or, for `perks check`, the store's URL). */
-  readonly dir: string;
-  /** The store session when the output is an s3:// URL: the copy is pulled, and published after the command. */
-  readonly store?: StoreSession;
-  /** The moments the stages make their work durable (shared/output-hooks.ts): the store's, or a local folder's no-ops. */
-  readonly hooks: OutputHooks;
+  /** What the command's stages are told about where they write: the folder, store or not, the hooks. */
+  readonly output: Output;
+  /**
+   * The store session when the output is an s3:// URL: the copy is pulled, and published after the command
+   * (`perks check` and `perks store push` read it; the stages see only the output).
+   */
+  readonly session?: StoreSession;
 }
 
 let loaded: typeof import('./entry.js') | undefined;
@@ -34,14 +36,21 @@ export async function resolveOutputLazily(
 ): Promise<OutputLocation> {
   const setting = outputSetting(flag);
   if (command in COMMANDS || command === 'demo') refuseUnusable(setting);
-  if (!isStoreUrl(setting.value)) return { dir: setting.value, hooks: LOCAL_OUTPUT_HOOKS };
+  if (!isStoreUrl(setting.value)) return { output: outputAt(setting.value) };
   loaded = await import('./entry.js');
-  const store = await loaded.resolveOutput(command, setting, settings);
-  if (!store) return { dir: setting.value, hooks: LOCAL_OUTPUT_HOOKS };
+  const session = await loaded.resolveOutput(command, setting, settings);
+  // `perks store check` (it probes the bucket itself) and the sandbox: no session, no folder a stage may write
+  if (!session) return { output: { ...outputAt(setting.value), name: setting.value } };
+  const url = session.client.store.url;
   // `perks check` reads the store itself and commits nothing: its hooks stay no-ops
-  return command === 'check'
-    ? { dir: setting.value, store, hooks: LOCAL_OUTPUT_HOOKS }
-    : { dir: store.copy, store, hooks: loaded.storeHooks(store) };
+  const hooks = command === 'check' ? LOCAL_OUTPUT_HOOKS : loaded.storeHooks(session);
+  try {
+    checkedOutputPath(session.copy, '--output');
+  } catch (err) {
+    await loaded.finishOutput(session);
+    throw err;
+  }
+  return { output: outputAt(session.copy, { url, hooks }), session };
 }
 
 /** A path's stat, or undefined when it cannot be read (a name too long, say: the settings' check names that). */
@@ -54,14 +63,15 @@ function statOrNothing(path: string): Stats | undefined {
 }
 
 /** After the command: a store output's changes published, its session closed. */
-export async function finishOutputLazily(output: OutputLocation | undefined): Promise<void> {
-  if (output?.store) await loaded?.finishOutput(output.store);
+export async function finishOutputLazily(location: OutputLocation | undefined): Promise<void> {
+  if (location?.session) await loaded?.finishOutput(location.session);
 }
 
 /**
  * An output no command should run on, refused (exit 2) before any work: PERKS_OUTPUT empty under CI
- * (environment.ts), or a local path that names a file, for every command with an output (extract refused it
- * at its first write; check, status, sql and report read it as an empty output).
+ * (environment.ts), a local path that names a file, for every command with an output (extract refused it
+ * at its first write; check, status, sql and report read it as an empty output), or one DuckDB cannot read
+ * back (checkedOutputPath: a comma, a backslash…).
  */
 function refuseUnusable(setting: OutputSetting): void {
   if (setting.refusal) throw new ConfigError(setting.refusal);
@@ -73,4 +83,5 @@ function refuseUnusable(setting: OutputSetting): void {
     throw new ConfigError(
       `${named}=${setting.value} names a file, not a folder: give a folder (made if missing) or a store URL (s3://bucket/prefix)`,
     );
+  checkedOutputPath(path, setting.source);
 }

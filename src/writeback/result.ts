@@ -6,10 +6,11 @@ import type { Learned } from './learn-stored.js';
 import type { Unresolved } from './recover.js';
 import type { WritebackRow } from './rows.js';
 import type { TypeMap } from './settings.js';
-import type { OutputHooks } from '../shared/output-hooks.js';
+import type { Output } from '../output/index.js';
 
 export interface WritebackOptions {
-  outDir: string;
+  /** Where it writes (the command's Output): its folder, and its journal reported to a store. */
+  output: Output;
   /**
    * The run's client: its limiter (one per credential) and counters are shared by every call here.
    * Default: one from `config` (a dry run makes no calls and needs none).
@@ -36,8 +37,6 @@ export interface WritebackOptions {
   retryRejected?: boolean;
   /** Pending rows (interaction ids) to record as rejected without a lookup: the operator's way out. */
   settlePending?: number[];
-  /** The output's hooks (the command's resolved output): the journal reported to a store; none, a local folder's. */
-  hooks?: OutputHooks;
 }
 
 export interface TypeCount {

@@ -10,7 +10,6 @@
  *  5. compact this run's journal into the Parquet ledger.
  * A dry run does 3 only and writes nothing.
  */
-import path from 'node:path';
 import { clientFromConfig, type PerksClient } from '../api/index.js';
 import { DEFAULTS } from '../config/index.js';
 import { ConfigError } from '../shared/exit-codes.js';
@@ -27,7 +26,6 @@ import { emptyResult, type WritebackOptions, type WritebackResult } from './resu
 import { entryOf, rowOf, SETTLED_MESSAGE, type WritebackRow } from './rows.js';
 import { sendAll } from './send.js';
 import { LedgerClock } from './ledger-clock.js';
-import { LOCAL_OUTPUT_HOOKS } from '../shared/output-hooks.js';
 import { sortByLedger } from './sort-by-ledger.js';
 import type { TypeMap } from './settings.js';
 
@@ -80,7 +78,7 @@ async function writeBack(run: WritebackRun): Promise<void> {
 
 /** The client, the lock (unless a dry run) and the database the run works with. */
 async function startRun(options: WritebackOptions): Promise<WritebackRun> {
-  const outDir = path.resolve(options.outDir);
+  const outDir = options.output.dir;
   const dryRun = options.dryRun ?? false;
   const runId = options.runId ?? newRunId('wb-');
   const dirs = ledgerDirs(outDir);
@@ -214,7 +212,7 @@ async function post(
       }
     },
     held,
-    (options.hooks ?? LOCAL_OUTPUT_HOOKS).journalWritten,
+    options.output.hooks.journalWritten,
   );
   result.held = held.list();
   result.status = result.rejected || result.unresolved_pending.length || result.held.length ? 'partial' : 'success';

@@ -13,6 +13,7 @@ import { runCli } from '../support/cli.js';
 import { startReceiver, type Receiver } from '../support/receiver.js';
 import { orgEnv, withSandbox } from '../support/sandbox.js';
 import { withScratch } from '../support/scratch.js';
+import { outputAt } from '../../src/output/index.js';
 
 const TODAY = '2026-11-22';
 const noon = (day: string) => new Date(`${day}T12:00:00Z`);
@@ -63,10 +64,10 @@ describe('alerts', () => {
           }),
         );
         at(`${TODAY}T12:00:00Z`);
-        const first = await extract(config, { now: noon(TODAY), streams: ['orders'] });
+        const first = await extract(config, { output: outputAt(out), now: noon(TODAY), streams: ['orders'] });
         expect(first.exitCode).toBe(0);
         // a first run is the schema's baseline: nothing to tell
-        expect(await alertExtract(config, first)).toEqual({
+        expect(await alertExtract(config, outputAt(out), first)).toEqual({
           events: 0,
           sent: 0,
           repeated: 0,
@@ -79,10 +80,10 @@ describe('alerts', () => {
         sandbox.advance(1);
         sandbox.setFaults({ schemaDrift: ['newField'], driftRate: 0.3 });
         at(`${day}T12:00:00Z`);
-        const second = await extract(config, { now: noon(day), streams: ['orders'] });
+        const second = await extract(config, { output: outputAt(out), now: noon(day), streams: ['orders'] });
         sandbox.setFaults({ schemaDrift: [], driftRate: 0 });
         expect(second.exitCode).toBe(4);
-        const outcome = await alertExtract(config, second);
+        const outcome = await alertExtract(config, outputAt(out), second);
         const bodies = hook.json();
         expect(outcome).toMatchObject({ sent: bodies.length, repeated: 0, problems: [] });
         expect(new Set(bodies.map((b) => b.kind))).toEqual(new Set(['quarantine', 'run_partial', 'schema_change']));
@@ -132,9 +133,9 @@ describe('alerts', () => {
         // Stale: 27 hours after the run, alerted; five hours later the same condition is not repeated; the next day it is.
         const stale = async (iso: string) => {
           at(iso);
-          const report = await collectStatus(out, config, new Date(iso));
+          const report = await collectStatus(outputAt(out), config, new Date(iso));
           const before = hook.got.length;
-          const o = await alertStatus(config, report, judge(report, THRESHOLDS));
+          const o = await alertStatus(config, outputAt(out), report, judge(report, THRESHOLDS));
           return { o, posted: hook.json().slice(before) };
         };
         const once = await stale(`${shiftDay(day, 1)}T15:00:00Z`);

@@ -14,6 +14,7 @@ import { testSandbox } from '../support/sandbox.js';
 import { orgConfig } from '../support/sandbox.js';
 import { tempOut } from '../support/scratch.js';
 import { TODAY } from './scenario.js';
+import { outputAt } from '../../src/output/index.js';
 
 let sandbox: Sandbox;
 let out: string;
@@ -29,7 +30,11 @@ const closes = (dir: string) => join(dir, 'closes', 'closes.jsonl');
 async function extracted(now: string): Promise<string> {
   const dir = tempOut('perks-close-cli-');
   const r = await atInstant(now, () =>
-    extract(orgConfig(sandbox, dir, { PERKS_START_DATE: '2026-09-01' }), { now: new Date(now), streams: ['orders'] }),
+    extract(orgConfig(sandbox, dir, { PERKS_START_DATE: '2026-09-01' }), {
+      output: outputAt(dir),
+      now: new Date(now),
+      streams: ['orders'],
+    }),
   );
   expect(r.status).toBe('success');
   const b = await buildWarehouse({ outDir: dir, asOf: now.slice(0, 10) });

@@ -23,6 +23,7 @@ import { orgConfig, orgEnv, testSandbox } from '../support/sandbox.js';
 import { tempOut } from '../support/scratch.js';
 import { query } from '../transform/helpers.js';
 import { completeOrders, TODAY } from './scenario.js';
+import { outputAt } from '../../src/output/index.js';
 
 const READ_DAY = '2026-09-20';
 const SEPTEMBER = '2026-09';
@@ -122,14 +123,23 @@ beforeAll(async () => {
   const config = (day: string) =>
     orgConfig(sandbox, base, { PERKS_START_DATE: '2026-09-01', PERKS_NOW: `${day}T12:00:00Z` });
   const first = await atInstant(`${READ_DAY}T12:00:00Z`, () =>
-    extract(config(READ_DAY), { now: new Date(`${READ_DAY}T12:00:00Z`), streams: ['orders', 'users', 'credit'] }),
+    extract(config(READ_DAY), {
+      output: outputAt(base),
+      now: new Date(`${READ_DAY}T12:00:00Z`),
+      streams: ['orders', 'users', 'credit'],
+    }),
   );
   expect(first.status).toBe('success');
   sandbox.advance(63);
   expect(sandbox.world.today).toBe(TODAY);
   const daily = await atInstant(`${TODAY}T12:00:00Z`, () =>
     // from September on: the lake holds every order as the API lists it today (the weeks' refunds included)
-    extract(config(TODAY), { now: new Date(`${TODAY}T12:00:00Z`), streams: ['orders'], startDate: '2026-09-01' }),
+    extract(config(TODAY), {
+      output: outputAt(base),
+      now: new Date(`${TODAY}T12:00:00Z`),
+      streams: ['orders'],
+      startDate: '2026-09-01',
+    }),
   );
   expect(daily.status).toBe('success');
   const built = await buildWarehouse({ outDir: base, asOf: TODAY });
@@ -315,6 +325,7 @@ describe('the extract holds a final month the API suddenly lists empty', () => {
       // the scheduled run's extract (perks run's first step) on its weekly deep re-read: October, final, is held too
       const deep = await atInstant(`${TODAY}T12:00:00Z`, () =>
         extract(orgConfig(sandbox, dir, { PERKS_START_DATE: '2026-09-01' }), {
+          output: outputAt(dir),
           now: new Date(`${TODAY}T12:00:00Z`),
           streams: ['orders'],
         }),

@@ -15,6 +15,7 @@ import { tempOut } from '../support/scratch.js';
 import { query } from '../transform/helpers.js';
 import { TODAY } from './scenario.js';
 import { configFrom } from '../../src/config/index.js';
+import { outputAt } from '../../src/output/index.js';
 
 const RULE = { statuses: ['Complete'] };
 
@@ -23,6 +24,7 @@ describe('credit liability', () => {
     await withSandbox({ today: TODAY }, async (sandbox) => {
       const out = tempOut('perks-credit-');
       const r = await extract(orgConfig(sandbox, out, { PERKS_START_DATE: '2026-11-01' }), {
+        output: outputAt(out),
         now: new Date(`${TODAY}T12:00:00Z`),
         streams: ['orders', 'credit'],
       });
@@ -84,11 +86,14 @@ describe('credit liability under the close', () => {
       const out = tempOut('perks-credit-close-');
       const config = orgConfig(sandbox, out, { PERKS_START_DATE: '2026-10-01' });
       const noon = (day: string) => new Date(`${day}T12:00:00Z`);
-      expect((await extract(config, { now: noon('2026-10-31'), streams: ['orders', 'credit'] })).status).toBe(
-        'success',
-      );
+      expect(
+        (await extract(config, { output: outputAt(out), now: noon('2026-10-31'), streams: ['orders', 'credit'] }))
+          .status,
+      ).toBe('success');
       sandbox.advance(9); // 9 November: October is past its end plus the 7-day lookback
-      expect((await extract(config, { now: noon('2026-11-09'), streams: ['orders'] })).status).toBe('success');
+      expect(
+        (await extract(config, { output: outputAt(out), now: noon('2026-11-09'), streams: ['orders'] })).status,
+      ).toBe('success');
       expect((await buildWarehouse({ outDir: out, asOf: '2026-11-09' })).ok).toBe(true);
       const wh = join(out, 'warehouse.duckdb');
       const group = sandbox.world.groups[0].id;
@@ -202,11 +207,18 @@ describe('credit liability under the close', () => {
       const wh = join(out, 'warehouse.duckdb');
       // Each step at its own instant: the program's clock pinned to it (run ids, close times, when a run finished landing).
       const at = atInstant;
-      expect((await at('2026-10-31T12:00:00Z', () => extract(config, { streams: ['orders', 'credit'] }))).status).toBe(
-        'success',
-      );
+      expect(
+        (
+          await at('2026-10-31T12:00:00Z', () =>
+            extract(config, { output: outputAt(out), streams: ['orders', 'credit'] }),
+          )
+        ).status,
+      ).toBe('success');
       sandbox.advance(9);
-      expect((await at('2026-11-09T12:00:00Z', () => extract(config, { streams: ['orders'] }))).status).toBe('success');
+      expect(
+        (await at('2026-11-09T12:00:00Z', () => extract(config, { output: outputAt(out), streams: ['orders'] })))
+          .status,
+      ).toBe('success');
       expect((await at('2026-11-09T12:30:00Z', () => buildWarehouse({ outDir: out, asOf: '2026-11-09' }))).ok).toBe(
         true,
       );
@@ -240,7 +252,7 @@ describe('credit liability under the close', () => {
       // A run whose clock started at 23:00 on 31 October (so its credit snapshot day is 31 October) lands its
       // credit only at 08:00 on 10 November, after the close: what it brings changes October's month end.
       const late = await at('2026-11-10T08:00:00Z', () =>
-        extract(config, { now: new Date('2026-10-31T23:00:00Z'), streams: ['credit'] }),
+        extract(config, { output: outputAt(out), now: new Date('2026-10-31T23:00:00Z'), streams: ['credit'] }),
       );
       expect(late.status).toBe('success');
       expect(Date.parse(late.finishedAt)).toBeGreaterThan(Date.parse(record.at));

@@ -15,6 +15,7 @@ import { orgConfig, orgEnv, withSandbox } from '../support/sandbox.js';
 import { tempOut } from '../support/scratch.js';
 import { query } from '../transform/helpers.js';
 import { configFrom } from '../../src/config/index.js';
+import { outputAt } from '../../src/output/index.js';
 
 const READ_DAY = '2026-10-20';
 const MONTH_END = Date.parse('2026-10-31T23:59:59.999Z');
@@ -28,13 +29,18 @@ test('a close refreshes the credit of the month’s holders first; past its budg
       orgConfig(sandbox, out, { PERKS_START_DATE: '2026-10-01', PERKS_NOW: `${day}T12:00:00Z` });
     // Credit read on 20 October; the orders run daily until 10 November (October is past its lookback).
     const first = await extract(config(READ_DAY), {
+      output: outputAt(out),
       now: new Date(`${READ_DAY}T12:00:00Z`),
       streams: ['orders', 'credit'],
     });
     expect(first.status).toBe('success');
     sandbox.advance(21);
     const today = sandbox.world.today;
-    const daily = await extract(config(today), { now: new Date(`${today}T12:00:00Z`), streams: ['orders'] });
+    const daily = await extract(config(today), {
+      output: outputAt(out),
+      now: new Date(`${today}T12:00:00Z`),
+      streams: ['orders'],
+    });
     expect(daily.status).toBe('success');
     expect((await buildWarehouse({ outDir: out, asOf: today })).ok).toBe(true);
     const env = { ...orgEnv(sandbox, out), PERKS_OPERATOR: 'ci' };

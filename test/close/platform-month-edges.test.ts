@@ -17,6 +17,7 @@ import { orgConfig, withSandbox } from '../support/sandbox.js';
 import { tempOut } from '../support/scratch.js';
 import { query } from '../transform/helpers.js';
 import { TODAY } from './scenario.js';
+import { outputAt } from '../../src/output/index.js';
 
 interface Placed {
   group: number;
@@ -113,9 +114,11 @@ test('orders around midnight in London, New York and Sydney at both ends of Octo
     const out = tempOut('perks-month-edges-');
     const config = orgConfig(sandbox, out, { PERKS_START_DATE: '2026-09-01', PERKS_GROUP_IDS: '11,12,13' });
     const now = new Date(`${TODAY}T12:00:00Z`);
-    expect((await extract(config, { now, streams: ['orders'] })).status).toBe('success');
+    expect((await extract(config, { output: outputAt(out), now, streams: ['orders'] })).status).toBe('success');
     for (const p of unseen) sandbox.world.orders.setHidden(indexOf(p), false);
-    expect((await extract(config, { now, streams: ['redemption_stats'] })).status).toBe('success');
+    expect((await extract(config, { output: outputAt(out), now, streams: ['redemption_stats'] })).status).toBe(
+      'success',
+    );
     expect((await buildWarehouse({ outDir: out, asOf: TODAY })).ok).toBe(true);
     const wh = join(out, 'warehouse.duckdb');
 

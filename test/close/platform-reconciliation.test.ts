@@ -11,6 +11,7 @@ import { query } from '../transform/helpers.js';
 import { TODAY } from './scenario.js';
 import { configFrom } from '../../src/config/index.js';
 import { unlabelled } from '../support/report-html.js';
+import { outputAt } from '../../src/output/index.js';
 
 describe("reconciliation against the platform's own statistics", () => {
   test('a consistent world matches (or is explained); stale statistics name the user and the amounts', async () => {
@@ -18,8 +19,13 @@ describe("reconciliation against the platform's own statistics", () => {
       const out = tempOut('perks-platform-');
       const config = orgConfig(sandbox, out, { PERKS_START_DATE: '2026-10-01' });
       expect(
-        (await extract(config, { now: new Date(`${TODAY}T12:00:00Z`), streams: ['orders', 'redemption_stats'] }))
-          .status,
+        (
+          await extract(config, {
+            output: outputAt(out),
+            now: new Date(`${TODAY}T12:00:00Z`),
+            streams: ['orders', 'redemption_stats'],
+          })
+        ).status,
       ).toBe('success');
       expect((await buildWarehouse({ outDir: out, asOf: TODAY })).ok).toBe(true);
       const wh = join(out, 'warehouse.duckdb');
@@ -55,8 +61,14 @@ describe("reconciliation against the platform's own statistics", () => {
       );
       sandbox.world.orders.setStatus(Number(pick.order_id) - 700_001, 'Refunded');
       expect(
-        (await extract(config, { now: new Date(`${TODAY}T13:00:00Z`), streams: ['orders'], startDate: '2026-10-01' }))
-          .status,
+        (
+          await extract(config, {
+            output: outputAt(out),
+            now: new Date(`${TODAY}T13:00:00Z`),
+            streams: ['orders'],
+            startDate: '2026-10-01',
+          })
+        ).status,
       ).toBe('success');
       expect((await buildWarehouse({ outDir: out, asOf: TODAY })).ok).toBe(true);
       const differs = await query(

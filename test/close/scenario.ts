@@ -8,6 +8,7 @@ import { buildWarehouse } from '../../src/transform/index.js';
 import type { Sandbox } from '../../src/sandbox/index.js';
 import { atInstant } from '../support/clock.js';
 import { orgConfig } from '../support/sandbox.js';
+import { outputAt } from '../../src/output/index.js';
 
 export const TODAY = '2026-11-22';
 export const OCTOBER = '2026-10';
@@ -19,6 +20,7 @@ export const OCTOBER = '2026-10';
 export async function extractAndBuild(sandbox: Sandbox, out: string, at: string, from = '2026-10-01'): Promise<void> {
   const r = await atInstant(at, () =>
     extract(orgConfig(sandbox, out, { PERKS_START_DATE: '2026-10-01' }), {
+      output: outputAt(out),
       now: new Date(at),
       streams: ['orders'],
       startDate: from,

@@ -10,6 +10,7 @@ import { filesOf, layoutOf, toLegacyLayout } from './helpers.js';
 import { forgetUsers } from '../../src/forget/index.js';
 import { withLakeConnection } from '../../src/lake/index.js';
 import { sandboxForFile } from '../support/sandbox-hooks.js';
+import { outputAt } from '../../src/output/index.js';
 
 const TODAY = '2026-11-22';
 const START = '2026-08-01';
@@ -22,6 +23,7 @@ let landedRun: string;
 beforeAll(async () => {
   landed = tempOut('perks-compact-');
   const r = await extract(orgConfig(sandbox(), landed, { PERKS_START_DATE: START }), {
+    output: outputAt(landed),
     now: noon,
     streams: ['orders'],
   });
@@ -125,6 +127,7 @@ describe('compaction of orders', () => {
     await compactLake(out, { lookbackDays: 7, now: noon });
     const files = filesOf(out, 'orders');
     const r = await extract(orgConfig(sandbox(), out, { PERKS_START_DATE: START }), {
+      output: outputAt(out),
       now: noon,
       streams: ['orders'],
       startDate: '2026-09-10',
@@ -146,6 +149,7 @@ describe('compaction of orders', () => {
     await compactLake(out, { lookbackDays: 7, now: noon });
     const files = filesOf(out, 'orders');
     const r = await extract(orgConfig(sandbox(), out, { PERKS_START_DATE: START }), {
+      output: outputAt(out),
       now: noon,
       streams: ['orders'],
       startDate: '2026-11-10',
@@ -170,7 +174,11 @@ describe('compaction of orders', () => {
       filesOf(out, 'orders').find((f) => f.startsWith(`organisation_group_id=${g}/order_month=2026-09/month-`))!,
     );
     writeFileSync(month, 'not parquet any more');
-    const r = await extract(orgConfig(sandbox(), out, { PERKS_START_DATE: START }), { now: noon, streams: ['orders'] });
+    const r = await extract(orgConfig(sandbox(), out, { PERKS_START_DATE: START }), {
+      output: outputAt(out),
+      now: noon,
+      streams: ['orders'],
+    });
     expect(r.status).toBe('success');
     const notes = r.streams
       .find((x) => x.name === 'orders')!
@@ -201,6 +209,7 @@ describe('compaction of orders', () => {
     await compactLake(out, { lookbackDays: 7, now: noon });
     const files = filesOf(out, 'orders');
     const r = await extract(orgConfig(sandbox(), out, { PERKS_START_DATE: START }), {
+      output: outputAt(out),
       now: noon,
       streams: ['orders'],
       fullRefresh: true,
@@ -224,6 +233,7 @@ describe('erasure and compaction', () => {
   test('forgetting a user clears compacted month files too, and no later compaction brings a value back', async () => {
     const out = tempOut('perks-compact-');
     const r = await extract(orgConfig(sandbox(), out, { PERKS_START_DATE: START }), {
+      output: outputAt(out),
       now: noon,
       streams: ['users', 'orders'],
     });

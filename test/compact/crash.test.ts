@@ -10,6 +10,7 @@ import { runCli } from '../support/cli.js';
 import { lakeOrders } from '../support/lake-check.js';
 import { filesOf, layoutOf, orderTotals, toLegacyLayout } from './helpers.js';
 import { sandboxForFile } from '../support/sandbox-hooks.js';
+import { outputAt } from '../../src/output/index.js';
 
 const TODAY = '2026-11-22';
 const noon = new Date(`${TODAY}T12:00:00Z`);
@@ -22,6 +23,7 @@ const reference = new Map<string, { files: string[]; rows: Awaited<ReturnType<ty
 beforeAll(async () => {
   landed = tempOut('perks-compact-crash-');
   const r = await extract(orgConfig(sandbox(), landed, { PERKS_START_DATE: '2026-08-01' }), {
+    output: outputAt(landed),
     now: noon,
     streams: ['orders'],
   });

@@ -8,6 +8,7 @@ import { orgConfig } from '../support/sandbox.js';
 import { tempOut } from '../support/scratch.js';
 import { filesOf } from './helpers.js';
 import { sandboxForFile } from '../support/sandbox-hooks.js';
+import { outputAt } from '../../src/output/index.js';
 
 const TODAY = '2026-11-22';
 const sandbox = sandboxForFile({ seed: 11, today: TODAY });
@@ -68,6 +69,7 @@ describe('compaction of per-user refresh batches', () => {
     expect(await latest(out, 'interactions', 'id')).toEqual(latestBefore.interactions);
     // The next refresh lands beside the compacted months, and a second compaction changes nothing.
     const next = await extract(config, {
+      output: outputAt(out),
       now: new Date(`${TODAY}T12:00:00Z`),
       streams: ['users', 'credit', 'interactions'],
     });
@@ -103,6 +105,7 @@ beforeAll(async () => {
   const config = orgConfig(sandbox(), landed, { PERKS_START_DATE: '2026-08-01', PERKS_REFRESH_DAYS: '7' });
   for (const day of ['2026-09-03', '2026-09-20', '2026-10-12', '2026-11-21']) {
     const r = await extract(config, {
+      output: outputAt(landed),
       now: new Date(`${day}T12:00:00Z`),
       streams: ['users', 'credit', 'interactions'],
     });

@@ -10,7 +10,6 @@ test('a setting nobody gives is its default', () => {
   expect(c).toMatchObject({
     scope: DEFAULTS.scope,
     rateLimit: DEFAULTS.rateLimit,
-    output: DEFAULTS.output,
     creditPath: DEFAULTS.creditPath,
     lookbackDays: DEFAULTS.lookbackDays,
     deepRereadDays: DEFAULTS.deepRereadDays,

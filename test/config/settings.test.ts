@@ -4,7 +4,7 @@
  */
 import { expect, test } from 'vitest';
 import { ConfigError } from '../../src/shared/exit-codes.js';
-import { debugWanted, DEFAULTS, loadConfig, outputSetting } from '../../src/config/index.js';
+import { checkedOutputPath, debugWanted, DEFAULTS, loadConfig, outputSetting } from '../../src/config/index.js';
 
 test('unset, each setting is its default (or absent)', () => {
   const c = loadConfig({});
@@ -98,12 +98,13 @@ test('the output is --output, else PERKS_OUTPUT, else the default folder, with w
     source: 'PERKS_OUTPUT',
   });
   expect(outputSetting(undefined, {})).toEqual({ value: DEFAULTS.output, source: 'default' });
-  // the settings take it from there (one reader of PERKS_OUTPUT), a bad one named as what gave it
-  expect(loadConfig({ PERKS_OUTPUT: './elsewhere' }, { output: './here' }).output).toBe('./here');
-  expect(loadConfig({ PERKS_OUTPUT: './elsewhere' }).output).toBe('./elsewhere');
-  expect(loadConfig({ PERKS_OUTPUT: '' }).output).toBe(DEFAULTS.output);
-  expect(() => loadConfig({ PERKS_OUTPUT: 'a,b' })).toThrow(/^PERKS_OUTPUT="a,b" is invalid: expected no comma/);
-  expect(() => loadConfig({ PERKS_OUTPUT: 'a' }, { output: 'a,b' })).toThrow(/^--output="a,b" is invalid/);
+  expect(outputSetting(undefined, { PERKS_OUTPUT: '' })).toEqual({ value: DEFAULTS.output, source: 'default' });
+  // the settings carry no output (the command's Output does), and a bad PERKS_OUTPUT stops none of them
+  expect(loadConfig({ PERKS_OUTPUT: 'a,b' })).not.toHaveProperty('output');
+  // a bad folder is named as what gave it
+  expect(() => checkedOutputPath('a,b', 'PERKS_OUTPUT')).toThrow(/^PERKS_OUTPUT="a,b" is invalid: expected no comma/);
+  expect(() => checkedOutputPath('a,b', '--output')).toThrow(/^--output="a,b" is invalid/);
+  expect(checkedOutputPath('./here', '--output')).toBe('./here');
 });
 
 test('PERKS_DEBUG is on for any value but 0 and false, read alone even when another setting is bad', () => {

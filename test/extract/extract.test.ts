@@ -10,6 +10,7 @@ import { orgConfig, orgEnv, withSandbox } from '../support/sandbox.js';
 import { tempOut } from '../support/scratch.js';
 import { todayUtc } from '../../src/shared/clock.js';
 import { sandboxForFile } from '../support/sandbox-hooks.js';
+import { outputAt } from '../../src/output/index.js';
 
 const packageVersion = (
   JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }
@@ -28,6 +29,7 @@ describe('extract against the sandbox', () => {
   test('a first run lands exactly the sandbox orders, dated by the group local day across DST changes', async () => {
     const out = tempOut();
     const result = await extract(orgConfig(sandbox(), out, { PERKS_START_DATE: START }), {
+      output: outputAt(out),
       now: noonUtc(TODAY),
       streams: ['orders'],
     });
@@ -44,9 +46,9 @@ describe('extract against the sandbox', () => {
   test('a rerun the same day re-reads only the lookback (days x groups calls) and changes nothing when nothing changed', async () => {
     const out = tempOut();
     const config = orgConfig(sandbox(), out, { PERKS_START_DATE: START, PERKS_LOOKBACK_DAYS: '7' });
-    const first = await extract(config, { now: noonUtc(TODAY), streams: ['orders'] });
+    const first = await extract(config, { output: outputAt(out), now: noonUtc(TODAY), streams: ['orders'] });
     const before = await lakeOrders(out);
-    const again = await extract(config, { now: noonUtc(TODAY), streams: ['orders'] });
+    const again = await extract(config, { output: outputAt(out), now: noonUtc(TODAY), streams: ['orders'] });
     const orders = again.streams.find((s) => s.name === 'orders')!;
     const groups = sandbox().credentials.organisation.organisation_group_ids.length;
     // A finished pass is finished: the second run asks the 7 lookback days of every group again (one page each here).
@@ -58,7 +60,10 @@ describe('extract against the sandbox', () => {
 
   test('every stream lands, and the run manifest (per stream and group) and state say what was done', async () => {
     const out = tempOut();
-    const result = await extract(orgConfig(sandbox(), out, { PERKS_START_DATE: START }), { now: noonUtc(TODAY) });
+    const result = await extract(orgConfig(sandbox(), out, { PERKS_START_DATE: START }), {
+      output: outputAt(out),
+      now: noonUtc(TODAY),
+    });
     expect(result.status).toBe('success');
     for (const s of ['groups', 'users', 'offers', 'orders', 'redemption_stats', 'credit', 'interactions']) {
       expect(existsSync(join(out, 'lake', s)), s).toBe(true);
@@ -100,10 +105,10 @@ describe('extract against the sandbox', () => {
     await withSandbox({ seed: 12, today: TODAY }, async (local) => {
       const out = tempOut();
       const config = orgConfig(local, out, { PERKS_START_DATE: START });
-      const first = await extract(config, { now: noonUtc(TODAY) });
+      const first = await extract(config, { output: outputAt(out), now: noonUtc(TODAY) });
       local.advance(2);
       const later = shiftDay(TODAY, 2);
-      const second = await extract(config, { now: noonUtc(later) });
+      const second = await extract(config, { output: outputAt(out), now: noonUtc(later) });
       expect(second.status).toBe('success');
       const lake = await lakeOrders(out);
       expect(lake).toEqual(truthOrders(local, groupsOf(local), START, later));
@@ -153,6 +158,7 @@ describe('extract against the sandbox', () => {
     const out = tempOut();
     const before = { ...sandbox().stats().callsByOperation };
     const result = await extract(orgConfig(sandbox(), out, { PERKS_START_DATE: START }), {
+      output: outputAt(out),
       now: noonUtc(TODAY),
       planOnly: true,
     });
@@ -182,7 +188,7 @@ describe('extract against the sandbox', () => {
       PERKS_RATE_LIMIT: '100000',
       PERKS_START_DATE: '2026-11-01',
     });
-    const result = await extract(config, { now: noonUtc(TODAY), streams: ['orders'] });
+    const result = await extract(config, { output: outputAt(out), now: noonUtc(TODAY), streams: ['orders'] });
     expect(result.level).toBe('group');
     const lake = await lakeOrders(out);
     expect(new Set(lake.map((r) => r.group))).toEqual(new Set([cred.organisation_group_id]));

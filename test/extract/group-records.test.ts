@@ -14,6 +14,7 @@ import { orgConfig, orgEnv } from '../support/sandbox.js';
 import { tempOut } from '../support/scratch.js';
 import { todayUtc } from '../../src/shared/clock.js';
 import { sandboxForFile } from '../support/sandbox-hooks.js';
+import { outputAt } from '../../src/output/index.js';
 
 const TODAY = todayUtc();
 const START = shiftDay(TODAY, -5);
@@ -36,7 +37,9 @@ describe('a group record the schema refuses', () => {
     const out = tempOut();
     sandbox().setFaults({ driftRate: 0.2 });
     try {
-      const r = await extract(orgConfig(sandbox(), out, { PERKS_GROUP_IDS: '11,12', PERKS_START_DATE: START }), {});
+      const r = await extract(orgConfig(sandbox(), out, { PERKS_GROUP_IDS: '11,12', PERKS_START_DATE: START }), {
+        output: outputAt(out),
+      });
       expect(r.streams.map((s) => [s.name, s.status])).toEqual(
         ['groups', 'users', 'offers', 'orders', 'redemption_stats', 'credit', 'interactions'].map((n) => [
           n,

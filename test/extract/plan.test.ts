@@ -4,6 +4,7 @@ import { runCli } from '../support/cli.js';
 import { orgConfig, orgEnv } from '../support/sandbox.js';
 import { tempOut } from '../support/scratch.js';
 import { sandboxForFile } from '../support/sandbox-hooks.js';
+import { outputAt } from '../../src/output/index.js';
 
 const TODAY = '2026-11-22';
 const now = new Date(`${TODAY}T12:00:00Z`);
@@ -16,6 +17,7 @@ beforeAll(async () => {
   out = tempOut();
   groups = sandbox().credentials.organisation.organisation_group_ids;
   const landed = await extract(orgConfig(sandbox(), out, { PERKS_START_DATE: '2026-11-15' }), {
+    output: outputAt(out),
     now,
     streams: ['users'],
   });
@@ -26,6 +28,7 @@ beforeAll(async () => {
 async function planOf(shard?: { index: number; count: number }, only?: number[]): Promise<Plan> {
   const env = { PERKS_START_DATE: '2026-11-15', ...(only ? { PERKS_GROUP_IDS: only.join(',') } : {}) };
   const result = await extract(orgConfig(sandbox(), out, env), {
+    output: outputAt(out),
     now,
     planOnly: true,
     shard,
@@ -95,7 +98,7 @@ describe('extract --plan of one worker', () => {
   test("on an empty output directory the plan counts each group's users by the first page of the users listing, says so, and plans the calls the run then makes", async () => {
     const empty = tempOut();
     const config = orgConfig(sandbox(), empty, { PERKS_START_DATE: '2026-11-15' });
-    const plan = (await extract(config, { now, planOnly: true })).plan!;
+    const plan = (await extract(config, { output: outputAt(empty), now, planOnly: true })).plan!;
     expect(plan.usersFromListing).toEqual(groups);
     expect(plan.calls).toEqual([
       { path: '/v3/group/list', calls: 1 },
@@ -109,7 +112,7 @@ describe('extract --plan of one worker', () => {
       `  users of groups ${groups.join(', ')}: none landed yet, estimated from the first page of /v3/user/list (its total); one call per user assumed\n`,
     );
 
-    const run = await extract(config, { now });
+    const run = await extract(config, { output: outputAt(empty), now });
     expect(run.status).toBe('success');
     const planned = (stream: string) =>
       plan.rows.filter((r) => r.stream === stream).reduce((n, r) => n + r.estimatedCalls, 0);

@@ -17,6 +17,7 @@ import { lakeKeys, leftovers, missingAgainst, STREAM_KEYS } from '../support/lak
 import { orgConfig, orgEnv } from '../support/sandbox.js';
 import { tempOut } from '../support/scratch.js';
 import { sandboxForEachTest } from '../support/sandbox-hooks.js';
+import { outputAt } from '../../src/output/index.js';
 
 const sandbox = sandboxForEachTest({ seed: 23 });
 let start: string;
@@ -83,7 +84,9 @@ async function twoRuns(killed: boolean, second: (out: string, firstId: string) =
   sandbox().churn(); // credit spent and granted, users joining and logging in: the second run reads other values
 
   const reference = tempOut('perks-run-order-ref-');
-  const ref = await atInstant(noon(), () => extract(orgConfig(sandbox(), reference, { PERKS_START_DATE: start })));
+  const ref = await atInstant(noon(), () =>
+    extract(orgConfig(sandbox(), reference, { PERKS_START_DATE: start }), { output: outputAt(reference) }),
+  );
   expect(ref.exitCode).toBe(0);
 
   const secondId = await second(out, firstId);
@@ -119,7 +122,9 @@ describe("a run at or before the previous run's instant", () => {
   test('killed before unlocking, rerun at the very instant the killed run stamped its rows', async () => {
     await twoRuns(true, async (out, killedId) => {
       const at = await stampOf(out, killedId);
-      const r = await atInstant(at, () => extract(orgConfig(sandbox(), out, { PERKS_START_DATE: start }), { now: at }));
+      const r = await atInstant(at, () =>
+        extract(orgConfig(sandbox(), out, { PERKS_START_DATE: start }), { output: outputAt(out), now: at }),
+      );
       expect(r.exitCode).toBe(0);
       return r.runId;
     });

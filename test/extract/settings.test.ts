@@ -12,6 +12,7 @@ import { orgConfig, orgEnv } from '../support/sandbox.js';
 import { tempOut } from '../support/scratch.js';
 import { now, todayUtc } from '../../src/shared/clock.js';
 import { sandboxForFile } from '../support/sandbox-hooks.js';
+import { outputAt } from '../../src/output/index.js';
 
 const TODAY = todayUtc();
 const START = shiftDay(TODAY, -5);
@@ -74,6 +75,7 @@ describe('the per-user refresh interval', () => {
   test('users refreshed 3 days ago are overdue with --refresh-days 2 or PERKS_REFRESH_DAYS=2, not by default (7) nor when the flag overrides the variable', async () => {
     const out = tempOut();
     const landed = await extract(orgConfig(sandbox(), out, { PERKS_GROUP_IDS: '11,12', PERKS_START_DATE: START }), {
+      output: outputAt(out),
       now: new Date(now().getTime() - 3 * 86_400_000),
     });
     expect(landed.status).toBe('success');

@@ -5,6 +5,8 @@ import { join } from 'node:path';
 import { extractDatasets, Lineage, placeOf } from '../../src/lineage/index.js';
 import { loadConfig } from '../../src/config/index.js';
 import type { ExtractResult } from '../../src/extract/index.js';
+import { outputAt } from '../../src/output/index.js';
+import { LOCAL_OUTPUT_HOOKS } from '../../src/shared/output-hooks.js';
 
 const landed = (streams: string[]) =>
   ({
@@ -28,13 +30,17 @@ describe('dataset names', () => {
   });
 
   test("a command's lineage names the store by the URL it is given, else the folder it works in", () => {
-    const config = loadConfig({ PERKS_OUTPUT: '/home/u/copy' });
-    expect(Lineage.of(config, 's3://reports-bucket/perks/prod').place).toMatchObject({
+    const config = loadConfig({});
+    const copy = outputAt('/home/u/copy', { url: 's3://reports-bucket/perks/prod', hooks: LOCAL_OUTPUT_HOOKS });
+    expect(Lineage.of(config, copy).place).toMatchObject({
       dir: '/home/u/copy',
       files: 's3://reports-bucket',
       root: 'perks/prod',
     });
-    expect(Lineage.of(config).place).toMatchObject({ dir: '/home/u/copy', files: `file://${hostname()}` });
+    expect(Lineage.of(config, outputAt('/home/u/copy')).place).toMatchObject({
+      dir: '/home/u/copy',
+      files: `file://${hostname()}`,
+    });
   });
 
   test("a local output's files are file://<host> and their absolute paths; no API, no API dataset", () => {

@@ -7,6 +7,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { loadConfig } from '../../src/config/index.js';
 import { Lineage } from '../../src/lineage/index.js';
+import { outputAt } from '../../src/output/index.js';
 import { ConfigError } from '../../src/shared/exit-codes.js';
 import { startReceiver } from '../support/receiver.js';
 import { tempOut } from '../support/scratch.js';
@@ -15,9 +16,7 @@ import { openLineageValidator } from './schemas.js';
 /** A command's lineage with `env`'s settings; its warnings collected. */
 function lineageWith(env: Record<string, string>) {
   const warnings: string[] = [];
-  const lineage = Lineage.of(loadConfig({ PERKS_OUTPUT: tempOut('lineage-t-'), ...env }), undefined, (l) =>
-    warnings.push(l),
-  );
+  const lineage = Lineage.of(loadConfig(env), outputAt(tempOut('lineage-t-')), (l) => warnings.push(l));
   return { lineage, warnings };
 }
 

@@ -9,6 +9,7 @@ import { orgConfig } from '../support/sandbox.js';
 import { sandboxForFile } from '../support/sandbox-hooks.js';
 import { tempOut } from '../support/scratch.js';
 import { configFrom } from '../../src/config/index.js';
+import { outputAt } from '../../src/output/index.js';
 
 /**
  * The finance pack (issue 43, items 7–9) on one small sandbox output: test groups left out of the totals unless
@@ -28,7 +29,10 @@ let before: Clock | undefined;
 beforeAll(async () => {
   out = tempOut('perks-finance-pack-');
   before = setClock(clockFrom(noon(DAY)));
-  const summary = await runPipeline(orgConfig(sandbox(), out, { PERKS_START_DATE: START }), { now: noon(DAY) });
+  const summary = await runPipeline(orgConfig(sandbox(), out, { PERKS_START_DATE: START }), {
+    output: outputAt(out),
+    now: noon(DAY),
+  });
   expect(summary.steps.filter((s) => s.status !== 'success')).toEqual([]);
 }, 300_000);
 

@@ -17,6 +17,7 @@ import { buildWarehouse } from '../../src/transform/index.js';
 import { orgConfig, withSandbox } from '../support/sandbox.js';
 import { tempOut } from '../support/scratch.js';
 import { ROOT } from '../transform/helpers.js';
+import { outputAt } from '../../src/output/index.js';
 
 const TODAY = '2026-11-22';
 const RULE = { statuses: ['Complete'] };
@@ -38,7 +39,7 @@ test("the docs' headline query equals the report's totals per currency, to the c
     const out = tempOut('perks-headline-');
     const config = orgConfig(sandbox, out, { PERKS_START_DATE: '2026-10-01' });
     const now = new Date(`${TODAY}T12:00:00Z`);
-    expect((await extract(config, { now, streams: ['orders'] })).status).toBe('success');
+    expect((await extract(config, { output: outputAt(out), now, streams: ['orders'] })).status).toBe('success');
     expect((await buildWarehouse({ outDir: out, asOf: TODAY })).ok).toBe(true);
 
     // October signed off for the US group, then one of its orders refunded upstream and read again: the report shows
@@ -52,7 +53,13 @@ test("the docs' headline query equals the report's totals per currency, to the c
     // its New York day (EDT, UTC−4, in October), read again alone
     const day = new Date(store.createdAt[refunded] - 4 * 3_600_000).toISOString().slice(0, 10);
     const next = new Date(Date.parse(`${day}T00:00:00Z`) + 86_400_000).toISOString().slice(0, 10);
-    const reread = await extract(config, { now, streams: ['orders'], startDate: day, endDate: next });
+    const reread = await extract(config, {
+      output: outputAt(out),
+      now,
+      streams: ['orders'],
+      startDate: day,
+      endDate: next,
+    });
     expect(reread.status).toBe('success');
     expect((await buildWarehouse({ outDir: out, asOf: TODAY })).ok).toBe(true);
 

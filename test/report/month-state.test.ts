@@ -21,6 +21,7 @@ import { buildWarehouse } from '../../src/transform/index.js';
 import { orgConfig } from '../support/sandbox.js';
 import { sandboxForFile } from '../support/sandbox-hooks.js';
 import { tempOut } from '../support/scratch.js';
+import { outputAt } from '../../src/output/index.js';
 
 /**
  * One vocabulary (issue 43): for every group and month of a sandbox output, the report's state (its closure rule
@@ -125,7 +126,7 @@ describe('the report and the marts say the same month state', () => {
   const env = { PERKS_START_DATE: START, PERKS_DEEP_REREAD_DAYS: '0' };
   const run = async (day: string) => {
     setClock(clockFrom(noon(day)));
-    const summary = await runPipeline(orgConfig(sandbox(), out, env), { now: noon(day) });
+    const summary = await runPipeline(orgConfig(sandbox(), out, env), { output: outputAt(out), now: noon(day) });
     console.log(JSON.stringify(summary.steps.map((s) => [s.name, s.status, (s as { detail?: string }).detail])));
     expect(summary.steps.filter((s) => s.status !== 'success' && s.status !== 'skipped')).toEqual([]);
   };
@@ -187,7 +188,7 @@ describe('the report and the marts say the same month state', () => {
     );
     expect(await readCloses(out)).toEqual([]);
     // perks status: each month once, as every mart says it (day 2: January partial, February final, March provisional)
-    const status = await collectStatus(out, orgConfig(sandbox(), out, env), noon(DAY2));
+    const status = await collectStatus(outputAt(out), orgConfig(sandbox(), out, env), noon(DAY2));
     const expected = await expectAgreement(out);
     for (const m of status.months) {
       expect(m.monthStates.length, `group ${m.group}`).toBeGreaterThan(0);

@@ -11,6 +11,7 @@ import { configFrom } from '../../src/config/index.js';
 import { orgConfig } from '../support/sandbox.js';
 import { sandboxForFile } from '../support/sandbox-hooks.js';
 import { tempOut } from '../support/scratch.js';
+import { outputAt } from '../../src/output/index.js';
 
 /**
  * One definition of revenue (issue 25): the finance report's headline and what a BI tool sums over the exported
@@ -76,7 +77,10 @@ describe('the report and a BI sum over revenue_monthly agree on recognised reven
   beforeAll(async () => {
     out = tempOut('perks-recognised-');
     before = setClock(clockFrom(noon(DAY)));
-    const summary = await runPipeline(orgConfig(sandbox(), out, { PERKS_START_DATE: START }), { now: noon(DAY) });
+    const summary = await runPipeline(orgConfig(sandbox(), out, { PERKS_START_DATE: START }), {
+      output: outputAt(out),
+      now: noon(DAY),
+    });
     expect(summary.steps.filter((s) => s.status !== 'success')).toEqual([]);
   }, 300_000);
 

@@ -5,6 +5,7 @@ import { setClock, clockFrom } from '../../src/shared/clock.js';
 import { compareOrders, groupsAt, lakeOrders, ordersTruth } from '../support/lake-check.js';
 import { orgConfig, withSandbox } from '../support/sandbox.js';
 import { withScratch } from '../support/scratch.js';
+import { outputAt } from '../../src/output/index.js';
 
 /**
  * The whole job on days the calendar makes awkward: a month's end, both daylight-saving changes in
@@ -34,7 +35,7 @@ describe('runs on awkward days of the calendar', () => {
           // The program's own clock (build's as-of, write-back stamps) reads the same day as the run.
           const before = setClock(clockFrom(noon(day)));
           try {
-            const first = await runPipeline(config, { now: noon(day) });
+            const first = await runPipeline(config, { output: outputAt(out), now: noon(day) });
             expect(first.steps.map((s) => `${s.name}:${s.status}`)).toEqual([
               'extract:success',
               'forget:success',
@@ -50,7 +51,7 @@ describe('runs on awkward days of the calendar', () => {
             sandbox.advance(1);
             const next = shiftDay(day, 1);
             setClock(clockFrom(noon(next)));
-            const second = await extract(config, { now: noon(next), streams: ['orders'] });
+            const second = await extract(config, { output: outputAt(out), now: noon(next), streams: ['orders'] });
             expect(second.status).toBe('success');
             // Within the lookback (7 days), where a run promises the platform's statuses; older days keep theirs.
             const recent = (rows: Awaited<ReturnType<typeof lakeOrders>>) =>

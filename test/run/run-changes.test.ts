@@ -15,6 +15,7 @@ import { orgConfig } from '../support/sandbox.js';
 import { sandboxForFile } from '../support/sandbox-hooks.js';
 import { tempOut } from '../support/scratch.js';
 import { query, type Row } from '../transform/helpers.js';
+import { outputAt } from '../../src/output/index.js';
 
 const TODAY = '2026-11-22';
 const sandbox = sandboxForFile({ today: TODAY });
@@ -24,7 +25,9 @@ async function run(dir: string, at: string): Promise<RunSummary & { lastEvent?: 
   const config = orgConfig(sandbox(), dir, { PERKS_START_DATE: '2026-10-25' });
   let lastEvent: Event | undefined;
   const emit = (e: Event) => (lastEvent = e);
-  const summary = await atInstant(at, () => runPipeline(config, { writeback: false, now: new Date(at), emit }));
+  const summary = await atInstant(at, () =>
+    runPipeline(config, { output: outputAt(dir), writeback: false, now: new Date(at), emit }),
+  );
   expect(summary.exitCode, formatRunSummary(summary)).toBe(0);
   return { ...summary, lastEvent };
 }

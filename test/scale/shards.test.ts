@@ -8,6 +8,7 @@ import { streamRows } from '../support/lake-check.js';
 import { orgEnv } from '../support/sandbox.js';
 import { tempOut } from '../support/scratch.js';
 import { sandboxForFile } from '../support/sandbox-hooks.js';
+import { outputAt } from '../../src/output/index.js';
 
 const TODAY = '2026-11-22';
 const noon = (day: string) => new Date(`${day}T12:00:00Z`);
@@ -49,9 +50,9 @@ describe('--shard K/N', () => {
       );
     const now = noon(TODAY);
     const [alone, low, high] = await Promise.all([
-      extract(config(single), { now }),
-      extract(slice(ids.slice(0, 2)), { now, groupSlice: true }),
-      extract(slice(ids.slice(2)), { now, groupSlice: true }),
+      extract(config(single), { output: outputAt(single), now }),
+      extract(slice(ids.slice(0, 2)), { output: outputAt(shared), now, groupSlice: true }),
+      extract(slice(ids.slice(2)), { output: outputAt(shared), now, groupSlice: true }),
     ]);
     for (const r of [alone, low, high]) expect(r.status).toBe('success');
     expect(low.streams.find((s) => s.name === 'offers')?.status).toBe('success');
@@ -68,9 +69,9 @@ describe('--shard K/N', () => {
       const now = noon(day);
       // Shard 2 starts first: it waits for shard 1's hand-off of the day.
       const [alone, two, one] = await Promise.all([
-        extract(config(single), { now }),
-        extract(config(shared), { now, shard: { index: 2, count: 2 } }),
-        extract(config(shared), { now, shard: { index: 1, count: 2 } }),
+        extract(config(single), { output: outputAt(single), now }),
+        extract(config(shared), { output: outputAt(shared), now, shard: { index: 2, count: 2 } }),
+        extract(config(shared), { output: outputAt(shared), now, shard: { index: 1, count: 2 } }),
       ]);
       for (const r of [alone, one, two])
         expect(r.status, JSON.stringify(r.streams.map((s) => [s.name, s.status, s.error]))).toBe('success');

@@ -6,6 +6,7 @@ import { buildWarehouse } from '../../src/transform/index.js';
 import { orgConfig, withSandbox } from '../support/sandbox.js';
 import { tempOut } from '../support/scratch.js';
 import { query } from './helpers.js';
+import { outputAt } from '../../src/output/index.js';
 
 const READ_DAY = '2026-11-22';
 const LATER_DAYS = 28; // the build runs on 2026-12-20: items granted from late November 2025 expire in between
@@ -14,7 +15,11 @@ const cents = (money: string | number | boolean | null) => Math.round(Number(mon
 test('credit items that expire between the extract and the build are expired in the marts, without a call', async () => {
   await withSandbox({ today: READ_DAY }, async (sandbox) => {
     const out = tempOut('perks-credit-as-of-');
-    const r = await extract(orgConfig(sandbox, out), { now: new Date(`${READ_DAY}T12:00:00Z`), streams: ['credit'] });
+    const r = await extract(orgConfig(sandbox, out), {
+      output: outputAt(out),
+      now: new Date(`${READ_DAY}T12:00:00Z`),
+      streams: ['credit'],
+    });
     expect(r.status).toBe('success');
     const readTo = sandbox.world.now();
     const callsAfterExtract = sandbox.stats().calls;

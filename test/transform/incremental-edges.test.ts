@@ -11,6 +11,7 @@ import { USER_STATUS } from '../../src/sandbox/choices.js';
 import { orgConfig, withSandbox } from '../support/sandbox.js';
 import { tempOut } from '../support/scratch.js';
 import { query } from './helpers.js';
+import { outputAt } from '../../src/output/index.js';
 
 const TODAY = '2026-11-22';
 const intervals = (b: BuildResult, model: string) => b.steps.find((s) => s.name === model)!.intervals!;
@@ -33,7 +34,9 @@ test("an order refunded on 30 September in New York (1 October in UTC) rebuilds 
     const out = tempOut('perks-incremental-edges-');
     const config = orgConfig(sandbox, out, { PERKS_START_DATE: '2026-09-01', PERKS_GROUP_IDS: '12' });
     const now = new Date(`${TODAY}T12:00:00Z`);
-    expect((await extract(config, { now, streams: ['orders', 'redemption_stats'] })).status).toBe('success');
+    expect(
+      (await extract(config, { output: outputAt(out), now, streams: ['orders', 'redemption_stats'] })).status,
+    ).toBe('success');
     expect((await buildWarehouse({ outDir: out, asOf: TODAY })).ok).toBe(true);
     const wh = join(out, 'warehouse.duckdb');
     const october = async (id = user.id) =>
@@ -54,7 +57,13 @@ test("an order refunded on 30 September in New York (1 October in UTC) rebuilds 
     const i = store.lowerBound(Date.parse(at));
     expect(store.user[i]).toBe(user.id);
     store.setStatus(i, 'Refunded');
-    const reread = await extract(config, { now, streams: ['orders'], startDate: '2026-09-30', endDate: '2026-10-01' });
+    const reread = await extract(config, {
+      output: outputAt(out),
+      now,
+      streams: ['orders'],
+      startDate: '2026-09-30',
+      endDate: '2026-10-01',
+    });
     expect(reread.status).toBe('success');
     const b = await buildWarehouse({ outDir: out, asOf: TODAY, verifyIncremental: true });
     expect(b.ok, b.error).toBe(true);
@@ -77,7 +86,10 @@ test("an order refunded on 30 September in New York (1 October in UTC) rebuilds 
     const day = new Date(store.createdAt[refunded] - 4 * 3_600_000).toISOString().slice(0, 10);
     expect(day < '2026-11-01').toBe(true);
     const next = new Date(Date.parse(`${day}T00:00:00Z`) + 86_400_000).toISOString().slice(0, 10);
-    expect((await extract(config, { now, streams: ['orders'], startDate: day, endDate: next })).status).toBe('success');
+    expect(
+      (await extract(config, { output: outputAt(out), now, streams: ['orders'], startDate: day, endDate: next }))
+        .status,
+    ).toBe('success');
     const c = await buildWarehouse({ outDir: out, asOf: TODAY, verifyIncremental: true });
     expect(c.ok, c.error).toBe(true);
     expect(intervals(c, 'stg_orders')).toMatchObject({ rebuilt: 1 });

@@ -25,6 +25,7 @@ import type { Sandbox } from '../../src/sandbox/index.js';
 import { orgConfig, testSandbox } from '../support/sandbox.js';
 import { tempOut } from '../support/scratch.js';
 import { query, ROOT, temporaries } from './helpers.js';
+import { outputAt } from '../../src/output/index.js';
 
 const TODAY = '2026-11-22';
 let sandbox: Sandbox;
@@ -48,6 +49,7 @@ async function day(options: { sqlDir?: string; full?: boolean } = {}): Promise<B
   process.env.PERKS_NOW = `${today}T12:00:00Z`;
   const config = orgConfig(sandbox, out, { PERKS_START_DATE: '2026-09-01' });
   const r = await extract(config, {
+    output: outputAt(out),
     now: new Date(`${today}T12:00:00Z`),
     streams: ['groups', 'users', 'orders', 'redemption_stats'],
   });

@@ -18,6 +18,7 @@ import { orgConfig, testSandbox } from '../support/sandbox.js';
 import { tempOut } from '../support/scratch.js';
 import { atInstant } from '../support/clock.js';
 import { ROOT, query } from './helpers.js';
+import { outputAt } from '../../src/output/index.js';
 
 const TODAY = '2026-11-22';
 let sandbox: Sandbox;
@@ -41,6 +42,7 @@ async function extractAt(time: string, streams?: StreamName[]): Promise<void> {
   process.env.PERKS_NOW = at;
   const r = await atInstant(at, () =>
     extract(orgConfig(sandbox, out, { PERKS_START_DATE: '2026-09-01' }), {
+      output: outputAt(out),
       now: new Date(at),
       ...(streams ? { streams } : {}),
     }),

@@ -12,6 +12,7 @@ import {
   writeMarts,
   writePendingJournal,
 } from './fixtures.js';
+import { outputAt } from '../../src/output/index.js';
 
 const sandbox = sandboxPerTest();
 /** `perks …` with this process's environment and `env` over it. */
@@ -62,7 +63,12 @@ describe('the perks writeback command', () => {
     marts.users.push({ organisation_group_id: 11, user_id: 987_654_321, segment: 'active' });
     await writeMarts(outDir, marts);
     const rows = (
-      await runWriteback({ outDir, config: configFor(sandbox(), outDir), dryRun: true, previewRows: 100_000 })
+      await runWriteback({
+        output: outputAt(outDir),
+        config: configFor(sandbox(), outDir),
+        dryRun: true,
+        previewRows: 100_000,
+      })
     ).preview;
     const unknown = rows.find((r) => r.identifier_value === '987654321')!;
     // a minute older than the command's start (its clock starts at this process's instant): past the grace period
@@ -108,7 +114,7 @@ describe('the perks writeback command', () => {
   test('--verify without credentials exits 4 when some sent rows could not be checked, and says so', async () => {
     const outDir = tempOut();
     await writeMarts(outDir, martsFromSandbox(sandbox()));
-    const sent = await runWriteback({ outDir, config: configFor(sandbox(), outDir) });
+    const sent = await runWriteback({ output: outputAt(outDir), config: configFor(sandbox(), outDir) });
     expect(sent.sent).toBeGreaterThan(0);
     // no interactions landed since, and no credentials: nothing can be checked
     const clean = Object.fromEntries(

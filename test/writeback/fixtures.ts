@@ -14,6 +14,7 @@ import { runWriteback, type WritebackOptions, type WritebackRow } from '../../sr
 import { SANDBOX_DEFAULTS, sandboxEnv } from '../support/sandbox.js';
 import { sandboxForEachTest } from '../support/sandbox-hooks.js';
 import { tempOut } from '../support/scratch.js';
+import { outputAt } from '../../src/output/index.js';
 
 export const SEGMENTS = ['new', 'active', 'dormant', 'churned', 'never_active'] as const;
 
@@ -55,7 +56,7 @@ export async function prepare(sandbox: Sandbox, marts = martsFromSandbox(sandbox
   const client = clientFor(config);
   onTestFinished(() => client.close());
   const run = (extra: Partial<WritebackOptions> = {}) =>
-    runWriteback({ outDir, client, config, pendingGraceMs: 0, minRetryDelayMs: 5, ...extra });
+    runWriteback({ output: outputAt(outDir), client, config, pendingGraceMs: 0, minRetryDelayMs: 5, ...extra });
   return { outDir, config, client, marts, run };
 }
 

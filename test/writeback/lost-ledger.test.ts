@@ -5,6 +5,7 @@ import { orgEnv, withSandbox } from '../support/sandbox.js';
 import { tempOut } from '../support/scratch.js';
 import { prepare, sandboxPerTest, storedTimes, writeMarts } from './fixtures.js';
 import { runWriteback } from '../../src/writeback/index.js';
+import { outputAt } from '../../src/output/index.js';
 
 const sandbox = sandboxPerTest();
 const ours = (times: Map<string, number>) => [...times.entries()].filter(([id]) => Number(id) > 1e12);
@@ -19,9 +20,9 @@ describe('losing the local records never duplicates upstream', () => {
     const fresh = tempOut();
     await writeMarts(fresh, marts);
     const again = await runWriteback({
-      outDir: fresh,
+      output: outputAt(fresh),
       client,
-      config: { ...config, output: fresh },
+      config,
       pendingGraceMs: 0,
       minRetryDelayMs: 5,
     });
@@ -30,9 +31,10 @@ describe('losing the local records never duplicates upstream', () => {
     expect(again.learned!.usersListed).toBeGreaterThan(0);
     expect(ours(storedTimes(sandbox())).every(([, n]) => n === 1)).toBe(true);
     // The ledger now knows them: a third run asks nothing.
-    expect(
-      await runWriteback({ outDir: fresh, client, config: { ...config, output: fresh }, pendingGraceMs: 0 }),
-    ).toMatchObject({ sent: 0, calls: 0 });
+    expect(await runWriteback({ output: outputAt(fresh), client, config, pendingGraceMs: 0 })).toMatchObject({
+      sent: 0,
+      calls: 0,
+    });
   });
 
   test('perks run, the output directory deleted, perks run again: 0 duplicates upstream, learned from the extracted interactions', async () => {

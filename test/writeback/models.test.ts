@@ -6,6 +6,7 @@ import { loadConfig } from '../../src/config/index.js';
 import { DEFAULT_SQL_DIR, interactionId, runWriteback, WritebackModelError } from '../../src/writeback/index.js';
 import { tempOut } from '../support/scratch.js';
 import { writeMarts, type SavingsMonth } from './fixtures.js';
+import { outputAt } from '../../src/output/index.js';
 
 /**
  * The models' rows for these marts, without an API (a dry run needs none); `byMonths`: savings_monthly as a
@@ -16,8 +17,8 @@ async function modelRows(marts: Parameters<typeof writeMarts>[1], sqlDir?: strin
   await writeMarts(outDir, marts);
   if (byMonths) await splitByMonths(path.join(outDir, 'marts'), 'savings_monthly');
   const result = await runWriteback({
-    outDir,
-    config: loadConfig({ PERKS_OUTPUT: outDir }),
+    output: outputAt(outDir),
+    config: loadConfig({}),
     dryRun: true,
     previewRows: 1000,
     sqlDir,

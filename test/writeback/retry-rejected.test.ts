@@ -2,6 +2,7 @@ import { describe, expect, test } from 'vitest';
 import { runWriteback, type WritebackOptions } from '../../src/writeback/index.js';
 import { startGateway } from './gateway.js';
 import { clientFor, prepare, sandboxPerTest, storedTimes, writePendingJournal } from './fixtures.js';
+import { outputAt } from '../../src/output/index.js';
 
 const sandbox = sandboxPerTest();
 
@@ -25,7 +26,14 @@ describe('--retry-rejected', () => {
     const viaGateway = { ...config, baseUrl: gateway.baseUrl };
     const client = clientFor(viaGateway);
     const run = (extra: Partial<WritebackOptions> = {}) =>
-      runWriteback({ outDir, client, config: viaGateway, pendingGraceMs: 0, minRetryDelayMs: 5, ...extra });
+      runWriteback({
+        output: outputAt(outDir),
+        client,
+        config: viaGateway,
+        pendingGraceMs: 0,
+        minRetryDelayMs: 5,
+        ...extra,
+      });
     const fixed = { segment_change: 'engagement_segment' };
     const milestones = marts.savings.length / 2;
     try {

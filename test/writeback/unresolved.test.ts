@@ -2,6 +2,7 @@ import { describe, expect, test } from 'vitest';
 import { runWriteback, type WritebackOptions } from '../../src/writeback/index.js';
 import { startGateway } from './gateway.js';
 import { clientFor, martsFromSandbox, prepare, sandboxPerTest, storedTimes, writePendingJournal } from './fixtures.js';
+import { outputAt } from '../../src/output/index.js';
 
 const sandbox = sandboxPerTest();
 
@@ -72,7 +73,14 @@ describe('pending rows whose storage cannot be learned', () => {
     const viaGateway = { ...config, baseUrl: gateway.baseUrl };
     const client = clientFor(viaGateway);
     const run = (extra: Partial<WritebackOptions> = {}) =>
-      runWriteback({ outDir, client, config: viaGateway, pendingGraceMs: 0, minRetryDelayMs: 5, ...extra });
+      runWriteback({
+        output: outputAt(outDir),
+        client,
+        config: viaGateway,
+        pendingGraceMs: 0,
+        minRetryDelayMs: 5,
+        ...extra,
+      });
     try {
       const mine = rows.filter((r) => r.identifier_value === user);
       const first = await run();

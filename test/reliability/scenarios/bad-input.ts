@@ -16,6 +16,7 @@ import { leftovers } from '../../support/lake-check.js';
 import { orgConfig, orgEnv, withSandbox } from '../../support/sandbox.js';
 import { withScratch, type Scratch } from '../../support/scratch.js';
 import { row, selectByName, type Row, type ScenarioOptions } from '../table.js';
+import { outputAt } from '../../../src/output/index.js';
 
 export interface BadInput {
   name: string;
@@ -595,6 +596,7 @@ export async function badInputScenario(o: ScenarioOptions & { cases?: string[] }
     withScratch('bad-input', async (scratch) => {
       const lake = scratch.dir('lake');
       await extract(orgConfig(sandbox, lake, { PERKS_START_DATE: START }), {
+        output: outputAt(lake),
         now: new Date('2026-11-22T12:00:00Z'),
         streams: ['orders', 'users'],
       });

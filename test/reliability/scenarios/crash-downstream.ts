@@ -19,6 +19,7 @@ import { seeded, sleep } from '../../support/random.js';
 import { orgConfig, orgEnv, testSandbox, withSandbox } from '../../support/sandbox.js';
 import { withScratch } from '../../support/scratch.js';
 import { row, type Row, type ScenarioOptions } from '../table.js';
+import { outputAt } from '../../../src/output/index.js';
 
 const TODAY = '2026-11-22';
 /** Named build kills: after the first model, after the tenth, and with the new warehouse complete but not in place. */
@@ -28,7 +29,7 @@ const START = '2026-10-01';
 
 /** A lake, a warehouse and marts of the sandbox's data, built in-process. */
 async function builtOutput(sandbox: Sandbox, out: string): Promise<void> {
-  await extract(orgConfig(sandbox, out, { PERKS_START_DATE: START }), { now: NOW });
+  await extract(orgConfig(sandbox, out, { PERKS_START_DATE: START }), { output: outputAt(out), now: NOW });
   const built = await buildWarehouse({ outDir: out, asOf: TODAY });
   if (!built.ok) throw new Error(`the first build failed: ${built.error}`);
 }
@@ -147,9 +148,9 @@ export async function writebackCrashScenario(o: ScenarioOptions & { kills: numbe
         const out = scratch.dir(`wb${i}`);
         cpSync(base, out, { recursive: true });
         const config = orgConfig(sandbox, out);
-        const planned = (await runWriteback({ outDir: out, config, dryRun: true, previewRows: 1_000_000 })).preview.map(
-          (r) => String(r.interaction_id),
-        );
+        const planned = (
+          await runWriteback({ output: outputAt(out), config, dryRun: true, previewRows: 1_000_000 })
+        ).preview.map((r) => String(r.interaction_id));
         rows += planned.length;
         const before = storedTotal(sandbox);
         // Odd kills at the named point after-post (a batch posted and answered, no outcome recorded: the
@@ -173,7 +174,7 @@ export async function writebackCrashScenario(o: ScenarioOptions & { kills: numbe
         }
         if ((await child.done).signal === 'SIGKILL') killedMidRun += 1;
         else if (named) problems.push(`kill ${i + 1}: the write-back was not killed at ${named}`);
-        const rerun = await runWriteback({ outDir: out, config, pendingGraceMs: 0 });
+        const rerun = await runWriteback({ output: outputAt(out), config, pendingGraceMs: 0 });
         const times = storedTimes(sandbox);
         const missing = planned.filter((id) => !times.has(id)).length;
         const twice = planned.filter((id) => (times.get(id) ?? 0) > 1).length;

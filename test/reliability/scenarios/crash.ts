@@ -17,6 +17,7 @@ import { row, type Row, type ScenarioOptions } from '../table.js';
 import { describeReads, readProblems, startReaders } from './readers.js';
 import { todayUtc } from '../../../src/shared/clock.js';
 import { atInstant } from '../../support/clock.js';
+import { outputAt } from '../../../src/output/index.js';
 
 export interface CrashOptions extends ScenarioOptions {
   kills: number;
@@ -184,7 +185,7 @@ async function rerunAndCheck(
     // groups' last whole local days differ from the reference's (at 00:30 UTC New York's is a day behind); the
     // same instant as the killed run's start: its stamp must still come after it (src/lake/run-stamps.ts)
     const result = await atInstant(`${sandbox.world.today}T12:00:00Z`, () =>
-      extract(orgConfig(sandbox, out, { PERKS_START_DATE: start })),
+      extract(orgConfig(sandbox, out, { PERKS_START_DATE: start }), { output: outputAt(out) }),
     );
     if (result.exitCode !== 0)
       throw new Error(`exit ${result.exitCode}: ${result.streams.find((s) => s.error)?.error ?? ''}`);

@@ -12,6 +12,7 @@ import type { Sandbox } from '../../../src/sandbox/index.js';
 import { orgConfig, withSandbox } from '../../support/sandbox.js';
 import { withScratch } from '../../support/scratch.js';
 import { row, type Row, type ScenarioOptions } from '../table.js';
+import { outputAt } from '../../../src/output/index.js';
 
 const TODAY = '2026-11-22';
 const NOW = new Date(`${TODAY}T12:00:00Z`);
@@ -41,10 +42,16 @@ export async function driftScenario(o: ScenarioOptions & { rates: number[] }): P
 
 async function driftRun(sandbox: Sandbox, cleanDir: string, driftDir: string, rate: number): Promise<Row> {
   const problems: string[] = [];
-  const clean = await extract(orgConfig(sandbox, cleanDir, { PERKS_START_DATE: START }), { now: NOW });
+  const clean = await extract(orgConfig(sandbox, cleanDir, { PERKS_START_DATE: START }), {
+    output: outputAt(cleanDir),
+    now: NOW,
+  });
   sandbox.setFaults({ driftRate: rate });
   const before = { ...sandbox.stats().faults.drift };
-  const drifted = await extract(orgConfig(sandbox, driftDir, { PERKS_START_DATE: START }), { now: NOW });
+  const drifted = await extract(orgConfig(sandbox, driftDir, { PERKS_START_DATE: START }), {
+    output: outputAt(driftDir),
+    now: NOW,
+  });
   const after = sandbox.stats().faults.drift;
   sandbox.setFaults({ driftRate: 0 });
   const injected = Object.fromEntries(

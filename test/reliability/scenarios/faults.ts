@@ -22,6 +22,7 @@ import { orgConfig, withSandbox } from '../../support/sandbox.js';
 import { withScratch, type Scratch } from '../../support/scratch.js';
 import { wallClock } from '../../support/wall-clock.js';
 import { row, selectByName, type Row, type ScenarioOptions } from '../table.js';
+import { outputAt } from '../../../src/output/index.js';
 
 const TODAY = '2026-11-22';
 const NOW = new Date(`${TODAY}T12:00:00Z`);
@@ -126,7 +127,7 @@ export async function faultStorms(o: ScenarioOptions & { storms: string[]; days:
     withScratch('faults', async (scratch) => {
       // The reference: the same extract without any fault.
       const refDir = scratch.dir('reference');
-      await extract(orgConfig(sandbox, refDir, { PERKS_START_DATE: start }), { now: NOW });
+      await extract(orgConfig(sandbox, refDir, { PERKS_START_DATE: start }), { output: outputAt(refDir), now: NOW });
       const reference = await lakeKeys(refDir);
       const rows: Row[] = [];
       for (const key of storms) {
@@ -175,6 +176,7 @@ async function runStorm(
   let thrown: Error | undefined;
   try {
     result = await extract(orgConfig(sandbox, out, { PERKS_START_DATE: start }), {
+      output: outputAt(out),
       client,
       now: NOW,
       streams: storm.streams,
@@ -360,13 +362,14 @@ export async function sharedRetryAfter(o: ScenarioOptions & { days: number }): P
                 cluster: { redisUrl: redis.url, key: clusterKey(proxy.url, org.client_id) },
                 onWire: (e) => wire.push({ ...e, worker: `w${i}` }),
               });
+              const out = scratch.dir(`w${i}`);
               try {
                 return await extract(
-                  orgConfig(sandbox, scratch.dir(`w${i}`), {
+                  orgConfig(sandbox, out, {
                     PERKS_START_DATE: start,
                     PERKS_GROUP_IDS: mine.join(','),
                   }),
-                  { client, now: NOW, streams: ['orders'] },
+                  { output: outputAt(out), client, now: NOW, streams: ['orders'] },
                 );
               } finally {
                 await client.close();

@@ -16,6 +16,7 @@ import { withScratch } from '../../support/scratch.js';
 import { LakeWriter, writeFixtureLake } from '../../transform/fixture-lake.js';
 import { AS_OF } from '../../transform/helpers.js';
 import { row, type Row, type ScenarioOptions } from '../table.js';
+import { outputAt } from '../../../src/output/index.js';
 
 /** What a plain folder's build of the fixture lake answers: the expected counts. */
 interface Expected {
@@ -135,10 +136,12 @@ async function issueRepro(root: string): Promise<string[]> {
     const dir = join(root, 'x', 'out[r]');
     const decoy = join(root, 'x', 'outr');
     await extract(orgConfig(sandbox, dir, { PERKS_START_DATE: '2026-11-18' }), {
+      output: outputAt(dir),
       now: new Date('2026-11-22T12:00:00Z'),
       streams: ['orders', 'users'],
     });
     await extract(orgConfig(sandbox, decoy, { PERKS_START_DATE: '2026-10-01' }), {
+      output: outputAt(decoy),
       now: new Date('2026-11-22T12:00:00Z'),
       streams: ['orders', 'users'],
     });

@@ -19,6 +19,7 @@ import { seeded } from '../../support/random.js';
 import { orgConfig, withSandbox } from '../../support/sandbox.js';
 import { withScratch, type Scratch } from '../../support/scratch.js';
 import { row, type Row, type ScenarioOptions } from '../table.js';
+import { outputAt } from '../../../src/output/index.js';
 
 const TODAY = '2026-11-22';
 const NOW = new Date(`${TODAY}T12:00:00Z`);
@@ -29,7 +30,7 @@ export async function incrementalScenario(o: ScenarioOptions & { restarts: numbe
     withScratch('incremental', async (scratch) => {
       const out = scratch.dir('main');
       const config = orgConfig(sandbox, out, { PERKS_START_DATE: START });
-      await extract(config, { now: NOW });
+      await extract(config, { output: outputAt(out), now: NOW });
       const reference = await lakeKeys(out);
       return [
         await sameWindowsTwice(out, config),
@@ -49,8 +50,13 @@ async function sameWindowsTwice(out: string, config: ReturnType<typeof orgConfig
   const observed = ['balance_read_at'];
   const martsBefore = await martRows(out, observed);
   // The same windows again: a backfill of ten days already landed, then a full refresh of everything.
-  const again = await extract(config, { now: NOW, startDate: '2026-11-05', endDate: '2026-11-15' });
-  const refresh = await extract(config, { now: NOW, fullRefresh: true });
+  const again = await extract(config, {
+    output: outputAt(out),
+    now: NOW,
+    startDate: '2026-11-05',
+    endDate: '2026-11-15',
+  });
+  const refresh = await extract(config, { output: outputAt(out), now: NOW, fullRefresh: true });
   const second = await buildWarehouse({ outDir: out, asOf: TODAY });
   const lakeAfter = JSON.stringify(await lakeOrders(out));
   const martsAfter = await martRows(out, observed);
@@ -93,6 +99,7 @@ async function farFuture(sandbox: Sandbox, scratch: Scratch, from: string): Prom
   }
   const before = lakeFiles(out, streams); // the groups' snapshot of the day is landed on every run
   const result = await extract(orgConfig(sandbox, out, { PERKS_START_DATE: START }), {
+    output: outputAt(out),
     now: NOW,
     streams: [...streams],
   });
@@ -155,9 +162,9 @@ async function restarts(
   const client = clientFromConfig(config);
   try {
     await runExtract(
-      { ...config, output: out },
+      config,
       { now: NOW },
-      { streams, client, landing: lakeLanding(out, 'saving', NOW), state: new SavingStore(out) },
+      { outDir: out, streams, client, landing: lakeLanding(out, 'saving', NOW), state: new SavingStore(out) },
     );
   } finally {
     await client.close();
@@ -174,7 +181,10 @@ async function restarts(
     cpSync(join(copy, 'state'), join(behind, 'state'), { recursive: true, force: true });
     for (const dir of [copy, behind]) {
       runs += 1;
-      const result = await extract(orgConfig(sandbox, dir, { PERKS_START_DATE: START }), { now: NOW });
+      const result = await extract(orgConfig(sandbox, dir, { PERKS_START_DATE: START }), {
+        output: outputAt(dir),
+        now: NOW,
+      });
       const c = await completeness(sandbox, dir, groupsAt(sandbox, NOW), START, reference);
       if (result.exitCode !== 0) problems.push(`restart ${runs}: exit ${result.exitCode}`);
       if (c.problem) problems.push(`restart ${runs}: ${c.problem}`);

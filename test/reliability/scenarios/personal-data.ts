@@ -20,6 +20,7 @@ import { lakeKeys, missingAgainst } from '../../support/lake-check.js';
 import { orgConfig, orgEnv, withSandbox } from '../../support/sandbox.js';
 import { withScratch } from '../../support/scratch.js';
 import { row, type Row, type ScenarioOptions } from '../table.js';
+import { outputAt } from '../../../src/output/index.js';
 
 const TODAY = '2026-11-22';
 const START = '2026-10-01';
@@ -39,7 +40,7 @@ export async function personalDataScenario(o: ScenarioOptions): Promise<Row[]> {
       const out = scratch.dir();
       const config = orgConfig(sandbox, out, { PERKS_START_DATE: START });
       sandbox.setFaults({ schemaDrift: ['personalField'] });
-      const first = await runPipeline(config, { now: noon(TODAY) });
+      const first = await runPipeline(config, { output: outputAt(out), now: noon(TODAY) });
       if (first.exitCode !== 0)
         return [
           row(
@@ -55,7 +56,7 @@ export async function personalDataScenario(o: ScenarioOptions): Promise<Row[]> {
 
       // The next day's run: users anonymised upstream must leave no trace of their names or email.
       sandbox.advance(1);
-      const next = await runPipeline(config, { now: noon(shiftDay(TODAY, 1)) });
+      const next = await runPipeline(config, { output: outputAt(out), now: noon(shiftDay(TODAY, 1)) });
       const afterRun = await searchOutput(out, [a.email, contactPhoneOf(a.email)], [a.first, a.last]);
       o.log(`personal data: before ${describe(before.hits)}; after the next run ${describe(afterRun.hits)}`);
 

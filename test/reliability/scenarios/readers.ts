@@ -22,6 +22,7 @@ import { runCli } from '../../support/cli.js';
 import { orgConfig, orgEnv, testSandbox } from '../../support/sandbox.js';
 import { withScratch, type Scratch } from '../../support/scratch.js';
 import { row, type Row, type ScenarioOptions } from '../table.js';
+import { outputAt } from '../../../src/output/index.js';
 
 export type ReaderKind = 'duckdb' | 'hyparquet' | 'plain';
 
@@ -268,7 +269,10 @@ async function writeWhileReading(sandbox: Sandbox, scratch: Scratch, o: ReadersO
   const start = shiftDay(todayUtc(), -(o.days ?? 25));
   // A lake of day files only (the library's extract does not compact), copied whole for each cycle.
   const base = scratch.dir('base');
-  const landed = await extract(orgConfig(sandbox, base, { PERKS_START_DATE: start }), { streams: ['orders'] });
+  const landed = await extract(orgConfig(sandbox, base, { PERKS_START_DATE: start }), {
+    output: outputAt(base),
+    streams: ['orders'],
+  });
   if (landed.status !== 'success') return [row('readers: base lake', 1, [`extract ${landed.status}`], 'failed')];
   const dirs: string[] = [];
   const readers = startReaders(sandbox, start, () => dirs);

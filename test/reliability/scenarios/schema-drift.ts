@@ -17,6 +17,7 @@ import { collectStatus, judge, statusText } from '../../../src/status/index.js';
 import { orgConfig, withSandbox } from '../../support/sandbox.js';
 import { withScratch } from '../../support/scratch.js';
 import { row, type Row, type ScenarioOptions } from '../table.js';
+import { outputAt } from '../../../src/output/index.js';
 
 const TODAY = '2026-11-22';
 const noon = (day: string) => new Date(`${day}T12:00:00Z`);
@@ -33,7 +34,11 @@ export async function schemaDriftScenario(o: ScenarioOptions): Promise<Row[]> {
       for (const [i, day] of DAYS.entries()) {
         if (i > 0) sandbox.advance(1);
         sandbox.setFaults({ schemaDrift: [...switches[i]] });
-        const r = await extract(config, { now: noon(day), streams: ['orders', 'offers', 'credit'] });
+        const r = await extract(config, {
+          output: outputAt(out),
+          now: noon(day),
+          streams: ['orders', 'offers', 'credit'],
+        });
         if (r.exitCode !== 0) problems.push(`run ${i + 1} exited ${r.exitCode}`);
         runs.push(r);
         o.log(
@@ -181,7 +186,7 @@ async function checkHistory(out: string, runs: (ExtractResult & { manifest: stri
 
 /** `perks status` names each change with its day, and the undeclared fields each stream carries now. */
 async function checkStatus(out: string, config: Config): Promise<string[]> {
-  const report = await collectStatus(out, config, noon(DAYS[2]));
+  const report = await collectStatus(outputAt(out), config, noon(DAYS[2]));
   const text = statusText(report, judge(report, { warnAfterHours: 26, errorAfterHours: 50 }), {
     warnAfterHours: 26,
     errorAfterHours: 50,

@@ -15,6 +15,7 @@ import { orgConfig, withSandbox } from '../../support/sandbox.js';
 import { withScratch } from '../../support/scratch.js';
 import { propertyFailure } from '../../support/random.js';
 import { row, type Row, type ScenarioOptions } from '../table.js';
+import { outputAt } from '../../../src/output/index.js';
 
 const TODAY = '2026-11-22';
 const NOW = new Date(`${TODAY}T12:00:00Z`);
@@ -54,7 +55,11 @@ export async function windowsScenario(o: ScenarioOptions & { splits: number }): 
     // Every order of the range, against the lake: the ones on a boundary second and on DST-change days counted.
     await withScratch('windows', async (scratch) => {
       const out = scratch.dir();
-      await extract(orgConfig(sandbox, out, { PERKS_START_DATE: START }), { now: NOW, streams: ['orders'] });
+      await extract(orgConfig(sandbox, out, { PERKS_START_DATE: START }), {
+        output: outputAt(out),
+        now: NOW,
+        streams: ['orders'],
+      });
       const groups = groupsAt(sandbox, NOW);
       const truth = ordersTruth(sandbox, groups, START);
       const c = compareOrders(await lakeOrders(out), truth);
