@@ -25,15 +25,9 @@ describe('--retry-rejected', () => {
     );
     const viaGateway = { ...config, baseUrl: gateway.baseUrl };
     const client = clientFor(viaGateway);
+    const output = outputAt(outDir);
     const run = (extra: Partial<WritebackOptions> = {}) =>
-      runWriteback({
-        output: outputAt(outDir),
-        client,
-        config: viaGateway,
-        pendingGraceMs: 0,
-        minRetryDelayMs: 5,
-        ...extra,
-      });
+      runWriteback({ output, client, config: viaGateway, pendingGraceMs: 0, minRetryDelayMs: 5, ...extra });
     const fixed = { segment_change: 'engagement_segment' };
     const milestones = marts.savings.length / 2;
     try {

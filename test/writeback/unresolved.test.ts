@@ -72,15 +72,9 @@ describe('pending rows whose storage cannot be learned', () => {
     });
     const viaGateway = { ...config, baseUrl: gateway.baseUrl };
     const client = clientFor(viaGateway);
+    const output = outputAt(outDir);
     const run = (extra: Partial<WritebackOptions> = {}) =>
-      runWriteback({
-        output: outputAt(outDir),
-        client,
-        config: viaGateway,
-        pendingGraceMs: 0,
-        minRetryDelayMs: 5,
-        ...extra,
-      });
+      runWriteback({ output, client, config: viaGateway, pendingGraceMs: 0, minRetryDelayMs: 5, ...extra });
     try {
       const mine = rows.filter((r) => r.identifier_value === user);
       const first = await run();
