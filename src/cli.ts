@@ -6,7 +6,6 @@ import { ExitCode, UserFacingError } from './shared/exit-codes.js';
 import { clock } from './shared/clock.js';
 import { perksVersion } from './shared/version.js';
 import { finishOutputLazily, resolveOutputLazily, type OutputLocation } from './store/lazy.js';
-import type { StoreSession } from './store/session.js';
 import { COMMANDS, storeCommandName } from './store/layout.js';
 import { configFromFlags, OUTPUT } from './commands/options.js';
 import { ensureWarehouse } from './transform/index.js';
@@ -57,7 +56,7 @@ cli.middleware(async (argv) => {
   }
   argv.resolvedOutput = location.output;
   argv.storeSession = location.session;
-  await assembleWarehouse(command, location.session);
+  await assembleWarehouse(command, location);
 });
 
 /**
@@ -65,10 +64,10 @@ cli.middleware(async (argv) => {
  * working copy's `warehouse.duckdb` assembled from them when it is not the seed's. A build that cannot have it
  * builds whole (its warning says why); another command stops, saying how to rebuild it.
  */
-async function assembleWarehouse(command: string, session: StoreSession | undefined): Promise<void> {
+async function assembleWarehouse(command: string, { output, session }: OutputLocation): Promise<void> {
   if (!session || !COMMANDS[command]?.reads.includes('seed/')) return;
   try {
-    const made = await ensureWarehouse(session.copy);
+    const made = await ensureWarehouse(output);
     if (made && process.stderr.isTTY)
       process.stderr.write(
         `warehouse assembled from the store's pieces: ${made.tables} tables, ${made.views} views in ${made.ms} ms\n`,

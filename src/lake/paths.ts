@@ -4,6 +4,7 @@
  * segment is checked against a strict pattern and the joined path must stay inside the lake.
  */
 import { join, relative, resolve, sep } from 'node:path';
+import type { FolderName } from '../output/index.js';
 import { UnsafePathError } from './errors.js';
 
 /** Letters, digits, "_", "-", ".", "+"; not starting with "." (no "..", no hidden names); at most 128. */
@@ -20,10 +21,12 @@ export function safeIdentifier(what: string, value: string): string {
   return value;
 }
 
-export const lakeRoot = (outDir: string) => join(outDir, 'lake');
-export const stateRoot = (outDir: string) => join(outDir, 'state');
-export const runsRoot = (outDir: string) => join(outDir, 'runs');
-export const quarantineRoot = (outDir: string) => join(outDir, 'quarantine');
+/** A top folder of the output, by its name in the output's table (src/output/folders.ts): no name spelt twice. */
+const top = (outDir: string, name: FolderName) => join(outDir, name);
+export const lakeRoot = (outDir: string) => top(outDir, 'lake');
+export const stateRoot = (outDir: string) => top(outDir, 'state');
+export const runsRoot = (outDir: string) => top(outDir, 'runs');
+export const quarantineRoot = (outDir: string) => top(outDir, 'quarantine');
 
 /** `<out>/lake/<stream>/<key>=<value>/…`, Hive style, in the order the partition object lists its keys. */
 export function partitionDir(outDir: string, stream: string, partition: Record<string, string>): string {

@@ -4,8 +4,8 @@
  * Rows come back JSON-safe: DECIMAL and BIGINT as strings, DATE as "YYYY-MM-DD".
  */
 import { existsSync } from 'node:fs';
-import { join } from 'node:path';
 import { DuckDBInstance, type DuckDBConnection, type DuckDBValue } from '../shared/duckdb.js';
+import { outputAt } from '../output/index.js';
 import { ReportInputError } from './errors.js';
 import { ExitCode, UserFacingError } from '../shared/exit-codes.js';
 
@@ -22,12 +22,8 @@ export interface Warehouse {
 /** Tables (or views) the report reads. */
 export const REQUIRED_TABLES = ['revenue_monthly', 'stg_orders'] as const;
 
-export function warehousePath(outDir: string): string {
-  return join(outDir, 'warehouse.duckdb');
-}
-
 export async function openWarehouse(outDir: string): Promise<Warehouse> {
-  const path = warehousePath(outDir);
+  const path = outputAt(outDir).warehouse;
   if (!existsSync(path))
     throw new ReportInputError(`no warehouse at ${path}: run \`perks build\` (or \`perks run\`) first`);
   let instance: DuckDBInstance;

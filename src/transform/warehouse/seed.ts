@@ -36,7 +36,7 @@ import { stageMonthFolder, type MonthFolder } from '../export/export-months.js';
 import { useOutputDir } from '../sources/lake-views.js';
 import { LOCAL_DIR } from '../../store/layout.js';
 import { DEFAULTS } from '../../config/index.js';
-import { outputAt, type FolderName } from '../../output/index.js';
+import { outputAt, type FolderName, type Output } from '../../output/index.js';
 
 export const SEED_DIR: FolderName = 'seed';
 const MANIFEST = '_seed.json';
@@ -164,14 +164,14 @@ export function dropSeed(outDir: string): void {
  * nothing to do).
  */
 export async function ensureWarehouse(
-  outDir: string,
+  output: Output,
   memoryLimit: string = DEFAULTS.build.memoryLimit,
 ): Promise<{ tables: number; views: number; ms: number } | undefined> {
-  const out = resolve(outDir);
-  const dir = join(out, SEED_DIR);
+  const out = output.dir;
+  const dir = output.seed;
   const manifest = readManifest(dir);
   if (!manifest) return undefined;
-  const target = join(out, 'warehouse.duckdb');
+  const target = output.warehouse;
   if ((await seedTokenOf(target, memoryLimit)) === manifest.token) return undefined;
   const started = Date.now();
   removeStaleTemps(target);
