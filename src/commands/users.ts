@@ -123,7 +123,7 @@ const single = (
         const result = await runUserCommand(name, {
           client,
           clientId: api.clientId,
-          outDir: outputOf(argv).dir,
+          output: outputOf(argv),
           group,
           address,
           dryRun: argv.dryRun,
@@ -190,7 +190,7 @@ const importCommand: CommandModule<UsersFlags, UsersFlags> = {
         const result = await importUsers(String(argv.file), {
           client,
           clientId: api.clientId,
-          outDir: outputOf(argv).dir,
+          output: outputOf(argv),
           group,
           sendActivationEmail: argv.sendActivationEmail,
           confirmWaitMs: Number(argv.confirmWait ?? DEFAULTS.usersConfirmWaitSeconds) * 1000,
@@ -228,7 +228,7 @@ const createCommand: CommandModule<UsersFlags, UsersFlags> = {
         const result = await createOneUser({
           client,
           clientId: api.clientId,
-          outDir: outputOf(argv).dir,
+          output: outputOf(argv),
           group,
           set,
           loginUrl: argv.loginUrl,

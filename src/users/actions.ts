@@ -6,6 +6,7 @@
  * returns what happened as data. Anonymise also forgets the user in the output directory.
  */
 import { ApiError, type PerksClient } from '../api/index.js';
+import type { Output } from '../output/index.js';
 import { forgetUsers, type ForgetResult } from '../forget/index.js';
 import { operations, type OperationName } from '../resources/operations.js';
 import { ExitCode, UserFacingError } from '../shared/exit-codes.js';
@@ -43,7 +44,8 @@ const CHANGES = new Set<UserCommand>(['update', 'deactivate', 'restore', 'login-
 export interface ActionOptions {
   client: PerksClient;
   clientId: number;
-  outDir: string;
+  /** Where the command writes (the command's Output): the audit log, and the lake a forget rewrites. */
+  output: Output;
   group?: number;
   address: Address;
   dryRun?: boolean;
@@ -80,13 +82,13 @@ export async function runUserCommand(command: UserCommand, o: ActionOptions): Pr
     return result;
   }
   if (command === 'update' && body && !('email' in body)) body.email = await currentEmail(o);
-  const audit = auditScope(o, command, local ? local.basis : await snapshotBasis(o.outDir, o.group));
+  const audit = auditScope(o, command, local ? local.basis : await snapshotBasis(o.output.dir, o.group));
   const knownId = await idForAudit(command, o, local);
   const answer = await send(command, o, body, { audit, knownId });
   const userId = typeof answer.id === 'number' ? answer.id : knownId;
   if (CHANGES.has(command)) await auditAccepted(command, audit, userId, answer);
   result.answer = answer;
-  if (command === 'anonymise') result.forgot = await forgetAnonymised(o.outDir, userId);
+  if (command === 'anonymise') result.forgot = await forgetAnonymised(o.output.dir, userId);
   return result;
 }
 
@@ -103,7 +105,7 @@ export function wouldSend(
 
 /** The user as the output directory knows it; throws when the lifecycle forbids the command from there (unless --force). */
 async function allowedFromLocalState(command: UserCommand, o: ActionOptions): Promise<LocalUser | undefined> {
-  const local = await localUser(o.outDir, o.address, o.group);
+  const local = await localUser(o.output.dir, o.address, o.group);
   if (command in TRANSITIONS && !o.force) checkTransition(command as Transition, local);
   return local;
 }

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { redact } from '../shared/redact.js';
 import { now } from '../shared/clock.js';
 import type { UserState } from './lifecycle.js';
-import { outputAt } from '../output/index.js';
+import { outputAt, type Output } from '../output/index.js';
 
 export interface AuditEntry {
   at: string;
@@ -58,11 +58,17 @@ export interface AuditScope {
 }
 
 export function auditScope(
-  o: { outDir: string; clientId: number; group?: number },
+  o: { output: Output; clientId: number; group?: number },
   command: string,
   basis: string | null,
 ): AuditScope {
-  return { outDir: o.outDir, actor: { client_id: o.clientId, operator: operator() }, command, group: o.group, basis };
+  return {
+    outDir: o.output.dir,
+    actor: { client_id: o.clientId, operator: operator() },
+    command,
+    group: o.group,
+    basis,
+  };
 }
 
 /** What one call did: its operation, the user (or how many users) it carried, the platform's answer. */

@@ -3,6 +3,7 @@
  * Sent once (a create repeated after a lost answer would be refused as a duplicate of itself), audited.
  */
 import type { PerksClient } from '../api/index.js';
+import type { Output } from '../output/index.js';
 import { CreateLoginUrlBody, type User } from '../resources/user.js';
 import { ExitCode, UserFacingError } from '../shared/exit-codes.js';
 import { setFields, wouldSend, type ActionResult } from './actions.js';
@@ -13,7 +14,8 @@ import { snapshotBasis } from './local-state.js';
 export interface CreateOptions {
   client: PerksClient;
   clientId: number;
-  outDir: string;
+  /** Where the command writes (the command's Output): the audit log, and the lake a forget rewrites. */
+  output: Output;
   group?: number;
   set: Record<string, string>;
   loginUrl?: boolean;
@@ -31,7 +33,7 @@ export async function createOneUser(o: CreateOptions): Promise<ActionResult> {
     result.answer = wouldSend(operation, body);
     return result;
   }
-  const audit = auditScope(o, 'create', await snapshotBasis(o.outDir, o.group));
+  const audit = auditScope(o, 'create', await snapshotBasis(o.output.dir, o.group));
   try {
     const { user, loginUrl } = await create(o, checked);
     await auditCall(audit, {

@@ -8,6 +8,7 @@
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { PerksClient } from '../api/index.js';
+import type { Output } from '../output/index.js';
 import type { CreateUserBody } from '../resources/user.js';
 import { auditCall, auditScope, type AuditScope } from './audit.js';
 import { DEFAULTS } from '../config/index.js';
@@ -21,7 +22,8 @@ export const BULK_SIZE = 100;
 export interface ImportOptions {
   client: PerksClient;
   clientId: number;
-  outDir: string;
+  /** Where the command writes (the command's Output): the audit log, and the lake a forget rewrites. */
+  output: Output;
   group?: number;
   sendActivationEmail?: boolean;
   /** How long to wait, at most, for the platform to process a bulk call before a user counts as not created. */
@@ -64,7 +66,7 @@ export async function importUsers(file: string, o: ImportOptions): Promise<Impor
     return result;
   }
   const progress = o.onProgress ?? (() => undefined);
-  const audit = auditScope(o, 'import', await snapshotBasis(o.outDir, o.group));
+  const audit = auditScope(o, 'import', await snapshotBasis(o.output.dir, o.group));
   const run: ImportRun = { o, result, progress, audit };
   const toCreate = await withoutExisting(run, parsed.rows);
   const sent = await createInBulk(run, toCreate);

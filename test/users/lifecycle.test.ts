@@ -15,6 +15,7 @@ import { runCli, stderrLines } from '../support/cli.js';
 import { orgConfig, orgEnv, testSandbox } from '../support/sandbox.js';
 import { filesUnder } from '../support/files.js';
 import { tempOut } from '../support/scratch.js';
+import { outputAt } from '../../src/output/index.js';
 
 let sandbox: Sandbox;
 let client: PerksClient;
@@ -53,7 +54,7 @@ const run = (command: UserCommand, address: string, more: Partial<ActionOptions>
   return runUserCommand(command, {
     client,
     clientId: sandbox.credentials.organisation.client_id,
-    outDir: out,
+    output: outputAt(out),
     group,
     address: addressOf({ [flag]: value }),
     ...more,
