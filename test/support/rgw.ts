@@ -75,9 +75,19 @@ rgw data = ${dir}/rgw
 
 function run(dir: string, cmd: string, args: string[]): string {
   try {
-    return execFileSync(cmd, ['-c', join(dir, 'ceph.conf'), ...args], { encoding: 'utf8', stdio: 'pipe' });
+    // bounded: a daemon that never finishes starting (ceph-osd under libfaketime waits on the monitor for ever)
+    // fails the suite with its logs instead of hanging it
+    return execFileSync(cmd, ['-c', join(dir, 'ceph.conf'), ...args], {
+      encoding: 'utf8',
+      stdio: 'pipe',
+      timeout: START_TIMEOUT_MS,
+    });
   } catch (err) {
-    const e = err as { stderr?: string; message: string };
+    const e = err as { stderr?: string; message: string; code?: string };
+    if (e.code === 'ETIMEDOUT')
+      throw new Error(`${cmd} ${args.join(' ')} did not finish in ${START_TIMEOUT_MS / 1000} s${logTail(dir)}`, {
+        cause: err,
+      });
     throw new Error(`${cmd} ${args.join(' ')} failed: ${e.stderr?.slice(-800) ?? e.message}${logTail(dir)}`, {
       cause: err,
     });
