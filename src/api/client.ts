@@ -4,21 +4,30 @@
  * (`pRetry(() => limiter.schedule(send))`, guide example 6); a 401 gets exactly one new token.
  */
 import pRetry, { AbortError } from 'p-retry';
-import { z } from 'zod';
 import { operations, type BodyOf, type DataOf, type OperationName } from '../resources/operations.js';
-import { Pagination } from '../resources/envelope.js';
 import { TokenPayload, type Token } from '../resources/auth.js';
-import { CreditItem } from '../resources/credit.js';
 import { DEFAULTS } from '../config/index.js';
 import { registerSecret } from '../shared/redact.js';
 import { Counters, currentScope } from './counters.js';
-import { ApiError, PauseTooLongError, RecordParseError } from './errors.js';
+import { ApiError, PauseTooLongError } from './errors.js';
 import { ACTIONS } from './outcomes.js';
 import { CredentialLimiter } from './rate-limiter.js';
 import type { ClusterSettings } from './cluster.js';
 import { TokenManager } from './token-manager.js';
 import { send, type HttpResponse, type ResponseHeaders, type WireEvent, type WireHooks } from './transport.js';
 import { paginatorFor } from './paginators.js';
+import {
+  decodeData,
+  decodePage,
+  requestBody,
+  requestPath,
+  type CallArgs,
+  type ItemOf,
+  type ListName,
+  type Page,
+} from './operation-codec.js';
+
+export type { CallArgs, ItemOf, ListName, Page, PathParams } from './operation-codec.js';
 
 /**
  * Attempts for a request that never reaches the API (connection refused, DNS): about 8 s of backoff.
@@ -67,32 +76,6 @@ export interface ClientOptions {
   onWire?: (event: WireEvent) => void;
 }
 
-export type PathParams = { identifier: string; identifier_value: string | number } | { id: string | number };
-
-export interface CallArgs<N extends OperationName> {
-  path?: PathParams;
-  body?: BodyOf<N>;
-  /** organisation_group_id, sent where the operation accepts it. */
-  group?: number;
-}
-
-export type ListName =
-  | {
-      [N in OperationName]: (typeof operations)[N] extends { item: z.ZodType } ? N : never;
-    }[OperationName]
-  | 'userCredit';
-
-export interface Page<T> {
-  page: number;
-  records: T[];
-  rejects: RecordParseError[];
-  pagination?: Pagination;
-  /** How many items the server sent on this page (records + rejects). */
-  rawCount: number;
-  /** The page's `data` as the server sent it (the credit balances sit next to the items). */
-  data: unknown;
-}
-
 export class PerksClient {
   readonly counters: Counters;
   readonly limiter: CredentialLimiter;
@@ -139,7 +122,7 @@ export class PerksClient {
     options: { retries?: number } = {},
   ): Promise<DataOf<N>> {
     const response = await this.exchange(name, args, options.retries);
-    return this.decodeData(name, response.json);
+    return decodeData(name, response.json);
   }
 
   /**
@@ -156,7 +139,7 @@ export class PerksClient {
     const fetchPage = (page: number) =>
       this.exchange(name, { ...args, body: { ...(args.body as object), page, per_page: perPage } as BodyOf<N> });
     const first = await fetchPage(1);
-    const firstPage = this.decodePage(name, 1, first.json);
+    const firstPage = decodePage(name, 1, first.json);
     yield firstPage;
     const paginator = paginatorFor(firstPage.pagination, perPage);
     let next = paginator.next(1, firstPage.rawCount);
@@ -170,7 +153,7 @@ export class PerksClient {
         }
         const response = await (ahead.get(next) ?? fetchPage(next));
         ahead.delete(next);
-        const page = this.decodePage(name, next, response.json);
+        const page = decodePage(name, next, response.json);
         yield page;
         next = paginator.next(next, page.rawCount);
       }
@@ -191,8 +174,8 @@ export class PerksClient {
     retries = this.opts.retries,
   ): Promise<HttpResponse> {
     const op = operations[name];
-    const body = this.buildBody(name, args);
-    const url = this.opts.baseUrl + this.buildPath(name, args.path);
+    const body = requestBody(name, args, this.opts.organisationLevel === true);
+    const url = this.opts.baseUrl + requestPath(name, args.path, this.opts.creditPath);
     // A 401 gets a new token and a retry (spec, Authentication 4). Another 401 is worth another token only
     // when it refused a different token (revoked again while calls were in flight), at most a few per call:
     // refused credentials fail at the token endpoint itself, and a token refused twice is not asked again.
@@ -345,87 +328,6 @@ export class PerksClient {
       throw new ApiError('parse', 'token', 'the token response has no access_token', response.status);
     return parsed.data;
   }
-
-  private buildBody<N extends OperationName>(name: N, args: CallArgs<N>): unknown {
-    const op = operations[name];
-    const raw: Record<string, unknown> = { ...((args.body as object | undefined) ?? {}) };
-    if (op.groupScoped && args.group !== undefined) raw.organisation_group_id = args.group;
-    if (op.groupScoped && raw.organisation_group_id === undefined && this.opts.organisationLevel) {
-      throw new ApiError(
-        'client',
-        name,
-        'the token is organisation level: name the group (organisation_group_id, PERKS_GROUP_IDS)',
-      );
-    }
-    const parsed = (op.body as z.ZodType).safeParse(raw);
-    if (!parsed.success) {
-      const issue = parsed.error.issues[0];
-      throw new ApiError('validation', name, `request field ${issue.path.join('.') || '(body)'}: ${issue.message}`);
-    }
-    return parsed.data;
-  }
-
-  private buildPath(name: OperationName, params?: PathParams): string {
-    const template = name === 'userCredit' ? this.opts.creditPath : operations[name].path;
-    return template.replace(/\{(identifier_value|identifier|id)\}/g, (_, key: string) => {
-      const value = (params as Record<string, string | number> | undefined)?.[key];
-      if (value === undefined || value === '') throw new ApiError('client', name, `path parameter ${key} is missing`);
-      return encodeURIComponent(String(value));
-    });
-  }
-
-  private decodeData<N extends OperationName>(name: N, json: unknown): DataOf<N> {
-    const op = operations[name];
-    if (name === 'token') return TokenPayload.parse(json) as DataOf<N>;
-    const data = (json as { data?: unknown } | undefined)?.data;
-    const parsed = (op.data as z.ZodType).safeParse(data);
-    if (!parsed.success) throw toRecordError(name, parsed.error, data);
-    return parsed.data as DataOf<N>;
-  }
-
-  private decodePage<N extends ListName>(name: N, page: number, json: unknown): Page<ItemOf<N>> {
-    const envelope = (json ?? {}) as Record<string, unknown>;
-    const pagination = Pagination.safeParse(envelope);
-    const { raw, item } = itemsOf(name, envelope.data);
-    const records: ItemOf<N>[] = [];
-    const rejects: RecordParseError[] = [];
-    for (const value of raw) {
-      const parsed = item.safeParse(value);
-      if (parsed.success) records.push(parsed.data as ItemOf<N>);
-      else rejects.push(toRecordError(name, parsed.error, value));
-    }
-    return {
-      page,
-      records,
-      rejects,
-      pagination: pagination.success ? pagination.data : undefined,
-      rawCount: raw.length,
-      data: envelope.data,
-    };
-  }
-}
-
-export type ItemOf<N extends ListName> = N extends 'userCredit'
-  ? CreditItem
-  : (typeof operations)[N] extends { item: infer I extends z.ZodType }
-    ? z.output<I>
-    : never;
-
-function itemsOf(name: ListName, data: unknown): { raw: unknown[]; item: z.ZodType } {
-  if (name === 'userCredit') {
-    const credits = (data as { credits?: unknown } | undefined)?.credits;
-    return { raw: Array.isArray(credits) ? credits : [], item: CreditItem };
-  }
-  const op = operations[name] as { item: z.ZodType };
-  if (!Array.isArray(data)) throw new ApiError('parse', name, 'the listing has no data array');
-  return { raw: data, item: op.item };
-}
-
-function toRecordError(operation: string, error: z.ZodError, record: unknown): RecordParseError {
-  const issue = error.issues[0];
-  let value: unknown = record;
-  for (const key of issue.path) value = (value as Record<PropertyKey, unknown> | undefined)?.[key];
-  return new RecordParseError(operation, issue.path.join('.'), value, issue.message, record);
 }
 
 function numberHeader(headers: ResponseHeaders, name: string): number | undefined {
