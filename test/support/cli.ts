@@ -30,7 +30,10 @@ export interface RunningCli {
 }
 
 export function baseEnv(extra: Record<string, string> = {}): Record<string, string> {
-  const keep = ['PATH', 'HOME', 'TMPDIR', 'LANG', 'PERKS_NOW'];
+  // libfaketime's variables too: a suite run under `faketime` (README) moves the machine's clock, which its
+  // commands share, as they do on a machine whose date is that day
+  const faked = Object.keys(process.env).filter((k) => k.startsWith('FAKETIME'));
+  const keep = ['PATH', 'HOME', 'TMPDIR', 'LANG', 'PERKS_NOW', 'LD_PRELOAD', ...faked];
   const env: Record<string, string> = {};
   for (const k of keep) if (process.env[k] !== undefined) env[k] = process.env[k]!;
   return { ...env, ...extra };
