@@ -36,7 +36,11 @@ export function outputSetting(flag: unknown, env: NodeJS.ProcessEnv = process.en
     return {
       value: DEFAULTS.output,
       source: 'default',
-      refusal: `PERKS_OUTPUT is empty under CI (CI=${env.CI}): the variable it is set from is not defined (the shipped workflows set it from vars.PERKS_STORE_URL), and ${DEFAULTS.output} on a CI runner is thrown away with it: define that variable (the store, s3://bucket/prefix), or set PERKS_OUTPUT to a folder explicitly`,
+      refusal:
+        `PERKS_OUTPUT is empty under CI (CI=${env.CI}): the variable it is set from is not defined ` +
+        `(the shipped workflows set it from vars.PERKS_STORE_URL), and ${DEFAULTS.output} on a CI runner is ` +
+        `thrown away with it: define that variable (the store, s3://bucket/prefix), or set PERKS_OUTPUT to a ` +
+        `folder explicitly`,
     };
   return { value: DEFAULTS.output, source: 'default' };
 }

@@ -83,7 +83,8 @@ export function lineageTransportOf(settings: LineageFields): LineageTransport {
     const path = settings.openlineageTransportLogFilePath;
     if (!path)
       throw new ConfigError(
-        `${LINEAGE_ENV_NAMES.openlineageTransportType}=file needs ${LINEAGE_ENV_NAMES.openlineageTransportLogFilePath}: the file the events are appended to, one JSON per line`,
+        `${LINEAGE_ENV_NAMES.openlineageTransportType}=file needs ` +
+          `${LINEAGE_ENV_NAMES.openlineageTransportLogFilePath}: the file the events are appended to, one JSON per line`,
       );
     return { kind: 'file', path, namespace };
   }

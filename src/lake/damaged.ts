@@ -82,8 +82,10 @@ export function repairCommand(outDir: string, stream: string, file: string): str
   if (stream === 'order_versions') return `rm ${quote(file)}`;
   // A compacted month file: removed, its days extracted again as day files.
   const month = MONTH_FILE.exec(basename(file));
-  if (month && stream === 'orders')
-    return `rm ${quote(file)} && perks extract --streams orders${group} --start-date ${month[1]}-01 --end-date ${month[2] ? shift(month[2]) : nextMonth(`${month[1]}-01`)}`;
+  if (month && stream === 'orders') {
+    const end = month[2] ? shift(month[2]) : nextMonth(`${month[1]}-01`);
+    return `rm ${quote(file)} && perks extract --streams orders${group} --start-date ${month[1]}-01 --end-date ${end}`;
+  }
   if (p.order_date)
     return `perks extract --streams orders${group} --start-date ${p.order_date} --end-date ${shift(p.order_date)}`;
   if (p.window_start)

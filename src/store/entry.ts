@@ -93,7 +93,12 @@ function storeLine(session: StoreSession): string {
   };
   if (!process.stderr.isTTY) return `${JSON.stringify(event)}\n`;
   const requests = Object.values(c.requests).reduce((a, b) => a + b, 0);
-  return `store ${event.store}: pulled ${event.pulled.files} files (${event.pulled.bytes} bytes), published ${event.published.files} files${event.generation ? ` as generation ${event.generation}` : ''}; ${requests} requests, ${c.bytesUp} bytes up, ${c.bytesDown} down\n`;
+  const generation = event.generation ? ` as generation ${event.generation}` : '';
+  return (
+    `store ${event.store}: pulled ${event.pulled.files} files (${event.pulled.bytes} bytes), ` +
+    `published ${event.published.files} files${generation}; ` +
+    `${requests} requests, ${c.bytesUp} bytes up, ${c.bytesDown} down\n`
+  );
 }
 
 /**

@@ -42,9 +42,20 @@ function withoutFaketime(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
 
 export async function startRedis(): Promise<TestRedis> {
   const env = withoutFaketime(process.env);
-  if (spawnSync('redis-server', ['--version'], { env, timeout: 10_000 }).error) {
+  const probe = spawnSync('redis-server', ['--version'], { env, timeout: 10_000, encoding: 'utf8' });
+  if (probe.error && 'code' in probe.error && probe.error.code === 'ENOENT') {
     throw new Error(
       'redis-server is not installed: the scale tests need it (apt-get install redis-server; .ci/run installs it)',
+    );
+  }
+  if (probe.error || probe.status !== 0) {
+    // Installed but hung (killed at the timeout) or failed: say so, with what it printed, not "not installed".
+    const said = `${probe.stdout}${probe.stderr}`.trim().slice(-300);
+    const how = probe.signal
+      ? `did not answer within 10 s (killed by ${probe.signal})`
+      : `failed (${probe.error?.message ?? `exit ${probe.status}`})`;
+    throw new Error(
+      `redis-server --version ${how}${said ? `: ${said}` : ''}; check the redis-server package and LD_PRELOAD`,
     );
   }
   const port = await freePort();

@@ -19,6 +19,7 @@ import { quotedIdentifier as id, type DuckDBConnection } from '../../shared/duck
 import type { ByUser } from '../models/header.js';
 import { stripTrailingSemicolon, type Node } from '../models/model-graph.js';
 import { settingsHash, sha, type ModelState } from './build-state.js';
+import type { IncrementalOutcome, IntervalCounts } from './outcome.js';
 import { cteQuery, withCtesFrom } from './cte-rewrite.js';
 import { rowDigestSql } from './row-digest.js';
 
@@ -33,12 +34,6 @@ export interface ByUserContext {
   changedUsers: (model: string) => { table: string } | 'none' | null;
   /** Whether an upstream model has the rows it had at the previous build (model-versions.ts). */
   unchanged: (model: string) => boolean;
-}
-
-/** What the build's step says of it (incremental.ts' IncrementalOutcome, counted in users). */
-interface IncrementalOutcome {
-  rows: number;
-  intervals: { rebuilt: number; skipped: number; unit: 'users'; whole?: string };
 }
 
 const USERS = '_perks_dirty_users';
@@ -84,7 +79,7 @@ export async function buildByUser(ctx: ByUserContext, model: Node): Promise<Incr
   }
 }
 
-const byUsers = (rebuilt: number, whole?: string) => ({
+const byUsers = (rebuilt: number, whole?: string): IntervalCounts => ({
   rebuilt,
   skipped: 0,
   unit: 'users' as const,
@@ -135,7 +130,9 @@ async function stageDirty(ctx: ByUserContext, model: Node, by: ByUser, current: 
   ];
   const union = [...tables.map((t) => `SELECT g, u FROM ${t}`), ...(groups.size ? inGroups : [])];
   await conn.run(
-    `CREATE OR REPLACE TEMP TABLE ${USERS} AS SELECT DISTINCT CAST(g AS BIGINT) AS g, CAST(u AS VARCHAR) AS u FROM (${union.join(' UNION ALL ')}) AS x(g, u) WHERE u IS NOT NULL`,
+    `CREATE OR REPLACE TEMP TABLE ${USERS} AS
+       SELECT DISTINCT CAST(g AS BIGINT) AS g, CAST(u AS VARCHAR) AS u
+       FROM (${union.join(' UNION ALL ')}) AS x(g, u) WHERE u IS NOT NULL`,
   );
   return { users: await count(conn, USERS) };
 }

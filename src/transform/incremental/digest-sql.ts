@@ -59,5 +59,6 @@ export function edgeDigestsSql(table: string, iv: Intervals, replaced: Set<strin
 
 /** rowDigestSql of the rows where `condition` holds, null when none does. */
 function edgeDigestSql(alias: string, condition: string): string {
-  return `CASE WHEN count(*) FILTER (WHERE ${condition}) > 0 THEN count(*) FILTER (WHERE ${condition}) || ':' || bit_xor(hash(hash(${alias}))) FILTER (WHERE ${condition}) END`;
+  const where = `FILTER (WHERE ${condition})`;
+  return `CASE WHEN count(*) ${where} > 0 THEN count(*) ${where} || ':' || bit_xor(hash(hash(${alias}))) ${where} END`;
 }

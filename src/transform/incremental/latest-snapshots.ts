@@ -38,7 +38,8 @@ export async function narrowToLatestSnapshots(
     for (const view of model.header.latest ?? []) {
       if (!SNAPSHOT_STREAMS.some((s) => lakeViewName(s.name) === view))
         throw new ModelGraphError(
-          `${model.file}: latest: ${view} is not a lake view of listings by snapshot; expected one of ${SNAPSHOT_STREAMS.map((s) => lakeViewName(s.name)).join(', ')}`,
+          `${model.file}: latest: ${view} is not a lake view of listings by snapshot; ` +
+            `expected one of ${SNAPSHOT_STREAMS.map((s) => lakeViewName(s.name)).join(', ')}`,
         );
       declared.add(view);
     }
