@@ -38,7 +38,8 @@ export const checkCommand: CommandModule<object, ApiFlags> = {
         for (const g of groups) {
           say(
             true,
-            `group ${g.id}: ${g.display_name ?? g.name ?? ''} (${timezoneOf(g, (m) => say(false, m))}, ${g.locale ?? 'no locale'}${g.sandbox ? ', sandbox' : ''})`,
+            `group ${g.id}: ${g.display_name ?? g.name ?? ''} ` +
+              `(${timezoneOf(g, (m) => say(false, m))}, ${g.locale ?? 'no locale'}${g.sandbox ? ', sandbox' : ''})`,
           );
         }
         const limit = client.limiter.currentRate;
@@ -47,18 +48,22 @@ export const checkCommand: CommandModule<object, ApiFlags> = {
         if (!reported) {
           say(
             true,
-            `rate limit: pacing at ${Math.floor(limit)} calls/min (configured ${config.rateLimit}); the API sent no rate headers: its value is in the group settings`,
+            `rate limit: pacing at ${Math.floor(limit)} calls/min (configured ${config.rateLimit}); ` +
+              'the API sent no rate headers: its value is in the group settings',
           );
         } else if (reported.limit < config.rateLimit) {
           say(
             false,
-            `rate limit: the API reports ${reported.limit} calls/min (X-RateLimit-Limit), below the configured ${config.rateLimit}: set PERKS_RATE_LIMIT=${reported.limit} (the client already paces at ${Math.floor(limit)})`,
+            `rate limit: the API reports ${reported.limit} calls/min (X-RateLimit-Limit), below the configured ` +
+              `${config.rateLimit}: set PERKS_RATE_LIMIT=${reported.limit} (the client already paces at ${Math.floor(limit)})`,
           );
           exitCode = ExitCode.config;
         } else {
           say(
             true,
-            `rate limit: the API reports ${reported.limit} calls/min (X-RateLimit-Limit${reported.remaining === undefined ? '' : `, ${reported.remaining} left`}); pacing at ${Math.floor(limit)} calls/min (configured ${config.rateLimit})`,
+            `rate limit: the API reports ${reported.limit} calls/min ` +
+              `(X-RateLimit-Limit${reported.remaining === undefined ? '' : `, ${reported.remaining} left`}); ` +
+              `pacing at ${Math.floor(limit)} calls/min (configured ${config.rateLimit})`,
           );
         }
         say(true, `${client.counters.calls} calls made`);

@@ -32,7 +32,8 @@ export const demoCommand: CommandModule<object, OutputFlags & { scale?: string; 
       try {
         const org = sandbox.credentials.organisation;
         process.stdout.write(
-          `demo: embedded sandbox at ${sandbox.baseUrl}, groups ${org.organisation_group_ids.join(', ')}; its limit is raised to ${DEMO_RATE} calls/min for the demo (production default: ${DEFAULTS.rateLimit})\n`,
+          `demo: embedded sandbox at ${sandbox.baseUrl}, groups ${org.organisation_group_ids.join(', ')}; ` +
+            `its limit is raised to ${DEMO_RATE} calls/min for the demo (production default: ${DEFAULTS.rateLimit})\n`,
         );
         // the environment's settings, the sandbox's address and credentials over them
         const config = configFrom({

@@ -86,7 +86,9 @@ export const extractCommand: CommandModule<object, ExtractFlags> = {
       })
       .option('quarantine-threshold', {
         type: 'string',
-        describe: `share of quarantined records above which the run ends partial, exit 4: a fraction, 0.001 = 0.1% (PERKS_QUARANTINE_THRESHOLD, default ${DEFAULTS.quarantineThreshold})`,
+        describe:
+          'share of quarantined records above which the run ends partial, exit 4: a fraction, 0.001 = 0.1% ' +
+          `(PERKS_QUARANTINE_THRESHOLD, default ${DEFAULTS.quarantineThreshold})`,
       })
       .option('shard-wait-minutes', {
         type: 'number',

@@ -30,7 +30,9 @@ export const progressOption = (offTerminal: ProgressMode) =>
   ({
     type: 'string',
     choices: PROGRESS_MODES,
-    describe: `progress on stderr: bar (updating lines), lines (one per stream finished), json (one per event, for machines) or none (default: bar on a terminal, else ${offTerminal})`,
+    describe:
+      'progress on stderr: bar (updating lines), lines (one per stream finished), json (one per event, for ' +
+      `machines) or none (default: bar on a terminal, else ${offTerminal})`,
   }) as const;
 
 /** The progress reporter a command's flags ask for (--quiet, --progress), on stderr. */
@@ -59,7 +61,9 @@ export const BUDGET_MINUTES = {
 /** `perks extract` / `perks run`: apply what the settled-change guard would hold (src/extract/windows/settled-guard.ts). */
 export const ACCEPT_CHANGES = {
   type: 'boolean',
-  describe: `apply a re-read of a final month even when it removes or changes more than the guard allows (${allowanceText()}): after checking the API is the right one`,
+  describe:
+    'apply a re-read of a final month even when it removes or changes more than the guard allows ' +
+    `(${allowanceText()}): after checking the API is the right one`,
 } as const;
 
 /** The flags that reach the API (the settings of src/config a command line may override), and --output. */

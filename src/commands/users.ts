@@ -162,7 +162,8 @@ const importCommand: CommandModule<UsersFlags, UsersFlags> = {
       .positional('file', {
         type: 'string',
         describe:
-          'CSV with a header line (email, first_name, last_name, company_name, UID, phone, send_activation_email, send_activation_sms, meta.sales, meta.location), or .jsonl',
+          'CSV with a header line (email, first_name, last_name, company_name, UID, phone, ' +
+          'send_activation_email, send_activation_sms, meta.sales, meta.location), or .jsonl',
       })
       .option('send-activation-email', {
         type: 'boolean',
@@ -274,7 +275,8 @@ const ordersCommand: CommandModule<UsersFlags, UsersFlags> = {
 export const usersCommand: CommandModule<object, UsersFlags> = {
   command: 'users <command>',
   describe:
-    'User administration: import a CSV in bulk, create, look up, update, deactivate, restore, login URLs, anonymise (and forget locally), make known, stats, orders',
+    'User administration: import a CSV in bulk, create, look up, update, deactivate, restore, login URLs, ' +
+    'anonymise (and forget locally), make known, stats, orders',
   builder: (y) =>
     (y as unknown as Argv<UsersFlags>)
       .command(importCommand)
@@ -310,7 +312,8 @@ export const usersCommand: CommandModule<object, UsersFlags> = {
       .command(
         single(
           'anonymise',
-          'Anonymise a user upstream (names and e-mail removed; the UID too unless --keep-uid) and forget the user in <out> in the same step; keep the printed id to make the user known again',
+          'Anonymise a user upstream (names and e-mail removed; the UID too unless --keep-uid) and forget the ' +
+            'user in <out> in the same step; keep the printed id to make the user known again',
           (y) => force(y).option('keep-uid', { type: 'boolean', describe: 'keep the UID upstream (maintain_uid)' }),
           '$0 users anonymise --uid crm-1',
         ),
