@@ -54,6 +54,7 @@ cli.middleware(async (argv) => {
     process.stderr.write(`perks: ${err.message}\n`);
     process.exit(err.exitCode);
   }
+  argv.outputSetting = location.setting;
   argv.resolvedOutput = location.output;
   argv.storeSession = location.session;
   await assembleWarehouse(command, location);
@@ -65,7 +66,7 @@ cli.middleware(async (argv) => {
  * builds whole (its warning says why); another command stops, saying how to rebuild it.
  */
 async function assembleWarehouse(command: string, { output, session }: OutputLocation): Promise<void> {
-  if (!session || !COMMANDS[command]?.reads.includes('seed/')) return;
+  if (!session || !output || !COMMANDS[command]?.reads.includes('seed/')) return;
   try {
     const made = await ensureWarehouse(output);
     if (made && process.stderr.isTTY)

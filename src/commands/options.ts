@@ -3,7 +3,7 @@
  * and the one way flags become the configuration (configFromFlags, once per command).
  */
 import type { Argv } from 'yargs';
-import { configFrom, DEFAULTS, type Config } from '../config/index.js';
+import { configFrom, DEFAULTS, type Config, type OutputSetting } from '../config/index.js';
 import { allowanceText } from '../extract/index.js';
 import type { Output } from '../output/index.js';
 import type { StoreSession } from '../store/index.js';
@@ -87,6 +87,8 @@ export function withApiOptions<T>(y: Argv<T>) {
 /** What the middleware resolved for a command (src/cli.ts): its output, and the store session behind it. */
 export interface OutputFlags {
   output?: string;
+  /** The output setting as given (value and source), for a command with no Output (`perks store check`). */
+  outputSetting?: OutputSetting;
   /** The command's output (store/lazy.ts): where it reads and writes, the only place its stages are told of. */
   resolvedOutput?: Output;
   /** The store's session when the output is a store (`perks check` and `perks store push` read it). */
@@ -95,7 +97,8 @@ export interface OutputFlags {
 
 /** The command's output, resolved by the middleware (src/cli.ts) before any handler runs. */
 export function outputOf(argv: OutputFlags): Output {
-  if (!argv.resolvedOutput) throw new Error('the output was not resolved: a command runs through src/cli.ts');
+  // none: not run through src/cli.ts, or a command given a store's URL that has no output (store/lazy.ts)
+  if (!argv.resolvedOutput) throw new Error('the output was not resolved for this command (src/cli.ts, store/lazy.ts)');
   return argv.resolvedOutput;
 }
 

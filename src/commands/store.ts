@@ -58,11 +58,15 @@ const check: CommandModule<object, OutputFlags> = {
     ),
   handler: (argv) =>
     handle(async () => {
-      const url = argv.resolvedOutput?.name ?? '';
+      const setting = argv.outputSetting;
+      const url = setting?.value ?? '';
       if (!isStoreUrl(url))
         throw new ConfigError('perks store check needs a store as output: --output s3://bucket/prefix or PERKS_OUTPUT');
       const config = configFromFlags(argv);
-      const client = new StoreClient(parseStoreUrl(url, argv.output ? '--output' : 'PERKS_OUTPUT'), config);
+      const client = new StoreClient(
+        parseStoreUrl(url, setting?.source === '--output' ? '--output' : 'PERKS_OUTPUT'),
+        config,
+      );
       try {
         process.stdout.write(`store ${client.where}\n`);
         const found = await checkStore(client, Boolean(config.redisUrl));

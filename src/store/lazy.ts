@@ -14,8 +14,14 @@ import { isStoreUrl } from './url.js';
 
 /** The output of the command under way, and the store session behind it, if any. */
 export interface OutputLocation {
-  /** What the command's stages are told about where they write: the folder, store or not, the hooks. */
-  readonly output: Output;
+  /** The setting as given (the folder or URL, and the flag or variable it came from). */
+  readonly setting: OutputSetting;
+  /**
+   * What the command's stages are told about where they write: the folder, store or not, the hooks. None for a
+   * command that writes nothing there and is given a store's URL: `perks store check` (it probes the bucket
+   * itself, from the setting) and the sandbox; a URL is not a folder a stage could write.
+   */
+  readonly output?: Output;
   /**
    * The store session when the output is an s3:// URL: the copy is pulled, and published after the command
    * (`perks check` and `perks store push` read it; the stages see only the output).
@@ -36,11 +42,11 @@ export async function resolveOutputLazily(
 ): Promise<OutputLocation> {
   const setting = outputSetting(flag);
   if (command in COMMANDS || command === 'demo') refuseUnusable(setting);
-  if (!isStoreUrl(setting.value)) return { output: outputAt(setting.value) };
+  if (!isStoreUrl(setting.value)) return { setting, output: outputAt(setting.value) };
   loaded = await import('./entry.js');
   const session = await loaded.resolveOutput(command, setting, settings);
-  // `perks store check` (it probes the bucket itself) and the sandbox: no session, no folder a stage may write
-  if (!session) return { output: { ...outputAt(setting.value), name: setting.value } };
+  // `perks store check` (it probes the bucket itself) and the sandbox: no session, no output
+  if (!session) return { setting };
   const url = session.client.store.url;
   // `perks check` reads the store itself and commits nothing: its hooks stay no-ops
   const hooks = command === 'check' ? LOCAL_OUTPUT_HOOKS : loaded.storeHooks(session);
@@ -50,7 +56,7 @@ export async function resolveOutputLazily(
     await loaded.finishOutput(session);
     throw err;
   }
-  return { output: outputAt(session.copy, { url, hooks }), session };
+  return { setting, output: outputAt(session.copy, { url, hooks }), session };
 }
 
 /** A path's stat, or undefined when it cannot be read (a name too long, say: the settings' check names that). */

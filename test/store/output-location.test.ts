@@ -28,8 +28,18 @@ test('a local output is the folder as given, with no store session; the environm
     hooks: LOCAL_OUTPUT_HOOKS,
     lake: resolve('./my-output/lake'),
   });
-  expect(output.state('writeback')).toBe(resolve('./my-output/state/writeback'));
+  expect(output?.state('writeback')).toBe(resolve('./my-output/state/writeback'));
   expect(process.env.PERKS_OUTPUT).toBe(before);
+});
+
+test('perks store check and the sandbox, given a store URL, have no output: the setting only, no folder, no session', async () => {
+  const settings = () => {
+    throw new Error('a command with no output reads no settings to resolve it');
+  };
+  for (const command of ['store check', 'sandbox']) {
+    const location = await resolveOutputLazily(command, 's3://acme-perks/prod', settings);
+    expect(location).toEqual({ setting: { value: 's3://acme-perks/prod', source: '--output' } });
+  }
 });
 
 test('the settings are parsed once per command: a later call gets the same, flags and all', () => {
