@@ -181,13 +181,14 @@ async function main(): Promise<void> {
   if (args.includes('--child')) {
     // The build alone, in its own process, so its peak RSS is its own.
     const { buildWarehouse } = await import('../src/transform/index.js');
+    const { outputAt } = await import('../src/output/index.js');
     const t = Date.now();
     const cpu = process.cpuUsage();
     // One step runs at a time, so the process's CPU between two step ends is that step's.
     let lastCpu = cpu;
     const steps: StepFigure[] = [];
     const result = await buildWarehouse(
-      { outDir, asOf: flag('as-of') ?? AS_OF, full: args.includes('--full') },
+      { output: outputAt(outDir), asOf: flag('as-of') ?? AS_OF, full: args.includes('--full') },
       {
         onStep: (step) => {
           const now = process.cpuUsage();

@@ -24,6 +24,7 @@ import { DuckDBInstance, quotedString } from '@duckdb/node-api';
 import { AS_OF, GROUPS, generateLake, isGenerated } from './lake-generator.js';
 import { compactLake } from '../src/compact/index.js';
 import { buildWarehouse } from '../src/transform/index.js';
+import { outputAt } from '../src/output/index.js';
 
 const args = process.argv.slice(2);
 const flag = (name: string) => {
@@ -35,7 +36,7 @@ const flag = (name: string) => {
 if (flag('build-child')) {
   const t = performance.now();
   const cpu = process.cpuUsage();
-  const r = await buildWarehouse({ outDir: flag('build-child')!, asOf: AS_OF });
+  const r = await buildWarehouse({ output: outputAt(flag('build-child')!), asOf: AS_OF });
   const used = process.cpuUsage(cpu);
   console.log(
     JSON.stringify({ ok: r.ok, error: r.error, ms: performance.now() - t, cpuMs: (used.user + used.system) / 1000 }),

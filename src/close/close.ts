@@ -28,6 +28,7 @@ import {
 import { CLOSE_STAMPS, latestStamp, recordRunStamp } from '../lake/index.js';
 import { now, todayUtc } from '../shared/clock.js';
 import { readBuildRecord } from '../transform/index.js';
+import { outputAt } from '../output/index.js';
 import { CloseInputError } from './errors.js';
 
 export interface CloseOptions {
@@ -213,7 +214,8 @@ export interface ReopenOptions {
  * of its run's finish (it follows the directory's stamps: a write-back's, the re-read's own).
  */
 async function closeInstant(outDir: string): Promise<string> {
-  const lakeAt = (await readBuildRecord(outDir))?.lastSuccess?.lakeAt;
+  // the close's options name the output by its folder (CloseOptions.outDir): the record read through its Output
+  const lakeAt = (await readBuildRecord(outputAt(outDir)))?.lastSuccess?.lakeAt;
   const built = lakeAt ? Date.parse(lakeAt) : Number.NEGATIVE_INFINITY;
   return new Date(Math.max(now().getTime(), built, (await latestStamp(outDir)) + 1)).toISOString();
 }

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { reportFileName, writeRevenueReport, type ReportSettings, type RevenueRule } from '../report/index.js';
 import { ExitCode, UserFacingError } from '../shared/exit-codes.js';
 import { buildSettingsOf, buildWarehouse, readBuildRecord, type BuildSettings } from '../transform/index.js';
-import { outputAt } from '../output/index.js';
+import { outputAt, type Output } from '../output/index.js';
 
 export interface Refreshed {
   /** The month's HTML reports written again: the whole month's, and each group's one that was there. */
@@ -24,15 +24,16 @@ export interface Refreshed {
  * thrown: the record it follows is already written and must still be checkpointed.
  */
 export async function refreshAfterClose(
-  outDir: string,
+  output: Output,
   ym: string,
   groups: readonly number[],
   settings: BuildSettings & ReportSettings,
   rule?: RevenueRule,
 ): Promise<Refreshed> {
-  const asOf = (await readBuildRecord(outDir))?.lastSuccess?.asOf;
+  const outDir = output.dir;
+  const asOf = (await readBuildRecord(output))?.lastSuccess?.asOf;
   try {
-    const built = await buildWarehouse({ outDir, ...(asOf ? { asOf } : {}), ...buildSettingsOf(settings) });
+    const built = await buildWarehouse({ output, ...(asOf ? { asOf } : {}), ...buildSettingsOf(settings) });
     if (!built.ok) return { reports: [], failed: `the build failed: ${built.error ?? 'no reason given'}` };
   } catch (err) {
     return { reports: [], failed: `the build failed: ${messageOf(err)}` }; // a lake it cannot read, say

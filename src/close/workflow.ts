@@ -78,11 +78,11 @@ export async function runClose(request: CloseRequest): Promise<CloseOutcome> {
   const { written, refreshed } = await locked(
     close.outDir,
     async () => {
-      const records = await rebuildAndClose({ ...close, reread: found }, config);
+      const records = await rebuildAndClose(output, { ...close, reread: found }, config);
       const groups = records.map((r) => r.organisation_group_id);
       return {
         written: records,
-        refreshed: await refreshAfterClose(close.outDir, month.ym, groups, request.config, rule),
+        refreshed: await refreshAfterClose(output, month.ym, groups, request.config, rule),
       };
     },
     output.hooks,
@@ -110,7 +110,7 @@ export async function runReopen(
       const reopened = await reopenMonth({ ...options, outDir: output.dir });
       return {
         record: reopened,
-        refreshed: await refreshAfterClose(output.dir, reopened.month, [options.group], options.settings),
+        refreshed: await refreshAfterClose(output, reopened.month, [options.group], options.settings),
       };
     },
     output.hooks,
@@ -140,9 +140,13 @@ async function rereadBeforeClose(request: CloseRequest, close: EndedMonthClose):
 }
 
 /** After a re-read the warehouse is rebuilt, so the figures frozen are the ones re-read. */
-async function rebuildAndClose(close: EndedMonthClose, settings: BuildSettings): Promise<CloseRecord[]> {
+async function rebuildAndClose(
+  output: Output,
+  close: EndedMonthClose,
+  settings: BuildSettings,
+): Promise<CloseRecord[]> {
   if (close.reread) {
-    const built = await buildWarehouse({ outDir: close.outDir, ...buildSettingsOf(settings) });
+    const built = await buildWarehouse({ output, ...buildSettingsOf(settings) });
     if (!built.ok)
       throw new UserFacingError(
         `the build after the re-read failed; nothing was closed: ${built.error}`,

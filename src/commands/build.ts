@@ -101,7 +101,7 @@ export const buildCommand: CommandModule<object, BuildFlags> = {
           await finishSwitch(outDir); // a compaction killed mid-switch: its month is read once, not twice
           const result = await buildWarehouse(
             {
-              outDir,
+              output,
               asOf: argv['as-of'],
               memoryLimit: argv['memory-limit'] ?? config.buildMemoryLimit,
               martLayout: (argv['mart-layout'] as MartLayout | undefined) ?? config.martLayout,

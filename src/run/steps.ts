@@ -129,7 +129,11 @@ async function buildStep({ config, outDir, startedAt, options, summary, step }: 
   await options.output.hooks.checkpoint('extract'); // with a store, the extract's commits are published first (a kill later keeps them)
   const before = await revenueTotals(outDir); // recognised revenue as the last build left it
   const began = now();
-  const r = await buildWarehouse({ outDir, asOf: startedAt.toISOString().slice(0, 10), ...buildSettingsOf(config) });
+  const r = await buildWarehouse({
+    output: options.output,
+    asOf: startedAt.toISOString().slice(0, 10),
+    ...buildSettingsOf(config),
+  });
   summary.build = r;
   const lineage = step && options.lineage?.lineage.buildEnding(step, r, began);
   if (!r.ok) return { detail: `${r.error ?? 'the build failed'}${r.impact ?? ''}`, exitCode: ExitCode.failed, lineage };

@@ -228,8 +228,8 @@ async function signedOffMonths(outDir: string): Promise<Map<number, string[]> | 
   return byGroup;
 }
 
-async function martsStatus(outDir: string, manifests: Manifest[], at: Date): Promise<MartsStatus | null> {
-  const record = await readBuildRecord(outDir);
+async function martsStatus(output: Output, manifests: Manifest[], at: Date): Promise<MartsStatus | null> {
+  const record = await readBuildRecord(output);
   if (!record) return null;
   const success = record.lastSuccess;
   const from = success?.lakeAt ?? null;
@@ -300,7 +300,7 @@ export async function collectStatus(output: Output, config: Config, at: Date): P
     lastRun: last ? { runId: last.runId, at: last.finishedAt, status: last.status } : null,
     streams,
     writeback: await writebackBacklog(output, config),
-    marts: await martsStatus(outDir, manifests, at),
+    marts: await martsStatus(output, manifests, at),
     months: await signedOffMonths(outDir).then((signed) => Promise.all(groups.map((g) => monthsOf(outDir, g, signed)))),
     schema: await schemaStatus(outDir, at),
     inProgress: await inProgress(outDir),

@@ -1,5 +1,5 @@
 /** The model runner: SQL models (sql/) into the warehouse, data tests, mart export, dictionary, read-only queries. */
-export { buildWarehouse, warehousePath, type BuildResult } from './warehouse/build-warehouse.js';
+export { buildWarehouse, type BuildResult } from './warehouse/build-warehouse.js';
 export { readBuildRecord, buildRecordPath, type BuildRecord, type BuildOutcome } from './warehouse/build-record.js';
 export {
   buildSettingsOf,

@@ -13,6 +13,7 @@ import { tempOut } from '../support/scratch.js';
 import { query } from '../transform/helpers.js';
 import { extractAndBuild, octoberCompleteOrders, OCTOBER, TODAY } from './scenario.js';
 import { join } from 'node:path';
+import { outputAt } from '../../src/output/index.js';
 
 const RULE = { statuses: ['Complete'] };
 const at = (time: string) => `${TODAY}T${time}Z`;
@@ -30,7 +31,7 @@ describe('a close on a clock behind the extract', () => {
     group = sandbox.world.groups[0].id;
     setClock(clockFrom(new Date(at('12:00:00'))));
     await extractAndBuild(sandbox, out, at('12:00:00'));
-    lakeAt = (await readBuildRecord(out))!.lastSuccess!.lakeAt!;
+    lakeAt = (await readBuildRecord(outputAt(out)))!.lastSuccess!.lakeAt!;
     setClock(clockFrom(new Date(at('11:00:00')))); // an hour behind the extract
     const [record] = await closeMonth({ outDir: out, month: OCTOBER, group, by: 'finance', force: true, rule: RULE });
     closedAt = record.at;
@@ -53,7 +54,7 @@ describe('a close on a clock behind the extract', () => {
         `SELECT order_id::INTEGER AS order_id, adjustment_kind FROM revenue_adjustments WHERE month = DATE '2026-10-01' ORDER BY ALL`,
       );
     setClock(clockFrom(new Date(at('12:30:00'))));
-    const rebuilt = await buildWarehouse({ outDir: out, asOf: TODAY });
+    const rebuilt = await buildWarehouse({ output: outputAt(out), asOf: TODAY });
     expect(rebuilt.ok, rebuilt.error).toBe(true);
     expect(rebuilt.warnings).toEqual([]);
     expect(await adjustments()).toEqual([]);
@@ -62,7 +63,7 @@ describe('a close on a clock behind the extract', () => {
     sandbox.world.orders.setStatus(refunded, 'Refunded');
     setClock(clockFrom(new Date(at('13:00:00'))));
     await extractAndBuild(sandbox, out, at('13:00:00'));
-    const after = await buildWarehouse({ outDir: out, asOf: TODAY });
+    const after = await buildWarehouse({ output: outputAt(out), asOf: TODAY });
     expect(after.warnings).toEqual([]);
     expect(await adjustments()).toEqual([
       { order_id: sandbox.world.orders.get(refunded).order_id, adjustment_kind: 'status' },

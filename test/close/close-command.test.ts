@@ -37,7 +37,7 @@ async function extracted(now: string): Promise<string> {
     }),
   );
   expect(r.status).toBe('success');
-  const b = await buildWarehouse({ outDir: dir, asOf: now.slice(0, 10) });
+  const b = await buildWarehouse({ output: outputAt(dir), asOf: now.slice(0, 10) });
   expect(b.ok, b.error).toBe(true);
   return dir;
 }

@@ -142,7 +142,7 @@ beforeAll(async () => {
     }),
   );
   expect(daily.status).toBe('success');
-  const built = await buildWarehouse({ outDir: base, asOf: TODAY });
+  const built = await buildWarehouse({ output: outputAt(base), asOf: TODAY });
   expect(built.ok, built.error).toBe(true);
 }, 300_000);
 

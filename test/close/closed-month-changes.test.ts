@@ -23,6 +23,7 @@ import { filesOf, toLegacyLayout } from '../compact/helpers.js';
 import { query, ROOT } from '../transform/helpers.js';
 import { extractAndBuild, octoberCompleteOrders, OCTOBER, TODAY } from './scenario.js';
 import { configFrom } from '../../src/config/index.js';
+import { outputAt } from '../../src/output/index.js';
 
 const RULE = { statuses: ['Complete'] };
 const at = (time: string) => `${TODAY}T${time}Z`;
@@ -122,7 +123,7 @@ describe('a signed-off month never stops the build', () => {
 
   test('the build after the changes succeeds, and again the next day', async () => {
     // extractAndBuild throws on a failed build; a second build as of a later day reads the same lake
-    const next = await buildWarehouse({ outDir: out, asOf: '2026-11-23' });
+    const next = await buildWarehouse({ output: outputAt(out), asOf: '2026-11-23' });
     expect(next.error).toBeUndefined();
     expect(next.ok).toBe(true);
   });
@@ -161,7 +162,7 @@ describe('a signed-off month never stops the build', () => {
     cpSync(out, legacy, { recursive: true });
     await toLegacyLayout(legacy, 'order_versions');
     expect(filesOf(legacy, 'order_versions').every((f) => f.includes('/order_date='))).toBe(true);
-    const built = await buildWarehouse({ outDir: legacy, asOf: TODAY, full: true });
+    const built = await buildWarehouse({ output: outputAt(legacy), asOf: TODAY, full: true });
     expect(built.error).toBeUndefined();
     const all = 'SELECT * FROM revenue_adjustments ORDER BY ALL';
     const rows = await query(wh(), all);
@@ -214,7 +215,7 @@ describe('a signed-off month never stops the build', () => {
       join(sqlDir, 'tests', 'nothing_closed.sql'),
       '-- model: revenue_monthly\nselect organisation_group_id, month, order_status from revenue_monthly where is_closed\n',
     );
-    const failed = await buildWarehouse({ outDir: out, sqlDir, asOf: TODAY });
+    const failed = await buildWarehouse({ output: outputAt(out), sqlDir, asOf: TODAY });
     rmSync(join(sqlDir, '..'), { recursive: true, force: true });
     expect(failed.ok).toBe(false);
     expect(failed.error).toMatch(
@@ -230,7 +231,7 @@ describe('a signed-off month never stops the build', () => {
   test('reopened and closed again, then changed again: the second close is the reference and the build holds', async () => {
     setClock(clockFrom(new Date(at('15:00:00'))));
     await reopenMonth({ outDir: out, month: OCTOBER, group, reason: 'late corrections' });
-    const reopened = await buildWarehouse({ outDir: out, asOf: TODAY });
+    const reopened = await buildWarehouse({ output: outputAt(out), asOf: TODAY });
     expect(reopened.ok).toBe(true);
     setClock(clockFrom(new Date(at('15:30:00'))));
     await closeMonth({ outDir: out, month: OCTOBER, group, by: 'A. Controller', force: true, rule: RULE });

@@ -29,7 +29,7 @@ describe('credit liability', () => {
         streams: ['orders', 'credit'],
       });
       expect(r.status).toBe('success');
-      expect((await buildWarehouse({ outDir: out, asOf: TODAY })).ok).toBe(true);
+      expect((await buildWarehouse({ output: outputAt(out), asOf: TODAY })).ok).toBe(true);
       const wh = join(out, 'warehouse.duckdb');
       const users = await query(wh, `SELECT organisation_group_id AS g, user_id AS u FROM lake_credit`);
       const truth = new Map<string, { users: number; available: number; spent: number; expired: number }>();
@@ -94,7 +94,7 @@ describe('credit liability under the close', () => {
       expect(
         (await extract(config, { output: outputAt(out), now: noon('2026-11-09'), streams: ['orders'] })).status,
       ).toBe('success');
-      expect((await buildWarehouse({ outDir: out, asOf: '2026-11-09' })).ok).toBe(true);
+      expect((await buildWarehouse({ output: outputAt(out), asOf: '2026-11-09' })).ok).toBe(true);
       const wh = join(out, 'warehouse.duckdb');
       const group = sandbox.world.groups[0].id;
       const october = `FROM credit_liability_monthly WHERE organisation_group_id = ${group} AND month = DATE '2026-10-01'`;
@@ -133,7 +133,7 @@ describe('credit liability under the close', () => {
           recursive: true,
           force: true,
         });
-        expect((await buildWarehouse({ outDir: out, asOf: '2026-11-10' })).ok).toBe(true);
+        expect((await buildWarehouse({ output: outputAt(out), asOf: '2026-11-10' })).ok).toBe(true);
         const [now] = await query(
           wh,
           `SELECT is_closed, users, credit_available, users_as_closed, credit_available_as_closed, credit_granted_as_closed, credit_spent_as_closed, credit_expired_as_closed ${october}`,
@@ -219,9 +219,9 @@ describe('credit liability under the close', () => {
         (await at('2026-11-09T12:00:00Z', () => extract(config, { output: outputAt(out), streams: ['orders'] })))
           .status,
       ).toBe('success');
-      expect((await at('2026-11-09T12:30:00Z', () => buildWarehouse({ outDir: out, asOf: '2026-11-09' }))).ok).toBe(
-        true,
-      );
+      expect(
+        (await at('2026-11-09T12:30:00Z', () => buildWarehouse({ output: outputAt(out), asOf: '2026-11-09' }))).ok,
+      ).toBe(true);
       const group = sandbox.world.groups[0].id;
       const october = `FROM credit_liability_monthly WHERE organisation_group_id = ${group} AND month = DATE '2026-10-01'`;
       const [signed] = await query(
@@ -256,9 +256,9 @@ describe('credit liability under the close', () => {
       );
       expect(late.status).toBe('success');
       expect(Date.parse(late.finishedAt)).toBeGreaterThan(Date.parse(record.at));
-      expect((await at('2026-11-10T08:30:00Z', () => buildWarehouse({ outDir: out, asOf: '2026-11-10' }))).ok).toBe(
-        true,
-      );
+      expect(
+        (await at('2026-11-10T08:30:00Z', () => buildWarehouse({ output: outputAt(out), asOf: '2026-11-10' }))).ok,
+      ).toBe(true);
 
       // What October's month end is now, from the lake's rows: each user's latest extraction of a day on or before 31 October.
       const rows = await query(
@@ -332,9 +332,9 @@ describe('credit liability under the close', () => {
       expect(november).toContain(`| ${late.finishedAt.slice(0, 19)}Z |`);
 
       // A build on a later day observes nothing new: the adjustment stays as it was, booked in November (not moved to December).
-      expect((await at('2026-12-02T08:00:00Z', () => buildWarehouse({ outDir: out, asOf: '2026-12-02' }))).ok).toBe(
-        true,
-      );
+      expect(
+        (await at('2026-12-02T08:00:00Z', () => buildWarehouse({ output: outputAt(out), asOf: '2026-12-02' }))).ok,
+      ).toBe(true);
       expect(await adjustments()).toEqual([expected]);
       expect(await report('2026-10', '2026-12-02T09:00:00Z')).toBe(before);
       expect(await report('2026-11', '2026-12-02T09:00:00Z')).toContain(

@@ -42,7 +42,7 @@ test('a close refreshes the credit of the month’s holders first; past its budg
       streams: ['orders'],
     });
     expect(daily.status).toBe('success');
-    expect((await buildWarehouse({ outDir: out, asOf: today })).ok).toBe(true);
+    expect((await buildWarehouse({ output: outputAt(out), asOf: today })).ok).toBe(true);
     const env = { ...orgEnv(sandbox, out), PERKS_OPERATOR: 'ci' };
     const close = (g: number, ...flags: string[]) =>
       runCli(['close', '--month', '2026-10', '--group', String(g), ...flags], env);

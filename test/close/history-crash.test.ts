@@ -17,6 +17,7 @@ import { orgEnv } from '../support/sandbox.js';
 import { tempOut } from '../support/scratch.js';
 import { query } from '../transform/helpers.js';
 import { extractAndBuild, octoberCompleteOrders, OCTOBER, TODAY } from './scenario.js';
+import { outputAt } from '../../src/output/index.js';
 
 const RULE = { statuses: ['Complete'] };
 
@@ -49,7 +50,7 @@ describe('the order history survives a crash', () => {
     const rerun = await runCli(reread, orgEnv(sandbox, out, { PERKS_NOW: `${TODAY}T13:10:00Z` }));
     expect(rerun.code, rerun.stderr).toBe(0);
 
-    expect((await buildWarehouse({ outDir: out, asOf: TODAY })).ok).toBe(true);
+    expect((await buildWarehouse({ output: outputAt(out), asOf: TODAY })).ok).toBe(true);
     const wh = join(out, 'warehouse.duckdb');
     const rows = await query(
       wh,

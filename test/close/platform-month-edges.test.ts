@@ -119,7 +119,7 @@ test('orders around midnight in London, New York and Sydney at both ends of Octo
     expect((await extract(config, { output: outputAt(out), now, streams: ['redemption_stats'] })).status).toBe(
       'success',
     );
-    expect((await buildWarehouse({ outDir: out, asOf: TODAY })).ok).toBe(true);
+    expect((await buildWarehouse({ output: outputAt(out), asOf: TODAY })).ok).toBe(true);
     const wh = join(out, 'warehouse.duckdb');
 
     const rows = await query(

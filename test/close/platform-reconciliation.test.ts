@@ -27,7 +27,7 @@ describe("reconciliation against the platform's own statistics", () => {
           })
         ).status,
       ).toBe('success');
-      expect((await buildWarehouse({ outDir: out, asOf: TODAY })).ok).toBe(true);
+      expect((await buildWarehouse({ output: outputAt(out), asOf: TODAY })).ok).toBe(true);
       const wh = join(out, 'warehouse.duckdb');
       const results = await query(
         wh,
@@ -70,7 +70,7 @@ describe("reconciliation against the platform's own statistics", () => {
           })
         ).status,
       ).toBe('success');
-      expect((await buildWarehouse({ outDir: out, asOf: TODAY })).ok).toBe(true);
+      expect((await buildWarehouse({ output: outputAt(out), asOf: TODAY })).ok).toBe(true);
       const differs = await query(
         wh,
         `SELECT organisation_group_id AS g, user_id, platform_egift_orders - lake_complete_orders AS egift_orders, face_value_difference, cost_difference, savings_difference, orders_difference

@@ -27,7 +27,7 @@ export async function extractAndBuild(sandbox: Sandbox, out: string, at: string,
     }),
   );
   if (r.status !== 'success') throw new Error(`extract ${r.status}`);
-  const b = await buildWarehouse({ outDir: out, asOf: TODAY });
+  const b = await buildWarehouse({ output: outputAt(out), asOf: TODAY });
   if (!b.ok) throw new Error(`build: ${b.error}`);
 }
 

@@ -40,7 +40,7 @@ test("the docs' headline query equals the report's totals per currency, to the c
     const config = orgConfig(sandbox, out, { PERKS_START_DATE: '2026-10-01' });
     const now = new Date(`${TODAY}T12:00:00Z`);
     expect((await extract(config, { output: outputAt(out), now, streams: ['orders'] })).status).toBe('success');
-    expect((await buildWarehouse({ outDir: out, asOf: TODAY })).ok).toBe(true);
+    expect((await buildWarehouse({ output: outputAt(out), asOf: TODAY })).ok).toBe(true);
 
     // October signed off for the US group, then one of its orders refunded upstream and read again: the report shows
     // the month as signed, revenue_monthly's current columns the refund
@@ -61,7 +61,7 @@ test("the docs' headline query equals the report's totals per currency, to the c
       endDate: next,
     });
     expect(reread.status).toBe('success');
-    expect((await buildWarehouse({ outDir: out, asOf: TODAY })).ok).toBe(true);
+    expect((await buildWarehouse({ output: outputAt(out), asOf: TODAY })).ok).toBe(true);
 
     const wh = await openWarehouse(out);
     try {

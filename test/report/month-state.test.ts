@@ -262,7 +262,7 @@ describe('the report and the marts say the same month state', () => {
     const rule = { statuses: ['Complete'] };
     const closed = await closeMonth({ outDir: out, month: '2026-02', by: 'A. Controller', rule });
     const group = closed[0].organisation_group_id;
-    const build = () => buildWarehouse({ outDir: out, asOf: DAY2 });
+    const build = () => buildWarehouse({ output: outputAt(out), asOf: DAY2 });
     expect((await build()).steps.filter((s) => s.status === 'error')).toEqual([]);
     const signed = await expectAgreement(out);
     expect(statesIn(signed, '2026-02')).toEqual(new Set(['signed_off']));

@@ -139,7 +139,7 @@ describe('the report and a BI sum over revenue_monthly agree on recognised reven
     await closeMonth({ outDir: out, month: '2026-02', by: 'A. Controller', rule });
     // Refunded becomes revenue: a drastic change, so that any month following it would show.
     const wider = { statuses: ['Complete', 'Refunded'] };
-    const built = await buildWarehouse({ outDir: out, asOf: DAY, revenueStatuses: wider.statuses });
+    const built = await buildWarehouse({ output: outputAt(out), asOf: DAY, revenueStatuses: wider.statuses });
     expect(built.steps.filter((s) => s.status === 'error')).toEqual([]);
 
     const asNow = await biSums(out, 'group_revenue');
@@ -161,7 +161,11 @@ test('a blank PERKS_REVENUE_STATUSES stops the build before anything is built: o
   try {
     // the caller reads the settings (src/config) and passes them: the build is never started
     const build = async () =>
-      buildWarehouse({ outDir: tempOut('perks-recognised-bad-'), asOf: DAY, ...buildSettingsOf(configFrom()) });
+      buildWarehouse({
+        output: outputAt(tempOut('perks-recognised-bad-')),
+        asOf: DAY,
+        ...buildSettingsOf(configFrom()),
+      });
     const err = await build().catch((e: unknown) => e);
     expect(err).toBeInstanceOf(ConfigError);
     expect((err as ConfigError).exitCode).toBe(2);

@@ -10,6 +10,7 @@ import { ConfigError } from '../../src/shared/exit-codes.js';
 import { loadConfig } from '../../src/config/index.js';
 import { writeFixtureLake } from './fixture-lake.js';
 import { AS_OF, copyOfProject, query, temporaries } from './helpers.js';
+import { outputAt } from '../../src/output/index.js';
 
 let outDir: string;
 // the project's models plus one that records the settings the build's DuckDB runs under
@@ -35,7 +36,7 @@ const settings = async () =>
   };
 
 test('the memory limit asked for reaches DuckDB, and it spills inside <out>, leaving nothing behind', async () => {
-  const result = await buildWarehouse({ outDir, sqlDir, asOf: AS_OF, memoryLimit: '512MB' });
+  const result = await buildWarehouse({ output: outputAt(outDir), sqlDir, asOf: AS_OF, memoryLimit: '512MB' });
   expect(result.ok).toBe(true);
   const s = await settings();
   expect(s.memory_limit).toBe('488.2 MiB'); // 512 MB as DuckDB shows it
@@ -45,22 +46,28 @@ test('the memory limit asked for reaches DuckDB, and it spills inside <out>, lea
 });
 
 test('PERKS_BUILD_MEMORY_LIMIT is the default; a flag overrides it; the built-in default is 1GB', async () => {
-  expect(checkBuildOptions({ outDir }, loadConfig({ PERKS_BUILD_MEMORY_LIMIT: '3GB' })).memoryLimit).toBe('3GB');
   expect(
-    checkBuildOptions({ outDir, memoryLimit: '2GB' }, loadConfig({ PERKS_BUILD_MEMORY_LIMIT: '3GB' })).memoryLimit,
+    checkBuildOptions({ output: outputAt(outDir) }, loadConfig({ PERKS_BUILD_MEMORY_LIMIT: '3GB' })).memoryLimit,
+  ).toBe('3GB');
+  expect(
+    checkBuildOptions({ output: outputAt(outDir), memoryLimit: '2GB' }, loadConfig({ PERKS_BUILD_MEMORY_LIMIT: '3GB' }))
+      .memoryLimit,
   ).toBe('2GB');
-  expect(checkBuildOptions({ outDir }, loadConfig({})).memoryLimit).toBe('1GB');
+  expect(checkBuildOptions({ output: outputAt(outDir) }, loadConfig({})).memoryLimit).toBe('1GB');
   // a caller passes the settings it read: the build reads no environment
   const read = loadConfig({ PERKS_BUILD_MEMORY_LIMIT: '256MB' });
-  expect((await buildWarehouse({ outDir, sqlDir, asOf: AS_OF, ...buildSettingsOf(read) })).ok).toBe(true);
+  expect((await buildWarehouse({ output: outputAt(outDir), sqlDir, asOf: AS_OF, ...buildSettingsOf(read) })).ok).toBe(
+    true,
+  );
   expect((await settings()).memory_limit).toBe('244.1 MiB');
 });
 
 test('a memory limit that is not a size is one line naming the setting (exit 2)', () => {
-  const fromEnv = () => checkBuildOptions({ outDir }, loadConfig({ PERKS_BUILD_MEMORY_LIMIT: 'lots' }));
+  const fromEnv = () =>
+    checkBuildOptions({ output: outputAt(outDir) }, loadConfig({ PERKS_BUILD_MEMORY_LIMIT: 'lots' }));
   expect(fromEnv).toThrow(ConfigError);
   expect(fromEnv).toThrow(/^PERKS_BUILD_MEMORY_LIMIT="lots" is invalid: expected a size such as 1GB$/);
-  const fromFlag = () => checkBuildOptions({ outDir, memoryLimit: 'lots' }, loadConfig({}));
+  const fromFlag = () => checkBuildOptions({ output: outputAt(outDir), memoryLimit: 'lots' }, loadConfig({}));
   expect(fromFlag).toThrow(
     /^--memory-limit \(or PERKS_BUILD_MEMORY_LIMIT\)="lots" is invalid: expected a size such as 1GB$/,
   );

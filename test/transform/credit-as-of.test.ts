@@ -30,7 +30,7 @@ test('credit items that expire between the extract and the build are expired in 
     const before = setClock(clockFrom(buildAt));
     try {
       const asOf = buildAt.toISOString().slice(0, 10);
-      expect((await buildWarehouse({ outDir: out, asOf })).ok).toBe(true);
+      expect((await buildWarehouse({ output: outputAt(out), asOf })).ok).toBe(true);
       expect(sandbox.stats().calls).toBe(callsAfterExtract);
       const wh = join(out, 'warehouse.duckdb');
       const lake = await query(

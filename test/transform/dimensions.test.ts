@@ -12,6 +12,7 @@ import { OfferListItem } from '../../src/resources/index.js';
 import { buildWarehouse, type BuildResult } from '../../src/transform/index.js';
 import { LakeWriter, writeFixtureLake } from './fixture-lake.js';
 import { AS_OF, query } from './helpers.js';
+import { outputAt } from '../../src/output/index.js';
 
 let outDir: string;
 let result: BuildResult;
@@ -106,7 +107,7 @@ beforeAll(async () => {
   } finally {
     w.close();
   }
-  result = await buildWarehouse({ outDir, asOf: AS_OF });
+  result = await buildWarehouse({ output: outputAt(outDir), asOf: AS_OF });
 }, 300_000);
 afterAll(() => rmSync(outDir, { recursive: true, force: true }));
 

@@ -10,6 +10,7 @@ import { afterAll, beforeAll, expect, test } from 'vitest';
 import { buildWarehouse } from '../../src/transform/index.js';
 import { LakeWriter, order, writeFixtureLake } from './fixture-lake.js';
 import { AS_OF, query } from './helpers.js';
+import { outputAt } from '../../src/output/index.js';
 
 let outDir: string;
 const q = (sql: string) => query(join(outDir, 'warehouse.duckdb'), sql);
@@ -29,7 +30,7 @@ beforeAll(async () => {
   } finally {
     lake.close();
   }
-  const result = await buildWarehouse({ outDir, asOf: AS_OF });
+  const result = await buildWarehouse({ output: outputAt(outDir), asOf: AS_OF });
   expect(result.error).toBeUndefined();
 });
 afterAll(() => rmSync(outDir, { recursive: true, force: true }));

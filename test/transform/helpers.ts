@@ -5,6 +5,7 @@ import { dirname, join } from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { expect } from 'vitest';
 import { buildWarehouse, type BuildResult } from '../../src/transform/index.js';
+import { outputAt } from '../../src/output/index.js';
 
 export const ROOT = join(import.meta.dirname, '..', '..');
 export const AS_OF = '2026-04-01';
@@ -45,7 +46,7 @@ export function copyOfProject(): { sqlDir: string; remove: () => void } {
 
 /** A build of `outDir` with --verify-incremental: it must succeed, equal to a full build of the same lake. */
 export async function verifiedBuild(outDir: string, asOf = AS_OF): Promise<BuildResult> {
-  const b = await buildWarehouse({ outDir, asOf, verifyIncremental: true });
+  const b = await buildWarehouse({ output: outputAt(outDir), asOf, verifyIncremental: true });
   expect(b.error).toBeUndefined();
   expect(b.steps.find((s) => s.name === 'verify incremental')?.status).toBe('success');
   return b;

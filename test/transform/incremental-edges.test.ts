@@ -37,7 +37,7 @@ test("an order refunded on 30 September in New York (1 October in UTC) rebuilds 
     expect(
       (await extract(config, { output: outputAt(out), now, streams: ['orders', 'redemption_stats'] })).status,
     ).toBe('success');
-    expect((await buildWarehouse({ outDir: out, asOf: TODAY })).ok).toBe(true);
+    expect((await buildWarehouse({ output: outputAt(out), asOf: TODAY })).ok).toBe(true);
     const wh = join(out, 'warehouse.duckdb');
     const october = async (id = user.id) =>
       (
@@ -65,7 +65,7 @@ test("an order refunded on 30 September in New York (1 October in UTC) rebuilds 
       endDate: '2026-10-01',
     });
     expect(reread.status).toBe('success');
-    const b = await buildWarehouse({ outDir: out, asOf: TODAY, verifyIncremental: true });
+    const b = await buildWarehouse({ output: outputAt(out), asOf: TODAY, verifyIncremental: true });
     expect(b.ok, b.error).toBe(true);
     expect(b.steps.find((s) => s.name === 'verify incremental')?.status).toBe('success');
     // September's orders alone changed, and October's rows were rebuilt for it, not the whole mart
@@ -90,7 +90,7 @@ test("an order refunded on 30 September in New York (1 October in UTC) rebuilds 
       (await extract(config, { output: outputAt(out), now, streams: ['orders'], startDate: day, endDate: next }))
         .status,
     ).toBe('success');
-    const c = await buildWarehouse({ outDir: out, asOf: TODAY, verifyIncremental: true });
+    const c = await buildWarehouse({ output: outputAt(out), asOf: TODAY, verifyIncremental: true });
     expect(c.ok, c.error).toBe(true);
     expect(intervals(c, 'stg_orders')).toMatchObject({ rebuilt: 1 });
     expect((await october(other.id)).result).toBe('explained');

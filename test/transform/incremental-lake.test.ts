@@ -10,6 +10,7 @@ import { DuckDBInstance } from '@duckdb/node-api';
 import { join } from 'node:path';
 import { buildWarehouse, type BuildResult } from '../../src/transform/index.js';
 import { ANONYMISED, LakeWriter, order, user, writeFixtureLake } from './fixture-lake.js';
+import { outputAt } from '../../src/output/index.js';
 
 const AS_OF = '2026-04-01';
 let out: string;
@@ -27,7 +28,7 @@ afterAll(() => {
 });
 
 async function build(): Promise<BuildResult> {
-  const b = await buildWarehouse({ outDir: out, asOf: AS_OF, verifyIncremental: true });
+  const b = await buildWarehouse({ output: outputAt(out), asOf: AS_OF, verifyIncremental: true });
   expect(b.error).toBeUndefined();
   expect(b.steps.find((s) => s.name === 'verify incremental')?.status).toBe('success');
   return b;

@@ -15,7 +15,6 @@ import {
   describeIntervals,
   buildWarehouse,
   readBuildRecord,
-  warehousePath,
   type BuildResult,
 } from '../../src/transform/index.js';
 import { STATE_KEYS } from '../../src/transform/incremental/build-state.js';
@@ -54,7 +53,7 @@ async function day(options: { sqlDir?: string; full?: boolean } = {}): Promise<B
     streams: ['groups', 'users', 'orders', 'redemption_stats'],
   });
   expect(r.status).toBe('success');
-  const b = await buildWarehouse({ outDir: out, asOf: today, verifyIncremental: true, ...options });
+  const b = await buildWarehouse({ output: outputAt(out), asOf: today, verifyIncremental: true, ...options });
   expect(b.error).toBeUndefined();
   expect(b.ok).toBe(true);
   expect(b.steps.find((s) => s.name === 'verify incremental')?.status).toBe('success');
@@ -91,7 +90,7 @@ async function expectMonthFoldersWhole(): Promise<void> {
 /** Every model's recorded build state (JSON) rewritten by `change`; returns the states as written, joined. */
 async function rewriteBuildStates(change: (state: string) => string): Promise<string> {
   const { DuckDBInstance } = await import('@duckdb/node-api');
-  const db = await DuckDBInstance.create(warehousePath(out));
+  const db = await DuckDBInstance.create(outputAt(out).warehouse);
   const conn = await db.connect();
   try {
     const rows = (await conn.runAndReadAll(`SELECT model, state FROM _build_state`)).getRowObjectsJson() as {
@@ -144,7 +143,7 @@ test('after each day of a sequence, the incremental build equals a full build, a
   );
 
   // the same lake again: nothing dirty
-  const again = await buildWarehouse({ outDir: out, asOf: sandbox.world.today, verifyIncremental: true });
+  const again = await buildWarehouse({ output: outputAt(out), asOf: sandbox.world.today, verifyIncremental: true });
   expect(again.ok).toBe(true);
   expect(intervals(again)).toMatchObject({ rebuilt: 0, skipped: months });
   expect(monthFiles(again, 'savings_monthly')).toMatchObject({ written: 0, removed: 0 });
@@ -155,20 +154,23 @@ test('after each day of a sequence, the incremental build equals a full build, a
 
   // the same warehouse and build record as the release before issue 43 wrote them (camelCase JSON): still read,
   // so the next build finds its state (nothing dirty, no month file written again) and the record its last success
-  const record = await readBuildRecord(out);
-  expect(Object.keys(JSON.parse(readFileSync(buildRecordPath(out), 'utf8')))).toEqual(['last_attempt', 'last_success']);
+  const record = await readBuildRecord(outputAt(out));
+  expect(Object.keys(JSON.parse(readFileSync(buildRecordPath(outputAt(out)), 'utf8')))).toEqual([
+    'last_attempt',
+    'last_success',
+  ]);
   expect(await rewriteBuildStates((state) => state)).toContain('"exported_file":');
-  writeFileSync(buildRecordPath(out), JSON.stringify(record));
-  expect(await readBuildRecord(out)).toEqual(record);
+  writeFileSync(buildRecordPath(outputAt(out)), JSON.stringify(record));
+  expect(await readBuildRecord(outputAt(out))).toEqual(record);
   expect(await rewriteBuildStates((state) => JSON.stringify(camelKeys(JSON.parse(state), STATE_KEYS)))).toContain(
     '"exportedFile":',
   );
-  const old = await buildWarehouse({ outDir: out, asOf: sandbox.world.today });
+  const old = await buildWarehouse({ output: outputAt(out), asOf: sandbox.world.today });
   expect(old.ok).toBe(true);
   expect(intervals(old)).toMatchObject({ rebuilt: 0, skipped: months });
   expect(intervals(old, 'savings_monthly')).toMatchObject({ rebuilt: 0 });
   expect(monthFiles(old, 'savings_monthly')).toMatchObject({ written: 0, removed: 0 });
-  expect((await readBuildRecord(out))?.lastSuccess?.asOf).toBe(sandbox.world.today);
+  expect((await readBuildRecord(outputAt(out)))?.lastSuccess?.asOf).toBe(sandbox.world.today);
 
   // a day later: new orders, settled and refunded ones in the lookback, new users
   sandbox.advance(1);
@@ -229,12 +231,12 @@ test('after each day of a sequence, the incremental build equals a full build, a
   // downstream, only the months whose rows changed (brand is not read by savings_monthly): none whole
   expect(intervals(changed, 'savings_monthly').whole).toBeUndefined();
   // and back: changed again
-  const restored = await buildWarehouse({ outDir: out, asOf: sandbox.world.today, verifyIncremental: true });
+  const restored = await buildWarehouse({ output: outputAt(out), asOf: sandbox.world.today, verifyIncremental: true });
   expect(restored.ok).toBe(true);
   expect(intervals(restored).whole).toBe('its SQL changed');
 
   // --full rebuilds every month
-  const full = await buildWarehouse({ outDir: out, asOf: sandbox.world.today, full: true });
+  const full = await buildWarehouse({ output: outputAt(out), asOf: sandbox.world.today, full: true });
   expect(intervals(full)).toMatchObject({ whole: 'asked for (--full)' });
   rmSync(join(sqlDir, '..'), { recursive: true, force: true });
 }, 300_000);
@@ -251,7 +253,7 @@ test('a warehouse whose kept months are wrong is caught by --verify-incremental:
   );
   conn.closeSync();
   db.closeSync();
-  const b = await buildWarehouse({ outDir: out, asOf: sandbox.world.today, verifyIncremental: true });
+  const b = await buildWarehouse({ output: outputAt(out), asOf: sandbox.world.today, verifyIncremental: true });
   expect(b.ok).toBe(false);
   expect(b.error).toMatch(
     /^the incremental build differs from a full build in \d+ tables: stg_orders: 1 rows only in the incremental build, 1 only in the full build; e\.g\. \{.*"order_id".*\}; the full build was swapped in$/,
@@ -260,7 +262,7 @@ test('a warehouse whose kept months are wrong is caught by --verify-incremental:
   // the full build's rows are what the warehouse holds now: the next incremental build verifies clean (and
   // removes the scratch folder a killed verification left)
   mkdirSync(join(out, '.verify-incremental-4194303-dead', 'marts'), { recursive: true });
-  const after = await buildWarehouse({ outDir: out, asOf: sandbox.world.today, verifyIncremental: true });
+  const after = await buildWarehouse({ output: outputAt(out), asOf: sandbox.world.today, verifyIncremental: true });
   expect(after.error).toBeUndefined();
   expect(intervals(after).rebuilt).toBe(0);
   expect(existsSync(join(out, '.verify-incremental-4194303-dead'))).toBe(false);
@@ -314,7 +316,7 @@ test('a group-month whose orders all disappear on the re-read is emptied on the 
 test('the month folders: a folder the warehouse does not describe is written whole; a layout keeps only its own form', async () => {
   const marts = join(out, 'marts');
   const build = (martLayout?: 'file' | 'months' | 'both') =>
-    buildWarehouse({ outDir: out, asOf: sandbox.world.today, ...(martLayout && { martLayout }) });
+    buildWarehouse({ output: outputAt(out), asOf: sandbox.world.today, ...(martLayout && { martLayout }) });
   // a build killed between the warehouse's swap and the folder's leaves the folder's token behind the state's
   writeFileSync(join(marts, 'savings_monthly', '_perks_build.json'), '{"token":"an older build"}\n');
   const rewritten = await build();

@@ -11,6 +11,7 @@ import { DuckDBInstance } from '@duckdb/node-api';
 import { buildWarehouse, type BuildResult } from '../../src/transform/index.js';
 import { ANONYMISED, writeFixtureLake } from './fixture-lake.js';
 import { AS_OF, copyOfProject, query } from './helpers.js';
+import { outputAt } from '../../src/output/index.js';
 
 let outDir: string;
 const project = copyOfProject();
@@ -32,7 +33,7 @@ const currentUsers = async () =>
   );
 
 test('the users are read from each group latest snapshot alone; the stored lake_users still holds every snapshot', async () => {
-  const b = await buildWarehouse({ outDir, asOf: AS_OF });
+  const b = await buildWarehouse({ output: outputAt(outDir), asOf: AS_OF });
   expect(b.error).toBeUndefined();
   // group 11 has two snapshots of two files each, groups 12 and 13 one of one file: 4 of the 6 files are read
   expect(lakeStep(b).latestSnapshots).toEqual([{ view: 'lake_users', files: 4, of: 6 }]);
@@ -59,7 +60,7 @@ test('a model that reads the users history keeps the view whole for the build, w
     '-- Users per group and snapshot day.\n-- grain: one row per organisation_group_id, snapshot_date\n' +
       'select organisation_group_id, _snapshot_date as snapshot_date, count(*) as users from lake_users group by all\n',
   );
-  const b = await buildWarehouse({ outDir, sqlDir, asOf: AS_OF });
+  const b = await buildWarehouse({ output: outputAt(outDir), sqlDir, asOf: AS_OF });
   expect(b.error).toBeUndefined();
   expect(lakeStep(b).latestSnapshots).toBeUndefined();
   expect(
@@ -88,7 +89,7 @@ test('an empty latest listing means no current users in that group (not the list
   db.closeSync();
   const before = await query(warehouse(), 'SELECT count(*) AS n FROM stg_users WHERE organisation_group_id = 13');
   expect(Number(before[0].n)).toBeGreaterThan(0);
-  const b = await buildWarehouse({ outDir, asOf: AS_OF });
+  const b = await buildWarehouse({ output: outputAt(outDir), asOf: AS_OF });
   expect(b.error).toBeUndefined();
   expect(await query(warehouse(), 'SELECT count(*) AS n FROM stg_users WHERE organisation_group_id = 13')).toEqual([
     { n: '0' },

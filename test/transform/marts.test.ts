@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { buildWarehouse, type BuildResult } from '../../src/transform/index.js';
 import { writeFixtureLake } from './fixture-lake.js';
 import { AS_OF, query, temporaries } from './helpers.js';
+import { outputAt } from '../../src/output/index.js';
 
 let outDir: string;
 let result: BuildResult;
@@ -16,7 +17,7 @@ const q = (sql: string) => query(warehouse, sql);
 
 beforeAll(async () => {
   outDir = await writeFixtureLake();
-  result = await buildWarehouse({ outDir, asOf: AS_OF });
+  result = await buildWarehouse({ output: outputAt(outDir), asOf: AS_OF });
   warehouse = join(outDir, 'warehouse.duckdb');
 });
 afterAll(() => rmSync(outDir, { recursive: true, force: true }));
@@ -235,7 +236,7 @@ test('engagement_users: one row per current user, windows relative to as-of, loc
 test('segment thresholds are build options: a longer active window turns dormant users active', async () => {
   const other = await writeFixtureLake();
   try {
-    const r = await buildWarehouse({ outDir: other, asOf: AS_OF, segments: { activeDays: 60 } });
+    const r = await buildWarehouse({ output: outputAt(other), asOf: AS_OF, segments: { activeDays: 60 } });
     expect(r.ok).toBe(true);
     const rows = await query(join(other, 'warehouse.duckdb'), `SELECT segment FROM engagement_users WHERE user_id = 8`);
     expect(rows).toEqual([{ segment: 'active' }]);
@@ -247,7 +248,7 @@ test('segment thresholds are build options: a longer active window turns dormant
 test('engagement_users long after the last order: empty windows count zero and sum 0.00, all-time figures stay', async () => {
   const other = await writeFixtureLake();
   try {
-    const r = await buildWarehouse({ outDir: other, asOf: '2026-12-01' });
+    const r = await buildWarehouse({ output: outputAt(other), asOf: '2026-12-01' });
     expect(r.ok).toBe(true);
     const rows = await query(
       join(other, 'warehouse.duckdb'),

@@ -56,7 +56,7 @@ async function buildAt(time: string, options: Partial<BuildOptions> = {}): Promi
   process.env.PERKS_NOW = at;
   // the program's clock at that instant, whatever instant PERKS_TEST_NOW moved the suite to
   const b = await atInstant(at, () =>
-    buildWarehouse({ outDir: out, asOf: TODAY, verifyIncremental: true, ...options }),
+    buildWarehouse({ output: outputAt(out), asOf: TODAY, verifyIncremental: true, ...options }),
   );
   expect(b.error).toBeUndefined();
   expect(b.steps.find((s) => s.name === 'verify incremental')?.status).toBe('success');

@@ -4,17 +4,18 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import { ExitCode } from '../../src/shared/exit-codes.js';
-import { buildWarehouse, queryWarehouse, warehousePath } from '../../src/transform/index.js';
+import { buildWarehouse, queryWarehouse } from '../../src/transform/index.js';
 import { runCli, stderrLines } from '../support/cli.js';
 import { writeFixtureLake } from './fixture-lake.js';
 import { AS_OF } from './helpers.js';
+import { outputAt } from '../../src/output/index.js';
 
 let outDir: string;
 let elsewhere: string;
 
 beforeAll(async () => {
   outDir = await writeFixtureLake();
-  expect((await buildWarehouse({ outDir, asOf: AS_OF })).ok).toBe(true);
+  expect((await buildWarehouse({ output: outputAt(outDir), asOf: AS_OF })).ok).toBe(true);
   elsewhere = mkdtempSync(join(tmpdir(), 'perks-elsewhere-'));
   writeFileSync(join(elsewhere, 'secret.csv'), 'a\nsomeone else\n');
 });
@@ -23,7 +24,7 @@ afterAll(() => {
   rmSync(elsewhere, { recursive: true, force: true });
 });
 
-const q = (sql: string, filesAnywhere?: boolean) => queryWarehouse(warehousePath(outDir), sql, { filesAnywhere });
+const q = (sql: string, filesAnywhere?: boolean) => queryWarehouse(outputAt(outDir).warehouse, sql, { filesAnywhere });
 
 test.each([
   ["SELECT * FROM read_text('/etc/passwd')", '/etc/passwd'],
@@ -95,7 +96,7 @@ test('perks sql: a refused file, an empty query, a damaged lake file, a damaged 
   const damaged = mkdtempSync(join(tmpdir(), 'perks-damaged-'));
   try {
     await writeFixtureLake(damaged);
-    expect((await buildWarehouse({ outDir: damaged, asOf: AS_OF })).ok).toBe(true);
+    expect((await buildWarehouse({ output: outputAt(damaged), asOf: AS_OF })).ok).toBe(true);
     writeFileSync(
       join(damaged, 'lake', 'orders', 'organisation_group_id=11', 'order_date=2026-03-31', 'part-0.parquet'),
       'garbage!garbage!',
@@ -109,7 +110,7 @@ test('perks sql: a refused file, an empty query, a damaged lake file, a damaged 
     expect(lake.stderr).toContain(
       `; damaged: ${join(damaged, 'lake', 'orders')}/organisation_group_id=11/order_date=2026-03-31/part-0.parquet; repair: perks extract --streams orders --groups 11`,
     );
-    writeFileSync(warehousePath(damaged), 'not a database, not at all: garbage garbage garbage');
+    writeFileSync(outputAt(damaged).warehouse, 'not a database, not at all: garbage garbage garbage');
     for (const args of [
       ['sql', 'SELECT 1'],
       ['report', 'revenue', '--month', '2026-03'],

@@ -11,6 +11,7 @@ import { buildWarehouse } from '../../src/transform/index.js';
 import { runCli, stderrLines } from '../support/cli.js';
 import { writeFixtureLake } from './fixture-lake.js';
 import { AS_OF, query } from './helpers.js';
+import { outputAt } from '../../src/output/index.js';
 
 let outDir: string;
 const perks = (...args: string[]) => runCli(args, { PERKS_OUTPUT: outDir });
@@ -23,7 +24,7 @@ const json = async (sql: string) => {
 
 beforeAll(async () => {
   outDir = await writeFixtureLake();
-  expect((await buildWarehouse({ outDir, asOf: AS_OF })).ok).toBe(true);
+  expect((await buildWarehouse({ output: outputAt(outDir), asOf: AS_OF })).ok).toBe(true);
 });
 afterAll(() => rmSync(outDir, { recursive: true, force: true }));
 

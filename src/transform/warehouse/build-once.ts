@@ -21,7 +21,7 @@ import { ModelVersions } from '../incremental/model-versions.js';
 import { IncrementalModels } from '../incremental/incremental.js';
 import { writeStates, type ModelState } from '../incremental/build-state.js';
 import { crashPoint } from '../../shared/crash-points.js';
-import { outputAt } from '../../output/index.js';
+import type { Output } from '../../output/index.js';
 import {
   applyChange,
   commit,
@@ -54,17 +54,15 @@ export interface BuildResult {
   warnings: string[];
 }
 
-export const warehousePath = (outDir: string): string => outputAt(outDir).warehouse;
-
 /** Where a build puts its warehouse and marts: the output's own, or a scratch folder's (no dictionary). */
 export interface Place {
   warehouse: string;
   marts: string;
   dictionary: boolean;
 }
-export const placeIn = (dir: string, dictionary = true): Place => ({
-  warehouse: warehousePath(dir),
-  marts: outputAt(dir).marts,
+export const placeIn = (output: Output, dictionary = true): Place => ({
+  warehouse: output.warehouse,
+  marts: output.marts,
   dictionary,
 });
 
@@ -79,7 +77,7 @@ export async function buildOnce(
   evaluatedAt: string,
   place: Place,
 ): Promise<BuildResult> {
-  const outDir = resolve(options.outDir);
+  const { output } = options;
   const project = readProject(options.sqlDir ? resolve(options.sqlDir) : DEFAULT_SQL_DIR);
   const target = place.warehouse;
   mkdirSync(dirname(target), { recursive: true });
@@ -92,9 +90,11 @@ export async function buildOnce(
     await setModelVariables(db.conn, options, evaluatedAt);
     const declared = new Map(project.models.flatMap((m) => (m.header.intervals ? [[m.name, m.header.intervals]] : [])));
     const token = randomBytes(8).toString('hex');
-    const versions = new ModelVersions(db.conn, outDir, previous, kept, token);
-    const intervals = new IncrementalModels(db.conn, outDir, previous, kept, declared, (m) => versions.isUnchanged(m));
-    const { steps, graph } = await modelsStep(db.conn, outDir, project, { intervals, versions }, hooks.onStep);
+    const versions = new ModelVersions(db.conn, output.dir, previous, kept, token);
+    const intervals = new IncrementalModels(db.conn, output.dir, previous, kept, declared, (m) =>
+      versions.isUnchanged(m),
+    );
+    const { steps, graph } = await modelsStep(db.conn, output, project, { intervals, versions }, hooks.onStep);
     if (unreadable) steps.unshift(unreadableStep(target, unreadable, hooks.onStep));
     const plan = exportPlan(options, { intervals, versions, previous }, token);
     const exported = succeeded(steps)
@@ -104,11 +104,11 @@ export async function buildOnce(
     let ok = succeeded(steps);
     const docs = ok ? await modelDocs(db.conn, graph.models, graph.tests) : [];
     // a store's working copy keeps the warehouse in pieces too (seed.ts), stamped in the states first
-    const seeding = ok && place.dictionary && keepsSeed(outDir);
+    const seeding = ok && place.dictionary && keepsSeed(output);
     const seedMonths = seeding ? seedPlan(graph.models, intervals, previous, token) : new Map<string, SeedMonths>();
     if (ok) await writeStates(db.conn, withFileTokens(versions.stamped(intervals.states), exported.fileTokens));
     if (seeding) {
-      const seeded = await seedStep(db.conn, outDir, token, seedMonths, changes, hooks.onStep);
+      const seeded = await seedStep(db.conn, output, token, seedMonths, changes, hooks.onStep);
       steps.push(seeded);
       ok = seeded.status !== 'error';
     }
@@ -120,7 +120,7 @@ export async function buildOnce(
       commit(temp, target);
       committed = true;
       for (const change of changes) applyChange(change);
-      if (place.dictionary) writeDictionary(join(outputAt(outDir).docs, 'models.md'), docs);
+      if (place.dictionary) writeDictionary(join(output.docs, 'models.md'), docs);
       const ms = Date.now() - swapStarted;
       steps.push(step({ name: 'warehouse swap', kind: 'swap', status: 'success', rows: null, ms }, hooks.onStep));
     }

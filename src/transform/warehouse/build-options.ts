@@ -9,6 +9,7 @@ import { ConfigError } from '../../shared/exit-codes.js';
 import { isRealDay } from '../../shared/checks.js';
 import { now, todayUtc } from '../../shared/clock.js';
 import type { MartLayout } from '../export/export-marts.js';
+import type { Output } from '../../output/index.js';
 
 /** Engagement segment thresholds, in days (see docs/assumptions.md, ## Models). */
 export const SegmentThresholds = z
@@ -28,8 +29,15 @@ export type SegmentThresholds = z.infer<typeof SegmentThresholds>;
 
 const isoDay = z.string().refine(isRealDay, 'expected a real calendar date');
 
+/** An Output (output/output.ts: outputAt, or the command's middleware), taken as it is: its folder already absolute. */
+const output = z.custom<Output>(
+  (v) => typeof (v as Output | undefined)?.dir === 'string' && typeof (v as Output).state === 'function',
+  'expected the output (outputAt)',
+);
+
 export const BuildOptions = z.object({
-  outDir: z.string().min(1),
+  /** Where the build reads the lake and writes the warehouse, marts, seed, docs and its record. */
+  output,
   sqlDir: z.string().min(1).optional(),
   /** The day "now" is for the models (days since last login, last 30/90 days); default today (UTC). */
   asOf: isoDay.optional(),

@@ -10,7 +10,7 @@ import { readFile } from 'node:fs/promises';
 import { z } from 'zod';
 import { readRunManifests, writeJsonAtomic } from '../../lake/index.js';
 import { camelKeys, snakeKeys } from '../../shared/json-keys.js';
-import { outputAt } from '../../output/index.js';
+import type { Output } from '../../output/index.js';
 
 export const BuildOutcome = z.object({
   /** When the build ended (the program's clock). */
@@ -32,11 +32,11 @@ export const BuildRecord = z.object({
 });
 export type BuildRecord = z.infer<typeof BuildRecord>;
 
-export const buildRecordPath = (outDir: string): string => outputAt(outDir).state('build.json');
+export const buildRecordPath = (output: Output): string => output.state('build.json');
 
 /** The record, or undefined when no build has finished yet (or the file is unreadable: the next build rewrites it). */
-export async function readBuildRecord(outDir: string): Promise<BuildRecord | undefined> {
-  const text = await readFile(buildRecordPath(outDir), 'utf8').catch(() => undefined);
+export async function readBuildRecord(output: Output): Promise<BuildRecord | undefined> {
+  const text = await readFile(buildRecordPath(output), 'utf8').catch(() => undefined);
   if (text === undefined) return undefined;
   try {
     const parsed = BuildRecord.safeParse(camelKeys(JSON.parse(text))); // either spelling
@@ -46,17 +46,17 @@ export async function readBuildRecord(outDir: string): Promise<BuildRecord | und
   }
 }
 
-/** The finish of the newest extract run in `outDir` (null: none yet). */
-export async function newestExtractAt(outDir: string): Promise<string | null> {
-  return (await readRunManifests(outDir)).at(-1)?.finishedAt ?? null;
+/** The finish of the newest extract run in the output (null: none yet). */
+export async function newestExtractAt(output: Output): Promise<string | null> {
+  return (await readRunManifests(output.dir)).at(-1)?.finishedAt ?? null;
 }
 
 /** Records a finished build: always the attempt, and the success when it succeeded. */
-export async function recordBuild(outDir: string, outcome: BuildOutcome): Promise<void> {
-  const before = await readBuildRecord(outDir);
+export async function recordBuild(output: Output, outcome: BuildOutcome): Promise<void> {
+  const before = await readBuildRecord(output);
   const record: BuildRecord = {
     lastAttempt: outcome,
     lastSuccess: outcome.ok ? outcome : (before?.lastSuccess ?? null),
   };
-  await writeJsonAtomic(buildRecordPath(outDir), snakeKeys(record));
+  await writeJsonAtomic(buildRecordPath(output), snakeKeys(record));
 }

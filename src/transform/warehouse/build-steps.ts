@@ -12,7 +12,8 @@ import { resolveGraph } from '../models/model-graph.js';
 import { runModels, type StepResult } from '../runner/run-models.js';
 import type { ModelVersions } from '../incremental/model-versions.js';
 import type { IncrementalModels } from '../incremental/incremental.js';
-import { lakeRoot, withJournal } from '../../lake/index.js';
+import { withJournal } from '../../lake/index.js';
+import type { Output } from '../../output/index.js';
 
 /**
  * The lake views, then every model and its data tests. The models read the lake while no switch replaces
@@ -21,13 +22,13 @@ import { lakeRoot, withJournal } from '../../lake/index.js';
  */
 export async function modelsStep(
   conn: DuckDBConnection,
-  outDir: string,
+  output: Output,
   project: Project,
   builds: { intervals: IncrementalModels; versions: ModelVersions },
   onStep?: (step: StepResult) => void,
 ) {
-  return withJournal(outDir, async () => {
-    const { lakeStep, graph, latest } = await lakeViewsStep(conn, outDir, project, onStep);
+  return withJournal(output.dir, async () => {
+    const { lakeStep, graph, latest } = await lakeViewsStep(conn, output, project, onStep);
     const steps = [
       lakeStep,
       ...(await runModels(conn, graph.models, graph.tests, {
@@ -39,7 +40,7 @@ export async function modelsStep(
       })),
     ];
     // stored whole: analysts' lake views hold every snapshot
-    await widenLatestSnapshots(conn, outDir, latest);
+    await widenLatestSnapshots(conn, output.dir, latest);
     return { steps, graph };
   });
 }
@@ -50,14 +51,14 @@ export async function modelsStep(
  */
 async function lakeViewsStep(
   conn: DuckDBConnection,
-  outDir: string,
+  output: Output,
   project: Project,
   onStep?: (step: StepResult) => void,
 ) {
   const started = Date.now();
-  const lake = await createLakeViews(conn, lakeRoot(outDir));
-  const graph = await modelGraph(conn, outDir, project);
-  const latest = await narrowToLatestSnapshots(conn, outDir, [...graph.models, ...graph.singular]);
+  const lake = await createLakeViews(conn, output.lake);
+  const graph = await modelGraph(conn, output.dir, project);
+  const latest = await narrowToLatestSnapshots(conn, output.dir, [...graph.models, ...graph.singular]);
   const files = lake.reduce((n, v) => n + v.files, 0);
   const lakeStep = step(
     {

@@ -4,7 +4,8 @@
  */
 import { DuckDBInstance } from '../../shared/duckdb.js';
 import { DEFAULTS } from '../../config/index.js';
-import { checkBuildOptions, setModelVariables } from './build-options.js';
+import { SegmentThresholds, setModelVariables } from './build-options.js';
+import { todayUtc } from '../../shared/clock.js';
 import { collectTests } from '../runner/data-tests.js';
 import { modelDocs, type ModelDoc } from '../export/dictionary.js';
 import { ModelGraphError } from '../errors.js';
@@ -20,8 +21,13 @@ export async function describeModels(sqlDir: string = DEFAULT_SQL_DIR): Promise<
   const conn = await instance.connect();
   try {
     await conn.run(`SET TimeZone = 'UTC'`);
-    // The dictionary describes the models, not this environment's setting: the default rule.
-    await setModelVariables(conn, checkBuildOptions({ outDir: '.', revenueStatuses: [...DEFAULTS.revenueStatuses] }));
+    // The dictionary describes the models, not this environment's setting (nor an output): the defaults.
+    const defaults = {
+      asOf: todayUtc(),
+      segments: SegmentThresholds.parse({}),
+      revenueStatuses: DEFAULTS.revenueStatuses,
+    };
+    await setModelVariables(conn, defaults);
     await createLakeViews(conn, null);
     await createCloseTables(conn, null);
     const sources = [...lakeViewNames(), ...CLOSE_TABLES];

@@ -11,6 +11,7 @@ import type { StepResult } from '../runner/run-models.js';
 import type { IncrementalModels } from '../incremental/incremental.js';
 import type { ModelState } from '../incremental/build-state.js';
 import type { FileChange } from '../export/atomic-files.js';
+import type { Output } from '../../output/index.js';
 
 /**
  * The models the seed keeps by month (those built by intervals), with the months this build replaced; each
@@ -39,7 +40,7 @@ export function seedPlan(
 /** The seed staged (seed.ts) as a step of the build: its files written, kept and removed. */
 export async function seedStep(
   conn: DuckDBConnection,
-  outDir: string,
+  output: Output,
   token: string,
   months: Map<string, SeedMonths>,
   changes: FileChange[],
@@ -47,7 +48,7 @@ export async function seedStep(
 ): Promise<StepResult> {
   const started = Date.now();
   try {
-    const files = await stageSeed(conn, outDir, token, months, changes);
+    const files = await stageSeed(conn, output, token, months, changes);
     return step(
       {
         name: describeSeedFiles(files),

@@ -14,7 +14,7 @@
  * so `perks sql` reads what was built and `perks build` starts from the same state.
  */
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { z } from 'zod';
 import {
   DuckDBInstance,
@@ -36,7 +36,7 @@ import { stageMonthFolder, type MonthFolder } from '../export/export-months.js';
 import { useOutputDir } from '../sources/lake-views.js';
 import { LOCAL_DIR } from '../../store/layout.js';
 import { DEFAULTS } from '../../config/index.js';
-import { outputAt, type FolderName, type Output } from '../../output/index.js';
+import type { FolderName, Output } from '../../output/index.js';
 
 export const SEED_DIR: FolderName = 'seed';
 const MANIFEST = '_seed.json';
@@ -63,8 +63,8 @@ const Manifest = z.object({
 });
 type Manifest = z.infer<typeof Manifest>;
 
-/** Whether builds of `outDir` keep the seed: it is a store's working copy. */
-export const keepsSeed = (outDir: string): boolean => existsSync(join(resolve(outDir), WORKING_COPY_INDEX));
+/** Whether builds of the output keep the seed: it is a store's working copy. */
+export const keepsSeed = (output: Output): boolean => existsSync(join(output.dir, WORKING_COPY_INDEX));
 
 /** The seed's month folder of a model built by intervals: `time` its month column, the months it replaced. */
 export type SeedMonths = Pick<MonthFolder, 'time' | 'replaced' | 'previousToken'>;
@@ -82,12 +82,12 @@ export interface SeedFiles {
  */
 export async function stageSeed(
   conn: DuckDBConnection,
-  outDir: string,
+  output: Output,
   token: string,
   months: Map<string, SeedMonths>,
   changes: FileChange[],
 ): Promise<SeedFiles> {
-  const dir = outputAt(outDir).seed;
+  const dir = output.seed;
   mkdirSync(dir, { recursive: true, mode: 0o700 }); // personal data (stg_users…), as the lake
   removeStaleTempsIn(dir);
   const previous = readManifest(dir);
@@ -154,8 +154,8 @@ export const describeSeedFiles = (f: SeedFiles): string =>
  * The seed no longer describes the warehouse (another build was swapped in without one): its manifest is
  * removed, so no copy assembles it; the next build of a working copy writes it whole.
  */
-export function dropSeed(outDir: string): void {
-  rmSync(join(outputAt(outDir).seed, MANIFEST), { force: true });
+export function dropSeed(output: Output): void {
+  rmSync(join(output.seed, MANIFEST), { force: true });
 }
 
 /**

@@ -4,13 +4,14 @@
  */
 import { readdirSync, rmSync, statSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import type { CheckedBuildOptions } from './build-options.js';
 import { buildOnce, placeIn, type BuildResult } from './build-once.js';
 import { compareWarehouses, describeDifference } from './compare-warehouses.js';
 import { dropSeed } from './seed.js';
 import { commit } from '../export/atomic-files.js';
 import { pidAlive } from '../../lake/index.js';
+import { outputAt } from '../../output/index.js';
 
 /**
  * `--verify-incremental`: a full build of the same lake into `<out>/.verify-incremental-…` (removed after),
@@ -18,11 +19,13 @@ import { pidAlive } from '../../lake/index.js';
  * naming the table and a row, and the full build's warehouse and marts are swapped in instead (they are right).
  */
 export async function verifyIncremental(options: CheckedBuildOptions, result: BuildResult, evaluatedAt: string) {
-  const outDir = resolve(options.outDir);
-  removeStaleScratches(outDir);
-  const scratch = join(outDir, `.verify-incremental-${process.pid}-${randomBytes(4).toString('hex')}`);
+  const { output } = options;
+  removeStaleScratches(output.dir);
+  const scratch = join(output.dir, `.verify-incremental-${process.pid}-${randomBytes(4).toString('hex')}`);
+  // the scratch folder is laid out as an output; the full build reads the output's lake and writes only there
+  const place = placeIn(outputAt(scratch), false);
   try {
-    const full = await buildOnce({ ...options, full: true }, {}, evaluatedAt, placeIn(scratch, false));
+    const full = await buildOnce({ ...options, full: true }, {}, evaluatedAt, place);
     if (!full.ok) {
       Object.assign(result, { ok: false, error: `the full build of --verify-incremental failed: ${full.error}` });
       return;
@@ -44,9 +47,9 @@ export async function verifyIncremental(options: CheckedBuildOptions, result: Bu
     });
     if (!differences.length) return;
     commit(full.warehouse, result.warehouse);
-    dropSeed(outDir); // it describes the incremental build, not the full one swapped in
-    for (const name of readdirSync(placeIn(scratch).marts)) {
-      const [target, built] = [join(placeIn(outDir).marts, name), join(placeIn(scratch).marts, name)];
+    dropSeed(output); // it describes the incremental build, not the full one swapped in
+    for (const name of readdirSync(place.marts)) {
+      const [target, built] = [join(output.marts, name), join(place.marts, name)];
       // a month folder is replaced whole (a rename cannot replace a folder that holds files)
       if (statSync(built).isDirectory()) rmSync(target, { recursive: true, force: true });
       commit(built, target);

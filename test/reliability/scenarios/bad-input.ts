@@ -523,7 +523,7 @@ function editState(out: string, change: (state: Record<string, unknown>) => Reco
 
 /** Builds the warehouse of the copied lake (for the cases that query it). */
 async function buildIn(out: string): Promise<void> {
-  const built = await buildWarehouse({ outDir: out, asOf: '2026-11-22' });
+  const built = await buildWarehouse({ output: outputAt(out), asOf: '2026-11-22' });
   if (!built.ok) throw new Error(`the case's warehouse did not build: ${built.error}`);
 }
 

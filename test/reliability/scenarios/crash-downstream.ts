@@ -9,7 +9,7 @@ import { cpSync } from 'node:fs';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { extract } from '../../../src/extract/index.js';
 import type { Sandbox } from '../../../src/sandbox/index.js';
-import { buildWarehouse, warehousePath } from '../../../src/transform/index.js';
+import { buildWarehouse } from '../../../src/transform/index.js';
 import { runWriteback } from '../../../src/writeback/index.js';
 import { CRASH_ENV } from '../../../src/shared/crash-points.js';
 import { startCli } from '../../support/cli.js';
@@ -30,7 +30,7 @@ const START = '2026-10-01';
 /** A lake, a warehouse and marts of the sandbox's data, built in-process. */
 async function builtOutput(sandbox: Sandbox, out: string): Promise<void> {
   await extract(orgConfig(sandbox, out, { PERKS_START_DATE: START }), { output: outputAt(out), now: NOW });
-  const built = await buildWarehouse({ outDir: out, asOf: TODAY });
+  const built = await buildWarehouse({ output: outputAt(out), asOf: TODAY });
   if (!built.ok) throw new Error(`the first build failed: ${built.error}`);
 }
 
@@ -64,7 +64,7 @@ async function buildCrashScenarioAtNoon(o: ScenarioOptions & { kills: number }, 
         const now = await martRows(out);
         const changed = Object.keys(before).filter((m) => before[m] !== now[m]);
         if (changed.length) problems.push(`${label}: marts changed: ${changed.join(', ')}`);
-        const rebuilt = await buildWarehouse({ outDir: out, asOf: TODAY });
+        const rebuilt = await buildWarehouse({ output: outputAt(out), asOf: TODAY });
         if (!rebuilt.ok) problems.push(`${label}: the next build failed: ${rebuilt.error}`);
         const left = leftovers(out);
         if (left.length) problems.push(`${label}: left ${left.slice(0, 2).join(', ')}`);
@@ -111,7 +111,7 @@ async function buildCrashScenarioAtNoon(o: ScenarioOptions & { kills: number }, 
 
 async function warehouseOpens(out: string): Promise<string> {
   try {
-    const db = await DuckDBInstance.create(warehousePath(out), { access_mode: 'READ_ONLY' });
+    const db = await DuckDBInstance.create(outputAt(out).warehouse, { access_mode: 'READ_ONLY' });
     const c = await db.connect();
     await c.runAndReadAll('SELECT count(*) FROM revenue_monthly');
     c.closeSync();

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import fc from 'fast-check';
 import { extract } from '../../../src/extract/index.js';
 import { globUnder, withLakeConnection } from '../../../src/lake/index.js';
-import { buildWarehouse, queryWarehouse, warehousePath } from '../../../src/transform/index.js';
+import { buildWarehouse, queryWarehouse } from '../../../src/transform/index.js';
 import { runCli, stderrLines } from '../../support/cli.js';
 import { orgConfig, orgEnv, withSandbox } from '../../support/sandbox.js';
 import { withScratch } from '../../support/scratch.js';
@@ -94,10 +94,10 @@ export async function hostileFolder(root: string, name: string, expected: Expect
       w.close();
     }
   }
-  const built = await buildWarehouse({ outDir: dir, asOf: AS_OF });
+  const built = await buildWarehouse({ output: outputAt(dir), asOf: AS_OF });
   if (!built.ok) return [`${JSON.stringify(name)}: build failed: ${built.error}`];
-  const orders = await count(warehousePath(dir), 'SELECT count(*) FROM lake_orders');
-  const staged = await count(warehousePath(dir), 'SELECT count(*) FROM stg_orders');
+  const orders = await count(outputAt(dir).warehouse, 'SELECT count(*) FROM lake_orders');
+  const staged = await count(outputAt(dir).warehouse, 'SELECT count(*) FROM stg_orders');
   if (orders !== expected.lake)
     problems.push(
       `${JSON.stringify(name)}: lake_orders has ${orders} rows, expected ${expected.lake} (decoy ${JSON.stringify(decoyOf(name))})`,
@@ -117,7 +117,7 @@ export async function hostileFolder(root: string, name: string, expected: Expect
   const copy = join(root, `${name}-copy`);
   cpSync(dir, copy, { recursive: true });
   rmSync(join(dir, 'lake'), { recursive: true, force: true });
-  const copied = await count(warehousePath(copy), 'SELECT count(*) FROM lake_orders').catch(
+  const copied = await count(outputAt(copy).warehouse, 'SELECT count(*) FROM lake_orders').catch(
     (err: Error) => err.message,
   );
   if (copied !== expected.lake)
@@ -180,11 +180,11 @@ export async function hostilePathsScenario(
     const problems: string[] = [];
     const plain = join(root, 'plain');
     await writeFixtureLake(plain);
-    const reference = await buildWarehouse({ outDir: plain, asOf: AS_OF });
+    const reference = await buildWarehouse({ output: outputAt(plain), asOf: AS_OF });
     if (!reference.ok) throw new Error(`the plain folder's build failed: ${reference.error}`);
     const expected = {
-      lake: await count(warehousePath(plain), 'SELECT count(*) FROM lake_orders'),
-      staged: await count(warehousePath(plain), 'SELECT count(*) FROM stg_orders'),
+      lake: await count(outputAt(plain).warehouse, 'SELECT count(*) FROM lake_orders'),
+      staged: await count(outputAt(plain).warehouse, 'SELECT count(*) FROM stg_orders'),
     };
     for (const name of names) {
       const found = await hostileFolder(root, name, expected);

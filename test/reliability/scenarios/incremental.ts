@@ -43,7 +43,7 @@ export async function incrementalScenario(o: ScenarioOptions & { restarts: numbe
 
 async function sameWindowsTwice(out: string, config: ReturnType<typeof orgConfig>): Promise<Row> {
   const problems: string[] = [];
-  const first = await buildWarehouse({ outDir: out, asOf: TODAY });
+  const first = await buildWarehouse({ output: outputAt(out), asOf: TODAY });
   const lakeBefore = JSON.stringify(await lakeOrders(out));
   // The balances are read again by the reruns: when they were read moves on (each run stamps after the one
   // before, src/lake/run-stamps.ts), what they read does not.
@@ -57,7 +57,7 @@ async function sameWindowsTwice(out: string, config: ReturnType<typeof orgConfig
     endDate: '2026-11-15',
   });
   const refresh = await extract(config, { output: outputAt(out), now: NOW, fullRefresh: true });
-  const second = await buildWarehouse({ outDir: out, asOf: TODAY });
+  const second = await buildWarehouse({ output: outputAt(out), asOf: TODAY });
   const lakeAfter = JSON.stringify(await lakeOrders(out));
   const martsAfter = await martRows(out, observed);
   if (!first.ok || !second.ok) problems.push(`a build failed: ${first.error ?? second.error}`);
