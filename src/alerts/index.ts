@@ -113,7 +113,7 @@ export async function conditionEvents(
 ): Promise<AlertEvent[]> {
   const events = statusEvents(report, freshness, settings.alertBacklog);
   try {
-    await readCloses(output.dir);
+    await readCloses(output);
   } catch (err) {
     events.push(closeRecordEvent(err instanceof Error ? err.message : String(err), output.dir));
   }

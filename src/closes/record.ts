@@ -10,7 +10,7 @@ import { dirname, join } from 'node:path';
 import { z } from 'zod';
 import { fsyncPath } from '../shared/durable-file.js';
 import { CloseRecordError } from './errors.js';
-import { outputAt } from '../output/index.js';
+import { outputAt, type Output } from '../output/index.js';
 
 export const CloseRecord = z.object({
   seq: z.int().min(1),
@@ -53,9 +53,11 @@ export function hashOf(record: Omit<CloseRecord, 'hash'>): string {
 /**
  * Every record, verified: each line parses, seq counts 1, 2, 3…, prev_hash is the hash before and hash is
  * the record's own. Missing file: no records. Any break is a CloseRecordError naming the line.
+ * `output`: the command's Output; a folder string only from the layers below the commands that are not given
+ * the Output yet (the warehouse build, the report's loader).
  */
-export async function readCloses(outDir: string): Promise<CloseRecord[]> {
-  const file = closesPath(outDir);
+export async function readCloses(output: Output | string): Promise<CloseRecord[]> {
+  const file = join((typeof output === 'string' ? outputAt(output) : output).closes, 'closes.jsonl');
   let text: string;
   try {
     text = await readFile(file, 'utf8');

@@ -175,7 +175,7 @@ export const closesCommand: CommandModule<object, OutputFlags & { format: string
   handler: (argv) =>
     handle(async () => {
       configFromFlags(argv); // the settings checked, as every command checks them (a bad one: exit 2)
-      const records = await readCloses(outputOf(argv).dir);
+      const records = await readCloses(outputOf(argv));
       if (argv.format === 'json') {
         process.stdout.write(`${JSON.stringify(records.map(({ figures: _f, ...r }) => r))}\n`);
         return;

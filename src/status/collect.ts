@@ -215,10 +215,10 @@ async function monthsOf(outDir: string, group: number, signed: Map<number, strin
 }
 
 /** Per group, the months signed off and in force, in order; null when the close record does not verify. */
-async function signedOffMonths(outDir: string): Promise<Map<number, string[]> | null> {
+async function signedOffMonths(output: Output): Promise<Map<number, string[]> | null> {
   let records;
   try {
-    records = await readCloses(outDir);
+    records = await readCloses(output);
   } catch {
     return null; // `perks closes` names the broken line; the status only says it cannot tell
   }
@@ -301,7 +301,7 @@ export async function collectStatus(output: Output, config: Config, at: Date): P
     streams,
     writeback: await writebackBacklog(output, config),
     marts: await martsStatus(output, manifests, at),
-    months: await signedOffMonths(outDir).then((signed) => Promise.all(groups.map((g) => monthsOf(outDir, g, signed)))),
+    months: await signedOffMonths(output).then((signed) => Promise.all(groups.map((g) => monthsOf(outDir, g, signed)))),
     schema: await schemaStatus(outDir, at),
     inProgress: await inProgress(outDir),
   };
