@@ -52,6 +52,7 @@ const GOALS = LARGE
 import { AS_OF, GROUPS, generateLake, isGenerated } from './lake-generator.js';
 import { deepReread, isMonthLayout, nextDay } from './lake-days.js';
 import { DEFAULTS } from '../src/config/defaults.js';
+import { outputAt } from '../src/output/index.js';
 
 /**
  * Plain DuckDB scans of the same Parquet, each the best of two: `lake` reads every column of every file
@@ -230,7 +231,7 @@ async function main(): Promise<void> {
     const { compactLake } = await import('../src/compact/index.js');
     const t = Date.now();
     // as a compaction on AS_OF's morning would, with the default lookback
-    await compactLake(outDir, {
+    await compactLake(outputAt(outDir), {
       lookbackDays: DEFAULTS.lookbackDays,
       now: new Date(`${AS_OF}T06:00:00Z`),
       lock: false,

@@ -14,6 +14,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { forgetUsers } from '../src/forget/index.js';
+import { outputAt } from '../src/output/index.js';
 
 const args = process.argv.slice(2);
 const flag = (name: string) => {
@@ -57,7 +58,7 @@ try {
   c.closeSync();
   const cpu = process.cpuUsage();
   const t = Date.now();
-  const r = await forgetUsers(out, ids, { lock: false });
+  const r = await forgetUsers(outputAt(out), ids, { lock: false });
   const s = (Date.now() - t) / 1000;
   const used = process.cpuUsage(cpu);
   console.log(

@@ -233,7 +233,10 @@ rmSync(join(today, 'warehouse.duckdb'), { force: true });
 
 const cpu = process.cpuUsage();
 const t = performance.now();
-const compaction = await compactLake(compacted, { lookbackDays: LOOKBACK, now: new Date(`${AS_OF}T12:00:00Z`) });
+const compaction = await compactLake(outputAt(compacted), {
+  lookbackDays: LOOKBACK,
+  now: new Date(`${AS_OF}T12:00:00Z`),
+});
 const compactMs = performance.now() - t;
 const used = process.cpuUsage(cpu);
 const compactCpuS = (used.user + used.system) / 1e6;

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { reportFileName, writeRevenueReport, type ReportSettings, type RevenueRule } from '../report/index.js';
 import { ExitCode, UserFacingError } from '../shared/exit-codes.js';
 import { buildSettingsOf, buildWarehouse, readBuildRecord, type BuildSettings } from '../transform/index.js';
-import { outputAt, type Output } from '../output/index.js';
+import type { Output } from '../output/index.js';
 
 export interface Refreshed {
   /** The month's HTML reports written again: the whole month's, and each group's one that was there. */
@@ -30,7 +30,6 @@ export async function refreshAfterClose(
   settings: BuildSettings & ReportSettings,
   rule?: RevenueRule,
 ): Promise<Refreshed> {
-  const outDir = output.dir;
   const asOf = (await readBuildRecord(output))?.lastSuccess?.asOf;
   try {
     const built = await buildWarehouse({ output, ...(asOf ? { asOf } : {}), ...buildSettingsOf(settings) });
@@ -43,11 +42,11 @@ export async function refreshAfterClose(
     // the whole month's report, and the report of each group closed when one was written before
     const scopes = [
       undefined,
-      ...groups.filter((g) => existsSync(join(outputAt(outDir).reports, reportFileName(ym, g, 'html')))),
+      ...groups.filter((g) => existsSync(join(output.reports, reportFileName(ym, g, 'html')))),
     ];
     for (const group of scopes) {
       const r = await writeRevenueReport({
-        outDir,
+        output,
         month: ym,
         group,
         settings,

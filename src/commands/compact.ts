@@ -23,7 +23,7 @@ export const compactCommand: CommandModule<object, CompactFlags> = {
       const output = outputOf(argv);
       const lineage = Lineage.of(config, output);
       await lineage.around('compact', async (run) => {
-        const result = await compactLake(output.dir, { lookbackDays: config.lookbackDays });
+        const result = await compactLake(output, { lookbackDays: config.lookbackDays });
         run.ending = { io: () => compactDatasets(lineage.place, result) };
         process.stdout.write(formatCompaction(result));
       });

@@ -145,7 +145,7 @@ export const extractCommand: CommandModule<object, ExtractFlags> = {
             afterLanding: async (r) => {
               const sliced = shard !== undefined || argv.groups !== undefined;
               if (sliced && !r.streams.some((s) => s.name === 'users')) return; // shards 2..N land no users
-              await forgetAnonymised(output.dir, {
+              await forgetAnonymised(output, {
                 lock: false,
                 groups: sliced ? r.groups.map((g) => g.id) : undefined,
               });
@@ -169,7 +169,7 @@ export const extractCommand: CommandModule<object, ExtractFlags> = {
         // Closed months become one file per group and month (src/compact), after the forget step. A shard or
         // group slice leaves it to the final step (perks run, or perks compact): it takes the whole output directory.
         if (result.status !== 'error' && argv.shard === undefined && argv.groups === undefined)
-          await compactLake(output.dir, { lookbackDays: config.lookbackDays });
+          await compactLake(output, { lookbackDays: config.lookbackDays });
         return result.exitCode;
       }
     }),

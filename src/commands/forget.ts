@@ -45,7 +45,7 @@ export const forgetCommand: CommandModule<object, ForgetFlags> = {
       const output = outputOf(argv);
       const lineage = Lineage.of(config, output);
       await lineage.around('forget', async (run) => {
-        const result = argv.anonymised ? await forgetAnonymised(output.dir) : await forgetUsers(output.dir, ids);
+        const result = argv.anonymised ? await forgetAnonymised(output) : await forgetUsers(output, ids);
         run.ending = { io: () => forgetDatasets(lineage.place, result) };
         process.stdout.write(formatForget(result));
       });

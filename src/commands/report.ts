@@ -74,7 +74,7 @@ export const reportCommand: CommandModule<object, ReportFlags> = {
       const lineage = Lineage.of(config, output);
       const result = await lineage.around('report', async (run) => {
         const r = await writeRevenueReport({
-          outDir: output.dir,
+          output,
           month: argv.month,
           group: parseGroup(argv.group),
           formats: parseFormats(argv.format),

@@ -112,7 +112,7 @@ async function verify(config: Config, output: Output): Promise<number> {
     process.stderr.write('perks: writeback --verify: no API credentials, checking the landed interactions only\n');
   }
   try {
-    const result = await verifyWriteback({ outDir: output.dir, client });
+    const result = await verifyWriteback({ output, client });
     process.stdout.write(redact(formatVerify(result)));
     // Rows nobody could check are not a clean bill: a scheduler must not read them as verified.
     return result.missing.length || result.unchecked ? ExitCode.partial : ExitCode.success;

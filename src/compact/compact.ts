@@ -16,7 +16,7 @@ import {
 } from '../shared/duckdb.js';
 import { chmodSync, existsSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import {
   acquireLock,
   cleanTemporaryFiles,
@@ -39,6 +39,7 @@ import { fsyncPath, tempPathFor } from '../shared/durable-file.js';
 import { now as clockNow } from '../shared/clock.js';
 import { UserFacingError } from '../shared/exit-codes.js';
 import { crashPoint } from '../shared/crash-points.js';
+import type { Output } from '../output/index.js';
 import { CompactionError } from './errors.js';
 import { fingerprint, sameFingerprint } from './fingerprint.js';
 import { dayOfFile, isClosed, monthUnits, settledBefore, watermarkOf, type MonthUnit } from './months.js';
@@ -80,8 +81,9 @@ export interface CompactResult {
 /** Row groups of a compacted file: DuckDB's default, a size readers skip by (min/max of order_date). */
 const ROW_GROUP_SIZE = 122_880;
 
-export async function compactLake(outDir: string, options: CompactOptions): Promise<CompactResult> {
-  const dir = resolve(outDir);
+/** Compacts the lake of `output` (the command's Output; its folder is absolute). */
+export async function compactLake(output: Output, options: CompactOptions): Promise<CompactResult> {
+  const dir = output.dir;
   const lock = options.lock === false ? undefined : await acquireLock(dir);
   try {
     if (lock) await cleanTemporaryFiles(dir);

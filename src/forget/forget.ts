@@ -9,11 +9,11 @@
  * snapshot that shows an anonymisation replaces the one that held the data. An owed erasure is taken
  * off the queue only after every file is cleared.
  */
-import { resolve } from 'node:path';
 import { acquireLock, cleanTemporaryFiles, owedErasures, settleErasures, type OwedErasure } from '../lake/index.js';
 import { anonymisedUsers, identitiesOf } from './identities.js';
 import { scrubLake, type StreamScrub } from './scrub-lake.js';
 import { scrubQuarantine } from './scrub-quarantine.js';
+import type { Output } from '../output/index.js';
 
 export interface ForgetResult {
   users: number[];
@@ -36,16 +36,17 @@ export interface ForgetOptions {
   groups?: number[];
 }
 
-export async function forgetUsers(outDir: string, ids: number[], options: ForgetOptions = {}): Promise<ForgetResult> {
-  return underLock(resolve(outDir), options, async (dir) => {
+/** Forgets the users `ids` in `output` (the command's Output; its folder is absolute). */
+export async function forgetUsers(output: Output, ids: number[], options: ForgetOptions = {}): Promise<ForgetResult> {
+  return underLock(output.dir, options, async (dir) => {
     const owed = (await owedErasures(dir, options.groups)).filter((o) => ids.includes(o.id));
     return forgetWith(dir, ids, owed, options);
   });
 }
 
 /** Forgets every user owed an erasure: anonymised upstream while older files (or the queue) still hold their data. */
-export async function forgetAnonymised(outDir: string, options: ForgetOptions = {}): Promise<ForgetResult> {
-  return underLock(resolve(outDir), options, async (dir) => {
+export async function forgetAnonymised(output: Output, options: ForgetOptions = {}): Promise<ForgetResult> {
+  return underLock(output.dir, options, async (dir) => {
     const owed = await owedErasures(dir, options.groups);
     const ids = [...new Set([...(await anonymisedUsers(dir, options.groups)), ...owed.map((o) => o.id)])].sort(
       (a, b) => a - b,

@@ -19,7 +19,7 @@ import { findChromium, printPdf } from './render/pdf.js';
 import type { RevenueRule } from './revenue-rule.js';
 import { fxRatesFrom } from '../closes/index.js';
 import type { Config } from '../config/index.js';
-import { outputAt } from '../output/index.js';
+import type { Output } from '../output/index.js';
 
 /** The formats of "all"; PDF is asked for by name (it needs Chromium). */
 export const REPORT_FORMATS = ['html', 'csv', 'md'] as const;
@@ -37,8 +37,8 @@ const RENDERERS: Record<(typeof REPORT_FORMATS)[number], (r: RevenueReport) => s
 export type ReportSettings = Pick<Config, 'revenueStatuses' | 'fxRates' | 'reportingCurrency' | 'chromium'>;
 
 export interface RevenueReportOptions {
-  /** The output directory (<out>): reads warehouse.duckdb, lake/ and state/, writes reports/. */
-  readonly outDir: string;
+  /** The command's output: reads its warehouse, lake/ and state/, writes its reports/. */
+  readonly output: Output;
   /** "YYYY-MM" */
   readonly month: string;
   /** One organisation_group_id; all groups when absent. */
@@ -54,7 +54,7 @@ export interface RevenueReportOptions {
 }
 
 export interface RevenueReportResult {
-  /** The files written, under <outDir>/reports/, in the order html, csv, md, pdf, then the CSV sections. */
+  /** The files written, under the output's reports/, in the order html, csv, md, pdf, then the CSV sections. */
   readonly files: string[];
   readonly status: MonthState;
   /** This month's totals per group and currency, exact decimal strings. */
@@ -80,17 +80,18 @@ export async function writeRevenueReport(options: RevenueReportOptions): Promise
 
   const rule = options.revenueRule ?? { statuses: settings.revenueStatuses };
   const fx = fxRatesFrom(settings);
-  const wh = await openWarehouse(options.outDir);
+  const { output } = options;
+  const wh = await openWarehouse(output.dir);
   let report: RevenueReport;
   try {
-    report = await loadReport(wh, options.outDir, month, group, rule, fx, {
+    report = await loadReport(wh, output.dir, month, group, rule, fx, {
       includeTestGroups: options.includeTestGroups,
     });
   } finally {
     wh.close();
   }
 
-  const dir = outputAt(options.outDir).reports;
+  const dir = output.reports;
   await mkdir(dir, { recursive: true });
   const files: string[] = [];
   for (const format of REPORT_FORMATS.filter((f) => formats.includes(f))) {

@@ -21,7 +21,7 @@ export async function runPipeline(config: Config, options: RunOptions): Promise<
   const lock = await acquireLock(outDir);
   const client = clientFromConfig(config);
   const summary = emptySummary(options.output);
-  const ctx: RunContext = { config, outDir, startedAt, client, options, summary };
+  const ctx: RunContext = { config, startedAt, client, options, summary };
   try {
     for (const step of STEPS) if (!step.when || step.when(ctx)) summary.steps.push(await runStep(ctx, step));
     // the changes as one JSON line too, beside the progress events (off a terminal: on stderr)

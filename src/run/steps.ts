@@ -45,10 +45,9 @@ export type RunOptions = ExtractOptions & {
   lineage?: RunLineage;
 };
 
-/** What every step of one run shares: the settings, the output directory, the run's instant and client, the summary. */
+/** What every step of one run shares: the settings, the run's instant and client, the options (its Output), the summary. */
 export interface RunContext {
   readonly config: Config;
-  readonly outDir: string;
   /** One instant for the whole run: the extract's upper bound, the build's as-of day, the report's month. */
   readonly startedAt: Date;
   readonly client: PerksClient;
@@ -87,14 +86,14 @@ function described(options: RunOptions, io: (place: Place) => DatasetIo, error?:
   return place && { io: () => io(place), error };
 }
 
-async function extractStep({ config, outDir, startedAt, client, options, summary, step }: RunContext) {
+async function extractStep({ config, startedAt, client, options, summary, step }: RunContext) {
   const emit = (e: Event) => {
     if (e.event === 'run') step?.begin(String(e.run_id)); // the manifest's run id, the lineage's too
     options.emit?.(e);
   };
   const r = await extract(config, { ...options, emit, now: startedAt, client, lock: false });
   summary.extract = r;
-  summary.changes = { orders: await orderChanges(outDir, r.runId), users: userChanges(r) };
+  summary.changes = { orders: await orderChanges(options.output.dir, r.runId), users: userChanges(r) };
   const rows = r.streams.reduce((n, s) => n + s.rows, 0);
   const held = r.heldMessage ? `; ${r.heldMessage}` : '';
   const failed = r.streams.filter((s) => s.status === 'error').map((s) => `${s.name}: ${s.error}`);
@@ -105,8 +104,8 @@ async function extractStep({ config, outDir, startedAt, client, options, summary
   };
 }
 
-async function forgetStep({ outDir, options }: RunContext) {
-  const r = await forgetAnonymised(outDir, { lock: false });
+async function forgetStep({ options }: RunContext) {
+  const r = await forgetAnonymised(options.output, { lock: false });
   return {
     lineage: described(options, (place) => forgetDatasets(place, r)),
     detail: r.users.length
@@ -115,8 +114,8 @@ async function forgetStep({ outDir, options }: RunContext) {
   };
 }
 
-async function compactStep({ config, outDir, startedAt, options }: RunContext) {
-  const r = await compactLake(outDir, { lookbackDays: config.lookbackDays, now: startedAt, lock: false });
+async function compactStep({ config, startedAt, options }: RunContext) {
+  const r = await compactLake(options.output, { lookbackDays: config.lookbackDays, now: startedAt, lock: false });
   return {
     lineage: described(options, (place) => compactDatasets(place, r)),
     detail: r.streams
@@ -125,9 +124,9 @@ async function compactStep({ config, outDir, startedAt, options }: RunContext) {
   };
 }
 
-async function buildStep({ config, outDir, startedAt, options, summary, step }: RunContext) {
+async function buildStep({ config, startedAt, options, summary, step }: RunContext) {
   await options.output.hooks.checkpoint('extract'); // with a store, the extract's commits are published first (a kill later keeps them)
-  const before = await revenueTotals(outDir); // recognised revenue as the last build left it
+  const before = await revenueTotals(options.output.dir); // recognised revenue as the last build left it
   const began = now();
   const r = await buildWarehouse({
     output: options.output,
@@ -137,7 +136,7 @@ async function buildStep({ config, outDir, startedAt, options, summary, step }: 
   summary.build = r;
   const lineage = step && options.lineage?.lineage.buildEnding(step, r, began);
   if (!r.ok) return { detail: `${r.error ?? 'the build failed'}${r.impact ?? ''}`, exitCode: ExitCode.failed, lineage };
-  const after = await revenueTotals(outDir);
+  const after = await revenueTotals(options.output.dir);
   if (after) summary.changes = { ...summary.changes, revenue: revenueMoves(before, after) };
   const models = r.steps.filter((st) => st.kind === 'model').length;
   const tests = r.steps.filter((st) => st.kind === 'test' && st.status === 'success').length;
@@ -178,13 +177,14 @@ async function writebackStep({ config, client, options, step }: RunContext) {
 }
 
 /** The report of the last month closed by the extract (or --month, or the month before the run's). */
-async function reportStep({ config, outDir, startedAt, options, summary }: RunContext) {
+async function reportStep({ config, startedAt, options, summary }: RunContext) {
+  const { output } = options;
   const groups = summary.extract?.groups.map((g) => g.id) ?? [];
-  const closed = await lastFinalMonth(outDir, groups);
+  const closed = await lastFinalMonth(output.dir, groups);
   const month = options.month ?? closed ?? previousMonth(startedAt);
   let r: Awaited<ReturnType<typeof writeRevenueReport>>;
   try {
-    r = await writeRevenueReport({ outDir, month, formats: ['html', 'csv', 'md'], settings: config });
+    r = await writeRevenueReport({ output, month, formats: ['html', 'csv', 'md'], settings: config });
   } catch (err) {
     // A young lake (less than a month extracted) has no month to report yet: not a failure of the run.
     if (options.month === undefined && err instanceof ReportInputError)
@@ -194,7 +194,7 @@ async function reportStep({ config, outDir, startedAt, options, summary }: RunCo
   summary.files.reports = r.files;
   summary.report = { month, status: r.status };
   return {
-    detail: `revenue ${month}: ${r.status}; ${await closeSummary(outDir, groups)}`,
+    detail: `revenue ${month}: ${r.status}; ${await closeSummary(output.dir, groups)}`,
     lineage: described(options, (place) => reportDatasets(place, r.files)),
   };
 }

@@ -88,7 +88,7 @@ export async function runUserCommand(command: UserCommand, o: ActionOptions): Pr
   const userId = typeof answer.id === 'number' ? answer.id : knownId;
   if (CHANGES.has(command)) await auditAccepted(command, audit, userId, answer);
   result.answer = answer;
-  if (command === 'anonymise') result.forgot = await forgetAnonymised(o.output.dir, userId);
+  if (command === 'anonymise') result.forgot = await forgetAnonymised(o.output, userId);
   return result;
 }
 
@@ -172,17 +172,17 @@ async function auditAccepted(
 }
 
 /** Anonymised upstream: the user is forgotten in the output directory too, or the error says how to finish. */
-async function forgetAnonymised(outDir: string, userId: number | undefined): Promise<ActionResult['forgot']> {
+async function forgetAnonymised(output: Output, userId: number | undefined): Promise<ActionResult['forgot']> {
   if (userId === undefined)
     throw new UserFacingError(
       'anonymise: the platform did not answer with the user id; forget the user locally with `perks forget --user <id>`',
       ExitCode.partial,
     );
-  const forgot = await forgetUsers(outDir, [userId]).catch((err: unknown) => {
+  const forgot = await forgetUsers(output, [userId]).catch((err: unknown) => {
     const why = err instanceof Error ? err.message : String(err);
     const code = err instanceof UserFacingError ? err.exitCode : ExitCode.failed;
     throw new UserFacingError(
-      `anonymise: user ${userId} is anonymised upstream, but forgetting it in ${outDir} failed (${why}); ` +
+      `anonymise: user ${userId} is anonymised upstream, but forgetting it in ${output.dir} failed (${why}); ` +
         `run \`perks forget --user ${userId}\` once that is fixed`,
       code,
       { cause: err },

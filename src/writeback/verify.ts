@@ -7,12 +7,12 @@
  * `attempted_at`: ledger-clock.ts; the lake's `_extracted_at`: lake/run-stamps.ts), so the lake decides after
  * a real extract whatever the clock: the system's, or a PERKS_NOW that restarts every process at one instant.
  */
-import path from 'node:path';
 import type { PerksClient } from '../api/index.js';
 import { fileList, isoOf, openDb } from './db.js';
 import { createLedgerView, LEDGER_VIEW } from './ledger.js';
 import { byUser, findUpstream } from './upstream.js';
 import { streamFiles, scanSql } from '../lake/index.js';
+import type { Output } from '../output/index.js';
 
 export interface SentRow {
   interaction_id: number;
@@ -35,8 +35,9 @@ export interface VerifyResult {
   unchecked: number;
 }
 
-export async function verifyWriteback(options: { outDir: string; client?: PerksClient }): Promise<VerifyResult> {
-  const outDir = path.resolve(options.outDir);
+/** `output`: the command's Output (its folder is absolute); `client`: the API, for the rows the lake cannot decide. */
+export async function verifyWriteback(options: { output: Output; client?: PerksClient }): Promise<VerifyResult> {
+  const outDir = options.output.dir;
   const db = await openDb();
   try {
     await createLedgerView(db, outDir);

@@ -62,7 +62,13 @@ describe('a signed-off month never stops the build', () => {
   let closedMd: string;
 
   const report = async (month: string) => {
-    const r = await writeRevenueReport({ settings: configFrom(), outDir: out, month, group, revenueRule: RULE });
+    const r = await writeRevenueReport({
+      settings: configFrom(),
+      output: outputAt(out),
+      month,
+      group,
+      revenueRule: RULE,
+    });
     const [, csv, md] = await Promise.all(r.files.map((f) => readFile(f, 'utf8')));
     return { csv, md };
   };

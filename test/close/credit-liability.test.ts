@@ -63,7 +63,7 @@ describe('credit liability', () => {
       );
       const report = await writeRevenueReport({
         settings: configFrom(),
-        outDir: out,
+        output: outputAt(out),
         month: '2026-11',
         formats: ['md'],
         revenueRule: { statuses: ['Complete'] },
@@ -117,7 +117,7 @@ describe('credit liability under the close', () => {
             (
               await writeRevenueReport({
                 settings: configFrom(),
-                outDir: out,
+                output: outputAt(out),
                 month: '2026-10',
                 group,
                 formats: ['md'],
@@ -182,7 +182,7 @@ describe('credit liability under the close', () => {
           (
             await writeRevenueReport({
               settings: configFrom(),
-              outDir: out,
+              output: outputAt(out),
               month: '2026-11',
               group,
               formats: ['md'],
@@ -237,7 +237,7 @@ describe('credit liability under the close', () => {
             (
               await writeRevenueReport({
                 settings: configFrom(),
-                outDir: out,
+                output: outputAt(out),
                 month,
                 group,
                 formats: ['md'],

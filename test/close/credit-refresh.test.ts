@@ -97,7 +97,7 @@ test('a close refreshes the credit of the month’s holders first; past its budg
     // The report states the oldest balance the liability rests on.
     const report = await writeRevenueReport({
       settings: configFrom(),
-      outDir: out,
+      output: outputAt(out),
       month: '2026-10',
       group,
       formats: ['md'],

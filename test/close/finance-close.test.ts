@@ -16,6 +16,7 @@ import { query } from '../transform/helpers.js';
 import { extractAndBuild, octoberCompleteOrders, OCTOBER, TODAY } from './scenario.js';
 import { configFrom } from '../../src/config/index.js';
 import { unlabelled } from '../support/report-html.js';
+import { outputAt } from '../../src/output/index.js';
 
 const RULE = { statuses: ['Complete'] };
 const at = (time: string) => new Date(`${TODAY}T${time}Z`);
@@ -32,7 +33,13 @@ describe('a closed month never changes silently', () => {
   let frozen: Record<string, unknown>[];
 
   const reports = async (month: string) => {
-    const r = await writeRevenueReport({ settings: configFrom(), outDir: out, month, group, revenueRule: RULE });
+    const r = await writeRevenueReport({
+      settings: configFrom(),
+      output: outputAt(out),
+      month,
+      group,
+      revenueRule: RULE,
+    });
     const [html, csv, md] = await Promise.all(r.files.map((f) => readFile(f, 'utf8')));
     return { html: unlabelled(html), csv, md };
   };

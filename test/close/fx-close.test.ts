@@ -10,6 +10,7 @@ import { closesPath, fxRatesFrom, readCloses, type FrozenFigures } from '../../s
 import { writeRevenueReport } from '../../src/report/index.js';
 import { configFrom, loadConfig } from '../../src/config/index.js';
 import { buildFixture } from '../report/fixture.js';
+import { outputAt } from '../../src/output/index.js';
 
 const RULE = { statuses: ['Complete'] };
 
@@ -44,7 +45,7 @@ describe('the rates of a close are frozen', () => {
         (
           await writeRevenueReport({
             settings: configFrom(),
-            outDir: out,
+            output: outputAt(out),
             month: '2024-03',
             group,
             formats: ['md'],

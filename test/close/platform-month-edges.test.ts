@@ -157,7 +157,7 @@ test('orders around midnight in London, New York and Sydney at both ends of Octo
     // the report names what differs, by the statuses the statistics tell apart
     const report = await writeRevenueReport({
       settings: configFrom(),
-      outDir: out,
+      output: outputAt(out),
       month: '2026-10',
       formats: ['md'],
       revenueRule: { statuses: ['Complete'] },

@@ -37,7 +37,7 @@ describe("reconciliation against the platform's own statistics", () => {
       expect(Number(results.find((r) => r.result === 'matched')?.n)).toBeGreaterThan(20);
       const agreeing = await writeRevenueReport({
         settings: configFrom(),
-        outDir: out,
+        output: outputAt(out),
         month: '2026-10',
         formats: ['md'],
         revenueRule: { statuses: ['Complete'] },
@@ -78,7 +78,7 @@ describe("reconciliation against the platform's own statistics", () => {
       );
       const report = await writeRevenueReport({
         settings: configFrom(),
-        outDir: out,
+        output: outputAt(out),
         month: '2026-10',
         group: Number(pick.g),
         formats: ['md', 'html'],

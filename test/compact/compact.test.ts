@@ -42,7 +42,7 @@ describe('compaction of orders', () => {
   test('closed months become one sorted file per group and month; the open month up to the lookback too; every row is the same', async () => {
     const out = copyOf(landed);
     const before = await lakeOrders(out);
-    const r = await compactLake(out, { lookbackDays: 7, now: noon });
+    const r = await compactLake(outputAt(out), { lookbackDays: 7, now: noon });
     const files = filesOf(out, 'orders');
     const nGroups = groups().length;
     // August, September, October closed; November up to the 14th (the state's watermark, the 22nd, minus the
@@ -72,7 +72,7 @@ describe('compaction of orders', () => {
     });
     expect(readJournal(out)).toEqual({ generation: 2 * (4 + 3) * nGroups, switching: null });
     // With a shorter lookback the 15th is settled too: it joins the month file, whose next generation covers it.
-    await compactLake(out, { lookbackDays: 6, now: noon });
+    await compactLake(outputAt(out), { lookbackDays: 6, now: noon });
     expect(
       filesOf(out, 'orders').filter((f) => /month-2026-11\.upto-2026-11-15\.g2\.v[0-9a-f]+\.parquet$/.test(f)),
     ).toHaveLength(nGroups);
@@ -82,10 +82,10 @@ describe('compaction of orders', () => {
 
   test('compacting twice is compacting once', async () => {
     const out = copyOf(landed);
-    await compactLake(out, { lookbackDays: 7, now: noon });
+    await compactLake(outputAt(out), { lookbackDays: 7, now: noon });
     const files = filesOf(out, 'orders');
     const rows = await lakeOrders(out);
-    const again = await compactLake(out, { lookbackDays: 7, now: noon });
+    const again = await compactLake(outputAt(out), { lookbackDays: 7, now: noon });
     expect(again.streams[0]).toMatchObject({ months: 0, days: 0, filesBefore: files.length, filesAfter: files.length });
     expect(filesOf(out, 'orders')).toEqual(files);
     expect(await lakeOrders(out)).toEqual(rows);
@@ -98,7 +98,7 @@ describe('compaction of orders', () => {
     expect(filesOf(out, 'orders').every((f) => f.includes('/order_date='))).toBe(true);
     expect(await lakeOrders(out)).toEqual(before);
     const novemberDays = filesOf(out, 'orders').filter((f) => /\/order_date=2026-11-(1[5-9]|2)/.test(f)).length;
-    const r = await compactLake(out, { lookbackDays: 7, now: noon });
+    const r = await compactLake(outputAt(out), { lookbackDays: 7, now: noon });
     expect(novemberDays).toBeGreaterThan(0);
     expect(r.streams[0].days).toBe(novemberDays);
     expect(filesOf(out, 'orders').some((f) => f.includes('order_date='))).toBe(false);
@@ -112,7 +112,7 @@ describe('compaction of orders', () => {
     const september = filesOf(out, 'orders').filter(
       (f) => f.startsWith(bad.split('/')[0]) && f.includes('order_month=2026-09/'),
     );
-    const err = await compactLake(out, { lookbackDays: 7, now: noon }).catch((e: unknown) => e);
+    const err = await compactLake(outputAt(out), { lookbackDays: 7, now: noon }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(CompactionError);
     expect((err as Error).message).not.toContain('\n');
     expect((err as Error).message).toMatch(/month 2026-09: .*day-2026-09-14\.v[0-9a-f]+\.parquet cannot be read/);
@@ -124,7 +124,7 @@ describe('compaction of orders', () => {
 
   test('a backfill of days inside a compacted month replaces their rows in the month file, next to the lookback day files', async () => {
     const out = copyOf(landed);
-    await compactLake(out, { lookbackDays: 7, now: noon });
+    await compactLake(outputAt(out), { lookbackDays: 7, now: noon });
     const files = filesOf(out, 'orders');
     const r = await extract(orgConfig(sandbox(), out, { PERKS_START_DATE: START }), {
       output: outputAt(out),
@@ -146,7 +146,7 @@ describe('compaction of orders', () => {
 
   test('a window re-read across the cut-off: settled days merge into the open month file, lookback days replace their day files', async () => {
     const out = copyOf(landed);
-    await compactLake(out, { lookbackDays: 7, now: noon });
+    await compactLake(outputAt(out), { lookbackDays: 7, now: noon });
     const files = filesOf(out, 'orders');
     const r = await extract(orgConfig(sandbox(), out, { PERKS_START_DATE: START }), {
       output: outputAt(out),
@@ -165,7 +165,7 @@ describe('compaction of orders', () => {
 
   test('a damaged compacted month file is healed by the next extract: its days land again as day files, then it goes', async () => {
     const out = copyOf(landed);
-    await compactLake(out, { lookbackDays: 7, now: noon });
+    await compactLake(outputAt(out), { lookbackDays: 7, now: noon });
     const g = groups()[0].id;
     const month = join(
       out,
@@ -195,7 +195,7 @@ describe('compaction of orders', () => {
     expect(september.every((f) => /day-2026-09-\d\d\.v[0-9a-f]+\.parquet$/.test(f))).toBe(true);
     expect(await lakeOrders(out)).toEqual(truthOrders(sandbox(), groups(), START, TODAY));
     // The next compaction makes the month one file again.
-    await compactLake(out, { lookbackDays: 7, now: noon });
+    await compactLake(outputAt(out), { lookbackDays: 7, now: noon });
     const healed = filesOf(out, 'orders').filter((f) =>
       f.startsWith(`organisation_group_id=${g}/order_month=2026-09/`),
     );
@@ -206,7 +206,7 @@ describe('compaction of orders', () => {
 
   test('a full refresh over a compacted lake holds every order once, in the same layout', async () => {
     const out = copyOf(landed);
-    await compactLake(out, { lookbackDays: 7, now: noon });
+    await compactLake(outputAt(out), { lookbackDays: 7, now: noon });
     const files = filesOf(out, 'orders');
     const r = await extract(orgConfig(sandbox(), out, { PERKS_START_DATE: START }), {
       output: outputAt(out),
@@ -225,7 +225,7 @@ describe('compaction of orders', () => {
     const lake = await lakeOrders(out);
     expect(lake).toEqual(truthOrders(sandbox(), groups(), START, TODAY));
     expect(new Set(lake.map((o) => `${o.group}/${o.order_id}`)).size).toBe(lake.length);
-    expect((await compactLake(out, { lookbackDays: 7, now: noon })).streams[0].months).toBe(0);
+    expect((await compactLake(outputAt(out), { lookbackDays: 7, now: noon })).streams[0].months).toBe(0);
   });
 });
 
@@ -241,12 +241,12 @@ describe('erasure and compaction', () => {
     await toLegacyLayout(out);
     // One user forgotten before compaction (legacy day files), one after (compacted month files).
     const [first, second] = await usersWithOrdersIn(out, '2026-08-01', '2026-10-01');
-    await forgetUsers(out, [first.id]);
-    await compactLake(out, { lookbackDays: 7, now: noon });
+    await forgetUsers(outputAt(out), [first.id]);
+    await compactLake(outputAt(out), { lookbackDays: 7, now: noon });
     expect(filesOf(out, 'orders').some((f) => f.includes('month-2026-08'))).toBe(true);
-    const forgot = await forgetUsers(out, [second.id]);
+    const forgot = await forgetUsers(outputAt(out), [second.id]);
     expect(forgot.streams.orders.files).toBeGreaterThan(0);
-    await compactLake(out, { lookbackDays: 7, now: new Date('2027-01-15T12:00:00Z') }); // November closes too
+    await compactLake(outputAt(out), { lookbackDays: 7, now: new Date('2027-01-15T12:00:00Z') }); // November closes too
     for (const u of [first, second]) expect(await ordersWithEmail(out, u.email)).toBe(0);
     expect(
       await ordersWithEmail(out, (await usersWithOrdersIn(out, '2026-08-01', '2026-10-01'))[0].email),

@@ -34,7 +34,7 @@ beforeAll(async () => {
   for (const src of [landed, legacy]) {
     const once = tempOut('perks-compact-crash-');
     cpSync(src, once, { recursive: true });
-    await compactLake(once, { lookbackDays: 7, now: noon });
+    await compactLake(outputAt(once), { lookbackDays: 7, now: noon });
     reference.set(src, { files: filesOf(once, 'orders'), rows: await lakeOrders(once) });
   }
   expect(reference.get(legacy)!.rows).toEqual(reference.get(landed)!.rows);
@@ -152,7 +152,7 @@ describe('compaction killed and run again', () => {
         }
       }
     })();
-    await compactLake(out, { lookbackDays: 7, now: noon });
+    await compactLake(outputAt(out), { lookbackDays: 7, now: noon });
     stop = true;
     await reader;
     expect(answers.length + failed).toBeGreaterThan(0);

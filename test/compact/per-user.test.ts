@@ -51,7 +51,7 @@ describe('compaction of per-user refresh batches', () => {
       interactions: await latest(out, 'interactions', 'id'),
     };
     expect(filesOf(out, 'credit').every((f) => f.includes('/_snapshot_month='))).toBe(true);
-    const r = await compactLake(out, { lookbackDays: 7, now: new Date(`${TODAY}T12:00:00Z`) });
+    const r = await compactLake(outputAt(out), { lookbackDays: 7, now: new Date(`${TODAY}T12:00:00Z`) });
     const groups = sandbox().credentials.organisation.organisation_group_ids.length;
     for (const stream of ['credit', 'interactions'] as const) {
       const files = filesOf(out, stream);
@@ -76,7 +76,7 @@ describe('compaction of per-user refresh batches', () => {
     expect(next.status).toBe('success');
     const files = filesOf(out, 'credit');
     expect(
-      (await compactLake(out, { lookbackDays: 7, now: new Date(`${TODAY}T12:00:00Z`) })).streams.find(
+      (await compactLake(outputAt(out), { lookbackDays: 7, now: new Date(`${TODAY}T12:00:00Z`) })).streams.find(
         (x) => x.stream === 'credit',
       )!.months,
     ).toBe(0);
@@ -88,7 +88,7 @@ describe('compaction of per-user refresh batches', () => {
     const before = { credit: await rowsOf(out, 'credit'), interactions: await rowsOf(out, 'interactions') };
     for (const stream of ['credit', 'interactions']) await toLegacy(out, stream);
     expect(filesOf(out, 'credit').every((f) => f.includes('/_snapshot_date='))).toBe(true);
-    await compactLake(out, { lookbackDays: 7, now: new Date(`${TODAY}T12:00:00Z`) });
+    await compactLake(outputAt(out), { lookbackDays: 7, now: new Date(`${TODAY}T12:00:00Z`) });
     for (const stream of ['credit', 'interactions'] as const) {
       expect(
         filesOf(out, stream).some((f) => f.includes('_snapshot_date=')),

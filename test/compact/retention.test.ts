@@ -7,6 +7,7 @@ import { forgetUsers } from '../../src/forget/index.js';
 import { withLakeConnection } from '../../src/lake/index.js';
 import { tempOut } from '../support/scratch.js';
 import { filesOf } from './helpers.js';
+import { outputAt } from '../../src/output/index.js';
 
 const day = (start: string, n: number) =>
   new Date(Date.parse(`${start}T00:00:00Z`) + n * 86_400_000).toISOString().slice(0, 10);
@@ -40,7 +41,7 @@ describe('users snapshots retention', () => {
   test('keeps the last 14 days and the last snapshot of each earlier month, and any snapshot holding values no kept one holds', async () => {
     const out = tempOut('perks-retention-');
     await usersLake(out);
-    const r = await compactLake(out, { lookbackDays: 7, now: new Date('2026-11-22T12:00:00Z') });
+    const r = await compactLake(outputAt(out), { lookbackDays: 7, now: new Date('2026-11-22T12:00:00Z') });
     const kept = filesOf(out, 'users').map((f) => /_snapshot_date=([\d-]+)/.exec(f)![1]);
     const last14 = Array.from({ length: 14 }, (_, i) => day('2026-11-09', i));
     expect(kept).toEqual(['2026-09-30', '2026-10-03', '2026-10-04', '2026-10-31', ...last14]);
@@ -51,17 +52,17 @@ describe('users snapshots retention', () => {
       filesAfter: 18,
     });
     // Once user 3 is forgotten, nothing holds those values any more: the two snapshots go too.
-    await forgetUsers(out, [3]);
-    await compactLake(out, { lookbackDays: 7, now: new Date('2026-11-22T12:00:00Z') });
+    await forgetUsers(outputAt(out), [3]);
+    await compactLake(outputAt(out), { lookbackDays: 7, now: new Date('2026-11-22T12:00:00Z') });
     expect(filesOf(out, 'users')).toHaveLength(16);
   });
 
   test('a second run removes nothing more', async () => {
     const out = tempOut('perks-retention-');
     await usersLake(out);
-    await compactLake(out, { lookbackDays: 7, now: new Date('2026-11-22T12:00:00Z') });
+    await compactLake(outputAt(out), { lookbackDays: 7, now: new Date('2026-11-22T12:00:00Z') });
     const files = filesOf(out, 'users');
-    const again = await compactLake(out, { lookbackDays: 7, now: new Date('2026-11-22T12:00:00Z') });
+    const again = await compactLake(outputAt(out), { lookbackDays: 7, now: new Date('2026-11-22T12:00:00Z') });
     expect(again.snapshots.find((s) => s.stream === 'users')!.dropped).toBe(0);
     expect(filesOf(out, 'users')).toEqual(files);
   });

@@ -11,6 +11,7 @@ import { withLakeConnection } from '../../src/lake/index.js';
 import { filesUnder } from '../support/files.js';
 import { tempOut } from '../support/scratch.js';
 import { readStream } from '../lake/helpers.js';
+import { outputAt } from '../../src/output/index.js';
 
 /** A lake file `lake/<stream>/organisation_group_id=1/<name>` holding the rows of `select`. */
 async function lakeFile(out: string, stream: string, name: string, select: string): Promise<void> {
@@ -60,7 +61,7 @@ test('a user is cleared in every file that holds them, whatever columns each fil
   );
   const before = filesUnder(join(out, 'lake'));
 
-  const result = await forgetUsers(out, [7]);
+  const result = await forgetUsers(outputAt(out), [7]);
 
   const after = filesUnder(join(out, 'lake'));
   // rewritten (a new name): the older users snapshot, both orders files with user 7, the order history;

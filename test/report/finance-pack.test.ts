@@ -101,7 +101,7 @@ describe('test groups', () => {
 
     const r = await writeRevenueReport({
       settings: configFrom(),
-      outDir: out,
+      output: outputAt(out),
       month: MONTH,
       formats: ['html', 'md'],
       revenueRule: RULE,
@@ -135,7 +135,7 @@ describe('a reporting currency without a rate for one currency', () => {
     process.env.PERKS_REPORTING_CURRENCY = 'GBP';
     const r = await writeRevenueReport({
       settings: configFrom(),
-      outDir: out,
+      output: outputAt(out),
       month: MONTH,
       formats: ['html'],
       revenueRule: RULE,
@@ -226,7 +226,7 @@ describe('the trend and the year to date', () => {
     // the CSV section carries the same figures, one tidy row per line and period
     const r = await writeRevenueReport({
       settings: configFrom(),
-      outDir: out,
+      output: outputAt(out),
       month: MONTH,
       formats: ['csv'],
       revenueRule: RULE,

@@ -5,6 +5,7 @@ import { writeRevenueReport } from '../../src/report/index.js';
 import { InputError } from '../../src/shared/exit-codes.js';
 import { buildFixture } from './fixture.js';
 import { configFrom } from '../../src/config/index.js';
+import { outputAt } from '../../src/output/index.js';
 
 const RULE = { statuses: ['Complete'] };
 
@@ -28,7 +29,7 @@ describe('a reporting currency', () => {
     const out = await withRates('month,currency,rate\n2024-03,GBP,1.17\n2024-03,USD,0.92\n2024-02,GBP,1.16\n');
     const r = await writeRevenueReport({
       settings: configFrom(),
-      outDir: out,
+      output: outputAt(out),
       month: '2024-03',
       formats: ['md', 'html', 'csv'],
       revenueRule: RULE,
@@ -52,7 +53,7 @@ describe('a reporting currency', () => {
     const out = await withRates('month,currency,rate\n2024-03,GBP,1.17\n2024-02,USD,0.92\n');
     const r = await writeRevenueReport({
       settings: configFrom(),
-      outDir: out,
+      output: outputAt(out),
       month: '2024-03',
       formats: ['md'],
       revenueRule: RULE,
@@ -69,7 +70,7 @@ describe('a reporting currency', () => {
       (
         await writeRevenueReport({
           settings: configFrom(),
-          outDir: out,
+          output: outputAt(out),
           month: '2024-03',
           formats: ['md'],
           revenueRule: RULE,
@@ -90,7 +91,7 @@ describe('a reporting currency', () => {
     const out = await withRates(content);
     const err = await writeRevenueReport({
       settings: configFrom(),
-      outDir: out,
+      output: outputAt(out),
       month: '2024-03',
       revenueRule: RULE,
     }).catch((e: unknown) => e);
@@ -103,14 +104,14 @@ describe('a reporting currency', () => {
 
   test('rates without a reporting currency, or a missing file, are refused the same way', async () => {
     const out = await withRates('month,currency,rate\n', '');
-    await expect(writeRevenueReport({ settings: configFrom(), outDir: out, month: '2024-03' })).rejects.toThrow(
-      /^PERKS_REPORTING_CURRENCY="" is invalid: PERKS_FX_RATES needs the currency/,
-    );
+    await expect(
+      writeRevenueReport({ settings: configFrom(), output: outputAt(out), month: '2024-03' }),
+    ).rejects.toThrow(/^PERKS_REPORTING_CURRENCY="" is invalid: PERKS_FX_RATES needs the currency/);
     process.env.PERKS_REPORTING_CURRENCY = 'EUR';
     process.env.PERKS_FX_RATES = join(out, 'nope.csv');
-    await expect(writeRevenueReport({ settings: configFrom(), outDir: out, month: '2024-03' })).rejects.toThrow(
-      /^PERKS_FX_RATES=.*nope\.csv cannot be read \(ENOENT\)/,
-    );
+    await expect(
+      writeRevenueReport({ settings: configFrom(), output: outputAt(out), month: '2024-03' }),
+    ).rejects.toThrow(/^PERKS_FX_RATES=.*nope\.csv cannot be read \(ENOENT\)/);
     expect(await readdir(out)).not.toContain('reports');
   });
 });

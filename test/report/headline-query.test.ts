@@ -95,7 +95,7 @@ test("the docs' headline query equals the report's totals per currency, to the c
       // the report's CSV, summed by its own columns, gives the same totals
       const csv = await writeRevenueReport({
         settings: configFrom(),
-        outDir: out,
+        output: outputAt(out),
         month: '2026-10',
         formats: ['csv'],
         revenueRule: RULE,

@@ -8,6 +8,7 @@ import { writeRevenueReport } from '../../src/report/index.js';
 import { launchChromium } from './browser.js';
 import { buildFixture } from './fixture.js';
 import { configFrom } from '../../src/config/index.js';
+import { outputAt } from '../../src/output/index.js';
 
 const ARTIFACTS = join(import.meta.dirname, '..', '..', 'test-artifacts', 'report');
 let browser: Browser;
@@ -15,7 +16,12 @@ let html: string;
 
 beforeAll(async () => {
   const out = await buildFixture();
-  const result = await writeRevenueReport({ settings: configFrom(), outDir: out, month: '2024-03', formats: ['html'] });
+  const result = await writeRevenueReport({
+    settings: configFrom(),
+    output: outputAt(out),
+    month: '2024-03',
+    formats: ['html'],
+  });
   html = result.files[0];
   browser = await launchChromium();
 }, 180_000);
@@ -214,7 +220,13 @@ test('a signed-off month with adjustments to an earlier closed month: recognised
   let file: string;
   try {
     [file] = (
-      await writeRevenueReport({ settings: configFrom(), outDir: out, month: '2024-03', group: 11, formats: ['html'] })
+      await writeRevenueReport({
+        settings: configFrom(),
+        output: outputAt(out),
+        month: '2024-03',
+        group: 11,
+        formats: ['html'],
+      })
     ).files;
   } finally {
     delete process.env.PERKS_FX_RATES;
@@ -356,8 +368,12 @@ test.each([1280, 800])(
           order_credit = order_credit * 1000000, order_saving = order_saving * 1000000, group_revenue = group_revenue * 1000000`,
     });
     const files = [
-      ...(await writeRevenueReport({ settings: configFrom(), outDir: out, month: '2024-03', formats: ['html'] })).files,
-      ...(await writeRevenueReport({ settings: configFrom(), outDir: out, month: '2024-04', formats: ['html'] })).files,
+      ...(
+        await writeRevenueReport({ settings: configFrom(), output: outputAt(out), month: '2024-03', formats: ['html'] })
+      ).files,
+      ...(
+        await writeRevenueReport({ settings: configFrom(), output: outputAt(out), month: '2024-04', formats: ['html'] })
+      ).files,
     ];
     const page = await browser.newPage({ viewport: { width, height: 900 } });
     try {

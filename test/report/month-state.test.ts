@@ -233,7 +233,7 @@ describe('the report and the marts say the same month state', () => {
     // the files say it: the Markdown's year to date, the HTML's row and caption, the CSV's columns
     const files = await writeRevenueReport({
       settings: configFrom(),
-      outDir: out,
+      output: outputAt(out),
       month: '2026-02',
       formats: ['html', 'md', 'csv'],
     });

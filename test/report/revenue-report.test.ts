@@ -8,6 +8,7 @@ import { InputError } from '../../src/shared/exit-codes.js';
 import { buildFixture, EXPECTED, writeState } from './fixture.js';
 import { configFrom } from '../../src/config/index.js';
 import { unlabelled } from '../support/report-html.js';
+import { outputAt } from '../../src/output/index.js';
 
 async function query(path: string, sql: string): Promise<Record<string, unknown>[]> {
   const db = await DuckDBInstance.create(':memory:');
@@ -32,7 +33,7 @@ describe('the revenue report of a small worked-out warehouse', () => {
 
   beforeAll(async () => {
     out = await buildFixture();
-    result = await writeRevenueReport({ settings: configFrom(), outDir: out, month: '2024-03' });
+    result = await writeRevenueReport({ settings: configFrom(), output: outputAt(out), month: '2024-03' });
     const [html, csv, md] = await Promise.all(result.files.map((f) => readFile(f, 'utf8')));
     files = { html: unlabelled(html), csv, md };
   });
@@ -173,7 +174,7 @@ describe("recognised revenue: the statuses that are revenue are the organisation
     const out = await buildFixture();
     const r = await writeRevenueReport({
       settings: configFrom(),
-      outDir: out,
+      output: outputAt(out),
       month: '2024-03',
       formats: ['html', 'md'],
       revenueRule: { statuses: ['Complete'] },
@@ -198,7 +199,7 @@ describe("recognised revenue: the statuses that are revenue are the organisation
     try {
       const r = await writeRevenueReport({
         settings: configFrom(),
-        outDir: out,
+        output: outputAt(out),
         month: '2024-03',
         group: 12,
         formats: ['md'],
@@ -217,7 +218,7 @@ describe("recognised revenue: the statuses that are revenue are the organisation
     });
     const r = await writeRevenueReport({
       settings: configFrom(),
-      outDir: out,
+      output: outputAt(out),
       month: '2024-03',
       group: 11,
       formats: ['md', 'csv'],
@@ -232,7 +233,7 @@ describe("recognised revenue: the statuses that are revenue are the organisation
     const out = await buildFixture({ revenueStatuses: ['Complete', 'Pending'] });
     const err = await writeRevenueReport({
       settings: configFrom(),
-      outDir: out,
+      output: outputAt(out),
       month: '2024-03',
       revenueRule: { statuses: ['Complete'] },
     }).catch((e: unknown) => e);
@@ -250,7 +251,8 @@ describe("recognised revenue: the statuses that are revenue are the organisation
     try {
       // the caller reads the settings (src/config parses them) before the report: an input error, exit 2, like
       // the report's own
-      const report = async () => writeRevenueReport({ settings: configFrom(), outDir: out, month: '2024-03' });
+      const report = async () =>
+        writeRevenueReport({ settings: configFrom(), output: outputAt(out), month: '2024-03' });
       const err = await report().catch((e: unknown) => e);
       expect(err).toBeInstanceOf(InputError);
       expect((err as InputError).exitCode).toBe(2);
@@ -270,7 +272,7 @@ describe('closed, provisional and reconciliation', () => {
     const out = await buildFixture();
     const r = await writeRevenueReport({
       settings: configFrom(),
-      outDir: out,
+      output: outputAt(out),
       month: '2024-04',
       group: 11,
       formats: ['md', 'html'],
@@ -293,7 +295,7 @@ describe('closed, provisional and reconciliation', () => {
     const out = await buildFixture();
     const r = await writeRevenueReport({
       settings: configFrom(),
-      outDir: out,
+      output: outputAt(out),
       month: '2024-03',
       group: 11,
       formats: ['md', 'csv'],
@@ -316,7 +318,7 @@ describe('closed, provisional and reconciliation', () => {
     await rm(join(out, 'state'), { recursive: true });
     const r = await writeRevenueReport({
       settings: configFrom(),
-      outDir: out,
+      output: outputAt(out),
       month: '2024-03',
       group: 11,
       formats: ['md'],
@@ -329,7 +331,7 @@ describe('closed, provisional and reconciliation', () => {
     const out = await buildFixture({
       tweak: `UPDATE revenue_monthly SET group_revenue = group_revenue + 1 WHERE organisation_group_id = 12 AND order_currency = 'USD' AND order_status = 'Complete' AND month = DATE '2024-03-01'`,
     });
-    const r = await writeRevenueReport({ settings: configFrom(), outDir: out, month: '2024-03' });
+    const r = await writeRevenueReport({ settings: configFrom(), output: outputAt(out), month: '2024-03' });
     expect(r.reconciled).toBe(false);
     const md = await readFile(r.files[2], 'utf8');
     expect(md).toContain(
@@ -344,7 +346,12 @@ describe('closed, provisional and reconciliation', () => {
   test('without a lake the report still comes out, and says it could not reconcile', async () => {
     const out = await buildFixture();
     await rm(join(out, 'lake'), { recursive: true });
-    const r = await writeRevenueReport({ settings: configFrom(), outDir: out, month: '2024-03', formats: ['md'] });
+    const r = await writeRevenueReport({
+      settings: configFrom(),
+      output: outputAt(out),
+      month: '2024-03',
+      formats: ['md'],
+    });
     expect(r.reconciled).toBe(false);
     expect(await readFile(r.files[0], 'utf8')).toMatch(
       /NOT RECONCILED: no raw orders in the lake at .*lake\/orders, so the mart cannot be reconciled/,
@@ -358,7 +365,7 @@ describe('closed, provisional and reconciliation', () => {
         .update(await readFile(join(out, 'warehouse.duckdb')))
         .digest('hex');
     const before = await hash();
-    await writeRevenueReport({ settings: configFrom(), outDir: out, month: '2024-03' });
+    await writeRevenueReport({ settings: configFrom(), output: outputAt(out), month: '2024-03' });
     expect(await hash()).toBe(before);
     expect((await readdir(out)).filter((f) => f.startsWith('warehouse'))).toEqual(['warehouse.duckdb']);
   });
@@ -382,7 +389,7 @@ describe('bad inputs get one clear line and exit code 2', () => {
   ] as const)('%j', async (options, message) => {
     const err = await writeRevenueReport({
       settings: configFrom(),
-      outDir: out,
+      output: outputAt(out),
       ...(options as { month: string }),
     }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(ReportInputError);
@@ -394,7 +401,7 @@ describe('bad inputs get one clear line and exit code 2', () => {
   test('no warehouse at all', async () => {
     const err = await writeRevenueReport({
       settings: configFrom(),
-      outDir: join(out, 'nothing-here'),
+      output: outputAt(join(out, 'nothing-here')),
       month: '2024-03',
     }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(ReportInputError);
@@ -407,7 +414,7 @@ describe('bad inputs get one clear line and exit code 2', () => {
     await writeState(out, 11, { watermark: '2024-07-20', first_day: '2024-01-01', lookback_days: 7 });
     const r = await writeRevenueReport({
       settings: configFrom(),
-      outDir: out,
+      output: outputAt(out),
       month: '2024-06',
       group: 11,
       formats: ['md'],

@@ -6,6 +6,7 @@ import { verifyWriteback, type WritebackRow } from '../../src/writeback/index.js
 import { nextRunStamp } from '../../src/lake/index.js';
 import { now } from '../../src/shared/clock.js';
 import { prepare, sandboxPerTest } from './fixtures.js';
+import { outputAt } from '../../src/output/index.js';
 
 const sandbox = sandboxPerTest();
 
@@ -51,7 +52,7 @@ describe('perks writeback --verify', () => {
     // stamped as an extract starting now would stamp (after the directory's stamps, the write-back's included);
     // test/writeback/verify-after-extract.test.ts runs the real extract
     await landInteractions(outDir, landed, (await nextRunStamp(outDir, now())).toISOString());
-    const result = await verifyWriteback({ outDir });
+    const result = await verifyWriteback({ output: outputAt(outDir) });
     expect(result).toMatchObject({ sent: rows.length, seen_in_lake: rows.length - 1, unchecked: 0 });
     expect(result.missing).toEqual([expect.objectContaining({ interaction_id: lost.interaction_id, checked: 'lake' })]);
   });
@@ -64,7 +65,7 @@ describe('perks writeback --verify', () => {
       rows.filter((r) => r !== lost),
       beforeSending.toISOString(),
     );
-    const result = await verifyWriteback({ outDir });
+    const result = await verifyWriteback({ output: outputAt(outDir) });
     expect(result).toMatchObject({ seen_in_lake: rows.length - 1, missing: [], unchecked: 1 });
   });
 
@@ -81,7 +82,7 @@ describe('perks writeback --verify', () => {
       _run_id: 'wb-ghost',
     };
     fs.writeFileSync(path.join(outDir, 'state', 'writeback', 'journal-wb-ghost.jsonl'), `${JSON.stringify(ghost)}\n`);
-    const result = await verifyWriteback({ outDir, client });
+    const result = await verifyWriteback({ output: outputAt(outDir), client });
     expect(result).toMatchObject({ sent: rows.length + 1, seen_in_lake: 0, seen_via_api: rows.length });
     expect(result.missing).toEqual([expect.objectContaining({ interaction_id: 42, checked: 'api' })]);
   });

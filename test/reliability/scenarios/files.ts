@@ -25,6 +25,7 @@ import { withScratch } from '../../support/scratch.js';
 import { propertyFailure } from '../../support/random.js';
 import { row, type Row, type ScenarioOptions } from '../table.js';
 import { now } from '../../../src/shared/clock.js';
+import { outputAt } from '../../../src/output/index.js';
 
 const NASTY = [
   "'",
@@ -244,7 +245,7 @@ async function sqlValues(o: ScenarioOptions & { strings: number }): Promise<Row>
     });
     await users.append(values.slice(0, 100).map((v, i) => ({ id: i, email: `${v}@x` })));
     await users.commit();
-    const forgot = await forgetUsers(out, [...Array(100).keys()], { lock: false }).catch(
+    const forgot = await forgetUsers(outputAt(out), [...Array(100).keys()], { lock: false }).catch(
       (err: Error) => (problems.push(`forget: ${err.message}`), undefined),
     );
     const emails = await withLakeConnection(async (c) => {
