@@ -12,6 +12,7 @@ import type { Durably } from './landing/checkpoints.js';
 import type { StreamName } from '../../pipelines/index.js';
 import { localDay } from './date-windows.js';
 import { ConfigError } from '../shared/exit-codes.js';
+import type { Output } from '../output/index.js';
 
 export interface ExtractOptions {
   /** Streams to run (and what they need); all when absent. */
@@ -90,7 +91,8 @@ export interface RunContext {
   runId: string;
   config: Config;
   client: PerksClient;
-  outDir: string;
+  /** Where the run writes (the command's Output): its folder, absolute, is `output.dir`. */
+  output: Output;
   now: Date;
   /**
    * The run's stamp (its rows' `_extracted_at`), at or after `now` (lake/run-stamps.ts): per-user listings read
@@ -154,7 +156,7 @@ export async function createRunContext(
   config: Config,
   options: ExtractOptions,
   deps: {
-    outDir: string;
+    output: Output;
     client: PerksClient;
     landing: Landing;
     state: StateStore;
@@ -173,7 +175,7 @@ export async function createRunContext(
     runId,
     config,
     client: deps.client,
-    outDir: deps.outDir,
+    output: deps.output,
     now,
     stamp,
     options: {

@@ -21,10 +21,11 @@ import { runStream } from './stream-run.js';
 import type { Durably } from './landing/checkpoints.js';
 import { landedElsewhere } from './per-user/worker-share.js';
 import { heldMessage, heldMonths, type HeldMonth } from './held-months.js';
+import type { Output } from '../output/index.js';
 
 export interface ExtractDeps {
-  /** The output's folder, absolute (the command's Output: src/output). */
-  outDir: string;
+  /** Where the run writes (the command's Output): its folder, absolute, is `output.dir`. */
+  output: Output;
   /** The stream definitions, in dependency order (the session gives pipelines/index.ts's). */
   streams: readonly StreamDefinition[];
   client: PerksClient;

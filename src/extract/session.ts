@@ -73,7 +73,7 @@ export async function extract(
     const result = await runExtract(
       config,
       { ...options, now: startedAt },
-      { outDir, streams, client, landing, state, durably, emit: options.emit, runId, stamp },
+      { output: options.output, streams, client, landing, state, durably, emit: options.emit, runId, stamp },
     );
     if (result.plan) return { ...result, manifest: '' };
     await options.afterLanding?.(result);

@@ -40,7 +40,7 @@ export async function writeHandoff(ctx: RunContext): Promise<void> {
     const active = new Set<number>(activity.ids);
     const credit = new Set<number>(activity.credit.ids);
     if (activity.emails.size) {
-      for (const u of await currentUsers(ctx.outDir, g.id)) {
+      for (const u of await currentUsers(ctx.output.dir, g.id)) {
         if (u.email && activity.emails.has(u.email)) active.add(u.id);
         if (u.email && activity.credit.emails.has(u.email)) credit.add(u.id);
       }

@@ -63,7 +63,7 @@ export async function perUserBudgets(
     (ctx.options.budgetMinutes * ctx.client.limiter.currentRate) / streams / (ctx.options.shard?.count ?? 1),
   );
   // The run counts the landed users; --plan may estimate a group's users from the listing (user-estimate.ts).
-  const count = usersOf ?? (async (group: number) => (await currentUsers(ctx.outDir, group)).length);
+  const count = usersOf ?? (async (group: number) => (await currentUsers(ctx.output.dir, group)).length);
   const counts = await Promise.all(ctx.groups.map(async (g) => [g.id, await count(g.id)] as const));
   const share = (pool: number, weights: readonly (readonly [number, number])[]) => {
     const total = weights.reduce((n, [, c]) => n + c, 0) || 1;
@@ -97,7 +97,7 @@ export async function perUserBudgets(
  */
 export async function startingState(ctx: RunContext, def: PerUserStream, g: GroupInfo): Promise<PerUserState> {
   const state = await readPerUserState(
-    { outDir: ctx.outDir, state: ctx.state, shard: ctx.options.shard },
+    { outDir: ctx.output.dir, state: ctx.state, shard: ctx.options.shard },
     def.name,
     g.id,
   );
@@ -115,7 +115,7 @@ export async function pickUsers(
   state: PerUserState,
   budgetCalls: number,
 ): Promise<{ users: CurrentUser[]; selection: Selection }> {
-  const users = (await currentUsers(ctx.outDir, g.id)).filter((u) => inShard(u.id, ctx.options.shard));
+  const users = (await currentUsers(ctx.output.dir, g.id)).filter((u) => inShard(u.id, ctx.options.shard));
   const activity = activityOf(ctx, g.id);
   const ofUsers = (ids: Set<number>, emails: Set<string>) => {
     const found = new Set<number>(ids);
@@ -136,7 +136,7 @@ export async function pickUsers(
     refreshed: state.users,
     active,
     bearing,
-    expiring: credit ? await expiredCreditUsers(ctx.outDir, g.id, ctx.now) : undefined,
+    expiring: credit ? await expiredCreditUsers(ctx.output.dir, g.id, ctx.now) : undefined,
     done: new Set(state.pass?.done ?? []),
     recorded,
     requested: ctx.options.refreshUsers ? (ctx.options.refreshUsers[g.id] ?? []) : undefined,

@@ -47,7 +47,7 @@ export async function planExtract(
   callsBefore: Record<string, number> = {},
 ): Promise<Plan> {
   const plan: Plan = { scope: workerScope(ctx), rows: [], elsewhere: [], calls: [], usersFromListing: [] };
-  const estimates = userEstimates(ctx.client, ctx.outDir);
+  const estimates = userEstimates(ctx.client, ctx.output.dir);
   const usersOf = async (group: number) => {
     const e = await estimates(group);
     if (e.source !== 'lake' && !plan.usersFromListing.includes(group)) plan.usersFromListing.push(group);
@@ -86,7 +86,7 @@ async function snapshotRow(
   const row = { stream: def.name, group: g?.id, units: 1, unit: 'snapshot' } as const;
   // The groups were read when the run resolved them: that call is among the plan's calls.
   if (def.name === 'groups') return { ...row, estimatedCalls: 0, detail: 'read while resolving the groups' };
-  let last = await lastSnapshotRows(ctx.outDir, def.name, g?.id);
+  let last = await lastSnapshotRows(ctx.output.dir, def.name, g?.id);
   let detail = `${last} rows last time`;
   const e = def.name === 'users' && g && last === 0 ? await usersOf(g.id) : undefined;
   if (e && e.source !== 'lake') [last, detail] = [e.users, `${usersText(e)} by the users listing (none landed yet)`];

@@ -74,13 +74,13 @@ async function removeDamagedSnapshots(
   g: GroupInfo | undefined,
   tally: GroupTally,
 ): Promise<void> {
-  const dir = streamDir(ctx.outDir, def.name, g?.id);
+  const dir = streamDir(ctx.output.dir, def.name, g?.id);
   const damaged = damagedFiles(dir);
   for (const file of damaged) await rm(file, { force: true });
   if (damaged.length)
     tally.notes.push(
       `removed ${damaged.length} damaged snapshot file${damaged.length === 1 ? '' : 's'} of earlier days (unreadable; ` +
-        `today's snapshot is current): ${damaged.map((f) => relative(ctx.outDir, f)).join(', ')}`,
+        `today's snapshot is current): ${damaged.map((f) => relative(ctx.output.dir, f)).join(', ')}`,
     );
 }
 

@@ -108,7 +108,7 @@ function kindsOf(before: Seen | undefined, after: Seen | undefined): ChangeKind[
 
 /** Follows one group's users listing as it lands; `record()` writes what changed, before the commit. */
 export async function trackUserChanges(ctx: RunContext, group: number) {
-  const before = await lastSnapshot(ctx.outDir, group);
+  const before = await lastSnapshot(ctx.output.dir, group);
   const after = new Map<number, Seen>();
   return {
     see: (record: Record<string, unknown>): void => {
@@ -128,7 +128,7 @@ export async function trackUserChanges(ctx: RunContext, group: number) {
         }
       }
       // The erasure first: if the run dies after it, the next forget still finds the user.
-      await oweErasures(ctx.outDir, group, owed);
+      await oweErasures(ctx.output.dir, group, owed);
       if (changes.length) await appendJournal(ctx, group, changes);
       return changes;
     },

@@ -182,7 +182,7 @@ async function activityTracker(
   weighing: boolean,
 ) {
   const spec = def.activity;
-  const landed = spec ? await landedValues(ctx.outDir, def, partition) : new Map<string, string>();
+  const landed = spec ? await landedValues(ctx.output.dir, def, partition) : new Map<string, string>();
   const encode = valueEncoder(def);
   const activity = newActivity();
   const versions: Record<string, unknown>[] = [];

@@ -132,7 +132,7 @@ function isDeepPass(ctx: RunContext, def: WindowedStream, state: WindowState | u
  */
 function damagedToHeal(ctx: RunContext, def: WindowedStream, g: GroupInfo, upper: string, all: Window[]) {
   const planned = new Set(all.map((w) => w.startDay));
-  const damaged = damagedFiles(streamDir(ctx.outDir, def.name, g.id));
+  const damaged = damagedFiles(streamDir(ctx.output.dir, def.name, g.id));
   const healing = damagedWindows(damaged, def, g, upper).filter((w) => !planned.has(w.startDay));
   const damagedMonths =
     def.window.unit === 'day' ? damaged.filter((f) => monthFileDays(f)?.every((d) => d < upper)) : [];
@@ -203,7 +203,7 @@ export async function runWindowedGroup(ctx: RunContext, def: WindowedStream, g: 
   if (plan.damagedMonths?.length)
     tally.notes.push(
       `removed ${plan.damagedMonths.length} damaged month file${plan.damagedMonths.length === 1 ? '' : 's'}, ` +
-        `its days landed again: ${plan.damagedMonths.map((f) => relative(ctx.outDir, f)).join(', ')}`,
+        `its days landed again: ${plan.damagedMonths.map((f) => relative(ctx.output.dir, f)).join(', ')}`,
     );
   await state.update((s) => {
     // a watermark beyond tomorrow is only ever here on --full-refresh / --start-date: this pass replaces it
@@ -224,7 +224,7 @@ export async function runWindowedGroup(ctx: RunContext, def: WindowedStream, g: 
 
 /** Redemption stats ask about users in batches: the group's current user ids. */
 async function userBatches(ctx: RunContext, g: GroupInfo, size: number): Promise<string[][]> {
-  const ids = (await currentUsers(ctx.outDir, g.id)).map((u) => String(u.id));
+  const ids = (await currentUsers(ctx.output.dir, g.id)).map((u) => String(u.id));
   const batches: string[][] = [];
   for (let i = 0; i < ids.length; i += size) batches.push(ids.slice(i, i + size));
   return batches;

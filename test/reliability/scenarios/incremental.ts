@@ -164,7 +164,7 @@ async function restarts(
     await runExtract(
       config,
       { now: NOW },
-      { outDir: out, streams, client, landing: lakeLanding(out, 'saving', NOW), state: new SavingStore(out) },
+      { output: outputAt(out), streams, client, landing: lakeLanding(out, 'saving', NOW), state: new SavingStore(out) },
     );
   } finally {
     await client.close();
