@@ -28,11 +28,12 @@ import {
 import { CLOSE_STAMPS, latestStamp, recordRunStamp } from '../lake/index.js';
 import { now, todayUtc } from '../shared/clock.js';
 import { readBuildRecord } from '../transform/index.js';
-import { outputAt } from '../output/index.js';
+import type { Output } from '../output/index.js';
 import { CloseInputError } from './errors.js';
 
 export interface CloseOptions {
-  readonly outDir: string;
+  /** Where the close reads the warehouse and the records, and appends its own (the command's Output). */
+  readonly output: Output;
   /** "YYYY-MM" */
   readonly month: string;
   /** One group; every group of the warehouse when absent. */
@@ -93,7 +94,7 @@ export function assertMonthOver(month: ReportMonth): void {
 
 /** Freezes every group's figures, then (unless a dry run) appends one record per group. */
 export async function closeEndedMonth(options: EndedMonthClose): Promise<CloseRecord[]> {
-  const records = await readCloses(options.outDir);
+  const records = await readCloses(options.output);
   const frozen = await freezeGroups(options, closesInForce(records));
   // Every check passed for every group before anything is written.
   if (options.dryRun) return [];
@@ -106,9 +107,9 @@ async function freezeGroups(
   inForce: ReadonlyMap<string, CloseRecord>,
 ): Promise<FrozenGroup[]> {
   const { month } = options;
-  const wh = await openWarehouse(options.outDir);
+  const wh = await openWarehouse(options.output.dir);
   try {
-    const report = await loadReport(wh, options.outDir, month, options.group, options.rule);
+    const report = await loadReport(wh, options.output, month, options.group, options.rule);
     return report.groups.map((g) => {
       const stale = refuseUnclosable(options, g, inForce.get(closeKey(g.groupId, month.ym)));
       return {
@@ -174,13 +175,13 @@ async function appendCloses(
   records: readonly CloseRecord[],
   frozen: readonly FrozenGroup[],
 ): Promise<CloseRecord[]> {
-  const at = await closeInstant(options.outDir);
+  const at = await closeInstant(options.output);
   // before the records: an extract after the close stamps after it, whatever its clock (lake/run-stamps.ts)
-  await recordRunStamp(options.outDir, CLOSE_STAMPS, new Date(at));
+  await recordRunStamp(options.output.dir, CLOSE_STAMPS, new Date(at));
   const written: CloseRecord[] = [];
   let chain = records;
   for (const f of frozen) {
-    const record = await appendClose(options.outDir, chain, {
+    const record = await appendClose(options.output.dir, chain, {
       action: 'close',
       organisation_group_id: f.group,
       month: options.month.ym,
@@ -197,7 +198,7 @@ async function appendCloses(
 }
 
 export interface ReopenOptions {
-  readonly outDir: string;
+  readonly output: Output;
   readonly month: string;
   readonly group: number;
   readonly reason: string;
@@ -213,11 +214,10 @@ export interface ReopenOptions {
  * otherwise be counted twice, frozen and adjusted; and a run's `_extracted_at` may be ahead of the clock and
  * of its run's finish (it follows the directory's stamps: a write-back's, the re-read's own).
  */
-async function closeInstant(outDir: string): Promise<string> {
-  // the close's options name the output by its folder (CloseOptions.outDir): the record read through its Output
-  const lakeAt = (await readBuildRecord(outputAt(outDir)))?.lastSuccess?.lakeAt;
+async function closeInstant(output: Output): Promise<string> {
+  const lakeAt = (await readBuildRecord(output))?.lastSuccess?.lakeAt;
   const built = lakeAt ? Date.parse(lakeAt) : Number.NEGATIVE_INFINITY;
-  return new Date(Math.max(now().getTime(), built, (await latestStamp(outDir)) + 1)).toISOString();
+  return new Date(Math.max(now().getTime(), built, (await latestStamp(output.dir)) + 1)).toISOString();
 }
 
 /** Reopens a group's LATEST closed month only: an interior month would leave later closes on mutable numbers. */
@@ -225,7 +225,7 @@ export async function reopenMonth(options: ReopenOptions): Promise<CloseRecord> 
   const month = parseMonth(options.month);
   if (!options.reason.trim())
     throw new CloseInputError('--reason is empty: say why the month is reopened (it goes in the record)');
-  const records = await readCloses(options.outDir);
+  const records = await readCloses(options.output);
   const inForce = closesInForce(records);
   const held = inForce.get(closeKey(options.group, month.ym));
   if (!held)
@@ -242,7 +242,7 @@ export async function reopenMonth(options: ReopenOptions): Promise<CloseRecord> 
         ` (${later.join(', ')} ${later.length === 1 ? 'is' : 'are'} closed after it): reopen ${later.at(-1)} first`,
     );
   }
-  return appendClose(options.outDir, records, {
+  return appendClose(options.output.dir, records, {
     action: 'reopen',
     organisation_group_id: options.group,
     month: month.ym,

@@ -72,11 +72,11 @@ export interface ReopenOutcome {
 export async function runClose(request: CloseRequest): Promise<CloseOutcome> {
   assertMonthOver(request.month);
   const { config, output, month, group, by, note, force, rule, fx } = request;
-  const close: EndedMonthClose = { outDir: output.dir, month, group, by, note, force, rule, fx };
+  const close: EndedMonthClose = { output, month, group, by, note, force, rule, fx };
   const reread = await rereadBeforeClose(request, close);
   const found = typeof reread === 'string' ? null : reread.found.groups;
   const { written, refreshed } = await locked(
-    close.outDir,
+    output.dir,
     async () => {
       const records = await rebuildAndClose(output, { ...close, reread: found }, config);
       const groups = records.map((r) => r.organisation_group_id);
@@ -97,9 +97,7 @@ export async function runClose(request: CloseRequest): Promise<CloseOutcome> {
  * under the `settings` the command read.
  */
 export async function runReopen(
-  options: Omit<ReopenOptions, 'outDir'> & {
-    /** Where the reopen writes (the command's Output): its folder; the record checkpointed to a store. */
-    readonly output: Output;
+  options: ReopenOptions & {
     readonly settings: BuildSettings & ReportSettings;
   },
 ): Promise<ReopenOutcome> {
@@ -107,7 +105,7 @@ export async function runReopen(
   const { record, refreshed } = await locked(
     output.dir,
     async () => {
-      const reopened = await reopenMonth({ ...options, outDir: output.dir });
+      const reopened = await reopenMonth(options);
       return {
         record: reopened,
         refreshed: await refreshAfterClose(output, reopened.month, [options.group], options.settings),
@@ -127,7 +125,7 @@ async function rereadBeforeClose(request: CloseRequest, close: EndedMonthClose):
   if (!request.reread) return 'not-asked';
   if (!request.config.baseUrl) return 'no-api';
   // the refusals first: a close that would be refused re-reads nothing
-  await locked(close.outDir, () => closeEndedMonth({ ...close, dryRun: true }));
+  await locked(close.output.dir, () => closeEndedMonth({ ...close, dryRun: true }));
   const { group, acceptChanges, output } = request;
   const { lines, ...found } = await rereadMonth(request.config, request.month, { output, group, acceptChanges });
   const started = Date.now();

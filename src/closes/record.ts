@@ -53,11 +53,9 @@ export function hashOf(record: Omit<CloseRecord, 'hash'>): string {
 /**
  * Every record, verified: each line parses, seq counts 1, 2, 3…, prev_hash is the hash before and hash is
  * the record's own. Missing file: no records. Any break is a CloseRecordError naming the line.
- * `output`: the command's Output; a folder string still from the callers that read a folder (the build's
- * close tables, the report's loader, the close's checks).
  */
-export async function readCloses(output: Output | string): Promise<CloseRecord[]> {
-  const file = join((typeof output === 'string' ? outputAt(output) : output).closes, 'closes.jsonl');
+export async function readCloses(output: Output): Promise<CloseRecord[]> {
+  const file = join(output.closes, 'closes.jsonl');
   let text: string;
   try {
     text = await readFile(file, 'utf8');

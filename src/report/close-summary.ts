@@ -15,9 +15,11 @@ import {
   type MonthState,
 } from '../closes/index.js';
 import { openWarehouse } from './warehouse.js';
+import type { Output } from '../output/index.js';
 
-export async function closeSummary(outDir: string, groups: readonly number[]): Promise<string> {
-  const inForce = [...closesInForce(await readCloses(outDir)).values()];
+export async function closeSummary(output: Output, groups: readonly number[]): Promise<string> {
+  const outDir = output.dir;
+  const inForce = [...closesInForce(await readCloses(output)).values()];
   const signed = inForce.length === 0 ? 'none' : groupMonths(inForce.map((r) => [r.organisation_group_id, r.month]));
   const months = await statesOverTheGroups(outDir, groups, inForce);
   let adjusted = 'none';

@@ -54,10 +54,11 @@ import type { Warehouse } from './warehouse.js';
 import { relative } from 'node:path';
 import { DEFAULTS } from '../config/index.js';
 import { now } from '../shared/clock.js';
+import type { Output } from '../output/index.js';
 
 export async function loadReport(
   wh: Warehouse,
-  outDir: string,
+  output: Output,
   month: ReportMonth,
   groupFilter?: number,
   rule: RevenueRule = { statuses: DEFAULTS.revenueStatuses },
@@ -71,6 +72,7 @@ export async function loadReport(
     included: options.includeTestGroups === true || groupFilter !== undefined,
   };
   const isCounted = (id: number) => counted({ testGroups }, id);
+  const outDir = output.dir;
   const closures = await readClosures(
     outDir,
     month,
@@ -78,7 +80,7 @@ export async function loadReport(
   );
   await requireMonthHeld(wh, month, groups, closures);
   // A month signed off for a group is shown as the close froze it (the record is verified first).
-  const inForce = closesInForce(await readCloses(outDir));
+  const inForce = closesInForce(await readCloses(output));
   const signed = new Map(
     groups.flatMap((g) => {
       const r = inForce.get(closeKey(g.groupId, month.ym));

@@ -84,7 +84,7 @@ export async function writeRevenueReport(options: RevenueReportOptions): Promise
   const wh = await openWarehouse(output.dir);
   let report: RevenueReport;
   try {
-    report = await loadReport(wh, output.dir, month, group, rule, fx, {
+    report = await loadReport(wh, output, month, group, rule, fx, {
       includeTestGroups: options.includeTestGroups,
     });
   } finally {

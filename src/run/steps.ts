@@ -194,7 +194,7 @@ async function reportStep({ config, startedAt, options, summary }: RunContext) {
   summary.files.reports = r.files;
   summary.report = { month, status: r.status };
   return {
-    detail: `revenue ${month}: ${r.status}; ${await closeSummary(output.dir, groups)}`,
+    detail: `revenue ${month}: ${r.status}; ${await closeSummary(output, groups)}`,
     lineage: described(options, (place) => reportDatasets(place, r.files)),
   };
 }

@@ -33,7 +33,14 @@ describe('a close on a clock behind the extract', () => {
     await extractAndBuild(sandbox, out, at('12:00:00'));
     lakeAt = (await readBuildRecord(outputAt(out)))!.lastSuccess!.lakeAt!;
     setClock(clockFrom(new Date(at('11:00:00')))); // an hour behind the extract
-    const [record] = await closeMonth({ outDir: out, month: OCTOBER, group, by: 'finance', force: true, rule: RULE });
+    const [record] = await closeMonth({
+      output: outputAt(out),
+      month: OCTOBER,
+      group,
+      by: 'finance',
+      force: true,
+      rule: RULE,
+    });
     closedAt = record.at;
   }, 600_000);
 

@@ -91,7 +91,7 @@ describe('a signed-off month never stops the build', () => {
     store.setHidden(late, true);
     await extractAndBuild(sandbox, out, at('12:00:00'));
     setClock(clockFrom(new Date(at('12:30:00'))));
-    await closeMonth({ outDir: out, month: OCTOBER, group, by: 'A. Controller', force: true, rule: RULE });
+    await closeMonth({ output: outputAt(out), month: OCTOBER, group, by: 'A. Controller', force: true, rule: RULE });
     ({ csv: closedCsv, md: closedMd } = await report(OCTOBER));
 
     // after the close, upstream
@@ -236,11 +236,11 @@ describe('a signed-off month never stops the build', () => {
 
   test('reopened and closed again, then changed again: the second close is the reference and the build holds', async () => {
     setClock(clockFrom(new Date(at('15:00:00'))));
-    await reopenMonth({ outDir: out, month: OCTOBER, group, reason: 'late corrections' });
+    await reopenMonth({ output: outputAt(out), month: OCTOBER, group, reason: 'late corrections' });
     const reopened = await buildWarehouse({ output: outputAt(out), asOf: TODAY });
     expect(reopened.ok).toBe(true);
     setClock(clockFrom(new Date(at('15:30:00'))));
-    await closeMonth({ outDir: out, month: OCTOBER, group, by: 'A. Controller', force: true, rule: RULE });
+    await closeMonth({ output: outputAt(out), month: OCTOBER, group, by: 'A. Controller', force: true, rule: RULE });
     const [refund] = octoberCompleteOrders(sandbox, group, 1, 30);
     sandbox.world.orders.setStatus(refund, 'Refunded');
     await extractAndBuild(sandbox, out, at('16:00:00'));

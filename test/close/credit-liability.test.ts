@@ -106,7 +106,13 @@ describe('credit liability under the close', () => {
 
       setClock(clockFrom(new Date('2026-11-09T13:00:00Z')));
       try {
-        const [record] = await closeMonth({ outDir: out, month: '2026-10', group, by: 'A. Controller', rule: RULE });
+        const [record] = await closeMonth({
+          output: outputAt(out),
+          month: '2026-10',
+          group,
+          by: 'A. Controller',
+          rule: RULE,
+        });
         expect((record.figures as FrozenFigures).section.credit).toMatchObject({
           users: signed.users,
           available: signed.credit_available,
@@ -172,7 +178,9 @@ describe('credit liability under the close', () => {
             close_record_hash: record.hash,
           },
         ]);
-        expect(await closeSummary(out, [group])).toContain(`adjusted: group ${group} 2026-10 (credit liability)`);
+        expect(await closeSummary(outputAt(out), [group])).toContain(
+          `adjusted: group ${group} 2026-10 (credit liability)`,
+        );
         // the closed month's report, generated again, is the same (its credit section is the frozen one)
         const after = await report();
         expect(after).toBe(before);
@@ -229,7 +237,7 @@ describe('credit liability under the close', () => {
         `SELECT users, credit_available, credit_granted, credit_spent, credit_expired ${october}`,
       );
       const [record] = await at('2026-11-09T13:00:00Z', () =>
-        closeMonth({ outDir: out, month: '2026-10', group, by: 'A. Controller', rule: RULE }),
+        closeMonth({ output: outputAt(out), month: '2026-10', group, by: 'A. Controller', rule: RULE }),
       );
       const report = (month: string, instant: string) =>
         at(instant, async () =>

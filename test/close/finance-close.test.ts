@@ -58,7 +58,14 @@ describe('a closed month never changes silently', () => {
     );
 
     setClock(clockFrom(at('12:30:00')));
-    await closeMonth({ outDir: out, month: OCTOBER, group, by: 'A. Controller', note: 'board pack', rule: RULE });
+    await closeMonth({
+      output: outputAt(out),
+      month: OCTOBER,
+      group,
+      by: 'A. Controller',
+      note: 'board pack',
+      rule: RULE,
+    });
     before = { [OCTOBER]: await reports(OCTOBER) };
 
     // Later, upstream: three refunds, a late order, a money correction.
@@ -203,7 +210,7 @@ describe('a closed month never changes silently', () => {
   });
 
   test("perks run's summary line says each month's state in the marts' words, which are signed off and adjusted", async () => {
-    const line = await closeSummary(out, [group]);
+    const line = await closeSummary(outputAt(out), [group]);
     expect(line).toMatch(
       /^months: \d{4}-\d{2}(\.\.\d{4}-\d{2})? (partial|provisional|final|signed off)(, \d{4}-\d{2}(\.\.\d{4}-\d{2})? (partial|provisional|final|signed off))*; /,
     );

@@ -28,7 +28,7 @@ describe('the rates of a close are frozen', () => {
     process.env.PERKS_REPORTING_CURRENCY = 'EUR';
 
     const [record] = await closeMonth({
-      outDir: out,
+      output: outputAt(out),
       month: '2024-03',
       group: 11,
       by: 'A. Controller',
@@ -82,6 +82,6 @@ describe('the rates of a close are frozen', () => {
     // The rates are hashed with the rest: changing one in the record breaks the chain.
     const text = await readFile(closesPath(out), 'utf8');
     await writeFile(closesPath(out), text.replace('"GBP":"1.17"', '"GBP":"1.20"'));
-    await expect(readCloses(out)).rejects.toThrow(/line 1 has a hash that does not match its content/);
+    await expect(readCloses(outputAt(out))).rejects.toThrow(/line 1 has a hash that does not match its content/);
   });
 });

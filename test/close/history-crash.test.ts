@@ -36,7 +36,7 @@ describe('the order history survives a crash', () => {
     const group = sandbox.world.groups[0].id;
     await extractAndBuild(sandbox, out, `${TODAY}T12:00:00Z`);
     setClock(clockFrom(new Date(`${TODAY}T12:30:00Z`)));
-    await closeMonth({ outDir: out, month: OCTOBER, group, by: 'A. Controller', rule: RULE });
+    await closeMonth({ output: outputAt(out), month: OCTOBER, group, by: 'A. Controller', rule: RULE });
     setClock(undefined);
 
     const refunded = octoberCompleteOrders(sandbox, group, 3);

@@ -57,7 +57,7 @@ async function sql(query: string, params: Record<string, string> = {}): Promise<
 async function report(month: string, includeTestGroups = false): Promise<RevenueReport> {
   const wh = await openWarehouse(out);
   try {
-    return await loadReport(wh, out, parseMonth(month), undefined, RULE, undefined, { includeTestGroups });
+    return await loadReport(wh, outputAt(out), parseMonth(month), undefined, RULE, undefined, { includeTestGroups });
   } finally {
     wh.close();
   }

@@ -44,7 +44,7 @@ test("the docs' headline query equals the report's totals per currency, to the c
 
     // October signed off for the US group, then one of its orders refunded upstream and read again: the report shows
     // the month as signed, revenue_monthly's current columns the refund
-    await closeMonth({ outDir: out, month: '2026-10', group: 12, by: 'A. Controller', rule: RULE });
+    await closeMonth({ output: outputAt(out), month: '2026-10', group: 12, by: 'A. Controller', rule: RULE });
     const store = sandbox.world.orders;
     const us = sandbox.world.groupIndex(12);
     let refunded = store.lowerBound(Date.parse('2026-10-12T12:00:00Z'));
@@ -65,7 +65,7 @@ test("the docs' headline query equals the report's totals per currency, to the c
 
     const wh = await openWarehouse(out);
     try {
-      const report = await loadReport(wh, out, parseMonth('2026-10'), undefined, RULE);
+      const report = await loadReport(wh, outputAt(out), parseMonth('2026-10'), undefined, RULE);
       expect(report.testGroups.groups.map((g) => g.groupId)).toEqual([14]);
       const headline = (await wh.all(headlineQuery())).map((r) => ({
         currency: r.order_currency === null ? '' : String(r.order_currency),
@@ -78,7 +78,7 @@ test("the docs' headline query equals the report's totals per currency, to the c
 
       // without the test-group rule the same query counts the test group's EUR: what --include-test-groups reports
       const everyGroup = await wh.all(headlineQuery().replace(' AND NOT is_test_group', ''));
-      const counted = await loadReport(wh, out, parseMonth('2026-10'), undefined, RULE, undefined, {
+      const counted = await loadReport(wh, outputAt(out), parseMonth('2026-10'), undefined, RULE, undefined, {
         includeTestGroups: true,
       });
       expect(everyGroup.map((r) => String(r.recognised_revenue))).toEqual(counted.totals.map((t) => t.recognised));

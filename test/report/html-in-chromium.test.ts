@@ -206,7 +206,7 @@ test('a signed-off month with adjustments to an earlier closed month: recognised
     ) AS t(organisation_group_id, month, month_end, users, credit_available, credit_granted, credit_spent, credit_expired, oldest_snapshot_date)`,
   });
   await closeMonth({
-    outDir: out,
+    output: outputAt(out),
     month: '2024-03',
     group: 11,
     by: 'A. Controller',

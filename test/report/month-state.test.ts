@@ -76,7 +76,7 @@ async function martStates(out: string): Promise<Record<string, States>> {
 /** The report's word for a group's month: signed off by the close record, else its closure rule. */
 async function reportState(out: string, key: string): Promise<string> {
   const [group, ym] = key.split('|');
-  const signed = closesInForce(await readCloses(out)).has(`${group}/${ym}`);
+  const signed = closesInForce(await readCloses(outputAt(out))).has(`${group}/${ym}`);
   return signed
     ? 'signed_off'
     : closureOf(parseMonth(ym), Number(group), await readOrdersState(out, Number(group))).state;
@@ -104,7 +104,7 @@ async function expectAgreement(out: string): Promise<Map<string, string>> {
   const wh = await openWarehouse(out);
   try {
     for (const ym of ['2026-01', '2026-02', '2026-03']) {
-      const report = await loadReport(wh, out, parseMonth(ym));
+      const report = await loadReport(wh, outputAt(out), parseMonth(ym));
       for (const g of report.groups)
         expect(g.signoff ? 'signed_off' : g.closure.state, `report ${g.groupId}|${ym}`).toBe(
           expected.get(`${g.groupId}|${ym}`),
@@ -183,10 +183,10 @@ describe('the report and the marts say the same month state', () => {
     const groups = [...new Set([...(await expectAgreement(out)).keys()].map((k) => Number(k.split('|')[0])))];
     const rule = { statuses: ['Complete'] };
     // close refuses January as partial (the extract starts on the 15th): not "provisional … incomplete"
-    await expect(closeMonth({ outDir: out, month: '2026-01', by: 'A. Controller', rule })).rejects.toThrow(
+    await expect(closeMonth({ output: outputAt(out), month: '2026-01', by: 'A. Controller', rule })).rejects.toThrow(
       /^2026-01 is partial for group \d+: the extract of group \d+ starts on 2026-01-15, after the month's first day, so the month is incomplete .*; close it once backfilled, or pass --force to sign it off now/,
     );
-    expect(await readCloses(out)).toEqual([]);
+    expect(await readCloses(outputAt(out))).toEqual([]);
     // perks status: each month once, as every mart says it (day 2: January partial, February final, March provisional)
     const status = await collectStatus(outputAt(out), orgConfig(sandbox(), out, env), noon(DAY2));
     const expected = await expectAgreement(out);
@@ -200,7 +200,7 @@ describe('the report and the marts say the same month state', () => {
       groups.map(() => ['2026-01 partial', '2026-02 final', '2026-03 provisional']),
     );
     // perks run's summary: the same words, over every group
-    expect(await closeSummary(out, groups)).toBe(
+    expect(await closeSummary(outputAt(out), groups)).toBe(
       'months: 2026-01 partial, 2026-02 final, 2026-03 provisional; signed off: none; adjusted: none',
     );
   });
@@ -210,7 +210,7 @@ describe('the report and the marts say the same month state', () => {
     const wh = await openWarehouse(out);
     let report;
     try {
-      report = await loadReport(wh, out, parseMonth('2026-02'));
+      report = await loadReport(wh, outputAt(out), parseMonth('2026-02'));
     } finally {
       wh.close();
     }
@@ -260,14 +260,14 @@ describe('the report and the marts say the same month state', () => {
 
   test('signed off after perks close, final again after a reopen: no order changed, every mart follows', async () => {
     const rule = { statuses: ['Complete'] };
-    const closed = await closeMonth({ outDir: out, month: '2026-02', by: 'A. Controller', rule });
+    const closed = await closeMonth({ output: outputAt(out), month: '2026-02', by: 'A. Controller', rule });
     const group = closed[0].organisation_group_id;
     const build = () => buildWarehouse({ output: outputAt(out), asOf: DAY2 });
     expect((await build()).steps.filter((s) => s.status === 'error')).toEqual([]);
     const signed = await expectAgreement(out);
     expect(statesIn(signed, '2026-02')).toEqual(new Set(['signed_off']));
 
-    await reopenMonth({ outDir: out, month: '2026-02', group, reason: 'a late refund', by: 'A. Controller' });
+    await reopenMonth({ output: outputAt(out), month: '2026-02', group, reason: 'a late refund', by: 'A. Controller' });
     const rebuilt = await build();
     expect(rebuilt.steps.filter((s) => s.status === 'error')).toEqual([]);
     // the month file of savings_monthly for February was written again, the others kept

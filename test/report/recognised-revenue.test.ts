@@ -59,7 +59,7 @@ async function headlines(out: string, cells: Cells, rule: RevenueRule): Promise<
   try {
     for (const pair of pairs) {
       const [group, month] = pair.split('|');
-      const report = await loadReport(wh, out, parseMonth(month), Number(group), rule);
+      const report = await loadReport(wh, outputAt(out), parseMonth(month), Number(group), rule);
       for (const c of report.groups[0].currencies)
         result.set(key(group, month, c.currency), c.recognised.current.group_revenue);
     }
@@ -105,7 +105,7 @@ describe('the report and a BI sum over revenue_monthly agree on recognised reven
     const february = await biSums(out, 'group_revenue');
     const wh = await openWarehouse(out);
     try {
-      const report = await loadReport(wh, out, parseMonth('2026-03'), undefined, { statuses: ['Complete'] });
+      const report = await loadReport(wh, outputAt(out), parseMonth('2026-03'), undefined, { statuses: ['Complete'] });
       expect(report.status).toBe('provisional');
       const compared: [string, string | undefined][] = [];
       for (const g of report.groups) {
@@ -136,7 +136,7 @@ describe('the report and a BI sum over revenue_monthly agree on recognised reven
     const rule = { statuses: ['Complete'] };
     const signedBefore = await headlines(out, await biSums(out, 'group_revenue'), rule);
     const february = (cells: Cells) => new Map([...cells].filter(([k]) => k.split('|')[1] === '2026-02'));
-    await closeMonth({ outDir: out, month: '2026-02', by: 'A. Controller', rule });
+    await closeMonth({ output: outputAt(out), month: '2026-02', by: 'A. Controller', rule });
     // Refunded becomes revenue: a drastic change, so that any month following it would show.
     const wider = { statuses: ['Complete', 'Refunded'] };
     const built = await buildWarehouse({ output: outputAt(out), asOf: DAY, revenueStatuses: wider.statuses });

@@ -207,7 +207,14 @@ test('after each day of a sequence, the incremental build equals a full build, a
   // a refund of an October order, found by October's re-read at the close (the month reopened after)
   process.env.PERKS_NOW = `${sandbox.world.today}T12:00:00Z`;
   const group = sandbox.world.groups[0].id;
-  await closeMonth({ outDir: out, month: '2026-10', group, by: 'test', force: true, rule: { statuses: ['Complete'] } });
+  await closeMonth({
+    output: outputAt(out),
+    month: '2026-10',
+    group,
+    by: 'test',
+    force: true,
+    rule: { statuses: ['Complete'] },
+  });
   const store = sandbox.world.orders;
   for (let i = store.lowerBound(Date.parse('2026-10-10T00:00:00Z')); i < store.count; i++) {
     if (store.group[i] === 0 && store.statusOf(i) === 'Complete' && store.hidden[i] !== 1) {
@@ -215,7 +222,7 @@ test('after each day of a sequence, the incremental build equals a full build, a
       break;
     }
   }
-  await reopenMonth({ outDir: out, month: '2026-10', group, reason: 'a late refund' });
+  await reopenMonth({ output: outputAt(out), month: '2026-10', group, reason: 'a late refund' });
   sandbox.advance(7); // a week on: the deep re-read of the open and the previous month
   const deep = await day();
   expect(intervals(deep).rebuilt).toBeGreaterThanOrEqual(2);

@@ -212,7 +212,14 @@ test('a rerun keeps every model whose inputs are unchanged; a changed stream, se
   process.env.PERKS_NOW = `${TODAY}T12:55:00Z`;
   const group = sandbox.world.groups[0].id;
   await atInstant(`${TODAY}T12:55:00Z`, () =>
-    closeMonth({ outDir: out, month: '2026-10', group, by: 'test', force: true, rule: { statuses: ['Complete'] } }),
+    closeMonth({
+      output: outputAt(out),
+      month: '2026-10',
+      group,
+      by: 'test',
+      force: true,
+      rule: { statuses: ['Complete'] },
+    }),
   );
   const closed = await buildAt('12:56:00', { ...REPLAY, ...SEGMENTS });
   expect(rebuilt(closed)).toEqual(expect.arrayContaining(['dim_offers', 'revenue_monthly', 'revenue_adjustments']));

@@ -19,13 +19,15 @@ import { DEFAULTS } from '../../config/index.js';
 import { MANIFEST_KEYS, runManifestPath } from '../../lake/run-manifest.js';
 import { camelKeys } from '../../shared/json-keys.js';
 import { createMonthStates } from './month-states.js';
+import type { Output } from '../../output/index.js';
 
 export const CLOSE_TABLES = ['close_records', 'close_figures', 'close_credit', 'extract_runs', 'month_states'] as const;
 
 const MONEY = 'DECIMAL(38,2)';
 
-/** Creates the tables on `conn`; `outDir` null gives them empty (for the data dictionary). */
-export async function createCloseTables(conn: DuckDBConnection, outDir: string | null): Promise<number> {
+/** Creates the tables on `conn`; `output` null gives them empty (for the data dictionary). */
+export async function createCloseTables(conn: DuckDBConnection, output: Output | null): Promise<number> {
+  const outDir = output?.dir ?? null;
   await conn.run(`CREATE OR REPLACE TABLE close_records (organisation_group_id BIGINT, month DATE, closed_at TIMESTAMPTZ, closed_by VARCHAR,
     is_forced BOOLEAN, record_seq BIGINT, record_hash VARCHAR, revenue_statuses VARCHAR[])`);
   await conn.run(`CREATE OR REPLACE TABLE close_figures (organisation_group_id BIGINT, month DATE, order_currency VARCHAR, order_status VARCHAR,
@@ -33,7 +35,7 @@ export async function createCloseTables(conn: DuckDBConnection, outDir: string |
   await conn.run(`CREATE OR REPLACE TABLE close_credit (organisation_group_id BIGINT, month DATE, users BIGINT,
     credit_available ${MONEY}, credit_granted ${MONEY}, credit_spent ${MONEY}, credit_expired ${MONEY})`);
   await conn.run(`CREATE OR REPLACE TABLE extract_runs (run_id VARCHAR, finished_at TIMESTAMPTZ)`);
-  const inForce = outDir === null ? [] : [...closesInForce(await readCloses(outDir)).values()];
+  const inForce = output === null ? [] : [...closesInForce(await readCloses(output)).values()];
   await createMonthStates(conn, outDir, inForce);
   if (outDir === null) return 0;
   for (const r of inForce) {

@@ -57,7 +57,7 @@ async function lakeViewsStep(
 ) {
   const started = Date.now();
   const lake = await createLakeViews(conn, output.lake);
-  const graph = await modelGraph(conn, output.dir, project);
+  const graph = await modelGraph(conn, output, project);
   const latest = await narrowToLatestSnapshots(conn, output.dir, [...graph.models, ...graph.singular]);
   const files = lake.reduce((n, v) => n + v.files, 0);
   const lakeStep = step(
@@ -78,8 +78,8 @@ async function lakeViewsStep(
  * The models in dependency order and their data tests, from the SQL and the sources they may read: the lake's
  * views and the close record's tables (created here, from the record as it is now).
  */
-async function modelGraph(conn: DuckDBConnection, outDir: string, project: Project) {
-  await createCloseTables(conn, outDir);
+async function modelGraph(conn: DuckDBConnection, output: Output, project: Project) {
+  await createCloseTables(conn, output);
   const sources = [...lakeViewNames(), ...CLOSE_TABLES];
   const graph = await resolveGraph(conn, project, sources);
   const marts = graph.models.filter((m) => m.layer === 'marts');

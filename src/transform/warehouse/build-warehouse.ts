@@ -52,7 +52,7 @@ export async function buildWarehouse(
  */
 async function impactOf(output: Output, result: BuildResult): Promise<string> {
   const failed = result.steps.find((s) => s.status === 'error');
-  const inForce = await readCloses(output.dir)
+  const inForce = await readCloses(output)
     .then((records) => closesInForce(records))
     .catch(() => new Map<string, CloseRecord>());
   const closed = new Map<string, CloseRecord>();
