@@ -65,7 +65,12 @@ export default tseslint.config(
     // A module a reader takes in at once: at most 400 lines (blank lines and comments aside). Every file of src/
     // and pipelines/ meets it (issue 53), none exempt.
     files: ['src/**/*.ts', 'pipelines/**/*.ts'],
-    rules: { 'max-lines': ['error', { max: 400, skipBlankLines: true, skipComments: true }] },
+    rules: {
+      'max-lines': ['error', { max: 400, skipBlankLines: true, skipComments: true }],
+      // A line read without scrolling: Prettier wraps code at 120 but leaves a long string or template whole;
+      // such a message or SQL is joined from shorter pieces (issue 53). No line of src/ or pipelines/ is over.
+      'max-len': ['error', { code: 160, tabWidth: 2, ignoreUrls: true }],
+    },
   },
   {
     // Tests read what the program printed (JSON on stdout, manifests, the sandbox's answers) as untyped JSON

@@ -54,7 +54,8 @@ export async function creditHolders(
   };
   const empty = {
     credit:
-      'NULL::BIGINT AS organisation_group_id, NULL::BIGINT AS user_id, NULL::DECIMAL(18,2) AS available, NULL::TIMESTAMPTZ AS _extracted_at, NULL::VARCHAR AS _run_id, NULL::DATE AS _snapshot_date',
+      'NULL::BIGINT AS organisation_group_id, NULL::BIGINT AS user_id, NULL::DECIMAL(18,2) AS available, ' +
+      'NULL::TIMESTAMPTZ AS _extracted_at, NULL::VARCHAR AS _run_id, NULL::DATE AS _snapshot_date',
     users:
       'NULL::BIGINT AS organisation_group_id, NULL::BIGINT AS id, NULL::VARCHAR AS email, NULL::DATE AS _snapshot_date, NULL::TIMESTAMPTZ AS _extracted_at',
     orders:
@@ -123,7 +124,8 @@ export async function refreshCredit(
   const credit = result.streams.find((s) => s.name === 'credit');
   if (result.status === 'error' || !credit || credit.status !== 'success')
     throw new UserFacingError(
-      `the credit refresh of ${month.ym} before the close failed; nothing was closed: ${result.streams.find((st) => st.error)?.error ?? 'see the run manifest'}`,
+      `the credit refresh of ${month.ym} before the close failed; nothing was closed: ` +
+        (result.streams.find((st) => st.error)?.error ?? 'see the run manifest'),
       ExitCode.failed,
     );
   const refreshed = credit.groups.reduce((n, g) => n + (g.users?.requested ?? 0), 0);

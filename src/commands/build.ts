@@ -61,12 +61,17 @@ export const buildCommand: CommandModule<object, BuildFlags> = {
       })
       .option('memory-limit', {
         type: 'string',
-        describe: `DuckDB's memory limit for the build, e.g. 4GB; beyond it DuckDB spills to a folder inside <out> (default PERKS_BUILD_MEMORY_LIMIT, else ${DEFAULTS.build.memoryLimit})`,
+        describe:
+          "DuckDB's memory limit for the build, e.g. 4GB; beyond it DuckDB spills to a folder inside <out> " +
+          `(default PERKS_BUILD_MEMORY_LIMIT, else ${DEFAULTS.build.memoryLimit})`,
       })
       .option('mart-layout', {
         type: 'string',
         choices: ['file', 'months', 'both'],
-        describe: `how a mart built by months is exported: one file (marts/<mart>.parquet, rewritten whole), a folder of month files (marts/<mart>/<YYYY-MM>.parquet, only the months that changed rewritten), or both (default PERKS_MART_LAYOUT, else ${DEFAULTS.build.martLayout})`,
+        describe:
+          'how a mart built by months is exported: one file (marts/<mart>.parquet, rewritten whole), a folder of ' +
+          'month files (marts/<mart>/<YYYY-MM>.parquet, only the months that changed rewritten), or both ' +
+          `(default PERKS_MART_LAYOUT, else ${DEFAULTS.build.martLayout})`,
       })
       .option('full', {
         type: 'boolean',
@@ -75,7 +80,8 @@ export const buildCommand: CommandModule<object, BuildFlags> = {
       .option('verify-incremental', {
         type: 'boolean',
         describe:
-          'then build everything whole in a scratch folder and compare every table row for row; on a difference exit 1 naming the table and a row (the full build is kept)',
+          'then build everything whole in a scratch folder and compare every table row for row; on a difference ' +
+          'exit 1 naming the table and a row (the full build is kept)',
       })
       .option('quiet', QUIET)
       .example('$0 build', 'build from ./output/lake')

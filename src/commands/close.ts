@@ -30,7 +30,8 @@ interface CloseFlags extends OutputFlags {
 }
 
 const line = (r: CloseRecord) =>
-  `${String(r.seq).padStart(4)}  ${r.action.padEnd(6)}  group ${r.organisation_group_id}  ${r.month}  ${r.at}  by ${r.by}${r.forced ? `  FORCED (${forcedBecause(r)})` : ''}${r.note ? `  "${r.note}"` : ''}  ${r.hash.slice(0, 12)}`;
+  `${String(r.seq).padStart(4)}  ${r.action.padEnd(6)}  group ${r.organisation_group_id}  ${r.month}  ${r.at}  ` +
+  `by ${r.by}${r.forced ? `  FORCED (${forcedBecause(r)})` : ''}${r.note ? `  "${r.note}"` : ''}  ${r.hash.slice(0, 12)}`;
 
 export const closeCommand: CommandModule<object, CloseFlags> = {
   command: 'close',
@@ -113,7 +114,11 @@ function rereadNotes({ month, budgetMinutes }: CloseRequest, reread: CloseOutcom
   return [
     `re-read ${month.ym} for ${groupsText([...found.groups.keys()])} (${windows} windows, ${found.calls} calls), the lake before → the API now:`,
     ...lines.map((l) => `  ${l}`),
-    `credit refreshed for ${credit.refreshed} of ${credit.holders} holders (a balance, or credit spent in ${month.ym})${credit.waiting ? `, ${credit.waiting} waiting: the budget (${credit.budgetCalls} calls, --budget-minutes ${budgetMinutes}) is spent` : ''}: ${credit.calls} calls in ${(creditMs / 1000).toFixed(1)} s`,
+    `credit refreshed for ${credit.refreshed} of ${credit.holders} holders (a balance, or credit spent in ${month.ym})` +
+      (credit.waiting
+        ? `, ${credit.waiting} waiting: the budget (${credit.budgetCalls} calls, --budget-minutes ${budgetMinutes}) is spent`
+        : '') +
+      `: ${credit.calls} calls in ${(creditMs / 1000).toFixed(1)} s`,
   ];
 }
 

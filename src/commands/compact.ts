@@ -33,12 +33,15 @@ export const compactCommand: CommandModule<object, CompactFlags> = {
 export function formatCompaction(r: CompactResult): string {
   const lines = r.streams.map(
     (s) =>
-      `${s.stream}: ${s.months} month(s) compacted, ${s.days} day(s) moved to month folders, ${s.rows} rows checked; files ${s.filesBefore} -> ${s.filesAfter} (${(s.ms / 1000).toFixed(1)} s)`,
+      `${s.stream}: ${s.months} month(s) compacted, ${s.days} day(s) moved to month folders, ${s.rows} rows checked; ` +
+      `files ${s.filesBefore} -> ${s.filesAfter} (${(s.ms / 1000).toFixed(1)} s)`,
   );
   for (const s of r.snapshots) {
     if (s.dropped || s.heldForPersonalData)
       lines.push(
-        `${s.stream}: ${s.dropped} old snapshot(s) removed${s.heldForPersonalData ? `, ${s.heldForPersonalData} kept for personal values no later snapshot holds` : ''}; files ${s.filesBefore} -> ${s.filesAfter}`,
+        `${s.stream}: ${s.dropped} old snapshot(s) removed` +
+          (s.heldForPersonalData ? `, ${s.heldForPersonalData} kept for personal values no later snapshot holds` : '') +
+          `; files ${s.filesBefore} -> ${s.filesAfter}`,
       );
   }
   if (r.recovered) lines.push('finished the switch a killed compaction had left');

@@ -56,7 +56,8 @@ export function formatForget(r: ForgetResult): string {
   if (!r.users.length) return 'nothing to forget: no user in the lake is anonymised upstream with data left behind\n';
   const streams = Object.entries(r.streams).map(([s, t]) => `${relativeStreamDir(s)} ${t.files} files, ${t.rows} rows`);
   const lines = [
-    `forgot ${r.users.length} user(s) (${r.users.slice(0, 10).join(', ')}${r.users.length > 10 ? ', …' : ''}): ${r.files} files rewritten, ${r.rows} rows cleared, ${r.quarantineLines} quarantined records scrubbed`,
+    `forgot ${r.users.length} user(s) (${r.users.slice(0, 10).join(', ')}${r.users.length > 10 ? ', …' : ''}): ` +
+      `${r.files} files rewritten, ${r.rows} rows cleared, ${r.quarantineLines} quarantined records scrubbed`,
     `  ${streams.join('; ')}`,
   ];
   if (r.emails === 0)

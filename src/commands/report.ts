@@ -85,7 +85,8 @@ export const reportCommand: CommandModule<object, ReportFlags> = {
         return r;
       });
       const lines = [
-        `revenue ${argv.month}: ${monthStateWord(result.status)}, ${result.reconciled ? 'reconciled with the lake' : 'NOT reconciled with the lake (see the report)'}`,
+        `revenue ${argv.month}: ${monthStateWord(result.status)}, ` +
+          (result.reconciled ? 'reconciled with the lake' : 'NOT reconciled with the lake (see the report)'),
         ...result.files.map((f) => `  ${f}`),
       ];
       process.stdout.write(`${lines.join('\n')}\n`);

@@ -60,7 +60,8 @@ export function freshnessOptions(
 export const statusCommand: CommandModule<object, StatusFlags> = {
   command: 'status',
   describe:
-    "Is the data fresh? Per stream and group: watermark, last success, age, rows, last run; write-back backlog; each month's state (partial, provisional, final, signed off)",
+    'Is the data fresh? Per stream and group: watermark, last success, age, rows, last run; write-back backlog; ' +
+    "each month's state (partial, provisional, final, signed off)",
   builder: (y) =>
     y
       .option('format', { alias: 'f', type: 'string', describe: 'text or json', default: 'text' })

@@ -162,7 +162,8 @@ export function formatWriteback(r: WritebackResult): string {
     lines.push(`first ${r.preview.length} rows:`);
     for (const p of r.preview) {
       lines.push(
-        `  ${p.interaction_id}  group ${p.organisation_group_id}  ${p.identifier}=${p.identifier_value}  ${p.interaction_type}  ${p.interaction_at}  ${JSON.stringify(p.interaction_details)}`,
+        `  ${p.interaction_id}  group ${p.organisation_group_id}  ${p.identifier}=${p.identifier_value}  ` +
+          `${p.interaction_type}  ${p.interaction_at}  ${JSON.stringify(p.interaction_details)}`,
       );
     }
   }
@@ -178,7 +179,9 @@ export function formatWriteback(r: WritebackResult): string {
   const l = r.learned;
   if (l && (l.fromLake || l.usersListed))
     lines.push(
-      `  ${l.reason === 'not needed' ? '' : `${l.reason}: `}${l.fromLake + l.fromApi} rows the ledger did not know were already stored upstream (${l.fromLake} seen in the extracted interactions, ${l.fromApi} by listing ${l.usersListed} users in ${l.calls} calls): recorded as sent, not posted again`,
+      `  ${l.reason === 'not needed' ? '' : `${l.reason}: `}${l.fromLake + l.fromApi} rows the ledger did not know ` +
+        `were already stored upstream (${l.fromLake} seen in the extracted interactions, ${l.fromApi} by listing ` +
+        `${l.usersListed} users in ${l.calls} calls): recorded as sent, not posted again`,
     );
   if (r.unresolved_pending.length)
     lines.push(
@@ -190,11 +193,17 @@ export function formatWriteback(r: WritebackResult): string {
 
 export function formatVerify(r: VerifyResult): string {
   const lines = [
-    `writeback verify: ${r.sent} sent per the ledger, ${r.seen_in_lake} seen in the landed interactions, ${r.seen_via_api} seen through the API, ${r.missing.length} missing${r.unchecked ? `, ${r.unchecked} unchecked (not extracted since they were sent, and no API credentials): not verified, rerun with credentials or after the next extract` : ''}`,
+    `writeback verify: ${r.sent} sent per the ledger, ${r.seen_in_lake} seen in the landed interactions, ` +
+      `${r.seen_via_api} seen through the API, ${r.missing.length} missing` +
+      (r.unchecked
+        ? `, ${r.unchecked} unchecked (not extracted since they were sent, and no API credentials): ` +
+          'not verified, rerun with credentials or after the next extract'
+        : ''),
   ];
   for (const m of r.missing.slice(0, 20)) {
     lines.push(
-      `  missing ${m.interaction_id} (${m.kind}, group ${m.organisation_group_id}, ${m.identifier}=${m.identifier_value}, sent ${m.attempted_at}; checked in the ${m.checked})`,
+      `  missing ${m.interaction_id} (${m.kind}, group ${m.organisation_group_id}, ` +
+        `${m.identifier}=${m.identifier_value}, sent ${m.attempted_at}; checked in the ${m.checked})`,
     );
   }
   if (r.missing.length > 20) lines.push(`  … and ${r.missing.length - 20} more`);

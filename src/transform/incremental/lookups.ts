@@ -76,7 +76,9 @@ export class Lookups {
       await this.conn.run(
         unchanged
           ? `CREATE OR REPLACE TEMP TABLE ${table} AS SELECT g, h, v FROM ${kept} WHERE lookup = ${str(lookup.model)}`
-          : `CREATE OR REPLACE TEMP TABLE ${table} AS SELECT t.${id(inc.group)} AS g, hash(CAST(t.${id(lookup.column)} AS VARCHAR)) AS h, hash(${read}) AS v FROM ${id(lookup.model)} AS t`,
+          : `CREATE OR REPLACE TEMP TABLE ${table} AS
+               SELECT t.${id(inc.group)} AS g, hash(CAST(t.${id(lookup.column)} AS VARCHAR)) AS h, hash(${read}) AS v
+               FROM ${id(lookup.model)} AS t`,
       );
       staged.push({ ...lookup, table, previous: previous || this.previous === null, unchanged });
     }
