@@ -12,7 +12,6 @@ import { acquireLock } from '../lake/index.js';
 import type { ReportMonth, ReportSettings, RevenueRule } from '../report/index.js';
 import { crashPoint } from '../shared/crash-points.js';
 import { ExitCode, UserFacingError } from '../shared/exit-codes.js';
-import type { OutputHooks } from '../shared/output-hooks.js';
 import type { Output } from '../output/index.js';
 import { buildSettingsOf, buildWarehouse, type BuildSettings } from '../transform/index.js';
 import { assertMonthOver, closeEndedMonth, reopenMonth, type EndedMonthClose, type ReopenOptions } from './close.js';
@@ -76,16 +75,16 @@ export async function runClose(request: CloseRequest): Promise<CloseOutcome> {
   const reread = await rereadBeforeClose(request, close);
   const found = typeof reread === 'string' ? null : reread.found.groups;
   const { written, refreshed } = await locked(
-    output.dir,
+    output,
     async () => {
-      const records = await rebuildAndClose(output, { ...close, reread: found }, config);
+      const records = await rebuildAndClose({ ...close, reread: found }, config);
       const groups = records.map((r) => r.organisation_group_id);
       return {
         written: records,
         refreshed: await refreshAfterClose(output, month.ym, groups, request.config, rule),
       };
     },
-    output.hooks,
+    'commit records',
   );
   if (refreshed.failed)
     throw refreshFailure(`${month.ym} is closed (${recordsText(written)})`, month.ym, refreshed.failed);
@@ -103,7 +102,7 @@ export async function runReopen(
 ): Promise<ReopenOutcome> {
   const { output } = options;
   const { record, refreshed } = await locked(
-    output.dir,
+    output,
     async () => {
       const reopened = await reopenMonth(options);
       return {
@@ -111,7 +110,7 @@ export async function runReopen(
         refreshed: await refreshAfterClose(output, reopened.month, [options.group], options.settings),
       };
     },
-    output.hooks,
+    'commit records',
   );
   if (refreshed.failed)
     throw refreshFailure(`${record.month} is reopened (${recordsText([record])})`, record.month, refreshed.failed);
@@ -125,7 +124,7 @@ async function rereadBeforeClose(request: CloseRequest, close: EndedMonthClose):
   if (!request.reread) return 'not-asked';
   if (!request.config.baseUrl) return 'no-api';
   // the refusals first: a close that would be refused re-reads nothing
-  await locked(close.output.dir, () => closeEndedMonth({ ...close, dryRun: true }));
+  await locked(close.output, () => closeEndedMonth({ ...close, dryRun: true }));
   const { group, acceptChanges, output } = request;
   const { lines, ...found } = await rereadMonth(request.config, request.month, { output, group, acceptChanges });
   const started = Date.now();
@@ -138,13 +137,9 @@ async function rereadBeforeClose(request: CloseRequest, close: EndedMonthClose):
 }
 
 /** After a re-read the warehouse is rebuilt, so the figures frozen are the ones re-read. */
-async function rebuildAndClose(
-  output: Output,
-  close: EndedMonthClose,
-  settings: BuildSettings,
-): Promise<CloseRecord[]> {
+async function rebuildAndClose(close: EndedMonthClose, settings: BuildSettings): Promise<CloseRecord[]> {
   if (close.reread) {
-    const built = await buildWarehouse({ output, ...buildSettingsOf(settings) });
+    const built = await buildWarehouse({ output: close.output, ...buildSettingsOf(settings) });
     if (!built.ok)
       throw new UserFacingError(
         `the build after the re-read failed; nothing was closed: ${built.error}`,
@@ -155,16 +150,16 @@ async function rebuildAndClose(
 }
 
 /**
- * The work under the output's lock. `records`: the work appends to the close record, which (with a store, through
- * the output's hooks) is committed before the lock is released and the command reports it.
+ * The work under the output's lock. 'commit records': the work appends to the close record, which (with a store,
+ * through the output's hooks) is committed before the lock is released and the command reports it.
  */
-async function locked<T>(outDir: string, work: () => Promise<T>, records?: OutputHooks): Promise<T> {
-  const lock = await acquireLock(outDir);
+async function locked<T>(output: Output, work: () => Promise<T>, records?: 'commit records'): Promise<T> {
+  const lock = await acquireLock(output.dir);
   try {
     const result = await work();
     if (records) {
       crashPoint('close-before-publish');
-      await records.checkpoint('close record');
+      await output.hooks.checkpoint('close record');
       crashPoint('close-after-publish');
     }
     return result;
