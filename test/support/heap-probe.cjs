@@ -5,8 +5,8 @@
 // Resident memory is also given back late: V8 and the allocator return freed pages on their own timers
 // (stop 57's CI read 198 MB right after a collection where three local runs read 138-142 MB, the same
 // runs reading 158 MB mid-way). So the probe also watches RSS for 3 s after the collection, collecting again
-// each second (the collector shrinks its young generation once allocation has gone quiet), and reports
-// the lowest it saw (`rss`) beside the first reading (`rssAtOnce`): memory a leak keeps never comes back.
+// each second, and reports the lowest it saw (`rss`) beside the first reading (`rssAtOnce`): memory a leak
+// keeps never comes back.
 const { writeFileSync, renameSync } = require('node:fs');
 
 const file = process.env.PERKS_TEST_HEAP_FILE;
