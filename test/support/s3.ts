@@ -2,11 +2,13 @@
  * A real S3-protocol server for the store tests and the bench: s3rver (in this process, loopback, port 0,
  * objects in a temporary folder), with a bucket made through the AWS SDK. It answers GET, PUT, HEAD,
  * DELETE and ListObjectsV2 like S3, but does not enforce If-None-Match / If-Match on PUT: the tests take
- * the store's lock through Redis (PERKS_REDIS_URL), as the code requires on such a service.
+ * the store's lock through Redis (PERKS_REDIS_URL), as the code requires on such a service. Its store is made
+ * to replace an object whole, as S3 does (s3rver-whole-writes.ts).
  */
 import { rmSync } from 'node:fs';
 import S3rver from 's3rver';
 import { CreateBucketCommand, S3Client } from '@aws-sdk/client-s3';
+import { replaceObjectsWhole } from './s3rver-whole-writes.js';
 import { tempOut } from './scratch.js';
 
 export const S3_KEY_ID = 'S3RVER';
@@ -26,6 +28,7 @@ export async function startS3(bucket = 'perks-test'): Promise<TestS3> {
   process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
   const dir = tempOut('perks-s3rver-');
   const server = new S3rver({ port: 0, address: '127.0.0.1', silent: true, directory: dir });
+  replaceObjectsWhole(server.store);
   const { port } = await server.run();
   const endpoint = `http://127.0.0.1:${port}`;
   const env = {
